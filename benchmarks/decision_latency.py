@@ -1,0 +1,61 @@
+"""In-process decision latency over the tldr corpus (S14: p50 <= 0.5 ms, p99 <= 5 ms).
+
+Runs the whole pipeline (both readers, policy, builtin rater) per command in a fresh session, the
+way the daemon does for a deterministic decision, and reports p50/p99, decisions per second and
+the share decided without a model call. Usage: python benchmarks/decision_latency.py [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import corpus_rows, emit, summary
+
+from gatesh._types import Stage
+from gatesh.config import default
+from gatesh.pipeline import decide
+from gatesh.rater.builtin import BuiltinRater
+from gatesh.session import SessionState
+
+MODEL_FREE = {Stage.HALTED, Stage.DENY_LIST, Stage.HARDLINE, Stage.SELF_PROTECTION, Stage.BYPASS,
+              Stage.ESCALATE_LIST, Stage.ALLOW_LIST, Stage.RUNG, Stage.READ_ONLY}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--corpus", default="tldr")
+    args = parser.parse_args()
+    rows = corpus_rows(args.corpus, args.limit)
+    config = default()
+    rater = BuiltinRater()
+    cwd = os.getcwd()
+    for r in rows[:200]:  # warm imports and caches
+        decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=rater)
+    times: list[float] = []
+    fast = floored = 0
+    start = time.perf_counter()
+    for r in rows:
+        t0 = time.perf_counter()
+        d = decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=rater)
+        times.append((time.perf_counter() - t0) * 1000)
+        fast += d.stage in MODEL_FREE
+        floored += bool(d.floors) and d.stage is not Stage.READ_ONLY
+    total = time.perf_counter() - start
+    s = summary(times)
+    n = len(rows)
+    print(f"{args.corpus}: {n} commands, decision p50 {s['p50']:.3f} ms, p90 {s['p90']:.3f} ms, "
+          f"p99 {s['p99']:.3f} ms, {n / total:.0f} decisions/s")
+    print(f"decided without any rater call (read-only path, lists, hardline, self-protection): "
+          f"{100 * fast / n:.1f}%")
+    emit("decision_latency", {"corpus": args.corpus, "ms": s, "per_second": n / total,
+                              "model_free_share": fast / n})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,286 @@
+"""The facts, findings and decisions that flow through the gate.
+
+Data flows one way: text -> :class:`Facts` (reading) -> :class:`Finding` (policy, rater)
+-> :class:`Decision` (pipeline) -> messages (messages, render). Every type here is a plain
+frozen dataclass or an enum, so any module can hold one without importing the module that
+made it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Outcome(str, enum.Enum):
+    """What a command would do (S3.2). Ordered: a later member is never milder."""
+
+    SAFE = "safe"
+    DESTRUCTIVE = "destructive"
+    CATASTROPHIC = "catastrophic"
+    ATTACK = "attack"
+
+    @property
+    def rank(self) -> int:
+        return _OUTCOME_RANK[self]
+
+
+_OUTCOME_RANK = {Outcome.SAFE: 0, Outcome.DESTRUCTIVE: 1, Outcome.CATASTROPHIC: 2, Outcome.ATTACK: 3}
+
+
+def worst(*outcomes: Outcome) -> Outcome:
+    """The most severe of ``outcomes`` (SAFE when there are none)."""
+    return max(outcomes, key=lambda o: o.rank, default=Outcome.SAFE)
+
+
+class Action(str, enum.Enum):
+    """What happens to the command. The words are the ones ``gatesh eval`` counts."""
+
+    ALLOW = "allow"  # runs
+    REJECT = "reject"  # refused by the rater; the agent may negotiate (S6)
+    ESCALATE = "escalate"  # a person decides (S7)
+    HALT = "halt"  # attack: refused, session halted (S3.7)
+    DENY = "deny"  # deny-list entry: refused, no moves
+    REFUSE = "refuse"  # hardline, or nobody could be asked: refused, never runs
+
+
+class Rung(str, enum.Enum):
+    """How much autonomy the agent has (S3.1), least first."""
+
+    MANUAL = "manual"
+    WRITE = "write"
+    ASSISTED = "assisted"
+    AUTO = "auto"
+    BYPASS = "bypass"
+
+    @property
+    def rank(self) -> int:
+        return list(Rung).index(self)
+
+    @property
+    def description(self) -> str:
+        return RUNG_DESCRIPTIONS[self]
+
+
+RUNG_DESCRIPTIONS: dict[Rung, str] = {
+    Rung.MANUAL: "a person decides every command",
+    Rung.WRITE: "known read-only commands run; a person decides the rest",
+    Rung.ASSISTED: "safe commands run; a person decides anything destructive",
+    Rung.AUTO: "safe commands run; the agent argues destructive ones with the rater, then a person",
+    Rung.BYPASS: "everything runs except hardline and deny-list commands (logged)",
+}
+
+
+class Stage(str, enum.Enum):
+    """The pipeline step that decided (S3), cited by ``explain`` and the audit log."""
+
+    HALTED = "halted"
+    DENY_LIST = "deny-list"
+    HARDLINE = "hardline"
+    SELF_PROTECTION = "self-protection"
+    BYPASS = "bypass"
+    ESCALATE_LIST = "escalate-list"
+    ALLOW_LIST = "allow-list"
+    APPROVED_ID = "approved-id"
+    RUNG = "rung"
+    READ_ONLY = "read-only"
+    RATER = "rater"
+    FLOOR = "floor"
+    ALIGNMENT = "alignment"
+    NEGOTIATION = "negotiation"
+    ERROR = "error"
+
+
+# --- reading (S2) -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Word:
+    """One argv word. ``text`` has quoting removed when ``static``; otherwise it is the source text.
+
+    Invariant: a word with any expansion whose value is unknown before running
+    (``$X``, ``$(…)``, globs are *not* counted: they stay static text) has ``static=False``.
+    """
+
+    text: str
+    static: bool = True
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirection of a simple command. ``target`` is None when it is not static."""
+
+    op: str  # '>', '>>', '<', '<<', '<<<', '&>', '>|', '<>', ...
+    target: str | None
+    fd: int | None = None
+    writes: bool = False
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    """One command that would execute, with wrappers peeled.
+
+    ``argv[0]`` is the real program after wrappers (``sudo env FOO=1 rm -rf x`` -> ``rm -rf x``).
+    ``head`` is argv[0]'s basename, case-folded, ``.exe`` stripped; empty when the head is dynamic.
+    """
+
+    argv: tuple[Word, ...]
+    head: str
+    raw: str = ""
+    wrappers: tuple[str, ...] = ()  # peeled wrapper heads, outermost first
+    privileged: bool = False  # under sudo/doas/su/pkexec/run0
+    assignments: tuple[str, ...] = ()  # NAME=value prefixes (as written)
+    redirects: tuple[Redirect, ...] = ()
+    context: str = "top"  # where it runs: top, subshell, substitution, function, sh -c, eval,
+    #                       heredoc, find -exec, xargs, remote (ssh), script, process-substitution
+    depth: int = 0  # nesting of re-read strings (sh -c, eval, heredoc, script)
+    remote: bool = False  # runs on another host (ssh HOST CMD)
+
+    @property
+    def dynamic_head(self) -> bool:
+        return not self.head
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        """argv[1:] as text (dynamic words as their source text)."""
+        return tuple(w.text for w in self.argv[1:])
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(w.text for w in self.argv)
+
+    @property
+    def writes(self) -> tuple[str | None, ...]:
+        """Targets of write redirections (None for a dynamic target)."""
+        return tuple(r.target for r in self.redirects if r.writes)
+
+
+@dataclass(frozen=True)
+class Script:
+    """A script file the command runs. Shell scripts are read and gated; others are model context."""
+
+    path: str
+    interpreter: str
+    text: str | None  # None when unreadable or too large (see note)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything the reader learned about one command string (S2).
+
+    Invariant: when ``readable`` is False, ``commands`` may be partial and ``unreadable`` says why;
+    policy must then also match on ``text`` (S3.3) and an allow entry never matches (S3.6).
+    """
+
+    text: str  # the command as received (after harness unwrapping: the agent's command)
+    commands: tuple[SimpleCommand, ...] = ()
+    pipelines: tuple[tuple[int, ...], ...] = ()  # indexes into commands, left to right, len >= 2
+    hosts: tuple[str, ...] = ()  # network hosts named in a fetch/transfer position
+    functions: tuple[str, ...] = ()  # names of functions defined
+    scripts: tuple[Script, ...] = ()
+    notes: tuple[str, ...] = ()  # reader notes, passed to the rater
+    readable: bool = True
+    unreadable: str = ""  # why not readable: "unreadable: …", "too long", "too deep"
+    harness: str = ""  # "claude-code" | "gemini" | "codex" when a wrapper was peeled
+    outer_text: str = ""  # the full string including harness boilerplate, when harness is set
+    justification: str = ""  # from a trailing `# why: …` comment
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        return tuple(c.head for c in self.commands)
+
+
+# --- findings and verdicts -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule that matched: the id cited by ``explain`` and the audit log.
+
+    ``remedy`` says what would make the command acceptable (for destructive findings).
+    """
+
+    rule_id: str
+    outcome: Outcome
+    reason: str
+    remedy: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The rater's answer (S4). ``fail_cause`` is set when no rating was obtained (fail-closed).
+
+    Invariant: ``fail_cause`` set implies ``outcome`` is DESTRUCTIVE and ``reason`` starts
+    "Could not assess this command:".
+    """
+
+    outcome: Outcome
+    reason: str
+    remedy: str = ""
+    backend: str = "builtin"
+    model: str = ""
+    duration_ms: float = 0.0
+    fail_cause: str = ""  # "" | "no-model" | "timeout" | "unparseable" | "error"
+    findings: tuple[Finding, ...] = ()
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class AlignmentResult:
+    """The alignment check's answer (S5). ``decision`` is one of approve, suggest, escalate, fail."""
+
+    decision: str
+    reason: str = ""
+    suggestion: str = ""
+    fail_cause: str = ""
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of the argument (S6): what the agent asked and what the rater answered.
+
+    ``passed`` marks a round that ended the argument in the agent's favour (live view labels it
+    "Agreed" when ``command`` equals the refused one, "Accepted" otherwise).
+    """
+
+    command: str
+    justification: str = ""
+    outcome: Outcome = Outcome.DESTRUCTIVE
+    reason: str = ""
+    remedy: str = ""
+    passed: bool = False
+    suggestion: str = ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The pipeline's answer for one command.
+
+    Invariant: ``action`` is ALLOW only when a stage positively allowed it; any error yields
+    REFUSE with stage ERROR. ``message`` is the S8.1 text the agent is told (empty for ALLOW).
+    """
+
+    action: Action
+    stage: Stage
+    outcome: Outcome | None
+    reason: str
+    rung: Rung
+    facts: Facts
+    message: str = ""
+    rule_id: str = ""
+    remedy: str = ""
+    findings: tuple[Finding, ...] = ()
+    verdict: Verdict | None = None
+    alignment: AlignmentResult | None = None
+    floors: tuple[Finding, ...] = ()
+    notice: str = ""  # one line for the person (carve-out, alignment approval, …)
+    rounds: tuple[Round, ...] = ()  # the argument so far, for an escalation or rejection
+    counters: dict[str, int] = field(default_factory=dict)
+    pending_id: str = ""
+    to_person_reason: str = ""  # why a person decides (catastrophic, floor stood, fail-closed …)
+
+    @property
+    def allowed(self) -> bool:
+        return self.action is Action.ALLOW

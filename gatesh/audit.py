@@ -1,0 +1,343 @@
+"""The audit log (S13): one JSON line per decision, durable before the command may run.
+
+Guarantees:
+
+- :meth:`AuditLog.append` returns only after the line is written with ``O_APPEND`` and
+  ``fsync``-ed; it raises :class:`AuditError` otherwise. The caller must then refuse the command:
+  nothing is allowed without its audit line (S15).
+- Concurrent appends from threads of one process are batched (group commit): one writer thread
+  writes every queued line and ``fsync``s once, and each caller waits for the batch holding its line.
+- Rotation is size-bounded: before a batch that would push ``audit.jsonl`` past ``max_bytes`` the
+  file becomes ``audit.jsonl.1`` (``.1`` becomes ``.2`` …) and at most ``keep`` rotated files stay.
+- Commands are home-folded (``~``) and redacted (:func:`gatesh.redact.redact`) before they are
+  written; so are reasons and answers, which may quote the command.
+
+``SIGXFSZ`` must be ignored by the process (the daemon does it): past ``RLIMIT_FSIZE`` a write then
+fails with ``EFBIG`` — an :class:`AuditError` — instead of killing the process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from gatesh._errors import GateshError
+
+if TYPE_CHECKING:
+    from gatesh._types import Decision
+
+__all__ = ["AuditError", "AuditLog", "fold_home", "read_tail", "record_for"]
+
+# A record larger than this is cut (its command first): one decision must never rotate the log on
+# its own, and a 64 KiB command is already past the reader's limit (S2).
+MAX_RECORD_BYTES = 96 * 1024
+
+
+class AuditError(GateshError):
+    """The audit line could not be made durable. The command must be refused."""
+
+
+def _redact(text: str) -> str:
+    try:
+        from gatesh.redact import redact
+    except ImportError:  # pragma: no cover - the module ships with gatesh
+        return text
+    return redact(text)
+
+
+def fold_home(text: str, home: str | None = None) -> str:
+    """``text`` with the user's home folder written as ``~`` (S4, S13)."""
+    home = home if home is not None else os.path.expanduser("~")
+    if not home or home == "/":
+        return text
+    return text.replace(home.rstrip("/"), "~")
+
+
+def _clean(text: str) -> str:
+    return _redact(fold_home(text))
+
+
+def record_for(
+    decision: Decision,
+    *,
+    session: str,
+    pid: int | None,
+    cwd: str,
+    surface: str = "",
+    answer: str = "",
+    pending_id: str = "",
+    action: str | None = None,
+    message_reason: str = "",
+) -> dict[str, Any]:
+    """The audit record of ``decision`` (a JSON-able dict; the wire/file form of S13).
+
+    ``action`` overrides the decision's action word when the daemon finished the decision
+    (a person answered, nobody was watching, the audit itself failed). ``message_reason`` adds why.
+    """
+    facts = decision.facts
+    v = decision.verdict
+    a = decision.alignment
+    rec: dict[str, Any] = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "ts": round(time.time(), 3),
+        "session": session,
+        "pid": pid,
+        "cwd": fold_home(cwd),
+        "surface": surface,
+        "command": _clean(facts.text),
+        "facts": {
+            "heads": list(facts.heads),
+            "notes": [_clean(n) for n in facts.notes],
+            "readable": facts.readable,
+            "unreadable": facts.unreadable,
+            "harness": facts.harness,
+            "justification": _clean(facts.justification),
+            "hosts": list(facts.hosts),
+        },
+        "stage": decision.stage.value,
+        "rung": decision.rung.value,
+        "outcome": decision.outcome.value if decision.outcome else None,
+        "reason": _clean(decision.reason),
+        "action": action or decision.action.value,
+        "rule_id": decision.rule_id,
+        "floors": [f.rule_id for f in decision.floors],
+        "to_person": _clean(decision.to_person_reason),
+        "answer": answer,
+        "pending_id": pending_id,
+        "rater": None if v is None else {
+            "backend": v.backend,
+            "model": v.model,
+            "duration_ms": round(v.duration_ms, 1),
+            "fail_cause": v.fail_cause,
+            "cached": v.cached,
+        },
+        "alignment": None if a is None else {
+            "decision": a.decision,
+            "reason": _clean(a.reason),
+            "suggestion": _clean(a.suggestion),
+            "fail_cause": a.fail_cause,
+            "duration_ms": round(a.duration_ms, 1),
+        },
+        "negotiation": dict(decision.counters),
+    }
+    if facts.harness and facts.outer_text:
+        rec["outer_command"] = _clean(facts.outer_text)
+    if message_reason:
+        rec["note"] = _clean(message_reason)
+    return rec
+
+
+def _encode(record: dict[str, Any]) -> bytes:
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    data = (line + "\n").encode("utf-8", "backslashreplace")
+    if len(data) > MAX_RECORD_BYTES:
+        record = dict(record)
+        cut = MAX_RECORD_BYTES // 4
+        for key in ("command", "outer_command"):
+            if isinstance(record.get(key), str) and len(record[key]) > cut:
+                record[key] = record[key][:cut] + f"… [cut: {len(record[key])} chars]"
+        record["facts"] = {"cut": True}
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode(
+            "utf-8", "backslashreplace"
+        )
+    return data[:MAX_RECORD_BYTES - 1] + b"\n" if len(data) > MAX_RECORD_BYTES else data
+
+
+class AuditLog:
+    """An append-only JSONL file with size-bounded rotation. Thread-safe; see the module docstring.
+
+    Invariant: every line handed to :meth:`append` that returned normally is on disk (fsync-ed).
+    """
+
+    def __init__(self, path: str, max_bytes: int = 16 * 1024 * 1024, keep: int = 5) -> None:
+        self.path = path
+        self.max_bytes = max(4096, int(max_bytes))
+        self.keep = max(0, int(keep))
+        self.failures = 0  # appends that raised, for ``gatesh status``
+        self.last_error = ""
+        self._cond = threading.Condition()
+        self._queue: list[bytes] = []
+        self._enqueued = 0  # sequence number of the newest queued line
+        self._done = 0  # every line with seq <= _done has been handled (written or failed)
+        self._failed: list[tuple[int, int, str]] = []  # (first, last, error) of failed batches
+        self._writing = False
+        self._fd: int | None = None
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write ``record`` as one line and make it durable. Raises AuditError on any failure."""
+        data = _encode(record)
+        with self._cond:
+            self._queue.append(data)
+            self._enqueued += 1
+            mine = self._enqueued
+            while self._done < mine:
+                if self._writing:
+                    self._cond.wait()
+                    continue
+                # 1. Become the writer: take every queued line (ours included).
+                self._writing = True
+                batch, self._queue = self._queue, []
+                first, last = self._done + 1, self._enqueued
+                self._cond.release()
+                error = ""
+                try:
+                    # 2. Write and fsync outside the lock, so others can queue meanwhile.
+                    self._write_batch(b"".join(batch))
+                except OSError as exc:
+                    error = f"{type(exc).__name__}: {exc.strerror or exc}"
+                except Exception as exc:  # never leave waiters hanging
+                    error = f"{type(exc).__name__}: {exc}"
+                finally:
+                    self._cond.acquire()
+                # 3. Publish the outcome of the batch and wake the waiters.
+                if error:
+                    self.failures += last - first + 1
+                    self.last_error = error
+                    self._failed.append((first, last, error))
+                    del self._failed[:-64]
+                self._done = last
+                self._writing = False
+                self._cond.notify_all()
+            for lo, hi, err in self._failed:
+                if lo <= mine <= hi:
+                    raise AuditError(f"could not write the audit log {self.path}: {err}")
+
+    def _open(self) -> int:
+        if self._fd is None:
+            os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        return self._fd
+
+    def _write_batch(self, data: bytes) -> None:
+        fd = self._open()
+        try:
+            size = os.fstat(fd).st_size
+            # Another process (the in-process fallback) may have rotated the file under us.
+            if os.stat(self.path).st_ino != os.fstat(fd).st_ino:
+                raise FileNotFoundError
+        except FileNotFoundError:
+            self.close()
+            fd = self._open()
+            size = os.fstat(fd).st_size
+        if size and size + len(data) > self.max_bytes:
+            self._rotate()
+            fd = self._open()
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+
+    def _rotate(self) -> None:
+        """``audit.jsonl`` → ``.1`` → ``.2`` …; the file past ``keep`` is removed."""
+        self.close()
+        if self.keep == 0:
+            os.unlink(self.path)
+            return
+        for n in range(self.keep, 0, -1):
+            src = self.path if n == 1 else f"{self.path}.{n - 1}"
+            if os.path.exists(src):
+                os.replace(src, f"{self.path}.{n}")
+
+    def close(self) -> None:
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            finally:
+                self._fd = None
+
+
+def files_newest_first(path: str, keep: int = 100) -> list[str]:
+    """The live log and its rotated files that exist, newest first."""
+    out = [path] if os.path.exists(path) else []
+    for n in range(1, keep + 1):
+        candidate = f"{path}.{n}"
+        if not os.path.exists(candidate):
+            break
+        out.append(candidate)
+    return out
+
+
+def read_tail(path: str, n: int) -> list[dict[str, Any]]:
+    """The newest ``n`` records (oldest first), across rotated files. Unparseable lines are skipped."""
+    out: list[dict[str, Any]] = []
+    for name in files_newest_first(path):
+        lines = _last_lines(name, n - len(out))
+        out = [r for r in (_parse(x) for x in lines) if r is not None] + out
+        if len(out) >= n:
+            break
+    return out[-n:] if n > 0 else []
+
+
+def _last_lines(path: str, n: int) -> list[bytes]:
+    if n <= 0:
+        return []
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            end = f.tell()
+            block = 64 * 1024
+            data = b""
+            pos = end
+            while pos > 0 and data.count(b"\n") <= n:
+                step = min(block, pos)
+                pos -= step
+                f.seek(pos)
+                data = f.read(step) + data
+    except OSError:
+        return []
+    lines = [x for x in data.split(b"\n") if x]
+    if pos > 0:
+        lines = lines[1:]  # the first one may be partial
+    return lines[-n:]
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def follow(path: str, poll_s: float = 0.2) -> Iterator[dict[str, Any]]:
+    """Records appended to ``path`` from now on, surviving rotation. Runs until interrupted."""
+    f = None
+    ino = None
+    at_end = True  # the first open starts at the end; a file opened after rotation, at its start
+    buf = b""
+    while True:
+        if f is None:
+            try:
+                f = open(path, "rb")  # noqa: SIM115 - held across iterations
+            except FileNotFoundError:
+                at_end = False
+                time.sleep(poll_s)
+                continue
+            ino = os.fstat(f.fileno()).st_ino
+            if at_end:
+                f.seek(0, os.SEEK_END)
+            buf = b""
+        chunk = f.read()
+        if chunk:
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                rec = _parse(line)
+                if rec is not None:
+                    yield rec
+            continue
+        try:
+            rotated = os.stat(path).st_ino != ino
+        except FileNotFoundError:
+            rotated = True
+        if rotated:
+            f.close()
+            f = None
+            at_end = False
+            continue
+        time.sleep(poll_s)

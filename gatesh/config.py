@@ -1,0 +1,359 @@
+"""Configuration (S12): TOML tiers, later overriding earlier, with a tightening rule.
+
+Tiers: built-in defaults, the system file (``/etc/gatesh/config.toml``), the user file (platform
+config folder), a project's ``.gatesh.toml`` (nearest one at or above the working directory).
+The system and project tiers can only tighten: they add deny/escalate entries and cap the rung;
+only the user tier can allow. A project file may set nothing else, because an agent can write one.
+An invalid file raises :class:`ConfigError` naming file, line and key — never a silent default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Final
+
+from gatesh import _paths
+from gatesh._errors import ConfigError
+from gatesh._types import RUNG_DESCRIPTIONS, Rung
+from gatesh.policy.lists import ListEntry
+
+# Model ids: a fast, small model for the per-command rating; a stronger one for the rarer
+# alignment question, which must read the user's words carefully.
+DEFAULT_RATER_MODEL: Final = "claude-haiku-4-5"
+DEFAULT_CHECKER_MODEL: Final = "claude-sonnet-4-5"
+
+TIERS: Final = ("default", "system", "user", "project")
+PROJECT_FILE: Final = ".gatesh.toml"
+
+
+@dataclass(frozen=True)
+class RaterConfig:
+    backend: str = "auto"  # auto | builtin | anthropic
+    model: str = DEFAULT_RATER_MODEL
+    base_url: str = ""  # empty: ANTHROPIC_BASE_URL or the SDK's default
+    api_key_env: str = "ANTHROPIC_API_KEY"
+    timeout_s: float = 30.0  # one budget per call (S4)
+
+
+@dataclass(frozen=True)
+class AlignmentConfig:
+    model: str = DEFAULT_CHECKER_MODEL
+    timeout_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class EscalationConfig:
+    timeout_s: float = 110.0  # S7: how long a pending escalation waits for a watcher
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    max_bytes: int = 16 * 1024 * 1024  # rotate past this size
+    keep: int = 5  # rotated files kept
+    syslog: bool = False  # also send each record to the system log
+
+
+@dataclass(frozen=True)
+class GitConfig:
+    protected_branches: tuple[str, ...] = ("main", "master")
+    pre_commit: bool = False  # refuse commits on a protected branch
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration. ``sources`` maps each dotted key to the tier that set it."""
+
+    rung: Rung = Rung.AUTO
+    operator: str = "agent"  # agent | person: who types at a gated session's terminal (S7)
+    shell: str = "bash"  # bash | zsh: the real shell behind -c and the PTY
+    allow: tuple[ListEntry, ...] = ()
+    deny: tuple[ListEntry, ...] = ()
+    escalate: tuple[ListEntry, ...] = ()
+    rater: RaterConfig = field(default_factory=RaterConfig)
+    alignment: AlignmentConfig = field(default_factory=AlignmentConfig)
+    escalation: EscalationConfig = field(default_factory=EscalationConfig)
+    audit: AuditConfig = field(default_factory=AuditConfig)
+    git: GitConfig = field(default_factory=GitConfig)
+    watchers: tuple[int, ...] = ()  # uids that may watch and answer (system tier only, S9.6)
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+    files: tuple[str, ...] = field(default=(), compare=False)  # the files read, for reload checks
+
+
+# Scalar keys: dotted key -> (type, allowed values or None).
+_SCALARS: Final[dict[str, tuple[type, tuple[str, ...] | None]]] = {
+    "rung": (str, tuple(r.value for r in Rung)),
+    "operator": (str, ("agent", "person")),
+    "shell": (str, ("bash", "zsh")),
+    "rater.backend": (str, ("auto", "builtin", "anthropic")),
+    "rater.model": (str, None),
+    "rater.base_url": (str, None),
+    "rater.api_key_env": (str, None),
+    "rater.timeout_s": (float, None),
+    "alignment.model": (str, None),
+    "alignment.timeout_s": (float, None),
+    "escalation.timeout_s": (float, None),
+    "audit.max_bytes": (int, None),
+    "audit.keep": (int, None),
+    "audit.syslog": (bool, None),
+    "git.protected_branches": (list, None),
+    "git.pre_commit": (bool, None),
+    "watchers": (list, None),
+}
+_LISTS: Final = ("allow", "deny", "escalate")
+# What each tier may set. A project file is writable by the agent, so it may only tighten.
+_PROJECT_KEYS: Final = frozenset({"rung", "deny", "escalate", "git.protected_branches"})
+_SYSTEM_ONLY: Final = frozenset({"watchers"})
+
+
+def default() -> Config:
+    """The built-in defaults, with every key's source "default"."""
+    return Config(sources={key: "default" for key in (*_SCALARS, *_LISTS)})
+
+
+def load_config(cwd: str | None = None, *, paths: _paths.GatePaths | None = None) -> Config:
+    """The effective config for ``cwd``. Raises ConfigError for an invalid file."""
+    paths = paths or _paths.current()
+    config = default()
+    tiers: list[tuple[str, str]] = [("system", paths.system_config), ("user", paths.user_config)]
+    project = find_project_file(cwd or os.getcwd())
+    if project:
+        tiers.append(("project", project))
+    read: list[str] = []
+    for tier, path in tiers:
+        if not os.path.exists(path):
+            continue
+        read.append(path)
+        config = _apply(config, tier, path, _load_file(path))
+    return replace(config, files=tuple(read))
+
+
+def find_project_file(cwd: str) -> str | None:
+    """The nearest ``.gatesh.toml`` at or above ``cwd``, or None."""
+    here = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(here, PROJECT_FILE)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _load_file(path: str) -> tuple[dict[str, Any], str]:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, "(file)", f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise ConfigError(path, "(file)", f"cannot read: {exc.strerror}") from exc
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise ConfigError(path, "(syntax)", str(exc), int(match.group(1)) if match else None) from exc
+
+
+def _line_of(text: str, key: str, nth: int = 0) -> int | None:
+    """Best-effort line number of ``key`` (last dotted part) or of the nth ``[[key]]`` table."""
+    leaf = key.split(".")[-1].split("[")[0]
+    if key in _LISTS or key.split("[")[0] in _LISTS:
+        header = re.compile(rf"^\s*\[\[\s*{re.escape(key.split('[')[0])}\s*\]\]")
+        hits = [i for i, line in enumerate(text.splitlines(), 1) if header.match(line)]
+        return hits[nth] if nth < len(hits) else (hits[0] if hits else None)
+    pattern = re.compile(rf"^\s*{re.escape(leaf)}\s*=")
+    for i, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return i
+    return None
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
+def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], str]) -> Config:
+    data, text = loaded
+
+    def fail(key: str, problem: str, nth: int = 0) -> ConfigError:
+        return ConfigError(path, key, problem, _line_of(text, key, nth))
+
+    lists = {kind: data.pop(kind, None) for kind in _LISTS}
+    sources = dict(config.sources)
+    updates: dict[str, Any] = {}
+    for key, value in _flatten(data).items():
+        if key not in _SCALARS:
+            raise fail(key, f"unknown key (known: {', '.join(sorted((*_SCALARS, *_LISTS)))})")
+        if tier == "project" and key not in _PROJECT_KEYS:
+            raise fail(key, "a project file can only cap the rung and add deny/escalate entries "
+                       "or protected branches; set this in your user config")
+        if key in _SYSTEM_ONLY and tier != "system":
+            raise fail(key, "only the system config can name watchers")
+        kind, allowed = _SCALARS[key]
+        value = _check_type(key, value, kind, allowed, fail)
+        if key == "rung" and tier in ("system", "project"):
+            # A cap: the stricter of the cap and what is already in force.
+            current = config.rung if "rung" not in updates else updates["rung"]
+            value = min(Rung(value), current, key=lambda r: r.rank)
+        else:
+            value = Rung(value) if key == "rung" else value
+        if key == "git.protected_branches" and tier == "project":
+            value = tuple(dict.fromkeys((*config.git.protected_branches, *value)))
+        updates[key] = value
+        sources[key] = f"{tier} ({path})"
+    for kind, raw in lists.items():
+        if raw is None:
+            continue
+        if kind == "allow" and tier != "user":
+            raise fail("allow", f"only the user config can allow; a {tier} file may add deny or "
+                       "escalate entries")
+        if not isinstance(raw, list):
+            raise fail(kind, f"must be an array of tables ([[{kind}]])")
+        entries = []
+        for n, item in enumerate(raw):
+            entries.append(_entry(kind, n, item, tier, fail))
+        updates[kind] = (*getattr(config, kind), *entries)
+        sources[kind] = f"{tier} ({path})" if sources.get(kind) == "default" else f"{sources[kind]} + {tier} ({path})"
+    if "rung" in updates and tier == "user":
+        # The user's rung still sits under any cap a system file set earlier.
+        caps = [Rung(v) for k, v in updates.items() if k == "rung"]
+        system_cap = config.rung if config.sources.get("rung", "").startswith("system") else Rung.BYPASS
+        updates["rung"] = min((*caps, system_cap), key=lambda r: r.rank)
+    return _build(config, updates, sources)
+
+
+def _check_type(key: str, value: Any, kind: type, allowed: tuple[str, ...] | None, fail: Any) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if kind is int and isinstance(value, bool):
+        raise fail(key, "must be an integer")
+    if not isinstance(value, kind):
+        raise fail(key, f"must be {kind.__name__}, not {type(value).__name__}")
+    if kind is float and value <= 0:
+        raise fail(key, "must be positive")
+    if allowed is not None and value not in allowed:
+        raise fail(key, f"must be one of {', '.join(allowed)}, not {value!r}")
+    if kind is list:
+        item_type = int if key == "watchers" else str
+        if not all(isinstance(v, item_type) and not isinstance(v, bool) for v in value):
+            raise fail(key, f"must be a list of {item_type.__name__}")
+        return tuple(value)
+    return value
+
+
+def _entry(kind: str, n: int, item: Any, tier: str, fail: Any) -> ListEntry:
+    key = f"{kind}[{n}]"
+    if not isinstance(item, dict):
+        raise fail(key, "must be a table with match and pattern", n)
+    unknown = set(item) - {"match", "pattern", "rate", "note"}
+    if unknown:
+        raise fail(key, f"unknown field(s) {', '.join(sorted(unknown))} (known: match, pattern, rate, note)", n)
+    if not isinstance(item.get("pattern"), str) or not item["pattern"]:
+        raise fail(key, "needs a non-empty string pattern", n)
+    if not isinstance(item.get("rate", False), bool) or not isinstance(item.get("note", ""), str):
+        raise fail(key, "rate must be true/false and note a string", n)
+    entry = ListEntry(
+        match=item.get("match", "exact"),
+        pattern=item["pattern"],
+        rate=item.get("rate", False),
+        note=item.get("note", ""),
+        tier=tier,
+    )
+    try:
+        entry.validate()
+    except ValueError as exc:
+        raise fail(key, str(exc), n) from exc
+    return entry
+
+
+def _build(config: Config, updates: dict[str, Any], sources: dict[str, str]) -> Config:
+    top: dict[str, Any] = {"sources": sources}
+    sections: dict[str, dict[str, Any]] = {}
+    for key, value in updates.items():
+        if "." in key:
+            section, leaf = key.split(".", 1)
+            sections.setdefault(section, {})[leaf] = value
+        else:
+            top[key] = value
+    for section, values in sections.items():
+        top[section] = replace(getattr(config, section), **values)
+    return replace(config, **top)
+
+
+# --- writing (human-only verbs: the daemon refuses them to gated sessions) ------------------
+
+
+def add_list_entry(kind: str, entry: ListEntry, path: str | None = None) -> str:
+    """Append ``entry`` to the user config as a ``[[kind]]`` table; returns the text written."""
+    if kind not in _LISTS:
+        raise ValueError(f"unknown list {kind!r}")
+    entry.validate()
+    path = path or _paths.current().user_config
+    lines = [f"\n[[{kind}]]", f"match = {json.dumps(entry.match)}", f"pattern = {json.dumps(entry.pattern)}"]
+    if entry.rate:
+        lines.append("rate = true")
+    if entry.note:
+        lines.append(f"note = {json.dumps(entry.note)}")
+    block = "\n".join(lines) + "\n"
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(block)
+    return block.strip()
+
+
+# --- gatesh config -------------------------------------------------------------------------
+
+
+def effective_items(config: Config) -> list[tuple[str, Any, str]]:
+    """Every effective value as (dotted key, value, source), in a stable order."""
+    items: list[tuple[str, Any, str]] = []
+    for key in _SCALARS:
+        if "." in key:
+            section, leaf = key.split(".", 1)
+            value = getattr(getattr(config, section), leaf)
+        else:
+            value = getattr(config, key)
+        if isinstance(value, Rung):
+            value = value.value
+        items.append((key, list(value) if isinstance(value, tuple) else value, config.sources.get(key, "default")))
+    for kind in _LISTS:
+        for n, entry in enumerate(getattr(config, kind)):
+            items.append((f"{kind}[{n}]", {k: v for k, v in asdict(entry).items() if k != "tier"}, entry.tier))
+    return items
+
+
+def config_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gatesh config", description="Show every effective "
+                                     "config value and the tier it came from.")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.add_argument("--cwd", default=None, help="working directory for the project tier")
+    args = parser.parse_args(argv)
+    config = load_config(args.cwd)
+    items = effective_items(config)
+    if args.json:
+        print(json.dumps({"values": [{"key": k, "value": v, "source": s} for k, v, s in items],
+                          "files": list(config.files)}))
+        return 0
+    width = max(len(k) for k, _, _ in items)
+    for key, value, source in items:
+        print(f"{key:<{width}} = {json.dumps(value):<28} # {source}")
+    print("\nrungs:")
+    for rung, text in RUNG_DESCRIPTIONS.items():
+        mark = "*" if rung is config.rung else " "
+        print(f" {mark} {rung.value:<9} {text}")
+    return 0
+

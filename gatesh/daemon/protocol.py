@@ -1,0 +1,190 @@
+"""The daemon's wire protocol (S9.2): newline-delimited JSON over a Unix socket, version 1.
+
+Standard library only. ``gatesh.client`` repeats the few constants it needs (it may import nothing
+from gatesh but ``_paths``); ``tests/test_client.py`` pins them equal.
+
+Connection
+==========
+
+1. The client sends ``{"v": 1, "hello": ROLE, "pid": PID}``. ROLE is one of :data:`ROLES`:
+   ``check`` (the ``-c`` client, in-shell hooks, hook adapters), ``watch``, ``human`` (the
+   human-only verbs), ``admin`` (status, log, dump). ``pid`` is the client's own pid.
+2. The daemon checks the peer with ``SO_PEERCRED``: the uid must be the daemon's own, or listed in
+   ``watchers`` (S9.6) for the roles ``watch``/``human``/``admin``. It answers
+   ``{"v": 1, "welcome": ROLE, "daemon_pid": N, "version": "…"}`` or an error reply and closes.
+   A client may send its first request right behind the hello without waiting for the welcome.
+3. Requests follow, one JSON object per line: ``{"op": OP, "id"?: ANY, …}``. Each gets exactly one
+   final reply ``{"re": OP, "id"?: ANY, "ok": true, …}``; a check may be preceded by interim lines
+   ``{"re": "check", "interim": "waiting"|"working", "message"?: …}`` (a person is being asked;
+   a heartbeat every :data:`HEARTBEAT_S` while a decision is in progress).
+4. Any bad input — invalid UTF-8, a line over :data:`MAX_LINE` bytes, broken JSON, nesting too
+   deep, a non-object, an unknown op, a field of the wrong type — gets an error reply
+   ``{"re": OP|null, "ok": false, "error": TEXT, "action": "refuse", "exit": 126, "message": TEXT}``
+   (so a check client always reads a refusal). A line over the limit or a bad hello also closes
+   the connection. The daemon never crashes on input.
+
+Ops
+===
+
+``check`` — ``{"op": "check", "command": STR, "cwd": ABS_PATH, "session"?: STR|null,
+"surface": "-c"|"pty"|"hook"|"git-hook"|…, "pid": INT, "can_ask"?: BOOL}`` →
+``{"action": "allow"|"reject"|"escalate"|"halt"|"deny"|"refuse", "message": STR, "exit": 0|126,
+"pending_id": STR, "notice": STR, "session": STR, "shell": "bash"|"zsh",
+"decision": {"stage", "outcome", "rung", "rule_id", "reason", "remedy", "to_person_reason",
+"counters"}}``. ``session`` absent: the daemon groups by the harness process (S9.3). ``exit`` is 0
+only for ``allow``. ``can_ask``: the surface can ask its own person (a PTY whose operator is a
+person, a hook that answers ``ask``); with no watcher an escalation then returns
+``action: "escalate"`` with a pending id and the escalation block as ``message``, and the surface
+sends ``answer``. Otherwise an escalation waits for a watcher (at most ``escalation.timeout_s``) or,
+with none, is refused at once with the no-person message (S7).
+
+``status`` → ``{"daemon": {...}, "sessions": [...], "pending": [...], "watchers": N, "totals": {...}}``.
+
+``tail`` — ``{"n": INT}`` → ``{"records": [audit records, oldest first]}``.
+
+``captures`` → ``{"captures": [...]}`` (the model-call ring for ``gatesh dump``, redacted).
+
+``subscribe`` — ``{"events"?: [KIND, ...]}`` → ``{"subscribed": true, "sessions": [...],
+"pending": [...]}`` then event lines (below) until the connection closes. A subscriber counts as a
+watcher (a person is reachable) only when its hello role is ``watch``. A subscriber that falls
+:data:`SUBSCRIBER_QUEUE` events behind is disconnected, never waited for.
+
+Human-only ops (S9.5), refused unless ``pid`` is the peer's own pid and no process in its ancestry
+belongs to a gated session (``GATESH_SESSION`` in its environment, or a pid the daemon registered
+as gated: every ``-c`` client and every PTY shell):
+
+- ``answer`` — ``{"pending_id", "answer": "once"|"session"|"always"|"no"|"deny always"|"run anyway",
+  "note"?, "pid"}`` → the final ``check``-shaped result of that escalation.
+- ``approve`` / ``deny`` — ``{"pending_id", "pid"}``: rule on a waiting escalation, or on one already
+  refused (approve: the exact command may run once when the agent retries it).
+- ``mandate`` — ``{"text", "session"?, "pid"}``: the user's own words (S5.3) for one session, or for
+  every session (and sessions started later) when ``session`` is absent.
+- ``resume`` — ``{"session", "pid"}``: clear a halt (S3.7).
+
+Session ops for surfaces: ``register`` ``{"session", "pid", "surface"}`` (a PTY shell marks its
+pid as gated and names its session) and ``end`` ``{"session"}`` (the session ended: S6 observation).
+``ping`` → ``{"pong": true}``.
+
+Events (one JSON object per line on a subscription)
+===================================================
+
+Every event has ``"event": KIND``, ``"time": EPOCH_SECONDS`` and ``"session": ID`` (except
+``hello``). Text fields are redacted and home-folded; they are NOT neutralised (the watcher
+renders them through :mod:`gatesh.render`).
+
+- ``decision`` — every decision: ``{"cwd", "command", "surface", "action", "stage", "outcome",
+  "reason", "remedy", "rule_id", "rung", "counters", "notice", "pending_id", "answer"}``.
+- ``round`` — a round of the argument: ``{"cwd", "number", "total", "round": {"command",
+  "justification", "outcome", "reason", "remedy", "passed", "suggestion"}, "ends": null|"agreed"|
+  "accepted"}``. Published for every rejection (``number`` = its position in the argument) and for
+  an allowed command that ends an open argument (``passed`` true; ``ends`` says whether it was the
+  refused command itself, "agreed", or a different one, "accepted").
+- ``escalation`` — a person is asked: ``{"pending_id", "cwd", "command", "outcome", "reason",
+  "remedy", "to_person_reason", "rounds": [round, …], "transcript": TEXT, "choices": [...],
+  "timeout_s", "kind": "escalate"|"halt"}``.
+- ``answered`` — ``{"pending_id", "answer", "by": {"uid", "pid"}}``; ``expired`` —
+  ``{"pending_id"}`` (nobody answered within the timeout: refused, approvable later).
+- ``halt`` — ``{"reason", "command"}``; ``resumed`` — ``{"by"}``; ``mandate`` — ``{"text"}``.
+- ``notice`` — ``{"text"}``: one line for the person (alignment approval, carve-out, rater health).
+- ``session_start`` — ``{"anchor", "surface"}``; ``session_end`` — ``{"observation": TEXT|null,
+  "counters"}`` (the observation is counts only, said once per distinct state).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from gatesh._errors import ProtocolError
+
+VERSION: Final = 1
+# One request line at most. A command is at most 64 KiB (S2); 1 MiB leaves room for JSON escaping
+# (up to 6x for control characters) while bounding what one client can make the daemon buffer.
+MAX_LINE: Final = 1024 * 1024
+HEARTBEAT_S: Final = 10.0
+# Events a subscriber may fall behind before it is dropped (a watcher that stopped reading).
+SUBSCRIBER_QUEUE: Final = 2048
+# How deep a request's JSON may nest; deeper is refused before any field is read (S15).
+MAX_DEPTH: Final = 32
+
+ROLES: Final = frozenset({"check", "watch", "human", "admin"})
+SURFACES: Final = frozenset({"-c", "pty", "hook", "git-hook", "shim", "inprocess", "test"})
+ANSWERS: Final = ("once", "session", "always", "no", "deny always", "run anyway")
+HUMAN_OPS: Final = frozenset({"answer", "approve", "deny", "mandate", "resume"})
+OPS: Final = frozenset(
+    {"check", "status", "tail", "captures", "subscribe", "register", "end", "ping"} | HUMAN_OPS
+)
+EXIT_REFUSED: Final = 126
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One wire line: compact JSON, UTF-8 (non-ASCII kept), newline-terminated."""
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """Parse one request line. Raises ProtocolError naming what is wrong; never anything else."""
+    if len(line) > MAX_LINE:
+        raise ProtocolError(f"line longer than {MAX_LINE} bytes")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"invalid UTF-8 at byte {exc.start}") from None
+    if _depth(text) > MAX_DEPTH:
+        raise ProtocolError(f"JSON nested deeper than {MAX_DEPTH}")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(f"invalid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ProtocolError("a message must be a JSON object")
+    return value
+
+
+def _depth(text: str) -> int:
+    """An upper bound of the bracket nesting of ``text`` (strings are not skipped: stricter)."""
+    depth = best = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            if depth > best:
+                best = depth
+                if best > MAX_DEPTH:
+                    return best
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def refusal_fields(message: str) -> dict[str, Any]:
+    """The fields that make any reply read as a refusal to a check client."""
+    return {"action": "refuse", "exit": EXIT_REFUSED, "message": message, "pending_id": "", "notice": ""}
+
+
+def error_reply(op: str | None, error: str, request_id: Any = None) -> dict[str, Any]:
+    """An error reply (step 4 above): ``ok`` false, and readable as a refusal."""
+    reply: dict[str, Any] = {"re": op, "ok": False, "error": error}
+    reply.update(
+        refusal_fields(f"gatesh: the gate could not read this request ({error}), so nothing ran.")
+    )
+    if request_id is not None:
+        reply["id"] = request_id
+    return reply
+
+
+def field(message: dict[str, Any], name: str, kind: type | tuple[type, ...], *, required: bool = True,
+          default: Any = None) -> Any:
+    """``message[name]`` checked against ``kind``; ProtocolError names the field when it is wrong."""
+    if name not in message or message[name] is None:
+        if required:
+            raise ProtocolError(f"missing field {name!r}")
+        return default
+    value = message[name]
+    if isinstance(value, bool) and kind in (int, (int,)):
+        raise ProtocolError(f"field {name!r} must be {getattr(kind, '__name__', kind)}")
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise ProtocolError(f"field {name!r} must be {names}")
+    return value

@@ -1,0 +1,238 @@
+"""``gatesh explain`` and ``gatesh eval``: the pipeline as a dry run. Nothing is ever executed.
+
+``explain`` shows the reading, each layer's own finding (computed independently, so a layer after
+the deciding one is still shown) and the decision. ``eval`` runs ``decide`` over a JSONL corpus,
+each row in a fresh session, and counts actions per label.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import json
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+from gatesh import _paths
+from gatesh._types import Action, Decision, Facts, Rung
+from gatesh.config import Config, load_config
+from gatesh.pipeline import decide
+from gatesh.policy import floors, hardline, lists, readonly, selfprotect
+from gatesh.rater import Rater, backend_name, make_rater
+from gatesh.session import SessionState
+
+RISKY, BENIGN = "risky", "benign"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if is_dataclass(value) and not isinstance(value, type):
+        return {k: _jsonable(v) for k, v in asdict(value).items()}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _checker(config: Config, backend: str) -> Any:
+    from gatesh import alignment
+
+    if backend == "anthropic" and hasattr(alignment, "make_checker"):
+        return alignment.make_checker(config)
+    return alignment.BuiltinChecker()
+
+
+def layers(facts: Facts, config: Config) -> dict[str, Any]:
+    """Each policy layer's own finding for ``facts``, whatever stage decided."""
+    paths = _paths.current()
+    found = {
+        "deny_list": lists.match(config.deny, facts, kind="deny"),
+        "hardline": hardline.check(facts),
+        "self_protection": selfprotect.check(facts, paths),
+        "escalate_list": lists.match(config.escalate, facts, kind="escalate"),
+        "allow_list": lists.match(config.allow, facts, kind="allow"),
+        "read_only": readonly.is_read_only(facts),
+        "floors": floors.check(facts),
+    }
+    return {k: (v.describe() if hasattr(v, "describe") else v) for k, v in found.items()}
+
+
+def explain_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gatesh explain",
+        description="Dry run: show how gatesh reads COMMAND, each layer's finding and the action. "
+        "Nothing is executed.",
+    )
+    parser.add_argument("command", help="the command line, as one argument")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--rung", choices=[r.value for r in Rung], help="rung to decide at")
+    parser.add_argument("--cwd", default=None, help="working directory to decide in")
+    parser.add_argument("--backend", choices=["auto", "builtin", "anthropic"], help="rater backend")
+    args = parser.parse_args(argv)
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    config = load_config(cwd)
+    backend = backend_name(config) if args.backend in (None, "auto") else args.backend
+    rater = make_rater(config, backend)
+    decision = decide(args.command, cwd=cwd, config=config, rung=Rung(args.rung) if args.rung else None,
+                      rater=rater, checker=_checker(config, backend))
+    found = layers(decision.facts, config)
+    if args.json:
+        print(json.dumps({"decision": _summary(decision), "layers": _jsonable(found),
+                          "facts": _jsonable(decision.facts)}, ensure_ascii=False))
+    else:
+        sys.stdout.write(_human(decision, found))
+    return 0
+
+
+def _summary(d: Decision) -> dict[str, Any]:
+    v = d.verdict
+    return {
+        "action": d.action.value,
+        "stage": d.stage.value,
+        "outcome": d.outcome.value if d.outcome else None,
+        "reason": d.reason,
+        "remedy": d.remedy,
+        "rule_id": d.rule_id,
+        "rung": d.rung.value,
+        "message": d.message,
+        "notice": d.notice,
+        "to_person_reason": d.to_person_reason,
+        "model_call": None if v is None or v.backend == "builtin" else {
+            "backend": v.backend, "model": v.model, "duration_ms": round(v.duration_ms, 1),
+            "fail_cause": v.fail_cause, "cached": v.cached},
+        "verdict": _jsonable(v) if v else None,
+        "alignment": _jsonable(d.alignment) if d.alignment else None,
+        "counters": d.counters,
+    }
+
+
+def _human(d: Decision, found: dict[str, Any]) -> str:
+    from gatesh.render import neutralise
+
+    f = d.facts
+    out = [f"command: {neutralise(f.text)}"]
+    if f.harness:
+        out.append(f"harness: {f.harness} wrapper peeled; its boilerplate is not rated")
+    if f.justification:
+        out.append(f"justification: {neutralise(f.justification)}")
+    out.append(f"reading: {'readable' if f.readable else 'UNREADABLE: ' + f.unreadable}")
+    for c in f.commands:
+        extra = [c.context] if c.context != "top" else []
+        extra += [f"via {'/'.join(c.wrappers)}"] if c.wrappers else []
+        extra += ["privileged"] if c.privileged else []
+        extra += [f"writes {', '.join(t or '<dynamic>' for t in c.writes)}"] if c.writes else []
+        head = c.head or "<dynamic head>"
+        out.append(f"  - {head}: {neutralise(' '.join(c.words))}" + (f"  ({'; '.join(extra)})" if extra else ""))
+    if f.hosts:
+        out.append(f"hosts: {', '.join(f.hosts)}")
+    for note in f.notes:
+        out.append(f"note: {neutralise(note)}")
+    out.append("layers:")
+    for name, value in found.items():
+        if isinstance(value, tuple):
+            value = "; ".join(f"{x.rule_id}: {x.reason}" for x in value) or "none"
+        elif value is None or value is False:
+            value = "no match" if value is None else "no"
+        elif hasattr(value, "rule_id"):
+            value = f"{value.rule_id} ({value.outcome.value}): {value.reason}"
+        out.append(f"  {name:<16} {value}")
+    v = d.verdict
+    if v is not None:
+        who = v.backend + (f" {v.model}" if v.model else "")
+        out.append(f"  {'rater':<16} {v.outcome.value} ({who}, {v.duration_ms:.1f} ms): {v.reason}"
+                   + (f" — remedy: {v.remedy}" if v.remedy else ""))
+        for finding in v.findings:
+            out.append(f"  {'':<16}   {finding.rule_id} ({finding.outcome.value}): {finding.reason}")
+    if d.alignment is not None:
+        a = d.alignment
+        out.append(f"  {'alignment':<16} {a.decision}{' (' + a.fail_cause + ')' if a.fail_cause else ''}: {a.reason}")
+    out.append(f"decision: {d.action.value.upper()} at stage {d.stage.value} (rung {d.rung.value})"
+               + (f", outcome {d.outcome.value}" if d.outcome else ""))
+    out.append(f"reason: {neutralise(d.reason)}")
+    if d.to_person_reason:
+        out.append(f"a person decides because {d.to_person_reason}")
+    if d.notice:
+        out.append(f"notice: {d.notice}")
+    if d.message:
+        out += ["message to the agent:", *("  " + line for line in d.message.splitlines())]
+    return "\n".join(out) + "\n"
+
+
+def eval_rows(rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any,
+              cwd: str) -> tuple[list[Decision], float]:
+    """Decide every row in a fresh session; returns the decisions and the seconds taken."""
+    start = time.perf_counter()
+    out = [decide(str(r.get("cmd", "")), cwd=cwd, config=config, session=SessionState(id="eval"),
+                  rater=rater, checker=checker, rung=rung) for r in rows]
+    return out, time.perf_counter() - start
+
+
+def eval_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gatesh eval",
+        description="Decide every row of a JSONL corpus ({\"cmd\": …, \"label\": …} per line), each "
+        "in a fresh session, and count the actions per label. Nothing is executed.",
+    )
+    parser.add_argument("file", help="JSONL file (- for stdin)")
+    parser.add_argument("--rung", choices=[r.value for r in Rung], default=None, help="rung (default: config)")
+    parser.add_argument("--backend", choices=["auto", "builtin", "anthropic"], help="rater backend")
+    parser.add_argument("--json", action="store_true", help="end with one JSON summary line")
+    parser.add_argument("--misses", metavar="FILE", help="write risky rows allowed and benign rows not allowed")
+    parser.add_argument("--cwd", default=None, help="working directory the commands are decided in")
+    args = parser.parse_args(argv)
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    config = load_config(cwd)
+    rung = Rung(args.rung) if args.rung else config.rung
+    backend = backend_name(config) if args.backend in (None, "auto") else args.backend
+    rows = _read_rows(args.file)
+    decisions, seconds = eval_rows(rows, config=config, rung=rung, rater=make_rater(config, backend),
+                                   checker=_checker(config, backend), cwd=cwd)
+    by_label: dict[str, Counter[str]] = defaultdict(Counter)
+    misses = []
+    for row, d in zip(rows, decisions, strict=True):
+        label = str(row.get("label", "unknown"))
+        by_label[label][d.action.value] += 1
+        allowed = d.action is Action.ALLOW
+        if (label == RISKY and allowed) or (label == BENIGN and not allowed):
+            misses.append({**row, "action": d.action.value, "stage": d.stage.value, "reason": d.reason,
+                           "rule_id": d.rule_id})
+    if args.misses:
+        with open(args.misses, "w", encoding="utf-8") as f:
+            for m in misses:
+                f.write(json.dumps(m, ensure_ascii=False) + "\n")
+    total = len(rows)
+    per_second = total / seconds if seconds > 0 else 0.0
+    actions = [a.value for a in Action]
+    print(f"{total} commands at rung {rung.value} with the {backend} rater, {per_second:.0f}/s")
+    print(f"{'label':<10}" + "".join(f"{a:>10}" for a in actions) + f"{'allowed':>10}")
+    for label, counts in sorted(by_label.items()):
+        n = sum(counts.values())
+        print(f"{label:<10}" + "".join(f"{counts.get(a, 0):>10}" for a in actions)
+              + f"{100 * counts.get('allow', 0) / n:>9.1f}%")
+    if args.json:
+        print(json.dumps({"total": total, "per_second": round(per_second, 1),
+                          "by_label": {k: dict(v) for k, v in sorted(by_label.items())}}))
+    return 0
+
+
+def _read_rows(path: str) -> list[dict[str, Any]]:
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="surrogateescape")
+    rows = []
+    with stream:
+        for n, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SystemExit(f"gatesh eval: {path}:{n}: not JSON ({exc.msg})") from exc
+            if not isinstance(row, dict) or "cmd" not in row:
+                raise SystemExit(f"gatesh eval: {path}:{n}: expected an object with a \"cmd\" field")
+            rows.append(row)
+    return rows

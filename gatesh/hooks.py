@@ -1,0 +1,452 @@
+"""Harness hook adapters (S11.1): ``gatesh hook claude-code|codex|gemini``.
+
+Each harness runs ``gatesh hook NAME`` with one JSON object on stdin and reads one answer on
+stdout. The adapter turns the harness's JSON into a gate request, and the gate's answer back into
+the harness's own words:
+
+    harness       gates                              records the user's words (S5.3)
+    claude-code   PreToolUse, tool_name "Bash"       UserPromptSubmit ``prompt``; the transcript
+    codex         PreToolUse, tool_name "Bash"       UserPromptSubmit ``prompt``
+    gemini        BeforeTool, run_shell_command      BeforeAgent ``prompt``
+
+Guarantees:
+
+- Fail closed. Input that is not what the harness sends (not UTF-8, not JSON, not an object, a
+  missing or mistyped field, larger than :data:`MAX_INPUT_BYTES`), an unknown event on a gating
+  hook, and any internal error all answer *deny* in the harness's format. Nothing here answers
+  *allow* unless the gate allowed the command.
+- The exit status is 0 with a JSON answer. If even writing the answer fails, the status is 2 with a
+  reason on stderr, which every supported harness treats as "blocked".
+- Only the user's own words enter the provenance window: the prompt a harness reports as typed,
+  and transcript entries of ``type: "user"`` whose content is text (never a tool result, a meta or
+  sidechain entry, or a compaction summary).
+
+Top-level imports are the standard library only, so an import failure in the gate itself is caught
+and answered as a deny rather than crashing the hook (a crash would let Claude Code and Codex run
+the command).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+__all__ = [
+    "HARNESSES",
+    "MAX_INPUT_BYTES",
+    "Answer",
+    "GateResult",
+    "answer",
+    "main",
+    "render_answer",
+    "user_typed_entries",
+]
+
+HARNESSES: Final = ("claude-code", "codex", "gemini")
+
+# A Bash tool call plus its envelope is a few KiB; 4 MiB leaves room for a 64 KiB command (S2)
+# quoted many times over, and stops a runaway writer from making the hook read forever.
+MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
+
+# How much of a transcript's tail is read per call. User turns are short and recent ones are the
+# ones that matter; a long session's transcript can be hundreds of MiB.
+TRANSCRIPT_TAIL_BYTES: Final = 1024 * 1024
+# The newest user-typed entries forwarded per call (older ones are already in the window).
+TRANSCRIPT_MAX_ENTRIES: Final = 20
+
+# Entries Claude Code writes under ``type: "user"`` that the user did not type.
+_GENERATED_PREFIXES: Final = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "[Request interrupted by user",
+)
+
+Decision = Literal["allow", "deny", "ask"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the adapter tells the harness. ``decision`` None means "no opinion" (not a gate event).
+
+    Invariant: a gating event always has a decision; ``reason`` is non-empty for deny and ask.
+    """
+
+    decision: Decision | None
+    reason: str = ""
+    notice: str = ""  # one line for the person (carve-out, alignment approval)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The gate's answer to one command, as the hook needs it.
+
+    ``action`` uses the pipeline's words (allow, reject, escalate, halt, deny, refuse).
+    """
+
+    action: str
+    message: str = ""
+    notice: str = ""
+    pending_id: str = ""
+
+
+class BadInput(Exception):
+    """The hook's stdin is not what the harness sends; the message says what is wrong."""
+
+
+# --- the gate and the provenance window, behind two seams tests can replace ------------------------
+
+Gate = Callable[[str, str, "str | None", str], GateResult]
+Mandate = Callable[[str, "str | None", str], None]
+
+
+def _gate(command: str, cwd: str, session: str | None, surface: str) -> GateResult:
+    """Ask the gate through the standard-library client (which gates in-process if it must)."""
+    try:
+        from gatesh import client
+    except ImportError:
+        return _gate_in_process(command, cwd, session, surface)
+    result = client.check(command, cwd=cwd, session=session, surface=surface)
+    return GateResult(
+        action=str(getattr(result, "action", "refuse") or "refuse"),
+        message=str(getattr(result, "message", "") or ""),
+        notice=str(getattr(result, "notice", "") or ""),
+        pending_id=str(getattr(result, "pending_id", "") or ""),
+    )
+
+
+def _gate_in_process(command: str, cwd: str, session: str | None, surface: str) -> GateResult:
+    """Decide with the pipeline in this process (no daemon, so no person can be reached)."""
+    from gatesh.config import load_config
+    from gatesh.pipeline import decide
+
+    decision = decide(command, cwd=cwd, config=load_config(cwd))
+    action = decision.action.value
+    message = decision.message
+    if action == "escalate":
+        message = escalation_block(decision)
+    return GateResult(action, message, decision.notice, decision.pending_id)
+
+
+def escalation_block(decision: Any) -> str:
+    """The escalation as a person reads it in the harness's own prompt (S7, S8.2), plain text."""
+    from gatesh.render import neutralise, render_transcript
+
+    lines = [f"gatesh asks you to decide: `{neutralise(decision.facts.text)}`"]
+    if decision.outcome is not None:
+        lines.append(f"Rated {decision.outcome.value}: {neutralise(decision.reason)}")
+    elif decision.reason:
+        lines.append(f"Why: {neutralise(decision.reason)}")
+    if decision.to_person_reason:
+        lines.append(f"A person decides because {neutralise(decision.to_person_reason)}.")
+    transcript = render_transcript(decision.rounds)
+    if transcript:
+        lines.append(transcript)
+    return "\n".join(lines)
+
+
+def _mandate(text: str, session: str | None, channel: str) -> None:
+    """Hand the user's words to the daemon's provenance window (S5.3)."""
+    from gatesh import client
+
+    send = getattr(client, "mandate", None)
+    if send is None:
+        raise RuntimeError("this gatesh client has no mandate operation")
+    send(text, session=session, channel=channel)
+
+
+# --- reading the harness's JSON ------------------------------------------------------------------
+
+
+def _decode(raw: bytes) -> dict[str, Any]:
+    """The hook input as a JSON object. Raises BadInput with a reason a person can act on."""
+    if len(raw) > MAX_INPUT_BYTES:
+        raise BadInput(f"the hook input is larger than {MAX_INPUT_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"the hook input is not valid UTF-8 (byte {exc.start})") from exc
+    if not text.strip():
+        raise BadInput("the hook input is empty")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise BadInput(f"the hook input is not JSON ({type(exc).__name__})") from exc
+    if not isinstance(data, dict):
+        raise BadInput("the hook input is not a JSON object")
+    return data
+
+
+def _string(data: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise BadInput(f"the hook input's {key!r} is missing or not a string")
+    if "\x00" in value:
+        raise BadInput(f"the hook input's {key!r} contains a NUL character")
+    return value
+
+
+def _command(data: dict[str, Any]) -> str:
+    """The shell command in ``tool_input.command``: a string, or an argv list (joined, quoted)."""
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, dict):
+        raise BadInput("the hook input's 'tool_input' is missing or not an object")
+    command = tool_input.get("command")
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        command = shlex.join(command)
+    if not isinstance(command, str):
+        raise BadInput("the hook input's 'tool_input.command' is missing or not a string")
+    if not command.strip():
+        raise BadInput("the hook input's 'tool_input.command' is empty")
+    if "\x00" in command:
+        raise BadInput("the command contains a NUL character")
+    return command
+
+
+def _cwd(data: dict[str, Any]) -> str:
+    """The working directory the command runs in; the hook's own when the harness gives none."""
+    cwd = _string(data, "cwd", required=False) or os.getcwd()
+    if not os.path.isabs(cwd):
+        raise BadInput("the hook input's 'cwd' is not an absolute path")
+    tool_input = data.get("tool_input")
+    # Gemini's run_shell_command may name a directory relative to the project root.
+    sub = tool_input.get("dir_path") or tool_input.get("directory") if isinstance(tool_input, dict) else None
+    if isinstance(sub, str) and sub:
+        cwd = os.path.normpath(os.path.join(cwd, sub))
+    return cwd
+
+
+def _session(data: dict[str, Any]) -> str | None:
+    session = _string(data, "session_id", required=False)
+    return session or None
+
+
+# --- the transcript (Claude Code) ----------------------------------------------------------------
+
+
+def user_typed_entries(path: str, *, tail_bytes: int = TRANSCRIPT_TAIL_BYTES,
+                       limit: int = TRANSCRIPT_MAX_ENTRIES) -> list[str]:
+    """The newest texts the user typed, oldest first, from a Claude Code transcript (JSONL).
+
+    Kept: lines with ``type: "user"`` whose message content is a string or a list of ``text``
+    blocks. Dropped: tool results (any ``tool_result`` block, or a ``toolUseResult`` field),
+    ``isMeta``, ``isSidechain``, ``isCompactSummary`` and ``isVisibleInTranscriptOnly`` entries,
+    text the harness generates (local command output, interruption markers), and any line that is
+    not a JSON object. Only the last ``tail_bytes`` of the file are read. Raises OSError when the
+    file cannot be read.
+    """
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        start = max(0, size - tail_bytes)
+        f.seek(start)
+        blob = f.read(tail_bytes)
+    if start > 0:
+        blob = blob.split(b"\n", 1)[1] if b"\n" in blob else b""  # drop the partial first line
+    texts: list[str] = []
+    for line in blob.splitlines():
+        text = _typed_text(line)
+        if text:
+            texts.append(text)
+    return texts[-limit:]
+
+
+def _typed_text(line: bytes) -> str:
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return ""
+    if not isinstance(entry, dict) or entry.get("type") != "user":
+        return ""
+    if any(entry.get(flag) for flag in ("isMeta", "isSidechain", "isCompactSummary",
+                                        "isVisibleInTranscriptOnly")):
+        return ""
+    if "toolUseResult" in entry:
+        return ""
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("role", "user") != "user":
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        parts = [content]
+    elif isinstance(content, list):
+        parts = []
+        for block in content:
+            if not isinstance(block, dict):
+                return ""
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif block.get("type") in ("tool_result", "tool_use"):
+                return ""  # anything fed back from a tool is not the user's words
+            # images and other media carry no words: skipped
+    else:
+        return ""
+    text = "\n".join(parts).strip()
+    if not text or text.startswith(_GENERATED_PREFIXES):
+        return ""
+    return text
+
+
+# --- per-harness handling ------------------------------------------------------------------------
+
+_GATE_EVENTS: Final = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
+_PROMPT_EVENTS: Final = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit",
+                         "gemini": "BeforeAgent"}
+_SHELL_TOOLS: Final = {"claude-code": ("Bash",), "codex": ("Bash",),
+                       "gemini": ("run_shell_command",)}
+_PROMPT_CHANNELS: Final = {"claude-code": "claude-code-prompt", "codex": "codex-prompt",
+                           "gemini": "gemini-prompt"}
+TRANSCRIPT_CHANNEL: Final = "claude-code-transcript"
+# Harnesses whose hook can hand a decision to the person in their own prompt (S7: "ask").
+_NATIVE_ASK: Final = frozenset({"claude-code"})
+
+
+def answer(harness: str, raw: bytes, *, gate: Gate | None = None,
+           mandate: Mandate | None = None) -> tuple[str, Answer]:
+    """The answer for one hook call: ``(event, Answer)``. Never raises; fails closed.
+
+    ``event`` is the event the answer is for (the gating event when the input could not be read,
+    so the deny is written in the format that blocks).
+    """
+    gate = gate or _gate
+    mandate = mandate or _mandate
+    gate_event = _GATE_EVENTS[harness]
+    try:
+        data = _decode(raw)
+        event = _string(data, "hook_event_name") or ""
+        if event == _PROMPT_EVENTS[harness]:
+            _record_prompt(harness, data, mandate)
+            return event, Answer(None)
+        if event != gate_event:
+            raise BadInput(f"gatesh does not handle the {event!r} event for {harness} "
+                           f"(install it for {gate_event} and {_PROMPT_EVENTS[harness]} only)")
+        tool = _string(data, "tool_name")
+        if tool not in _SHELL_TOOLS[harness]:
+            raise BadInput(f"gatesh gates only the shell tool ({', '.join(_SHELL_TOOLS[harness])}), "
+                           f"not {tool!r}; set the hook's matcher to it")
+        command = _command(data)
+        cwd = _cwd(data)
+        session = _session(data)
+        if harness == "claude-code":
+            _record_transcript(data, session, mandate)
+        result = gate(command, cwd, session, f"hook:{harness}")
+        return gate_event, _to_answer(harness, result)
+    except BadInput as exc:
+        return gate_event, Answer("deny", f"gatesh refused: {exc}. Nothing ran.")
+    except Exception as exc:  # fail closed: any internal error refuses
+        detail = f"{type(exc).__name__}: {exc}"[:500]
+        return gate_event, Answer("deny", f"gatesh: the gate failed while deciding ({detail}), so "
+                                  "the command was refused. Nothing ran. Run `gatesh doctor` to "
+                                  "find what to fix.")
+
+
+def _to_answer(harness: str, result: GateResult) -> Answer:
+    if result.action == "allow":
+        return Answer("allow", notice=result.notice)
+    message = result.message or f"gatesh refused this command ({result.action}). Nothing ran."
+    if result.action == "escalate" and harness in _NATIVE_ASK:
+        return Answer("ask", message, result.notice)
+    return Answer("deny", message, result.notice)
+
+
+def _record_prompt(harness: str, data: dict[str, Any], mandate: Mandate) -> None:
+    """Send the typed prompt (and, for Claude Code, new transcript entries) to the window.
+
+    A failure here never blocks the user's prompt: a missing mandate only makes the gate stricter.
+    """
+    session = _session(data)
+    try:
+        prompt = _string(data, "prompt") or ""
+        if prompt.strip():
+            mandate(prompt, session, _PROMPT_CHANNELS[harness])
+        if harness == "claude-code":
+            _record_transcript(data, session, mandate)
+    except Exception as exc:
+        sys.stderr.write(f"gatesh hook: could not record the prompt: {exc}\n")
+
+
+def _record_transcript(data: dict[str, Any], session: str | None, mandate: Mandate) -> None:
+    path = data.get("transcript_path")
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return
+    try:
+        texts = user_typed_entries(path)
+        for text in texts:
+            mandate(text, session, TRANSCRIPT_CHANNEL)
+    except Exception as exc:  # the transcript is a supplement; its absence only makes the gate stricter
+        sys.stderr.write(f"gatesh hook: could not read the transcript: {exc}\n")
+
+
+# --- writing the answer --------------------------------------------------------------------------
+
+
+def render_answer(harness: str, event: str, ans: Answer) -> str:
+    """The stdout text for ``ans`` in ``harness``'s format ("" when nothing is to be said)."""
+    if ans.decision is None:
+        return "{}" if harness == "gemini" else ""
+    if harness == "gemini":
+        out: dict[str, Any] = {"decision": ans.decision if ans.decision != "ask" else "deny"}
+        if ans.decision != "allow":
+            out["reason"] = ans.reason
+        if ans.notice:
+            out["systemMessage"] = ans.notice
+        return json.dumps(out)
+    if harness == "codex" and ans.decision == "allow":
+        # Codex rejects permissionDecision "allow" without updatedInput; no decision lets it run.
+        return json.dumps({"systemMessage": ans.notice}) if ans.notice else ""
+    decision = ans.decision if not (harness == "codex" and ans.decision == "ask") else "deny"
+    specific: dict[str, Any] = {"hookEventName": event, "permissionDecision": decision}
+    if ans.reason or decision != "allow":
+        specific["permissionDecisionReason"] = ans.reason or "gatesh refused this command."
+    out = {"hookSpecificOutput": specific}
+    if ans.notice:
+        out["systemMessage"] = ans.notice
+    return json.dumps(out)
+
+
+def _read_stdin() -> bytes:
+    stream = sys.stdin.buffer
+    return stream.read(MAX_INPUT_BYTES + 1)
+
+
+USAGE: Final = """\
+usage: gatesh hook claude-code|codex|gemini
+
+Answer one harness hook call: read its JSON on stdin, write allow/deny/ask in the harness's
+format on stdout. Install the hook with `gatesh install claude-code|codex|gemini`.
+"""
+
+
+def main(argv: list[str]) -> int:
+    """``gatesh hook NAME``. Exit 0 with the answer on stdout; 2 (blocked) if that fails; 2 for usage."""
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0 if argv else 2
+    harness = argv[0]
+    if harness not in HARNESSES or len(argv) > 1:
+        sys.stderr.write(f"gatesh hook: unknown harness {' '.join(argv)!r}\n{USAGE}")
+        return 2
+    try:
+        try:
+            raw = _read_stdin()
+        except OSError as exc:
+            raw = b""
+            sys.stderr.write(f"gatesh hook: cannot read stdin: {exc}\n")
+        event, ans = answer(harness, raw)
+        text = render_answer(harness, event, ans)
+        if text:
+            sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        return 0
+    except BaseException as exc:  # the last line of defence: exit 2 blocks in every harness
+        with contextlib.suppress(BaseException):
+            sys.stderr.write(f"gatesh hook failed ({type(exc).__name__}); the command was refused.\n")
+        return 2

@@ -1,0 +1,96 @@
+"""What the agent is told (S8.1). One function per kind of refusal; no decisions are made here.
+
+A judged rejection always names the two moves the agent actually has, and nothing else: run the
+same command again with a justification, or run a different command. Refusals that are not
+judgements (deny list, hardline, halt) offer no moves, because neither move could succeed.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gatesh._types import Round
+
+MOVES: Final = (
+    "You can run the same command again with a justification as a trailing comment "
+    "(`COMMAND  # why: …`), or run a different command."
+)
+NOBODY_WATCHING: Final = "Approval required, but nobody is watching this session."
+
+
+def _line(text: str) -> str:
+    from gatesh.render import neutralise
+
+    return neutralise(text)
+
+
+def rejected_by_rater(command: str, reason: str, remedy: str = "", suggestion: str = "") -> str:
+    lines = [f"gatesh: the rater refused to run `{_line(command)}`.", f"Why: {_line(reason)}"]
+    if remedy:
+        lines.append(f"What would make it acceptable: {_line(remedy)}")
+    if suggestion:
+        lines.append(f"Suggested instead: `{_line(suggestion)}`")
+    lines.append(MOVES)
+    return "\n".join(lines)
+
+
+def rejected_by_person(command: str, note: str = "") -> str:
+    lines = [f"A person refused to run `{_line(command)}` (gatesh)."]
+    if note:
+        lines.append(f"Their note: {_line(note)}")
+    lines.append(MOVES)
+    return "\n".join(lines)
+
+
+def denied(command: str, entry: str, note: str = "") -> str:
+    text = f"gatesh: `{_line(command)}` matches the deny-list entry {entry} and is never run."
+    return text + (f" Note: {_line(note)}" if note else "")
+
+
+def hardline(command: str, rule_id: str, reason: str) -> str:
+    return (
+        f"gatesh: `{_line(command)}` is refused by the hardline rule {rule_id} ({_line(reason)}). "
+        "It never runs, at any rung, and no one can approve it."
+    )
+
+
+def halted(reason: str) -> str:
+    return (
+        "gatesh: this session is halted and every command is refused until a person resumes it "
+        f"(`gatesh resume` or `gatesh watch`). Halted because: {_line(reason)}"
+    )
+
+
+def waiting() -> str:
+    return "gatesh: a person is being asked to approve this command; waiting for their answer."
+
+
+def nobody_watching(
+    command: str, reason: str, transcript: str, pending_id: str
+) -> str:
+    lines = [
+        f"gatesh: {NOBODY_WATCHING}",
+        f"Command: `{_line(command)}`",
+        f"Why a person must decide: {_line(reason)}",
+    ]
+    if transcript:
+        lines += ["The argument so far:", transcript]
+    if pending_id:
+        lines.append(
+            f"Pending id {pending_id}: a person can run `gatesh approve {pending_id}` (then retry "
+            "the same command) or add an allow entry to their gatesh config."
+        )
+    return "\n".join(lines)
+
+
+def error(detail: str) -> str:
+    return (
+        f"gatesh: the gate failed while deciding ({_line(detail)}), so the command was refused. "
+        "Nothing ran. Run `gatesh doctor` to find what to fix."
+    )
+
+
+def rounds_of(rounds: tuple[Round, ...]) -> str:
+    from gatesh.render import render_transcript
+
+    return render_transcript(rounds) or ""

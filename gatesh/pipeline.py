@@ -1,0 +1,236 @@
+"""The decision pipeline (S3): one function, the steps in SPEC order, first match wins.
+
+``decide`` never raises and never allows by accident: any exception becomes a REFUSE decision
+at stage ERROR with a message saying the gate failed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from gatesh import messages
+from gatesh._paths import GatePaths
+from gatesh._paths import current as current_paths
+from gatesh._types import (
+    Action,
+    AlignmentResult,
+    Decision,
+    Facts,
+    Finding,
+    Outcome,
+    Round,
+    Rung,
+    Stage,
+    Verdict,
+)
+from gatesh.policy import floors, hardline, lists, readonly, selfprotect
+from gatesh.reading import read
+from gatesh.session import SessionState
+
+if TYPE_CHECKING:
+    from gatesh.alignment import Checker
+    from gatesh.config import Config
+    from gatesh.rater import Rater
+
+
+def decide(
+    text: str,
+    *,
+    cwd: str,
+    config: Config,
+    session: SessionState | None = None,
+    rater: Rater | None = None,
+    checker: Checker | None = None,
+    paths: GatePaths | None = None,
+    rung: Rung | None = None,
+) -> Decision:
+    """Decide ``text`` for ``session`` (a fresh one when None). Never raises; fails closed."""
+    session = session or SessionState()
+    rung = rung or config.rung
+    try:
+        return _decide(text, cwd, config, session, rater, checker, paths or current_paths(), rung)
+    except Exception as exc:  # fail closed: an internal error refuses the command
+        detail = f"{type(exc).__name__}: {exc}"
+        return Decision(
+            action=Action.REFUSE,
+            stage=Stage.ERROR,
+            outcome=None,
+            reason=f"internal error: {detail}",
+            rung=rung,
+            facts=Facts(text=text, readable=False, unreadable="internal error"),
+            message=messages.error(detail),
+        )
+
+
+def _decide(
+    text: str,
+    cwd: str,
+    config: Config,
+    session: SessionState,
+    rater: Rater | None,
+    checker: Checker | None,
+    paths: GatePaths,
+    rung: Rung,
+) -> Decision:
+    facts = read(text, cwd=cwd)
+    nego = session.negotiation
+
+    def done(action: Action, stage: Stage, outcome: Outcome | None, reason: str, **kw: object) -> Decision:
+        return Decision(action, stage, outcome, reason, rung, facts, counters=nego.counters(), **kw)  # type: ignore[arg-type]
+
+    # 1. A halted session refuses everything until a person resumes it (S3.7).
+    if session.halted:
+        return done(Action.REFUSE, Stage.HALTED, None, session.halt_reason,
+                    message=messages.halted(session.halt_reason))
+    # 2. Deny list: the user's own hardline.
+    entry = lists.match(config.deny, facts, kind="deny")
+    if entry is not None:
+        return done(Action.DENY, Stage.DENY_LIST, None, f"deny-list entry {entry.describe()}",
+                    rule_id=entry.describe(), message=messages.denied(facts.text, entry.describe(), entry.note))
+    # 3. Hardline: never runs, at any rung.
+    found = hardline.check(facts)
+    if found is not None:
+        return done(Action.REFUSE, Stage.HARDLINE, found.outcome, found.reason, rule_id=found.rule_id,
+                    findings=(found,), message=messages.hardline(facts.text, found.rule_id, found.reason))
+    # 4. Self-protection: tampering with the gate is an attack, at every rung.
+    found = selfprotect.check(facts, paths)
+    if found is not None:
+        return _halt(session, done, Stage.SELF_PROTECTION, found)
+    # 5. Bypass runs everything else (and the audit log records it).
+    if rung is Rung.BYPASS:
+        return done(Action.ALLOW, Stage.BYPASS, None, "rung bypass")
+    # A person's own approval of this exact command (answer o/s, `gatesh approve ID`).
+    key = normalised(facts)
+    if key in session.approved_once or key in session.approved_session:
+        session.approved_once.discard(key)
+        nego.note_progress()
+        return done(Action.ALLOW, Stage.APPROVED_ID, None, "approved by a person")
+    # 6. Escalate list: a person decides, no rating.
+    entry = lists.match(config.escalate, facts, kind="escalate")
+    if entry is not None:
+        return done(Action.ESCALATE, Stage.ESCALATE_LIST, None, f"escalate-list entry {entry.describe()}",
+                    rule_id=entry.describe(), to_person_reason=f"it matches the escalate-list entry {entry.describe()}")
+    # 7. Allow list; with rate = true the rater still runs as a tripwire.
+    entry = lists.match(config.allow, facts, kind="allow")
+    if entry is not None:
+        if not entry.rate:
+            nego.note_progress()
+            return done(Action.ALLOW, Stage.ALLOW_LIST, None, f"allow-list entry {entry.describe()}",
+                        rule_id=entry.describe())
+        verdict = _rate(rater, facts, cwd)
+        if verdict.outcome is Outcome.ATTACK:
+            return _halt(session, done, Stage.RATER, _as_finding(verdict), verdict=verdict)
+        if verdict.outcome is Outcome.CATASTROPHIC:
+            return done(Action.ESCALATE, Stage.RATER, verdict.outcome, verdict.reason, verdict=verdict,
+                        to_person_reason="the rater judged it catastrophic despite the allow entry")
+        nego.note_progress()
+        return done(Action.ALLOW, Stage.ALLOW_LIST, verdict.outcome, f"allow-list entry {entry.describe()}",
+                    rule_id=entry.describe(), verdict=verdict)
+    # 8. Rungs that ask a person without rating.
+    if rung is Rung.MANUAL:
+        return done(Action.ESCALATE, Stage.RUNG, None, "rung manual: a person decides every command",
+                    to_person_reason="the rung is manual")
+    if rung is Rung.WRITE:
+        if readonly.is_read_only(facts):
+            nego.note_progress()
+            return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command")
+        return done(Action.ESCALATE, Stage.RUNG, None, "rung write: only known read-only commands run",
+                    to_person_reason="the rung is write and this command is not known read-only")
+    # 9. The read-only fast path, else the rater.
+    if readonly.is_read_only(facts):
+        nego.note_progress()
+        return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command")
+    verdict = _rate(rater, facts, cwd)
+    outcome = verdict.outcome
+    stage = Stage.RATER
+    # 10. Floors raise safe to destructive; they never lower anything.
+    floor_findings = floors.check(facts)
+    carved = False
+    notice = ""
+    if floor_findings and rung is Rung.AUTO and floors.carve_open_world(floor_findings, facts, nego.user_messages()):
+        floor_findings = tuple(f for f in floor_findings if f.rule_id != floors.OPEN_WORLD)
+        carved = True
+        notice = f"gatesh: every host in `{facts.text}` is named in your own request, so the open-world floor was lifted."
+    if outcome is Outcome.SAFE and floor_findings:
+        outcome, stage = Outcome.DESTRUCTIVE, Stage.FLOOR
+    reason = verdict.reason if stage is Stage.RATER else floor_findings[0].reason
+    remedy = verdict.remedy if stage is Stage.RATER else floor_findings[0].remedy
+    common = dict(verdict=verdict, floors=floor_findings, findings=verdict.findings + floor_findings,
+                  remedy=remedy, rule_id=(verdict.findings[0].rule_id if stage is Stage.RATER and verdict.findings
+                                          else floor_findings[0].rule_id if floor_findings else ""))
+    # 11. Action by outcome.
+    if outcome is Outcome.ATTACK:
+        return _halt(session, done, stage, _as_finding(verdict), **common)
+    if outcome is Outcome.CATASTROPHIC:
+        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="it cannot be undone from inside the session", **common)
+    if outcome is Outcome.SAFE:
+        nego.note_progress()
+        return done(Action.ALLOW, stage, outcome, reason, notice=notice, **common)
+    # destructive
+    if rung is Rung.ASSISTED:
+        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="the rung is assisted", **common)
+    alignment = _align(checker, facts, verdict, session)
+    if alignment is not None and alignment.decision == "approve":
+        nego.note_progress()
+        line = f"gatesh ran `{facts.text}` without asking you: the alignment check found you asked for it ({alignment.reason})."
+        return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason, alignment=alignment,
+                    notice=(notice + " " + line).strip(), **common)
+    if alignment is not None and alignment.decision == "escalate":
+        return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, alignment=alignment,
+                    to_person_reason=f"the alignment check asked for a person: {alignment.reason}", **common)
+    if verdict.fail_cause:
+        return done(Action.ESCALATE, stage, outcome, reason, alignment=alignment,
+                    to_person_reason="no rating could be obtained", **common)
+    if floor_findings and not carved:
+        return done(Action.ESCALATE, Stage.FLOOR, outcome, reason, alignment=alignment,
+                    to_person_reason=f"a floor stood: {floor_findings[0].reason}", **common)
+    suggestion = alignment.suggestion if alignment is not None else ""
+    this_round = Round(command=facts.text, justification=facts.justification, outcome=outcome,
+                       reason=reason, remedy=remedy, suggestion=suggestion)
+    if nego.record_rejection(this_round) == "escalate":
+        return done(Action.ESCALATE, Stage.NEGOTIATION, outcome, reason, alignment=alignment,
+                    rounds=nego.transcript(), to_person_reason="the agent and the rater could not agree", **common)
+    return done(Action.REJECT, stage, outcome, reason, alignment=alignment, rounds=nego.transcript(),
+                message=messages.rejected_by_rater(facts.text, reason, remedy, suggestion), **common)
+
+
+def normalised(facts: Facts) -> str:
+    """The key a person's approval is remembered under: the command, whitespace-collapsed."""
+    return " ".join(facts.text.split())
+
+
+def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
+    if rater is None:
+        from gatesh.rater.builtin import BuiltinRater
+
+        rater = BuiltinRater()
+    return rater.rate(facts, cwd=cwd)
+
+
+def _align(checker: Checker | None, facts: Facts, verdict: Verdict, session: SessionState) -> AlignmentResult | None:
+    """Ask the alignment check (S5); None when no checker is configured (the rater's action stands)."""
+    if checker is None:
+        from gatesh.alignment import BuiltinChecker
+
+        checker = BuiltinChecker()
+    return checker.check(facts, verdict, session.negotiation)
+
+
+def _as_finding(verdict: Verdict) -> Finding:
+    if verdict.findings:
+        return verdict.findings[0]
+    return Finding("rater", verdict.outcome, verdict.reason, verdict.remedy)
+
+
+def _halt(session: SessionState, done: Callable[..., Decision], stage: Stage, found: Finding, **kw: object) -> Decision:
+    """An attack halts the session (S3.7): refused with no moves, later commands too."""
+    session.halt(f"{found.rule_id}: {found.reason}")
+    kw.setdefault("rule_id", found.rule_id)
+    return done(Action.HALT, stage, Outcome.ATTACK, found.reason,
+                message=messages.halted(session.halt_reason), **kw)
+
+
+def cwd_or_here(cwd: str | None) -> str:
+    return cwd or os.getcwd()

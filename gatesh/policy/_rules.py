@@ -1,0 +1,276 @@
+"""What every policy table shares: the rule record, and helpers that read paths and options.
+
+A policy module is a table of :class:`Rule` rows plus one small ``check`` that walks the read
+facts once. Each row carries a stable id (cited by ``explain`` and the audit log), a reason, and
+examples that the validator test (``tests/test_policy_tables.py``) runs through the real reader.
+
+Helpers here are pure and do no I/O except expanding ``~`` (via ``os.path.expanduser``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from gatesh._types import Facts, SimpleCommand, Word
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of a policy table.
+
+    Invariant: ``id`` is unique across every table (``hardline.*``, ``self.*``, ``floor.*``,
+    ``ro.*``); ``reason`` is one line that a person can act on; every string in ``positive``
+    matches this rule (and no earlier one is required) and no string in ``negative`` does.
+    ``test`` is the matcher for one simple command (``facts`` gives the context it needs).
+    """
+
+    id: str
+    reason: str
+    test: Callable[[SimpleCommand, Facts], bool]
+    positive: tuple[str, ...]
+    negative: tuple[str, ...]
+    remedy: str = ""
+
+
+@dataclass(frozen=True)
+class TextRule:
+    """A regular expression over raw text, for commands the reader could not read (S3.3).
+
+    Invariant: ``pattern`` is precompiled and conservative (it may over-match an unreadable
+    command; it never runs on a readable one unless the owning module says so).
+    """
+
+    id: str
+    reason: str
+    pattern: re.Pattern[str]
+    positive: tuple[str, ...]
+    negative: tuple[str, ...]
+    remedy: str = ""
+
+
+# --- words and options --------------------------------------------------------------------
+
+_QUOTES: Final = str.maketrans("", "", "\"'")
+
+
+def unquote(word: Word | str) -> str:
+    """The text of a word with stray quote characters removed.
+
+    The reader keeps the source text of a dynamic word (``"$HOME"`` with its quotes); policy
+    compares the shape, so the quotes go.
+    """
+    text = word.text if isinstance(word, Word) else word
+    return text.translate(_QUOTES) if ("'" in text or '"' in text) else text
+
+
+def split_args(args: Iterable[str], with_arg: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+    """Split argv[1:] into (options, operands); ``--`` ends options.
+
+    An option in ``with_arg`` swallows the next word (its value is kept with the options).
+    """
+    opts: list[str] = []
+    operands: list[str] = []
+    it = iter(args)
+    for a in it:
+        if a == "--":
+            operands.extend(it)
+            break
+        if a.startswith("-") and a != "-":
+            opts.append(a)
+            if a in with_arg:
+                nxt = next(it, None)
+                if nxt is not None:
+                    opts.append(nxt)
+        else:
+            operands.append(a)
+    return opts, operands
+
+
+def has_short(opts: Iterable[str], letters: str) -> bool:
+    """True when a short-option cluster (``-rf``) in ``opts`` contains any of ``letters``."""
+    for o in opts:
+        if o.startswith("-") and not o.startswith("--") and any(ch in o[1:] for ch in letters):
+            return True
+    return False
+
+
+def has_long(opts: Iterable[str], *names: str) -> bool:
+    """True when ``opts`` holds ``--name`` or ``--name=value`` for any of ``names``."""
+    for o in opts:
+        if o.startswith("--"):
+            key = o.split("=", 1)[0]
+            if key in names:
+                return True
+    return False
+
+
+def option_values(args: tuple[str, ...], names: frozenset[str]) -> Iterator[str]:
+    """Values given to the options ``names`` (``-d X``, ``-dX``, ``--data=X``, ``--data X``)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in names:
+            if i + 1 < len(args):
+                yield args[i + 1]
+            i += 2
+            continue
+        if a.startswith("--") and "=" in a and a.split("=", 1)[0] in names:
+            yield a.split("=", 1)[1]
+        elif not a.startswith("--"):
+            for n in names:
+                if len(n) == 2 and n.startswith("-") and a.startswith(n) and len(a) > 2:
+                    yield a[2:]
+        i += 1
+
+
+# --- paths ----------------------------------------------------------------------------------
+
+_HOME_FORMS: Final = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
+_GLOB_ALL: Final = re.compile(r"(?:/\*|/\.\*|/\{\*,\.\*\}|/\.\[!.\]\*)+$")
+
+
+def canon_path(word: Word | str) -> str:
+    """A path word in a canonical lexical form, with home written as ``~``.
+
+    ``"$HOME"``, ``${HOME}/``, ``~/`` and ``~`` all become ``~``; ``/etc/`` becomes ``/etc``;
+    a trailing ``/*`` (everything inside) is dropped, so ``/*`` is ``/`` and ``~/*`` is ``~``;
+    ``..`` is folded lexically. Relative paths stay relative. Never touches the disk.
+    """
+    text = unquote(word).strip()
+    if not text:
+        return text
+    text = _HOME_FORMS.sub("~", text)
+    if text.startswith("~") and not text.startswith("~/") and text != "~":
+        return text  # ~user: another user's home, left as written
+    stripped = _GLOB_ALL.sub("", text)
+    if stripped != text:
+        text = stripped or "/"
+    if text.startswith("~"):
+        rest = posixpath.normpath("/" + text[1:].lstrip("/"))
+        return "~" if rest == "/" else "~" + rest
+    if text.startswith("/"):
+        norm = posixpath.normpath(text)
+        return "/" if norm.startswith("//") else norm
+    return posixpath.normpath(text)
+
+
+# System folders whose recursive loss (or recursive chmod/chown) needs rescue media or a re-install.
+SYSTEM_DIRS: Final = frozenset({
+    "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
+    "/media", "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/usr",
+    "/var", "/snap", "/efi", "/nix", "/nix/store",
+    "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/local", "/usr/share", "/usr/include",
+    "/usr/local/bin", "/usr/local/lib", "/var/lib", "/var/log", "/var/cache", "/var/spool",
+    "/etc/ssh", "/etc/pam.d", "/etc/systemd", "/boot/efi",
+    # macOS
+    "/System", "/Library", "/Applications", "/Users", "/private", "/private/etc", "/private/var",
+    "/Volumes",
+})
+
+# A user's home: /home/NAME, /Users/NAME (another way to say ~).
+_USER_HOME: Final = re.compile(r"^/(?:home|Users)/[^/]+$")
+
+
+def is_vital_path(path: str) -> bool:
+    """True for ``/``, home (``~``, ``/root``, ``/home/NAME``) or a system folder (canonical form)."""
+    return path == "~" or path in SYSTEM_DIRS or bool(_USER_HOME.match(path))
+
+
+# Raw block devices: writing onto one destroys a disk's partition table and file systems.
+BLOCK_DEVICE: Final = re.compile(
+    r"^/dev/(?:sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(?:p\d+)?"
+    r"|mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|mapper/\S+|disk/\S+|r?disk\d+(?:s\d+)?|sr\d+|nbd\d+"
+    r"|fd\d+|ubd[a-z]+\d*|root)$"
+)
+
+
+def is_block_device(word: Word | str) -> bool:
+    """True when the word names a raw block device (``/dev/sda``, ``/dev/nvme0n1p1`` …)."""
+    return bool(BLOCK_DEVICE.match(canon_path(word)))
+
+
+# Credential stores whose contents leaving the machine cannot be taken back (S3.3).
+CREDENTIAL_PATH: Final = re.compile(
+    r"(?:^|/)(?:"
+    r"\.ssh(?:/(?!.*\.pub$)(?:id_[^/]*|[^/]*_key|identity))?"
+    r"|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?"
+    r"|\.aws(?:/[^/]*)?|\.netrc|_netrc|\.env(?:\.[\w.-]+)?|\.pgpass|\.git-credentials"
+    r"|\.config/gh(?:/hosts\.yml)?|\.docker/config\.json|\.kube(?:/config)?|\.gnupg(?:/.*)?"
+    r"|\.npmrc|\.pypirc|\.vault-token|\.config/gcloud(?:/.*)?|\.azure(?:/.*)?"
+    r"|\.password-store(?:/.*)?|\.config/op(?:/.*)?|credentials\.json"
+    r"|etc/(?:shadow|gshadow|sudoers)"
+    r")/?$"
+)
+
+
+def is_credential_path(word: Word | str) -> bool:
+    """True when the word names a credential file or folder (``~/.ssh/id_rsa``, ``.env`` …)."""
+    text = unquote(word)
+    return bool(text) and bool(CREDENTIAL_PATH.search(canon_path(text)))
+
+
+def inline_code(cmd: SimpleCommand) -> tuple[str, ...]:
+    """The program text an interpreter runs from its argv (``python -c X``, ``perl -e X`` …).
+
+    Empty for anything that is not an interpreter with inline code.
+    """
+    head = cmd.head
+    args = cmd.args
+    flag = _INLINE_FLAG.get(head)
+    if flag is None:
+        for prefix, f in _INLINE_PREFIX:
+            if head.startswith(prefix):
+                flag = f
+                break
+    if flag is not None:
+        return tuple(option_values(args, flag)) + tuple(
+            a[2:] for a in args if len(a) > 2 and a[:2] in flag and not a.startswith("--")
+        )
+    if head in _AWKS:
+        opts, operands = split_args(args, frozenset({"-F", "-v", "-f", "--file", "-i", "-l"}))
+        if "-f" in opts or "--file" in opts:
+            return ()
+        return tuple(operands[:1]) + tuple(option_values(args, frozenset({"-e", "--source"})))
+    if head in _VIMS:
+        return tuple(option_values(args, frozenset({"-c", "--cmd"}))) + tuple(
+            a[1:] for a in args if a.startswith("+")
+        )
+    return ()
+
+
+_INLINE_FLAG: Final = {
+    "perl": frozenset({"-e", "-E"}), "ruby": frozenset({"-e"}), "node": frozenset({"-e", "--eval", "-p", "--print"}),
+    "nodejs": frozenset({"-e", "--eval", "-p", "--print"}), "deno": frozenset({"eval"}),
+    "bun": frozenset({"-e", "--eval"}), "php": frozenset({"-r"}), "lua": frozenset({"-e"}),
+    "luajit": frozenset({"-e"}), "tclsh": frozenset({"-c"}), "rscript": frozenset({"-e"}),
+    "r": frozenset({"-e"}), "julia": frozenset({"-e"}), "pwsh": frozenset({"-c", "-command"}),
+    "jrunscript": frozenset({"-e"}), "gdb": frozenset({"-ex"}), "osascript": frozenset({"-e"}),
+}
+_INLINE_PREFIX: Final = (("python", frozenset({"-c"})), ("pypy", frozenset({"-c"})),
+                         ("perl", frozenset({"-e", "-E"})), ("ruby", frozenset({"-e"})),
+                         ("php", frozenset({"-r"})), ("lua", frozenset({"-e"})))
+_AWKS: Final = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_VIMS: Final = frozenset({"vi", "vim", "nvim", "view", "rvim", "ex", "gvim", "vimdiff"})
+
+INTERPRETERS: Final = frozenset({
+    "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno",
+    "bun", "php", "lua", "luajit", "tclsh", "rscript", "r", "julia", "pwsh", "osascript", "irb",
+})
+
+
+def is_interpreter(head: str) -> bool:
+    """True for a scripting-language interpreter head (``python3.11`` counts as python)."""
+    return head in INTERPRETERS or bool(re.match(r"^(?:python|pypy|perl|ruby|php|lua)[\d.]*$", head))
+
+
+SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
+                           "rbash", "fish", "csh", "tcsh", "busybox-sh"})
+
+
+def all_commands(facts: Facts) -> tuple[SimpleCommand, ...]:
+    """The commands to match: every executed command the reader found (remote ones included)."""
+    return facts.commands

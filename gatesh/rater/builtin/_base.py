@@ -1,0 +1,363 @@
+"""The rule shape every domain table uses, and the per-command view rules match on.
+
+A :class:`Rule` is data: a stable id, a severity, a one-sentence reason, a remedy, the heads it is
+dispatched on, a match function, and positive and negative examples (checked by the validator
+test). Severity becomes an :class:`~gatesh._types.Outcome` in exactly one place, :func:`outcome_of`.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from gatesh._types import Facts, Outcome, SimpleCommand
+
+
+class Severity(str, enum.Enum):
+    """How bad a rule's effect is; mapped to an outcome by :func:`outcome_of` only."""
+
+    DESTRUCTIVE = "destructive"  # undoable from inside the session
+    CATASTROPHIC = "catastrophic"  # needs a backup, a re-provision or a third party
+    ATTACK = "attack"  # the structure shows compromise (S3.2)
+
+
+_OUTCOMES: Final = {
+    Severity.DESTRUCTIVE: Outcome.DESTRUCTIVE,
+    Severity.CATASTROPHIC: Outcome.CATASTROPHIC,
+    Severity.ATTACK: Outcome.ATTACK,
+}
+
+
+def outcome_of(severity: Severity) -> Outcome:
+    """The outcome a rule of ``severity`` gives the command (the one severity -> outcome map)."""
+    return _OUTCOMES[severity]
+
+
+D, C, A = Severity.DESTRUCTIVE, Severity.CATASTROPHIC, Severity.ATTACK
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A match that refines its rule: a different severity, or words to fill the reason with."""
+
+    severity: Severity | None = None
+    detail: str = ""
+    remedy: str | None = None
+
+
+MatchResult = Hit | bool | None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One piece of rater knowledge.
+
+    Invariant: ``reason`` is one sentence; ``{detail}`` in it is filled from the :class:`Hit`.
+    ``heads`` empty means the rule is tried on every command (keep those rules cheap).
+    ``on_facts`` rules receive the :class:`Ctx` instead of a command and run once per command line.
+    """
+
+    id: str
+    severity: Severity
+    reason: str
+    match: Callable[..., MatchResult]
+    remedy: str = ""
+    heads: frozenset[str] = frozenset()
+    on_facts: bool = False
+    examples: tuple[str, ...] = ()
+    counter: tuple[str, ...] = ()
+
+
+def heads(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+# --- the views rules see ----------------------------------------------------------------------
+
+
+@dataclass
+class Ctx:
+    """Per-command-line context: the facts, the working directory and the home directory."""
+
+    facts: Facts
+    cwd: str
+    home: str
+    cmds: list[Cmd] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return self.facts.text
+
+
+class Cmd:
+    """A :class:`SimpleCommand` prepared for matching: options split, positionals, pipeline peers.
+
+    ``flags`` holds every option as written up to ``=`` plus, for a short cluster like ``-rf``,
+    each letter as its own ``-r``/``-f``. ``pos`` holds the words that do not start with ``-``
+    (everything after ``--``); option values are therefore also in ``pos`` (rules know this).
+    """
+
+    __slots__ = ("args", "ctx", "dyn", "flags", "head", "index", "pos", "sc", "_low")
+
+    def __init__(self, sc: SimpleCommand, index: int, ctx: Ctx) -> None:
+        self.sc = sc
+        self.index = index
+        self.ctx = ctx
+        self.head = sc.head
+        argv = sc.argv[1:]
+        self.args: tuple[str, ...] = tuple(w.text for w in argv)
+        self.dyn: tuple[bool, ...] = tuple(not w.static for w in argv)
+        flags: set[str] = set()
+        pos: list[str] = []
+        ended = False
+        for a in self.args:
+            if ended or not a.startswith("-") or a == "-":
+                pos.append(a)
+            elif a == "--":
+                ended = True
+            elif a.startswith("--"):
+                flags.add(a.split("=", 1)[0])
+            else:
+                flags.add(a)
+                body = a[1:]
+                if body.isalpha() and len(body) <= 6:
+                    flags.update("-" + ch for ch in body)
+        self.flags: frozenset[str] = frozenset(flags)
+        self.pos: tuple[str, ...] = tuple(pos)
+        self._low: str | None = None
+
+    @property
+    def low(self) -> str:
+        """All arguments joined by spaces, lower-cased (for cheap substring tests)."""
+        if self._low is None:
+            self._low = " ".join(self.args).lower()
+        return self._low
+
+    def has(self, *opts: str) -> bool:
+        return any(o in self.flags for o in opts)
+
+    def opt_value(self, *names: str) -> str | None:
+        """The value of the first option in ``names`` (``--x=v``, ``--x v``, ``-xv`` or ``-x v``)."""
+        args = self.args
+        for i, a in enumerate(args):
+            for n in names:
+                if a == n:
+                    return args[i + 1] if i + 1 < len(args) else ""
+                if n.startswith("--") and a.startswith(n + "="):
+                    return a[len(n) + 1:]
+                if not n.startswith("--") and len(n) == 2 and a.startswith(n) and len(a) > 2:
+                    return a[2:]
+        return None
+
+    def opt_values(self, *names: str) -> list[str]:
+        out: list[str] = []
+        args = self.args
+        for i, a in enumerate(args):
+            for n in names:
+                if a == n and i + 1 < len(args):
+                    out.append(args[i + 1])
+                elif n.startswith("--") and a.startswith(n + "="):
+                    out.append(a[len(n) + 1:])
+        return out
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return tuple(t for t in self.sc.writes if t)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return tuple(r.target for r in self.sc.redirects if not r.writes and r.target and r.op in ("<", "<>"))
+
+    @property
+    def feeders(self) -> list[Cmd]:
+        """Commands earlier in the same pipeline (they feed this one's stdin, maybe indirectly)."""
+        out: list[Cmd] = []
+        for p in self.ctx.facts.pipelines:
+            if self.index in p:
+                k = p.index(self.index)
+                out.extend(self.ctx.cmds[j] for j in p[:k] if j < len(self.ctx.cmds))
+        return out
+
+    @property
+    def consumers(self) -> list[Cmd]:
+        out: list[Cmd] = []
+        for p in self.ctx.facts.pipelines:
+            if self.index in p:
+                k = p.index(self.index)
+                out.extend(self.ctx.cmds[j] for j in p[k + 1:] if j < len(self.ctx.cmds))
+        return out
+
+    @property
+    def heredoc_fed(self) -> bool:
+        return any(r.op.startswith("<<") for r in self.sc.redirects)
+
+    def sub(self, k: int = 0) -> str:
+        """The ``k``-th positional word (subcommand), lower-cased, or ''."""
+        return self.pos[k].lower() if len(self.pos) > k else ""
+
+
+# --- shared vocabulary -------------------------------------------------------------------------
+
+SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
+                           "rbash", "csh", "tcsh", "fish", "rc", "sash", "es", "pdksh", "oksh",
+                           "elvish", "nu", "xonsh", "pwsh"})
+INTERPRETER_PREFIXES: Final = ("python", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
+                               "lua", "luajit", "tclsh", "wish", "rscript", "r", "julia", "irb",
+                               "jrunscript", "jjs", "osascript", "gawk", "awk", "mawk", "nawk",
+                               "busybox", "groovy", "scala", "clisp", "sbcl", "guile", "octave",
+                               "octave-cli", "gnuplot", "gdb", "expect", "erl", "elixir", "ghci",
+                               "runghc", "crystal", "nim", "swift", "kotlin", "dotnet", "pwsh")
+
+
+def is_interpreter(head: str) -> bool:
+    if head in INTERPRETER_PREFIXES:
+        return True
+    return head.startswith(("python", "perl", "ruby", "php", "lua", "node")) and head.rstrip(
+        "0123456789.") in ("python", "perl", "ruby", "php", "lua", "node")
+
+
+# A shell named as a path (/bin/sh, /usr/local/bin/bash) anywhere inside a word.
+SHELL_PATH_RE: Final = re.compile(
+    r"(?<![\w.+-])(?:/usr)?(?:/local)?/s?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y|r|pdk)?sh(?![\w.+-])")
+# Code that spawns a shell by name: system("sh"), exec 'bash', spawn("/bin/sh"), pty.spawn …
+SPAWN_RE: Final = re.compile(
+    r"(?:\b(?:system|exec[lvpe]*|spawn\w*|popen\d?|passthru|shell_exec|pcntl_exec|proc_open|"
+    r"callcommand|run-shell-command|esyscmd|syscmd|write18|execute|call|run|start|processbuilder|"
+    r"getruntime\(\)\.exec|os\.execute|io\.popen|subprocess\.\w+)\b\W{0,6}"
+    r"(?:/usr)?(?:/bin/)?(?:ba|da|z|k|c|tc|fi|a)?sh\b(?![.\w-])"
+    r"|\bpty\.spawn\b|(?:^|[\s;'\"(])(?::!|!)\s*(?:/bin/)?(?:ba|da|z|k)?sh\b|:shell\b|:terminal\b)",
+    re.IGNORECASE,
+)
+
+_HOME_VARS: Final = re.compile(r"^(?:~(?=/|$)|\$HOME(?![\w])|\$\{HOME\})")
+_TMP_VARS: Final = re.compile(r"^(?:\$TMPDIR(?![\w])|\$\{TMPDIR(?::-[^}]*)?\}|\$TMP(?![\w])|\$\{TMP\})")
+_PWD_VARS: Final = re.compile(r"^(?:\$PWD(?![\w])|\$\{PWD\}|\$\(pwd\))")
+
+SYSTEM_DIRS: Final = frozenset({
+    "/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev",
+    "/proc", "/sys", "/var", "/opt", "/srv", "/root", "/home", "/users", "/system", "/library",
+    "/applications", "/private", "/snap", "/mnt", "/media", "/run", "/usr/local", "/usr/bin",
+    "/usr/lib", "/usr/share", "/var/lib", "/var/log", "/etc/ssl", "/private/etc", "/nix",
+})
+TEMP_ROOTS: Final = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/", "/private/var/folders/")
+BUILD_NAMES: Final = frozenset({
+    "node_modules", "dist", "build", "target", "__pycache__", ".cache", ".pytest_cache",
+    ".mypy_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", ".next", ".nuxt", ".turbo",
+    ".parcel-cache", "coverage", ".coverage", "htmlcov", ".gradle", ".eggs", "out", "bin", "obj",
+    ".svelte-kit", ".angular", ".expo", ".terraform", "tmp", ".tmp", "temp", "cache", ".sass-cache",
+    "bower_components", ".nyc_output", "_build", "deps", ".hypothesis", "storybook-static",
+    ".docusaurus", ".vercel", ".serverless", "cdk.out", "vendor/bundle", ".build", "DerivedData",
+    "Pods", "cmake-build-debug", "cmake-build-release", ".ipynb_checkpoints", "site", "public/build",
+})
+
+
+class Scope(str, enum.Enum):
+    """Where a path lies, which decides how bad deleting it is."""
+
+    TEMP = "temp"
+    BUILD = "build"
+    CWD_ITEM = "cwd-item"
+    CWD_ALL = "cwd-all"
+    HOME_ROOT = "home"
+    HOME_TOP = "home-top"
+    HOME = "under-home"
+    SYSTEM_ROOT = "system-root"
+    SYSTEM = "system"
+    OUTSIDE = "outside"
+    UNKNOWN = "unknown"
+
+
+def resolve(word: str, cwd: str, home: str) -> str | None:
+    """``word`` as an absolute normalised path, or None when it depends on an unknown value."""
+    w = word
+    m = _HOME_VARS.match(w)
+    if m:
+        w = home + w[m.end():]
+    else:
+        m = _TMP_VARS.match(w)
+        if m:
+            w = "/tmp" + w[m.end():]
+        else:
+            m = _PWD_VARS.match(w)
+            if m:
+                w = cwd + w[m.end():]
+    if "$" in w or "`" in w:
+        return None
+    if w.startswith("~"):  # ~user
+        return None
+    if not w.startswith("/"):
+        w = posixpath.join(cwd, w)
+    w = re.sub(r"/+", "/", w)
+    norm = posixpath.normpath(w)
+    return "/" if norm == "//" else norm
+
+
+def _strip_glob(p: str) -> tuple[str, bool]:
+    """The directory a glob path stands for, and whether it was a glob over a whole directory."""
+    parts = p.split("/")
+    for i, part in enumerate(parts):
+        if any(ch in part for ch in "*?["):
+            if part in ("*", ".*", "*.*", "{*,.*}", ".[!.]*", "..?*") and i == len(parts) - 1:
+                return "/".join(parts[:i]) or "/", True
+            return "/".join(parts[:i]) or "/", False
+    return p, False
+
+
+def scope_of(word: str, cwd: str, home: str) -> tuple[Scope, str]:
+    """Classify ``word`` (a path operand): the scope and the resolved path ('' when unknown)."""
+    path = resolve(word, cwd, home)
+    if path is None:
+        return Scope.UNKNOWN, ""
+    base, whole = _strip_glob(path)
+    globbed = base != path
+    cwd_n = posixpath.normpath(cwd) if cwd else "/"
+    home_n = posixpath.normpath(home) if home else ""
+    target = base if globbed else path
+    # temp: named as such (a relative path under a temp cwd is still the project)
+    lit_abs = word.startswith(("/", "$TMP", "${TMP")) and not word.startswith(("/tmp/..", "/tmp/../"))
+    if lit_abs and (target + "/").startswith(TEMP_ROOTS) and target.rstrip("/") not in (
+            "/tmp", "/var/tmp", "/private/tmp", "/dev/shm"):
+        return Scope.TEMP, path
+    if lit_abs and globbed and target in ("/tmp", "/var/tmp", "/private/tmp"):
+        return Scope.TEMP, path
+    low = target.lower()
+    if low in SYSTEM_DIRS and target != home_n:
+        return Scope.SYSTEM_ROOT, path
+    if cwd_n not in ("/",) and cwd_n.lower() not in SYSTEM_DIRS and cwd_n != home_n:
+        if target == cwd_n or (globbed and whole and base == cwd_n):
+            return Scope.CWD_ALL, path
+        if target.startswith(cwd_n + "/"):
+            rel = target[len(cwd_n) + 1:]
+            if any(part in BUILD_NAMES or part.endswith(".egg-info") for part in rel.split("/")):
+                return Scope.BUILD, path
+            return Scope.CWD_ITEM, path
+    if home_n and home_n != "/":
+        if target == home_n:
+            return Scope.HOME_ROOT, path
+        if target.startswith(home_n + "/"):
+            rel = target[len(home_n) + 1:]
+            if any(part in BUILD_NAMES for part in rel.split("/")[1:]) and "/" in rel:
+                return Scope.BUILD, path
+            return (Scope.HOME_TOP if "/" not in rel else Scope.HOME), path
+    for sysdir in SYSTEM_DIRS:
+        if sysdir != "/" and (low + "/").startswith(sysdir + "/") and not low.startswith("/home/"):
+            return Scope.SYSTEM, path
+    if low.startswith(("/home/", "/users/")):
+        depth = low.count("/")
+        return (Scope.HOME_ROOT if depth <= 2 else Scope.HOME), path
+    return Scope.OUTSIDE, path
+
+
+def fold_home(path: str, home: str) -> str:
+    if home and home != "/" and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home):]
+    return path
+
+
+def default_home() -> str:
+    return os.path.expanduser("~")

@@ -1,0 +1,237 @@
+"""Destructive git: commands that discard uncommitted work or rewrite shared history."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gatesh.rater.builtin._base import C, D, Cmd, Hit, MatchResult, Rule, heads
+
+GIT: Final = heads("git")
+PROTECTED: Final = frozenset({"main", "master", "trunk", "production", "prod", "release", "develop"})
+# git's global options that take a value (so the value is not mistaken for the subcommand)
+_GLOBAL_WITH_ARG: Final = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace",
+                                     "--exec-path", "--config-env", "--super-prefix"})
+
+
+def sub(c: Cmd) -> tuple[str, tuple[str, ...]]:
+    """git's subcommand (lower-cased) and the words after it."""
+    args = c.args
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _GLOBAL_WITH_ARG:
+            i += 2
+            continue
+        if a.startswith("-"):
+            i += 1
+            continue
+        return a.lower(), args[i + 1:]
+    return "", ()
+
+
+def _opts(rest: tuple[str, ...]) -> set[str]:
+    out: set[str] = set()
+    for a in rest:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            out.add(a.split("=", 1)[0])
+        elif a.startswith("-") and len(a) > 1:
+            out.add(a)
+            if a[1:].isalpha():
+                out.update("-" + ch for ch in a[1:])
+    return out
+
+
+def _positional(rest: tuple[str, ...]) -> list[str]:
+    return [a for a in rest if not a.startswith("-")]
+
+
+def reset_hard(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    return s == "reset" and bool(_opts(rest) & {"--hard", "--merge"})
+
+
+def clean_force(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s != "clean":
+        return None
+    o = _opts(rest)
+    if o & {"-n", "--dry-run"}:
+        return None
+    return bool(o & {"-f", "--force"})
+
+
+def push_force(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s != "push":
+        return None
+    o = _opts(rest)
+    refs = _positional(rest)[1:]  # after the remote
+    plus = [r for r in refs if r.startswith("+")]
+    forced = bool(o & {"--force", "-f"}) or bool(plus)
+    if not forced:
+        return None
+    if "--force-with-lease" in o or "--force-if-includes" in o:
+        if not (o & {"--force", "-f"}) and not plus:
+            return None
+    names = {r.lstrip("+").split(":")[-1].removeprefix("refs/heads/") for r in refs}
+    if names & PROTECTED or (not refs and False):
+        return Hit(severity=C, detail="over the protected branch " + sorted(names & PROTECTED)[0])
+    return Hit(detail="over the remote branch's history")
+
+
+def push_delete(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s != "push":
+        return None
+    o = _opts(rest)
+    refs = _positional(rest)[1:]
+    deleted = [r[1:] for r in refs if r.startswith(":") and len(r) > 1]
+    if o & {"--delete", "-d"}:
+        deleted += refs
+    if "--mirror" in o or "--prune" in o:
+        return Hit(detail="remote refs that are missing locally")
+    if not deleted:
+        return None
+    names = {r.removeprefix("refs/heads/") for r in deleted}
+    if names & PROTECTED:
+        return Hit(severity=C, detail="the protected branch " + sorted(names & PROTECTED)[0])
+    return Hit(detail="the remote branch " + ", ".join(sorted(names)))
+
+
+def branch_force_delete(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s != "branch":
+        return None
+    o = _opts(rest)
+    return "-D" in o or (bool(o & {"-d", "--delete"}) and bool(o & {"-f", "--force"}))
+
+
+def stash_drop(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    return s == "stash" and bool(rest) and rest[0] in ("drop", "clear")
+
+
+def checkout_discard(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s != "checkout":
+        return None
+    o = _opts(rest)
+    if o & {"-b", "-B", "--orphan"}:
+        return None
+    if o & {"-f", "--force"}:
+        return True
+    if "--" in rest:
+        after = rest[rest.index("--") + 1:]
+        return bool(after)
+    pos = _positional(rest)
+    return any(p in (".", "./", "*", ":/") for p in pos) or (len(pos) >= 2 and "HEAD" in pos[0].upper())
+
+
+def restore_worktree(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s != "restore":
+        return None
+    o = _opts(rest)
+    if o & {"-W", "--worktree"}:
+        return True
+    return not (o & {"-S", "--staged"}) and bool(_positional(rest))
+
+
+def switch_discard(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    return s == "switch" and bool(_opts(rest) & {"--discard-changes", "-f", "--force"})
+
+
+def rewrite_history(c: Cmd) -> MatchResult:
+    s, _ = sub(c)
+    return s in ("filter-branch", "filter-repo")
+
+
+def drop_unreachable(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s == "reflog" and rest and rest[0] in ("expire", "delete"):
+        return True
+    if s == "gc" and any(a.startswith("--prune=") and a.split("=", 1)[1] in ("now", "all") for a in rest):
+        return True
+    if s == "prune" and "-n" not in rest and "--dry-run" not in rest:
+        return True
+    return s == "update-ref" and bool(_opts(rest) & {"-d"})
+
+
+def worktree_force_remove(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    return s == "worktree" and bool(rest) and rest[0] == "remove" and bool(_opts(rest) & {"-f", "--force"})
+
+
+def rm_cached_force(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    if s != "rm":
+        return None
+    o = _opts(rest)
+    return not (o & {"--cached", "-n", "--dry-run"}) and bool(o & {"-f", "--force", "-r"})
+
+
+def tag_delete(c: Cmd) -> MatchResult:
+    s, rest = sub(c)
+    return s == "tag" and bool(_opts(rest) & {"-d", "--delete"})
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("git.reset-hard", D, "git reset --hard throws away uncommitted changes in the working tree.",
+         reset_hard, remedy="stash first (git stash) or commit, then reset", heads=GIT,
+         examples=("git reset --hard", "git reset --hard HEAD~3", "sudo git reset --hard origin/main"),
+         counter=("git reset HEAD file", "git reset --soft HEAD~1", "git add reset --hard")),
+    Rule("git.clean-force", D, "git clean -f permanently deletes untracked files that git cannot restore.",
+         clean_force, remedy="run git clean -n first and delete only what it lists, or stash -u", heads=GIT,
+         examples=("git clean -fd", "git clean -f", "git clean -xdf"),
+         counter=("git clean -n", "git clean -nd", "git status")),
+    Rule("git.push-force", D, "A force push overwrites {detail}, discarding commits others may have.",
+         push_force, remedy="use --force-with-lease", heads=GIT,
+         examples=("git push --force", "git push -f origin feature", "git push origin +feature",
+                   "git push --force origin main"),
+         counter=("git push --force-with-lease", "git push origin feature", "git push")),
+    Rule("git.push-delete", D, "This push deletes {detail} on the remote.", push_delete,
+         remedy="delete the remote branch by hand after checking nobody uses it", heads=GIT,
+         examples=("git push origin --delete feature", "git push origin :feature", "git push --mirror"),
+         counter=("git push origin feature", "git push -u origin HEAD")),
+    Rule("git.branch-force-delete", D, "git branch -D deletes a branch even when its commits are not merged.",
+         branch_force_delete, remedy="use git branch -d, which refuses unmerged branches", heads=GIT,
+         examples=("git branch -D feature", "git branch --delete --force old"),
+         counter=("git branch -d feature", "git branch -a")),
+    Rule("git.stash-drop", D, "Dropping or clearing stashes deletes saved work.", stash_drop,
+         remedy="apply or branch the stash first (git stash branch NAME)", heads=GIT,
+         examples=("git stash drop", "git stash clear", "git stash drop stash@{0}"),
+         counter=("git stash", "git stash list", "git stash pop")),
+    Rule("git.checkout-discard", D, "This checkout overwrites uncommitted changes in the named files.",
+         checkout_discard, remedy="stash first (git stash), or commit the changes", heads=GIT,
+         examples=("git checkout -- file.txt", "git checkout .", "git checkout -f main",
+                   "git checkout HEAD -- src/"),
+         counter=("git checkout -b feature", "git checkout main", "git checkout feature/x")),
+    Rule("git.restore-worktree", D, "git restore overwrites uncommitted changes in the working tree.",
+         restore_worktree, remedy="stash first (git stash), or restore only --staged", heads=GIT,
+         examples=("git restore file.txt", "git restore .", "git restore -W file.txt"),
+         counter=("git restore -S file.txt", "git restore --staged .")),
+    Rule("git.switch-discard", D, "git switch --discard-changes throws away uncommitted changes.",
+         switch_discard, remedy="stash first (git stash)", heads=GIT,
+         examples=("git switch --discard-changes main", "git switch -f main"),
+         counter=("git switch main", "git switch -c feature")),
+    Rule("git.rewrite-history", D, "Rewriting all history with filter-branch/filter-repo replaces every commit.",
+         rewrite_history, remedy="work on a fresh clone and keep the original", heads=GIT,
+         examples=("git filter-branch --tree-filter 'rm -f x' HEAD", "git filter-repo --path src"),
+         counter=("git log --follow file",)),
+    Rule("git.drop-unreachable", D, "This deletes reflog entries or unreachable objects, the last copy of lost commits.",
+         drop_unreachable, remedy="leave the reflog alone; let git gc expire it on its own schedule", heads=GIT,
+         examples=("git reflog expire --expire=now --all", "git gc --prune=now", "git update-ref -d refs/heads/x"),
+         counter=("git reflog", "git gc", "git update-ref refs/heads/x HEAD")),
+    Rule("git.worktree-force-remove", D, "Removing a worktree with --force deletes its uncommitted changes.",
+         worktree_force_remove, remedy="commit or stash inside the worktree first", heads=GIT,
+         examples=("git worktree remove --force ../wt",), counter=("git worktree list", "git worktree remove ../wt")),
+    Rule("git.rm-force", D, "git rm -f deletes files from the working tree along with their uncommitted changes.",
+         rm_cached_force, remedy="use git rm --cached to untrack without deleting", heads=GIT,
+         examples=("git rm -rf src", "git rm -f notes.txt"), counter=("git rm --cached -r build", "git rm file.txt")),
+    Rule("git.tag-delete", D, "Deleting a tag removes a release marker others may rely on.", tag_delete,
+         remedy="leave released tags in place", heads=GIT,
+         examples=("git tag -d v1.0",), counter=("git tag v1.1", "git tag -l")),
+)

@@ -1,0 +1,66 @@
+"""``read()``: the reader's single entry point; it never raises."""
+
+from __future__ import annotations
+
+from gatesh._types import Facts
+
+from . import _limits as L
+from ._read import Reader, ReadLimit, _Inherit, make_facts
+from ._text import parse_justification
+from .harness import unwrap
+
+
+def _bad_text(text: str) -> str:
+    """Why ``text`` cannot be read at all ("" when it can)."""
+    if "\x00" in text:
+        return "unreadable: the command contains a NUL byte"
+    try:
+        n = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "unreadable: the command is not valid UTF-8 (undecodable bytes)"
+    if n > L.MAX_COMMAND_BYTES:
+        return f"too long: {n} bytes (the limit is {L.MAX_COMMAND_BYTES})"
+    return ""
+
+
+def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts:
+    """Read ``text`` into :class:`Facts`. Never raises.
+
+    Guarantees: every simple command either reader sees executing is in ``commands`` (wrappers
+    peeled, nested strings re-read); past a limit, on bad input or on an internal error the
+    result has ``readable=False``, ``unreadable`` says why, and ``commands`` holds what was read
+    before that point.
+    """
+    if not isinstance(text, str):
+        return Facts(text=repr(text)[:200], readable=False,
+                     unreadable="unreadable: not a string")
+    bad = _bad_text(text)
+    if bad:
+        return Facts(text=text, readable=False, unreadable=bad, notes=(bad,))
+    harness, outer = "", ""
+    try:
+        found = unwrap(text)
+    except Exception:
+        found = None
+    if found is not None:
+        harness, outer = found[0], text
+        text = found[1]
+    command, why = parse_justification(text)
+    reader = Reader(cwd, home)
+    try:
+        reader.read_text(command, "top", 0, _Inherit())
+    except ReadLimit as exc:
+        reader.unreadable = str(exc)
+        reader.note(str(exc))
+    except RecursionError:
+        reader.unreadable = "too deep: nesting beyond the reader's limit"
+        reader.note(reader.unreadable)
+    except Exception as exc:  # fail closed: an internal error makes the command unreadable
+        reader.unreadable = f"unreadable: internal reader error ({type(exc).__name__}: {exc})"
+        reader.note(reader.unreadable)
+    facts = make_facts(reader, command)
+    if harness or why:
+        from dataclasses import replace
+
+        facts = replace(facts, harness=harness, outer_text=outer, justification=why)
+    return facts

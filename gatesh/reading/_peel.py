@@ -1,0 +1,190 @@
+"""Peeling wrappers (sudo, env, timeout, xargs, …) off an argv, driven by ``_tables.WRAPPERS``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gatesh._types import Word
+
+from ._split import split_words
+from ._tables import SHELL_OPT_ONLY, WRAPPERS, WrapperSpec
+
+
+def head_of(text: str) -> str:
+    """argv[0]'s head: basename, case-folded, ``.exe`` stripped (``/usr/bin/RM.EXE`` -> ``rm``)."""
+    base = text.rstrip("/").rsplit("/", 1)[-1] if "/" in text else text
+    if "\\" in base:  # C:\Windows\cmd.exe
+        base = base.rsplit("\\", 1)[-1]
+    base = base.casefold()
+    if base.endswith(".exe"):
+        base = base[:-4]
+    return base
+
+
+@dataclass
+class Peeled:
+    """The command inside the wrappers, and what the wrappers told us on the way."""
+
+    argv: list[Word]
+    wrappers: list[str] = field(default_factory=list)
+    privileged: bool = False
+    assignments: list[str] = field(default_factory=list)
+    context: str = ""
+    shell_string: Word | None = None  # a wrapper runs this string with a shell (su -c, watch)
+    shell_via: str = ""  # the wrapper that runs shell_string
+
+
+@dataclass
+class _Opts:
+    index: int  # where the wrapped command starts
+    stopped: bool = False  # an option says no command is run
+    shell: Word | None = None  # value of a shell-string option
+    split: Word | None = None  # value of a split-string option (env -S)
+
+
+def _scan(args: list[Word], spec: WrapperSpec, head: str) -> _Opts:
+    i = 0
+    n = len(args)
+    while i < n:
+        a = args[i]
+        s = a.text
+        if not a.static:
+            break
+        if s == "--":
+            i += 1
+            break
+        if s == "-" and head == "su":
+            i += 1
+            continue
+        if not s.startswith("-") or s == "-":
+            break
+        nxt = args[i + 1] if i + 1 < n else None
+        if s.startswith("--"):
+            name, eq, val = s.partition("=")
+            value = Word(val) if eq else nxt
+            if name in spec.stop:
+                return _Opts(i, stopped=True)
+            if name in spec.shell_opt:
+                return _Opts(i + (1 if eq else 2), shell=value or Word(""))
+            if name in spec.split_opt:
+                return _Opts(i + (1 if eq else 2), split=value or Word(""))
+            i += 2 if (name in spec.with_arg and not eq) else 1
+            continue
+        step = 1
+        for j in range(1, len(s)):
+            o = "-" + s[j]
+            if o in spec.stop:
+                return _Opts(i, stopped=True)
+            takes = o in spec.with_arg or o in spec.shell_opt or o in spec.split_opt
+            if not takes:
+                continue
+            rest = s[j + 1:]
+            value = Word(rest) if rest else nxt
+            if not rest:
+                step = 2
+            if o in spec.shell_opt:
+                return _Opts(i + step, shell=value or Word(""))
+            if o in spec.split_opt:
+                return _Opts(i + step, split=value or Word(""))
+            break
+        i += step
+    return _Opts(min(i, n))
+
+
+def _su_shell(args: list[Word]) -> Word | None:
+    """`su [opts] [-] [user] -c STRING`: the -c may come after the user name."""
+    for k, a in enumerate(args):
+        if not a.static:
+            continue
+        if a.text in ("-c", "--command", "--session-command") and k + 1 < len(args):
+            return args[k + 1]
+        if a.text.startswith("--command="):
+            return Word(a.text.split("=", 1)[1])
+        if a.text.startswith("-") and not a.text.startswith("--") and a.text.endswith("c") \
+                and len(a.text) > 2 and k + 1 < len(args):
+            return args[k + 1]  # su -lc STRING
+    return None
+
+
+def peel(argv: list[Word]) -> Peeled:
+    """Peel every wrapper off ``argv``.
+
+    Guarantees: the result's ``argv`` is the innermost command (possibly empty when the
+    wrappers run a shell string, see ``shell_string``); a wrapper that runs no command
+    (``sudo -l``, ``command -v x``, bare ``env``) is itself the head.
+    """
+    p = Peeled(list(argv))
+    for _ in range(32):  # wrappers nest, but not without bound
+        cur = p.argv
+        if not cur or not cur[0].static:
+            return p
+        head = head_of(cur[0].text)
+        spec = WRAPPERS.get(head)
+        if spec is None:
+            return p
+        args = cur[1:]
+        if head == "su":
+            s = _su_shell(args)
+            if s is None:
+                return p
+            p.wrappers.append(head)
+            p.privileged = True
+            p.argv = []
+            p.shell_string, p.shell_via = s, "su -c"
+            return p
+        opts = _scan(args, spec, head)
+        if opts.stopped:
+            return p
+        if opts.shell is not None:
+            p.wrappers.append(head)
+            p.privileged = p.privileged or spec.privileged
+            p.argv = []
+            p.shell_string, p.shell_via = opts.shell, f"{head} -c"
+            return p
+        if head in SHELL_OPT_ONLY:
+            return p
+        rest = args[opts.index:]
+        if opts.split is not None:
+            rest = split_words(opts.split) + rest
+        if spec.assignments:
+            k = 0
+            while k < len(rest) and rest[k].static and _is_assignment(rest[k].text):
+                p.assignments.append(rest[k].text)
+                k += 1
+            rest = rest[k:]
+        rest = rest[spec.operands:] if len(rest) > spec.operands else []
+        if head == "flock" and rest and rest[0].static and rest[0].text in ("-c", "--command"):
+            if len(rest) > 1:
+                p.wrappers.append(head)
+                p.argv = []
+                p.shell_string, p.shell_via = rest[1], "flock -c"
+                return p
+        if spec.end_marker:
+            for k, w in enumerate(rest):
+                if w.static and w.text in (spec.end_marker, spec.end_marker + ":"):
+                    rest = rest[:k]
+                    break
+        if not rest:
+            return p
+        p.wrappers.append(head)
+        p.privileged = p.privileged or spec.privileged
+        if spec.context:
+            p.context = spec.context
+        if spec.joins_shell and not (args and args[0].static and args[0].text in ("-x", "--exec")):
+            joined = " ".join(w.text for w in rest)
+            p.argv = []
+            p.shell_string = Word(joined, all(w.static for w in rest))
+            p.shell_via = f"{head}"
+            return p
+        if head == "parallel" and len(rest) == 1 and rest[0].static and " " in rest[0].text:
+            p.argv = []
+            p.shell_string, p.shell_via = rest[0], "parallel"
+            return p
+        p.argv = rest
+    return p
+
+
+def _is_assignment(s: str) -> bool:
+    name, eq, _ = s.partition("=")
+    return bool(eq) and bool(name) and (name[0].isalpha() or name[0] == "_") \
+        and all(c.isalnum() or c == "_" for c in name)

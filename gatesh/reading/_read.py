@@ -1,0 +1,438 @@
+"""``read()``: text -> :class:`Facts`, the union of both readers, bounded by ``_limits``."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, replace
+
+from gatesh._types import Facts, Redirect, Script, SimpleCommand, Word
+
+from . import _limits as L
+from ._hosts import hosts_in, ssh_split
+from ._peel import head_of, peel
+from ._second import read_second
+from ._tables import FIND_EXEC, INTERPRETERS, SHELL_WITH_ARG, SHELLS, SOURCE_BUILTINS
+from ._walk import RawCommand, WalkLimit, walk_text
+
+# Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
+_SYSTEM_BIN_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/homebrew/", "/nix/", "/System/")
+
+
+class ReadLimit(Exception):
+    """A limit of ``_limits`` was passed; the message is the ``unreadable`` reason."""
+
+
+@dataclass(frozen=True)
+class _Inherit:
+    """What a re-read string inherits from the command that runs it."""
+
+    wrappers: tuple[str, ...] = ()
+    privileged: bool = False
+    remote: bool = False
+    redirects: tuple[Redirect, ...] = ()
+
+
+def max_nesting(text: str) -> int:
+    """An upper bound on bracket nesting in ``text`` (quotes ignored: over-counting is safe)."""
+    depth = best = 0
+    for ch in text:
+        if ch in "({[`":
+            depth += 1
+            if depth > best:
+                best = depth
+        elif ch in ")}]":
+            depth = depth - 1 if depth > 0 else 0
+    return best
+
+
+def _needs_nesting_scan(text: str) -> bool:
+    return text.count("(") + text.count("{") + text.count("[") + text.count("`") > L.MAX_NESTING
+
+
+def _is_interpreter(head: str) -> bool:
+    return head.startswith(INTERPRETERS)
+
+
+class Reader:
+    """One reading: collects commands, pipelines, hosts, scripts and notes across re-reads."""
+
+    def __init__(self, cwd: str | None, home: str | None) -> None:
+        self.cwd = cwd
+        self.home = home
+        self.deadline = time.monotonic() + L.TIME_BUDGET_S
+        self.commands: list[SimpleCommand] = []
+        self.pipelines: list[tuple[int, ...]] = []
+        self.hosts: list[str] = []
+        self.functions: list[str] = []
+        self.scripts: list[Script] = []
+        self.notes: list[str] = []
+        self.unreadable = ""
+        self.script_bytes = 0
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def _check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise ReadLimit(f"too slow: reading took longer than {L.TIME_BUDGET_S:g} s")
+
+    # --- reading a text --------------------------------------------------------------------
+
+    def read_text(self, text: str, context: str, depth: int, inherit: _Inherit) -> list[int]:
+        """Read ``text`` as shell; returns the indexes of the commands it produced."""
+        if depth > L.MAX_REREAD_DEPTH:
+            raise ReadLimit(f"too deep: strings re-read more than {L.MAX_REREAD_DEPTH} levels")
+        self._check_time()
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) > L.MAX_COMMAND_BYTES and context != "script":
+            raise ReadLimit(f"too long: a nested command of {len(data)} bytes")
+        if _needs_nesting_scan(text) and max_nesting(text) > L.MAX_NESTING:
+            raise ReadLimit(f"too deep: brackets nested more than {L.MAX_NESTING} levels")
+        try:
+            walk = walk_text(data, context)
+        except WalkLimit as exc:
+            raise ReadLimit(str(exc)) from None
+        except RecursionError:
+            raise ReadLimit("too deep: nesting beyond the reader's limit") from None
+        where = "" if depth == 0 else f" (in {context} at depth {depth})"
+        second, second_err = read_second(text)
+        if walk.has_error:
+            self.note(f"tree-sitter read with errors{where}: {walk.error_at}")
+            if second is None and not self.unreadable:
+                self.unreadable = (f"unreadable: neither reader could parse it{where} "
+                                   f"(tree-sitter: {walk.error_at}; bashlex: {second_err})")
+        # bashlex failing alone is common (case, [[ ]], quoted heredocs) and no disagreement.
+        produced: list[int] = []
+        raw_map: list[list[int]] = []
+        surface_ts: set[str] = set()
+        for raw in walk.commands:
+            idxs, surface = self.finalize(raw, depth, inherit)
+            raw_map.append(idxs)
+            produced.extend(idxs)
+            surface_ts.add(surface)
+        for stages in walk.pipelines:
+            flat = tuple(i for stage in stages for raw_i in stage for i in raw_map[raw_i])
+            if len(flat) >= 2:
+                self.pipelines.append(flat)
+        for name in walk.functions:
+            if name not in self.functions:
+                self.functions.append(name)
+        if second is not None:
+            produced.extend(self._union(second, surface_ts, depth, inherit, where))
+        return produced
+
+    def _union(self, second: tuple[RawCommand, ...], surface_ts: set[str], depth: int,
+               inherit: _Inherit, where: str) -> list[int]:
+        """Add every command bashlex saw that tree-sitter did not (the stricter union)."""
+        added: list[int] = []
+        seen_second: set[str] = set()
+        for raw in second:
+            p = peel(raw.words)
+            surface = _surface(p.argv, p.shell_string is not None)
+            seen_second.add(surface)
+            if surface in surface_ts or surface in self.functions:
+                continue
+            self.note(f"readers disagree{where}: bashlex read {surface or 'a dynamic head'!r} "
+                      f"that tree-sitter did not")
+            idxs, _ = self.finalize(raw, depth, inherit)
+            added.extend(idxs)
+            surface_ts.add(surface)
+        missing = sorted(h for h in surface_ts - seen_second if h not in ("", ":"))
+        if missing:
+            self.note(f"readers disagree{where}: tree-sitter read {', '.join(missing)} "
+                      f"that bashlex did not")
+        return added
+
+    # --- one command -----------------------------------------------------------------------
+
+    def _emit(self, cmd: SimpleCommand) -> int:
+        if len(self.commands) >= L.MAX_COMMANDS:
+            raise ReadLimit(f"too many commands: more than {L.MAX_COMMANDS}")
+        self.commands.append(cmd)
+        for h in hosts_in(cmd.head, cmd.argv):
+            if h not in self.hosts:
+                self.hosts.append(h)
+        return len(self.commands) - 1
+
+    def finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]:
+        """Peel ``raw``, re-read what it runs, emit its commands: (indexes, surface head)."""
+        redirects = tuple(raw.redirects) + inherit.redirects
+        if raw.declaration or not raw.words:
+            head = head_of(raw.words[0].text) if raw.words else ":"
+            cmd = SimpleCommand(tuple(raw.words), head, wrappers=inherit.wrappers,
+                                privileged=inherit.privileged,
+                                assignments=tuple(raw.assignments), redirects=redirects,
+                                context=raw.context, raw=raw.raw, depth=depth,
+                                remote=inherit.remote)
+            return [self._emit(cmd)], head
+        p = peel(raw.words)
+        wrappers = inherit.wrappers + tuple(p.wrappers)
+        privileged = inherit.privileged or p.privileged
+        context = p.context or raw.context
+        assignments = tuple(raw.assignments) + tuple(p.assignments)
+        surface = _surface(p.argv, p.shell_string is not None)
+        if p.shell_string is not None:
+            inner = _Inherit(wrappers, privileged, inherit.remote, redirects)
+            idxs = self._reread(p.shell_string, p.shell_via, depth, inner, raw)
+            if idxs is not None:
+                return idxs, surface
+            argv = raw.words  # dynamic string: the outer command stays
+            head = head_of(argv[0].text) if argv[0].static else ""
+            wrappers, privileged = inherit.wrappers, inherit.privileged
+        else:
+            argv = p.argv
+            head = head_of(argv[0].text) if argv[0].static else ""
+        if not head:
+            self.note(f"dynamic head: {raw.raw[:80]!r}")
+        cmd = SimpleCommand(tuple(argv), head, wrappers=wrappers, privileged=privileged,
+                            assignments=assignments, redirects=redirects, context=context,
+                            raw=raw.raw, depth=depth, remote=inherit.remote)
+        inner = _Inherit((*wrappers, head), privileged, inherit.remote)
+        if head in SHELLS:
+            idxs = self._shell(cmd, raw, depth, inner)
+            if idxs is not None:
+                return idxs, surface
+        if head == "eval" and len(argv) > 1 and all(w.static for w in argv[1:]):
+            text = " ".join(w.text for w in argv[1:])
+            return self.read_text(text, "eval", depth + 1, replace(inner, redirects=redirects)), \
+                surface
+        idx = self._emit(cmd)
+        out = [idx]
+        if head == "eval":
+            self.note(f"eval of a dynamic string: {raw.raw[:80]!r}")
+        elif head in SOURCE_BUILTINS and len(argv) > 1:
+            out.extend(self._script(argv[1], "sh", depth, inner))
+        elif head == "find":
+            out.extend(self._find(cmd, raw, depth, inherit, wrappers, privileged))
+        elif head == "ssh":
+            out.extend(self._ssh(cmd, raw, depth, inherit, wrappers, privileged))
+        elif _is_interpreter(head):
+            self._interpreter(cmd, raw, depth, inner)
+        elif argv[0].static and "/" in argv[0].text \
+                and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES):
+            out.extend(self._script(argv[0], "", depth, inner))
+        return out, surface
+
+    def _reread(self, word: Word, via: str, depth: int, inherit: _Inherit,
+                raw: RawCommand) -> list[int] | None:
+        if not word.static:
+            self.note(f"{via} runs a dynamic string: {raw.raw[:80]!r}")
+            return None
+        return self.read_text(word.text, via if via in ("sh -c", "eval", "su -c", "remote")
+                              else "sh -c", depth + 1, inherit)
+
+    def _shell(self, cmd: SimpleCommand, raw: RawCommand, depth: int,
+               inner: _Inherit) -> list[int] | None:
+        """A shell: -c STRING replaces it; a script operand or stdin body is read too."""
+        args = cmd.argv[1:]
+        has_c = False
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if not a.static:
+                break
+            s = a.text
+            if s == "--" or s == "-":
+                i += 1
+                break
+            if s in SHELL_WITH_ARG:
+                i += 2
+                continue
+            if s.startswith("--"):
+                i += 1
+                continue
+            if s[:1] in "-+" and len(s) > 1:
+                if s[0] == "-" and "c" in s[1:]:
+                    has_c = True
+                i += 1
+                continue
+            break
+        operand = args[i] if i < len(args) else None
+        redirects = tuple(r for r in cmd.redirects if r.op not in ("<<", "<<-", "<<<"))
+        inner = replace(inner, wrappers=inner.wrappers, redirects=redirects)
+        if has_c:
+            if operand is None:
+                self.note(f"{cmd.head} -c without a command string")
+                return None
+            return self._reread(operand, "sh -c", depth, inner, raw)
+        if operand is not None:
+            idx = self._emit(cmd)
+            return [idx, *self._script(operand, cmd.head, depth, inner)]
+        body = self._stdin_body(raw)
+        if body is not None:
+            text, static = body
+            if not static:
+                self.note(f"{cmd.head} reads a heredoc with expansions; read as written")
+                idx = self._emit(cmd)
+                return [idx, *self.read_text(text, "heredoc", depth + 1, inner)]
+            return self.read_text(text, "heredoc", depth + 1, inner)
+        return None
+
+    @staticmethod
+    def _stdin_body(raw: RawCommand) -> tuple[str, bool] | None:
+        if raw.heredoc is not None:
+            body, quoted = raw.heredoc
+            return body, quoted or ("$" not in body and "`" not in body)
+        if raw.herestring is not None:
+            w = raw.herestring
+            return w.text, w.static
+        return None
+
+    def _find(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit,
+              wrappers: tuple[str, ...], privileged: bool) -> list[int]:
+        out: list[int] = []
+        argv = cmd.argv
+        i = 1
+        while i < len(argv):
+            if argv[i].static and argv[i].text in FIND_EXEC:
+                j = i + 1
+                while j < len(argv) and not (argv[j].static and argv[j].text in (";", "+")):
+                    j += 1
+                words = list(argv[i + 1:j])
+                if words:
+                    sub = RawCommand(words, "find -exec", raw.frame, raw.start, raw.raw)
+                    idxs, _ = self.finalize(sub, depth, _Inherit(
+                        (*wrappers, "find"), privileged, inherit.remote))
+                    out.extend(idxs)
+                i = j + 1
+                continue
+            i += 1
+        return out
+
+    def _ssh(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit,
+             wrappers: tuple[str, ...], privileged: bool) -> list[int]:
+        host, rest = ssh_split(cmd.argv)
+        if host is None or not rest:
+            return []
+        if not all(w.static for w in rest):
+            self.note(f"ssh runs a dynamic remote command: {raw.raw[:80]!r}")
+            return []
+        text = " ".join(w.text for w in rest)
+        return self.read_text(text, "remote", depth + 1,
+                              _Inherit((*wrappers, "ssh"), False, True))
+
+    def _interpreter(self, cmd: SimpleCommand, raw: RawCommand, depth: int,
+                     inner: _Inherit) -> None:
+        body = self._stdin_body(raw)
+        if body is not None:
+            self._context_script("<stdin>", cmd.head, body[0])
+            return
+        args = cmd.argv[1:]
+        for k, a in enumerate(args):
+            if not a.static:
+                return
+            if a.text in ("-c", "-e", "-E", "-m", "--eval", "-r", "-p", "--print"):
+                return  # inline code or a module: the policy reads argv
+            if a.text.startswith("-"):
+                continue
+            if k == 0 or not args[k - 1].text.startswith("-") or "." in a.text:
+                self._script(a, cmd.head, depth, inner)
+            return
+
+    def _context_script(self, path: str, interp: str, text: str) -> None:
+        note = ""
+        if len(text) > L.MAX_CONTEXT_SCRIPT_BYTES:
+            text = text[: L.MAX_CONTEXT_SCRIPT_BYTES]
+            note = f"shown only the first {L.MAX_CONTEXT_SCRIPT_BYTES} characters"
+        self.scripts.append(Script(path, interp, text, note))
+
+    # --- scripts on disk -------------------------------------------------------------------
+
+    def _resolve(self, path: str) -> str:
+        if path.startswith("~/") or path == "~":
+            home = self.home or os.path.expanduser("~")
+            path = home + path[1:]
+        if not os.path.isabs(path):
+            path = os.path.join(self.cwd or os.getcwd(), path)
+        return path
+
+    def _script(self, word: Word, interp: str, depth: int, inherit: _Inherit) -> list[int]:
+        """Read a script the command runs: a shell script is gated, others are model context.
+
+        ``interp`` is the shell or interpreter head running it; "" means "by its shebang".
+        """
+        if not word.static:
+            self.scripts.append(Script(word.text, interp or "?", None, "dynamic path"))
+            self.note(f"runs a script whose path is dynamic: {word.text[:80]!r}")
+            return []
+        path = self._resolve(word.text)
+        explicit = bool(interp)
+        try:
+            size = os.stat(path).st_size
+            if not os.path.isfile(path):
+                return []
+            if size > L.MAX_SCRIPT_BYTES:
+                self.scripts.append(Script(word.text, interp or "?", None, "too large"))
+                self.note(f"script {word.text!r} is too large to read ({size} bytes)")
+                return []
+            with open(path, "rb") as fh:
+                data = fh.read(L.MAX_SCRIPT_BYTES + 1)
+        except OSError as exc:
+            if not explicit:
+                return []  # ./x that is not there: nothing to read, the head says enough
+            self.scripts.append(Script(word.text, interp, None, f"unreadable: {exc.strerror}"))
+            self.note(f"script {word.text!r} could not be read: {exc.strerror}")
+            return []
+        if not explicit:
+            interp = _shebang(data)
+            if not interp:
+                return []
+        if b"\x00" in data[:4096]:
+            self.scripts.append(Script(word.text, interp, None, "binary"))
+            self.note(f"script {word.text!r} is binary")
+            return []
+        text = data.decode("utf-8", "replace")
+        if interp in SHELLS or interp == "sh":
+            self.script_bytes += len(data)
+            if self.script_bytes > L.MAX_SCRIPT_TOTAL_BYTES:
+                self.scripts.append(Script(word.text, interp, None, "too large"))
+                self.note(f"scripts together exceed {L.MAX_SCRIPT_TOTAL_BYTES} bytes")
+                return []
+            self.scripts.append(Script(word.text, interp, text))
+            return self.read_text(text, "script", depth + 1, inherit)
+        self._context_script(word.text, interp, text)
+        return []
+
+
+def _shebang(data: bytes) -> str:
+    """The head of the interpreter a shebang names ("" when none); ``env`` is looked through."""
+    if not data.startswith(b"#!"):
+        return ""
+    line = data[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if not line:
+        return ""
+    head = head_of(line[0])
+    if head == "env":
+        rest = [w for w in line[1:] if not w.startswith("-") and "=" not in w]
+        head = head_of(rest[0]) if rest else ""
+    if head in SHELLS or _is_interpreter(head):
+        return head
+    return ""
+
+
+def _surface(argv: list[Word], via_shell: bool) -> str:
+    """A reader-independent name for a peeled command, for comparing the two readers."""
+    if via_shell:
+        return "<shell string>"
+    if not argv:
+        return ":"
+    return head_of(argv[0].text) if argv[0].static else ""
+
+
+def make_facts(reader: Reader, text: str) -> Facts:
+    """Facts from a finished reading."""
+    return Facts(
+        text=text,
+        commands=tuple(reader.commands),
+        pipelines=tuple(reader.pipelines),
+        hosts=tuple(reader.hosts),
+        functions=tuple(reader.functions),
+        scripts=tuple(reader.scripts),
+        notes=tuple(reader.notes),
+        readable=not reader.unreadable,
+        unreadable=reader.unreadable,
+    )

@@ -1,0 +1,273 @@
+"""The reader of record: a walk over tree-sitter-bash's syntax tree that lists what would execute.
+
+The walk yields :class:`RawCommand` values (argv before wrapper peeling); ``_read`` peels them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import tree_sitter_bash
+from tree_sitter import Language, Parser
+
+from gatesh._types import Redirect, Word
+
+from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
+from ._words import node_text, word_of
+
+LANGUAGE = Language(tree_sitter_bash.language())
+PARSER = Parser(LANGUAGE)  # module-global: building a parser costs more than parsing a line
+
+# Operators that write the target file (``>&`` / ``&>`` only when the target is not an fd).
+WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+# Leaf argument types that cannot contain a command substitution.
+_LEAF_ARGS = frozenset({"word", "raw_string", "number", "ansi_c_string"})
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+
+
+class WalkLimit(Exception):
+    """The tree is deeper or larger than the reader's limits (the reading is unreadable)."""
+
+
+@dataclass(slots=True)
+class RawCommand:
+    """A simple command as written, before wrappers are peeled."""
+
+    words: list[Word]
+    context: str
+    frame: int  # substitution frame: redirects and pipes of a statement bind within one frame
+    start: int = 0
+    raw: str = ""
+    assignments: list[str] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    heredoc: tuple[str, bool] | None = None  # (body, delimiter quoted)
+    herestring: Word | None = None
+    declaration: bool = False  # export/declare/local/readonly/unset: runs no program
+
+
+@dataclass
+class Walk:
+    """What one tree-sitter walk found in one text."""
+
+    commands: list[RawCommand] = field(default_factory=list)
+    pipelines: list[list[list[int]]] = field(default_factory=list)  # stages of raw indexes
+    functions: list[str] = field(default_factory=list)
+    has_error: bool = False
+    error_at: str = ""
+
+
+def parse(data: bytes) -> Any:
+    """The tree-sitter tree for ``data`` (never raises for any byte string)."""
+    return PARSER.parse(data)
+
+
+def walk_text(data: bytes, context: str) -> Walk:
+    """Walk ``data`` (UTF-8 shell text). Raises :class:`WalkLimit` past a limit."""
+    tree = parse(data)
+    root = tree.root_node
+    w = _Walker(context)
+    if root.has_error:
+        w.result.has_error = True
+        w.result.error_at = _first_error(root)
+    w.walk(root, context, 0, 0)
+    return w.result
+
+
+def _first_error(root: Any) -> str:
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" or n.is_missing:
+            text = node_text(n)[:40]
+            kind = "missing " + n.type if n.is_missing else "unexpected"
+            return f"{kind} {text!r} at byte {n.start_byte}"
+        if n.has_error:
+            stack.extend(reversed(n.children))
+    return "syntax error"
+
+
+class _Walker:
+    def __init__(self, context: str) -> None:
+        self.result = Walk()
+        self.frames = 0
+
+    def _new_frame(self) -> int:
+        self.frames += 1
+        return self.frames
+
+    def walk(self, node: Any, ctx: str, frame: int, d: int) -> None:
+        if d > MAX_WALK_DEPTH:
+            raise WalkLimit("too deep: nesting beyond the reader's limit")
+        t = node.type
+        if t == "command":
+            self._command(node, ctx, frame, d, ())
+        elif t == "redirected_statement":
+            self._redirected(node, ctx, frame, d)
+        elif t == "pipeline":
+            self._pipeline(node, ctx, frame, d)
+        elif t == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.result.functions.append(node_text(name))
+            body = node.child_by_field_name("body")
+            for child in node.children:
+                if child is not name:
+                    self.walk(child, "function" if child == body else ctx, frame, d + 1)
+        elif t == "subshell":
+            for child in node.children:
+                self.walk(child, "subshell", frame, d + 1)
+        elif t == "command_substitution":
+            f = self._new_frame()
+            for child in node.children:
+                self.walk(child, "substitution", f, d + 1)
+        elif t == "process_substitution":
+            f = self._new_frame()
+            for child in node.children:
+                self.walk(child, "process-substitution", f, d + 1)
+        elif t in _DECLARATIONS:
+            self._declaration(node, ctx, frame, d)
+        elif t == "comment" or t in _LEAF_ARGS:
+            return
+        else:
+            for child in node.children:
+                self.walk(child, ctx, frame, d + 1)
+
+    # --- commands -------------------------------------------------------------------------
+
+    def _add(self, cmd: RawCommand) -> int:
+        cmds = self.result.commands
+        if len(cmds) >= MAX_COMMANDS:
+            raise WalkLimit(f"too many commands: more than {MAX_COMMANDS}")
+        cmds.append(cmd)
+        return len(cmds) - 1
+
+    def _command(self, node: Any, ctx: str, frame: int, d: int, extra: tuple[Any, ...]) -> int:
+        cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node))
+        idx = self._add(cmd)
+        for child in node.children:
+            ct = child.type
+            if ct == "command_name":
+                inner = child.named_children
+                target = inner[0] if len(inner) == 1 else child
+                cmd.words.append(word_of(target))
+                if target.type not in _LEAF_ARGS:
+                    self.walk(target, ctx, frame, d + 1)
+            elif ct == "variable_assignment":
+                cmd.assignments.append(node_text(child))
+                self.walk(child, ctx, frame, d + 1)
+            elif ct in _REDIRECTS:
+                self._redirect(cmd, child, ctx, frame, d)
+            elif ct == "comment" or not child.is_named:
+                continue
+            else:
+                cmd.words.append(word_of(child))
+                if ct not in _LEAF_ARGS:
+                    self.walk(child, ctx, frame, d + 1)
+        for r in extra:
+            self._redirect(cmd, r, ctx, frame, d)
+        return idx
+
+    def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:
+        cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node), declaration=True)
+        self._add(cmd)
+        for child in node.children:
+            if not child.is_named:
+                cmd.words.append(Word(node_text(child)))
+                continue
+            cmd.words.append(word_of(child) if child.type != "variable_assignment"
+                             else Word(node_text(child), "$" not in node_text(child)))
+            if child.type not in _LEAF_ARGS:
+                self.walk(child, ctx, frame, d + 1)
+
+    def _redirected(self, node: Any, ctx: str, frame: int, d: int) -> None:
+        body = node.child_by_field_name("body")
+        redirects = [c for c in node.children if c.type in _REDIRECTS]
+        if body is None:
+            # A statement that is only redirections (`> f`): bash runs the null command.
+            cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node))
+            self._add(cmd)
+            for r in redirects:
+                self._redirect(cmd, r, ctx, frame, d)
+            return
+        if body.type == "command":
+            idx = self._command(body, ctx, frame, d + 1, tuple(redirects))
+            self.result.commands[idx].raw = node_text(node)
+            return
+        before = len(self.result.commands)
+        self.walk(body, ctx, frame, d + 1)
+        cands = [c for c in self.result.commands[before:] if c.frame == frame]
+        for r in redirects:
+            if r.type == "heredoc_redirect":
+                # tree-sitter hangs `a && cat <<EOF` on the whole list: the heredoc belongs to
+                # the last command that starts before the `<<`.
+                owner = [c for c in cands if c.start < r.start_byte][-1:]
+                for c in owner or cands[-1:]:
+                    self._redirect(c, r, ctx, frame, d)
+            elif cands:
+                for c in cands:
+                    self._redirect(c, r, ctx, frame, d, walk=c is cands[0])
+            else:
+                self.walk(r, ctx, frame, d + 1)
+
+    def _redirect(self, cmd: RawCommand, node: Any, ctx: str, frame: int, d: int,
+                  walk: bool = True) -> None:
+        t = node.type
+        if t == "heredoc_redirect":
+            op = "<<"
+            delim = ""
+            body = ""
+            for c in node.children:
+                if c.type in ("<<", "<<-"):
+                    op = c.type
+                elif c.type == "heredoc_start":
+                    delim = node_text(c)
+                elif c.type == "heredoc_body":
+                    body = node_text(c)
+                elif c.type in _REDIRECTS:
+                    self._redirect(cmd, c, ctx, frame, d, walk)
+            quoted = any(q in delim for q in "'\"\\")
+            cmd.redirects.append(Redirect(op, delim.strip("'\"\\")))
+            cmd.heredoc = (body, quoted)
+        elif t == "herestring_redirect":
+            target = node.named_children[-1] if node.named_children else None
+            word = word_of(target) if target is not None else Word("", True)
+            cmd.redirects.append(Redirect("<<<", word.text if word.static else None))
+            cmd.herestring = word
+        else:
+            op = ""
+            fd: int | None = None
+            target_node = None
+            for c in node.children:
+                if c.type == "file_descriptor":
+                    try:
+                        fd = int(node_text(c))
+                    except ValueError:
+                        fd = None
+                elif not c.is_named:
+                    op = c.type
+                elif target_node is None:
+                    target_node = c
+            word = word_of(target_node) if target_node is not None else Word("", False)
+            target = word.text if word.static else None
+            writes = op in WRITE_OPS
+            if op in (">&", "<&") and target is not None and (target.isdigit() or target == "-"):
+                writes = False  # fd duplication or close, not a file
+            cmd.redirects.append(Redirect(op, target, fd, writes))
+        if walk:
+            for c in node.children:
+                if c.type not in _LEAF_ARGS and c.type not in _REDIRECTS and c.is_named:
+                    self.walk(c, ctx, frame, d + 1)
+
+    def _pipeline(self, node: Any, ctx: str, frame: int, d: int) -> None:
+        stages: list[list[int]] = []
+        for child in node.children:
+            if not child.is_named or child.type == "comment":
+                continue
+            before = len(self.result.commands)
+            self.walk(child, ctx, frame, d + 1)
+            stages.append([i for i in range(before, len(self.result.commands))
+                           if self.result.commands[i].frame == frame])
+        if len(stages) >= 2:
+            self.result.pipelines.append(stages)

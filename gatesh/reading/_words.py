@@ -1,0 +1,120 @@
+"""Turning tree-sitter word nodes into :class:`Word` values: quoting removed where static."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gatesh._types import Word
+
+# Node types whose value is only known when the command runs.
+DYNAMIC_NODES = frozenset({
+    "simple_expansion", "expansion", "command_substitution", "process_substitution",
+    "arithmetic_expansion",
+})
+
+_UNQUOTED_ESCAPE = re.compile(r"\\(\n|.)", re.DOTALL)
+_DQUOTE_ESCAPE = re.compile(r'\\([$`"\\\n])')
+_ANSI_C = re.compile(
+    r"\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3})|c(.)|(.))",
+    re.DOTALL,
+)
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+                "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _unescape_unquoted(s: str) -> str:
+    if "\\" not in s:
+        return s
+    return _UNQUOTED_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), s)
+
+
+def _unescape_dquoted(s: str) -> str:
+    if "\\" not in s:
+        return s
+    return _DQUOTE_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), s)
+
+
+def decode_ansi_c(body: str) -> str:
+    """The value of ``$'body'`` as bash computes it (\\x, \\u, octal, \\cX and letter escapes)."""
+
+    def sub(m: re.Match[str]) -> str:
+        hx, u4, u8, octal, ctl, other = m.groups()
+        try:
+            if hx:
+                return chr(int(hx, 16))
+            if u4:
+                return chr(int(u4, 16))
+            if u8:
+                return chr(min(int(u8, 16), 0x10FFFF))
+            if octal:
+                return chr(int(octal, 8) & 0xFF)
+        except ValueError:
+            return m.group(0)
+        if ctl is not None:
+            return chr(ord(ctl) & 0x1F)
+        return _ANSI_SIMPLE.get(other, "\\" + other)
+
+    return _ANSI_C.sub(sub, body)
+
+
+def node_text(node: Any) -> str:
+    """The node's source text (invalid bytes replaced; the reader rejects them earlier)."""
+    return node.text.decode("utf-8", "replace")
+
+
+def word_of(node: Any) -> Word:
+    """The argv word for a tree-sitter argument node.
+
+    Guarantees: ``static`` is False when any part is an expansion or substitution; a static word
+    has its quoting and escapes removed (``$'…'`` decoded).
+    """
+    text, static = _value(node)
+    return Word(text if static else node_text(node), static)
+
+
+def _value(node: Any) -> tuple[str, bool]:
+    t = node.type
+    if t == "word":
+        return _unescape_unquoted(node_text(node)), True
+    if t == "raw_string":
+        s = node_text(node)
+        return s[1:-1] if len(s) >= 2 else s, True
+    if t == "ansi_c_string":
+        s = node_text(node)
+        return decode_ansi_c(s[2:-1] if len(s) >= 3 else ""), True
+    if t in ("string", "translated_string"):
+        return _string_value(node)
+    if t == "concatenation":
+        parts: list[str] = []
+        static = True
+        for child in node.children:
+            v, s = _value(child)
+            parts.append(v)
+            static = static and s
+        return "".join(parts), static
+    if t in DYNAMIC_NODES:
+        return node_text(node), False
+    return node_text(node), True
+
+
+def _string_value(node: Any) -> tuple[str, bool]:
+    parts: list[str] = []
+    static = True
+    children = node.children
+    for child in children:
+        ct = child.type
+        if ct == '"' or (ct == "$" and child is children[0]):
+            continue
+        if ct == "string_content":
+            parts.append(_unescape_dquoted(node_text(child)))
+        elif ct in DYNAMIC_NODES:
+            static = False
+            parts.append(node_text(child))
+        elif ct == "translated_string" or ct == "string":
+            v, s = _string_value(child)
+            parts.append(v)
+            static = static and s
+        else:
+            parts.append(node_text(child))
+    return "".join(parts), static

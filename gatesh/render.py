@@ -1,0 +1,361 @@
+"""The one renderer of the argument (S8.2): the live view and the escalation block draw through here.
+
+One renderer, so the argument a person watched and the argument they are asked to rule on cannot
+be two different accounts. It returns rows tagged with a voice; colouring is :func:`paint`'s job,
+kept apart so tests check layout without escape codes.
+
+Guarantees of :func:`render_rows` with a ``width``:
+
+- every row fits ``width`` columns by a conservative ruler (:func:`display_width`): wide and
+  East-Asian-ambiguous characters count 2, combining marks 0, so a row never wraps on a terminal
+  whichever ambiguous-width policy it uses;
+- every element of a round (command, justification, the rater's answer) takes at most
+  :data:`MAX_ROWS_PER_ELEMENT` rows, the last ending in ``… +N rows`` when cut;
+- at most the newest :data:`MAX_ROUNDS_SHOWN` rounds are drawn, under a heading with the true count;
+- everything the agent or a model wrote went through :func:`neutralise` first.
+
+Pure: no I/O, no terminal access.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import wcwidth
+
+from gatesh._types import Round
+
+__all__ = [
+    "MAX_ROUNDS_SHOWN",
+    "MAX_ROWS_PER_ELEMENT",
+    "MIN_WIDTH",
+    "PLAIN_ELEMENT_MAX_COLUMNS",
+    "Mode",
+    "Row",
+    "Voice",
+    "display_width",
+    "neutralise",
+    "paint",
+    "render_rows",
+    "render_transcript",
+]
+
+Voice = Literal["chrome", "agent", "rater"]
+Mode = Literal["escalation", "live"]
+
+# Rows one element may take before the rest is elided. Measured on the earlier gate: three rounds
+# of paragraph-length argument cost 37 rows at 80 columns, and the person never saw the later
+# rounds or the choices. The cost is per row, not per round, so the bound is per element. Two, not
+# one, so a wrapped command keeps the continuation that shows how it differs from the round above.
+MAX_ROWS_PER_ELEMENT: Final = 2
+
+# Rounds a screen shows, newest last. An argument can reach a person carrying up to nine rounds
+# (the since-person bound), more than an unscrollable prompt can hold; the heading says how many
+# there were, so nothing dropped goes unmentioned.
+MAX_ROUNDS_SHOWN: Final = 3
+
+# Narrower widths are treated as this (rows may then overflow): below it the labels alone fill a
+# row, and no terminal a person reads an argument on is that narrow.
+MIN_WIDTH: Final = 24
+
+# Without a width (plain text for a refusal message) elements are not wrapped, but each is cut
+# here so a 64 KiB command cannot make the message a 64 KiB message. About two rows of a wide
+# terminal: enough to see how a command differs from the round above.
+PLAIN_ELEMENT_MAX_COLUMNS: Final = 240
+
+_INDENT: Final = "  "  # justification and answer rows, under their round's command row
+_CONTINUATION: Final = "    "  # wrapped rows of any element
+
+_AGREED: Final = "Agreed"  # the rater passed a command it had refused
+_ACCEPTED: Final = "Accepted"  # the rater passed a command it had not refused
+
+
+@dataclass(frozen=True)
+class Row:
+    """One terminal row, tagged with who is speaking. A wrapped row keeps its element's voice.
+
+    ``chrome`` is gatesh's own words, ``agent`` the command and its justification, ``rater`` the
+    rating that answered.
+    """
+
+    text: str
+    voice: Voice
+
+
+# --- neutralising -------------------------------------------------------------------------------
+
+# CSI (colours, cursor moves) and short ESC sequences carry nothing readable: removed whole.
+_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]")
+# String sequences (OSC, DCS, SOS, PM, APC): only the introducer and terminator are removed. The
+# payload stays visible because the shell would read those characters as part of the command, and
+# hiding them would let a command hide part of itself from the person (`ls ESC]0;; rm -rf ~ BEL`).
+_STRING_SEQ = re.compile(r"\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]|\x1b\\|\x9c|\x07")
+_NEWLINES = re.compile(r"\r\n|[\n\r\v\f\x85\u2028\u2029]")
+_FENCE = re.compile(r"(`{3,}|~{3,})")
+_SEPARATOR: Final = " ⏎ "  # where a newline was: one line, and the break still visible
+_FENCE_LOOKALIKE: Final = {"`": "ˋ", "~": "˜"}
+
+
+def neutralise(text: str) -> str:
+    """``text`` as one safe line: no escape sequence, no control or invisible character, no fence.
+
+    Guarantees: the result has no C0/C1 control (ESC, BEL, backspace, …), no format character
+    (bidi overrides, zero-width characters, tag characters), no unassigned or private-use code
+    point (each becomes U+FFFD), no line break (each becomes `` ⏎ ``), no tab (a space), and no
+    run of three backticks or tildes that could close a Markdown fence (the third and later become
+    look-alikes). Idempotent. Applied to everything the agent or a model wrote before display.
+    """
+    text = _CSI.sub("", text)
+    text = _STRING_SEQ.sub("", text)
+    text = _NEWLINES.sub(_SEPARATOR, text)
+    text = text.replace("\t", " ")
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf"):
+            continue
+        if cat in ("Cn", "Co", "Cs") or wcwidth.wcwidth(ch) < 0:
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    text = "".join(out)
+    text = _FENCE.sub(
+        lambda m: m.group(0)[:2] + _FENCE_LOOKALIKE[m.group(0)[0]] * (len(m.group(0)) - 2), text
+    )
+    return text.strip()
+
+
+# --- the ruler ----------------------------------------------------------------------------------
+
+
+def _char_width(ch: str) -> int:
+    """Conservative columns for one code point: zero-width 0, wide or ambiguous 2, unknown 2."""
+    w = wcwidth.wcwidth(ch)
+    if w == 0:
+        return 0
+    if w < 0 or unicodedata.east_asian_width(ch) in ("W", "F", "A"):
+        return 2
+    return w
+
+
+def _clusters(text: str) -> list[tuple[str, int]]:
+    """``text`` cut into display units (a character with its combining marks) and their widths.
+
+    A unit is never split across rows. A variation selector 16 makes its unit at least 2 wide,
+    since terminals disagree on whether it widens the character before it.
+    """
+    units: list[tuple[str, int]] = []
+    for ch in text:
+        w = _char_width(ch)
+        if w == 0 and units:
+            s, uw = units[-1]
+            units[-1] = (s + ch, max(uw, 2) if ch == "\ufe0f" else uw)
+        else:
+            units.append((ch, w))
+    return units
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes at most on any terminal (wide and ambiguous count 2)."""
+    return sum(w for _, w in _clusters(text))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Rows of at most ``width`` columns; breaks at a space past mid-row, else between any units.
+
+    Continuation rows start with :data:`_CONTINUATION`. Requires ``width >= MIN_WIDTH``.
+    """
+    indent = [(c, 1) for c in _CONTINUATION]
+    rows: list[str] = []
+    line: list[tuple[str, int]] = []
+    used = 0
+
+    def flush(head: list[tuple[str, int]]) -> None:
+        rows.append("".join(u for u, _ in head).rstrip())
+
+    for unit, w in _clusters(text):
+        if used + w > width:
+            if unit == " ":
+                flush(line)
+                line, used = list(indent), len(indent)
+                continue
+            cut, col = -1, 0
+            for i, (u, uw) in enumerate(line):
+                if u == " " and col * 2 > width:
+                    cut = i
+                col += uw
+            if cut >= 0:
+                flush(line[:cut])
+                line = indent + line[cut + 1 :]
+            else:
+                flush(line)
+                line = list(indent)
+            used = sum(uw for _, uw in line)
+        if unit == " " and rows and len(line) == len(indent):
+            continue  # no leading space on a continuation row
+        line.append((unit, w))
+        used += w
+    flush(line)
+    return rows
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut at the end (by whole display units) to at most ``width`` columns."""
+    out: list[str] = []
+    used = 0
+    for unit, w in _clusters(text):
+        if used + w > width:
+            break
+        out.append(unit)
+        used += w
+    return "".join(out)
+
+
+def _element(text: str, voice: Voice, width: int | None) -> list[Row]:
+    """One element as at most :data:`MAX_ROWS_PER_ELEMENT` rows (one row when ``width`` is None)."""
+    if width is None:
+        w = display_width(text)
+        if w > PLAIN_ELEMENT_MAX_COLUMNS:
+            cut = _fit(text, PLAIN_ELEMENT_MAX_COLUMNS)
+            text = f"{cut} … +{w - display_width(cut)} columns"
+        return [Row(text, voice)]
+    rows = _wrap(text, width)
+    if len(rows) > MAX_ROWS_PER_ELEMENT:
+        hidden = len(rows) - MAX_ROWS_PER_ELEMENT
+        marker = f" … +{hidden} row{'s' if hidden != 1 else ''}"
+        last = rows[MAX_ROWS_PER_ELEMENT - 1]
+        rows = [
+            *rows[: MAX_ROWS_PER_ELEMENT - 1],
+            _fit(last, width - display_width(marker)).rstrip() + marker,
+        ]
+    return [Row(r, voice) for r in rows]
+
+
+# --- the rows -----------------------------------------------------------------------------------
+
+
+def _answer(r: Round) -> str:
+    """The rater's answer as one line: outcome, reason, what would make it acceptable, suggestion."""
+    text = r.outcome.value
+    reason = neutralise(r.reason)
+    if reason:
+        text += f" — {reason}"
+    remedy = neutralise(r.remedy)
+    if remedy:
+        text += f"; {remedy}"
+    suggestion = neutralise(r.suggestion)
+    if suggestion:
+        text += f" · suggested: {suggestion}"
+    return text
+
+
+def render_rows(
+    rounds: Sequence[Round],
+    *,
+    width: int | None = None,
+    mode: Mode = "escalation",
+    attempts: int | None = None,
+    newest: int = MAX_ROUNDS_SHOWN,
+) -> list[Row]:
+    """The argument as voice-tagged rows; empty when there are no rounds.
+
+    ``rounds`` is the transcript (escalation) or, in ``live`` mode, the session's rounds as they
+    happened, refusals and passes (``Round.passed``) in order. ``attempts`` is the true number of
+    refused rounds (``Negotiation.counters()["since_person"]``, read before a person is reached):
+    when ``rounds`` is a tail of the argument the numbers continue from it, so the last refused
+    round is numbered ``attempts``; omitted, the rounds given are the whole argument.
+
+    Round numbers are transcript positions, so a watcher and the escalation block number the same
+    round alike. A passed round takes no number (it is not in the transcript): it is labelled
+    ``Agreed`` when its command is one the rater refused earlier in ``rounds``, ``Accepted`` when
+    not. In ``escalation`` mode the last round is marked "this request"; round 1's answer is marked
+    as rated on the command alone. ``newest`` (at most :data:`MAX_ROUNDS_SHOWN`) is how many of the
+    newest rounds to draw: an append-only watcher passes 1 with the previous round included in
+    ``rounds`` so the label can compare commands.
+
+    ``width`` None means plain text (no wrapping; long elements cut, see
+    :data:`PLAIN_ELEMENT_MAX_COLUMNS`).
+    """
+    if not rounds:
+        return []
+    if width is not None:
+        width = max(width, MIN_WIDTH)
+    refused = sum(1 for r in rounds if not r.passed)
+    start = max(0, attempts - refused) if attempts is not None else 0
+    total = start + refused
+
+    # Label every round from the full sequence, then draw the newest.
+    labels: list[tuple[str, int | None]] = []
+    seen_refused: set[str] = set()
+    number = start
+    for r in rounds:
+        if r.passed:
+            labels.append((_AGREED if r.command in seen_refused else _ACCEPTED, None))
+        else:
+            number += 1
+            seen_refused.add(r.command)
+            labels.append((f"Round {number}", number))
+
+    shown = max(1, min(newest, MAX_ROUNDS_SHOWN))
+    first = max(0, len(rounds) - shown)
+    count = f"{total} round{'s' if total != 1 else ''}"
+    if mode == "live":
+        heading = f"The agent is arguing with the rater: {count} refused"
+    else:
+        heading = f"The argument so far: {count}"
+    if first > 0:
+        heading += f", newest {len(rounds) - first} shown"
+
+    rows = _element(heading, "chrome", width)
+    for i in range(first, len(rounds)):
+        r = rounds[i]
+        label, num = labels[i]
+        if mode == "escalation" and i == len(rounds) - 1 and num is not None:
+            label += " (this request)"
+        rows += _element(f"{label}: {neutralise(r.command)}", "agent", width)
+        why = neutralise(r.justification)
+        if why:
+            rows += _element(f"{_INDENT}why: {why}", "agent", width)
+        rater = "rater, on the command alone" if num == 1 else "rater"
+        rows += _element(f"{_INDENT}{rater}: {_answer(r)}", "rater", width)
+    return rows
+
+
+def render_transcript(rounds: Sequence[Round], attempts: int | None = None) -> str:
+    """The escalation rows joined as plain text, for the no-person refusal (S7); "" when no rounds.
+
+    Defined as the rows joined, so the message and the screen cannot describe one argument two ways.
+    """
+    return "\n".join(row.text for row in render_rows(rounds, attempts=attempts))
+
+
+# --- colour -------------------------------------------------------------------------------------
+
+_ANSI: Final[dict[Voice, tuple[str, str]]] = {
+    "chrome": ("\x1b[2m", "\x1b[0m"),  # dim
+    "agent": ("", ""),  # plain
+    "rater": ("\x1b[33m", "\x1b[0m"),  # yellow
+}
+
+
+def paint(rows: Iterable[Row], term: Any = None, *, color: bool = True) -> list[str]:
+    """Each row's text coloured by its voice: chrome dim, agent plain, rater yellow.
+
+    ``term`` is a blessed ``Terminal`` (its capabilities are used, so a terminal without colour gets
+    none) or None for plain ANSI. ``color=False`` returns the texts unchanged.
+    """
+    out: list[str] = []
+    for row in rows:
+        if not color:
+            out.append(row.text)
+        elif term is not None:
+            style = {"chrome": term.dim, "agent": "", "rater": term.yellow}[row.voice]
+            out.append(f"{style}{row.text}{term.normal}" if style else row.text)
+        else:
+            on, off = _ANSI[row.voice]
+            out.append(f"{on}{row.text}{off}")
+    return out

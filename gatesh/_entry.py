@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     if not as_shell and args and args[0].startswith("-") and args[0] not in CLI_FLAGS:
         as_shell = True  # `gatesh -c CMD`, `gatesh -lc CMD`, `gatesh --login`, …
     if as_shell or not args:
-        if _has_command_flag(args):
+        # A shim (bash/zsh/sh) also gates script files and scripts on stdin; the client hands an
+        # interactive shell to the PTY session.
+        if _has_command_flag(args) or name in SHELL_NAMES:
             from gatesh.client import shell_main
 
             return shell_main(argv)

@@ -179,7 +179,9 @@ def action_after(action: Action, result: AlignmentResult | None) -> Action:
     return action
 
 
-def approval_notice(command: str, result: AlignmentResult, *, carved_hosts: Sequence[str] = ()) -> str:
+def approval_notice(
+    command: str, result: AlignmentResult, *, carved_hosts: Sequence[str] = ()
+) -> str:
     """The one line telling the person a command ran without asking them, and why (S5.6).
 
     With ``carved_hosts`` (the open-world carve-out also applied) the two notices are one line.
@@ -247,8 +249,12 @@ class BuiltinChecker:
         except Exception as exc:  # never raise, never approve by accident
             return failed("error", f"internal {type(exc).__name__}")
         if found:
-            return AlignmentResult(decision="approve", reason="your own message contains this exact command")
-        return failed("no-model", "builtin backend: approves only a command your own words contain verbatim")
+            return AlignmentResult(
+                decision="approve", reason="your own message contains this exact command"
+            )
+        return failed(
+            "no-model", "builtin backend: approves only a command your own words contain verbatim"
+        )
 
 
 # --- the model's prompt -----------------------------------------------------------------------
@@ -280,8 +286,12 @@ Only a tool call is an answer; your first decision is final."""
 def build_system(outcome: Outcome) -> str:
     """The system prompt: our instructions and the outcome, rendered from the enum alone."""
     return SYSTEM_TEMPLATE.format(
-        outcome=Outcome(outcome).value, meaning=OUTCOME_MEANINGS[Outcome(outcome)],
-        view=VIEW, approve=APPROVE, suggest=SUGGEST, escalate=ESCALATE,
+        outcome=Outcome(outcome).value,
+        meaning=OUTCOME_MEANINGS[Outcome(outcome)],
+        view=VIEW,
+        approve=APPROVE,
+        suggest=SUGGEST,
+        escalate=ESCALATE,
     )
 
 
@@ -297,7 +307,9 @@ TOOLS: Final[list[dict[str, Any]]] = [
         "description": "The user's own words ask for this command: let it run. The person is told.",
         "input_schema": {
             "type": "object",
-            "properties": {"reason": {"type": "string", "description": "Which words of the user ask for it."}},
+            "properties": {
+                "reason": {"type": "string", "description": "Which words of the user ask for it."}
+            },
             "required": ["reason"],
         },
     },
@@ -308,7 +320,10 @@ TOOLS: Final[list[dict[str, Any]]] = [
             "type": "object",
             "properties": {
                 "reason": {"type": "string", "description": "What the user asked for instead."},
-                "command": {"type": "string", "description": "Optional: a narrower command you would approve."},
+                "command": {
+                    "type": "string",
+                    "description": "Optional: a narrower command you would approve.",
+                },
             },
             "required": ["reason"],
         },
@@ -318,7 +333,9 @@ TOOLS: Final[list[dict[str, Any]]] = [
         "description": "A person should decide: the user's words do not settle it.",
         "input_schema": {
             "type": "object",
-            "properties": {"reason": {"type": "string", "description": "Why a person should decide."}},
+            "properties": {
+                "reason": {"type": "string", "description": "Why a person should decide."}
+            },
             "required": ["reason"],
         },
     },
@@ -361,8 +378,9 @@ def render_user_messages(messages: Sequence[str], home: str | None) -> str:
     )
 
 
-def build_messages(subject: Subject, user_messages: Sequence[str], prior: Sequence[CheckerRound],
-                   home: str | None) -> list[dict[str, Any]]:
+def build_messages(
+    subject: Subject, user_messages: Sequence[str], prior: Sequence[CheckerRound], home: str | None
+) -> list[dict[str, Any]]:
     """The conversation sent on the first turn (S5.1), as Messages API message dicts.
 
     1. user: our framing and the user's own words;
@@ -375,7 +393,9 @@ def build_messages(subject: Subject, user_messages: Sequence[str], prior: Sequen
         f"The agent working for this user proposed a shell command that gatesh's rater declined. "
         f"Did the user ask for it? Call {VIEW} to see it, then decide."
     )
-    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": opening}]}]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": opening}]}
+    ]
     previous = ""
     for i, past in enumerate(prior):
         calls = _decode_calls(past)
@@ -387,8 +407,12 @@ def build_messages(subject: Subject, user_messages: Sequence[str], prior: Sequen
             if results:  # each tool call gets its own turn, as it was made
                 messages.append({"role": "user", "content": results})
                 results = []
-            messages.append({"role": "assistant", "content": [
-                {"type": "tool_use", "id": call_id, "name": name, "input": args}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": call_id, "name": name, "input": args}],
+                }
+            )
             results = [_tool_result(call_id, result, is_error)]
         previous = past.command
         messages.append({"role": "user", "content": results})
@@ -396,10 +420,15 @@ def build_messages(subject: Subject, user_messages: Sequence[str], prior: Sequen
         same = normalize_for_model(previous, home) == normalize_for_model(subject.command, home)
         framing = (
             "The agent proposed the same command again, possibly with a new justification."
-            if same else "The agent proposed a different command."
+            if same
+            else "The agent proposed a different command."
         )
         messages[-1]["content"].append(
-            {"type": "text", "text": f"{framing} Did the user ask for it? Call {VIEW} to see it, then decide."})
+            {
+                "type": "text",
+                "text": f"{framing} Did the user ask for it? Call {VIEW} to see it, then decide.",
+            }
+        )
     return messages
 
 
@@ -419,7 +448,7 @@ def _encode_call(name: str, args: dict[str, Any], result: str, is_error: bool) -
 
 
 def _decode_calls(past: CheckerRound) -> list[tuple[str, dict[str, Any], str, bool]]:
-    calls = []
+    calls: list[tuple[str, dict[str, Any], str, bool]] = []
     for name, payload in getattr(past, "tool_calls", ()):
         try:
             data = json.loads(payload)
@@ -427,8 +456,11 @@ def _decode_calls(past: CheckerRound) -> list[tuple[str, dict[str, Any], str, bo
             continue
         if name not in TOOL_NAMES or not isinstance(data, dict):
             continue
-        args = data.get("input") if isinstance(data.get("input"), dict) else {}
-        calls.append((name, args, str(data.get("result", "")), bool(data.get("is_error", False))))
+        raw = data.get("input")
+        args: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        calls.append(
+            (str(name), args, str(data.get("result", "")), bool(data.get("is_error", False)))
+        )
     return calls
 
 
@@ -463,21 +495,29 @@ class _Turns:
         if self.decision is not None:
             return "Ignored: a decision was already recorded, and the first decision stands.", True
         if not seen_view:
-            return f"No decision was recorded: call {VIEW} first to see what you are deciding on.", True
+            return (
+                f"No decision was recorded: call {VIEW} first to see what you are deciding on.",
+                True,
+            )
         reason = one_line(args.get("reason") if isinstance(args.get("reason"), str) else "", 400)
         if name == APPROVE:
             refusal = approval_refusal(self.subject)
             if refusal is not None:
-                return (f"{APPROVE} cannot approve this command: {refusal}. No decision was recorded; "
-                        f"call {SUGGEST} or {ESCALATE}."), True
+                return (
+                    f"{APPROVE} cannot approve this command: {refusal}. No decision was recorded; "
+                    f"call {SUGGEST} or {ESCALATE}."
+                ), True
             text = "Approved. gatesh will run the command and tell the user it ran without asking them."
         elif name == SUGGEST:
             text = "Recorded. gatesh adds your suggestion to the rejection the agent receives."
         else:
             text = "Recorded. gatesh will ask the user."
-        suggestion = args.get("command") if name == SUGGEST and isinstance(args.get("command"), str) else ""
-        self.decision = AlignmentResult(decision=DECISIONS[name], reason=reason,
-                                        suggestion=one_line(suggestion, 1000))
+        suggestion = (
+            args.get("command") if name == SUGGEST and isinstance(args.get("command"), str) else ""
+        )
+        self.decision = AlignmentResult(
+            decision=DECISIONS[name], reason=reason, suggestion=one_line(suggestion, 1000)
+        )
         kept = {"reason": reason, **({"command": suggestion} if suggestion else {})}
         self.recorded.append(_encode_call(name, kept, text, False))
         return text, False
@@ -542,8 +582,9 @@ class AnthropicChecker:
         from gatesh.rater._call import create_message, dump
 
         deadline = start + self.timeout_s
-        messages = build_messages(subject, negotiation.user_messages(), negotiation.checker_rounds(),
-                                  self.home)
+        messages = build_messages(
+            subject, negotiation.user_messages(), negotiation.checker_rounds(), self.home
+        )
         state = _Turns(subject, self.home)
         for turn in range(1, MAX_TURNS + 1):
             request = {
@@ -569,28 +610,61 @@ class AnthropicChecker:
                 if kind == "text" and getattr(block, "text", ""):
                     assistant.append({"type": "text", "text": block.text})
                 elif kind == "tool_use":
-                    assistant.append({"type": "tool_use", "id": block.id, "name": block.name,
-                                      "input": block.input})
+                    assistant.append(
+                        {
+                            "type": "tool_use",
+                            "id": block.id,
+                            "name": block.name,
+                            "input": block.input,
+                        }
+                    )
                     text, is_error = state.run(block.name, block.input, seen_view=seen_view)
                     results.append(_tool_result(block.id, text, is_error))
-            self._capture(request, dump(response), call_start, "", "ok", turn,
-                          decision=state.decision.decision if state.decision else "")
+            self._capture(
+                request,
+                dump(response),
+                call_start,
+                "",
+                "ok",
+                turn,
+                decision=state.decision.decision if state.decision else "",
+            )
             if state.decision is not None:
-                negotiation.add_checker_round(_checker_round(subject.command, state.recorded))
+                try:  # replay is context for later rounds; losing it must not lose the decision
+                    negotiation.add_checker_round(_checker_round(subject.command, state.recorded))
+                except Exception:
+                    pass
                 return state.decision
             if not assistant:
                 assistant = [{"type": "text", "text": "(no answer)"}]
             if not results:
                 results = [{"type": "text", "text": NOT_A_DECISION}]
-            messages = [*messages, {"role": "assistant", "content": assistant},
-                        {"role": "user", "content": results}]
+            messages = [
+                *messages,
+                {"role": "assistant", "content": assistant},
+                {"role": "user", "content": results},
+            ]
         return failed("no-decision", f"{MAX_TURNS} turns without a decision tool call")
 
-    def _capture(self, request: dict[str, Any], response: dict[str, Any] | None, call_start: float,
-                 cause: str, status: str, turn: int, decision: str = "") -> None:
+    def _capture(
+        self,
+        request: dict[str, Any],
+        response: dict[str, Any] | None,
+        call_start: float,
+        cause: str,
+        status: str,
+        turn: int,
+        decision: str = "",
+    ) -> None:
         self.captures.record(
-            kind="checker", backend=self.name, model=self.model, request=request, response=response,
-            duration_ms=(time.monotonic() - call_start) * 1000.0, fail_cause=cause, status=status,
+            kind="checker",
+            backend=self.name,
+            model=self.model,
+            request=request,
+            response=response,
+            duration_ms=(time.monotonic() - call_start) * 1000.0,
+            fail_cause=cause,
+            status=status,
             extra={"turn": turn, "decision": decision},
         )
 

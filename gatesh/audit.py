@@ -30,7 +30,7 @@ from gatesh._errors import GateshError
 if TYPE_CHECKING:
     from gatesh._types import Decision
 
-__all__ = ["AuditError", "AuditLog", "fold_home", "read_tail", "record_for"]
+__all__ = ["AuditError", "AuditLog", "files_newest_first", "fold_home", "follow", "read_tail", "record_for"]
 
 # A record larger than this is cut (its command first): one decision must never rotate the log on
 # its own, and a 64 KiB command is already past the reader's limit (S2).
@@ -157,6 +157,7 @@ class AuditLog:
         self.path = path
         self.max_bytes = max(4096, int(max_bytes))
         self.keep = max(0, int(keep))
+        self.syslog = False  # also send each durable record to the system log (audit.syslog)
         self.failures = 0  # appends that raised, for ``gatesh status``
         self.last_error = ""
         self._cond = threading.Condition()
@@ -205,6 +206,13 @@ class AuditLog:
             for lo, hi, err in self._failed:
                 if lo <= mine <= hi:
                     raise AuditError(f"could not write the audit log {self.path}: {err}")
+        if self.syslog:  # a best-effort copy; the file is the record of record
+            try:
+                from gatesh.audit_syslog import send
+
+                send(record)
+            except Exception:
+                pass
 
     def _open(self) -> int:
         if self._fd is None:
@@ -313,7 +321,7 @@ def follow(path: str, poll_s: float = 0.2) -> Iterator[dict[str, Any]]:
     while True:
         if f is None:
             try:
-                f = open(path, "rb")  # noqa: SIM115 - held across iterations
+                f = open(path, "rb")
             except FileNotFoundError:
                 at_end = False
                 time.sleep(poll_s)

@@ -116,12 +116,23 @@ def _by_role(messages: list[Any]) -> list[dict[str, Any]]:
             if kind == "text":
                 rows.append({"role": m.get("role", ""), "text": block.get("text", "")})
             elif kind == "tool_use":
-                rows.append({"role": m.get("role", ""), "tool_call": block.get("name", ""),
-                             "id": block.get("id", ""), "args": block.get("input", {})})
+                rows.append(
+                    {
+                        "role": m.get("role", ""),
+                        "tool_call": block.get("name", ""),
+                        "id": block.get("id", ""),
+                        "args": block.get("input", {}),
+                    }
+                )
             elif kind == "tool_result":
-                rows.append({"role": m.get("role", ""), "tool_result": block.get("tool_use_id", ""),
-                             "text": _result_text(block.get("content", "")),
-                             "is_error": bool(block.get("is_error", False))})
+                rows.append(
+                    {
+                        "role": m.get("role", ""),
+                        "tool_result": block.get("tool_use_id", ""),
+                        "text": _result_text(block.get("content", "")),
+                        "is_error": bool(block.get("is_error", False)),
+                    }
+                )
     return rows
 
 

@@ -22,10 +22,11 @@ from gatesh._errors import ConfigError
 from gatesh._types import RUNG_DESCRIPTIONS, Rung
 from gatesh.policy.lists import ListEntry
 
-# Model ids: a fast, small model for the per-command rating; a stronger one for the rarer
-# alignment question, which must read the user's words carefully.
-DEFAULT_RATER_MODEL: Final = "claude-haiku-4-5"
-DEFAULT_CHECKER_MODEL: Final = "claude-sonnet-4-5"
+# Model ids (from the SDK's current model list): the newest small, fast tier for the rating, which
+# runs on most commands off the fast path; the newest mid tier for the rarer alignment question,
+# which must read a conversation and keep its roles apart.
+DEFAULT_RATER_MODEL: Final = "claude-haiku-5-5"
+DEFAULT_CHECKER_MODEL: Final = "claude-sonnet-5-5"
 
 TIERS: Final = ("default", "system", "user", "project")
 PROJECT_FILE: Final = ".gatesh.toml"

@@ -106,13 +106,20 @@ Gate = Callable[[str, str, "str | None", str], GateResult]
 Mandate = Callable[[str, "str | None", str], None]
 
 
-def _gate(command: str, cwd: str, session: str | None, surface: str) -> GateResult:
-    """Ask the gate through the standard-library client (which gates in-process if it must)."""
+def _gate(command: str, cwd: str, session: str | None, harness: str) -> GateResult:
+    """Ask the gate through the standard-library client (which gates in-process if it must).
+
+    A harness with a native prompt (:data:`_NATIVE_ASK`) is checked with ``can_ask``, so an
+    escalation comes back as ``escalate`` with the escalation block instead of waiting for a watcher.
+    """
     try:
         from gatesh import client
     except ImportError:
-        return _gate_in_process(command, cwd, session, surface)
-    result = client.check(command, cwd=cwd, session=session, surface=surface)
+        return _gate_in_process(command, cwd, session, harness)
+    kwargs: dict[str, Any] = {"cwd": cwd, "session": session, "surface": "hook"}
+    if harness in _NATIVE_ASK and _accepts(client.check, "can_ask"):
+        kwargs["can_ask"] = True
+    result = client.check(command, **kwargs)
     return GateResult(
         action=str(getattr(result, "action", "refuse") or "refuse"),
         message=str(getattr(result, "message", "") or ""),
@@ -121,7 +128,17 @@ def _gate(command: str, cwd: str, session: str | None, surface: str) -> GateResu
     )
 
 
-def _gate_in_process(command: str, cwd: str, session: str | None, surface: str) -> GateResult:
+def _accepts(func: Callable[..., Any], name: str) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _gate_in_process(command: str, cwd: str, session: str | None, harness: str) -> GateResult:
     """Decide with the pipeline in this process (no daemon, so no person can be reached)."""
     from gatesh.config import load_config
     from gatesh.pipeline import decide
@@ -152,13 +169,16 @@ def escalation_block(decision: Any) -> str:
 
 
 def _mandate(text: str, session: str | None, channel: str) -> None:
-    """Hand the user's words to the daemon's provenance window (S5.3)."""
+    """Hand the user's words to the daemon's provenance window (S5.3), naming the channel."""
     from gatesh import client
 
     send = getattr(client, "mandate", None)
     if send is None:
         raise RuntimeError("this gatesh client has no mandate operation")
-    send(text, session=session, channel=channel)
+    if _accepts(send, "channel"):
+        send(text, session=session, channel=channel)
+    else:
+        send(text, session=session)
 
 
 # --- reading the harness's JSON ------------------------------------------------------------------
@@ -337,7 +357,7 @@ def answer(harness: str, raw: bytes, *, gate: Gate | None = None,
         session = _session(data)
         if harness == "claude-code":
             _record_transcript(data, session, mandate)
-        result = gate(command, cwd, session, f"hook:{harness}")
+        result = gate(command, cwd, session, harness)
         return gate_event, _to_answer(harness, result)
     except BadInput as exc:
         return gate_event, Answer("deny", f"gatesh refused: {exc}. Nothing ran.")

@@ -1,7 +1,7 @@
 """The bounded argument between the agent and the rater (S6), one instance per session.
 
 A ``destructive`` rating at ``auto`` goes back to the agent, which may justify the command
-(``CMD  # why: TEXT``) or propose another. This module holds what makes that a bounded exchange
+(``CMD  # why: TEXT``, split off by ``gatesh.reading.parse_justification``) or propose another. This module holds what makes that a bounded exchange
 rather than a loop; it decides nothing about safety (every round is rated afresh) and only answers
 "may the agent argue another round, or is it a person's turn?".
 
@@ -24,7 +24,6 @@ Pure: no I/O, no clock. The daemon owns one :class:`Negotiation` per session.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -48,7 +47,6 @@ __all__ = [
     "SessionEndObservation",
     "Verdict",
     "session_end_observation",
-    "split_justification",
 ]
 
 Verdict = Literal["reject", "escalate"]
@@ -241,58 +239,6 @@ class Negotiation:
         self.person_reached()
         self._user_messages.clear()
         self._seen.clear()
-
-
-# --- the justification ---------------------------------------------------------------------------
-
-_WHY = re.compile(r"#\s*why\s*:\s*(.*)\Z", re.IGNORECASE | re.DOTALL)
-
-
-def split_justification(command: str) -> tuple[str, str]:
-    """Split ``CMD  # why: TEXT`` into ``(CMD, TEXT)``; ``(command, "")`` when there is none.
-
-    Only a real shell comment counts: a ``#`` that starts a word, outside quotes, on the last line.
-    ``echo '# why: x'`` has no justification. The comment never runs, so splitting it off changes
-    what the agent said, never what executes; callers still gate the whole command.
-    """
-    start = _last_line_comment(command)
-    if start < 0:
-        return command, ""
-    match = _WHY.match(command, start)
-    if match is None:
-        return command, ""
-    return command[:start].rstrip(), " ".join(match.group(1).split())
-
-
-def _last_line_comment(text: str) -> int:
-    """Index of the ``#`` opening a comment that runs to the end of ``text``, or -1."""
-    quote = ""
-    i, n = 0, len(text)
-    comment = -1
-    while i < n:
-        ch = text[i]
-        if quote == "'":
-            if ch == "'":
-                quote = ""
-        elif ch == "\\":
-            i += 2
-            continue
-        elif quote == '"':
-            if ch == '"':
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#" and (i == 0 or text[i - 1] in " \t\n;&|()"):
-            end = text.find("\n", i)
-            if end < 0:
-                comment = i
-                break
-            i = end
-            continue
-        elif ch == "\n":
-            comment = -1
-        i += 1
-    return comment if not quote else -1
 
 
 # --- the session-end observation (S6) ----------------------------------------------------------

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gatesh import messages
+from gatesh import alignment, messages
 from gatesh._paths import GatePaths
 from gatesh._paths import current as current_paths
 from gatesh._types import (
@@ -27,6 +28,7 @@ from gatesh._types import (
 )
 from gatesh.policy import floors, hardline, lists, readonly, selfprotect
 from gatesh.reading import read
+from gatesh.render import neutralise
 from gatesh.session import SessionState
 
 if TYPE_CHECKING:
@@ -142,58 +144,58 @@ def _decide(
     if readonly.is_read_only(facts):
         nego.note_progress()
         return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command")
-    verdict = _rate(rater, facts, cwd)
-    outcome = verdict.outcome
-    stage = Stage.RATER
-    # 10. Floors raise safe to destructive; they never lower anything.
+    # 10 (computed first, so the rater reads the floor notes after the command, S4).
     floor_findings = floors.check(facts)
-    carved = False
-    notice = ""
+    rated = replace(facts, notes=(*facts.notes, *(f"floor {f.rule_id}: {f.reason}" for f in floor_findings)))
+    verdict = _rate(rater, rated, cwd)
+    outcome, stage = verdict.outcome, Stage.RATER
+    carved_hosts: tuple[str, ...] = ()
     if floor_findings and rung is Rung.AUTO and floors.carve_open_world(floor_findings, facts, nego.user_messages()):
         floor_findings = tuple(f for f in floor_findings if f.rule_id != floors.OPEN_WORLD)
-        carved = True
-        notice = f"gatesh: every host in `{facts.text}` is named in your own request, so the open-world floor was lifted."
+        carved_hosts = facts.hosts
     if outcome is Outcome.SAFE and floor_findings:
-        outcome, stage = Outcome.DESTRUCTIVE, Stage.FLOOR
+        outcome, stage = Outcome.DESTRUCTIVE, Stage.FLOOR  # floors raise, never lower
+    top = verdict.findings[0] if stage is Stage.RATER and verdict.findings else (floor_findings or (None,))[0]
     reason = verdict.reason if stage is Stage.RATER else floor_findings[0].reason
     remedy = verdict.remedy if stage is Stage.RATER else floor_findings[0].remedy
     common = dict(verdict=verdict, floors=floor_findings, findings=verdict.findings + floor_findings,
-                  remedy=remedy, rule_id=(verdict.findings[0].rule_id if stage is Stage.RATER and verdict.findings
-                                          else floor_findings[0].rule_id if floor_findings else ""))
+                  remedy=remedy, rule_id=top.rule_id if top else "")
+    carve_notice = (f"gatesh: the open-world floor was lifted for `{neutralise(facts.text)}`: every host "
+                    f"({', '.join(carved_hosts)}) is named in your own request.") if carved_hosts else ""
     # 11. Action by outcome.
     if outcome is Outcome.ATTACK:
         return _halt(session, done, stage, _as_finding(verdict), **common)
     if outcome is Outcome.CATASTROPHIC:
-        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="it cannot be undone from inside the session", **common)
+        return done(Action.ESCALATE, stage, outcome, reason,
+                    to_person_reason="it cannot be undone from inside the session", **common)
     if outcome is Outcome.SAFE:
         nego.note_progress()
-        return done(Action.ALLOW, stage, outcome, reason, notice=notice, **common)
+        return done(Action.ALLOW, stage, outcome, reason, notice=carve_notice, **common)
     # destructive
     if rung is Rung.ASSISTED:
         return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="the rung is assisted", **common)
-    alignment = _align(checker, facts, verdict, session)
-    if alignment is not None and alignment.decision == "approve":
-        nego.note_progress()
-        line = f"gatesh ran `{facts.text}` without asking you: the alignment check found you asked for it ({alignment.reason})."
-        return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason, alignment=alignment,
-                    notice=(notice + " " + line).strip(), **common)
-    if alignment is not None and alignment.decision == "escalate":
-        return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, alignment=alignment,
-                    to_person_reason=f"the alignment check asked for a person: {alignment.reason}", **common)
     if verdict.fail_cause:
-        return done(Action.ESCALATE, stage, outcome, reason, alignment=alignment,
-                    to_person_reason="no rating could be obtained", **common)
-    if floor_findings and not carved:
-        return done(Action.ESCALATE, Stage.FLOOR, outcome, reason, alignment=alignment,
+        # Never rated: no checker may lift what nobody assessed.
+        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="no rating could be obtained", **common)
+    result = _align(checker, facts, verdict, session)
+    if result.decision == "approve":
+        nego.note_progress()
+        notice = alignment.approval_notice(facts.text, result, carved_hosts=carved_hosts)
+        return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason, alignment=result, notice=notice, **common)
+    if result.decision == "escalate":
+        return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, alignment=result,
+                    to_person_reason=f"the alignment check asked for a person: {neutralise(result.reason)}", **common)
+    if floor_findings and not carved_hosts:
+        return done(Action.ESCALATE, Stage.FLOOR, outcome, reason, alignment=result,
                     to_person_reason=f"a floor stood: {floor_findings[0].reason}", **common)
-    suggestion = alignment.suggestion if alignment is not None else ""
     this_round = Round(command=facts.text, justification=facts.justification, outcome=outcome,
-                       reason=reason, remedy=remedy, suggestion=suggestion)
+                       reason=reason, remedy=remedy, suggestion=result.suggestion)
     if nego.record_rejection(this_round) == "escalate":
-        return done(Action.ESCALATE, Stage.NEGOTIATION, outcome, reason, alignment=alignment,
-                    rounds=nego.transcript(), to_person_reason="the agent and the rater could not agree", **common)
-    return done(Action.REJECT, stage, outcome, reason, alignment=alignment, rounds=nego.transcript(),
-                message=messages.rejected_by_rater(facts.text, reason, remedy, suggestion), **common)
+        return done(Action.ESCALATE, Stage.NEGOTIATION, outcome, reason, alignment=result, rounds=nego.transcript(),
+                    to_person_reason="the agent and the rater could not agree", **common)
+    message = alignment.with_suggestion(messages.rejected_by_rater(facts.text, reason, remedy), result)
+    return done(Action.REJECT, stage, outcome, reason, alignment=result, rounds=nego.transcript(),
+                message=message, notice=carve_notice, **common)
 
 
 def normalised(facts: Facts) -> str:
@@ -209,13 +211,9 @@ def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
     return rater.rate(facts, cwd=cwd)
 
 
-def _align(checker: Checker | None, facts: Facts, verdict: Verdict, session: SessionState) -> AlignmentResult | None:
-    """Ask the alignment check (S5); None when no checker is configured (the rater's action stands)."""
-    if checker is None:
-        from gatesh.alignment import BuiltinChecker
-
-        checker = BuiltinChecker()
-    return checker.check(facts, verdict, session.negotiation)
+def _align(checker: Checker | None, facts: Facts, verdict: Verdict, session: SessionState) -> AlignmentResult:
+    """Ask the alignment check (S5); the builtin checker when none is configured."""
+    return (checker or alignment.BuiltinChecker()).check(facts, verdict, session.negotiation)
 
 
 def _as_finding(verdict: Verdict) -> Finding:

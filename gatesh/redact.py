@@ -41,7 +41,7 @@ def mark(rule_id: str) -> str:
 
 # A value in an assignment or option: quoted, or up to whitespace or a shell operator. The look-
 # ahead keeps a value an earlier rule already replaced from being replaced again.
-_VALUE = r"""(?!‹)(?:"[^"\n]*"|'[^'\n]*'|[^\s"';&|<>()]+)"""
+_VALUE = r"""(?!["']?‹)(?:"[^"\n]*"|'[^'\n]*'|[^\s"';&|<>()]+)"""
 
 _SECRET_NAME = r"(?:[A-Za-z0-9]+_)*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|KEY|CREDENTIALS?|AUTH)"
 
@@ -152,7 +152,7 @@ RULES: Final[tuple[RedactionRule, ...]] = (
     ),
     _rule(
         "authorization-header",
-        r"(?i:\b(?:proxy-)?authorization)\s*:\s*(?:(?i:bearer|basic|token|bot|digest)\s+)?(?P<secret>(?!‹)[^\s\"']+)",
+        r"(?i:\b(?:proxy-)?authorization)\s*:\s*(?:(?i:bearer|basic|token|bot|digest)\s+)?+(?P<secret>(?!‹)[^\s\"']+)",
         "an HTTP Authorization header's credentials",
         "curl -H 'Authorization: Bearer abc.def.ghi' https://x",
         "authorization flow docs",

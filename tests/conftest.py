@@ -11,7 +11,9 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     # Short paths: a Unix socket path must fit in 108 bytes.
     home = Path(tmp_path_factory.mktemp("h"))
     runtime = home / "run"

@@ -95,7 +95,9 @@ def test_deny_entries_accumulate_across_tiers(tmp_path: Path) -> None:
         ("watchers = [1000]\n", "only the system config can name watchers"),
     ],
 )
-def test_invalid_user_config_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
+def test_invalid_user_config_names_file_line_and_key(
+    tmp_path: Path, text: str, needle: str
+) -> None:
     write(user_file(), text)
     with pytest.raises(ConfigError) as err:
         load_config(str(tmp_path))
@@ -119,17 +121,35 @@ def test_add_list_entry_round_trips(tmp_path: Path) -> None:
 
 def test_effective_items_cover_every_key(tmp_path: Path) -> None:
     keys = {k for k, _, _ in effective_items(load_config(str(tmp_path)))}
-    assert {"rung", "rater.backend", "escalation.timeout_s", "audit.syslog", "git.protected_branches"} <= keys
+    assert {
+        "rung",
+        "rater.backend",
+        "escalation.timeout_s",
+        "audit.syslog",
+        "git.protected_branches",
+    } <= keys
 
 
 @pytest.mark.slow
 def test_config_command_shows_sources(tmp_path: Path) -> None:
     write(user_file(), 'rung = "write"\n')
-    out = subprocess.run([sys.executable, "-m", "gatesh", "config", "--json", "--cwd", str(tmp_path)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "gatesh", "config", "--json", "--cwd", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     values = {v["key"]: v for v in json.loads(out)["values"]}
     assert values["rung"]["value"] == "write" and values["rung"]["source"].startswith("user")
-    bad = subprocess.run([sys.executable, "-m", "gatesh", "config", "--cwd", str(tmp_path)],
-                         capture_output=True, text=True, env={**__import__("os").environ,
-                         "XDG_CONFIG_HOME": str(write(tmp_path / "c/gatesh/config.toml", "rung=1\n").parent.parent)})
+    bad = subprocess.run(
+        [sys.executable, "-m", "gatesh", "config", "--cwd", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={
+            **__import__("os").environ,
+            "XDG_CONFIG_HOME": str(
+                write(tmp_path / "c/gatesh/config.toml", "rung=1\n").parent.parent
+            ),
+        },
+    )
     assert bad.returncode == 1 and "rung: must be str" in bad.stderr

@@ -31,8 +31,9 @@ def server() -> Iterator[ModelServer]:
 
 
 def client(server: ModelServer, timeout: float = 2.0) -> anthropic.Anthropic:
-    return anthropic.Anthropic(api_key="test-key-1234", base_url=server.base_url, max_retries=0,
-                               timeout=timeout)
+    return anthropic.Anthropic(
+        api_key="test-key-1234", base_url=server.base_url, max_retries=0, timeout=timeout
+    )
 
 
 def test_binds_loopback_only(server: ModelServer) -> None:

@@ -31,5 +31,7 @@ def test_protected_paths_include_config_state_and_socket() -> None:
 def test_package_import_is_light() -> None:
     # `import gatesh` (which every -c call pays for) must not load the parsers or the SDK.
     code = "import sys, gatesh, gatesh._entry, gatesh._paths; print(sorted(m for m in sys.modules if m.split('.')[0] in ('tree_sitter', 'bashlex', 'anthropic', 'httpx', 'blessed', 'tomllib', 'gatesh')))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "['gatesh', 'gatesh._entry', 'gatesh._paths']"

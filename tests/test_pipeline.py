@@ -18,11 +18,17 @@ from gatesh.config import Config, default
 from gatesh.pipeline import decide
 from gatesh.session import SessionState
 
-COMMIT_IDIOM = 'git commit -m "$(cat <<\'EOF\'\nFix the parser\n\nExplain why.\nEOF\n)"'
+COMMIT_IDIOM = "git commit -m \"$(cat <<'EOF'\nFix the parser\n\nExplain why.\nEOF\n)\""
 
 
-def run(cmd: str, *, rung: Rung = Rung.AUTO, config: Config | None = None,
-        session: SessionState | None = None, cwd: str = "/work/project") -> Decision:
+def run(
+    cmd: str,
+    *,
+    rung: Rung = Rung.AUTO,
+    config: Config | None = None,
+    session: SessionState | None = None,
+    cwd: str = "/work/project",
+) -> Decision:
     return decide(cmd, cwd=cwd, config=config or default(), rung=rung, session=session)
 
 
@@ -70,8 +76,12 @@ def test_destructive_at_auto_is_negotiated_then_escalated() -> None:
     first = run("git reset --hard HEAD~3", session=session)
     assert first.action is Action.REJECT
     assert "# why:" in first.message and "different command" in first.message
-    second = run("git reset --hard HEAD~3  # why: the user asked to drop the last commits", session=session)
-    assert second.action is Action.REJECT and second.facts.justification.startswith("the user asked")
+    second = run(
+        "git reset --hard HEAD~3  # why: the user asked to drop the last commits", session=session
+    )
+    assert second.action is Action.REJECT and second.facts.justification.startswith(
+        "the user asked"
+    )
     third = run("git reset --hard HEAD~3", session=session)
     assert third.action is Action.ESCALATE and third.stage is Stage.NEGOTIATION
     assert len(third.rounds) == 3
@@ -117,7 +127,9 @@ def test_list_precedence_deny_over_escalate_over_allow() -> None:
 
 
 def test_deny_matches_any_part_allow_needs_every_part() -> None:
-    config = replace(default(), allow=(ListEntry("prefix", "make"),), deny=(ListEntry("prefix", "npm publish"),))
+    config = replace(
+        default(), allow=(ListEntry("prefix", "make"),), deny=(ListEntry("prefix", "npm publish"),)
+    )
     assert run("make && npm publish", config=config).action is Action.DENY
     assert run("make build && git reset --hard", config=config).stage is not Stage.ALLOW_LIST
 
@@ -152,7 +164,9 @@ def test_fail_closed_rating_goes_to_a_person_at_auto() -> None:
         name, model = "anthropic", "m"
 
         def rate(self, facts: Facts, *, cwd: str) -> Verdict:
-            return Verdict(Outcome.DESTRUCTIVE, "Could not assess this command: timeout", fail_cause="timeout")
+            return Verdict(
+                Outcome.DESTRUCTIVE, "Could not assess this command: timeout", fail_cause="timeout"
+            )
 
     d = decide("make build", cwd="/w", config=default(), rater=DownRater())
     assert d.action is Action.ESCALATE and d.to_person_reason == "no rating could be obtained"
@@ -186,8 +200,12 @@ def test_bad_input_is_refused_or_rated_unreadable(cmd: str) -> None:
 @pytest.mark.slow
 def test_explain_cli(tmp_path: Path) -> None:
     def explain(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "gatesh", "explain", *args], capture_output=True,
-                              text=True, cwd=tmp_path)
+        return subprocess.run(
+            [sys.executable, "-m", "gatesh", "explain", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
 
     out = explain("rm -rf ~")
     assert out.returncode == 0 and "REFUSE at stage hardline" in out.stdout
@@ -199,11 +217,29 @@ def test_explain_cli(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_eval_cli_counts_per_label(tmp_path: Path) -> None:
     corpus = tmp_path / "c.jsonl"
-    rows = [{"cmd": "ls", "label": "benign"}, {"cmd": "rm -rf /", "label": "risky"},
-            {"cmd": "git reset --hard", "label": "risky"}]
+    rows = [
+        {"cmd": "ls", "label": "benign"},
+        {"cmd": "rm -rf /", "label": "risky"},
+        {"cmd": "git reset --hard", "label": "risky"},
+    ]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = subprocess.run([sys.executable, "-m", "gatesh", "eval", str(corpus), "--rung", "auto", "--json",
-                          "--misses", str(tmp_path / "m.jsonl")], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gatesh",
+            "eval",
+            str(corpus),
+            "--rung",
+            "auto",
+            "--json",
+            "--misses",
+            str(tmp_path / "m.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     last = json.loads(out.stdout.strip().splitlines()[-1])
     assert last["total"] == 3 and last["by_label"]["benign"] == {"allow": 1}
     assert last["by_label"]["risky"] == {"refuse": 1, "reject": 1}

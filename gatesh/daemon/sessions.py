@@ -33,7 +33,7 @@ PENDING_LIMIT: Final = 1000
 STATE_FILE: Final = "sessions.json"
 
 
-class PendingState(str, enum.Enum):
+class PendingState(enum.StrEnum):
     """Lifecycle: WAITING → ANSWERED | EXPIRED | REFUSED; EXPIRED/REFUSED → APPROVED | DENIED."""
 
     WAITING = "waiting"  # a person is being asked; the agent waits

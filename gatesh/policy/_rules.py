@@ -271,6 +271,6 @@ SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "y
                            "rbash", "fish", "csh", "tcsh", "busybox-sh"})
 
 
-def all_commands(facts: Facts) -> tuple[SimpleCommand, ...]:
-    """The commands to match: every executed command the reader found (remote ones included)."""
-    return facts.commands
+
+
+

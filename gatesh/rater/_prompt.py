@@ -127,12 +127,16 @@ def build_user_turn(facts: Facts, home: str | None) -> RaterPrompt:
     command = bounded(model_text(command_for_model(facts), home))
     notes = [model_text(n, home) for n in facts.notes]
     if not facts.readable and facts.unreadable:
-        notes.append(model_text(f"gatesh's reader could not read this command: {facts.unreadable}", home))
+        notes.append(
+            model_text(f"gatesh's reader could not read this command: {facts.unreadable}", home)
+        )
     scripts: list[str] = []
     for s in facts.scripts:
         head = f"path: {model_text(s.path, home)}\ninterpreter: {model_text(s.interpreter, home)}"
         if s.text is None:
-            notes.append(model_text(f"script {s.path} was not read: {s.note or 'unreadable'}", home))
+            notes.append(
+                model_text(f"script {s.path} was not read: {s.note or 'unreadable'}", home)
+            )
         else:
             scripts.append(f"{head}\n\n{bounded(model_text(s.text, home))}")
     notes_text = "\n".join(f"- {one_line(n, 1000)}" for n in notes)
@@ -164,19 +168,26 @@ def parse_rating(response: Any) -> tuple[Outcome, str, str]:
     non-empty reason. Prose, another tool, a missing or foreign outcome: unparseable.
     """
     call = next(
-        (b for b in getattr(response, "content", None) or []
-         if getattr(b, "type", "") == "tool_use" and getattr(b, "name", "") == RATE_TOOL),
+        (
+            b
+            for b in getattr(response, "content", None) or []
+            if getattr(b, "type", "") == "tool_use" and getattr(b, "name", "") == RATE_TOOL
+        ),
         None,
     )
     if call is None:
         stop = getattr(response, "stop_reason", None)
-        stop_word = stop if isinstance(stop, str) and re.fullmatch(r"[a-z_]{1,30}", stop) else "unknown"
+        stop_word = (
+            stop if isinstance(stop, str) and re.fullmatch(r"[a-z_]{1,30}", stop) else "unknown"
+        )
         raise BackendError("unparseable", f"no {RATE_TOOL} call, stop_reason {stop_word}")
     args = call.input if isinstance(call.input, dict) else {}
     try:
         outcome = Outcome(args.get("outcome"))
     except ValueError:
-        raise BackendError("unparseable", "outcome is not one of safe, destructive, catastrophic, attack") from None
+        raise BackendError(
+            "unparseable", "outcome is not one of safe, destructive, catastrophic, attack"
+        ) from None
     reason, remedy = args.get("reason"), args.get("remedy", "")
     if not isinstance(reason, str) or not reason.strip():
         raise BackendError("unparseable", "no reason given")

@@ -8,36 +8,11 @@ contain its own closing line, whatever it holds.
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Iterable
 
 from gatesh.reading import normalize_for_model
-
-try:  # the audit module owns redaction (S15); this bridge only stands in until it lands
-    from gatesh.redact import redact
-except ImportError:  # pragma: no cover - removed once gatesh.redact exists
-
-    _SECRET = re.compile(
-        r"(?P<kv>\b[A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Za-z0-9_]*\s*[=:]\s*)"
-        r"(?P<v>\"[^\"]*\"|'[^']*'|\S+)"
-        r"|(?P<tok>\bsk-[A-Za-z0-9_-]{16,}|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}"
-        r"|\bxox[abprs]-[A-Za-z0-9-]{10,})"
-        r"|(?P<bearer>\b[Bb]earer\s+)[A-Za-z0-9._~+/=-]{8,}",
-        re.IGNORECASE,
-    )
-
-    def _sub(m: re.Match[str]) -> str:
-        if m.group("kv"):
-            return m.group("kv") + "[REDACTED]"
-        if m.group("bearer"):
-            return m.group("bearer") + "[REDACTED]"
-        return "[REDACTED]"
-
-    def redact(text: str) -> str:
-        """``text`` with likely secrets replaced by ``[REDACTED]``."""
-        return _SECRET.sub(_sub, text)
-
+from gatesh.redact import redact
 
 __all__ = ["fence", "model_text", "normalize_for_model", "one_line", "pick_nonce", "redact"]
 

@@ -23,6 +23,7 @@ from typing import Any, Final, Protocol
 from gatesh._errors import BackendError
 from gatesh._types import Facts, Outcome, Verdict
 from gatesh.captures import CaptureRing, default_ring
+from gatesh.config import DEFAULT_CHECKER_MODEL, DEFAULT_RATER_MODEL
 from gatesh.rater._cache import VerdictCache, cache_key
 from gatesh.rater._prompt import (
     PROMPT_VERSION,
@@ -43,8 +44,6 @@ __all__ = [
     "from_config",
 ]
 
-DEFAULT_RATER_MODEL: Final = "claude-haiku-5-5"
-DEFAULT_CHECKER_MODEL: Final = "claude-sonnet-5-5"
 DEFAULT_API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
 DEFAULT_TIMEOUT_S: Final = 30.0
 #: Failures in a row before the person is told once (S4).
@@ -125,8 +124,9 @@ class AnthropicRater:
         try:
             verdict = self._rate(facts, cwd, start)
         except Exception as exc:  # a bug of ours must still fail closed, never allow
-            verdict = fail_closed("error", f"internal {type(exc).__name__}", model=self.model,
-                                  duration_ms=_ms(start))
+            verdict = fail_closed(
+                "error", f"internal {type(exc).__name__}", model=self.model, duration_ms=_ms(start)
+            )
         if not verdict.cached:
             self._note_health(verdict)
         return verdict
@@ -135,8 +135,14 @@ class AnthropicRater:
         if self._client is None:
             return fail_closed("no-model", f"${self._api_key_env} is not set", model=self.model)
         prompt = build_user_turn(facts, self.home)
-        key = cache_key(command=prompt.command, cwd=cwd, backend=self.name, model=self.model,
-                        prompt_version=PROMPT_VERSION, context=prompt.context)
+        key = cache_key(
+            command=prompt.command,
+            cwd=cwd,
+            backend=self.name,
+            model=self.model,
+            prompt_version=PROMPT_VERSION,
+            context=prompt.context,
+        )
         hit = self.cache.get(key)
         if hit is not None:
             return dataclasses.replace(hit, duration_ms=_ms(start))
@@ -151,8 +157,14 @@ class AnthropicRater:
             verdict = fail_closed(exc.cause, exc.detail, model=self.model, duration_ms=_ms(start))
             self._capture(request, response, verdict, exc.detail)
             return verdict
-        verdict = Verdict(outcome=outcome, reason=reason, remedy=remedy, backend=self.name,
-                          model=self.model, duration_ms=_ms(start))
+        verdict = Verdict(
+            outcome=outcome,
+            reason=reason,
+            remedy=remedy,
+            backend=self.name,
+            model=self.model,
+            duration_ms=_ms(start),
+        )
         self._capture(request, response, verdict, "ok")
         self.cache.put(key, verdict)
         return verdict
@@ -175,19 +187,31 @@ class AnthropicRater:
                 self._notified = True
                 self._notice = (
                     f"gatesh: the anthropic rater ({self.model}) failed {self._streak} times in a row "
-                    f"(last: {verdict.reason[len(FAIL_PREFIX):].strip()}); until it recovers, every "
+                    f"(last: {verdict.reason[len(FAIL_PREFIX) :].strip()}); until it recovers, every "
                     f"command it is asked about is treated as destructive."
                 )
 
-    def _capture(self, request: dict[str, Any], response: Any, verdict: Verdict, status: str) -> None:
+    def _capture(
+        self, request: dict[str, Any], response: Any, verdict: Verdict, status: str
+    ) -> None:
         from gatesh.rater._call import dump
 
         self.captures.record(
-            kind="rater", backend=self.name, model=self.model, request=request,
+            kind="rater",
+            backend=self.name,
+            model=self.model,
+            request=request,
             response=dump(response) if response is not None else None,
-            duration_ms=verdict.duration_ms, fail_cause=verdict.fail_cause, status=status,
-            extra={"verdict": {"outcome": verdict.outcome.value, "reason": verdict.reason,
-                               "remedy": verdict.remedy}},
+            duration_ms=verdict.duration_ms,
+            fail_cause=verdict.fail_cause,
+            status=status,
+            extra={
+                "verdict": {
+                    "outcome": verdict.outcome.value,
+                    "reason": verdict.reason,
+                    "remedy": verdict.remedy,
+                }
+            },
         )
 
 
@@ -210,7 +234,9 @@ def resolve_base_url(base_url: str | None) -> str | None:
     return base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
 
 
-def from_config(model_cfg: ModelConfig | Any, *, cache: VerdictCache | None = None) -> AnthropicRater:
+def from_config(
+    model_cfg: ModelConfig | Any, *, cache: VerdictCache | None = None
+) -> AnthropicRater:
     """An :class:`AnthropicRater` from any object with ``model``, ``base_url``, ``api_key_env``
     and ``timeout_s`` (missing or empty ones take the defaults)."""
     env = getattr(model_cfg, "api_key_env", None) or DEFAULT_API_KEY_ENV

@@ -8,8 +8,9 @@ MAX_COMMAND_BYTES: Final = 64 * 1024  # S2: 64 KiB per command; longer is "too l
 MAX_REREAD_DEPTH: Final = 6  # sh -c / eval / heredoc / script inside each other: real use stays <= 3
 MAX_NESTING: Final = 150  # brackets/substitutions deep; keeps tree-sitter and our walk far from stack limits
 MAX_WALK_DEPTH: Final = 900  # syntax-tree depth our recursive walk may reach (< Python's 1000 frames)
-MAX_COMMANDS: Final = 20_000  # simple commands per reading; a bash test script has ~2,000
+MAX_COMMANDS: Final = 25_000  # per reading: above what 64 KiB can hold (`a;` x 21,845); bounds scripts
 TIME_BUDGET_S: Final = 0.5  # whole reading incl. scripts; a normal line takes well under 1 ms
 MAX_SCRIPT_BYTES: Final = 256 * 1024  # a script read from disk larger than this is a note, not read
 MAX_SCRIPT_TOTAL_BYTES: Final = 1024 * 1024  # all scripts of one reading together
 MAX_CONTEXT_SCRIPT_BYTES: Final = 64 * 1024  # non-shell script text handed to the model as context
+MAX_SECOND_READER_BYTES: Final = 8 * 1024  # bashlex needs ~10 us/byte: 8 KiB stays under ~100 ms

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gatesh._types import Facts, Redirect, Script, SimpleCommand, Word
 
 from . import _limits as L
+from ._continuation import join_continuations
 from ._hosts import hosts_in, ssh_split
 from ._peel import head_of, peel
 from ._second import read_second
@@ -87,19 +89,28 @@ class Reader:
         if depth > L.MAX_REREAD_DEPTH:
             raise ReadLimit(f"too deep: strings re-read more than {L.MAX_REREAD_DEPTH} levels")
         self._check_time()
+        if "\\\n" in text:
+            text, joined = join_continuations(text)
+            if not joined:
+                self.note("line continuations next to a heredoc: read as written")
         data = text.encode("utf-8", "surrogatepass")
         if len(data) > L.MAX_COMMAND_BYTES and context != "script":
             raise ReadLimit(f"too long: a nested command of {len(data)} bytes")
         if _needs_nesting_scan(text) and max_nesting(text) > L.MAX_NESTING:
             raise ReadLimit(f"too deep: brackets nested more than {L.MAX_NESTING} levels")
         try:
-            walk = walk_text(data, context)
+            walk = walk_text(data, context, self.deadline)
         except WalkLimit as exc:
             raise ReadLimit(str(exc)) from None
         except RecursionError:
             raise ReadLimit("too deep: nesting beyond the reader's limit") from None
         where = "" if depth == 0 else f" (in {context} at depth {depth})"
-        second, second_err = read_second(text)
+        if len(data) <= L.MAX_SECOND_READER_BYTES:
+            second, second_err = read_second(text)
+        else:
+            second, second_err = None, "too long for bashlex"
+            self.note(f"only tree-sitter read this{where}: longer than "
+                      f"{L.MAX_SECOND_READER_BYTES} bytes")
         if walk.has_error:
             self.note(f"tree-sitter read with errors{where}: {walk.error_at}")
             if second is None and not self.unreadable:
@@ -108,12 +119,13 @@ class Reader:
         # bashlex failing alone is common (case, [[ ]], quoted heredocs) and no disagreement.
         produced: list[int] = []
         raw_map: list[list[int]] = []
-        surface_ts: set[str] = set()
+        surfaces: list[str] = []
         for raw in walk.commands:
             idxs, surface = self.finalize(raw, depth, inherit)
             raw_map.append(idxs)
             produced.extend(idxs)
-            surface_ts.add(surface)
+            surfaces.append(surface)
+        surface_ts = set(surfaces)
         for stages in walk.pipelines:
             flat = tuple(i for stage in stages for raw_i in stage for i in raw_map[raw_i])
             if len(flat) >= 2:
@@ -121,20 +133,38 @@ class Reader:
         for name in walk.functions:
             if name not in self.functions:
                 self.functions.append(name)
+        for inner_text in walk.embedded:
+            produced.extend(self.read_text(inner_text, "substitution", depth + 1, inherit))
         if second is not None:
-            produced.extend(self._union(second, surface_ts, depth, inherit, where))
+            to_char = _byte_to_char(text, data)
+            at = {to_char(raw.start): s for raw, s in zip(walk.commands, surfaces, strict=True)}
+            blind = [(to_char(a), to_char(b)) for a, b in walk.blind]
+            produced.extend(self._union(second, surface_ts, at, blind, depth, inherit, where))
         return produced
 
-    def _union(self, second: tuple[RawCommand, ...], surface_ts: set[str], depth: int,
-               inherit: _Inherit, where: str) -> list[int]:
-        """Add every command bashlex saw that tree-sitter did not (the stricter union)."""
+    def _union(self, second: tuple[RawCommand, ...], surface_ts: set[str], at: dict[int, str],
+               blind: list[tuple[int, int]], depth: int, inherit: _Inherit,
+               where: str) -> list[int]:
+        """Add every command bashlex saw that tree-sitter did not (the stricter union).
+
+        A bashlex command at the same place as a tree-sitter command is the same command: it is
+        added only when both heads are static and differ. Commands bashlex reports inside
+        constructs it cannot read (``(( ))``, ``[[ ]]``, ``case``) are not added.
+        """
         added: list[int] = []
         seen_second: set[str] = set()
         for raw in second:
+            if not raw.words:
+                continue
             p = peel(raw.words)
             surface = _surface(p.argv, p.shell_string is not None)
             seen_second.add(surface)
-            if surface in surface_ts or surface in self.functions:
+            ts_here = at.get(raw.start)
+            if ts_here is not None:
+                if ts_here == surface or not surface or not ts_here:
+                    continue
+            elif surface in surface_ts or surface in self.functions \
+                    or any(a <= raw.start < b for a, b in blind):
                 continue
             self.note(f"readers disagree{where}: bashlex read {surface or 'a dynamic head'!r} "
                       f"that tree-sitter did not")
@@ -372,8 +402,9 @@ class Reader:
             with open(path, "rb") as fh:
                 data = fh.read(L.MAX_SCRIPT_BYTES + 1)
         except OSError as exc:
-            if not explicit:
-                return []  # ./x that is not there: nothing to read, the head says enough
+            if not explicit or not (interp in SHELLS or interp == "sh"):
+                # ./x or `bun add pkg`: no file to read; the head and argv say enough
+                return []
             self.scripts.append(Script(word.text, interp, None, f"unreadable: {exc.strerror}"))
             self.note(f"script {word.text!r} could not be read: {exc.strerror}")
             return []
@@ -412,6 +443,13 @@ def _shebang(data: bytes) -> str:
     if head in SHELLS or _is_interpreter(head):
         return head
     return ""
+
+
+def _byte_to_char(text: str, data: bytes) -> Callable[[int], int]:
+    """Maps tree-sitter byte offsets to bashlex character offsets."""
+    if len(data) == len(text):
+        return lambda b: b
+    return lambda b: len(data[:b].decode("utf-8", "surrogatepass"))
 
 
 def _surface(argv: list[Word], via_shell: bool) -> str:

@@ -5,6 +5,8 @@ The walk yields :class:`RawCommand` values (argv before wrapper peeling); ``_rea
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +27,10 @@ WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _LEAF_ARGS = frozenset({"word", "raw_string", "number", "ansi_c_string"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
+# Constructs bashlex cannot read or misreads (S2's measurements): its commands there are not added.
+_BASHLEX_BLIND = frozenset({"arithmetic_expansion", "test_command", "c_style_for_statement",
+                            "case_statement", "array"})
+_BACKTICK = re.compile(r"(?<!\\)`((?:[^`\\]|\\.)*)`", re.DOTALL)
 
 
 class WalkLimit(Exception):
@@ -56,6 +62,8 @@ class Walk:
     functions: list[str] = field(default_factory=list)
     has_error: bool = False
     error_at: str = ""
+    embedded: list[str] = field(default_factory=list)  # `…` tree-sitter left inside a word
+    blind: list[tuple[int, int]] = field(default_factory=list)  # byte spans bashlex misreads
 
 
 def parse(data: bytes) -> Any:
@@ -63,11 +71,11 @@ def parse(data: bytes) -> Any:
     return PARSER.parse(data)
 
 
-def walk_text(data: bytes, context: str) -> Walk:
-    """Walk ``data`` (UTF-8 shell text). Raises :class:`WalkLimit` past a limit."""
+def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk:
+    """Walk ``data`` (UTF-8 shell text). Raises :class:`WalkLimit` past a limit or deadline."""
     tree = parse(data)
     root = tree.root_node
-    w = _Walker(context)
+    w = _Walker(context, deadline)
     if root.has_error:
         w.result.has_error = True
         w.result.error_at = _first_error(root)
@@ -89,9 +97,17 @@ def _first_error(root: Any) -> str:
 
 
 class _Walker:
-    def __init__(self, context: str) -> None:
+    def __init__(self, context: str, deadline: float) -> None:
         self.result = Walk()
         self.frames = 0
+        self.deadline = deadline
+
+    def _embedded(self, node: Any) -> None:
+        """tree-sitter leaves `…` inside ``${x:=`cmd`}`` as a plain word: read it anyway."""
+        text = node_text(node)
+        if "`" in text:
+            for m in _BACKTICK.finditer(text):
+                self.result.embedded.append(m.group(1))
 
     def _new_frame(self) -> int:
         self.frames += 1
@@ -128,8 +144,15 @@ class _Walker:
                 self.walk(child, "process-substitution", f, d + 1)
         elif t in _DECLARATIONS:
             self._declaration(node, ctx, frame, d)
+        elif t == "word":
+            self._embedded(node)
         elif t == "comment" or t in _LEAF_ARGS:
             return
+        elif t in _BASHLEX_BLIND or (t == "compound_statement" and node.child_count
+                                     and node.children[0].type == "(("):
+            self.result.blind.append((node.start_byte, node.end_byte))
+            for child in node.children:
+                self.walk(child, ctx, frame, d + 1)
         else:
             for child in node.children:
                 self.walk(child, ctx, frame, d + 1)
@@ -140,6 +163,8 @@ class _Walker:
         cmds = self.result.commands
         if len(cmds) >= MAX_COMMANDS:
             raise WalkLimit(f"too many commands: more than {MAX_COMMANDS}")
+        if len(cmds) % 256 == 255 and time.monotonic() > self.deadline:
+            raise WalkLimit("too slow: reading took longer than its time budget")
         cmds.append(cmd)
         return len(cmds) - 1
 
@@ -165,6 +190,8 @@ class _Walker:
                 cmd.words.append(word_of(child))
                 if ct not in _LEAF_ARGS:
                     self.walk(child, ctx, frame, d + 1)
+                elif ct == "word":
+                    self._embedded(child)
         for r in extra:
             self._redirect(cmd, r, ctx, frame, d)
         return idx
@@ -247,6 +274,8 @@ class _Walker:
                         fd = None
                 elif not c.is_named:
                     op = c.type
+                elif c.type == "ERROR" and op == "<" and node_text(c) == ">":
+                    op = "<>"  # tree-sitter-bash 0.25 does not know `<>` (read-write)
                 elif target_node is None:
                     target_node = c
             word = word_of(target_node) if target_node is not None else Word("", False)

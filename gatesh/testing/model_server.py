@@ -98,7 +98,9 @@ def message(
     return Reply(200, body)
 
 
-def tool_use(name: str, input: Mapping[str, Any] | None = None, *, text: str | None = None) -> Reply:
+def tool_use(
+    name: str, input: Mapping[str, Any] | None = None, *, text: str | None = None
+) -> Reply:
     """The model calls tool ``name`` with ``input`` (after an optional line of prose)."""
     return tool_uses([(name, input or {})], text=text)
 
@@ -108,7 +110,12 @@ def tool_uses(calls: Iterable[tuple[str, Mapping[str, Any]]], *, text: str | Non
     blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     for name, args in calls:
         blocks.append(
-            {"type": "tool_use", "id": f"toolu_test_{next(_ids):06d}", "name": name, "input": dict(args)}
+            {
+                "type": "tool_use",
+                "id": f"toolu_test_{next(_ids):06d}",
+                "name": name,
+                "input": dict(args),
+            }
         )
     return message(blocks, stop_reason="tool_use")
 
@@ -198,8 +205,8 @@ class ModelServer:
     def base_url(self) -> str:
         if self._httpd is None:
             raise RuntimeError("ModelServer is not started; use it as a context manager")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        port = self._httpd.server_address[1]
+        return f"http://127.0.0.1:{port}"
 
     def start(self) -> ModelServer:
         """Bind an ephemeral loopback port and serve in a daemon thread."""
@@ -209,7 +216,10 @@ class ModelServer:
         httpd.block_on_close = False
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="gatesh-model-server", daemon=True
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="gatesh-model-server",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -235,7 +245,9 @@ class ModelServer:
         with self._lock:
             entry = self._queue.popleft() if self._queue else self._fallback
         if entry is None:
-            return error(500, "api_error", "gatesh.testing.ModelServer: the script ran out of replies")
+            return error(
+                500, "api_error", "gatesh.testing.ModelServer: the script ran out of replies"
+            )
         if isinstance(entry, Reply):
             return entry
         return entry(body or {})

@@ -87,11 +87,34 @@ class Ctx:
     facts: Facts
     cwd: str
     home: str
+    depth: int = 0
     cmds: list[Cmd] = field(default_factory=list)
+    cwds: list[str | None] = field(default_factory=list)  # effective cwd per command (None: unknown)
+    vars_set: bool = False  # the line assigns HOME/TMPDIR/TMP/PWD itself
+
+    def track_cwd(self) -> None:
+        """Follow ``cd``/``pushd`` left to right, so ``cd .. && rm -rf build`` is judged in the parent."""
+        cur: str | None = self.cwd
+        out: list[str | None] = []
+        for c in self.cmds:
+            out.append(cur)
+            if c.head in ("cd", "pushd", "chdir"):
+                target = c.pos[0] if c.pos else "~"
+                if any(c.dyn) and target != "~" and not target.startswith(("$HOME", "${HOME}")):
+                    cur = None
+                elif cur is not None:
+                    cur = resolve(target, cur, self.home)
+        self.cwds = out
+        self.vars_set = bool(_SETS_VARS.search(self.facts.text))
 
     @property
     def text(self) -> str:
         return self.facts.text
+
+
+_SETS_VARS: Final = re.compile(r"(?:^|[\s;&|(])(?:export\s+|declare\s+(?:-x\s+)?)?(?:HOME|TMPDIR|TMP|PWD)=")
+_DASHES: Final = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
+                                "\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
 
 
 class Cmd:
@@ -110,7 +133,8 @@ class Cmd:
         self.ctx = ctx
         self.head = sc.head
         argv = sc.argv[1:]
-        self.args: tuple[str, ...] = tuple(w.text for w in argv)
+        self.args: tuple[str, ...] = tuple(
+            (w.text.translate(_DASHES) if w.static else w.text.replace('"', "")) for w in argv)
         self.dyn: tuple[bool, ...] = tuple(not w.static for w in argv)
         flags: set[str] = set()
         pos: list[str] = []
@@ -137,6 +161,15 @@ class Cmd:
         if self._low is None:
             self._low = " ".join(self.args).lower()
         return self._low
+
+    @property
+    def cwd(self) -> str | None:
+        """The working directory this command runs in (after any earlier ``cd``); None when unknown."""
+        cw = self.ctx.cwds
+        return cw[self.index] if self.index < len(cw) else self.ctx.cwd
+
+    def is_dynamic(self, word: str) -> bool:
+        return any(d and a == word for a, d in zip(self.args, self.dyn, strict=False))
 
     def has(self, *opts: str) -> bool:
         return any(o in self.flags for o in opts)
@@ -223,7 +256,7 @@ def is_interpreter(head: str) -> bool:
 
 # A shell named as a path (/bin/sh, /usr/local/bin/bash) anywhere inside a word.
 SHELL_PATH_RE: Final = re.compile(
-    r"(?<![\w.+-])(?:/usr)?(?:/local)?/s?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y|r|pdk)?sh(?![\w.+-])")
+    r"(?<![\w+-])(?:/usr)?(?:/local)?/s?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y|r|pdk)?sh(?![\w.+-])")
 # Code that spawns a shell by name: system("sh"), exec 'bash', spawn("/bin/sh"), pty.spawn …
 SPAWN_RE: Final = re.compile(
     r"(?:\b(?:system|exec[lvpe]*|spawn\w*|popen\d?|passthru|shell_exec|pcntl_exec|proc_open|"
@@ -272,9 +305,23 @@ class Scope(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-def resolve(word: str, cwd: str, home: str) -> str | None:
-    """``word`` as an absolute normalised path, or None when it depends on an unknown value."""
+def resolve(word: str, cwd: str, home: str, *, dynamic: bool = True, known_vars: bool = True) -> str | None:
+    """``word`` as an absolute normalised path, or None when it depends on an unknown value.
+
+    ``dynamic`` False means the word was quoted literally (``'$HOME'`` names a folder called $HOME).
+    ``known_vars`` False means the line reassigns HOME/TMPDIR, so their values are unknown.
+    """
     w = word
+    if not dynamic:
+        if w.startswith("~") and not w.startswith("~/") and w != "~":
+            return None
+        if w == "~" or w.startswith("~/"):
+            w = home + w[1:]
+        if not w.startswith("/"):
+            w = posixpath.join(cwd, w)
+        return posixpath.normpath(re.sub(r"/+", "/", w)) or "/"
+    if not known_vars and ("$" in w):
+        return None
     m = _HOME_VARS.match(w)
     if m:
         w = home + w[m.end():]
@@ -308,20 +355,31 @@ def _strip_glob(p: str) -> tuple[str, bool]:
     return p, False
 
 
-def scope_of(word: str, cwd: str, home: str) -> tuple[Scope, str]:
-    """Classify ``word`` (a path operand): the scope and the resolved path ('' when unknown)."""
-    path = resolve(word, cwd, home)
+def scope_of(word: str, cwd: str | None, home: str, *, dynamic: bool = True,
+             known_vars: bool = True, project: str | None = None) -> tuple[Scope, str]:
+    """Classify ``word`` (a path operand): the scope and the resolved path ('' when unknown).
+
+    ``cwd`` resolves relative paths; ``project`` (default ``cwd``) is the working directory whose
+    contents count as the project's own.
+    """
+    if cwd is None:
+        if not word.startswith(("/", "~", "$HOME", "${HOME}", "$TMPDIR", "${TMPDIR")):
+            return Scope.UNKNOWN, ""
+        cwd = "/"
+    path = resolve(word, cwd, home, dynamic=dynamic, known_vars=known_vars)
     if path is None:
         return Scope.UNKNOWN, ""
     base, whole = _strip_glob(path)
     globbed = base != path
-    cwd_n = posixpath.normpath(cwd) if cwd else "/"
+    cwd_n = posixpath.normpath(project or cwd) if (project or cwd) else "/"
     home_n = posixpath.normpath(home) if home else ""
     target = base if globbed else path
     # temp: named as such (a relative path under a temp cwd is still the project)
-    lit_abs = word.startswith(("/", "$TMP", "${TMP")) and not word.startswith(("/tmp/..", "/tmp/../"))
+    lit_abs = word.startswith("/") or (dynamic and word.startswith(("$TMP", "${TMP")))
     if lit_abs and (target + "/").startswith(TEMP_ROOTS) and target.rstrip("/") not in (
             "/tmp", "/var/tmp", "/private/tmp", "/dev/shm"):
+        return Scope.TEMP, path
+    if dynamic and word.rstrip("/") in ("$TMPDIR", "${TMPDIR}", "$TMP", "${TMP}") and known_vars:
         return Scope.TEMP, path
     if lit_abs and globbed and target in ("/tmp", "/var/tmp", "/private/tmp"):
         return Scope.TEMP, path
@@ -361,3 +419,28 @@ def fold_home(path: str, home: str) -> str:
 
 def default_home() -> str:
     return os.path.expanduser("~")
+
+
+# --- what a command writes ----------------------------------------------------------------------
+
+EDITORS: Final = frozenset({"vi", "vim", "nvim", "nano", "emacs", "ee", "pico", "joe", "micro", "code",
+                            "gedit", "kate", "mcedit", "ed", "ex", "visudo", "sudoedit", "vipw", "vigr"})
+
+
+def write_targets(c: Cmd) -> list[str]:
+    """Files ``c`` writes: redirect targets, tee/sed -i/editor operands, the destination of cp/mv/ln/install."""
+    out = list(c.writes)
+    h = c.head
+    if h == "tee":
+        out.extend(c.pos)
+    elif h in ("sed", "gsed", "perl") and any(a.startswith(("-i", "--in-place")) for a in c.args):
+        out.extend(p for p in c.pos[1:] if "/" in p or "." in p)
+    elif h in ("cp", "mv", "install", "ln", "rsync", "gcp", "ditto", "scp") and len(c.pos) >= 2:
+        out.append(c.pos[-1])
+    elif h == "dd":
+        out.extend(a[3:] for a in c.args if a.startswith("of="))
+    elif h in EDITORS:
+        out.extend(c.pos)
+    elif h in ("truncate", "touch", "chattr", "unlink", "rm", "shred", "srm"):
+        out.extend(c.pos)
+    return out

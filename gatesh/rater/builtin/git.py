@@ -35,10 +35,10 @@ def _opts(rest: tuple[str, ...]) -> set[str]:
         if a == "--":
             break
         if a.startswith("--"):
-            out.add(a.split("=", 1)[0])
+            out.add(a.split("=", 1)[0].lower())
         elif a.startswith("-") and len(a) > 1:
             out.add(a)
-            if a[1:].isalpha():
+            if a[1:].isalpha() and len(a) <= 5:
                 out.update("-" + ch for ch in a[1:])
     return out
 
@@ -72,9 +72,8 @@ def push_force(c: Cmd) -> MatchResult:
     forced = bool(o & {"--force", "-f"}) or bool(plus)
     if not forced:
         return None
-    if "--force-with-lease" in o or "--force-if-includes" in o:
-        if not (o & {"--force", "-f"}) and not plus:
-            return None
+    if o & {"--force-with-lease", "--force-if-includes"}:
+        return None
     names = {r.lstrip("+").split(":")[-1].removeprefix("refs/heads/") for r in refs}
     if names & PROTECTED or (not refs and False):
         return Hit(severity=C, detail="over the protected branch " + sorted(names & PROTECTED)[0])
@@ -105,7 +104,11 @@ def branch_force_delete(c: Cmd) -> MatchResult:
     if s != "branch":
         return None
     o = _opts(rest)
-    return "-D" in o or (bool(o & {"-d", "--delete"}) and bool(o & {"-f", "--force"}))
+    if "-D" in o or (bool(o & {"-d", "--delete"}) and bool(o & {"-f", "--force"})):
+        return True
+    if o & {"-f", "--force"} and _positional(rest):
+        return Hit(detail="git branch --force moves an existing branch, dropping its commits")
+    return None
 
 
 def stash_drop(c: Cmd) -> MatchResult:
@@ -118,15 +121,15 @@ def checkout_discard(c: Cmd) -> MatchResult:
     if s != "checkout":
         return None
     o = _opts(rest)
+    if o & {"-f", "--force", "--pathspec-from-file"}:
+        return True
     if o & {"-b", "-B", "--orphan"}:
         return None
-    if o & {"-f", "--force"}:
-        return True
     if "--" in rest:
         after = rest[rest.index("--") + 1:]
         return bool(after)
     pos = _positional(rest)
-    return any(p in (".", "./", "*", ":/") for p in pos) or (len(pos) >= 2 and "HEAD" in pos[0].upper())
+    return any(p in (".", "./", "*", ":/") for p in pos) or len(pos) >= 2
 
 
 def restore_worktree(c: Cmd) -> MatchResult:
@@ -196,7 +199,7 @@ RULES: tuple[Rule, ...] = (
          remedy="delete the remote branch by hand after checking nobody uses it", heads=GIT,
          examples=("git push origin --delete feature", "git push origin :feature", "git push --mirror"),
          counter=("git push origin feature", "git push -u origin HEAD")),
-    Rule("git.branch-force-delete", D, "git branch -D deletes a branch even when its commits are not merged.",
+    Rule("git.branch-force-delete", D, "Git branch -D or --force drops a branch's unmerged commits.",
          branch_force_delete, remedy="use git branch -d, which refuses unmerged branches", heads=GIT,
          examples=("git branch -D feature", "git branch --delete --force old"),
          counter=("git branch -d feature", "git branch -a")),

@@ -1,0 +1,59 @@
+"""`gatesh -c true` vs `bash -c true` with a warm daemon (S14: median overhead <= 10 ms).
+
+Runs through a launcher written by gatesh.launcher (the real interpreter with -IS), in a private
+HOME/XDG sandbox, interleaving the two commands. Prints figures and one JSON line; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+
+
+def _spawn_wait(argv: list[str], env: dict[str, str]) -> float:
+    t = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env)
+    _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - t
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{argv} failed with status {status}")
+    return elapsed * 1000
+
+
+def main(n: int = 200) -> dict[str, float]:
+    from gatesh.launcher import write_launcher
+
+    home = tempfile.mkdtemp(prefix="gb")
+    env = dict(os.environ, HOME=home, XDG_RUNTIME_DIR=os.path.join(home, "run"),
+               XDG_STATE_HOME=os.path.join(home, "state"), XDG_CONFIG_HOME=os.path.join(home, "cfg"),
+               GATESH_SESSION="bench")
+    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
+    launcher = write_launcher(os.path.join(home, "gatesh"))
+    bash = "/bin/bash"
+    _spawn_wait([launcher, "-c", "true"], env)  # starts the daemon
+    for _ in range(10):
+        _spawn_wait([launcher, "-c", "true"], env)
+        _spawn_wait([bash, "-c", "true"], env)
+    g, b = [], []
+    for _ in range(n):
+        g.append(_spawn_wait([launcher, "-c", "true"], env))
+        b.append(_spawn_wait([bash, "-c", "true"], env))
+    gm, bm = statistics.median(g), statistics.median(b)
+    result = {"n": n, "gatesh_median_ms": round(gm, 2), "bash_median_ms": round(bm, 2),
+              "overhead_median_ms": round(gm - bm, 2), "ratio": round(gm / bm, 2),
+              "gatesh_p90_ms": round(sorted(g)[int(n * 0.9)], 2), "target_overhead_ms": 10}
+    with open(os.path.join(env["XDG_RUNTIME_DIR"], "gatesh", "daemon.lock")) as f:
+        os.kill(int(f.read().strip()), signal.SIGTERM)
+    print(f"gatesh -c true: median {gm:.2f} ms; bash -c true: median {bm:.2f} ms; "
+          f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}")
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)

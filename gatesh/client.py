@@ -1,0 +1,588 @@
+"""The ``-c`` client (S9.4): gate a command through the daemon, then ``exec`` the real shell.
+
+Standard library only, and only its cheapest parts (``_socket`` and ``_json`` rather than
+``socket`` and ``json``, which pull in ``re`` and cost ~10 ms each): ``gatesh -c true`` must stay
+within 10 ms of ``bash -c true`` (S14). It repeats the few protocol constants it needs from
+:mod:`gatesh.daemon.protocol` and the socket path rules of :mod:`gatesh._paths`; tests pin both.
+
+Guarantees (fail closed, S9.4, S15):
+
+- A command runs only after the daemon (or, when no daemon can be reached or started, the
+  in-process gate) allowed it. Any other outcome — a refusal, an error reply, a daemon that died
+  or went silent mid-decision, a bug here — prints a message on stderr and exits 126.
+- On allow the real shell is ``exec``-ed with the caller's own flags and arguments, so stdio,
+  signals and the exit status are the command's own; ``GATESH_SESSION`` is set to the session the
+  daemon grouped the command into, so everything the command starts is gated as the same session.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+__all__ = ["CheckResult", "check", "mandate", "request", "shell_main"]
+
+# Pinned equal to gatesh.daemon.protocol by tests/test_client.py.
+VERSION = 1
+MAX_LINE = 1024 * 1024
+EXIT_REFUSED = 126
+SHELL_NAMES = ("bash", "zsh", "sh")
+
+CONNECT_TIMEOUT_S = 2.0
+# How long a freshly started daemon may take to accept (it imports both parsers first).
+START_WAIT_S = 20.0
+# The daemon sends a heartbeat every 10 s while a decision runs; silence this long is a dead daemon.
+IDLE_TIMEOUT_S = 35.0
+# A script read from stdin (``echo CMD | bash``) larger than this is refused, not truncated.
+MAX_STDIN_SCRIPT = 1024 * 1024
+
+
+class CheckResult:
+    """The gate's answer to one command.
+
+    ``action`` is the pipeline's word (allow, reject, escalate, halt, deny, refuse); ``exit_code``
+    is 0 only for allow (126 otherwise); ``message`` is the S8.1 text for the agent (empty on
+    allow); ``notice`` one line for the person; ``session`` the session the daemon used.
+    """
+
+    __slots__ = ("action", "decision", "exit_code", "message", "notice", "pending_id", "session", "shell")
+
+    def __init__(self, action: str, message: str = "", exit_code: int = EXIT_REFUSED, pending_id: str = "",
+                 notice: str = "", session: str = "", shell: str = "bash",
+                 decision: dict[str, Any] | None = None) -> None:
+        self.action = action
+        self.message = message
+        self.exit_code = 0 if action == "allow" else (exit_code or EXIT_REFUSED)
+        self.pending_id = pending_id
+        self.notice = notice
+        self.session = session
+        self.shell = shell
+        self.decision = decision or {}
+
+    @property
+    def allowed(self) -> bool:
+        return self.action == "allow"
+
+    def __repr__(self) -> str:
+        return (f"CheckResult(action={self.action!r}, exit_code={self.exit_code}, "
+                f"pending_id={self.pending_id!r}, session={self.session!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CheckResult):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    @classmethod
+    def refused(cls, message: str) -> CheckResult:
+        return cls("refuse", message)
+
+    @classmethod
+    def from_reply(cls, reply: dict[str, Any]) -> CheckResult:
+        action = reply.get("action")
+        if not isinstance(action, str) or not action:
+            err = reply.get("error") or "the daemon's reply had no action"
+            return cls.refused(f"gatesh: the gate answered with an error ({err}), so nothing ran.")
+        if action == "allow" and reply.get("ok") is False:
+            action = "refuse"  # an error reply can never allow
+        return cls(action, _s(reply.get("message")), _i(reply.get("exit")), _s(reply.get("pending_id")),
+                   _s(reply.get("notice")), _s(reply.get("session")), _s(reply.get("shell")) or "bash",
+                   reply.get("decision") if isinstance(reply.get("decision"), dict) else None)
+
+
+def _s(v: object) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _i(v: object) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else EXIT_REFUSED
+
+
+# --- paths (the rules of gatesh._paths, without its imports) --------------------------------
+
+
+def _xdg(var: str, fallback: str) -> str:
+    value = os.environ.get(var, "")
+    return value if os.path.isabs(value) else os.path.expanduser(fallback)
+
+
+def runtime_dir() -> str:
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if os.path.isabs(base) and os.path.isdir(base):
+        return os.path.join(base, "gatesh")
+    return os.path.join("/tmp", f"gatesh-{os.getuid()}")
+
+
+def socket_path() -> str:
+    return os.path.join(runtime_dir(), "daemon.sock")
+
+
+def state_dir() -> str:
+    return os.path.join(_xdg("XDG_STATE_HOME", "~/.local/state"), "gatesh")
+
+
+# --- JSON without the json package -----------------------------------------------------------
+
+_scanner: Any = None
+
+
+def _encode(value: object) -> str:
+    import _json
+
+    if isinstance(value, str):
+        return _json.encode_basestring_ascii(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(_encode(str(k)) + ":" + _encode(v) for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_encode(v) for v in value) + "]"
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+class _Ctx:
+    """The attributes ``_json.make_scanner`` reads (what ``json.JSONDecoder`` would supply)."""
+
+    def __init__(self) -> None:
+        self.strict = True
+        self.object_hook = None
+        self.object_pairs_hook = None
+        self.parse_float = float
+        self.parse_int = int
+        self.parse_constant = float
+        self.memo: dict[str, str] = {}
+
+
+def _decode(line: bytes) -> dict[str, Any]:
+    global _scanner
+    if _scanner is None:
+        import _json
+
+        _scanner = _json.make_scanner(_Ctx())
+    text = line.decode("utf-8").strip()
+    try:
+        value, end = _scanner(text, 0)
+    except StopIteration:
+        raise ValueError("invalid JSON from the daemon") from None
+    if end != len(text) or not isinstance(value, dict):
+        raise ValueError("invalid JSON from the daemon")
+    return value
+
+
+# --- the connection --------------------------------------------------------------------------
+
+
+class DaemonUnavailable(Exception):
+    """No daemon accepted a connection (and none could be started)."""
+
+
+class DaemonLost(Exception):
+    """The daemon accepted the request but did not answer it (it died or went silent)."""
+
+
+class _Conn:
+    def __init__(self, path: str, timeout: float) -> None:
+        import _socket
+
+        self.sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        try:
+            self.sock.connect(path)
+        except OSError as exc:
+            self.sock.close()
+            raise DaemonUnavailable(str(exc)) from None
+        self.buf = b""
+
+    def send(self, *messages: dict[str, Any]) -> None:
+        data = "".join(_encode(m) + "\n" for m in messages).encode("ascii")
+        try:
+            self.sock.sendall(data)
+        except OSError as exc:
+            raise DaemonLost(f"could not send to the daemon: {exc}") from None
+
+    def lines(self, timeout: float) -> Iterator[dict[str, Any]]:
+        self.sock.settimeout(timeout)
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl >= 0:
+                line, self.buf = self.buf[:nl], self.buf[nl + 1 :]
+                if line.strip():
+                    yield _decode(line)
+                continue
+            if len(self.buf) > MAX_LINE:
+                raise DaemonLost("the daemon sent a line that is too long")
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError as exc:  # includes the timeout
+                raise DaemonLost(f"no answer from the daemon ({exc or 'timed out'})") from None
+            if not chunk:
+                raise DaemonLost("the daemon closed the connection before answering")
+            self.buf += chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _connect(role: str, *, start: bool) -> tuple[_Conn, dict[str, Any] | None]:
+    """A connection with the hello sent; starts the daemon when absent and ``start`` is set."""
+    path = socket_path()
+    try:
+        conn = _Conn(path, CONNECT_TIMEOUT_S)
+    except DaemonUnavailable:
+        if not start:
+            raise
+        conn = _start_and_connect(path)
+    conn.send({"v": VERSION, "hello": role, "pid": os.getpid()})
+    return conn, None
+
+
+def _start_and_connect(path: str) -> _Conn:
+    """Start the daemon detached, then retry connecting with a bounded backoff (steps numbered).
+
+    Raises DaemonUnavailable when it did not come up within START_WAIT_S.
+    """
+    import time
+
+    # 1. Spawn `python -m gatesh daemon` in its own session (double fork: no zombie, no tty).
+    _spawn_daemon()
+    # 2. Retry: the daemon binds its socket before loading the parsers, so this is quick.
+    deadline = time.monotonic() + START_WAIT_S
+    delay = 0.005
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            return _Conn(path, CONNECT_TIMEOUT_S)
+        except DaemonUnavailable as exc:
+            last = str(exc)
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.1)
+    raise DaemonUnavailable(f"the daemon did not start within {START_WAIT_S:.0f} s ({last})")
+
+
+def _spawn_daemon() -> None:
+    env = dict(os.environ)
+    env.pop("GATESH_SESSION", None)
+    if sys.flags.no_site or sys.flags.isolated:
+        # A launcher ran us with -I -S and set sys.path itself: hand the same path to the daemon.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+    argv = [sys.executable, "-m", "gatesh", "daemon"]
+    log_dir = state_dir()
+    try:
+        os.makedirs(log_dir, mode=0o700, exist_ok=True)
+        log = os.open(os.path.join(log_dir, "daemon.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        log = os.open(os.devnull, os.O_WRONLY)
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.setsid()
+            if os.fork() != 0:
+                os._exit(0)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            os.dup2(log, 2)
+            os.chdir("/")
+            os.execve(argv[0], argv, env)
+        except BaseException:
+            pass
+        os._exit(127)
+    os.close(log)
+    os.waitpid(pid, 0)
+
+
+def request(role: str, message: dict[str, Any], *, start: bool = True, timeout: float = IDLE_TIMEOUT_S,
+            on_interim: Any = None) -> dict[str, Any]:
+    """Send one request and return its final reply. Raises DaemonUnavailable or DaemonLost.
+
+    Human-only ops get ``pid`` filled in (the daemon checks it against SO_PEERCRED).
+    """
+    conn, _ = _connect(role, start=start)
+    try:
+        message = dict(message)
+        message.setdefault("pid", os.getpid())
+        conn.send(message)
+        for reply in conn.lines(timeout):
+            if "welcome" in reply:
+                continue
+            if reply.get("interim"):
+                if on_interim is not None:
+                    on_interim(reply)
+                continue
+            if "re" in reply or "ok" in reply:
+                return reply
+        raise DaemonLost("the daemon closed the connection before answering")
+    finally:
+        conn.close()
+
+
+def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
+          can_ask: bool | None = None, on_interim: Any = None) -> CheckResult:
+    """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
+
+    1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
+    gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
+    have recorded a decision we never heard, so asking again elsewhere could count twice.
+    """
+    msg: dict[str, Any] = {"op": "check", "command": command, "cwd": cwd, "surface": surface,
+                           "pid": os.getpid()}
+    if session:
+        msg["session"] = session
+    if can_ask is not None:
+        msg["can_ask"] = can_ask
+    try:
+        reply = request("check", msg, on_interim=on_interim)
+    except DaemonUnavailable as exc:
+        return _in_process(command, cwd, session, surface, str(exc))
+    except DaemonLost as exc:
+        return CheckResult.refused(
+            f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
+            "refused and nothing ran. Run it again: the daemon restarts on the next command.")
+    except Exception as exc:  # a bug here must refuse, never allow
+        return CheckResult.refused(f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran.")
+    return CheckResult.from_reply(reply)
+
+
+def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str) -> CheckResult:
+    try:
+        from gatesh.inprocess import gate
+
+        return gate(command, cwd=cwd, session=session, surface=surface, why=why)
+    except Exception as exc:
+        return CheckResult.refused(
+            f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
+            f"({type(exc).__name__}: {exc}), so nothing ran.")
+
+
+def mandate(text: str, *, session: str | None = None, channel: str = "mandate") -> dict[str, Any]:
+    """Hand the user's own words to the daemon (S5.3). Raises on an unreachable daemon or a refusal."""
+    msg: dict[str, Any] = {"op": "mandate", "text": text, "channel": channel}
+    if session:
+        msg["session"] = session
+    reply = request("human", msg)
+    if not reply.get("ok"):
+        raise RuntimeError(str(reply.get("error") or "the daemon refused the mandate"))
+    return reply
+
+
+# --- the shell surface ------------------------------------------------------------------------
+
+
+class ShellArgs:
+    """What bash would do with these arguments: run ``command`` (-c), a ``script`` file, read stdin."""
+
+    __slots__ = ("command", "interactive_flag", "missing_c", "script", "stdin", "version_only")
+
+    def __init__(self, args: list[str]) -> None:
+        self.command: str | None = None
+        self.script: str | None = None
+        self.stdin = False
+        self.interactive_flag = False
+        self.version_only = False
+        self.missing_c = False
+        cflag = sflag = False
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("--", "-"):
+                i += 1
+                break
+            if a.startswith("--"):
+                if a in ("--version", "--help"):
+                    self.version_only = True
+                i += 2 if a in ("--rcfile", "--init-file") else 1
+                continue
+            if len(a) > 1 and a[0] in "-+":
+                letters = a[1:]
+                cflag = cflag or "c" in letters
+                sflag = sflag or "s" in letters
+                self.interactive_flag = self.interactive_flag or "i" in letters
+                i += 1 + letters.count("o") + letters.count("O")
+                continue
+            break
+        operands = args[i:]
+        if cflag:
+            if operands:
+                self.command = operands[0]
+            else:
+                self.missing_c = True  # bash reports the error itself; nothing to gate
+        elif operands and not sflag:
+            self.script = operands[0]
+        else:
+            self.stdin = True
+
+
+def _quote(word: str) -> str:
+    safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%"
+    if word and all(c in safe for c in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _own_path(argv0: str) -> str:
+    path = argv0 if os.sep in argv0 else (sys.argv[0] if sys.argv and os.sep in sys.argv[0] else argv0)
+    return os.path.realpath(path) if os.sep in path else ""
+
+
+def find_real_shell(name: str, own: str, path: str | None = None) -> str | None:
+    """The real ``name`` on PATH: after gatesh's own folder, skipping anything that resolves to gatesh.
+
+    ``own`` is the path gatesh was invoked as (a shim link or the launcher).
+    """
+    entries = [e for e in (os.environ.get("PATH", "") if path is None else path).split(os.pathsep) if e]
+    own_real = os.path.realpath(own) if own else ""
+    own_dir = os.path.realpath(os.path.dirname(own)) if own else ""
+    dirs = [os.path.realpath(e) for e in entries]
+    if own_dir in dirs:
+        start = len(dirs) - dirs[::-1].index(own_dir)  # after gatesh's own folder (its last mention)
+        entries, dirs = entries[start:], dirs[start:]
+    for entry, real_dir in zip(entries, dirs, strict=True):
+        candidate = os.path.join(entry, name)
+        if real_dir == own_dir or not os.access(candidate, os.X_OK) or os.path.isdir(candidate):
+            continue
+        real = os.path.realpath(candidate)
+        if real == own_real or os.path.basename(real) == "gatesh":
+            continue
+        return candidate
+    for fallback in (f"/bin/{name}", f"/usr/bin/{name}"):
+        if os.access(fallback, os.X_OK) and os.path.realpath(fallback) != own_real:
+            return fallback
+    return None
+
+
+def _refuse(message: str) -> int:
+    try:
+        sys.stderr.write(message.rstrip("\n") + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+    return EXIT_REFUSED
+
+
+def shell_main(argv: list[str]) -> int:
+    """Behave as bash (or the shim's shell), gated. Returns only on refusal; steps numbered.
+
+    ``argv[0]`` is how gatesh was invoked: ``gatesh``, a shim named bash/zsh/sh, or ``-bash``.
+    """
+    try:
+        return _shell_main(argv)
+    except SystemExit:
+        raise
+    except BaseException as exc:  # fail closed: nothing runs ungated
+        return _refuse(f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran.")
+
+
+def _shell_main(argv: list[str]) -> int:
+    argv0 = argv[0] if argv else "gatesh"
+    base = os.path.basename(argv0)
+    login = base.startswith("-")
+    name = base.lstrip("-")
+    shim = name in SHELL_NAMES
+    args = argv[1:]
+    parsed = ShellArgs(args)
+    # 1. What would run: a -c string, a script file, a script on stdin, or an interactive shell.
+    if parsed.stdin and (parsed.interactive_flag or _stdin_is_tty()):
+        from gatesh.pty import main as pty_main  # an interactive shell is the PTY session (S10)
+
+        return int(pty_main(argv) or 0)
+    cwd = _cwd()
+    session = os.environ.get("GATESH_SESSION") or None
+    shell_name = name if shim else None
+    stdin_script: bytes | None = None
+    if parsed.version_only or parsed.missing_c:
+        text = None
+    elif parsed.command is not None:
+        text = parsed.command
+    elif parsed.script is not None:
+        i = args.index(parsed.script)
+        text = " ".join(_quote(w) for w in [shell_name or "bash", *args[i:]])
+    else:
+        stdin_script = _read_stdin_script()
+        if stdin_script is None:
+            return _refuse(f"gatesh: the script on standard input is larger than {MAX_STDIN_SCRIPT} "
+                           "bytes, so it was not gated and nothing ran.")
+        text = stdin_script.decode("utf-8", "surrogateescape")
+    # 2. Gate it.
+    result = None
+    if text is not None:
+        result = check(text, cwd=cwd, session=session, surface="shim" if shim else "-c")
+        if not result.allowed:
+            return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
+    # 3. Find the real shell and exec it with the caller's own flags.
+    shell_name = shell_name or (result.shell if result is not None else "bash")
+    real = find_real_shell(shell_name, _own_path(argv0))
+    if real is None:
+        return _refuse(f"gatesh: no real {shell_name} found on PATH (after gatesh's own folder); nothing ran.")
+    env = dict(os.environ)
+    if result is not None and result.session:
+        env["GATESH_SESSION"] = result.session
+    if stdin_script is not None:
+        _feed_stdin(stdin_script)
+    exec_argv = [("-" if login else "") + shell_name, *args]
+    sys.stdout.flush()
+    os.execve(real, exec_argv, env)
+    return EXIT_REFUSED  # not reached
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:
+        return os.environ.get("PWD", "/") if os.path.isabs(os.environ.get("PWD", "")) else "/"
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+def _read_stdin_script() -> bytes | None:
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = os.read(0, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > MAX_STDIN_SCRIPT:
+            return None
+    return b"".join(chunks)
+
+
+def _feed_stdin(data: bytes) -> None:
+    """Make ``data`` the shell's standard input again (it was read to be gated)."""
+    r, w = os.pipe()
+    if len(data) <= 60000:  # fits in the pipe buffer: write it all now
+        os.write(w, data)
+        os.close(w)
+    else:
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(w, view):]
+            finally:
+                os._exit(0)
+        os.close(w)
+    os.dup2(r, 0)
+    os.close(r)

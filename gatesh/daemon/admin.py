@@ -1,0 +1,206 @@
+"""``gatesh status``, ``gatesh log`` and ``gatesh dump`` (S13): read-only views for the person.
+
+None of these starts the daemon: ``status`` says when it is not running, ``log`` reads the audit
+file directly, ``dump`` archives what it can reach and says what it could not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import platform
+import sys
+import tarfile
+import time
+from typing import Any
+
+from gatesh import __version__, _paths
+from gatesh.audit import follow, read_tail
+
+__all__ = ["dump_main", "format_record", "log_main", "status_main"]
+
+
+def _ask(op: str, **fields: Any) -> dict[str, Any] | None:
+    """One admin request to a running daemon; None when none is running."""
+    from gatesh import client
+
+    try:
+        reply = client.request("admin", {"op": op, **fields}, start=False, timeout=10.0)
+    except (client.DaemonUnavailable, client.DaemonLost):
+        return None
+    return reply
+
+
+def _ago(ts: float) -> str:
+    s = max(0, int(time.time() - ts))
+    if s < 120:
+        return f"{s}s ago"
+    if s < 7200:
+        return f"{s // 60}m ago"
+    return f"{s // 3600}h ago"
+
+
+def status_main(argv: list[str]) -> int:
+    """Print the daemon's sessions, counters, halts and pending escalations. Exit 1 when not running."""
+    parser = argparse.ArgumentParser(prog="gatesh status", description="sessions, counters and the daemon's health")
+    parser.add_argument("--json", action="store_true", help="print the raw status as JSON")
+    args = parser.parse_args(argv)
+    reply = _ask("status")
+    paths = _paths.current()
+    if reply is None or not reply.get("ok"):
+        if args.json:
+            print(json.dumps({"running": False, "socket": paths.socket}))
+        else:
+            print(f"gatesh daemon: not running (socket {paths.socket}); it starts on the next gated command.")
+            print(f"audit log: {paths.audit_log}")
+        return 1
+    if args.json:
+        print(json.dumps(reply, indent=2, default=str))
+        return 0
+    d = reply["daemon"]
+    print(f"gatesh daemon {d['version']}: pid {d['pid']}, up {int(d['uptime_s'])}s, "
+          f"{reply['watchers']} watcher(s), {d['connections']} connection(s)")
+    print(f"socket: {d['socket']}")
+    print(f"audit log: {d['audit_log']}" + (f"  ({d['audit_failures']} write failures; last: {d['audit_last_error']})"
+                                             if d.get("audit_failures") else ""))
+    if d.get("config_error"):
+        print(f"CONFIG ERROR (every command is refused until fixed): {d['config_error']}")
+    totals = reply.get("totals") or {}
+    if totals:
+        print("decisions: " + ", ".join(f"{k} {v}" for k, v in sorted(totals.items())))
+    sessions = reply.get("sessions") or []
+    print(f"\nsessions ({len(sessions)}):")
+    for s in sorted(sessions, key=lambda s: -s["last"]):
+        c = s["counters"]
+        state = f"HALTED: {s['halt_reason']}" if s["halted"] else "active"
+        print(f"  {s['session']:<28} {state}; {s['checks']} checks, last {_ago(s['last'])}; "
+              f"rejections {c.get('consecutive', 0)}/{c.get('consecutive_cap', 3)} in a row, "
+              f"{c.get('since_person', 0)}/{c.get('since_person_cap', 9)} since a person")
+    pending = [p for p in reply.get("pending") or [] if p["state"] in ("waiting", "asking", "refused", "expired")]
+    print(f"\npending escalations ({len(pending)}):")
+    for p in sorted(pending, key=lambda p: p["created"]):
+        print(f"  {p['pending_id']}  {p['state']:<8} {p['session']}  `{p['command']}`  ({_ago(p['created'])})")
+        if p["state"] in ("refused", "expired"):
+            print(f"          approve with: gatesh approve {p['pending_id']}")
+    return 0
+
+
+def format_record(rec: dict[str, Any]) -> str:
+    """One audit record as one human-readable line."""
+    when = str(rec.get("time", ""))[:19].replace("T", " ")
+    action = str(rec.get("action", "?"))
+    stage = str(rec.get("stage", ""))
+    outcome = rec.get("outcome") or ""
+    session = str(rec.get("session", ""))
+    command = " ".join(str(rec.get("command", "")).split())
+    if len(command) > 160:
+        command = command[:157] + "..."
+    extra = []
+    if rec.get("rule_id"):
+        extra.append(str(rec["rule_id"]))
+    if rec.get("answer"):
+        extra.append(f"answer: {rec['answer']}")
+    if rec.get("pending_id"):
+        extra.append(f"id {rec['pending_id']}")
+    rater = rec.get("rater") or {}
+    if isinstance(rater, dict) and rater.get("fail_cause"):
+        extra.append(f"rater failed: {rater['fail_cause']}")
+    tail = f"  [{'; '.join(extra)}]" if extra else ""
+    from gatesh.render import neutralise
+
+    return neutralise(f"{when}  {action:<8} {stage:<15} {outcome:<12} {session:<20} {command}{tail}")
+
+
+def log_main(argv: list[str]) -> int:
+    """Print the newest audit records (``-n``), optionally following new ones (``--follow``)."""
+    parser = argparse.ArgumentParser(prog="gatesh log", description="read the audit log")
+    parser.add_argument("-n", type=int, default=20, metavar="N", help="how many of the newest records (default 20)")
+    parser.add_argument("-f", "--follow", action="store_true", help="keep printing records as they are written")
+    parser.add_argument("--json", action="store_true", help="print the raw JSON lines")
+    args = parser.parse_args(argv)
+    path = _paths.current().audit_log
+
+    def show(rec: dict[str, Any]) -> None:
+        print(json.dumps(rec, ensure_ascii=False) if args.json else format_record(rec), flush=True)
+
+    records = read_tail(path, max(0, args.n))
+    if not records and not args.follow and not os.path.exists(path):
+        print(f"gatesh log: no audit log yet at {path}", file=sys.stderr)
+        return 0
+    for rec in records:
+        show(rec)
+    if args.follow:
+        try:
+            for rec in follow(path):
+                show(rec)
+        except KeyboardInterrupt:
+            return 0
+        except BrokenPipeError:
+            return 0
+    return 0
+
+
+def _redact(text: str) -> str:
+    from gatesh.audit import fold_home
+    from gatesh.redact import redact
+
+    return redact(fold_home(text))
+
+
+def dump_main(argv: list[str]) -> int:
+    """Write a debug archive (tar.gz, mode 0600): config files, recent audit lines, model calls, status.
+
+    Everything is redacted and home-folded. Parts that are unavailable are listed in ``README.txt``.
+    """
+    parser = argparse.ArgumentParser(prog="gatesh dump", description="write a debug archive (redacted)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="archive path (default ./gatesh-dump-TIME.tar.gz)")
+    parser.add_argument("-n", type=int, default=500, metavar="N", help="audit records to include (default 500)")
+    args = parser.parse_args(argv)
+    paths = _paths.current()
+    out = args.output or f"gatesh-dump-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz"
+    notes: list[str] = []
+    members: dict[str, bytes] = {}
+    # Config files, redacted.
+    from gatesh.config import find_project_file
+
+    for label, path in (("system", paths.system_config), ("user", paths.user_config),
+                        ("project", find_project_file(os.getcwd()))):
+        if not path or not os.path.exists(path):
+            notes.append(f"config/{label}.toml: no {label} config file")
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                members[f"config/{label}.toml"] = _redact(f.read()).encode()
+        except OSError as exc:
+            notes.append(f"config/{label}.toml: unreadable ({exc})")
+    # Recent audit lines (already redacted when written).
+    recs = read_tail(paths.audit_log, max(0, args.n))
+    members["audit.jsonl"] = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs).encode()
+    # The daemon: status and the model-call ring.
+    status = _ask("status")
+    if status is None:
+        notes.append("status.json, captures.json: the daemon is not running")
+    else:
+        members["status.json"] = _redact(json.dumps(status, indent=2, default=str)).encode()
+        caps = _ask("captures")
+        if caps is None or caps.get("captures") is None:
+            notes.append("captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer"))
+        else:
+            members["captures.json"] = _redact(json.dumps(caps["captures"], indent=2, default=str)).encode()
+    members["versions.json"] = json.dumps({
+        "gatesh": __version__, "python": sys.version, "platform": platform.platform(),
+        "executable": sys.executable}, indent=2).encode()
+    members["README.txt"] = ("gatesh debug archive (secrets redacted, home folded to ~).\n\n"
+                             + "\n".join(notes) + "\n").encode()
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(f"gatesh-dump/{name}")
+            info.size = len(data)
+            info.mtime = int(time.time())
+            info.mode = 0o600
+            tar.addfile(info, io.BytesIO(data))
+    print(f"gatesh dump: wrote {out}" + (f" ({len(notes)} part(s) unavailable: see README.txt)" if notes else ""))
+    return 0

@@ -1,0 +1,358 @@
+"""``gatesh doctor``: check the installation and say what to fix.
+
+Each check reports ``ok``, ``warn`` (works, but worse than it should) or ``FAIL`` (a required
+check: the gate is missing, broken or weaker than configured), with a one-line fix. The exit status
+is 0 when no required check failed, 1 otherwise.
+
+No check sends a command to a model: the rater check asks the backend for its model list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Final, Literal
+
+from gatesh import _paths
+from gatesh._errors import EXIT_ERROR, EXIT_OK
+
+__all__ = ["Check", "main", "run_checks"]
+
+Status = Literal["ok", "warn", "FAIL"]
+
+# A pyenv/asdf shim re-resolves the interpreter on every call (~80 ms, S14).
+_SHIM_MARKERS: Final = ("/.pyenv/shims/", "/.asdf/shims/", "/shims/python")
+_PING_TIMEOUT_S: Final = 3.0
+_HTTP_TIMEOUT_S: Final = 5.0
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding. Invariant: ``fix`` is non-empty when ``status`` is not ``ok``."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+
+# --- launcher -----------------------------------------------------------------------------------
+
+
+def _shebang(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(512)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    return first[2:].decode("utf-8", "replace").split()
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def check_launcher() -> list[Check]:
+    found = shutil.which("gatesh")
+    if not found:
+        local = os.path.expanduser("~/.local/bin")
+        return [Check("launcher", "FAIL", "gatesh is not on PATH",
+                      f"run ./install.sh, and add {local} to PATH (export PATH={local}:\"$PATH\")")]
+    words = _shebang(found)
+    if not words:
+        return [Check("launcher", "warn", f"{found} is not a script launcher",
+                      "run ./install.sh to write the fast launcher")]
+    interpreter = words[0]
+    if os.path.basename(interpreter) == "env":
+        return [Check("launcher", "warn", f"{found} finds python through env on every call",
+                      "run ./install.sh to write a launcher that calls the real interpreter")]
+    if any(m in interpreter for m in _SHIM_MARKERS) or not _is_elf(os.path.realpath(interpreter)):
+        return [Check("launcher", "FAIL", f"{found} runs {interpreter}, a shim or script, not "
+                      "an interpreter", "run ./install.sh again: it resolves the real interpreter")]
+    if not os.access(interpreter, os.X_OK):
+        return [Check("launcher", "FAIL", f"{found} runs {interpreter}, which is missing",
+                      "run ./install.sh again (the Python it was installed with is gone)")]
+    flags = " ".join(words[1:])
+    if "S" not in flags.replace("-", ""):
+        return [Check("launcher", "warn", f"{found} → {interpreter} (imports site: slower start)",
+                      "run ./install.sh to write the fast launcher")]
+    return [Check("launcher", "ok", f"{found} → {interpreter} {flags}")]
+
+
+def check_gate(launcher: str | None) -> list[Check]:
+    """Run ``gatesh -c true`` through the launcher: the whole -c path, daemon start included."""
+    command = [launcher, "-c", "true"] if launcher else [sys.executable, "-m", "gatesh", "-c", "true"]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [Check("gate", "FAIL", f"`gatesh -c true` could not run: {exc}",
+                      "run ./install.sh again")]
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or [""])[-1][:300]
+        return [Check("gate", "FAIL", f"`gatesh -c true` exited {proc.returncode}: {tail}",
+                      "read the message above; `gatesh config` shows the configuration in force")]
+    return [Check("gate", "ok", "`gatesh -c true` was allowed and ran")]
+
+
+# --- daemon and permissions ---------------------------------------------------------------------
+
+
+def ping(sock_path: str, timeout: float = _PING_TIMEOUT_S) -> tuple[bool, str]:
+    """``(reachable, detail)`` for the daemon at ``sock_path`` (protocol v1 hello + ping)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(sock_path)
+            hello = {"v": 1, "hello": "admin", "pid": os.getpid()}
+            s.sendall((json.dumps(hello) + "\n" + json.dumps({"op": "ping"}) + "\n").encode())
+            buf = b""
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+                for line in buf.splitlines():
+                    try:
+                        msg = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(msg, dict) and msg.get("re") == "ping":
+                        return bool(msg.get("ok")), f"answered ping ({sock_path})"
+                    if isinstance(msg, dict) and msg.get("ok") is False:
+                        return False, f"refused: {msg.get('error', '')}"
+            return False, "no answer to ping"
+    except OSError as exc:
+        return False, f"{sock_path}: {exc.strerror or exc}"
+
+
+def check_daemon(paths: _paths.GatePaths) -> list[Check]:
+    ok, detail = ping(paths.socket)
+    if ok:
+        return [Check("daemon", "ok", detail)]
+    return [Check("daemon", "FAIL", f"not reachable: {detail}",
+                  "start it with `gatesh daemon` (or run `gatesh -c true`, which starts it); "
+                  "`gatesh daemon --foreground` shows why it stops")]
+
+
+def _mode_check(name: str, path: str, forbidden: int, want: str) -> Check | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return Check(name, "FAIL", f"{path}: {exc.strerror}", "check the folder's permissions")
+    mode = stat.S_IMODE(st.st_mode)
+    if st.st_uid != os.getuid():
+        return Check(name, "FAIL", f"{path} belongs to uid {st.st_uid}, not you",
+                     f"remove it (another user could answer for the gate): rm -rf {path}")
+    if mode & forbidden:
+        return Check(name, "FAIL", f"{path} has mode {mode:04o}", f"chmod {want} {path}")
+    return Check(name, "ok", f"{path} {mode:04o}")
+
+
+def check_permissions(paths: _paths.GatePaths) -> list[Check]:
+    out = [
+        _mode_check("runtime folder", paths.runtime_dir, 0o077, "0700"),
+        _mode_check("socket", paths.socket, 0o077, "0600"),
+        _mode_check("config folder", paths.config_dir, 0o022, "go-w"),
+        _mode_check("state folder", paths.state_dir, 0o077, "0700"),
+        _mode_check("audit log", paths.audit_log, 0o077, "0600"),
+    ]
+    return [c for c in out if c is not None]
+
+
+# --- config and rater ---------------------------------------------------------------------------
+
+
+def check_config() -> tuple[list[Check], object | None]:
+    from gatesh._errors import ConfigError
+    from gatesh.config import load_config
+
+    try:
+        config = load_config(os.getcwd())
+    except ConfigError as exc:
+        return [Check("config", "FAIL", str(exc), "fix that line; `gatesh config` shows the result")], None
+    files = ", ".join(getattr(config, "files", ())) or "built-in defaults only"
+    return [Check("config", "ok", f"valid ({files}); rung {config.rung.value}")], config
+
+
+def check_rater(config: object, urlopen: Callable[..., object] = urllib.request.urlopen) -> list[Check]:
+    """Reach the rater backend without sending a command (anthropic: list models)."""
+    from gatesh.rater import backend_name
+
+    rater = config.rater  # type: ignore[attr-defined]
+    try:
+        backend = backend_name(config)  # type: ignore[arg-type]
+    except Exception as exc:
+        return [Check("rater", "FAIL", f"backend: {exc}", "set rater.backend to auto, builtin or anthropic")]
+    if backend == "builtin":
+        return [Check("rater", "ok", "builtin (offline)")]
+    key = os.environ.get(rater.api_key_env, "")
+    if not key:
+        return [Check("rater", "FAIL", f"backend anthropic but ${rater.api_key_env} is empty",
+                      f"export {rater.api_key_env}=…, or set rater.backend = \"builtin\"")]
+    base = (rater.base_url or os.environ.get("ANTHROPIC_BASE_URL", "")
+            or "https://api.anthropic.com").rstrip("/")
+    request = urllib.request.Request(f"{base}/v1/models?limit=1", headers={
+        "x-api-key": key, "anthropic-version": "2023-06-01", "user-agent": "gatesh-doctor"})
+    try:
+        with urlopen(request, timeout=_HTTP_TIMEOUT_S) as resp:  # type: ignore[attr-defined]
+            status = resp.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return [Check("rater", "FAIL", f"anthropic at {base}: unreachable ({reason})",
+                      "check rater.base_url and the network; until then every rating fails closed")]
+    if status == 200:
+        return [Check("rater", "ok", f"anthropic at {base} (model {rater.model})")]
+    why = {401: "the key was rejected", 403: "the key may not list models",
+           404: "no /v1/models there"}.get(status, f"HTTP {status}")
+    level: Status = "warn" if status in (403, 404) else "FAIL"
+    return [Check("rater", level, f"anthropic at {base}: {why}",
+                  f"check ${rater.api_key_env} and rater.base_url")]
+
+
+# --- integrations -------------------------------------------------------------------------------
+
+
+def check_integrations() -> list[Check]:
+    from gatesh import install
+    from gatesh.githooks import HOOK_NAMES
+
+    out: list[Check] = []
+    for harness, spec in install.HARNESS_SPECS.items():
+        path = install.settings_path(spec)
+        try:
+            data = install._read_json(path)
+        except install.InstallError as exc:
+            out.append(Check(f"{harness} hooks", "warn", str(exc), "fix the file"))
+            continue
+        commands = [str(h.get("command", "")) for group in _groups(data) for h in group
+                    if install.is_ours(h, harness)]
+        if not commands:
+            out.append(Check(f"{harness} hooks", "ok", f"not installed ({path})"))
+            continue
+        launcher = commands[0].split(" hook ")[0].strip("'\"")
+        if os.path.isabs(launcher) and not os.access(launcher, os.X_OK):
+            out.append(Check(f"{harness} hooks", "FAIL", f"{path} calls {launcher}, which is "
+                             "missing: every command is refused", f"gatesh install {harness}"))
+        else:
+            out.append(Check(f"{harness} hooks", "ok", f"installed in {path}"))
+    hooks_path = _git_config("core.hooksPath")
+    ours = install.git_hooks_dir()
+    if hooks_path and os.path.abspath(os.path.expanduser(hooks_path)) == ours:
+        missing = [n for n in HOOK_NAMES if not os.access(os.path.join(ours, n), os.X_OK)]
+        out.append(Check("git hooks", "FAIL" if missing else "ok",
+                         f"core.hooksPath = {ours}" + (f"; missing {', '.join(missing)}" if missing else ""),
+                         "gatesh install git --global" if missing else ""))
+    else:
+        out.append(Check("git hooks", "ok", "global hooks not installed"
+                         + (f" (core.hooksPath = {hooks_path})" if hooks_path else "")))
+    folder = install.shims_dir()
+    if not os.path.isdir(folder):
+        out.append(Check("shims", "warn", f"{folder} does not exist", "gatesh install shims"))
+    else:
+        broken = [n for n in install.SHIM_NAMES
+                  if not os.path.isfile(os.path.join(folder, n))]
+        out.append(Check("shims", "FAIL" if broken else "ok",
+                         f"{folder}" + (f": {', '.join(broken)} missing or dangling" if broken else
+                                        " (bash, zsh, sh)"),
+                         "gatesh install shims" if broken else ""))
+    return out
+
+
+def _groups(data: dict[str, object] | None) -> list[list[dict[str, object]]]:
+    hooks = (data or {}).get("hooks")
+    out: list[list[dict[str, object]]] = []
+    if isinstance(hooks, dict):
+        for groups in hooks.values():
+            for group in groups if isinstance(groups, list) else []:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                if isinstance(inner, list):
+                    out.append([h for h in inner if isinstance(h, dict)])
+    return out
+
+
+def _git_config(key: str) -> str:
+    try:
+        proc = subprocess.run(["git", "config", "--global", "--get", key], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+# --- entry point --------------------------------------------------------------------------------
+
+
+def run_checks(*, start_daemon: bool = True) -> list[Check]:
+    """Every check, in the order a person fixes them. Never raises: a crashing check is a FAIL."""
+    paths = _paths.current()
+    out: list[Check] = []
+
+    def guarded(name: str, fn: Callable[[], list[Check]]) -> None:
+        try:
+            out.extend(fn())
+        except Exception as exc:
+            out.append(Check(name, "FAIL", f"the check crashed: {type(exc).__name__}: {exc}",
+                             "report this with `gatesh dump`"))
+
+    guarded("launcher", check_launcher)
+    config_checks: list[Check] = []
+    config: object | None = None
+
+    def _config() -> list[Check]:
+        nonlocal config, config_checks
+        config_checks, config = check_config()
+        return config_checks
+
+    guarded("config", _config)
+    if start_daemon:
+        guarded("gate", lambda: check_gate(shutil.which("gatesh")))
+    guarded("daemon", lambda: check_daemon(paths))
+    guarded("permissions", lambda: check_permissions(paths))
+    if config is not None:
+        guarded("rater", lambda: check_rater(config))
+    guarded("integrations", check_integrations)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """``gatesh doctor [--json]``: 0 when every required check passed, 1 otherwise."""
+    parser = argparse.ArgumentParser(prog="gatesh doctor",
+                                     description="Check the installation and print what to fix.")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    args = parser.parse_args(argv)
+    checks = run_checks()
+    failed = [c for c in checks if c.status == "FAIL"]
+    if args.json:
+        print(json.dumps({"ok": not failed, "checks": [asdict(c) for c in checks]}))
+    else:
+        width = max(len(c.name) for c in checks)
+        for c in checks:
+            print(f"{c.status:<4}  {c.name:<{width}}  {c.detail}")
+            if c.fix:
+                print(f"{'':<4}  {'':<{width}}  fix: {c.fix}")
+        print("\nall required checks passed" if not failed else
+              f"\n{len(failed)} required check{'s' if len(failed) != 1 else ''} failed")
+    return EXIT_ERROR if failed else EXIT_OK

@@ -1,0 +1,430 @@
+"""``gatesh install``: write the integrations (S11) into the files the harnesses and git read.
+
+    gatesh install claude-code [--uninstall] [--settings FILE]   ~/.claude/settings.json
+    gatesh install codex       [--uninstall] [--settings FILE]   ~/.codex/hooks.json
+    gatesh install gemini      [--uninstall] [--settings FILE]   ~/.gemini/settings.json
+    gatesh install git         [--global] [--uninstall]          .git/hooks, or core.hooksPath
+    gatesh install shims       [--uninstall]                     DATA/gatesh/shims/{bash,zsh,sh}
+
+Guarantees for a settings file:
+
+- Never clobbered: it is parsed, gatesh's entries are merged in and everything else is kept as it
+  was. A file that does not parse is left alone and the install fails with its name.
+- Before any change, the original is copied to ``FILE.bak-gatesh-YYYYmmdd-HHMMSS``.
+- Idempotent: installing twice changes nothing the second time (and writes no backup).
+- ``--uninstall`` removes only the entries gatesh wrote (recognised by ``gatesh hook NAME`` in the
+  command), and drops event lists it leaves empty.
+
+The hook commands end in ``|| { …; exit 2; }``: a gatesh that crashes or is missing blocks the
+command (exit 2 is "blocked" in every harness) instead of letting it run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+from gatesh import _paths
+from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, GateshError
+from gatesh.githooks import HOOK_NAMES, MARKER, hook_script
+
+__all__ = ["HARNESS_SPECS", "launcher_path", "main", "merge_hooks", "remove_hooks"]
+
+SHIM_NAMES: Final = ("bash", "zsh", "sh")
+BACKUP_SUFFIX: Final = ".bak-gatesh-"
+# How long a harness waits for the hook. Escalations on Codex and Gemini wait for a watcher up to
+# escalation.timeout_s (default 110 s), so the hook must be allowed longer than that.
+HOOK_TIMEOUT_S: Final = 150
+
+
+class InstallError(GateshError):
+    """An install step cannot be done without clobbering something; the message says what."""
+
+
+@dataclass(frozen=True)
+class HarnessSpec:
+    """Where a harness keeps its hooks and which events gatesh answers there."""
+
+    name: str
+    settings: str  # default file, ~ expanded at use
+    home_env: str  # environment variable that moves the harness's folder
+    gate_event: str
+    matcher: str
+    prompt_event: str
+    timeout: int  # in the harness's unit
+    extra: tuple[tuple[str, Any], ...] = ()  # more fields on each hook entry
+    note: str = ""
+
+
+HARNESS_SPECS: Final = {
+    "claude-code": HarnessSpec(
+        "claude-code", "~/.claude/settings.json", "CLAUDE_CONFIG_DIR", "PreToolUse", "Bash",
+        "UserPromptSubmit", HOOK_TIMEOUT_S,
+        note="Claude Code reads the hooks at start: restart running sessions. Use the hook or "
+             "CLAUDE_CODE_SHELL (gatesh install shims), not both: the person's answer to an `ask` "
+             "is Claude Code's, and a gated shell would ask again.",
+    ),
+    "codex": HarnessSpec(
+        "codex", "~/.codex/hooks.json", "CODEX_HOME", "PreToolUse", "Bash", "UserPromptSubmit",
+        HOOK_TIMEOUT_S, (("statusMessage", "gatesh: checking the command"),),
+        note="Codex asks you to review and trust new hooks before they run: trust gatesh's. "
+             "Codex has no `ask` answer for hooks, so escalations go to `gatesh watch`.",
+    ),
+    "gemini": HarnessSpec(
+        "gemini", "~/.gemini/settings.json", "", "BeforeTool", "run_shell_command",
+        "BeforeAgent", HOOK_TIMEOUT_S * 1000, (("name", "gatesh"),),
+        note="Gemini CLI has no `ask` answer for hooks, so escalations go to `gatesh watch`.",
+    ),
+}
+
+
+# --- where things are ---------------------------------------------------------------------------
+
+
+def launcher_path() -> str:
+    """The gatesh executable hooks and shims should call: an absolute path when one is known.
+
+    In order: this process's own launcher (argv[0] named ``gatesh``), ``gatesh`` on PATH,
+    ``~/.local/bin/gatesh``; otherwise the bare name ``gatesh`` (looked up on PATH at run time).
+    """
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == "gatesh" and os.path.isfile(argv0) and os.access(argv0, os.X_OK):
+        return os.path.abspath(argv0)
+    found = shutil.which("gatesh")
+    if found:
+        return os.path.abspath(found)
+    default = os.path.expanduser("~/.local/bin/gatesh")
+    if os.path.isfile(default):
+        return default
+    return "gatesh"
+
+
+def settings_path(spec: HarnessSpec, override: str | None = None) -> str:
+    if override:
+        return os.path.abspath(os.path.expanduser(override))
+    home = os.environ.get(spec.home_env, "") if spec.home_env else ""
+    if home and os.path.isabs(home):
+        return os.path.join(home, os.path.basename(spec.settings))
+    return os.path.expanduser(spec.settings)
+
+
+def shims_dir() -> str:
+    return os.path.join(_paths.data_dir(), "shims")
+
+
+def hook_command(harness: str, launcher: str) -> str:
+    """The command a harness runs: gatesh's answer, or exit 2 (blocked) if gatesh itself fails."""
+    return (f"{shlex.quote(launcher)} hook {harness} || "
+            f"{{ echo 'gatesh hook failed: the command was refused' >&2; exit 2; }}")
+
+
+def is_ours(entry: Any, harness: str) -> bool:
+    """True for a hook entry gatesh wrote for ``harness``."""
+    if not isinstance(entry, dict):
+        return False
+    command = entry.get("command")
+    return isinstance(command, str) and "gatesh" in command and f" hook {harness}" in command
+
+
+# --- merging ------------------------------------------------------------------------------------
+
+
+def _our_groups(spec: HarnessSpec, launcher: str) -> dict[str, dict[str, Any]]:
+    entry: dict[str, Any] = {"type": "command", "command": hook_command(spec.name, launcher),
+                             "timeout": spec.timeout}
+    entry.update(dict(spec.extra))
+    return {
+        spec.gate_event: {"matcher": spec.matcher, "hooks": [dict(entry)]},
+        spec.prompt_event: {"hooks": [dict(entry)]},
+    }
+
+
+def remove_hooks(settings: dict[str, Any], harness: str) -> dict[str, Any]:
+    """A copy of ``settings`` without gatesh's hook entries (others kept in order)."""
+    out = copy.deepcopy(settings)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                inner = [h for h in group["hooks"] if not is_ours(h, harness)]
+                if not inner and group["hooks"]:
+                    continue  # the group held only our entries
+                group = {**group, "hooks": inner}
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del out["hooks"]
+    return out
+
+
+def merge_hooks(settings: dict[str, Any], spec: HarnessSpec, launcher: str) -> dict[str, Any]:
+    """A copy of ``settings`` with gatesh's entries (replacing any earlier ones of gatesh's)."""
+    out = remove_hooks(settings, spec.name)
+    hooks = out.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError("its 'hooks' is not an object; fix or remove it first")
+    for event, group in _our_groups(spec, launcher).items():
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InstallError(f"its 'hooks.{event}' is not a list; fix or remove it first")
+        groups.append(group)
+    return out
+
+
+def _read_json(path: str) -> dict[str, Any] | None:
+    """The parsed file, or None when it does not exist. Raises InstallError when it cannot parse."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"cannot read {path}: {exc}") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); gatesh will not overwrite it. "
+                           "Fix it, or add the hooks by hand (see gatesh(1)).") from exc
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} is not a JSON object; gatesh will not overwrite it")
+    return data
+
+
+def _write_json(path: str, data: dict[str, Any], existed: bool) -> str | None:
+    """Write ``data`` atomically, backing up an existing file first; returns the backup path."""
+    backup = None
+    mode = 0o600
+    if existed:
+        backup = f"{path}{BACKUP_SUFFIX}{time.strftime('%Y%m%d-%H%M%S')}"
+        n = 1
+        while os.path.exists(backup):
+            backup = f"{path}{BACKUP_SUFFIX}{time.strftime('%Y%m%d-%H%M%S')}-{n}"
+            n += 1
+        shutil.copy2(path, backup)
+        mode = os.stat(path).st_mode & 0o777
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = f"{path}.tmp-gatesh-{os.getpid()}"
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+    return backup
+
+
+def install_harness(harness: str, *, uninstall: bool = False, settings: str | None = None,
+                    launcher: str | None = None) -> str:
+    """Install (or remove) gatesh's hooks for ``harness``; returns what was done, for the person."""
+    spec = HARNESS_SPECS[harness]
+    path = settings_path(spec, settings)
+    current = _read_json(path)
+    existed = current is not None
+    base = current or {}
+    if uninstall:
+        updated = remove_hooks(base, harness)
+    else:
+        updated = merge_hooks(base, spec, launcher or launcher_path())
+    if existed and updated == base:
+        return f"{path}: already {'without' if uninstall else 'with'} gatesh's hooks; nothing changed."
+    if not existed and uninstall:
+        return f"{path}: does not exist; nothing to remove."
+    backup = _write_json(path, updated, existed)
+    done = "removed gatesh's hooks from" if uninstall else "added gatesh's hooks to"
+    lines = [f"{done} {path}" + (f" (backup: {backup})" if backup else "")]
+    if not uninstall:
+        lines.append(f"  {spec.gate_event} ({spec.matcher}) and {spec.prompt_event} call "
+                     f"`{hook_command(harness, launcher or launcher_path()).split(' ||')[0]}`.")
+        if spec.note:
+            lines.append(f"  {spec.note}")
+    return "\n".join(lines)
+
+
+# --- git ----------------------------------------------------------------------------------------
+
+
+def git_hooks_dir() -> str:
+    return os.path.join(_paths.data_dir(), "git-hooks")
+
+
+def _git(*args: str, check: bool = True) -> str:
+    try:
+        proc = subprocess.run(["git", *args], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InstallError(f"git {' '.join(args)}: {exc}") from exc
+    if check and proc.returncode != 0:
+        raise InstallError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def _write_script(path: str, text: str) -> None:
+    tmp = f"{path}.tmp-gatesh-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, path)
+
+
+def _is_our_script(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return MARKER in f.read(4096)
+    except OSError:
+        return False
+
+
+def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str | None = None) -> str:
+    """Install the git hooks globally (core.hooksPath) or into the current repository."""
+    launcher = launcher or launcher_path()
+    if global_:
+        folder = git_hooks_dir()
+        current = _git("config", "--global", "--get", "core.hooksPath", check=False)
+        if uninstall:
+            if current and os.path.abspath(os.path.expanduser(current)) == folder:
+                _git("config", "--global", "--unset", "core.hooksPath")
+            shutil.rmtree(folder, ignore_errors=True)
+            return f"removed {folder} and the global core.hooksPath that pointed at it"
+        if current and os.path.abspath(os.path.expanduser(current)) != folder:
+            raise InstallError(
+                f"git's global core.hooksPath is already {current!r}; gatesh will not replace it. "
+                f"Unset it, or copy the scripts from {folder} into that folder (they chain to each "
+                "repository's own hooks).")
+        os.makedirs(folder, mode=0o755, exist_ok=True)
+        for name in HOOK_NAMES:
+            _write_script(os.path.join(folder, name), hook_script(name, launcher))
+        _git("config", "--global", "core.hooksPath", folder)
+        return (f"wrote {', '.join(HOOK_NAMES)} to {folder} and set git's global core.hooksPath "
+                "to it. Each repository's own hooks in .git/hooks still run after gatesh's. A "
+                "repository that sets its own core.hooksPath (husky, …) is not covered: run "
+                "`gatesh install git` inside it.")
+    git_dir = _git("rev-parse", "--git-common-dir")
+    local_path = _git("config", "--local", "--get", "core.hooksPath", check=False)
+    folder = os.path.abspath(os.path.join(local_path or os.path.join(git_dir, "hooks")))
+    os.makedirs(folder, exist_ok=True)
+    done = []
+    for name in HOOK_NAMES:
+        path = os.path.join(folder, name)
+        saved = f"{path}.pre-gatesh"
+        if uninstall:
+            if _is_our_script(path):
+                os.remove(path)
+                if os.path.exists(saved):
+                    os.replace(saved, path)
+                done.append(name)
+            continue
+        if os.path.exists(path) and not _is_our_script(path):
+            if os.path.exists(saved):
+                raise InstallError(f"{path} exists and so does {saved}; gatesh will not "
+                                   "overwrite either. Merge them by hand, then run this again.")
+            os.replace(path, saved)  # chained: our script runs it after gatesh's check
+        _write_script(path, hook_script(name, launcher))
+        done.append(name)
+    verb = "removed" if uninstall else "installed"
+    note = "" if uninstall else " (an existing hook was kept as NAME.pre-gatesh and still runs)"
+    return f"{verb} {', '.join(done) or 'nothing'} in {folder}{note}"
+
+
+# --- shims --------------------------------------------------------------------------------------
+
+
+def install_shims(*, uninstall: bool = False, launcher: str | None = None) -> str:
+    """Create (or remove) links named bash, zsh and sh to the launcher in the shims folder."""
+    folder = shims_dir()
+    if uninstall:
+        for name in SHIM_NAMES:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                os.remove(path)
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+        return f"removed the shims in {folder}"
+    launcher = launcher or launcher_path()
+    if not os.path.isabs(launcher):
+        raise InstallError("cannot find the gatesh launcher to link to; run ./install.sh first, "
+                           "or put gatesh on PATH")
+    os.makedirs(folder, mode=0o755, exist_ok=True)
+    for name in SHIM_NAMES:
+        path = os.path.join(folder, name)
+        if os.path.lexists(path):
+            if not os.path.islink(path):
+                raise InstallError(f"{path} exists and is not a link; gatesh will not replace it")
+            os.remove(path)
+        os.symlink(launcher, path)
+    return shims_instructions(folder)
+
+
+def shims_instructions(folder: str) -> str:
+    bash = os.path.join(folder, "bash")
+    return f"""\
+created {folder} with bash, zsh and sh linked to the gatesh launcher.
+Each behaves as that shell, gated; it runs the real shell found on PATH after its own folder.
+
+Claude Code (its shell path must contain "bash" or "zsh"):
+    export CLAUDE_CODE_SHELL={shlex.quote(bash)}
+
+Harnesses that run `bash -lc` by name: put the folder first on the agent's PATH:
+    export PATH={shlex.quote(folder)}:"$PATH"
+
+An agent account's login shell (Codex reads the login shell and accepts only these names):
+    echo {shlex.quote(bash)} | sudo tee -a /etc/shells     # chsh accepts only shells listed there
+    sudo chsh -s {shlex.quote(bash)} AGENT_USER
+Keep your own account's login shell as it is."""
+
+
+# --- entry point --------------------------------------------------------------------------------
+
+TARGETS: Final = ("claude-code", "codex", "gemini", "git", "shims")
+
+
+def main(argv: list[str]) -> int:
+    """``gatesh install TARGET``: 0 when done, 1 when it would clobber something, 2 for usage."""
+    parser = argparse.ArgumentParser(
+        prog="gatesh install",
+        description="Install gatesh's integrations. Settings files are merged, never clobbered, "
+                    "and backed up first; installing twice changes nothing.")
+    parser.add_argument("target", choices=TARGETS)
+    parser.add_argument("--uninstall", action="store_true", help="remove only what gatesh added")
+    parser.add_argument("--global", dest="global_", action="store_true",
+                        help="git: set the global core.hooksPath instead of this repository's hooks")
+    parser.add_argument("--settings", metavar="FILE",
+                        help="harness settings file to edit instead of the default")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_OK if exc.code == 0 else EXIT_USAGE
+    if args.global_ and args.target != "git":
+        sys.stderr.write("gatesh install: --global applies to git only\n")
+        return EXIT_USAGE
+    if args.settings and args.target not in HARNESS_SPECS:
+        sys.stderr.write("gatesh install: --settings applies to claude-code, codex and gemini\n")
+        return EXIT_USAGE
+    try:
+        if args.target in HARNESS_SPECS:
+            print(install_harness(args.target, uninstall=args.uninstall, settings=args.settings))
+        elif args.target == "git":
+            print(install_git(global_=args.global_, uninstall=args.uninstall))
+        else:
+            print(install_shims(uninstall=args.uninstall))
+    except (InstallError, OSError) as exc:
+        sys.stderr.write(f"gatesh install {args.target}: {exc}\n")
+        return EXIT_ERROR
+    return EXIT_OK

@@ -1,0 +1,161 @@
+"""The human-only verbs (S9.5): ``gatesh mandate``, ``approve``, ``deny`` and ``resume``.
+
+Each sends one daemon op as the ``human`` role and prints what happened. The daemon is the
+authority on who may use them: it refuses any client whose process ancestry holds a gated session,
+and these functions only report that refusal (exit 1), never work around it.
+
+Guarantees:
+
+- Exit 0 only when the daemon accepted the op; 1 when it refused it, failed, or could not be
+  reached; 2 for bad usage.
+- Nothing here rules on anything itself: an unreachable daemon approves nothing.
+- Text the agent or a model wrote (a command in a reply) is neutralised before it is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Final, TextIO
+
+from gatesh._errors import EXIT_ERROR, EXIT_OK
+from gatesh.render import neutralise
+
+__all__ = [
+    "HUMAN_ONLY_HINT",
+    "approve_main",
+    "deny_main",
+    "describe_refusal",
+    "human_request",
+    "mandate_main",
+    "resume_main",
+]
+
+HUMAN_ONLY_HINT: Final = (
+    "Human-only verbs (mandate, approve, deny, resume, answering a prompt) work only from a "
+    "person's own terminal, outside any gated session: run it in a terminal the agent did not start."
+)
+
+
+class HumanOpFailed(Exception):
+    """The daemon could not be reached, or refused or failed the op. ``str()`` says why."""
+
+    def __init__(self, message: str, *, refused: bool = False) -> None:
+        super().__init__(message)
+        self.refused = refused
+
+
+def describe_refusal(verb: str, reply: dict[str, Any]) -> str:
+    """The person-facing text for a refused or failed human op (one paragraph)."""
+    error = neutralise(str(reply.get("error") or "the daemon gave no reason"))
+    error = error[len("refused: "):] if error.startswith("refused: ") else error
+    if reply.get("refused"):
+        return f"gatesh {verb}: the gate refused this: {error}.\n{HUMAN_ONLY_HINT}"
+    return f"gatesh {verb}: {error}"
+
+
+def human_request(verb: str, message: dict[str, Any]) -> dict[str, Any]:
+    """Send one human-only op and return its reply when the daemon accepted it.
+
+    Raises HumanOpFailed (``refused`` set for an S9.5 refusal) for anything else, including an
+    unreachable daemon. The request carries this process's pid, which the daemon checks against
+    the socket's peer.
+    """
+    from gatesh import client
+
+    try:
+        reply = client.request("human", message)
+    except (client.DaemonUnavailable, client.DaemonLost) as exc:
+        raise HumanOpFailed(f"gatesh {verb}: the gate daemon could not be reached ({exc})") from None
+    if not reply.get("ok"):
+        raise HumanOpFailed(describe_refusal(verb, reply), refused=bool(reply.get("refused")))
+    return reply
+
+
+def _run(verb: str, message: dict[str, Any], describe: Any, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        reply = human_request(verb, message)
+    except HumanOpFailed as exc:
+        err.write(f"{exc}\n")
+        return EXIT_ERROR
+    out.write(describe(reply) + "\n")
+    return EXIT_OK
+
+
+def ruling_text(verb: str, pending_id: str, reply: dict[str, Any]) -> str:
+    """What an approve/deny reply means, in one line."""
+    if isinstance(reply.get("text"), str) and reply["text"]:
+        return f"{pending_id}: {neutralise(reply['text'])}"
+    state = reply.get("state") or reply.get("action") or "done"
+    if verb == "approve":
+        return f"{pending_id}: approved ({state}); the waiting command runs now"
+    return f"{pending_id}: denied ({state}); the agent is told a person refused it"
+
+
+def mandate_main(argv: list[str]) -> int:
+    """``gatesh mandate TEXT [--session S]``: the user's own words for the alignment check (S5.3)."""
+    parser = argparse.ArgumentParser(
+        prog="gatesh mandate",
+        description="Tell the gate what you asked the agent to do. Only a person's own terminal "
+        "may do this (S9.5); the words reach the alignment check as the user's own (S5.3).")
+    parser.add_argument("text", nargs="+", help="what you asked the agent to do")
+    parser.add_argument("--session", default="", help="only this session (default: every session)")
+    args = parser.parse_args(argv)
+    text = " ".join(args.text).strip()
+    if not text:
+        parser.error("the mandate is empty")
+    msg: dict[str, Any] = {"op": "mandate", "text": text, "channel": "mandate"}
+    if args.session:
+        msg["session"] = args.session
+
+    def describe(reply: dict[str, Any]) -> str:
+        sessions = [neutralise(str(s)) for s in reply.get("sessions") or []]
+        where = f"session {args.session}" if args.session else (
+            f"every session ({len(sessions)} now, and those started later)")
+        return f"mandate recorded for {where}: {neutralise(text)}"
+
+    return _run("mandate", msg, describe)
+
+
+def _ruling_main(verb: str, argv: list[str]) -> int:
+    help_text = {
+        "approve": "Approve a pending or refused escalation: the exact command runs (once) when "
+                   "the agent is waiting, or the next time the agent retries it.",
+        "deny": "Refuse a pending escalation: the agent is told a person refused it.",
+    }[verb]
+    parser = argparse.ArgumentParser(prog=f"gatesh {verb}", description=help_text)
+    parser.add_argument("id", help="the pending id (shown in the refusal and by gatesh watch)")
+    args = parser.parse_args(argv)
+    pending_id = args.id.strip().lower()
+    msg = {"op": verb, "pending_id": pending_id}
+    return _run(verb, msg, lambda reply: ruling_text(verb, pending_id, reply))
+
+
+def approve_main(argv: list[str]) -> int:
+    """``gatesh approve ID``: an approved id lets that exact command run once."""
+    return _ruling_main("approve", argv)
+
+
+def deny_main(argv: list[str]) -> int:
+    """``gatesh deny ID``: refuse a pending or refused escalation for good."""
+    return _ruling_main("deny", argv)
+
+
+def resume_main(argv: list[str]) -> int:
+    """``gatesh resume SESSION``: end a halt (S3.7); the session's commands are gated again."""
+    parser = argparse.ArgumentParser(
+        prog="gatesh resume",
+        description="Resume a halted session: its commands are gated normally again (S3.7).")
+    parser.add_argument("session", help="the session id (shown by gatesh watch and gatesh status)")
+    args = parser.parse_args(argv)
+
+    def describe(reply: dict[str, Any]) -> str:
+        sid = neutralise(str(reply.get("session") or args.session))
+        if reply.get("was_halted"):
+            return f"session {sid} resumed: its commands are gated normally again"
+        return f"session {sid} was not halted; nothing changed"
+
+    return _run("resume", {"op": "resume", "session": args.session}, describe)

@@ -1,0 +1,141 @@
+"""The builtin rater (S4): offline, deterministic rules in per-domain tables.
+
+Every domain module exports ``RULES``, a tuple of :class:`Rule` rows. :class:`BuiltinRater` indexes
+them once by head, runs the matching ones over every command the reader found, and answers with
+the worst finding. It never raises: an internal error is a fail-closed ``destructive`` verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Final
+
+from gatesh._types import Facts, Finding, Outcome, Verdict
+from gatesh.rater.builtin import (
+    cloud,
+    code,
+    containers,
+    credentials,
+    databases,
+    escapes,
+    evasion,
+    files,
+    generic,
+    git,
+    impact,
+    network,
+    obfuscation,
+    persistence,
+    privilege,
+    system,
+)
+from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
+
+__all__ = ["ALL_RULES", "BuiltinRater"]
+
+ALL_RULES: Final[tuple[Rule, ...]] = (
+    *git.RULES, *files.RULES, *system.RULES, *databases.RULES, *containers.RULES, *cloud.RULES,
+    *generic.RULES, *credentials.RULES, *privilege.RULES, *persistence.RULES, *evasion.RULES,
+    *escapes.RULES, *network.RULES, *obfuscation.RULES, *impact.RULES, *code.RULES,
+)
+
+_BY_HEAD: dict[str, list[Rule]] = defaultdict(list)
+_ANY_HEAD: list[Rule] = []
+_ON_FACTS: list[Rule] = []
+for _r in ALL_RULES:
+    if _r.on_facts:
+        _ON_FACTS.append(_r)
+    elif _r.heads:
+        for _h in _r.heads:
+            _BY_HEAD[_h].append(_r)
+    else:
+        _ANY_HEAD.append(_r)
+
+SAFE_REASON: Final = "No rule found a harmful effect."
+
+
+def _finding(rule: Rule, hit: Hit | bool) -> Finding:
+    severity: Severity = rule.severity
+    detail = ""
+    remedy = rule.remedy
+    if isinstance(hit, Hit):
+        severity = hit.severity or severity
+        detail = hit.detail
+        if hit.remedy is not None:
+            remedy = hit.remedy
+    reason = rule.reason.replace("{detail}", detail) if "{detail}" in rule.reason else rule.reason
+    reason = reason[:1].upper() + reason[1:]
+    outcome = outcome_of(severity)
+    return Finding(rule.id, outcome, reason, remedy if outcome is Outcome.DESTRUCTIVE else "")
+
+
+def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int = 0) -> list[Finding]:
+    """Every rule that matches ``facts``, in table order (one finding per rule id, the worst).
+
+    ``depth`` counts re-entries for command strings found inside code (bounded by the code table).
+    """
+    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home if home is not None else default_home(), depth=depth)
+    ctx.cmds = [Cmd(sc, i, ctx) for i, sc in enumerate(facts.commands)]
+    ctx.track_cwd()
+    found: dict[str, Finding] = {}
+
+    def add(f: Finding) -> None:
+        old = found.get(f.rule_id)
+        if old is None or f.outcome.rank > old.outcome.rank:
+            found[f.rule_id] = f
+
+    for cmd in ctx.cmds:
+        for rule in (*_BY_HEAD.get(cmd.head, ()), *_ANY_HEAD):
+            hit = rule.match(cmd)
+            if hit:
+                add(_finding(rule, hit))
+    for rule in _ON_FACTS:
+        hit = rule.match(ctx)
+        if hit:
+            add(_finding(rule, hit))
+    return list(found.values())
+
+
+class BuiltinRater:
+    """The embedded rater. ``rate`` is deterministic, offline, and never raises."""
+
+    name = "builtin"
+    model = ""
+
+    def __init__(self, home: str | None = None) -> None:
+        self._home = home
+
+    def rate(self, facts: Facts, *, cwd: str) -> Verdict:
+        """The verdict for ``facts``: the worst finding, or SAFE; fail-closed DESTRUCTIVE on error."""
+        start = time.perf_counter()
+        try:
+            verdict = self._rate(facts, cwd)
+        except Exception as exc:  # fail closed (S4): an internal error is never a pass
+            return Verdict(
+                outcome=Outcome.DESTRUCTIVE,
+                reason=f"Could not assess this command: error ({type(exc).__name__}: {exc}).",
+                remedy="ask the person to run it",
+                backend=self.name, model=self.model, fail_cause="error",
+                duration_ms=(time.perf_counter() - start) * 1000,
+            )
+        return Verdict(
+            outcome=verdict.outcome, reason=verdict.reason, remedy=verdict.remedy, backend=self.name,
+            model=self.model, findings=verdict.findings, duration_ms=(time.perf_counter() - start) * 1000,
+        )
+
+    def _rate(self, facts: Facts, cwd: str) -> Verdict:
+        found = findings_for(facts, cwd, self._home)
+        if not facts.readable:
+            why = facts.unreadable or "unreadable"
+            found.append(Finding("reader.unreadable", Outcome.DESTRUCTIVE,
+                                 f"The command could not be read ({why}), so its effect is unknown.",
+                                 "split it into smaller, plainer commands"))
+        if not found:
+            return Verdict(Outcome.SAFE, SAFE_REASON)
+        found.sort(key=lambda f: -f.outcome.rank)
+        top = found[0]
+        remedy = top.remedy or next((f.remedy for f in found if f.remedy), "")
+        if top.outcome is not Outcome.DESTRUCTIVE:
+            remedy = ""
+        return Verdict(top.outcome, top.reason, remedy, findings=tuple(found))

@@ -1,0 +1,155 @@
+"""Inline code and commands-as-data: shell commands and file deletions inside ``python -c``,
+``perl -e``, ``node -e``, interpreter heredocs, ``osascript``, GNU parallel inputs and ORM calls.
+
+Shell strings found inside code are read with the real reader and rated with the same tables
+(bounded depth), so ``os.system('rm -rf ~')`` is judged exactly like ``rm -rf ~``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Final
+
+from gatesh._types import Facts
+from gatesh.rater.builtin._base import C, D, Cmd, Hit, MatchResult, Rule, Severity, is_interpreter
+from gatesh.rater.builtin.files import _judge
+
+MAX_DEPTH: Final = 2
+_SHELL_CALL: Final = re.compile(
+    r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"
+    r"|\bsystem|\bexec(?:Sync)?|\bpassthru|\bshell_exec|\bpopen|\bspawnSync|child_process\.\w+|\bqx|%x"
+    r"|do shell script|Runtime\.getRuntime\(\)\.exec|\brun)\s*\(?\s*(?:\[\s*)?(['\"`])(.+?)(?<!\\)\1",
+    re.S)
+_BACKTICK: Final = re.compile(r"`([^`]{2,})`")
+_LIST_ARGV: Final = re.compile(r"\[\s*((?:['\"][^'\"]*['\"]\s*,\s*)+['\"][^'\"]*['\"])\s*\]")
+_FILE_OPS: Final = re.compile(
+    r"(?P<fn>shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|\.unlink|\.rmtree|rmSync|rmdirSync|"
+    r"unlinkSync|FileUtils\.rm_rf|FileUtils\.rm_r|FileUtils\.remove_dir|FileUtils\.rm|File\.delete|"
+    r"Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm|fs\.promises\.rm|Files\.delete|delete POSIX file)"
+    r"\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?(['\"])(?P<path>[^'\"]+)\2",
+    re.I)
+_RECURSIVE_FN: Final = re.compile(r"rmtree|rm_rf|rm_r|remove_dir|removedirs|remove_tree|rmSync|fs\.rm|delete POSIX", re.I)
+_ORM: Final = re.compile(r"\b(?:destroy_all|delete_all|drop_table|dropDatabase|deleteIndex|deleteMany|"
+                         r"clearObjects|clear_index|truncate_table|flushall|flushdb|drop_collection|"
+                         r"drop_database|purge_queue|delete_bucket|\.destroy!?\(|\.delete\()", re.I)
+_CODE_HEADS_EXTRA: Final = frozenset({"osascript", "gitlab-rails", "rails", "gitlab-rake", "rake", "jshell", "deno",
+                                      "bun", "tsx", "ts-node", "node", "irb", "java", "kotlin", "scala"})
+_DATA_HEADS: Final = frozenset({"echo", "printf", "grep", "egrep", "rg", "ag", "cat", "git", "sed", "awk", "jq",
+                                "curl", "wget", "http", "psql", "mysql", "sqlite3", "mongosh", "redis-cli", "tee"})
+
+
+def code_of(c: Cmd) -> str:
+    """The program text ``c`` runs inline: -c/-e arguments, or its heredoc body."""
+    parts = c.opt_values("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "--command")
+    if c.head in ("gitlab-rails", "rails") and c.sub(0) == "runner":
+        parts.extend(c.pos[1:])
+    if c.heredoc_fed or (c.feeders and not c.pos):
+        parts.append(c.sc.raw)
+    for r in c.sc.redirects:
+        if r.op == "<<<" and r.target:
+            parts.append(r.target)
+    return "\n".join(parts)
+
+
+def _rate_inner(text: str, c: Cmd) -> Hit | None:
+    """Rate ``text`` as a shell command line with the same tables (bounded depth)."""
+    if c.sc.depth >= MAX_DEPTH + 3 or len(text) > 4000:
+        return None
+    from gatesh.rater.builtin import findings_for  # the tables, re-entered for the inner command
+    from gatesh.reading import read
+
+    try:
+        facts: Facts = read(text, cwd=c.ctx.cwd)
+    except Exception:
+        return None
+    found = findings_for(facts, c.ctx.cwd, c.ctx.home, depth=c.ctx.depth + 1)
+    if not found:
+        return None
+    top = max(found, key=lambda f: f.outcome.rank)
+    sev = {"destructive": D, "catastrophic": C, "attack": Severity.ATTACK}[top.outcome.value]
+    reason = top.reason.rstrip(".")
+    return Hit(severity=sev, detail=f"runs `{text[:60]}`: {reason[:1].lower() + reason[1:]}", remedy=top.remedy)
+
+
+def _worse(a: Hit | None, b: Hit | None) -> Hit | None:
+    rank = {None: 1, D: 1, C: 2, Severity.ATTACK: 3}
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return b if rank[b.severity] > rank[a.severity] else a
+
+
+def inline_code(c: Cmd) -> MatchResult:
+    h = c.head
+    if not (is_interpreter(h) or h in _CODE_HEADS_EXTRA):
+        return None
+    if c.ctx.depth > MAX_DEPTH:
+        return None
+    code = code_of(c)
+    if not code:
+        return None
+    worst: Hit | None = None
+    for m in _SHELL_CALL.finditer(code):
+        worst = _worse(worst, _rate_inner(m.group(2), c))
+    for m in _LIST_ARGV.finditer(code):
+        words = re.findall(r"['\"]([^'\"]*)['\"]", m.group(1))
+        if words:
+            worst = _worse(worst, _rate_inner(shlex.join(words), c))
+    if h in ("perl", "ruby") or h.startswith(("perl", "ruby")):
+        for m in _BACKTICK.finditer(code):
+            worst = _worse(worst, _rate_inner(m.group(1), c))
+    for m in _FILE_OPS.finditer(code):
+        path = m.group("path")
+        recursive = bool(_RECURSIVE_FN.search(m.group("fn"))) or "recursive" in code[m.end():m.end() + 40]
+        hit = _judge(c, [path], recursive, "deletes")
+        if hit:
+            worst = _worse(worst, Hit(severity=hit.severity, detail=hit.detail, remedy=hit.remedy))
+    if worst is None and _ORM.search(code):
+        worst = Hit(detail="deletes application data")
+    return worst
+
+
+def orm_args(c: Cmd) -> MatchResult:
+    if c.head in _DATA_HEADS or is_interpreter(c.head) or c.head in _CODE_HEADS_EXTRA:
+        return None
+    for a in c.args:
+        if len(a) > 6 and _ORM.search(a):
+            return Hit(detail=f"{c.head} is given code that deletes application data")
+        if re.search(r":restore\b|backup:restore", a):
+            return Hit(detail=f"{c.head} restores a backup over current data")
+    return None
+
+
+def parallel_inputs(c: Cmd) -> MatchResult:
+    """GNU parallel with no command runs each input as a command line."""
+    if c.head != "parallel" or ":::" not in c.args:
+        return None
+    k = c.args.index(":::")
+    before = [a for a in c.args[:k] if not a.startswith("-")]
+    if before:
+        return None
+    worst: Hit | None = None
+    for inp in c.args[k + 1:]:
+        if inp in (":::", "::::"):
+            continue
+        worst = _worse(worst, _rate_inner(inp, c))
+    return worst
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("code.inline", D, "Inline code {detail}.", inline_code,
+         remedy="do the file or shell operation as a plain shell command the gate can read",
+         examples=("python -c \"import shutil; shutil.rmtree('/home/user')\"", "perl -e \"system('rm -rf /home/user')\"",
+                   "node -e \"require('fs').rmSync('/', {recursive:true})\"", "ruby -e \"FileUtils.rm_rf('/')\"",
+                   "python3 <<EOF\nimport os\nos.remove('/etc/passwd')\nEOF",
+                   "osascript -e 'do shell script \"rm /var/log/system.log\"'"),
+         counter=("python -c \"print('rm -rf /')\"", "python -c \"import shutil; shutil.rmtree('build')\"",
+                  "node -e 'console.log(1)'")),
+    Rule("code.orm-delete", D, "This {detail}.", orm_args, remedy="ask the person, naming what will be deleted",
+         examples=("gitlab-rails runner \"Project.destroy_all\"", "gitlab-rake gitlab:backup:restore"),
+         counter=("rails runner 'puts User.count'",)),
+    Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs,
+         examples=("parallel ::: 'rm -rf /home/x'",), counter=("parallel echo ::: a b",)),
+)

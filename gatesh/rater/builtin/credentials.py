@@ -1,0 +1,137 @@
+"""Credential access: reading private keys, password stores, cloud tokens and shadow files."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from gatesh.rater.builtin._base import A, D, Cmd, Ctx, Hit, MatchResult, Rule, heads
+
+SENSITIVE: Final = re.compile(
+    r"\.ssh/(?:id_[a-z0-9_-]+|identity)(?![\w.-]*\.pub)\b|/etc/ssh/ssh_host_\w+_key(?!\.pub)\b"
+    r"|/etc/(?:g?shadow-?|master\.passwd|security/opasswd|spwd\.db)\b"
+    r"|\.aws/credentials|\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config\b"
+    r"|\.config/gcloud/(?:credentials|access_tokens|application_default|legacy_credentials)"
+    r"|\.azure/(?:accesstokens|msal_token_cache)|\.oci/sessions|\.gnupg\b|\.password-store|\.pgpass\b"
+    r"|\.vault-token|\.pypirc|login data\b|/cookies\b|cookies\.sqlite|logins\.json|key[34]\.db|"
+    r"keychains?/|\.keychain(?:-db)?\b|/proc/(?:[0-9]+|\$\w+|\"?\$\{?\w+\}?\"?|self)/(?:mem|environ)\b"
+    r"|/run/secrets/|serviceaccount/token|\.bash_history|\.zsh_history|/\.history\b|\.mysql_history"
+    r"|\.psql_history|\.python_history|wallet\.dat|\.electrum|\.config/solana/id\.json",
+    re.I)
+_HISTORY: Final = re.compile(r"_history\b|/\.history\b", re.I)
+# Heads that use a credential without reading it out, or only look at its metadata.
+USERS: Final = frozenset({"ssh", "ssh-add", "ssh-keygen", "ssh-copy-id", "ssh-keyscan", "chmod", "chown",
+                          "ls", "stat", "test", "[", "[[", "file", "touch", "mkdir", "cd", "gpg-agent",
+                          "git", "rm", "shred", "truncate", "unlink", "ln", "history", "echo", "printf",
+                          "gpg", "aws", "gcloud", "az"})
+_CRED_NAMES: Final = re.compile(
+    r"^(?:\*?\.?)?(?:id_rsa|id_dsa|id_ecdsa|id_ed25519|\.netrc|credentials|\.git-credentials|"
+    r"msal_token_cache\.json|accesstokens\.json|credentials\.db|access_tokens\.db|token|\.gnupg|"
+    r"\*\.pem|\*\.key|\*\.kdbx|\*\.p12|\*\.pfx|wallet\.dat|shadow|\.pgpass|\.env)$", re.I)
+_PASSWORD_WORDS: Final = re.compile(r"pass(?:wd|word)?|secret|token|api[_-]?key|credential|-p\b", re.I)
+_BROAD_ROOTS: Final = ("/", "/etc", "/home", "/root", "/var", "/users", "~", "$home", "/opt", "//")
+TOOLS: Final = heads("mimipenguin", "mimipenguin.sh", "lazagne", "lazagne.py", "unshadow", "john", "hashcat",
+                     "gcore", "procdump", "truffleHog", "trufflehog", "gitleaks", "keychaindump", "chainbreaker")
+
+
+def sensitive_read(c: Cmd) -> MatchResult:
+    if c.head in ("echo", "printf") and c.consumers:
+        m = SENSITIVE.search(" ".join(c.args))
+        return Hit(detail=m.group(0)) if m else None
+    if c.head in USERS:
+        return None
+    skip_next = False
+    for a in c.args:
+        if skip_next:
+            skip_next = False
+            continue
+        if a in ("-i", "--identity", "--identity-file", "-o", "--key", "--private-key", "--ssh-key"):
+            skip_next = True
+            continue
+        m = SENSITIVE.search(a)
+        if m:
+            return Hit(detail=m.group(0))
+    for r in c.reads:
+        m = SENSITIVE.search(r)
+        if m:
+            return Hit(detail=m.group(0))
+    return None
+
+
+def credential_search(c: Cmd) -> MatchResult:
+    h = c.head
+    if h in ("find", "fd", "locate", "mdfind"):
+        names = c.opt_values("-name", "-iname", "-path", "-wholename")
+        if h != "find":
+            names = list(c.pos)
+        if any(_CRED_NAMES.match(n.strip("'\"")) for n in names):
+            return Hit(detail="searches the disk for credential files")
+        return None
+    if h in ("grep", "egrep", "rg", "ag", "ack", "fgrep"):
+        if not _PASSWORD_WORDS.search(c.low):
+            return None
+        targets = [p.lower() for p in c.pos[1:]]
+        if any(_HISTORY.search(t) for t in targets) or any(f.ctx is not None and f.head in ("cat", "history", "less", "tail", "head") and any(_HISTORY.search(x) for x in f.args) for f in c.feeders):
+            return Hit(detail="searches shell history for passwords")
+        if (c.has("-r", "-R", "--recursive") or h in ("rg", "ag")) and any(t.rstrip("/") in _BROAD_ROOTS or t in ("/",) for t in targets):
+            return Hit(detail="searches the whole system for passwords")
+        return None
+    return None
+
+
+def keychain(c: Cmd) -> MatchResult:
+    if c.head == "security" and c.sub(0) in ("find-generic-password", "find-internet-password", "dump-keychain",
+                                              "export", "find-certificate", "unlock-keychain", "dump-trust-settings"):
+        return Hit(detail=f"security {c.sub(0)}")
+    if c.head in ("secret-tool",) and c.sub(0) in ("lookup", "search"):
+        return Hit(detail="secret-tool lookup")
+    if c.head == "getent" and c.sub(0) in ("shadow", "gshadow"):
+        return Hit(detail="getent shadow")
+    if c.head in TOOLS or any(("lazagne" in p.lower() or "mimipenguin" in p.lower()) for p in c.pos[:2]):
+        return Hit(detail=c.head)
+    if c.head in ("gdb", "gcore") and c.has("-p", "--pid") and "ssh" in c.low:
+        return Hit(detail="dumps a process's memory")
+    return None
+
+
+def metadata(ctx: Ctx) -> MatchResult:
+    t = ctx.text
+    if "169.254.169.254" in t or "metadata.google.internal" in t or "169.254.170.2" in t:
+        return Hit(detail="the cloud instance metadata service")
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("cred.read-secret", A, "This reads a credential store ({detail}), which the task has no reason to see.",
+         sensitive_read,
+         examples=("cat ~/.ssh/id_rsa", "sudo cat /etc/shadow", "cp ~/.aws/credentials /tmp/x",
+                   "strings /proc/1234/mem", "cat ~/.bash_history", "base64 ~/.netrc"),
+         counter=("cat ~/.ssh/id_rsa.pub", "ssh -i ~/.ssh/id_rsa host", "chmod 600 ~/.ssh/id_ed25519",
+                  "cat /etc/passwd", "ls ~/.ssh")),
+    Rule("cred.search", A, "This {detail}.", credential_search, heads=heads("find", "fd", "locate", "mdfind", "grep", "egrep", "rg", "ag", "ack", "fgrep"),
+         examples=("find / -name id_rsa", "grep -ri password /", "cat ~/.bash_history | grep pass",
+                   "find //.aws -name credentials -type f"),
+         counter=("find . -name '*.py'", "grep -r password src/", "grep -i token README.md")),
+    Rule("cred.password-store", A, "This pulls secrets out of a password store or memory ({detail}).", keychain,
+         heads=heads("security", "secret-tool", "getent", "gdb", "gcore", "sh", "bash") | TOOLS | heads("python", "python2", "python3"),
+         examples=("security find-generic-password -wa x", "getent shadow", "mimipenguin", "python2 laZagne.py all",
+                   "sudo bash ./mimipenguin/mimipenguin.sh"),
+         counter=("security list-keychains", "getent passwd", "python app.py")),
+    Rule("cred.metadata", A, "This queries {detail}, which hands out the machine's cloud credentials.",
+         metadata, on_facts=True,
+         examples=("curl http://169.254.169.254/latest/meta-data/iam/security-credentials/",),
+         counter=("curl http://localhost:8080/health",)),
+)
+
+
+def key_removal(c: Cmd) -> MatchResult:
+    if c.head == "ssh-add" and c.has("-D", "-d"):
+        return Hit(detail="removes identities from the SSH agent")
+    if c.head == "ssh-keygen" and c.has("-R"):
+        return Hit(detail="removes a host from known_hosts")
+    return None
+
+
+RULES = (*RULES, Rule("cred.key-removal", D, "This {detail}.", key_removal, heads=heads("ssh-add", "ssh-keygen"),
+                      remedy="leave the user's keys and known hosts alone",
+                      examples=("ssh-add -D", "ssh-keygen -R host"), counter=("ssh-add -l", "ssh-keygen -t ed25519")))

@@ -1,0 +1,247 @@
+"""Gate escapes: ordinary programs made to start a shell, an interactive shell itself, and
+library loading. A shell the gate did not read runs every later command ungated (S3.4)."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from gatesh.rater.builtin._base import (
+    SHELL_PATH_RE,
+    SHELLS,
+    SPAWN_RE,
+    A,
+    Severity,
+    Cmd,
+    Hit,
+    MatchResult,
+    Rule,
+    is_interpreter,
+)
+
+# Heads whose arguments are only data: nothing they are given runs.
+DATA_ONLY: Final = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "cat", "head", "tail",
+                              "which", "type", "command", "whereis", "whatis", "ls", "stat", "file", "readlink",
+                              "realpath", "ldd", "test", "[", "[[", "strings", "xxd", "od", "hexdump", "wc",
+                              "md5sum", "sha256sum", "sha1sum", "shasum", "diff", "cmp", "basename", "dirname",
+                              "shellcheck", "shfmt", "history", "tldr", "cd", "sort", "uniq", "cut", "jq",
+                              "column", "objdump", "readelf", "nm", "du", "pgrep", "pidof", "ps", "lsof"})
+# Heads for which naming a shell exactly is only data (looking it up, listing it, installing it).
+NAMES_ONLY: Final = frozenset({
+    "which", "type", "command", "whereis", "whatis", "man", "info", "help", "hash", "ls", "stat", "file",
+    "readlink", "realpath", "ldd", "test", "[", "[[", "echo", "printf", "grep", "egrep", "fgrep", "rg",
+    "pgrep", "pkill", "killall", "pidof", "ps", "apt", "apt-get", "apt-cache", "dnf", "yum", "brew",
+    "pacman", "apk", "zypper", "port", "nix-env", "snap", "md5sum", "sha256sum", "sha1sum", "shasum",
+    "du", "wc", "cat", "head", "tail", "strings", "xxd", "od", "hexdump", "objdump", "readelf", "nm",
+    "diff", "cmp", "basename", "dirname", "update-alternatives", "chsh", "git", "shellcheck", "shfmt",
+    "tldr", "cd", "history", "export", "alias", "unalias", "unset", "local", "declare", "set", "source",
+    ".", "getent", "lsof", "sort", "uniq", "cut", "tr", "awk", "sed", "jq", "column", "tee", "xargs", "find",
+})
+_SHELL_ARG: Final = frozenset(SHELLS | {"/bin/" + s for s in SHELLS} | {"/usr/bin/" + s for s in SHELLS}
+                              | {"/usr/local/bin/" + s for s in SHELLS})
+_INLINE_CODE_OPTS: Final = ("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "-ex", "--command", "-i")
+_LIBLOAD: Final = re.compile(
+    r"\bdlopen\b|\bloadlibrary\b|\bctypes\b|\bcdll\b|\bfiddle\b|\bffi\.load\b|system\.load(?:library)?\s*\("
+    r"|\benable\s+-f\b|ladspa=file=|\bload_extension\b|\bdl\.open\b|\bpreload\b\s*=", re.I)
+_ESCAPE_OPTS: Final = re.compile(
+    r"^--(?:checkpoint-action=exec|to-command|use-compress-program|unzip-command|rsh-command|"
+    r"password-command|pre-hook|post-hook|deploy-hook|editor|use-askpass|exec|ssh-cmd|script-security|"
+    r"up|down|command|pager|filter|ssh|rsh|engine|default-auth|plugin-dir|tool-path|interpreter)\b", re.I)
+_GIT_ESCAPE: Final = re.compile(
+    r"^(?:core\.(?:pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy)|alias\.[\w-]+=!|"
+    r"(?:diff|merge)\.[\w-]+\.(?:command|driver|textconv)|credential\.helper=!|sequence\.editor|"
+    r"uploadpack\.packobjectshook|protocol\.ext\.allow=always)", re.I)
+
+
+def interactive_shell(c: Cmd) -> MatchResult:
+    h = c.head
+    if h not in SHELLS and h not in ("busybox",):
+        return None
+    args = list(c.args)
+    if h == "busybox":
+        if not args or args[0] not in SHELLS:
+            return None
+        args = args[1:]
+    if any(a == "-c" or (a.startswith("-") and not a.startswith("--") and "c" in a[1:] and a[1:].isalpha()) for a in args):
+        return None
+    if any(a in ("--version", "--help", "-n", "--noexec") for a in args):
+        return None
+    operands = [a for a in args if not a.startswith(("-", "+"))]
+    fed = bool(c.feeders) or c.heredoc_fed or bool(c.reads)
+    if operands and not any(a in ("-i",) for a in args):
+        return None  # runs a script (read separately) with its arguments
+    if fed and not any(a in ("-i", "-p") for a in args):
+        return None  # reads its commands from a pipe or file (judged by the pipe rules)
+    detail = f"{h} {' '.join(args)}".strip()
+    return Hit(detail=detail)
+
+
+def shell_as_argument(c: Cmd) -> MatchResult:
+    h = c.head
+    for a in c.sc.assignments:
+        v = a.split("=", 1)[-1]
+        if SHELL_PATH_RE.search(v) or SPAWN_RE.search(v) or v.strip("'\"").split(" ")[0] in _SHELL_ARG:
+            return Hit(detail=f"{a.split('=', 1)[0]} is set to start a shell")
+    if h in DATA_ONLY or h in SHELLS or not c.args:
+        return None
+    names_ok = h in NAMES_ONLY
+    for i, a in enumerate(c.args):
+        if a in _SHELL_ARG:
+            if names_ok:
+                continue
+            if i > 0 and c.args[i - 1] in ("-s", "--shell", "-S") and h in ("useradd", "usermod", "chsh", "adduser", "pw"):
+                return None
+            return Hit(detail=f"{h} runs {a}")
+        if names_ok and (a.strip() in _SHELL_ARG or h in ("awk", "sed", "find", "xargs", "tee", "git", "export",
+                                                           "alias", "declare", "local", "set", "unset", "source", ".")):
+            continue
+        if SHELL_PATH_RE.search(a) or SPAWN_RE.search(a):
+            return Hit(detail=f"{h} is told to start a shell")
+    return None
+
+
+_PLANTED: Final = re.compile(r"\bexec\s+(?:/\S*/)?(?:ba|da|z|k)?sh\b|\b(?:ba|da|z|k)?sh\s+-[ip]\b")
+
+
+def planted_shell(c: Cmd) -> MatchResult:
+    """Text that starts a shell written to a file (a script, hook, config or rc file) or piped on."""
+    if c.head not in ("echo", "printf", "cat", "tee") or not (c.writes or c.consumers or c.head == "tee"):
+        return None
+    text = " ".join(c.args)
+    if c.heredoc_fed or c.head == "cat":
+        text += "\n" + c.sc.raw
+    if SHELL_PATH_RE.search(text) or SPAWN_RE.search(text) or _PLANTED.search(text):
+        if c.consumers and all(x.head in DATA_ONLY for x in c.consumers) and not c.writes:
+            return None
+        return Hit(detail="writes or pipes text that starts a shell")
+    if re.search(r"\benable\s+-f\b|load_module\s+\S+\.so|\bld_preload\b", text, re.I):
+        return Hit(detail="writes or pipes text that loads a library")
+    return None
+
+
+def shell_launchers(c: Cmd) -> MatchResult:
+    """Programs that start a shell when given no command: chroot DIR, capsh --, systemd-run -S, enable -f …"""
+    h = c.head
+    if h == "{}" or (h in SHELLS and c.sc.context == "xargs" and ("{}" in c.args or c.args[-1:] == ("-c",))):
+        return Hit(severity=Severity.DESTRUCTIVE, detail="commands built from its input, which the gate cannot see",
+                   remedy="write the commands out literally")
+    if h == "chroot" and len(c.pos) <= 1:
+        return Hit(detail="chroot with no command starts a shell")
+    if h == "capsh" and (c.args and c.args[-1] == "--" or any(a.startswith("--shell") for a in c.args)):
+        return Hit(detail="capsh -- starts a shell")
+    if h == "systemd-run" and c.has("-S", "--shell", "-t", "--pty") and not c.pos:
+        return Hit(detail="systemd-run --shell starts a shell")
+    if h == "enable" and c.has("-f"):
+        return Hit(detail="enable -f loads a shared library into the shell")
+    if h in ("sed", "gsed") and any(re.match(r"^(?:\d+|/[^/]*/|\$)?e(?:\s|$)", a) for a in c.pos[:1]):
+        return Hit(detail="sed's e command runs a shell")
+    if c.sub(0) in ("shell",) and h not in DATA_ONLY and h not in ("python", "python3", "manage.py", "git"):
+        return Hit(detail=f"{h} shell opens an interactive shell")
+    if h in ("nix-shell", "pipenv", "poetry") and (h == "nix-shell" and not c.has("--run", "--command") or c.sub(0) == "shell"):
+        return Hit(detail=f"{h} opens an interactive shell")
+    if h in ("python", "python2", "python3", "perl", "ruby", "irb", "node", "php", "lua", "tclsh", "wish", "ghci",
+             "R", "r", "julia", "jshell", "scala", "sqlite3") and not c.args and not (c.feeders or c.heredoc_fed or c.reads):
+        return Hit(severity=Severity.DESTRUCTIVE, detail=f"{h} starts an interactive interpreter",
+                   remedy="run a script file or inline code instead")
+    if h == "trap" and c.pos and re.search(r"\b(?:nohup|sh|bash|curl|wget|python\d?|nc)\b|/dev/tcp", c.pos[0]):
+        return Hit(detail="trap hides a command that runs later in a signal handler")
+    return None
+
+
+def escape_options(c: Cmd) -> MatchResult:
+    h = c.head
+    if h == "git":
+        vals = c.opt_values("-c", "--config-env")
+        if any(_GIT_ESCAPE.match(v) for v in vals):
+            return Hit(detail="git -c sets a command git will run")
+        if any(a.startswith("--exec-path=") for a in c.args):
+            return Hit(detail="git --exec-path runs programs from a chosen folder")
+        return None
+    if h in ("tar", "gtar", "bsdtar"):
+        if any(a.startswith(("--checkpoint-action=exec", "--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script")) for a in c.args) or c.has("-I", "-F"):
+            return Hit(detail="tar is told to run a program")
+        return None
+    if h == "zip" and (c.has("-TT", "--unzip-command") or ("-T" in c.flags and "-TT" in c.args)):
+        return Hit(detail="zip is told to run a test command")
+    if h in ("ssh", "scp", "sftp", "check_by_ssh", "autossh") and re.search(r"proxycommand|localcommand|permitlocalcommand", c.low):
+        return Hit(detail=f"{h} -o ProxyCommand/LocalCommand runs a local command")
+    if h in ("vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim"):
+        cmds = c.opt_values("-c", "--cmd") + [a[1:] for a in c.args if a.startswith("+")]
+        if any(re.search(r"!|\bsh(?:ell)?\b|terminal|\bpy(?:thon)?3?\b|\blua\b|\bperl\b|\bruby\b|system\(", x) for x in cmds):
+            return Hit(detail=f"{h} runs a shell command at start-up")
+        return None
+    if h in ("less", "more", "man", "most", "pg") and any(a.startswith(("+!", "-H", "!")) for a in c.args):
+        return Hit(detail=f"{h} is told to run a command")
+    if h in ("rsync",) and any("sh" in v or "bash" in v for v in c.opt_values("-e", "--rsh")):
+        return Hit(detail="rsync -e runs a shell")
+    if h in ("nmap",) and (c.has("--interactive") or any(a.startswith("--script") for a in c.args)):
+        return Hit(detail="nmap scripts can run arbitrary code")
+    if h in ("script",) and not c.has("-c", "--command"):
+        return Hit(detail="script starts an unrecorded interactive shell")
+    if h in ("screen", "tmux", "byobu", "zellij", "dtach", "abduco") and (not c.pos or c.has("-S") or c.sub(0) in ("new", "new-session", "new-window", "split-window", "send-keys", "send", "respawn-pane", "attach", "a", "attach-session")):
+        return Hit(detail=f"{h} starts a shell the gate cannot see into")
+    if h in ("expect",) and re.search(r"spawn\s+\S*sh\b|interact", c.low):
+        return Hit(detail="expect spawns an interactive shell")
+    for a in c.args:
+        if _ESCAPE_OPTS.match(a) and ("sh" in a or "/" in a.split("=", 1)[-1]) and ("=" in a):
+            val = a.split("=", 1)[1]
+            if SHELL_PATH_RE.search(val) or val.endswith(".so") or "/" in val and h not in ("git",):
+                return Hit(detail=f"{h} {a.split('=', 1)[0]} runs a chosen program")
+    for v in c.opt_values("--engine", "-engine", "--default-auth", "--plugin-dir"):
+        if ".so" in v or "/" in v:
+            return Hit(detail=f"{h} loads a library")
+    if h == "ssh-keygen" and c.has("-D", "-K") and ".so" in c.low:
+        return Hit(detail="ssh-keygen loads a PKCS#11 library")
+    if h in ("ldconfig",) and c.has("-f"):
+        return Hit(detail="ldconfig uses a chosen library path list")
+    return None
+
+
+def interpreter_escape(c: Cmd) -> MatchResult:
+    h = c.head
+    if not is_interpreter(h) and h not in ("sqlite3", "mysql", "psql", "lftp", "dc", "bc", "bpftrace", "latex", "pdflatex", "pdftex", "tex", "xelatex", "lualatex", "puppet", "gem", "csvtool", "msgfilter", "rpm", "rpmquery", "emacs", "ansible", "ansible-playbook", "make", "gnuplot", "octave-cli", "R", "r", "busctl", "dmsetup", "xdg-user-dir", "bconsole", "tmate", "watch"):
+        return None
+    for a in c.args:
+        if _LIBLOAD.search(a):
+            return Hit(detail=f"{h} loads a native library")
+        if SPAWN_RE.search(a) or SHELL_PATH_RE.search(a):
+            return Hit(detail=f"{h} starts a shell")
+        if a.lower().startswith((".shell", ".system", "\\!", "!")) and h in ("sqlite3", "mysql", "psql", "lftp", "dc"):
+            return Hit(detail=f"{h} runs a shell command")
+        if "shell-escape" in a or "write18" in a:
+            return Hit(detail=f"{h} enables shell escapes")
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("escape.planted-shell", A, "This {detail}, preparing a gate escape.", planted_shell,
+         examples=("echo 'exec /bin/sh' > /tmp/x", "echo '{\"scripts\":{\"x\":\"/bin/sh\"}}' >package.json",
+                   "echo 'esyscmd(/bin/sh)' | m4"),
+         counter=("echo hello > out.txt", "echo /bin/sh", "echo '#!/bin/sh' | grep sh")),
+    Rule("escape.launcher", A, "This starts a shell: {detail}.", shell_launchers,
+         examples=("chroot /", "capsh --", "systemd-run -S", "sed e", "ansible-test shell", "poetry shell",
+                   "trap 'nohup sh x.sh' EXIT", "bash -c 'enable -f /tmp/lib.so x'"),
+         counter=("chroot /srv/root /bin/true", "sed -e 's/a/b/' f", "trap 'rm -f $tmp' EXIT", "python -V")),
+    Rule("escape.interactive-shell", A, "This starts an interactive shell ({detail}) whose commands the gate would not see.",
+         interactive_shell,
+         examples=("bash", "sudo /bin/sh", "env /bin/sh", "nice /bin/sh -p", "bash -i", "exec zsh", "find . -exec /bin/sh -p \\; -quit"),
+         counter=("bash script.sh", "bash -c 'ls'", "sh -n x.sh", "bash --version")),
+    Rule("escape.shell-argument", A, "{detail}, an ungated shell that escapes the gate.", shell_as_argument,
+         examples=("aa-exec /bin/sh", "rlwrap bash", "capsh --shell=/bin/bash --", "cpulimit -l 100 -f /bin/sh",
+                   "docker exec -it web bash", "PAGER='/bin/sh -c x' git -p help"),
+         counter=("which bash", "echo /bin/sh", "ls -l /bin/sh", "apt install zsh", "grep bash /etc/shells",
+                  "useradd -s /bin/bash x")),
+    Rule("escape.options", A, "{detail}, a known way to escape to a shell.", escape_options,
+         examples=("tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=/bin/sh", "zip x.zip f -T -TT 'sh #'",
+                   "git -c core.pager='sh -c x' log", "vim -c ':!/bin/sh'", "ssh -o ProxyCommand=';sh 0<&2 1>&2' x",
+                   "script", "screen", "curl --engine /tmp/lib.so x"),
+         counter=("tar -czf a.tgz src", "git -c user.name=x commit -m y", "vim file.txt", "ssh host uptime",
+                  "script -c 'make' build.log", "tmux ls")),
+    Rule("escape.interpreter", A, "Inline code makes {detail}, escaping the gate.", interpreter_escape,
+         examples=("python -c 'import pty; pty.spawn(\"/bin/sh\")'", "perl -e 'exec \"/bin/sh\";'",
+                   "ruby -e 'exec \"/bin/sh\"'", "lua -e 'os.execute(\"/bin/sh\")'", "php -r 'system(\"/bin/sh -i\");'",
+                   "gdb -nx -ex '!sh' -ex quit", "python -c 'import ctypes; ctypes.CDLL(\"/tmp/x.so\")'",
+                   "sqlite3 /dev/null '.shell /bin/sh'"),
+         counter=("python -c 'print(1)'", "node -e 'console.log(2)'", "perl -ne 'print if /x/' f",
+                  "sed '' file", "awk '{print $1}' f")),
+)

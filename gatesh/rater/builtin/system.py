@@ -1,0 +1,156 @@
+"""Package removal, publishing, services, power, kernel and mounts: changes to the machine itself."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from gatesh.rater.builtin._base import A, C, D, Cmd, Hit, MatchResult, Rule, heads
+
+_REMOVE_VERBS: Final = frozenset({"remove", "purge", "autoremove", "erase", "uninstall", "rm", "un",
+                                  "unlink", "r", "delete", "prune"})
+PKG: Final = heads("apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "pacman", "yay", "paru",
+                   "brew", "port", "snap", "flatpak", "apk", "pkg", "emerge", "nix-env", "pip",
+                   "pip3", "pipx", "uv", "npm", "pnpm", "yarn", "bun", "gem", "cargo", "poetry",
+                   "conda", "mamba", "micromamba", "go", "dpkg", "rpm", "choco", "winget", "composer")
+
+
+def pkg_remove(c: Cmd) -> MatchResult:
+    h = c.head
+    if h == "pacman" or h in ("yay", "paru"):
+        return any(a.startswith("-R") for a in c.args) or None
+    if h == "dpkg":
+        return c.has("-r", "-P", "--remove", "--purge") or None
+    if h == "rpm":
+        return c.has("-e", "--erase") or None
+    if h == "nix-env":
+        return c.has("-e", "--uninstall") or None
+    if h == "emerge":
+        return c.has("--unmerge", "-C", "--depclean", "-c") or None
+    verb = c.sub(0)
+    if h == "uv" and verb == "pip":
+        verb = c.sub(1)
+    if h == "yarn" and verb == "global":
+        verb = c.sub(1)
+    if h == "conda" and verb == "env":
+        verb = c.sub(1)
+    if h == "go" or h == "composer" and verb not in ("remove",):
+        return None
+    if verb in _REMOVE_VERBS:
+        if h in ("npm", "pnpm", "yarn", "bun", "poetry", "cargo", "uv", "composer") and verb in ("rm", "r", "remove", "uninstall", "un", "unlink"):
+            glob = c.has("-g", "--global") or c.sub(0) == "global"
+            return Hit(detail="removes a project dependency" if not glob else "removes a globally installed package")
+        return Hit(detail="removes installed packages")
+    return None
+
+
+def publish(c: Cmd) -> MatchResult:
+    h, verb = c.head, c.sub(0)
+    if h in ("npm", "pnpm", "yarn", "bun") and verb in ("publish", "unpublish", "deprecate"):
+        return True
+    if h in ("cargo", "poetry", "gem", "gradle", "gradlew", "mvn", "mvnw", "twine", "dotnet", "flit", "hatch", "uv") and verb in (
+            "publish", "push", "upload", "yank", "deploy", "nuget"):
+        return True
+    if h in ("mvn", "mvnw", "gradle", "gradlew") and any(a.startswith(("release:perform", "deploy", "publish")) for a in c.args):
+        return True
+    return h in ("twine",) and verb == "upload" or None
+
+
+def services(c: Cmd) -> MatchResult:
+    h = c.head
+    if h == "systemctl":
+        verb = c.sub(0)
+        if verb in ("stop", "disable", "mask", "kill", "isolate", "daemon-reexec", "reset-failed", "restart", "try-restart"):
+            units = " ".join(c.pos[1:]) or "a service"
+            return Hit(detail=f"{verb}s {units}")
+        return None
+    if h == "service" and len(c.pos) >= 2 and c.pos[1].lower() in ("stop", "disable", "restart", "force-stop"):
+        return Hit(detail=f"{c.pos[1].lower()}s {c.pos[0]}")
+    if h in ("launchctl",) and c.sub(0) in ("unload", "remove", "bootout", "disable", "kill", "stop"):
+        return Hit(detail=f"{c.sub(0)}s a launchd job")
+    if h in ("chkconfig", "update-rc.d", "sysrc", "rc-update") and any(a.lower() in ("off", "remove", "del", "disable") or "=\"no\"" in a.lower() or "=no" in a.lower() for a in c.args):
+        return Hit(detail="turns a service off at boot")
+    if h in ("nginx", "apachectl", "apache2ctl", "httpd", "caddy", "haproxy", "php-fpm") and (
+            any(a in ("stop", "quit", "graceful-stop") for a in c.args) or c.has("-sf", "-st")):
+        return Hit(detail=f"{h} stops or replaces the running server")
+    return None
+
+
+def power(c: Cmd) -> MatchResult:
+    h = c.head
+    if h in ("reboot", "poweroff", "halt", "shutdown"):
+        if c.has("-c", "--help") or (h == "shutdown" and c.has("-k")):
+            return None
+        return True
+    if h in ("init", "telinit") and c.sub(0) in ("0", "6", "1", "s"):
+        return True
+    if h == "systemctl" and c.sub(0) in ("reboot", "poweroff", "halt", "kexec", "suspend", "hibernate", "rescue", "emergency"):
+        return True
+    if h == "tmutil" and c.sub(0) in ("disable", "delete", "deletelocalsnapshots", "thinlocalsnapshots", "disablelocal"):
+        return Hit(detail="turns off or deletes Time Machine backups", severity=C)
+    return None
+
+
+def kernel(c: Cmd) -> MatchResult:
+    h = c.head
+    if h in ("rmmod",) or (h == "modprobe" and c.has("-r", "--remove")):
+        return Hit(detail="unloads a kernel module")
+    if h == "sysctl" and (c.has("-w", "--write", "-p", "--load") or any("=" in p for p in c.pos)):
+        return Hit(detail="changes kernel parameters")
+    if h in ("swapoff", "swapon") and h == "swapoff":
+        return Hit(detail="turns swap off")
+    if h in ("mount", "umount") and c.pos:
+        return Hit(detail=f"{'un' if h == 'umount' else ''}mounts a file system")
+    if h in ("date",) and (c.has("-s", "--set") or (c.pos and c.pos[0].isdigit() and len(c.pos[0]) >= 8)):
+        return Hit(detail="changes the system clock")
+    if h in ("timedatectl", "hostnamectl") and c.sub(0).startswith("set"):
+        return Hit(detail="changes system settings")
+    if h in ("chattr", "chflags") and c.pos:
+        return Hit(detail="changes file attributes (immutability, hiding)")
+    return None
+
+
+def disks(c: Cmd) -> MatchResult:
+    h = c.head
+    if h.startswith("mkfs") or h in ("wipefs", "mkswap", "fdisk", "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "mdadm"):
+        if c.has("-l", "--list", "-h", "--help", "print") or (h == "parted" and "print" in c.low):
+            return None
+        return True
+    if h == "diskutil" and c.sub(0) in ("erasedisk", "erasevolume", "partitiondisk", "zerodisk", "secureerase", "reformat"):
+        return True
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("system.package-remove", D, "This {detail}.", pkg_remove, heads=PKG,
+         remedy="leave installed packages alone, or remove only what you installed in this task",
+         examples=("apt remove nginx", "sudo apt-get purge -y docker", "pip uninstall requests",
+                   "brew uninstall node", "npm uninstall -g typescript", "pacman -Rns foo"),
+         counter=("apt install jq", "pip install -e .", "npm install", "brew list")),
+    Rule("system.publish", C, "Publishing a release to a public registry cannot be taken back from here.",
+         publish, heads=PKG | heads("gradle", "gradlew", "mvn", "mvnw", "twine", "dotnet", "flit", "hatch"),
+         examples=("npm publish", "cargo publish", "twine upload dist/*", "poetry publish"),
+         counter=("npm pack", "cargo build", "poetry build")),
+    Rule("system.service-stop", D, "This {detail}, interrupting whatever depends on it.", services,
+         heads=heads("systemctl", "service", "launchctl", "chkconfig", "update-rc.d", "sysrc", "rc-update", "nginx",
+                     "apachectl", "apache2ctl", "httpd", "caddy", "haproxy", "php-fpm"),
+         remedy="leave system services running, or ask the person to stop it",
+         examples=("systemctl stop nginx", "sudo systemctl disable docker", "service mysql stop"),
+         counter=("systemctl status nginx", "systemctl list-units", "service nginx status")),
+    Rule("system.power", D, "Shutting down or rebooting the machine ends every running session and job.",
+         power, heads=heads("reboot", "poweroff", "halt", "shutdown", "init", "telinit", "systemctl", "tmutil"),
+         remedy="ask the person to reboot when convenient",
+         examples=("reboot", "shutdown -h now", "sudo poweroff", "systemctl reboot", "init 6"),
+         counter=("shutdown -c", "systemctl status", "uptime")),
+    Rule("system.kernel", D, "This {detail} for the whole machine.", kernel,
+         heads=heads("rmmod", "modprobe", "sysctl", "swapoff", "swapon", "mount", "umount", "date",
+                     "timedatectl", "hostnamectl", "chattr", "chflags"),
+         remedy="leave machine-wide settings to the person",
+         examples=("modprobe -r kvm", "sysctl -w net.ipv4.ip_forward=1", "swapoff -a", "umount /mnt/data",
+                   "date -s '2020-01-01'", "chattr -i file"),
+         counter=("sysctl -a", "mount", "date", "modprobe --help")),
+    Rule("system.disk-format", C, "Formatting or repartitioning a disk destroys everything on it.", disks,
+         heads=heads("mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "wipefs", "mkswap", "fdisk",
+                     "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "mdadm", "diskutil"),
+         examples=("mkfs.ext4 /dev/sdb1", "wipefs -a /dev/sdb", "diskutil eraseDisk JHFS+ X disk2"),
+         counter=("fdisk -l", "diskutil list")),
+)

@@ -1,0 +1,762 @@
+"""``gatesh watch``: the person's live, append-only view of every session, and their answers (S7).
+
+It attaches to the daemon as the ``watch`` role (starting the daemon when absent, as the ``-c``
+client does), subscribes to its events and prints each as it happens: every round of every
+session through :func:`gatesh.render.render_rows` (the same renderer as the escalation block),
+escalations as prompts, halts, mandates, notices and session-end observations. Lines typed at it
+answer the prompt or run a human verb (see :data:`HELP`).
+
+Guarantees:
+
+- Append-only: rows are written to the scrollback and never moved over, cleared or redrawn; no
+  fullscreen mode, no cursor addressing. Stdout that is not a terminal gets plain text, no colour.
+- Everything the agent or a model wrote is neutralised (:func:`gatesh.render.neutralise`) before
+  it reaches the terminal; session ids count as agent-written (``GATESH_SESSION`` is theirs).
+- Fail closed: only a line the person typed sends an allowing answer. End of input, a crash, a
+  lost daemon or Ctrl-C approves nothing; a dropped prompt stays for the daemon's timeout, after
+  which the escalation is refused.
+- ``always`` / ``deny always`` write their list entry into the user config only after the daemon
+  accepted this watcher's answer (it checks the ancestry, S9.5, and the first answer wins), and
+  print the entry written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import re
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, TextIO
+
+from gatesh._types import Outcome, Round
+from gatesh.render import Row, Voice, display_width, neutralise, paint, render_rows
+
+__all__ = ["HELP", "Link", "Prompt", "Watcher", "main", "parse_answer", "round_from"]
+
+# How long a request on the watcher's connection may wait for its reply. Human ops are quick
+# (the daemon only checks the ancestry); a daemon silent this long is treated as lost.
+REQUEST_TIMEOUT_S: Final = 30.0
+# Between attempts to reach a daemon that went away (it restarts on demand).
+RECONNECT_S: Final = 1.0
+# Rows a command or reason of our own blocks may take (the renderer bounds the rounds' rows).
+MAX_ROWS: Final = 6
+
+CHOICE_KEYS: Final[dict[str, str]] = {
+    "once": "[o]nce",
+    "session": "[s]ession",
+    "always": "[a]lways",
+    "no": "[N]o",
+    "deny always": "[d]eny always",
+}
+# What a typed line means at an ordinary prompt. Empty is No: the default refuses.
+ALIASES: Final[dict[str, str]] = {
+    "o": "once", "once": "once",
+    "s": "session", "session": "session",
+    "a": "always", "always": "always",
+    "": "no", "n": "no", "no": "no",
+    "d": "deny always", "deny always": "deny always",
+}
+RUN_ANYWAY: Final = "run anyway"
+ALL_CHOICES: Final = ("once", "session", "always", "no", "deny always")
+# Pending escalations learnt from the subscribe reply carry no outcome: offer only what is safe
+# for any outcome (a catastrophic command must not get session/always).
+CAUTIOUS_CHOICES: Final = ("once", "no", "deny always")
+
+HELP: Final = """\
+gatesh watch — lines you can type:
+  o / s / a / Enter / d    answer the prompt: once, session, always, No (the default), deny always
+  run anyway               (a halted session's prompt only) run that one command once
+  mandate: TEXT            what you asked the agents to do (every session); `m` then a line also works
+  mandate @SESSION: TEXT   the same, for one session
+  resume SESSION           end a halt
+  approve ID / deny ID     rule on a pending or refused escalation id
+  help                     this text;  quit  leave (nothing waiting is approved)"""
+
+
+@dataclass
+class Prompt:
+    """An escalation waiting for a person. ``choices`` is exactly what may be answered."""
+
+    pending_id: str
+    session: str
+    command: str
+    cwd: str = ""
+    outcome: str = ""
+    reason: str = ""
+    remedy: str = ""
+    to_person_reason: str = ""
+    rounds: list[Round] = field(default_factory=list)
+    choices: tuple[str, ...] = CAUTIOUS_CHOICES
+    kind: str = "escalate"  # escalate | halt
+    timeout_s: float | None = None
+    key: str = ""  # the exact pattern an always / deny-always entry is written with
+
+
+def round_from(data: Any) -> Round:
+    """A :class:`Round` from an event's round object; missing or odd fields become defaults."""
+    d = data if isinstance(data, dict) else {}
+    try:
+        outcome = Outcome(d.get("outcome"))
+    except ValueError:
+        outcome = Outcome.DESTRUCTIVE
+    return Round(command=_s(d.get("command")), justification=_s(d.get("justification")),
+                 outcome=outcome, reason=_s(d.get("reason")), remedy=_s(d.get("remedy")),
+                 passed=d.get("passed") is True, suggestion=_s(d.get("suggestion")))
+
+
+def parse_answer(line: str, prompt: Prompt) -> tuple[str | None, str]:
+    """The answer a typed line gives ``prompt``, or (None, why not).
+
+    A halt prompt takes only ``run anyway`` typed in full (or Enter / ``n`` for No); any other
+    prompt takes the keys of :data:`ALIASES` limited to ``prompt.choices``.
+    """
+    text = " ".join(line.strip().lower().split())
+    if prompt.kind == "halt":
+        if text == RUN_ANYWAY:
+            return RUN_ANYWAY, ""
+        if text in ("", "n", "no"):
+            return "no", ""
+        return None, "type `run anyway` in full to run this one command, or Enter to leave it refused"
+    answer = ALIASES.get(text)
+    if answer is None:
+        return None, "not an answer; " + choices_text(prompt)
+    if answer not in prompt.choices:
+        return None, f"`{answer}` is not offered here; " + choices_text(prompt)
+    return answer, ""
+
+
+def choices_text(prompt: Prompt) -> str:
+    """The choices line of a prompt."""
+    if prompt.kind == "halt":
+        return f"type `{RUN_ANYWAY}` in full to run this one command once; Enter leaves it refused"
+    keys = "  ".join(CHOICE_KEYS[c] for c in ALL_CHOICES if c in prompt.choices)
+    return f"{keys}   (Enter = No)"
+
+
+def entry_pattern(command: str) -> str:
+    """The exact-match pattern for an always / deny-always entry: the command without its
+    ``# why:`` justification, whitespace collapsed (how the lists compare, S3.6)."""
+    text = re.sub(r"\s+#\s*why:.*\Z", "", command, flags=re.S | re.I)
+    return " ".join(text.split())
+
+
+def _s(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _f(v: Any) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+# --- the screen ---------------------------------------------------------------------------------
+
+
+class Screen:
+    """Append-only output: rows painted by voice, one write per block, under one lock.
+
+    ``width`` None means plain unwrapped text (stdout is not a terminal).
+    """
+
+    def __init__(self, out: TextIO, *, color: bool, term: Any = None, width: int | None = None) -> None:
+        self.out = out
+        self.color = color
+        self.term = term
+        self._width = width
+        self.lock = threading.RLock()
+
+    @property
+    def width(self) -> int | None:
+        if self._width is not None:
+            return self._width
+        if self.term is not None and self.color:
+            try:
+                return max(24, int(self.term.width))
+            except Exception:
+                return 80
+        return None
+
+    def rows(self, rows: Sequence[Row]) -> None:
+        with self.lock:
+            self.out.write("".join(line + "\n" for line in paint(rows, self.term, color=self.color)))
+            self.out.flush()
+
+    def line(self, text: str, voice: Voice = "chrome") -> None:
+        self.rows(self.wrap(text, voice))
+
+    def strong(self, text: str) -> None:
+        """One emphasised line of gatesh's own (a prompt); bold on a terminal."""
+        rows = self.wrap(text, "agent")
+        with self.lock:
+            for row in rows:
+                if self.color and self.term is not None:
+                    self.out.write(f"{self.term.bold}{row.text}{self.term.normal}\n")
+                else:
+                    self.out.write(row.text + "\n")
+            self.out.flush()
+
+    def wrap(self, text: str, voice: Voice, max_rows: int = MAX_ROWS) -> list[Row]:
+        """``text`` as rows of at most the width, at most ``max_rows`` of them (``… +N rows``)."""
+        width = self.width
+        if width is None:
+            return [Row(text, voice)]
+        rows: list[str] = []
+        cur, used = "", 0
+        for ch in text:
+            w = display_width(ch)
+            if used + w > width and cur:
+                rows.append(cur)
+                cur, used = "    ", 4
+            cur += ch
+            used += w
+        rows.append(cur)
+        if len(rows) > max_rows:
+            hidden = len(rows) - max_rows + 1
+            rows = [*rows[: max_rows - 1], f"    … +{hidden} rows"]
+        return [Row(r, voice) for r in rows]
+
+
+# --- the watcher's state --------------------------------------------------------------------------
+
+
+class Watcher:
+    """What one ``gatesh watch`` knows and shows. Events arrive on the reader thread, typed lines on
+    the main thread; both are serialised by ``self.lock``.
+
+    ``request`` sends one op on the watcher's connection and returns the reply, or None when the
+    daemon could not be asked. ``write_entry`` writes an always / deny-always list entry and returns
+    ``(path, text written)``; it is called only after the daemon accepted the answer.
+    """
+
+    def __init__(self, screen: Screen, request: Callable[[dict[str, Any]], dict[str, Any] | None], *,
+                 write_entry: Callable[[str, str], tuple[str, str]] | None = None,
+                 show_all: bool = False, answers: bool = True, pid: int | None = None) -> None:
+        self.screen = screen
+        self.request = request
+        self.write_entry = write_entry or _write_entry
+        self.show_all = show_all
+        self.answers = answers  # False: view only (this process is not counted as a watcher)
+        self.pid = os.getpid() if pid is None else pid
+        self.lock = threading.RLock()
+        self.prompts: OrderedDict[str, Prompt] = OrderedDict()
+        self.live: dict[str, list[Round]] = {}
+        # Sessions where a person was reached since their last refused round: the argument was
+        # cleared, so an allowed command there ends nothing and draws no "Agreed"/"Accepted" row.
+        self.reached: set[str] = set()
+        self.awaiting_mandate = False
+
+    # --- events (reader thread) ---------------------------------------------------------------
+
+    def attached(self, reply: dict[str, Any]) -> None:
+        """The subscribe reply: show sessions and any escalation already waiting."""
+        with self.lock:
+            sessions = reply.get("sessions") if isinstance(reply.get("sessions"), list) else []
+            role = "watching (answers go to you)" if self.answers else "watching (view only)"
+            self.screen.line(f"gatesh watch: {role}; {len(sessions)} session(s) open. Type `help` for the keys.")
+            for s in sessions:
+                if isinstance(s, dict) and s.get("halted"):
+                    self.screen.line(f"session {neutralise(_s(s.get('session')))} is halted: "
+                                     f"{neutralise(_s(s.get('halt_reason')))} (`resume SESSION` ends it)")
+            for p in reply.get("pending") or []:
+                if not isinstance(p, dict) or not _s(p.get("pending_id")):
+                    continue
+                prompt = Prompt(pending_id=_s(p["pending_id"]), session=_s(p.get("session")),
+                                command=_s(p.get("command")), cwd=_s(p.get("cwd")),
+                                to_person_reason=_s(p.get("reason")), kind=_s(p.get("kind")) or "escalate",
+                                choices=tuple(c for c in p.get("choices") or CAUTIOUS_CHOICES
+                                              if c in ALL_CHOICES) or CAUTIOUS_CHOICES,
+                                key=_s(p.get("key")))
+                if prompt.kind == "halt":
+                    prompt.choices = (RUN_ANYWAY, "no")
+                self._ask(prompt)
+
+    def detached(self, why: str) -> None:
+        """The connection ended: drop every prompt (nothing is approved) and say so."""
+        with self.lock:
+            dropped = list(self.prompts)
+            self.prompts.clear()
+            self.awaiting_mandate = False
+            self.screen.line(f"gatesh watch: lost the daemon ({neutralise(why)}); reconnecting…")
+            if dropped:
+                self.screen.line(f"dropped prompt(s) {', '.join(dropped)}: nothing was approved; "
+                                 "`gatesh approve ID` still works after they are refused")
+
+    def on_event(self, ev: dict[str, Any]) -> None:
+        """Show one event. Never raises: a malformed event is reported and skipped."""
+        kind = _s(ev.get("event"))
+        handler = getattr(self, "_ev_" + kind, None)
+        if handler is None:
+            return
+        try:
+            with self.lock:
+                handler(ev)
+        except Exception as exc:  # the view must outlive one odd event
+            self.screen.line(f"gatesh watch: could not show a {kind!r} event ({type(exc).__name__}: {exc})")
+
+    def _heading(self, session: str, cwd: str, what: str = "") -> Row:
+        parts = [p for p in (what, f"session {neutralise(session)}", neutralise(cwd)) if p]
+        return Row("── " + " · ".join(parts) + " ──", "chrome")
+
+    def _ev_round(self, ev: dict[str, Any]) -> None:
+        sid = _s(ev.get("session"))
+        r = round_from(ev.get("round"))
+        if r.passed and sid in self.reached:
+            return
+        if not r.passed:
+            self.reached.discard(sid)
+        live = self.live.setdefault(sid, [])
+        live.append(r)
+        del live[:-2]
+        number = ev.get("number") if isinstance(ev.get("number"), int) else None
+        attempts = None
+        if number is not None:
+            attempts = number - 1 if r.passed else number
+        rows = [self._heading(sid, _s(ev.get("cwd"))),
+                *render_rows(live, width=self.screen.width, mode="live", attempts=attempts, newest=1)]
+        self.screen.rows(rows)
+
+    def _ev_decision(self, ev: dict[str, Any]) -> None:
+        action, answer = _s(ev.get("action")), _s(ev.get("answer"))
+        sid, cwd = _s(ev.get("session")), _s(ev.get("cwd"))
+        command = neutralise(_s(ev.get("command")))
+        if answer:  # a person's ruling: the answered/expired events already said it
+            return
+        if action == "allow":
+            if self.show_all:
+                self.screen.rows([self._heading(sid, cwd), Row(f"ran: {command}", "agent")])
+            return
+        if action in ("deny", "refuse"):
+            stage = neutralise(_s(ev.get("stage")))
+            rows = [self._heading(sid, cwd, f"refused ({stage})"), *self.screen.wrap(command, "agent"),
+                    *self.screen.wrap("  " + neutralise(_s(ev.get("reason"))), "rater")]
+            self.screen.rows(rows)
+
+    def _ev_escalation(self, ev: dict[str, Any]) -> None:
+        sid = _s(ev.get("session"))
+        self._person_reached(sid)
+        kind = _s(ev.get("kind")) or "escalate"
+        choices = tuple(c for c in ev.get("choices") or () if c in ALL_CHOICES) or CAUTIOUS_CHOICES
+        if _s(ev.get("outcome")) == "catastrophic":
+            choices = tuple(c for c in choices if c not in ("session", "always"))
+        prompt = Prompt(pending_id=_s(ev.get("pending_id")), session=sid, command=_s(ev.get("command")),
+                        cwd=_s(ev.get("cwd")), outcome=_s(ev.get("outcome")), reason=_s(ev.get("reason")),
+                        remedy=_s(ev.get("remedy")), to_person_reason=_s(ev.get("to_person_reason")),
+                        rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
+                        choices=choices, kind=kind, timeout_s=_f(ev.get("timeout_s")),
+                        key=_s(ev.get("key")))
+        if kind == "halt":
+            prompt.choices = (RUN_ANYWAY, "no")
+        self._ask(prompt)
+
+    def _person_reached(self, sid: str) -> None:
+        """A person was reached in ``sid`` (S6): its argument starts afresh."""
+        self.live.pop(sid, None)
+        self.reached.add(sid)
+
+    def _ask(self, prompt: Prompt) -> None:
+        if not prompt.pending_id:
+            return
+        self.prompts[prompt.pending_id] = prompt
+        self.screen.rows(self.escalation_rows(prompt))
+        if self.answers and next(iter(self.prompts)) == prompt.pending_id:
+            self._show_choices(prompt)
+        elif self.answers:
+            self.screen.line(f"{prompt.pending_id}: queued; it is asked after the one before it is answered")
+
+    def escalation_rows(self, p: Prompt) -> list[Row]:
+        """The escalation block (S7): the command, outcome and rater's words, the argument so far."""
+        wrap = self.screen.wrap
+        title = "HALTED: attack" if p.kind == "halt" else f"a person is asked ({p.pending_id})"
+        rows = [self._heading(p.session, p.cwd, title)]
+        if p.kind == "halt":
+            rows += wrap(f"Session {neutralise(p.session)} is halted: every command is refused until a "
+                         f"person resumes it (`resume {neutralise(p.session)}`).", "chrome")
+        elif p.to_person_reason:
+            rows += wrap(f"Why you: {neutralise(p.to_person_reason)}", "chrome")
+        rows += wrap(f"Command: {neutralise(p.command)}", "agent")
+        rater = p.outcome or ""
+        if p.reason:
+            rater += (" — " if rater else "") + neutralise(p.reason)
+        if p.remedy:
+            rater += f"; {neutralise(p.remedy)}"
+        if rater:
+            rows += wrap(f"Rater: {rater}", "rater")
+        rows += render_rows(p.rounds, width=self.screen.width, mode="escalation")
+        return rows
+
+    def _show_choices(self, p: Prompt) -> None:
+        wait = f" · refused if unanswered in {p.timeout_s:g} s" if p.timeout_s else ""
+        self.screen.strong(f"{p.pending_id} › {choices_text(p)}{wait}")
+
+    def _ev_answered(self, ev: dict[str, Any]) -> None:
+        pid = _s(ev.get("pending_id"))
+        answer = neutralise(_s(ev.get("answer")))
+        by = ev.get("by") if isinstance(ev.get("by"), dict) else {}
+        if by.get("pid") == self.pid:
+            who = "you"
+        elif by.get("role") == "watch":
+            who = f"another watcher (pid {by.get('pid')})"
+        else:
+            who = f"`gatesh approve/deny` (pid {by.get('pid')})"
+        self.screen.line(f"{pid}: answered `{answer}` by {who}")
+        self._drop(pid)
+
+    def _ev_expired(self, ev: dict[str, Any]) -> None:
+        pid = _s(ev.get("pending_id"))
+        self.screen.line(f"{pid}: nobody answered in time, so it was refused; "
+                         f"`gatesh approve {pid}` still lets it run once when the agent retries")
+        self._drop(pid)
+
+    def _drop(self, pending_id: str) -> None:
+        was_first = bool(self.prompts) and next(iter(self.prompts)) == pending_id
+        self.prompts.pop(pending_id, None)
+        if was_first and self.prompts and self.answers:
+            nxt = next(iter(self.prompts.values()))
+            self.screen.line(f"now asking {nxt.pending_id}: {neutralise(nxt.command)} "
+                             f"(session {neutralise(nxt.session)})")
+            self._show_choices(nxt)
+
+    def _ev_halt(self, ev: dict[str, Any]) -> None:
+        sid = _s(ev.get("session"))
+        self._person_reached(sid)
+        rows = [self._heading(sid, _s(ev.get("cwd")), "HALTED: attack"),
+                *self.screen.wrap(f"Command: {neutralise(_s(ev.get('command')))}", "agent"),
+                *self.screen.wrap(f"Rater: attack — {neutralise(_s(ev.get('reason')))}", "rater"),
+                *self.screen.wrap(f"Every command of session {neutralise(sid)} is refused until a person "
+                                  f"resumes it: type `resume {neutralise(sid)}` here or run "
+                                  "`gatesh resume SESSION`.", "chrome")]
+        self.screen.rows(rows)
+        if _s(ev.get("pending_id")):
+            self._ask(Prompt(pending_id=_s(ev["pending_id"]), session=sid, command=_s(ev.get("command")),
+                             cwd=_s(ev.get("cwd")), outcome="attack", reason=_s(ev.get("reason")),
+                             kind="halt", choices=(RUN_ANYWAY, "no")))
+
+    def _ev_resumed(self, ev: dict[str, Any]) -> None:
+        by = ev.get("by") if isinstance(ev.get("by"), dict) else {}
+        who = "you" if by.get("pid") == self.pid else f"pid {by.get('pid')}"
+        self.screen.line(f"session {neutralise(_s(ev.get('session')))} resumed by {who}")
+
+    def _ev_mandate(self, ev: dict[str, Any]) -> None:
+        sid = _s(ev.get("session"))
+        for s in [sid] if sid else list(self.live):
+            self._person_reached(s)
+        where = f"session {neutralise(sid)}" if sid else "every session"
+        self.screen.line(f"mandate for {where}: {neutralise(_s(ev.get('text')))}")
+
+    def _ev_notice(self, ev: dict[str, Any]) -> None:
+        sid = _s(ev.get("session"))
+        prefix = f"[{neutralise(sid)}] " if sid else ""
+        self.screen.rows(self.screen.wrap(prefix + neutralise(_s(ev.get("text"))), "rater"))
+
+    def _ev_session_start(self, ev: dict[str, Any]) -> None:
+        if self.show_all:
+            self.screen.line(f"session {neutralise(_s(ev.get('session')))} started "
+                             f"({neutralise(_s(ev.get('surface')))})")
+
+    def _ev_session_end(self, ev: dict[str, Any]) -> None:
+        sid = _s(ev.get("session"))
+        self.live.pop(sid, None)
+        self.reached.discard(sid)
+        observation = _s(ev.get("observation"))
+        if observation:
+            self.screen.rows([self._heading(sid, "", "session ended"),
+                              *self.screen.wrap(neutralise(observation), "chrome")])
+        elif self.show_all:
+            self.screen.line(f"session {neutralise(sid)} ended")
+
+    # --- typed lines (main thread) ----------------------------------------------------------------
+
+    def on_line(self, line: str) -> bool:
+        """Act on one typed line. Returns False when the person asked to quit."""
+        text = line.strip()
+        lower = " ".join(text.lower().split())
+        with self.lock:
+            if self.awaiting_mandate:
+                self.awaiting_mandate = False
+                if text:
+                    self._mandate(text, "")
+                else:
+                    self.screen.line("no mandate recorded (empty line)")
+                return True
+            prompt = next(iter(self.prompts.values()), None) if self.answers else None
+        if lower in ("help", "?", "h"):
+            self.screen.line(HELP)
+            return True
+        if lower in ("quit", "exit", "q"):
+            return False
+        m = re.match(r"(?is)^mandate(?:\s+@(\S+))?\s*:\s*(.*)$", text)
+        if m:
+            if m.group(2).strip():
+                self._mandate(m.group(2).strip(), m.group(1) or "")
+            else:
+                self.screen.line("the mandate is empty; type `mandate: WHAT YOU ASKED FOR`")
+            return True
+        if lower in ("m", "mandate"):
+            with self.lock:
+                self.awaiting_mandate = True
+            self.screen.line("type what you asked the agent to do, then Enter:")
+            return True
+        words = text.split()
+        if len(words) == 2 and words[0].lower() == "resume":
+            self._op({"op": "resume", "session": words[1]}, "resume")
+            return True
+        if len(words) == 2 and words[0].lower() in ("approve", "deny") and lower != "deny always":
+            self._op({"op": words[0].lower(), "pending_id": words[1].lower()}, words[0].lower())
+            return True
+        if prompt is None:
+            if text:
+                self.screen.line("nothing is waiting for an answer; type `help` for the keys")
+            return True
+        answer, why = parse_answer(text, prompt)
+        if answer is None:
+            self.screen.line(f"{prompt.pending_id}: {why}")
+            return True
+        self.answer(prompt, answer)
+        return True
+
+    def answer(self, prompt: Prompt, answer: str) -> bool:
+        """Send ``answer`` for ``prompt``; write the list entry when it was always / deny always
+        and the daemon accepted it. True when the daemon accepted the answer."""
+        reply = self._op({"op": "answer", "pending_id": prompt.pending_id, "answer": answer}, "answer",
+                         quiet=True)
+        if reply is None:
+            return False
+        if answer in ("always", "deny always"):
+            kind = "allow" if answer == "always" else "deny"
+            pattern = prompt.key or entry_pattern(prompt.command)
+            try:
+                path, written = self.write_entry(kind, pattern)
+            except Exception as exc:
+                self.screen.line(f"{prompt.pending_id}: the {kind} entry could not be written "
+                                 f"({type(exc).__name__}: {neutralise(str(exc))}); the answer stood "
+                                 f"for this one command only")
+            else:
+                self.screen.line(f"{prompt.pending_id}: wrote to {path}:")
+                for row in written.splitlines():
+                    self.screen.line("    " + neutralise(row), "agent")
+        return True
+
+    def _mandate(self, text: str, session: str) -> None:
+        msg: dict[str, Any] = {"op": "mandate", "text": text}
+        if session:
+            msg["session"] = session
+        self._op(msg, "mandate", quiet=True)  # the mandate event says it was recorded
+
+    def _op(self, msg: dict[str, Any], verb: str, *, quiet: bool = False) -> dict[str, Any] | None:
+        """Send a human op; print a refusal or failure. Returns the reply when accepted."""
+        from gatesh.people import describe_refusal, ruling_text
+
+        msg = dict(msg)
+        msg.setdefault("pid", self.pid)
+        reply = self.request(msg)
+        if reply is None:
+            self.screen.line(f"{verb}: the daemon could not be asked (connection lost); nothing changed")
+            return None
+        if not reply.get("ok"):
+            self.screen.line(describe_refusal(verb, reply).replace("gatesh ", "", 1))
+            return None
+        if not quiet:
+            if verb in ("approve", "deny"):
+                self.screen.line(ruling_text(verb, _s(msg.get("pending_id")), reply))
+            elif verb == "resume" and not reply.get("was_halted"):
+                self.screen.line(f"session {neutralise(_s(msg.get('session')))} was not halted")
+        return reply
+
+
+def _write_entry(kind: str, pattern: str) -> tuple[str, str]:
+    from gatesh import _paths
+    from gatesh.config import add_list_entry
+    from gatesh.policy.lists import ListEntry
+
+    path = _paths.current().user_config
+    note = "added by gatesh watch (always)" if kind == "allow" else "added by gatesh watch (deny always)"
+    written = add_list_entry(kind, ListEntry(match="exact", pattern=pattern, note=note), path)
+    return path, written
+
+
+# --- the connection -------------------------------------------------------------------------------
+
+
+class LinkError(Exception):
+    """The daemon refused this watcher, or answered the subscription with an error."""
+
+
+class Link:
+    """The watcher's one connection: events and replies arrive on a reader thread; requests are
+    sent from any thread and matched to their replies by ``id``.
+
+    Guarantees: :meth:`request` returns None (never raises) when the connection is gone or the reply
+    does not come within :data:`REQUEST_TIMEOUT_S`; ``closed`` is set once the reader stops.
+    """
+
+    def __init__(self, on_event: Callable[[dict[str, Any]], None], role: str = "watch") -> None:
+        self.on_event = on_event
+        self.role = role
+        self.closed = threading.Event()
+        self.why = ""
+        self._conn: Any = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, list[dict[str, Any]]] = {}
+        self._ready: dict[int, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def open(self, *, start: bool = True) -> dict[str, Any]:
+        """Connect (starting the daemon when absent), subscribe, and return the subscribe reply.
+
+        Raises ``client.DaemonUnavailable``/``client.DaemonLost`` or :class:`LinkError`.
+        """
+        from gatesh import client
+
+        conn, _ = client._connect(self.role, start=start)
+        self._conn = conn
+        self.closed.clear()
+        try:
+            conn.send({"op": "subscribe", "id": 0})
+            lines = conn.lines(REQUEST_TIMEOUT_S)
+            for msg in lines:
+                if "welcome" in msg:
+                    continue
+                if msg.get("ok") is False:
+                    raise LinkError(_s(msg.get("error")) or "the daemon refused this watcher")
+                if msg.get("re") == "subscribe":
+                    break
+        except BaseException:
+            conn.close()
+            raise
+        threading.Thread(target=self._read, name="gatesh-watch-reader", daemon=True).start()
+        return msg
+
+    def _read(self) -> None:
+        from gatesh import client
+
+        try:
+            for msg in self._conn.lines(None):
+                if "event" in msg:
+                    self.on_event(msg)
+                    continue
+                rid = msg.get("id")
+                with self._lock:
+                    ready = self._ready.get(rid) if isinstance(rid, int) else None
+                    if ready is not None:
+                        self._waiting[rid].append(msg)
+                if ready is not None:
+                    ready.set()
+        except (client.DaemonLost, ValueError, OSError) as exc:
+            self.why = str(exc)
+        finally:
+            self.closed.set()
+            with self._lock:
+                for ev in self._ready.values():
+                    ev.set()
+
+    def request(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """Send ``msg`` and wait for its reply; None when the daemon could not be asked."""
+        if self._conn is None or self.closed.is_set():
+            return None
+        rid = next(self._ids)
+        ready = threading.Event()
+        with self._lock:
+            self._ready[rid] = ready
+            self._waiting[rid] = []
+        try:
+            self._conn.send({**msg, "id": rid})
+            ready.wait(REQUEST_TIMEOUT_S)
+            with self._lock:
+                got = self._waiting.get(rid) or []
+            return got[0] if got else None
+        except Exception:
+            return None
+        finally:
+            with self._lock:
+                self._ready.pop(rid, None)
+                self._waiting.pop(rid, None)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.sock.shutdown(2)
+            except OSError:
+                pass
+            self._conn.close()
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+
+def _keep_attached(watcher: Watcher, link: Link, stop: threading.Event) -> None:
+    """Attach, and re-attach after the daemon goes away, until ``stop`` (steps numbered)."""
+    from gatesh import client
+
+    said = ""
+    while not stop.is_set():
+        # 1. Connect (starting the daemon when absent) and subscribe.
+        try:
+            reply = link.open(start=True)
+        except (client.DaemonUnavailable, client.DaemonLost, LinkError, OSError, ValueError) as exc:
+            if str(exc) != said:
+                watcher.screen.line(f"gatesh watch: cannot attach to the daemon ({neutralise(str(exc))}); retrying")
+                said = str(exc)
+            stop.wait(RECONNECT_S * 2)
+            continue
+        said = ""
+        watcher.attached(reply)
+        # 2. Watch until the connection ends.
+        while not stop.is_set() and not link.closed.wait(0.5):
+            pass
+        if stop.is_set():
+            return
+        # 3. Lost: nothing waiting is approved; try again.
+        watcher.detached(link.why or "connection closed")
+        stop.wait(RECONNECT_S)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``gatesh watch``: returns 0 when the person quits (``quit``, Ctrl-C or Ctrl-D then Ctrl-C)."""
+    parser = argparse.ArgumentParser(
+        prog="gatesh watch",
+        description="Watch every round of every session as it happens, answer escalations, "
+                    "record what you asked the agent to do. Type `help` once it runs.")
+    parser.add_argument("--all", action="store_true", help="also show every command that ran")
+    parser.add_argument("--view-only", action="store_true",
+                        help="show, never ask: escalations are not routed to this view")
+    args = parser.parse_args(argv if argv is not None else sys.argv[1:])
+
+    out = sys.stdout
+    tty = out.isatty()
+    term: Any = None
+    if tty:
+        import blessed
+
+        term = blessed.Terminal(stream=out)
+    screen = Screen(out, color=tty and term is not None and bool(term.does_styling), term=term)
+    stop = threading.Event()
+    link: Link
+    watcher = Watcher(screen, lambda msg: link.request(msg), show_all=args.all, answers=not args.view_only)
+    link = Link(watcher.on_event, role="admin" if args.view_only else "watch")
+    keeper = threading.Thread(target=_keep_attached, args=(watcher, link, stop), name="gatesh-watch-link",
+                              daemon=True)
+    keeper.start()
+    try:
+        while True:
+            line = sys.stdin.readline()
+            if not line:
+                if not args.view_only:
+                    screen.line("gatesh watch: input closed; still watching (escalations wait for their "
+                                "timeout, then are refused). Ctrl-C leaves.")
+                while keeper.is_alive():
+                    keeper.join(3600)
+                break
+            if not watcher.on_line(line):
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        link.close()
+        time.sleep(0)
+    return 0

@@ -1,0 +1,189 @@
+#!/bin/sh
+# Install gatesh for this user: a venv in the data folder, a fast launcher, the shims folder.
+#
+#   ./install.sh [--prefix DIR] [--dev]          install or update (idempotent)
+#   ./install.sh --uninstall [--purge]           remove it (--purge: config and logs too)
+#
+# Environment: GATESH_PYTHON (the Python to build the venv from, 3.11 or newer),
+# GATESH_INSTALL_PIP_ARGS (extra pip arguments), GATESH_INSTALL_SYSTEM_SITE=1 (a venv that
+# also sees the system's site-packages; used by the tests to avoid downloads).
+set -eu
+
+usage() {
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+prefix="$HOME/.local/bin"
+dev=0
+uninstall=0
+purge=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a folder" >&2; exit 2; }
+                  prefix=$2; shift ;;
+        --prefix=*) prefix=${1#--prefix=} ;;
+        --dev) dev=1 ;;
+        --uninstall) uninstall=1 ;;
+        --purge) purge=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "install.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+done
+case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
+
+# The XDG rules gatesh itself uses (gatesh/_paths.py): a relative value is ignored.
+xdg() { case "${1:-}" in /*) printf '%s' "$1" ;; *) printf '%s' "$2" ;; esac; }
+data_dir="$(xdg "${XDG_DATA_HOME:-}" "$HOME/.local/share")/gatesh"
+config_dir="$(xdg "${XDG_CONFIG_HOME:-}" "$HOME/.config")/gatesh"
+state_dir="$(xdg "${XDG_STATE_HOME:-}" "$HOME/.local/state")/gatesh"
+venv="$data_dir/venv"
+launcher="$prefix/gatesh"
+marker="gatesh launcher"
+src=$(cd "$(dirname "$0")" && pwd)
+
+# --- uninstall -----------------------------------------------------------------------------------
+if [ "$uninstall" = 1 ]; then
+    if [ -x "$launcher" ] && grep -q "$marker" "$launcher" 2>/dev/null; then
+        # Take gatesh's entries out of the harnesses and git first: a hook that calls a missing
+        # gatesh refuses every command.
+        for target in claude-code codex gemini; do
+            "$launcher" install "$target" --uninstall >/dev/null 2>&1 || true
+        done
+        if [ "$(git config --global --get core.hooksPath 2>/dev/null || true)" = "$data_dir/git-hooks" ]; then
+            "$launcher" install git --global --uninstall >/dev/null 2>&1 || true
+        fi
+        # Stop this user's daemon (it runs from the venv about to be removed).
+        "$venv/bin/python" - "$launcher" <<'EOF' 2>/dev/null || true
+import os, signal, socket, struct, sys
+from gatesh import _paths
+path = _paths.current().socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(2)
+s.connect(path)
+pid, uid, _ = struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+if uid == os.getuid() and pid > 1:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if b"gatesh" in f.read():
+            os.kill(pid, signal.SIGTERM)
+EOF
+        rm -f "$launcher"
+        echo "removed $launcher"
+    elif [ -e "$launcher" ]; then
+        echo "left $launcher alone: install.sh did not write it" >&2
+    fi
+    for shim in bash zsh sh; do
+        [ -L "$data_dir/shims/$shim" ] && rm -f "$data_dir/shims/$shim"
+    done
+    rmdir "$data_dir/shims" 2>/dev/null || true
+    rm -rf "$venv" "$data_dir/git-hooks"
+    echo "removed $venv and the shims folder"
+    if [ "$purge" = 1 ]; then
+        rm -rf "$data_dir" "$config_dir" "$state_dir"
+        echo "removed $config_dir and $state_dir (config and audit logs)"
+    else
+        rmdir "$data_dir" 2>/dev/null || true
+        echo "kept your config ($config_dir) and audit logs ($state_dir); --purge removes them"
+    fi
+    exit 0
+fi
+
+# --- find a Python 3.11+ and its real interpreter ------------------------------------------------
+find_python() {
+    for candidate in ${GATESH_PYTHON:-} python3.13 python3.12 python3.11 python3; do
+        command -v "$candidate" >/dev/null 2>&1 || continue
+        if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+            # sys.executable is the interpreter itself even when $candidate is a pyenv shim.
+            "$candidate" -c 'import os, sys; print(os.path.realpath(sys.executable))'
+            return 0
+        fi
+    done
+    return 1
+}
+python=$(find_python) || {
+    echo "install.sh: gatesh needs Python 3.11 or newer (set GATESH_PYTHON to one)" >&2
+    exit 1
+}
+
+# --- the venv ------------------------------------------------------------------------------------
+mkdir -p "$data_dir"
+chmod 700 "$data_dir"
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "using the existing venv $venv"
+else
+    rm -rf "$venv"
+    site=""
+    [ "${GATESH_INSTALL_SYSTEM_SITE:-0}" = 1 ] && site="--system-site-packages"
+    # shellcheck disable=SC2086
+    "$python" -m venv $site "$venv"
+    echo "created the venv $venv (from $python)"
+fi
+
+spec="$src"
+[ "$dev" = 1 ] && spec="$src[test]"
+echo "installing gatesh from $src into the venv …"
+# shellcheck disable=SC2086
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check ${GATESH_INSTALL_PIP_ARGS:-} "$spec"
+
+# --- the launcher --------------------------------------------------------------------------------
+# `#!REAL_PYTHON -IS`: no site import and no environment (fast, S14), so the venv's import paths
+# are computed now and written into the launcher (gatesh.launcher does this when present).
+interp="$venv/bin/python"
+real=$("$interp" -c 'import os, sys; print(os.path.realpath(sys.executable))')
+case "$real" in
+    */shims/*) echo "install.sh: $real is a shim, not an interpreter" >&2; exit 1 ;;
+esac
+mkdir -p "$prefix"
+tmp="$launcher.tmp.$$"
+if "$interp" -c 'import gatesh.launcher' 2>/dev/null; then
+    "$interp" -c 'import sys; from gatesh.launcher import write_launcher; write_launcher(sys.argv[1])' "$tmp"
+else
+    paths=$("$interp" -c '
+import os, subprocess, sys
+base = subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; print(repr(sys.path))"],
+                      capture_output=True, text=True, check=True).stdout
+base = set(eval(base))
+print(repr([p for p in sys.path if p and p not in base and os.path.exists(p)]))
+')
+    cat >"$tmp" <<EOF
+#!$real -IS
+# gatesh launcher (written by install.sh from $src; rerun it to update)
+import sys
+sys.path[:0] = $paths
+from gatesh._entry import main
+sys.exit(main())
+EOF
+    chmod 755 "$tmp"
+fi
+mv -f "$tmp" "$launcher"
+echo "wrote the launcher $launcher"
+"$launcher" --version >/dev/null
+
+# --- the shims folder ----------------------------------------------------------------------------
+shims_text=$("$launcher" install shims)
+
+
+# --- next steps ----------------------------------------------------------------------------------
+gatesh_cmd="$launcher"
+echo
+echo "gatesh is installed: $launcher"
+case ":${PATH}:" in
+    *":$prefix:"*) gatesh_cmd=gatesh ;;
+    *) echo
+       echo "$prefix is not on your PATH. Add it (in ~/.bashrc or ~/.zshrc):"
+       echo "    export PATH=\"$prefix:\$PATH\"" ;;
+esac
+cat <<EOF
+
+Next steps:
+  $gatesh_cmd doctor
+      check the installation and print what to fix
+  $gatesh_cmd -c 'echo ok'
+      gate one command, then run it (an interactive gated shell: $gatesh_cmd)
+  $gatesh_cmd install claude-code        (or codex, gemini, git --global)
+      hook gatesh into your agent; see gatesh(1) and docs/INTEGRATIONS.md
+  $gatesh_cmd watch
+      see every decision as it happens and answer escalations
+
+$shims_text
+EOF

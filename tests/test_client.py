@@ -1,0 +1,120 @@
+"""The standard-library ``-c`` client: argument parsing, constants, JSON codec, shell lookup."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gatesh import _paths, client
+from gatesh.daemon import protocol
+from gatesh.launcher import default_paths, render_launcher
+
+
+def test_constants_match_the_protocol() -> None:
+    assert client.VERSION == protocol.VERSION
+    assert client.MAX_LINE == protocol.MAX_LINE
+    assert client.EXIT_REFUSED == protocol.EXIT_REFUSED == 126
+
+
+def test_socket_path_follows_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert client.socket_path() == _paths.current().socket
+    assert client.state_dir() == _paths.current().state_dir
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "relative/ignored")
+    assert client.socket_path() == _paths.current().socket
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    assert client.socket_path() == _paths.current().socket
+
+
+@pytest.mark.parametrize("value", [
+    {"a": "x\n\"\\é\u2028\x00", "b": [1, -2, 3.5, None, True, False], "c": {"d": []}},
+    {"op": "check", "command": "rm -rf ~ # why: ünïcödé 🎉", "pid": 12},
+])
+def test_json_codec_round_trips(value: dict) -> None:
+    encoded = client._encode(value)
+    assert json.loads(encoded) == value
+    assert client._decode(json.dumps(value, ensure_ascii=False).encode()) == value
+
+
+def test_decode_rejects_garbage() -> None:
+    for bad in (b"{", b"[1]", b"{} x", b"nope"):
+        with pytest.raises(ValueError):
+            client._decode(bad)
+
+
+@pytest.mark.parametrize(("args", "command", "script", "stdin"), [
+    (["-c", "echo hi"], "echo hi", None, False),
+    (["-lc", "echo hi", "zero", "one"], "echo hi", None, False),
+    (["-l", "-c", "echo hi"], "echo hi", None, False),
+    (["--login", "-c", "echo hi"], "echo hi", None, False),
+    (["-o", "pipefail", "-c", "x"], "x", None, False),
+    (["-eo", "pipefail", "-c", "x"], "x", None, False),
+    (["--rcfile", "f", "-c", "x"], "x", None, False),
+    (["x.sh", "a"], None, "x.sh", False),
+    (["-e", "--", "x.sh"], None, "x.sh", False),
+    ([], None, None, True),
+    (["-s", "a"], None, None, True),
+])
+def test_shell_args(args: list[str], command: str | None, script: str | None, stdin: bool) -> None:
+    parsed = client.ShellArgs(args)
+    assert (parsed.command, parsed.script, parsed.stdin) == (command, script, stdin)
+
+
+def test_missing_c_argument_is_left_to_bash() -> None:
+    parsed = client.ShellArgs(["-c"])
+    assert parsed.missing_c and parsed.command is None
+
+
+def test_find_real_shell_skips_gatesh(tmp_path: Path) -> None:
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    launcher = tmp_path / "gatesh"
+    launcher.write_text("#!/bin/sh\n")
+    launcher.chmod(0o755)
+    (shims / "bash").symlink_to(launcher)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "bash").symlink_to(launcher)  # another link to gatesh after ours: skipped too
+    real = client.find_real_shell("bash", str(shims / "bash"), path=f"{shims}:{other}:/usr/bin:/bin")
+    assert real is not None and os.path.realpath(real) != str(launcher)
+    assert os.path.basename(os.path.realpath(real)) == "bash"
+
+
+def test_check_result_refusal_from_error_reply() -> None:
+    r = client.CheckResult.from_reply(protocol.error_reply("check", "broken"))
+    assert r.action == "refuse" and r.exit_code == 126 and not r.allowed
+    r = client.CheckResult.from_reply({"ok": False, "action": "allow"})
+    assert not r.allowed
+    r = client.CheckResult.from_reply({"ok": True})
+    assert not r.allowed and "error" in r.message
+
+
+def test_launcher_renders_and_runs(tmp_path: Path) -> None:
+    text = render_launcher(os.path.realpath(sys.executable), default_paths())
+    assert text.startswith("#!") and " -IS" in text.splitlines()[0]
+    dest = tmp_path / "gatesh"
+    dest.write_text(text)
+    dest.chmod(0o755)
+    out = subprocess.run([str(dest), "--version"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and "gatesh" in out.stdout
+
+
+def test_launcher_long_interpreter_uses_sh(tmp_path: Path) -> None:
+    text = render_launcher("/" + "x" * 200 + "/python", ["/p"])
+    assert text.startswith("#!/bin/sh\n") and '"$0" "$@"' in text
+
+
+def test_client_import_set_is_small() -> None:
+    """`gatesh -c` must not import json, socket, re, typing or dataclasses (S14)."""
+    code = ("import sys; import gatesh._entry, gatesh.client; "
+            "bad = [m for m in ('json','socket','re','typing','dataclasses','gatesh.pipeline') if m in sys.modules]; "
+            "print(','.join(bad))")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(client.__file__)))
+    out = subprocess.run([sys.executable, "-IS", "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""

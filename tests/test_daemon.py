@@ -1,0 +1,318 @@
+"""The daemon and ``gatesh -c`` end to end, with real processes (S9, S13, S15).
+
+Each test has its own HOME and XDG folders (tests/conftest.py), so its own daemon; the daemon
+started on demand is stopped (by the pid in its lock file) when the test ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gatesh import _paths, client
+from gatesh.daemon import protocol
+
+pytestmark = pytest.mark.slow
+
+GATESH = [sys.executable, "-m", "gatesh"]
+
+
+def _daemon_pid() -> int | None:
+    try:
+        text = Path(_paths.current().lock).read_text().strip()
+        return int(text) if text else None
+    except (OSError, ValueError):
+        return None
+
+
+def _stop_daemon() -> None:
+    pid = _daemon_pid()
+    if pid is None:
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(autouse=True)
+def daemon_cleanup() -> Iterator[None]:
+    yield
+    _stop_daemon()
+
+
+def run(cmd: str, *args: str, session: str | None = "t", cwd: str | None = None,
+        timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if session:
+        env["GATESH_SESSION"] = session
+    return subprocess.run([*GATESH, "-c", cmd, *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=timeout)
+
+
+def audit() -> list[dict]:
+    path = Path(_paths.current().audit_log)
+    if not path.exists():
+        return []
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    r = tmp_path / "repo"
+    r.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=r, check=True, env=env)
+    for i in range(5):
+        (r / "f").write_text(str(i))
+        subprocess.run(["git", "add", "f"], cwd=r, check=True, env=env)
+        subprocess.run(["git", "commit", "-qm", f"c{i}"], cwd=r, check=True, env=env)
+    return r
+
+
+def test_runs_the_command_with_its_own_status_and_args() -> None:
+    out = run("echo hi; exit 3")
+    assert out.stdout == "hi\n" and out.returncode == 3, out.stderr
+    out = run('echo "$0 $1 $2"', "zero", "one", "two")
+    assert out.stdout == "zero one two\n", out.stderr
+    recs = audit()
+    assert any(r["command"] == "echo hi; exit 3" and r["action"] == "allow" for r in recs)
+
+
+def test_login_flag_and_lc() -> None:
+    env = {**os.environ, "GATESH_SESSION": "t"}
+    out = subprocess.run([*GATESH, "-lc", "echo $0", "me"], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout == "me\n", out.stderr
+
+
+def test_hardline_refused_and_nothing_runs(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    out = run(f"touch {marker}; rm -rf ~")
+    assert out.returncode == 126
+    assert "hardline" in out.stderr and "never runs" in out.stderr
+    assert not marker.exists()
+    assert audit()[-1]["stage"] == "hardline"
+
+
+def test_negotiation_then_nobody_watching(repo: Path) -> None:
+    cmd = "git reset --hard HEAD~3"
+    first = run(cmd, session="neg", cwd=str(repo))
+    second = run(cmd, session="neg", cwd=str(repo))
+    for out in (first, second):
+        assert out.returncode == 126, out.stderr
+        assert "# why:" in out.stderr and "different command" in out.stderr  # the S8.1 moves
+    third = run(cmd, session="neg", cwd=str(repo))
+    assert third.returncode == 126
+    assert "Approval required, but nobody is watching this session" in third.stderr
+    assert "gatesh approve" in third.stderr
+    assert "git reset --hard HEAD~3" in third.stderr
+    # Nothing ran: HEAD still has all commits.
+    log = subprocess.run(["git", "log", "--oneline"], cwd=repo, capture_output=True, text=True).stdout
+    assert len(log.splitlines()) == 5
+    recs = [r for r in audit() if r["session"] == "neg"]
+    assert [r["action"] for r in recs] == ["reject", "reject", "refuse"]
+    assert recs[-1]["pending_id"] and recs[-1]["answer"] == "nobody-watching"
+
+
+def test_progress_resets_only_the_consecutive_count_and_nine_bound(repo: Path) -> None:
+    cmd = "git reset --hard HEAD~3"
+    actions = []
+    for _ in range(4):
+        for _ in range(2):
+            actions.append(run(cmd, session="nine", cwd=str(repo)).returncode)
+        assert run("git status", session="nine", cwd=str(repo)).returncode == 0
+    assert actions == [126] * 8
+    recs = [r for r in audit() if r["session"] == "nine" and r["command"] == cmd]
+    assert [r["action"] for r in recs] == ["reject"] * 8
+    assert [r["negotiation"]["consecutive"] for r in recs] == [1, 2] * 4
+    assert [r["negotiation"]["since_person"] for r in recs] == list(range(1, 9))
+    ninth = run(cmd, session="nine", cwd=str(repo))
+    assert "nobody is watching" in ninth.stderr
+
+
+def test_claude_code_wrapper_gates_the_inner_command(repo: Path, tmp_path: Path) -> None:
+    cwd_file = tmp_path / "claude-1a2b-cwd"
+
+    def wrap(inner: str) -> str:
+        quoted = inner.replace("'", "'\"'\"'")
+        return (f"source ~/.claude/shell-snapshots/snapshot-bash-1.sh 2>/dev/null || true && "
+                f"eval '{quoted}' < /dev/null && pwd -P >| {cwd_file}")
+
+    out = run(wrap("echo 'inner ran'"), session="cc", cwd=str(repo))
+    assert out.returncode == 0 and out.stdout == "inner ran\n", out.stderr
+    assert cwd_file.read_text().strip() == str(repo)
+    cwd_file.unlink()
+    out = run(wrap("git reset --hard HEAD~3"), session="cc", cwd=str(repo))
+    assert out.returncode == 126
+    assert not cwd_file.exists()
+    rec = audit()[-1]
+    assert rec["command"] == "git reset --hard HEAD~3"
+    assert rec["facts"]["harness"] == "claude-code"
+
+
+def test_bash_named_link(tmp_path: Path) -> None:
+    from gatesh.launcher import write_launcher
+
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    launcher = write_launcher(str(tmp_path / "gatesh"))
+    (shims / "bash").symlink_to(launcher)
+    env = {**os.environ, "PATH": f"{shims}:{os.environ['PATH']}", "GATESH_SESSION": "shim"}
+    out = subprocess.run(["bash", "-c", "echo via shim; exit 4"], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert out.stdout == "via shim\n" and out.returncode == 4, out.stderr
+    out = subprocess.run(["bash", "-lc", "rm -rf ~"], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 126
+    script = tmp_path / "x.sh"
+    script.write_text("echo from script\n")
+    out = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout == "from script\n", out.stderr
+    out = subprocess.run(["bash"], input="echo from stdin\n", capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert out.stdout == "from stdin\n", out.stderr
+    assert any(r["session"] == "shim" and r["command"] == "echo from stdin\n" for r in audit())
+
+
+def test_sigkill_during_burst_loses_nothing_and_restarts(tmp_path: Path) -> None:
+    assert run("true").returncode == 0  # daemon up
+    pid = _daemon_pid()
+    assert pid
+    results: list[tuple[str, subprocess.CompletedProcess[str]]] = []
+
+    def one(i: int) -> None:
+        marker = f"burst-{i}"
+        results.append((marker, run(f"echo {marker}", session=f"b{i % 4}")))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(24)]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    os.kill(pid, signal.SIGKILL)
+    for t in threads:
+        t.join()
+    logged = {r["command"] for r in audit() if r["action"] == "allow"}
+    for marker, out in results:
+        if out.returncode == 0:
+            assert out.stdout == f"{marker}\n"
+            assert f"echo {marker}" in logged, marker  # ran => its decision is in the audit log
+        else:
+            assert out.returncode == 126 and out.stdout == ""
+    assert run("echo back").stdout == "back\n"
+    assert _daemon_pid() not in (None, pid)
+
+
+def _raw(lines: list[bytes], *, hello: bool = True) -> list[dict]:
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(20)
+    s.connect(_paths.current().socket)
+    if hello:
+        s.sendall(b'{"v":1,"hello":"check","pid":%d}\n' % os.getpid())
+    for line in lines:
+        s.sendall(line)
+    s.shutdown(socket.SHUT_WR)
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    s.close()
+    return [json.loads(x) for x in data.splitlines() if x.strip()]
+
+
+def test_bad_input_never_crashes_the_daemon() -> None:
+    assert run("true").returncode == 0
+    pid = _daemon_pid()
+    cases = [
+        b"not json\n",
+        b"\xff\xfe garbage \x00\x01\n",
+        b'{"op": "check", "command": "\xff\xfe", "cwd": "/"}\n',
+        b"[" * 10000 + b"]" * 10000 + b"\n",
+        b'{"op":"check","command":' + b"[" * 5000 + b"]" * 5000 + b',"cwd":"/"}\n',
+        b'{"op": "check", "command": 5, "cwd": "/"}\n',
+        b'{"op": "check", "command": "ls", "cwd": "relative"}\n',
+        b'{"op": "nope"}\n',
+        b"42\n",
+    ]
+    for case in cases:
+        replies = _raw([case])
+        final = [r for r in replies if "welcome" not in r]
+        assert final and final[-1]["ok"] is False, case[:40]
+        assert final[-1]["action"] == "refuse" and final[-1]["exit"] == 126
+    # A NUL in the command is read as unreadable: refused or rated, never a crash.
+    replies = _raw([b'{"op":"check","command":"ls\\u0000rm -rf /","cwd":"/","session":"nul"}\n'])
+    assert replies[-1]["action"] != "allow"
+    # A line over 1 MiB: an error reply, then the connection closes.
+    replies = _raw([b'{"op":"check","command":"' + b"a" * (protocol.MAX_LINE + 10) + b'"}\n'])
+    assert replies[-1]["ok"] is False
+    # A bad hello closes the connection.
+    assert _raw([b'{"v": 99, "hello": "check"}\n'], hello=False)[-1]["ok"] is False
+    assert _daemon_pid() == pid
+    os.kill(pid, 0)
+    assert run("echo still").stdout == "still\n"
+
+
+def test_human_verbs_refused_from_a_gated_session(repo: Path) -> None:
+    cmd = "git reset --hard HEAD~3"
+    for _ in range(3):
+        out = run(cmd, session="hv", cwd=str(repo))
+    pending = out.stderr.split("Pending id ")[1].split(":")[0]
+    # From inside a gated session (GATESH_SESSION in the environment): refused.
+    env = {**os.environ, "GATESH_SESSION": "hv"}
+    code = ("from gatesh import client; import json, sys; "
+            f"print(json.dumps(client.request('human', {{'op': 'approve', 'pending_id': {pending!r}}})))")
+    gated = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                      env=env, timeout=30).stdout)
+    assert gated["ok"] is False and "gated session" in gated["error"]
+    # From a person's terminal (no gated ancestor): approved; the agent's retry runs once.
+    reply = client.request("human", {"op": "approve", "pending_id": pending})
+    assert reply["ok"] and reply["state"] == "approved"
+    assert run(cmd, session="hv", cwd=str(repo)).returncode == 0
+    assert run(cmd, session="hv", cwd=str(repo)).returncode == 126
+
+
+def test_watcher_gets_events_and_answers() -> None:
+    """A subscribed watcher sees rounds and escalations, and its answer decides."""
+    from gatesh.daemon.procs import gated_ancestry
+
+    assert gated_ancestry(os.getpid()) is None  # the test runner is a person's process
+    assert run("true").returncode == 0
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(30)
+    s.connect(_paths.current().socket)
+    f = s.makefile("rwb")
+    f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
+    f.flush()
+    assert "welcome" in json.loads(f.readline())
+    assert json.loads(f.readline())["subscribed"] is True
+    os.makedirs(os.path.expanduser("~/.config/gatesh"), exist_ok=True)
+    Path(os.path.expanduser("~/.config/gatesh/config.toml")).write_text('rung = "manual"\n')
+    box: dict = {}
+    t = threading.Thread(target=lambda: box.setdefault("out", run("echo asked", session="w")))
+    t.start()
+    pending = None
+    while pending is None:
+        ev = json.loads(f.readline())
+        if ev.get("event") == "escalation":
+            pending = ev["pending_id"]
+            assert ev["command"] == "echo asked" and "once" in ev["choices"]
+    f.write(b'{"op":"answer","pending_id":"%s","answer":"once","pid":%d}\n' % (pending.encode(), os.getpid()))
+    f.flush()
+    t.join(60)
+    assert box["out"].stdout == "asked\n", box["out"].stderr
+    s.close()

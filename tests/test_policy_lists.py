@@ -1,0 +1,90 @@
+"""Allow, deny and escalate lists (S3.6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatesh._types import Facts
+from gatesh.policy import lists
+from gatesh.policy.lists import ListEntry
+from gatesh.reading import read
+
+
+def m(entries: list[ListEntry], text: str, kind: str) -> str | None:
+    found = lists.match(entries, read(text, cwd="/tmp"), kind=kind)  # type: ignore[arg-type]
+    return found.describe() if found else None
+
+
+def E(match: str, pattern: str, **kw) -> ListEntry:
+    entry = ListEntry(match, pattern, **kw)  # type: ignore[arg-type]
+    entry.validate()
+    return entry
+
+
+def test_describe() -> None:
+    assert E("prefix", "git push").describe() == 'prefix "git push"'
+
+
+@pytest.mark.parametrize(("match", "pattern", "problem"), [
+    ("fuzzy", "x", "match must be one of"), ("regex", "(", "does not compile"), ("regex", "(a+)+$", "exponential"),
+    ("regex", r"(\w+\s?)*x", "exponential"), ("prefix", "  ", "non-empty"), ("prefix", "'open", "split"),
+])
+def test_validate_names_the_problem(match: str, pattern: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        ListEntry(match, pattern).validate()  # type: ignore[arg-type]
+
+
+def test_prefix_compares_words() -> None:
+    deny = [E("prefix", "git push")]
+    assert m(deny, "git push --force origin main", "deny")
+    assert m(deny, "git pushx", "deny") is None
+    assert m(deny, "git   push", "deny")
+    assert m(deny, "sudo git push", "deny")  # wrappers peeled
+    assert m(deny, "cd repo && git push", "deny")  # any part
+    assert m(deny, "echo $(git push)", "deny")
+
+
+def test_exact_and_glob_compare_whole_normalised_text() -> None:
+    assert m([E("exact", "make test")], "make    test", "deny")
+    assert m([E("exact", "make test")], "make test2", "deny") is None
+    assert m([E("glob", "terraform *")], "cd infra && terraform destroy", "escalate")
+    assert m([E("glob", "*destroy*")], "terraform destroy -auto-approve", "escalate")
+
+
+def test_regex_searches_and_undecided_is_a_match_for_deny_only() -> None:
+    assert m([E("regex", r"rm\s+-rf")], "ls && rm -rf x", "deny")
+    huge = "echo " + "a" * (lists.REGEX_MAX_INPUT + 10)
+    assert m([E("regex", "zzz")], huge, "deny") == 'regex "zzz"'
+    assert m([E("regex", "zzz")], huge, "escalate") == 'regex "zzz"'
+    assert m([E("regex", "echo")], huge, "allow") is None
+
+
+def test_allow_needs_every_part() -> None:
+    allow = [E("prefix", "git status"), E("prefix", "git diff")]
+    assert m(allow, "git status && git diff", "allow") == 'prefix "git status"'
+    assert m(allow, "git status && rm -rf x", "allow") is None
+    assert m(allow, "git status $(rm -rf x)", "allow") is None
+    assert m([E("glob", "git *")], "git status; rm -rf x", "allow") is None
+    assert m([E("glob", "git *")], "git status", "allow") == 'glob "git *"'
+    assert m([E("exact", "make test && make lint")], "make test && make lint", "allow")
+
+
+def test_allow_does_not_look_past_privilege() -> None:
+    assert m([E("prefix", "git pull")], "sudo git pull", "allow") is None
+    assert m([E("prefix", "sudo git pull")], "sudo git pull", "allow")
+
+
+def test_allow_never_matches_unreadable() -> None:
+    facts = Facts(text="git status", readable=False, unreadable="unreadable")
+    assert lists.match([E("exact", "git status")], facts, kind="allow") is None
+    assert lists.match([E("exact", "git status")], facts, kind="deny") is not None
+
+
+def test_deny_matches_unreadable_text() -> None:
+    facts = read("git push --force $((", cwd="/tmp")
+    assert not facts.readable
+    assert lists.match([E("prefix", "git push")], facts, kind="deny") is not None
+
+
+def test_empty_lists() -> None:
+    assert lists.match([], read("ls", cwd="/tmp"), kind="deny") is None

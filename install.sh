@@ -181,7 +181,7 @@ Next steps:
   $gatesh_cmd -c 'echo ok'
       gate one command, then run it (an interactive gated shell: $gatesh_cmd)
   $gatesh_cmd install claude-code        (or codex, gemini, git --global)
-      hook gatesh into your agent; see gatesh(1) and docs/INTEGRATIONS.md
+      hook gatesh into your agent; see gatesh(1) and the README
   $gatesh_cmd watch
       see every decision as it happens and answer escalations
 

@@ -29,12 +29,13 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import CORPUS, emit, pct
 
+T = TypeVar("T")
 PACKAGE = "cc-safety-net"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPORA = ("dcg", "claude_code_safety_net", "gtfobins", "atomic_red_team", "nl2bash", "tldr",
@@ -72,7 +73,7 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"n": len(values), **{f"p{q}": round(pct(values, q), 3) for q in (10, 25, 50, 75, 90, 99)}}
 
 
-def sample(rows: list[dict[str, Any]], n: int | None) -> list[dict[str, Any]]:
+def sample(rows: list[T], n: int | None) -> list[T]:
     """Every k-th row, so a sample spans the whole file (corpora are ordered by category)."""
     if not n or n >= len(rows):
         return rows
@@ -162,7 +163,8 @@ class Daemon:
     """A gatesh daemon in a scratch runtime folder, started and stopped by this benchmark only."""
 
     def __init__(self, env: dict[str, str], log: str) -> None:
-        self.env, self.log, self.proc = env, log, None  # type: ignore[var-annotated]
+        self.env, self.log = env, log
+        self.proc: subprocess.Popen[bytes] | None = None
         self.socket = os.path.join(env["XDG_RUNTIME_DIR"], "gatesh", "daemon.sock")
 
     def start(self, wait: float = 30.0) -> bool:
@@ -208,15 +210,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small samples (about 30 s)")
     parser.add_argument("--rows", type=int, default=None,
-                        help="rows per corpus the peer decides (default: all; --quick: 300)")
+                        help="rows per corpus the peer decides (default: all; --quick: 200)")
     parser.add_argument("--sample", type=int, default=None,
-                        help="rows per corpus for the hook-latency harness (default 25; --quick: 5)")
+                        help="rows per corpus for the hook-latency harness (default 25; --quick: 4)")
     parser.add_argument("--raw-out", metavar="FILE", help="write the per-call hook latencies and per-row decisions (JSON)")
     parser.add_argument("--scratch", metavar="DIR", help="scratch folder (default: a new temp folder, removed)")
     parser.add_argument("--no-gatesh-hook", action="store_true", help="time only the peer's hook")
     args = parser.parse_args()
-    rows_per = args.rows if args.rows is not None else (300 if args.quick else None)
-    hook_per = args.sample if args.sample is not None else (5 if args.quick else 25)
+    rows_per = args.rows if args.rows is not None else (200 if args.quick else None)
+    hook_per = args.sample if args.sample is not None else (4 if args.quick else 25)
 
     own_scratch = args.scratch is None
     scratch = args.scratch or tempfile.mkdtemp(prefix="gatesh-peer-")
@@ -230,7 +232,9 @@ def main() -> int:
             emit("peer", {"status": "skipped", "why": why})
             return 0
         print(f"installing {PACKAGE} into {scratch} …", flush=True)
+        t_install = time.perf_counter()
         binary, version, why = install(os.path.join(scratch, "npm"))
+        t_install = time.perf_counter() - t_install
         if why:
             print(f"peer: not run: {why}")
             emit("peer", {"status": "skipped", "why": why})
@@ -268,12 +272,19 @@ def main() -> int:
             decided_rows[name] = len(rows)
             shares = ", ".join(f"{lab} {100 * c.get('allow', 0) / max(1, sum(c.values())):.1f}% allowed"
                                for lab, c in sorted(by_label.items()))
-            print(f"peer {name:24} {len(rows):6} rows: {shares}", flush=True)
+            print(f"peer {name:24} {len(rows):6} rows in {seconds:5.1f} s: {shares}", flush=True)
         total_api = sum(decided_rows.values())
 
         # 2. Hook latency, both guards, same harness, interleaved per row.
         peer_argv = ["node", binary, "hook", "--claude-code"]
         gate_argv = [sys.executable, "-m", "gatesh", "hook", "claude-code"]
+        launcher_argv: list[str] | None = None
+        try:
+            from gatesh.launcher import write_launcher
+
+            launcher_argv = [write_launcher(os.path.join(scratch, "gatesh")), "hook", "claude-code"]
+        except Exception as exc:  # the launcher is optional: report what was measured
+            print(f"  (no installed-launcher variant: {type(exc).__name__}: {exc})")
         gate_path = "not measured (--no-gatesh-hook)"
         if not args.no_gatesh_hook:
             daemon = Daemon(gate_env, os.path.join(scratch, "daemon.log"))
@@ -282,7 +293,8 @@ def main() -> int:
             else:
                 gate_path = ("hook → in-process gate (the daemon did not start; every call pays the "
                              "gate's imports)")
-        lat: dict[str, list[float]] = {"gatesh": [], "peer": []}
+        t_hooks = time.perf_counter()
+        lat: dict[str, list[float]] = {"gatesh": [], "peer": [], "launcher": []}
         hook_decisions: dict[str, Counter[str]] = {"gatesh": Counter(), "peer": Counter()}
         agree = compared = 0
         warm = hook_json("git status", workdir, "bench-warm")
@@ -290,42 +302,53 @@ def main() -> int:
             hook_call(peer_argv, warm, env, workdir, 30)
             if not args.no_gatesh_hook:
                 hook_call(gate_argv, warm, gate_env, workdir, 60)
+                if launcher_argv:
+                    hook_call(launcher_argv, warm, gate_env, workdir, 60)
         for name in corpora:
-            picks = sample(list(enumerate(all_rows[name])), hook_per)
-            for i, row in picks:
-                payload = hook_json(str(row.get("cmd", "")), workdir, f"bench-{name}-{i}")
+            indexed = list(enumerate(all_rows[name]))
+            picks = sample(indexed, hook_per) if hook_per > 0 else []
+            for j, prow in picks:
+                payload = hook_json(str(prow.get("cmd", "")), workdir, f"bench-{name}-{j}")
                 ms, dec = hook_call(peer_argv, payload, env, workdir, 30)
                 lat["peer"].append(ms)
                 hook_decisions["peer"][dec] += 1
                 compared += 1
-                agree += (dec == "allow") == (api_kind[(name, i)] == "allow")
+                agree += (dec == "allow") == (api_kind[(name, j)] == "allow")
                 if not args.no_gatesh_hook:
                     ms, dec = hook_call(gate_argv, payload, gate_env, workdir, 60)
                     lat["gatesh"].append(ms)
                     hook_decisions["gatesh"][dec] += 1
+                    if launcher_argv:
+                        ms, _ = hook_call(launcher_argv, payload, gate_env, workdir, 60)
+                        lat["launcher"].append(ms)
+        t_hooks = time.perf_counter() - t_hooks
         ratios = [g / p for g, p in zip(lat["gatesh"], lat["peer"], strict=False) if p > 0]
-        hook = {
+        hook: dict[str, Any] = {
             "harness": "spawn, PreToolUse JSON on stdin, wall time to exit",
             "sample_per_corpus": hook_per, "calls": compared,
             "peer_argv": f"node …/{os.path.relpath(binary, os.path.join(scratch, 'npm'))} hook --claude-code",
             "gatesh_argv": "python -m gatesh hook claude-code", "gatesh_path": gate_path,
             "peer_ms": spread(lat["peer"]),
             "gatesh_ms": spread(lat["gatesh"]) if lat["gatesh"] else None,
+            "gatesh_launcher_argv": "<installed launcher: real python -I -S> hook claude-code",
+            "gatesh_launcher_ms": spread(lat["launcher"]) if lat["launcher"] else None,
             "ratio_gatesh_over_peer": spread(ratios) if ratios else None,
             "decisions": {k: dict(v) for k, v in hook_decisions.items()},
             "peer_hook_agrees_with_library": round(agree / compared, 4) if compared else None,
         }
         print(f"hook latency over {compared} calls ({hook_per} per corpus), spawn to exit:")
-        for who in ("peer", "gatesh"):
+        for who in ("peer", "gatesh", "gatesh_launcher"):
             s = hook[f"{who}_ms"]
             if s:
-                print(f"  {who:7} p50 {s['p50']:.1f} ms (p10–p90 {s['p10']:.1f}–{s['p90']:.1f}), p99 {s['p99']:.1f} ms")
+                print(f"  {who:15} p50 {s['p50']:.1f} ms (p10–p90 {s['p10']:.1f}–{s['p90']:.1f}), p99 {s['p99']:.1f} ms")
         print(f"  gatesh path: {gate_path}")
+        print(f"  time: install {t_install:.1f} s, library decisions {api_seconds:.1f} s, hook calls {t_hooks:.1f} s")
         if compared:
             print(f"  the peer's hook agreed with its library on {agree}/{compared} sampled rows")
         if args.raw_out:
             with open(args.raw_out, "w", encoding="utf-8") as f:
-                json.dump({"gatesh_hook_ms": lat["gatesh"], "peer_hook_ms": lat["peer"], "kinds": row_kinds}, f)
+                json.dump({"gatesh_hook_ms": lat["gatesh"], "gatesh_launcher_hook_ms": lat["launcher"],
+                           "peer_hook_ms": lat["peer"], "kinds": row_kinds}, f)
         emit("peer", {
             "status": "ok", "package": PACKAGE, "version": version,
             "decision_path": "library checkCommand, one node process per corpus",

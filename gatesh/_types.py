@@ -178,6 +178,7 @@ class Facts:
     pipelines: tuple[tuple[int, ...], ...] = ()  # indexes into commands, left to right, len >= 2
     hosts: tuple[str, ...] = ()  # network hosts named in a fetch/transfer position
     functions: tuple[str, ...] = ()  # names of functions defined
+    assignments: tuple[str, ...] = ()  # bare `NAME=value` statements (no command runs), as written
     scripts: tuple[Script, ...] = ()
     notes: tuple[str, ...] = ()  # reader notes, passed to the rater
     readable: bool = True

@@ -3,7 +3,7 @@
 Guarantees:
 
 - :meth:`AuditLog.append` returns only after the line is written with ``O_APPEND`` and
-  ``fsync``-ed; it raises :class:`AuditError` otherwise. The caller must then refuse the command:
+  ``fdatasync``-ed (``fsync`` where that is missing); it raises :class:`AuditError` otherwise. The caller must then refuse the command:
   nothing is allowed without its audit line (S15).
 - Concurrent appends from threads of one process are batched (group commit): one writer thread
   writes every queued line and ``fsync``s once, and each caller waits for the batch holding its line.
@@ -49,9 +49,21 @@ def _redact(text: str) -> str:
     return redact(text)
 
 
+_home_cache: tuple[str | None, str] = (None, "")
+
+
+def _home() -> str:
+    """``~`` expanded, recomputed only when ``$HOME`` changes (the daemon folds every record)."""
+    global _home_cache
+    env = os.environ.get("HOME")
+    if env is None or _home_cache[0] != env:
+        _home_cache = (env, os.path.expanduser("~")) if env is not None else (None, os.path.expanduser("~"))
+    return _home_cache[1]
+
+
 def fold_home(text: str, home: str | None = None) -> str:
     """``text`` with the user's home folder written as ``~`` (S4, S13)."""
-    home = home if home is not None else os.path.expanduser("~")
+    home = home if home is not None else _home()
     if not home or home == "/":
         return text
     return text.replace(home.rstrip("/"), "~")
@@ -147,6 +159,9 @@ def _encode(record: dict[str, Any]) -> bytes:
     return data[:MAX_RECORD_BYTES - 1] + b"\n" if len(data) > MAX_RECORD_BYTES else data
 
 
+_sync = getattr(os, "fdatasync", os.fsync)
+
+
 class AuditLog:
     """An append-only JSONL file with size-bounded rotation. Thread-safe; see the module docstring.
 
@@ -170,11 +185,21 @@ class AuditLog:
 
     def append(self, record: dict[str, Any]) -> None:
         """Write ``record`` as one line and make it durable. Raises AuditError on any failure."""
-        data = _encode(record)
+        self.append_many([record])
+
+    def append_many(self, records: list[dict[str, Any]]) -> None:
+        """Write ``records`` (one line each, in order) and make them durable together.
+
+        Raises AuditError when any of them could not be made durable (then none may be relied on).
+        """
+        if not records:
+            return
+        datas = [_encode(r) for r in records]
         with self._cond:
-            self._queue.append(data)
-            self._enqueued += 1
+            self._queue.extend(datas)
+            self._enqueued += len(datas)
             mine = self._enqueued
+            ours = mine - len(datas) + 1
             while self._done < mine:
                 if self._writing:
                     self._cond.wait()
@@ -204,13 +229,14 @@ class AuditLog:
                 self._writing = False
                 self._cond.notify_all()
             for lo, hi, err in self._failed:
-                if lo <= mine <= hi:
+                if lo <= mine and ours <= hi:
                     raise AuditError(f"could not write the audit log {self.path}: {err}")
         if self.syslog:  # a best-effort copy; the file is the record of record
             try:
                 from gatesh.audit_syslog import send
 
-                send(record)
+                for record in records:
+                    send(record)
             except Exception:
                 pass
 
@@ -238,7 +264,9 @@ class AuditLog:
         while view:
             n = os.write(fd, view)
             view = view[n:]
-        os.fsync(fd)
+        # fdatasync: the lines and the file's new size reach the disk (what a reader needs); only
+        # timestamps may lag. Where it does not exist, fsync.
+        _sync(fd)
 
     def _rotate(self) -> None:
         """``audit.jsonl`` → ``.1`` → ``.2`` …; the file past ``keep`` is removed."""

@@ -462,6 +462,29 @@ def find_real_shell(name: str, own: str, path: str | None = None) -> str | None:
     return None
 
 
+class _WaitingNotice:
+    """Shows the daemon's "a person is being asked" line on stderr, once per check (S7, S8.1), so
+    the agent's terminal says why the command has not started. Heartbeats are not shown."""
+
+    __slots__ = ("shown",)
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, reply: dict[str, Any]) -> None:
+        if self.shown or reply.get("interim") != "waiting":
+            return
+        self.shown = True
+        text = _s(reply.get("message")) or "gatesh: a person is being asked to approve this command."
+        # One line, printable characters only: it is the daemon's own text, but stay safe.
+        text = "".join(c if c.isprintable() else " " for c in text)[:1000].strip()
+        try:
+            sys.stderr.write(text + "\n")
+            sys.stderr.flush()
+        except Exception:
+            pass
+
+
 def _refuse(message: str) -> int:
     try:
         sys.stderr.write(message.rstrip("\n") + "\n")
@@ -517,7 +540,8 @@ def _shell_main(argv: list[str]) -> int:
     # 2. Gate it.
     result = None
     if text is not None:
-        result = check(text, cwd=cwd, session=session, surface="shim" if shim else "-c")
+        result = check(text, cwd=cwd, session=session, surface="shim" if shim else "-c",
+                       on_interim=_WaitingNotice())
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
     # 3. Find the real shell and exec it with the caller's own flags.

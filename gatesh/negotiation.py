@@ -92,7 +92,14 @@ MAX_CHECKER_ROUNDS: Final = 12
 # in on (a watcher, a `gatesh mandate` outside any gated session, the harness's own hook), never
 # from anything inside the message: those bytes may be the agent's.
 TRUSTED_CHANNELS: Final[frozenset[str]] = frozenset(
-    {"watch", "mandate", "claude-code-prompt", "claude-code-transcript"}
+    {
+        "watch",
+        "mandate",
+        "claude-code-prompt",
+        "claude-code-transcript",
+        "codex-prompt",
+        "gemini-prompt",
+    }
 )
 
 

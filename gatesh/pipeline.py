@@ -84,6 +84,10 @@ def _decide(
 
     # 1. A halted session refuses everything until a person resumes it (S3.7).
     if session.halted:
+        key = normalised(facts)
+        if key in session.run_anyway and hardline.check(facts) is None:
+            session.run_anyway.discard(key)
+            return done(Action.ALLOW, Stage.APPROVED_ID, None, "a person typed `run anyway` for this halted command")
         return done(Action.REFUSE, Stage.HALTED, None, session.halt_reason,
                     message=messages.halted(session.halt_reason))
     # 2. Deny list: the user's own hardline.

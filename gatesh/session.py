@@ -26,6 +26,9 @@ class SessionState:
     approved_once: set[str] = field(default_factory=set)
     # Normalised commands a person approved for the rest of this session (answer ``s``).
     approved_session: set[str] = field(default_factory=set)
+    # Halted commands a person ordered run by typing `run anyway` (S3.7): each runs once, the
+    # halt stays, and nothing else is remembered.
+    run_anyway: set[str] = field(default_factory=set)
     person_reachable: bool = False  # a watcher is attached, or the operator is a person
 
     def halt(self, reason: str) -> None:

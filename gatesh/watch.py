@@ -95,7 +95,9 @@ class Prompt:
     choices: tuple[str, ...] = CAUTIOUS_CHOICES
     kind: str = "escalate"  # escalate | halt
     timeout_s: float | None = None
-    key: str = ""  # the exact pattern an always / deny-always entry is written with
+    # The exact pattern an always / deny-always entry is written with, as the daemon gave it; ""
+    # when the command holds a secret (no entry is written); None when the daemon did not say.
+    entry: str | None = None
 
 
 def round_from(data: Any) -> Round:
@@ -255,7 +257,8 @@ class Watcher:
     def attached(self, reply: dict[str, Any]) -> None:
         """The subscribe reply: show sessions and any escalation already waiting."""
         with self.lock:
-            sessions = reply.get("sessions") if isinstance(reply.get("sessions"), list) else []
+            raw = reply.get("sessions")
+            sessions: list[Any] = raw if isinstance(raw, list) else []
             role = "watching (answers go to you)" if self.answers else "watching (view only)"
             self.screen.line(f"gatesh watch: {role}; {len(sessions)} session(s) open. Type `help` for the keys.")
             for s in sessions:
@@ -268,9 +271,10 @@ class Watcher:
                 prompt = Prompt(pending_id=_s(p["pending_id"]), session=_s(p.get("session")),
                                 command=_s(p.get("command")), cwd=_s(p.get("cwd")),
                                 to_person_reason=_s(p.get("reason")), kind=_s(p.get("kind")) or "escalate",
+                                outcome=_s(p.get("outcome")),
                                 choices=tuple(c for c in p.get("choices") or CAUTIOUS_CHOICES
                                               if c in ALL_CHOICES) or CAUTIOUS_CHOICES,
-                                key=_s(p.get("key")))
+                                entry=p.get("entry") if isinstance(p.get("entry"), str) else None)
                 if prompt.kind == "halt":
                     prompt.choices = (RUN_ANYWAY, "no")
                 self._ask(prompt)
@@ -298,9 +302,10 @@ class Watcher:
         except Exception as exc:  # the view must outlive one odd event
             self.screen.line(f"gatesh watch: could not show a {kind!r} event ({type(exc).__name__}: {exc})")
 
-    def _heading(self, session: str, cwd: str, what: str = "") -> Row:
+    def _heading(self, session: str, cwd: str, what: str = "") -> list[Row]:
+        """A block's heading: what happened, the session and its working directory (chrome)."""
         parts = [p for p in (what, f"session {neutralise(session)}", neutralise(cwd)) if p]
-        return Row("── " + " · ".join(parts) + " ──", "chrome")
+        return self.screen.wrap("── " + " · ".join(parts) + " ──", "chrome", max_rows=2)
 
     def _ev_round(self, ev: dict[str, Any]) -> None:
         sid = _s(ev.get("session"))
@@ -316,7 +321,7 @@ class Watcher:
         attempts = None
         if number is not None:
             attempts = number - 1 if r.passed else number
-        rows = [self._heading(sid, _s(ev.get("cwd"))),
+        rows = [*self._heading(sid, _s(ev.get("cwd"))),
                 *render_rows(live, width=self.screen.width, mode="live", attempts=attempts, newest=1)]
         self.screen.rows(rows)
 
@@ -328,11 +333,11 @@ class Watcher:
             return
         if action == "allow":
             if self.show_all:
-                self.screen.rows([self._heading(sid, cwd), Row(f"ran: {command}", "agent")])
+                self.screen.rows([*self._heading(sid, cwd), Row(f"ran: {command}", "agent")])
             return
         if action in ("deny", "refuse"):
             stage = neutralise(_s(ev.get("stage")))
-            rows = [self._heading(sid, cwd, f"refused ({stage})"), *self.screen.wrap(command, "agent"),
+            rows = [*self._heading(sid, cwd, f"refused ({stage})"), *self.screen.wrap(command, "agent"),
                     *self.screen.wrap("  " + neutralise(_s(ev.get("reason"))), "rater")]
             self.screen.rows(rows)
 
@@ -348,7 +353,7 @@ class Watcher:
                         remedy=_s(ev.get("remedy")), to_person_reason=_s(ev.get("to_person_reason")),
                         rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
                         choices=choices, kind=kind, timeout_s=_f(ev.get("timeout_s")),
-                        key=_s(ev.get("key")))
+                        entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None)
         if kind == "halt":
             prompt.choices = (RUN_ANYWAY, "no")
         self._ask(prompt)
@@ -372,7 +377,7 @@ class Watcher:
         """The escalation block (S7): the command, outcome and rater's words, the argument so far."""
         wrap = self.screen.wrap
         title = "HALTED: attack" if p.kind == "halt" else f"a person is asked ({p.pending_id})"
-        rows = [self._heading(p.session, p.cwd, title)]
+        rows = self._heading(p.session, p.cwd, title)
         if p.kind == "halt":
             rows += wrap(f"Session {neutralise(p.session)} is halted: every command is refused until a "
                          f"person resumes it (`resume {neutralise(p.session)}`).", "chrome")
@@ -396,7 +401,7 @@ class Watcher:
     def _ev_answered(self, ev: dict[str, Any]) -> None:
         pid = _s(ev.get("pending_id"))
         answer = neutralise(_s(ev.get("answer")))
-        by = ev.get("by") if isinstance(ev.get("by"), dict) else {}
+        by: dict[str, Any] = ev["by"] if isinstance(ev.get("by"), dict) else {}
         if by.get("pid") == self.pid:
             who = "you"
         elif by.get("role") == "watch":
@@ -424,7 +429,7 @@ class Watcher:
     def _ev_halt(self, ev: dict[str, Any]) -> None:
         sid = _s(ev.get("session"))
         self._person_reached(sid)
-        rows = [self._heading(sid, _s(ev.get("cwd")), "HALTED: attack"),
+        rows = [*self._heading(sid, _s(ev.get("cwd")), "HALTED: attack"),
                 *self.screen.wrap(f"Command: {neutralise(_s(ev.get('command')))}", "agent"),
                 *self.screen.wrap(f"Rater: attack — {neutralise(_s(ev.get('reason')))}", "rater"),
                 *self.screen.wrap(f"Every command of session {neutralise(sid)} is refused until a person "
@@ -434,10 +439,10 @@ class Watcher:
         if _s(ev.get("pending_id")):
             self._ask(Prompt(pending_id=_s(ev["pending_id"]), session=sid, command=_s(ev.get("command")),
                              cwd=_s(ev.get("cwd")), outcome="attack", reason=_s(ev.get("reason")),
-                             kind="halt", choices=(RUN_ANYWAY, "no")))
+                             kind="halt", choices=(RUN_ANYWAY, "no"), timeout_s=_f(ev.get("timeout_s"))))
 
     def _ev_resumed(self, ev: dict[str, Any]) -> None:
-        by = ev.get("by") if isinstance(ev.get("by"), dict) else {}
+        by: dict[str, Any] = ev["by"] if isinstance(ev.get("by"), dict) else {}
         who = "you" if by.get("pid") == self.pid else f"pid {by.get('pid')}"
         self.screen.line(f"session {neutralise(_s(ev.get('session')))} resumed by {who}")
 
@@ -446,7 +451,9 @@ class Watcher:
         for s in [sid] if sid else list(self.live):
             self._person_reached(s)
         where = f"session {neutralise(sid)}" if sid else "every session"
-        self.screen.line(f"mandate for {where}: {neutralise(_s(ev.get('text')))}")
+        channel = _s(ev.get("channel"))
+        what = "mandate" if channel in ("", "mandate", "watch") else f"the user's words ({neutralise(channel)})"
+        self.screen.line(f"{what} for {where}: {neutralise(_s(ev.get('text')))}")
 
     def _ev_notice(self, ev: dict[str, Any]) -> None:
         sid = _s(ev.get("session"))
@@ -464,7 +471,7 @@ class Watcher:
         self.reached.discard(sid)
         observation = _s(ev.get("observation"))
         if observation:
-            self.screen.rows([self._heading(sid, "", "session ended"),
+            self.screen.rows([*self._heading(sid, "", "session ended"),
                               *self.screen.wrap(neutralise(observation), "chrome")])
         elif self.show_all:
             self.screen.line(f"session {neutralise(sid)} ended")
@@ -528,7 +535,12 @@ class Watcher:
             return False
         if answer in ("always", "deny always"):
             kind = "allow" if answer == "always" else "deny"
-            pattern = prompt.key or entry_pattern(prompt.command)
+            pattern = entry_pattern(prompt.command) if prompt.entry is None else prompt.entry
+            if not pattern:
+                self.screen.line(f"{prompt.pending_id}: no {kind} entry was written: the command holds a "
+                                 "secret, which never goes into a config file; the answer stood for this "
+                                 "one command only")
+                return True
             try:
                 path, written = self.write_entry(kind, pattern)
             except Exception as exc:

@@ -118,3 +118,23 @@ def test_client_import_set_is_small() -> None:
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_waiting_line_is_shown_once_on_stderr(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """S7: the agent's terminal shows that a person is being asked (once, heartbeats not shown),
+    then the final answer as usual."""
+    def fake_request(role: str, message: dict, *, on_interim: object = None, **kw: object) -> dict:
+        assert role == "check" and callable(on_interim)
+        on_interim({"re": "check", "interim": "working"})
+        on_interim({"re": "check", "interim": "waiting", "pending_id": "abc123",
+                    "message": "gatesh: a person is being asked\x1b[2J to approve this command."})
+        on_interim({"re": "check", "interim": "working"})
+        on_interim({"re": "check", "interim": "waiting", "message": "again"})
+        return {"re": "check", "ok": True, "action": "reject", "exit": 126, "message": "A person refused it."}
+
+    monkeypatch.setattr(client, "request", fake_request)
+    assert client.shell_main(["gatesh", "-c", "git reset --hard"]) == 126
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["gatesh: a person is being asked [2J to approve this command.",
+                                "A person refused it."]

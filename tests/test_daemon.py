@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -316,3 +317,123 @@ def test_watcher_gets_events_and_answers() -> None:
     t.join(60)
     assert box["out"].stdout == "asked\n", box["out"].stderr
     s.close()
+
+
+def _watcher() -> tuple[socket.socket, Any]:
+    """A raw subscribed watcher (role ``watch``) on the running daemon: (socket, its file)."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(30)
+    s.connect(_paths.current().socket)
+    f = s.makefile("rwb")
+    f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
+    f.flush()
+    assert "welcome" in json.loads(f.readline())
+    assert json.loads(f.readline())["subscribed"] is True
+    return s, f
+
+
+def _until(f: Any, pred: Any) -> dict:
+    while True:
+        msg = json.loads(f.readline())
+        if pred(msg):
+            return msg
+
+
+def test_halt_run_anyway_from_a_watcher_runs_the_one_command_once() -> None:
+    """S3.7: an attack halts the session; a watcher's `run anyway` (typed in full) runs that one
+    command for the agent's waiting call; the halt stays; nobody watching → refused at once, and
+    `gatesh approve ID` lets the retry run once."""
+    assert run("true").returncode == 0
+    conf = Path(os.path.expanduser("~/.config/gatesh"))
+    conf.mkdir(parents=True, exist_ok=True)
+    marker = conf / "marker"
+    attack = "touch ~/.config/gatesh/marker"
+    s, f = _watcher()
+    box: dict = {}
+    t = threading.Thread(target=lambda: box.setdefault("out", run(attack, session="h")))
+    t.start()
+    ev = _until(f, lambda m: m.get("event") == "halt")
+    assert ev["choices"] == ["run anyway"] and ev["pending_id"] and ev["session"] == "h"
+    assert "tampering with the gate" in ev["reason"] and ev["command"] == attack
+    pid = ev["pending_id"].encode()
+    # Only `run anyway` (or no) is offered: `once` is refused and changes nothing.
+    f.write(b'{"op":"answer","id":1,"pending_id":"%s","answer":"once","pid":%d}\n' % (pid, os.getpid()))
+    f.flush()
+    assert "not offered" in _until(f, lambda m: m.get("id") == 1)["error"]
+    assert not marker.exists()
+    f.write(b'{"op":"answer","id":2,"pending_id":"%s","answer":"run anyway","pid":%d}\n' % (pid, os.getpid()))
+    f.flush()
+    assert _until(f, lambda m: m.get("id") == 2)["ok"] is True
+    t.join(60)
+    out = box["out"]
+    assert out.returncode == 0, out.stderr
+    assert marker.exists()
+    # The agent's terminal was told, once, that a person was being asked (S7).
+    assert out.stderr.count("a person is being asked") == 1
+    recs = [r for r in audit() if r.get("pending_id") == ev["pending_id"]]
+    assert [(r["action"], r["answer"]) for r in recs] == [("halt", "run anyway"), ("allow", "run anyway")]
+    # Nothing is remembered: the session stays halted, the same command included.
+    f.close()
+    s.close()
+    marker.unlink()
+    assert run("echo after", session="h").returncode == 126
+    out = run(attack, session="h")
+    assert out.returncode == 126 and "halted" in out.stderr and not marker.exists()
+    assert audit()[-1]["stage"] == "halted" and not audit()[-1]["pending_id"]
+    # Nobody watching: the halt of a new session is refused at once, with an id a person approves
+    # (this test process is a person's: it never ran a check itself, so it is not gated).
+    start = time.monotonic()
+    out = run(attack, session="h2")
+    assert out.returncode == 126 and "halted" in out.stderr and time.monotonic() - start < 20
+    assert "a person is being asked" not in out.stderr
+    rec = audit()[-1]
+    assert rec["action"] == "halt" and rec["session"] == "h2" and rec["pending_id"]
+    reply = client.request("human", {"op": "approve", "pending_id": rec["pending_id"]})
+    assert reply["ok"] and reply["state"] == "approved"
+    assert run(attack, session="h2").returncode == 0 and marker.exists()
+    assert run(attack, session="h2").returncode == 126  # once
+
+
+def test_hook_prompt_is_a_mandate_that_carves_the_open_world_floor(tmp_path: Path) -> None:
+    """S5.3: the harness's own record of what the user typed (UserPromptSubmit) reaches the
+    session's window through `gatesh hook claude-code`; a PreToolUse whose host the user named is
+    then allowed at auto. The same hook run from a gated ancestry is refused."""
+    cmd = "curl https://example.com/x"
+
+    def hook(data: dict, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*GATESH, "hook", "claude-code"], input=json.dumps(data), text=True,
+                              capture_output=True, env={**os.environ, **env}, timeout=60)
+
+    pre = {"hook_event_name": "PreToolUse", "session_id": "cc1", "cwd": str(tmp_path),
+           "tool_name": "Bash", "tool_input": {"command": cmd}}
+    prompt = {"hook_event_name": "UserPromptSubmit", "session_id": "cc1", "cwd": str(tmp_path),
+              "prompt": "please download https://example.com/x for me"}
+
+    def decision(out: subprocess.CompletedProcess[str]) -> str:
+        assert out.returncode == 0, out.stderr
+        return str(json.loads(out.stdout)["hookSpecificOutput"]["permissionDecision"])
+
+    assert decision(hook(pre)) == "ask"  # the open-world floor: a person decides
+    # The agent's own shell cannot feed the window: its hook run is refused.
+    gated = hook(prompt, GATESH_SESSION="cc1")
+    assert "could not record the prompt" in gated.stderr and "gated session" in gated.stderr
+    assert decision(hook(pre)) == "ask"
+    # The harness's hook (a person's ancestry) can.
+    assert hook(prompt).returncode == 0
+    out = hook(pre)
+    assert decision(out) == "allow"
+    assert "open-world floor was lifted" in json.loads(out.stdout).get("systemMessage", "")
+    rec = [r for r in audit() if r["command"] == cmd][-1]
+    assert rec["action"] == "allow" and rec["session"] == "cc1"
+
+
+def test_mandate_channels() -> None:
+    """Hook channels are accepted from a human-role client; unknown ones (and `watch`, which only
+    a watcher connection carries) are refused."""
+    for channel in ("codex-prompt", "gemini-prompt", "claude-code-transcript", "mandate"):
+        reply = client.request("human", {"op": "mandate", "text": f"words via {channel}", "session": "mc",
+                                         "channel": channel})
+        assert reply["ok"] and reply["channel"] == channel and reply["admitted"] == ["mc"], reply
+    for channel in ("watch", "env", "file"):
+        reply = client.request("human", {"op": "mandate", "text": "x", "session": "mc", "channel": channel})
+        assert reply["ok"] is False and "unknown channel" in reply["error"]

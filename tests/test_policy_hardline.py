@@ -128,3 +128,18 @@ def test_unreadable_facts_without_commands() -> None:
 
 def test_fork_bomb_text_matches_even_when_read() -> None:
     assert rule_of("x(){ x|x& };x") == "hardline.fork-bomb"
+
+
+@pytest.mark.parametrize("text", [
+    "echo 'rm -rf ~' | sh", "printf 'rm -rf /' | bash -s", "sh /dev/stdin <<< 'rm -rf ~'",
+    ". /dev/stdin <<< 'rm -rf ~'", "cat <<EOF | sh\nrm -rf ~\nEOF",
+    "echo \"import shutil; shutil.rmtree('/')\" | python3",
+    "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(Dir.home)'",
+])
+def test_code_fed_on_stdin_or_written_in_a_language(text: str) -> None:
+    assert rule_of(text) == "hardline.rm-root"
+
+
+@pytest.mark.parametrize("text", ["echo 'rm -rf ~' > notes.txt", "cat build.sh | bash", "echo 'rm -rf /' | cat"])
+def test_quoted_text_that_is_not_run(text: str) -> None:
+    assert rule_of(text) is None

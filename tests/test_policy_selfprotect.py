@@ -112,3 +112,8 @@ def test_unreadable_text_naming_the_gate() -> None:
 
 def test_remote_commands_are_another_hosts_business() -> None:
     assert rule_of("ssh me@host.example 'rm -rf ~/.config/gatesh'") is None
+
+
+def test_human_verb_fed_to_a_shell_on_stdin() -> None:
+    assert rule_of("echo 'gatesh approve 1' | sh") == "self.raw-text"
+    assert rule_of("echo 'gatesh approve 1'") is None

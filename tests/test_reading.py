@@ -63,6 +63,8 @@ def test_reader_case(case: C) -> None:
         assert any(not w.static for c in _by_head(f, head) for w in c.argv[1:])
     for head, depth in facts.get("depth", {}).items():
         assert {c.depth for c in _by_head(f, head)} == {depth}
+    if "bare" in facts:
+        assert f.assignments == tuple(facts["bare"])
     for sub in facts.get("notes", []):
         assert any(sub in n for n in f.notes), f.notes
 

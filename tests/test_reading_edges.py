@@ -265,9 +265,22 @@ def test_union_adds_what_only_bashlex_saw(monkeypatch) -> None:
     fake = (RawCommand([Word("ls")], "top", 0, 0, "ls"),
             RawCommand([Word("rm"), Word("-rf"), Word("x")], "top", 0, 3, "rm -rf x"))
     monkeypatch.setattr(_read, "read_second", lambda text: (fake, ""))
-    f = read("ls")
+    f = read("ls 'a'")  # quoted: a line of plain words skips bashlex (see the next test)
     assert f.heads == ("ls", "rm")
     assert any("readers disagree" in n and "rm" in n for n in f.notes)
+
+
+def test_plain_words_skip_the_second_reader(monkeypatch) -> None:
+    from gatesh.reading import _read
+
+    calls: list[str] = []
+    monkeypatch.setattr(_read, "read_second", lambda text: (calls.append(text), ((), ""))[1])
+    assert read("git commit -m wip").heads == ("git",)
+    assert calls == []
+    read("git commit -m 'wip'")
+    read("ls; rm x")
+    read("if x")  # tree-sitter reads it with errors: bashlex is asked
+    assert calls == ["git commit -m 'wip'", "ls; rm x", "if x"]
 
 
 def test_public_surface() -> None:

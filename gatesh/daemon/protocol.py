@@ -81,10 +81,20 @@ renders them through :mod:`gatesh.render`).
   refused command itself, "agreed", or a different one, "accepted").
 - ``escalation`` — a person is asked: ``{"pending_id", "cwd", "command", "outcome", "reason",
   "remedy", "to_person_reason", "rounds": [round, …], "transcript": TEXT, "choices": [...],
-  "timeout_s", "kind": "escalate"|"halt"}``.
+  "timeout_s", "kind": "escalate"|"halt", "entry": STR}``. ``entry`` is the exact pattern an
+  ``always``/``deny always`` list entry is written with (the watcher writes it), "" when the command
+  holds a secret. ``answer`` refuses an answer not in ``choices``. When the last watcher leaves,
+  escalations waiting for one are refused at once (``expired``).
 - ``answered`` — ``{"pending_id", "answer", "by": {"uid", "pid"}}``; ``expired`` —
   ``{"pending_id"}`` (nobody answered within the timeout: refused, approvable later).
-- ``halt`` — ``{"reason", "command"}``; ``resumed`` — ``{"by"}``; ``mandate`` — ``{"text"}``.
+- ``halt`` — ``{"cwd", "reason", "command", "pending_id", "choices", "timeout_s"}`` (S3.7): the
+  attack banner, and, when a person can answer now, the halt's prompt: ``choices`` is
+  ``["run anyway"]`` (``answer`` also takes ``no``), ``pending_id`` the id to answer. With a watcher
+  the agent's check waits for it (``interim: "waiting"``) at most ``timeout_s``; ``run anyway``
+  decides the command again and it runs once (never a hardline command), the session stays halted.
+  ``pending_id`` is "" when nobody can answer now (refused at once; the check's reply still carries
+  an id ``gatesh approve ID`` accepts: the agent's retry then runs once).
+- ``resumed`` — ``{"by"}``; ``mandate`` — ``{"text", "channel"}``.
 - ``notice`` — ``{"text"}``: one line for the person (alignment approval, carve-out, rater health).
 - ``session_start`` — ``{"anchor", "surface"}``; ``session_end`` — ``{"observation": TEXT|null,
   "counters"}`` (the observation is counts only, said once per distinct state).

@@ -54,6 +54,7 @@ SWEEP_S: Final = 30.0
 SUBSCRIBER_BUFFER: Final = 4 * 1024 * 1024
 CHOICES: Final = ("once", "session", "always", "no", "deny always")
 ALLOWING: Final = frozenset({"once", "session", "always", "run anyway"})
+HALT_CHOICE: Final = "run anyway"  # the only choice a halt offers, typed in full (S3.7)
 
 
 def audit_failed_message(error: str) -> str:
@@ -287,8 +288,11 @@ class Daemon:
         except Exception:  # never let a connection take the daemon down
             traceback.print_exc(file=sys.stderr)
         finally:
+            was_watcher = conn.is_watcher
             self.conns.discard(conn)
             conn.closed = True
+            if was_watcher and not self.watcher_count:
+                self._nobody_left()
             with contextlib.suppress(Exception):
                 writer.write_eof() if writer.can_write_eof() else None
             with contextlib.suppress(Exception):
@@ -391,24 +395,26 @@ class Daemon:
                     break
                 conn.send({"re": "check", "interim": "working"})
             decision = fut.result()
+            health = getattr(self.rater, "health_notice", None)
+            text = health() if callable(health) else None
+            if isinstance(text, str) and text:
+                self.publish("notice", sid, text=_clean(text))
             if sess.state.halted != was_halted:
                 self.sessions.note_halt(sess)
-                if sess.state.halted:
-                    self.publish("halt", sid, reason=fold_home(sess.state.halt_reason),
+                if sess.state.halted and decision.action is not Action.HALT:
+                    self.publish("halt", sid, cwd=fold_home(cwd), reason=fold_home(sess.state.halt_reason),
                                  command=_clean(decision.facts.text))
-            # 5. Escalations: a watcher, the surface's own person, or the no-person refusal (S7).
+            # 5. Escalations: a watcher, the surface's own person, or the no-person refusal (S7);
+            #    a halt likewise (S3.7), offering only `run anyway`.
             extra: dict[str, Any] = {}
             if decision.action is Action.ESCALATE:
                 extra = await self.escalate(conn, sess, decision, cwd, surface, can_ask, config)
-            elif decision.action is Action.HALT and can_ask:
-                p = self.sessions.add_pending(session=sid, command=decision.facts.text,
-                                              key=_key(decision), cwd=cwd, reason=decision.reason,
-                                              kind="halt", state=PendingState.ASKING, surface=surface,
-                                              pid=conn.pid, decision=decision)
-                extra = {"pending_id": p.id}
+            elif decision.action is Action.HALT:
+                decision, extra = await self.halt(conn, sess, decision, cwd, surface, can_ask, config)
             # 6–8. Audit, publish, reply.
             reply = await self.finish(conn, sess, decision, cwd=cwd, surface=surface, **extra)
-            if reply["action"] == "allow" and open_rounds and decision.stage is not Stage.BYPASS:
+            if (reply["action"] == "allow" and open_rounds and decision.stage is not Stage.BYPASS
+                    and decision.action is not Action.ESCALATE):
                 last = open_rounds[-1]
                 ends = "agreed" if " ".join(last.command.split()) == _key(decision) else "accepted"
                 from gatesh._types import Round
@@ -439,7 +445,8 @@ class Daemon:
                          outcome=decision.outcome.value if decision.outcome else None,
                          reason=_clean(decision.reason), remedy=_clean(decision.remedy),
                          to_person_reason=_clean(why), rounds=[_clean_round(round_dict(r)) for r in rounds],
-                         transcript=_clean(transcript), choices=list(_choices(decision)), timeout_s=timeout)
+                         transcript=_clean(transcript), choices=list(_choices(decision)), timeout_s=timeout,
+                         entry=_entry_pattern(decision))
             sess.state.negotiation.person_reached()  # an escalation shown clears the argument (S6)
             if can_ask and not watchers:
                 p.state = PendingState.ASKING
@@ -451,7 +458,7 @@ class Daemon:
             with contextlib.suppress(ConnectionError):
                 await conn.writer.drain()
             try:
-                answer, note = await asyncio.wait_for(asyncio.shield(p.future), timeout)
+                answer, note = await self._await_person(conn, p.future, timeout)
             except TimeoutError:
                 p.move(PendingState.EXPIRED)
                 self.sessions.save()
@@ -461,6 +468,86 @@ class Daemon:
         p.state = PendingState.REFUSED
         self.sessions.save()
         return self._nobody(decision, why, transcript, p)
+
+    async def halt(self, conn: Conn, sess: Session, decision: Decision, cwd: str, surface: str,
+                   can_ask: bool, config: Config) -> tuple[Decision, dict[str, Any]]:
+        """Route a halt (S3.7): the attack banner, and a pending id a person may answer with
+        `run anyway` (typed in full) to run this one command once; the halt stays either way.
+
+        With a watcher the agent's call waits for the answer (as an escalation does) and, on
+        `run anyway`, the command is decided again (the pipeline lets it through once). The
+        surface's own person (``can_ask``) answers through ``answer`` and the surface re-sends the
+        check. With nobody reachable it is refused at once; ``gatesh approve ID`` may still let
+        the retry run once. Returns the decision to finish with and the reply's extra fields.
+        """
+        from gatesh import messages
+        from gatesh.pipeline import decide
+
+        watchers = self.watcher_count
+        state = (PendingState.WAITING if watchers else PendingState.ASKING if can_ask
+                 else PendingState.REFUSED)
+        p = self.sessions.add_pending(session=sess.id, command=decision.facts.text, key=_key(decision),
+                                      cwd=cwd, reason=decision.reason, kind="halt", state=state,
+                                      surface=surface, pid=conn.pid, decision=decision)
+        timeout = float(config.escalation.timeout_s)
+        asked = state is not PendingState.REFUSED
+        self.publish("halt", sess.id, cwd=fold_home(cwd), reason=fold_home(sess.state.halt_reason),
+                     command=_clean(decision.facts.text), pending_id=p.id if asked else "",
+                     choices=[HALT_CHOICE] if asked else [], timeout_s=timeout if watchers else None)
+        if state is PendingState.REFUSED:
+            self.sessions.save()
+            return decision, {"pending_id": p.id}
+        if state is PendingState.ASKING:
+            return decision, {"pending_id": p.id}
+        loop = asyncio.get_running_loop()
+        p.future = loop.create_future()
+        conn.send({"re": "check", "interim": "waiting", "pending_id": p.id, "message": messages.waiting()})
+        with contextlib.suppress(ConnectionError):
+            await conn.writer.drain()
+        try:
+            answer, _note = await self._await_person(conn, p.future, timeout)
+        except TimeoutError:
+            p.move(PendingState.EXPIRED)
+            self.sessions.save()
+            self.publish("expired", sess.id, pending_id=p.id)
+            return decision, {"pending_id": p.id}
+        if answer != HALT_CHOICE:
+            return decision, {"pending_id": p.id, "answer": answer}
+        # `run anyway`: the halt itself keeps its audit line; then the pipeline decides the command
+        # again and lets this exact command through once (never a hardline one). The halt stays.
+        rec = record_for(decision, session=sess.id, pid=conn.pid, cwd=cwd, surface=surface,
+                         answer=answer, pending_id=p.id, action=decision.action.value)
+        try:
+            await loop.run_in_executor(self.executor, self.audit.append, rec)
+        except AuditError:
+            return decision, {"pending_id": p.id, "answer": answer}  # finish() refuses it anyway
+        was_halted = sess.state.halted
+        sess.state.run_anyway.add(p.key)
+        command = p.command
+        again = await loop.run_in_executor(self.executor, lambda: decide(
+            command, cwd=cwd, config=config, session=sess.state, rater=self.rater,
+            checker=self.checker, paths=self.paths))
+        sess.state.run_anyway.discard(p.key)  # not used (it did not run): nothing is remembered
+        if sess.state.halted != was_halted:
+            self.sessions.note_halt(sess)
+        return again, {"pending_id": p.id, "answer": answer}
+
+    @staticmethod
+    async def _await_person(conn: Conn, future: asyncio.Future[Any], timeout: float) -> Any:
+        """A person's answer from ``future``, or TimeoutError after ``timeout`` s. A heartbeat goes
+        to the waiting client every HEARTBEAT_S, so its idle timeout never cuts a person short."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError
+            done, _ = await asyncio.wait({future}, timeout=min(left, P.HEARTBEAT_S))
+            if done:
+                return future.result()
+            conn.send({"re": "check", "interim": "working"})
+            with contextlib.suppress(ConnectionError):
+                await conn.writer.drain()
 
     def _nobody(self, decision: Decision, why: str, transcript: str, p: Pending) -> dict[str, Any]:
         from gatesh import messages
@@ -536,6 +623,10 @@ class Daemon:
         note = P.field(msg, "note", str, required=False, default="")
         if answer not in P.ANSWERS:
             raise ProtocolError(f"answer must be one of {', '.join(P.ANSWERS)}")
+        offered = (("run anyway", "no") if p.kind == "halt" else
+                   _choices(p.decision) if p.decision is not None else ("once", "no", "deny always"))
+        if answer not in offered:
+            raise ProtocolError(f"{answer!r} is not offered for escalation {p.id} ({', '.join(offered)})")
         return await self._rule(conn, p, answer, note)
 
     async def op_approve(self, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
@@ -562,8 +653,8 @@ class Daemon:
             async with sess.lock:
                 assert p.decision is not None
                 result = self._answered(sess, p.decision, p, answer, note)
-                if result["action"] == "allow":
-                    sess.state.approved_once.add(p.key)  # the surface re-sends the check to run it
+                if result["action"] == "allow":  # the surface re-sends the check to run it
+                    self._grant(sess, p)
                 self.publish("answered", p.session, pending_id=p.id, answer=answer, by=by)
                 reply = await self.finish(conn, sess, p.decision, cwd=p.cwd, surface=p.surface, **result)
             return reply | {"state": p.state.value}
@@ -573,7 +664,7 @@ class Daemon:
             p.answer, p.by = answer, by
             if allow:
                 sess, _ = self.sessions.get(p.session)
-                sess.state.approved_once.add(p.key)
+                self._grant(sess, p)
             self.publish("answered", p.session, pending_id=p.id, answer=answer, by=by)
             await self._audit_ruling(conn, p)
             return {"pending_id": p.id, "state": p.state.value,
@@ -582,6 +673,15 @@ class Daemon:
         who = p.by.get("pid") if p.by else None
         raise ProtocolError(f"escalation {p.id} is already {p.state.value}"
                             + (f" (answered {p.answer!r} by pid {who})" if who else ""))
+
+    @staticmethod
+    def _grant(sess: Session, p: Pending) -> None:
+        """A person let ``p``'s command run once on the agent's retry: `run anyway` for a halt
+        (the halt stays), an approved-once entry otherwise."""
+        if p.kind == "halt":
+            sess.state.run_anyway.add(p.key)
+        else:
+            sess.state.approved_once.add(p.key)
 
     async def _audit_ruling(self, conn: Conn, p: Pending) -> None:
         rec = {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "ts": round(time.time(), 3),
@@ -597,17 +697,33 @@ class Daemon:
         if not text:
             raise ProtocolError("field 'text' is empty")
         sid = P.field(msg, "session", str, required=False, default="")
-        channel = "watch" if conn.role == "watch" else P.field(msg, "channel", str, required=False, default="mandate")
-        if channel not in ("watch", "mandate", "claude-code-prompt", "claude-code-transcript"):
-            raise ProtocolError(f"unknown channel {channel!r}")
+        if len(sid) > 256 or any(ord(c) < 32 for c in sid):
+            raise ProtocolError("field 'session' must be at most 256 printable characters")
+        # The channel (S5.3): a watcher's words are "watch"; a human-role client (`gatesh mandate`,
+        # a harness's prompt hook) names its own. Either way the ancestry check above has already
+        # refused any client that descends from a gated session.
+        from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
+
+        if conn.role == "watch":
+            channel = "watch"
+        else:
+            channel = P.field(msg, "channel", str, required=False, default="mandate")
+            if channel not in TRUSTED_CHANNELS or channel == "watch":
+                raise ProtocolError(f"unknown channel {channel!r}")
         targets = [self.sessions.get(sid)[0]] if sid else list(self.sessions.sessions.values())
         if not sid:
+            if text in self.sessions.mandates:
+                self.sessions.mandates.remove(text)
             self.sessions.mandates.append(text)
             del self.sessions.mandates[:-10]
-        for s in targets:
-            s.state.negotiation.admit_user_message(text, channel)
-        self.publish("mandate", sid or None, text=_clean(text))
-        return {"sessions": [s.id for s in targets]}
+        # A harness replays its transcript on every hook call: words already in every window are
+        # admitted again (they stay the newest) but not announced to the watchers a second time.
+        short = text[:USER_MESSAGE_MAX_CHARS]
+        known = bool(targets) and all(short in s.state.negotiation.user_messages() for s in targets)
+        admitted = [s.id for s in targets if s.state.negotiation.admit_user_message(text, channel)]
+        if not known:
+            self.publish("mandate", sid or None, text=_clean(text), channel=channel)
+        return {"sessions": [s.id for s in targets], "admitted": admitted, "channel": channel}
 
     async def op_resume(self, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         sid = P.field(msg, "session", str)
@@ -687,11 +803,27 @@ class Daemon:
             return {"captures": None, "note": "this gatesh has no model-call capture ring"}
         return {"captures": default_ring().snapshot()}
 
+    def _nobody_left(self) -> None:
+        """No watcher is attached any more: every escalation waiting for one is refused now, as
+        with nobody watching (its wait ends as a timeout would)."""
+        for p in self.sessions.pending.values():
+            if p.state is PendingState.WAITING and p.future is not None and not p.future.done():
+                p.future.set_exception(TimeoutError("the last watcher left"))
+
     async def op_subscribe(self, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         conn.subscribed = True
+
+        def pending(p: Pending) -> dict[str, Any]:
+            extra: dict[str, Any] = {}
+            if p.decision is not None:
+                d = p.decision
+                extra = {"outcome": d.outcome.value if d.outcome else None, "choices": list(_choices(d)),
+                         "entry": _entry_pattern(d)}
+            return p.summary() | {"command": _clean(p.command), "cwd": fold_home(p.cwd)} | extra
+
         return {"subscribed": True, "watcher": conn.is_watcher,
                 "sessions": [s.summary() for s in self.sessions.sessions.values()],
-                "pending": [p.summary() for p in self.sessions.pending.values()
+                "pending": [pending(p) for p in self.sessions.pending.values()
                             if p.state in (PendingState.WAITING, PendingState.ASKING)]}
 
     # --- housekeeping ----------------------------------------------------------------------------
@@ -720,6 +852,18 @@ def _clean(text: str) -> str:
     from gatesh.audit import _clean as clean
 
     return clean(text) if text else text
+
+
+def _entry_pattern(decision: Decision) -> str:
+    """The exact list pattern for this command (as the lists compare it, S3.6), or "" when the
+    command holds a secret (redaction changes it): a secret is never written into a config file."""
+    import re
+
+    from gatesh.redact import redact
+
+    text = re.sub(r"\s+#\s*why:.*\Z", "", decision.facts.text, flags=re.S | re.I)
+    text = " ".join(text.split())
+    return text if redact(text) == text else ""
 
 
 def _clean_round(r: dict[str, Any]) -> dict[str, Any]:

@@ -271,6 +271,39 @@ SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "y
                            "rbash", "fish", "csh", "tcsh", "busybox-sh"})
 
 
+# Tests that pick some files out of the tree: with one, find deletes a selection, not everything.
+FIND_FILTERS: Final = frozenset({
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-mtime", "-mmin",
+    "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-size", "-user", "-group", "-uid",
+    "-gid", "-nouser", "-nogroup", "-perm", "-empty", "-links", "-inum", "-samefile", "-used", "-lname",
+    "-ilname", "-fstype", "-newermt", "-context",
+})
 
 
+_STDIN_NAMES: Final = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
+
+def reads_code_from_stdin(facts: Facts) -> bool:
+    """True when a shell or interpreter runs code from its standard input, fed by the command line.
+
+    ``echo 'rm -rf ~' | sh``, ``sh /dev/stdin <<< …``, ``. /dev/stdin``, ``… | python3 -``: the code is
+    text the reader may not unfold, so policy matches the raw text as well.
+    """
+    piped = {i for pipe in facts.pipelines for i in pipe[1:]}
+    # The reader may drop the pipe of `cat <<EOF | sh` (no pipeline recorded): a heredoc anywhere
+    # next to a bare shell counts as feeding it.
+    heredoc = any(r.op in ("<<", "<<-") for c in facts.commands for r in c.redirects)
+    for i, cmd in enumerate(facts.commands):
+        if cmd.head in (".", "source"):
+            if any(a in _STDIN_NAMES for a in cmd.args):
+                return True
+            continue
+        if not (cmd.head in SHELLS or is_interpreter(cmd.head)):
+            continue
+        opts, operands = split_args(cmd.args, frozenset({"-o", "+o", "-O", "+O", "-m", "-W", "-X"}))
+        if "-c" in opts or any(o.startswith("-") and not o.startswith("--") and "c" in o[1:] for o in opts
+                               if cmd.head in SHELLS) or (operands and operands[0] not in _STDIN_NAMES):
+            continue
+        if i in piped or heredoc or any(r.op in ("<<", "<<<", "<<-", "<") for r in cmd.redirects) or operands:
+            return True
+    return False

@@ -19,12 +19,14 @@ from typing import Final
 from gatesh._paths import GatePaths
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import (
+    FIND_FILTERS,
     SHELLS,
     canon_path,
     has_long,
     has_short,
     inline_code,
     is_interpreter,
+    reads_code_from_stdin,
     split_args,
     unquote,
 )
@@ -38,6 +40,7 @@ class Protected:
 
     roots: tuple[str, ...]
     home: str
+    volatile: tuple[str, ...] = ()  # roots matched only themselves, never through a parent folder
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,8 @@ def _touches(word: str, prot: Protected, *, ancestors: bool) -> bool:
     for root in prot.roots:
         if path == root or path.startswith(root + "/"):
             return True
+        if root in prot.volatile:
+            continue  # the socket folder is recreated on demand: clearing /tmp is not an attack
         if ancestors and (root.startswith(path.rstrip("/") + "/") or path == "/"):
             return True
         if globbed:
@@ -125,7 +130,14 @@ def _operand_words(cmd: SimpleCommand) -> list[str]:
 def _deletes_or_moves(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     if cmd.head not in _DELETERS:
         return False
-    return any(_touches(w, prot, ancestors=True) for w in _operand_words(cmd))
+    words = _operand_words(cmd)
+    if cmd.head == "mv" and not any(w in ("-t", "--target-directory") or w.startswith("--target-directory=") for w in words):
+        # Moving something *into* a folder that holds gate files leaves them in place.
+        _, operands = split_args(words, frozenset({"-S", "--suffix"}))
+        if len(operands) >= 2:
+            return any(_touches(w, prot, ancestors=True) for w in operands[:-1]) or _touches(
+                operands[-1], prot, ancestors=False)
+    return any(_touches(w, prot, ancestors=True) for w in words)
 
 
 def _writes_into(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
@@ -140,9 +152,12 @@ def _writes_into(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
         targets += [w.split("=", 1)[1] for w in words if w.startswith("--target-directory=")]
         return any(_touches(t, prot, ancestors=False) for t in targets)
     if head == "find":
-        if "-delete" in words or any(w in ("-exec", "-execdir", "-ok", "-okdir") for w in words):
-            return any(_touches(w, prot, ancestors=True) for w in words)
-        return False
+        deletes = "-delete" in words or any(
+            w in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(words)
+            and words[i + 1].rsplit("/", 1)[-1] in _DELETERS for i, w in enumerate(words))
+        # A filtered find over a parent folder deletes a selection: the rater judges its scope.
+        filtered = any(w in FIND_FILTERS for w in words)
+        return deletes and any(_touches(w, prot, ancestors=not filtered) for w in words)
     if head in ("chmod", "chown", "chgrp", "setfacl", "chattr"):
         opts, _ = split_args(words)
         recursive = has_short(opts, "R") or has_long(opts, "--recursive")
@@ -312,7 +327,7 @@ def _shell_is_interactive(cmd: SimpleCommand) -> bool:
 def _ungated_shell(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     head = cmd.head
     if head == "script":  # the typescript recorder starts a shell of its own (no -c: the reader peels -c)
-        return not any(a in ("-V", "--version", "-h", "--help") for a in cmd.args)
+        return "/" not in (cmd.argv[0].text if cmd.argv else "/") and not any(a in ("-V", "--version", "-h", "--help") for a in cmd.args)
     if head in ("su", "sudo", "doas", "pkexec", "run0", "machinectl"):
         # `su`, `sudo -i`, `sudo -s`: a root shell with nobody gating it.
         if head == "sudo":
@@ -424,7 +439,8 @@ def protected_for(paths: GatePaths) -> Protected:
     """The absolute protected roots of ``paths``, with home expanded."""
     home = os.path.expanduser("~")
     roots = tuple(dict.fromkeys(posixpath.normpath(os.path.expanduser(p)) for p in paths.protected if p))
-    return Protected(roots=tuple(r for r in roots if r not in ("/", home)), home=home)
+    runtime = posixpath.normpath(os.path.expanduser(paths.runtime_dir))
+    return Protected(roots=tuple(r for r in roots if r not in ("/", home)), home=home, volatile=(runtime,))
 
 
 def check(facts: Facts, paths: GatePaths) -> Finding | None:
@@ -443,9 +459,10 @@ def check(facts: Facts, paths: GatePaths) -> Finding | None:
         # The reader drops a bare assignment with no command (`PROMPT_COMMAND=`), so the text decides.
         hook = next(r for r in RULES if r.id == "self.hook")
         return Finding(hook.id, Outcome.ATTACK, hook.reason)
-    if not facts.readable and _RAW.search(facts.text):
-        return Finding("self.unreadable", Outcome.ATTACK,
-                       "an unreadable command that names gatesh's own files or hook: tampering with the gate")
+    if (not facts.readable or reads_code_from_stdin(facts)) and _RAW.search(facts.text):
+        return Finding("self.raw-text", Outcome.ATTACK,
+                       "text the reader could not unfold (unreadable, or fed to a shell on stdin) changes "
+                       "gatesh's files, daemon or hook, or runs a human-only verb: tampering with the gate")
     return None
 
 

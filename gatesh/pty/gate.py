@@ -19,7 +19,6 @@ and runs the command only on exit status 0. Guarantees:
 from __future__ import annotations
 
 import os
-import sys
 
 from gatesh import client
 

@@ -6,6 +6,7 @@ from gatesh._types import Facts
 
 from . import _limits as L
 from ._read import Reader, ReadLimit, _Inherit, make_facts
+from ._second import preload
 from ._text import parse_justification
 from .harness import unwrap
 
@@ -46,6 +47,7 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
         harness, outer = found[0], text
         text = found[1]
     command, why = parse_justification(text)
+    preload()  # import bashlex (~0.7 s, once per process) before the reading's time budget starts
     reader = Reader(cwd, home)
     try:
         reader.read_text(command, "top", 0, _Inherit())

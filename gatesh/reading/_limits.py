@@ -14,3 +14,4 @@ MAX_SCRIPT_BYTES: Final = 256 * 1024  # a script read from disk larger than this
 MAX_SCRIPT_TOTAL_BYTES: Final = 1024 * 1024  # all scripts of one reading together
 MAX_CONTEXT_SCRIPT_BYTES: Final = 64 * 1024  # non-shell script text handed to the model as context
 MAX_SECOND_READER_BYTES: Final = 8 * 1024  # bashlex needs ~10 us/byte: 8 KiB stays under ~100 ms
+MAX_PARALLEL_INPUTS: Final = 16  # `parallel CMD ::: a b …` is read once per input up to this many

@@ -32,6 +32,9 @@ class Peeled:
     context: str = ""
     shell_string: Word | None = None  # a wrapper runs this string with a shell (su -c, watch)
     shell_via: str = ""  # the wrapper that runs shell_string
+    placeholders: list[str] = field(default_factory=list)  # words xargs/parallel replace by input
+    inputs: list[Word] | None = None  # parallel's `::: a b` inputs (None: none given)
+    input_files: bool = False  # parallel reads inputs from files (`::::`): not known here
 
 
 @dataclass
@@ -53,7 +56,7 @@ def _scan(args: list[Word], spec: WrapperSpec, head: str) -> _Opts:
         if s == "--":
             i += 1
             break
-        if s == "-" and head == "su":
+        if s == "-" and spec.lone_dash:
             i += 1
             continue
         if not s.startswith("-") or s == "-":
@@ -159,12 +162,22 @@ def peel(argv: list[Word]) -> Peeled:
                 p.argv = []
                 p.shell_string, p.shell_via = rest[1], "flock -c"
                 return p
+        if spec.replace_opt:
+            p.placeholders.extend(_placeholders(args[:opts.index], spec))
         if spec.end_marker:
             for k, w in enumerate(rest):
-                if w.static and w.text in (spec.end_marker, spec.end_marker + ":"):
+                if w.static and w.text.startswith(spec.end_marker):
+                    p.inputs = [x for x in rest[k:] if not (x.static and x.text.startswith(":::"))]
+                    p.input_files = any(x.static and x.text.startswith("::::") for x in rest[k:])
                     rest = rest[:k]
                     break
         if not rest:
+            if head == "parallel" and p.inputs:
+                # `parallel ::: "cmd1" "cmd2"`: each input is a command line run by a shell.
+                p.wrappers.append(head)
+                p.context = spec.context
+                p.argv = []
+                p.shell_string, p.shell_via = Word(""), "parallel"
             return p
         p.wrappers.append(head)
         p.privileged = p.privileged or spec.privileged
@@ -182,6 +195,19 @@ def peel(argv: list[Word]) -> Peeled:
             return p
         p.argv = rest
     return p
+
+
+def _placeholders(opts: list[Word], spec: WrapperSpec) -> list[str]:
+    """The words the input replaces: ``{}`` always, plus the value of ``-I X``/``--replace=X``."""
+    out = ["{}"]
+    for k, w in enumerate(opts):
+        s = w.text
+        for o in spec.replace_opt:
+            if s == o and o in spec.with_arg and k + 1 < len(opts):
+                out.append(opts[k + 1].text)
+            elif s.startswith(o) and len(s) > len(o):
+                out.append(s[len(o):].lstrip("="))
+    return [x for x in out if x]
 
 
 def _is_assignment(s: str) -> bool:

@@ -22,6 +22,8 @@ class WrapperSpec:
     ``assignments``: NAME=value words before the command are environment assignments (env).
     ``joins_shell``: the remaining words are joined with spaces and run by a shell (watch).
     ``privileged``: the wrapped command runs as another (by default the super) user.
+    ``lone_dash``: a bare ``-`` is an option, not the command (``env -``, ``su -``).
+    ``replace_opt``: options naming the placeholder the input replaces (``xargs -I {}``).
     """
 
     with_arg: frozenset[str] = frozenset()
@@ -34,6 +36,8 @@ class WrapperSpec:
     privileged: bool = False
     context: str = ""  # context given to the wrapped command ("" keeps the caller's)
     end_marker: str = ""  # the wrapped command ends before this word (parallel's ":::")
+    lone_dash: bool = False
+    replace_opt: frozenset[str] = frozenset()
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -64,10 +68,12 @@ WRAPPERS: Final = MappingProxyType(
                         "--whitelist-environment"),
             shell_opt=_f("-c", "--command", "--session-command"),
             privileged=True,
+            lone_dash=True,
         ),
         # environment and scheduling
         "env": WrapperSpec(with_arg=_f("-u", "--unset", "-C", "--chdir", "-P"),
-                           split_opt=_f("-S", "--split-string"), assignments=True),
+                           split_opt=_f("-S", "--split-string"), assignments=True,
+                           lone_dash=True),
         "nice": WrapperSpec(with_arg=_f("-n", "--adjustment")),
         "ionice": WrapperSpec(with_arg=_f("-c", "--class", "-n", "--classdata"),
                               stop=_f("-p", "--pid", "-P", "--pgid", "-u", "--uid")),
@@ -93,6 +99,7 @@ WRAPPERS: Final = MappingProxyType(
                         "-s", "--max-lines", "--max-args", "--max-procs", "--max-chars",
                         "--process-slot-var"),
             context="xargs",
+            replace_opt=_f("-I", "-i", "--replace", "-J"),
         ),
         "parallel": WrapperSpec(
             with_arg=_f("-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "--delay",
@@ -100,6 +107,7 @@ WRAPPERS: Final = MappingProxyType(
                         "-n", "-L", "-I", "--colsep", "-d", "--halt", "--retries", "--memfree",
                         "--load", "--nice"),
             context="xargs",
+            replace_opt=_f("-I"),
             end_marker=":::",
         ),
         "busybox": WrapperSpec(),  # busybox APPLET args

@@ -60,6 +60,7 @@ class Walk:
     commands: list[RawCommand] = field(default_factory=list)
     pipelines: list[list[list[int]]] = field(default_factory=list)  # stages of raw indexes
     functions: list[str] = field(default_factory=list)
+    assignments: list[str] = field(default_factory=list)  # bare NAME=value statements
     has_error: bool = False
     error_at: str = ""
     embedded: list[str] = field(default_factory=list)  # `…` tree-sitter left inside a word
@@ -144,6 +145,11 @@ class _Walker:
                 self.walk(child, "process-substitution", f, d + 1)
         elif t in _DECLARATIONS:
             self._declaration(node, ctx, frame, d)
+        elif t == "variable_assignment":
+            # Reached only for a bare assignment statement: a command's prefix assignments and a
+            # declaration's operands are handled by their command and walk only the children.
+            self.result.assignments.append(node_text(node))
+            self._children(node, ctx, frame, d)
         elif t == "word":
             self._embedded(node)
         elif t == "comment" or t in _LEAF_ARGS:
@@ -156,6 +162,10 @@ class _Walker:
         else:
             for child in node.children:
                 self.walk(child, ctx, frame, d + 1)
+
+    def _children(self, node: Any, ctx: str, frame: int, d: int) -> None:
+        for child in node.children:
+            self.walk(child, ctx, frame, d + 1)
 
     # --- commands -------------------------------------------------------------------------
 
@@ -181,9 +191,9 @@ class _Walker:
                     self.walk(target, ctx, frame, d + 1)
             elif ct == "variable_assignment":
                 cmd.assignments.append(node_text(child))
-                self.walk(child, ctx, frame, d + 1)
+                self._children(child, ctx, frame, d)
             elif ct in _REDIRECTS:
-                self._redirect(cmd, child, ctx, frame, d)
+                cmd.words.extend(self._redirect(cmd, child, ctx, frame, d))
             elif ct == "comment" or not child.is_named:
                 continue
             else:
@@ -193,7 +203,7 @@ class _Walker:
                 elif ct == "word":
                     self._embedded(child)
         for r in extra:
-            self._redirect(cmd, r, ctx, frame, d)
+            cmd.words.extend(self._redirect(cmd, r, ctx, frame, d))
         return idx
 
     def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:
@@ -205,7 +215,9 @@ class _Walker:
                 continue
             cmd.words.append(word_of(child) if child.type != "variable_assignment"
                              else Word(node_text(child), "$" not in node_text(child)))
-            if child.type not in _LEAF_ARGS:
+            if child.type == "variable_assignment":
+                self._children(child, ctx, frame, d)
+            elif child.type not in _LEAF_ARGS:
                 self.walk(child, ctx, frame, d + 1)
 
     def _redirected(self, node: Any, ctx: str, frame: int, d: int) -> None:
@@ -231,7 +243,7 @@ class _Walker:
                 # the last command that starts before the `<<`.
                 owner = [c for c in cands if c.start < r.start_byte][-1:]
                 for c in owner or cands[-1:]:
-                    self._redirect(c, r, ctx, frame, d)
+                    c.words.extend(self._redirect(c, r, ctx, frame, d))
             elif cands:
                 for c in cands:
                     self._redirect(c, r, ctx, frame, d, walk=c is cands[0])
@@ -239,13 +251,19 @@ class _Walker:
                 self.walk(r, ctx, frame, d + 1)
 
     def _redirect(self, cmd: RawCommand, node: Any, ctx: str, frame: int, d: int,
-                  walk: bool = True) -> None:
+                  walk: bool = True) -> list[Word]:
+        """Record the redirection ``node`` on ``cmd``; returns the argv words written after it.
+
+        tree-sitter-bash hangs the words that follow a redirection (``rm -rf 2>/dev/null /``)
+        on the redirection as further destinations (heredocs: arguments); they are argv words.
+        """
         t = node.type
+        extra: list[Word] = []
         if t == "heredoc_redirect":
             op = "<<"
             delim = ""
             body = ""
-            for c in node.children:
+            for k, c in enumerate(node.children):
                 if c.type in ("<<", "<<-"):
                     op = c.type
                 elif c.type == "heredoc_start":
@@ -253,7 +271,9 @@ class _Walker:
                 elif c.type == "heredoc_body":
                     body = node_text(c)
                 elif c.type in _REDIRECTS:
-                    self._redirect(cmd, c, ctx, frame, d, walk)
+                    extra.extend(self._redirect(cmd, c, ctx, frame, d, walk))
+                elif node.field_name_for_child(k) == "argument":
+                    extra.append(word_of(c))
             quoted = any(q in delim for q in "'\"\\")
             cmd.redirects.append(Redirect(op, delim.strip("'\"\\")))
             cmd.heredoc = (body, quoted)
@@ -278,6 +298,8 @@ class _Walker:
                     op = "<>"  # tree-sitter-bash 0.25 does not know `<>` (read-write)
                 elif target_node is None:
                     target_node = c
+                else:
+                    extra.append(word_of(c))
             word = word_of(target_node) if target_node is not None else Word("", False)
             target = word.text if word.static else None
             writes = op in WRITE_OPS
@@ -288,6 +310,7 @@ class _Walker:
             for c in node.children:
                 if c.type not in _LEAF_ARGS and c.type not in _REDIRECTS and c.is_named:
                     self.walk(c, ctx, frame, d + 1)
+        return extra
 
     def _pipeline(self, node: Any, ctx: str, frame: int, d: int) -> None:
         stages: list[list[int]] = []

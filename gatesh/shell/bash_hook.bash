@@ -29,10 +29,11 @@ fi
 unset PROMPT_COMMAND
 
 __gatesh_gate() {
-  # Runs inside PS0's command substitution (a subshell): hand `_gate` the history entry just read
-  # and its number; `_gate` checks that the entry is the current command before asking the gate.
+  # Runs inside PS0's command substitution (a subshell): hand `_gate` the newest history entry and
+  # the number the entry just read must have (HISTCMD at the prompt); `_gate` refuses a mismatch,
+  # which is an entry history did not keep (bash then lists the previous one).
   local HISTTIMEFORMAT=
-  builtin history 1 | GATESH_HISTCMD=$HISTCMD "$__gatesh_launcher" _gate --bash
+  builtin history 1 | GATESH_HISTCMD=$__gatesh_h "$__gatesh_launcher" _gate --bash
 }
 
 __gatesh_status() { return "$1"; }
@@ -41,6 +42,11 @@ __gatesh_prompt() {
   # Runs before every primary prompt: re-asserts what the gate relies on (an entry may have
   # changed it; it only takes effect for later entries, and this runs before the next one).
   local s=$? c
+  if [[ $HISTCMD != "${__gatesh_h-}" && -z ${__gatesh_v+x} && $s == 126 ]]; then
+    # The last entry was refused: erase what is left of bash's arithmetic error (a `")` line).
+    builtin printf '\033[A\r\033[K' >&2
+  fi
+  __gatesh_h=$HISTCMD
   builtin shopt -s cmdhist lithist promptvars
   builtin set +o histexpand -o history
   HISTCONTROL= HISTIGNORE=

@@ -7,7 +7,8 @@
 # ERR_EXIT and returns 126, which makes zsh skip the command with $? = 126 (zsh 5.9). The verdict
 # sticks until the next entry, so every later command of a refused entry is skipped as well.
 # Commands run by prompt hooks and line-editor widgets (between precmd and the next entry) are
-# not entries and are not gated.
+# not entries and are not gated. zshaddhistory reports an unfinished multi-line entry after each
+# line, so the gate is asked only when a command of the entry is about to run at the top level.
 
 if [[ -n ${__gatesh_hooked-} || -z ${GATESH_LAUNCHER-} ]]; then
   return 0
@@ -40,7 +41,12 @@ __gatesh_precmd() {
 }
 
 TRAPDEBUG() {
-  if [[ $__gatesh_state == idle && -n ${history[$HISTCMD]-} ]]; then
+  # Hook functions and line-editor widgets run between entries (and between the lines of one):
+  # never gated, never skipped.
+  if [[ ${funcstack[-1]} == (precmd|zle-*|__gatesh_*) ]] || (( ${precmd_functions[(Ie)${funcstack[-1]}]} )); then
+    return 0
+  fi
+  if [[ $__gatesh_state == idle && ${#funcstack} == 1 && -n ${history[$HISTCMD]-} ]]; then
     # An entry is running that zshaddhistory never reported: gate it from the history list.
     __gatesh_entry=${history[$HISTCMD]}
     __gatesh_state=new
@@ -48,6 +54,9 @@ TRAPDEBUG() {
   case $__gatesh_state in
     idle|allowed) return 0 ;;
     new)
+      # zshaddhistory also reports an unfinished entry line by line; an entry's own commands
+      # start at the top level, so anything deeper is a widget running between its lines.
+      (( ${#funcstack} > 1 )) && return 0
       if print -rn -- "$__gatesh_entry" | "$__gatesh_launcher" _gate --zsh; then
         __gatesh_state=allowed
         return 0
@@ -55,7 +64,6 @@ TRAPDEBUG() {
       __gatesh_state=refused
       ;;
   esac
-  [[ ${funcstack[-1]} == precmd ]] && return 0
   setopt ERR_EXIT
   return 126
 }

@@ -18,15 +18,17 @@ from typing import Final
 from gatesh._types import Facts, Outcome, SimpleCommand
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     """How bad a rule's effect is; mapped to an outcome by :func:`outcome_of` only."""
 
     DESTRUCTIVE = "destructive"  # undoable from inside the session
     CATASTROPHIC = "catastrophic"  # needs a backup, a re-provision or a third party
     ATTACK = "attack"  # the structure shows compromise (S3.2)
+    SAFE = "safe"  # recognised as harmless, with the reason why (a verdict cites it when alone)
 
 
 _OUTCOMES: Final = {
+    Severity.SAFE: Outcome.SAFE,
     Severity.DESTRUCTIVE: Outcome.DESTRUCTIVE,
     Severity.CATASTROPHIC: Outcome.CATASTROPHIC,
     Severity.ATTACK: Outcome.ATTACK,
@@ -38,7 +40,7 @@ def outcome_of(severity: Severity) -> Outcome:
     return _OUTCOMES[severity]
 
 
-D, C, A = Severity.DESTRUCTIVE, Severity.CATASTROPHIC, Severity.ATTACK
+D, C, A, S = Severity.DESTRUCTIVE, Severity.CATASTROPHIC, Severity.ATTACK, Severity.SAFE
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,7 @@ class Cmd:
     (everything after ``--``); option values are therefore also in ``pos`` (rules know this).
     """
 
-    __slots__ = ("args", "ctx", "dyn", "flags", "head", "index", "pos", "sc", "_low")
+    __slots__ = ("_low", "args", "ctx", "dyn", "flags", "head", "index", "pos", "sc")
 
     def __init__(self, sc: SimpleCommand, index: int, ctx: Ctx) -> None:
         self.sc = sc
@@ -261,7 +263,7 @@ SHELL_PATH_RE: Final = re.compile(
 SPAWN_RE: Final = re.compile(
     r"(?:\b(?:system|exec[lvpe]*|spawn\w*|popen\d?|passthru|shell_exec|pcntl_exec|proc_open|"
     r"callcommand|run-shell-command|esyscmd|syscmd|write18|execute|call|run|start|processbuilder|"
-    r"getruntime\(\)\.exec|os\.execute|io\.popen|subprocess\.\w+)\b\W{0,6}"
+    r"getruntime\(\)\.exec|os\.execute|io\.popen|subprocess\.\w+)\b[\s(\['\"`,{:]{1,8}"
     r"(?:/usr)?(?:/bin/)?(?:ba|da|z|k|c|tc|fi|a)?sh\b(?![.\w-])"
     r"|\bpty\.spawn\b|(?:^|[\s;'\"(])(?::!|!)\s*(?:/bin/)?(?:ba|da|z|k)?sh\b|:shell\b|:terminal\b)",
     re.IGNORECASE,
@@ -289,7 +291,7 @@ BUILD_NAMES: Final = frozenset({
 })
 
 
-class Scope(str, enum.Enum):
+class Scope(enum.StrEnum):
     """Where a path lies, which decides how bad deleting it is."""
 
     TEMP = "temp"

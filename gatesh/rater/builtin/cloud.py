@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, C, D, Cmd, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import A, C, Cmd, D, Hit, MatchResult, Rule, heads
 
 CLOUD: Final = heads("aws", "gcloud", "gsutil", "az", "azcopy", "doctl", "linode-cli", "hcloud", "oci",
                      "ibmcloud", "scw", "vultr-cli", "flyctl", "fly", "heroku", "vercel", "netlify", "wrangler",

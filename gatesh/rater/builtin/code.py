@@ -12,7 +12,7 @@ import shlex
 from typing import Final
 
 from gatesh._types import Facts
-from gatesh.rater.builtin._base import C, D, Cmd, Hit, MatchResult, Rule, Severity, is_interpreter
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity, is_interpreter
 from gatesh.rater.builtin.files import _judge
 
 MAX_DEPTH: Final = 2
@@ -33,7 +33,7 @@ _RECURSIVE_FN: Final = re.compile(r"rmtree|rm_rf|rm_r|remove_dir|removedirs|remo
 _ORM: Final = re.compile(r"\b(?:destroy_all|delete_all|drop_table|dropDatabase|deleteIndex|deleteMany|"
                          r"clearObjects|clear_index|truncate_table|flushall|flushdb|drop_collection|"
                          r"drop_database|purge_queue|delete_bucket|\.destroy!?\(|\.delete\()", re.I)
-_CODE_HEADS_EXTRA: Final = frozenset({"osascript", "gitlab-rails", "rails", "gitlab-rake", "rake", "jshell", "deno",
+_CODE_HEADS_EXTRA: Final = frozenset({"osascript", "gitlab-rails", "rails", "jshell", "deno",
                                       "bun", "tsx", "ts-node", "node", "irb", "java", "kotlin", "scala"})
 _DATA_HEADS: Final = frozenset({"echo", "printf", "grep", "egrep", "rg", "ag", "cat", "git", "sed", "awk", "jq",
                                 "curl", "wget", "http", "psql", "mysql", "sqlite3", "mongosh", "redis-cli", "tee"})
@@ -148,8 +148,8 @@ RULES: tuple[Rule, ...] = (
          counter=("python -c \"print('rm -rf /')\"", "python -c \"import shutil; shutil.rmtree('build')\"",
                   "node -e 'console.log(1)'")),
     Rule("code.orm-delete", D, "This {detail}.", orm_args, remedy="ask the person, naming what will be deleted",
-         examples=("gitlab-rails runner \"Project.destroy_all\"", "gitlab-rake gitlab:backup:restore"),
+         examples=("gitlab-rake gitlab:backup:restore", "sidekiq-cli exec 'Job.delete_all'"),
          counter=("rails runner 'puts User.count'",)),
-    Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs,
+    Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs, remedy="run each command directly",
          examples=("parallel ::: 'rm -rf /home/x'",), counter=("parallel echo ::: a b",)),
 )

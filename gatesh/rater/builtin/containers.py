@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, C, D, Cmd, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import A, C, Cmd, D, Hit, MatchResult, Rule, heads
 
 DOCKER: Final = heads("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "ctr", "crictl", "lxc")
 KUBE: Final = heads("kubectl", "oc", "k", "kubecolor")
@@ -21,7 +21,7 @@ def docker_destroy(c: Cmd) -> MatchResult:
     if not w:
         return None
     if w[0] in ("system", "volume", "image", "container", "network", "builder", "buildx") and len(w) > 1 and w[1] == "prune":
-        vols = w[0] in ("system",) and c.has("--volumes") or w[0] == "volume"
+        vols = (w[0] in ("system",) and c.has("--volumes")) or w[0] == "volume"
         return Hit(detail=f"{w[0]} prune deletes {'volumes and their data' if vols else 'unused ' + w[0] + 's'}")
     if w[0] == "volume" and len(w) > 1 and w[1] in ("rm", "remove"):
         return Hit(detail="deletes volumes and the data in them")
@@ -81,7 +81,7 @@ def kubectl(c: Cmd) -> MatchResult:
 def iac(c: Cmd) -> MatchResult:
     h, verb = c.head, c.sub(0)
     if h in ("terraform", "tofu", "terragrunt", "cdktf"):
-        if verb == "destroy" or (verb in ("apply", "plan") and c.has("-destroy")) and verb != "plan":
+        if verb == "destroy" or ((verb in ("apply", "plan") and c.has("-destroy")) and verb != "plan"):
             return Hit(severity=C, detail=f"{h} destroy tears down the managed infrastructure")
         if verb == "apply" and c.has("-auto-approve", "--auto-approve"):
             return Hit(detail="applies infrastructure changes without a reviewed plan")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, D, Cmd, Ctx, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import A, Cmd, Ctx, D, Hit, MatchResult, Rule, heads
 
 SENSITIVE: Final = re.compile(
     r"\.ssh/(?:id_[a-z0-9_-]+|identity)(?![\w.-]*\.pub)\b|/etc/ssh/ssh_host_\w+_key(?!\.pub)\b"

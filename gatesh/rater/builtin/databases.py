@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import C, D, Cmd, Ctx, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
 
 CLIENTS: Final = heads("psql", "mysql", "mariadb", "sqlite3", "sqlite", "mongo", "mongosh", "redis-cli",
                        "clickhouse-client", "clickhouse", "cqlsh", "sqlcmd", "duckdb", "cockroach",
@@ -115,11 +115,6 @@ def db_tools(c: Cmd) -> MatchResult:
         return Hit(detail="empties the application database")
     if h in ("prisma",) and "reset" in c.args:
         return Hit(detail="resets the database")
-    return None
-
-
-def fed_sql(ctx: Ctx) -> MatchResult:
-    """SQL text fed to a client through a here-string, heredoc or pipe that the client's view missed."""
     return None
 
 

@@ -11,11 +11,12 @@ from gatesh.rater.builtin._base import (
     SHELLS,
     SPAWN_RE,
     A,
-    Severity,
+    S,
     Cmd,
     Hit,
     MatchResult,
     Rule,
+    Severity,
     is_interpreter,
 )
 
@@ -72,8 +73,32 @@ def interactive_shell(c: Cmd) -> MatchResult:
         return None  # runs a script (read separately) with its arguments
     if fed and not any(a in ("-i", "-p") for a in args):
         return None  # reads its commands from a pipe or file (judged by the pipe rules)
+    if _gated_by_shims(c, args):
+        return None
     detail = f"{h} {' '.join(args)}".strip()
     return Hit(detail=detail)
+
+
+# Options after which a shell started by name is still an ordinary, gated interactive shell.
+_PLAIN_SHELL_OPTS: Final = frozenset({"-i", "-l", "--login", "--norc", "--noprofile", "-f", "--no-rcs"})
+
+
+def _gated_by_shims(c: Cmd, args: list[str]) -> bool:
+    """A shell named bare (`bash`, `zsh -l`) from a gated session is found on PATH: the shim (S10).
+
+    Not so by absolute path, under ``exec``, privileged (sudo resets PATH), in privileged mode
+    (``-p``), cleared environment, or through ``find -exec``/busybox: those stay escapes.
+    """
+    sc = c.sc
+    return (bool(sc.argv) and "/" not in sc.argv[0].text and c.head in ("bash", "sh", "zsh", "dash")
+            and not sc.privileged and not ({"exec", "env", "busybox"} & set(sc.wrappers))
+            and sc.context not in ("find -exec", "remote") and all(a in _PLAIN_SHELL_OPTS for a in args))
+
+
+def gated_shell(c: Cmd) -> MatchResult:
+    if c.head not in SHELLS or c.feeders or c.heredoc_fed or c.reads:
+        return None
+    return _gated_by_shims(c, list(c.args)) or None
 
 
 def shell_as_argument(c: Cmd) -> MatchResult:
@@ -127,7 +152,7 @@ def shell_launchers(c: Cmd) -> MatchResult:
                    remedy="write the commands out literally")
     if h == "chroot" and len(c.pos) <= 1:
         return Hit(detail="chroot with no command starts a shell")
-    if h == "capsh" and (c.args and c.args[-1] == "--" or any(a.startswith("--shell") for a in c.args)):
+    if h == "capsh" and ((c.args and c.args[-1] == "--") or any(a.startswith("--shell") for a in c.args)):
         return Hit(detail="capsh -- starts a shell")
     if h == "systemd-run" and c.has("-S", "--shell", "-t", "--pty") and not c.pos:
         return Hit(detail="systemd-run --shell starts a shell")
@@ -137,7 +162,7 @@ def shell_launchers(c: Cmd) -> MatchResult:
         return Hit(detail="sed's e command runs a shell")
     if c.sub(0) in ("shell",) and h not in DATA_ONLY and h not in ("python", "python3", "manage.py", "git"):
         return Hit(detail=f"{h} shell opens an interactive shell")
-    if h in ("nix-shell", "pipenv", "poetry") and (h == "nix-shell" and not c.has("--run", "--command") or c.sub(0) == "shell"):
+    if h in ("nix-shell", "pipenv", "poetry") and ((h == "nix-shell" and not c.has("--run", "--command")) or c.sub(0) == "shell"):
         return Hit(detail=f"{h} opens an interactive shell")
     if h in ("python", "python2", "python3", "perl", "ruby", "irb", "node", "php", "lua", "tclsh", "wish", "ghci",
              "R", "r", "julia", "jshell", "scala", "sqlite3") and not c.args and not (c.feeders or c.heredoc_fed or c.reads):
@@ -185,7 +210,7 @@ def escape_options(c: Cmd) -> MatchResult:
     for a in c.args:
         if _ESCAPE_OPTS.match(a) and ("sh" in a or "/" in a.split("=", 1)[-1]) and ("=" in a):
             val = a.split("=", 1)[1]
-            if SHELL_PATH_RE.search(val) or val.endswith(".so") or "/" in val and h not in ("git",):
+            if SHELL_PATH_RE.search(val) or val.endswith(".so") or ("/" in val and h not in ("git",)):
                 return Hit(detail=f"{h} {a.split('=', 1)[0]} runs a chosen program")
     for v in c.opt_values("--engine", "-engine", "--default-auth", "--plugin-dir"):
         if ".so" in v or "/" in v:
@@ -222,9 +247,12 @@ RULES: tuple[Rule, ...] = (
          examples=("chroot /", "capsh --", "systemd-run -S", "sed e", "ansible-test shell", "poetry shell",
                    "trap 'nohup sh x.sh' EXIT", "bash -c 'enable -f /tmp/lib.so x'"),
          counter=("chroot /srv/root /bin/true", "sed -e 's/a/b/' f", "trap 'rm -f $tmp' EXIT", "python -V")),
+    Rule("escape.gated-shell", S, "A shell started from a gated session is gated too.", gated_shell,
+         examples=("bash", "zsh", "sh", "bash -l"),
+         counter=("/bin/bash", "exec bash", "sudo bash", "bash -p", "bash -c 'ls'", "bash x.sh")),
     Rule("escape.interactive-shell", A, "This starts an interactive shell ({detail}) whose commands the gate would not see.",
          interactive_shell,
-         examples=("bash", "sudo /bin/sh", "env /bin/sh", "nice /bin/sh -p", "bash -i", "exec zsh", "find . -exec /bin/sh -p \\; -quit"),
+         examples=("/bin/bash", "sudo /bin/sh", "env /bin/sh", "nice /bin/sh -p", "bash -p", "exec zsh", "find . -exec /bin/sh -p \\; -quit"),
          counter=("bash script.sh", "bash -c 'ls'", "sh -n x.sh", "bash --version")),
     Rule("escape.shell-argument", A, "{detail}, an ungated shell that escapes the gate.", shell_as_argument,
          examples=("aa-exec /bin/sh", "rlwrap bash", "capsh --shell=/bin/bash --", "cpulimit -l 100 -f /bin/sh",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, D, Cmd, Ctx, Hit, MatchResult, Rule, heads, write_targets
+from gatesh.rater.builtin._base import A, Cmd, Ctx, D, Hit, MatchResult, Rule, heads, write_targets
 
 _HISTORY_TEXT: Final = re.compile(
     r"\bunset\s+(?:-v\s+)?HISTFILE\b|\bHIST(?:FILE)?SIZE=[\"']?0\b|\bHISTFILE=[\"']?/dev/null"
@@ -43,7 +43,7 @@ def log_wipe(c: Cmd) -> MatchResult:
     for t in targets:
         tt = home + t[1:] if t.startswith("~") else t.replace("$HOME", home)
         if LOG_PATHS.search(tt):
-            if h in ("tee",) and not c.has("-a", "--append") is False:
+            if h in ("tee",) and c.has("-a", "--append") is not False:
                 pass
             return Hit(detail=t)
     if h == "find" and any(LOG_PATHS.search(p) for p in c.pos[:2]) and (c.has("-delete") or "-exec" in c.args):

@@ -12,8 +12,8 @@ from typing import Final
 
 from gatesh.rater.builtin._base import (
     C,
-    D,
     Cmd,
+    D,
     Hit,
     MatchResult,
     Rule,
@@ -61,6 +61,8 @@ def _judge(c: Cmd, paths: list[str], recursive: bool, verb: str) -> Hit | None:
         elif scope is Scope.HOME:
             sev, what = D, f"{shown} outside the working directory"
         elif scope is Scope.OUTSIDE:
+            if not recursive:
+                continue
             sev, what = D, f"{shown} outside the working directory"
         else:
             sev, what = D, f"a path that is only known when it runs ({p})"
@@ -119,15 +121,35 @@ def shred(c: Cmd) -> MatchResult:
     return _judge(c, files, True, "irrecoverably overwrites")
 
 
+_FIND_WITH_VALUE = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-newer", "-type",
+                              "-user", "-group", "-perm", "-size", "-mtime", "-mmin", "-atime", "-ctime",
+                              "-maxdepth", "-mindepth", "-wholename", "-lname", "-printf", "-fprint"})
+
+
 def find_delete(c: Cmd) -> MatchResult:
-    if not c.has("-delete"):
+    acting = False
+    skip = in_exec = False
+    for a in c.args:
+        if skip:
+            skip = False
+        elif in_exec:
+            in_exec = a not in (";", "+", "\\;")
+        elif a in _FIND_WITH_VALUE:
+            skip = True
+        elif a in ("-exec", "-execdir", "-ok", "-okdir"):
+            in_exec = True
+        elif a == "-delete":
+            acting = True
+    if not acting:
         return None
     roots: list[str] = []
     for a in c.args:
         if a.startswith(("-", "(", "!")):
             break
         roots.append(a)
-    return _judge(c, roots or ["."], True, "deletes files found under")
+    filtered = any(a in ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-newer", "-mtime", "-mmin")
+                   for a in c.args)
+    return _judge(c, roots or ["."], not filtered, "deletes files found under")
 
 
 def truncate(c: Cmd) -> MatchResult:
@@ -188,12 +210,13 @@ RULES: tuple[Rule, ...] = (
          examples=("shred -u secrets.txt", "shred -n 3 ~/notes"), counter=("shred --help",)),
     Rule("files.find-delete", D, "This {detail}.", find_delete, heads=heads("find"),
          remedy="run the find without -delete first and check the list",
-         examples=("find . -name '*.py' -delete", "find / -name x -delete"),
-         counter=("find . -name '*.pyc'", "find /tmp/x -delete", "find . -name __pycache__ -delete")),
+         examples=("find . -delete", "find / -name x -delete", "find ~ -delete"),
+         counter=("find . -name '*.pyc'", "find /tmp/x -delete", "find . -name __pycache__ -delete",
+                  "find . -name '*.pyc' -delete")),
     Rule("files.truncate", D, "This {detail}.", truncate, heads=heads("truncate"),
          remedy="edit the file instead of emptying it",
          examples=("truncate -s 0 ~/data.db",), counter=("truncate -s 0 /tmp/x.log", "truncate -s 10M disk.img")),
-    Rule("files.mv-null", D, "This {detail}.", mv_to_null, heads=heads("mv"),
+    Rule("files.mv-null", D, "This {detail}.", mv_to_null, heads=heads("mv"), remedy="delete with rm, or move it aside",
          examples=("mv src /dev/null",), counter=("mv a.txt b.txt",)),
     Rule("files.dd-overwrite", D, "dd {detail}.", dd_overwrite, heads=heads("dd"),
          remedy="write to a new file inside the working directory",

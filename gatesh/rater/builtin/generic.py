@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import D, Cmd, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import Cmd, D, Hit, MatchResult, Rule, heads
 
 _VERB: Final = re.compile(
     r"^(?:[a-z0-9]+[-_:])*(?:delete|del|remove|rm|rb|destroy|terminate|purge|deregister|revoke|drop|"
@@ -30,8 +30,8 @@ DATA_HEADS: Final = frozenset({
     "docker", "podman", "kubectl", "oc", "helm", "terraform", "tofu", "pulumi", "aws", "gcloud", "az",
     "gsutil", "apt", "apt-get", "brew", "pip", "pip3", "npm", "pnpm", "yarn", "cargo", "poetry", "gem",
     "systemctl", "service", "psql", "mysql", "sqlite3", "redis-cli", "mongosh", "mongo", "rclone",
-    "hash", "whereis", "compgen", "complete", "cargo", "go", "dotnet", "mvn", "gradle", "npx", "pnpx", "bunx",
-    "make", "just", "task", "go", "ssh", "scp", "rsync", "sudo", "python", "python3", "node", "ruby", "perl",
+    "hash", "whereis", "compgen", "complete", "go", "dotnet", "mvn", "gradle", "npx", "pnpx", "bunx",
+    "make", "just", "task", "ssh", "scp", "rsync", "sudo", "python", "python3", "node", "ruby", "perl",
     "sh", "bash", "zsh", "fish", "dash", "ksh", "crontab", "chmod", "chown", "trash", "gio", "basename",
     "dirname", "realpath", "readlink", "stat", "file", "du", "df", "tar", "zip", "unzip", "gzip", "date",
     "sleep", "wait", "kill", "pkill", "killall", "time", "watch", "env", "printenv", "pwd", "whoami", "id",
@@ -101,7 +101,7 @@ def piped_verb(c: Cmd) -> MatchResult:
     if all(x.head in DATA_HEADS and x.head not in ("socat", "nc") for x in c.consumers):
         return None
     first = (c.pos[0].split() or [""])[0] if c.pos else ""
-    if first and _VERB.match(first) or first.lower() in ("shutdown", "disable", "flushall", "flushdb"):
+    if (first and _VERB.match(first)) or first.lower() in ("shutdown", "disable", "flushall", "flushdb"):
         return Hit(detail=f"{c.consumers[0].head} is sent '{first}'")
     return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from gatesh.rater.builtin._base import C, D, Cmd, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
 
 GIT: Final = heads("git")
 PROTECTED: Final = frozenset({"main", "master", "trunk", "production", "prod", "release", "develop"})
@@ -128,7 +128,20 @@ def checkout_discard(c: Cmd) -> MatchResult:
     if "--" in rest:
         after = rest[rest.index("--") + 1:]
         return bool(after)
-    pos = _positional(rest)
+    pos: list[str] = []
+    skip = False
+    for i, a in enumerate(rest):
+        nxt = rest[i + 1] if i + 1 < len(rest) else ""
+        if skip:
+            skip = False
+            continue
+        if a in ("--conflict", "--unified", "-U", "--inter-hunk-context") or (
+                a == "--track" and nxt in ("direct", "inherit")) or (
+                a == "--recurse-submodules" and nxt in ("checkout", "on-demand", "yes", "no")):
+            skip = True
+            continue
+        if not a.startswith("-"):
+            pos.append(a)
     return any(p in (".", "./", "*", ":/") for p in pos) or len(pos) >= 2
 
 
@@ -181,7 +194,32 @@ def tag_delete(c: Cmd) -> MatchResult:
     return s == "tag" and bool(_opts(rest) & {"-d", "--delete"})
 
 
+# Subcommands whose --no-verify skips a hook, and the short option that means the same for each.
+_NO_VERIFY_SHORT: Final = {"commit": "-n", "merge": "", "push": "", "am": "", "rebase": "",
+                           "cherry-pick": "", "revert": ""}
+
+
+def skip_hooks(c: Cmd) -> MatchResult:
+    """--no-verify (commit's -n) skips the pre-commit/pre-push hooks gatesh's git hooks gate with."""
+    s, rest = sub(c)
+    if s in _NO_VERIFY_SHORT:
+        o = _opts(rest)
+        short = _NO_VERIFY_SHORT[s]
+        if "--no-verify" in o or (short and short in o):
+            return Hit(detail=f"git {s} --no-verify")
+    for k, a in enumerate(c.args):
+        value = c.args[k + 1] if a == "-c" and k + 1 < len(c.args) else ""
+        if value.lower().startswith("core.hookspath=") or a.lower().startswith("--config-env=core.hookspath"):
+            return Hit(detail="git -c core.hooksPath=…")
+    return None
+
+
 RULES: tuple[Rule, ...] = (
+    Rule("git.skip-hooks", D, "{detail} skips the git hooks that gate commits and pushes.", skip_hooks,
+         remedy="run it without --no-verify and fix what the hook reports", heads=GIT,
+         examples=("git commit --no-verify -m x", "git commit -nm x", "git push --no-verify origin main",
+                   "git -c core.hooksPath=/dev/null commit -m x"),
+         counter=("git commit -m x", "git push -n origin main", "git -c user.name=x commit -m y")),
     Rule("git.reset-hard", D, "git reset --hard throws away uncommitted changes in the working tree.",
          reset_hard, remedy="stash first (git stash) or commit, then reset", heads=GIT,
          examples=("git reset --hard", "git reset --hard HEAD~3", "sudo git reset --hard origin/main"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from gatesh.rater.builtin._base import C, D, Cmd, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
 
 ENCRYPTORS: Final = heads("gpg", "gpg2", "openssl", "ccrypt", "ccencrypt", "age", "7z", "7za", "zip", "rar", "aescrypt", "scrypt")
 
@@ -27,9 +27,10 @@ def encrypt(c: Cmd) -> MatchResult:
     elif h == "age":
         if c.has("-d", "--decrypt"):
             return None
-        return None if not c.has("-p", "--passphrase", "-r", "-R") else None
+        if not c.has("-p", "--passphrase", "-r", "-R"):
+            return None
     elif h in ("7z", "7za", "zip", "rar"):
-        if not any(a.startswith(("-p", "-P", "--password")) and len(a) > 2 for a in c.args) and not c.has("-e", "--encrypt"):
+        if not any(a.startswith(("-p", "-P", "--password")) for a in c.args) and not c.has("-e", "--encrypt"):
             return None
         if not any(p.startswith(("/etc", "/home", "~", "/Users", "/var")) for p in c.pos):
             return None

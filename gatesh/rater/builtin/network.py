@@ -5,7 +5,18 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import SHELL_PATH_RE, SHELLS, A, D, Cmd, Ctx, Hit, MatchResult, Rule, heads, is_interpreter
+from gatesh.rater.builtin._base import (
+    SHELLS,
+    A,
+    Cmd,
+    Ctx,
+    D,
+    Hit,
+    MatchResult,
+    Rule,
+    heads,
+    is_interpreter,
+)
 from gatesh.rater.builtin.credentials import SENSITIVE
 
 NET_TOOLS: Final = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat",

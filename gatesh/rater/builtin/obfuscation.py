@@ -6,7 +6,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import SHELLS, A, D, Cmd, Ctx, Hit, MatchResult, Rule, is_interpreter
+from gatesh.rater.builtin._base import (
+    SHELLS,
+    A,
+    Cmd,
+    Ctx,
+    D,
+    Hit,
+    MatchResult,
+    Rule,
+    is_interpreter,
+)
 
 _IFS: Final = re.compile(r"\$\{?IFS\b")
 _HEAD_ESCAPES: Final = re.compile(r"^\s*(?:\w+=\S*\s+)*(?:\$'[^']*\\(?:x[0-9a-fA-F]|[0-7]{3}|u[0-9a-fA-F])"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, D, Cmd, Ctx, Hit, MatchResult, Rule, heads, write_targets
+from gatesh.rater.builtin._base import A, Cmd, Ctx, D, Hit, MatchResult, Rule, heads, write_targets
 
 AUTOSTART: Final = re.compile(
     r"(?:^|/)\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|"
@@ -63,7 +63,7 @@ def systemd_timer(c: Cmd) -> MatchResult:
         return Hit(detail="registers a launchd job")
     if h in ("update-rc.d", "chkconfig", "rc-update") and any(a in ("defaults", "enable", "on", "add") for a in c.args):
         return Hit(severity=D, detail="makes a service start at boot")
-    if h == "defaults" and "loginhook" in c.low or h == "defaults" and "loginwindow" in c.low and "write" in c.low:
+    if (h == "defaults" and "loginhook" in c.low) or (h == "defaults" and "loginwindow" in c.low and "write" in c.low):
         return Hit(detail="installs a login hook")
     return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, D, Cmd, Hit, MatchResult, Rule, heads, write_targets
+from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads, write_targets
 
 _SUID_SYM: Final = re.compile(r"^[ugoa]*[+=][rwxXt]*s[rwxXt]*$")
 _WORLD_SYM: Final = re.compile(r"^(?:[ugo]*[oa][ugo]*|)[+=][rxXst]*w")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from gatesh.rater.builtin._base import A, C, D, Cmd, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
 
 _REMOVE_VERBS: Final = frozenset({"remove", "purge", "autoremove", "erase", "uninstall", "rm", "un",
                                   "unlink", "r", "delete", "prune"})
@@ -33,7 +33,7 @@ def pkg_remove(c: Cmd) -> MatchResult:
         verb = c.sub(1)
     if h == "conda" and verb == "env":
         verb = c.sub(1)
-    if h == "go" or h == "composer" and verb not in ("remove",):
+    if h == "go" or (h == "composer" and verb not in ("remove",)):
         return None
     if verb in _REMOVE_VERBS:
         if h in ("npm", "pnpm", "yarn", "bun", "poetry", "cargo", "uv", "composer") and verb in ("rm", "r", "remove", "uninstall", "un", "unlink"):
@@ -52,7 +52,7 @@ def publish(c: Cmd) -> MatchResult:
         return True
     if h in ("mvn", "mvnw", "gradle", "gradlew") and any(a.startswith(("release:perform", "deploy", "publish")) for a in c.args):
         return True
-    return h in ("twine",) and verb == "upload" or None
+    return (h in ("twine",) and verb == "upload") or None
 
 
 def services(c: Cmd) -> MatchResult:

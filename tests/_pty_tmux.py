@@ -1,0 +1,110 @@
+"""A gated PTY session driven through tmux, for tests/test_pty*.py (isolated HOME and XDG dirs)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+DEADLINE_S = 8.0
+
+
+class TmuxSession:
+    """One tmux server on its own socket running ``python -m gatesh`` in a 120x40 window."""
+
+    def __init__(self, tmp: Path, shell: str, *, extra: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                 home_files: dict[str, str] | None = None, config: str = "") -> None:
+        self.tmp = tmp
+        self.home = tmp / "home"
+        self.work = tmp / "work"
+        for d in (self.home, self.work, tmp / "cfg", tmp / "state", tmp / "data", tmp / "run"):
+            d.mkdir(parents=True, exist_ok=True)
+        os.chmod(tmp / "run", 0o700)
+        if config:
+            (tmp / "cfg" / "gatesh").mkdir(parents=True, exist_ok=True)
+            (tmp / "cfg" / "gatesh" / "config.toml").write_text(config)
+        for name, text in (home_files or {}).items():
+            (self.home / name).write_text(text)
+        self.socket = f"gatesh-test-{uuid.uuid4().hex[:10]}"
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "XDG_CONFIG_HOME": str(tmp / "cfg"),
+            "XDG_STATE_HOME": str(tmp / "state"),
+            "XDG_DATA_HOME": str(tmp / "data"),
+            "XDG_RUNTIME_DIR": str(tmp / "run"),
+            "GATESH_SYSTEM_CONFIG": str(tmp / "etc" / "config.toml"),  # absent: no system tier
+            "SHELL": f"/bin/{shell}",
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+            **(env or {}),
+        }
+        for rc in (".bashrc", ".zshrc"):
+            if not (self.home / rc).exists():
+                (self.home / rc).write_text("PS1='$ '\n")
+        cmd = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "gatesh", "--shell", shell, *extra])
+        envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
+        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", str(self.work), f"env -i {envs} {cmd}")
+        self.tmux("set-option", "-g", "remain-on-exit", "on")
+        self.wait_for(lambda s: s.rstrip().endswith("$"), what="the first prompt")
+
+    def tmux(self, *args: str) -> str:
+        out = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+        return out.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-200")
+
+    def send(self, text: str, enter: bool = True) -> None:
+        self.tmux("send-keys", "-l", text)
+        if enter:
+            self.tmux("send-keys", "Enter")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", *keys)
+
+    def wait_for(self, pred: Callable[[str], bool], *, what: str, deadline: float = DEADLINE_S) -> str:
+        end = time.monotonic() + deadline
+        screen = ""
+        while time.monotonic() < end:
+            screen = self.screen()
+            if pred(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; screen:\n{screen}")
+
+    def run(self, text: str, *, marker: str | None = None) -> str:
+        """Type ``text`` and wait for the output line ``marker`` (default: a fresh echo after it)."""
+        tag = marker or f"done-{uuid.uuid4().hex[:6]}"
+        self.send(text)
+        if marker is None:
+            self.send(f"echo {tag[:5]}''{tag[5:]}")
+        return self.wait_for(lambda s: any(line.strip() == tag for line in s.splitlines()), what=tag)
+
+    def status(self) -> int:
+        """``$?`` of the last entry."""
+        tag = uuid.uuid4().hex[:6]
+        self.send(f"echo st{tag}=$?")
+        screen = self.wait_for(lambda s: f"st{tag}=" in s.replace(f"st{tag}=$?", ""), what="the status")
+        for line in screen.splitlines():
+            if line.startswith(f"st{tag}="):
+                return int(line.split("=", 1)[1])
+        raise AssertionError(screen)
+
+    def dead_status(self, deadline: float = DEADLINE_S) -> int:
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            out = self.tmux("display-message", "-p", "#{pane_dead} #{pane_dead_status}").split()
+            if len(out) == 2 and out[0] == "1":  # the status can lag the dead flag for a moment
+                return int(out[1])
+            time.sleep(0.05)
+        raise AssertionError("the session did not end")
+
+    def close(self) -> None:
+        self.tmux("kill-server")

@@ -1,0 +1,88 @@
+"""The bypass corpus (``fixtures/bypass.py``): no obfuscated variant runs (issue 10, S3.3, S3.4).
+
+At rung ``auto`` no case is allowed. At rung ``bypass`` — where everything else runs — the cases
+whose tier is ``hardline`` or ``self`` are still refused: quoting, wrappers, nesting, encodings and
+look-alikes must not move a hardline action or an attack on the gate out of its rule's reach.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from gatesh._types import Action, Rung, Stage
+from gatesh.config import default
+from gatesh.pipeline import decide
+
+
+def _load():
+    path = Path(__file__).parent / "fixtures" / "bypass.py"
+    spec = importlib.util.spec_from_file_location("gatesh_bypass_cases", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while building
+    spec.loader.exec_module(module)
+    return module
+
+
+CASES = _load().CASES
+CONFIG = default()
+
+# Cases that still get through, each a bug reported in .notes/bypass_failures.md. Strict: the
+# moment one is fixed, its xfail fails and must be removed from here.
+KNOWN_AUTO: dict[str, str] = {}
+KNOWN_BYPASS: dict[str, str] = {}
+
+
+def _params(cases, known: dict[str, str]):  # type: ignore[no-untyped-def]
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=known[c.id])]
+                         if c.id in known else []) for c in cases]
+
+
+@pytest.fixture
+def project() -> Path:
+    """A project folder inside the (isolated) home: the realistic working directory."""
+    path = Path.home() / "src" / "proj"
+    path.mkdir(parents=True)
+    return path
+
+
+def _explain(d) -> str:  # type: ignore[no-untyped-def]
+    read = [(c.head, c.words, c.context) for c in d.facts.commands]
+    return (f"{d.facts.text!r} was ALLOWED at {d.rung.value}: stage={d.stage.value} "
+            f"rule={d.rule_id!r} reason={d.reason!r}\nread: {read} notes={d.facts.notes} "
+            f"unreadable={d.facts.unreadable!r}")
+
+
+@pytest.mark.parametrize("case", _params(CASES, KNOWN_AUTO))
+def test_not_allowed_at_auto(case, project: Path) -> None:  # type: ignore[no-untyped-def]
+    d = decide(case.command, cwd=str(project), config=CONFIG, rung=Rung.AUTO)
+    assert d.action is not Action.ALLOW, _explain(d)
+    assert d.stage is not Stage.ERROR, f"internal error: {d.reason}"
+
+
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.tier != "rated"], KNOWN_BYPASS))
+def test_hardline_and_attacks_refused_at_bypass(case, project: Path) -> None:  # type: ignore[no-untyped-def]
+    d = decide(case.command, cwd=str(project), config=CONFIG, rung=Rung.BYPASS)
+    assert d.action is not Action.ALLOW, _explain(d)
+    expected = {"hardline": (Stage.HARDLINE, Stage.SELF_PROTECTION), "self": (Stage.SELF_PROTECTION, Stage.HARDLINE)}
+    assert d.stage in expected[case.tier], _explain(d)
+
+
+def test_corpus_shape() -> None:
+    assert len(CASES) >= 150
+    ids = [c.id for c in CASES]
+    assert len(set(ids)) == len(ids)
+    commands = [c.command for c in CASES]
+    assert len(set(commands)) == len(commands), [c for c, n in Counter(commands).items() if n > 1]
+    categories = Counter(c.category for c in CASES)
+    for needed in ("quoting", "wrapper", "nesting", "eval", "heredoc", "variable", "encoding", "xargs-find",
+                   "interpreter", "alias-function", "unicode", "harness-lookalike", "exfiltration", "gate-escape"):
+        assert categories[needed] >= 5, needed
+    kinds = Counter(c.kind for c in CASES)
+    assert kinds["destroy"] and kinds["exfil"] >= 20 and kinds["escape"] >= 20
+    assert set(KNOWN_AUTO) | set(KNOWN_BYPASS) <= set(ids)

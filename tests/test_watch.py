@@ -1,0 +1,389 @@
+"""gatesh watch without a daemon: events in, rows out; typed lines in, ops out (tmux tests in
+test_watch_tmux.py drive the real thing)."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import pytest
+
+from gatesh.render import neutralise
+from gatesh.watch import (
+    CAUTIOUS_CHOICES,
+    Prompt,
+    Screen,
+    Watcher,
+    entry_pattern,
+    parse_answer,
+    round_from,
+)
+
+ROUND = {"command": "git reset --hard HEAD~1", "justification": "", "outcome": "destructive",
+         "reason": "throws away uncommitted work", "remedy": "stash first", "passed": False,
+         "suggestion": ""}
+
+
+class Fake:
+    """A daemon stand-in: records every op and answers from a script (default: ok)."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.replies: list[dict[str, Any] | None] = []
+
+    def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        self.sent.append(msg)
+        return self.replies.pop(0) if self.replies else {"ok": True}
+
+
+def make(width: int | None = 100, **kw: Any) -> tuple[Watcher, io.StringIO, Fake, list[tuple[str, str]]]:
+    out = io.StringIO()
+    fake = Fake()
+    written: list[tuple[str, str]] = []
+
+    def write_entry(kind: str, pattern: str) -> tuple[str, str]:
+        written.append((kind, pattern))
+        return "/cfg/config.toml", f'[[{kind}]]\nmatch = "exact"\npattern = "{pattern}"'
+
+    w = Watcher(Screen(out, color=False, width=width), fake, write_entry=write_entry, pid=4242, **kw)
+    return w, out, fake, written
+
+
+def escalation(pid: str = "abc123", **over: Any) -> dict[str, Any]:
+    ev = {"event": "escalation", "time": 1.0, "session": "s1", "pending_id": pid, "kind": "escalate",
+          "cwd": "~/repo", "command": "git reset --hard HEAD~1", "outcome": "destructive",
+          "reason": "throws away uncommitted work", "remedy": "stash first",
+          "to_person_reason": "the agent and the rater could not agree",
+          "rounds": [ROUND, ROUND, ROUND], "transcript": "", "timeout_s": 110.0,
+          "choices": ["once", "session", "always", "no", "deny always"]}
+    ev.update(over)
+    return ev
+
+
+def rnd(number: int, **over: Any) -> dict[str, Any]:
+    return {"event": "round", "time": 1.0, "session": "s1", "cwd": "~/repo", "number": number,
+            "total": number, "round": {**ROUND, **over}, "ends": None}
+
+
+# --- rounds, live -----------------------------------------------------------------------------------
+
+
+def test_rounds_render_live_with_session_heading_and_numbers() -> None:
+    w, out, _, _ = make()
+    w.on_event(rnd(1))
+    w.on_event(rnd(2, justification="the user asked for it"))
+    text = out.getvalue()
+    assert text.count("── session s1 · ~/repo ──") == 2
+    assert "Round 1: git reset --hard HEAD~1" in text
+    assert "rater, on the command alone: destructive" in text
+    assert "Round 2: git reset --hard HEAD~1" in text
+    assert "why: the user asked for it" in text
+    assert "(this request)" not in text
+
+
+def test_a_watcher_attaching_mid_argument_numbers_from_the_event() -> None:
+    w, out, _, _ = make()
+    w.on_event(rnd(5))
+    assert "Round 5: git reset" in out.getvalue()
+
+
+def test_passed_round_is_labelled_agreed_not_numbered() -> None:
+    w, out, _, _ = make()
+    w.on_event(rnd(1))
+    ev = rnd(2, passed=True, outcome="safe")
+    ev["ends"] = "agreed"
+    w.on_event(ev)
+    assert "Agreed: git reset --hard HEAD~1" in out.getvalue()
+    assert "Round 2" not in out.getvalue()
+
+
+def test_a_pass_after_a_person_was_reached_draws_no_round() -> None:
+    w, out, _, _ = make()
+    w.on_event(escalation())
+    w.on_event({"event": "answered", "session": "s1", "pending_id": "abc123", "answer": "once",
+                "by": {"pid": 4242, "role": "watch"}})
+    before = out.getvalue()
+    ev = rnd(3, passed=True)
+    ev["ends"] = "accepted"
+    w.on_event(ev)
+    assert out.getvalue() == before
+
+
+def test_agent_text_is_neutralised_everywhere() -> None:
+    w, out, _, _ = make()
+    evil = "ls \x1b[2J\x1b]0;pwned\x07\nrm -rf ~"
+    w.on_event(rnd(1, command=evil, justification="\x1b[31mtrust me", reason="\x9b2Jx"))
+    w.on_event(escalation(command=evil, session="s\x1b[1m1", cwd="~/\x07x"))
+    w.on_event({"event": "mandate", "session": "", "text": "do \x1b[5mit"})
+    w.on_event({"event": "notice", "session": "s1", "text": "\x1b]8;;http://x\x07link"})
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
+    assert "rm -rf ~" in text  # shown, on the same line, never hidden
+
+
+def test_rows_fit_the_width() -> None:
+    w, out, _, _ = make(width=40)
+    w.on_event(rnd(1, command="x" * 300, reason="long " * 50))
+    w.on_event(escalation(command="y" * 500))
+    for line in out.getvalue().splitlines():
+        assert len(line) <= 40, line
+
+
+def test_plain_output_has_no_colour_codes() -> None:
+    w, out, _, _ = make(width=None)
+    w.on_event(rnd(1))
+    w.on_event(escalation())
+    assert "\x1b" not in out.getvalue()
+
+
+def test_colour_by_voice_on_a_terminal() -> None:
+    out = io.StringIO()
+    w = Watcher(Screen(out, color=True, width=100), Fake(), pid=1)
+    w.on_event(rnd(1))
+    text = out.getvalue()
+    assert "\x1b[2m── session s1" in text  # chrome dim
+    assert "\x1b[33m  rater, on the command alone" in text  # rater yellow
+    assert "\nRound 1: git reset" in text  # agent plain
+
+
+def test_malformed_events_do_not_stop_the_view() -> None:
+    w, out, _, _ = make()
+    for ev in ({"event": "round", "round": "nope", "number": "x"}, {"event": "escalation", "rounds": 5},
+               {"event": "answered", "by": []}, {"event": "unknown-kind"}, {"event": "decision"}):
+        w.on_event(ev)
+    w.on_event(rnd(1))
+    assert "Round 1" in out.getvalue()
+
+
+def test_session_end_observation_and_halt_and_notice() -> None:
+    w, out, _, _ = make()
+    w.on_event({"event": "session_end", "session": "s1", "counters": {},
+                "observation": "gatesh (automated observation, not from the user or the agent): 2 rounds open"})
+    w.on_event({"event": "halt", "session": "s2", "cwd": "~/x", "command": "rm -rf ~/.config/gatesh",
+                "reason": "tampering with the gate"})
+    w.on_event({"event": "notice", "session": "s3", "text": "gatesh: the anthropic rater failed 3 times in a row"})
+    text = out.getvalue()
+    assert "session ended" in text and "automated observation" in text
+    assert "HALTED: attack" in text and "resume s2" in text
+    assert "[s3] gatesh: the anthropic rater failed 3 times in a row" in text
+
+
+# --- escalation prompts ---------------------------------------------------------------------------
+
+
+def test_escalation_prompt_shows_command_outcome_argument_and_choices() -> None:
+    w, out, _, _ = make()
+    w.on_event(escalation())
+    text = out.getvalue()
+    assert "Command: git reset --hard HEAD~1" in text
+    assert "Rater: destructive — throws away uncommitted work; stash first" in text
+    assert "The argument so far: 3 rounds" in text
+    assert "Round 3 (this request): git reset --hard HEAD~1" in text
+    assert "abc123 › [o]nce  [s]ession  [a]lways  [N]o  [d]eny always   (Enter = No)" in text
+
+
+def test_catastrophic_offers_no_session_or_always() -> None:
+    w, out, fake, _ = make()
+    w.on_event(escalation(outcome="catastrophic"))  # even if the daemon offered them
+    assert "[o]nce  [N]o  [d]eny always" in out.getvalue()
+    w.on_line("a")
+    w.on_line("s")
+    assert fake.sent == []
+    assert "not offered" in out.getvalue()
+
+
+@pytest.mark.parametrize(("typed", "answer"), [("o", "once"), ("s", "session"), ("a", "always"),
+                                               ("", "no"), ("n", "no"), ("N", "no"), ("d", "deny always"),
+                                               ("deny always", "deny always"), ("  Once ", "once")])
+def test_keys_map_to_answers(typed: str, answer: str) -> None:
+    p = Prompt(pending_id="x", session="s", command="c", choices=("once", "session", "always", "no", "deny always"))
+    assert parse_answer(typed, p) == (answer, "")
+
+
+def test_unknown_line_is_not_an_answer() -> None:
+    w, out, fake, _ = make()
+    w.on_event(escalation())
+    w.on_line("yes please")
+    assert fake.sent == []
+    assert "not an answer" in out.getvalue()
+
+
+def test_halt_prompt_takes_only_run_anyway_in_full() -> None:
+    p = Prompt(pending_id="x", session="s", command="c", kind="halt", choices=("run anyway", "no"))
+    assert parse_answer("run anyway", p) == ("run anyway", "")
+    assert parse_answer("", p) == ("no", "")
+    for typed in ("o", "once", "run", "r", "run anyway!", "always"):
+        assert parse_answer(typed, p)[0] is None
+
+
+def test_answer_once_sends_the_op_and_enter_means_no() -> None:
+    w, _, fake, written = make()
+    w.on_event(escalation("aaa111"))
+    w.on_line("o\n")
+    assert fake.sent == [{"op": "answer", "pending_id": "aaa111", "answer": "once", "pid": 4242}]
+    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "once", "by": {"pid": 4242, "role": "watch"}})
+    w.on_event(escalation("bbb222"))
+    w.on_line("\n")
+    assert fake.sent[-1]["answer"] == "no" and fake.sent[-1]["pending_id"] == "bbb222"
+    assert written == []
+
+
+def test_always_writes_the_allow_entry_after_the_daemon_accepted() -> None:
+    w, out, fake, written = make()
+    w.on_event(escalation(command="git reset --hard HEAD~1  # why: the user asked"))
+    w.on_line("a")
+    assert fake.sent[-1]["answer"] == "always"
+    assert written == [("allow", "git reset --hard HEAD~1")]
+    assert 'wrote to /cfg/config.toml:' in out.getvalue()
+    assert 'pattern = "git reset --hard HEAD~1"' in out.getvalue()
+
+
+def test_deny_always_writes_a_deny_entry() -> None:
+    w, _, _, written = make()
+    w.on_event(escalation(entry="git push -f"))
+    w.on_line("d")
+    assert written == [("deny", "git push -f")]
+
+
+def test_no_entry_is_written_for_a_command_holding_a_secret() -> None:
+    w, out, fake, written = make()
+    w.on_event(escalation(entry="", command="curl -H 'Authorization: Bearer [REDACTED]' x"))
+    w.on_line("a")
+    assert fake.sent[-1]["answer"] == "always"
+    assert written == []
+    assert "holds a secret" in out.getvalue()
+
+
+def test_a_lost_race_writes_nothing_and_says_who_won() -> None:
+    w, out, fake, written = make()
+    w.on_event(escalation())
+    fake.replies.append({"ok": False, "error": "escalation abc123 is already answered (answered 'no' by pid 7)"})
+    w.on_line("a")
+    assert written == []
+    assert "already answered" in out.getvalue()
+
+
+def test_others_see_who_answered_and_the_next_prompt_is_asked() -> None:
+    w, out, fake, _ = make()
+    w.on_event(escalation("aaa111"))
+    w.on_event(escalation("bbb222", command="terraform destroy", outcome="catastrophic"))
+    assert "bbb222: queued" in out.getvalue()
+    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "no", "by": {"pid": 99, "role": "watch"}})
+    text = out.getvalue()
+    assert "aaa111: answered `no` by another watcher (pid 99)" in text
+    assert "now asking bbb222: terraform destroy" in text
+    w.on_line("o")
+    assert fake.sent[-1]["pending_id"] == "bbb222"
+
+
+def test_expired_prompt_is_dropped_and_names_approve() -> None:
+    w, out, fake, _ = make()
+    w.on_event(escalation())
+    w.on_event({"event": "expired", "session": "s1", "pending_id": "abc123"})
+    assert "gatesh approve abc123" in out.getvalue()
+    w.on_line("o")
+    assert fake.sent == []
+
+
+def test_a_human_refusal_is_shown_clearly() -> None:
+    w, out, fake, written = make()
+    w.on_event(escalation())
+    fake.replies.append({"ok": False, "refused": True, "error": "refused: process 12 (bash) in its ancestry "
+                         "belongs to the gated session 's1'"})
+    w.on_line("a")
+    text = out.getvalue()
+    assert "answer: the gate refused this: process 12" in text
+    assert "outside any gated session" in text
+    assert written == []
+
+
+def test_lost_connection_approves_nothing() -> None:
+    w, out, fake, written = make()
+    w.on_event(escalation())
+    fake.replies.append(None)
+    w.on_line("a")
+    assert written == []
+    assert "could not be asked" in out.getvalue()
+    w.detached("closed")
+    assert "nothing was approved" in out.getvalue()
+    assert w.prompts == {}
+
+
+def test_view_only_never_asks() -> None:
+    w, out, fake, _ = make(answers=False)
+    w.on_event(escalation())
+    w.on_line("o")
+    assert fake.sent == []
+    assert "›" not in out.getvalue()
+
+
+def test_attach_shows_waiting_escalations_with_cautious_choices() -> None:
+    w, out, _, _ = make()
+    w.attached({"subscribed": True, "sessions": [{"session": "s1", "halted": True, "halt_reason": "attack"}],
+                "pending": [{"pending_id": "ccc333", "session": "s1", "command": "terraform destroy",
+                             "cwd": "~/i", "reason": "cannot be undone", "kind": "escalate", "state": "waiting"}]})
+    text = out.getvalue()
+    assert "session s1 is halted" in text
+    assert "ccc333 › [o]nce  [N]o  [d]eny always" in text
+    assert w.prompts["ccc333"].choices == CAUTIOUS_CHOICES
+
+
+# --- verbs typed at the watcher -------------------------------------------------------------------
+
+
+def test_mandate_line_and_m_key() -> None:
+    w, _, fake, _ = make()
+    w.on_line("mandate: undo my last two commits")
+    w.on_line("m")
+    w.on_line("clean the build folder")
+    w.on_line("mandate @s2: only s2")
+    assert [m.get("text") for m in fake.sent] == ["undo my last two commits", "clean the build folder", "only s2"]
+    assert all(m["op"] == "mandate" and m["pid"] == 4242 for m in fake.sent)
+    assert "session" not in fake.sent[0] and fake.sent[2]["session"] == "s2"
+
+
+def test_mandate_while_a_prompt_waits_is_not_an_answer() -> None:
+    w, _, fake, _ = make()
+    w.on_event(escalation())
+    w.on_line("mandate: do it")
+    assert fake.sent[-1]["op"] == "mandate"
+    assert "abc123" in w.prompts
+
+
+def test_resume_approve_deny_lines() -> None:
+    w, out, fake, _ = make()
+    fake.replies += [{"ok": True, "session": "s1", "was_halted": True},
+                     {"ok": True, "pending_id": "abc123", "state": "approved",
+                      "text": "approved: `x` may run once when the agent retries it"},
+                     {"ok": True, "pending_id": "def456", "state": "denied"}]
+    w.on_line("resume s1")
+    w.on_line("approve ABC123")
+    w.on_line("deny def456")
+    assert [(m["op"], m.get("session") or m.get("pending_id")) for m in fake.sent] == [
+        ("resume", "s1"), ("approve", "abc123"), ("deny", "def456")]
+    assert "abc123: approved: `x` may run once" in out.getvalue()
+
+
+def test_quit_and_help() -> None:
+    w, out, _, _ = make()
+    assert w.on_line("help") is True
+    assert "mandate: TEXT" in out.getvalue()
+    assert w.on_line("quit") is False
+
+
+def test_entry_pattern_strips_the_justification() -> None:
+    assert entry_pattern("git  reset --hard   HEAD~1   # why: asked") == "git reset --hard HEAD~1"
+    assert entry_pattern("echo '#why: x'") == "echo '#why: x'"
+
+
+def test_round_from_tolerates_garbage() -> None:
+    r = round_from({"outcome": "nonsense", "command": 5, "passed": "yes"})
+    assert r.command == "" and r.outcome.value == "destructive" and r.passed is False
+
+
+def test_no_row_contains_a_control_character() -> None:
+    w, out, _, _ = make(width=30)
+    w.on_event(rnd(1, command="a\tb\x00c\u202e", reason="\u200bz"))
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202e\u200b]", out.getvalue())
+    assert neutralise(out.getvalue().replace("\n", "")) == out.getvalue().replace("\n", "").strip()

@@ -1,7 +1,9 @@
 """`gatesh -c true` vs `bash -c true` with a warm daemon (S14: median overhead <= 10 ms).
 
 Runs through a launcher written by gatesh.launcher (the real interpreter with -IS), in a private
-HOME/XDG sandbox, interleaving the two commands. Prints figures and one JSON line; asserts nothing.
+HOME/XDG sandbox, interleaving the two commands and the bare interpreter (``python -IS -c pass``, the
+floor no Python client can go below). Reports wall and CPU medians. Prints figures and one JSON line;
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import sys
 import tempfile
 import time
 
+CPU: list[float] = []  # the CPU time (user + system) of the last spawned process, in ms
+
 
 def _spawn_wait(argv: list[str], env: dict[str, str]) -> float:
     t = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, env)
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
     elapsed = time.perf_counter() - t
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{argv} failed with status {status}")
+    CPU[:] = [(usage.ru_utime + usage.ru_stime) * 1000]
     return elapsed * 1000
 
 
@@ -39,18 +44,36 @@ def main(n: int = 200) -> dict[str, float]:
     for _ in range(10):
         _spawn_wait([launcher, "-c", "true"], env)
         _spawn_wait([bash, "-c", "true"], env)
-    g, b = [], []
+    # The interpreter's own floor (what no client code can go below), interleaved too.
+    from gatesh.launcher import real_interpreter
+
+    python = [real_interpreter(), "-IS", "-c", "pass"]
+    g, b, p, gc, bc, pc = [], [], [], [], [], []
     for _ in range(n):
         g.append(_spawn_wait([launcher, "-c", "true"], env))
+        gc.append(CPU[0])
         b.append(_spawn_wait([bash, "-c", "true"], env))
-    gm, bm = statistics.median(g), statistics.median(b)
+        bc.append(CPU[0])
+        p.append(_spawn_wait(python, env))
+        pc.append(CPU[0])
+    gm, bm, pm = statistics.median(g), statistics.median(b), statistics.median(p)
     result = {"n": n, "gatesh_median_ms": round(gm, 2), "bash_median_ms": round(bm, 2),
               "overhead_median_ms": round(gm - bm, 2), "ratio": round(gm / bm, 2),
-              "gatesh_p90_ms": round(sorted(g)[int(n * 0.9)], 2), "target_overhead_ms": 10}
+              "gatesh_p90_ms": round(sorted(g)[int(n * 0.9)], 2), "target_overhead_ms": 10,
+              "python_floor_median_ms": round(pm, 2),
+              "client_over_floor_ms": round(gm - pm, 2),
+              # CPU time (user + system, the process and the shell it became): unlike wall time it
+              # hardly moves with the machine's load.
+              "gatesh_cpu_median_ms": round(statistics.median(gc), 2),
+              "bash_cpu_median_ms": round(statistics.median(bc), 2),
+              "python_floor_cpu_median_ms": round(statistics.median(pc), 2)}
     with open(os.path.join(env["XDG_RUNTIME_DIR"], "gatesh", "daemon.lock")) as f:
         os.kill(int(f.read().strip()), signal.SIGTERM)
     print(f"gatesh -c true: median {gm:.2f} ms; bash -c true: median {bm:.2f} ms; "
-          f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}")
+          f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}; "
+          f"python -IS floor {pm:.2f} ms (gatesh is {gm - pm:.2f} ms above it); CPU medians: gatesh "
+          f"{result['gatesh_cpu_median_ms']} ms, bash {result['bash_cpu_median_ms']} ms, "
+          f"python floor {result['python_floor_cpu_median_ms']} ms")
     print(json.dumps(result))
     return result
 

@@ -168,13 +168,17 @@ def spread(values: list[float]) -> dict[str, float]:
 
 def evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None) -> dict[str, Any]:
     """Decide every (sampled) row of every corpus at both rungs; returns the figures."""
+    with tempfile.TemporaryDirectory(prefix="gatesh-eval-") as cwd:
+        return _evaluate(root, limit, peer_raw, cwd)
+
+
+def _evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None, cwd: str) -> dict[str, Any]:
     config = default()
     rater = make_rater(config, "builtin")
     from gatesh.alignment import BuiltinChecker
 
     checker = BuiltinChecker()
     has_error = _ts_parser()
-    cwd = tempfile.mkdtemp(prefix="gatesh-eval-")
     out: dict[str, Any] = {"corpora": {}, "targets": [], "benign_not_allowed": []}
     target_rows: dict[str, list[tuple[bool, str | None]]] = defaultdict(list)
     benign_misses: Counter[tuple[str, str]] = Counter()
@@ -195,7 +199,8 @@ def evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None) -> d
             cmd = str(row.get("cmd", ""))
             label = str(row.get("label", "unknown"))
             by_rung: dict[Rung, Decision] = {}
-            for rung in RUNGS:
+            # auto first, so its time is the row's first decision (no reading or verdict cached yet)
+            for rung in (Rung.AUTO, Rung.ASSISTED):
                 (d,), seconds = eval_rows([row], config=config, rung=rung, rater=rater, checker=checker, cwd=cwd)
                 by_rung[rung] = d
                 labels[label][rung.value][d.action.value] += 1

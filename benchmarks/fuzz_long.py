@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import emit  # noqa: E402
+from _common import emit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
     counts: Counter[str] = Counter()
     failures: Counter[str] = Counter()
     classes: dict[str, set[str]] = {"raw": set(), "grammar": set(), "hardline": set()}
-    out = open(args.out, "w", encoding="utf-8")  # noqa: SIM115
+    out = open(args.out, "w", encoding="utf-8")
 
     def fail(prop: str, text: str, what: str, d: Any) -> None:
         failures[prop] += 1

@@ -152,7 +152,7 @@ def a_peer(ctx: Ctx, src: str) -> tuple[list[str], str]:
     argv = ["--raw-out", ctx.path("peer_raw.json"), "--scratch", ctx.path("peer")]
     if ctx.quick:
         return [*argv, "--quick"], "quick: 200 rows per corpus decided, 4 per corpus through the hooks"
-    return [*argv, "--rows", "5000"], "at most 5000 evenly spaced rows per corpus decided, 25 per corpus through the hooks"
+    return argv, "every row decided, 25 per corpus through the hooks"
 
 
 def a_evaluation(ctx: Ctx, src: str) -> tuple[list[str], str]:
@@ -185,7 +185,7 @@ STEPS: tuple[Step, ...] = (
     Step("concurrency", "concurrency.py", "32 concurrent sessions", a_concurrency, (90, 240)),
     Step("pty_throughput", "pty_throughput.py", "PTY throughput and keystroke latency", a_pty, (60, 240)),
     Step("rater_quality", "rater_quality.py", "Builtin rater quality", a_quality, (60, 180), True),
-    Step("peer", "peer.py", "Peer side by side (cc-safety-net)", a_peer, (120, 420), True),
+    Step("peer", "peer.py", "Peer side by side (cc-safety-net)", a_peer, (120, 600), True),
     Step("evaluation", "evaluation.py", "Evaluation (docs/EVALUATION.md)", a_evaluation, (120, 600), True),
     Step("plot", "plot.py", "Latency plot (docs/latency.png)", a_plot, (90, 180)),
 )
@@ -622,6 +622,10 @@ def _peer_section(rec: dict[str, Any]) -> list[str]:
     r = hook.get("ratio_gatesh_over_peer")
     if r:
         lines.append(f"| ratio `python -m gatesh` / peer, per pair | {r['p50']:.2f}× | {r['p10']:.2f}–{r['p90']:.2f}× | {r['p99']:.2f}× |")
+    decided = hook.get("decisions", {})
+    if decided:
+        lines += ["", "Answers on those rows: " + "; ".join(
+            f"{who}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) for who, c in decided.items() if c) + "."]
     lines += ["", f"The peer decided {sum(d.get('decided_rows', {}).values())} corpus rows through its library "
               f"entry point at {d.get('decisions_per_second')} rows/s; its allow/deny per corpus and label is in "
               "[EVALUATION.md](EVALUATION.md).", ""]

@@ -3,7 +3,7 @@
 Guarantees:
 
 - :meth:`AuditLog.append` returns only after the line is written with ``O_APPEND`` and
-  ``fdatasync``-ed (``fsync`` where that is missing); it raises :class:`AuditError` otherwise. The caller must then refuse the command:
+  ``fsync``-ed; it raises :class:`AuditError` otherwise. The caller must then refuse the command:
   nothing is allowed without its audit line (S15).
 - Concurrent appends from threads of one process are batched (group commit): one writer thread
   writes every queued line and ``fsync``s once, and each caller waits for the batch holding its line.
@@ -56,8 +56,10 @@ def _home() -> str:
     """``~`` expanded, recomputed only when ``$HOME`` changes (the daemon folds every record)."""
     global _home_cache
     env = os.environ.get("HOME")
-    if env is None or _home_cache[0] != env:
-        _home_cache = (env, os.path.expanduser("~")) if env is not None else (None, os.path.expanduser("~"))
+    if env is None:  # expanduser falls back to the password database: not cached
+        return os.path.expanduser("~")
+    if _home_cache[0] != env:
+        _home_cache = (env, os.path.expanduser("~"))
     return _home_cache[1]
 
 
@@ -70,7 +72,25 @@ def fold_home(text: str, home: str | None = None) -> str:
 
 
 def _clean(text: str) -> str:
-    return _redact(fold_home(text))
+    if not text:
+        return text
+    home = _home()
+    key = (text, home)
+    hit = _CLEANED.get(key)
+    if hit is None:
+        hit = _redact(fold_home(text, home))
+        if len(_CLEANED) >= _CLEANED_MAX:
+            _CLEANED.clear()
+        if len(text) <= 4096:
+            _CLEANED[key] = hit
+    return hit
+
+
+# The same command, reason and notes are cleaned for the audit line, the events and the reply:
+# remember recent results (redaction is a pure function of the text; the home folder is part of
+# the key). Bounded; cleared wholesale when full.
+_CLEANED: dict[tuple[str, str], str] = {}
+_CLEANED_MAX = 2048
 
 
 def record_for(
@@ -159,13 +179,11 @@ def _encode(record: dict[str, Any]) -> bytes:
     return data[:MAX_RECORD_BYTES - 1] + b"\n" if len(data) > MAX_RECORD_BYTES else data
 
 
-_sync = getattr(os, "fdatasync", os.fsync)
-
-
 class AuditLog:
     """An append-only JSONL file with size-bounded rotation. Thread-safe; see the module docstring.
 
-    Invariant: every line handed to :meth:`append` that returned normally is on disk (fsync-ed).
+    Invariant: every line handed to :meth:`append` / :meth:`append_many` that returned normally is
+    on disk (fsync-ed).
     """
 
     def __init__(self, path: str, max_bytes: int = 16 * 1024 * 1024, keep: int = 5) -> None:
@@ -264,9 +282,9 @@ class AuditLog:
         while view:
             n = os.write(fd, view)
             view = view[n:]
-        # fdatasync: the lines and the file's new size reach the disk (what a reader needs); only
-        # timestamps may lag. Where it does not exist, fsync.
-        _sync(fd)
+        # fsync, not fdatasync: measured side by side on this ext4 (appends that grow the file
+        # need a journal commit either way), fdatasync was no faster and often slower.
+        os.fsync(fd)
 
     def _rotate(self) -> None:
         """``audit.jsonl`` → ``.1`` → ``.2`` …; the file past ``keep`` is removed."""

@@ -1,8 +1,11 @@
 """The ``-c`` client (S9.4): gate a command through the daemon, then ``exec`` the real shell.
 
 Standard library only, and only its cheapest parts (``_socket`` and ``_json`` rather than
-``socket`` and ``json``, which pull in ``re`` and cost ~10 ms each): ``gatesh -c true`` must stay
-within 10 ms of ``bash -c true`` (S14). It repeats the few protocol constants it needs from
+``socket`` and ``json``, which pull in ``re`` and cost ~10 ms each; the built-in ``posix`` rather
+than ``os``, which an interpreter started with ``-S`` has not loaded and which costs ~1 ms more):
+``gatesh -c true`` must stay within 10 ms of ``bash -c true`` (S14). Paths that are not on the way
+to running an allowed command (starting the daemon, the in-process fallback, scripts on stdin)
+import ``os`` where they need it. It repeats the few protocol constants it needs from
 :mod:`gatesh.daemon.protocol` and the socket path rules of :mod:`gatesh._paths`; tests pin both.
 
 Guarantees (fail closed, S9.4, S15):
@@ -17,7 +20,7 @@ Guarantees (fail closed, S9.4, S15):
 
 from __future__ import annotations
 
-import os
+import posix
 import sys
 
 TYPE_CHECKING = False
@@ -102,26 +105,78 @@ def _i(v: object) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else EXIT_REFUSED
 
 
+# --- the few os-level helpers the hot path needs, on ``posix`` -------------------------------
+
+
+def getenv(name: str, default: str = "") -> str:
+    """``$name``. ``os.environ`` when ``os`` is loaded (it is authoritative: code that changed the
+    environment did it there), else the process's own environment, which nothing has changed."""
+    os_mod = sys.modules.get("os")
+    if os_mod is not None:
+        return str(os_mod.environ.get(name, default))
+    value = posix.environ.get(name.encode("utf-8", "surrogateescape"))
+    return default if value is None else value.decode("utf-8", "surrogateescape")
+
+
+def _environ_with(name: str, value: str | None) -> dict[Any, Any]:
+    """A copy of the environment for ``execve``, with ``name`` set to ``value`` (left as it is
+    when ``value`` is None). Keys are str when ``os`` is loaded, else the raw bytes."""
+    os_mod = sys.modules.get("os")
+    if os_mod is not None:
+        env: dict[Any, Any] = dict(os_mod.environ)
+        if value is not None:
+            env[name] = value
+        return env
+    env = dict(posix.environ)
+    if value is not None:
+        env[name.encode("utf-8", "surrogateescape")] = value.encode("utf-8", "surrogateescape")
+    return env
+
+
+def _join(folder: str, name: str) -> str:
+    return folder + name if folder.endswith("/") else f"{folder}/{name}"
+
+
+def _dirname(path: str) -> str:
+    head = path.rpartition("/")[0]
+    return head.rstrip("/") or ("/" if path.startswith("/") else "")
+
+
+def _basename(path: str) -> str:
+    return path.rpartition("/")[2]
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return (posix.stat(path).st_mode & 0o170000) == 0o040000
+    except (OSError, ValueError):
+        return False
+
+
 # --- paths (the rules of gatesh._paths, without its imports) --------------------------------
 
 
 def _xdg(var: str, fallback: str) -> str:
+    import os
+
     value = os.environ.get(var, "")
     return value if os.path.isabs(value) else os.path.expanduser(fallback)
 
 
 def runtime_dir() -> str:
-    base = os.environ.get("XDG_RUNTIME_DIR", "")
-    if os.path.isabs(base) and os.path.isdir(base):
-        return os.path.join(base, "gatesh")
-    return os.path.join("/tmp", f"gatesh-{os.getuid()}")
+    base = getenv("XDG_RUNTIME_DIR")
+    if base.startswith("/") and _is_dir(base):
+        return _join(base, "gatesh")
+    return f"/tmp/gatesh-{posix.getuid()}"
 
 
 def socket_path() -> str:
-    return os.path.join(runtime_dir(), "daemon.sock")
+    return _join(runtime_dir(), "daemon.sock")
 
 
 def state_dir() -> str:
+    import os
+
     return os.path.join(_xdg("XDG_STATE_HOME", "~/.local/state"), "gatesh")
 
 
@@ -244,7 +299,7 @@ def _connect(role: str, *, start: bool) -> tuple[_Conn, dict[str, Any] | None]:
         if not start:
             raise
         conn = _start_and_connect(path)
-    conn.send({"v": VERSION, "hello": role, "pid": os.getpid()})
+    conn.send({"v": VERSION, "hello": role, "pid": posix.getpid()})
     return conn, None
 
 
@@ -272,6 +327,8 @@ def _start_and_connect(path: str) -> _Conn:
 
 
 def _spawn_daemon() -> None:
+    import os
+
     env = dict(os.environ)
     env.pop("GATESH_SESSION", None)
     if sys.flags.no_site or sys.flags.isolated:
@@ -312,7 +369,7 @@ def request(role: str, message: dict[str, Any], *, start: bool = True, timeout: 
     conn, _ = _connect(role, start=start)
     try:
         message = dict(message)
-        message.setdefault("pid", os.getpid())
+        message.setdefault("pid", posix.getpid())
         conn.send(message)
         for reply in conn.lines(timeout):
             if "welcome" in reply:
@@ -337,7 +394,7 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
     have recorded a decision we never heard, so asking again elsewhere could count twice.
     """
     msg: dict[str, Any] = {"op": "check", "command": command, "cwd": cwd, "surface": surface,
-                           "pid": os.getpid()}
+                           "pid": posix.getpid()}
     if session:
         msg["session"] = session
     if can_ask is not None:
@@ -432,8 +489,29 @@ def _quote(word: str) -> str:
 
 
 def _own_path(argv0: str) -> str:
-    path = argv0 if os.sep in argv0 else (sys.argv[0] if sys.argv and os.sep in sys.argv[0] else argv0)
-    return os.path.realpath(path) if os.sep in path else ""
+    """The file gatesh runs as (a shim link followed to the launcher), or "" when unknown."""
+    path = argv0 if "/" in argv0 else (sys.argv[0] if sys.argv and "/" in sys.argv[0] else argv0)
+    return _follow_links(path) if "/" in path else ""
+
+
+def _follow_links(path: str) -> str:
+    """``path`` made absolute, with its last component's symbolic links followed (at most 40).
+
+    Folder links are left in place: callers compare folders and files by identity (_file_id), and
+    the name of the file a chain of links ends at is the same either way.
+    """
+    if not path.startswith("/"):
+        try:
+            path = _join(posix.getcwd(), path)
+        except OSError:
+            return path
+    for _ in range(40):
+        try:
+            target = posix.readlink(path)
+        except (OSError, ValueError):  # not a link (EINVAL), or gone: this is the file
+            return path
+        path = target if target.startswith("/") else _join(_dirname(path) or "/", target)
+    return path
 
 
 def find_real_shell(name: str, own: str, path: str | None = None) -> str | None:
@@ -441,25 +519,40 @@ def find_real_shell(name: str, own: str, path: str | None = None) -> str | None:
 
     ``own`` is the path gatesh was invoked as (a shim link or the launcher).
     """
-    entries = [e for e in (os.environ.get("PATH", "") if path is None else path).split(os.pathsep) if e]
-    own_real = os.path.realpath(own) if own else ""
-    own_dir = os.path.realpath(os.path.dirname(own)) if own else ""
-    dirs = [os.path.realpath(e) for e in entries]
-    if own_dir in dirs:
+    # Folders and files are compared by identity (device, inode; symlinks followed): one stat per
+    # PATH entry instead of a realpath walk of every component of every entry (S14).
+    entries = [e for e in (getenv("PATH") if path is None else path).split(":") if e]
+    own_id = _file_id(own) if own else None
+    own_dir = _file_id(_dirname(own) or ".") if own else None
+    dirs = [_file_id(e) for e in entries]
+    if own_dir is not None and own_dir in dirs:
         start = len(dirs) - dirs[::-1].index(own_dir)  # after gatesh's own folder (its last mention)
         entries, dirs = entries[start:], dirs[start:]
-    for entry, real_dir in zip(entries, dirs, strict=True):
-        candidate = os.path.join(entry, name)
-        if real_dir == own_dir or not os.access(candidate, os.X_OK) or os.path.isdir(candidate):
+    for entry, dir_id in zip(entries, dirs, strict=True):
+        if dir_id is None or dir_id == own_dir:
             continue
-        real = os.path.realpath(candidate)
-        if real == own_real or os.path.basename(real) == "gatesh":
+        candidate = _join(entry, name)
+        if not posix.access(candidate, _X_OK) or _is_dir(candidate):
+            continue
+        if _file_id(candidate) == own_id or _basename(_follow_links(candidate)) == "gatesh":
             continue
         return candidate
     for fallback in (f"/bin/{name}", f"/usr/bin/{name}"):
-        if os.access(fallback, os.X_OK) and os.path.realpath(fallback) != own_real:
+        if posix.access(fallback, _X_OK) and (own_id is None or _file_id(fallback) != own_id):
             return fallback
     return None
+
+
+_X_OK = 1
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of ``path`` with symlinks followed, or None when it cannot be stat-ed."""
+    try:
+        st = posix.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 class _WaitingNotice:
@@ -509,7 +602,7 @@ def shell_main(argv: list[str]) -> int:
 
 def _shell_main(argv: list[str]) -> int:
     argv0 = argv[0] if argv else "gatesh"
-    base = os.path.basename(argv0)
+    base = _basename(argv0)
     login = base.startswith("-")
     name = base.lstrip("-")
     shim = name in SHELL_NAMES
@@ -521,7 +614,7 @@ def _shell_main(argv: list[str]) -> int:
 
         return int(pty_main(argv) or 0)
     cwd = _cwd()
-    session = os.environ.get("GATESH_SESSION") or None
+    session = getenv("GATESH_SESSION") or None
     shell_name = name if shim else None
     stdin_script: bytes | None = None
     if parsed.version_only or parsed.missing_c:
@@ -549,32 +642,33 @@ def _shell_main(argv: list[str]) -> int:
     real = find_real_shell(shell_name, _own_path(argv0))
     if real is None:
         return _refuse(f"gatesh: no real {shell_name} found on PATH (after gatesh's own folder); nothing ran.")
-    env = dict(os.environ)
-    if result is not None and result.session:
-        env["GATESH_SESSION"] = result.session
+    env = _environ_with("GATESH_SESSION", result.session if result is not None and result.session else None)
     if stdin_script is not None:
         _feed_stdin(stdin_script)
     exec_argv = [("-" if login else "") + shell_name, *args]
     sys.stdout.flush()
-    os.execve(real, exec_argv, env)
+    posix.execve(real, exec_argv, env)
     return EXIT_REFUSED  # not reached
 
 
 def _cwd() -> str:
     try:
-        return os.getcwd()
+        return posix.getcwd()
     except OSError:
-        return os.environ.get("PWD", "/") if os.path.isabs(os.environ.get("PWD", "")) else "/"
+        pwd = getenv("PWD")
+        return pwd if pwd.startswith("/") else "/"
 
 
 def _stdin_is_tty() -> bool:
     try:
-        return os.isatty(0)
+        return posix.isatty(0)
     except OSError:
         return False
 
 
 def _read_stdin_script() -> bytes | None:
+    import os
+
     chunks: list[bytes] = []
     total = 0
     while True:
@@ -593,6 +687,8 @@ def _read_stdin_script() -> bytes | None:
 
 def _feed_stdin(data: bytes) -> None:
     """Make ``data`` the shell's standard input again (it was read to be gated)."""
+    import os
+
     r, w = os.pipe()
     if len(data) <= 60000:  # fits in the pipe buffer: write it all now
         os.write(w, data)

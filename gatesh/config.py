@@ -206,12 +206,12 @@ def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], s
             raise fail(key, "only the system config can name watchers")
         kind, allowed = _SCALARS[key]
         value = _check_type(key, value, kind, allowed, fail)
-        if key == "rung" and tier in ("system", "project"):
-            # A cap: the stricter of the cap and what is already in force.
-            current = config.rung if "rung" not in updates else updates["rung"]
-            value = min(Rung(value), current, key=lambda r: r.rank)
-        else:
-            value = Rung(value) if key == "rung" else value
+        if key == "rung":
+            value, capped = _rung_under_cap(config, tier, Rung(value))
+            updates[key] = value
+            if not capped:
+                sources[key] = f"{tier} ({path})"
+            continue
         if key == "git.protected_branches" and tier == "project":
             value = tuple(dict.fromkeys((*config.git.protected_branches, *value)))
         updates[key] = value
@@ -229,12 +229,20 @@ def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], s
             entries.append(_entry(kind, n, item, tier, fail))
         updates[kind] = (*getattr(config, kind), *entries)
         sources[kind] = f"{tier} ({path})" if sources.get(kind) == "default" else f"{sources[kind]} + {tier} ({path})"
-    if "rung" in updates and tier == "user":
-        # The user's rung still sits under any cap a system file set earlier.
-        caps = [Rung(v) for k, v in updates.items() if k == "rung"]
-        system_cap = config.rung if config.sources.get("rung", "").startswith("system") else Rung.BYPASS
-        updates["rung"] = min((*caps, system_cap), key=lambda r: r.rank)
     return _build(config, updates, sources)
+
+
+def _rung_under_cap(config: Config, tier: str, wanted: Rung) -> tuple[Rung, bool]:
+    """The rung in force after ``tier`` asks for ``wanted``, and whether an earlier cap held it.
+
+    A system or project rung is a cap: the stricter of it and what is in force. A user rung
+    replaces the default but still sits under a system cap set earlier.
+    """
+    current = config.rung
+    capping = tier in ("system", "project") or config.sources.get("rung", "").startswith("system")
+    if capping and current.rank < wanted.rank:
+        return current, True
+    return wanted, False
 
 
 def _check_type(key: str, value: Any, kind: type, allowed: tuple[str, ...] | None, fail: Any) -> Any:

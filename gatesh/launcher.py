@@ -50,15 +50,21 @@ def default_paths() -> list[str]:
 
 
 def render_launcher(python: str, paths: list[str]) -> str:
-    """The launcher script text for interpreter ``python`` importing from ``paths`` (in order).
+    """The launcher script text for interpreter ``python`` importing gatesh from ``paths[0]`` and
+    its dependencies from the rest (after the standard library).
 
     ``python`` should be the real binary (see :func:`real_interpreter`). When its ``#!`` line
     would be too long for the kernel, a ``/bin/sh`` trampoline execs it instead (one more exec).
     """
+    # gatesh's own folder goes first (it must win); the others go after the standard library, as
+    # in a normal interpreter, so the standard-library modules the client imports are found at
+    # once, without listing a large site-packages folder first.
+    first, rest = list(paths[:1]), list(paths[1:])
     body = (
         "import sys\n"
-        f"sys.path[:0] = {list(paths)!r}\n"
-        "from gatesh._entry import main\n"
+        f"sys.path[:0] = {first!r}\n"
+        + (f"sys.path += {rest!r}\n" if rest else "")
+        + "from gatesh._entry import main\n"
         "sys.exit(main())\n"
     )
     shebang = f"#!{python} -IS"

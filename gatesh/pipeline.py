@@ -28,6 +28,7 @@ from gatesh._types import (
 )
 from gatesh.policy import floors, hardline, lists, readonly, selfprotect
 from gatesh.reading import read
+from gatesh.redact import redact
 from gatesh.render import neutralise
 from gatesh.session import SessionState
 
@@ -164,8 +165,8 @@ def _decide(
     remedy = verdict.remedy if stage is Stage.RATER else floor_findings[0].remedy
     common = dict(verdict=verdict, floors=floor_findings, findings=verdict.findings + floor_findings,
                   remedy=remedy, rule_id=top.rule_id if top else "")
-    carve_notice = (f"gatesh: the open-world floor was lifted for `{neutralise(facts.text)}`: every host "
-                    f"({', '.join(carved_hosts)}) is named in your own request.") if carved_hosts else ""
+    carve_notice = redact(f"gatesh: the open-world floor was lifted for `{neutralise(facts.text)}`: every "
+                          f"host ({', '.join(carved_hosts)}) is named in your own request.") if carved_hosts else ""
     # 11. Action by outcome.
     if outcome is Outcome.ATTACK:
         return _halt(session, done, stage, _as_finding(verdict), **common)
@@ -180,11 +181,12 @@ def _decide(
         return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="the rung is assisted", **common)
     if verdict.fail_cause:
         # Never rated: no checker may lift what nobody assessed.
-        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="no rating could be obtained", **common)
+        return done(Action.ESCALATE, stage, outcome, reason,
+                    to_person_reason=f"no rating could be obtained ({neutralise(reason)})", **common)
     result = _align(checker, facts, verdict, session)
     if result.decision == "approve":
         nego.note_progress()
-        notice = alignment.approval_notice(facts.text, result, carved_hosts=carved_hosts)
+        notice = redact(alignment.approval_notice(facts.text, result, carved_hosts=carved_hosts))
         return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason, alignment=result, notice=notice, **common)
     if result.decision == "escalate":
         return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, alignment=result,

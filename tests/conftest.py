@@ -1,13 +1,63 @@
 """Shared fixtures: every test runs with its own HOME and XDG folders, so nothing touches the
-developer's real config, state or daemon."""
+developer's real config, state or daemon; every daemon a test started is stopped afterwards."""
 
 from __future__ import annotations
 
 import os
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+
+def _daemons_under(root: str) -> list[int]:
+    """Pids of gatesh daemons whose runtime folder (from their environment) lies under ``root``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if b"gatesh" not in b" ".join(argv) or b"daemon" not in argv:
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+        except OSError:
+            continue
+        runtime = env.get(b"XDG_RUNTIME_DIR", b"").decode(errors="replace")
+        home = env.get(b"HOME", b"").decode(errors="replace")
+        if runtime.startswith(root) or home.startswith(root):
+            pids.append(int(entry))
+    return pids
+
+
+def stop_daemons(root: str) -> None:
+    """SIGTERM, then SIGKILL after a short grace, every daemon started under ``root``."""
+    pids = _daemons_under(root)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 3
+    while pids and time.monotonic() < deadline:
+        pids = [p for p in pids if os.path.exists(f"/proc/{p}")]
+        time.sleep(0.05)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_daemon_outlives_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    root = str(tmp_path_factory.getbasetemp())
+    yield
+    stop_daemons(root)
 
 
 @pytest.fixture(autouse=True)
@@ -27,4 +77,4 @@ def isolated_home(
     for var in ("GATESH_SESSION", "GATESH_GATED", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     yield home
-    os.environ.pop("GATESH_TEST_MARKER", None)
+    stop_daemons(str(home))

@@ -108,10 +108,15 @@ def test_launcher_long_interpreter_uses_sh(tmp_path: Path) -> None:
     assert text.startswith("#!/bin/sh\n") and '"$0" "$@"' in text
 
 
-def test_client_import_set_is_small() -> None:
-    """`gatesh -c` must not import json, socket, re, typing or dataclasses (S14)."""
-    code = ("import sys; import gatesh._entry, gatesh.client; "
-            "bad = [m for m in ('json','socket','re','typing','dataclasses','gatesh.pipeline') if m in sys.modules]; "
+@pytest.mark.parametrize(("modules", "forbidden"), [
+    ("gatesh._entry, gatesh.client", "'json','socket','re','typing','dataclasses','gatesh.pipeline'"),
+    ("gatesh.client", "'os','posixpath','json','socket','re','typing','dataclasses','gatesh.pipeline'"),
+])
+def test_client_import_set_is_small(modules: str, forbidden: str) -> None:
+    """`gatesh -c` must not import json, socket, re, typing or dataclasses, and the client itself
+    not even os (S14)."""
+    code = (f"import sys; import {modules}; "
+            f"bad = [m for m in ({forbidden}) if m in sys.modules]; "
             "print(','.join(bad))")
     root = os.path.dirname(os.path.dirname(os.path.abspath(client.__file__)))
     out = subprocess.run([sys.executable, "-IS", "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"],

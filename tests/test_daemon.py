@@ -437,3 +437,19 @@ def test_mandate_channels() -> None:
     for channel in ("watch", "env", "file"):
         reply = client.request("human", {"op": "mandate", "text": "x", "session": "mc", "channel": channel})
         assert reply["ok"] is False and "unknown channel" in reply["error"]
+
+
+def test_the_c_client_imports_no_os_before_exec(tmp_path: Path) -> None:
+    """S14: the `-c` client (interpreter with -IS, as the launcher starts it) reaches exec without
+    loading `os`, `json` or `socket` (`-X importtime` lists every import on stderr as it happens)."""
+    assert run("true").returncode == 0  # the daemon is up
+    root = str(Path(client.__file__).resolve().parents[1])
+    code = (f"import sys; sys.path[:0] = [{root!r}]; from gatesh.client import shell_main; "
+            "sys.exit(shell_main(['gatesh', '-c', 'echo ran']))")
+    env = {**os.environ, "GATESH_SESSION": "imports"}
+    out = subprocess.run([sys.executable, "-X", "importtime", "-IS", "-c", code], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 0 and out.stdout == "ran\n", out.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line}
+    assert "gatesh.client" in imported
+    assert not imported & {"os", "json", "socket", "re", "typing", "posixpath"}, imported

@@ -57,8 +57,8 @@ def test_unreadable_is_at_least_destructive() -> None:
 
 
 def test_unreadable_keeps_worse_findings() -> None:
-    sc = SimpleCommand(argv=(Word("bash"),), head="bash", raw="bash")
-    v = RATER.rate(Facts(text="bash", commands=(sc,), readable=False, unreadable="too deep"), cwd=CWD)
+    sc = SimpleCommand(argv=(Word("/bin/bash"),), head="bash", raw="/bin/bash")
+    v = RATER.rate(Facts(text="/bin/bash", commands=(sc,), readable=False, unreadable="too deep"), cwd=CWD)
     assert v.outcome is Outcome.ATTACK
 
 

@@ -34,18 +34,37 @@ def _ask(op: str, **fields: Any) -> dict[str, Any] | None:
 
 
 def _ago(ts: float) -> str:
-    s = max(0, int(time.time() - ts))
+    return _duration(time.time() - ts) + " ago"
+
+
+def _duration(seconds: float) -> str:
+    s = max(0, int(seconds))
     if s < 120:
-        return f"{s}s ago"
+        return f"{s}s"
     if s < 7200:
-        return f"{s // 60}m ago"
-    return f"{s // 3600}h ago"
+        return f"{s // 60}m"
+    if s < 172800:
+        return f"{s // 3600}h {s % 3600 // 60}m"
+    return f"{s // 86400}d {s % 86400 // 3600}h"
+
+
+# Decision words in the order a person reads them (anything else after, alphabetically).
+_ACTIONS = ("allow", "reject", "escalate", "refuse", "deny", "halt", "audit_failed")
+# Rows shown per list unless --all.
+_SHOWN = 20
 
 
 def status_main(argv: list[str]) -> int:
-    """Print the daemon's sessions, counters, halts and pending escalations. Exit 1 when not running."""
+    """Print the daemon's sessions, counters, halts and pending escalations. Exit 1 when not running.
+
+    Everything the daemon relays that an agent may have written (session ids, commands, reasons)
+    is neutralised to one printable line before it reaches the terminal (S8.1).
+    """
+    from gatesh.render import neutralise as n
+
     parser = argparse.ArgumentParser(prog="gatesh status", description="sessions, counters and the daemon's health")
     parser.add_argument("--json", action="store_true", help="print the raw status as JSON")
+    parser.add_argument("--all", action="store_true", help=f"list every session and escalation (default: newest {_SHOWN})")
     args = parser.parse_args(argv)
     reply = _ask("status")
     paths = _paths.current()
@@ -60,30 +79,52 @@ def status_main(argv: list[str]) -> int:
         print(json.dumps(reply, indent=2, default=str))
         return 0
     d = reply["daemon"]
-    print(f"gatesh daemon {d['version']}: pid {d['pid']}, up {int(d['uptime_s'])}s, "
-          f"{reply['watchers']} watcher(s), {d['connections']} connection(s)")
-    print(f"socket: {d['socket']}")
-    print(f"audit log: {d['audit_log']}" + (f"  ({d['audit_failures']} write failures; last: {d['audit_last_error']})"
-                                             if d.get("audit_failures") else ""))
+    watchers = int(reply.get("watchers") or 0)
+    print(f"gatesh daemon {d['version']}: running, pid {d['pid']}, up {_duration(d['uptime_s'])}")
+    print(f"  watchers:   {watchers}" + ("" if watchers else "  (nobody is watching: escalations are refused at once)"))
+    print(f"  rater:      {d.get('rater') or '?'}")
+    print(f"  socket:     {d['socket']}")
+    print(f"  audit log:  {d['audit_log']}")
+    if d.get("audit_failures"):
+        print(f"  AUDIT WRITE FAILURES: {d['audit_failures']} (last: {n(str(d['audit_last_error']))}); "
+              "commands are refused until the log can be written")
     if d.get("config_error"):
-        print(f"CONFIG ERROR (every command is refused until fixed): {d['config_error']}")
+        print(f"  CONFIG ERROR (every command is refused until fixed): {n(str(d['config_error']))}")
     totals = reply.get("totals") or {}
     if totals:
-        print("decisions: " + ", ".join(f"{k} {v}" for k, v in sorted(totals.items())))
-    sessions = reply.get("sessions") or []
-    print(f"\nsessions ({len(sessions)}):")
-    for s in sorted(sessions, key=lambda s: -s["last"]):
+        order = [k for k in _ACTIONS if k in totals] + sorted(k for k in totals if k not in _ACTIONS)
+        print("  decisions:  " + ", ".join(f"{totals[k]} {k}" for k in order)
+              + f" (total {sum(v for k, v in totals.items() if k != 'audit_failed')})")
+    sessions = sorted(reply.get("sessions") or [], key=lambda s: -s["last"])
+    halted = [s for s in sessions if s["halted"]]
+    print(f"\nsessions: {len(sessions)}" + (f", {len(halted)} HALTED" if halted else ""))
+    shown = sessions if args.all else sorted(sessions, key=lambda s: (not s["halted"], -s["last"]))[:_SHOWN]
+    for s in shown:
         c = s["counters"]
-        state = f"HALTED: {s['halt_reason']}" if s["halted"] else "active"
-        print(f"  {s['session']:<28} {state}; {s['checks']} checks, last {_ago(s['last'])}; "
-              f"rejections {c.get('consecutive', 0)}/{c.get('consecutive_cap', 3)} in a row, "
-              f"{c.get('since_person', 0)}/{c.get('since_person_cap', 9)} since a person")
+        print(f"  {n(str(s['session']))}  ({s.get('surface') or '?'}; {s['checks']} check{'' if s['checks'] == 1 else 's'}, last {_ago(s['last'])})")
+        if s["halted"]:
+            print(f"      HALTED: {n(str(s['halt_reason']))}")
+            print(f"      resume with: gatesh resume {n(str(s['session']))}")
+        elif c.get("consecutive") or c.get("since_person"):
+            print(f"      arguing: {c.get('consecutive', 0)}/{c.get('consecutive_cap', 3)} rejections in a row, "
+                  f"{c.get('since_person', 0)}/{c.get('since_person_cap', 9)} since a person was reached")
+    if len(shown) < len(sessions):
+        print(f"  … and {len(sessions) - len(shown)} more (gatesh status --all)")
     pending = [p for p in reply.get("pending") or [] if p["state"] in ("waiting", "asking", "refused", "expired")]
-    print(f"\npending escalations ({len(pending)}):")
-    for p in sorted(pending, key=lambda p: p["created"]):
-        print(f"  {p['pending_id']}  {p['state']:<8} {p['session']}  `{p['command']}`  ({_ago(p['created'])})")
+    waiting = [p for p in pending if p["state"] in ("waiting", "asking")]
+    print(f"\nescalations open: {len(pending)}" + (f" ({len(waiting)} waiting for an answer now)" if waiting else ""))
+    pending.sort(key=lambda p: -p["created"])
+    for p in pending if args.all else pending[:_SHOWN]:
+        kind = "halt" if p.get("kind") == "halt" else "escalation"
+        state = {"waiting": "waiting for a watcher", "asking": "asked at its own surface",
+                 "refused": "refused (nobody watching)", "expired": "refused (nobody answered in time)"}[p["state"]]
+        print(f"  {p['pending_id']}  {kind}, {state}, {_ago(p['created'])}; session {n(str(p['session']))}")
+        print(f"          {n(str(p['command']))}")
         if p["state"] in ("refused", "expired"):
-            print(f"          approve with: gatesh approve {p['pending_id']}")
+            verb = "run it once anyway" if kind == "halt" else "let the retry run once"
+            print(f"          {verb}: gatesh approve {p['pending_id']}")
+    if not args.all and len(pending) > _SHOWN:
+        print(f"  … and {len(pending) - _SHOWN} more (gatesh status --all)")
     return 0
 
 

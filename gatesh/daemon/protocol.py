@@ -57,8 +57,14 @@ as gated: every ``-c`` client and every PTY shell):
   "note"?, "pid"}`` → the final ``check``-shaped result of that escalation.
 - ``approve`` / ``deny`` — ``{"pending_id", "pid"}``: rule on a waiting escalation, or on one already
   refused (approve: the exact command may run once when the agent retries it).
-- ``mandate`` — ``{"text", "session"?, "pid"}``: the user's own words (S5.3) for one session, or for
-  every session (and sessions started later) when ``session`` is absent.
+- ``mandate`` — ``{"text", "session"?, "channel"?, "pid"}`` → ``{"sessions", "admitted",
+  "channel"}``: the user's own words (S5.3) for one session, or for every session (and sessions
+  started later) when ``session`` is absent. ``channel`` names where the words came from: a
+  ``watch`` connection's are always ``watch``; a ``human`` client names one of
+  ``gatesh.negotiation.TRUSTED_CHANNELS`` other than ``watch`` (``mandate``, the default, for
+  ``gatesh mandate``; ``claude-code-prompt``, ``claude-code-transcript``, ``codex-prompt``,
+  ``gemini-prompt`` for the harness hooks). Any other channel is refused, and so, like every
+  human-only op, is a client whose ancestry holds a gated session.
 - ``resume`` — ``{"session", "pid"}``: clear a halt (S3.7).
 
 Session ops for surfaces: ``register`` ``{"session", "pid", "surface"}`` (a PTY shell marks its
@@ -155,6 +161,9 @@ def decode(line: bytes) -> dict[str, Any]:
 
 def _depth(text: str) -> int:
     """An upper bound of the bracket nesting of ``text`` (strings are not skipped: stricter)."""
+    opening = text.count("[") + text.count("{")
+    if opening <= MAX_DEPTH:  # cannot nest deeper than it opens (the common case: no scan)
+        return opening
     depth = best = 0
     for ch in text:
         if ch in "[{":

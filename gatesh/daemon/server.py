@@ -42,9 +42,15 @@ if TYPE_CHECKING:
     from gatesh._types import Decision
     from gatesh.config import Config
 
-# Worker threads for decisions. The pipeline holds the GIL for the builtin rater, so more threads
-# only help while model calls wait on the network; 8 keeps a few slow calls from stalling the rest.
+# Worker threads for decisions that may wait on a model (a network backend) or are unusually large.
+# The pipeline holds the GIL for the builtin rater, so more threads only help while model calls wait
+# on the network; 8 keeps a few slow calls from stalling the rest.
 WORKERS: Final = 8
+# With only local backends (builtin rater and checker) a decision is pure computation of well under
+# a millisecond: it runs on the event loop itself, which saves two thread handoffs and the GIL
+# ping-pong they cause under load (S14). Commands longer than this still go to a worker thread (with
+# heartbeats), so one pathological parse cannot hold every other client for long.
+INLINE_MAX_CHARS: Final = 8192
 MAX_CONNECTIONS: Final = 1024
 HELLO_TIMEOUT_S: Final = 10.0
 # Per-cwd configs cached (each keyed by the files' mtimes, so edits are seen on the next request).
@@ -88,6 +94,69 @@ def summary(d: Decision) -> dict[str, Any]:
     }
 
 
+class AuditPipe:
+    """Audit lines from the event loop made durable by one writer thread, in batches.
+
+    :meth:`append` returns a future that completes only after the record's line is written and
+    synced (or fails with :class:`AuditError`): the caller awaits it before an allow is returned,
+    exactly as with :meth:`AuditLog.append`. While one batch is being synced, the loop keeps
+    deciding and queueing; the next batch takes everything queued meanwhile (group commit), so a
+    burst costs one sync per batch, not one per check, and no executor thread waits per check.
+    """
+
+    def __init__(self, log: AuditLog) -> None:
+        self.log = log
+        self.queue: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
+        self.busy = False
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gatesh-audit")
+
+    def append(self, record: dict[str, Any]) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self.queue.append((record, fut))
+        if not self.busy:
+            self._start(loop)
+        return fut
+
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        batch, self.queue = self.queue, []
+        self.busy = True
+        try:
+            work = loop.run_in_executor(self.thread, self.log.append_many, [r for r, _ in batch])
+        except RuntimeError as exc:  # the writer thread is gone (shutting down): nothing is durable
+            self.busy = False
+            self._settle(batch, AuditError(f"the audit writer stopped: {exc}"))
+            return
+        work.add_done_callback(lambda w: self._done(loop, batch, w))
+
+    def _done(self, loop: asyncio.AbstractEventLoop, batch: list[tuple[dict[str, Any], asyncio.Future[None]]],
+              work: asyncio.Future[None]) -> None:
+        self.busy = False
+        error: BaseException | None
+        if work.cancelled():
+            error = AuditError("the audit write was cancelled")
+        else:
+            error = work.exception()
+            if error is not None and not isinstance(error, AuditError):
+                error = AuditError(f"{type(error).__name__}: {error}")
+        self._settle(batch, error)
+        if self.queue:
+            self._start(loop)
+
+    @staticmethod
+    def _settle(batch: list[tuple[dict[str, Any], asyncio.Future[None]]], error: BaseException | None) -> None:
+        for _, fut in batch:
+            if fut.done():
+                continue
+            if error is None:
+                fut.set_result(None)
+            else:
+                fut.set_exception(error)
+
+    def close(self) -> None:
+        self.thread.shutdown(wait=True)
+
+
 class Conn:
     """One client connection: its peer credentials, hello role and writer."""
 
@@ -98,6 +167,10 @@ class Conn:
         self.claimed_pid: int | None = None
         self.subscribed = False
         self.closed = False
+        # Per-connection memo of /proc facts about the peer (it cannot change while connected):
+        # the session it was registered as gated in, and its harness session (S9.3).
+        self.gated_as: str | None = None
+        self.harness: tuple[str, tuple[int, int] | None] | None = None
 
     def _peercred(self) -> tuple[int, int, int]:
         sock = self.writer.get_extra_info("socket")
@@ -137,11 +210,14 @@ class Daemon:
         self.sessions = Sessions(paths.state_dir)
         self.registry = procs.GatedRegistry()
         self.conns: set[Conn] = set()
+        self.subscribers: set[Conn] = set()
         self.executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="gatesh-decide")
         self.totals: Counter[str] = Counter()
         self.audit = AuditLog(paths.audit_log)
+        self.audit_pipe = AuditPipe(self.audit)
         self.rater: Any = None
         self.checker: Any = None
+        self.local = False  # every backend is local and deterministic: decide on the loop
         self.base_error = ""
         self.shell = "bash"
         self.watchers: tuple[int, ...] = ()
@@ -183,6 +259,8 @@ class Daemon:
                 self.base_error = f"the alignment checker could not be built: {type(exc).__name__}: {exc}"
                 return
         self.base_error = ""
+        self.local = (getattr(self.rater, "name", "") == "builtin"
+                      and (self.checker is None or getattr(self.checker, "name", "") == "builtin"))
         self.audit.max_bytes = max(4096, int(config.audit.max_bytes))
         self.audit.keep = max(0, int(config.audit.keep))
         self.audit.syslog = bool(getattr(config.audit, "syslog", False))
@@ -218,8 +296,11 @@ class Daemon:
         if session is not None:
             event["session"] = session
         event.update(fields)
-        for conn in list(self.conns):
-            if not conn.subscribed or conn.closed:
+        if not self.subscribers:
+            return
+        for conn in list(self.subscribers):
+            if conn.closed:
+                self.subscribers.discard(conn)
                 continue
             if conn.backlog > SUBSCRIBER_BUFFER:
                 conn.closed = True
@@ -229,7 +310,7 @@ class Daemon:
 
     @property
     def watcher_count(self) -> int:
-        return sum(1 for c in self.conns if c.is_watcher)
+        return sum(1 for c in self.subscribers if c.is_watcher)
 
     # --- connection handling ------------------------------------------------------------------
 
@@ -290,6 +371,7 @@ class Daemon:
         finally:
             was_watcher = conn.is_watcher
             self.conns.discard(conn)
+            self.subscribers.discard(conn)
             conn.closed = True
             if was_watcher and not self.watcher_count:
                 self._nobody_left()
@@ -363,15 +445,18 @@ class Daemon:
         # 2. The session: GATESH_SESSION when given, else the harness process (S9.3).
         anchor = None
         if not sid:
-            sid, p = procs.harness_session(conn.pid)
-            anchor = (p.pid, p.start) if p is not None else None
-        self.registry.add(conn.pid, sid)  # the client becomes the command's shell: gated
+            if conn.harness is None:  # the peer's ancestry is fixed while it is connected
+                harness, p = procs.harness_session(conn.pid)
+                conn.harness = (harness, (p.pid, p.start) if p is not None else None)
+            sid, anchor = conn.harness
+        if conn.gated_as != sid:  # the client becomes the command's shell: gated
+            self.registry.add(conn.pid, sid)
+            conn.gated_as = sid
         sess, new = self.sessions.get(sid, anchor=anchor, surface=surface)
         if new:
             self.publish("session_start", sid, anchor=anchor[0] if anchor else None, surface=surface)
         sess.checks += 1
         sess.last = time.time()
-        loop = asyncio.get_running_loop()
         # 3. The config for this folder (a broken config refuses, naming the problem).
         try:
             config = self.config_for(cwd)
@@ -381,20 +466,11 @@ class Daemon:
             decision = _error_decision(command, f"invalid configuration: {exc}", messages.error(f"invalid configuration: {exc}"))
             return await self.finish(conn, sess, decision, cwd=cwd, surface=surface)
         async with sess.lock:
-            # 4. Decide in a worker thread, with heartbeats while it runs (model calls are slow).
+            # 4. Decide: on the loop when every backend is local (pure computation, see
+            #    INLINE_MAX_CHARS), else in a worker thread with heartbeats (model calls are slow).
             open_rounds = sess.state.negotiation.transcript()
             was_halted = sess.state.halted
-            from gatesh.pipeline import decide
-
-            fut = loop.run_in_executor(self.executor, lambda: decide(
-                command, cwd=cwd, config=config, session=sess.state, rater=self.rater,
-                checker=self.checker, paths=self.paths))
-            while True:
-                done, _ = await asyncio.wait({fut}, timeout=P.HEARTBEAT_S)
-                if done:
-                    break
-                conn.send({"re": "check", "interim": "working"})
-            decision = fut.result()
+            decision = await self._decide(conn, command, cwd, config, sess)
             health = getattr(self.rater, "health_notice", None)
             text = health() if callable(health) else None
             if isinstance(text, str) and text:
@@ -424,6 +500,23 @@ class Daemon:
                 self.publish("round", sid, cwd=fold_home(cwd), number=len(open_rounds) + 1,
                              total=len(open_rounds) + 1, round=_clean_round(round_dict(passed)), ends=ends)
             return reply
+
+    async def _decide(self, conn: Conn, command: str, cwd: str, config: Config, sess: Session) -> Decision:
+        """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds)."""
+        from gatesh.pipeline import decide
+
+        def run() -> Decision:
+            return decide(command, cwd=cwd, config=config, session=sess.state, rater=self.rater,
+                          checker=self.checker, paths=self.paths)
+
+        if self.local and len(command) <= INLINE_MAX_CHARS:
+            return run()
+        fut = asyncio.get_running_loop().run_in_executor(self.executor, run)
+        while True:
+            done, _ = await asyncio.wait({fut}, timeout=P.HEARTBEAT_S)
+            if done:
+                return fut.result()
+            conn.send({"re": "check", "interim": "working"})
 
     async def escalate(self, conn: Conn, sess: Session, decision: Decision, cwd: str, surface: str,
                        can_ask: bool, config: Config) -> dict[str, Any]:
@@ -481,7 +574,6 @@ class Daemon:
         the retry run once. Returns the decision to finish with and the reply's extra fields.
         """
         from gatesh import messages
-        from gatesh.pipeline import decide
 
         watchers = self.watcher_count
         state = (PendingState.WAITING if watchers else PendingState.ASKING if can_ask
@@ -518,15 +610,12 @@ class Daemon:
         rec = record_for(decision, session=sess.id, pid=conn.pid, cwd=cwd, surface=surface,
                          answer=answer, pending_id=p.id, action=decision.action.value)
         try:
-            await loop.run_in_executor(self.executor, self.audit.append, rec)
+            await self.audit_pipe.append(rec)
         except AuditError:
             return decision, {"pending_id": p.id, "answer": answer}  # finish() refuses it anyway
         was_halted = sess.state.halted
         sess.state.run_anyway.add(p.key)
-        command = p.command
-        again = await loop.run_in_executor(self.executor, lambda: decide(
-            command, cwd=cwd, config=config, session=sess.state, rater=self.rater,
-            checker=self.checker, paths=self.paths))
+        again = await self._decide(conn, p.command, cwd, config, sess)
         sess.state.run_anyway.discard(p.key)  # not used (it did not run): nothing is remembered
         if sess.state.halted != was_halted:
             self.sessions.note_halt(sess)
@@ -573,21 +662,32 @@ class Daemon:
         """Steps 6–8 of a check: the audit line (durable before an allow), the events, the reply."""
         action = action or decision.action.value
         message = decision.message if message is None else message
-        loop = asyncio.get_running_loop()
         # 6. The audit line. A failure refuses the command, whatever was decided.
         rec = record_for(decision, session=sess.id, pid=conn.pid, cwd=cwd, surface=surface,
                          answer=answer, pending_id=pending_id, action=action)
         try:
-            await loop.run_in_executor(self.executor, self.audit.append, rec)
+            await self.audit_pipe.append(rec)
         except AuditError as exc:
             action, message, exit = "refuse", audit_failed_message(str(exc)), P.EXIT_REFUSED
             self.totals["audit_failed"] += 1
         exit = (0 if action == "allow" else P.EXIT_REFUSED) if exit is None else exit
         if action == "allow":
             exit = 0
+            if decision.stage.value == "approved-id":
+                self.sessions.consume_approval(sess.id, _key(decision))
         self.totals[action] += 1
         sess.totals[action] = sess.totals.get(action, 0) + 1
-        # 7. The events watchers see.
+        # 7. The events watchers see (nothing to build when nobody subscribed).
+        if self.subscribers:
+            self._publish_decision(sess, decision, cwd=cwd, surface=surface, action=action,
+                                   pending_id=pending_id, answer=answer)
+        # 8. The reply.
+        return {"action": action, "message": message, "exit": exit, "pending_id": pending_id,
+                "notice": decision.notice if action == "allow" else "", "session": sess.id,
+                "shell": self.shell, "decision": summary(decision)}
+
+    def _publish_decision(self, sess: Session, decision: Decision, *, cwd: str, surface: str, action: str,
+                          pending_id: str, answer: str) -> None:
         if decision.action.value == "reject" and decision.rounds and action == "reject" and not answer:
             n = len(decision.rounds)
             self.publish("round", sess.id, cwd=fold_home(cwd), number=n, total=n,
@@ -600,10 +700,6 @@ class Daemon:
                      pending_id=pending_id, answer=answer)
         if decision.notice and action == "allow":
             self.publish("notice", sess.id, text=_clean(decision.notice))
-        # 8. The reply.
-        return {"action": action, "message": message, "exit": exit, "pending_id": pending_id,
-                "notice": decision.notice if action == "allow" else "", "session": sess.id,
-                "shell": self.shell, "decision": summary(decision)}
 
     # --- human-only ops (S9.5) -------------------------------------------------------------------
 
@@ -688,9 +784,8 @@ class Daemon:
                "session": p.session, "pid": conn.pid, "cwd": fold_home(p.cwd), "surface": conn.role,
                "command": _clean(p.command), "action": p.state.value, "stage": "person",
                "answer": p.answer, "pending_id": p.id}
-        loop = asyncio.get_running_loop()
         with contextlib.suppress(AuditError):
-            await loop.run_in_executor(self.executor, self.audit.append, rec)
+            await self.audit_pipe.append(rec)
 
     async def op_mandate(self, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         text = P.field(msg, "text", str).strip()
@@ -785,8 +880,12 @@ class Daemon:
                        "audit_last_error": self.audit.last_error, "config_error": self.base_error,
                        "rater": getattr(self.rater, "name", "") if self.rater else "",
                        "connections": len(self.conns), "gated_pids": len(self.registry)},
-            "sessions": [s.summary() for s in self.sessions.sessions.values()],
-            "pending": [p.summary() for p in self.sessions.pending.values()],
+            "sessions": [s.summary() | {"halt_reason": fold_home(s.state.halt_reason)}
+                         for s in self.sessions.sessions.values()],
+            # Commands redacted and home-folded, as everywhere a person reads them (S13, S15).
+            "pending": [p.summary() | {"command": _clean(p.command), "cwd": fold_home(p.cwd),
+                                       "reason": _clean(p.reason)}
+                        for p in self.sessions.pending.values()],
             "watchers": self.watcher_count,
             "totals": dict(self.totals),
         }
@@ -812,6 +911,7 @@ class Daemon:
 
     async def op_subscribe(self, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         conn.subscribed = True
+        self.subscribers.add(conn)
 
         def pending(p: Pending) -> dict[str, Any]:
             extra: dict[str, Any] = {}
@@ -991,5 +1091,7 @@ async def _run(paths: _paths.GatePaths, sock: socket.socket) -> None:
     with contextlib.suppress(ConfigError):
         daemon.config_for(paths.state_dir)
     await serve(daemon, sock)
+    daemon.sessions.flush()
     daemon.executor.shutdown(wait=False, cancel_futures=True)
+    daemon.audit_pipe.close()
     daemon.audit.close()

@@ -6,8 +6,11 @@ Guarantees:
   anchor process was replaced (same id, different start time) starts afresh.
 - Halts and refused pending ids are written to ``STATE/sessions.json`` whenever they change, so a
   restarted daemon (or the in-process fallback) still refuses a halted session and still honours
-  ``gatesh approve ID`` for an escalation refused before the restart. Negotiation counts are not
-  persisted: a restart loses at most one argument's rounds.
+  ``gatesh approve ID`` for an escalation refused before the restart. A halt is on disk before
+  :meth:`Sessions.note_halt` returns (before the halted command's refusal is sent); changes to
+  pending ids alone are coalesced and written off the event loop within :data:`SAVE_DELAY_S` (a
+  daemon killed in that window forgets them: ``approve`` then fails, which only refuses more).
+  Negotiation counts are not persisted: a restart loses at most one argument's rounds.
 - Every mutation happens on the daemon's event loop thread, except the pipeline's own changes to a
   ``SessionState``, which run in a worker thread while the session's lock is held.
 """
@@ -19,6 +22,7 @@ import enum
 import json
 import os
 import secrets
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -31,10 +35,13 @@ from gatesh.session import SessionState
 PENDING_KEEP_S: Final = 7 * 24 * 3600
 PENDING_LIMIT: Final = 1000
 STATE_FILE: Final = "sessions.json"
+# Pending-id changes within this window are written together, off the event loop.
+SAVE_DELAY_S: Final = 0.05
 
 
 class PendingState(enum.StrEnum):
-    """Lifecycle: WAITING → ANSWERED | EXPIRED | REFUSED; EXPIRED/REFUSED → APPROVED | DENIED."""
+    """Lifecycle: WAITING → ANSWERED | EXPIRED | REFUSED; EXPIRED/REFUSED → APPROVED | DENIED;
+    APPROVED → USED once the approved command has run (so a restart cannot grant it again)."""
 
     WAITING = "waiting"  # a person is being asked; the agent waits
     ASKING = "asking"  # the surface asks its own person and will send `answer`
@@ -43,6 +50,7 @@ class PendingState(enum.StrEnum):
     EXPIRED = "expired"  # nobody answered in time: refused, approvable later
     APPROVED = "approved"  # approved after the refusal: the command may run once on retry
     DENIED = "denied"
+    USED = "used"  # the approved command ran once; nothing is left to grant
 
 
 _NEXT: Final = {
@@ -51,8 +59,9 @@ _NEXT: Final = {
     PendingState.REFUSED: {PendingState.APPROVED, PendingState.DENIED},
     PendingState.EXPIRED: {PendingState.APPROVED, PendingState.DENIED},
     PendingState.ANSWERED: set(),
-    PendingState.APPROVED: set(),
+    PendingState.APPROVED: {PendingState.USED},
     PendingState.DENIED: set(),
+    PendingState.USED: set(),
 }
 
 
@@ -148,6 +157,13 @@ class Sessions:
         self.pending: dict[str, Pending] = {}
         self.mandates: list[str] = []  # words for every session (mandate with no session)
         self._halts: dict[str, str] = {}
+        # Saving: snapshots are numbered; a write never replaces a newer one (see save()).
+        self._write_lock = threading.Lock()
+        self._seq = 0
+        self._written = 0
+        self._dirty = False
+        self._flush_at: asyncio.TimerHandle | None = None
+        self._writing = False
         self._load()
 
     # --- sessions --------------------------------------------------------------------------
@@ -180,7 +196,7 @@ class Sessions:
             self._halts.pop(s.id, None)
         else:
             self._halts[s.id] = want
-        self.save()
+        self.save(now=True)
 
     def remove(self, sid: str) -> Session | None:
         return self.sessions.pop(sid, None)
@@ -209,28 +225,87 @@ class Sessions:
 
     # --- persistence ---------------------------------------------------------------------------
 
-    def save(self) -> None:
-        """Write halts and approvable ids atomically (best effort: a failure is not fatal)."""
+    def save(self, *, now: bool = False) -> None:
+        """Persist halts and approvable ids atomically (best effort: a failure is not fatal).
+
+        ``now`` (or no running event loop): written before this returns. Otherwise the change is
+        coalesced with others and written off the loop within SAVE_DELAY_S.
+        """
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if now or loop is None:
+            self._dirty = False
+            self._write(*self._snapshot())
+            return
+        self._dirty = True
+        if self._flush_at is None and not self._writing:
+            self._flush_at = loop.call_later(SAVE_DELAY_S, self._flush, loop)
+
+    def flush(self) -> None:
+        """Write any coalesced change now (the daemon calls this when it stops)."""
+        if self._flush_at is not None:
+            self._flush_at.cancel()
+            self._flush_at = None
+        if self._dirty:
+            self._dirty = False
+            self._write(*self._snapshot())
+
+    def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._flush_at = None
+        if not self._dirty:
+            return
+        self._dirty = False
+        self._writing = True
+        work = loop.run_in_executor(None, self._write, *self._snapshot())
+        work.add_done_callback(lambda _: self._flushed(loop))
+
+    def _flushed(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._writing = False
+        if self._dirty and self._flush_at is None and not loop.is_closed():
+            self._flush_at = loop.call_later(SAVE_DELAY_S, self._flush, loop)
+
+    def _snapshot(self) -> tuple[int, dict[str, Any]]:
+        """The state to write, numbered (taken on the loop thread, so it is consistent)."""
         keep = [
             p.summary() | {"key": p.key}
             for p in self.pending.values()
             if p.state in (PendingState.REFUSED, PendingState.EXPIRED, PendingState.APPROVED)
         ]
-        data = {"halts": self._halts, "pending": keep}
+        self._seq += 1
+        return self._seq, {"halts": dict(self._halts), "pending": keep}
+
+    def _write(self, seq: int, data: dict[str, Any]) -> None:
+        text = json.dumps(data)
         tmp = f"{self.state_path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(self.state_path), mode=0o700, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as f:
-                json.dump(data, f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.state_path)
-        except OSError:
+        with self._write_lock:
+            if seq <= self._written:  # a newer snapshot is already on disk
+                return
             try:
-                os.unlink(tmp)
+                os.makedirs(os.path.dirname(self.state_path), mode=0o700, exist_ok=True)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w") as f:
+                    f.write(text)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, self.state_path)
+                self._written = seq
             except OSError:
-                pass
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+    def consume_approval(self, session: str, key: str) -> None:
+        """The approved command ``key`` ran in ``session``: its approval is spent, on disk too."""
+        spent = False
+        for p in self.pending.values():
+            if p.session == session and p.key == key and p.state is PendingState.APPROVED:
+                p.move(PendingState.USED)
+                spent = True
+        if spent:
+            self.save()
 
     def _load(self) -> None:
         data = load_state(self.state_path)

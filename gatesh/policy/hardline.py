@@ -395,10 +395,21 @@ _VITAL_TEXT: Final = (
 )
 _SEG: Final = r"[^;&|\n]*"
 
+
+def _first_in_segment(word: str) -> str:
+    """``word`` where it first occurs in a ``;&|``/newline segment (bypass_failures #12).
+
+    A later occurrence's lookaheads see a subset of the first one's text, so testing only the
+    first keeps every match and makes the search linear (`rm rm rm …` re-scanned the segment
+    from every `rm`: seconds at 64 KiB, an hour at 1 MiB).
+    """
+    return rf"(?:^|(?<=[;&|\n]))(?:(?!{word})[^;&|\n])*+{word}"
+
 TEXT_RULES: Final[tuple[TextRule, ...]] = (
     TextRule("hardline.rm-root",
              "recursively deletes /, your home or a system folder; it never runs",
-             re.compile(rf"\brm\b(?={_SEG}\s(?:-[a-zA-Z]*[rR]|--recursive\b))(?={_SEG}\s{_VITAL_TEXT})"),
+             re.compile(_first_in_segment(r"\brm\b")
+                        + rf"(?={_SEG}\s(?:-[a-zA-Z]*[rR]|--recursive\b))(?={_SEG}\s{_VITAL_TEXT})"),
              positive=("rm -rf /", "os.system('rm -rf ~')", "sudo rm -r -f /etc/"),
              negative=("rm -rf ./build", "rm -f /", "rm -rf ~/x")),
     TextRule("hardline.rm-root",
@@ -415,6 +426,21 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
              positive=("FileUtils.rm_rf(Dir.home)", "require('fs').rmSync(require('os').homedir(), {recursive: true})",
                        "[os.remove(f) for r,_,fs in os.walk(os.path.expanduser('~'))]"),
              negative=("FileUtils.rm_rf('build')", "fs.rmSync('dist', {recursive: true})")),
+    # bypass_failures #13: an unreadable `find / -delete` / `find ~ -exec rm {} +`. The first
+    # `find` of a segment, a vital root among its leading operands, a deleting action, and no
+    # name/time/size filter (as the read rule `find-delete-root`: a filtered find is not hardline).
+    TextRule("hardline.find-delete-root",
+             "deletes everything find reaches under /, your home or a system folder; it never runs",
+             re.compile(_first_in_segment(r"\bfind\b") + r"\s++(?:-[HLP]\s++)*+(?>(?:(?!-)[^\s;&|]++\s++)*?"
+                        + _VITAL_TEXT + ")"  # atomic: the first vital root decides (linear)
+                        + r"(?![^;&|\n]*\s-(?:" + "|".join(sorted(f[1:] for f in FIND_FILTERS))
+                        + r")\s++(?![\"']?\*[\"']?(?:\s|$)))"
+                        r"(?=[^;&|\n]*\s-(?:delete\b|(?:exec|execdir|ok|okdir)\s++[\"']?(?:\S*/)?"
+                        r"(?:rm|shred|unlink|rmdir|srm|wipe)\b))"),
+             positive=("find / -delete", "find ~ -exec rm -rf {} +", "sh -c \"find /etc -type f -delete",
+                       "find -L ~ -mindepth 1 -execdir /bin/rm -f {} \\;", "find /tmp / -delete"),
+             negative=("find . -delete", "find ~ -name '*.pyc' -delete", "find / -name core",
+                       "find ~/x -delete", "find / -exec ls {} +")),
     TextRule("hardline.mkfs",
              "makes a new file system, erasing what the device held; it never runs",
              re.compile(r"(?:^|[\s;&|(`'\"])mkfs(?:\.\w+)?\s+\S"),
@@ -422,7 +448,7 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
              negative=("echo mkfsx", "man mkfs")),
     TextRule("hardline.wipe-device",
              "overwrites a raw disk device; it never runs",
-             re.compile(r"\bdd\b[^;&|\n]*\bof=/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d)"),
+             re.compile(_first_in_segment(r"\bdd\b") + r"[^;&|\n]*\bof=/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d)"),
              positive=("dd if=/dev/zero of=/dev/sda",),
              negative=("dd if=/dev/sda of=/tmp/img",)),
     TextRule("hardline.device-redirect",
@@ -432,13 +458,17 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
              negative=("echo x > /dev/null", "cat /dev/sda > img")),
     TextRule("hardline.fork-bomb",
              "a fork bomb: it starts processes until the machine stops responding; it never runs",
-             re.compile(r"([\w:.-]+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&|\bfork\s+while\s+fork\b"
-                        r"|while\s*\(?\s*(?:1|true|True)\s*\)?\s*[:{]?\s*(?:os\.)?fork\s*\(\s*\)"),
+             # Linear (bypass_failures #12): the name starts where no name character precedes it
+             # and is taken whole (possessive), and every blank run is possessive, so no start
+             # position re-scans a long word or blank run (was seconds at 10 KB, hours at 1 MiB).
+             re.compile(r"(?<![\w:.-])([\w:.-]++)\s*+\(\s*+\)\s*+\{\s*+\1\s*+\|\s*+\1\s*+&"
+                        r"|\bfork\s++while\s++fork\b"
+                        r"|while\s*+\(?\s*+(?:1|true|True)\s*+\)?\s*+[:{]?\s*+(?:os\.)?fork\s*+\(\s*+\)"),
              positive=(":(){ :|:& };:", "perl -e 'fork while fork'", "python -c 'import os\nwhile True: os.fork()'"),
              negative=("f() { g | h & }", "git fork")),
     TextRule("hardline.chmod-root",
              "recursively changes permissions or owners of / or a system folder; it never runs",
-             re.compile(rf"\bch(?:mod|own|grp)\b(?={_SEG}\s(?:-[a-zA-Z]*R|--recursive\b))(?={_SEG}\s{_VITAL_TEXT})"),
+             re.compile(_first_in_segment(r"\bch(?:mod|own|grp)\b") + rf"(?={_SEG}\s(?:-[a-zA-Z]*R|--recursive\b))(?={_SEG}\s{_VITAL_TEXT})"),
              positive=("chmod -R 777 /",),
              negative=("chmod -R 777 ./x",)),
     TextRule("hardline.kill-all",

@@ -188,7 +188,36 @@ _FIND_SAFE_EXEC: Final = frozenset({"grep", "egrep", "fgrep", "cat", "ls", "stat
                                     "realpath", "readlink", "echo", "printf", "test", "[", "rg", "cksum", "strings"})
 
 
+# Names whose search outside the project is credential hunting, and -perm values that list
+# setuid/setgid programs (privilege-escalation recon): the rater judges those, not the fast path.
+_FIND_CRED_NAMES: Final = re.compile(
+    r"^\*?\.?(?:id_(?:rsa|dsa|ecdsa|ed25519)|\.?netrc|credentials(?:\.db)?|\.git-credentials|token|"
+    r"msal_token_cache\.json|accesstokens\.json|access_tokens\.db|\.pgpass|shadow|wallet\.dat|"
+    r"\*\.(?:pem|key|kdbx|p12|pfx))$", re.I)
+_FIND_SETID_PERM: Final = re.compile(r"^[-/]?(?:[246]\d{3}|u=s|g=s|u\+s|g\+s)$")
+
+
+def _find_recon(args: tuple[str, ...]) -> bool:
+    """``find / -perm -4000`` or ``find ~ -name id_rsa``: looks for what an attacker looks for."""
+    roots = []
+    for a in args:
+        if a.startswith(("-", "(", "!")):
+            break
+        roots.append(a)
+    outside = any(r.startswith(("/", "~", "$")) for r in roots)
+    for i, a in enumerate(args[:-1]):
+        v = args[i + 1].strip("'\"")
+        if a == "-perm" and _FIND_SETID_PERM.match(v):
+            return True
+        if outside and a in ("-name", "-iname", "-path", "-ipath", "-wholename") \
+                and _FIND_CRED_NAMES.match(v.rsplit("/", 1)[-1]):
+            return True
+    return False
+
+
 def _find(args: tuple[str, ...]) -> bool:
+    if _find_recon(args):
+        return False
     for i, a in enumerate(args):
         if a in _FIND_BAD:
             return False
@@ -474,7 +503,8 @@ RULES: Final[tuple[ReadOnlyRule, ...]] = (
     ReadOnlyRule("ro.find", frozenset({"find", "bfs", "gfind"}),
                  "walks folders and prints names (-delete, -fprint, -ok, -execdir or -exec of a writer would act)",
                  positive=("find . -name '*.py'", "find src -type f -exec grep -l TODO {} +", "find / -name core 2>/dev/null"),
-                 negative=("find . -name '*.pyc' -delete", "find . -exec rm {} \\;", "find . -fprint out.txt"),
+                 negative=("find . -name '*.pyc' -delete", "find . -exec rm {} \\;", "find . -fprint out.txt",
+                           "find /usr/bin -perm -4000", "find //.aws -name credentials -type f"),
                  check=_find),
     ReadOnlyRule("ro.text", frozenset({
         "cut", "tr", "paste", "column", "fold", "fmt", "expand", "unexpand", "rev", "join", "comm", "diff", "diff3",

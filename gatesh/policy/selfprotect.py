@@ -9,6 +9,7 @@ is not protected: that tier can only tighten (S12), so editing it is ordinary wo
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import posixpath
 import re
@@ -26,6 +27,7 @@ from gatesh.policy._rules import (
     has_short,
     inline_code,
     is_interpreter,
+    option_values,
     reads_code_from_stdin,
     split_args,
     unquote,
@@ -56,6 +58,9 @@ class SelfRule:
     test: Callable[[SimpleCommand, Facts, Protected], bool]
     positive: tuple[str, ...]
     negative: tuple[str, ...]
+    # What no single command shows (bare `NAME=value` statements, function definitions, `(( ))`):
+    # matched once per check, after every command has been matched against every rule.
+    whole: Callable[[Facts], bool] | None = None
 
 
 # --- gatesh's own files -----------------------------------------------------------------------
@@ -243,12 +248,63 @@ def _traces_daemon(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
 
 # --- the shell hook ---------------------------------------------------------------------------
 
+# History variables (HISTCONTROL, HISTIGNORE, HISTSIZE) are `self.hook-history`'s; HISTFILE only
+# changes the file on disk, never the in-memory list the gate reads (the rater judges evasion).
 _HOOK_VARS: Final = re.compile(
     r"^(?:PROMPT_COMMAND|preexec_functions|precmd_functions|zshaddhistory_functions|BASH_ENV|ENV"
-    r"|PS0|HISTCONTROL|HISTIGNORE|HISTFILE|HISTSIZE|histchars|HISTCMD)(?:\[[^\]]*\])?\+?(?:=|$)"
+    r"|PS0|histchars|HISTCMD)(?:\[[^\]]*\])?\+?(?:=|$)"
 )
 _HOOK_FUNCS: Final = re.compile(r"gatesh|^(?:preexec|precmd|TRAPDEBUG|accept-line|zshaddhistory|command_not_found_handle)$",
                                 re.IGNORECASE)
+_HOOK_ARRAYS: Final = frozenset({"preexec_functions", "precmd_functions", "zshaddhistory_functions"})
+# `NAME[KEY]+=value` as written (a declare argument, a prefix or a bare statement).
+_ASSIGN_WORD: Final = re.compile(r"^([A-Za-z_]\w*)(?:\[([^\]]*)\])?(\+?=)(.*)$", re.DOTALL)
+_HOOK_FUNC_TEXT: Final = re.compile(r"TRAPDEBUG|__gatesh_|zshaddhistory|precmd|preexec|accept-line")
+_DECLARERS: Final = frozenset({"export", "declare", "typeset", "readonly", "local", "integer", "float"})
+
+
+def _assignments(cmd: SimpleCommand | None, facts: Facts) -> list[str]:
+    """Every ``NAME=value`` the command (or, with no command, the whole line) writes, as written."""
+    if cmd is None:
+        return list(facts.assignments)
+    words = list(cmd.assignments)
+    if cmd.head in _DECLARERS:
+        words += [a for a in cmd.args if not a.startswith(("-", "+"))]
+    return words
+
+
+def _rewrites_functions(word: str) -> bool:
+    """zsh's ``functions`` array: ``functions[TRAPDEBUG]=…``, ``functions=()``, ``functions+=([f]=…)``."""
+    m = _ASSIGN_WORD.match(word)
+    if m is None or m.group(1) != "functions":
+        return False
+    key, op, value = m.group(2), m.group(3), m.group(4)
+    if key is not None:
+        return bool(_HOOK_FUNCS.search(unquote(key)))
+    return op == "=" or bool(_HOOK_FUNC_TEXT.search(value))
+
+
+def _zsh_option_off(name: str, setting: bool) -> bool:
+    """True when ``setopt NAME`` (``setting``) or ``unsetopt NAME`` turns DEBUG_BEFORE_CMD off.
+
+    zsh folds case and underscores and reads a ``no`` prefix as the inverse. Without
+    DEBUG_BEFORE_CMD the DEBUG trap runs *after* each command: the gate would judge what already ran.
+    (Measured on zsh 5.9: LOCAL_OPTIONS, ERR_EXIT and `emulate` do not stop the trap's skip.)
+    """
+    norm = name.lower().replace("_", "")
+    if norm.startswith("no"):
+        norm, setting = norm[2:], not setting
+    return norm == "debugbeforecmd" and not setting
+
+
+def _listing_only(cmd: SimpleCommand) -> bool:
+    """``declare -p NAME``, ``typeset -f NAME``, ``functions NAME``, ``alias NAME``: prints, changes nothing."""
+    if any("=" in a for a in cmd.args):
+        return False
+    opts = [a for a in cmd.args if a.startswith(("-", "+"))]
+    if cmd.head in ("declare", "typeset"):
+        return bool(opts) and all(o.startswith("-") and set(o[1:]) <= set("pfF") for o in opts)
+    return cmd.head in ("functions", "alias") and not opts
 
 
 def _disarms_hook(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
@@ -256,10 +312,25 @@ def _disarms_hook(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     if head == "trap":
         return bool(args) and args[0] not in ("-p", "-l") and any(a.upper() in ("DEBUG", "RETURN") for a in args[1:])
     if head == "set":
+        if any(a in ("-A", "+A") and i + 1 < len(args) and args[i + 1] in _HOOK_ARRAYS for i, a in enumerate(args)):
+            return True  # zsh `set -A precmd_functions …`
+        if any(a in ("-o", "+o") and i + 1 < len(args) and _zsh_option_off(args[i + 1], a == "-o")
+               for i, a in enumerate(args)):
+            return True
         return any(a.startswith("+") and "T" in a for a in args) or any(
             a == "+o" and i + 1 < len(args) and args[i + 1] in ("functrace", "history") for i, a in enumerate(args))
     if head == "shopt":
-        return "-u" in args and "extdebug" in args
+        # promptvars off: PS0 is printed, not expanded, so the gate never runs for an entry.
+        opts, names = split_args(args)
+        return has_short(opts, "u") and not has_short(opts, "o") and bool({"extdebug", "promptvars"} & set(names))
+    if head in ("setopt", "unsetopt"):
+        return any(_zsh_option_off(a, head == "setopt") for a in args if not a.startswith(("-", "+")))
+    if head == "shift":
+        return any(a in _HOOK_ARRAYS for a in args)
+    if head == "unset" and any(_rewrites_functions(a + "=") for a in args if a.startswith("functions[")):
+        return True
+    if any(_rewrites_functions(a) for a in _assignments(cmd, facts)):
+        return True
     if head == "bind":
         opts_ok = {"-p", "-P", "-v", "-V", "-s", "-S", "-l"}
         return bool(args) and not all(a in opts_ok for a in args) and not (args[0] in ("-q", "-Q") and len(args) == 2)
@@ -273,13 +344,139 @@ def _disarms_hook(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     if head == "add-zsh-hook":
         return any(a in ("-d", "-D") for a in args)
     if head == "enable":
-        return "-n" in args and any(a in ("trap", "set", "shopt", "bind", "builtin", "history", "fc") for a in args)
-    if head in ("export", "declare", "typeset", "readonly", "local"):
+        return "-n" in args and any(a in ("trap", "set", "shopt", "bind", "history", "fc") or a in _HOOK_BUILTINS
+                                    for a in args)
+    if head in _DECLARERS and not _listing_only(cmd):
         if any(_HOOK_VARS.match(a) for a in args if not a.startswith("-")):
             return True
     if any(_HOOK_VARS.match(a) for a in cmd.assignments):
         return True
     return any(f.upper() == "TRAPDEBUG" or (_HOOK_FUNCS.search(f) and "gatesh" in f.lower()) for f in facts.functions)
+
+
+def _disarms_hook_whole(facts: Facts) -> bool:
+    """Bare statements: ``PS0=``, ``precmd_functions=()``, ``functions[TRAPDEBUG]=``."""
+    return any(_HOOK_VARS.match(a) or _rewrites_functions(a) for a in facts.assignments) or any(
+        f.upper() == "TRAPDEBUG" for f in facts.functions)
+
+
+# The gate's own functions and variables (`__gatesh_gate`, `__gatesh_v`, `__gatesh_state` …).
+_GATESH_NAME: Final = re.compile(r"(?<![\w${])__gatesh_")
+# Builtins whose operands are names of variables, functions or aliases.
+_NAME_TAKERS: Final = frozenset({
+    "unset", "unfunction", "unhash", "unalias", "alias", "functions", "autoload", "let", "read", "mapfile",
+    "readarray", "getopts", "vared", "disable", "enable", "shift", "add-zsh-hook", "zle", "nameref",
+}) | _DECLARERS
+_NAME_OPTIONS: Final = {"printf": frozenset({"-v"}), "print": frozenset({"-v"}), "wait": frozenset({"-p"})}
+# `${__gatesh_v:=…}`, and `(( __gatesh_v = 1 ))` / `$(( __gatesh_v++ ))`: the reader records no command
+# for an arithmetic statement, so its text decides. Each alternative is anchored on a literal and
+# scans forward without nesting (linear).
+_GATESH_EXPANSION_WRITE: Final = re.compile(
+    r"\$\{__gatesh_\w*+(?:\[[^\]]*+\])?:?=|\(\([^()]*?__gatesh_\w*+\s*+(?:\[[^\]]*+\]\s*+)?(?:[-+*/%&|^]|<<|>>)?=(?!=)"
+    r"|\(\([^()]*?(?:\+\+|--)\s*+__gatesh_|__gatesh_\w*+\s*+(?:\+\+|--)"
+)
+
+
+def _names_gate_internals(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    if cmd.head.startswith("__gatesh_") or (cmd.argv and cmd.argv[0].text.startswith("__gatesh_")):
+        return True  # running the hook's own functions by hand
+    if cmd.head in _NAME_TAKERS and not _listing_only(cmd):
+        if any(_GATESH_NAME.search(a) for a in cmd.args):
+            return True
+    names = _NAME_OPTIONS.get(cmd.head)
+    if names and any(_GATESH_NAME.match(v) for v in option_values(cmd.args, names)):
+        return True
+    if any(_GATESH_NAME.match(a) for a in cmd.assignments):
+        return True
+    return any(not w.static and _GATESH_EXPANSION_WRITE.search(w.text) for w in cmd.argv)
+
+
+def _names_gate_internals_whole(facts: Facts) -> bool:
+    if any(_GATESH_NAME.match(a) for a in facts.assignments) or any(f.startswith("__gatesh_") for f in facts.functions):
+        return True
+    return "__gatesh_" in facts.text and bool(_GATESH_EXPANSION_WRITE.search(facts.text))
+
+
+# What the hooks call by name without `builtin` (or call `builtin` itself): a function or alias of
+# that name, or a disabled builtin, changes what the gate does. zsh's TRAPDEBUG runs `print` to hand
+# the entry to gatesh and `setopt ERR_EXIT` to skip a refused one; bash's `local`, `return`.
+_HOOK_BUILTINS: Final = frozenset({
+    "builtin", "command", "local", "return", "print", "printf", "setopt", "unsetopt", "emulate", "history",
+    "shopt", "set", "unset", "declare", "typeset", "kill", "eval",
+})
+
+
+def _shadows_hook_builtin(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    if cmd.head == "alias":
+        return any("=" in a and a.split("=", 1)[0] in _HOOK_BUILTINS for a in cmd.args)
+    if cmd.head == "disable":  # zsh: `disable print` turns the builtin off
+        return any(a in _HOOK_BUILTINS for a in cmd.args)
+    return False
+
+
+def _shadows_hook_builtin_whole(facts: Facts) -> bool:
+    return any(f in _HOOK_BUILTINS for f in facts.functions)
+
+
+_HISTORY_EDITS: Final = "cdsrn"  # clear, delete, store, read file, read new: the list the gate reads changes
+_HISTORY_SHOPTS: Final = frozenset({"cmdhist", "lithist"})
+
+
+def _histsize_tiny(word: str) -> bool:
+    m = _ASSIGN_WORD.match(word)
+    if m is None or m.group(1) != "HISTSIZE":
+        return False
+    value = unquote(m.group(4)).strip()
+    return value.isdigit() and int(value) < 2  # negative, empty or unset: unlimited
+
+
+def _history_assignment(word: str) -> bool:
+    return bool(re.match(r"^(?:HISTCONTROL|HISTIGNORE)\+?=", word)) or _histsize_tiny(word)
+
+
+def _tampers_history(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    head, args = cmd.head, cmd.args
+    if head == "history":
+        opts, _ = split_args(args)
+        return has_short(opts, _HISTORY_EDITS)
+    if head == "fc":  # zsh: a pushed history stack, or lines read from a file
+        opts, _ = split_args(args, frozenset({"-e"}))
+        return has_short([o for o in opts if o != "-"], "pPR")
+    if head == "shopt":
+        opts, names = split_args(args)
+        if has_short(opts, "u"):
+            return "history" in names if has_short(opts, "o") else bool(_HISTORY_SHOPTS & set(names))
+        return False
+    return any(_history_assignment(a) for a in _assignments(cmd, facts))
+
+
+def _tampers_history_whole(facts: Facts) -> bool:
+    return any(_history_assignment(a) for a in facts.assignments)
+
+
+def _reruns_edited(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    """``fc`` and zsh's ``r`` run a history line again; an edited or substituted one was never gated.
+
+    The gate sees only the ``fc`` line. Re-running an earlier entry unchanged (``fc -s``, ``r``,
+    ``fc -e - 12``) runs what was gated when it was typed, so it stays ordinary. A substitution
+    (``fc -s PAT=REP``, ``r old=new``) or an editor (``fc``, ``fc -e CMD``) makes a new command the gate
+    never read: that is the escape.
+    """
+    head, args = cmd.head, cmd.args
+    if head == "r":
+        opts, operands = split_args(args)
+        return not opts and any(re.match(r"^[^=]+=", a) for a in operands)
+    if head != "fc":
+        return False
+    opts, operands = split_args(args, frozenset({"-e"}))
+    if has_short([o for o in opts if o != "-"], "lpPRWAI"):
+        return False  # listing, or the history stack and file (self.hook-history judges those)
+    editors = [opts[i + 1] for i, o in enumerate(opts[:-1]) if o == "-e"]
+    if any(e != "-" for e in editors):
+        return True
+    if not editors and not has_short(opts, "s"):
+        return True  # `fc` alone opens $FCEDIT and runs what the editor leaves
+    return any("=" in a for a in operands)
 
 
 # --- leaving the gate -------------------------------------------------------------------------
@@ -405,9 +602,58 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "shopt -u extdebug", "bind -x '\"\\C-m\": true'", "bindkey '^M' self-insert",
                        "zle -D accept-line", "unset -f __gatesh_preexec", "unfunction preexec",
                        "PROMPT_COMMAND=", "export PROMPT_COMMAND='true'", "unset PROMPT_COMMAND",
-                       "precmd_functions=()", "enable -n trap"),
+                       "precmd_functions=()", "enable -n trap", "PS0=", "PS0+='x'", "unset PS0", "readonly PS0",
+                       "shopt -u promptvars", "shopt -qu promptvars", "functions[TRAPDEBUG]=",
+                       "unset 'functions[TRAPDEBUG]'", "TRAPDEBUG() { :; }", "unfunction TRAPDEBUG",
+                       "unset -f TRAPDEBUG", "setopt no_debug_before_cmd", "unsetopt DEBUG_BEFORE_CMD",
+                       "set +o debugbeforecmd", "add-zsh-hook -d precmd __gatesh_precmd",
+                       "zshaddhistory_functions=()", "preexec_functions+=(mine)", "shift precmd_functions",
+                       "set -A precmd_functions"),
              negative=("trap 'rm -f $tmp' EXIT", "trap -p", "bind -p", "bindkey", "set -e", "shopt -s globstar",
-                       "unset -f myfunc", "export PATH=$PATH:~/bin")),
+                       "unset -f myfunc", "export PATH=$PATH:~/bin", "shopt -s promptvars", "shopt -u nullglob",
+                       "echo $PS0", "declare -p PS0", "setopt debug_before_cmd", "unsetopt nomatch",
+                       "setopt localoptions", "functions[myfn]='echo hi'", "set -A files a b", "set +o histexpand",
+                       "PS1='$ '"),
+             whole=_disarms_hook_whole),
+    SelfRule("self.hook-names",
+             "changes or runs the gate's own __gatesh_* functions or variables in this shell: tampering with the gate",
+             _names_gate_internals,
+             positive=("__gatesh_v=0", "__gatesh_state=allowed", "unset __gatesh_v", "declare -i __gatesh_v=0",
+                       "typeset -g __gatesh_state=allowed", "readonly __gatesh_v", "local __gatesh_h=1",
+                       "export __gatesh_entry=ls", "__gatesh_gate() { echo '0)'; }", "__gatesh_prompt",
+                       "__gatesh_addhistory 'ls'", "printf -v __gatesh_v %s 0", "read __gatesh_h <<< 5",
+                       "let __gatesh_h=0", "(( __gatesh_h = 0 ))", ": ${__gatesh_v:=0}",
+                       "alias __gatesh_gate=\"echo '0)'\"", "__gatesh_h=1 true", "unfunction __gatesh_precmd"),
+             negative=('echo "__gatesh_x"', "echo __gatesh_v", "declare -p __gatesh_v", "typeset -f __gatesh_gate",
+                       "echo $__gatesh_h", "grep __gatesh_ gatesh/shell/bash_hook.bash", "my_gatesh_v=1",
+                       "(( x = __gatesh_h + 1 ))"),
+             whole=_names_gate_internals_whole),
+    SelfRule("self.hook-shadow",
+             "replaces a builtin the gate's hook calls (a function, alias or disabled builtin of that name): "
+             "tampering with the gate",
+             _shadows_hook_builtin,
+             positive=("print() { builtin print -rn -- ls; }", "function setopt { :; }", "alias print='echo ls'",
+                       "local() { :; }", "builtin() { :; }", "disable print", "enable -n setopt",
+                       "history() { :; }"),
+             negative=("ls() { command ls -F \"$@\"; }", "alias ll='ls -l'", "disable -p", "print -r -- hi",
+                       "setopt extendedglob", "alias"),
+             whole=_shadows_hook_builtin_whole),
+    SelfRule("self.hook-history",
+             "changes the in-memory history the gate reads each entry from: tampering with the gate",
+             _tampers_history,
+             positive=("history -c", "history -d 12", "history -s 'ls'", "history -r ~/old_history",
+                       "shopt -u cmdhist", "shopt -u lithist", "shopt -uo history", "HISTCONTROL=ignorespace",
+                       "HISTCONTROL=", "export HISTIGNORE='*'", "HISTSIZE=0", "export HISTSIZE=1",
+                       "declare HISTSIZE=0", "fc -p", "fc -R ~/.zsh_history"),
+             negative=("history", "history 20", "history | grep make", "history -w", "history -a",
+                       "shopt -s cmdhist", "set -o history", "HISTSIZE=1000", "export HISTSIZE=5000",
+                       "HISTFILE=~/.bash_history_agent", "echo $HISTCONTROL", "fc -W", "HISTTIMEFORMAT='%F '")),
+    SelfRule("self.history-rerun",
+             "re-runs a history line edited or substituted after the gate read it (fc, r): escaping the gate",
+             _reruns_edited,
+             positive=("fc -s ls=rm", "fc -s 'echo '= 3", "fc -e - echo=rm", "fc -e vim", "fc -e 'sed -i s/a/b/' -1",
+                       "fc", "fc 10 12", "r ls=rm", "r echo=rm 5"),
+             negative=("fc -l", "fc -ln -10", "fc -s", "fc -s make", "fc -e - 12", "r", "r make", "fc -W")),
     SelfRule("self.human-verb",
              "runs a gatesh verb only a person may run (approve, deny, resume, mandate, watch, config changes)",
              _human_verb,
@@ -436,7 +682,12 @@ RULES: Final[tuple[SelfRule, ...]] = (
 
 
 def protected_for(paths: GatePaths) -> Protected:
-    """The absolute protected roots of ``paths``, with home expanded."""
+    """The absolute protected roots of ``paths``, with home expanded (cached per paths and $HOME)."""
+    return _protected(paths, os.environ.get("HOME", ""))
+
+
+@functools.lru_cache(maxsize=16)
+def _protected(paths: GatePaths, _home_env: str) -> Protected:
     home = os.path.expanduser("~")
     roots = tuple(dict.fromkeys(posixpath.normpath(os.path.expanduser(p)) for p in paths.protected if p))
     runtime = posixpath.normpath(os.path.expanduser(paths.runtime_dir))
@@ -455,6 +706,9 @@ def check(facts: Facts, paths: GatePaths) -> Finding | None:
         for rule in RULES:
             if rule.test(cmd, facts, prot):
                 return Finding(rule.id, Outcome.ATTACK, rule.reason)
+    for rule in RULES:
+        if rule.whole is not None and rule.whole(facts):
+            return Finding(rule.id, Outcome.ATTACK, rule.reason)
     if _HOOK_ASSIGN_TEXT.search(facts.text):
         # The reader drops a bare assignment with no command (`PROMPT_COMMAND=`), so the text decides.
         hook = next(r for r in RULES if r.id == "self.hook")
@@ -466,8 +720,16 @@ def check(facts: Facts, paths: GatePaths) -> Finding | None:
     return None
 
 
+# Linear (bypass_failures #12, the same ReDoS class): the old `(?:^|[;&|\n({])\s*(?:NAME=\S*\s+)*`
+# re-scanned a newline run or a blank-free `a=1;a=1;…` from every separator (10 s at 20 KB).
+# Now blanks never cross a newline (the newline is itself a start), values are possessive and
+# stop at unquoted separators (quoted, `$(…)`, `${…}` parts kept whole), and `{` starts only as
+# the reserved word (blank on both sides), so no start re-reads another start's text.
+_ASSIGN_VALUE: Final = (r"(?:\$\(\([^()]*+\)\)|\$\([^()]*+\)|\$\{[^{}]*+\}|'[^']*+'|" + '"[^"]*+"'
+                        + r"|[^\s;&|'" + '"' + r"($]++|\$)*+")
 _HOOK_ASSIGN_TEXT: Final = re.compile(
-    r"(?:^|[;&|\n({])\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:PROMPT_COMMAND|preexec_functions|precmd_functions"
+    r"(?:^|(?<=[;&|\n(])|(?<=(?<![^\s;&|(])\{)(?=\s))[^\S\n]*+(?:[A-Za-z_]\w*+=" + _ASSIGN_VALUE
+    + r"[^\S\n]++)*(?:PROMPT_COMMAND|preexec_functions|precmd_functions"
     r"|zshaddhistory_functions|PS0)(?:\[[^\]]*\])?\+?="
 )
 

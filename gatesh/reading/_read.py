@@ -34,6 +34,25 @@ class ReadLimit(Exception):
     """A limit of ``_limits`` was passed; the message is the ``unreadable`` reason."""
 
 
+@dataclass
+class _Positional:
+    """``sh -c STRING ARG0 ARGS…``: the values of ``$0 $1 …`` while STRING is read.
+
+    ``shift`` counts the ``shift``s read so far (in source order); ``known`` turns False when
+    they can no longer be followed (``shift $n``, ``set --``): the words then stay dynamic.
+    ``open_ended``: xargs or ``find -exec … +`` append more arguments after ARGS.
+    """
+
+    args: tuple[Word, ...]
+    open_ended: bool = False
+    shift: int = 0
+    known: bool = True
+
+
+# A word that is one positional parameter: "$@" $@ ${@} $* "$*" $1 "${12}" $0 …
+_POSITIONAL_WORD: Final = re.compile(r'(?P<q>"?)\$(?:(?P<n>[0-9@*])|\{(?P<b>[0-9]+|[@*])\})(?P=q)')
+
+
 @dataclass(frozen=True)
 class _Inherit:
     """What a re-read string inherits from the command that runs it."""
@@ -43,6 +62,7 @@ class _Inherit:
     remote: bool = False
     redirects: tuple[Redirect, ...] = ()
     placeholders: tuple[str, ...] = ()  # words xargs/parallel replace by their input
+    positional: _Positional | None = None  # sh -c STRING's static $0 $1 … (same shell only)
 
 
 def max_nesting(text: str) -> int:
@@ -170,7 +190,10 @@ class Reader:
         for raw in second:
             if not raw.words:
                 continue
-            p = peel(raw.words)
+            words = raw.words
+            if inherit.positional is not None and raw.context != "function":
+                words = _expand_positional(words, inherit.positional) or words  # as finalize does
+            p = peel(words)
             surface = _surface(p.argv, p.shell_string is not None)
             seen_second.add(surface)
             ts_here = at.get(raw.start)
@@ -205,6 +228,13 @@ class Reader:
     def finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]:
         """Peel ``raw``, re-read what it runs, emit its commands: (indexes, surface head)."""
         redirects = tuple(raw.redirects) + inherit.redirects
+        pos = inherit.positional
+        if pos is not None and raw.context != "function" and raw.words and not raw.declaration:
+            # `sh -c '"$@"' _ rm -rf ~` runs `rm -rf ~`: positional parameters are the static
+            # words after the string (bypass_failures #3). A function's "$@" is its own.
+            expanded = _expand_positional(raw.words, pos)
+            if expanded is not None:
+                raw = replace(raw, words=expanded)
         if raw.declaration or not raw.words:
             head = head_of(raw.words[0].text) if raw.words else ":"
             cmd = SimpleCommand(tuple(raw.words), head, wrappers=inherit.wrappers,
@@ -226,6 +256,8 @@ class Reader:
                 wrappers, privileged, inherit.remote, redirects, tuple(p.placeholders)))
             if idxs is not None:
                 return idxs, surface
+            if p.shell_string is not None and not p.shell_string.text:
+                p.shell_string = Word(raw.raw, False)  # `parallel ::: $(…)`: the runner stays
         if p.shell_string is not None:
             inner = _Inherit(wrappers, privileged, inherit.remote, redirects)
             idxs = self._reread(p.shell_string, p.shell_via, depth, inner, raw)
@@ -250,8 +282,10 @@ class Reader:
                 return idxs, surface
         if head == "eval" and len(argv) > 1 and all(w.static for w in argv[1:]):
             text = " ".join(w.text for w in argv[1:])
-            return self.read_text(text, "eval", depth + 1, replace(inner, redirects=redirects)), \
-                surface
+            return self.read_text(text, "eval", depth + 1, replace(
+                inner, redirects=redirects, positional=inherit.positional)), surface
+        if pos is not None and head in ("shift", "set"):
+            _follow_positional(pos, head, argv)
         idx = self._emit(cmd)
         out = [idx]
         if head == "eval":
@@ -343,8 +377,11 @@ class Reader:
             if cmd.context == "xargs" and operand.text.strip() in ("{}", *inner.placeholders):
                 self.note(f"{cmd.head} -c runs its input as a command: {raw.raw[:80]!r}")
                 return None
+            # The words after the string are $0 $1 …; xargs and find -exec append more.
+            positional = _Positional(tuple(args[i + 1:]), open_ended=bool(inner.placeholders)
+                                     or cmd.context in ("xargs", "find -exec"))
             return self._reread(operand, "xargs" if cmd.context == "xargs" else "sh -c",
-                                depth, inner, raw)
+                                depth, replace(inner, positional=positional), raw)
         if operand is not None:
             idx = self._emit(cmd)
             return [idx, *self._script(operand, cmd.head, depth, inner)]
@@ -500,6 +537,65 @@ def _normalise_placeholders(p: Peeled) -> None:
     p.argv = [norm(w) for w in p.argv]
     if p.shell_string is not None:
         p.shell_string = norm(p.shell_string)
+
+
+def _expand_positional(words: list[Word], pos: _Positional) -> list[Word] | None:
+    """``words`` with each whole-word positional parameter put as its value (None: no change).
+
+    Unquoted, a static value is split at blanks as bash would (``$1`` = "rm -rf ~" runs rm);
+    a parameter past the known arguments stays dynamic when more may be appended, else is empty.
+    """
+    if not pos.known:
+        return None
+    out: list[Word] = []
+    changed = False
+    for w in words:
+        m = None if w.static else _POSITIONAL_WORD.fullmatch(w.text)
+        if m is None:
+            out.append(w)
+            continue
+        changed = True
+        name = m.group("n") or m.group("b")
+        quoted = bool(m.group("q"))
+        vals: list[Word]
+        if name in ("@", "*"):
+            vals = list(pos.args[1 + pos.shift:])
+            if name == "*" and quoted:
+                vals = [Word(" ".join(v.text for v in vals), all(v.static for v in vals))]
+            if pos.open_ended:
+                vals.append(w)
+        else:
+            k = int(name)
+            k = k + pos.shift if k else 0
+            if k < len(pos.args):
+                vals = [pos.args[k]]
+            else:
+                vals = [w] if pos.open_ended else [Word("")] if quoted else []
+        if not quoted:
+            vals = [part for v in vals
+                    for part in ([Word(x) for x in v.text.split()] if v.static else [v])]
+        out.extend(vals)
+    return out if changed else None
+
+
+def _follow_positional(pos: _Positional, head: str, argv: list[Word]) -> None:
+    """Track ``shift N`` and ``set -- …`` (which replaces the parameters) in source order."""
+    args = argv[1:]
+    if head == "shift":
+        if not args:
+            pos.shift += 1
+        elif args[0].static and args[0].text.isdigit():
+            pos.shift += int(args[0].text)
+        else:
+            pos.known = False
+        return
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if not a.static or a.text == "--" or a.text[:1] not in "-+":
+            pos.known = False  # `set a b` / `set -- a b` gives new parameters
+            return
+        k += 2 if a.text in ("-o", "+o") else 1
 
 
 def _put_input(line: str, value: str) -> str:

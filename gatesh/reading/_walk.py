@@ -5,7 +5,9 @@ The walk yields :class:`RawCommand` values (argv before wrapper peeling); ``_rea
 
 from __future__ import annotations
 
+import bisect
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +21,17 @@ from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
 from ._words import node_text, word_of
 
 LANGUAGE = Language(tree_sitter_bash.language())
-PARSER = Parser(LANGUAGE)  # module-global: building a parser costs more than parsing a line
+# One parser per thread: building a parser costs more than parsing a line, and a tree-sitter
+# parser is not thread-safe (two threads parsing with one parser crashed the process). The daemon
+# decides on its event loop and in worker threads, so each thread gets its own.
+_LOCAL = threading.local()
+
+
+def _parser() -> Parser:
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = Parser(LANGUAGE)
+    return parser
 
 # Operators that write the target file (``>&`` / ``&>`` only when the target is not an fd).
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -69,19 +81,81 @@ class Walk:
 
 def parse(data: bytes) -> Any:
     """The tree-sitter tree for ``data`` (never raises for any byte string)."""
-    return PARSER.parse(data)
+    return _parser().parse(data)
 
 
 def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk:
     """Walk ``data`` (UTF-8 shell text). Raises :class:`WalkLimit` past a limit or deadline."""
     tree = parse(data)
+    inserted: list[int] = []
+    if b"\n\\" in data:
+        tree, inserted = _repair_line_start_escapes(data, tree)
     root = tree.root_node
     w = _Walker(context, deadline)
     if root.has_error:
         w.result.has_error = True
         w.result.error_at = _first_error(root)
     w.walk(root, context, 0, 0)
+    if inserted:
+        _unshift(w.result, inserted)
     return w.result
+
+
+# Rounds of re-parsing after a repair (each round fixes every misread tree-sitter showed).
+_REPAIR_ROUNDS = 4
+_NL_BACKSLASH = re.compile(rb"\n(?=\\)")
+
+
+def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int]]:
+    """Work around tree-sitter-bash gluing a line that starts with a backslash onto the line before.
+
+    tree-sitter-bash 0.25 reads ``ls<nl>\\rm -rf ~`` as one command ``ls`` with a word
+    ``<nl>\\rm`` (and ``sh <<'EOF'<nl>\\rm …`` as heredoc arguments, leaving the body empty):
+    the newline becomes part of a word, which no shell ever does (bypass_failures #2/#14). Where
+    a word node starts with that newline, a space is put after the newline and the text is parsed
+    again; a space at the start of a line changes nothing for bash. Returns the new tree and the
+    sorted byte offsets (in the new text) of the inserted spaces, for ``_unshift``.
+    """
+    sites = [m.start() for m in _NL_BACKSLASH.finditer(data)]
+    fixes: list[int] = []  # sorted offsets in ``data`` (the original) of the newlines to repair
+    inserted: list[int] = []
+    for _ in range(_REPAIR_ROUNDS):
+        root = tree.root_node
+        new: set[int] = set()
+        done = set(fixes)
+        for orig in sites:
+            if orig in done:
+                continue
+            at = orig + bisect.bisect_left(fixes, orig)  # the newline's offset in the parsed text
+            node = root.descendant_for_byte_range(at, at + 1)
+            if node is not None and node.type == "word" and node.start_byte <= at \
+                    and not node.text[: at - node.start_byte + 1].strip():
+                new.add(orig)
+        if not new:
+            break
+        fixes = sorted(done | new)
+        out = bytearray()
+        last = 0
+        inserted = []
+        for orig in fixes:
+            out += data[last:orig + 1]
+            inserted.append(len(out))
+            out += b" "
+            last = orig + 1
+        out += data[last:]
+        tree = parse(bytes(out))
+    return tree, inserted
+
+
+def _unshift(result: Walk, inserted: list[int]) -> None:
+    """Map byte offsets of a repaired text back onto the text as given (see the repair above)."""
+
+    def orig(b: int) -> int:
+        return b - bisect.bisect_left(inserted, b)
+
+    for cmd in result.commands:
+        cmd.start = orig(cmd.start)
+    result.blind = [(orig(a), orig(b)) for a, b in result.blind]
 
 
 def _first_error(root: Any) -> str:

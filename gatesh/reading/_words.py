@@ -99,22 +99,36 @@ def _value(node: Any) -> tuple[str, bool]:
 
 
 def _string_value(node: Any) -> tuple[str, bool]:
+    # The literal runs are taken from the source bytes between the quotes, not by joining
+    # ``string_content`` children: tree-sitter-bash leaves newlines between children out of every
+    # child, and `bash -c "ls<newline>rm -rf /"` must not read as `lsrm -rf /` (bypass_failures #1).
+    src: bytes = node.text
+    base = node.start_byte
+    children = node.children
+    lo, hi = 0, len(src)
+    k, m = 0, len(children)
+    while k < m and (children[k].type == '"' or (k == 0 and children[k].type == "$")):
+        lo = children[k].end_byte - base
+        k += 1
+    if m > k and children[-1].type == '"':
+        hi = children[-1].start_byte - base
+        m -= 1
     parts: list[str] = []
     static = True
-    children = node.children
-    for child in children:
+    pos = lo
+    for child in children[k:m]:
         ct = child.type
-        if ct == '"' or (ct == "$" and child is children[0]):
-            continue
-        if ct == "string_content":
-            parts.append(_unescape_dquoted(node_text(child)))
-        elif ct in DYNAMIC_NODES:
+        if ct not in DYNAMIC_NODES and ct not in ("translated_string", "string"):
+            continue  # string_content and stray tokens: part of the literal run from the source
+        start, end = child.start_byte - base, child.end_byte - base
+        parts.append(_unescape_dquoted(src[pos:start].decode("utf-8", "replace")))
+        if ct in DYNAMIC_NODES:
             static = False
             parts.append(node_text(child))
-        elif ct == "translated_string" or ct == "string":
+        else:
             v, s = _string_value(child)
             parts.append(v)
             static = static and s
-        else:
-            parts.append(node_text(child))
+        pos = end
+    parts.append(_unescape_dquoted(src[pos:max(pos, hi)].decode("utf-8", "replace")))
     return "".join(parts), static

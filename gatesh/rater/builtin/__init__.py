@@ -31,6 +31,7 @@ from gatesh.rater.builtin import (
     system,
 )
 from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
+from gatesh.reading._tables import SHELLS
 
 __all__ = ["ALL_RULES", "BuiltinRater"]
 
@@ -131,6 +132,15 @@ class BuiltinRater:
             found.append(Finding("reader.unreadable", Outcome.DESTRUCTIVE,
                                  f"The command could not be read ({why}), so its effect is unknown.",
                                  "split it into smaller, plainer commands"))
+        # S2: a shell script the command runs or sources that could not be read (missing at
+        # decision time, too large, binary) is a note, not a pass (bypass_failures #3/#6).
+        unread = next((s for s in facts.scripts if s.text is None and s.note != "dynamic path"
+                       and s.interpreter in SHELLS), None)
+        if unread is not None:
+            found.append(Finding("reader.script-unread", Outcome.DESTRUCTIVE,
+                                 f"It runs the shell script {unread.path}, which the gate could not "
+                                 f"read ({unread.note}), so its effect is unknown.",
+                                 "run the script once it exists, as its own command"))
         if not found:
             return Verdict(Outcome.SAFE, SAFE_REASON)
         found.sort(key=lambda f: -f.outcome.rank)

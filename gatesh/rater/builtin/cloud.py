@@ -10,6 +10,7 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import A, C, Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin.generic import service_verb_word
 
 CLOUD: Final = heads("aws", "gcloud", "gsutil", "az", "azcopy", "doctl", "linode-cli", "hcloud", "oci",
                      "ibmcloud", "scw", "vultr-cli", "flyctl", "fly", "heroku", "vercel", "netlify", "wrangler",
@@ -68,7 +69,7 @@ def cloud_delete(c: Cmd) -> MatchResult:
         return None
     for w in words[:5]:
         wl = w.lower()
-        if _DELETE_VERB.match(wl) and not _SAFE_VERBS.match(wl):
+        if (_DELETE_VERB.match(wl) or service_verb_word(wl)) and not _SAFE_VERBS.match(wl):
             sev = C if wl.startswith(("delete", "destroy", "terminate", "purge", "rm", "remove", "rb", "drop", "wipe", "del")) else D
             return Hit(severity=sev, detail=f"{h} {' '.join(words[: words.index(w) + 1])}")
     return None
@@ -79,7 +80,8 @@ RULES: tuple[Rule, ...] = (
          cloud_delete, heads=CLOUD, remedy="ask the person; name the exact resource and keep a snapshot",
          examples=("aws s3 rm s3://bucket --recursive", "aws ec2 terminate-instances --instance-ids i-1",
                    "gcloud compute instances delete vm-1", "az group delete -n rg", "gsutil rm gs://b/f",
-                   "aws cloudtrail stop-logging --name t", "gh repo delete me/x"),
+                   "aws cloudtrail stop-logging --name t", "gh repo delete me/x",
+                   "gcloud apigee deployments undeploy --api=a", "az acr repository untag --name r --image x:1"),
          counter=("aws s3 ls", "gcloud compute instances list", "az vm show -n x", "aws s3 rm s3://b/x --dryrun",
                   "gh pr create")),
 )

@@ -151,5 +151,5 @@ RULES: tuple[Rule, ...] = (
          examples=("gitlab-rake gitlab:backup:restore", "sidekiq-cli exec 'Job.delete_all'"),
          counter=("rails runner 'puts User.count'",)),
     Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs, remedy="run each command directly",
-         examples=("parallel ::: 'rm -rf /home/x'",), counter=("parallel echo ::: a b",)),
+         examples=("parallel ::: 'rm -rf /home/x' \"$(cat more)\"",), counter=("parallel echo ::: a b",)),
 )

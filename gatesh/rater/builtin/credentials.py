@@ -58,12 +58,24 @@ def sensitive_read(c: Cmd) -> MatchResult:
     return None
 
 
+def _find_outside(c: Cmd) -> bool:
+    """Whether a find starts from outside the working directory (/, ~, $HOME, an absolute path)."""
+    for a in c.args:
+        if a.startswith(("-", "(", "!")):
+            return False
+        if a.startswith(("/", "~", "$")):
+            return True
+    return False
+
+
 def credential_search(c: Cmd) -> MatchResult:
     h = c.head
     if h in ("find", "fd", "locate", "mdfind"):
         names = c.opt_values("-name", "-iname", "-path", "-wholename")
         if h != "find":
             names = list(c.pos)
+        elif not _find_outside(c):
+            return None  # `find . -name .env`: the project's own files
         if any(_CRED_NAMES.match(n.strip("'\"")) for n in names):
             return Hit(detail="searches the disk for credential files")
         return None
@@ -111,7 +123,7 @@ RULES: tuple[Rule, ...] = (
     Rule("cred.search", A, "This {detail}.", credential_search, heads=heads("find", "fd", "locate", "mdfind", "grep", "egrep", "rg", "ag", "ack", "fgrep"),
          examples=("find / -name id_rsa", "grep -ri password /", "cat ~/.bash_history | grep pass",
                    "find //.aws -name credentials -type f"),
-         counter=("find . -name '*.py'", "grep -r password src/", "grep -i token README.md")),
+         counter=("find . -name '*.py'", "grep -r password src/", "grep -i token README.md", "find . -name .env")),
     Rule("cred.password-store", A, "This pulls secrets out of a password store or memory ({detail}).", keychain,
          heads=heads("security", "secret-tool", "getent", "gdb", "gcore", "sh", "bash") | TOOLS | heads("python", "python2", "python3"),
          examples=("security find-generic-password -wa x", "getent shadow", "mimipenguin", "python2 laZagne.py all",

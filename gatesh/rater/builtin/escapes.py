@@ -11,11 +11,11 @@ from gatesh.rater.builtin._base import (
     SHELLS,
     SPAWN_RE,
     A,
-    S,
     Cmd,
     Hit,
     MatchResult,
     Rule,
+    S,
     Severity,
     is_interpreter,
 )

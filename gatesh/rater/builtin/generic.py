@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads
 
 _VERB: Final = re.compile(
     r"^(?:[a-z0-9]+[-_:])*(?:delete|del|remove|rm|rb|destroy|terminate|purge|deregister|revoke|drop|"
     r"truncate|wipe|erase|flushall|flushdb|prune|uninstall|forget|rdelete|dedupe|disable|archive|"
     r"unregister|decommission|evict|obliterate|nuke|reset|force_reset|clear|clean|rollback|undeploy|untag|"
-    r"roll|break-lock|recreate|kill|cancel|deactivate|revert|overwrite|restore)(?:[-_:][a-z0-9-]+)*$|^dodelete$",
+    r"roll|break-lock|recreate|kill|cancel|deactivate|revert|overwrite|restore|unset|compact|unassign|unbind|"
+    r"unpublish|deprovision)(?:[-_:][a-z0-9-]+)*$|^dodelete$",
     re.I)
 # Heads whose positional words are data, or that another table already judges.
 DATA_HEADS: Final = frozenset({
@@ -43,6 +44,11 @@ DATA_HEADS: Final = frozenset({
 _HTTP_DELETE_PATH: Final = re.compile(r"/(?:dodelete|_delete_by_query|delete[-_]?\w*|_close|_flush|purge|wipe)(?:[/?]|$)|[?&](?:action|op)=delete", re.I)
 
 
+def service_verb_word(word: str) -> bool:
+    """Whether ``word`` is a delete-class verb (shared with the cloud table)."""
+    return bool(_VERB.match(word))
+
+
 def service_verb(c: Cmd) -> MatchResult:
     if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
         return None
@@ -61,6 +67,10 @@ def service_verb(c: Cmd) -> MatchResult:
     return None
 
 
+# Cluster-wide admin endpoints: a write there changes the whole service, not one document.
+_HTTP_ADMIN_PATH: Final = re.compile(r"/_cluster/(?:settings|reroute)|/_security/|/_nodes/[^/?]*/?_?shutdown", re.I)
+
+
 def http_delete(c: Cmd) -> MatchResult:
     h = c.head
     method = ""
@@ -72,6 +82,8 @@ def http_delete(c: Cmd) -> MatchResult:
         method = (c.opt_value("--method") or "").upper()
     if method == "DELETE":
         return Hit(detail="sends an HTTP DELETE")
+    if method in ("PUT", "POST", "PATCH") and any(_HTTP_ADMIN_PATH.search(p) for p in c.pos):
+        return Hit(detail=f"sends an HTTP {method} to a cluster-wide admin endpoint")
     if any(_HTTP_DELETE_PATH.search(p) for p in c.pos if "://" in p or p.startswith((":", "localhost", "127."))):
         return Hit(detail="calls a delete endpoint")
     return None
@@ -82,15 +94,17 @@ RULES: tuple[Rule, ...] = (
          service_verb, remedy="ask the person, naming exactly what will be deleted",
          examples=("vault kv metadata delete secret/app", "velero backup delete nightly", "nats kv del KV key",
                    "rabbitmqctl delete_user bot", "kafka-topics --bootstrap-server x --delete --topic t",
-                   "stripe customers delete cus_1", "restic forget abc"),
+                   "stripe customers delete cus_1", "restic forget abc", "borg compact repo",
+                   "mc admin policy unset myminio p"),
          counter=("vault kv get secret/app", "velero backup get", "ldcli environments create --name s",
                   "echo delete", "grep remove file.txt")),
     Rule("generic.http-delete", D, "This {detail} to a service, removing data there.", http_delete,
          heads=heads("curl", "http", "https", "xh", "xhs", "httpie", "wget"),
          remedy="ask the person before deleting remote data",
          examples=("curl -X DELETE https://api.example.com/v1/items/1", "http DELETE :9200/index",
-                   "curl -X POST http://jenkins.local/job/x/doDelete"),
-         counter=("curl https://example.com", "curl -X GET http://localhost:9200/_search")),
+                   "curl -X POST http://jenkins.local/job/x/doDelete", "curl -X PUT http://localhost:9200/_cluster/settings"),
+         counter=("curl https://example.com", "curl -X GET http://localhost:9200/_search",
+                  "curl -X GET http://localhost:9200/_cluster/settings")),
 )
 
 
@@ -110,3 +124,18 @@ RULES = (*RULES, Rule("generic.piped-verb", D, "This pipes a delete-class comman
                       remedy="ask the person before changing the service",
                       examples=("echo 'delete example.com' | nsupdate", "echo 'disable server b/w1' | socat stdio /run/h.sock"),
                       counter=("echo delete | grep del", "echo hi | cat")))
+
+
+# Attack-simulation tools: (head, verb) whose run executes a real attack technique on live systems.
+ATTACK_TOOLS: Final = {"stratus": "detonate", "pacu": "run", "atomic-operator": "run"}
+
+
+def attack_tool(c: Cmd) -> MatchResult:
+    verb = ATTACK_TOOLS.get(c.head)
+    return verb is not None and verb in c.pos[:2]
+
+
+RULES = (*RULES, Rule("generic.attack-tool", A, "This runs an attack-simulation tool that carries out a real attack technique.",
+                      attack_tool, heads=frozenset(ATTACK_TOOLS),
+                      examples=("./stratus detonate aws.defense-evasion.cloudtrail-stop",),
+                      counter=("stratus list", "./stratus warmup aws.x")))

@@ -134,7 +134,19 @@ def trust(c: Cmd) -> MatchResult:
     return None
 
 
+_SETID_PERM: Final = re.compile(r"^[-/]?(?:[246]\d{3}|u=s|g=s|u\+s|g\+s)$")
+
+
+def setid_recon(c: Cmd) -> MatchResult:
+    """``find / -perm -4000``: lists setuid/setgid programs, the first step of a privilege escalation."""
+    return any(a == "-perm" and _SETID_PERM.match(v) for a, v in zip(c.args, c.args[1:], strict=False))
+
+
 RULES: tuple[Rule, ...] = (
+    Rule("priv.setid-recon", D, "This lists setuid/setgid programs, the reconnaissance step of a privilege escalation.",
+         setid_recon, heads=heads("find", "bfs", "gfind"), remedy="say which program's permissions you need to check",
+         examples=("find / -perm -4000 2>/dev/null", "find /usr/bin -perm -u=s -type f"),
+         counter=("find . -perm 644", "find . -name '*.py'")),
     Rule("priv.chmod-weak", A, "chmod {detail}, weakening the machine's permissions.", chmod, heads=heads("chmod"),
          examples=("chmod 777 app.sh", "chmod u+s /tmp/x", "chmod -R 777 .", "chmod 4755 bin", "chmod a+w f", "chmod +s f"),
          counter=("chmod +x run.sh", "chmod 755 bin/tool", "chmod 600 key", "chmod -R u+w build", "chmod g+w f")),

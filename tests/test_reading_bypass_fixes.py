@@ -1,0 +1,139 @@
+"""Regression tests for reader and raw-text bypasses (.notes/bypass_failures.md #1, #2/#14, #3, #12, #13)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from gatesh._types import Facts, Rung, Stage
+from gatesh.config import default
+from gatesh.pipeline import decide
+from gatesh.policy import hardline, selfprotect
+from gatesh.reading import read
+
+CONFIG = default()
+
+
+def _cmds(facts: Facts) -> list[tuple[str, list[str]]]:
+    return [(c.head, [w.text for w in c.argv]) for c in facts.commands]
+
+
+def _refused_hardline(text: str) -> None:
+    for rung in (Rung.AUTO, Rung.BYPASS):
+        d = decide(text, cwd="/tmp", config=CONFIG, rung=rung)
+        assert not d.allowed and d.stage is Stage.HARDLINE, (text, rung, d.stage, d.reason)
+
+
+# --- #1: newlines inside a double-quoted code string --------------------------------------------
+
+
+@pytest.mark.parametrize("text", ['bash -c "echo a\nrm -rf ~"', 'sh -c "ls\nrm -rf /"',
+                                  'eval "ls\nrm -rf \\"\\$HOME\\""',
+                                  'sh -c "if false; then\n:\nelse\nfind / -delete\nfi"'])
+def test_double_quoted_newlines_are_kept(text: str) -> None:
+    facts = read(text)
+    assert facts.readable
+    assert any(h in ("rm", "find") for h, _ in _cmds(facts)), _cmds(facts)
+    _refused_hardline(text)
+
+
+def test_double_quoted_value_keeps_gaps_and_escapes() -> None:
+    facts = read('echo "a\n\n b" "x\\"y" "p\\\nq" "" $"t\nu"')
+    assert _cmds(facts)[0][1] == ["echo", "a\n\n b", 'x"y', "pq", "", "t\nu"]
+    dyn = read('echo "a\n$X\nb"').commands[0].argv[1]
+    assert not dyn.static and dyn.text == '"a\n$X\nb"'
+
+
+# --- #2/#14: a line starting with a backslash ----------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["x=$( ls\n\\rm -rf ~\n)", "sh <<'EOF'\n\\rm -rf ~\nEOF",
+                                  "ls\n\\rm -rf ~", "{ ls\n\\rm -rf ~\n}", "echo `ls\n\\rm -rf ~`",
+                                  "ls\r\n\\rm -rf ~", "ls\n\n\\rm -rf ~"])
+def test_backslash_at_line_start_starts_a_command(text: str) -> None:
+    facts = read(text)
+    assert ("rm", ["rm", "-rf", "~"]) in _cmds(facts), _cmds(facts)
+    _refused_hardline(text)
+
+
+def test_backslash_repair_keeps_offsets_and_quotes() -> None:
+    facts = read("echo 'a\n\\b'\n\\ls")
+    assert _cmds(facts) == [("echo", ["echo", "a\n\\b"]), ("ls", ["ls"])]
+    assert not any("disagree" in n for n in facts.notes), facts.notes
+
+
+# --- #3: positional parameters of sh -c STRING ARG0 ARGS… -----------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "bash -c '\"$@\"' _ rm -rf ~", "sh -c 'exec \"$@\"' sh rm -rf ~", 'bash -c "\\$0 \\$1 \\$2" rm -rf ~',
+    "bash -c '$1' _ 'rm -rf ~'", "bash -c 'shift 2; \"$@\"' _ a b rm -rf ~", "bash -c 'eval \"$@\"' _ rm -rf ~",
+    "true && bash -c '. \"$1\" && shift && exec \"$@\"' bash /root/.codex/shell_snapshots/s.sh rm -rf ~",
+    "( bash -c '. \"$1\" && shift && exec \"$@\"' bash /root/.codex/shell_snapshots/s.sh bash -c 'rm -rf ~' )",
+])
+def test_positional_args_are_read(text: str) -> None:
+    assert "rm" in [h for h, _ in _cmds(read(text))], _cmds(read(text))
+    _refused_hardline(text)
+
+
+def test_positional_args_follow_quoting_and_scope() -> None:
+    assert _cmds(read("bash -c 'echo \"$@\"' _ rm -rf ~")) == [("echo", ["echo", "rm", "-rf", "~"])]
+    # a function's "$@" is its own; `set --` replaces the parameters: both stay dynamic
+    assert "rm" not in [h for h, _ in _cmds(read("bash -c 'f() { \"$@\"; }; f ls' _ rm -rf ~"))]
+    assert "rm" not in [h for h, _ in _cmds(read("bash -c 'set -- ls; \"$@\"' _ rm -rf ~"))]
+    # xargs appends arguments: "$@" keeps a dynamic tail
+    xargs = [c for c in read("echo . | xargs sh -c 'rm \"$@\"' _").commands if c.head == "rm"]
+    assert xargs and not xargs[0].argv[-1].static
+
+
+def test_unread_shell_script_is_not_safe() -> None:
+    d = decide("bash -c '. \"$1\" && shift && exec \"$@\"' bash /nonexistent/evil.sh ls", cwd="/tmp",
+               config=CONFIG, rung=Rung.AUTO)
+    assert not d.allowed and d.rule_id == "reader.script-unread", (d.stage, d.rule_id, d.reason)
+
+
+# --- #12: raw-text regexes are linear ----------------------------------------------------------------
+
+ADVERSARIAL_UNITS = ("a", "a(", ":", " ", "\n", "while ", "a(){ a|a", "rm ", "rm -r ", "dd ", "chmod -R ",
+                     "find / ", "a=1;", "a={ ", "(a=1 ")
+
+
+@pytest.mark.parametrize("size", [64 * 1024, 1024 * 1024])
+def test_raw_text_rules_are_linear(size: int) -> None:
+    patterns = [r.pattern for r in hardline.TEXT_RULES] + [selfprotect._HOOK_ASSIGN_TEXT]
+    for unit in ADVERSARIAL_UNITS:
+        text = "echo " + unit * (size // len(unit))
+        start = time.monotonic()
+        for p in patterns:
+            p.search(text)
+        took = time.monotonic() - start
+        assert took < 5.0, f"{unit!r} x {size}: {took:.1f} s"
+
+
+def test_fork_bomb_text_rule_still_matches() -> None:
+    fb = next(r for r in hardline.TEXT_RULES if r.id == "hardline.fork-bomb").pattern
+    for text in (":(){ :|:& };:", "bomb(){ bomb|bomb& }; bomb", "x; f () { f | f & }", "while (1) { fork() }"):
+        assert fb.search(text), text
+    assert not fb.search("f() { g | h & }")
+
+
+def test_hook_assign_text_still_matches() -> None:
+    p = selfprotect._HOOK_ASSIGN_TEXT
+    for text in ("PROMPT_COMMAND=", "x=1 PROMPT_COMMAND='true'", "{ PROMPT_COMMAND=x; }", "(PS0=x)",
+                 "A={x} PROMPT_COMMAND=evil", 'A="a b" PROMPT_COMMAND=evil', "A=$(a;b) PS0=x",
+                 "ls\n  preexec_functions+=(x)", "precmd_functions[0]=x"):
+        assert p.search(text), text
+    assert not p.search("echo PROMPT_COMMAND=x")
+
+
+# --- #13: find -delete on a vital root, in unreadable text ------------------------------------------
+
+
+def test_unreadable_find_delete_is_hardline() -> None:
+    text = "find / -delete; echo '"  # an unclosed quote: neither reader can read it
+    assert not read(text).readable
+    d = decide(text, cwd="/tmp", config=CONFIG, rung=Rung.BYPASS)
+    assert d.stage is Stage.HARDLINE and d.rule_id == "hardline.find-delete-root", (d.stage, d.rule_id)
+    ok = decide("find . -name '*.pyc' -delete; echo '", cwd="/tmp", config=CONFIG, rung=Rung.BYPASS)
+    assert ok.stage is not Stage.HARDLINE

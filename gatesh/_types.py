@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     """What a command would do (S3.2). Ordered: a later member is never milder."""
 
     SAFE = "safe"
@@ -33,7 +33,7 @@ def worst(*outcomes: Outcome) -> Outcome:
     return max(outcomes, key=lambda o: o.rank, default=Outcome.SAFE)
 
 
-class Action(str, enum.Enum):
+class Action(enum.StrEnum):
     """What happens to the command. The words are the ones ``gatesh eval`` counts."""
 
     ALLOW = "allow"  # runs
@@ -44,7 +44,7 @@ class Action(str, enum.Enum):
     REFUSE = "refuse"  # hardline, or nobody could be asked: refused, never runs
 
 
-class Rung(str, enum.Enum):
+class Rung(enum.StrEnum):
     """How much autonomy the agent has (S3.1), least first."""
 
     MANUAL = "manual"
@@ -71,7 +71,7 @@ RUNG_DESCRIPTIONS: dict[Rung, str] = {
 }
 
 
-class Stage(str, enum.Enum):
+class Stage(enum.StrEnum):
     """The pipeline step that decided (S3), cited by ``explain`` and the audit log."""
 
     HALTED = "halted"

@@ -50,7 +50,12 @@ class TmuxSession:
                 (self.home / rc).write_text("PS1='$ '\n")
         cmd = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "gatesh", "--shell", shell, *extra])
         envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
-        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", str(self.work), f"env -i {envs} {cmd}")
+        # gatesh's exit status is written by a parent sh: tmux 3.3a sometimes marks the pane dead
+        # without ever reporting #{pane_dead_status} (its child left unreaped), so don't rely on it.
+        self.exit_file = tmp / "exit-status"
+        wrapped = f"{cmd}; echo $? > {shlex.quote(str(self.exit_file))}"
+        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", str(self.work),
+                  f"env -i {envs} sh -c {shlex.quote(wrapped)}")
         self.tmux("set-option", "-g", "remain-on-exit", "on")
         self.wait_for(lambda s: s.rstrip().endswith("$"), what="the first prompt")
 
@@ -98,11 +103,12 @@ class TmuxSession:
         raise AssertionError(screen)
 
     def dead_status(self, deadline: float = DEADLINE_S) -> int:
+        """gatesh's exit status once it has ended (AssertionError if it has not within ``deadline``)."""
         end = time.monotonic() + deadline
         while time.monotonic() < end:
-            out = self.tmux("display-message", "-p", "#{pane_dead} #{pane_dead_status}").split()
-            if len(out) == 2 and out[0] == "1":  # the status can lag the dead flag for a moment
-                return int(out[1])
+            text = self.exit_file.read_text().strip() if self.exit_file.exists() else ""
+            if text:
+                return int(text)
             time.sleep(0.05)
         raise AssertionError("the session did not end")
 

@@ -178,7 +178,9 @@ def test_user_messages_empty_until_a_trusted_channel() -> None:
     for channel in ("env", "file", "command-output", "tool-result", "WATCH", ""):
         assert n.admit_user_message("curl example.com", channel) is False
     assert n.user_messages() == ()
-    assert TRUSTED_CHANNELS == {"watch", "mandate", "claude-code-prompt", "claude-code-transcript"}
+    assert TRUSTED_CHANNELS == {
+        "watch", "mandate", "claude-code-prompt", "claude-code-transcript", "codex-prompt", "gemini-prompt",
+    }
     for channel in sorted(TRUSTED_CHANNELS):
         assert n.admit_user_message(f"from {channel}", channel) is True
     assert len(n.user_messages()) == len(TRUSTED_CHANNELS)

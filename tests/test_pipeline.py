@@ -11,11 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from gatesh.policy.lists import ListEntry
 
 from gatesh._types import Action, Decision, Facts, Outcome, Rung, Stage, Verdict
 from gatesh.config import Config, default
 from gatesh.pipeline import decide
+from gatesh.policy.lists import ListEntry
 from gatesh.session import SessionState
 
 COMMIT_IDIOM = "git commit -m \"$(cat <<'EOF'\nFix the parser\n\nExplain why.\nEOF\n)\""

@@ -66,7 +66,7 @@ def test_ordinary_work_near_gate_files(text: str) -> None:
     ("set +T", "self.hook"), ("bind '\"\\C-m\": \"\"'", "self.hook"), ("bindkey -r '^M'", "self.hook"),
     ("zle -N accept-line my-accept", "self.hook"), ("unfunction TRAPDEBUG", "self.hook"),
     ("PROMPT_COMMAND='true'", "self.hook"), ("export PROMPT_COMMAND=", "self.hook"),
-    ("declare -a preexec_functions=()", "self.hook"), ("unset -f __gatesh_hook", "self.hook"),
+    ("declare -a preexec_functions=()", "self.hook"), ("unset -f __gatesh_hook", "self.hook-names"),
     ("gatesh approve 12", "self.human-verb"), ("gatesh resume sess-1", "self.human-verb"),
     ("gatesh mandate 'go ahead'", "self.human-verb"), ("gatesh config set rung bypass", "self.human-verb"),
     ("sudo gatesh deny 3", "self.human-verb"), ("gatesh --json approve 4", "self.human-verb"),
@@ -117,3 +117,144 @@ def test_remote_commands_are_another_hosts_business() -> None:
 def test_human_verb_fed_to_a_shell_on_stdin() -> None:
     assert rule_of("echo 'gatesh approve 1' | sh") == "self.raw-text"
     assert rule_of("echo 'gatesh approve 1'") is None
+
+
+# --- the in-shell gate of the PTY session (S10): its functions, variables, options and history ----
+
+
+@pytest.mark.parametrize("text", [
+    "__gatesh_v=0", "__gatesh_state=allowed", "x=1; __gatesh_h=5", "unset __gatesh_v", "unset -v __gatesh_h",
+    "declare -gi __gatesh_v=0", "typeset -g __gatesh_entry=ls", "readonly __gatesh_v", "local __gatesh_h",
+    "export __gatesh_launcher=/bin/true", "__gatesh_gate() { :; }", "function __gatesh_precmd { :; }",
+    "__gatesh_gate", "__gatesh_addhistory 'ls'", "printf -v __gatesh_v '%s' 0", "read -r __gatesh_h <<< 1",
+    "let __gatesh_h=1", "(( __gatesh_h = 0 ))", "(( __gatesh_h++ ))", "echo $(( __gatesh_h += 1 ))",
+    ": ${__gatesh_v:=0}", "alias __gatesh_gate='echo 0\\)'", "unfunction __gatesh_addhistory",
+    "unset -f __gatesh_prompt", "add-zsh-hook -d precmd __gatesh_precmd", "readonly -f __gatesh_gate",
+    "eval '__gatesh_state=allowed'", "bash -c 'unset __gatesh_v'",
+])
+def test_gate_internals_are_tampering(text: str) -> None:
+    assert rule_of(text) == "self.hook-names"
+
+
+@pytest.mark.parametrize("text", [
+    'echo "__gatesh_x"', "echo __gatesh_v", "printf '%s\\n' __gatesh_v", "echo $__gatesh_h",
+    "declare -p __gatesh_v", "typeset -f __gatesh_gate", "grep -n __gatesh_ gatesh/shell/bash_hook.bash",
+    "my_gatesh_v=1", "(( n = __gatesh_h + 1 ))", "functions __gatesh_precmd", "git log -S __gatesh_gate",
+])
+def test_gate_internals_as_data(text: str) -> None:
+    assert rule_of(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "PS0=", "PS0=''", "PS0+='x'", "export PS0=", "unset PS0", "readonly PS0", "PS0=x ls",
+    "PROMPT_COMMAND=", "x=1; PROMPT_COMMAND=true", "unset PROMPT_COMMAND",
+    "precmd_functions=()", "precmd_functions=(${precmd_functions:#__gatesh_precmd})", "preexec_functions+=(f)",
+    "zshaddhistory_functions=()", "shift zshaddhistory_functions", "set -A precmd_functions",
+    "add-zsh-hook -d precmd f", "add-zsh-hook -D zshaddhistory '*'",
+    "shopt -u promptvars", "shopt -qu promptvars", "shopt -u extdebug",
+    "TRAPDEBUG() { :; }", "function TRAPDEBUG { return 0; }", "functions[TRAPDEBUG]=", "functions[TRAPDEBUG]='return 0'",
+    "functions+=([TRAPDEBUG]='return 0')", "unset 'functions[TRAPDEBUG]'", "unfunction TRAPDEBUG",
+    "unset -f TRAPDEBUG", "trap - DEBUG", "trap '' DEBUG",
+    "unsetopt DEBUG_BEFORE_CMD", "unsetopt debugbeforecmd", "setopt no_debug_before_cmd", "setopt NO_DEBUGBEFORECMD",
+    "set +o debug_before_cmd", "set -o nodebugbeforecmd",
+])
+def test_disarming_the_shell_hook(text: str) -> None:
+    assert rule_of(text) == "self.hook"
+
+
+@pytest.mark.parametrize("text", [
+    "shopt -s promptvars", "shopt -u nullglob", "shopt -s globstar", "echo $PS0", "declare -p PS0 PROMPT_COMMAND",
+    "PS1='$ '", "setopt debug_before_cmd", "unsetopt nomatch", "setopt localoptions", "unsetopt err_exit",
+    "setopt extendedglob", "functions[myfn]='echo hi'", "typeset -f TRAPDEBUG", "set -A files a b",
+    "set +o histexpand", "set -o history", "emulate -L zsh", "add-zsh-hook precmd my_precmd",
+    "precmd() { print -P '%~'; }",
+])
+def test_ordinary_shell_settings(text: str) -> None:
+    assert rule_of(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "history -c", "history -d 12", "history -d -1", "history -cw", "history -s 'ls'", "history -r ~/h", "history -n",
+    "shopt -u cmdhist", "shopt -u lithist", "shopt -uo history", "HISTCONTROL=ignorespace", "HISTCONTROL=",
+    "HISTIGNORE='*'", "export HISTIGNORE='rm *'", "declare HISTCONTROL=ignoreboth", "HISTSIZE=0", "HISTSIZE='1'",
+    "export HISTSIZE=0", "HISTSIZE=0 true", "fc -p", "fc -R ~/.zsh_history", "f() { history -c; }",
+])
+def test_tampering_with_the_history_the_gate_reads(text: str) -> None:
+    assert rule_of(text) == "self.hook-history"
+
+
+@pytest.mark.parametrize("text", [
+    "history", "history 20", "history | grep make", "history -w", "history -a", "history -p '!!'",
+    "shopt -s cmdhist lithist", "set -o history", "HISTSIZE=1000", "export HISTSIZE=5000", "HISTSIZE=",
+    "unset HISTSIZE", "HISTFILE=~/.agent_history", "export HISTFILESIZE=100000", "echo $HISTCONTROL",
+    "HISTTIMEFORMAT='%F %T '", "fc -W", "fc -A",
+])
+def test_ordinary_history_use(text: str) -> None:
+    assert rule_of(text) is None
+
+
+def test_set_plus_o_history_stays_a_hook_finding() -> None:
+    assert rule_of("set +o history") == "self.hook"
+
+
+@pytest.mark.parametrize("text", [
+    "fc -s ls=rm", "fc -s 'echo '= 3", "fc -e - echo=rm", "fc -e - 'echo '= -1", "fc -e vim", "fc -e 'sed -i s/a/b/' -1",
+    "fc", "fc 10 12", "fc -3", "r ls=rm", "r 'echo '=", "r echo=rm 5",
+])
+def test_rerunning_an_edited_history_line(text: str) -> None:
+    assert rule_of(text) == "self.history-rerun"
+
+
+@pytest.mark.parametrize("text", [
+    "fc -l", "fc -ln -10", "fc -s", "fc -s make", "fc -s 12", "fc -e - 12", "fc -e -", "r", "r make", "r 12",
+    "r -e 'x=1'",
+])
+def test_rerunning_an_unchanged_line_is_ordinary(text: str) -> None:
+    assert rule_of(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "print() { builtin print -rn -- ls; }", "function setopt { :; }", "local() { :; }", "return() { :; }",
+    "builtin() { :; }", "history() { :; }", "alias print='echo ls'", "alias setopt=true", "disable print",
+    "disable setopt", "enable -n local",
+])
+def test_shadowing_a_builtin_the_hook_calls(text: str) -> None:
+    assert rule_of(text) == "self.hook-shadow"
+
+
+@pytest.mark.parametrize("text", [
+    "ls() { command ls -F \"$@\"; }", "mk() { make -j8 \"$@\"; }", "alias ll='ls -l'", "alias", "disable -p",
+    "print -r -- hi", "f() { local x=1; return 0; }", "python3 -c 'print()'", "enable",
+])
+def test_ordinary_functions_and_aliases(text: str) -> None:
+    assert rule_of(text) is None
+
+
+def test_harness_wrapper_shopt_is_not_the_agents() -> None:
+    # Gemini CLI's own wrapper turns promptvars off; it is peeled before policy (S1), so it is not an attack.
+    wrapped = ("shopt -u promptvars nullglob extglob nocaseglob dotglob; { ls -la; }; __code=$?; "
+               "pgrep -g 0 >/tmp/shell_pgrep_ab12cd.tmp 2>&1; exit $__code;")
+    assert rule_of(wrapped) is None
+
+
+def test_whole_line_rules_are_linear() -> None:
+    import time
+
+    start = time.monotonic()
+    for unit in ("((", "(( __gatesh_", "${__gatesh_", "local ", "local (", "__gatesh_v ", "\n"):
+        selfprotect._GATESH_EXPANSION_WRITE.search(unit * 20000)
+        selfprotect._DECLARER_FUNC.search(unit * 20000)
+    assert time.monotonic() - start < 5.0
+
+
+def test_pipeline_halts_on_shopt_u_promptvars() -> None:
+    from gatesh._types import Action, Stage
+    from gatesh.config import default
+    from gatesh.pipeline import decide
+    from gatesh.session import SessionState
+
+    session = SessionState()
+    d = decide("shopt -u promptvars", cwd="/tmp", config=default(), session=session)
+    assert d.action is Action.HALT and d.stage is Stage.SELF_PROTECTION and d.rule_id == "self.hook"
+    assert d.outcome is Outcome.ATTACK and session.halted
+    assert decide("ls", cwd="/tmp", config=default(), session=session).action is Action.REFUSE

@@ -344,8 +344,7 @@ def _disarms_hook(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     if head == "add-zsh-hook":
         return any(a in ("-d", "-D") for a in args)
     if head == "enable":
-        return "-n" in args and any(a in ("trap", "set", "shopt", "bind", "history", "fc") or a in _HOOK_BUILTINS
-                                    for a in args)
+        return "-n" in args and any(a in ("trap", "set", "shopt", "bind", "builtin", "history", "fc") for a in args)
     if head in _DECLARERS and not _listing_only(cmd):
         if any(_HOOK_VARS.match(a) for a in args if not a.startswith("-")):
             return True
@@ -380,6 +379,8 @@ _GATESH_EXPANSION_WRITE: Final = re.compile(
 def _names_gate_internals(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     if cmd.head.startswith("__gatesh_") or (cmd.argv and cmd.argv[0].text.startswith("__gatesh_")):
         return True  # running the hook's own functions by hand
+    if any(f.startswith("__gatesh_") for f in facts.functions):
+        return True  # redefining one (`__gatesh_gate() { echo '0)'; }`)
     if cmd.head in _NAME_TAKERS and not _listing_only(cmd):
         if any(_GATESH_NAME.search(a) for a in cmd.args):
             return True
@@ -411,11 +412,17 @@ def _shadows_hook_builtin(cmd: SimpleCommand, facts: Facts, prot: Protected) -> 
         return any("=" in a and a.split("=", 1)[0] in _HOOK_BUILTINS for a in cmd.args)
     if cmd.head == "disable":  # zsh: `disable print` turns the builtin off
         return any(a in _HOOK_BUILTINS for a in cmd.args)
+    if cmd.head == "enable":  # bash: `enable -n local`
+        return "-n" in cmd.args and any(a in _HOOK_BUILTINS for a in cmd.args)
     return False
 
 
+# The reader takes `local() { …; }` for a declaration (no function recorded): the text decides.
+_DECLARER_FUNC: Final = re.compile(r"(?<![\w-])(?:local|declare|typeset|export|readonly)[^\S\n]*+\([^\S\n]*+\)")
+
+
 def _shadows_hook_builtin_whole(facts: Facts) -> bool:
-    return any(f in _HOOK_BUILTINS for f in facts.functions)
+    return any(f in _HOOK_BUILTINS for f in facts.functions) or bool(_DECLARER_FUNC.search(facts.text))
 
 
 _HISTORY_EDITS: Final = "cdsrn"  # clear, delete, store, read file, read new: the list the gate reads changes
@@ -595,26 +602,6 @@ RULES: Final[tuple[SelfRule, ...]] = (
              _traces_daemon,
              positive=("strace -p $(pgrep -f gatesh)", "gdb -p $(pidof gatesh)", "sudo ltrace -p $(pgrep gatesh)"),
              negative=("strace -p 1234", "strace ls", "gdb ./a.out")),
-    SelfRule("self.hook",
-             "disarms the gate's hook in this shell (traps, key bindings, hook variables): tampering with the gate",
-             _disarms_hook,
-             positive=("trap - DEBUG", "trap '' DEBUG", "trap 'echo hi' DEBUG", "set +o functrace",
-                       "shopt -u extdebug", "bind -x '\"\\C-m\": true'", "bindkey '^M' self-insert",
-                       "zle -D accept-line", "unset -f __gatesh_preexec", "unfunction preexec",
-                       "PROMPT_COMMAND=", "export PROMPT_COMMAND='true'", "unset PROMPT_COMMAND",
-                       "precmd_functions=()", "enable -n trap", "PS0=", "PS0+='x'", "unset PS0", "readonly PS0",
-                       "shopt -u promptvars", "shopt -qu promptvars", "functions[TRAPDEBUG]=",
-                       "unset 'functions[TRAPDEBUG]'", "TRAPDEBUG() { :; }", "unfunction TRAPDEBUG",
-                       "unset -f TRAPDEBUG", "setopt no_debug_before_cmd", "unsetopt DEBUG_BEFORE_CMD",
-                       "set +o debugbeforecmd", "add-zsh-hook -d precmd __gatesh_precmd",
-                       "zshaddhistory_functions=()", "preexec_functions+=(mine)", "shift precmd_functions",
-                       "set -A precmd_functions"),
-             negative=("trap 'rm -f $tmp' EXIT", "trap -p", "bind -p", "bindkey", "set -e", "shopt -s globstar",
-                       "unset -f myfunc", "export PATH=$PATH:~/bin", "shopt -s promptvars", "shopt -u nullglob",
-                       "echo $PS0", "declare -p PS0", "setopt debug_before_cmd", "unsetopt nomatch",
-                       "setopt localoptions", "functions[myfn]='echo hi'", "set -A files a b", "set +o histexpand",
-                       "PS1='$ '"),
-             whole=_disarms_hook_whole),
     SelfRule("self.hook-names",
              "changes or runs the gate's own __gatesh_* functions or variables in this shell: tampering with the gate",
              _names_gate_internals,
@@ -623,11 +610,32 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "export __gatesh_entry=ls", "__gatesh_gate() { echo '0)'; }", "__gatesh_prompt",
                        "__gatesh_addhistory 'ls'", "printf -v __gatesh_v %s 0", "read __gatesh_h <<< 5",
                        "let __gatesh_h=0", "(( __gatesh_h = 0 ))", ": ${__gatesh_v:=0}",
-                       "alias __gatesh_gate=\"echo '0)'\"", "__gatesh_h=1 true", "unfunction __gatesh_precmd"),
+                       "alias __gatesh_gate=\"echo '0)'\"", "__gatesh_h=1 true", "unfunction __gatesh_precmd",
+                       "unset -f __gatesh_gate", "add-zsh-hook -d precmd __gatesh_precmd"),
              negative=('echo "__gatesh_x"', "echo __gatesh_v", "declare -p __gatesh_v", "typeset -f __gatesh_gate",
                        "echo $__gatesh_h", "grep __gatesh_ gatesh/shell/bash_hook.bash", "my_gatesh_v=1",
                        "(( x = __gatesh_h + 1 ))"),
              whole=_names_gate_internals_whole),
+    SelfRule("self.hook",
+             "disarms the gate's hook in this shell (traps, key bindings, hook variables): tampering with the gate",
+             _disarms_hook,
+             positive=("trap - DEBUG", "trap '' DEBUG", "trap 'echo hi' DEBUG", "set +o functrace",
+                       "shopt -u extdebug", "bind -x '\"\\C-m\": true'", "bindkey '^M' self-insert",
+                       "zle -D accept-line", "unfunction preexec",
+                       "PROMPT_COMMAND=", "export PROMPT_COMMAND='true'", "unset PROMPT_COMMAND",
+                       "precmd_functions=()", "enable -n trap", "PS0=", "PS0+='x'", "unset PS0", "readonly PS0",
+                       "shopt -u promptvars", "shopt -qu promptvars", "functions[TRAPDEBUG]=",
+                       "unset 'functions[TRAPDEBUG]'", "TRAPDEBUG() { :; }", "unfunction TRAPDEBUG",
+                       "unset -f TRAPDEBUG", "setopt no_debug_before_cmd", "unsetopt DEBUG_BEFORE_CMD",
+                       "set +o debugbeforecmd", "add-zsh-hook -D precmd '*'",
+                       "zshaddhistory_functions=()", "preexec_functions+=(mine)", "shift precmd_functions",
+                       "set -A precmd_functions"),
+             negative=("trap 'rm -f $tmp' EXIT", "trap -p", "bind -p", "bindkey", "set -e", "shopt -s globstar",
+                       "unset -f myfunc", "export PATH=$PATH:~/bin", "shopt -s promptvars", "shopt -u nullglob",
+                       "echo $PS0", "declare -p PS0", "setopt debug_before_cmd", "unsetopt nomatch",
+                       "setopt localoptions", "functions[myfn]='echo hi'", "set -A files a b", "set +o histexpand",
+                       "PS1='$ '"),
+             whole=_disarms_hook_whole),
     SelfRule("self.hook-shadow",
              "replaces a builtin the gate's hook calls (a function, alias or disabled builtin of that name): "
              "tampering with the gate",
@@ -647,7 +655,8 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "declare HISTSIZE=0", "fc -p", "fc -R ~/.zsh_history"),
              negative=("history", "history 20", "history | grep make", "history -w", "history -a",
                        "shopt -s cmdhist", "set -o history", "HISTSIZE=1000", "export HISTSIZE=5000",
-                       "HISTFILE=~/.bash_history_agent", "echo $HISTCONTROL", "fc -W", "HISTTIMEFORMAT='%F '")),
+                       "HISTFILE=~/.bash_history_agent", "echo $HISTCONTROL", "fc -W", "HISTTIMEFORMAT='%F '"),
+             whole=_tampers_history_whole),
     SelfRule("self.history-rerun",
              "re-runs a history line edited or substituted after the gate read it (fc, r): escaping the gate",
              _reruns_edited,

@@ -34,15 +34,10 @@ CONFIG = default()
 
 # Cases that still get through, each a bug reported in .notes/bypass_failures.md. Strict: the
 # moment one is fixed, its xfail fails and must be removed from here.
-_DECODE_EXEC = "rater: interpreter code that decodes and runs a payload passes (bypass_failures #7)"
-_ALIAS = "rater: aliases that redefine a command as rm -rf ~ pass (bypass_failures #8)"
-_LOOKALIKE = "rater: unicode look-alike heads and typosquats pass (bypass_failures #9)"
+# #7, #8, #9 (look-alike heads) and #11 are fixed: tests/test_bypass_mechanisms.py.
+_TYPOSQUAT = "rater: typosquatted package names pass: no package list to compare with (bypass_failures #9)"
 KNOWN_AUTO: dict[str, str] = {
-    "encoding-17": _DECODE_EXEC, "encoding-18": _DECODE_EXEC,
-    "alias-function-01": _ALIAS, "alias-function-02": _ALIAS,
-    "unicode-01": _LOOKALIKE, "unicode-03": _LOOKALIKE, "unicode-08": _LOOKALIKE, "unicode-09": _LOOKALIKE,
-    "destructive-obfuscated-11": "rater: a filtered `find . -name X -delete` is judged non-recursive "
-                                 "(bypass_failures #11)",
+    "unicode-08": _TYPOSQUAT, "unicode-09": _TYPOSQUAT,
 }
 KNOWN_BYPASS: dict[str, str] = {}
 

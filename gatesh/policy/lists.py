@@ -144,7 +144,8 @@ def _backtracks_cached(pattern: str) -> bool:
 
 # --- normalising --------------------------------------------------------------------------------
 
-_WHY: Final = re.compile(r"\s+#\s*why:.*\Z", re.S | re.I)
+# Linear: a match starts only at the first blank of a run (a run is not re-scanned from each blank).
+_WHY: Final = re.compile(r"(?<!\s)\s++#\s*+why:.*\Z", re.S | re.I)
 
 
 def _collapse(text: str) -> str:

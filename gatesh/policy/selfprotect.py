@@ -551,13 +551,15 @@ def _ungated_shell(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
 
 
 _SHELL_NAME: Final = r"""(?:/usr)?(?:/local)?(?:/bin/)?(?:ba|z|da|k|tc|c|fi|a|mk)?sh(?:\s+-[il]+)?"""
+# Linear (bypass_failures, "still quadratic"): every blank run is possessive and followed by a
+# non-blank, so no run is re-split between two quantifiers (`system` + 20 KB of blanks was cubic).
 _ESCAPE_CODE: Final = re.compile(
-    r"pty\.spawn\s*\("
+    r"pty\.spawn\s*+\("
     r"|(?:system|exec[lvpe]*|spawn(?:Sync)?|popen|Popen|execute|call|run|check_call|passthru|shell_exec"
-    r"|proc_open|pcntl_exec|exec)\s*\(?\s*\[?\s*[\"']" + _SHELL_NAME + r"""[\"']\s*(?:\)|\]|$|;|,\s*[\[{]|,\s*["'](?:-?[il]|-?\w*sh)["'])"""
-    r"|^\s*:?\s*!\s*" + _SHELL_NAME + r"\s*$"
-    r"|^\s*:?\s*sh(?:ell)?\s*$|:set\s+shell="
-    r"|\bexec\s+" + _SHELL_NAME + r"\b"
+    r"|proc_open|pcntl_exec|exec)\s*+\(?\s*+\[?\s*+[\"']" + _SHELL_NAME + r"""[\"']\s*+(?:\)|\]|$|;|,\s*+[\[{]|,\s*+["'](?:-?[il]|-?\w*sh)["'])"""
+    r"|^\s*+:?\s*+!\s*+" + _SHELL_NAME + r"\s*+$"
+    r"|^\s*+:?\s*+sh(?:ell)?\s*+$|:set\s++shell="
+    r"|\bexec\s++" + _SHELL_NAME + r"\b"
 )
 
 
@@ -743,8 +745,12 @@ _HOOK_ASSIGN_TEXT: Final = re.compile(
 )
 
 # For unreadable text only: names of gatesh's files or hook next to a verb that changes them.
+# Linear: only the first verb of a `;&|`/newline segment is tried (a later verb's name search sees a
+# subset of the first one's text, so no match is lost); `rm rm rm …` re-scanned the segment from
+# every verb (20 s at 20 KB).
+_RAW_VERB: Final = r"(?:\brm\b|\bmv\b|>|\btee\b|\bsed\s++-i|\btruncate\b|\bchmod\b|\bpkill\b|\bkillall\b|\bkill\b)"
 _RAW: Final = re.compile(
-    r"(?:\brm\b|\bmv\b|>|\btee\b|\bsed\s+-i|\btruncate\b|\bchmod\b|\bpkill\b|\bkillall\b|\bkill\b)[^;&|\n]*"
+    r"(?:^|(?<=[;&|\n]))(?:(?!" + _RAW_VERB + r")[^;&|\n])*+" + _RAW_VERB + r"[^;&|\n]*"
     r"(?:\.config/gatesh|\.local/(?:state|share)/gatesh|/etc/gatesh|\bgatesh\b)"
-    r"|\btrap\s+(?:-|''|\"\")\s+DEBUG|\bgatesh\s+(?:approve|deny|resume|mandate)\b"
+    r"|\btrap\s++(?:-|''|\"\")\s++DEBUG|\bgatesh\s++(?:approve|deny|resume|mandate)\b"
 )

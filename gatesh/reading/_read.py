@@ -292,6 +292,8 @@ class Reader:
             self.note(f"eval of a dynamic string: {raw.raw[:80]!r}")
         elif head in SOURCE_BUILTINS and len(argv) > 1:
             out.extend(self._script(argv[1], "sh", depth, inner))
+        elif head == "alias":
+            out.extend(self._alias(argv, raw, depth, inner))
         elif head == "find":
             out.extend(self._find(cmd, raw, depth, inherit, wrappers, privileged))
         elif head == "ssh":
@@ -404,6 +406,21 @@ class Reader:
             w = raw.herestring
             return w.text, w.static
         return None
+
+    def _alias(self, argv: list[Word], raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
+        """``alias NAME='VALUE'`` counts as running VALUE (as a function definition runs its body,
+        S2; bypass_failures #8): each static value is re-read as a command (context "alias")."""
+        out: list[int] = []
+        for w in argv[1:]:
+            name, eq, value = w.text.partition("=")
+            if not eq or not name or name.startswith("-"):
+                continue
+            if not w.static:
+                self.note(f"alias with a dynamic value: {raw.raw[:80]!r}")
+                continue
+            if value.strip():
+                out.extend(self.read_text(value, "alias", depth + 1, inherit))
+        return out
 
     def _find(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit,
               wrappers: tuple[str, ...], privileged: bool) -> list[int]:

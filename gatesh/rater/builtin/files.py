@@ -11,6 +11,7 @@ import shlex
 from typing import Final
 
 from gatesh.rater.builtin._base import (
+    BUILD_NAMES,
     C,
     Cmd,
     D,
@@ -126,18 +127,32 @@ _FIND_WITH_VALUE = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-
                               "-maxdepth", "-mindepth", "-wholename", "-lname", "-printf", "-fprint"})
 
 
+# What `find -name X -delete` may freely delete: build output and caches (as BUILD_NAMES).
+_CACHE_GLOBS: Final = frozenset({"*.pyc", "*.pyo", "*.o", "*.obj", "*.class", "*.tmp", "*~", ".DS_Store", "*.swp",
+                                 "*.orig", "*.rej", "*.egg-info", "Thumbs.db"})
+_FIND_DELETERS: Final = frozenset({"rm", "unlink", "shred", "srm", "wipe", "rmdir", "trash", "trash-put"})
+
+
 def find_delete(c: Cmd) -> MatchResult:
+    """``find … -delete`` / ``-exec rm``: find recurses, so every match under each start path is
+    deleted, wherever it lies (bypass_failures #11) — unless only caches are named."""
     acting = False
     skip = in_exec = False
-    for a in c.args:
+    names: list[str] = []
+    for k, a in enumerate(c.args):
         if skip:
             skip = False
         elif in_exec:
             in_exec = a not in (";", "+", "\\;")
         elif a in _FIND_WITH_VALUE:
             skip = True
+            if a in ("-name", "-iname") and k + 1 < len(c.args):
+                names.append(c.args[k + 1])
         elif a in ("-exec", "-execdir", "-ok", "-okdir"):
             in_exec = True
+            run = c.args[k + 1] if k + 1 < len(c.args) else ""
+            if run.rsplit("/", 1)[-1] in _FIND_DELETERS:
+                acting = True
         elif a == "-delete":
             acting = True
     if not acting:
@@ -147,9 +162,13 @@ def find_delete(c: Cmd) -> MatchResult:
         if a.startswith(("-", "(", "!")):
             break
         roots.append(a)
-    filtered = any(a in ("-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-newer", "-mtime", "-mmin")
-                   for a in c.args)
-    return _judge(c, roots or ["."], not filtered, "deletes files found under")
+    if names and all(n.strip("'\"") in _CACHE_GLOBS or n.strip("'\"") in BUILD_NAMES for n in names):
+        return None
+    hit = _judge(c, roots or ["."], True, "recursively deletes matches under")
+    if hit is None:
+        return None
+    return Hit(severity=hit.severity, detail=hit.detail,
+               remedy="list the matches with -print first, or narrow the start path")
 
 
 def truncate(c: Cmd) -> MatchResult:
@@ -209,10 +228,12 @@ RULES: tuple[Rule, ...] = (
          remedy="delete with rm inside the working directory instead",
          examples=("shred -u secrets.txt", "shred -n 3 ~/notes"), counter=("shred --help",)),
     Rule("files.find-delete", D, "This {detail}.", find_delete, heads=heads("find"),
-         remedy="run the find without -delete first and check the list",
-         examples=("find . -delete", "find / -name x -delete", "find ~ -delete"),
+         remedy="list the matches with -print first, or narrow the start path",
+         examples=("find . -delete", "find / -name x -delete", "find ~ -delete", "find . -name '*.py' -delete",
+                   "find src -name '*.ts' -exec rm {} +", "find . -type f -exec /bin/rm -f {} \\;"),
          counter=("find . -name '*.pyc'", "find /tmp/x -delete", "find . -name __pycache__ -delete",
-                  "find . -name '*.pyc' -delete")),
+                  "find . -name '*.pyc' -delete", "find . -name x -print", "find . -name '*.o' -exec rm {} +",
+                  "find /tmp/x -name '*.py' -delete")),
     Rule("files.truncate", D, "This {detail}.", truncate, heads=heads("truncate"),
          remedy="edit the file instead of emptying it",
          examples=("truncate -s 0 ~/data.db",), counter=("truncate -s 0 /tmp/x.log", "truncate -s 10M disk.img")),

@@ -4,6 +4,7 @@ from variables or substitutions, ``$IFS`` word-splitting, escaped heads)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
 
 from gatesh.rater.builtin._base import (
@@ -118,6 +119,76 @@ RULES: tuple[Rule, ...] = (
          examples=("cat${IFS}/etc/passwd", "$'\\x72\\x6d' -rf x", "r''m -rf x"),
          counter=("IFS=, read -r a b <<< 'x,y'", "echo 'it''s'")),
 )
+
+
+# --- deception: look-alike command names (S3.2 homoglyphs; bypass_failures #9) --------------------
+
+# Letters that look like Latin ones (Cyrillic, Greek, Latin extensions), after case folding.
+_CONFUSABLES: Final = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d", "һ": "h", "ԛ": "q", "ԝ": "w",
+    "ӏ": "l", "ɡ": "g", "ƅ": "b", "ı": "i", "ɑ": "a", "ʏ": "y", "ο": "o", "α": "a", "ν": "v", "ρ": "p",
+    "ι": "i", "κ": "k", "τ": "t", "υ": "u", "χ": "x", "β": "b", "ε": "e", "η": "n", "μ": "u", "ω": "w",
+})
+# Invisible characters that are not format characters (Cf is checked by category).
+_INVISIBLE: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+_ASCII_NAME: Final = re.compile(r"[a-z0-9_][a-z0-9._+-]*")
+
+
+def _plain_name(word: str) -> str | None:
+    """The ASCII name ``word`` imitates (None when it is plain ASCII or imitates nothing)."""
+    if word.isascii():
+        return None
+    text = unicodedata.normalize("NFKC", word).casefold()
+    text = "".join(ch for ch in text if ch not in _INVISIBLE and unicodedata.category(ch) != "Cf")
+    text = text.translate(_CONFUSABLES)
+    return text if text.isascii() and _ASCII_NAME.fullmatch(text) else None
+
+
+def lookalike_head(c: Cmd) -> MatchResult:
+    """A command name (or a peeled wrapper's) that imitates an ASCII name with other characters:
+    fullwidth ``ｒｍ``, a zero-width space inside ``rm``, Cyrillic ``ѕudo``. Arguments are not judged (``echo héllo``)."""
+    for word in (c.head, *c.sc.wrappers):
+        name = _plain_name(word)
+        if name is not None:
+            return Hit(detail=f"{word!r} is written to look like {name!r}")
+    return None
+
+
+# --- inline code that decodes a payload and runs it (bypass_failures #7) -------------------------
+
+_CODE_DECODE: Final = re.compile(
+    r"b64decode|b32decode|b85decode|base64\.\w*decode|fromhex|unhexlify|codecs\.decode|zlib\.decompress"
+    r"|decode\(\s*['\"](?:hex|base64|rot)|Buffer\.from\([^)]{0,200}?['\"](?:base64|hex)['\"]|\batob\("
+    r"|decode_base64|MIME::Base64|\bunpack\(\s*['\"][mH]|\bpack\(\s*['\"]H|decode64|\.unpack1?\(\s*['\"]m")
+_CODE_RUN: Final = re.compile(
+    r"\b(?:exec|eval|compile|execfile|system|popen|spawn\w*|execSync|execFile\w*|instance_eval|class_eval"
+    r"|passthru|shell_exec|proc_open|Function|subprocess|child_process|qx)\b|\bos\.exec")
+
+
+def decode_and_run(c: Cmd) -> MatchResult:
+    if not is_interpreter(c.head) and c.head not in ("deno", "bun"):
+        return None
+    from gatesh.rater.builtin.code import code_of
+
+    code = code_of(c)
+    if code and _CODE_DECODE.search(code) and _CODE_RUN.search(code):
+        return Hit(detail=f"{c.head} inline code decodes a payload and runs it")
+    return None
+
+
+RULES = (*RULES,
+         Rule("deception.lookalike-name", A, "This is deception: a look-alike command name ({detail}).",
+              lookalike_head,
+              examples=("ｒｍ -rf x", "r\u200bm -rf x", "ѕudo ls", "sudo ｒｍ x"),
+              counter=("echo héllo", "ls café.txt", "./résumé.sh", "rm -rf ./naïve")),
+         Rule("obfuscation.decode-and-run", A, "This hides what it runs: {detail}.", decode_and_run,
+              examples=("python3 -c \"import base64,os; os.system(base64.b64decode('bHM=').decode())\"",
+                        "python3 -c \"exec(bytes.fromhex('7072696e74283129').decode())\"",
+                        "node -e \"eval(Buffer.from('bHM=', 'base64').toString())\"",
+                        "perl -MMIME::Base64 -e 'eval decode_base64(\"cHJpbnQgMQ==\")'"),
+              counter=("python3 -c \"import base64; print(base64.b64decode('aGk='))\"",
+                       "python3 -c \"import os; os.system('ls')\"", "node -e 'console.log(1)'")))
 
 
 _FETCHERS: Final = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lynx"})

@@ -35,10 +35,7 @@ CONFIG = default()
 # Cases that still get through, each a bug reported in .notes/bypass_failures.md. Strict: the
 # moment one is fixed, its xfail fails and must be removed from here.
 # #7, #8, #9 (look-alike heads) and #11 are fixed: tests/test_bypass_mechanisms.py.
-_TYPOSQUAT = "rater: typosquatted package names pass: no package list to compare with (bypass_failures #9)"
-KNOWN_AUTO: dict[str, str] = {
-    "unicode-08": _TYPOSQUAT, "unicode-09": _TYPOSQUAT,
-}
+KNOWN_AUTO: dict[str, str] = {}
 KNOWN_BYPASS: dict[str, str] = {}
 
 

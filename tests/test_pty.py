@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -133,9 +134,11 @@ def test_tput_cols_follows_resize(sh: TmuxSession) -> None:
 
 def test_ctrl_c_stops_sleep(sh: TmuxSession) -> None:
     sh.run("echo rea''dy", marker="ready")  # the daemon is up
-    sh.send("sleep 100; echo after-sleep")
+    # A duration of its own, so pgrep cannot see another test's sleep and press Ctrl-C too early.
+    duration = f"100.{os.getpid()}{time.monotonic_ns() % 10_000}"
+    sh.send(f"sleep {duration}; echo after-sleep")
     end = time.monotonic() + 8
-    while subprocess.run(["pgrep", "-f", "^sleep 100$"], capture_output=True).returncode != 0:
+    while subprocess.run(["pgrep", "-f", f"^sleep {duration}$"], capture_output=True).returncode != 0:
         assert time.monotonic() < end, "sleep did not start"
         time.sleep(0.05)
     sh.keys("C-c")

@@ -29,6 +29,7 @@ from gatesh.rater.builtin import (
     persistence,
     privilege,
     system,
+    typosquat,
 )
 from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
 from gatesh.reading._tables import SHELLS
@@ -39,6 +40,7 @@ ALL_RULES: Final[tuple[Rule, ...]] = (
     *git.RULES, *files.RULES, *system.RULES, *databases.RULES, *containers.RULES, *cloud.RULES,
     *generic.RULES, *credentials.RULES, *privilege.RULES, *persistence.RULES, *evasion.RULES,
     *escapes.RULES, *network.RULES, *obfuscation.RULES, *impact.RULES, *code.RULES,
+    *typosquat.RULES,
 )
 
 _BY_HEAD: dict[str, list[Rule]] = defaultdict(list)

@@ -4,22 +4,20 @@ human-only verbs, and which config tier may loosen what.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pwd
 import shutil
-import signal
 import socket
 import stat
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _daemon import stop_daemon
 
 from gatesh import _paths
 from gatesh._errors import ConfigError
@@ -32,32 +30,6 @@ GATESH = [sys.executable, "-m", "gatesh"]
 
 
 # --- helpers ----------------------------------------------------------------------------------------
-
-
-def daemon_pid() -> int | None:
-    try:
-        text = Path(_paths.current().lock).read_text().strip()
-        return int(text) if text else None
-    except (OSError, ValueError):
-        return None
-
-
-def stop_daemon() -> None:
-    pid = daemon_pid()
-    if pid is None:
-        return
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    for _ in range(20):  # then SIGKILL: a test daemon has nothing to flush
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(autouse=True)

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _daemon import daemon_pid as _daemon_pid
+from _daemon import stop_daemon as _stop_daemon
 
 from gatesh import _paths, client
 from gatesh.daemon import protocol
@@ -26,31 +28,6 @@ from gatesh.daemon import protocol
 pytestmark = pytest.mark.slow
 
 GATESH = [sys.executable, "-m", "gatesh"]
-
-
-def _daemon_pid() -> int | None:
-    try:
-        text = Path(_paths.current().lock).read_text().strip()
-        return int(text) if text else None
-    except (OSError, ValueError):
-        return None
-
-
-def _stop_daemon() -> None:
-    pid = _daemon_pid()
-    if pid is None:
-        return
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    for _ in range(100):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ HOME (tests/conftest.py) and stops that daemon by the pid in its lock file.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
@@ -22,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _daemon import alive, daemon_pid, stop_daemon
 
 from gatesh import _paths
 from gatesh._types import Outcome, Verdict
@@ -34,39 +34,6 @@ GATESH = [sys.executable, "-m", "gatesh"]
 
 
 # --- helpers ---------------------------------------------------------------------------------------
-
-
-def daemon_pid() -> int | None:
-    try:
-        text = Path(_paths.current().lock).read_text().strip()
-        return int(text) if text else None
-    except (OSError, ValueError):
-        return None
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie child of ours counts as dead
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
-
-
-def stop_daemon() -> None:
-    pid = daemon_pid()
-    if pid is None or not alive(pid):
-        return
-    os.kill(pid, signal.SIGTERM)
-    for _ in range(20):  # then SIGKILL: a test daemon has nothing to flush
-        if not alive(pid):
-            return
-        time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
+import struct
 import time
 from pathlib import Path
 
@@ -46,3 +48,20 @@ def stop_daemon() -> None:
         time.sleep(0.05)
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
+
+
+def stop_daemon_at(runtime: Path) -> None:
+    """Stop the daemon listening under ``runtime`` (a test's own XDG_RUNTIME_DIR), found by its
+    socket's SO_PEERCRED pid."""
+    sock = runtime / "gatesh" / "daemon.sock"
+    if not sock.exists():
+        return
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(2)
+            s.connect(str(sock))
+            pid, uid, _ = struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if uid == os.getuid() and pid > 1:
+            os.kill(pid, signal.SIGTERM)
+    except OSError:
+        pass

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _daemon import stop_daemon_at as _kill_daemon
 
 from gatesh import hooks
 from gatesh.hooks import Answer, GateResult, answer, render_answer, user_typed_entries
@@ -307,22 +305,6 @@ def test_main_usage() -> None:
 
 
 # --- the real command, as a harness runs it --------------------------------------------------
-
-
-def _kill_daemon(runtime: Path) -> None:
-    """Stop a daemon a test started (found by its socket's SO_PEERCRED pid)."""
-    sock = runtime / "gatesh" / "daemon.sock"
-    if not sock.exists():
-        return
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(2)
-            s.connect(str(sock))
-            pid, uid, _ = struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-        if uid == os.getuid() and pid > 1:
-            os.kill(pid, signal.SIGTERM)
-    except OSError:
-        pass
 
 
 @pytest.fixture

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import struct
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _daemon import stop_daemon_at as _kill_daemon
 
 from gatesh import doctor, install
 from gatesh.install import HARNESS_SPECS, install_harness, install_shims, merge_hooks, remove_hooks
@@ -229,21 +227,6 @@ def test_doctor_no_launcher_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 
 
 # --- install.sh on an empty HOME ------------------------------------------------------------
-
-
-def _kill_daemon(runtime: Path) -> None:
-    sock = runtime / "gatesh" / "daemon.sock"
-    if not sock.exists():
-        return
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(2)
-            s.connect(str(sock))
-            pid, uid, _ = struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-        if uid == os.getuid() and pid > 1:
-            os.kill(pid, signal.SIGTERM)
-    except OSError:
-        pass
 
 
 def _tree(root: Path) -> list[str]:

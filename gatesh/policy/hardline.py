@@ -30,6 +30,9 @@ from gatesh.policy._rules import (
     unquote,
 )
 
+# A raw disk device as it starts in raw text (the facts path uses _rules.BLOCK_DEVICE on words).
+_RAW_DEVICE_TEXT: Final = r"/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d)"
+
 __all__ = ["RULES", "TEXT_RULES", "check"]
 
 
@@ -448,12 +451,12 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
              negative=("echo mkfsx", "man mkfs")),
     TextRule("hardline.wipe-device",
              "overwrites a raw disk device; it never runs",
-             re.compile(_first_in_segment(r"\bdd\b") + r"[^;&|\n]*\bof=/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d)"),
+             re.compile(_first_in_segment(r"\bdd\b") + r"[^;&|\n]*\bof=" + _RAW_DEVICE_TEXT),
              positive=("dd if=/dev/zero of=/dev/sda",),
              negative=("dd if=/dev/sda of=/tmp/img",)),
     TextRule("hardline.device-redirect",
              "redirects output onto a raw disk device; it never runs",
-             re.compile(r">\|?\s*/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d)"),
+             re.compile(r">\|?\s*" + _RAW_DEVICE_TEXT),
              positive=("echo x > /dev/sda",),
              negative=("echo x > /dev/null", "cat /dev/sda > img")),
     TextRule("hardline.fork-bomb",

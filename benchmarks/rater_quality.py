@@ -46,6 +46,17 @@ def is_target(corpus: str, row: dict[str, Any]) -> bool:
     return False
 
 
+def peer_mode(row: dict[str, Any]) -> str:
+    """The peer configuration a row's label was written for ("" when the corpus names none).
+
+    claude_code_safety_net labels each row under one of its modes (``mode=default`` or a stricter
+    one such as ``mode=SAFETY_NET_PARANOID=1`` or a test HOME); the same command can be blocked in one mode and
+    allowed in another, so the default-mode rows are the ones comparable with gatesh's defaults.
+    """
+    cat = str(row.get("category", ""))
+    return cat.split("mode=", 1)[1].split(",", 1)[0] if "mode=" in cat else ""
+
+
 def pct(n: int, d: int) -> float:
     return round(100.0 * n / d, 1) if d else 0.0
 
@@ -57,6 +68,8 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
     by_label: dict[str, Counter[str]] = defaultdict(Counter)
     by_cat: dict[str, Counter[str]] = defaultdict(Counter)
     target = Counter()
+    by_mode: dict[str, Counter[str]] = defaultdict(Counter)  # "default"/"other" x label/allowed
+    labels_of: dict[str, set[str]] = defaultdict(set)
     start = time.perf_counter()
     for row in rows:
         d: Decision = decide(row["cmd"], cwd=cwd, config=cfg, session=SessionState(id="quality"), rater=rater,
@@ -64,6 +77,11 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
         label = row.get("label", "unknown")
         allowed = d.action is Action.ALLOW
         by_label[label][d.action.value] += 1
+        labels_of[row["cmd"]].add(label)
+        if mode := peer_mode(row):
+            group = by_mode["default" if mode == "default" else "other"]
+            group[label] += 1
+            group[f"{label}_allowed"] += allowed
         cat = ":".join(str(row.get("category", "")).split(":")[:2])
         by_cat[cat]["allowed" if allowed else "blocked"] += 1
         tgt = is_target(name, row)
@@ -82,6 +100,12 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
         "risky_not_allowed": pct(sum(risky.values()) - risky.get("allow", 0), sum(risky.values())),
         "benign_allowed": pct(benign.get("allow", 0), sum(benign.values())),
     }
+    for group, c in sorted(by_mode.items()):
+        out[f"{group}_mode"] = {
+            "risky_rows": c["risky"], "benign_rows": c["benign"],
+            "risky_not_allowed": pct(c["risky"] - c["risky_allowed"], c["risky"]),
+            "benign_allowed": pct(c["benign_allowed"], c["benign"])}
+    out["commands_labelled_both_ways"] = sum(1 for ls in labels_of.values() if {"risky", "benign"} <= ls)
     if target["total"]:
         out["target_rows"] = target["total"]
         out["target_not_allowed"] = pct(target["not_allowed"], target["total"])
@@ -110,6 +134,16 @@ def main(argv: list[str] | None = None) -> int:
             goal = TARGETS.get(name, {}).get(k)
             mark = "" if goal is None else ("  ok" if v >= goal else f"  BELOW target {goal}")
             print(f"   {k:<20} {v:5.1f}%{mark}")
+        for group in ("default_mode", "other_mode"):
+            if group in res:
+                g = res[group]
+                which = "default mode" if group == "default_mode" else "other modes (strict, paranoid, worktree, HOME)"
+                print(f"   rows labelled for the peer's {which}: risky not allowed "
+                      f"{g['risky_not_allowed']:5.1f}% of {g['risky_rows']}, benign allowed "
+                      f"{g['benign_allowed']:5.1f}% of {g['benign_rows']}")
+        if res["commands_labelled_both_ways"]:
+            print(f"   commands the corpus labels both risky and benign: "
+                  f"{res['commands_labelled_both_ways']}")
         cats = res["categories"]
         shown = sorted(cats.items(), key=lambda kv: -kv[1].get("allowed", 0))
         if a.categories:

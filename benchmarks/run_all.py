@@ -652,6 +652,14 @@ def _quality_section(ev: dict[str, Any], rq: dict[str, Any]) -> list[str]:
                   + "; ".join(f"{name}: " + ", ".join(f"{k.replace('_', ' ')} {v[k]}%" for k in keys if k in v)
                               for name, v in sorted(rq["result"].items()) if isinstance(v, dict)
                               for keys in [_RQ_KEYS.get(name, ("risky_not_allowed",))]) + "."]
+        for name, v in sorted(rq["result"].items()):
+            dm = v.get("default_mode") if isinstance(v, dict) else None
+            if dm:
+                lines += ["", f"{name} labels each row for one of the peer's modes, and "
+                          f"{v.get('commands_labelled_both_ways', 0)} commands carry both labels. "
+                          f"On the {dm['risky_rows']} risky and {dm['benign_rows']} benign rows "
+                          f"labelled for its default mode: risky not allowed "
+                          f"{dm['risky_not_allowed']}%, benign allowed {dm['benign_allowed']}%."]
     elif rq:
         lines += ["", f"`rater_quality.py`: {rq.get('status')}: {rq.get('why')}."]
     return [*lines, ""]

@@ -190,8 +190,13 @@ def check_reference_transaction(state: str, lines: Sequence[str],
             continue  # symbolic-ref updates ("ref:…") move no history
         kind = "branch" if ref.startswith("refs/heads/") else "tag"
         name = ref.split("/", 2)[2]
-        if _ZERO.match(new) and not _ZERO.match(old) and _git_subcommand() in _PACKING:
-            continue  # pack-refs moving a loose ref into packed-refs: the ref stays
+        if _ZERO.match(new) and not _ZERO.match(old):
+            sub, sub_args = _git_invocation()
+            if sub in _PACKING:
+                continue  # pack-refs moving a loose ref into packed-refs: the ref stays
+            if kind == "branch" and sub == "branch" and _is_rename(sub_args) \
+                    and name not in protected:
+                continue  # the old name of `git branch -m`: its commits stay under the new name
         if _ZERO.match(new):  # a deletion (old is zero too when the caller did not name it)
             was = "" if _ZERO.match(old) else f" (it pointed at {_short(old)})"
             out.append(Refusal(f"git:delete-{kind}", f"gatesh: refused to delete the {kind} "
@@ -212,24 +217,37 @@ def check_reference_transaction(state: str, lines: Sequence[str],
 _PACKING: Final = frozenset({"pack-refs", "gc", "maintenance"})
 
 
-def _git_subcommand() -> str:
-    """The subcommand of the git process that ran this hook (hook script's parent), or ""."""
+def _is_rename(args: Sequence[str]) -> bool:
+    """Whether ``git branch`` ARGS rename a branch (-m/-M/--move, alone or in a short cluster)."""
+    opts = [a for a in args[: args.index("--") if "--" in args else len(args)] if a.startswith("-")]
+    letters = "".join(a[1:] for a in opts if not a.startswith("--"))
+    if "--delete" in opts or "d" in letters or "D" in letters:
+        return False  # a delete option as well: never taken for a rename
+    return "--move" in opts or "m" in letters or "M" in letters
+
+
+def _git_invocation() -> tuple[str, list[str]]:
+    """The subcommand and its arguments of the git process that ran this hook (the hook script's
+    parent), or ("", []) when it cannot be read."""
     try:
         with open(f"/proc/{os.getppid()}/stat", "rb") as f:
             ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
         with open(f"/proc/{ppid}/cmdline", "rb") as f:
             argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
     except (OSError, ValueError, IndexError):
-        return ""
+        return "", []
     if not argv or os.path.basename(argv[0]) != "git":
-        return ""
-    args = iter(argv[1:])
-    for arg in args:
+        return "", []
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
         if arg in ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"):
-            next(args, None)
-        elif not arg.startswith("-"):
-            return arg
-    return ""
+            i += 2
+        elif arg.startswith("-"):
+            i += 1
+        else:
+            return arg, argv[i + 1:]
+    return "", []
 
 
 def check_pre_commit(enabled: bool, protected: frozenset[str]) -> list[Refusal]:

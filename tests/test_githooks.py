@@ -284,3 +284,18 @@ def test_pack_refs_and_gc_are_not_deletions(world: dict[str, Path]) -> None:
     # A deletion after packing is still refused.
     proc = git(work, "branch", "-D", "spare", check=False)
     assert proc.returncode != 0 and "[git:delete-branch]" in proc.stderr
+
+
+@pytest.mark.slow
+def test_branch_rename_is_not_a_deletion(world: dict[str, Path]) -> None:
+    work = world["work"]
+    install_hooks(work)
+    tip = git(work, "rev-parse", "feature").stdout
+    proc = git(work, "branch", "-m", "feature", "renamed", check=False)
+    assert proc.returncode == 0 and "gatesh" not in proc.stderr, proc.stderr
+    assert git(work, "rev-parse", "renamed").stdout == tip
+    assert git(work, "rev-parse", "--verify", "refs/heads/feature", check=False).returncode != 0
+    # Renaming a protected branch away is still a deletion of that branch.
+    proc = git(work, "branch", "-m", "main", "old-main", check=False)
+    assert proc.returncode != 0 and "[git:delete-branch]" in proc.stderr
+    git(work, "rev-parse", "--verify", "refs/heads/main")

@@ -1,4 +1,5 @@
-"""Containers, clusters and infrastructure as code: docker, kubectl, helm, terraform, pulumi."""
+"""Containers, clusters and infrastructure as code: docker, kubectl, helm, terraform, pulumi, and
+declarative syncs that prune (argocd, decK)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from gatesh.rater.builtin._base import A, C, Cmd, D, Hit, MatchResult, Rule, hea
 
 DOCKER: Final = heads("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "ctr", "crictl", "lxc")
 KUBE: Final = heads("kubectl", "oc", "k", "kubecolor")
+SYNC: Final = heads("argocd", "deck")
 IAC: Final = heads("terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "serverless", "sls", "sam", "helm", "helmfile")
 
 
@@ -69,12 +71,29 @@ def kubectl(c: Cmd) -> MatchResult:
         return Hit(detail=f"{verb}s a node")
     if verb == "scale" and any(a in ("--replicas=0",) for a in c.args):
         return Hit(detail="scales a workload to zero")
+    if verb == "apply" and c.has("--prune"):
+        return Hit(detail="apply --prune deletes every matching resource the files do not list")
     if verb == "replace" and c.has("--force"):
         return Hit(detail="deletes and recreates resources")
     if verb == "rollout" and c.sub(1) in ("undo", "restart"):
         return Hit(detail=f"rollout {c.sub(1)}s a live workload")
     if verb == "get" and any(p.lower().split("/")[0] in ("secret", "secrets") for p in c.pos[1:2]):
         return Hit(detail="reads cluster secrets", remedy="read only the non-secret configuration you need")
+    return None
+
+
+def sync_prune(c: Cmd) -> MatchResult:
+    """Tools that make a live system match a file and delete whatever the file does not list."""
+    words = [p.lower() for p in c.pos[:2]]
+    if c.head == "deck":  # Kong's decK; `gateway` is the newer spelling of the same verbs
+        verb = words[1] if words[:1] == ["gateway"] and len(words) > 1 else (words[0] if words else "")
+        if verb == "reset":
+            return Hit(severity=C, detail="deck reset deletes every entity on the Kong gateway")
+        if verb == "sync":
+            return Hit(detail="deck sync deletes every gateway entity the state file does not list")
+        return None
+    if c.head == "argocd" and words == ["app", "sync"] and c.has("--prune"):
+        return Hit(detail="argocd app sync --prune deletes live resources missing from the repository")
     return None
 
 
@@ -116,8 +135,15 @@ RULES: tuple[Rule, ...] = (
     Rule("containers.kubectl", D, "kubectl {detail}.", kubectl, heads=KUBE,
          remedy="use --dry-run=client first and name the exact resource",
          examples=("kubectl delete pod web-1", "kubectl delete namespace prod", "kubectl drain node-1",
+                   "kubectl apply --prune -l app=web -f k8s/",
                    "kubectl get secret db -o yaml"),
          counter=("kubectl get pods", "kubectl apply -f app.yaml", "kubectl describe pod x")),
+    Rule("containers.sync-prune", D, "This {detail}.", sync_prune, heads=SYNC,
+         remedy="run the tool's diff first and sync only what it lists, by tag or name",
+         examples=("deck sync", "deck gateway sync --select-tag team-a", "deck gateway reset",
+                   "argocd app sync web --prune"),
+         counter=("deck diff", "deck gateway diff", "deck dump", "argocd app sync web",
+                  "argocd app list")),
     Rule("containers.iac", D, "This {detail}.", iac, heads=IAC,
          remedy="run plan/preview first and apply the reviewed plan",
          examples=("terraform destroy", "terraform apply -auto-approve", "pulumi destroy", "helm uninstall web",

@@ -9,6 +9,8 @@ from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
 GIT: Final = heads("git")
 PROTECTED: Final = frozenset({"main", "master", "trunk", "production", "prod", "release", "develop"})
 # git's global options that take a value (so the value is not mistaken for the subcommand)
+# The force options of git push (``_opts`` has dropped any ``=value``).
+_FORCE_SPELLINGS: Final = frozenset({"--force", "--force-with-lease", "--force-if-includes"})
 _GLOBAL_WITH_ARG: Final = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace",
                                      "--exec-path", "--config-env", "--super-prefix"})
 
@@ -69,15 +71,18 @@ def push_force(c: Cmd) -> MatchResult:
     o = _opts(rest)
     refs = _positional(rest)[1:]  # after the remote
     plus = [r for r in refs if r.startswith("+")]
-    forced = bool(o & {"--force", "-f"}) or bool(plus)
+    # A --force… spelling git push does not know is taken as a plain force (fail closed), and
+    # --force-if-includes protects nothing without --force-with-lease (git ignores it alone).
+    odd = any(x.startswith("--force") and x not in _FORCE_SPELLINGS for x in o)
+    forced = bool(o & {"--force", "-f"}) or bool(plus) or odd
     if not forced:
         return None
-    if o & {"--force-with-lease", "--force-if-includes"}:
+    if "--force-with-lease" in o and "--no-force-with-lease" not in o and not odd:
         return None
     names = {r.lstrip("+").split(":")[-1].removeprefix("refs/heads/") for r in refs}
     if names & PROTECTED or (not refs and False):
-        return Hit(severity=C, detail="over the protected branch " + sorted(names & PROTECTED)[0])
-    return Hit(detail="over the remote branch's history")
+        return Hit(severity=C, detail="the protected branch " + sorted(names & PROTECTED)[0])
+    return Hit(detail="the remote branch's history")
 
 
 def push_delete(c: Cmd) -> MatchResult:
@@ -231,8 +236,10 @@ RULES: tuple[Rule, ...] = (
     Rule("git.push-force", D, "A force push overwrites {detail}, discarding commits others may have.",
          push_force, remedy="use --force-with-lease", heads=GIT,
          examples=("git push --force", "git push -f origin feature", "git push origin +feature",
-                   "git push --force origin main"),
-         counter=("git push --force-with-lease", "git push origin feature", "git push")),
+                   "git push --force origin main", "git push --force --force-if-includes",
+                   "git push --force-with-lease-if-includes origin feature"),
+         counter=("git push --force-with-lease", "git push origin feature", "git push",
+                  "git push --force-with-lease --force-if-includes origin feature")),
     Rule("git.push-delete", D, "This push deletes {detail} on the remote.", push_delete,
          remedy="delete the remote branch by hand after checking nobody uses it", heads=GIT,
          examples=("git push origin --delete feature", "git push origin :feature", "git push --mirror"),

@@ -1,4 +1,5 @@
-"""Package removal, publishing, services, power, kernel and mounts: changes to the machine itself."""
+"""Package removal, publishing, services, power, kernel, mounts and DNS: changes to the machine
+itself and to what it serves."""
 
 from __future__ import annotations
 
@@ -109,6 +110,15 @@ def kernel(c: Cmd) -> MatchResult:
     return None
 
 
+def dns(c: Cmd) -> MatchResult:
+    """Changes to live DNS served to others: nsupdate exists only to send such changes."""
+    if c.head == "nsupdate":
+        return None if c.has("-V") else Hit(detail="nsupdate sends dynamic updates to live DNS records")
+    if c.head == "rndc" and c.sub(0) in ("stop", "halt", "delzone", "modzone", "freeze", "sync", "flush"):
+        return Hit(detail=f"rndc {c.sub(0)} changes what the DNS server serves")
+    return None
+
+
 def disks(c: Cmd) -> MatchResult:
     h = c.head
     if h.startswith("mkfs") or h in ("wipefs", "mkswap", "fdisk", "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "mdadm"):
@@ -148,6 +158,10 @@ RULES: tuple[Rule, ...] = (
          examples=("modprobe -r kvm", "sysctl -w net.ipv4.ip_forward=1", "swapoff -a", "umount /mnt/data",
                    "date -s '2020-01-01'", "chattr -i file"),
          counter=("sysctl -a", "mount", "date", "modprobe --help")),
+    Rule("system.dns-change", D, "This {detail}, which resolvers elsewhere may cache.", dns,
+         heads=heads("nsupdate", "rndc"), remedy="leave DNS changes to the person",
+         examples=("nsupdate -l", "nsupdate -k Kkey.private changes.txt", "rndc delzone example.com"),
+         counter=("nsupdate -V", "rndc status", "dig example.com")),
     Rule("system.disk-format", C, "Formatting or repartitioning a disk destroys everything on it.", disks,
          heads=heads("mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "wipefs", "mkswap", "fdisk",
                      "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "mdadm", "diskutil"),

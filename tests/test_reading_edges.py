@@ -66,6 +66,19 @@ def test_tree_sitter_error_alone_is_a_note() -> None:
     assert any("tree-sitter" in n for n in f.notes)
 
 
+@pytest.mark.parametrize("text", ["gateway.customer.delete('cust_123')", "echo (x)",
+                                  "ls; f(a b) && rm -rf build"])
+def test_parenthesis_after_words_is_not_shell(text: str) -> None:
+    # tree-sitter-bash reads `f('x')` as a command followed by a subshell; bash rejects it.
+    f = read(text)
+    assert not f.readable and "unexpected '('" in f.unreadable
+
+
+@pytest.mark.parametrize("text", ["time ( sleep 1; ls )", "coproc ( cat )", "f() ( ls )"])
+def test_reserved_words_before_a_subshell_still_read(text: str) -> None:
+    assert read(text).readable
+
+
 # --- harness wrappers (S1) ----------------------------------------------------------------------
 
 SNAP = "/home/u/.claude/shell-snapshots/snapshot-bash-1768756242719-p4cllc.sh"

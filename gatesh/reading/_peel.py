@@ -13,8 +13,8 @@ from ._tables import SHELL_OPT_ONLY, WRAPPERS, WrapperSpec
 def head_of(text: str) -> str:
     """argv[0]'s head: basename, case-folded, ``.exe`` stripped (``/usr/bin/RM.EXE`` -> ``rm``)."""
     base = text.rstrip("/").rsplit("/", 1)[-1] if "/" in text else text
-    if "\\" in base:  # C:\Windows\cmd.exe
-        base = base.rsplit("\\", 1)[-1]
+    if "\\" in base:  # C:\Windows\cmd.exe; a word ending in a backslash (`\`) stays whole
+        base = base.rsplit("\\", 1)[-1] or base
     base = base.casefold()
     if base.endswith(".exe"):
         base = base[:-4]

@@ -16,9 +16,10 @@ from . import _limits as L
 from ._continuation import join_continuations
 from ._hosts import hosts_in, ssh_split
 from ._peel import Peeled, head_of, peel
+from ._repair import repair
 from ._second import read_second
 from ._tables import FIND_EXEC, INTERPRETERS, SHELL_WITH_ARG, SHELLS, SOURCE_BUILTINS
-from ._walk import RawCommand, WalkLimit, walk_text
+from ._walk import RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
 _SYSTEM_BIN_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/homebrew/", "/nix/", "/System/")
@@ -49,6 +50,10 @@ class _Positional:
     known: bool = True
 
 
+# Characters that end an unquoted shell word: an alias name holding one can never be expanded.
+_NEVER_A_TOKEN: Final = re.compile(r"[ \t\n|&;()<>]")
+# Pipeline and list operators at the very start or end of an alias value (with blanks around).
+_EDGE_OPERATORS: Final = re.compile(r"\A\s*(?:\|\||&&|\|&|\|)\s*|\s*(?:\|\||&&|\|&|\|)\s*\Z")
 # A word that is one positional parameter: "$@" $@ ${@} $* "$*" $1 "${12}" $0 …
 _POSITIONAL_WORD: Final = re.compile(r'(?P<q>"?)\$(?:(?P<n>[0-9@*])|\{(?P<b>[0-9]+|[@*])\})(?P=q)')
 
@@ -136,6 +141,11 @@ class Reader:
         except RecursionError:
             raise ReadLimit("too deep: nesting beyond the reader's limit") from None
         where = "" if depth == 0 else f" (in {context} at depth {depth})"
+        if walk.has_error:
+            text, data, walk = self._repaired(text, data, walk, context, where)
+        if walk.joined:
+            self.note(f"tree-sitter split a word that bash reads as one{where}: "
+                      f"read as one word (byte {walk.joined[0]})")
         if not walk.has_error and _PLAIN.fullmatch(text):
             second, second_err = None, ""  # both readers necessarily agree (see _PLAIN)
         elif len(data) <= L.MAX_SECOND_READER_BYTES:
@@ -175,6 +185,23 @@ class Reader:
             blind = [(to_char(a), to_char(b)) for a, b in walk.blind]
             produced.extend(self._union(second, surface_ts, at, blind, depth, inherit, where))
         return produced
+
+    def _repaired(self, text: str, data: bytes, walk: Walk, context: str,
+                  where: str) -> tuple[str, bytes, Walk]:
+        """The text both readers read instead of ``text`` when a repair of ``_repair`` makes
+        tree-sitter read it without error (each repair noted); else ``text`` unchanged."""
+        fixed = repair(data, self.deadline)
+        if fixed is None:
+            return text, data, walk
+        try:
+            again = walk_text(fixed[0], context, self.deadline)
+        except (WalkLimit, RecursionError):
+            return text, data, walk
+        if again.has_error:
+            return text, data, walk
+        for note in fixed[1]:
+            self.note(f"repaired{where}: {note}")
+        return fixed[0].decode("utf-8", "surrogatepass"), fixed[0], again
 
     def _union(self, second: tuple[RawCommand, ...], surface_ts: set[str], at: dict[int, str],
                blind: list[tuple[int, int]], depth: int, inherit: _Inherit,
@@ -418,8 +445,19 @@ class Reader:
             if not w.static:
                 self.note(f"alias with a dynamic value: {raw.raw[:80]!r}")
                 continue
-            if value.strip():
-                out.extend(self.read_text(value, "alias", depth + 1, inherit))
+            if _NEVER_A_TOKEN.search(name):
+                # A blank or operator always ends an unquoted word, and a quoted word is never
+                # alias-expanded: no command line can use this alias (bash also refuses it).
+                self.note(f"alias {name[:40]!r} can never be used: its value is not read")
+                continue
+            # A zsh global alias (`alias -g X='| cut -f2'`) may be a piece of a pipeline or list:
+            # the operators joining it to its neighbours run nothing, the commands are read.
+            piece = _EDGE_OPERATORS.sub("", value)
+            if piece != value:
+                self.note(f"alias value {value[:40]!r} joins a pipeline or list: read without "
+                          f"the joining operator")
+            if piece.strip():
+                out.extend(self.read_text(piece, "alias", depth + 1, inherit))
         return out
 
     def _find(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit,
@@ -446,14 +484,21 @@ class Reader:
     def _ssh(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit,
              wrappers: tuple[str, ...], privileged: bool) -> list[int]:
         host, rest = ssh_split(cmd.argv)
-        if host is None or not rest:
+        if host is None:
             return []
-        if not all(w.static for w in rest):
+        remote = _Inherit((*wrappers, "ssh"), False, True)
+        out: list[int] = []
+        if rest and not all(w.static for w in rest):
             self.note(f"ssh runs a dynamic remote command: {raw.raw[:80]!r}")
-            return []
-        text = " ".join(w.text for w in rest)
-        return self.read_text(text, "remote", depth + 1,
-                              _Inherit((*wrappers, "ssh"), False, True))
+        elif rest:
+            out = self.read_text(" ".join(w.text for w in rest), "remote", depth + 1, remote)
+        # What ssh is fed on stdin goes to the remote side: with no command a login shell runs it,
+        # and `bash`, `sh -s` and the like run it too. Reading it always only adds commands.
+        body = self._stdin_body(raw)
+        if body is not None:
+            self.note("ssh's input is read as commands run on the remote host")
+            out.extend(self.read_text(body[0], "remote", depth + 1, remote))
+        return out
 
     def _interpreter(self, cmd: SimpleCommand, raw: RawCommand, depth: int,
                      inner: _Inherit) -> None:

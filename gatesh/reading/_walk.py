@@ -6,11 +6,12 @@ The walk yields :class:`RawCommand` values (argv before wrapper peeling); ``_rea
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import tree_sitter_bash
 from tree_sitter import Language, Parser
@@ -18,7 +19,7 @@ from tree_sitter import Language, Parser
 from gatesh._types import Redirect, Word
 
 from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
-from ._words import node_text, word_of
+from ._words import node_text, word_of, word_of_run
 
 LANGUAGE = Language(tree_sitter_bash.language())
 # One parser per thread: building a parser costs more than parsing a line, and a tree-sitter
@@ -77,6 +78,7 @@ class Walk:
     error_at: str = ""
     embedded: list[str] = field(default_factory=list)  # `…` tree-sitter left inside a word
     blind: list[tuple[int, int]] = field(default_factory=list)  # byte spans bashlex misreads
+    joined: list[int] = field(default_factory=list)  # bytes where a word tree-sitter split was rejoined
 
 
 def parse(data: bytes) -> Any:
@@ -171,6 +173,22 @@ def _first_error(root: Any) -> str:
     return "syntax error"
 
 
+# The reserved words bash lets a `( … )` follow (tree-sitter reads them as command names).
+_BEFORE_PAREN: Final = frozenset({"time", "coproc"})
+
+
+def _crosses_line(node: Any, dest: list[Any]) -> bool:
+    """Whether a newline (not a line continuation) separates the redirection ``node``'s operator
+    from its first target node, or one target node from the next."""
+    src: bytes = node.text
+    base = node.start_byte
+    pos = dest[0].start_byte - base
+    gaps = [src[:pos]]
+    for a, b in itertools.pairwise(dest):
+        gaps.append(src[a.end_byte - base:b.start_byte - base])
+    return any(b"\n" in g.replace(b"\\\n", b"") for g in gaps)
+
+
 class _Walker:
     def __init__(self, context: str, deadline: float) -> None:
         self.result = Walk()
@@ -252,30 +270,64 @@ class _Walker:
         cmds.append(cmd)
         return len(cmds) - 1
 
+    def _words(self, nodes: list[Any]) -> list[Word]:
+        """Argv words of argument ``nodes`` in order; nodes that touch are joined into one word."""
+        out: list[Word] = []
+        run: list[Any] = []
+        for n in nodes:
+            if run and run[-1].end_byte != n.start_byte:
+                out.append(word_of_run(run))
+                run = []
+            elif run:
+                self.result.joined.append(n.start_byte)
+            run.append(n)
+        if run:
+            out.append(word_of_run(run))
+        return out
+
+    @staticmethod
+    def _first_text(cmd: RawCommand, run: list[Any]) -> str:
+        """The first word of ``cmd`` as written so far (its pending ``run`` included)."""
+        if cmd.words:
+            return cmd.words[0].text
+        return word_of(run[0]).text
+
     def _command(self, node: Any, ctx: str, frame: int, d: int, extra: tuple[Any, ...]) -> int:
         cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node))
         idx = self._add(cmd)
+        run: list[Any] = []  # argument nodes not yet made words (touching ones make one word)
         for child in node.children:
             ct = child.type
             if ct == "command_name":
                 inner = child.named_children
                 target = inner[0] if len(inner) == 1 else child
-                cmd.words.append(word_of(target))
+                run.append(target)
                 if target.type not in _LEAF_ARGS:
                     self.walk(target, ctx, frame, d + 1)
-            elif ct == "variable_assignment":
-                cmd.assignments.append(node_text(child))
-                self._children(child, ctx, frame, d)
-            elif ct in _REDIRECTS:
-                cmd.words.extend(self._redirect(cmd, child, ctx, frame, d))
-            elif ct == "comment" or not child.is_named:
                 continue
-            else:
-                cmd.words.append(word_of(child))
+            if child.is_named and ct != "comment" and ct != "variable_assignment" \
+                    and ct not in _REDIRECTS:
+                if ct == "subshell" and not self.result.has_error \
+                        and ((not cmd.words and not run) or self._first_text(cmd, run)
+                             not in _BEFORE_PAREN):
+                    # tree-sitter-bash accepts `f('x')` as a command followed by a subshell;
+                    # bash rejects it, so this is not shell and is not read as such.
+                    self.result.has_error = True
+                    self.result.error_at = f"unexpected '(' at byte {child.start_byte}"
+                run.append(child)
                 if ct not in _LEAF_ARGS:
                     self.walk(child, ctx, frame, d + 1)
                 elif ct == "word":
                     self._embedded(child)
+                continue
+            cmd.words.extend(self._words(run))
+            run = []
+            if ct == "variable_assignment":
+                cmd.assignments.append(node_text(child))
+                self._children(child, ctx, frame, d)
+            elif ct in _REDIRECTS:
+                cmd.words.extend(self._redirect(cmd, child, ctx, frame, d))
+        cmd.words.extend(self._words(run))
         for r in extra:
             cmd.words.extend(self._redirect(cmd, r, ctx, frame, d))
         return idx
@@ -283,12 +335,26 @@ class _Walker:
     def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:
         cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node), declaration=True)
         self._add(cmd)
+        prev_end, prev_src = -1, ""
         for child in node.children:
             if not child.is_named:
                 cmd.words.append(Word(node_text(child)))
+                prev_end = -1
                 continue
-            cmd.words.append(word_of(child) if child.type != "variable_assignment"
-                             else Word(node_text(child), "$" not in node_text(child)))
+            text = node_text(child)
+            word = (word_of(child) if child.type != "variable_assignment"
+                    else Word(text, "$" not in text and "`" not in text))
+            if child.start_byte == prev_end and cmd.words:
+                # tree-sitter split one word (`local a`x`=1`): bash reads one word
+                self.result.joined.append(child.start_byte)
+                last = cmd.words[-1]
+                static = last.static and word.static
+                cmd.words[-1] = Word(last.text + word.text if static else prev_src + text, static)
+                prev_src += text
+            else:
+                cmd.words.append(word)
+                prev_src = text
+            prev_end = child.end_byte
             if child.type == "variable_assignment":
                 self._children(child, ctx, frame, d)
             elif child.type not in _LEAF_ARGS:
@@ -337,6 +403,7 @@ class _Walker:
             op = "<<"
             delim = ""
             body = ""
+            args: list[Any] = []
             for k, c in enumerate(node.children):
                 if c.type in ("<<", "<<-"):
                     op = c.type
@@ -345,9 +412,12 @@ class _Walker:
                 elif c.type == "heredoc_body":
                     body = node_text(c)
                 elif c.type in _REDIRECTS:
+                    extra.extend(self._words(args))
+                    args = []
                     extra.extend(self._redirect(cmd, c, ctx, frame, d, walk))
                 elif node.field_name_for_child(k) == "argument":
-                    extra.append(word_of(c))
+                    args.append(c)
+            extra.extend(self._words(args))
             quoted = any(q in delim for q in "'\"\\")
             cmd.redirects.append(Redirect(op, delim.strip("'\"\\")))
             cmd.heredoc = (body, quoted)
@@ -359,7 +429,7 @@ class _Walker:
         else:
             op = ""
             fd: int | None = None
-            target_node = None
+            dest: list[Any] = []  # the target, then words tree-sitter hung on the redirection
             for c in node.children:
                 if c.type == "file_descriptor":
                     try:
@@ -370,11 +440,16 @@ class _Walker:
                     op = c.type
                 elif c.type == "ERROR" and op == "<" and node_text(c) == ">":
                     op = "<>"  # tree-sitter-bash 0.25 does not know `<>` (read-write)
-                elif target_node is None:
-                    target_node = c
                 else:
-                    extra.append(word_of(c))
-            word = word_of(target_node) if target_node is not None else Word("", False)
+                    dest.append(c)
+            if dest and not self.result.has_error and _crosses_line(node, dest):
+                # tree-sitter-bash takes a redirection's target from the next line (`echo >`,
+                # newline, `rm -rf ~`); bash ends the command at the newline and rejects it.
+                self.result.has_error = True
+                self.result.error_at = f"redirection without a target at byte {node.start_byte}"
+            words = self._words(dest)
+            extra.extend(words[1:])
+            word = words[0] if words else Word("", False)
             target = word.text if word.static else None
             writes = op in WRITE_OPS
             if op in (">&", "<&") and target is not None and (target.isdigit() or target == "-"):

@@ -73,6 +73,26 @@ def word_of(node: Any) -> Word:
     return Word(text if static else node_text(node), static)
 
 
+def word_of_run(nodes: list[Any]) -> Word:
+    """The one argv word made of argument nodes that touch (no byte between them).
+
+    tree-sitter-bash sometimes ends a word early and starts another at the next byte
+    (``r`true`m``, ``'a'b$/c``, ``$a/$b/c``); bash never breaks a word without a blank or an
+    operator between, so the nodes are one word. Guarantees: static only when every part is.
+    """
+    if len(nodes) == 1:
+        return word_of(nodes[0])
+    texts: list[str] = []
+    static = True
+    for n in nodes:
+        v, s = _value(n)
+        texts.append(v)
+        static = static and s
+    if static:
+        return Word("".join(texts), True)
+    return Word("".join(node_text(n) for n in nodes), False)
+
+
 def _value(node: Any) -> tuple[str, bool]:
     t = node.type
     if t == "word":

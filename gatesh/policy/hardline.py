@@ -9,7 +9,9 @@ innocent look-alike.
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 from typing import Final
 
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
@@ -406,7 +408,10 @@ def _first_in_segment(word: str) -> str:
     first keeps every match and makes the search linear (`rm rm rm …` re-scanned the segment
     from every `rm`: seconds at 64 KiB, an hour at 1 MiB).
     """
-    return rf"(?:^|(?<=[;&|\n]))(?:(?!{word})[^;&|\n])*+{word}"
+    # Greedy, not possessive: the loop cannot pass ``word``, so giving back characters only
+    # re-tests ``word`` at earlier places (linear), and CPython 3.11.0–3.11.2 mis-match a
+    # possessive repeat of a group with a lookahead (never finding ``rm -rf /``).
+    return rf"(?:^|(?<=[;&|\n]))(?:(?!{word})[^;&|\n])*{word}"
 
 TEXT_RULES: Final[tuple[TextRule, ...]] = (
     TextRule("hardline.rm-root",
@@ -498,12 +503,34 @@ def _finding(rule: Rule | TextRule) -> Finding:
     return Finding(rule.id, Outcome.CATASTROPHIC, rule.reason, rule.remedy)
 
 
+@functools.cache
+def engine_fault() -> str:
+    """'' when every text rule matches its own examples on this interpreter; else the first that
+    does not. A regex engine that misreads the rules (CPython 3.11.0–3.11.2 had such bugs) would
+    let hardline commands through silently, so :func:`check` then refuses everything."""
+    for rule in TEXT_RULES:
+        for text in rule.positive:
+            if not rule.pattern.search(text):
+                return f"{rule.id} does not match its example {text!r}"
+        for text in rule.negative:
+            if rule.pattern.search(text):
+                return f"{rule.id} matches its counter-example {text!r}"
+    return ""
+
+
 def check(facts: Facts) -> Finding | None:
     """The first hardline rule the command matches, as a CATASTROPHIC finding; None if none.
 
     Guarantees: every executed command the reader found is matched (whatever its context or
-    wrappers); an unreadable command is also matched on its raw text.
+    wrappers); an unreadable command is also matched on its raw text. If this interpreter's
+    regex engine fails the rules' own examples, every command is refused (fail closed).
     """
+    fault = engine_fault()
+    if fault:
+        return Finding("hardline.engine-fault", Outcome.CATASTROPHIC,
+                       f"this Python's regular-expression engine misreads gatesh's rules ({fault}; "
+                       f"Python {sys.version.split()[0]}), so no command can be checked safely",
+                       "run gatesh on a newer CPython (3.11.3 or later)")
     for cmd in facts.commands:
         for rule in RULES:
             if rule.test(cmd, facts):

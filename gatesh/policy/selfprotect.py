@@ -750,7 +750,7 @@ _HOOK_ASSIGN_TEXT: Final = re.compile(
 # every verb (20 s at 20 KB).
 _RAW_VERB: Final = r"(?:\brm\b|\bmv\b|>|\btee\b|\bsed\s++-i|\btruncate\b|\bchmod\b|\bpkill\b|\bkillall\b|\bkill\b)"
 _RAW: Final = re.compile(
-    r"(?:^|(?<=[;&|\n]))(?:(?!" + _RAW_VERB + r")[^;&|\n])*+" + _RAW_VERB + r"[^;&|\n]*"
+    r"(?:^|(?<=[;&|\n]))(?:(?!" + _RAW_VERB + r")[^;&|\n])*" + _RAW_VERB + r"[^;&|\n]*"
     r"(?:\.config/gatesh|\.local/(?:state|share)/gatesh|/etc/gatesh|\bgatesh\b)"
     r"|\btrap\s++(?:-|''|\"\")\s++DEBUG|\bgatesh\s++(?:approve|deny|resume|mandate)\b"
 )

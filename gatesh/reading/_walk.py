@@ -189,6 +189,26 @@ def _crosses_line(node: Any, dest: list[Any]) -> bool:
     return any(b"\n" in g.replace(b"\\\n", b"") for g in gaps)
 
 
+def _ends_inside(body: str, delim: str, strip_tabs: bool) -> bool:
+    """Whether bash ends a heredoc with unquoted delimiter ``delim`` inside ``body``.
+
+    For such a heredoc bash joins a line ending in an odd run of backslashes to the next one
+    before comparing it with the delimiter (``EO\\<nl>F`` ends ``<<EOF``); ``<<-`` strips the
+    joined line's leading tabs. tree-sitter compares physical lines only.
+    """
+    logical = ""
+    for line in body.split("\n")[:-1] if body.endswith("\n") else body.split("\n"):
+        run = len(line) - len(line.rstrip("\\"))
+        if run % 2:
+            logical += line[:-1]
+            continue
+        logical += line
+        if (logical.lstrip("\t") if strip_tabs else logical) == delim:
+            return True
+        logical = ""
+    return False
+
+
 class _Walker:
     def __init__(self, context: str, deadline: float) -> None:
         self.result = Walk()
@@ -421,6 +441,11 @@ class _Walker:
             quoted = any(q in delim for q in "'\"\\")
             cmd.redirects.append(Redirect(op, delim.strip("'\"\\")))
             cmd.heredoc = (body, quoted)
+            if not quoted and "\\\n" in body and not self.result.has_error \
+                    and _ends_inside(body, delim, op == "<<-"):
+                # bash ends this heredoc earlier than tree-sitter: what follows is code to bash.
+                self.result.has_error = True
+                self.result.error_at = f"heredoc {delim!r} ends earlier for bash (a joined line)"
         elif t == "herestring_redirect":
             target = node.named_children[-1] if node.named_children else None
             word = word_of(target) if target is not None else Word("", True)

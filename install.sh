@@ -127,7 +127,10 @@ echo "installing gatesh from $src into the venv …"
 
 # --- the launcher --------------------------------------------------------------------------------
 # `#!REAL_PYTHON -IS`: no site import and no environment (fast, S14), so the venv's import paths
-# are computed now and written into the launcher (gatesh.launcher does this when present).
+# are computed now and written into the launcher (gatesh.launcher does this when present). When a
+# same-version system interpreter starts clearly faster (timed now), gatesh.launcher writes a small
+# /bin/sh launcher instead: `-c` and the shims start on that one, everything else on REAL_PYTHON
+# (it falls back to REAL_PYTHON if the faster one goes away). Rerun this script to choose again.
 interp="$venv/bin/python"
 real=$("$interp" -c 'import os, sys; print(os.path.realpath(sys.executable))')
 case "$real" in

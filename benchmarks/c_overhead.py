@@ -1,9 +1,10 @@
 """`gatesh -c true` vs `bash -c true` with a warm daemon (S14: median overhead <= 10 ms).
 
-Runs through a launcher written by gatesh.launcher (the real interpreter with -IS), in a private
-HOME/XDG sandbox, interleaving the two commands and the bare interpreter (``python -IS -c pass``, the
-floor no Python client can go below). Reports wall and CPU medians. Prints figures and one JSON line;
-asserts nothing.
+Runs through a launcher written by gatesh.launcher (the real interpreter with -IS, or the faster
+same-version interpreter it picked for the client), in a private HOME/XDG sandbox, interleaving the
+two commands and the bare interpreter the client starts on (``python -IS -c pass``, the floor no
+Python client can go below; with two interpreters the full one's floor is reported too). Reports
+wall and CPU medians. Prints figures and one JSON line; asserts nothing.
 """
 
 from __future__ import annotations
@@ -44,11 +45,14 @@ def main(n: int = 200) -> dict[str, float]:
     for _ in range(10):
         _spawn_wait([launcher, "-c", "true"], env)
         _spawn_wait([bash, "-c", "true"], env)
-    # The interpreter's own floor (what no client code can go below), interleaved too.
-    from gatesh.launcher import real_interpreter
+    # The floor of the interpreter the client starts on (what no client code can go below), and
+    # of the full one when the launcher has two, interleaved too.
+    from gatesh.launcher import read_launcher, real_interpreter
 
-    python = [real_interpreter(), "-IS", "-c", "pass"]
-    g, b, p, gc, bc, pc = [], [], [], [], [], []
+    full, fast = read_launcher(launcher)
+    python = [fast or full or real_interpreter(), "-IS", "-c", "pass"]
+    full_python = [full, "-IS", "-c", "pass"] if fast and full else None
+    g, b, p, gc, bc, pc, fp = [], [], [], [], [], [], []
     for _ in range(n):
         g.append(_spawn_wait([launcher, "-c", "true"], env))
         gc.append(CPU[0])
@@ -56,6 +60,8 @@ def main(n: int = 200) -> dict[str, float]:
         bc.append(CPU[0])
         p.append(_spawn_wait(python, env))
         pc.append(CPU[0])
+        if full_python:
+            fp.append(_spawn_wait(full_python, env))
     gm, bm, pm = statistics.median(g), statistics.median(b), statistics.median(p)
     result = {"n": n, "gatesh_median_ms": round(gm, 2), "bash_median_ms": round(bm, 2),
               "overhead_median_ms": round(gm - bm, 2), "ratio": round(gm / bm, 2),
@@ -66,12 +72,17 @@ def main(n: int = 200) -> dict[str, float]:
               # hardly moves with the machine's load.
               "gatesh_cpu_median_ms": round(statistics.median(gc), 2),
               "bash_cpu_median_ms": round(statistics.median(bc), 2),
-              "python_floor_cpu_median_ms": round(statistics.median(pc), 2)}
+              "python_floor_cpu_median_ms": round(statistics.median(pc), 2),
+              "client_python": python[0], "full_python": full or python[0]}
+    if fp:
+        result["full_python_floor_median_ms"] = round(statistics.median(fp), 2)
     with open(os.path.join(env["XDG_RUNTIME_DIR"], "gatesh", "daemon.lock")) as f:
         os.kill(int(f.read().strip()), signal.SIGTERM)
     print(f"gatesh -c true: median {gm:.2f} ms; bash -c true: median {bm:.2f} ms; "
           f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}; "
-          f"python -IS floor {pm:.2f} ms (gatesh is {gm - pm:.2f} ms above it); CPU medians: gatesh "
+          f"{python[0]} -IS floor {pm:.2f} ms (gatesh is {gm - pm:.2f} ms above it)"
+          + (f", {full} floor {result['full_python_floor_median_ms']:.2f} ms" if fp else "")
+          + "; CPU medians: gatesh "
           f"{result['gatesh_cpu_median_ms']} ms, bash {result['bash_cpu_median_ms']} ms, "
           f"python floor {result['python_floor_cpu_median_ms']} ms")
     print(json.dumps(result))

@@ -5,6 +5,10 @@ Guarantees:
 - :meth:`AuditLog.append` returns only after the line is written with ``O_APPEND`` and
   ``fsync``-ed; it raises :class:`AuditError` otherwise. The caller must then refuse the command:
   nothing is allowed without its audit line (S15).
+- :meth:`AuditLog.write` returns once the line is written (handed to the kernel, in order: it
+  survives the process being killed, S13, S15) but not yet ``fsync``-ed; :meth:`AuditLog.sync`
+  then makes everything written so far durable. The daemon uses the pair to keep the ``fsync``
+  off the allow path (see :class:`gatesh.daemon.server.AuditPipe`).
 - Concurrent appends from threads of one process are batched (group commit): one writer thread
   writes every queued line and ``fsync``s once, and each caller waits for the batch holding its line.
 - Rotation is size-bounded: before a batch that would push ``audit.jsonl`` past ``max_bytes`` the
@@ -18,6 +22,7 @@ fails with ``EFBIG`` — an :class:`AuditError` — instead of killing the proce
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -30,7 +35,8 @@ from gatesh._errors import GateshError
 if TYPE_CHECKING:
     from gatesh._types import Decision
 
-__all__ = ["AuditError", "AuditLog", "files_newest_first", "fold_home", "follow", "read_tail", "record_for"]
+__all__ = ["AuditError", "AuditLog", "files_newest_first", "fold_home", "follow", "read_tail", "record_for",
+           "send_syslog"]
 
 # A record larger than this is cut (its command first): one decision must never rotate the log on
 # its own, and a 64 KiB command is already past the reader's limit (S2).
@@ -183,7 +189,8 @@ class AuditLog:
     """An append-only JSONL file with size-bounded rotation. Thread-safe; see the module docstring.
 
     Invariant: every line handed to :meth:`append` / :meth:`append_many` that returned normally is
-    on disk (fsync-ed).
+    on disk (fsync-ed); every line handed to :meth:`write` that returned normally is in the file
+    (the kernel has it) and on disk once a later :meth:`sync` returned normally.
     """
 
     def __init__(self, path: str, max_bytes: int = 16 * 1024 * 1024, keep: int = 5) -> None:
@@ -199,6 +206,7 @@ class AuditLog:
         self._done = 0  # every line with seq <= _done has been handled (written or failed)
         self._failed: list[tuple[int, int, str]] = []  # (first, last, error) of failed batches
         self._writing = False
+        self._sync_wanted = False  # a line queued by append_many: the batch holding it is fsync-ed
         self._fd: int | None = None
 
     def append(self, record: dict[str, Any]) -> None:
@@ -210,12 +218,49 @@ class AuditLog:
 
         Raises AuditError when any of them could not be made durable (then none may be relied on).
         """
+        self._commit(records, durable=True)
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        """Write ``records`` (one line each, in order) without waiting for ``fsync``.
+
+        On return the lines are in the file: a later reader sees them and killing this process
+        cannot lose them; a crash of the machine can, until :meth:`sync` returns. Raises
+        AuditError when they could not be written.
+        """
+        self._commit(records, durable=False)
+
+    def sync(self) -> None:
+        """Make every line written so far durable (``fsync``). Raises AuditError on failure.
+
+        The file descriptor is duplicated while no batch is being written, so a rotation or a
+        concurrent :meth:`write` never waits for the ``fsync`` and the ``fsync`` never sees a
+        descriptor that was closed (or reused) meanwhile.
+        """
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            fd = os.dup(self._fd) if self._fd is not None else None
+        if fd is None:
+            return  # nothing open: every batch so far was synced when its file was closed
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            error = f"{type(exc).__name__}: {exc.strerror or exc}"
+            with self._cond:
+                self.failures += 1
+                self.last_error = error
+            raise AuditError(f"could not sync the audit log {self.path}: {error}") from None
+        finally:
+            os.close(fd)
+
+    def _commit(self, records: list[dict[str, Any]], *, durable: bool) -> None:
         if not records:
             return
         datas = [_encode(r) for r in records]
         with self._cond:
             self._queue.extend(datas)
             self._enqueued += len(datas)
+            self._sync_wanted = self._sync_wanted or durable
             mine = self._enqueued
             ours = mine - len(datas) + 1
             while self._done < mine:
@@ -225,12 +270,14 @@ class AuditLog:
                 # 1. Become the writer: take every queued line (ours included).
                 self._writing = True
                 batch, self._queue = self._queue, []
+                fsync, self._sync_wanted = self._sync_wanted, False
                 first, last = self._done + 1, self._enqueued
                 self._cond.release()
                 error = ""
                 try:
-                    # 2. Write and fsync outside the lock, so others can queue meanwhile.
-                    self._write_batch(b"".join(batch))
+                    # 2. Write (and fsync, when a caller of append_many waits) outside the lock,
+                    #    so others can queue meanwhile.
+                    self._write_batch(b"".join(batch), fsync=fsync)
                 except OSError as exc:
                     error = f"{type(exc).__name__}: {exc.strerror or exc}"
                 except Exception as exc:  # never leave waiters hanging
@@ -249,14 +296,8 @@ class AuditLog:
             for lo, hi, err in self._failed:
                 if lo <= mine and ours <= hi:
                     raise AuditError(f"could not write the audit log {self.path}: {err}")
-        if self.syslog:  # a best-effort copy; the file is the record of record
-            try:
-                from gatesh.audit_syslog import send
-
-                for record in records:
-                    send(record)
-            except Exception:
-                pass
+        if durable and self.syslog:  # a best-effort copy; the file is the record of record
+            send_syslog(records)
 
     def _open(self) -> int:
         if self._fd is None:
@@ -264,14 +305,17 @@ class AuditLog:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         return self._fd
 
-    def _write_batch(self, data: bytes) -> None:
+    def _write_batch(self, data: bytes, *, fsync: bool = True) -> None:
         fd = self._open()
         try:
-            size = os.fstat(fd).st_size
+            st = os.fstat(fd)
+            size = st.st_size
             # Another process (the in-process fallback) may have rotated the file under us.
-            if os.stat(self.path).st_ino != os.fstat(fd).st_ino:
+            if os.stat(self.path).st_ino != st.st_ino:
                 raise FileNotFoundError
         except FileNotFoundError:
+            with contextlib.suppress(OSError):
+                os.fsync(fd)  # lines write() left there unsynced: the old file keeps them
             self.close()
             fd = self._open()
             size = os.fstat(fd).st_size
@@ -284,10 +328,17 @@ class AuditLog:
             view = view[n:]
         # fsync, not fdatasync: measured side by side on this ext4 (appends that grow the file
         # need a journal commit either way), fdatasync was no faster and often slower.
-        os.fsync(fd)
+        if fsync:
+            os.fsync(fd)
 
     def _rotate(self) -> None:
-        """``audit.jsonl`` → ``.1`` → ``.2`` …; the file past ``keep`` is removed."""
+        """``audit.jsonl`` → ``.1`` → ``.2`` …; the file past ``keep`` is removed.
+
+        The old file is fsync-ed first: lines :meth:`write` left unsynced must not depend on a
+        descriptor that is about to be closed.
+        """
+        if self._fd is not None:
+            os.fsync(self._fd)
         self.close()
         if self.keep == 0:
             os.unlink(self.path)
@@ -303,6 +354,17 @@ class AuditLog:
                 os.close(self._fd)
             finally:
                 self._fd = None
+
+
+def send_syslog(records: list[dict[str, Any]]) -> None:
+    """Send a best-effort copy of ``records`` to the system log (``audit.syslog``); never raises."""
+    try:
+        from gatesh.audit_syslog import send
+
+        for record in records:
+            send(record)
+    except Exception:
+        pass
 
 
 def files_newest_first(path: str, keep: int = 100) -> list[str]:

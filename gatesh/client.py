@@ -18,8 +18,6 @@ Guarantees (fail closed, S9.4, S15):
   daemon grouped the command into, so everything the command starts is gated as the same session.
 """
 
-from __future__ import annotations
-
 import posix
 import sys
 
@@ -44,6 +42,10 @@ IDLE_TIMEOUT_S = 35.0
 # A script read from stdin (``echo CMD | bash``) larger than this is refused, not truncated.
 MAX_STDIN_SCRIPT = 1024 * 1024
 
+# Set by shell_main when a launcher started us on its fast interpreter: (the full interpreter,
+# the folders its dependencies import from). None when this interpreter has the dependencies.
+_full: "tuple[str, list[str]] | None" = None
+
 
 class CheckResult:
     """The gate's answer to one command.
@@ -57,7 +59,7 @@ class CheckResult:
 
     def __init__(self, action: str, message: str = "", exit_code: int = EXIT_REFUSED, pending_id: str = "",
                  notice: str = "", session: str = "", shell: str = "bash",
-                 decision: dict[str, Any] | None = None) -> None:
+                 decision: "dict[str, Any] | None" = None) -> None:
         self.action = action
         self.message = message
         self.exit_code = 0 if action == "allow" else (exit_code or EXIT_REFUSED)
@@ -81,11 +83,11 @@ class CheckResult:
         return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
     @classmethod
-    def refused(cls, message: str) -> CheckResult:
+    def refused(cls, message: str) -> "CheckResult":
         return cls("refuse", message)
 
     @classmethod
-    def from_reply(cls, reply: dict[str, Any]) -> CheckResult:
+    def from_reply(cls, reply: "dict[str, Any]") -> "CheckResult":
         action = reply.get("action")
         if not isinstance(action, str) or not action:
             err = reply.get("error") or "the daemon's reply had no action"
@@ -118,7 +120,7 @@ def getenv(name: str, default: str = "") -> str:
     return default if value is None else value.decode("utf-8", "surrogateescape")
 
 
-def _environ_with(name: str, value: str | None) -> dict[Any, Any]:
+def _environ_with(name: str, value: str | None) -> "dict[Any, Any]":
     """A copy of the environment for ``execve``, with ``name`` set to ``value`` (left as it is
     when ``value`` is None). Keys are str when ``os`` is loaded, else the raw bytes."""
     os_mod = sys.modules.get("os")
@@ -182,7 +184,7 @@ def state_dir() -> str:
 
 # --- JSON without the json package -----------------------------------------------------------
 
-_scanner: Any = None
+_scanner: "Any" = None
 
 
 def _encode(value: object) -> str:
@@ -220,7 +222,7 @@ class _Ctx:
         self.memo: dict[str, str] = {}
 
 
-def _decode(line: bytes) -> dict[str, Any]:
+def _decode(line: bytes) -> "dict[str, Any]":
     global _scanner
     if _scanner is None:
         import _json
@@ -260,14 +262,14 @@ class _Conn:
             raise DaemonUnavailable(str(exc)) from None
         self.buf = b""
 
-    def send(self, *messages: dict[str, Any]) -> None:
+    def send(self, *messages: "dict[str, Any]") -> None:
         data = "".join(_encode(m) + "\n" for m in messages).encode("ascii")
         try:
             self.sock.sendall(data)
         except OSError as exc:
             raise DaemonLost(f"could not send to the daemon: {exc}") from None
 
-    def lines(self, timeout: float) -> Iterator[dict[str, Any]]:
+    def lines(self, timeout: float) -> "Iterator[dict[str, Any]]":
         self.sock.settimeout(timeout)
         while True:
             nl = self.buf.find(b"\n")
@@ -290,8 +292,12 @@ class _Conn:
         self.sock.close()
 
 
-def _connect(role: str, *, start: bool) -> tuple[_Conn, dict[str, Any] | None]:
-    """A connection with the hello sent; starts the daemon when absent and ``start`` is set."""
+def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None) -> "tuple[_Conn, dict[str, Any] | None]":
+    """A connection with the hello sent; starts the daemon when absent and ``start`` is set.
+
+    ``first``, a request, goes in the same write as the hello (the protocol allows it): one
+    system call and one wake-up of the daemon fewer per check (S14).
+    """
     path = socket_path()
     try:
         conn = _Conn(path, CONNECT_TIMEOUT_S)
@@ -299,11 +305,15 @@ def _connect(role: str, *, start: bool) -> tuple[_Conn, dict[str, Any] | None]:
         if not start:
             raise
         conn = _start_and_connect(path)
-    conn.send({"v": VERSION, "hello": role, "pid": posix.getpid()})
+    hello = {"v": VERSION, "hello": role, "pid": posix.getpid()}
+    if first is None:
+        conn.send(hello)
+    else:
+        conn.send(hello, first)
     return conn, None
 
 
-def _start_and_connect(path: str) -> _Conn:
+def _start_and_connect(path: str) -> "_Conn":
     """Start the daemon detached, then retry connecting with a bounded backoff (steps numbered).
 
     Raises DaemonUnavailable when it did not come up within START_WAIT_S.
@@ -331,10 +341,17 @@ def _spawn_daemon() -> None:
 
     env = dict(os.environ)
     env.pop("GATESH_SESSION", None)
-    if sys.flags.no_site or sys.flags.isolated:
-        # A launcher ran us with -I -S and set sys.path itself: hand the same path to the daemon.
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
-    argv = [sys.executable, "-m", "gatesh", "daemon"]
+    if _full is not None:
+        # We run on the launcher's fast interpreter, which lacks the daemon's dependencies: start
+        # it on the full one, as the launcher would run `gatesh daemon`.
+        from gatesh._entry import full_command
+
+        argv = full_command(_full, ["gatesh", "daemon"])
+    else:
+        if sys.flags.no_site or sys.flags.isolated:
+            # A launcher ran us with -I -S and set sys.path itself: hand the same path to the daemon.
+            env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+        argv = [sys.executable, "-m", "gatesh", "daemon"]
     log_dir = state_dir()
     try:
         os.makedirs(log_dir, mode=0o700, exist_ok=True)
@@ -360,17 +377,16 @@ def _spawn_daemon() -> None:
     os.waitpid(pid, 0)
 
 
-def request(role: str, message: dict[str, Any], *, start: bool = True, timeout: float = IDLE_TIMEOUT_S,
-            on_interim: Any = None) -> dict[str, Any]:
+def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout: float = IDLE_TIMEOUT_S,
+            on_interim: "Any" = None) -> "dict[str, Any]":
     """Send one request and return its final reply. Raises DaemonUnavailable or DaemonLost.
 
     Human-only ops get ``pid`` filled in (the daemon checks it against SO_PEERCRED).
     """
-    conn, _ = _connect(role, start=start)
+    message = dict(message)
+    message.setdefault("pid", posix.getpid())
+    conn, _ = _connect(role, start=start, first=message)
     try:
-        message = dict(message)
-        message.setdefault("pid", posix.getpid())
-        conn.send(message)
         for reply in conn.lines(timeout):
             if "welcome" in reply:
                 continue
@@ -386,7 +402,7 @@ def request(role: str, message: dict[str, Any], *, start: bool = True, timeout: 
 
 
 def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-          can_ask: bool | None = None, on_interim: Any = None) -> CheckResult:
+          can_ask: bool | None = None, on_interim: "Any" = None) -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
 
     1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
@@ -412,7 +428,9 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
     return CheckResult.from_reply(reply)
 
 
-def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str) -> CheckResult:
+def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str) -> "CheckResult":
+    if _full is not None:
+        return _in_process_on_full(_full, command, cwd, session, surface, why)
     try:
         from gatesh.inprocess import gate
 
@@ -423,7 +441,32 @@ def _in_process(command: str, cwd: str, session: str | None, surface: str, why: 
             f"({type(exc).__name__}: {exc}), so nothing ran.")
 
 
-def mandate(text: str, *, session: str | None = None, channel: str = "mandate") -> dict[str, Any]:
+def _in_process_on_full(full: "tuple[str, list[str]]", command: str, cwd: str, session: str | None, surface: str,
+                        why: str) -> "CheckResult":
+    """The in-process gate run by the full interpreter in a child process (this one, the launcher's
+    fast interpreter, lacks the pipeline's dependencies): the request as JSON on its standard
+    input, the check reply as JSON on its standard output. Anything else refuses."""
+    import subprocess
+
+    from gatesh._entry import full_command
+
+    # The session gatesh.inprocess would name after our parent (the harness), not after us.
+    session = session or f"inprocess:{posix.getppid()}"
+    request = _encode({"command": command, "cwd": cwd, "session": session, "surface": surface, "why": why})
+    try:
+        argv = full_command(full, ["gatesh"], run="gatesh.inprocess:serve_one")
+        out = subprocess.run(argv, input=request.encode("ascii"), stdout=subprocess.PIPE, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"{argv[0]} exited with status {out.returncode}")
+        # The reply is the last line (anything printed before it is not ours to read).
+        return CheckResult.from_reply(_decode(out.stdout.strip().rpartition(b"\n")[2]))
+    except Exception as exc:
+        return CheckResult.refused(
+            f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
+            f"({type(exc).__name__}: {exc}), so nothing ran.")
+
+
+def mandate(text: str, *, session: str | None = None, channel: str = "mandate") -> "dict[str, Any]":
     """Hand the user's own words to the daemon (S5.3). Raises on an unreachable daemon or a refusal."""
     msg: dict[str, Any] = {"op": "mandate", "text": text, "channel": channel}
     if session:
@@ -564,7 +607,7 @@ class _WaitingNotice:
     def __init__(self) -> None:
         self.shown = False
 
-    def __call__(self, reply: dict[str, Any]) -> None:
+    def __call__(self, reply: "dict[str, Any]") -> None:
         if self.shown or reply.get("interim") != "waiting":
             return
         self.shown = True
@@ -587,11 +630,15 @@ def _refuse(message: str) -> int:
     return EXIT_REFUSED
 
 
-def shell_main(argv: list[str]) -> int:
+def shell_main(argv: list[str], full: "tuple[str, list[str]] | None" = None) -> int:
     """Behave as bash (or the shim's shell), gated. Returns only on refusal; steps numbered.
 
     ``argv[0]`` is how gatesh was invoked: ``gatesh``, a shim named bash/zsh/sh, or ``-bash``.
+    ``full`` is set when this runs on a launcher's fast interpreter (see :mod:`gatesh.launcher`):
+    the interpreter with gatesh's dependencies and their folders, for whatever needs them.
     """
+    global _full
+    _full = full
     try:
         return _shell_main(argv)
     except SystemExit:
@@ -610,6 +657,10 @@ def _shell_main(argv: list[str]) -> int:
     parsed = ShellArgs(args)
     # 1. What would run: a -c string, a script file, a script on stdin, or an interactive shell.
     if parsed.stdin and (parsed.interactive_flag or _stdin_is_tty()):
+        if _full is not None:  # the PTY session needs the full interpreter
+            from gatesh._entry import run_full
+
+            return run_full(_full, argv)
         from gatesh.pty import main as pty_main  # an interactive shell is the PTY session (S10)
 
         return int(pty_main(argv) or 0)

@@ -79,21 +79,35 @@ def check_launcher() -> list[Check]:
     if not words:
         return [Check("launcher", "warn", f"{found} is not a script launcher",
                       "run ./install.sh to write the fast launcher")]
-    interpreter = words[0]
+    interpreter, flags = words[0], " ".join(words[1:])
+    fast = None
+    if os.path.basename(interpreter) == "sh":
+        # A /bin/sh launcher written by gatesh.launcher: two interpreters, or a long path.
+        from gatesh.launcher import read_launcher
+
+        full, fast = read_launcher(found)
+        if full is None:
+            return [Check("launcher", "warn", f"{found} is a shell script gatesh did not write",
+                          "run ./install.sh to write the fast launcher")]
+        interpreter, flags = full, "-IS"
     if os.path.basename(interpreter) == "env":
         return [Check("launcher", "warn", f"{found} finds python through env on every call",
                       "run ./install.sh to write a launcher that calls the real interpreter")]
+    if not any(m in interpreter for m in _SHIM_MARKERS) and not os.access(interpreter, os.X_OK):
+        return [Check("launcher", "FAIL", f"{found} runs {interpreter}, which is missing",
+                      "run ./install.sh again (the Python it was installed with is gone)")]
     if any(m in interpreter for m in _SHIM_MARKERS) or not _is_elf(os.path.realpath(interpreter)):
         return [Check("launcher", "FAIL", f"{found} runs {interpreter}, a shim or script, not "
                       "an interpreter", "run ./install.sh again: it resolves the real interpreter")]
-    if not os.access(interpreter, os.X_OK):
-        return [Check("launcher", "FAIL", f"{found} runs {interpreter}, which is missing",
-                      "run ./install.sh again (the Python it was installed with is gone)")]
-    flags = " ".join(words[1:])
     if "S" not in flags.replace("-", ""):
         return [Check("launcher", "warn", f"{found} → {interpreter} (imports site: slower start)",
                       "run ./install.sh to write the fast launcher")]
-    return [Check("launcher", "ok", f"{found} → {interpreter} {flags}")]
+    if fast is not None and not os.access(fast, os.X_OK):
+        return [Check("launcher", "warn", f"{found} → {interpreter} {flags}; the faster {fast} it "
+                      "chose for -c is gone, so -c starts on the full interpreter (slower)",
+                      "run ./install.sh again: it picks the interpreters anew")]
+    both = f", and {fast} for -c and the shims" if fast else ""
+    return [Check("launcher", "ok", f"{found} → {interpreter} {flags}{both}")]
 
 
 def check_gate(launcher: str | None) -> list[Check]:

@@ -21,7 +21,7 @@ import time
 from gatesh import _paths
 from gatesh.client import CheckResult
 
-__all__ = ["gate"]
+__all__ = ["gate", "serve_one"]
 
 
 def gate(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
@@ -32,6 +32,31 @@ def gate(command: str, *, cwd: str, session: str | None = None, surface: str = "
     except Exception as exc:
         return CheckResult.refused(
             f"gatesh: the in-process gate failed ({type(exc).__name__}: {exc}), so nothing ran.")
+
+
+def serve_one() -> int:
+    """Gate one request read as JSON from standard input (``command``, ``cwd``, ``session``,
+    ``surface``, ``why``) and write the check reply as one JSON line on standard output.
+
+    For a ``-c`` client running on a launcher's fast interpreter, which cannot import the pipeline
+    (:func:`gatesh.client._in_process_on_full`). A request it cannot read is refused like any
+    other failure; the exit status is 0 whenever a reply was written.
+    """
+    import sys
+
+    try:
+        req = json.loads(sys.stdin.buffer.read())
+        result = gate(str(req["command"]), cwd=str(req["cwd"]), session=req.get("session") or None,
+                      surface=str(req.get("surface") or "-c"), why=str(req.get("why") or ""))
+    except Exception as exc:
+        result = CheckResult.refused(f"gatesh: the in-process gate could not read its request "
+                                     f"({type(exc).__name__}: {exc}), so nothing ran.")
+    reply = {"ok": True, "action": result.action, "message": result.message, "exit": result.exit_code,
+             "pending_id": result.pending_id, "notice": result.notice, "session": result.session,
+             "shell": result.shell, "decision": result.decision}
+    sys.stdout.write(json.dumps(reply, default=str) + "\n")
+    sys.stdout.flush()
+    return 0
 
 
 def _gate(command: str, cwd: str, session: str | None, surface: str, why: str) -> CheckResult:

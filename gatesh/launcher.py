@@ -5,23 +5,66 @@ its shim: ~80 ms). The launcher written here calls the real interpreter with ``-
 no environment variables, no user site) and puts gatesh's own folders on ``sys.path`` itself, so
 ``gatesh -c true`` costs an interpreter start plus the standard-library client.
 
+Two interpreters. The *full* interpreter is the one gatesh is installed in: it has the
+dependencies (tree-sitter, the model SDK, …). The ``-c`` client (and the ``bash``/``zsh``/``sh``
+links, S1) imports only the standard library, so any interpreter of the same version can run it,
+and one built without ``--enable-shared`` (a distribution's ``/usr/bin/python3.X``) starts ~1.3 ms
+faster than a version manager's shared-library build. :func:`write_launcher` times the candidates
+(:func:`fast_interpreter`); when one is clearly faster, the launcher is a short ``/bin/sh`` script
+that starts shell-style calls on it and everything else on the full interpreter, and falls back
+to the full one when the fast one is gone. On the fast interpreter only the client runs:
+:func:`gatesh._entry.main` hands anything else (the PTY session, a subcommand the script's cheap
+test let through) to the full interpreter, and the client starts the daemon and its in-process
+fallback there.
+
+Why a ``/bin/sh`` script and not ``#!/usr/bin/python3.X``: a ``#!`` line cannot fall back, so a
+missing fast interpreter (a distribution upgrade) would make every call fail with the caller's
+"required file not found", naming neither interpreter; and every subcommand (``gatesh hook …`` on
+every harness tool call) would start the fast interpreter only to hand over to the full one
+(+6 ms measured). The script costs ~0.5 ms per call (measured: ``dash`` and one more exec), about
+half of what the fast interpreter saves; the timing includes it.
+
 Guarantees: :func:`render_launcher` returns a script that runs ``gatesh._entry.main`` with
 ``sys.argv[0]`` as invoked (a shim link's name survives, so ``bash``/``zsh``/``sh`` links work),
-and imports gatesh from exactly the folders given, never from the current directory.
+and imports gatesh from exactly the folders given, never from the current directory. Nothing that
+needs a dependency runs on the fast interpreter.
 Known limit: with a ``#!`` script the kernel passes the script's path, not the caller's argv[0],
 so a login shell's leading ``-`` cannot be seen through a shim; ``-l``/``--login`` still work.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+import stat
+import statistics
+import subprocess
 import sys
 import sysconfig
+import time
 
-__all__ = ["default_paths", "real_interpreter", "render_launcher", "write_launcher"]
+__all__ = ["default_paths", "fast_interpreter", "read_launcher", "real_interpreter", "render_launcher",
+           "write_launcher"]
 
 # Linux reads at most this many bytes of a ``#!`` line (BINPRM_BUF_SIZE, 256 since 5.1; 128 before).
 SHEBANG_MAX = 127
+HEADER = "# gatesh launcher (written by gatesh.launcher; regenerate, do not edit)"
+# Where systems keep their own interpreters ({v} is "3.11"). Only exact-version names: a
+# ``python3`` link may point at another version tomorrow.
+FAST_CANDIDATES = ("/usr/bin/python{v}", "/usr/local/bin/python{v}", "/bin/python{v}")
+# Timed starts per interpreter, interleaved (after one untimed warm-up): enough for a stable median
+# on a noisy two-core machine while keeping the choice to ~0.2 s.
+TIMED_STARTS = 9
+# A candidate is used only when the launcher would start on it (through /bin/sh) this much faster
+# than on the full interpreter (median; seconds, and as a fraction): smaller differences are within
+# run-to-run noise, and a second interpreter is one more thing that can change under the launcher.
+MIN_GAIN_S = 0.0003
+MIN_GAIN_FRACTION = 0.03
+# A probe that takes longer than this disqualifies the interpreter.
+PROBE_TIMEOUT_S = 10.0
+
+_chosen: dict[tuple[str, str], str | None] = {}
 
 
 def real_interpreter(python: str | None = None) -> str:
@@ -49,41 +92,198 @@ def default_paths() -> list[str]:
     return out
 
 
-def render_launcher(python: str, paths: list[str]) -> str:
+def _trusted_file(path: str) -> bool:
+    """True when ``path`` and its folder belong to root or to us and nobody else can write them:
+    the fast interpreter runs the gate, so one that others could replace would not do."""
+    for p in (path, os.path.dirname(path)):
+        try:
+            st = os.stat(p)
+        except OSError:
+            return False
+        if st.st_uid not in (0, os.getuid()) or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return False
+    return True
+
+
+def _probe(python: str, home: str) -> str | None:
+    """The interpreter's ``sys.implementation.cache_tag`` when it can import the ``-c`` client
+    (gatesh from ``home``, with ``-I -S`` as the launcher starts it), else None."""
+    code = ("import sys; sys.path[:0] = [sys.argv[1]]; import gatesh._entry, gatesh.client, _socket, _json; "
+            "print(sys.implementation.cache_tag)")
+    try:
+        out = subprocess.run([python, "-IS", "-c", code, home], capture_output=True, text=True,
+                             timeout=PROBE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    tag = out.stdout.strip()
+    return tag if out.returncode == 0 and tag else None
+
+
+def _start_time(argv: list[str]) -> float:
+    """Wall time of one run of ``argv`` (inf when it fails)."""
+    t = time.perf_counter()
+    try:
+        pid = os.posix_spawn(argv[0], argv, os.environ)
+        _, status = os.waitpid(pid, 0)
+    except OSError:
+        return float("inf")
+    elapsed = time.perf_counter() - t
+    return elapsed if os.waitstatus_to_exitcode(status) == 0 else float("inf")
+
+
+def fast_interpreter(full: str, home: str, candidates: list[str] | None = None) -> str | None:
+    """The interpreter the launcher should start the ``-c`` client on, when it is not ``full``.
+
+    Candidates (default :data:`FAST_CANDIDATES` for ``full``'s version) qualify when they are
+    trusted files (:func:`_trusted_file`), have ``full``'s cache tag (same implementation and
+    version: the client and its ``.pyc`` files are shared) and can import the client from
+    ``home``. Each is timed as the launcher would start it (``/bin/sh`` exec-ing it) against
+    ``full`` started directly, :data:`TIMED_STARTS` interleaved rounds; the fastest median wins if
+    it beats ``full`` by :data:`MIN_GAIN_S` and :data:`MIN_GAIN_FRACTION`. Returns None when
+    ``full`` should run everything. The answer is remembered for this process.
+    """
+    key = (full, home)
+    remember = candidates is None
+    if remember and key in _chosen:
+        return _chosen[key]
+    tag = _probe(full, home)
+    if tag is None:
+        return None
+    if candidates is None:
+        version = tag.removeprefix("cpython-")
+        if not (tag.startswith("cpython-") and version.isdigit() and len(version) >= 2):
+            return None
+        candidates = [c.format(v=f"{version[0]}.{version[1:]}") for c in FAST_CANDIDATES]
+    seen = {os.path.realpath(full)}
+    qualified = []
+    for c in candidates:
+        real = os.path.realpath(c)
+        if real in seen or not os.path.isfile(real) or not os.access(real, os.X_OK):
+            continue
+        seen.add(real)
+        if _trusted_file(real) and _probe(real, home) == tag:
+            qualified.append(real)
+    best = None
+    if qualified:
+        runs = {full: [full, "-IS", "-c", "pass"]}
+        for p in qualified:
+            runs[p] = ["/bin/sh", "-c", 'exec "$0" -IS -c pass', p]
+        times: dict[str, list[float]] = {p: [] for p in runs}
+        for argv in runs.values():
+            _start_time(argv)  # warm-up: the first start may read the binary from disk
+        for _ in range(TIMED_STARTS):
+            for p, argv in runs.items():
+                times[p].append(_start_time(argv))
+        medians = {p: statistics.median(t) for p, t in times.items()}
+        fastest = min(qualified, key=lambda p: medians[p])
+        gain = medians[full] - medians[fastest]
+        if gain >= MIN_GAIN_S and gain >= MIN_GAIN_FRACTION * medians[full]:
+            best = fastest
+    if remember:
+        _chosen[key] = best
+    return best
+
+
+def _sq(text: str) -> str:
+    """``text`` inside single quotes for ``/bin/sh`` (a single quote inside becomes '"'"')."""
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def render_launcher(python: str, paths: list[str], fast: str | None = None) -> str:
     """The launcher script text for interpreter ``python`` importing gatesh from ``paths[0]`` and
     its dependencies from the rest (after the standard library).
 
-    ``python`` should be the real binary (see :func:`real_interpreter`). When its ``#!`` line
-    would be too long for the kernel, a ``/bin/sh`` trampoline execs it instead (one more exec).
+    ``python`` should be the real binary (see :func:`real_interpreter`). Without ``fast`` the
+    script is ``#!python -IS`` (or, when that line would be too long for the kernel, a ``/bin/sh``
+    script that execs it). With ``fast`` (another interpreter of the same version, see
+    :func:`fast_interpreter`) it is a ``/bin/sh`` script: shell-style calls (a first argument
+    starting with ``-`` other than ``-h``/``--help``/``--version``, or a ``bash``/``zsh``/``sh``
+    link) start on ``fast`` when it is still there, everything else on ``python``; the Python code
+    is the same either way and passes ``python`` and its dependency folders to
+    :func:`gatesh._entry.main`, which finishes the choice.
     """
     # gatesh's own folder goes first (it must win); the others go after the standard library, as
     # in a normal interpreter, so the standard-library modules the client imports are found at
     # once, without listing a large site-packages folder first.
     first, rest = list(paths[:1]), list(paths[1:])
-    body = (
-        "import sys\n"
-        f"sys.path[:0] = {first!r}\n"
-        + (f"sys.path += {rest!r}\n" if rest else "")
-        + "from gatesh._entry import main\n"
-        "sys.exit(main())\n"
-    )
+    if fast and fast != python:
+        # JSON string and list literals are Python literals too, in double quotes (easier to read
+        # inside the shell's single quotes).
+        code = (f"import sys\ndel sys.argv[0]\nsys.path[:0] = {json.dumps(first)}\n"
+                "from gatesh._entry import main\n"
+                f"sys.exit(main(full=({json.dumps(python)}, {json.dumps(rest)})))\n")
+        return (
+            f"#!/bin/sh\n{HEADER}\n"
+            "# Shell-style calls (`gatesh -c CMD`, the bash/zsh/sh links) need only gatesh's standard-\n"
+            "# library client and start on FAST, which starts faster; everything else starts on FULL,\n"
+            "# the interpreter gatesh is installed in (it has the dependencies). Without FAST, FULL\n"
+            "# runs everything.\n"
+            f"FAST={_sq(fast)}\n"
+            f"FULL={_sq(python)}\n"
+            "python=$FULL\n"
+            "case ${0##*/} in bash | zsh | sh) python=$FAST ;; esac\n"
+            "case ${1-} in -h | --help | --version) ;; -*) python=$FAST ;; esac\n"
+            '[ -x "$python" ] || python=$FULL\n'
+            f'exec "$python" -IS -c {_sq(chr(10) + code)} "$0" "$@"\n'
+        )
+    setup = f"sys.path[:0] = {first!r}\n" + (f"sys.path += {rest!r}\n" if rest else "")
     shebang = f"#!{python} -IS"
     if len(shebang) <= SHEBANG_MAX and " " not in python:
-        return f"{shebang}\n# gatesh launcher (written by gatesh.launcher; regenerate, do not edit)\n{body}"
-    code = body.replace("sys.exit(main())", "sys.exit(main([sys.argv[1], *sys.argv[2:]]))")
-    code = code.replace("'", "'\"'\"'")
-    return (
-        "#!/bin/sh\n# gatesh launcher (written by gatesh.launcher; regenerate, do not edit)\n"
-        f"exec '{python}' -IS -c '{code}' \"$0\" \"$@\"\n"
-    )
+        return f"{shebang}\n{HEADER}\nimport sys\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
+    # With -c, sys.argv[0] is "-c": the script's own path ("$0") comes next and takes its place.
+    code = f"import sys\ndel sys.argv[0]\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
+    return f"#!/bin/sh\n{HEADER}\nexec {_sq(python)} -IS -c {_sq(code)} \"$0\" \"$@\"\n"
 
 
-def write_launcher(dest: str, python: str | None = None, paths: list[str] | None = None) -> str:
-    """Write the launcher to ``dest`` (mode 0755, atomically) and return ``dest``."""
-    text = render_launcher(real_interpreter(python), paths if paths is not None else default_paths())
+def write_launcher(dest: str, python: str | None = None, paths: list[str] | None = None,
+                   fast: str | bool = True) -> str:
+    """Write the launcher to ``dest`` (mode 0755, atomically) and return ``dest``.
+
+    ``fast``: True picks the interpreter for the ``-c`` client by timing (:func:`fast_interpreter`,
+    ~0.2 s the first time in a process); False runs everything on ``python`` (for launchers whose
+    calls are mostly subcommands, such as the PTY session's); a path names the interpreter.
+    """
+    full = real_interpreter(python)
+    paths = paths if paths is not None else default_paths()
+    if isinstance(fast, str):
+        chosen: str | None = real_interpreter(fast)
+    else:
+        chosen = fast_interpreter(full, paths[0]) if fast and paths else None
+    text = render_launcher(full, paths, chosen)
     tmp = f"{dest}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.chmod(tmp, 0o755)
     os.replace(tmp, dest)
     return dest
+
+
+
+def read_launcher(path: str) -> tuple[str | None, str | None]:
+    """(the full interpreter, the fast one or None) of a launcher this module wrote, read from its
+    ``#!`` line, its ``FULL=``/``FAST=`` lines or the ``exec '…' -IS`` of the long-path form;
+    (None, None) for any other file."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read(65536).splitlines()
+    except OSError:
+        return None, None
+    if len(lines) < 2 or lines[1] != HEADER or not lines[0].startswith("#!"):
+        return None, None
+    if lines[0] != "#!/bin/sh":
+        return lines[0][2:].rsplit(" -IS", 1)[0], None
+    found: dict[str, str] = {}
+    for line in lines[2:]:
+        if line.startswith(("FULL=", "FAST=")):
+            text = line[5:]
+        elif line.startswith("exec ") and " -IS " in line:
+            text = line[5:].split(" -IS ", 1)[0]
+        else:
+            continue
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            continue
+        if len(words) == 1 and not words[0].startswith("$"):
+            found.setdefault(line[:4], words[0])
+    return found.get("FULL") or found.get("exec"), found.get("FAST")

@@ -34,6 +34,16 @@ def _daemons_under(root: str) -> list[int]:
     return pids
 
 
+def _running(pid: int) -> bool:
+    """True while ``pid`` runs. A zombie has exited: the daemon is a grandchild of init (it double
+    forks), and an init that reaps slowly (some containers' take ~2 s) must not count as a slow exit."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b") ", 1)[1][:1] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
 def stop_daemons(root: str) -> None:
     """SIGTERM, then SIGKILL after a short grace, every daemon started under ``root``."""
     pids = _daemons_under(root)
@@ -44,8 +54,9 @@ def stop_daemons(root: str) -> None:
             pass
     deadline = time.monotonic() + 3
     while pids and time.monotonic() < deadline:
-        pids = [p for p in pids if os.path.exists(f"/proc/{p}")]
-        time.sleep(0.05)
+        pids = [p for p in pids if _running(p)]
+        if pids:
+            time.sleep(0.02)
     for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)

@@ -100,3 +100,89 @@ def test_record_is_redacted_and_home_folded(tmp_path: Path) -> None:
     assert home not in line and "~/repo" in line
     assert rec["action"] == "allow" and rec["stage"] == "read-only"
     assert fold_home("/h/u/x", "/h/u") == "~/x"
+
+
+# --- written now, synced right after (the daemon's allow path, S13/S14) ----------------------------
+
+
+class _Fsyncs:
+    """Counts os.fsync calls; fails them while ``failing`` is set."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.failing = False
+        self.real = os.fsync
+
+    def __call__(self, fd: int) -> None:
+        self.calls += 1
+        if self.failing:
+            raise OSError(5, "Input/output error")
+        self.real(fd)
+
+
+def test_write_is_in_the_file_at_once_and_sync_makes_it_durable(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    fsyncs = _Fsyncs()
+    monkeypatch.setattr(os, "fsync", fsyncs)
+    log = AuditLog(str(tmp_path / "audit.jsonl"))
+    log.write([{"n": 1}, {"n": 2}])
+    assert [r["n"] for r in _lines(tmp_path / "audit.jsonl")] == [1, 2] and fsyncs.calls == 0
+    log.sync()
+    assert fsyncs.calls == 1
+    log.append({"n": 3})  # append stays durable on its own
+    assert fsyncs.calls == 2
+    fsyncs.failing = True
+    with pytest.raises(AuditError, match="could not sync"):
+        log.sync()
+    assert log.failures == 1 and "Input/output error" in log.last_error
+
+
+def test_rotation_syncs_what_write_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fsyncs = _Fsyncs()
+    monkeypatch.setattr(os, "fsync", fsyncs)
+    log = AuditLog(str(tmp_path / "audit.jsonl"), max_bytes=4096, keep=2)
+    for i in range(100):
+        log.write([{"i": i, "pad": "x" * 100}])
+    assert (tmp_path / "audit.jsonl.1").exists() and fsyncs.calls >= 1  # each rotation synced first
+    assert [r["i"] for r in read_tail(str(tmp_path / "audit.jsonl"), 5)] == list(range(95, 100))
+
+
+def test_audit_pipe_writes_before_returning_and_syncs_after(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import time
+
+    from gatesh.daemon.server import AuditPipe
+
+    fsyncs = _Fsyncs()
+    monkeypatch.setattr(os, "fsync", fsyncs)
+    path = tmp_path / "audit.jsonl"
+    pipe = AuditPipe(AuditLog(str(path)))
+
+    async def scenario() -> None:
+        pipe.append({"n": 1})
+        # In the file before append returned; the fsync waits for the loop's next turn.
+        assert _lines(path) == [{"n": 1}] and fsyncs.calls == 0
+        deadline = time.monotonic() + 5
+        while fsyncs.calls == 0 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert fsyncs.calls == 1
+        # A background fsync fails: from then on each append is made durable before it returns,
+        # and refused while the disk still fails.
+        fsyncs.failing = True
+        pipe.append({"n": 2})
+        while not pipe.sync_error and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert pipe.sync_error
+        with pytest.raises(AuditError):
+            pipe.append({"n": 3})
+        fsyncs.failing = False
+        calls = fsyncs.calls
+        pipe.append({"n": 4})
+        assert fsyncs.calls == calls + 1 and not pipe.sync_error
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pipe.close()
+    assert [r["n"] for r in _lines(path)] == [1, 2, 3, 4]  # 3 was written, then refused: not synced

@@ -429,4 +429,4 @@ def test_the_c_client_imports_no_os_before_exec(tmp_path: Path) -> None:
     assert out.returncode == 0 and out.stdout == "ran\n", out.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line}
     assert "gatesh.client" in imported
-    assert not imported & {"os", "json", "socket", "re", "typing", "posixpath"}, imported
+    assert not imported & {"os", "json", "socket", "re", "typing", "posixpath", "__future__"}, imported

@@ -151,6 +151,30 @@ def test_sigkill_while_a_decision_waits_refuses(project: Path, monkeypatch: pyte
         assert not (project / "slow").exists()
 
 
+def test_sigterm_while_a_decision_waits_exits_at_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM while the model is slow: the daemon does not wait out the model call (the
+    interpreter would join its worker thread); the waiting client refuses; nothing ran."""
+    with ModelServer() as server:
+        server.set_fallback(slow(tool_use("rateCommand", {"outcome": "safe", "reason": "ok"}), 60))
+        _anthropic_config(server.base_url, timeout_s=50)
+        monkeypatch.setenv("GATESH_TEST_KEY", "sk-test-dummy")
+        assert gate("true").returncode == 0  # read-only: no model call; the daemon is up
+        pid = daemon_pid()
+        assert pid
+        box: dict[str, subprocess.CompletedProcess[str]] = {}
+        t = threading.Thread(target=lambda: box.update(out=gate(f"touch {project}/slow", cwd=project)))
+        t.start()
+        assert wait_for(lambda: len(server.requests) >= 1), "the model was never asked"
+        os.kill(pid, signal.SIGTERM)
+        # Generous: the model call alone would hold it for 50 s.
+        assert wait_for(lambda: not alive(pid), 10), "the daemon waited for the model call"
+        t.join(60)
+        out = box["out"]
+        assert out.returncode == 126 and "stopped answering" in out.stderr, out.stderr
+        assert not (project / "slow").exists()
+        assert not Path(_paths.current().socket).exists()
+
+
 # --- a full disk for the audit log ------------------------------------------------------------------------
 
 

@@ -22,6 +22,8 @@ SHELLS: Final = frozenset(
 )
 GATESH_NAMES: Final = frozenset({"gatesh"})
 SESSION_ENV: Final = b"GATESH_SESSION="
+# /proc/PID/stat is ~52 numbers and a name of at most 64 bytes: well under this.
+STAT_MAX: Final = 4096
 
 
 @dataclass(frozen=True)
@@ -39,11 +41,18 @@ class ProcInfo:
 
 def info(pid: int) -> ProcInfo | None:
     """``/proc/PID/stat`` parsed, or None when the process is gone or unreadable."""
+    # os.open/os.read, not open(): one read of a ~300-byte file, without a buffered file object
+    # (the daemon reads this for every -c client, S14).
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            raw = f.read()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        raw = os.read(fd, STAT_MAX)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     # comm is in parentheses and may itself contain ") ": split at the last one.
     lpar, rpar = raw.find(b"("), raw.rfind(b")")
     if lpar < 0 or rpar < 0:
@@ -80,7 +89,9 @@ def cmdline(pid: int) -> list[str]:
 
 
 def is_gatesh(p: ProcInfo) -> bool:
-    """True for a gatesh process: its name, or an interpreter running gatesh (``-m gatesh``, a launcher)."""
+    """True for a gatesh process: its name, or an interpreter running gatesh (``-m gatesh``, a
+    launcher's script, or the ``-c`` code of a ``/bin/sh`` launcher, which a bash/zsh/sh link
+    starts under the interpreter's own name)."""
     if p.comm in GATESH_NAMES:
         return True
     if not p.comm.startswith("python"):
@@ -88,6 +99,8 @@ def is_gatesh(p: ProcInfo) -> bool:
     argv = cmdline(p.pid)[:6]
     for i, arg in enumerate(argv):
         if os.path.basename(arg) == "gatesh" or (arg == "-m" and argv[i + 1 : i + 2] == ["gatesh"]):
+            return True
+        if arg == "-c" and "from gatesh._entry import main" in "".join(argv[i + 1 : i + 2]):
             return True
     return False
 

@@ -134,7 +134,10 @@ def prepare(shell: str, real: str, *, login: bool, session: str, operator: str,
         shims = os.path.join(folder, "shims")
         os.mkdir(shims, 0o700)
         _write(os.path.join(shims, SHIMS_MARKER), "gatesh shims of one PTY session\n")
-        launcher = write_launcher(os.path.join(shims, "gatesh"))
+        # One interpreter: its calls are mostly `gatesh _gate` (a subcommand, which a two-interpreter
+        # launcher routes through /bin/sh, ~0.5 ms), and choosing the fast interpreter for the
+        # client takes ~0.2 s of timed starts, at every session start.
+        launcher = write_launcher(os.path.join(shims, "gatesh"), fast=False)
         for name in SHIM_NAMES:
             os.symlink("gatesh", os.path.join(shims, name))
         env.update({

@@ -130,8 +130,9 @@ def test_sigkill_under_load_nothing_ungated_nothing_lost(project: Path) -> None:
     assert daemon_pid() not in (None, *killed)
 
 
-def test_sigkill_while_a_decision_waits_refuses(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The daemon dies while the model is slow: the waiting client refuses and says how to recover."""
+def _signal_during_a_model_call(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                sig: signal.Signals) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Send ``sig`` to the daemon while a check waits on a slow model; (the client's result, pid)."""
     with ModelServer() as server:
         server.set_fallback(slow(tool_use("rateCommand", {"outcome": "safe", "reason": "ok"}), 60))
         _anthropic_config(server.base_url, timeout_s=50)
@@ -143,36 +144,27 @@ def test_sigkill_while_a_decision_waits_refuses(project: Path, monkeypatch: pyte
         t = threading.Thread(target=lambda: box.update(out=gate(f"touch {project}/slow", cwd=project)))
         t.start()
         assert wait_for(lambda: len(server.requests) >= 1), "the model was never asked"
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, sig)
+        # Generous: the model call alone would hold a daemon that waits for it for 50 s.
+        assert wait_for(lambda: not alive(pid), 10), "the daemon waited for the model call"
         t.join(60)
-        out = box["out"]
-        assert out.returncode == 126
-        assert "stopped answering" in out.stderr and "Run it again" in out.stderr, out.stderr
         assert not (project / "slow").exists()
+        return box["out"], pid
+
+
+def test_sigkill_while_a_decision_waits_refuses(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon dies while the model is slow: the waiting client refuses and says how to recover."""
+    out, _ = _signal_during_a_model_call(project, monkeypatch, signal.SIGKILL)
+    assert out.returncode == 126
+    assert "stopped answering" in out.stderr and "Run it again" in out.stderr, out.stderr
 
 
 def test_sigterm_while_a_decision_waits_exits_at_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGTERM while the model is slow: the daemon does not wait out the model call (the
     interpreter would join its worker thread); the waiting client refuses; nothing ran."""
-    with ModelServer() as server:
-        server.set_fallback(slow(tool_use("rateCommand", {"outcome": "safe", "reason": "ok"}), 60))
-        _anthropic_config(server.base_url, timeout_s=50)
-        monkeypatch.setenv("GATESH_TEST_KEY", "sk-test-dummy")
-        assert gate("true").returncode == 0  # read-only: no model call; the daemon is up
-        pid = daemon_pid()
-        assert pid
-        box: dict[str, subprocess.CompletedProcess[str]] = {}
-        t = threading.Thread(target=lambda: box.update(out=gate(f"touch {project}/slow", cwd=project)))
-        t.start()
-        assert wait_for(lambda: len(server.requests) >= 1), "the model was never asked"
-        os.kill(pid, signal.SIGTERM)
-        # Generous: the model call alone would hold it for 50 s.
-        assert wait_for(lambda: not alive(pid), 10), "the daemon waited for the model call"
-        t.join(60)
-        out = box["out"]
-        assert out.returncode == 126 and "stopped answering" in out.stderr, out.stderr
-        assert not (project / "slow").exists()
-        assert not Path(_paths.current().socket).exists()
+    out, _ = _signal_during_a_model_call(project, monkeypatch, signal.SIGTERM)
+    assert out.returncode == 126 and "stopped answering" in out.stderr, out.stderr
+    assert not Path(_paths.current().socket).exists()
 
 
 # --- a full disk for the audit log ------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -137,3 +139,104 @@ def test_unreadable_find_delete_is_hardline() -> None:
     assert d.stage is Stage.HARDLINE and d.rule_id == "hardline.find-delete-root", (d.stage, d.rule_id)
     ok = decide("find . -name '*.pyc' -delete; echo '", cwd="/tmp", config=CONFIG, rung=Rung.BYPASS)
     assert ok.stage is not Stage.HARDLINE
+
+
+# --- substitutions tree-sitter leaves unparsed (gatesh/reading/_subst.py) ---------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "cat <<EOF\n`rm -rf ~`\nEOF",  # backquotes in an unquoted heredoc body
+    "cat <<-EOF\n\t`rm -rf ~`\n\tEOF",
+    "cat <<EOF\n\\\\$(rm -rf ~)\nEOF",  # `\\` is one backslash there; `$(` still runs
+    "cat <<EOF\n$'$(rm -rf ~)'\nEOF",  # `$'` means nothing there (tree-sitter errors)
+    "x=1; cat <<EOF\n${x#`rm -rf ~`}\nEOF",
+    "x=1; echo ${x#$(rm -rf ~)}",  # the pattern of # % ^ , is a `regex` leaf to tree-sitter
+    "x=1; echo ${x,,$(rm -rf ~)}",
+    "x=1; echo ${x/$'\\x27'$(rm -rf ~)/}",
+    "echo $((10#$(rm -rf ~)))",  # a substitution inside a `number` node
+])
+def test_unparsed_substitutions_are_read(text: str) -> None:
+    facts = read(text)
+    assert ("rm", ["rm", "-rf", "~"]) in _cmds(facts), _cmds(facts)
+    _refused_hardline(text)
+
+
+def test_quoted_heredoc_body_runs_nothing() -> None:
+    for text in ("cat <<'EOF'\n`rm -rf ~` $(rm -rf ~)\nEOF", "cat <<\\EOF\n`rm -rf ~`\nEOF",
+                 "cat <<EOF\n\\`rm -rf ~\\` \\$(rm -rf ~)\nEOF"):
+        assert [h for h, _ in _cmds(read(text))] == ["cat"], text
+
+
+def test_substitution_scanner() -> None:
+    from gatesh.reading._subst import substitutions
+
+    found = [inner for _, _, inner in substitutions(
+        b"a `x \\` y` \\$(no) $((1 + $(z))) $((p) ) $(echo ')' # )\n) q")]
+    assert found == ["x ` y", "z", "(p) ", "echo ')' # )\n"]
+
+
+# --- brace expansion (gatesh/reading/_braces.py) ---------------------------------------------------
+
+BRACES = [  # (word, the words bash makes of it), checked against bash below
+    ("{a,b}", ["a", "b"]), ("x{a,{b,c}}y", ["xay", "xby", "xcy"]), ("{a{b,c}", ["{ab", "{ac"]),
+    ("{x}{a,b}", ["{x}a", "{x}b"]), ("'{a,b}'", ["{a,b}"]), ("\\{a,b}", ["{a,b}"]),
+    ('"x"{a,b}', ["xa", "xb"]), ("{'a,b',c}", ["a,b", "c"]), ("{1..3}", ["1", "2", "3"]),
+    ("{01..3}", ["01", "02", "03"]), ("{a..e..2}", ["a", "c", "e"]), ("{a,}", ["a"]),
+    ("/{,}", ["/", "/"]), ("{a..1}", ["{a..1}"]), ("{}", ["{}"]), ("{a\\,b,c}", ["a,b", "c"]),
+]
+
+
+@pytest.mark.skipif(not shutil.which("bash"), reason="needs bash")
+@pytest.mark.parametrize(("word", "words"), BRACES)
+def test_braces_as_bash_expands_them(word: str, words: list[str]) -> None:
+    out = subprocess.run(["bash", "-c", f"printf '<%s>' {word}"], capture_output=True, text=True,
+                         timeout=10).stdout
+    assert out == "".join(f"<{w}>" for w in words)
+    assert _cmds(read(f"printf '<%s>' {word}"))[0][1][2:] == words
+
+
+@pytest.mark.parametrize("text", ["rm -rf {/,/tmp/x}", "{rm,-rf,~}", "r{m,} -rf ~", "{r,}m -rf ~",
+                                  "rm -rf {x,$HOME}", "chmod -R 777 {/,x}", "kill -9 {-1,-1}",
+                                  "dd if=/dev/zero {of=/dev/sda,bs=1}", "rm -rf /{e,}tc"])
+def test_brace_expansion_is_read(text: str) -> None:
+    _refused_hardline(text)
+
+
+def test_brace_expansion_limits() -> None:
+    words = _cmds(read("echo {1..5000}"))[0][1]
+    assert len(words) == 2 and not read("echo {1..5000}").commands[0].argv[1].static
+    assert _cmds(read("echo x >{a,b}"))[0][1] == ["echo", "x"]  # a target is not expanded
+    assert _cmds(read("a={x,y} env"))[0][1] == ["env"]
+
+
+# --- ssh: options after the host, loopback spellings ------------------------------------------------
+
+
+@pytest.mark.parametrize(("argv", "host", "rest"), [
+    ("ssh host -- rm -rf ~", "host", ["rm", "-rf", "~"]),
+    ("ssh host -p 22 -o A=b rm", "host", ["rm"]),
+    ("ssh -tp 22 host ls -la", "host", ["ls", "-la"]),
+    ("ssh -- host -- rm", "host", ["--", "rm"]),  # `--` before the host ends ssh's options
+    ("ssh host", "host", []),
+])
+def test_ssh_split_reads_options_after_the_host(argv: str, host: str, rest: list[str]) -> None:
+    from gatesh._types import Word
+    from gatesh.reading._hosts import ssh_split
+
+    h, r = ssh_split(tuple(Word(w) for w in argv.split()))
+    assert h is not None and h.text == host and [w.text for w in r] == rest
+
+
+@pytest.mark.parametrize("text", ["ssh localhost -t", "ssh localhost -p 22", "ssh localhost exec bash",
+                                  "ssh localhost 'bash -i'", "ssh ::ffff:127.0.0.1", "ssh 0x7f000001",
+                                  "ssh localhost. /usr/bin/env bash"])
+def test_ssh_loopback_spellings_are_escapes(text: str) -> None:
+    d = decide(text, cwd="/tmp", config=CONFIG, rung=Rung.AUTO)
+    assert not d.allowed, (text, d.stage, d.reason)
+    assert d.rule_id == "escape.ssh-loopback" or "ssh" in (d.reason or ""), (text, d.rule_id)
+
+
+@pytest.mark.parametrize("text", ["0{\\\x80", "a{\\é,b}", "{x,y}\\ü"])
+def test_brace_expansion_of_an_escaped_multibyte_character_reads(text: str) -> None:
+    facts = read(text)
+    assert "internal reader error" not in facts.unreadable, facts.unreadable

@@ -395,8 +395,8 @@ RULES: Final[tuple[Rule, ...]] = (
 # --- raw text, for unreadable commands and interpreters' inline code ---------------------------
 
 _VITAL_TEXT: Final = (
-    r"[\"']?(?:/|~|\$HOME|\$\{HOME\}|/(?:etc|usr|bin|boot|var|lib|lib64|home|root|opt|sbin|srv|sys|proc|dev))"
-    r"/?\*?[\"']?(?=$|[\s;&|)`])"
+    r"[\"']*(?:/|~|\$HOME|\$\{HOME\}|/(?:etc|usr|bin|boot|var|lib|lib64|home|root|opt|sbin|srv|sys|proc|dev))"
+    r"/?\*?[\"']*(?=$|[\s;&|)`])"  # any run of quotes: `~'"'"'` closes nested quoting
 )
 _SEG: Final = r"[^;&|\n]*"
 
@@ -418,7 +418,8 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
              "recursively deletes /, your home or a system folder; it never runs",
              re.compile(_first_in_segment(r"\brm\b")
                         + rf"(?={_SEG}\s(?:-[a-zA-Z]*[rR]|--recursive\b))(?={_SEG}\s{_VITAL_TEXT})"),
-             positive=("rm -rf /", "os.system('rm -rf ~')", "sudo rm -r -f /etc/"),
+             positive=("rm -rf /", "os.system('rm -rf ~')", "sudo rm -r -f /etc/",
+                       "sh -c 'sh -c '\"'\"'rm -rf ~'\"'\"''"),
              negative=("rm -rf ./build", "rm -f /", "rm -rf ~/x")),
     TextRule("hardline.rm-root",
              "recursively deletes /, your home or a system folder; it never runs",

@@ -97,18 +97,38 @@ def _first_operand(args: list[str]) -> str | None:
 
 
 def ssh_split(argv: tuple[Word, ...]) -> tuple[Word | None, list[Word]]:
-    """(host word, remote command words) of an ``ssh`` argv."""
+    """(host word, remote command words) of an ``ssh`` argv.
+
+    Options are read as OpenSSH's getopt reads them: a cluster (``-tp 22``) takes its
+    argument from the next word when its last letter wants one; after the host ssh reads
+    options again (``ssh host -p 22 -- cmd`` runs ``cmd``) unless ``--`` came before the host.
+    """
     args = list(argv[1:])
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a.static and a.text == "--":
-            i += 1
-            break
-        if a.static and a.text.startswith("-") and len(a.text) > 1:
-            i += 2 if a.text in SSH_WITH_ARG else 1
-            continue
-        break
+    i, ended = _ssh_options(args, 0)
     if i >= len(args):
         return None, []
-    return args[i], args[i + 1:]
+    host = args[i]
+    rest = i + 1
+    if not ended:
+        rest, _ = _ssh_options(args, rest)
+    return host, args[rest:]
+
+
+def _ssh_options(args: list[Word], i: int) -> tuple[int, bool]:
+    """(index of the first word after the options from ``i``, whether ``--`` ended them)."""
+    while i < len(args):
+        a = args[i]
+        if not a.static:
+            break
+        t = a.text
+        if t == "--":
+            return i + 1, True
+        if not t.startswith("-") or len(t) < 2:
+            break
+        takes = False
+        for k in range(1, len(t)):
+            if "-" + t[k] in SSH_WITH_ARG:
+                takes = k == len(t) - 1  # else the rest of the word is the argument
+                break
+        i += 2 if takes else 1
+    return i, False

@@ -18,6 +18,7 @@ from ._hosts import hosts_in, ssh_split
 from ._peel import Peeled, head_of, peel
 from ._repair import repair
 from ._second import read_second
+from ._subst import substitutions
 from ._tables import FIND_EXEC, INTERPRETERS, SHELL_WITH_ARG, SHELLS, SOURCE_BUILTINS
 from ._walk import RawCommand, Walk, WalkLimit, walk_text
 
@@ -184,6 +185,15 @@ class Reader:
             at = {to_char(raw.start): s for raw, s in zip(walk.commands, surfaces, strict=True)}
             blind = [(to_char(a), to_char(b)) for a, b in walk.blind]
             produced.extend(self._union(second, surface_ts, at, blind, depth, inherit, where))
+            if walk.has_error:
+                # bashlex reads no substitution in a here-document body, and tree-sitter did not
+                # find the body: each one bash would run there is read from the body's text.
+                for raw in second:
+                    if raw.heredoc is not None:
+                        body = raw.heredoc[0].encode("utf-8", "surrogatepass")
+                        for _, _, inner in substitutions(body):
+                            produced.extend(self.read_text(inner, "substitution", depth + 1,
+                                                           inherit))
         return produced
 
     def _repaired(self, text: str, data: bytes, walk: Walk, context: str,

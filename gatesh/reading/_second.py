@@ -11,6 +11,7 @@ from typing import Any
 
 from gatesh._types import Word
 
+from ._braces import expand
 from ._walk import RawCommand
 
 _bashlex: Any = None
@@ -72,7 +73,9 @@ def _visit(node: Any, text: str, ctx: str, out: list[RawCommand], d: int) -> Non
         out.append(cmd)
         for part in node.parts:
             if part.kind == "word":
-                cmd.words.append(_word(part, text))
+                src = text[part.pos[0]:part.pos[1]]
+                braced = expand(src) if "{" in src else None
+                cmd.words.extend(braced if braced is not None else [_word(part, text)])
             elif part.kind == "assignment":
                 cmd.assignments.append(part.word)
             elif part.kind == "redirect":

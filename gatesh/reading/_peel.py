@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from gatesh._types import Word
 
 from ._split import split_words
-from ._tables import SHELL_OPT_ONLY, WRAPPERS, WrapperSpec
+from ._tables import SHELL_OPT_ONLY, SUBCOMMAND_WRAPPERS, WRAPPERS, WrapperSpec
 
 
 def head_of(text: str) -> str:
@@ -94,18 +95,49 @@ def _scan(args: list[Word], spec: WrapperSpec, head: str) -> _Opts:
     return _Opts(min(i, n))
 
 
-def _su_shell(args: list[Word]) -> Word | None:
-    """`su [opts] [-] [user] -c STRING`: the -c may come after the user name."""
+_SU_SHELL_OPT = frozenset({"-c", "--command", "--session-command"})
+
+
+def _su_shell(args: list[Word], names: frozenset[str] = _SU_SHELL_OPT) -> Word | None:
+    """`su [opts] [-] [user] -c STRING`: the -c may come after the user name (getopt permutes,
+    so the same holds for `script FILE -c STRING`, `runuser USER -c`, `nix-shell … --run`)."""
+    shorts = {n[1] for n in names if len(n) == 2}
     for k, a in enumerate(args):
         if not a.static:
             continue
-        if a.text in ("-c", "--command", "--session-command") and k + 1 < len(args):
+        if a.text in names and k + 1 < len(args):
             return args[k + 1]
-        if a.text.startswith("--command="):
-            return Word(a.text.split("=", 1)[1])
-        if a.text.startswith("-") and not a.text.startswith("--") and a.text.endswith("c") \
+        name, eq, val = a.text.partition("=")
+        if eq and name.startswith("--") and name in names:
+            return Word(val)
+        if a.text.startswith("-") and not a.text.startswith("--") and a.text[-1] in shorts \
                 and len(a.text) > 2 and k + 1 < len(args):
             return args[k + 1]  # su -lc STRING
+    return None
+
+
+def _argv_after(args: list[Word], names: frozenset[str]) -> list[Word] | None:
+    """The words after the first option of ``names`` (`nix develop .#x -c CMD ARGS`)."""
+    for k, a in enumerate(args):
+        if a.static and a.text in names:
+            return args[k + 1:]
+    return None
+
+
+def _subcommand(head: str, args: list[Word]) -> tuple[WrapperSpec, list[Word]] | None:
+    """`uv run CMD`, `bundle exec CMD`: the subcommand's spec and the words after it."""
+    table = SUBCOMMAND_WRAPPERS.get(head)
+    if table is None:
+        return None
+    if "" in table:
+        return table[""], args
+    for k, a in enumerate(args):
+        if not a.static:
+            return None
+        if a.text.startswith("-"):
+            continue
+        spec = table.get(a.text)
+        return (spec, args[k + 1:]) if spec is not None else None
     return None
 
 
@@ -122,10 +154,52 @@ def peel(argv: list[Word]) -> Peeled:
         if not cur or not cur[0].static:
             return p
         head = head_of(cur[0].text)
+        args = cur[1:]
         spec = WRAPPERS.get(head)
         if spec is None:
+            sub = _subcommand(head, args)
+            if sub is None:
+                if head == "sg":
+                    return _sg(p, args)
+                if head == "hyperfine":
+                    return _hyperfine(p, args)
+                return p
+            spec, args = sub
+            if spec.argv_opt:
+                found = _argv_after(args, spec.argv_opt)
+                if not found:
+                    return p
+                p.wrappers.append(head)
+                p.argv = found
+                continue
+            shell = _su_shell(args, spec.shell_opt) if spec.shell_opt else None
+            if shell is not None:
+                p.wrappers.append(head)
+                p.argv = []
+                p.shell_string, p.shell_via = shell, f"{head} shell"
+                return p
+            if "" in SUBCOMMAND_WRAPPERS[head]:
+                return p  # `nix-shell -p x`: no command given, the tool stays the head
+        if head == "runuser" and not any(
+                a.static and (a.text in ("-u", "--user") or a.text.startswith("--user="))
+                for a in args):
+            s = _su_shell(args)
+            if s is None:
+                return p
+            p.wrappers.append(head)
+            p.privileged = True
+            p.argv = []
+            p.shell_string, p.shell_via = s, "runuser -c"
             return p
-        args = cur[1:]
+        if head in SHELL_OPT_ONLY and head != "su":
+            s = _su_shell(args, spec.shell_opt)
+            if s is None:
+                return p
+            p.wrappers.append(head)
+            p.privileged = p.privileged or spec.privileged
+            p.argv = []
+            p.shell_string, p.shell_via = s, f"{head} -c"
+            return p
         if head == "su":
             s = _su_shell(args)
             if s is None:
@@ -194,6 +268,67 @@ def peel(argv: list[Word]) -> Peeled:
             p.shell_string, p.shell_via = rest[0], "parallel"
             return p
         p.argv = rest
+    return p
+
+
+def _sg(p: Peeled, args: list[Word]) -> Peeled:
+    """`sg [-] GROUP [-c] STRING`: /bin/sh runs STRING with GROUP as the group."""
+    rest = list(args)
+    if rest and rest[0].static and rest[0].text == "-":
+        rest = rest[1:]
+    if not rest or not rest[0].static or rest[0].text.startswith("-"):
+        return p
+    rest = rest[1:]
+    if rest and rest[0].static and rest[0].text == "-c":
+        rest = rest[1:]
+    if not rest:
+        return p
+    p.wrappers.append("sg")
+    p.argv = []
+    p.shell_string, p.shell_via = rest[0], "sg"
+    return p
+
+
+_HYPERFINE_SHELL: Final = frozenset({"-s", "--setup", "-p", "--prepare", "-c", "--cleanup",
+                                     "--conclude", "--reference"})
+_HYPERFINE_WITH_ARG: Final = frozenset({"-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs",
+                                        "-r", "--runs", "-S", "--shell", "-n", "--command-name",
+                                        "-u", "--time-unit", "--export-asciidoc", "--export-csv",
+                                        "--export-json", "--export-markdown", "--export-orgmode",
+                                        "--style", "--sort", "--output", "--input", "-D",
+                                        "--parameter-step-size"})
+
+
+def _hyperfine(p: Peeled, args: list[Word]) -> Peeled:
+    """`hyperfine [opts] CMD…`: every operand, and every setup/prepare/cleanup value, is a command
+    line run by a shell; they are read as one script, a line each."""
+    lines: list[Word] = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        name, eq, val = a.text.partition("=")
+        if a.static and name in _HYPERFINE_SHELL:
+            if eq:
+                lines.append(Word(val))
+            elif k + 1 < len(args):
+                lines.append(args[k + 1])
+            k += 1 if eq else 2
+            continue
+        if a.static and name in ("-L", "--parameter-list", "-P", "--parameter-scan"):
+            k += (3 if name in ("-L", "--parameter-list") else 4) if not eq else 1
+            continue
+        if a.static and name in _HYPERFINE_WITH_ARG:
+            k += 1 if eq else 2
+            continue
+        if not (a.static and a.text.startswith("-")):
+            lines.append(a)
+        k += 1
+    if not lines:
+        return p
+    p.wrappers.append("hyperfine")
+    p.argv = []
+    p.shell_string = Word("\n".join(w.text for w in lines), all(w.static for w in lines))
+    p.shell_via = "hyperfine"
     return p
 
 

@@ -19,7 +19,15 @@ from ._peel import Peeled, head_of, peel
 from ._repair import repair
 from ._second import read_second
 from ._subst import substitutions
-from ._tables import FIND_EXEC, INTERPRETERS, SHELL_WITH_ARG, SHELLS, SOURCE_BUILTINS
+from ._tables import (
+    COMMAND_ENV,
+    FIND_EXEC,
+    INTERPRETERS,
+    SHELL_WITH_ARG,
+    SHELLS,
+    SOURCE_BUILTINS,
+    SOURCED_ENV,
+)
 from ._walk import RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
@@ -313,10 +321,11 @@ class Reader:
                             raw=raw.raw, depth=depth, remote=inherit.remote)
         inner = _Inherit((*wrappers, head), privileged, inherit.remote,
                          placeholders=tuple(p.placeholders) or inherit.placeholders)
+        env_runs = self._env_commands(assignments, depth, inner)
         if head in SHELLS:
             idxs = self._shell(cmd, raw, depth, inner)
             if idxs is not None:
-                return idxs, surface
+                return env_runs + idxs, surface
         if head == "eval" and len(argv) > 1 and all(w.static for w in argv[1:]):
             text = " ".join(w.text for w in argv[1:])
             return self.read_text(text, "eval", depth + 1, replace(
@@ -324,7 +333,7 @@ class Reader:
         if pos is not None and head in ("shift", "set"):
             _follow_positional(pos, head, argv)
         idx = self._emit(cmd)
-        out = [idx]
+        out = [idx, *env_runs]
         if head == "eval":
             self.note(f"eval of a dynamic string: {raw.raw[:80]!r}")
         elif head in SOURCE_BUILTINS and len(argv) > 1:
@@ -341,6 +350,32 @@ class Reader:
                 and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES):
             out.extend(self._script(argv[0], "", depth, inner))
         return out, surface
+
+    def _env_commands(self, assignments: tuple[str, ...], depth: int,
+                      inherit: _Inherit) -> list[int]:
+        """What a command's environment makes it run: a command-line variable
+        (``GIT_SSH_COMMAND``, ``PAGER``) is read as a command, a sourced-file variable
+        (``BASH_ENV``) as a script."""
+        out: list[int] = []
+        for a in assignments:
+            name, eq, value = a.partition("=")
+            if not eq or not value or (name not in COMMAND_ENV and name not in SOURCED_ENV):
+                continue
+            try:
+                parts = shlex.split(value)
+                value = parts[0] if len(parts) == 1 else value
+            except ValueError:
+                pass
+            if "$" in value or "`" in value:
+                self.note(f"{name} runs a dynamic command: {value[:80]!r}")
+                continue
+            if name in SOURCED_ENV:
+                if name != "ZDOTDIR":
+                    out.extend(self._script(Word(value), "sh", depth, inherit))
+                continue
+            self.note(f"{name} runs a command: {value[:80]!r}")
+            out.extend(self.read_text(value, "sh -c", depth + 1, inherit))
+        return out
 
     def _reread(self, word: Word, via: str, depth: int, inherit: _Inherit,
                 raw: RawCommand) -> list[int] | None:

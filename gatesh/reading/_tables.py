@@ -38,6 +38,7 @@ class WrapperSpec:
     end_marker: str = ""  # the wrapped command ends before this word (parallel's ":::")
     lone_dash: bool = False
     replace_opt: frozenset[str] = frozenset()
+    argv_opt: frozenset[str] = frozenset()  # the words after this option are the command (nix -c)
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -48,8 +49,8 @@ WRAPPERS: Final = MappingProxyType(
     {
         # privilege
         "sudo": WrapperSpec(
-            with_arg=_f("-u", "-g", "-C", "-D", "-p", "-r", "-t", "-T", "-U", "-R", "-h",
-                        "--user", "--group", "--close-from", "--chdir", "--prompt", "--role",
+            with_arg=_f("-u", "-g", "-C", "-D", "-p", "-r", "-t", "-T", "-U", "-R", "-h", "-a",
+                        "-c", "--user", "--group", "--close-from", "--chdir", "--prompt", "--role",
                         "--type", "--command-timeout", "--other-user", "--chroot", "--host"),
             stop=_f("-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V",
                     "--version", "-e", "--edit"),
@@ -119,6 +120,83 @@ WRAPPERS: Final = MappingProxyType(
         "proxychains": WrapperSpec(with_arg=_f("-f")),
         "proxychains4": WrapperSpec(with_arg=_f("-f")),
         "caffeinate": WrapperSpec(with_arg=_f("-t", "-w")),
+        "toybox": WrapperSpec(),  # toybox APPLET args
+        # sandboxes, namespaces, service managers and session runners: they run argv as given
+        "firejail": WrapperSpec(with_arg=_f("--profile", "--private", "--whitelist", "--blacklist",
+                                            "--net", "--name", "--join"),
+                                stop=_f("--list", "--tree", "--top", "--version", "--help")),
+        "systemd-run": WrapperSpec(
+            with_arg=_f("-p", "--property", "-u", "--unit", "--description", "--slice", "-E",
+                        "--setenv", "--uid", "--gid", "--nice", "--working-directory", "-M",
+                        "--machine", "-H", "--host", "--on-active", "--on-boot", "--on-startup",
+                        "--on-unit-active", "--on-unit-inactive", "--on-calendar",
+                        "--timer-property", "--path-property", "--socket-property",
+                        "--service-type", "--capsule", "-C"),
+            privileged=True,
+        ),
+        "runuser": WrapperSpec(  # `runuser -u USER [--] cmd`; `runuser USER -c STRING` is su's form
+            with_arg=_f("-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell",
+                        "-w", "--whitelist-environment"),
+            shell_opt=_f("-c", "--command", "--session-command"),
+            privileged=True,
+            lone_dash=True,
+        ),
+        "unshare": WrapperSpec(with_arg=_f("-S", "--setuid", "-G", "--setgid", "--propagation",
+                                           "--map-user", "--map-group", "--map-users",
+                                           "--map-groups", "-R", "--root", "-w", "--wd",
+                                           "--load-interp")),
+        "nsenter": WrapperSpec(with_arg=_f("-t", "--target", "-S", "--setuid", "-G", "--setgid",
+                                           "--env"),
+                               privileged=True),
+        "xvfb-run": WrapperSpec(with_arg=_f("-n", "--server-num", "-e", "--error-file", "-f",
+                                            "--auth-file", "-p", "--xauth-protocol", "-s",
+                                            "--server-args", "-w", "--wait")),
+        "dbus-run-session": WrapperSpec(with_arg=_f("--config-file", "--dbus-daemon")),
+        "dbus-launch": WrapperSpec(with_arg=_f("--config-file", "--autolaunch"),
+                                   stop=_f("--version", "--help")),
+        "setpriv": WrapperSpec(with_arg=_f("--reuid", "--regid", "--ruid", "--euid", "--rgid",
+                                           "--egid", "--groups", "--inh-caps", "--ambient-caps",
+                                           "--bounding-set", "--securebits", "--pdeathsig",
+                                           "--selinux-label", "--apparmor-profile",
+                                           "--landlock-access", "--landlock-rule"),
+                               stop=_f("-d", "--dump")),
+        "chpst": WrapperSpec(with_arg=_f("-u", "-U", "-b", "-e", "-/", "-C", "-n", "-l", "-L",
+                                         "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t")),
+        "fakeroot": WrapperSpec(with_arg=_f("-l", "--lib", "--faked", "-s", "-i", "-b")),
+        "faketime": WrapperSpec(with_arg=_f("-p"), operands=1),
+        "prlimit": WrapperSpec(stop=_f("-p", "--pid")),
+        "numactl": WrapperSpec(with_arg=_f("-i", "-m", "-N", "-C", "-p", "-P", "-w", "-b",
+                                           "--interleave", "--membind", "--cpunodebind",
+                                           "--physcpubind", "--preferred", "--weighted-interleave"),
+                               stop=_f("-s", "--show", "-H", "--hardware")),
+        "cgexec": WrapperSpec(with_arg=_f("-g")),
+        "trickle": WrapperSpec(with_arg=_f("-d", "-u", "-w", "-t", "-l", "-n")),
+        "valgrind": WrapperSpec(),
+        "catchsegv": WrapperSpec(),
+        "tini": WrapperSpec(with_arg=_f("-p", "-e")),
+        "dumb-init": WrapperSpec(with_arg=_f("-r", "--rewrite")),
+        "ssh-agent": WrapperSpec(with_arg=_f("-a", "-E", "-t", "-P", "-O"),
+                                 stop=_f("-k", "-s", "-c")),
+        "schroot": WrapperSpec(with_arg=_f("-c", "--chroot", "-u", "--user", "-d",
+                                           "--directory", "-n", "--session-name", "-r",
+                                           "--run-session", "-p", "--option"),
+                               stop=_f("-l", "--list", "-i", "--info", "-e", "--end-session",
+                                       "-b", "--begin-session")),
+        "proot": WrapperSpec(with_arg=_f("-r", "--rootfs", "-b", "--bind", "-m", "--mount",
+                                         "-w", "--pwd", "--cwd", "-q", "--qemu", "-k",
+                                         "--kernel-release", "-R", "-S")),
+        "flatpak-spawn": WrapperSpec(with_arg=_f("--forward-fd")),
+        "daemonize": WrapperSpec(with_arg=_f("-c", "-e", "-E", "-o", "-p", "-l", "-u")),
+        "sem": WrapperSpec(
+            with_arg=_f("-j", "--jobs", "--id", "--timeout", "--semaphorename",
+                        "--semaphoretimeout", "--st"),
+            context="xargs",
+        ),
+        # package runners: run a package's binary (or, with -c, a shell string)
+        "npx": WrapperSpec(with_arg=_f("-p", "--package", "--cache", "--userconfig"),
+                           shell_opt=_f("-c", "--call")),
+        "pnpx": WrapperSpec(with_arg=_f("-p", "--package")),
+        "bunx": WrapperSpec(with_arg=_f("-p", "--package")),
         "script": WrapperSpec(with_arg=_f("-t", "-T", "-I", "-O", "-B", "-E", "--timing",
                                           "--log-in", "--log-out", "--log-io", "--echo"),
                               shell_opt=_f("-c", "--command"), operands=0),
@@ -127,6 +205,43 @@ WRAPPERS: Final = MappingProxyType(
 
 # Wrappers that only run a command through a shell option: without it they stay the head.
 SHELL_OPT_ONLY: Final = frozenset({"su", "script"})
+
+# Tools whose one subcommand runs the rest of the argv as a command: `uv run CMD`,
+# `poetry run CMD`, `bundle exec CMD`, `nix develop -c CMD`. Keyed by tool, then subcommand;
+# the spec peels the subcommand's own options. Options before the subcommand are skipped.
+SUBCOMMAND_WRAPPERS: Final = MappingProxyType({
+    "uv": {"run": WrapperSpec(with_arg=_f("--with", "--with-requirements", "--with-editable",
+                                          "--python", "-p", "--package", "--extra", "--group",
+                                          "--env-file", "--directory", "--project", "--index",
+                                          "--index-url", "--extra-index-url", "-w"))},
+    "poetry": {"run": WrapperSpec(with_arg=_f("-C", "--directory", "-P", "--project"))},
+    "pipenv": {"run": WrapperSpec()},
+    "pdm": {"run": WrapperSpec(with_arg=_f("-p", "--project"))},
+    "rye": {"run": WrapperSpec()},
+    "hatch": {"run": WrapperSpec()},
+    "pixi": {"run": WrapperSpec(with_arg=_f("-e", "--environment", "--manifest-path"))},
+    "bundle": {"exec": WrapperSpec(with_arg=_f("--gemfile"))},
+    "conda": {"run": WrapperSpec(with_arg=_f("-n", "--name", "-p", "--prefix", "--cwd"))},
+    "mamba": {"run": WrapperSpec(with_arg=_f("-n", "--name", "-p", "--prefix", "--cwd"))},
+    "micromamba": {"run": WrapperSpec(with_arg=_f("-n", "--name", "-p", "--prefix", "--cwd"))},
+    "toolbox": {"run": WrapperSpec(with_arg=_f("-c", "--container", "-d", "--distro", "-r",
+                                               "--release"))},
+    "direnv": {"exec": WrapperSpec(operands=1)},
+    "perf": {"stat": WrapperSpec(with_arg=_f("-e", "--event", "-r", "--repeat", "-o",
+                                             "--output", "-p", "-t", "-C", "-x", "-I", "-G")),
+             "record": WrapperSpec(with_arg=_f("-e", "--event", "-o", "--output", "-p", "-t",
+                                               "-C", "-F", "-c", "-g", "--call-graph", "-m"))},
+    "nix": {"develop": WrapperSpec(argv_opt=_f("-c", "--command")),
+            "shell": WrapperSpec(argv_opt=_f("-c", "--command"))},
+    "nix-shell": {"": WrapperSpec(shell_opt=_f("--run", "--command"))},
+    "npm": {"exec": WrapperSpec(with_arg=_f("-p", "--package", "-w", "--workspace"),
+                                shell_opt=_f("-c", "--call")),
+            "x": WrapperSpec(with_arg=_f("-p", "--package"), shell_opt=_f("-c", "--call"))},
+    "pnpm": {"dlx": WrapperSpec(with_arg=_f("--package")),
+             "exec": WrapperSpec(with_arg=_f("-C", "--dir", "--filter"), shell_opt=_f("-c"))},
+    "yarn": {"dlx": WrapperSpec(with_arg=_f("-p", "--package"))},
+    "bun": {"x": WrapperSpec(with_arg=_f("-p", "--package"))},
+})
 
 SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
                            "rbash", "busybox-sh"})
@@ -161,3 +276,14 @@ SSH_WITH_ARG: Final = frozenset({"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i",
                                  "-w", "-B"})
 GIT_REMOTE_SUBCOMMANDS: Final = frozenset({"clone", "push", "pull", "fetch", "remote",
                                            "submodule", "ls-remote", "archive"})
+
+# Environment variables whose value a program runs as a shell command line
+# (`GIT_SSH_COMMAND='…' git fetch`, `PAGER='…' man ls`): the value is read as a command.
+COMMAND_ENV: Final = frozenset({
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "GIT_EDITOR",
+    "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
+    "SUDO_ASKPASS", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER", "RSYNC_RSH",
+    "CVS_RSH", "FCEDIT", "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL",
+})
+# Environment variables naming a script a shell sources before running (`BASH_ENV=x bash -c …`).
+SOURCED_ENV: Final = frozenset({"BASH_ENV", "ENV", "ZDOTDIR"})

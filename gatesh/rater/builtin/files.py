@@ -92,7 +92,7 @@ def _input_paths(c: Cmd) -> list[str] | None:
 
 
 def rm(c: Cmd) -> MatchResult:
-    recursive = c.has("-r", "-R", "--recursive")
+    recursive = c.has("-r", "-R", "--recursive") or c.head == "rimraf"  # rimraf is rm -rf
     if c.head == "rmdir":
         return None
     paths = [p for p in c.pos if p != "{}"]
@@ -217,8 +217,22 @@ def sync_delete(c: Cmd) -> MatchResult:
     return None
 
 
+def tar_remove(c: Cmd) -> MatchResult:
+    """`tar --remove-files`: every file archived is then deleted (the archive itself is kept)."""
+    if not c.has("--remove-files"):
+        return None
+    archive = {c.args[k + 1] for k, a in enumerate(c.args[:-1])
+               if a == "--file" or (a.startswith("-") and not a.startswith("--") and a.endswith("f"))}
+    archive |= {a.split("=", 1)[1] for a in c.args if a.startswith("--file=")}
+    return _judge(c, [p for p in c.pos if p not in archive], True, "archives, then deletes")
+
+
 RULES: tuple[Rule, ...] = (
-    Rule("files.rm-scope", D, "This {detail}.", rm, heads=heads("rm", "unlink", "srm", "rmdir", "trash-rm"),
+    Rule("files.tar-remove", D, "This {detail}.", tar_remove, heads=heads("tar", "gtar", "bsdtar"),
+         remedy="archive without --remove-files, then delete inside the working directory",
+         examples=("tar --remove-files -cf /tmp/a.tar ~", "tar czf /tmp/x.tgz --remove-files ~/Documents"),
+         counter=("tar czf out.tgz src", "tar --remove-files -cf /tmp/b.tar /tmp/build")),
+    Rule("files.rm-scope", D, "This {detail}.", rm, heads=heads("rm", "unlink", "srm", "rmdir", "trash-rm", "rimraf"),
          remedy="delete inside the working directory",
          examples=("rm -rf src", "rm -rf /etc/demo", "rm -rf ~/Documents", "rm -rf $FOO/x", "rm /etc/hosts",
                    "rm -rf ../other-project", "rm -rf ."),

@@ -91,6 +91,19 @@ def preload_env(c: Cmd) -> MatchResult:
     return None
 
 
+# systemd-run's timer options, in the segment of the text where systemd-run starts.
+_SYSTEMD_RUN_TIMER: Final = re.compile(r"\bsystemd-run\b[^;&|\n]*?\s--(?:on-|timer-property)")
+
+
+def systemd_run_timer(ctx: Ctx) -> MatchResult:
+    """`systemd-run --on-calendar … CMD`: the reader peels systemd-run off CMD (which may itself be
+    re-read, as `sh -c '…'` is), so the timer options are looked for in the text, once a command
+    is known to run under systemd-run."""
+    if any("systemd-run" in c.sc.wrappers for c in ctx.cmds) and _SYSTEMD_RUN_TIMER.search(ctx.text):
+        return Hit(detail="creates a systemd timer")
+    return None
+
+
 def persist_text(ctx: Ctx) -> MatchResult:
     if _PERSIST_TEXT.search(ctx.text) and any(c.writes or c.head in ("cp", "tee", "mv", "osascript", "defaults") for c in ctx.cmds):
         return Hit(detail="a startup hook")
@@ -110,9 +123,13 @@ RULES: tuple[Rule, ...] = (
          examples=("echo 'x' | at now + 1 minute",), counter=("at -l",)),
     Rule("persist.service", A, "This {detail}.", systemd_timer,
          heads=heads("systemd-run", "systemctl", "launchctl", "update-rc.d", "chkconfig", "rc-update", "defaults"),
-         examples=("systemd-run --on-calendar '*:0/1' /bin/true", "launchctl load ~/Library/LaunchAgents/x.plist",
+         examples=("launchctl load ~/Library/LaunchAgents/x.plist",
                    "systemctl edit nginx", "systemctl enable nginx"),
          counter=("systemctl status nginx", "systemd-run --scope true", "launchctl list")),
+    Rule("persist.systemd-timer", A, "This {detail}.", systemd_run_timer, on_facts=True,
+         examples=("systemd-run --on-calendar '*:0/1' /bin/true", "systemd-run --on-active=30 rm -rf x",
+                   "systemd-run --user --on-calendar '*:0/1' /bin/sh -c 'date >> /tmp/log'"),
+         counter=("systemd-run --scope true", "systemd-run --user make")),
     Rule("persist.kernel-module", A, "This {detail} (the way rootkits persist).", kernel_module,
          heads=heads("insmod", "modprobe", "kextload", "kmutil"),
          examples=("insmod rootkit.ko", "modprobe evil"), counter=("modprobe -r x", "lsmod")),

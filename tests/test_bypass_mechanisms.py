@@ -169,3 +169,26 @@ def test_pattern_behaviour_is_kept() -> None:
     assert not readonly._sed_script_reads("p;\n  w out.txt")
     assert _why("ls -la  # why: look") == "ls -la" and _why("ls #why: x") == "ls"
     assert _why("echo '#why:' x") == "echo '#why:' x"
+
+
+# --- wrappers and subcommand runners (the command they run is what is judged) ------------------
+
+
+@pytest.mark.parametrize("text", [
+    "uv run pytest -q", "poetry run pytest", "npx prettier --check .", "npm exec eslint .",
+    "nix develop -c make", "bundle exec rspec", "xvfb-run -a npm test", "hyperfine 'ls' 'ls -la'",
+    "taskset -c 0 make -j1", "firejail --noprofile ls", "script -q /dev/null -c ls",
+    "timeout 30 make test", "nice -n 10 cargo build",
+])
+def test_everyday_wrapped_commands_stay_allowed(text: str) -> None:
+    d = decide(text, cwd=PROJECT, config=CONFIG, rung=Rung.AUTO, rater=BuiltinRater())
+    assert d.action is Action.ALLOW, (d.stage, d.reason)
+
+
+@pytest.mark.parametrize("text", [
+    "uv run rm -rf ~", "poetry run rm -rf ~", "nix-shell -p hello --run 'rm -rf ~'",
+    "firejail --noprofile rm -rf ~", "GIT_SSH_COMMAND='rm -rf ~' git fetch", "npx rimraf ~",
+])
+def test_wrapped_hardline_is_refused_at_bypass(text: str) -> None:
+    d = decide(text, cwd=PROJECT, config=CONFIG, rung=Rung.BYPASS, rater=BuiltinRater())
+    assert d.stage is Stage.HARDLINE, (d.stage, d.reason)

@@ -141,6 +141,18 @@ def _subcommand(head: str, args: list[Word]) -> tuple[WrapperSpec, list[Word]] |
     return None
 
 
+
+def _runs_shell_string(p: Peeled, head: str, string: Word | None, *, privileged: bool) -> Peeled:
+    """``p`` once wrapper ``head`` is known to run ``string`` through a shell (``su -c``,
+    ``sg GROUP STRING``); unchanged when it runs none."""
+    if string is None:
+        return p
+    p.wrappers.append(head)
+    p.privileged = p.privileged or privileged
+    p.argv = []
+    p.shell_string, p.shell_via = string, f"{head} -c"
+    return p
+
 def peel(argv: list[Word]) -> Peeled:
     """Peel every wrapper off ``argv``.
 
@@ -180,35 +192,13 @@ def peel(argv: list[Word]) -> Peeled:
                 return p
             if "" in SUBCOMMAND_WRAPPERS[head]:
                 return p  # `nix-shell -p x`: no command given, the tool stays the head
-        if head == "runuser" and not any(
+        if head == "su" or (head == "runuser" and not any(
                 a.static and (a.text in ("-u", "--user") or a.text.startswith("--user="))
-                for a in args):
-            s = _su_shell(args)
-            if s is None:
-                return p
-            p.wrappers.append(head)
-            p.privileged = True
-            p.argv = []
-            p.shell_string, p.shell_via = s, "runuser -c"
-            return p
-        if head in SHELL_OPT_ONLY and head != "su":
-            s = _su_shell(args, spec.shell_opt)
-            if s is None:
-                return p
-            p.wrappers.append(head)
-            p.privileged = p.privileged or spec.privileged
-            p.argv = []
-            p.shell_string, p.shell_via = s, f"{head} -c"
-            return p
-        if head == "su":
-            s = _su_shell(args)
-            if s is None:
-                return p
-            p.wrappers.append(head)
-            p.privileged = True
-            p.argv = []
-            p.shell_string, p.shell_via = s, "su -c"
-            return p
+                for a in args)):
+            return _runs_shell_string(p, head, _su_shell(args), privileged=True)
+        if head in SHELL_OPT_ONLY:
+            return _runs_shell_string(p, head, _su_shell(args, spec.shell_opt),
+                                      privileged=spec.privileged)
         opts = _scan(args, spec, head)
         if opts.stopped:
             return p

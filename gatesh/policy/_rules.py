@@ -246,7 +246,8 @@ _INLINE_FLAG: Final = {
     "perl": frozenset({"-e", "-E"}), "ruby": frozenset({"-e"}), "node": frozenset({"-e", "--eval", "-p", "--print"}),
     "nodejs": frozenset({"-e", "--eval", "-p", "--print"}), "deno": frozenset({"eval"}),
     "bun": frozenset({"-e", "--eval"}), "php": frozenset({"-r"}), "lua": frozenset({"-e"}),
-    "luajit": frozenset({"-e"}), "tclsh": frozenset({"-c"}), "rscript": frozenset({"-e"}),
+    "luajit": frozenset({"-e"}), "tclsh": frozenset({"-c"}), "expect": frozenset({"-c"}),
+    "rscript": frozenset({"-e"}),
     "r": frozenset({"-e"}), "julia": frozenset({"-e"}), "pwsh": frozenset({"-c", "-command"}),
     "jrunscript": frozenset({"-e"}), "gdb": frozenset({"-ex"}), "osascript": frozenset({"-e"}),
 }

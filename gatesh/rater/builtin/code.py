@@ -12,6 +12,7 @@ import shlex
 from typing import Final
 
 from gatesh._types import Facts
+from gatesh.policy._rules import inline_code as program_text
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity, is_interpreter
 from gatesh.rater.builtin.files import _judge
 
@@ -138,7 +139,32 @@ def parallel_inputs(c: Cmd) -> MatchResult:
     return worst
 
 
+# A call that runs a shell command whose first argument is not a literal (a string, or a list of
+# strings): the command is put together when the code runs (`system(c)`, `os.system(f"…")`).
+# `.exec(` as a method is left out: in JavaScript that is mostly a regular expression's.
+_COMPUTED_CALL: Final = re.compile(
+    r"(?:os\.system|os\.popen|subprocess\.\w+|child_process(?:['\"]\))?\.\w+|(?<![.\w])(?:system|exec|execSync"
+    r"|passthru|shell_exec|popen|spawnSync|proc_open))\s*\(\s*(?!['\"`)]|\[\s*['\"](?![^\]]{0,256}\]\s*\.))")
+
+
+def computed_command(c: Cmd) -> MatchResult:
+    """Inline code that runs a command assembled at run time: the gate cannot read what runs."""
+    for code in program_text(c.sc):
+        m = _COMPUTED_CALL.search(code)
+        if m:
+            return Hit(detail=f"runs a command it assembles at run time ({m.group(0).strip()}…)")
+    return None
+
+
 RULES: tuple[Rule, ...] = (
+    Rule("code.computed-command", D, "Inline code {detail}, which the gate cannot read.",
+         computed_command, remedy="run the command itself, written out, so the gate can read it",
+         examples=("awk 'BEGIN{c=\"r\" \"m -rf ~\"; system(c)}'", "python3 -c 'import os; os.system(cmd)'",
+                   "perl -e 'system($ENV{X})'", "php -r 'shell_exec($argv[1]);'",
+                   "node -e \"require('child_process').exec(['rm','-rf',d].join(' '))\""),
+         counter=("awk '{print $1}' f", "python3 -c \"import os; os.system('ls')\"",
+                  "python3 -c \"import subprocess; subprocess.run(['ls', '-l'])\"",
+                  "node -e \"/x/.exec('y')\"", "awk 'BEGIN{system(\"date\")}'")),
     Rule("code.inline", D, "Inline code {detail}.", inline_code,
          remedy="do the file or shell operation as a plain shell command the gate can read",
          examples=("python -c \"import shutil; shutil.rmtree('/home/user')\"", "perl -e \"system('rm -rf /home/user')\"",

@@ -303,3 +303,16 @@ def test_public_surface() -> None:
     assert set(reading.__all__) == {"read", "parse_justification", "normalize_for_model",
                                     "preload"}
     assert callable(harness.unwrap)
+
+
+@pytest.mark.parametrize(("text", "argv"), [("cat - <<'X'\nhi\nX", ["cat", "-"]),
+                                           ("cat x - <<X\nhi\nX", ["cat", "x", "-"]),
+                                           ("make -f - <<M\nall:\n\ttrue\nM", ["make", "-f", "-"])])
+def test_a_lone_dash_before_a_heredoc_is_kept(text: str, argv: list[str]) -> None:
+    # tree-sitter-bash drops it; bash passes it on (`make -f -` reads the makefile from stdin).
+    assert [w.text for w in read(text).commands[0].argv] == argv
+
+
+def test_make_reads_its_inline_makefile_recipes_as_shell() -> None:
+    f = read("make -f - <<'M'\nall:\n\t@rm -rf build\n\t-echo done\nM")
+    assert [c.head for c in f.commands] == ["make", "rm", "echo"]

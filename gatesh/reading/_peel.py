@@ -141,7 +141,6 @@ def _subcommand(head: str, args: list[Word]) -> tuple[WrapperSpec, list[Word]] |
     return None
 
 
-
 def _runs_shell_string(p: Peeled, head: str, string: Word | None, *, privileged: bool) -> Peeled:
     """``p`` once wrapper ``head`` is known to run ``string`` through a shell (``su -c``,
     ``sg GROUP STRING``); unchanged when it runs none."""
@@ -152,6 +151,7 @@ def _runs_shell_string(p: Peeled, head: str, string: Word | None, *, privileged:
     p.argv = []
     p.shell_string, p.shell_via = string, f"{head} -c"
     return p
+
 
 def peel(argv: list[Word]) -> Peeled:
     """Peel every wrapper off ``argv``.
@@ -175,6 +175,14 @@ def peel(argv: list[Word]) -> Peeled:
                     return _sg(p, args)
                 if head == "hyperfine":
                     return _hyperfine(p, args)
+                if head == "start-stop-daemon":
+                    found = _daemon_argv(args)
+                    if found is None:
+                        return p
+                    p.wrappers.append(head)
+                    p.privileged = True  # a system tool, normally run as root
+                    p.argv = found
+                    continue
                 return p
             spec, args = sub
             if spec.argv_opt:
@@ -287,6 +295,30 @@ _HYPERFINE_WITH_ARG: Final = frozenset({"-w", "--warmup", "-m", "--min-runs", "-
                                         "--export-json", "--export-markdown", "--export-orgmode",
                                         "--style", "--sort", "--output", "--input", "-D",
                                         "--parameter-step-size"})
+
+
+_SSD_EXEC: Final = frozenset({"-x", "--exec"})
+_SSD_STARTAS: Final = frozenset({"-a", "--startas"})
+
+
+def _daemon_argv(args: list[Word]) -> list[Word] | None:
+    """`start-stop-daemon … --exec PROG … [-- ARGS]`: the command it starts (--startas, when
+    given, is what runs; --exec then only names the process to look for)."""
+    found: dict[str, Word] = {}
+    rest: list[Word] = []
+    for k, a in enumerate(args):
+        if not a.static:
+            continue
+        if a.text == "--":
+            rest = args[k + 1:]
+            break
+        for kind, names in (("exec", _SSD_EXEC), ("startas", _SSD_STARTAS)):
+            if a.text in names and k + 1 < len(args):
+                found[kind] = args[k + 1]
+            elif any(a.text.startswith(n + "=") for n in names if n.startswith("--")):
+                found[kind] = Word(a.text.split("=", 1)[1], True)
+    prog = found.get("startas") or found.get("exec")
+    return [prog, *rest] if prog is not None else None
 
 
 def _hyperfine(p: Peeled, args: list[Word]) -> Peeled:

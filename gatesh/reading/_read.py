@@ -31,6 +31,8 @@ from ._tables import (
 from ._walk import RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
+# `make` reading its makefile from stdin: `-f -`, `-f-`, `--file=-`, `--makefile=-` among its words.
+_MAKEFILE_ON_STDIN: Final = re.compile(r"(?:.*\s)?(?:-f\s?-|--(?:file|makefile)[=\s]-)(?:\s.*)?")
 _SYSTEM_BIN_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/homebrew/", "/nix/", "/System/")
 
 
@@ -344,12 +346,27 @@ class Reader:
             out.extend(self._find(cmd, raw, depth, inherit, wrappers, privileged))
         elif head == "ssh":
             out.extend(self._ssh(cmd, raw, depth, inherit, wrappers, privileged))
+        elif head in ("make", "gmake", "bmake") and _MAKEFILE_ON_STDIN.fullmatch(
+                " ".join(w.text for w in argv[1:] if w.static)):
+            out.extend(self._make_stdin(raw, depth, inner))
         elif _is_interpreter(head):
             self._interpreter(cmd, raw, depth, inner)
         elif argv[0].static and "/" in argv[0].text \
                 and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES):
             out.extend(self._script(argv[0], "", depth, inner))
         return out, surface
+
+    def _make_stdin(self, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
+        """``make -f -`` fed a makefile inline: each recipe line (a line starting with a tab,
+        less make's ``@-+`` prefixes) is run by a shell, so it is read as shell."""
+        body = self._stdin_body(raw)
+        if body is None:
+            return []
+        recipes = [ln[1:].lstrip("@-+ \t") for ln in body[0].split("\n") if ln.startswith("\t")]
+        if not recipes:
+            return []
+        self.note("make's recipe lines from its input are read as shell")
+        return self.read_text("\n".join(recipes), "heredoc", depth + 1, inherit)
 
     def _env_commands(self, assignments: tuple[str, ...], depth: int,
                       inherit: _Inherit) -> list[int]:

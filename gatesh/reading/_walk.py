@@ -400,6 +400,12 @@ class _Walker:
             elif ct in _REDIRECTS:
                 cmd.words.extend(self._redirect(cmd, child, ctx, frame, d))
         cmd.words.extend(self._words(run))
+        if extra and extra[0].type == "heredoc_redirect" and node.parent is not None:
+            # tree-sitter-bash drops a lone `-` just before `<<` (`make -f - <<EOF`,
+            # `cat - <<EOF`); bash keeps it as a word, so it is put back.
+            base = node.parent.start_byte
+            if node.parent.text[node.end_byte - base:extra[0].start_byte - base].strip() == b"-":
+                cmd.words.append(Word("-", True))
         for r in extra:
             cmd.words.extend(self._redirect(cmd, r, ctx, frame, d))
         return idx

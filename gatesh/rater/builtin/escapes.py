@@ -51,7 +51,8 @@ _LIBLOAD: Final = re.compile(
 _ESCAPE_OPTS: Final = re.compile(
     r"^--(?:checkpoint-action=exec|to-command|use-compress-program|unzip-command|rsh-command|"
     r"password-command|pre-hook|post-hook|deploy-hook|editor|use-askpass|exec|ssh-cmd|script-security|"
-    r"up|down|command|pager|filter|ssh|rsh|engine|default-auth|plugin-dir|tool-path|interpreter)\b", re.I)
+    r"up|down|command|pager|filter|ssh|rsh|engine|default-auth|plugin-dir|tool-path|interpreter|script-shell)\b",
+    re.I)
 _GIT_ESCAPE: Final = re.compile(
     r"^(?:core\.(?:pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy)|alias\.[\w-]+=!|"
     r"(?:diff|merge)\.[\w-]+\.(?:command|driver|textconv)|credential\.helper=!|sequence\.editor|"
@@ -325,7 +326,7 @@ RULES: tuple[Rule, ...] = (
     Rule("escape.options", A, "{detail}, a known way to escape to a shell.", escape_options,
          examples=("tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=/bin/sh", "zip x.zip f -T -TT 'sh #'",
                    "git -c core.pager='sh -c x' log", "vim -c ':!/bin/sh'", "ssh -o ProxyCommand=';sh 0<&2 1>&2' x",
-                   "script", "screen", "curl --engine /tmp/lib.so x"),
+                   "script", "screen", "curl --engine /tmp/lib.so x", "npm --script-shell=/tmp/x.sh run build"),
          counter=("tar -czf a.tgz src", "git -c user.name=x commit -m y", "vim file.txt", "ssh host uptime",
                   "script -c 'make' build.log", "tmux ls")),
     Rule("escape.interpreter", A, "Inline code makes {detail}, escaping the gate.", interpreter_escape,

@@ -175,8 +175,8 @@ def peel(argv: list[Word]) -> Peeled:
                     return _sg(p, args)
                 if head == "hyperfine":
                     return _hyperfine(p, args)
-                if head == "start-stop-daemon":
-                    found = _daemon_argv(args)
+                if head in _ARGV_FINDERS:
+                    found = _ARGV_FINDERS[head](args)
                     if found is None:
                         return p
                     p.wrappers.append(head)
@@ -319,6 +319,49 @@ def _daemon_argv(args: list[Word]) -> list[Word] | None:
                 found[kind] = Word(a.text.split("=", 1)[1], True)
     prog = found.get("startas") or found.get("exec")
     return [prog, *rest] if prog is not None else None
+
+
+# bwrap's options that take more than the one value a plain option has (the rest take none or one).
+_BWRAP_ARITY: Final = {
+    **dict.fromkeys(("--setenv", "--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind",
+                     "--ro-bind-try", "--file", "--bind-data", "--ro-bind-data", "--symlink",
+                     "--chmod", "--bind-fd", "--ro-bind-fd"), 2),
+    "--overlay": 3,
+}
+_BWRAP_FLAGS: Final = frozenset({  # bwrap's options that take no value
+    "--unshare-all", "--share-net", "--unshare-user", "--unshare-user-try", "--unshare-ipc",
+    "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup", "--unshare-cgroup-try",
+    "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv", "--disable-userns",
+    "--assert-userns-disabled", "--level-prefix", "--help", "--version"})
+
+
+def _bwrap_argv(args: list[Word]) -> list[Word] | None:
+    """`bwrap [OPTION …] [--] COMMAND …`: options take 0 to 3 values; the first other word
+    is the command."""
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if not a.static:
+            return None
+        if a.text == "--":
+            return args[k + 1:] or None
+        if not a.text.startswith("--"):
+            return args[k:]
+        k += 1 + (0 if a.text in _BWRAP_FLAGS else _BWRAP_ARITY.get(a.text, 1))
+    return None
+
+
+def _after_dashdash(args: list[Word]) -> list[Word] | None:
+    """The command after `--` (`distrobox-enter NAME -- CMD …`); None without one."""
+    for k, a in enumerate(args):
+        if a.static and a.text == "--":
+            return args[k + 1:] or None
+    return None
+
+
+# Wrappers whose command is found by a function of their arguments (see each).
+_ARGV_FINDERS: Final = {"start-stop-daemon": _daemon_argv, "bwrap": _bwrap_argv,
+                        "distrobox-enter": _after_dashdash, "distrobox": _after_dashdash}
 
 
 def _hyperfine(p: Peeled, args: list[Word]) -> Peeled:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from typing import Any, Final
 
+from ._subst import _skip_comsub
 from ._walk import parse
 
 MAX_REPAIR_BYTES: Final = 8 * 1024  # longer text is read as written (real repaired lines: < 300 B)
@@ -161,35 +162,11 @@ _LONE_DOLLAR: Final = "a '$' that starts no expansion: read as the literal bash 
 
 def _dparen_is_subshells(data: bytes, pos: int) -> bool:
     """Whether bash reads the ``((`` ending at ``pos`` as two subshells: the ``)`` that closes
-    the second ``(`` (quotes and nested parentheses skipped) is not followed by another ``)``.
-    False when the text ends first (then nothing is repaired).
+    the second ``(`` (quotes, substitutions and nested parentheses skipped) is not followed by
+    another ``)``. False when the text ends there or first (then nothing is repaired).
     """
-    depth, i, n = 1, pos, len(data)
-    while i < n:
-        c = data[i]
-        if c == 0x5C:  # backslash
-            i += 2
-            continue
-        if c == 0x27:  # '
-            j = data.find(b"'", i + 1)
-            if j < 0:
-                return False
-            i = j + 1
-            continue
-        if c == 0x22:  # "
-            i += 1
-            while i < n and data[i] != 0x22:
-                i += 2 if data[i] == 0x5C else 1
-            i += 1
-            continue
-        if c == 0x28:
-            depth += 1
-        elif c == 0x29:
-            depth -= 1
-            if depth == 0:
-                return data[i + 1:i + 2] != b")"
-        i += 1
-    return False
+    end = _skip_comsub(data, pos)
+    return end < len(data) and data[end:end + 1] != b")"
 
 
 def _open_heredocs(data: bytes, root: Any) -> list[tuple[int, bytes, str]]:

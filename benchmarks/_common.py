@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import statistics
 from typing import Any
 
@@ -52,3 +53,13 @@ def machine() -> dict[str, Any]:
 def emit(name: str, figures: dict[str, Any]) -> None:
     """Print the machine-readable line every benchmark ends with."""
     print(json.dumps({"benchmark": name, "machine": machine(), **figures}))
+
+
+def stop_daemon(runtime_dir: str) -> None:
+    """SIGTERM the gatesh daemon whose lock is under ``runtime_dir`` (a benchmark's scratch
+    XDG_RUNTIME_DIR), so no daemon outlives the run; nothing when there is none."""
+    try:
+        with open(os.path.join(runtime_dir, "gatesh", "daemon.lock")) as f:
+            os.kill(int(f.read().strip()), signal.SIGTERM)
+    except (OSError, ValueError):
+        pass

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import statistics
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import stop_daemon
 
 CPU: list[float] = []  # the CPU time (user + system) of the last spawned process, in ms
 
@@ -76,8 +79,7 @@ def main(n: int = 200) -> dict[str, float]:
               "client_python": python[0], "full_python": full or python[0]}
     if fp:
         result["full_python_floor_median_ms"] = round(statistics.median(fp), 2)
-    with open(os.path.join(env["XDG_RUNTIME_DIR"], "gatesh", "daemon.lock")) as f:
-        os.kill(int(f.read().strip()), signal.SIGTERM)
+    stop_daemon(env["XDG_RUNTIME_DIR"])
     print(f"gatesh -c true: median {gm:.2f} ms; bash -c true: median {bm:.2f} ms; "
           f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}; "
           f"{python[0]} -IS floor {pm:.2f} ms (gatesh is {gm - pm:.2f} ms above it)"

@@ -18,6 +18,10 @@ import time
 
 import ptyprocess
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import stop_daemon
+
 START = b"BENCH-START"
 
 
@@ -125,8 +129,11 @@ def main() -> int:
             while written < args.mib << 20:
                 f.write(block)
                 written += len(block)
-        t_script, t_gatesh = throughput(path, env)
-        plain, gated = latency(env, args.keys)
+        try:
+            t_script, t_gatesh = throughput(path, env)
+            plain, gated = latency(env, args.keys)
+        finally:
+            stop_daemon(env["XDG_RUNTIME_DIR"])  # the gated shell started one
     ratio = t_script / t_gatesh
     added_ms = (gated - plain) * 1000
     mib = written / (1 << 20)

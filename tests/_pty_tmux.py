@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -11,7 +12,17 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 DEADLINE_S = 8.0
+
+# bash and zsh, each skipped (visibly, with its reason) when that shell is not installed, so a
+# machine without zsh reports the zsh cases as skipped instead of silently not collecting them.
+SHELL_PARAMS = [
+    pytest.param(name, id=name,
+                 marks=pytest.mark.skipif(shutil.which(name) is None, reason=f"{name} is not installed"))
+    for name in ("bash", "zsh")
+]
 
 
 class TmuxSession:

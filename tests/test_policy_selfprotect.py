@@ -174,20 +174,25 @@ def test_ordinary_shell_settings(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "history -c", "history -d 12", "history -d -1", "history -cw", "history -s 'ls'", "history -r ~/h", "history -n",
-    "shopt -u cmdhist", "shopt -u lithist", "shopt -uo history", "HISTCONTROL=ignorespace", "HISTCONTROL=",
-    "HISTIGNORE='*'", "export HISTIGNORE='rm *'", "declare HISTCONTROL=ignoreboth", "HISTSIZE=0", "HISTSIZE='1'",
-    "export HISTSIZE=0", "HISTSIZE=0 true", "fc -p", "fc -R ~/.zsh_history", "f() { history -c; }",
+    "readonly HISTSIZE=0", "readonly HISTCONTROL", "declare -r HISTCONTROL=ignorespace", "typeset -r HISTIGNORE='*'",
+    "declare -gr HISTSIZE=1", "local -r HISTSIZE=0", "readonly HISTIGNORE+=x", "shopt -uo history",
+    "f() { readonly HISTSIZE=0; }",
 ])
-def test_tampering_with_the_history_the_gate_reads(text: str) -> None:
+def test_making_the_history_settings_unchangeable(text: str) -> None:
     assert rule_of(text) == "self.hook-history"
 
 
 @pytest.mark.parametrize("text", [
+    # S10: the hook sets these again before every entry, so changing them (in startup files or by
+    # a command) changes nothing the gate reads; the user's values decide what the list keeps.
     "history", "history 20", "history | grep make", "history -w", "history -a", "history -p '!!'",
-    "shopt -s cmdhist lithist", "set -o history", "HISTSIZE=1000", "export HISTSIZE=5000", "HISTSIZE=",
-    "unset HISTSIZE", "HISTFILE=~/.agent_history", "export HISTFILESIZE=100000", "echo $HISTCONTROL",
-    "HISTTIMEFORMAT='%F %T '", "fc -W", "fc -A",
+    "history -c", "history -d 12", "history -d -1", "history -s 'ls'", "history -r ~/h", "history -n",
+    "shopt -s cmdhist lithist", "shopt -u cmdhist", "shopt -u lithist", "set -o history",
+    "HISTSIZE=1000", "export HISTSIZE=5000", "HISTSIZE=", "HISTSIZE=0", "export HISTSIZE=0", "HISTSIZE=0 true",
+    "unset HISTSIZE", "HISTCONTROL=ignorespace", "HISTCONTROL=", "declare HISTCONTROL=ignoreboth",
+    "export HISTIGNORE='rm *'", "HISTFILE=~/.agent_history", "export HISTFILESIZE=100000", "echo $HISTCONTROL",
+    "HISTTIMEFORMAT='%F %T '", "fc -W", "fc -A", "fc -p", "fc -R ~/.zsh_history", "declare -p HISTCONTROL",
+    "readonly -p", "readonly HISTTIMEFORMAT",
 ])
 def test_ordinary_history_use(text: str) -> None:
     assert rule_of(text) is None

@@ -11,17 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests._pty_tmux import TmuxSession
+from tests._pty_tmux import SHELL_PARAMS, TmuxSession
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
 
-SHELLS = [s for s in ("bash", "zsh") if shutil.which(s)]
-
-
-@pytest.fixture(params=SHELLS)
+@pytest.fixture(params=SHELL_PARAMS)
 def sh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TmuxSession]:
     session = TmuxSession(tmp_path, request.param)
     try:
@@ -104,7 +101,7 @@ def test_trap_debug_halts(sh: TmuxSession) -> None:
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELL_PARAMS)
 def test_nested_bash_is_gated(shell: str, tmp_path: Path) -> None:
     # The builtin rater rates a bare `bash` as an escape; the user allows it here, as S10 has a
     # shell started inside a gated session gated too (the shims folder is first on PATH).
@@ -155,7 +152,7 @@ def test_exit_status_is_the_shells(sh: TmuxSession) -> None:
 ESCALATE = '[[escalate]]\nmatch = "prefix"\npattern = "touch escalate-me"\n'
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELL_PARAMS)
 def test_person_operator_answers_inline(shell: str, tmp_path: Path) -> None:
     sh = TmuxSession(tmp_path, shell, extra=("--human",), config=ESCALATE)
     try:
@@ -178,7 +175,7 @@ def test_person_operator_answers_inline(shell: str, tmp_path: Path) -> None:
         sh.close()
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELL_PARAMS)
 def test_agent_operator_cannot_answer(shell: str, tmp_path: Path) -> None:
     sh = TmuxSession(tmp_path, shell, config=ESCALATE)
     try:

@@ -249,8 +249,9 @@ def _traces_daemon(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
 
 # --- the shell hook ---------------------------------------------------------------------------
 
-# History variables (HISTCONTROL, HISTIGNORE, HISTSIZE) are `self.hook-history`'s; HISTFILE only
-# changes the file on disk, never the in-memory list the gate reads (the rater judges evasion).
+# History variables (HISTCONTROL, HISTIGNORE, HISTSIZE) are `self.hook-history`'s (only making them
+# unchangeable is tampering); HISTFILE only changes the file on disk, never the in-memory list the
+# gate reads (the rater judges evasion).
 _HOOK_VARS: Final = re.compile(
     r"^(?:PROMPT_COMMAND|preexec_functions|precmd_functions|zshaddhistory_functions|BASH_ENV|ENV"
     r"|PS0|histchars|HISTCMD)(?:\[[^\]]*\])?\+?(?:=|$)"
@@ -426,40 +427,27 @@ def _shadows_hook_builtin_whole(facts: Facts) -> bool:
     return any(f in _HOOK_BUILTINS for f in facts.functions) or bool(_DECLARER_FUNC.search(facts.text))
 
 
-_HISTORY_EDITS: Final = "cdsrn"  # clear, delete, store, read file, read new: the list the gate reads changes
-_HISTORY_SHOPTS: Final = frozenset({"cmdhist", "lithist"})
-
-
-def _histsize_tiny(word: str) -> bool:
-    m = _ASSIGN_WORD.match(word)
-    if m is None or m.group(1) != "HISTSIZE":
-        return False
-    value = unquote(m.group(4)).strip()
-    return value.isdigit() and int(value) < 2  # negative, empty or unset: unlimited
-
-
-def _history_assignment(word: str) -> bool:
-    return bool(re.match(r"^(?:HISTCONTROL|HISTIGNORE)\+?=", word)) or _histsize_tiny(word)
+# The history settings the bash hook sets again before every entry is read (see
+# gatesh/shell/bash_hook.bash): while it can, nothing a command does to them or to the history
+# list changes what the gate reads next, and the user's own values still decide what the list
+# keeps. Only a setting made unchangeable stops the hook from setting it.
+_HISTORY_VARS: Final = frozenset({"HISTCONTROL", "HISTIGNORE", "HISTSIZE"})
 
 
 def _tampers_history(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
-    head, args = cmd.head, cmd.args
-    if head == "history":
-        opts, _ = split_args(args)
-        return has_short(opts, _HISTORY_EDITS)
-    if head == "fc":  # zsh: a pushed history stack, or lines read from a file
-        opts, _ = split_args(args, frozenset({"-e"}))
-        return has_short([o for o in opts if o != "-"], "pPR")
-    if head == "shopt":
-        opts, names = split_args(args)
-        if has_short(opts, "u"):
-            return "history" in names if has_short(opts, "o") else bool(_HISTORY_SHOPTS & set(names))
+    """``readonly HISTSIZE=0``, ``declare -r HISTCONTROL=ignorespace``, ``typeset -r HISTIGNORE``;
+    also ``shopt -uo history`` (``set +o history`` spelt as shopt: the hook cannot turn the list
+    back on from its prompt function, so every later entry would go unread and be refused)."""
+    if cmd.head == "shopt":
+        opts, names = split_args(cmd.args)
+        return has_short(opts, "u") and has_short(opts, "o") and "history" in names
+    readonly = cmd.head == "readonly" or (
+        cmd.head in ("declare", "typeset", "local", "export")
+        and any(a.startswith("-") and not a.startswith("--") and "r" in a[1:] for a in cmd.args))
+    if not readonly:
         return False
-    return any(_history_assignment(a) for a in _assignments(cmd, facts))
-
-
-def _tampers_history_whole(facts: Facts) -> bool:
-    return any(_history_assignment(a) for a in facts.assignments)
+    names = {a.split("=", 1)[0].removesuffix("+") for a in cmd.args if not a.startswith(("-", "+"))}
+    return bool(_HISTORY_VARS & names)
 
 
 def _reruns_edited(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
@@ -650,16 +638,14 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "setopt extendedglob", "alias"),
              whole=_shadows_hook_builtin_whole),
     SelfRule("self.hook-history",
-             "changes the in-memory history the gate reads each entry from: tampering with the gate",
+             "makes a history setting the gate's hook sets before every entry unchangeable, so the "
+             "gate can no longer read entries: tampering with the gate",
              _tampers_history,
-             positive=("history -c", "history -d 12", "history -s 'ls'", "history -r ~/old_history",
-                       "shopt -u cmdhist", "shopt -u lithist", "shopt -uo history", "HISTCONTROL=ignorespace",
-                       "HISTCONTROL=", "export HISTIGNORE='*'", "HISTSIZE=0", "export HISTSIZE=1",
-                       "declare HISTSIZE=0", "fc -p", "fc -R ~/.zsh_history"),
-             negative=("history", "history 20", "history | grep make", "history -w", "history -a",
-                       "shopt -s cmdhist", "set -o history", "HISTSIZE=1000", "export HISTSIZE=5000",
-                       "HISTFILE=~/.bash_history_agent", "echo $HISTCONTROL", "fc -W", "HISTTIMEFORMAT='%F '"),
-             whole=_tampers_history_whole),
+             positive=("readonly HISTSIZE=0", "declare -r HISTCONTROL=ignorespace", "typeset -r HISTIGNORE='*'",
+                       "readonly HISTCONTROL", "declare -gr HISTSIZE=1", "shopt -uo history"),
+             negative=("history -c", "history -d 12", "HISTCONTROL=ignoreboth", "HISTSIZE=0", "export HISTSIZE=1",
+                       "shopt -u cmdhist", "HISTFILE=~/.bash_history_agent", "declare -p HISTCONTROL",
+                       "readonly PATH_X=1", "fc -p", "HISTTIMEFORMAT='%F '")),
     SelfRule("self.history-rerun",
              "re-runs a history line edited or substituted after the gate read it (fc, r): escaping the gate",
              _reruns_edited,

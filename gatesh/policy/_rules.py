@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._types import Facts, SimpleCommand, Word
+from gatesh.vocab.programs import PARSED_SHELLS, SHELLS, STDIN_NAMES, inline_opts, interpreter
 
 
 @dataclass(frozen=True)
@@ -214,27 +215,25 @@ def is_credential_path(word: Word | str) -> bool:
 
 
 def inline_code(cmd: SimpleCommand) -> tuple[str, ...]:
-    """The program text an interpreter runs from its argv (``python -c X``, ``perl -e X`` …).
+    """The program text an interpreter (or a shell whose language gatesh does not parse) runs
+    from its argv: ``python -c X``, ``perl -e X``, awk's program, ``vim -c X``, ``fish -c X``.
 
-    Empty for anything that is not an interpreter with inline code.
+    Empty for anything else; a Bourne shell's ``-c`` string is read by the reader itself.
     """
     head = cmd.head
     args = cmd.args
-    flag = _INLINE_FLAG.get(head)
-    if flag is None:
-        for prefix, f in _INLINE_PREFIX:
-            if head.startswith(prefix):
-                flag = f
-                break
-    if flag is not None:
-        return tuple(option_values(args, flag)) + tuple(
-            a[2:] for a in args if len(a) > 2 and a[:2] in flag and not a.startswith("--")
-        )
-    if head in _AWKS:
+    lang = interpreter(head)
+    if lang is not None and lang.program_operand:
         opts, operands = split_args(args, frozenset({"-F", "-v", "-f", "--file", "-i", "-l"}))
         if "-f" in opts or "--file" in opts:
             return ()
-        return tuple(operands[:1]) + tuple(option_values(args, frozenset({"-e", "--source"})))
+        return tuple(operands[:1]) + tuple(option_values(args, lang.inline))
+    flags = lang.inline if lang is not None else (
+        inline_opts(head) if head in SHELLS and head not in PARSED_SHELLS else frozenset())
+    if flags:
+        return tuple(option_values(args, flags)) + tuple(
+            a[2:] for a in args if len(a) > 2 and a[:2] in flags and not a.startswith("--")
+        )
     if head in _VIMS:
         return tuple(option_values(args, frozenset({"-c", "--cmd"}))) + tuple(
             a[1:] for a in args if a.startswith("+")
@@ -242,34 +241,15 @@ def inline_code(cmd: SimpleCommand) -> tuple[str, ...]:
     return ()
 
 
-_INLINE_FLAG: Final = {
-    "perl": frozenset({"-e", "-E"}), "ruby": frozenset({"-e"}), "node": frozenset({"-e", "--eval", "-p", "--print"}),
-    "nodejs": frozenset({"-e", "--eval", "-p", "--print"}), "deno": frozenset({"eval"}),
-    "bun": frozenset({"-e", "--eval"}), "php": frozenset({"-r"}), "lua": frozenset({"-e"}),
-    "luajit": frozenset({"-e"}), "tclsh": frozenset({"-c"}), "expect": frozenset({"-c"}),
-    "rscript": frozenset({"-e"}),
-    "r": frozenset({"-e"}), "julia": frozenset({"-e"}), "pwsh": frozenset({"-c", "-command"}),
-    "jrunscript": frozenset({"-e"}), "gdb": frozenset({"-ex"}), "osascript": frozenset({"-e"}),
-}
-_INLINE_PREFIX: Final = (("python", frozenset({"-c"})), ("pypy", frozenset({"-c"})),
-                         ("perl", frozenset({"-e", "-E"})), ("ruby", frozenset({"-e"})),
-                         ("php", frozenset({"-r"})), ("lua", frozenset({"-e"})))
-_AWKS: Final = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _VIMS: Final = frozenset({"vi", "vim", "nvim", "view", "rvim", "ex", "gvim", "vimdiff"})
 
-INTERPRETERS: Final = frozenset({
-    "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno",
-    "bun", "php", "lua", "luajit", "tclsh", "rscript", "r", "julia", "pwsh", "osascript", "irb",
-})
 
-
-def is_interpreter(head: str) -> bool:
-    """True for a scripting-language interpreter head (``python3.11`` counts as python)."""
-    return head in INTERPRETERS or bool(re.match(r"^(?:python|pypy|perl|ruby|php|lua)[\d.]*$", head))
-
-
-SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
-                           "rbash", "fish", "csh", "tcsh", "busybox-sh"})
+def reads_program_from_stdin(head: str) -> bool:
+    """A shell, or an interpreter that reads its program from standard input when given none."""
+    if head in SHELLS:
+        return True
+    lang = interpreter(head)
+    return lang is not None and lang.stdin
 
 
 # Tests that pick some files out of the tree: with one, find deletes a selection, not everything.
@@ -279,9 +259,6 @@ FIND_FILTERS: Final = frozenset({
     "-gid", "-nouser", "-nogroup", "-perm", "-empty", "-links", "-inum", "-samefile", "-used", "-lname",
     "-ilname", "-fstype", "-newermt", "-context",
 })
-
-
-_STDIN_NAMES: Final = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
 def reads_code_from_stdin(facts: Facts) -> bool:
@@ -296,14 +273,14 @@ def reads_code_from_stdin(facts: Facts) -> bool:
     heredoc = any(r.op in ("<<", "<<-") for c in facts.commands for r in c.redirects)
     for i, cmd in enumerate(facts.commands):
         if cmd.head in (".", "source"):
-            if any(a in _STDIN_NAMES for a in cmd.args):
+            if any(a in STDIN_NAMES for a in cmd.args):
                 return True
             continue
-        if not (cmd.head in SHELLS or is_interpreter(cmd.head)):
+        if not reads_program_from_stdin(cmd.head):
             continue
         opts, operands = split_args(cmd.args, frozenset({"-o", "+o", "-O", "+O", "-m", "-W", "-X"}))
         if "-c" in opts or any(o.startswith("-") and not o.startswith("--") and "c" in o[1:] for o in opts
-                               if cmd.head in SHELLS) or (operands and operands[0] not in _STDIN_NAMES):
+                               if cmd.head in SHELLS) or (operands and operands[0] not in STDIN_NAMES):
             continue
         if i in piped or heredoc or any(r.op in ("<<", "<<<", "<<-", "<") for r in cmd.redirects) or operands:
             return True

@@ -14,7 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
-from gatesh.policy._rules import SHELLS, Rule, inline_code, is_interpreter, split_args, unquote
+from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
+from gatesh.vocab.hosts import host_of, hosts_in, is_loopback
+from gatesh.vocab.programs import SHELLS, is_interpreter
 
 __all__ = ["FETCH_PIPE", "OPEN_WORLD", "RULES", "SCRIPT_ENV_LEAK", "carve_open_world", "check", "command_hosts"]
 
@@ -25,79 +27,14 @@ SCRIPT_ENV_LEAK: Final = "floor.script-env-leak"
 
 # --- open world -------------------------------------------------------------------------------
 
-_URL: Final = re.compile(r"^(?:[a-z][a-z0-9+.-]*\+)?(?!file:)[a-z][a-z0-9+.-]*://(?:[^@/\s]*@)?(\[[0-9a-f:.]+\]|[^/:?#\s]+)", re.I)
-_USER_HOST: Final = re.compile(r"^[\w.+-]+@(\[[0-9a-f:.]+\]|[A-Za-z0-9][\w.-]*)(?::|$)")
-_HOST_PATH: Final = re.compile(r"^([A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\[[0-9a-f:.]+\]):")
-_IPV4: Final = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?:/|$)")
-_DOMAIN: Final = re.compile(r"^((?:[A-Za-z0-9][\w-]*\.)+[A-Za-z]{2,})(?::\d+)?(?:/|$)")
-_LOOPBACK: Final = re.compile(r"^(?:localhost|.*\.localhost|127(?:\.\d+){3}|::1|\[::1\]|0\.0\.0\.0|ip6-localhost)$", re.I)
-
-# Tools whose URL, user@host or host:path operands are fetched from or sent to.
-_TRANSFER: Final = frozenset({"curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie",
-                              "scp", "rsync", "sftp", "ftp", "lftp", "az", "rclone", "s3cmd", "axel"})
-# Tools whose bare domain operand (`curl example.com`) is a host.
-_BARE_DOMAIN: Final = frozenset({"curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie", "axel"})
-# Tools whose first operand is a host even without a dot (`ssh prod`).
-_HOST_FIRST: Final = frozenset({"ssh", "sftp", "telnet", "nc", "ncat", "netcat", "ftp", "mosh", "lftp"})
-_HOST_FIRST_ARGS: Final = frozenset({"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m",
-                                     "-O", "-o", "-p", "-P", "-Q", "-R", "-S", "-W", "-w", "-B", "-s", "-x",
-                                     "-q", "-T", "-g", "-G", "-X"})
-_GIT_REMOTE: Final = frozenset({"clone", "push", "pull", "fetch", "remote", "submodule", "ls-remote", "archive"})
-_PACKAGERS: Final = frozenset({"pip", "pip3", "npm", "yarn", "pnpm", "cargo", "gem", "uv", "bun", "poetry", "pipx"})
-_CLOUD_BUCKET: Final = re.compile(r"^(?:s3|gs)://([^/\s]+)")
-
-
-def _host_of(word: str, *, bare: bool) -> str | None:
-    text = unquote(word)
-    if "=" in text and text.startswith("-"):
-        text = text.split("=", 1)[1]
-    for pattern in (_URL, _USER_HOST, _IPV4, _HOST_PATH):
-        m = pattern.match(text)
-        if m:
-            return m.group(1).strip("[]").lower()
-    if bare:
-        m = _DOMAIN.match(text)
-        if m and not re.search(r"\.(?:html?|json|txt|tar|gz|tgz|zip|sh|py|js|md|xml|csv|ya?ml|toml)$", m.group(1), re.I):
-            return m.group(1).lower()
-    return None
-
-
-def _git_transfers(args: tuple[str, ...]) -> bool:
-    _, operands = split_args(args, frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"}))
-    return bool(operands) and operands[0] in _GIT_REMOTE
-
-
 def command_hosts(cmd: SimpleCommand) -> Iterator[str]:
-    """Hosts this command names in a fetch or transfer position (loopback included)."""
-    head, args = cmd.head, cmd.args
-    if head == "git":
-        if _git_transfers(args):
-            yield from (h for a in args if (h := _host_of(a, bare=False)))
-        return
-    if head in ("aws", "gsutil"):
-        _, operands = split_args(args)
-        if head == "gsutil" or (operands[:1] == ["s3"] and len(operands) > 1 and operands[1] in ("cp", "sync", "mv")):
-            yield from (m.group(1).lower() for a in operands if (m := _CLOUD_BUCKET.match(unquote(a))))
-        yield from (h for a in args if a.startswith(("http://", "https://", "--endpoint-url=")) and (h := _host_of(a, bare=False)))
-        return
-    if head in _PACKAGERS:
-        yield from (h for a in args if (h := _host_of(a, bare=False)))
-        return
-    if head in _HOST_FIRST:
-        _, operands = split_args(args, _HOST_FIRST_ARGS)
-        if operands and not operands[0].startswith("$"):
-            first = unquote(operands[0])
-            host = _host_of(first, bare=True) or first.rsplit("@", 1)[-1].split(":", 1)[0]
-            if host and not (head in ("nc", "ncat", "netcat") and ("-l" in args or host.isdigit())):
-                yield host.lower()
-        if head in ("ssh", "telnet", "mosh", "nc", "ncat", "netcat"):
-            return
-    if head in _TRANSFER:
-        yield from (h for a in args if (h := _host_of(a, bare=head in _BARE_DOMAIN)))
+    """Hosts this command names in a fetch or transfer position (loopback included): the
+    shared extractor's transfer positions (:func:`gatesh.vocab.hosts.hosts_in`)."""
+    return (ref.host for ref in hosts_in(cmd.head, cmd.args) if ref.transfer)
 
 
 def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
-    return any(not _LOOPBACK.match(h) for h in command_hosts(cmd))
+    return any(not is_loopback(h) for h in command_hosts(cmd))
 
 
 # --- fetch piped into an interpreter ------------------------------------------------------------
@@ -109,7 +46,7 @@ _RUNNERS: Final = frozenset({"eval", "source", ".", "exec", "xargs"}) | SHELLS
 
 
 def _runs_code(cmd: SimpleCommand) -> bool:
-    return cmd.head in _RUNNERS or is_interpreter(cmd.head)
+    return cmd.head in _RUNNERS or reads_program_from_stdin(cmd.head)
 
 
 def _fetch_pipe(cmd: SimpleCommand, facts: Facts) -> bool:
@@ -143,7 +80,7 @@ _CAPS_VAR: Final = re.compile(r"\$\{?([A-Z_][A-Z0-9_]+)\b")
 
 
 def _env_leak(cmd: SimpleCommand, facts: Facts) -> bool:
-    if not (is_interpreter(cmd.head) or cmd.head in ("awk", "gawk", "mawk", "nawk")):
+    if not is_interpreter(cmd.head):
         return False
     for code in inline_code(cmd):
         if _ENV_API.search(code):
@@ -207,7 +144,7 @@ def _mandate_words(messages: Sequence[str]) -> set[str]:
             word = raw.strip(_PUNCT).lower()
             if word:
                 words.add(word)
-            host = _host_of(raw.strip(_PUNCT), bare=True)
+            host = host_of(raw.strip(_PUNCT), bare=True)
             if host:
                 words.add(host)  # a URL or user@host the person typed names its host
     return words
@@ -225,7 +162,7 @@ def carve_open_world(findings: Sequence[Finding], facts: Facts, mandate: Sequenc
     hosts = {h.lower().strip("[]") for h in facts.hosts}
     for cmd in facts.commands:
         hosts.update(command_hosts(cmd))
-    hosts = {h.strip(_PUNCT) for h in hosts if not _LOOPBACK.match(h)}
+    hosts = {h.strip(_PUNCT) for h in hosts if not is_loopback(h)}
     if not hosts:
         return False
     words = _mandate_words(mandate)

@@ -21,17 +21,16 @@ from gatesh._paths import GatePaths
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import (
     FIND_FILTERS,
-    SHELLS,
     canon_path,
     has_long,
     has_short,
     inline_code,
-    is_interpreter,
     option_values,
     reads_code_from_stdin,
     split_args,
     unquote,
 )
+from gatesh.vocab.programs import SHELLS, is_interpreter
 
 __all__ = ["RULES", "SelfRule", "check"]
 

@@ -14,10 +14,12 @@ import sys
 import threading
 import uuid
 
+from gatesh.vocab.programs import PTY_SHELLS
+
 __all__ = ["main"]
 
 USAGE = "usage: gatesh [-l|--login] [-i] [--shell bash|zsh] [--human]\n"
-SHELLS = ("bash", "zsh")
+SHELLS = PTY_SHELLS
 
 
 def main(argv: list[str]) -> int:

@@ -11,6 +11,13 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from gatesh._types import Facts, Redirect, Script, SimpleCommand, Word
+from gatesh.vocab.programs import (
+    PARSED_SHELLS,
+    SHELL_OPTS_WITH_ARG,
+    SHELLS,
+    inline_opts,
+    is_interpreter,
+)
 
 from . import _limits as L
 from ._continuation import join_continuations
@@ -19,15 +26,7 @@ from ._peel import Peeled, head_of, peel
 from ._repair import repair
 from ._second import read_second
 from ._subst import substitutions
-from ._tables import (
-    COMMAND_ENV,
-    FIND_EXEC,
-    INTERPRETERS,
-    SHELL_WITH_ARG,
-    SHELLS,
-    SOURCE_BUILTINS,
-    SOURCED_ENV,
-)
+from ._tables import COMMAND_ENV, FIND_EXEC, SOURCE_BUILTINS, SOURCED_ENV
 from ._walk import RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
@@ -96,10 +95,6 @@ def max_nesting(text: str) -> int:
 
 def _needs_nesting_scan(text: str) -> bool:
     return text.count("(") + text.count("{") + text.count("[") + text.count("`") > L.MAX_NESTING
-
-
-def _is_interpreter(head: str) -> bool:
-    return head.startswith(INTERPRETERS)
 
 
 class Reader:
@@ -324,7 +319,7 @@ class Reader:
         inner = _Inherit((*wrappers, head), privileged, inherit.remote,
                          placeholders=tuple(p.placeholders) or inherit.placeholders)
         env_runs = self._env_commands(assignments, depth, inner)
-        if head in SHELLS:
+        if head in PARSED_SHELLS:
             idxs = self._shell(cmd, raw, depth, inner)
             if idxs is not None:
                 return env_runs + idxs, surface
@@ -349,7 +344,7 @@ class Reader:
         elif head in ("make", "gmake", "bmake") and _MAKEFILE_ON_STDIN.fullmatch(
                 " ".join(w.text for w in argv[1:] if w.static)):
             out.extend(self._make_stdin(raw, depth, inner))
-        elif _is_interpreter(head):
+        elif is_interpreter(head):
             self._interpreter(cmd, raw, depth, inner)
         elif argv[0].static and "/" in argv[0].text \
                 and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES):
@@ -446,7 +441,7 @@ class Reader:
             if s == "--" or s == "-":
                 i += 1
                 break
-            if s in SHELL_WITH_ARG:
+            if s in SHELL_OPTS_WITH_ARG:
                 i += 2
                 continue
             if s.startswith("--"):
@@ -572,7 +567,7 @@ class Reader:
         for k, a in enumerate(args):
             if not a.static:
                 return
-            if a.text in ("-c", "-e", "-E", "-m", "--eval", "-r", "-p", "--print"):
+            if a.text in inline_opts(cmd.head) or a.text == "-m":
                 return  # inline code or a module: the policy reads argv
             if a.text.startswith("-"):
                 continue
@@ -619,7 +614,7 @@ class Reader:
             with open(path, "rb") as fh:
                 data = fh.read(L.MAX_SCRIPT_BYTES + 1)
         except OSError as exc:
-            if not explicit or not (interp in SHELLS or interp == "sh"):
+            if not explicit or interp not in PARSED_SHELLS:
                 # ./x or `bun add pkg`: no file to read; the head and argv say enough
                 return []
             self.scripts.append(Script(word.text, interp, None, f"unreadable: {exc.strerror}"))
@@ -634,7 +629,7 @@ class Reader:
             self.note(f"script {word.text!r} is binary")
             return []
         text = data.decode("utf-8", "replace")
-        if interp in SHELLS or interp == "sh":
+        if interp in PARSED_SHELLS:
             self.script_bytes += len(data)
             if self.script_bytes > L.MAX_SCRIPT_TOTAL_BYTES:
                 self.scripts.append(Script(word.text, interp, None, "too large"))
@@ -739,7 +734,7 @@ def _shebang(data: bytes) -> str:
     if head == "env":
         rest = [w for w in line[1:] if not w.startswith("-") and "=" not in w]
         head = head_of(rest[0]) if rest else ""
-    if head in SHELLS or _is_interpreter(head):
+    if head in SHELLS or is_interpreter(head):
         return head
     return ""
 

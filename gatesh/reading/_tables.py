@@ -1,6 +1,7 @@
-"""Tables the reader applies: wrappers and their option arities, shells, interpreters, network tools.
+"""Tables the reader applies: wrappers and their option arities, runners of other commands.
 
-Each table is data: change a row here, not a branch in the walker.
+Each table is data: change a row here, not a branch in the walker. Shells, interpreters and
+network tools are the shared vocabulary (:mod:`gatesh.vocab`), not tables of the reader's own.
 """
 
 from __future__ import annotations
@@ -243,39 +244,9 @@ SUBCOMMAND_WRAPPERS: Final = MappingProxyType({
     "bun": {"x": WrapperSpec(with_arg=_f("-p", "--package"))},
 })
 
-SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
-                           "rbash", "busybox-sh"})
-# Shell options that take the next word as value (bash -o pipefail -c …).
-SHELL_WITH_ARG: Final = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
-
-# Interpreters whose scripts (and heredoc bodies) go to the model as context; prefix-matched
-# so python3.11 and perl5.36 count.
-INTERPRETERS: Final = ("python", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua",
-                       "tclsh", "rscript", "osascript", "pwsh", "powershell", "irb", "jshell",
-                       "groovy", "julia")
-
 SOURCE_BUILTINS: Final = frozenset({".", "source"})
 
 FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-
-# Tools whose operands name a remote host (S3.5 "fetch or transfer position").
-NETWORK_TOOLS: Final = frozenset({
-    "curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "nc", "ncat", "netcat",
-    "telnet", "ssh", "sftp", "ftp", "scp", "rsync", "aws", "gsutil", "az", "git", "mosh",
-    "lftp", "axel", "pip", "pip3", "npm", "pnpm", "yarn", "gem", "cargo", "uv", "socat",
-    "ping", "dig", "nslookup", "host", "whois", "traceroute", "nmap", "ssh-copy-id", "sshpass",
-    "docker", "podman", "helm", "kubectl", "gcloud", "rclone", "s3cmd", "tftp", "openssl",
-})
-# Tools where the first operand is a host even without user@ or a scheme.
-HOST_OPERAND_TOOLS: Final = frozenset({"ssh", "mosh", "telnet", "nc", "ncat", "netcat", "ftp",
-                                       "sftp", "ssh-copy-id", "ping", "traceroute", "nmap",
-                                       "whois", "dig", "nslookup", "host", "lftp", "tftp"})
-# Options of ssh-like tools that take a value (so the value is not mistaken for the host).
-SSH_WITH_ARG: Final = frozenset({"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L",
-                                 "-l", "-m", "-O", "-o", "-p", "-P", "-Q", "-R", "-S", "-W",
-                                 "-w", "-B"})
-GIT_REMOTE_SUBCOMMANDS: Final = frozenset({"clone", "push", "pull", "fetch", "remote",
-                                           "submodule", "ls-remote", "archive"})
 
 # Environment variables whose value a program runs as a shell command line
 # (`GIT_SSH_COMMAND='…' git fetch`, `PAGER='…' man ls`): the value is read as a command.

@@ -9,7 +9,8 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from ._tables import SHELLS
+from gatesh.vocab.programs import PARSED_SHELLS
+
 from ._walk import parse
 
 _SQ_BODY = r"(?:[^']|'\"'\"')*"  # a single-quoted body where ' is written '"'"'
@@ -75,7 +76,7 @@ def unwrap_argv(args: Sequence[str]) -> tuple[str, str] | None:
         return None
     original = list(args[3:])
     first = original[0].rsplit("/", 1)[-1]
-    if first in SHELLS and len(original) == 3 and original[1] in ("-c", "-lc", "-l -c"):
+    if first in PARSED_SHELLS and len(original) == 3 and original[1] in ("-c", "-lc", "-l -c"):
         cmd = original[2]
     else:
         cmd = shlex.join(original)

@@ -32,7 +32,7 @@ from gatesh.rater.builtin import (
     typosquat,
 )
 from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
-from gatesh.reading._tables import SHELLS
+from gatesh.vocab.programs import PARSED_SHELLS
 
 __all__ = ["ALL_RULES", "BuiltinRater"]
 
@@ -137,7 +137,7 @@ class BuiltinRater:
         # S2: a shell script the command runs or sources that could not be read (missing at
         # decision time, too large, binary) is a note, not a pass (bypass_failures #3/#6).
         unread = next((s for s in facts.scripts if s.text is None and s.note != "dynamic path"
-                       and s.interpreter in SHELLS), None)
+                       and s.interpreter in PARSED_SHELLS), None)
         if unread is not None:
             found.append(Finding("reader.script-unread", Outcome.DESTRUCTIVE,
                                  f"It runs the shell script {unread.path}, which the gate could not "

@@ -238,24 +238,6 @@ class Cmd:
 
 # --- shared vocabulary -------------------------------------------------------------------------
 
-SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
-                           "rbash", "csh", "tcsh", "fish", "rc", "sash", "es", "pdksh", "oksh",
-                           "elvish", "nu", "xonsh", "pwsh"})
-INTERPRETER_PREFIXES: Final = ("python", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
-                               "lua", "luajit", "tclsh", "wish", "rscript", "r", "julia", "irb",
-                               "jrunscript", "jjs", "osascript", "gawk", "awk", "mawk", "nawk",
-                               "busybox", "groovy", "scala", "clisp", "sbcl", "guile", "octave",
-                               "octave-cli", "gnuplot", "gdb", "expect", "erl", "elixir", "ghci",
-                               "runghc", "crystal", "nim", "swift", "kotlin", "dotnet", "pwsh")
-
-
-def is_interpreter(head: str) -> bool:
-    if head in INTERPRETER_PREFIXES:
-        return True
-    return head.startswith(("python", "perl", "ruby", "php", "lua", "node")) and head.rstrip(
-        "0123456789.") in ("python", "perl", "ruby", "php", "lua", "node")
-
-
 # A shell named as a path (/bin/sh, /usr/local/bin/bash) anywhere inside a word.
 SHELL_PATH_RE: Final = re.compile(
     r"(?<![\w+-])(?:/usr)?(?:/local)?/s?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y|r|pdk)?sh(?![\w.+-])")

@@ -13,8 +13,9 @@ from typing import Final
 
 from gatesh._types import Facts
 from gatesh.policy._rules import inline_code as program_text
-from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity, is_interpreter
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity
 from gatesh.rater.builtin.files import _judge
+from gatesh.vocab.programs import is_interpreter
 
 MAX_DEPTH: Final = 2
 _SHELL_CALL: Final = re.compile(

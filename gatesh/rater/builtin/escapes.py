@@ -3,15 +3,12 @@ library loading. A shell the gate did not read runs every later command ungated 
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import shlex
-import socket
 from typing import Final
 
 from gatesh.rater.builtin._base import (
     SHELL_PATH_RE,
-    SHELLS,
     SPAWN_RE,
     A,
     Cmd,
@@ -20,9 +17,10 @@ from gatesh.rater.builtin._base import (
     Rule,
     S,
     Severity,
-    is_interpreter,
 )
 from gatesh.reading._hosts import ssh_split
+from gatesh.vocab.hosts import is_loopback
+from gatesh.vocab.programs import SHELL_ARGUMENT_NAMES, SHELLS, is_interpreter
 
 # Heads whose arguments are only data: nothing they are given runs.
 DATA_ONLY: Final = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "cat", "head", "tail",
@@ -42,8 +40,8 @@ NAMES_ONLY: Final = frozenset({
     "tldr", "cd", "history", "export", "alias", "unalias", "unset", "local", "declare", "set", "source",
     ".", "getent", "lsof", "sort", "uniq", "cut", "tr", "awk", "sed", "jq", "column", "tee", "xargs", "find",
 })
-_SHELL_ARG: Final = frozenset(SHELLS | {"/bin/" + s for s in SHELLS} | {"/usr/bin/" + s for s in SHELLS}
-                              | {"/usr/local/bin/" + s for s in SHELLS})
+_SHELL_ARG: Final = frozenset(SHELL_ARGUMENT_NAMES | {"/bin/" + s for s in SHELLS}
+                              | {"/usr/bin/" + s for s in SHELLS} | {"/usr/local/bin/" + s for s in SHELLS})
 _INLINE_CODE_OPTS: Final = ("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "-ex", "--command", "-i")
 _LIBLOAD: Final = re.compile(
     r"\bdlopen\b|\bloadlibrary\b|\bctypes\b|\bcdll\b|\bfiddle\b|\bffi\.load\b|system\.load(?:library)?\s*\("
@@ -178,26 +176,6 @@ def shell_launchers(c: Cmd) -> MatchResult:
     return None
 
 
-# Host names that are this machine: loopback names and, at import, its own host name. Addresses
-# are checked by value (``_loopback_address``): ssh resolves 127.1, 0x7f000001 and ::ffff:127.0.0.1.
-_LOOPBACK: Final = re.compile(r"^(?:localhost(?:\.localdomain)?|ip6-localhost|ip6-loopback|"
-                              + re.escape(socket.gethostname() or "localhost") + r")\.?$", re.I)
-
-
-def _loopback_address(host: str) -> bool:
-    """Whether ``host`` is an address of this machine as ssh reads it (no name is looked up)."""
-    host = host.strip("[]").split("%", 1)[0]
-    try:
-        if ":" in host:
-            ip = ipaddress.IPv6Address(host)
-            v4 = ip.ipv4_mapped
-            return ip.is_loopback or ip.is_unspecified or (v4 is not None and (v4.is_loopback or v4.is_unspecified))
-        packed = socket.inet_aton(host)  # accepts 127.1, 0x7f000001, 2130706433, 0177.0.0.1
-    except (OSError, ValueError):
-        return False
-    return packed[0] in (0, 127)
-
-
 def _remote_words(rest: list[str]) -> list[str]:
     """The remote command's words as the remote shell splits the joined string, with the
     wrappers that only run their operand (``exec bash``, ``env bash``) taken off."""
@@ -222,7 +200,7 @@ def ssh_loopback(c: Cmd) -> MatchResult:
     if host is None or not host.static:
         return None
     name = host.text.rsplit("@", 1)[-1]
-    if not (_LOOPBACK.match(name) or _loopback_address(name)):
+    if not is_loopback(name):
         return None
     words = _remote_words([w.text for w in rest])
     if words and not (words[0].rsplit("/", 1)[-1] in SHELLS

@@ -6,7 +6,6 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import (
-    SHELLS,
     A,
     Cmd,
     Ctx,
@@ -15,9 +14,9 @@ from gatesh.rater.builtin._base import (
     MatchResult,
     Rule,
     heads,
-    is_interpreter,
 )
 from gatesh.rater.builtin.credentials import SENSITIVE
+from gatesh.vocab.programs import SHELLS, is_interpreter
 
 NET_TOOLS: Final = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat",
                               "openssl", "cryptcat", "pwncat", "sbd", "socket", "curl", "wget", "ssh"})

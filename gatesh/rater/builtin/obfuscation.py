@@ -8,7 +8,6 @@ import unicodedata
 from typing import Final
 
 from gatesh.rater.builtin._base import (
-    SHELLS,
     A,
     Cmd,
     Ctx,
@@ -16,8 +15,8 @@ from gatesh.rater.builtin._base import (
     Hit,
     MatchResult,
     Rule,
-    is_interpreter,
 )
+from gatesh.vocab.programs import SHELLS, is_interpreter
 
 _IFS: Final = re.compile(r"\$\{?IFS\b")
 _HEAD_ESCAPES: Final = re.compile(r"^\s*(?:\w+=\S*\s+)*(?:\$'[^']*\\(?:x[0-9a-fA-F]|[0-7]{3}|u[0-9a-fA-F])"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install gatesh for this user: a venv in the data folder, a fast launcher, the shims folder.
+# Install gatesh for this user: a venv in the data folder, a fast launcher, the shims folder,
+# the man page, and the install record gatesh protects them by.
 #
 #   ./install.sh [--prefix DIR] [--dev]          install or update (idempotent)
 #   ./install.sh --uninstall [--purge]           remove it (--purge: config and logs too)
@@ -39,6 +40,8 @@ config_dir="$(xdg "${XDG_CONFIG_HOME:-}" "$HOME/.config")/gatesh"
 state_dir="$(xdg "${XDG_STATE_HOME:-}" "$HOME/.local/state")/gatesh"
 venv="$data_dir/venv"
 launcher="$prefix/gatesh"
+man_page="$(dirname "$prefix")/share/man/man1/gatesh.1"
+record="$data_dir/install.json"
 marker="gatesh launcher"
 src=$(cd "$(dirname "$0")" && pwd)
 
@@ -76,8 +79,12 @@ EOF
         [ -L "$data_dir/shims/$shim" ] && rm -f "$data_dir/shims/$shim"
     done
     rmdir "$data_dir/shims" 2>/dev/null || true
-    rm -rf "$venv" "$data_dir/git-hooks"
-    echo "removed $venv and the shims folder"
+    if [ -f "$man_page" ] && grep -q "gatesh" "$man_page" 2>/dev/null; then
+        rm -f "$man_page"
+        rmdir "$(dirname "$man_page")" "$(dirname "$(dirname "$man_page")")" 2>/dev/null || true
+    fi
+    rm -rf "$venv" "$data_dir/git-hooks" "$record"
+    echo "removed $venv, the shims folder, the man page and the install record"
     if [ "$purge" = 1 ]; then
         rm -rf "$data_dir" "$config_dir" "$state_dir"
         echo "removed $config_dir and $state_dir (config and audit logs)"
@@ -127,40 +134,54 @@ echo "installing gatesh from $src into the venv …"
 
 # --- the launcher --------------------------------------------------------------------------------
 # `#!REAL_PYTHON -IS`: no site import and no environment (fast, S14), so the venv's import paths
-# are computed now and written into the launcher (gatesh.launcher does this when present). When a
-# same-version system interpreter starts clearly faster (timed now), gatesh.launcher writes a small
-# /bin/sh launcher instead: `-c` and the shims start on that one, everything else on REAL_PYTHON
-# (it falls back to REAL_PYTHON if the faster one goes away). Rerun this script to choose again.
+# are computed now and written into the launcher. When a same-version system interpreter starts
+# clearly faster (timed now), gatesh.launcher writes a small /bin/sh launcher instead: `-c` and the
+# shims start on that one, everything else on REAL_PYTHON (it falls back to REAL_PYTHON if the
+# faster one goes away). Rerun this script to choose again.
+#
+# The gate's code is the copy pip just put in the venv, never this source folder: every
+# interpreter call below is isolated (-I: no current folder, no PYTHONPATH) and runs from /, and
+# gatesh.launcher.installed_paths refuses a gatesh that is not a copy inside the venv.
 interp="$venv/bin/python"
-real=$("$interp" -c 'import os, sys; print(os.path.realpath(sys.executable))')
+real=$(cd / && "$interp" -I -c 'import os, sys; print(os.path.realpath(sys.executable))')
 case "$real" in
     */shims/*) echo "install.sh: $real is a shim, not an interpreter" >&2; exit 1 ;;
 esac
 mkdir -p "$prefix"
 tmp="$launcher.tmp.$$"
-if "$interp" -c 'import gatesh.launcher' 2>/dev/null; then
-    "$interp" -c 'import sys; from gatesh.launcher import write_launcher; write_launcher(sys.argv[1])' "$tmp"
-else
-    paths=$("$interp" -c '
-import os, subprocess, sys
-base = subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; print(repr(sys.path))"],
-                      capture_output=True, text=True, check=True).stdout
-base = set(eval(base))
-print(repr([p for p in sys.path if p and p not in base and os.path.exists(p)]))
-')
-    cat >"$tmp" <<EOF
-#!$real -IS
-# gatesh launcher (written by install.sh from $src; rerun it to update)
+(cd / && "$interp" -I -c '
 import sys
-sys.path[:0] = $paths
-from gatesh._entry import main
-sys.exit(main())
-EOF
-    chmod 755 "$tmp"
-fi
+from gatesh.launcher import LauncherError, installed_paths, write_launcher
+try:
+    write_launcher(sys.argv[1], paths=installed_paths(sys.executable))
+except LauncherError as exc:
+    sys.exit(f"install.sh: {exc}")
+' "$tmp") || { rm -f "$tmp"; exit 1; }
 mv -f "$tmp" "$launcher"
 echo "wrote the launcher $launcher"
 "$launcher" --version >/dev/null
+
+# --- the man page --------------------------------------------------------------------------------
+if [ -f "$src/man/gatesh.1" ]; then
+    mkdir -p "$(dirname "$man_page")"
+    cp "$src/man/gatesh.1" "$man_page.tmp.$$" && chmod 644 "$man_page.tmp.$$" && mv -f "$man_page.tmp.$$" "$man_page"
+    echo "installed the man page $man_page"
+fi
+
+# --- the install record --------------------------------------------------------------------------
+# What self-protection reads at decision time (S3.4): where this installation put its parts.
+(cd / && "$interp" -I -c '
+import os, sys
+from gatesh import _paths
+launcher, venv, man, source, record = sys.argv[1:6]
+known = _paths.read_install_record(record).launchers
+_paths.update_install_record(record, {
+    "launchers": list(dict.fromkeys([*known, launcher])),
+    "venv": venv, "source": source,
+    "man": [man] if os.path.isfile(man) else None,
+})
+' "$launcher" "$venv" "$man_page" "$src" "$record") || { echo "install.sh: could not write $record" >&2; exit 1; }
+echo "recorded the installation in $record"
 
 # --- the shims folder ----------------------------------------------------------------------------
 shims_text=$("$launcher" install shims)

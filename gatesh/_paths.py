@@ -2,15 +2,29 @@
 
 The rules are the XDG ones platformdirs applies on Linux (a test pins the two together), so the
 daemon and the client agree on the socket without the client importing platformdirs.
+
+The install record (``DATA/gatesh/install.json``) says where this installation actually put its
+parts: the launcher, the venv, the shims, the man page, the harness settings files and git hooks it
+wrote entries into. ``install.sh`` and ``gatesh install`` write it; self-protection (S3.4) reads it
+at decision time through :meth:`GatePaths.installation` and :func:`own_files`, so a launcher
+installed under ``--prefix /opt/x`` is protected as well as one in the default place.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 APP = "gatesh"
 SYSTEM_CONFIG = "/etc/gatesh/config.toml"
+INSTALL_RECORD = "install.json"
+#: Where ``install.sh`` puts the launcher and the man page when told nothing else. Protected even
+#: without a record (an installation that predates the record, or whose record was lost).
+DEFAULT_LAUNCHER = "~/.local/bin/gatesh"
+DEFAULT_MAN_PAGE = "~/.local/share/man/man1/gatesh.1"
+#: A record larger than this is not read (it is a few hundred bytes; a huge one is not ours).
+MAX_RECORD_BYTES = 1024 * 1024
 
 
 def _xdg(var: str, fallback: str) -> str:
@@ -45,6 +59,143 @@ def system_config() -> str:
 
 
 @dataclass(frozen=True)
+class Installation:
+    """What one installation of gatesh put where, as its install record says (all paths absolute).
+
+    Empty fields mean "nothing recorded". ``harness_files`` are the settings or hooks files gatesh
+    wrote its hook entries into; ``git_hooks`` the hook scripts or folders it wrote; ``git_global``
+    that it set the global ``core.hooksPath``. ``source`` is where it was installed from (shown by
+    ``gatesh doctor``; never imported from).
+    """
+
+    launchers: tuple[str, ...] = ()
+    venv: str = ""
+    shims_dir: str = ""
+    man_pages: tuple[str, ...] = ()
+    harness_files: tuple[str, ...] = ()
+    git_hooks: tuple[str, ...] = ()
+    git_global: bool = False
+    source: str = ""
+    problem: str = ""  # why the record could not be read ("" when it was, or does not exist)
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """Every recorded path gatesh's working depends on (S3.4), files and folders."""
+        out = [*self.launchers, self.venv, self.shims_dir, *self.man_pages, *self.harness_files,
+               *self.git_hooks]
+        return tuple(dict.fromkeys(p for p in out if p))
+
+
+_record_cache: dict[str, tuple[tuple[int, int, int], Installation]] = {}
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return ()
+    return tuple(os.path.normpath(v) for v in value if isinstance(v, str) and os.path.isabs(v))
+
+
+def _installation(data: dict[str, Any]) -> Installation:
+    """The record's JSON as an :class:`Installation`; fields of the wrong type are skipped.
+
+    Shape: ``launchers`` [paths], ``venv``, ``shims``, ``source`` (paths), ``man`` [paths],
+    ``harness`` {settings file: harness name}, ``git`` {hook file or folder: "global" | "repo"}.
+    """
+    def one(key: str) -> str:
+        return (_strings(data.get(key)) or ("",))[0]
+
+    harness = data.get("harness")
+    git = data.get("git")
+    git = git if isinstance(git, dict) else {}
+    return Installation(
+        launchers=_strings(data.get("launchers")),
+        venv=one("venv"),
+        shims_dir=one("shims"),
+        man_pages=_strings(data.get("man")),
+        harness_files=_strings(list(harness)) if isinstance(harness, dict) else (),
+        git_hooks=_strings(list(git)),
+        git_global=any(v == "global" for v in git.values()),
+        source=one("source"),
+    )
+
+
+def read_install_record(path: str) -> Installation:
+    """The installation ``path`` records; an empty one when there is no record.
+
+    Read at every decision, so it is cached on the file's identity (device, inode, mtime): a
+    ``stat`` per call. A record that exists but cannot be read or parsed gives an empty
+    installation with ``problem`` set (``gatesh doctor`` reports it); the defaults still apply.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return Installation()
+    key = (st.st_ino, st.st_mtime_ns, st.st_size)
+    hit = _record_cache.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    import json
+
+    try:
+        if st.st_size > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        found = _installation(data)
+    except (OSError, ValueError, RecursionError) as exc:
+        found = Installation(problem=f"{path}: {exc}")
+    _record_cache[path] = (key, found)
+    return found
+
+
+def update_install_record(path: str, change: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``change`` into the record at ``path`` (created when missing) and write it atomically.
+
+    Keys are replaced whole, except ``harness`` and ``git``, whose sub-keys are merged; a value of
+    None removes its key. Returns the record written. Raises OSError or ValueError when the
+    record cannot be read back or written (the caller reports it: an installer must say so).
+    """
+    import json
+
+    data: dict[str, Any] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            loaded = json.load(f)
+        if isinstance(loaded, dict):
+            data = loaded
+    except FileNotFoundError:
+        pass
+    except ValueError:
+        data = {}  # a broken record is replaced: it protects nothing as it is
+    for key, value in change.items():
+        if key in ("harness", "git") and isinstance(value, dict):
+            inner = data.get(key) if isinstance(data.get(key), dict) else {}
+            assert isinstance(inner, dict)
+            for k, v in value.items():
+                if v is None:
+                    inner.pop(k, None)
+                else:
+                    inner[k] = v
+            data[key] = inner
+        elif value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    data["version"] = 1
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+    return data
+
+
+@dataclass(frozen=True)
 class GatePaths:
     """Every path the gate protects from the agent (S3.4) and uses itself."""
 
@@ -53,6 +204,15 @@ class GatePaths:
     runtime_dir: str
     data_dir: str
     system_config: str
+    home: str = ""  # the home folder these paths were computed for ("" = this process's)
+
+    @property
+    def install_record(self) -> str:
+        return os.path.join(self.data_dir, INSTALL_RECORD)
+
+    def installation(self) -> Installation:
+        """This installation as its record says, read now (cached on the file's identity)."""
+        return read_install_record(self.install_record)
 
     @property
     def user_config(self) -> str:
@@ -82,6 +242,23 @@ class GatePaths:
         )
 
 
+def own_files(paths: GatePaths | None = None) -> tuple[str, ...]:
+    """Every absolute path that is gatesh's own (S3.4): a path covers itself and all under it.
+
+    Its folders (config, state, runtime, data — which holds the venv, the shims, the git hooks
+    and the install record —, the system tier's folder), the default launcher and man page, and
+    every part the install record names (launchers and venv elsewhere, the harness settings files
+    and git hooks gatesh wrote entries into). Read at call time: the record may change between
+    two decisions. This is the one answer to "is this path gatesh's?" for every layer.
+    """
+    paths = paths or current()
+    home = paths.home or os.path.expanduser("~")
+    defaults = [p.replace("~", home, 1) for p in (DEFAULT_LAUNCHER, DEFAULT_MAN_PAGE)]
+    out = [*paths.protected, *defaults, *paths.installation().parts]
+    return tuple(dict.fromkeys(os.path.normpath(p) for p in out if p and os.path.isabs(p)))
+
+
 def current() -> GatePaths:
     """The paths for this process's environment (read each call: tests change the environment)."""
-    return GatePaths(config_dir(), state_dir(), runtime_dir(), data_dir(), system_config())
+    return GatePaths(config_dir(), state_dir(), runtime_dir(), data_dir(), system_config(),
+                     os.path.expanduser("~"))

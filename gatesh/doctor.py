@@ -110,6 +110,32 @@ def check_launcher() -> list[Check]:
     return [Check("launcher", "ok", f"{found} → {interpreter} {flags}{both}")]
 
 
+def check_import_path(launcher: str | None = None) -> list[Check]:
+    """The folders the launcher imports the gate's code from (S3.4): none may be writable by
+    another user or lie inside a repository, where an agent may be working."""
+    from gatesh.launcher import import_path_problems, read_import_path, read_launcher
+
+    launcher = launcher or shutil.which("gatesh")
+    if not launcher:
+        return [Check("import path", "warn", "no launcher to check", "run ./install.sh")]
+    folders = read_import_path(launcher)
+    if folders is None:
+        return [Check("import path", "warn", f"{launcher} does not say where it imports gatesh from",
+                      "run ./install.sh again: it writes a launcher that does")]
+    full, fast = read_launcher(launcher)
+    problems = import_path_problems(folders)
+    for interpreter in (full, fast):
+        if interpreter:
+            problems += [p.replace(os.path.dirname(interpreter) + ":", interpreter + ":", 1)
+                         for p in import_path_problems([os.path.dirname(interpreter)])
+                         if "inside the git repository" not in p]
+    if problems:
+        return [Check("import path", "FAIL", "; ".join(problems[:4]),
+                      "install with ./install.sh from a folder that is not a working copy the agent "
+                      "uses, and make those folders writable by you alone")]
+    return [Check("import path", "ok", f"{launcher} imports gatesh from {folders[0]} (yours alone)")]
+
+
 def check_gate(launcher: str | None) -> list[Check]:
     """Run ``gatesh -c true`` through the launcher: the whole -c path, daemon start included."""
     command = [launcher, "-c", "true"] if launcher else [sys.executable, "-m", "gatesh", "-c", "true"]
@@ -332,6 +358,7 @@ def run_checks(*, start_daemon: bool = True) -> list[Check]:
                              "report this with `gatesh dump`"))
 
     guarded("launcher", check_launcher)
+    guarded("import path", check_import_path)
     config_checks: list[Check] = []
     config: object | None = None
 

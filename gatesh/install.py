@@ -122,6 +122,26 @@ def shims_dir() -> str:
     return os.path.join(_paths.data_dir(), "shims")
 
 
+def record(change: dict[str, Any]) -> None:
+    """Note ``change`` in the install record (see :func:`gatesh._paths.update_install_record`).
+
+    Self-protection reads the record at decision time (S3.4): what is not recorded is protected
+    only where the defaults put it. Raises InstallError when the record cannot be written.
+    """
+    try:
+        _paths.update_install_record(_paths.current().install_record, change)
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"could not update the install record: {exc}") from exc
+
+
+def _with_launcher(launcher: str) -> dict[str, Any]:
+    """The record change that adds ``launcher`` to the recorded launchers (when absolute)."""
+    if not os.path.isabs(launcher):
+        return {}
+    known = list(_paths.current().installation().launchers)
+    return {"launchers": [*known, launcher] if launcher not in known else known}
+
+
 def hook_command(harness: str, launcher: str) -> str:
     """The command a harness runs: gatesh's answer, or exit 2 (blocked) if gatesh itself fails."""
     return (f"{shlex.quote(launcher)} hook {harness} || "
@@ -249,11 +269,14 @@ def install_harness(harness: str, *, uninstall: bool = False, settings: str | No
     if not existed and uninstall:
         return f"{path}: does not exist; nothing to remove."
     backup = _write_json(path, updated, existed)
+    launcher = launcher or launcher_path()
+    record({"harness": {path: None if uninstall else harness},
+            **({} if uninstall else _with_launcher(launcher))})
     done = "removed gatesh's hooks from" if uninstall else "added gatesh's hooks to"
     lines = [f"{done} {path}" + (f" (backup: {backup})" if backup else "")]
     if not uninstall:
         lines.append(f"  {spec.gate_event} ({spec.matcher}) and {spec.prompt_event} call "
-                     f"`{hook_command(harness, launcher or launcher_path()).split(' ||')[0]}`.")
+                     f"`{hook_command(harness, launcher).split(' ||')[0]}`.")
         if spec.note:
             lines.append(f"  {spec.note}")
     return "\n".join(lines)
@@ -302,6 +325,7 @@ def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str
             if current and os.path.abspath(os.path.expanduser(current)) == folder:
                 _git("config", "--global", "--unset", "core.hooksPath")
             shutil.rmtree(folder, ignore_errors=True)
+            record({"git": {folder: None}})
             return f"removed {folder} and the global core.hooksPath that pointed at it"
         if current and os.path.abspath(os.path.expanduser(current)) != folder:
             raise InstallError(
@@ -312,6 +336,7 @@ def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str
         for name in HOOK_NAMES:
             _write_script(os.path.join(folder, name), hook_script(name, launcher))
         _git("config", "--global", "core.hooksPath", folder)
+        record({"git": {folder: "global"}, **_with_launcher(launcher)})
         return (f"wrote {', '.join(HOOK_NAMES)} to {folder} and set git's global core.hooksPath "
                 "to it. Each repository's own hooks in .git/hooks still run after gatesh's. A "
                 "repository that sets its own core.hooksPath (husky, …) is not covered: run "
@@ -338,6 +363,8 @@ def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str
             os.replace(path, saved)  # chained: our script runs it after gatesh's check
         _write_script(path, hook_script(name, launcher))
         done.append(name)
+    record({"git": {os.path.join(folder, name): None if uninstall else "repo" for name in done},
+            **({} if uninstall else _with_launcher(launcher))})
     verb = "removed" if uninstall else "installed"
     note = "" if uninstall else " (an existing hook was kept as NAME.pre-gatesh and still runs)"
     return f"{verb} {', '.join(done) or 'nothing'} in {folder}{note}"
@@ -356,6 +383,7 @@ def install_shims(*, uninstall: bool = False, launcher: str | None = None) -> st
                 os.remove(path)
         with contextlib.suppress(OSError):
             os.rmdir(folder)
+        record({"shims": None})
         return f"removed the shims in {folder}"
     launcher = launcher or launcher_path()
     if not os.path.isabs(launcher):
@@ -369,6 +397,7 @@ def install_shims(*, uninstall: bool = False, launcher: str | None = None) -> st
                 raise InstallError(f"{path} exists and is not a link; gatesh will not replace it")
             os.remove(path)
         os.symlink(launcher, path)
+    record({"shims": folder, **_with_launcher(launcher)})
     return shims_instructions(folder)
 
 

@@ -27,7 +27,16 @@ half of what the fast interpreter saves; the timing includes it.
 Guarantees: :func:`render_launcher` returns a script that runs ``gatesh._entry.main`` with
 ``sys.argv[0]`` as invoked (a shim link's name survives, so ``bash``/``zsh``/``sh`` links work),
 and imports gatesh from exactly the folders given, never from the current directory. Nothing that
-needs a dependency runs on the fast interpreter.
+needs a dependency runs on the fast interpreter. The folders are also written on the script's
+third line (:data:`IMPORT_PATH_PREFIX`, read by :func:`read_import_path`) so ``gatesh doctor``
+can check them.
+
+The gate's own code must be the installed copy (S3.4): ``install.sh`` takes the folders from
+:func:`installed_paths`, which asks the venv's interpreter in isolated mode (no current folder, no
+``PYTHONPATH``) where gatesh is and refuses a gatesh that is not a copy inside that venv (an
+editable or linked install imports from the checkout, a folder the agent may be working in).
+:func:`import_path_problems` lists the folders on an import path that another user could write or
+that lie inside a repository.
 Known limit: with a ``#!`` script the kernel passes the script's path, not the caller's argv[0],
 so a login shell's leading ``-`` cannot be seen through a shim; ``-l``/``--login`` still work.
 """
@@ -44,12 +53,14 @@ import sys
 import sysconfig
 import time
 
-__all__ = ["default_paths", "fast_interpreter", "read_launcher", "real_interpreter", "render_launcher",
-           "write_launcher"]
+__all__ = ["LauncherError", "default_paths", "fast_interpreter", "import_path_problems", "installed_paths",
+           "read_import_path", "read_launcher", "real_interpreter", "render_launcher", "write_launcher"]
 
 # Linux reads at most this many bytes of a ``#!`` line (BINPRM_BUF_SIZE, 256 since 5.1; 128 before).
 SHEBANG_MAX = 127
 HEADER = "# gatesh launcher (written by gatesh.launcher; regenerate, do not edit)"
+# The script's third line: the folders it imports from, as a JSON list, for `gatesh doctor`.
+IMPORT_PATH_PREFIX = "# import path: "
 # Where systems keep their own interpreters ({v} is "3.11"). Only exact-version names: a
 # ``python3`` link may point at another version tomorrow.
 FAST_CANDIDATES = ("/usr/bin/python{v}", "/usr/local/bin/python{v}", "/bin/python{v}")
@@ -65,6 +76,10 @@ MIN_GAIN_FRACTION = 0.03
 PROBE_TIMEOUT_S = 10.0
 
 _chosen: dict[tuple[str, str], str | None] = {}
+
+
+class LauncherError(Exception):
+    """The launcher cannot be written safely; the message says why and what to do."""
 
 
 def real_interpreter(python: str | None = None) -> str:
@@ -206,6 +221,7 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
     # in a normal interpreter, so the standard-library modules the client imports are found at
     # once, without listing a large site-packages folder first.
     first, rest = list(paths[:1]), list(paths[1:])
+    where = IMPORT_PATH_PREFIX + json.dumps(list(paths))
     if fast and fast != python:
         # JSON string and list literals are Python literals too, in double quotes (easier to read
         # inside the shell's single quotes).
@@ -213,7 +229,7 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
                 "from gatesh._entry import main\n"
                 f"sys.exit(main(full=({json.dumps(python)}, {json.dumps(rest)})))\n")
         return (
-            f"#!/bin/sh\n{HEADER}\n"
+            f"#!/bin/sh\n{HEADER}\n{where}\n"
             "# Shell-style calls (`gatesh -c CMD`, the bash/zsh/sh links) need only gatesh's standard-\n"
             "# library client and start on FAST, which starts faster; everything else starts on FULL,\n"
             "# the interpreter gatesh is installed in (it has the dependencies). Without FAST, FULL\n"
@@ -229,10 +245,10 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
     setup = f"sys.path[:0] = {first!r}\n" + (f"sys.path += {rest!r}\n" if rest else "")
     shebang = f"#!{python} -IS"
     if len(shebang) <= SHEBANG_MAX and " " not in python:
-        return f"{shebang}\n{HEADER}\nimport sys\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
+        return f"{shebang}\n{HEADER}\n{where}\nimport sys\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
     # With -c, sys.argv[0] is "-c": the script's own path ("$0") comes next and takes its place.
     code = f"import sys\ndel sys.argv[0]\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
-    return f"#!/bin/sh\n{HEADER}\nexec {_sq(python)} -IS -c {_sq(code)} \"$0\" \"$@\"\n"
+    return f"#!/bin/sh\n{HEADER}\n{where}\nexec {_sq(python)} -IS -c {_sq(code)} \"$0\" \"$@\"\n"
 
 
 def write_launcher(dest: str, python: str | None = None, paths: list[str] | None = None,
@@ -257,6 +273,129 @@ def write_launcher(dest: str, python: str | None = None, paths: list[str] | None
     os.replace(tmp, dest)
     return dest
 
+
+# What the venv's interpreter is asked (isolated, from /): where gatesh is, and the venv's folders.
+_WHERE_CODE = """\
+import json, os, sys, sysconfig
+import gatesh
+paths = sysconfig.get_paths()
+print(json.dumps({"package": os.path.dirname(os.path.abspath(gatesh.__file__)),
+                  "site": [paths.get("purelib", ""), paths.get("platlib", "")],
+                  "prefix": sys.prefix}))
+"""
+
+
+def installed_paths(python: str) -> list[str]:
+    """The launcher's import folders for gatesh installed in ``python``'s venv: the site folder
+    holding the gatesh package first, then the venv's other site folder.
+
+    Asked of ``python`` with ``-I`` from ``/``, so neither the current folder nor ``PYTHONPATH``
+    can supply the answer. Raises :class:`LauncherError` when gatesh there is not a copy inside the
+    venv: an editable install, a ``.pth`` file or a link would make the gate import whatever the
+    source folder holds now.
+    """
+    try:
+        proc = subprocess.run([python, "-I", "-c", _WHERE_CODE], capture_output=True, text=True,
+                              timeout=PROBE_TIMEOUT_S * 6, cwd="/", check=False)
+        info = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        raise LauncherError(f"cannot ask {python} where gatesh is: {exc}") from exc
+    if not isinstance(info, dict):
+        raise LauncherError(f"{python} cannot import gatesh: {proc.stderr.strip()[-500:]}")
+    package = os.path.realpath(str(info.get("package", "")))
+    prefix = os.path.realpath(str(info.get("prefix", "")))
+    site = [os.path.realpath(p) for p in info.get("site", []) if isinstance(p, str) and p]
+    home = os.path.dirname(package)
+    if home not in site or not package.startswith(prefix + os.sep):
+        raise LauncherError(
+            f"gatesh in {prefix} imports from {package}, which is not a copy inside that venv (an "
+            "editable or linked install): the gate's code would be whatever that folder holds. "
+            "Install it without --editable (install.sh does).")
+    return [home, *[p for p in dict.fromkeys(site) if p != home]]
+
+
+def read_import_path(path: str) -> list[str] | None:
+    """The import folders a launcher written here names on its third line; None for any other
+    file (or a launcher written before the line existed)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [f.readline(65536) for _ in range(3)]
+    except OSError:
+        return None
+    if len(lines) < 3 or lines[1].rstrip("\n") != HEADER or not lines[2].startswith(IMPORT_PATH_PREFIX):
+        return None
+    try:
+        value = json.loads(lines[2][len(IMPORT_PATH_PREFIX):])
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        return None
+    return value
+
+
+def _others_may_write(st: os.stat_result) -> bool:
+    """True when a user other than root and us can write a file or folder with this stat."""
+    if st.st_uid not in (0, os.getuid()):
+        return True
+    if st.st_mode & stat.S_IWOTH:
+        return True
+    if st.st_mode & stat.S_IWGRP:
+        import grp
+        import pwd
+
+        try:
+            group = grp.getgrgid(st.st_gid)
+        except KeyError:
+            return True
+        me = pwd.getpwuid(os.getuid()).pw_name if os.getuid() != 0 else "root"
+        if any(m != me for m in group.gr_mem):
+            return True
+        return any(u.pw_gid == st.st_gid and u.pw_uid not in (0, os.getuid()) for u in pwd.getpwall())
+    return False
+
+
+def import_path_problems(paths: list[str]) -> list[str]:
+    """What is wrong with ``paths`` as the folders the gate's code is imported from (S3.4).
+
+    A problem is a folder (or one of its parents, or the ``gatesh`` package in it) that a user
+    other than root and us can write (a sticky parent such as ``/tmp`` only counts when others
+    own the folder itself), a folder that is missing while others may create it, and a folder
+    inside a git repository (the agent may be working there). Empty when all is well.
+    """
+    problems: list[str] = []
+    for folder in paths:
+        real = os.path.realpath(folder)
+        targets = [real] + ([os.path.join(real, "gatesh")] if os.path.isdir(os.path.join(real, "gatesh")) else [])
+        node = real
+        while True:
+            try:
+                st = os.stat(node)
+            except OSError:
+                st = None
+            if st is not None:
+                sticky = bool(st.st_mode & stat.S_ISVTX) and node not in targets
+                if _others_may_write(st) and not sticky:
+                    owner = f"uid {st.st_uid}" if st.st_uid not in (0, os.getuid()) else f"mode {stat.S_IMODE(st.st_mode):04o}"
+                    problems.append(f"{folder}: {node} can be written by another user ({owner})")
+                    break
+                if node == real and not stat.S_ISDIR(st.st_mode):
+                    problems.append(f"{folder}: not a folder")
+                    break
+            elif node == real:
+                pass  # missing: only a problem when its parents let others create it (checked above)
+            if os.path.lexists(os.path.join(node, ".git")):
+                problems.append(f"{folder}: inside the git repository {node} (an agent may be working there)")
+                break
+            if node == "/":
+                break
+            node = os.path.dirname(node)
+        for target in targets[1:]:
+            try:
+                if _others_may_write(os.stat(target)):
+                    problems.append(f"{folder}: {target} can be written by another user")
+            except OSError:
+                pass
+    return list(dict.fromkeys(problems))
 
 
 def read_launcher(path: str) -> tuple[str | None, str | None]:

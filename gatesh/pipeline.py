@@ -102,7 +102,7 @@ def _decide(
         return done(Action.REFUSE, Stage.HARDLINE, found.outcome, found.reason, rule_id=found.rule_id,
                     findings=(found,), message=messages.hardline(facts.text, found.rule_id, found.reason))
     # 4. Self-protection: tampering with the gate is an attack, at every rung.
-    found = selfprotect.check(facts, paths)
+    found = selfprotect.check(facts, paths, cwd)
     if found is not None:
         return _halt(session, done, Stage.SELF_PROTECTION, found)
     # 5. Bypass runs everything else (and the audit log records it).

@@ -1,18 +1,32 @@
 """Self-protection (S3.4): tampering with the gate is an attack, at every rung.
 
-Four families, one table: changing gatesh's own files (config, state, audit log, socket, the
-system tier), stopping or tracing the daemon, disarming the shell hook of a gated session, and
-leaving the gate (a human-only verb, or a shell that nothing gates). A project's ``.gatesh.toml``
-is not protected: that tier can only tighten (S12), so editing it is ordinary work.
+Families, one table: changing gatesh's own files (config, state, audit log, socket, the system
+tier) or its installation (launcher, shims, venv, man page, install record); switching a harness's
+hooks off (the settings and hooks files gatesh wrote entries into, and the settings that disable
+hooks wherever the harness reads them); forging a harness's transcript; switching gatesh's git
+hooks off (the hook scripts, ``core.hooksPath``, ``init.templateDir``); pointing an inner gatesh
+at other folders by environment; stopping or tracing the daemon; disarming the shell hook of a
+gated session; and leaving the gate (a human-only verb, or a shell that nothing gates). A
+project's ``.gatesh.toml`` is not protected: that tier can only tighten (S12), so editing it is
+ordinary work.
+
+Where the installation is comes from its install record, read at every check
+(:func:`gatesh._paths.own_files`, :meth:`gatesh._paths.GatePaths.installation`), as well as the
+default places. Reading any of these files stays ordinary work; so does setting git's ``user.*``
+and ``remote.*`` keys, and editing the project's own files.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import fnmatch
 import functools
 import os
 import posixpath
 import re
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -35,13 +49,42 @@ from gatesh.vocab.programs import SHELLS, is_interpreter
 __all__ = ["RULES", "SelfRule", "check"]
 
 
+class Kind(enum.Enum):
+    """Which part of the gate a protected path is, for the rule that names it."""
+
+    FILES = "files"  # config, state, audit log, socket, the system tier
+    INSTALL = "install"  # launcher, shims, venv, man page, install record
+    HARNESS = "harness"  # a harness's settings or hooks file
+    TRANSCRIPT = "transcript"  # a harness's session transcripts
+    GIT_HOOKS = "git-hooks"  # the git hooks gatesh installed
+
+
 @dataclass(frozen=True)
 class Protected:
-    """The protected locations of one check, absolute, computed once per call."""
+    """The protected locations of one check, absolute, computed once per call.
 
-    roots: tuple[str, ...]
+    ``roots`` pairs each path with its kind; a path covers itself and everything under it. ``cwd``
+    resolves relative paths for the checks that read the disk (a repository's git hooks).
+    """
+
+    roots: tuple[tuple[str, Kind], ...]
     home: str
     volatile: tuple[str, ...] = ()  # roots matched only themselves, never through a parent folder
+    cwd: str = ""
+    launchers: tuple[str, ...] = ()
+    venvs: tuple[str, ...] = ()
+    shims: tuple[str, ...] = ()
+    git_global: bool = False
+    paths: GatePaths | None = None
+    values: tuple[tuple[str, str], ...] = ()  # NAME=value statements of this text with a static value
+
+    def kind_of(self, path: str) -> Kind | None:
+        """The kind of the most specific root holding ``path`` (absolute), or None."""
+        best: tuple[int, Kind] | None = None
+        for root, kind in self.roots:
+            if (path == root or path.startswith(root + "/")) and (best is None or len(root) > best[0]):
+                best = (len(root), kind)
+        return best[1] if best else None
 
 
 @dataclass(frozen=True)
@@ -64,12 +107,35 @@ class SelfRule:
 
 # --- gatesh's own files -----------------------------------------------------------------------
 
-# Where gatesh lives in any layout, for words whose value the reader cannot know ($XDG_*).
-_GENERIC: Final = re.compile(
-    r"(?:^|/)(?:\.config/gatesh|\.local/(?:state|share)/gatesh|gatesh-\d+)(?:/|$)|^/etc/gatesh(?:/|$)"
-    r"|/run/user/\d+/gatesh(?:/|$)|\$\{?XDG_(?:CONFIG|STATE|DATA)_HOME\}?/gatesh|\$\{?XDG_RUNTIME_DIR\}?/gatesh"
+# Where gatesh lives in any layout, for words whose value the reader cannot know ($XDG_*). Most
+# specific first: the venv in the data folder is the installation, not just a data file.
+_GENERIC_KINDS: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
+    (Kind.INSTALL, re.compile(
+        r"(?:^|/)\.local/bin/gatesh$|(?:^|/)share/man/man1/gatesh\.1(?:\.gz)?$"
+        r"|(?:(?:^|/)\.local/share|\$\{?XDG_DATA_HOME\}?)/gatesh/(?:venv|shims|install\.json)(?:/|$)")),
+    (Kind.GIT_HOOKS, re.compile(r"(?:(?:^|/)\.local/share|\$\{?XDG_DATA_HOME\}?)/gatesh/git-hooks(?:/|$)")),
+    (Kind.FILES, re.compile(
+        r"(?:^|/)(?:\.config/gatesh|\.local/(?:state|share)/gatesh|gatesh-\d+)(?:/|$)|^/etc/gatesh(?:/|$)"
+        r"|/run/user/\d+/gatesh(?:/|$)|\$\{?XDG_(?:CONFIG|STATE|DATA)_HOME\}?/gatesh|\$\{?XDG_RUNTIME_DIR\}?/gatesh")),
+    (Kind.HARNESS, re.compile(
+        r"\$\{?CLAUDE_CONFIG_DIR\}?/settings(?:\.local)?\.json$|\$\{?CODEX_HOME\}?/(?:config\.toml|hooks\.json)$")),
+    (Kind.TRANSCRIPT, re.compile(
+        r"(?:^|/)\.claude/projects(?:/|$)|\$\{?CLAUDE_CONFIG_DIR\}?/projects(?:/|$)"
+        r"|(?:^|/)\.codex/sessions(?:/|$)|\$\{?CODEX_HOME\}?/sessions(?:/|$)|(?:^|/)\.gemini/tmp(?:/|$)")),
 )
+# Settings a harness reads in any folder (the project's own): writing one can switch the hooks off
+# (Claude Code's `disableAllHooks`, a project `.gemini/settings.json`, Codex's `features.hooks`).
+# Writes only: deleting a project's settings cannot take the user's hooks away.
+_PROJECT_HARNESS: Final = re.compile(
+    r"(?:^|/)\.claude/settings(?:\.local)?\.json$|(?:^|/)\.gemini/settings\.json$"
+    r"|(?:^|/)\.codex/(?:config\.toml|hooks\.json)$")
+# The folder holding them, as the target of a copy or move (`cp -r /tmp/x .claude`).
+_PROJECT_HARNESS_DIR: Final = re.compile(r"(?:^|/)\.(?:claude|gemini|codex)/?$")
+# A repository's hook scripts (and the folders holding them): gatesh's when they carry its marker.
+_GIT_HOOK_PATH: Final = re.compile(r"(?:^|/)\.git(?:/hooks(?:/(?P<name>[^/]+))?)?/?$")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")
+# How much of a hook script is read to find gatesh's marker (it is on the second line).
+_MARKER_BYTES: Final = 4096
 
 
 def _absolute(word: str, prot: Protected) -> str:
@@ -79,32 +145,121 @@ def _absolute(word: str, prot: Protected) -> str:
     return posixpath.normpath(path) if path.startswith("/") else path
 
 
-def _touches(word: str, prot: Protected, *, ancestors: bool) -> bool:
-    """True when ``word`` names a protected path (or, with ``ancestors``, a folder holding one)."""
-    text = unquote(word)
-    if not text or text.startswith("-"):
+_VAR_REF: Final = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+
+
+def _expand(text: str, values: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with ``$NAME``/``${NAME}`` put as the static value this command text gave NAME
+    (``f=~/.claude/settings.json; cp x "$f"``); other references stay as written."""
+    if not values or "$" not in text:
+        return text
+    table = dict(values)
+    return _VAR_REF.sub(lambda m: table.get(m.group(1) or m.group(2), m.group(0)), text)
+
+
+# `for NAME in WORD …; do`: the loop variable takes each word (the first stands for them here).
+_FOR_WORDS: Final = re.compile(r"(?:^|(?<=[\s;&|(]))for\s++([A-Za-z_]\w*+)\s++in\s++([^;\n]*+)")
+
+
+def _static_values(facts: Facts) -> tuple[tuple[str, str], ...]:
+    """The bare ``NAME=value`` statements of ``facts`` whose value is known without running
+    anything (quotes removed; ``~`` and ``$HOME`` kept for the path helpers to fold), and the
+    first word of each ``for NAME in …`` loop."""
+    out: dict[str, str] = {}
+    if "for" in facts.text:
+        for m in _FOR_WORDS.finditer(facts.text):
+            words = m.group(2).split()
+            if words and "$(" not in words[0] and "`" not in words[0]:
+                out[m.group(1)] = unquote(words[0])
+    for a in facts.assignments:
+        name, eq, value = a.partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            continue
+        value = unquote(value)
+        if "`" in value or "$(" in value or re.search(r"\$(?!\{?HOME\b)", value):
+            out.pop(name, None)  # a dynamic value: references to it stay unknown
+            continue
+        out[name] = value
+    return tuple(out.items())
+
+
+def _ours_on_disk(path: str) -> bool:
+    """True when the hook script at ``path`` is one gatesh wrote (its marker is in it)."""
+    from gatesh.githooks import MARKER
+
+    try:
+        with open(path, "rb") as f:
+            return MARKER.encode() in f.read(_MARKER_BYTES)
+    except OSError:
         return False
-    if _GENERIC.search(text):
-        return True
+
+
+def _git_hook_kind(text: str, prot: Protected, *, ancestors: bool) -> Kind | None:
+    """GIT_HOOKS when ``text`` names a repository hook script gatesh wrote (read from the disk,
+    relative to the command's folder), or, with ``ancestors``, a ``.git`` or hooks folder holding one."""
+    m = _GIT_HOOK_PATH.search(text)
+    if m is None:
+        return None
     path = _absolute(text, prot)
     if not path.startswith("/"):
-        return False
+        if not prot.cwd:
+            return None
+        path = posixpath.normpath(posixpath.join(prot.cwd, path))
+    if m.group("name"):
+        name = m.group("name")
+        if _GLOB_CHARS.search(name):  # `rm .git/hooks/*`: every hook script the glob names
+            from gatesh.githooks import HOOK_NAMES
+
+            folder = path if path.endswith("/hooks") else posixpath.dirname(path)  # canon_path drops `/*`
+            hit = any(fnmatch.fnmatchcase(n, name) and _ours_on_disk(posixpath.join(folder, n)) for n in HOOK_NAMES)
+            return Kind.GIT_HOOKS if hit else None
+        return Kind.GIT_HOOKS if _ours_on_disk(path) else None
+    if not ancestors:
+        return None
+    from gatesh.githooks import HOOK_NAMES
+
+    folder = path if path.endswith("/hooks") else posixpath.join(path, "hooks")
+    return Kind.GIT_HOOKS if any(_ours_on_disk(posixpath.join(folder, n)) for n in HOOK_NAMES) else None
+
+
+def _touches(word: str, prot: Protected, *, ancestors: bool, write: bool = False,
+             into: bool = False) -> Kind | None:
+    """The kind of gate file ``word`` names (or, with ``ancestors``, a folder holding one); None if none.
+
+    ``write``: the command writes ``word`` (a project's harness settings count only then);
+    ``into``: it copies or moves something to ``word`` (so a project's ``.claude`` folder counts).
+    """
+    text = _expand(unquote(word), prot.values)
+    if not text or text.startswith("-"):
+        return None
+    for kind, pattern in _GENERIC_KINDS:
+        if pattern.search(text):
+            return kind
+    if write and (_PROJECT_HARNESS.search(canon_path(text)) or (into and _PROJECT_HARNESS_DIR.search(text))):
+        return Kind.HARNESS
+    hook = _git_hook_kind(text, prot, ancestors=ancestors) if ".git" in text else None
+    if hook is not None:
+        return hook
+    path = _absolute(text, prot)
+    if not path.startswith("/"):
+        return None
+    inside = prot.kind_of(path)
+    if inside is not None:
+        return inside
     globbed = bool(_GLOB_CHARS.search(path))
-    for root in prot.roots:
-        if path == root or path.startswith(root + "/"):
-            return True
+    for root, kind in prot.roots:
         if root in prot.volatile:
             continue  # the socket folder is recreated on demand: clearing /tmp is not an attack
         if ancestors and (root.startswith(path.rstrip("/") + "/") or path == "/"):
-            return True
+            return kind
         if globbed:
             # `rm -rf ~/.config/*` names the config folder through a glob.
             parts = root.split("/")
             for n in range(2, len(parts) + 1):
                 prefix = "/".join(parts[:n])
                 if fnmatch.fnmatchcase(prefix, path) and (ancestors or prefix == root):
-                    return True
-    return False
+                    return kind
+    return None
 
 
 _DELETERS: Final = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "wipe", "trash", "trash-put",
@@ -131,84 +286,460 @@ def _operand_words(cmd: SimpleCommand) -> list[str]:
     return [w.text for w in cmd.argv[1:]]
 
 
-def _deletes_or_moves(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+def _first(kinds: object) -> Kind | None:
+    """The first kind in an iterable of ``Kind | None`` that is not None."""
+    return next((k for k in kinds if k is not None), None)  # type: ignore[attr-defined]
+
+
+def _deleted(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
+    """The kind of gate file ``cmd`` deletes or moves away, or None."""
+    if cmd.head == "tar" and any(w == "--remove-files" for w in cmd.args):
+        return _first(_touches(w, prot, ancestors=True) for w in _operand_words(cmd))
     if cmd.head not in _DELETERS:
-        return False
+        return None
     words = _operand_words(cmd)
     if cmd.head == "mv" and not any(w in ("-t", "--target-directory") or w.startswith("--target-directory=") for w in words):
         # Moving something *into* a folder that holds gate files leaves them in place.
         _, operands = split_args(words, frozenset({"-S", "--suffix"}))
         if len(operands) >= 2:
-            return any(_touches(w, prot, ancestors=True) for w in operands[:-1]) or _touches(
-                operands[-1], prot, ancestors=False)
-    return any(_touches(w, prot, ancestors=True) for w in words)
+            return _first([*(_touches(w, prot, ancestors=True) for w in operands[:-1]),
+                           _touches(operands[-1], prot, ancestors=False, write=True, into=True)])
+    return _first(_touches(w, prot, ancestors=True) for w in words)
 
 
-def _writes_into(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
-    if any(t is not None and _touches(t, prot, ancestors=False) for t in cmd.writes):
-        return True
+# sed, perl and ruby write the files they are given only in place (-i); otherwise they read them.
+_IN_PLACE: Final = frozenset({"sed", "perl", "ruby"})
+_TAR_VALUE: Final = frozenset({"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from",
+                               "-b", "--blocking-factor", "-H", "--format", "-I", "--use-compress-program"})
+
+
+def _tar_targets(words: list[str]) -> list[str] | None:
+    """What a tar command writes: the archive when creating, the folder when extracting; None when
+    its mode is not one of those two (judged as any writer)."""
+    opts, _ = split_args(words, _TAR_VALUE)
+    cluster = words[0] if words and not words[0].startswith("-") else ""
+    creates = "c" in cluster or has_short(opts, "c") or has_long(opts, "--create")
+    extracts = "x" in cluster or has_short(opts, "x") or has_long(opts, "--extract", "--get")
+    if creates:
+        return list(option_values(tuple(words), frozenset({"-f", "--file"})))
+    if extracts:
+        return list(option_values(tuple(words), frozenset({"-C", "--directory"}))) or ["."]
+    return None
+
+
+# A write redirection in a command's source text, with its target word (quoted parts whole).
+_REDIRECT_TEXT: Final = re.compile(r"""(?:^|(?<=[\s;&|(]))(?:\d*|&)>>?\|?[^\S\n]*+((?:"[^"]*+"|'[^']*+'|[^\s;&|<>()'"]++)++)""")
+
+
+def _write_targets(cmd: SimpleCommand) -> list[str]:
+    """The targets ``cmd`` redirects its output to; a target the reader could not make static
+    (``> "$HOME/x"``, ``> "$f"``) is taken from the source text, as written."""
+    targets = [t for t in cmd.writes if t is not None]
+    if any(t is None for t in cmd.writes):
+        targets += [m.group(1) for m in _REDIRECT_TEXT.finditer(cmd.raw)]
+    return targets
+
+
+def _written(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
+    """The kind of gate file ``cmd`` writes (creates, replaces, edits, re-modes), or None."""
+    found = _first(_touches(t, prot, ancestors=False, write=True) for t in _write_targets(cmd))
+    if found is not None:
+        return found
     head = cmd.head
     words = _operand_words(cmd)
+
+    def any_of(candidates: list[str], *, ancestors: bool = False) -> Kind | None:
+        return _first(_touches(w, prot, ancestors=ancestors, write=True) for w in candidates)
+
     if head in _DEST_WRITERS:
         _, operands = split_args(words, frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode",
                                                     "-o", "--owner", "-g", "--group", "-e"}))
         targets = operands[-1:] + [v for i, v in enumerate(words[1:]) if words[i] in ("-t", "--target-directory")]
         targets += [w.split("=", 1)[1] for w in words if w.startswith("--target-directory=")]
-        return any(_touches(t, prot, ancestors=False) for t in targets)
+        if any(_LOCATES_GATESH.search(t) for t in targets):
+            return Kind.INSTALL  # `cp /bin/true "$(command -v gatesh)"`: the launcher, wherever it is
+        opts, _ = split_args(words)
+        # A recursive copy into a folder holding gate files replaces what is in it.
+        recursive = has_short(opts, "rRa") or has_long(opts, "--recursive", "--archive", "--delete")
+        return _first(_touches(w, prot, ancestors=recursive, write=True, into=True) for w in targets)
     if head == "find":
-        deletes = "-delete" in words or any(
-            w in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(words)
-            and words[i + 1].rsplit("/", 1)[-1] in _DELETERS for i, w in enumerate(words))
-        # A filtered find over a parent folder deletes a selection: the rater judges its scope.
-        filtered = any(w in FIND_FILTERS for w in words)
-        return deletes and any(_touches(w, prot, ancestors=not filtered) for w in words)
+        return _find_writes(cmd, facts, prot)
     if head in ("chmod", "chown", "chgrp", "setfacl", "chattr"):
         opts, _ = split_args(words)
         recursive = has_short(opts, "R") or has_long(opts, "--recursive")
-        return any(_touches(w, prot, ancestors=recursive) for w in words)
+        return any_of(words, ancestors=recursive)
     if head == "dd":
-        return any(_touches(w[3:], prot, ancestors=False) for w in words if w.startswith("of="))
-    if head in ("fuser",):
-        return "-k" in words and any(_touches(w, prot, ancestors=False) for w in words)
+        return any_of([w[3:] for w in words if w.startswith("of=")])
+    if head == "fuser":
+        return any_of(words) if "-k" in words else None
+    if head == "tar":
+        targets = _tar_targets(words)
+        return any_of(words if targets is None else targets)
+    if head in _IN_PLACE:
+        opts, _ = split_args(words, frozenset({"-e", "--expression", "-f", "--file", "-E", "-l"}))
+        if not (has_short([o for o in opts if not o.startswith("-e")], "i") or has_long(opts, "--in-place")):
+            return _code_writes(cmd, prot)
+        return any_of(words)
     if head in _FILE_WRITERS:
-        return any(_touches(w, prot, ancestors=False) for w in words)
-    if head not in _READERS and not is_interpreter(head):
+        return any_of(words)
+    if _changes_venv(cmd, prot):
+        return Kind.INSTALL  # the venv's own pip (or python -m pip) changes the gate's code
+    if head not in _READERS and head not in _DELETERS and not is_interpreter(head):
         # An unknown program handed a gate path may write it; a substitution is judged on its own.
-        return any(w.static and _touches(w.text, prot, ancestors=False) for w in cmd.argv[1:])
+        return _first(_touches(w.text, prot, ancestors=False, write=True) for w in cmd.argv[1:] if w.static)
     if is_interpreter(head):
-        return any(_touches_text(code, prot) and _WRITE_CODE.search(code) for code in inline_code(cmd))
-    return False
+        return _code_writes(cmd, prot)
+    return None
+
+
+# A word whose value is where the launcher is: `$(which gatesh)`, `` `command -v gatesh` ``.
+_LOCATES_GATESH: Final = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pP]|whereis|readlink\s+-f\s+\S*)"
+                                    r"\s+(?:-\S+\s+)*gatesh\b")
+
+
+def _changes_venv(cmd: SimpleCommand, prot: Protected) -> bool:
+    """True when ``cmd`` runs a package installer of gatesh's venv (its ``pip``, ``python -m
+    pip``): whatever it installs or removes becomes the gate's code."""
+    if not cmd.argv:
+        return False
+    argv0 = _absolute(_expand(unquote(cmd.argv[0].text), prot.values), prot)
+    inside = any(argv0.startswith(v + "/") for v in prot.venvs) or bool(re.search(r"(?:^|/)gatesh/venv/bin/", argv0))
+    if not inside:
+        return False
+    program = argv0.rsplit("/", 1)[-1]
+    if program.startswith(("pip", "easy_install", "uv")):
+        return True
+    args = cmd.args
+    return program.startswith("python") and "-m" in args and args[args.index("-m") + 1:][:1] in (
+        ("pip",), ("ensurepip",), ("uv",))
+
+
+def _program_texts(cmd: SimpleCommand) -> tuple[str, ...]:
+    """The program text an interpreter runs: its inline code (``-c``/``-e``), or its source text
+    when a here-document or here-string feeds it (``python3 - <<EOF …``)."""
+    fed = is_interpreter(cmd.head) and any(r.op in ("<<", "<<-", "<<<") for r in cmd.redirects)
+    return (*inline_code(cmd), cmd.raw) if fed else inline_code(cmd)
+
+
+def _code_writes(cmd: SimpleCommand, prot: Protected) -> Kind | None:
+    """The kind of gate file the inline code of ``cmd`` names next to a call that writes files."""
+    for code in _program_texts(cmd):
+        if _WRITE_CODE.search(code):
+            found = _touches_text(code, prot)
+            if found is not None:
+                return found
+    return None
+
+
+_EXEC_FLAGS: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find_writes(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
+    """``find ROOT … -delete`` or ``-exec WRITER`` over a gate folder."""
+    words = _operand_words(cmd)
+    runs = [words[i + 1].rsplit("/", 1)[-1] for i, w in enumerate(words[:-1]) if w in _EXEC_FLAGS]
+    deletes = "-delete" in words or any(r in _DELETERS for r in runs)
+    writes = any(r in _DEST_WRITERS or r in _FILE_WRITERS or r in SHELLS or is_interpreter(r) for r in runs)
+    if not (deletes or writes):
+        return None
+    # A filtered find over a parent folder deletes a selection: the rater judges its scope.
+    filtered = any(w in FIND_FILTERS for w in words)
+    roots = [w for w in words[: next((i for i, w in enumerate(words) if w.startswith("-")), len(words))]]
+    return _first(_touches(w, prot, ancestors=deletes and not filtered, write=True) for w in roots or words)
 
 
 _WRITE_CODE: Final = re.compile(
     r"""open\(.*?,\s*['"](?:[wax]|r\+)|mode\s*=\s*['"][wax]|\.write|remove|unlink|rmtree|rename|replace|chmod"""
-    r"""|truncate|mkdir|writeFile|appendFile|rmSync|rm\(|copy|move|symlink|link\(|write_text|write_bytes""")
+    r"""|truncate|mkdir|writeFile|appendFile|rmSync|rm\(|copy|move|symlink|link\(|write_text|write_bytes"""
+    r"""|dump\(|File\.write|IO\.write|>>?\s*['"$]""")
 
 
-_GENERIC_TEXT: Final = re.compile(r"/etc/gatesh\b|\.config/gatesh\b|\.local/(?:state|share)/gatesh\b")
+# What inline code may call gate files by, besides their absolute paths (most specific first).
+_TEXT_KINDS: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
+    (Kind.INSTALL, re.compile(r"\.local/bin/gatesh\b|man1/gatesh\.1|gatesh/(?:venv|shims|install\.json)\b")),
+    (Kind.GIT_HOOKS, re.compile(r"gatesh/git-hooks\b")),
+    (Kind.FILES, re.compile(r"/etc/gatesh\b|\.config/gatesh\b|\.local/(?:state|share)/gatesh\b|gatesh-\d+\b")),
+    (Kind.TRANSCRIPT, re.compile(r"\.claude/projects\b|\.codex/sessions\b|\.gemini/tmp\b"
+                                 r"|['\"]\.claude['\"][\s\S]{0,40}['\"]projects['\"]")),
+    (Kind.HARNESS, re.compile(r"\.claude/settings(?:\.local)?\.json|\.gemini/settings\.json|\.codex/(?:config\.toml|hooks\.json)"
+                              r"|\.(?:claude|gemini|codex)['\"]?[\s\S]{0,40}(?:settings(?:\.local)?\.json|config\.toml|hooks\.json)"
+                              r"|disableAllHooks")),
+)
 
 
-def _touches_text(code: str, prot: Protected) -> bool:
-    if _GENERIC.search(code) or _GENERIC_TEXT.search(code):
-        return True
-    folded = code.replace("$HOME", "~").replace("os.path.expanduser('~')", "~")
-    for root in prot.roots:
+# How program text names the home folder: each is read as `~` before the roots are looked for.
+_HOME_IN_CODE: Final = re.compile(
+    r"""\$\{?HOME\}?|\$ENV\{['"]?HOME['"]?\}|ENV\[['"]HOME['"]\]|process\.env\.HOME|\$\{process\.env\.HOME\}"""
+    r"""|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|os\.path\.expanduser\(['"]~['"]\)"""
+    r"""|Path\.home\(\)|(?:require\(['"]os['"]\)|os)\.homedir\(\)|\$\{os\.homedir\(\)\}|Dir\.home|getenv\(['"]HOME['"]\)""")
+
+
+def _touches_text(code: str, prot: Protected) -> Kind | None:
+    """The kind of gate file program text names (its path, a default layout, or a harness file)."""
+    for kind, pattern in _TEXT_KINDS:
+        if pattern.search(code):
+            return kind
+    folded = _HOME_IN_CODE.sub("~", code)
+    for root, kind in sorted(prot.roots, key=lambda rk: -len(rk[0])):
         if root in code:
-            return True
+            return kind
         if root.startswith(prot.home + "/") and "~" + root[len(prot.home):] in folded:
-            return True
-    return False
+            return kind
+    return None
 
 
 _CD: Final = frozenset({"cd", "pushd"})
 _WRITER_HEADS: Final = _DELETERS | _DEST_WRITERS | _FILE_WRITERS
 
 
-def _works_inside(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+def _worked_inside(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
     # `cd ~/.config/gatesh && rm config.toml`: a later writer works on relative paths in there.
-    if cmd.head not in _CD or not cmd.args or not _touches(cmd.args[-1], prot, ancestors=False):
-        return False
-    return any(c.head in _WRITER_HEADS or any(c.writes) for c in facts.commands)
+    if cmd.head not in _CD or not cmd.args:
+        return None
+    kind = _touches(cmd.args[-1], prot, ancestors=False)
+    if kind is None or not any(c.head in _WRITER_HEADS or any(c.writes) for c in facts.commands):
+        return None
+    return kind
+
+
+def _fed_to_writer(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
+    """``ls ~/.claude/projects/*/*.jsonl | xargs sed -i …``: gate paths fed to a writer by xargs."""
+    if cmd.context != "xargs" or cmd.head not in _WRITER_HEADS | _IN_PLACE:
+        return None
+    if cmd.head in _IN_PLACE and not any(a.startswith("-i") or a == "--in-place" for a in cmd.args):
+        return None
+    for pipe in facts.pipelines:
+        for i in pipe:
+            feeder = facts.commands[i]
+            if feeder is not cmd:
+                found = _first(_touches(w, prot, ancestors=True) for w in feeder.args)
+                if found is not None:
+                    return found
+    return None
+
+
+def _on(kind: Kind, *tests: Callable[[SimpleCommand, Facts, Protected], Kind | None]
+        ) -> Callable[[SimpleCommand, Facts, Protected], bool]:
+    """A rule test: one of ``tests`` finds a gate file of ``kind``."""
+    def test(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+        return any(t(cmd, facts, prot) is kind for t in tests)
+    return test
+
+
+# --- git's hooks ------------------------------------------------------------------------------
+
+# Keys whose change moves git's hooks away from gatesh's (S3.4, S11.3). Git folds key names' case.
+_HOOK_KEYS: Final = re.compile(r"^(?:core\.hookspath|init\.templatedir|include\.path|includeif\..+\.path)$",
+                               re.IGNORECASE)  # an included file may set either
+_HOOK_KEY_TEXT: Final = re.compile(r"hooks\s*path|template\s*dir", re.IGNORECASE)
+_GIT_VALUE_OPTS: Final = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                                    "--super-prefix", "--list-cmds", "--attr-source"})
+_GIT_CONFIG_READS: Final = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l",
+                                  "--show-origin", "--show-scope", "--get-color", "--get-colorbool",
+                                  "get", "list"})
+_GIT_CONFIG_CHANGES: Final = frozenset({"--unset", "--unset-all", "--add", "--replace-all", "--append", "--all"})
+_CONFIG_VALUE_OPTS: Final = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
+# Files git reads its configuration from, in any repository or home.
+_GIT_CONFIG_FILE: Final = re.compile(r"(?:^|/)(?:\.git/(?:modules/[^/]+/)?config(?:\.worktree)?|\.gitconfig"
+                                     r"|\.config/git/config|etc/gitconfig)$")
+_GLOBAL_GIT_CONFIG: Final = re.compile(r"^(?:~|/(?:home|Users)/[^/]+|/root)/(?:\.gitconfig|\.config/git/config)$")
+
+
+def _git_split(args: tuple[str, ...]) -> tuple[list[str], str, list[str]]:
+    """git's argv[1:] as (global options with their values, subcommand, its arguments)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _GIT_VALUE_OPTS or a == "-c":
+            i += 2
+            continue
+        if a.startswith("-"):
+            i += 1
+            continue
+        return list(args[:i]), a, list(args[i + 1:])
+    return list(args), "", []
+
+
+def _git_hooks_setting(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    """Moves git's hooks away from gatesh's: ``core.hooksPath`` or ``init.templateDir`` set,
+    unset or overridden (``git config``, ``git -c``, ``--config-env``, ``GIT_CONFIG_*`` variables),
+    a git config file edited to say so, or — when gatesh set the global ``core.hooksPath`` — the
+    global config replaced or hidden from git (``GIT_CONFIG_GLOBAL``, ``HOME`` for git)."""
+    if cmd.head == "git":
+        options, sub, rest = _git_split(cmd.args)
+        for i, o in enumerate(options):
+            value = options[i + 1] if o == "-c" and i + 1 < len(options) else (
+                o.split("=", 1)[1] if o.startswith("--config-env=") else "")
+            if value and _HOOK_KEYS.match(value.split("=", 1)[0]):
+                return True
+        if sub == "config":
+            opts, operands = split_args(rest, _CONFIG_VALUE_OPTS)
+            if any(o in ("--edit", "-e") for o in opts) or (operands[:1] == ["edit"]):
+                return True  # an editor on the config file: any key may change
+            reading = any(o in _GIT_CONFIG_READS for o in opts) or operands[:1] in (["get"], ["list"])
+            changes = any(o in _GIT_CONFIG_CHANGES for o in opts) or operands[:1] in (
+                ["set"], ["unset"]) or (bool(operands) and _HOOK_KEYS.match(operands[0]) is not None and len(operands) >= 2)
+            if changes and not reading and any(_HOOK_KEYS.match(w) for w in operands):
+                return True
+            sections = [rest[i + 1] for i in range(len(rest) - 1) if rest[i] in ("--remove-section", "--rename-section")]
+            sections += operands[1:2] if operands[:1] in (["remove-section"], ["rename-section"]) else []
+            if any(v.lower() in ("core", "init") for v in sections):
+                return True
+    for a in _env_words(cmd, facts):
+        name, _, value = a.partition("=")
+        value = unquote(value)
+        if name == "GIT_CONFIG_PARAMETERS" and _HOOK_KEY_TEXT.search(value):
+            return True
+        if name.startswith("GIT_CONFIG_KEY_") and _HOOK_KEYS.match(value):
+            return True
+        if name == "GIT_TEMPLATE_DIR":
+            return True
+        if prot.git_global and (name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")
+                                or (name == "HOME" and cmd.head == "git")):
+            return True
+    return _git_config_file_write(cmd, facts, prot)
+
+
+def _git_config_file_write(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    targets = _write_targets(cmd)
+    words = _operand_words(cmd)
+    appends = {r.target for r in cmd.redirects if r.op == ">>"}
+    if cmd.head in _DEST_WRITERS | {"mv", "truncate", "dd", "tee", "sponge"} | _IN_PLACE:
+        targets += [w[3:] if w.startswith("of=") else w for w in words if not w.startswith("-")]
+    if is_interpreter(cmd.head) or cmd.head in _IN_PLACE:
+        codes = inline_code(cmd)
+        targets += [m.group(0) for code in codes for m in re.finditer(r"[\w./~-]*(?:\.gitconfig|\.git/config)", code)]
+    for t in targets:
+        path = canon_path(t)
+        if not _GIT_CONFIG_FILE.search(path):
+            continue
+        if _HOOK_KEY_TEXT.search(facts.text):
+            return True
+        if prot.git_global and _GLOBAL_GIT_CONFIG.match(path) and t not in appends:
+            return True  # the global config gatesh's core.hooksPath lives in, replaced or edited
+    if prot.git_global and cmd.head in _DELETERS:
+        return any(_GLOBAL_GIT_CONFIG.match(canon_path(w)) for w in words)
+    return False
+
+
+def _env_words(cmd: SimpleCommand, facts: Facts) -> list[str]:
+    """``NAME=value`` words that set the environment of ``cmd`` or of later commands: prefix and
+    ``env`` assignments, and ``export``/``declare -x``/``typeset -x``/… arguments."""
+    words = list(cmd.assignments)
+    if cmd.head in _DECLARERS or cmd.head == "setenv":
+        args = [a for a in cmd.args if not a.startswith(("-", "+"))]
+        if cmd.head == "setenv" and len(args) >= 1:  # csh-style `setenv NAME value`
+            args = [f"{args[0]}={args[1] if len(args) > 1 else ''}"]
+        words += [a if "=" in a else a + "=" for a in args]
+    return words
+
+
+# --- harness hooks ----------------------------------------------------------------------------
+
+_HOOKS_OFF_TEXT: Final = re.compile(
+    r"disableAllHooks|features\.hooks\s*=\s*['\"]?(?:false|0|no|off)|\bhooks\s*=\s*(?:false|0)\b"
+    r"|enableHooks['\"]?\s*:\s*false|hooksConfig", re.IGNORECASE)
+_HARNESS_HOMES: Final = frozenset({"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "GEMINI_DIR",
+                                   "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+                                   "CLAUDE_CODE_SHELL", "CODEX_SANDBOX"})
+_HARNESSES: Final = frozenset({"claude", "codex", "gemini", "claude-code"})
+
+
+def _harness_hooks_off(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    """Starts a harness with gatesh's hooks off (a nested agent nothing gates), or moves where a
+    harness reads its settings: ``codex -c features.hooks=false``, ``claude --settings`` holding
+    ``disableAllHooks``, ``claude --setting-sources`` without the user's, ``CLAUDE_CONFIG_DIR=…``;
+    or writes a setting that switches hooks off into any file."""
+    head = cmd.head
+    if head in _HARNESSES:
+        args = cmd.args
+        if head == "codex":
+            values = list(option_values(args, frozenset({"-c", "--config"})))
+            if any(_HOOKS_OFF_TEXT.search(v) or re.match(r"\s*features\.hooks\s*=", v) for v in values):
+                return True
+            if any(v == "hooks" for v in option_values(args, frozenset({"--disable"}))):
+                return True
+        if head in ("claude", "claude-code"):
+            settings = list(option_values(args, frozenset({"--settings"})))
+            if settings and _HOOKS_OFF_TEXT.search(facts.text):
+                return True  # inline settings, or a file this text writes, that switch hooks off
+            sources = list(option_values(args, frozenset({"--setting-sources"})))
+            if any("user" not in v.split(",") for v in sources):
+                return True
+        if any(a.partition("=")[0] in _HARNESS_HOMES for a in cmd.assignments):
+            return True
+    if any(a.partition("=")[0] in _HARNESS_HOMES for a in _env_words(cmd, facts) if cmd.head in _DECLARERS):
+        return True
+    if _HOOKS_OFF_TEXT.search(facts.text):
+        writes = any(t is not None for t in cmd.writes) or cmd.head in _DEST_WRITERS | _IN_PLACE | {
+            "tee", "sponge", "jq", "yq", "dasel", "toml", "crudini"} or bool(_code_writes_any(cmd))
+        return writes and bool(_HOOKS_OFF_TEXT.search(cmd.raw + " " + " ".join(cmd.words)))
+    return False
+
+
+def _code_writes_any(cmd: SimpleCommand) -> bool:
+    return any(_WRITE_CODE.search(code) for code in inline_code(cmd))
+
+
+# --- the environment of an inner gatesh --------------------------------------------------------
+
+# Variables that move gatesh's folders (S3.4): config, state, data, runtime (the socket: another
+# daemon, with a fresh state), the home they default to, and gatesh's own (GATESH_SESSION picks the
+# session, GATESH_OPERATOR who answers, GATESH_SYSTEM_CONFIG the system tier).
+_GATE_ENV: Final = re.compile(r"^(?:XDG_(?:CONFIG|STATE|DATA)_HOME|XDG_RUNTIME_DIR|HOME|GATESH_\w+)$")
+_ALWAYS_GATE_ENV: Final = re.compile(r"^GATESH_\w+$")
+_ENV_UNSET: Final = re.compile(r"(?:^|\s)(?:-u\s*|--unset[=\s])(XDG_\w+|HOME|GATESH_\w+)\b")
+# `VAR=… bash -c '…'`: the reader keeps the inner command, not the shell's own prefix, so the
+# text decides. A prefix assignment of a gate variable right before a shell or gatesh.
+_SHELL_PREFIX_TEXT: Final = re.compile(
+    r"(?:^|(?<=[\s;&|(`\"']))(?:[A-Za-z_]\w*+=\S*+\s++)*(?:XDG_(?:CONFIG|STATE|DATA)_HOME|XDG_RUNTIME_DIR"
+    r"|GATESH_\w++)=\S*+\s++(?:[A-Za-z_]\w*+=\S*+\s++)*(?:(?:sudo|env|exec|command|nohup|setsid)\s++(?:-\S++\s++)*)*"
+    r"(?:\S*/)?(?:(?:ba|z|da|k|mk|a)?sh|gatesh|python[\d.]*\s++-m\s++gatesh)\b")
+
+
+def _runs_gatesh(cmd: SimpleCommand, prot: Protected, *, shells: bool = True) -> bool:
+    """True when ``cmd`` starts gatesh (its launcher, a shim, ``python -m gatesh``) or, with
+    ``shells``, a shell, which a gated session's PATH or harness may resolve to gatesh's shim."""
+    if cmd.head in ("gatesh", "gatesh.py") or (shells and cmd.head in SHELLS):
+        return True
+    argv0 = _absolute(cmd.argv[0].text, prot) if cmd.argv else ""
+    if argv0 in prot.launchers or any(argv0.startswith(d + "/") for d in prot.shims):
+        return True
+    return _gatesh_argv(cmd) is not None
+
+
+def _inner_gatesh_env(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+    """Points an inner gatesh at other folders or another session: a gate variable exported, set
+    for this shell, unset, or given to a command that runs gatesh or a shell; ``env -i`` before one."""
+    for a in _env_words(cmd, facts):
+        name = a.partition("=")[0]
+        if not _GATE_ENV.match(name):
+            continue
+        if _ALWAYS_GATE_ENV.match(name) or cmd.head in _DECLARERS or _runs_gatesh(cmd, prot, shells=name != "HOME"):
+            return True
+    if cmd.head == "unset" and any(_GATE_ENV.match(a) for a in cmd.args if not a.startswith("-")):
+        return True
+    if cmd.head in ("read", "mapfile", "readarray", "printf", "print", "getopts"):
+        # `read XDG_RUNTIME_DIR <<< /tmp/x`, `printf -v GATESH_SESSION x`: set by a builtin.
+        names = list(option_values(cmd.args, frozenset({"-v"}))) if cmd.head in ("printf", "print") else [
+            a for a in cmd.args if not a.startswith("-")]
+        if any(_GATE_ENV.match(n) for n in names):
+            return True
+    if "env" in cmd.wrappers or cmd.head == "env":
+        raw = cmd.raw
+        if _ENV_UNSET.search(raw):
+            return True
+        if _ENV_CLEARS.search(raw) and _runs_gatesh(cmd, prot, shells=False):
+            return True  # no XDG_RUNTIME_DIR: another daemon, with a fresh state
+    return False
+
+
+def _inner_gatesh_env_whole(facts: Facts) -> bool:
+    """Bare ``XDG_RUNTIME_DIR=…`` statements (they change this shell's gate), and the prefix of a
+    shell the reader peeled (``XDG_STATE_HOME=/tmp/s bash -c '…'``)."""
+    if any(_GATE_ENV.match(a.partition("=")[0]) for a in facts.assignments):
+        return True
+    return bool(re.search(r"GATESH_|XDG_|HOME=", facts.text)) and bool(_SHELL_PREFIX_TEXT.search(facts.text))
 
 
 # --- the daemon -------------------------------------------------------------------------------
@@ -228,12 +759,174 @@ def _names_daemon(cmd: SimpleCommand, facts: Facts) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class DaemonId:
+    """How a process-matching command would see the daemon: its pid (when it runs), its name as
+    ``pkill``/``killall`` match it and its command line as ``pkill -f`` and ``ps`` show it."""
+
+    pid: int | None
+    comm: str
+    cmdline: str
+
+
+_daemon_cache: dict[str, tuple[float, DaemonId]] = {}
+# How long the daemon's identity is remembered: it changes only when the daemon restarts.
+_DAEMON_ID_TTL_S: Final = 2.0
+
+
+def daemon_identity(lock: str) -> DaemonId:
+    """The daemon that holds ``lock`` (its pid is in the file), read from ``/proc``; without one
+    (the in-process fallback), a daemon as this installation would start it."""
+    now = time.monotonic()
+    hit = _daemon_cache.get(lock)
+    if hit is not None and now - hit[0] < _DAEMON_ID_TTL_S:
+        return hit[1]
+    found: DaemonId | None = None
+    try:
+        with open(lock, encoding="ascii", errors="replace") as f:
+            pid = int(f.read(32).strip())
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read(65536).split(b"\0")
+        with open(f"/proc/{pid}/comm", "rb") as f:
+            comm = f.read(64).decode(errors="replace").strip()
+        cmdline = " ".join(a.decode(errors="replace") for a in argv if a)
+        if "gatesh" in cmdline:
+            found = DaemonId(pid, comm, cmdline)
+    except (OSError, ValueError):
+        pass
+    if found is None:
+        exe = os.path.realpath(sys.executable) if sys.executable else "python3"
+        found = DaemonId(None, os.path.basename(exe)[:15], f"{exe} -m gatesh daemon")
+    _daemon_cache[lock] = (now, found)
+    return found
+
+
+def _pattern_reaches(pattern: str, target: str, *, exact: bool = False, fold: bool = False) -> bool:
+    """Whether a process-name pattern (an extended regex, as pgrep reads it) matches ``target``."""
+    flags = re.IGNORECASE if fold else 0
+    try:
+        rx = re.compile(pattern, flags)
+    except re.error:
+        return (pattern.lower() in target.lower()) if fold else pattern in target
+    return bool(rx.fullmatch(target) if exact else rx.search(target))
+
+
+_PGREP_VALUE: Final = frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-d", "--delimiter", "-F", "--pidfile",
+                                 "--signal", "-q", "--queue", "--ns", "--nslist", "--euid", "--uid", "--pgroup",
+                                 "--group", "--parent", "--session", "--terminal", "-n", "-o", "-O", "--older"})
+
+
+def _pgrep_reaches(cmd: SimpleCommand, ident: DaemonId, prot: Protected) -> bool:
+    """``pgrep``/``pkill PATTERN`` (``-f``: the command line; ``-x``: exact; ``-i``: any case),
+    ``--pidfile`` of a gate file, or ``pidof``/``killall NAME``: reaches the daemon?"""
+    args = [a for a in cmd.args if not re.fullmatch(r"-\d+|-[A-Z]+\d*|-SIG\w+", a)]
+    if cmd.head in ("pidof", "killall"):
+        opts, names = split_args(args, frozenset({"-o", "-s", "--signal", "-u", "--user", "-y"}))
+        regex = cmd.head == "killall" and (has_short(opts, "r") or has_long(opts, "--regexp"))
+        fold = cmd.head == "killall" and (has_short(opts, "I") or has_long(opts, "--ignore-case"))
+        return any(_pattern_reaches(n, ident.comm, exact=not regex, fold=fold)
+                   or (not regex and n == os.path.basename(ident.cmdline.split(" ", 1)[0])) for n in names if n)
+    opts, patterns = split_args(args, _PGREP_VALUE)
+    if any(_touches(v, prot, ancestors=False) for v in option_values(tuple(args), frozenset({"-F", "--pidfile"}))):
+        return True
+    full = has_short(opts, "f") or has_long(opts, "--full")
+    exact = has_short(opts, "x") or has_long(opts, "--exact")
+    fold = has_short(opts, "i") or has_long(opts, "--ignore-case")
+    target = ident.cmdline if full else ident.comm
+    return any(_pattern_reaches(unquote(p), target, exact=exact, fold=fold) for p in patterns if p)
+
+
+_LISTERS: Final = frozenset({"ps", "pstree", "ss", "top", "htop", "pgrep", "lsof", "netstat"})
+_GREPS: Final = frozenset({"grep", "egrep", "fgrep", "rg", "ag"})
+
+
+def _finders_reach(facts: Facts, ident: DaemonId, prot: Protected, killer: SimpleCommand) -> bool:
+    """Whether the command text finds the daemon's pid for a kill whose targets are computed
+    (``kill $(…)``, ``kill $PID``, ``… | xargs kill``): a finder that matches it, a gate file read
+    for its pid, or a process listing filtered by a pattern that matches its command line."""
+    listed = any(c.head in _LISTERS for c in facts.commands)
+    for c in facts.commands:
+        if c is killer:
+            continue
+        if any(_GATESH_WORD.search(w) for w in c.words):
+            return True
+        if c.head in ("pgrep", "pidof") and _pgrep_reaches(c, ident, prot):
+            return True
+        if c.head in ("cat", "head", "tail", "lsof", "fuser", "read", "<") and any(
+                _touches(w, prot, ancestors=False) for w in c.args):
+            return True
+        if c.head in _GREPS and listed:
+            opts, operands = split_args(c.args, frozenset({"-e", "-m", "-A", "-B", "-C"}))
+            if has_short(opts, "v") or has_long(opts, "--invert-match"):
+                continue
+            patterns = list(option_values(c.args, frozenset({"-e"}))) or operands[:1]
+            fold = has_short(opts, "i") or has_long(opts, "--ignore-case")
+            if any(_pattern_reaches(unquote(p), ident.cmdline, fold=fold) for p in patterns):
+                return True
+    return False
+
+
+_KILL_VALUE: Final = frozenset({"-s", "-n", "--signal"})
+
+
+def _kill_operands(args: tuple[str, ...]) -> tuple[str, list[str]]:
+    """``kill``'s (signal, targets): ``-9``, ``-KILL``, ``-s KILL``, ``--signal=9`` name the signal;
+    the words after it (negative numbers included: process groups) are the targets."""
+    signal, i = "", 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            i += 1
+            break
+        if a in _KILL_VALUE and i + 1 < len(args):
+            signal, i = args[i + 1], i + 2
+            continue
+        if a.startswith("--signal="):
+            signal, i = a.split("=", 1)[1], i + 1
+            continue
+        if not signal and re.fullmatch(r"-(?:\d+|[A-Za-z][A-Za-z0-9+]*)", a) and a not in ("-l", "-L"):
+            signal, i = a, i + 1
+            continue
+        if a.startswith("-") and not a.lstrip("-").isdigit():
+            i += 1
+            continue
+        break
+    return signal, list(args[i:])
+_KILL_CODE: Final = re.compile(r"\bkill(?:pg)?\s*\(|\.(?:kill|terminate|send_signal)\s*\(|\bProcess\.kill\b"
+                               r"|\bkill\s+-|\bsignal\.SIG(?:KILL|TERM|STOP|INT|HUP|QUIT)\b")
+
+
 def _kills_daemon(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
-    if cmd.head in _KILLERS:
-        return _names_daemon(cmd, facts)
-    if cmd.head in ("systemctl", "launchctl", "service"):
+    head = cmd.head
+    if head in _KILLERS:
+        if head in ("kill", "tkill") and _kill_operands(cmd.args)[0] in ("0", "-0"):
+            return False  # signal 0 only asks whether the process exists
+        if _names_daemon(cmd, facts):
+            return True
+        ident = daemon_identity(prot.paths.lock) if prot.paths is not None else DaemonId(None, "", "")
+        if head in ("pkill", "killall", "skill", "slay"):
+            return _pgrep_reaches(cmd, ident, prot)
+        if head != "kill" and head != "tkill":
+            return False
+        signal, targets = _kill_operands(cmd.args)
+        if signal in ("0", "-0"):
+            return False  # signal 0 only asks whether the process exists
+        for t in targets:
+            text = unquote(t)
+            if text.lstrip("-").isdigit():
+                if ident.pid is not None and abs(int(text)) == ident.pid:
+                    return True  # the daemon's pid, or its process group (it leads its own)
+            elif "$" in text or "`" in text:
+                return _finders_reach(facts, ident, prot, cmd)
+        return cmd.context == "xargs" and _finders_reach(facts, ident, prot, cmd)
+    if head in ("systemctl", "launchctl", "service"):
         verbs = {"stop", "kill", "disable", "mask", "restart", "unload", "remove", "bootout", "freeze"}
         return bool(verbs & set(cmd.args)) and _names_daemon(cmd, facts)
+    if is_interpreter(head):
+        for code in _program_texts(cmd):
+            if _KILL_CODE.search(code) and (_GATESH_WORD.search(code) or any(
+                    root in code for root, kind in prot.roots if kind is Kind.FILES)):
+                return True
     return False
 
 
@@ -558,14 +1251,14 @@ def _interpreter_escape(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bo
 RULES: Final[tuple[SelfRule, ...]] = (
     SelfRule("self.files-delete",
              "deletes or moves gatesh's own config, state, audit log or socket: tampering with the gate",
-             _deletes_or_moves,
+             _on(Kind.FILES, _deleted),
              positive=("rm -rf ~/.config/gatesh", "rm ~/.local/state/gatesh/audit.jsonl",
                        "mv ~/.config/gatesh/config.toml /tmp/", "rm -rf ~/.config/*", "rm -rf ~/.local",
                        'sudo rm -rf "$XDG_STATE_HOME/gatesh"', "rm -f /etc/gatesh/config.toml"),
              negative=("rm -rf ~/.config/nvim", "rm .gatesh.toml", "mv notes.txt ~/docs/")),
     SelfRule("self.files-write",
              "writes into gatesh's own config, state, audit log or socket: tampering with the gate",
-             _writes_into,
+             _on(Kind.FILES, _written, _fed_to_writer),
              positive=("echo 'rung = \"bypass\"' >> ~/.config/gatesh/config.toml",
                        "cp evil.toml ~/.config/gatesh/config.toml", "tee ~/.local/state/gatesh/audit.jsonl",
                        "sed -i s/auto/bypass/ ~/.config/gatesh/config.toml", "truncate -s0 ~/.local/state/gatesh/audit.jsonl",
@@ -575,18 +1268,98 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "bash -c 'cat x > ~/.config/gatesh/config.toml'"),
              negative=("cat ~/.config/gatesh/config.toml", "cp ~/.config/gatesh/config.toml /tmp/backup.toml",
                        "echo 'rung = \"write\"' >> .gatesh.toml", "ls -la ~/.local/state/gatesh",
-                       "grep rung ~/.config/gatesh/config.toml")),
+                       "grep rung ~/.config/gatesh/config.toml", "sed -n 1p ~/.config/gatesh/config.toml")),
     SelfRule("self.files-cwd",
              "changes into gatesh's own folders and writes there: tampering with the gate",
-             _works_inside,
+             _on(Kind.FILES, _worked_inside),
              positive=("cd ~/.config/gatesh && rm config.toml", "cd ~/.local/state/gatesh; echo > audit.jsonl"),
              negative=("cd ~/.config/gatesh && cat config.toml", "cd ~/src && rm -rf build")),
+    SelfRule("self.install",
+             "replaces, edits or removes gatesh's installation (its launcher, shims, venv, man page or install "
+             "record): tampering with the gate",
+             _on(Kind.INSTALL, _deleted, _written, _worked_inside, _fed_to_writer),
+             positive=("cp /bin/true ~/.local/bin/gatesh", "ln -sf /bin/bash ~/.local/bin/gatesh",
+                       "rm ~/.local/bin/gatesh", "chmod -x ~/.local/bin/gatesh",
+                       "rm -rf ~/.local/share/gatesh/venv", "ln -sf /bin/bash ~/.local/share/gatesh/shims/bash",
+                       "~/.local/share/gatesh/venv/bin/pip uninstall -y gatesh",
+                       "sed -i s/ATTACK/SAFE/ ~/.local/share/gatesh/venv/lib/python3.11/site-packages/gatesh/x.py",
+                       "rm ~/.local/share/man/man1/gatesh.1", "python3 -c \"import os; os.remove(os.path.expanduser('~/.local/bin/gatesh'))\""),
+             negative=("cat ~/.local/bin/gatesh", "ls ~/.local/share/gatesh/venv/bin", "man gatesh",
+                       "~/.local/share/gatesh/venv/bin/python -c 'print(1)'", "cp ~/.local/bin/gatesh /tmp/launcher.txt",
+                       "pip install -e .")),
+    SelfRule("self.harness-settings",
+             "changes a harness's settings or hooks file, where its gatesh hooks are or can be switched off: "
+             "tampering with the gate",
+             _on(Kind.HARNESS, _deleted, _written, _worked_inside, _fed_to_writer),
+             positive=("echo '{}' > ~/.gemini/settings.json", "rm ~/.claude/settings.json",
+                       "jq 'del(.hooks)' ~/.claude/settings.json | sponge ~/.claude/settings.json",
+                       "sed -i '/gatesh/d' ~/.codex/hooks.json", "mv ~/.codex/hooks.json ~/.codex/hooks.off",
+                       "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
+                       "cp /tmp/s.json .gemini/settings.json", "echo 'features.hooks = false' >> ~/.codex/config.toml",
+                       "python3 -c \"import json,os;p=os.path.expanduser('~/.claude/settings.json');json.dump({},open(p,'w'))\""),
+             negative=("cat ~/.claude/settings.json", "jq .hooks ~/.claude/settings.json",
+                       "sed -n '/hooks/p' ~/.claude/settings.json", "rm .claude/settings.local.json",
+                       "cat .gemini/settings.json", "ls ~/.codex")),
+    SelfRule("self.harness-hooks-off",
+             "starts a harness with its hooks off, moves where it reads its settings, or writes a setting that "
+             "switches hooks off: escaping the gate",
+             _harness_hooks_off,
+             positive=("codex -c features.hooks=false exec 'make'", "claude --settings '{\"disableAllHooks\":true}' -p hi",
+                       "CLAUDE_CONFIG_DIR=/tmp/c claude -p hi", "CODEX_HOME=/tmp/x codex exec ls",
+                       "claude --setting-sources project -p hi",
+                       "echo '{\"disableAllHooks\": true}' > /tmp/s.json"),
+             negative=("claude -p 'fix the tests'", "codex exec 'make test'", "codex -c model=o3 exec ls",
+                       "grep -r disableAllHooks docs/")),
+    SelfRule("self.transcript",
+             "writes or deletes a harness's session transcript (the record of what the user said): tampering "
+             "with the gate",
+             _on(Kind.TRANSCRIPT, _deleted, _written, _worked_inside, _fed_to_writer),
+             positive=("echo '{\"type\":\"user\"}' >> ~/.claude/projects/p/s.jsonl",
+                       "rm -rf ~/.claude/projects", "tee -a ~/.codex/sessions/2025/x.jsonl",
+                       "cd ~/.claude/projects/p && echo x >> s.jsonl",
+                       "python3 -c \"open('/root/.claude/projects/p/s.jsonl','a').write('x')\""),
+             negative=("cat ~/.claude/projects/p/s.jsonl", "tail -n 5 ~/.claude/projects/p/s.jsonl",
+                       "grep -r hello ~/.claude/projects", "ls ~/.gemini/tmp")),
+    SelfRule("self.git-hooks",
+             "changes or removes the git hooks gatesh installed: tampering with the gate",
+             _on(Kind.GIT_HOOKS, _deleted, _written, _worked_inside, _fed_to_writer),
+             positive=("rm -rf ~/.local/share/gatesh/git-hooks", "chmod -x ~/.local/share/gatesh/git-hooks/pre-push",
+                       "echo 'exit 0' > ~/.local/share/gatesh/git-hooks/pre-push"),
+             negative=("cat ~/.local/share/gatesh/git-hooks/pre-push", "ls .git/hooks", "rm .git/hooks/pre-commit.sample")),
+    SelfRule("self.git-hooks-path",
+             "moves git's hooks away from gatesh's (core.hooksPath, init.templateDir): tampering with the gate",
+             _git_hooks_setting,
+             positive=("git config --local core.hooksPath .nohooks", "git config --global --unset core.hooksPath",
+                       "git -c core.hooksPath=/dev/null push", "git config core.HooksPath /tmp/h",
+                       "git config --global init.templateDir /tmp/t", "git config --remove-section core",
+                       "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git push",
+                       "echo '[core] hooksPath = /x' >> .git/config", "sed -i 's/hooksPath.*//' ~/.gitconfig",
+                       "git config set core.hooksPath /x", "git config --edit"),
+             negative=("git config user.email me@example.com", "git config --global user.name 'Me'",
+                       "git config remote.origin.url git@example.com:me/p.git", "git config --get core.hooksPath",
+                       "git config --list", "echo '[user] name = me' >> ~/.gitconfig", "git push origin main",
+                       "git config core.editor vim")),
+    SelfRule("self.inner-env",
+             "points an inner gatesh at other folders or another session by environment (XDG_*, HOME, GATESH_*): "
+             "escaping the gate",
+             _inner_gatesh_env,
+             positive=("XDG_STATE_HOME=/tmp/s gatesh -c 'git reset --hard'", "env XDG_RUNTIME_DIR=/tmp/r gatesh -c ls",
+                       "export XDG_CONFIG_HOME=/tmp/c", "GATESH_SESSION=fresh make", "unset XDG_RUNTIME_DIR",
+                       "env -u XDG_RUNTIME_DIR gatesh -c ls", "declare -x GATESH_OPERATOR=person",
+                       "HOME=/tmp/h python3 -m gatesh -c ls", "env -i gatesh -c 'touch x'"),
+             negative=("echo $XDG_STATE_HOME", "XDG_CONFIG_HOME=/tmp/c nvim", "HOME=/tmp/h npm install",
+                       "printenv GATESH_SESSION", "gatesh -c 'ls'"),
+             whole=_inner_gatesh_env_whole),
     SelfRule("self.daemon-kill",
              "stops the gatesh daemon: tampering with the gate",
              _kills_daemon,
              positive=("pkill -f gatesh", "killall gatesh", "kill $(pgrep gatesh)", "kill -9 `pidof gatesh`",
-                       "systemctl --user stop gatesh", "sudo pkill -9 -f 'gatesh daemon'"),
-             negative=("pkill -f webpack", "kill 1234", "kill $(pgrep node)", "systemctl status gatesh")),
+                       "systemctl --user stop gatesh", "sudo pkill -9 -f 'gatesh daemon'",
+                       "pgrep -f gatesh | xargs kill", "ps aux | grep gates[h] | awk '{print $2}' | xargs kill -9",
+                       "kill -9 $(cat ~/.local/state/gatesh/daemon.lock)", "pkill -f 'python.* -m gatesh'",
+                       "python3 -c \"import os,signal;os.kill(int(open('/tmp/gatesh-0/daemon.lock').read()),9)\""),
+             negative=("pkill -f webpack", "kill 1234", "kill $(pgrep node)", "systemctl status gatesh",
+                       "kill -0 $(pgrep -f gatesh)", "kill %1", "pgrep -f gatesh")),
     SelfRule("self.daemon-trace",
              "attaches a tracer or debugger to the gatesh daemon: tampering with the gate",
              _traces_daemon,
@@ -678,25 +1451,76 @@ RULES: Final[tuple[SelfRule, ...]] = (
 )
 
 
-def protected_for(paths: GatePaths) -> Protected:
-    """The absolute protected roots of ``paths``, with home expanded (cached per paths and $HOME)."""
-    return _protected(paths, os.environ.get("HOME", ""))
+# Where the harnesses keep their user-level settings and hooks (S11.1) and their session transcripts
+# (S5.3), relative to their home folders; and the system-wide settings they read.
+_HARNESS_FILES: Final = (("~/.claude", "CLAUDE_CONFIG_DIR", ("settings.json", "settings.local.json")),
+                         ("~/.codex", "CODEX_HOME", ("config.toml", "hooks.json")),
+                         ("~/.gemini", "", ("settings.json",)))
+_HARNESS_TRANSCRIPTS: Final = (("~/.claude", "CLAUDE_CONFIG_DIR", "projects"), ("~/.codex", "CODEX_HOME", "sessions"),
+                               ("~/.gemini", "", "tmp"))
+_SYSTEM_HARNESS_FILES: Final = ("/etc/claude-code/managed-settings.json", "/etc/gemini-cli/settings.json",
+                                "/etc/codex/config.toml", "/etc/codex/managed_config.toml")
 
 
-@functools.lru_cache(maxsize=16)
-def _protected(paths: GatePaths, _home_env: str) -> Protected:
+def protected_for(paths: GatePaths, cwd: str = "") -> Protected:
+    """The protected locations for ``paths``: its folders, the installation its record names (read
+    now) and the defaults, the harnesses' files; home expanded (cached per inputs)."""
+    env = os.environ
+    return _protected(paths, env.get("HOME", ""), paths.installation(), env.get("CLAUDE_CONFIG_DIR", ""),
+                      env.get("CODEX_HOME", ""), cwd)
+
+
+def _package_folder() -> str:
+    """The folder this gatesh runs from, when it is an installed copy (a site-packages folder)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return here if os.path.basename(os.path.dirname(here)) in ("site-packages", "dist-packages") else ""
+
+
+@functools.lru_cache(maxsize=64)
+def _protected(paths: GatePaths, _home_env: str, inst: object, claude_home: str, codex_home: str,
+               cwd: str) -> Protected:
+    from gatesh._paths import DEFAULT_LAUNCHER, DEFAULT_MAN_PAGE, Installation
+
+    assert isinstance(inst, Installation)
     home = os.path.expanduser("~")
-    roots = tuple(dict.fromkeys(posixpath.normpath(os.path.expanduser(p)) for p in paths.protected if p))
+    data = posixpath.normpath(os.path.expanduser(paths.data_dir))
+    launchers = (*inst.launchers, os.path.expanduser(DEFAULT_LAUNCHER))
+    venvs = tuple(v for v in (inst.venv, posixpath.join(data, "venv")) if v)
+    shims = tuple(v for v in (inst.shims_dir, posixpath.join(data, "shims")) if v)
+    roots: list[tuple[str, Kind]] = [(p, Kind.FILES) for p in paths.protected if p]
+    roots += [(p, Kind.INSTALL) for p in (*launchers, *venvs, *shims, *inst.man_pages,
+                                          os.path.expanduser(DEFAULT_MAN_PAGE), paths.install_record,
+                                          _package_folder()) if p]
+    roots += [(p, Kind.GIT_HOOKS) for p in (*inst.git_hooks, posixpath.join(data, "git-hooks"))]
+    homes = {"CLAUDE_CONFIG_DIR": claude_home, "CODEX_HOME": codex_home}
+    for default, var, names in _HARNESS_FILES:
+        for folder in {os.path.expanduser(default), homes.get(var, "")} - {""}:
+            roots += [(posixpath.join(folder, n), Kind.HARNESS) for n in names]
+    roots += [(p, Kind.HARNESS) for p in (*inst.harness_files, *_SYSTEM_HARNESS_FILES)]
+    for default, var, name in _HARNESS_TRANSCRIPTS:
+        for folder in {os.path.expanduser(default), homes.get(var, "")} - {""}:
+            roots.append((posixpath.join(folder, name), Kind.TRANSCRIPT))
+    clean: dict[str, Kind] = {}
+    for p, kind in roots:
+        norm = posixpath.normpath(os.path.expanduser(p))
+        if norm.startswith("/") and norm not in ("/", home):
+            clean.setdefault(norm, kind)
     runtime = posixpath.normpath(os.path.expanduser(paths.runtime_dir))
-    return Protected(roots=tuple(r for r in roots if r not in ("/", home)), home=home, volatile=(runtime,))
+    return Protected(roots=tuple(clean.items()), home=home, volatile=(runtime,), cwd=cwd,
+                     launchers=tuple(posixpath.normpath(p) for p in launchers), venvs=venvs, shims=shims,
+                     git_global=inst.git_global, paths=paths)
 
 
-def check(facts: Facts, paths: GatePaths) -> Finding | None:
+def check(facts: Facts, paths: GatePaths, cwd: str = "") -> Finding | None:
     """The first self-protection rule the command matches, as an ATTACK finding; None if none.
 
     Guarantees: every executed command the reader found is matched, whatever its context.
+    ``cwd`` (the command's folder) lets the checks that read the disk resolve relative paths.
     """
-    prot = protected_for(paths)
+    prot = protected_for(paths, cwd)
+    values = _static_values(facts)
+    if values:
+        prot = dataclasses.replace(prot, values=values)
     for cmd in facts.commands:
         if cmd.remote:
             continue  # another host's files and processes are not this gate's

@@ -75,6 +75,7 @@ class Stage(enum.StrEnum):
     """The pipeline step that decided (S3), cited by ``explain`` and the audit log."""
 
     HALTED = "halted"
+    HARNESS = "harness-boilerplate"
     DENY_LIST = "deny-list"
     HARDLINE = "hardline"
     SELF_PROTECTION = "self-protection"
@@ -185,6 +186,9 @@ class Facts:
     unreadable: str = ""  # why not readable: "unreadable: …", "too long", "too deep"
     harness: str = ""  # "claude-code" | "gemini" | "codex" when a wrapper was peeled
     outer_text: str = ""  # the full string including harness boilerplate, when harness is set
+    # The id of the harness boilerplate shape this whole text is (a harness's own shell-snapshot
+    # script, S1): nothing in it is the agent's, so it is neither rated nor a negotiation round.
+    boilerplate: str = ""
     justification: str = ""  # from a trailing `# why: …` comment
 
     @property

@@ -483,10 +483,11 @@ def mandate(text: str, *, session: str | None = None, channel: str = "mandate") 
 class ShellArgs:
     """What bash would do with these arguments: run ``command`` (-c), a ``script`` file, read stdin."""
 
-    __slots__ = ("command", "interactive_flag", "missing_c", "script", "stdin", "version_only")
+    __slots__ = ("args", "command", "interactive_flag", "missing_c", "script", "stdin", "version_only")
 
     def __init__(self, args: list[str]) -> None:
         self.command: str | None = None
+        self.args: list[str] = []  # after a -c string: $0 $1 …
         self.script: str | None = None
         self.stdin = False
         self.interactive_flag = False
@@ -516,6 +517,7 @@ class ShellArgs:
         if cflag:
             if operands:
                 self.command = operands[0]
+                self.args = operands[1:]
             else:
                 self.missing_c = True  # bash reports the error itself; nothing to gate
         elif operands and not sflag:
@@ -670,6 +672,10 @@ def _shell_main(argv: list[str]) -> int:
     stdin_script: bytes | None = None
     if parsed.version_only or parsed.missing_c:
         text = None
+    elif parsed.command is not None and parsed.args:
+        # The -c string reads its $0 $1 … from these words (Codex's snapshot wrapper, S1): gate
+        # the whole `SHELL -c STRING ARGS…`, so the reader sees what the positionals hold.
+        text = " ".join(_quote(w) for w in [shell_name or "bash", "-c", parsed.command, *parsed.args])
     elif parsed.command is not None:
         text = parsed.command
     elif parsed.script is not None:

@@ -296,6 +296,8 @@ def check_integrations() -> list[Check]:
         if os.path.isabs(launcher) and not os.access(launcher, os.X_OK):
             out.append(Check(f"{harness} hooks", "FAIL", f"{path} calls {launcher}, which is "
                              "missing: every command is refused", f"gatesh install {harness}"))
+        elif harness == "codex":
+            out.append(check_codex_trust(path))
         else:
             out.append(Check(f"{harness} hooks", "ok", f"installed in {path}"))
     hooks_path = _git_config("core.hooksPath")
@@ -319,6 +321,34 @@ def check_integrations() -> list[Check]:
                                         " (bash, zsh, sh)"),
                          "gatesh install shims" if broken else ""))
     return out
+
+
+def check_codex_trust(path: str) -> Check:
+    """Codex runs a hook only while the hash it stored when the hook was trusted matches the
+    hook (S11): an untrusted or changed (stale-hash) gatesh hook means nothing is gated."""
+    from gatesh import hooktrust, install
+
+    codex = hooktrust.codex_binary()
+    if codex is None:
+        return Check("codex hooks", "warn", f"installed in {path}; cannot check that Codex trusts "
+                     "them (codex is not on PATH)", "run `gatesh doctor` where codex is on PATH")
+    try:
+        hooks = hooktrust.list_hooks(codex, os.path.dirname(path))
+    except hooktrust.TrustError as exc:
+        return Check("codex hooks", "warn", f"installed in {path}; could not ask Codex whether it "
+                     f"trusts them: {exc}", "run `codex app-server` by hand to see why")
+    ours = [h for h in hooks if install.is_ours({"command": h.command}, "codex")]
+    if not ours:
+        return Check("codex hooks", "FAIL", f"{path} has gatesh's hooks but Codex does not list "
+                     "them: nothing is gated", "gatesh install codex")
+    skipped = [h for h in ours if not h.trust.runs or not h.enabled]
+    if skipped:
+        what = "; ".join(
+            f"{h.event} is {'disabled' if not h.enabled else 'changed since it was trusted (stale hash)' if h.trust is hooktrust.Trust.MODIFIED else h.trust.value}"
+            for h in skipped)
+        return Check("codex hooks", "FAIL", f"Codex skips gatesh's hooks in {path}: {what}. "
+                     "Nothing Codex runs is gated.", "gatesh install codex (it has Codex trust them)")
+    return Check("codex hooks", "ok", f"installed in {path}; Codex trusts all {len(ours)}")
 
 
 def _groups(data: dict[str, object] | None) -> list[list[dict[str, object]]]:

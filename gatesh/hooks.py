@@ -43,6 +43,7 @@ __all__ = [
     "Answer",
     "GateResult",
     "answer",
+    "can_ask",
     "main",
     "render_answer",
     "user_typed_entries",
@@ -109,16 +110,17 @@ Mandate = Callable[[str, "str | None", str], None]
 def _gate(command: str, cwd: str, session: str | None, harness: str) -> GateResult:
     """Ask the gate through the standard-library client (which gates in-process if it must).
 
-    A harness with a native prompt (:data:`_NATIVE_ASK`) is checked with ``can_ask``, so an
-    escalation comes back as ``escalate`` with the escalation block instead of waiting for a watcher.
+    Every call says whether the person can be asked in the harness's own prompt (:func:`can_ask`):
+    then an escalation comes back as ``escalate`` with the escalation block; otherwise it goes to
+    a watcher, or is the no-person refusal with a pending id (S7, S11.4).
     """
     try:
         from gatesh import client
     except ImportError:
         return _gate_in_process(command, cwd, session, harness)
     kwargs: dict[str, Any] = {"cwd": cwd, "session": session, "surface": "hook"}
-    if harness in _NATIVE_ASK and _accepts(client.check, "can_ask"):
-        kwargs["can_ask"] = True
+    if _accepts(client.check, "can_ask"):
+        kwargs["can_ask"] = can_ask(harness, os.environ)
     result = client.check(command, **kwargs)
     return GateResult(
         action=str(getattr(result, "action", "refuse") or "refuse"),
@@ -325,8 +327,25 @@ _SHELL_TOOLS: Final = {"claude-code": ("Bash",), "codex": ("Bash",),
 _PROMPT_CHANNELS: Final = {"claude-code": "claude-code-prompt", "codex": "codex-prompt",
                            "gemini": "gemini-prompt"}
 TRANSCRIPT_CHANNEL: Final = "claude-code-transcript"
-# Harnesses whose hook can hand a decision to the person in their own prompt (S7: "ask").
+# Harnesses whose hook can hand a decision to the person in their own prompt (S7: "ask"), and
+# the entry points (``CLAUDE_CODE_ENTRYPOINT``, which Claude Code sets for its hooks) at which a
+# person is there to answer it. ``claude -p`` runs as ``sdk-cli`` and the SDKs as ``sdk-*``: an
+# ``ask`` there is never answered (S11.4), so it must be the no-person refusal instead.
 _NATIVE_ASK: Final = frozenset({"claude-code"})
+_INTERACTIVE_ENTRYPOINTS: Final = frozenset({"cli"})
+
+
+def can_ask(harness: str, environ: Any) -> bool:
+    """Whether this hook call can put an escalation to a person in the harness's own prompt.
+
+    Codex and Gemini CLI have no ``ask`` answer for hooks; Claude Code has one only when a person
+    runs it interactively. An unknown or missing entry point counts as headless: a wrong "no"
+    sends the escalation to ``gatesh watch`` or the no-person refusal (with a pending id), a
+    wrong "yes" would address the agent as if it were the person.
+    """
+    if harness not in _NATIVE_ASK:
+        return False
+    return str(environ.get("CLAUDE_CODE_ENTRYPOINT", "")) in _INTERACTIVE_ENTRYPOINTS
 
 
 def answer(harness: str, raw: bytes, *, gate: Gate | None = None,

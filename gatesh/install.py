@@ -1,7 +1,8 @@
 """``gatesh install``: write the integrations (S11) into the files the harnesses and git read.
 
     gatesh install claude-code [--uninstall] [--settings FILE]   ~/.claude/settings.json
-    gatesh install codex       [--uninstall] [--settings FILE]   ~/.codex/hooks.json
+    gatesh install codex       [--uninstall] [--settings FILE] [--codex PATH]
+                                                                 ~/.codex/hooks.json, trusted
     gatesh install gemini      [--uninstall] [--settings FILE]   ~/.gemini/settings.json
     gatesh install git         [--global] [--uninstall]          .git/hooks, or core.hooksPath
     gatesh install shims       [--uninstall]                     DATA/gatesh/shims/{bash,zsh,sh}
@@ -77,8 +78,7 @@ HARNESS_SPECS: Final = {
     "codex": HarnessSpec(
         "codex", "~/.codex/hooks.json", "CODEX_HOME", "PreToolUse", "Bash", "UserPromptSubmit",
         HOOK_TIMEOUT_S, (("statusMessage", "gatesh: checking the command"),),
-        note="Codex asks you to review and trust new hooks before they run: trust gatesh's. "
-             "Codex has no `ask` answer for hooks, so escalations go to `gatesh watch`.",
+        note="Codex has no `ask` answer for hooks, so escalations go to `gatesh watch`.",
     ),
     "gemini": HarnessSpec(
         "gemini", "~/.gemini/settings.json", "", "BeforeTool", "run_shell_command",
@@ -252,9 +252,33 @@ def _write_json(path: str, data: dict[str, Any], existed: bool) -> str | None:
     return backup
 
 
+def trust_codex_hooks(path: str, codex: str | None = None) -> str:
+    """Have Codex trust gatesh's hooks in ``path`` (its hooks.json): Codex skips untrusted hooks
+    silently (S11). Returns what was done; raises InstallError saying what the person must do."""
+    from gatesh import hooktrust
+
+    binary = hooktrust.codex_binary(codex)
+    if binary is None:
+        where = f"{codex} is not an executable" if codex else "codex is not on PATH"
+        raise InstallError(f"gatesh's hooks are in {path}, but Codex skips hooks nobody has "
+                           f"trusted, and {where}, so gatesh could not trust them. To finish: "
+                           f"{hooktrust.MANUAL_STEPS}.")
+    try:
+        hooks = hooktrust.ensure_trusted(binary, os.path.dirname(path),
+                                         lambda command: is_ours({"command": command}, "codex"))
+    except hooktrust.TrustError as exc:
+        raise InstallError(f"gatesh's hooks are in {path}, but Codex does not run them yet: {exc}. "
+                           f"To finish: {hooktrust.MANUAL_STEPS}.") from exc
+    return (f"  Codex trusts gatesh's {len(hooks)} hooks (recorded by {binary} app-server in "
+            f"{os.path.join(os.path.dirname(path), 'config.toml')}).")
+
+
 def install_harness(harness: str, *, uninstall: bool = False, settings: str | None = None,
-                    launcher: str | None = None) -> str:
-    """Install (or remove) gatesh's hooks for ``harness``; returns what was done, for the person."""
+                    launcher: str | None = None, codex: str | None = None) -> str:
+    """Install (or remove) gatesh's hooks for ``harness``; returns what was done, for the person.
+
+    For Codex the hooks are also trusted (:func:`trust_codex_hooks`); InstallError when they
+    cannot be, naming what the person must do."""
     spec = HARNESS_SPECS[harness]
     path = settings_path(spec, settings)
     current = _read_json(path)
@@ -265,7 +289,10 @@ def install_harness(harness: str, *, uninstall: bool = False, settings: str | No
     else:
         updated = merge_hooks(base, spec, launcher or launcher_path())
     if existed and updated == base:
-        return f"{path}: already {'without' if uninstall else 'with'} gatesh's hooks; nothing changed."
+        done = f"{path}: already {'without' if uninstall else 'with'} gatesh's hooks; nothing changed."
+        if harness == "codex" and not uninstall:
+            done += "\n" + trust_codex_hooks(path, codex)
+        return done
     if not existed and uninstall:
         return f"{path}: does not exist; nothing to remove."
     backup = _write_json(path, updated, existed)
@@ -279,6 +306,8 @@ def install_harness(harness: str, *, uninstall: bool = False, settings: str | No
                      f"`{hook_command(harness, launcher).split(' ||')[0]}`.")
         if spec.note:
             lines.append(f"  {spec.note}")
+        if harness == "codex":
+            lines.append(trust_codex_hooks(path, codex))
     return "\n".join(lines)
 
 
@@ -436,6 +465,8 @@ def main(argv: list[str]) -> int:
                         help="git: set the global core.hooksPath instead of this repository's hooks")
     parser.add_argument("--settings", metavar="FILE",
                         help="harness settings file to edit instead of the default")
+    parser.add_argument("--codex", metavar="PATH",
+                        help="codex: the codex executable that trusts the hooks (default: on PATH)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -443,12 +474,16 @@ def main(argv: list[str]) -> int:
     if args.global_ and args.target != "git":
         sys.stderr.write("gatesh install: --global applies to git only\n")
         return EXIT_USAGE
+    if args.codex and args.target != "codex":
+        sys.stderr.write("gatesh install: --codex applies to codex only\n")
+        return EXIT_USAGE
     if args.settings and args.target not in HARNESS_SPECS:
         sys.stderr.write("gatesh install: --settings applies to claude-code, codex and gemini\n")
         return EXIT_USAGE
     try:
         if args.target in HARNESS_SPECS:
-            print(install_harness(args.target, uninstall=args.uninstall, settings=args.settings))
+            print(install_harness(args.target, uninstall=args.uninstall, settings=args.settings,
+                                  codex=args.codex))
         elif args.target == "git":
             print(install_git(global_=args.global_, uninstall=args.uninstall))
         else:

@@ -91,6 +91,11 @@ def _decide(
             return done(Action.ALLOW, Stage.APPROVED_ID, None, "a person typed `run anyway` for this halted command")
         return done(Action.REFUSE, Stage.HALTED, None, session.halt_reason,
                     message=messages.halted(session.halt_reason))
+    # 1b. Harness boilerplate recognised whole (S1: a shell-snapshot script, or a wrapper handing
+    # the command to a gatesh shim that gates it): nothing in it is the agent's, so it is not
+    # rated and not a negotiation round (the counters do not move).
+    if facts.boilerplate:
+        return done(Action.ALLOW, Stage.HARNESS, None, f"harness boilerplate ({facts.boilerplate})")
     # 2. Deny list: the user's own hardline.
     entry = lists.match(config.deny, facts, kind="deny")
     if entry is not None:

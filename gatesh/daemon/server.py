@@ -531,7 +531,8 @@ class Daemon:
                 decision, extra = await self.halt(conn, sess, decision, cwd, surface, can_ask, config)
             # 6–8. Audit, publish, reply.
             reply = await self.finish(conn, sess, decision, cwd=cwd, surface=surface, **extra)
-            if (reply["action"] == "allow" and open_rounds and decision.stage is not Stage.BYPASS
+            if (reply["action"] == "allow" and open_rounds
+                    and decision.stage not in (Stage.BYPASS, Stage.HARNESS)
                     and decision.action is not Action.ESCALATE):
                 last = open_rounds[-1]
                 ends = "agreed" if " ".join(last.command.split()) == _key(decision) else "accepted"

@@ -8,7 +8,7 @@ from . import _limits as L
 from ._read import Reader, ReadLimit, _Inherit, make_facts
 from ._second import preload
 from ._text import parse_justification
-from .harness import unwrap
+from .harness import Part, classify
 
 
 def _bad_text(text: str) -> str:
@@ -40,12 +40,19 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
         return Facts(text=text, readable=False, unreadable=bad, notes=(bad,))
     harness, outer = "", ""
     try:
-        found = unwrap(text)
+        found = classify(text)
     except Exception:
         found = None
+    if found is not None and found.part is not Part.COMMAND:
+        # Harness boilerplate recognised whole (S1): a shell-snapshot script, or a wrapper that
+        # hands the agent's command to a gatesh shim (which gates it): nothing to gate here.
+        what = ("shell-snapshot script" if found.part is Part.SNAPSHOT
+                else "wrapper that hands the command to a gatesh shim, which gates it")
+        return Facts(text=text, harness=found.harness, outer_text=text, boilerplate=found.shape,
+                     notes=(f"{found.harness} {what} ({found.shape}): harness boilerplate, not rated",))
     if found is not None:
-        harness, outer = found[0], text
-        text = found[1]
+        harness, outer = found.harness, text
+        text = found.command
     command, why = parse_justification(text)
     preload()  # import bashlex (~0.7 s, once per process) before the reading's time budget starts
     reader = Reader(cwd, home)

@@ -506,6 +506,28 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
              negative=("curl x.example", "cat ~/.ssh/id_rsa.pub")),
 )
 
+_ESCAPE: Final = re.compile(r"\\(?:x([0-9a-fA-F]{1,2})|([0-7]{1,3}))")
+_QUOTING: Final = re.compile(r"[\"'\\]+")
+
+
+def raw_views(text: str) -> tuple[str, ...]:
+    """The raw text, and (when it has any quoting) the same text with ``\\xHH`` and octal
+    escapes decoded and every quote and backslash removed.
+
+    Quoting that nests too deep to read can still split a word for the eye and not for bash
+    (``r'"'"''m -rf ~``, ``$'\\x72\\x6d'``, ``r\\m``): the second view joins it again, so the
+    text rules see ``rm -rf ~``. It can only find more, and it is used only for text the reader
+    could not read.
+    """
+    if not any(c in text for c in "'\"\\"):
+        return (text,)
+
+    def char(m: re.Match[str]) -> str:
+        return chr(int(m.group(1), 16) if m.group(1) else int(m.group(2), 8) & 0xFF)
+
+    return (text, _QUOTING.sub("", _ESCAPE.sub(char, text)))
+
+
 _REDIRECT_SPLIT_HEADS: Final = frozenset({"rm", "chmod", "chown", "chgrp", "dd", "kill", "find", "mkfs"})
 _FORK_BOMB_TEXT: Final = next(r for r in TEXT_RULES if r.id == "hardline.fork-bomb")
 
@@ -561,9 +583,10 @@ def check(facts: Facts) -> Finding | None:
     if not facts.readable or reads_code_from_stdin(facts):
         # The reader could not read it, or a shell/interpreter runs text fed on stdin that the
         # reader did not unfold (`echo 'rm -rf ~' | sh`): the raw text is matched instead.
-        for trule in TEXT_RULES:
-            if trule.pattern.search(facts.text):
-                return _finding(trule)
+        for text in raw_views(facts.text):
+            for trule in TEXT_RULES:
+                if trule.pattern.search(text):
+                    return _finding(trule)
     elif _FORK_BOMB_TEXT.pattern.search(facts.text):
         return _finding(_FORK_BOMB_TEXT)
     return None

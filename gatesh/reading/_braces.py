@@ -89,6 +89,8 @@ def _lex(src: str) -> list[_Ch] | None:
         if c == b'"' or (c == b"$" and b[i + 1:i + 2] == b'"'):
             start = i + (2 if c == b"$" else 1)
             j = _skip_dquote(b, start)
+            if b[j - 1:j] != b'"' or j - 1 < start:
+                return None  # never closed (the last byte may be part of a character)
             inner = b[start:j - 1]
             if b"$" in inner or b"`" in inner:
                 dyn(j)

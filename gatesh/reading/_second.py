@@ -24,8 +24,32 @@ def _lib() -> Any:
     if _bashlex is None:
         import bashlex
 
+        _guard_unclosed_braces(bashlex)
         _bashlex = bashlex
     return _bashlex
+
+
+def _guard_unclosed_braces(bashlex: Any) -> None:
+    """Make bashlex fail, not loop, on ``${`` with no ``}`` after it in a word.
+
+    bashlex 0.18's ``subst._paramexpand`` looks for the ``}`` with ``str.find`` and, finding
+    none, hands back index 0, so its caller scans the word from the start again, forever: a
+    56-character line with an unclosed ``${`` inside quotes held the daemon for minutes. Such a
+    word is a syntax error to bash too ("bad substitution"), so a parse error is what bashlex
+    should report; tree-sitter still reads the line.
+    """
+    subst = bashlex.subst
+    if getattr(subst._paramexpand, "gatesh_guarded", False):
+        return
+    original = subst._paramexpand
+
+    def paramexpand(parserobj: Any, string: str, sindex: int) -> Any:
+        if string.startswith("${", sindex) and string.find("}", sindex + 2) < 0:
+            raise bashlex.errors.ParsingError("bad substitution: no closing '}'", string, sindex)
+        return original(parserobj, string, sindex)
+
+    paramexpand.gatesh_guarded = True  # type: ignore[attr-defined]
+    subst._paramexpand = paramexpand
 
 
 def preload() -> None:

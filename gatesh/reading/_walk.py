@@ -101,25 +101,70 @@ def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk
     """Walk ``data`` (UTF-8 shell text). Raises :class:`WalkLimit` past a limit or deadline."""
     tree = parse(data)
     inserted: list[int] = []
+    src = data
     if b"\n\\" in data:
-        tree, inserted = _repair_line_start_escapes(data, tree)
+        tree, inserted, src = _repair_line_start_escapes(data, tree)
+    w = _walk_tree(tree, context, deadline)
+    if w.glued:
+        # tree-sitter read two lines as one command: put a `;` where bash ends the first one
+        # and read again (rare: only text where tree-sitter glued lines pays for this).
+        fixed = inserted
+        for _ in range(_REPAIR_ROUNDS):
+            sites = sorted(set(w.glued))
+            if any(src[at - 1:at] == b"\\" for at in sites):
+                # a `;` there would be escaped: leave the tree as it is, read with an error
+                w.result.has_error = True
+                w.result.error_at = w.result.error_at or _GLUED.format(sites[0])
+                break
+            src, fixed = _insert_semicolons(src, sites, fixed)
+            w = _walk_tree(parse(src), context, deadline)
+            if not w.glued:
+                break
+        else:
+            w.result.has_error = True
+            w.result.error_at = w.result.error_at or _GLUED.format(sites[0])
+        inserted = fixed
+    if inserted:
+        _unshift(w.result, inserted)
+    return w.result
+
+
+def _walk_tree(tree: Any, context: str, deadline: float) -> _Walker:
     root = tree.root_node
     w = _Walker(context, deadline)
     if root.has_error:
         w.result.has_error = True
         w.result.error_at = _first_error(root)
     w.walk(root, context, 0, 0)
-    if inserted:
-        _unshift(w.result, inserted)
-    return w.result
+    return w
 
 
+def _insert_semicolons(src: bytes, sites: list[int], inserted: list[int]) -> tuple[bytes, list[int]]:
+    """``src`` with a ``;`` inserted at each of ``sites`` (offsets in ``src``), and the offsets
+    of every byte inserted so far (``inserted`` were offsets in ``src``), in the new text."""
+
+    def moved(b: int) -> int:
+        return b + bisect.bisect_right(sites, b)
+
+    out = bytearray()
+    last = 0
+    new: list[int] = []
+    for k, at in enumerate(sites):
+        out += src[last:at]
+        new.append(at + k)
+        out += b";"
+        last = at
+    out += src[last:]
+    return bytes(out), sorted([moved(b) for b in inserted] + new)
+
+
+_GLUED: Final = "tree-sitter read a line break inside a command at byte {}"
 # Rounds of re-parsing after a repair (each round fixes every misread tree-sitter showed).
 _REPAIR_ROUNDS = 4
 _NL_BACKSLASH = re.compile(rb"\n(?=\\)")
 
 
-def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int]]:
+def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int], bytes]:
     """Work around tree-sitter-bash gluing a line that starts with a backslash onto the line before.
 
     tree-sitter-bash 0.25 reads ``ls<nl>\\rm -rf ~`` as one command ``ls`` with a word
@@ -127,9 +172,10 @@ def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int]]:
     the newline becomes part of a word, which no shell ever does (bypass_failures #2/#14). Where
     a word node starts with that newline, a space is put after the newline and the text is parsed
     again; a space at the start of a line changes nothing for bash. Returns the new tree and the
-    sorted byte offsets (in the new text) of the inserted spaces, for ``_unshift``.
+    sorted byte offsets (in the new text) of the inserted spaces, for ``_unshift``, and the new text.
     """
     sites = [m.start() for m in _NL_BACKSLASH.finditer(data)]
+    src = data
     fixes: list[int] = []  # sorted offsets in ``data`` (the original) of the newlines to repair
     inserted: list[int] = []
     for _ in range(_REPAIR_ROUNDS):
@@ -156,8 +202,9 @@ def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int]]:
             out += b" "
             last = orig + 1
         out += data[last:]
-        tree = parse(bytes(out))
-    return tree, inserted
+        src = bytes(out)
+        tree = parse(src)
+    return tree, inserted, src
 
 
 def _unshift(result: Walk, inserted: list[int]) -> None:
@@ -226,6 +273,7 @@ class _Walker:
         self.frames = 0
         self.deadline = deadline
         self.seen: set[tuple[int, int]] = set()  # spans of substitutions already read
+        self.glued: list[int] = []  # where bash ends a command that tree-sitter continued (see _glue)
 
     def _embedded(self, node: Any) -> None:
         """tree-sitter leaves `…` inside ``${x:=`cmd`}`` as a plain word, and ``$(…)`` in the
@@ -364,8 +412,31 @@ class _Walker:
             return cmd.words[0].text
         return word_of(run[0]).text
 
+    def _glue(self, node: Any, raw: str) -> None:
+        """Note where tree-sitter read a line break inside the command ``node`` (text ``raw``).
+
+        tree-sitter-bash 0.25 continues the last command of a pipeline of three or more onto the
+        next line when that line has a redirection (``a | b | c``, newline, ``bash <<'EOF'``: one
+        command ``c bash``, the heredoc fed to the pipeline), which left a heredoc's commands
+        unread. bash ends a command at an unquoted newline, so a ``;`` put right after the last
+        code before that newline (a comment there would swallow it) reads as bash does.
+        """
+        if "\n" not in raw:
+            return
+        data: bytes = node.text
+        base = node.start_byte
+        code_end = -1
+        for a, b in itertools.pairwise(node.children):
+            if a.type != "comment":
+                code_end = a.end_byte
+            gap = data[a.end_byte - base:b.start_byte - base]
+            if b"\n" in gap.replace(b"\\\n", b"") and code_end >= 0:
+                self.glued.append(code_end)
+                return
+
     def _command(self, node: Any, ctx: str, frame: int, d: int, extra: tuple[Any, ...]) -> int:
         cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node))
+        self._glue(node, cmd.raw)
         idx = self._add(cmd)
         run: list[Any] = []  # argument nodes not yet made words (touching ones make one word)
         for child in node.children:
@@ -412,6 +483,7 @@ class _Walker:
 
     def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:
         cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node), declaration=True)
+        self._glue(node, cmd.raw)
         self._add(cmd)
         prev_end, prev_src = -1, ""
         for child in node.children:

@@ -30,7 +30,7 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from gatesh.vocab.programs import PARSED_SHELLS
 
@@ -271,6 +271,8 @@ def classify(text: str) -> Unwrapped | None:
             return Unwrapped(shape.harness, shape.part, "", shape.id)
     if text.startswith(tuple(f"{s} -c " for s in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh",
                                                     "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh"))):
+        if not _plain_words(text):
+            return None
         try:
             words = shlex.split(text)
         except ValueError:
@@ -316,6 +318,45 @@ def snapshot_key(text: str) -> tuple[str, str] | None:
             if key is not None:
                 return shape.id, _digest(key)
     return None
+
+
+# An unquoted word bash passes on unchanged (no expansion, glob, escape or operator in it).
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_.+~/:=,@%-]+")
+
+
+def _plain_words(text: str) -> bool:
+    """Whether ``text`` is one simple command of words that ``shlex.split`` splits exactly as bash
+    does: plain words, single-quoted strings and double-quoted strings with no ``$``, backquote
+    or backslash, each alone or touching. Anything else — a newline, ``;``, ``&&``, ``|``, a
+    redirection, an expansion, a comment — makes the text more than the Codex shape, and
+    ``shlex.split`` would turn those operators into words: ``SHIM … ls && rm -rf ~`` read as
+    ``ls '&&' rm -rf '~'``."""
+    try:
+        root = parse(text.encode("utf-8", "surrogatepass")).root_node
+    except Exception:
+        return False
+    if root.has_error or root.named_child_count != 1 or root.named_children[0].type != "command":
+        return False
+    command = root.named_children[0]
+    if root.text.strip() != command.text:
+        return False  # a `;` or `&` after the command
+    return all(_plain_part(c) for c in command.children)
+
+
+def _plain_part(node: Any) -> bool:
+    t = node.type
+    if t == "command_name":
+        return node.named_child_count == 1 and _plain_part(node.named_children[0])
+    if t == "word":
+        return _PLAIN_WORD.fullmatch(node.text.decode("utf-8", "surrogatepass")) is not None
+    if t == "raw_string":
+        return True
+    if t == "string":
+        return (all(c.type == "string_content" for c in node.named_children)
+                and not any(ch in node.text for ch in (b"$", b"`", b"\\")))
+    if t == "concatenation":
+        return all(_plain_part(c) for c in node.children)
+    return False
 
 
 def _clean(cmd: str) -> bool:

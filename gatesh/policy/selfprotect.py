@@ -56,6 +56,7 @@ class Kind(enum.Enum):
     INSTALL = "install"  # launcher, shims, venv, man page, install record
     HARNESS = "harness"  # a harness's settings or hooks file
     TRANSCRIPT = "transcript"  # a harness's session transcripts
+    SNAPSHOT = "snapshot"  # a harness's shell snapshots (sourced before each command, unread)
     GIT_HOOKS = "git-hooks"  # the git hooks gatesh installed
 
 
@@ -1320,6 +1321,16 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "python3 -c \"open('/root/.claude/projects/p/s.jsonl','a').write('x')\""),
              negative=("cat ~/.claude/projects/p/s.jsonl", "tail -n 5 ~/.claude/projects/p/s.jsonl",
                        "grep -r hello ~/.claude/projects", "ls ~/.gemini/tmp")),
+    SelfRule("self.harness-snapshot",
+             "changes a harness's shell snapshot, which the harness sources before every command and the "
+             "gate does not read (harness boilerplate, S1): escaping the gate",
+             _on(Kind.SNAPSHOT, _deleted, _written, _worked_inside, _fed_to_writer),
+             positive=("echo 'rm -rf ~' >> ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh",
+                       "cp /tmp/payload.sh ~/.codex/shell_snapshots/0198a7c2.sh",
+                       "tee ~/.codex/shell_snapshots/x.sh < /tmp/p",
+                       "cd ~/.claude/shell-snapshots && echo x > s.sh"),
+             negative=("cat ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh", "ls ~/.codex/shell_snapshots",
+                       "grep -r alias ~/.claude/shell-snapshots")),
     SelfRule("self.git-hooks",
              "changes or removes the git hooks gatesh installed: tampering with the gate",
              _on(Kind.GIT_HOOKS, _deleted, _written, _worked_inside, _fed_to_writer),
@@ -1458,6 +1469,10 @@ _HARNESS_FILES: Final = (("~/.claude", "CLAUDE_CONFIG_DIR", ("settings.json", "s
                          ("~/.gemini", "", ("settings.json",)))
 _HARNESS_TRANSCRIPTS: Final = (("~/.claude", "CLAUDE_CONFIG_DIR", "projects"), ("~/.codex", "CODEX_HOME", "sessions"),
                                ("~/.gemini", "", "tmp"))
+# The shell snapshots harnesses write and then source before every command: gatesh recognises the
+# commands that source them as boilerplate and does not read them (reading/harness.py).
+_HARNESS_SNAPSHOTS: Final = (("~/.claude", "CLAUDE_CONFIG_DIR", "shell-snapshots"),
+                             ("~/.codex", "CODEX_HOME", "shell_snapshots"))
 _SYSTEM_HARNESS_FILES: Final = ("/etc/claude-code/managed-settings.json", "/etc/gemini-cli/settings.json",
                                 "/etc/codex/config.toml", "/etc/codex/managed_config.toml")
 
@@ -1500,6 +1515,9 @@ def _protected(paths: GatePaths, _home_env: str, inst: object, claude_home: str,
     for default, var, name in _HARNESS_TRANSCRIPTS:
         for folder in {os.path.expanduser(default), homes.get(var, "")} - {""}:
             roots.append((posixpath.join(folder, name), Kind.TRANSCRIPT))
+    for default, var, name in _HARNESS_SNAPSHOTS:
+        for folder in {os.path.expanduser(default), homes.get(var, "")} - {""}:
+            roots.append((posixpath.join(folder, name), Kind.SNAPSHOT))
     clean: dict[str, Kind] = {}
     for p, kind in roots:
         norm = posixpath.normpath(os.path.expanduser(p))

@@ -260,6 +260,39 @@ class Round:
 
 
 @dataclass(frozen=True)
+class CheckerRound:
+    """One earlier alignment check, replayed to the checker as its own tool calls (S5.1).
+
+    ``tool_calls`` is ``(tool name, JSON arguments)`` in the order the checker made them. Opaque to
+    the session: the alignment module writes and reads them; the negotiation only keeps and clears them.
+    """
+
+    command: str
+    tool_calls: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionChange:
+    """What deciding one command changes in its session; ``pipeline.decide`` computes it and only
+    ``gatesh.finish`` applies it (``SessionState.apply``).
+
+    Deciding is pure, so ``explain``, ``eval``, the daemon-less fallback and the daemon decide alike
+    from the same state; the change is applied once, by the one place that finishes a decision.
+    The fields are applied in the order written here (a halt last: it clears the argument).
+    """
+
+    spent_approval: str = ""  # the approved-once key this command used (S7)
+    spent_run_anyway: str = ""  # the `run anyway` key this halted command used (S3.7)
+    checker_rounds: tuple[CheckerRound, ...] = ()  # alignment checks to replay next time (S5.1)
+    rejection: Round | None = None  # a refused round of the argument (S6)
+    progress: bool = False  # the command runs: the consecutive count restarts (S6)
+    halt: str = ""  # the session halts for this reason (S3.7)
+
+
+NO_CHANGE: SessionChange = SessionChange()
+
+
+@dataclass(frozen=True)
 class Decision:
     """The pipeline's answer for one command.
 
@@ -285,6 +318,7 @@ class Decision:
     counters: dict[str, int] = field(default_factory=dict)
     pending_id: str = ""
     to_person_reason: str = ""  # why a person decides (catastrophic, floor stood, fail-closed …)
+    change: SessionChange = NO_CHANGE  # what finishing this decision changes in its session
 
     @property
     def allowed(self) -> bool:

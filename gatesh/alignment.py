@@ -106,6 +106,8 @@ class Negotiation(Protocol):
 class Checker(Protocol):
     """Answers S5's question. Never raises; a check it could not complete has decision "fail"."""
 
+    name: str  # the backend ("builtin", "anthropic"): a builtin checker calls no model
+
     def check(
         self, facts: Facts, verdict: Verdict, negotiation: Negotiation, *, hardline: bool = False
     ) -> AlignmentResult: ...

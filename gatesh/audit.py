@@ -8,7 +8,7 @@ Guarantees:
 - :meth:`AuditLog.write` returns once the line is written (handed to the kernel, in order: it
   survives the process being killed, S13, S15) but not yet ``fsync``-ed; :meth:`AuditLog.sync`
   then makes everything written so far durable. The daemon uses the pair to keep the ``fsync``
-  off the allow path (see :class:`gatesh.daemon.server.AuditPipe`).
+  off the allow path (see :class:`gatesh.daemon.auditpipe.AuditPipe`).
 - Concurrent appends from threads of one process are batched (group commit): one writer thread
   writes every queued line and ``fsync``s once, and each caller waits for the batch holding its line.
 - Rotation is size-bounded: before a batch that would push ``audit.jsonl`` past ``max_bytes`` the
@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gatesh._errors import GateshError
+from gatesh.redact import redact
 
 if TYPE_CHECKING:
     from gatesh._types import Decision
@@ -48,10 +49,6 @@ class AuditError(GateshError):
 
 
 def _redact(text: str) -> str:
-    try:
-        from gatesh.redact import redact
-    except ImportError:  # pragma: no cover - the module ships with gatesh
-        return text
     return redact(text)
 
 
@@ -90,6 +87,11 @@ def _clean(text: str) -> str:
         if len(text) <= 4096:
             _CLEANED[key] = hit
     return hit
+
+
+def clean(text: str) -> str:
+    """``text`` as every record and event shows it: home folded to ``~``, secrets redacted."""
+    return _clean(text)
 
 
 # The same command, reason and notes are cleaned for the audit line, the events and the reply:

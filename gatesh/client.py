@@ -432,9 +432,9 @@ def _in_process(command: str, cwd: str, session: str | None, surface: str, why: 
     if _full is not None:
         return _in_process_on_full(_full, command, cwd, session, surface, why)
     try:
-        from gatesh.inprocess import gate
+        from gatesh.inprocess import check as check_here
 
-        return gate(command, cwd=cwd, session=session, surface=surface, why=why)
+        return CheckResult.from_reply(check_here(command, cwd=cwd, session=session, surface=surface, why=why))
     except Exception as exc:
         return CheckResult.refused(
             f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "

@@ -3,6 +3,10 @@
 ``explain`` shows the reading, each layer's own finding (computed independently, so a layer after
 the deciding one is still shown) and the decision. ``eval`` runs ``decide`` over a JSONL corpus,
 each row in a fresh session, and counts actions per label.
+
+Both are transports like any other: they decide with ``pipeline.decide`` and finish with
+``gatesh.finish`` (as a dry run: nobody is asked, nothing is written), so what they show is what
+a real surface would decide and record; ``explain --json`` includes that audit line.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from gatesh import _paths
 from gatesh._types import Action, Decision, Facts, Rung
 from gatesh.config import Config, load_config
+from gatesh.finish import Finished, dry_run
 from gatesh.pipeline import decide
 from gatesh.policy import floors, hardline, lists, readonly, selfprotect
 from gatesh.rater import Rater, backend_name, make_rater
@@ -81,10 +86,11 @@ def explain_main(argv: list[str]) -> int:
     rater = make_rater(config, backend)
     decision = decide(args.command, cwd=cwd, config=config, rung=Rung(args.rung) if args.rung else None,
                       rater=rater, checker=_checker(config, backend))
+    done = dry_run(decision, state=SessionState(id="explain"), cwd=cwd)
     found = layers(decision.facts, config)
     if args.json:
         print(json.dumps({"decision": _summary(decision), "layers": _jsonable(found),
-                          "facts": _jsonable(decision.facts)}, ensure_ascii=False))
+                          "facts": _jsonable(decision.facts), "audit": done.record}, ensure_ascii=False))
     else:
         sys.stdout.write(_human(decision, found))
     return 0
@@ -168,9 +174,21 @@ def eval_rows(rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: 
               cwd: str) -> tuple[list[Decision], float]:
     """Decide every row in a fresh session; returns the decisions and the seconds taken."""
     start = time.perf_counter()
-    out = [decide(str(r.get("cmd", "")), cwd=cwd, config=config, session=SessionState(id="eval"),
-                  rater=rater, checker=checker, rung=rung) for r in rows]
+    out = [done.decision for done in finish_rows(rows, config=config, rung=rung, rater=rater,
+                                                 checker=checker, cwd=cwd)]
     return out, time.perf_counter() - start
+
+
+def finish_rows(rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any,
+                cwd: str) -> list[Finished]:
+    """Decide and finish (as a dry run) every row, each in a fresh session."""
+    out = []
+    for r in rows:
+        state = SessionState(id="eval")
+        decision = decide(str(r.get("cmd", "")), cwd=cwd, config=config, session=state,
+                          rater=rater, checker=checker, rung=rung)
+        out.append(dry_run(decision, state=state, cwd=cwd, surface="eval"))
+    return out
 
 
 def eval_main(argv: list[str]) -> int:

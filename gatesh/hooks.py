@@ -114,73 +114,19 @@ def _gate(command: str, cwd: str, session: str | None, harness: str) -> GateResu
     then an escalation comes back as ``escalate`` with the escalation block; otherwise it goes to
     a watcher, or is the no-person refusal with a pending id (S7, S11.4).
     """
-    try:
-        from gatesh import client
-    except ImportError:
-        return _gate_in_process(command, cwd, session, harness)
-    kwargs: dict[str, Any] = {"cwd": cwd, "session": session, "surface": "hook"}
-    if _accepts(client.check, "can_ask"):
-        kwargs["can_ask"] = can_ask(harness, os.environ)
-    result = client.check(command, **kwargs)
-    return GateResult(
-        action=str(getattr(result, "action", "refuse") or "refuse"),
-        message=str(getattr(result, "message", "") or ""),
-        notice=str(getattr(result, "notice", "") or ""),
-        pending_id=str(getattr(result, "pending_id", "") or ""),
-    )
+    from gatesh import client
 
-
-def _accepts(func: Callable[..., Any], name: str) -> bool:
-    import inspect
-
-    try:
-        params = inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
-
-
-def _gate_in_process(command: str, cwd: str, session: str | None, harness: str) -> GateResult:
-    """Decide with the pipeline in this process (no daemon, so no person can be reached)."""
-    from gatesh.config import load_config
-    from gatesh.pipeline import decide
-
-    decision = decide(command, cwd=cwd, config=load_config(cwd))
-    action = decision.action.value
-    message = decision.message
-    if action == "escalate":
-        message = escalation_block(decision)
-    return GateResult(action, message, decision.notice, decision.pending_id)
-
-
-def escalation_block(decision: Any) -> str:
-    """The escalation as a person reads it in the harness's own prompt (S7, S8.2), plain text."""
-    from gatesh.render import neutralise, render_transcript
-
-    lines = [f"gatesh asks you to decide: `{neutralise(decision.facts.text)}`"]
-    if decision.outcome is not None:
-        lines.append(f"Rated {decision.outcome.value}: {neutralise(decision.reason)}")
-    elif decision.reason:
-        lines.append(f"Why: {neutralise(decision.reason)}")
-    if decision.to_person_reason:
-        lines.append(f"A person decides because {neutralise(decision.to_person_reason)}.")
-    transcript = render_transcript(decision.rounds)
-    if transcript:
-        lines.append(transcript)
-    return "\n".join(lines)
+    result = client.check(command, cwd=cwd, session=session, surface="hook",
+                          can_ask=can_ask(harness, os.environ))
+    return GateResult(action=result.action, message=result.message, notice=result.notice,
+                      pending_id=result.pending_id)
 
 
 def _mandate(text: str, session: str | None, channel: str) -> None:
     """Hand the user's words to the daemon's provenance window (S5.3), naming the channel."""
     from gatesh import client
 
-    send = getattr(client, "mandate", None)
-    if send is None:
-        raise RuntimeError("this gatesh client has no mandate operation")
-    if _accepts(send, "channel"):
-        send(text, session=session, channel=channel)
-    else:
-        send(text, session=session)
+    client.mandate(text, session=session, channel=channel)
 
 
 # --- reading the harness's JSON ------------------------------------------------------------------

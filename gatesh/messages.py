@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from gatesh._types import Round
+from gatesh._types import Decision, Round
 
 MOVES: Final = (
     "You can run the same command again with a justification as a trailing comment "
@@ -81,6 +81,30 @@ def nobody_watching(
             "the same command) or add an allow entry to their gatesh config."
         )
     return "\n".join(lines)
+
+
+def escalation_block(decision: Decision) -> str:
+    """The escalation as a person reads it in a harness's own prompt (S7, S8.2), plain text."""
+    from gatesh.render import neutralise, render_transcript
+
+    lines = [f"gatesh asks you to decide: `{neutralise(decision.facts.text)}`"]
+    if decision.outcome is not None:
+        lines.append(f"Rated {decision.outcome.value}: {neutralise(decision.reason)}")
+    elif decision.reason:
+        lines.append(f"Why: {neutralise(decision.reason)}")
+    if decision.to_person_reason:
+        lines.append(f"A person decides because {neutralise(decision.to_person_reason)}.")
+    transcript = render_transcript(decision.rounds)
+    if transcript:
+        lines.append(transcript)
+    return "\n".join(lines)
+
+
+def audit_failed(error: str) -> str:
+    return (
+        f"gatesh: the audit log could not be written ({error}), so the command was refused. "
+        "Nothing runs without its audit record: free disk space or fix the log's folder, then retry."
+    )
 
 
 def error(detail: str) -> str:

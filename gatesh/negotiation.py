@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from hashlib import blake2b
 from typing import Final, Literal
 
-from gatesh._types import Round
+from gatesh._types import CheckerRound, Round
 
 __all__ = [
     "MAX_CHECKER_ROUNDS",
@@ -103,18 +103,6 @@ TRUSTED_CHANNELS: Final[frozenset[str]] = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class CheckerRound:
-    """One earlier alignment check, replayed to the checker as its own tool calls (S5.1).
-
-    ``tool_calls`` is ``(tool name, JSON arguments)`` in the order the checker made them. Opaque to
-    this module: the alignment module writes and reads them; this module only keeps and clears them.
-    """
-
-    command: str
-    tool_calls: tuple[tuple[str, str], ...] = ()
-
-
 class Negotiation:
     """The argument of one session: the rounds, the two counts, the user's words, the checker's rounds.
 
@@ -150,6 +138,31 @@ class Negotiation:
         ):
             return "escalate"
         return "reject"
+
+    def rejection_escalates(self) -> bool:
+        """Whether one more rejection would reach a bound (what :meth:`record_rejection` would
+        return, without recording anything: deciding is pure, finishing records)."""
+        return (
+            self._consecutive + 1 >= MAX_CONSECUTIVE_REJECTIONS
+            or self._since_person + 1 >= MAX_REJECTIONS_SINCE_PERSON
+        )
+
+    def counters_after(self, *, rejected: bool = False, progress: bool = False,
+                       reached: bool = False) -> dict[str, int]:
+        """:meth:`counters` as they will be once one event of the table above has happened."""
+        if reached:
+            consecutive = since_person = rounds = 0
+        else:
+            consecutive = 0 if progress else self._consecutive + rejected
+            since_person = self._since_person + rejected
+            rounds = len(self._rounds) + rejected
+        return {
+            "consecutive": consecutive,
+            "consecutive_cap": MAX_CONSECUTIVE_REJECTIONS,
+            "since_person": since_person,
+            "since_person_cap": MAX_REJECTIONS_SINCE_PERSON,
+            "rounds": rounds,
+        }
 
     def note_progress(self) -> None:
         """A command of this session was allowed to run: reset the consecutive count, nothing else.

@@ -2,27 +2,33 @@
 
 ``decide`` never raises and never allows by accident: any exception becomes a REFUSE decision
 at stage ERROR with a message saying the gate failed.
+
+``decide`` is pure: it reads the session and changes nothing. What the decision changes in the
+session (an approval spent, a refused round, a halt, …) travels as ``Decision.change`` and is
+applied by :func:`gatesh.finish.finish`, the one place every surface finishes a decision.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 from gatesh import alignment, messages
 from gatesh._paths import GatePaths
 from gatesh._paths import current as current_paths
 from gatesh._types import (
+    NO_CHANGE,
     Action,
     AlignmentResult,
+    CheckerRound,
     Decision,
     Facts,
     Finding,
     Outcome,
     Round,
     Rung,
+    SessionChange,
     Stage,
     Verdict,
 )
@@ -30,11 +36,12 @@ from gatesh.policy import floors, hardline, lists, readonly, selfprotect
 from gatesh.reading import read
 from gatesh.redact import redact
 from gatesh.render import neutralise
-from gatesh.session import SessionState
+from gatesh.session import SessionState, normalised
 
 if TYPE_CHECKING:
     from gatesh.alignment import Checker
     from gatesh.config import Config
+    from gatesh.negotiation import Negotiation
     from gatesh.rater import Rater
 
 
@@ -56,15 +63,20 @@ def decide(
         return _decide(text, cwd, config, session, rater, checker, paths or current_paths(), rung)
     except Exception as exc:  # fail closed: an internal error refuses the command
         detail = f"{type(exc).__name__}: {exc}"
-        return Decision(
-            action=Action.REFUSE,
-            stage=Stage.ERROR,
-            outcome=None,
-            reason=f"internal error: {detail}",
-            rung=rung,
-            facts=Facts(text=text, readable=False, unreadable="internal error"),
-            message=messages.error(detail),
-        )
+        return failed_decision(text, f"internal error: {detail}", messages.error(detail), rung=rung,
+                               unreadable="internal error")
+
+
+def failed_decision(text: str, reason: str, message: str, *, rung: Rung = Rung.AUTO,
+                    unreadable: str = "not read") -> Decision:
+    """The refusal of a command the gate could not decide (stage ERROR): a broken config, a
+    failure before or inside the pipeline. It changes no session."""
+    return Decision(action=Action.REFUSE, stage=Stage.ERROR, outcome=None, reason=reason, rung=rung,
+                    facts=Facts(text=text, readable=False, unreadable=unreadable), message=message)
+
+
+# The change of every command that is allowed to run: the consecutive count restarts (S6).
+PROGRESS: Final = SessionChange(progress=True)
 
 
 def _decide(
@@ -80,15 +92,18 @@ def _decide(
     facts = read(text, cwd=cwd)
     nego = session.negotiation
 
-    def done(action: Action, stage: Stage, outcome: Outcome | None, reason: str, **kw: object) -> Decision:
-        return Decision(action, stage, outcome, reason, rung, facts, counters=nego.counters(), **kw)  # type: ignore[arg-type]
+    def done(action: Action, stage: Stage, outcome: Outcome | None, reason: str,
+             change: SessionChange = NO_CHANGE, **kw: Any) -> Decision:
+        counters = nego.counters_after(rejected=change.rejection is not None, progress=change.progress,
+                                       reached=bool(change.halt))
+        return Decision(action, stage, outcome, reason, rung, facts, counters=counters, change=change, **kw)
 
     # 1. A halted session refuses everything until a person resumes it (S3.7).
     if session.halted:
         key = normalised(facts)
         if key in session.run_anyway and hardline.check(facts) is None:
-            session.run_anyway.discard(key)
-            return done(Action.ALLOW, Stage.APPROVED_ID, None, "a person typed `run anyway` for this halted command")
+            return done(Action.ALLOW, Stage.APPROVED_ID, None, "a person typed `run anyway` for this halted command",
+                        SessionChange(spent_run_anyway=key))
         return done(Action.REFUSE, Stage.HALTED, None, session.halt_reason,
                     message=messages.halted(session.halt_reason))
     # 1b. Harness boilerplate recognised whole (S1: a shell-snapshot script, or a wrapper handing
@@ -109,16 +124,15 @@ def _decide(
     # 4. Self-protection: tampering with the gate is an attack, at every rung.
     found = selfprotect.check(facts, paths, cwd)
     if found is not None:
-        return _halt(session, done, Stage.SELF_PROTECTION, found)
+        return _halt(done, Stage.SELF_PROTECTION, found)
     # 5. Bypass runs everything else (and the audit log records it).
     if rung is Rung.BYPASS:
         return done(Action.ALLOW, Stage.BYPASS, None, "rung bypass")
     # A person's own approval of this exact command (answer o/s, `gatesh approve ID`).
     key = normalised(facts)
     if key in session.approved_once or key in session.approved_session:
-        session.approved_once.discard(key)
-        nego.note_progress()
-        return done(Action.ALLOW, Stage.APPROVED_ID, None, "approved by a person")
+        return done(Action.ALLOW, Stage.APPROVED_ID, None, "approved by a person",
+                    SessionChange(spent_approval=key, progress=True))
     # 6. Escalate list: a person decides, no rating.
     entry = lists.match(config.escalate, facts, kind="escalate")
     if entry is not None:
@@ -128,32 +142,28 @@ def _decide(
     entry = lists.match(config.allow, facts, kind="allow")
     if entry is not None:
         if not entry.rate:
-            nego.note_progress()
             return done(Action.ALLOW, Stage.ALLOW_LIST, None, f"allow-list entry {entry.describe()}",
-                        rule_id=entry.describe())
+                        PROGRESS, rule_id=entry.describe())
         verdict = _rate(rater, facts, cwd)
         if verdict.outcome is Outcome.ATTACK:
-            return _halt(session, done, Stage.RATER, _as_finding(verdict), verdict=verdict)
+            return _halt(done, Stage.RATER, _as_finding(verdict), verdict=verdict)
         if verdict.outcome is Outcome.CATASTROPHIC:
             return done(Action.ESCALATE, Stage.RATER, verdict.outcome, verdict.reason, verdict=verdict,
                         to_person_reason="the rater judged it catastrophic despite the allow entry")
-        nego.note_progress()
         return done(Action.ALLOW, Stage.ALLOW_LIST, verdict.outcome, f"allow-list entry {entry.describe()}",
-                    rule_id=entry.describe(), verdict=verdict)
+                    PROGRESS, rule_id=entry.describe(), verdict=verdict)
     # 8. Rungs that ask a person without rating.
     if rung is Rung.MANUAL:
         return done(Action.ESCALATE, Stage.RUNG, None, "rung manual: a person decides every command",
                     to_person_reason="the rung is manual")
     if rung is Rung.WRITE:
         if readonly.is_read_only(facts):
-            nego.note_progress()
-            return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command")
+            return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command", PROGRESS)
         return done(Action.ESCALATE, Stage.RUNG, None, "rung write: only known read-only commands run",
                     to_person_reason="the rung is write and this command is not known read-only")
     # 9. The read-only fast path, else the rater.
     if readonly.is_read_only(facts):
-        nego.note_progress()
-        return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command")
+        return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command", PROGRESS)
     # 10 (computed first, so the rater reads the floor notes after the command, S4).
     floor_findings = floors.check(facts)
     rated = replace(facts, notes=(*facts.notes, *(f"floor {f.rule_id}: {f.reason}" for f in floor_findings)))
@@ -168,19 +178,18 @@ def _decide(
     top = verdict.findings[0] if stage is Stage.RATER and verdict.findings else (floor_findings or (None,))[0]
     reason = verdict.reason if stage is Stage.RATER else floor_findings[0].reason
     remedy = verdict.remedy if stage is Stage.RATER else floor_findings[0].remedy
-    common = dict(verdict=verdict, floors=floor_findings, findings=verdict.findings + floor_findings,
+    common: dict[str, Any] = dict(verdict=verdict, floors=floor_findings, findings=verdict.findings + floor_findings,
                   remedy=remedy, rule_id=top.rule_id if top else "")
     carve_notice = redact(f"gatesh: the open-world floor was lifted for `{neutralise(facts.text)}`: every "
                           f"host ({', '.join(carved_hosts)}) is named in your own request.") if carved_hosts else ""
     # 11. Action by outcome.
     if outcome is Outcome.ATTACK:
-        return _halt(session, done, stage, _as_finding(verdict), **common)
+        return _halt(done, stage, _as_finding(verdict), **common)
     if outcome is Outcome.CATASTROPHIC:
         return done(Action.ESCALATE, stage, outcome, reason,
                     to_person_reason="it cannot be undone from inside the session", **common)
     if outcome is Outcome.SAFE:
-        nego.note_progress()
-        return done(Action.ALLOW, stage, outcome, reason, notice=carve_notice, **common)
+        return done(Action.ALLOW, stage, outcome, reason, PROGRESS, notice=carve_notice, **common)
     # destructive
     if rung is Rung.ASSISTED:
         return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="the rung is assisted", **common)
@@ -188,30 +197,29 @@ def _decide(
         # Never rated: no checker may lift what nobody assessed.
         return done(Action.ESCALATE, stage, outcome, reason,
                     to_person_reason=f"no rating could be obtained ({neutralise(reason)})", **common)
-    result = _align(checker, facts, verdict, session)
+    result, checked = _align(checker, facts, verdict, session)
     if result.decision == "approve":
-        nego.note_progress()
         notice = redact(alignment.approval_notice(facts.text, result, carved_hosts=carved_hosts))
-        return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason, alignment=result, notice=notice, **common)
+        return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason,
+                    SessionChange(checker_rounds=checked, progress=True),
+                    alignment=result, notice=notice, **common)
     if result.decision == "escalate":
-        return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, alignment=result,
+        return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, SessionChange(checker_rounds=checked),
+                    alignment=result,
                     to_person_reason=f"the alignment check asked for a person: {neutralise(result.reason)}", **common)
     if floor_findings and not carved_hosts:
-        return done(Action.ESCALATE, Stage.FLOOR, outcome, reason, alignment=result,
-                    to_person_reason=f"a floor stood: {floor_findings[0].reason}", **common)
+        return done(Action.ESCALATE, Stage.FLOOR, outcome, reason, SessionChange(checker_rounds=checked),
+                    alignment=result, to_person_reason=f"a floor stood: {floor_findings[0].reason}", **common)
     this_round = Round(command=facts.text, justification=facts.justification, outcome=outcome,
                        reason=reason, remedy=remedy, suggestion=result.suggestion)
-    if nego.record_rejection(this_round) == "escalate":
-        return done(Action.ESCALATE, Stage.NEGOTIATION, outcome, reason, alignment=result, rounds=nego.transcript(),
-                    to_person_reason="the agent and the rater could not agree", **common)
+    rejected = SessionChange(checker_rounds=checked, rejection=this_round)
+    rounds = (*nego.transcript(), this_round)
+    if nego.rejection_escalates():
+        return done(Action.ESCALATE, Stage.NEGOTIATION, outcome, reason, rejected, alignment=result,
+                    rounds=rounds, to_person_reason="the agent and the rater could not agree", **common)
     message = alignment.with_suggestion(messages.rejected_by_rater(facts.text, reason, remedy), result)
-    return done(Action.REJECT, stage, outcome, reason, alignment=result, rounds=nego.transcript(),
+    return done(Action.REJECT, stage, outcome, reason, rejected, alignment=result, rounds=rounds,
                 message=message, notice=carve_notice, **common)
-
-
-def normalised(facts: Facts) -> str:
-    """The key a person's approval is remembered under: the command, whitespace-collapsed."""
-    return " ".join(facts.text.split())
 
 
 def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
@@ -222,9 +230,31 @@ def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
     return rater.rate(facts, cwd=cwd)
 
 
-def _align(checker: Checker | None, facts: Facts, verdict: Verdict, session: SessionState) -> AlignmentResult:
-    """Ask the alignment check (S5); the builtin checker when none is configured."""
-    return (checker or alignment.BuiltinChecker()).check(facts, verdict, session.negotiation)
+def _align(checker: Checker | None, facts: Facts, verdict: Verdict,
+           session: SessionState) -> tuple[AlignmentResult, tuple[CheckerRound, ...]]:
+    """Ask the alignment check (S5); the builtin checker when none is configured. Returns its
+    answer and the checker rounds it recorded (kept aside: deciding changes no session)."""
+    view = _Recording(session.negotiation)
+    result = (checker or alignment.BuiltinChecker()).check(facts, verdict, view)
+    return result, tuple(view.recorded)
+
+
+class _Recording:
+    """The negotiation as the checker sees it: read through, with the rounds it records kept aside
+    for ``Decision.change`` instead of written into the session."""
+
+    def __init__(self, negotiation: Negotiation) -> None:
+        self._negotiation = negotiation
+        self.recorded: list[CheckerRound] = []
+
+    def user_messages(self) -> tuple[str, ...]:
+        return self._negotiation.user_messages()
+
+    def checker_rounds(self) -> tuple[CheckerRound, ...]:
+        return (*self._negotiation.checker_rounds(), *self.recorded)
+
+    def add_checker_round(self, checker_round: CheckerRound) -> None:
+        self.recorded.append(checker_round)
 
 
 def _as_finding(verdict: Verdict) -> Finding:
@@ -233,13 +263,9 @@ def _as_finding(verdict: Verdict) -> Finding:
     return Finding("rater", verdict.outcome, verdict.reason, verdict.remedy)
 
 
-def _halt(session: SessionState, done: Callable[..., Decision], stage: Stage, found: Finding, **kw: object) -> Decision:
+def _halt(done: Callable[..., Decision], stage: Stage, found: Finding, **kw: Any) -> Decision:
     """An attack halts the session (S3.7): refused with no moves, later commands too."""
-    session.halt(f"{found.rule_id}: {found.reason}")
+    reason = f"{found.rule_id}: {found.reason}"
     kw.setdefault("rule_id", found.rule_id)
-    return done(Action.HALT, stage, Outcome.ATTACK, found.reason,
-                message=messages.halted(session.halt_reason), **kw)
-
-
-def cwd_or_here(cwd: str | None) -> str:
-    return cwd or os.getcwd()
+    return done(Action.HALT, stage, Outcome.ATTACK, found.reason, SessionChange(halt=reason),
+                message=messages.halted(reason), **kw)

@@ -1,14 +1,22 @@
-"""Per-session state the pipeline reads and updates: halt, negotiation, one-time approvals.
+"""Per-session state: halt, negotiation, a person's approvals; and how one decision changes it.
 
 A session is one agent's run (S9.3). The daemon keeps one ``SessionState`` per session id; an
-in-process gate (explain, eval, the daemon-less fallback) uses a fresh one per call.
+in-process gate (explain, eval, the daemon-less fallback) uses a fresh one per call. Deciding
+reads a state and never changes it: ``pipeline.decide`` returns the change as a
+:class:`~gatesh._types.SessionChange` and ``gatesh.finish`` applies it with :meth:`SessionState.apply`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gatesh._types import Facts, SessionChange
 from gatesh.negotiation import Negotiation
+
+
+def normalised(facts: Facts) -> str:
+    """The key a person's approval is remembered under: the command, whitespace-collapsed."""
+    return " ".join(facts.text.split())
 
 
 @dataclass
@@ -29,7 +37,6 @@ class SessionState:
     # Halted commands a person ordered run by typing `run anyway` (S3.7): each runs once, the
     # halt stays, and nothing else is remembered.
     run_anyway: set[str] = field(default_factory=set)
-    person_reachable: bool = False  # a watcher is attached, or the operator is a person
 
     def halt(self, reason: str) -> None:
         self.halted = True
@@ -40,3 +47,18 @@ class SessionState:
         self.halted = False
         self.halt_reason = ""
         self.negotiation.person_reached()
+
+    def apply(self, change: SessionChange) -> None:
+        """Make ``change`` (one decision's) true of this session, in the order its fields are listed."""
+        if change.spent_approval:
+            self.approved_once.discard(change.spent_approval)
+        if change.spent_run_anyway:
+            self.run_anyway.discard(change.spent_run_anyway)
+        for checker_round in change.checker_rounds:
+            self.negotiation.add_checker_round(checker_round)
+        if change.rejection is not None:
+            self.negotiation.record_rejection(change.rejection)
+        if change.progress:
+            self.negotiation.note_progress()
+        if change.halt:
+            self.halt(change.halt)

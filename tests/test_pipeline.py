@@ -14,6 +14,7 @@ import pytest
 
 from gatesh._types import Action, Decision, Facts, Outcome, Rung, Stage, Verdict
 from gatesh.config import Config, default
+from gatesh.finish import dry_run
 from gatesh.pipeline import decide
 from gatesh.policy.lists import ListEntry
 from gatesh.session import SessionState
@@ -29,7 +30,10 @@ def run(
     session: SessionState | None = None,
     cwd: str = "/work/project",
 ) -> Decision:
-    return decide(cmd, cwd=cwd, config=config or default(), rung=rung, session=session)
+    decision = decide(cmd, cwd=cwd, config=config or default(), rung=rung, session=session)
+    if session is not None:  # deciding changes nothing; finishing applies the change (as every surface does)
+        dry_run(decision, state=session, cwd=cwd)
+    return decision
 
 
 def test_hardline_refuses_at_every_rung() -> None:

@@ -255,11 +255,14 @@ def test_whole_line_rules_are_linear() -> None:
 def test_pipeline_halts_on_shopt_u_promptvars() -> None:
     from gatesh._types import Action, Stage
     from gatesh.config import default
+    from gatesh.finish import dry_run
     from gatesh.pipeline import decide
     from gatesh.session import SessionState
 
     session = SessionState()
     d = decide("shopt -u promptvars", cwd="/tmp", config=default(), session=session)
     assert d.action is Action.HALT and d.stage is Stage.SELF_PROTECTION and d.rule_id == "self.hook"
-    assert d.outcome is Outcome.ATTACK and session.halted
+    assert d.outcome is Outcome.ATTACK and not session.halted  # deciding changes nothing
+    dry_run(d, state=session, cwd="/tmp")  # finishing applies the halt
+    assert session.halted
     assert decide("ls", cwd="/tmp", config=default(), session=session).action is Action.REFUSE

@@ -46,15 +46,17 @@ with none, is refused at once with the no-person message (S7).
 
 ``subscribe`` — ``{"events"?: [KIND, ...]}`` → ``{"subscribed": true, "sessions": [...],
 "pending": [...]}`` then event lines (below) until the connection closes. A subscriber counts as a
-watcher (a person is reachable) only when its hello role is ``watch``. A subscriber that falls
-:data:`SUBSCRIBER_QUEUE` events behind is disconnected, never waited for.
+watcher (a person is reachable) only when its hello role is ``watch``. A subscriber whose unsent
+events exceed ``gatesh.daemon.core.SUBSCRIBER_BUFFER`` bytes is disconnected, never waited for.
 
 Human-only ops (S9.5), refused unless ``pid`` is the peer's own pid and no process in its ancestry
 belongs to a gated session (``GATESH_SESSION`` in its environment, or a pid the daemon registered
 as gated: every ``-c`` client and every PTY shell):
 
 - ``answer`` — ``{"pending_id", "answer": "once"|"session"|"always"|"no"|"deny always"|"run anyway",
-  "note"?, "pid"}`` → the final ``check``-shaped result of that escalation.
+  "note"?, "pid"}`` (the words of :class:`gatesh.finish.Answer`) → for an escalation the surface
+  asks its own person (``can_ask``), the ``check``-shaped result of the ruling (``allow``: send
+  the check again, it runs once); for one a watcher is asked, ``{"pending_id", "state"}``.
 - ``approve`` / ``deny`` — ``{"pending_id", "pid"}``: rule on a waiting escalation, or on one already
   refused (approve: the exact command may run once when the agent retries it).
 - ``mandate`` — ``{"text", "session"?, "channel"?, "pid"}`` → ``{"sessions", "admitted",
@@ -108,29 +110,56 @@ renders them through :mod:`gatesh.render`).
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Any, Final
 
-from gatesh._errors import ProtocolError
+from gatesh._errors import EXIT_REFUSED, ProtocolError
 
 VERSION: Final = 1
 # One request line at most. A command is at most 64 KiB (S2); 1 MiB leaves room for JSON escaping
 # (up to 6x for control characters) while bounding what one client can make the daemon buffer.
 MAX_LINE: Final = 1024 * 1024
 HEARTBEAT_S: Final = 10.0
-# Events a subscriber may fall behind before it is dropped (a watcher that stopped reading).
-SUBSCRIBER_QUEUE: Final = 2048
 # How deep a request's JSON may nest; deeper is refused before any field is read (S15).
 MAX_DEPTH: Final = 32
 
-ROLES: Final = frozenset({"check", "watch", "human", "admin"})
-SURFACES: Final = frozenset({"-c", "pty", "hook", "git-hook", "shim", "inprocess", "test"})
-ANSWERS: Final = ("once", "session", "always", "no", "deny always", "run anyway")
-HUMAN_OPS: Final = frozenset({"answer", "approve", "deny", "mandate", "resume"})
-OPS: Final = frozenset(
-    {"check", "status", "tail", "captures", "subscribe", "register", "end", "ping"} | HUMAN_OPS
-)
-EXIT_REFUSED: Final = 126
+
+class Role(enum.StrEnum):
+    """Who a connection says it is in its hello (step 1 above)."""
+
+    CHECK = "check"
+    WATCH = "watch"
+    HUMAN = "human"
+    ADMIN = "admin"
+
+
+class Op(enum.StrEnum):
+    """The requests the daemon answers (see Ops above)."""
+
+    CHECK = "check"
+    STATUS = "status"
+    TAIL = "tail"
+    CAPTURES = "captures"
+    SUBSCRIBE = "subscribe"
+    REGISTER = "register"
+    END = "end"
+    PING = "ping"
+    ANSWER = "answer"
+    APPROVE = "approve"
+    DENY = "deny"
+    MANDATE = "mandate"
+    RESUME = "resume"
+
+
+ROLES: Final = frozenset(Role)
+# Refused unless the client's ancestry holds no gated session (S9.5).
+HUMAN_OPS: Final = frozenset({Op.ANSWER, Op.APPROVE, Op.DENY, Op.MANDATE, Op.RESUME})
+# Refused to a watcher uid (S9.6): only the daemon's own user decides and ends sessions.
+OWNER_OPS: Final = frozenset({Op.CHECK, Op.REGISTER, Op.END})
+# Roles a watcher uid may connect as (S9.6).
+WATCHER_ROLES: Final = frozenset({Role.WATCH, Role.HUMAN, Role.ADMIN})
+OPS: Final = frozenset(Op)
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -21,6 +21,10 @@ class Rater(Protocol):
 
     def rate(self, facts: Facts, *, cwd: str) -> Verdict: ...
 
+    def health_notice(self) -> str | None:
+        """One line for the person after repeated model failures (S4), once; None otherwise."""
+        ...
+
 
 def backend_name(config: Config) -> str:
     """The backend ``config`` selects, with ``auto`` resolved (S4)."""

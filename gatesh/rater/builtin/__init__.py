@@ -127,6 +127,10 @@ class BuiltinRater:
             model=self.model, findings=verdict.findings, duration_ms=(time.perf_counter() - start) * 1000,
         )
 
+    def health_notice(self) -> str | None:
+        """Always None: the builtin rater calls no model, so it has no failures to report (S4)."""
+        return None
+
     def _rate(self, facts: Facts, cwd: str) -> Verdict:
         found = findings_for(facts, cwd, self._home)
         if not facts.readable:

@@ -1,0 +1,253 @@
+"""What every part of the daemon shares: its connections, its configuration and backends, the
+watchers it publishes to, and the state the request handlers read and change.
+
+Event-loop owned: everything here is used from the daemon's event loop thread only, except
+:meth:`Backends.decide`, which a worker thread may run (it reads a session, it changes nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import struct
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Final, TypeVar
+
+from gatesh._errors import ConfigError
+from gatesh._paths import GatePaths
+from gatesh._types import Decision, Round
+from gatesh.alignment import Checker, make_checker
+from gatesh.audit import AuditLog, clean
+from gatesh.config import Config, find_project_file, load_config
+from gatesh.daemon import procs
+from gatesh.daemon import protocol as P
+from gatesh.daemon.auditpipe import AuditPipe
+from gatesh.daemon.sessions import Sessions
+from gatesh.finish import Ruling
+from gatesh.negotiation import ObservationMemory
+from gatesh.pipeline import decide
+from gatesh.rater import Rater, make_rater
+from gatesh.session import SessionState
+
+T = TypeVar("T")
+
+# Worker threads for decisions that may wait on a model (a network backend) or are unusually large.
+# The pipeline holds the GIL for the builtin rater, so more threads only help while model calls wait
+# on the network; 8 keeps a few slow calls from stalling the rest.
+WORKERS: Final = 8
+# Per-cwd configs cached (each keyed by the files' mtimes, so edits are seen on the next request).
+CONFIG_CACHE: Final = 256
+# A subscriber whose unsent output exceeds this is disconnected rather than waited for.
+SUBSCRIBER_BUFFER: Final = 4 * 1024 * 1024
+
+
+class Conn:
+    """One client connection: its peer credentials, hello role and writer."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.pid, self.uid, self.gid = self._peercred()
+        self.role = ""
+        self.claimed_pid: int | None = None
+        self.subscribed = False
+        self.closed = False
+        # Per-connection memo of /proc facts about the peer (it cannot change while connected):
+        # the session it was registered as gated in, and its harness session (S9.3).
+        self.gated_as: str | None = None
+        self.harness: tuple[str, tuple[int, int] | None] | None = None
+
+    def _peercred(self) -> tuple[int, int, int]:
+        sock = self.writer.get_extra_info("socket")
+        try:
+            raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            pid, uid, gid = struct.unpack("3i", raw)
+            return pid, uid, gid
+        except (OSError, AttributeError, struct.error):
+            return 0, -1, -1
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            return
+        try:
+            self.writer.write(P.encode(message))
+        except (ConnectionError, RuntimeError):
+            self.closed = True
+
+    async def drain(self) -> None:
+        """Wait until what was sent is handed to the kernel (a closed peer is not an error)."""
+        try:
+            await self.writer.drain()
+        except ConnectionError:
+            self.closed = True
+
+    @property
+    def backlog(self) -> int:
+        transport = self.writer.transport
+        return transport.get_write_buffer_size() if transport is not None else 0
+
+    @property
+    def is_watcher(self) -> bool:
+        return self.subscribed and self.role == "watch" and not self.closed
+
+    @property
+    def by(self) -> dict[str, Any]:
+        """Who this connection is, as a ruling names its author."""
+        return {"uid": self.uid, "pid": self.pid, "role": self.role}
+
+
+def _stat_sig(path: str | None) -> tuple[int, int] | None:
+    if not path:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+class Backends:
+    """The configuration for each folder, and the rater and checker the user's tiers select.
+
+    Reloaded when a config file changes (checked on every request, by mtime and size). A tier that
+    cannot be read, or a backend that cannot be built, is kept as ``error``: every check is then
+    refused naming it, until the file is fixed.
+    """
+
+    def __init__(self, paths: GatePaths, audit: AuditLog) -> None:
+        self.paths = paths
+        self.audit = audit
+        self.rater: Rater | None = None
+        self.checker: Checker | None = None
+        self.local = False  # every backend is local and deterministic: decide on the loop
+        self.error = ""
+        self.shell = "bash"
+        self.watchers: tuple[int, ...] = ()
+        self._base_sig: object = object()
+        self._configs: OrderedDict[str, tuple[object, Config]] = OrderedDict()
+
+    def _reload_base(self, sig: object) -> None:
+        """Rebuild what depends on the user/system tiers: rater, checker, audit bounds, shell."""
+        self._base_sig = sig
+        self._configs.clear()
+        try:
+            config = load_config("/", paths=self.paths)
+        except ConfigError as exc:
+            self.error = str(exc)
+            return
+        try:
+            self.rater = make_rater(config)
+        except Exception as exc:
+            self.error = f"the rater could not be built: {type(exc).__name__}: {exc}"
+            return
+        try:
+            self.checker = make_checker(config)
+        except Exception as exc:
+            self.error = f"the alignment checker could not be built: {type(exc).__name__}: {exc}"
+            return
+        self.error = ""
+        self.local = self.rater.name == "builtin" and self.checker.name == "builtin"
+        self.audit.max_bytes = max(4096, int(config.audit.max_bytes))
+        self.audit.keep = max(0, int(config.audit.keep))
+        self.audit.syslog = config.audit.syslog
+        self.shell = config.shell
+        self.watchers = tuple(config.watchers)
+
+    def config_for(self, cwd: str) -> Config:
+        """The effective config for ``cwd``; re-read when any of its files changed. Raises ConfigError."""
+        base = (_stat_sig(self.paths.system_config), _stat_sig(self.paths.user_config))
+        if base != self._base_sig:
+            self._reload_base(base)
+        if self.error:
+            raise ConfigError(self.paths.user_config, "config", self.error)
+        project = find_project_file(cwd)
+        sig = (base, project, _stat_sig(project))
+        hit = self._configs.get(cwd)
+        if hit is not None and hit[0] == sig:
+            self._configs.move_to_end(cwd)
+            return hit[1]
+        config = load_config(cwd, paths=self.paths)
+        self._configs[cwd] = (sig, config)
+        while len(self._configs) > CONFIG_CACHE:
+            self._configs.popitem(last=False)
+        return config
+
+    def decide(self, command: str, cwd: str, config: Config, state: SessionState) -> Decision:
+        """The pipeline's decision with this daemon's backends (pure: ``state`` is only read)."""
+        return decide(command, cwd=cwd, config=config, session=state, rater=self.rater,
+                      checker=self.checker, paths=self.paths)
+
+    def health_notice(self) -> str | None:
+        """The rater's one-line notice after repeated model failures (S4), once."""
+        return self.rater.health_notice() if self.rater is not None else None
+
+
+class Events:
+    """The subscribers (``gatesh watch`` and other subscriptions) and what is published to them."""
+
+    def __init__(self) -> None:
+        self.subscribers: set[Conn] = set()
+
+    def publish(self, event_kind: str, session: str | None = None, /, **fields: Any) -> None:
+        """Send one event to every subscriber; a subscriber too far behind is disconnected."""
+        if not self.subscribers:
+            return
+        event: dict[str, Any] = {"event": event_kind, "time": round(time.time(), 3)}
+        if session is not None:
+            event["session"] = session
+        event.update(fields)
+        for conn in list(self.subscribers):
+            if conn.closed:
+                self.subscribers.discard(conn)
+                continue
+            if conn.backlog > SUBSCRIBER_BUFFER:
+                conn.closed = True
+                conn.writer.close()
+                continue
+            conn.send(event)
+
+    @property
+    def watchers(self) -> int:
+        """How many watchers (a person, S7) are attached now."""
+        return sum(1 for c in self.subscribers if c.is_watcher)
+
+
+def cleaned(text: str) -> str:
+    """Event text: redacted and home-folded (S13, S15), as in the audit log."""
+    return clean(text) if text else text
+
+
+def round_event(r: Round) -> dict[str, Any]:
+    """A round of the argument as an event carries it (text fields cleaned)."""
+    return {"command": cleaned(r.command), "justification": cleaned(r.justification),
+            "outcome": r.outcome.value, "reason": cleaned(r.reason), "remedy": cleaned(r.remedy),
+            "passed": r.passed, "suggestion": cleaned(r.suggestion)}
+
+
+class Daemon:
+    """The daemon's state, shared by its request handlers. Event-loop owned."""
+
+    def __init__(self, paths: GatePaths) -> None:
+        self.paths = paths
+        self.started = time.time()
+        self.sessions = Sessions(paths.state_dir)
+        self.book = self.sessions.book
+        self.registry = procs.GatedRegistry()
+        self.conns: set[Conn] = set()
+        self.events = Events()
+        self.executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="gatesh-decide")
+        self.totals: Counter[str] = Counter()
+        self.audit = AuditLog(paths.audit_log)
+        self.audit_pipe = AuditPipe(self.audit)
+        self.backends = Backends(paths, self.audit)
+        self.stopping = asyncio.Event()
+        self.observed = ObservationMemory()
+        # A watcher's answer for each escalation a check is waiting on (S7).
+        self.waiting: dict[str, asyncio.Future[Ruling]] = {}
+
+    async def off_loop(self, func: Callable[..., T], *args: Any) -> T:
+        """``func(*args)`` run in a worker thread (for /proc walks, file reads, model calls)."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, func, *args)

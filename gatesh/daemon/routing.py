@@ -1,0 +1,257 @@
+"""The ``check`` op: group the command into its session, decide it, finish it, and route what a
+person must rule on (S7, S9.3, S3.7).
+
+Steps are numbered in :func:`check` where they happen. Deciding is :func:`gatesh.pipeline.decide`
+(pure) and finishing is :func:`gatesh.finish.finish`, as on every surface; what is the daemon's
+own is which person can be asked (:func:`reach`), waiting for a watcher's answer with heartbeats,
+and the events watchers see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any, Final
+
+from gatesh import messages
+from gatesh._errors import ConfigError, ProtocolError
+from gatesh._types import Action, Decision, Round, Stage
+from gatesh.audit import fold_home
+from gatesh.config import Config
+from gatesh.daemon import procs
+from gatesh.daemon import protocol as P
+from gatesh.daemon.core import Conn, Daemon, cleaned, round_event
+from gatesh.daemon.sessions import Session
+from gatesh.finish import (
+    Answer,
+    Finished,
+    Reach,
+    Ruling,
+    Where,
+    choices,
+    conclude,
+    entry_pattern,
+    finish,
+    running_anyway,
+)
+from gatesh.pending import Pending
+from gatesh.pipeline import failed_decision
+from gatesh.session import normalised
+
+# With only local backends (builtin rater and checker) a decision is pure computation of well under
+# a millisecond: it runs on the event loop itself, which saves two thread handoffs and the GIL
+# ping-pong they cause under load (S14). Commands longer than this still go to a worker thread (with
+# heartbeats), so one pathological parse cannot hold every other client for long.
+INLINE_MAX_CHARS: Final = 8192
+# A session id is at most this long and printable: it is shown to people and written to logs.
+SESSION_MAX_CHARS: Final = 256
+
+
+def session_field(msg: dict[str, Any], *, required: bool = False) -> str:
+    """The request's ``session`` field, checked (ProtocolError names what is wrong)."""
+    sid = P.field(msg, "session", str, required=required, default="")
+    if len(sid) > SESSION_MAX_CHARS or any(ord(c) < 32 for c in sid):
+        raise ProtocolError(f"field 'session' must be at most {SESSION_MAX_CHARS} printable characters")
+    return str(sid)
+
+
+def reach(d: Daemon, can_ask: bool) -> Reach:
+    """Who can be asked now: a watcher first (S7), else the surface's own person, else nobody."""
+    if d.events.watchers:
+        return Reach.WATCHER
+    return Reach.SURFACE if can_ask else Reach.NOBODY
+
+
+async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    """Decide one command and reply (steps numbered)."""
+    # 1. Validate the request.
+    command = P.field(msg, "command", str)
+    cwd = P.field(msg, "cwd", str)
+    if not os.path.isabs(cwd) or "\x00" in cwd:
+        raise ProtocolError("field 'cwd' must be an absolute path")
+    sid = session_field(msg)
+    surface = P.field(msg, "surface", str, required=False, default="-c")[:32]
+    can_ask = bool(P.field(msg, "can_ask", bool, required=False, default=surface == "hook"))
+    # 2. The session: GATESH_SESSION when given, else the harness process (S9.3).
+    anchor = None
+    if not sid:
+        if conn.harness is None:  # the peer's ancestry is fixed while it is connected
+            harness, p = procs.harness_session(conn.pid)
+            conn.harness = (harness, (p.pid, p.start) if p is not None else None)
+        sid, anchor = conn.harness
+    if conn.gated_as != sid:  # the client becomes the command's shell: gated
+        # Registered right after this task step (the reply is sent first): the loop runs the
+        # callback before it handles any connection that arrives later, so nothing the command
+        # starts can ask for a human-only verb before its shell is known to be gated (S9.5).
+        asyncio.get_running_loop().call_soon(d.registry.add, conn.pid, sid)
+        conn.gated_as = sid
+    sess, new = d.sessions.get(sid, anchor=anchor, surface=surface)
+    if new:
+        d.events.publish("session_start", sid, anchor=anchor[0] if anchor else None, surface=surface)
+    sess.checks += 1
+    sess.last = time.time()
+    where = Where(sid, conn.pid, cwd, surface)
+    # 3. The config for this folder (a broken config refuses, naming the problem).
+    try:
+        config = d.backends.config_for(cwd)
+    except ConfigError as exc:
+        reason = f"invalid configuration: {exc}"
+        decision = failed_decision(command, reason, messages.error(reason))
+        done = finish(decision, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
+                      audit=d.audit_pipe)
+        return reply(d, sess, done, where)
+    async with sess.lock:
+        open_rounds = sess.state.negotiation.transcript()
+        # 4. Decide: on the loop when every backend is local (pure computation, see
+        #    INLINE_MAX_CHARS), else in a worker thread with heartbeats (model calls are slow).
+        decision = await _decide(d, conn, command, cwd, config, sess)
+        notice = d.backends.health_notice()
+        if notice:
+            d.events.publish("notice", sid, text=cleaned(notice))
+        # 5. Finish: the session change, the person who can be asked, the audit line.
+        who = reach(d, can_ask)
+        done = finish(decision, state=sess.state, reach=who, where=where, book=d.book, audit=d.audit_pipe)
+        _announce(d, sess, done, where, float(config.escalation.timeout_s))
+        # 6. A watcher is asked: wait for the answer (or the timeout), then finish with it.
+        if done.waiting and done.pending is not None:
+            done = await _wait(d, conn, sess, done.pending, where, config)
+        # 7. Publish and reply.
+        quiet = (Stage.BYPASS, Stage.HARNESS)  # these stages end no argument
+        if done.action is Action.ALLOW and open_rounds and done.decision.stage not in quiet:
+            _publish_passed(d, sess, done.decision, open_rounds, cwd)
+        return reply(d, sess, done, where)
+
+
+async def _decide(d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session) -> Decision:
+    """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds)."""
+    if d.backends.local and len(command) <= INLINE_MAX_CHARS:
+        return d.backends.decide(command, cwd, config, sess.state)
+    fut = asyncio.get_running_loop().run_in_executor(d.executor, d.backends.decide, command, cwd,
+                                                     config, sess.state)
+    while True:
+        done, _ = await asyncio.wait({fut}, timeout=P.HEARTBEAT_S)
+        if done:
+            return fut.result()
+        conn.send({"re": "check", "interim": "working"})
+
+
+def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: float) -> None:
+    """The events for a person being asked: an escalation prompt, or the halt banner (S3.7)."""
+    p = done.pending
+    decision = done.decision
+    if decision.action is Action.HALT:
+        asked = p is not None
+        d.events.publish("halt", sess.id, cwd=fold_home(where.cwd), reason=fold_home(sess.state.halt_reason),
+                         command=cleaned(decision.facts.text), pending_id=p.id if p is not None else "",
+                         choices=[Answer.RUN_ANYWAY.value] if asked else [],
+                         timeout_s=timeout if d.events.watchers else None)
+    elif decision.action is Action.ESCALATE and p is not None:
+        rounds = decision.rounds
+        d.events.publish("escalation", sess.id, pending_id=p.id, kind=p.kind.value, cwd=fold_home(where.cwd),
+                         command=cleaned(decision.facts.text),
+                         outcome=decision.outcome.value if decision.outcome else None,
+                         reason=cleaned(decision.reason), remedy=cleaned(decision.remedy),
+                         to_person_reason=cleaned(p.reason), rounds=[round_event(r) for r in rounds],
+                         transcript=cleaned(messages.rounds_of(rounds) if rounds else ""),
+                         choices=[c.value for c in choices(decision)], timeout_s=timeout,
+                         entry=entry_pattern(decision))
+
+
+async def _wait(d: Daemon, conn: Conn, sess: Session, p: Pending, where: Where, config: Config) -> Finished:
+    """Wait for a watcher's ruling on ``p`` and finish the check with it (S7, S3.7)."""
+    future: asyncio.Future[Ruling] = asyncio.get_running_loop().create_future()
+    d.waiting[p.id] = future
+    try:
+        conn.send({"re": "check", "interim": "waiting", "pending_id": p.id, "message": messages.waiting()})
+        await conn.drain()
+        try:
+            ruling: Ruling | None = await _await_person(conn, future, float(config.escalation.timeout_s))
+        except TimeoutError:
+            ruling = None
+    finally:
+        d.waiting.pop(p.id, None)
+    done = conclude(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
+    if ruling is None:
+        d.events.publish("expired", sess.id, pending_id=p.id)
+    if not done.rerun:
+        return done
+    # `run anyway`: the halt keeps its audit line; the pipeline decides the command again and lets
+    # this exact command through once (never a hardline one). The halt stays.
+    with running_anyway(sess.state, p):
+        again = await _decide(d, conn, p.command, where.cwd, config, sess)
+        return finish(again, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
+                      audit=d.audit_pipe, pending_id=p.id, answer=done.answer)
+
+
+async def _await_person(conn: Conn, future: asyncio.Future[Ruling], timeout: float) -> Ruling:
+    """A person's ruling from ``future``, or TimeoutError after ``timeout`` s. A heartbeat goes
+    to the waiting client every HEARTBEAT_S, so its idle timeout never cuts a person short."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        left = deadline - loop.time()
+        if left <= 0:
+            raise TimeoutError
+        done, _ = await asyncio.wait({future}, timeout=min(left, P.HEARTBEAT_S))
+        if done:
+            return future.result()
+        conn.send({"re": "check", "interim": "working"})
+        await conn.drain()
+
+
+def nobody_left(d: Daemon) -> None:
+    """No watcher is attached any more: every check waiting for one is refused now, as with
+    nobody watching (its wait ends as a timeout would)."""
+    for future in d.waiting.values():
+        if not future.done():
+            future.set_exception(TimeoutError("the last watcher left"))
+
+
+def reply(d: Daemon, sess: Session, done: Finished, where: Where) -> dict[str, Any]:
+    """Count, publish and answer one finished check (or a surface person's ruling)."""
+    action = done.action.value
+    if done.audit_error:
+        d.totals["audit_failed"] += 1
+    d.totals[action] += 1
+    sess.totals[action] = sess.totals.get(action, 0) + 1
+    if d.events.subscribers:
+        _publish_decision(d, sess, done, where)
+    return done.reply(session=sess.id, shell=d.backends.shell)
+
+
+def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) -> None:
+    decision, where_cwd = done.decision, fold_home(where.cwd)
+    if decision.action is Action.REJECT and decision.rounds and done.action is Action.REJECT and not done.answer:
+        n = len(decision.rounds)
+        d.events.publish("round", sess.id, cwd=where_cwd, number=n, total=n,
+                         round=round_event(decision.rounds[-1]), ends=None)
+    d.events.publish("decision", sess.id, cwd=where_cwd, command=cleaned(decision.facts.text),
+                     surface=where.surface, action=done.action.value, stage=decision.stage.value,
+                     outcome=decision.outcome.value if decision.outcome else None,
+                     reason=cleaned(decision.reason), remedy=cleaned(decision.remedy), rule_id=decision.rule_id,
+                     rung=decision.rung.value, counters=decision.counters, notice=cleaned(decision.notice),
+                     pending_id=done.pending_id, answer=done.answer)
+    if decision.notice and done.action is Action.ALLOW:
+        d.events.publish("notice", sess.id, text=cleaned(decision.notice))
+
+
+def _publish_passed(d: Daemon, sess: Session, decision: Decision, open_rounds: tuple[Round, ...], cwd: str) -> None:
+    """An allowed command ends an open argument: "agreed" when it is the refused command itself,
+    "accepted" when it is another (S8.2)."""
+    last = open_rounds[-1]
+    ends = "agreed" if " ".join(last.command.split()) == normalised(decision.facts) else "accepted"
+    passed = Round(command=decision.facts.text, justification=decision.facts.justification,
+                   outcome=decision.outcome or last.outcome, reason=decision.reason, passed=True)
+    d.events.publish("round", sess.id, cwd=fold_home(cwd), number=len(open_rounds) + 1,
+                     total=len(open_rounds) + 1, round=round_event(passed), ends=ends)
+
+
+def pending_event(p: Pending) -> dict[str, Any]:
+    """A pending record as a new subscriber receives it (text cleaned)."""
+    extra: dict[str, Any] = {}
+    if p.decision is not None:
+        extra = {"outcome": p.decision.outcome.value if p.decision.outcome else None,
+                 "choices": [c.value for c in choices(p.decision)], "entry": entry_pattern(p.decision)}
+    return p.summary() | {"command": cleaned(p.command), "cwd": fold_home(p.cwd)} | extra
+

@@ -1,0 +1,116 @@
+"""The human-only ops (S9.5): ``answer``, ``approve``, ``deny``, ``mandate``, ``resume``.
+
+The server refuses each of them, before it gets here, to a client whose ancestry holds a gated
+session (:func:`gatesh.daemon.procs.gated_ancestry`). A ruling is :func:`gatesh.finish.rule`:
+first answer wins, and the grant it makes is the one the record's kind allows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gatesh._errors import ProtocolError
+from gatesh.daemon import protocol as P
+from gatesh.daemon.core import Conn, Daemon, cleaned
+from gatesh.daemon.routing import reply, session_field
+from gatesh.finish import ALLOWING, AlreadyRuled, Answer, Ruling, Where, offered, rule
+from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
+from gatesh.pending import Pending, PendingKind, PendingState
+
+_WORDS = frozenset(a.value for a in Answer)
+
+
+def _pending(d: Daemon, msg: dict[str, Any]) -> Pending:
+    pid = P.field(msg, "pending_id", str)
+    p = d.book.find(pid)
+    if p is None:
+        raise ProtocolError(f"no pending escalation {pid!r}")
+    return p
+
+
+async def answer(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    p = _pending(d, msg)
+    word = P.field(msg, "answer", str).strip().lower()
+    note = P.field(msg, "note", str, required=False, default="")
+    if word not in _WORDS:
+        raise ProtocolError(f"answer must be one of {', '.join(a.value for a in Answer)}")
+    choices = offered(p)
+    if Answer(word) not in choices:
+        raise ProtocolError(f"{word!r} is not offered for escalation {p.id} ({', '.join(c.value for c in choices)})")
+    return await _rule(d, conn, p, Ruling(Answer(word), note, conn.by))
+
+
+async def approve(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    p = _pending(d, msg)
+    word = Answer.RUN_ANYWAY if p.kind is PendingKind.HALT else Answer.ONCE
+    return await _rule(d, conn, p, Ruling(word, "", conn.by))
+
+
+async def deny(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    p = _pending(d, msg)
+    return await _rule(d, conn, p, Ruling(Answer.NO, P.field(msg, "note", str, required=False, default=""), conn.by))
+
+
+async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> dict[str, Any]:
+    """A person's ruling on ``p``: the first answer wins; others see who answered."""
+    where = Where(p.session, conn.pid, p.cwd, conn.role)
+    if p.state is PendingState.WAITING:
+        future = d.waiting.get(p.id)
+        if future is None or future.done():
+            raise AlreadyRuled(f"escalation {p.id} is already being refused (its wait has ended)")
+        rule(p, ruling, state=None, where=where, book=d.book, audit=d.audit_pipe)
+        future.set_result(ruling)
+        d.events.publish("answered", p.session, pending_id=p.id, answer=p.answer, by=p.by)
+        return {"pending_id": p.id, "state": p.state.value}
+    if p.state is PendingState.ASKING:
+        sess, _ = d.sessions.get(p.session)
+        async with sess.lock:
+            ruled = rule(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
+            d.events.publish("answered", p.session, pending_id=p.id, answer=p.answer, by=p.by)
+            if ruled.finished is None:
+                raise AlreadyRuled(f"escalation {p.id} could not be ruled on")
+            shown = Where(p.session, conn.pid, p.cwd, p.surface)
+            return reply(d, sess, ruled.finished, shown) | {"state": p.state.value}
+    state = d.sessions.get(p.session)[0].state if ruling.answer in ALLOWING else None
+    ruled = rule(p, ruling, state=state, where=where, book=d.book, audit=d.audit_pipe)
+    d.events.publish("answered", p.session, pending_id=p.id, answer=p.answer, by=p.by)
+    return {"pending_id": p.id, "state": p.state.value, "text": ruled.text}
+
+
+async def mandate(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    """The user's own words (S5.3) for one session, or for every session when none is named."""
+    text = P.field(msg, "text", str).strip()
+    if not text:
+        raise ProtocolError("field 'text' is empty")
+    sid = session_field(msg)
+    # The channel (S5.3): a watcher's words are "watch"; a human-role client (`gatesh mandate`,
+    # a harness's prompt hook) names its own. Either way the ancestry check has already refused
+    # any client that descends from a gated session.
+    if conn.role == P.Role.WATCH:
+        channel = "watch"
+    else:
+        channel = P.field(msg, "channel", str, required=False, default="mandate")
+        if channel not in TRUSTED_CHANNELS or channel == "watch":
+            raise ProtocolError(f"unknown channel {channel!r}")
+    targets = [d.sessions.get(sid)[0]] if sid else list(d.sessions.sessions.values())
+    if not sid:
+        d.sessions.remember_mandate(text)
+    # A harness replays its transcript on every hook call: words already in every window are
+    # admitted again (they stay the newest) but not announced to the watchers a second time.
+    short = text[:USER_MESSAGE_MAX_CHARS]
+    known = bool(targets) and all(short in s.state.negotiation.user_messages() for s in targets)
+    admitted = [s.id for s in targets if s.state.negotiation.admit_user_message(text, channel)]
+    if not known:
+        d.events.publish("mandate", sid or None, text=cleaned(text), channel=channel)
+    return {"sessions": [s.id for s in targets], "admitted": admitted, "channel": channel}
+
+
+async def resume(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    """Clear a session's halt (S3.7)."""
+    sid = P.field(msg, "session", str)
+    sess, _ = d.sessions.get(sid)
+    was = sess.state.halted
+    sess.state.resume()
+    d.sessions.note_halt(sess)
+    d.events.publish("resumed", sid, by=conn.by)
+    return {"session": sid, "was_halted": was}

@@ -1,0 +1,452 @@
+"""One place finishes a decision (S7, S13): every surface decides with ``pipeline.decide`` and
+finishes here, so the daemon, the daemon-less fallback, the hook adapters, ``explain`` and ``eval``
+record and refuse alike.
+
+``decide`` is pure: it returns a :class:`~gatesh._types.Decision` carrying the session change it
+implies. :func:`finish` applies that change and then everything a decision still needs before a
+command may run, in this order:
+
+1. The session change (approvals and `run anyway` spent, the argument's rounds, a halt — a halt is
+   on disk before the refusal is sent).
+2. An escalation or a halt opens a pending record in the state :class:`Reach` implies: nobody to
+   ask refuses at once with the no-person message (S7); the surface's own person is answered with
+   the escalation block; a watcher is asked and the caller waits (then :func:`conclude`). A dry run
+   opens nothing.
+3. The audit line, written before an allow is returned; when it cannot be written the command is
+   refused whatever was decided.
+4. An allowed command that used a person's approval spends its pending record.
+
+:func:`rule` is a person's ruling on a pending record (``answer``, ``approve``, ``deny``): first
+answer wins, and the grant it makes is the one the record's kind allows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import re
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
+
+from gatesh import messages
+from gatesh._errors import EXIT_OK, EXIT_REFUSED, GateshError
+from gatesh._types import Action, Decision, Outcome, Stage
+from gatesh.audit import AuditError, clean, fold_home, record_for
+from gatesh.pending import Pending, PendingBook, PendingKind, PendingState
+from gatesh.redact import redact
+from gatesh.session import SessionState, normalised
+
+__all__ = [
+    "ALLOWING",
+    "NOBODY_WATCHING",
+    "AlreadyRuled",
+    "Answer",
+    "AuditSink",
+    "DryRun",
+    "Finished",
+    "Reach",
+    "Ruled",
+    "Ruling",
+    "Where",
+    "choices",
+    "conclude",
+    "dry_run",
+    "entry_pattern",
+    "finish",
+    "offered",
+    "rule",
+    "running_anyway",
+]
+
+
+class Reach(enum.StrEnum):
+    """Who can be asked about an escalation or a halt now (S7)."""
+
+    NOBODY = "nobody"  # no watcher, and the surface cannot ask: refused at once
+    SURFACE = "surface"  # the surface asks its own person (a hook's `ask`, a PTY run by a person)
+    WATCHER = "watcher"  # a `gatesh watch` is attached: the agent's call waits for its answer
+    DRY_RUN = "dry-run"  # explain, eval: nothing is opened, nothing runs; the decision stands
+
+
+class Answer(enum.StrEnum):
+    """What a person may answer (S7; `run anyway`, typed in full, only for a halt, S3.7)."""
+
+    ONCE = "once"
+    SESSION = "session"
+    ALWAYS = "always"
+    NO = "no"
+    DENY_ALWAYS = "deny always"
+    RUN_ANYWAY = "run anyway"
+
+
+ALLOWING: Final = frozenset({Answer.ONCE, Answer.SESSION, Answer.ALWAYS, Answer.RUN_ANYWAY})
+# The answer word an audit line carries when nobody could be asked (S7).
+NOBODY_WATCHING: Final = "nobody-watching"
+_ESCALATION_CHOICES: Final = (Answer.ONCE, Answer.SESSION, Answer.ALWAYS, Answer.NO, Answer.DENY_ALWAYS)
+# A catastrophic command is approved one run at a time: the target may differ next time.
+_CATASTROPHIC_CHOICES: Final = (Answer.ONCE, Answer.NO, Answer.DENY_ALWAYS)
+_HALT_CHOICES: Final = (Answer.RUN_ANYWAY, Answer.NO)
+
+
+def choices(decision: Decision) -> tuple[Answer, ...]:
+    """The answers an escalation prompt offers for ``decision`` (S7)."""
+    if decision.outcome is Outcome.CATASTROPHIC:
+        return _CATASTROPHIC_CHOICES
+    return _ESCALATION_CHOICES
+
+
+def offered(p: Pending) -> tuple[Answer, ...]:
+    """The answers ``answer`` accepts for ``p``: a halt takes only `run anyway` or no."""
+    if p.kind is PendingKind.HALT:
+        return _HALT_CHOICES
+    return choices(p.decision) if p.decision is not None else _CATASTROPHIC_CHOICES
+
+
+def entry_pattern(decision: Decision) -> str:
+    """The exact list pattern for this command (as the lists compare it, S3.6), or "" when the
+    command holds a secret (redaction changes it): a secret is never written into a config file."""
+    text = re.sub(r"\s+#\s*why:.*\Z", "", decision.facts.text, flags=re.S | re.I)
+    text = " ".join(text.split())
+    return text if redact(text) == text else ""
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """A person's answer, with their note and who they are (uid, pid, role of the connection)."""
+
+    answer: Answer
+    note: str = ""
+    by: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a decision is finished, as its audit line names it."""
+
+    session: str
+    pid: int | None
+    cwd: str
+    surface: str
+    note: str = ""  # why this surface decided (the in-process gate says so)
+
+
+class AuditSink(Protocol):
+    """Takes one audit record; raises AuditError when it could not be kept."""
+
+    def append(self, record: dict[str, Any]) -> None: ...
+
+
+class DryRun:
+    """The audit sink of ``explain`` and ``eval``: the lines a real surface would write, kept."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def append(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A decision finished: what the agent is told and what was recorded.
+
+    Invariant: ``exit_code`` is 0 exactly when ``action`` is ALLOW. ``record`` is the audit line
+    written, None only while a watcher is being asked (``waiting``); then the transport waits for
+    the ruling and calls :func:`conclude`. ``rerun``: a watcher answered `run anyway`; the
+    transport decides the command again inside :func:`running_anyway` and finishes that.
+    """
+
+    decision: Decision
+    action: Action
+    message: str
+    pending_id: str = ""
+    answer: str = ""
+    notice: str = ""
+    record: dict[str, Any] | None = None
+    pending: Pending | None = None
+    audit_error: str = ""
+    rerun: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.action is Action.ALLOW else EXIT_REFUSED
+
+    @property
+    def waiting(self) -> bool:
+        return self.record is None and self.pending is not None
+
+    def reply(self, *, session: str, shell: str) -> dict[str, Any]:
+        """The check reply every transport sends (see :mod:`gatesh.daemon.protocol`)."""
+        d = self.decision
+        return {
+            "action": self.action.value,
+            "message": self.message,
+            "exit": self.exit_code,
+            "pending_id": self.pending_id,
+            "notice": self.notice if self.action is Action.ALLOW else "",
+            "session": session,
+            "shell": shell,
+            "decision": {
+                "stage": d.stage.value,
+                "outcome": d.outcome.value if d.outcome else None,
+                "rung": d.rung.value,
+                "rule_id": d.rule_id,
+                "reason": d.reason,
+                "remedy": d.remedy,
+                "to_person_reason": d.to_person_reason,
+                "counters": d.counters,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Ruled:
+    """What a ruling did: woke a waiting check (``wake``), finished an asking one (``finished``),
+    or settled a refused one for the agent's retry (``text`` says so)."""
+
+    pending: Pending
+    wake: bool = False
+    finished: Finished | None = None
+    text: str = ""
+
+
+class AlreadyRuled(GateshError):
+    """A ruling on a pending record that is not open to one (answered, used, …)."""
+
+
+# --- finishing a decision ---------------------------------------------------------------------
+
+
+def finish(decision: Decision, *, state: SessionState, reach: Reach, where: Where, book: PendingBook,
+           audit: AuditSink, pending_id: str = "", answer: str = "") -> Finished:
+    """Apply ``decision`` to its session and record it (the steps of the module docstring).
+
+    ``pending_id`` and ``answer`` carry a person's ruling into the line of a command decided again
+    after it (`run anyway`). Raises nothing the caller must handle: an audit failure is a refusal.
+    """
+    # 1. The session change decide computed (it changed nothing itself).
+    state.apply(decision.change)
+    if decision.change.halt:
+        book.note_halt(where.session, state)
+    # 2. A person decides, or nobody can.
+    if reach is not Reach.DRY_RUN:
+        if decision.action is Action.ESCALATE:
+            return _escalate(decision, state, reach, where, book, audit)
+        if decision.action is Action.HALT:
+            return _halt(decision, reach, where, book, audit)
+    # 3–4. The audit line; an allow that used an approval spends it.
+    return _record(decision, decision.action, decision.message, where, book, audit,
+                   pending_id=pending_id, answer=answer, notice=decision.notice)
+
+
+def dry_run(decision: Decision, *, state: SessionState, cwd: str, surface: str = "explain") -> Finished:
+    """Finish ``decision`` as ``explain`` and ``eval`` do: the session change applied to ``state``,
+    nothing opened, nothing written; ``record`` is the audit line a real surface would write."""
+    where = Where(state.id, None, cwd, surface)
+    return finish(decision, state=state, reach=Reach.DRY_RUN, where=where, book=PendingBook(None),
+                  audit=DryRun())
+
+
+_OPENS: Final = {Reach.NOBODY: PendingState.REFUSED, Reach.SURFACE: PendingState.ASKING,
+                 Reach.WATCHER: PendingState.WAITING}
+
+
+def _open(decision: Decision, kind: PendingKind, reason: str, reach: Reach, where: Where,
+          book: PendingBook) -> Pending:
+    return book.open(session=where.session, command=decision.facts.text, key=normalised(decision.facts),
+                     cwd=where.cwd, reason=reason, kind=kind, state=_OPENS[reach],
+                     surface=where.surface, pid=where.pid, decision=decision)
+
+
+def _escalate(decision: Decision, state: SessionState, reach: Reach, where: Where, book: PendingBook,
+              audit: AuditSink) -> Finished:
+    why = decision.to_person_reason or decision.reason
+    p = _open(decision, PendingKind.ESCALATE, why, reach, where, book)
+    if reach is Reach.WATCHER:
+        state.negotiation.person_reached()  # the escalation is shown: the argument is cleared (S6)
+        return Finished(decision, Action.ESCALATE, messages.waiting(), pending_id=p.id, pending=p)
+    if reach is Reach.SURFACE:
+        # Not a person reached yet: an `ask` nobody answers (a headless harness) must not refill
+        # the bounds (S11.4). The person is reached when they answer (rule()).
+        return _record(decision, Action.ESCALATE, messages.escalation_block(decision), where, book,
+                       audit, pending_id=p.id, pending=p)
+    return _nobody(decision, p, where, book, audit)
+
+
+def _nobody(decision: Decision, p: Pending, where: Where, book: PendingBook, audit: AuditSink) -> Finished:
+    """The no-person refusal (S7), with the id `gatesh approve` takes — when it could be kept."""
+    unsaved = book.save()
+    transcript = messages.rounds_of(decision.rounds) if decision.rounds else ""
+    message = messages.nobody_watching(decision.facts.text, p.reason, transcript, "" if unsaved else p.id)
+    note = where.note + (f"; the pending id could not be kept ({unsaved})" if unsaved else "")
+    where = Where(where.session, where.pid, where.cwd, where.surface, note.lstrip("; "))
+    return _record(decision, Action.REFUSE, message, where, book, audit, pending_id=p.id,
+                   answer=NOBODY_WATCHING)
+
+
+def _halt(decision: Decision, reach: Reach, where: Where, book: PendingBook, audit: AuditSink) -> Finished:
+    """A halt (S3.7) offers only `run anyway`: a watcher is asked now; the surface's own person
+    answers later; with nobody, `gatesh approve ID` may still let the agent's retry run once."""
+    p = _open(decision, PendingKind.HALT, decision.reason, reach, where, book)
+    if reach is Reach.WATCHER:
+        return Finished(decision, Action.HALT, messages.waiting(), pending_id=p.id, pending=p)
+    if reach is Reach.NOBODY:
+        book.save()
+        return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id)
+    return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id, pending=p)
+
+
+def _record(decision: Decision, action: Action, message: str, where: Where, book: PendingBook,
+            audit: AuditSink, *, pending_id: str = "", answer: str = "", notice: str = "",
+            pending: Pending | None = None) -> Finished:
+    """Steps 3–4: the audit line (a failure refuses), then an approval spent."""
+    rec = record_for(decision, session=where.session, pid=where.pid, cwd=where.cwd, surface=where.surface,
+                     answer=answer, pending_id=pending_id, action=action.value, message_reason=where.note)
+    try:
+        audit.append(rec)
+    except AuditError as exc:
+        return Finished(decision, Action.REFUSE, messages.audit_failed(str(exc)), pending_id=pending_id,
+                        answer=answer, record=rec, pending=pending, audit_error=str(exc))
+    if action is Action.ALLOW and decision.stage is Stage.APPROVED_ID:
+        book.consume_approval(where.session, normalised(decision.facts))
+    return Finished(decision, action, message, pending_id=pending_id, answer=answer,
+                    notice=notice if action is Action.ALLOW else "", record=rec, pending=pending)
+
+
+# --- a person's ruling ------------------------------------------------------------------------
+
+
+def conclude(p: Pending, ruling: Ruling | None, *, state: SessionState, where: Where, book: PendingBook,
+             audit: AuditSink) -> Finished:
+    """End the wait of a check whose person was a watcher: ``ruling`` is the answer :func:`rule`
+    recorded, or None when nobody answered in time (the record expires: refused, approvable later).
+    """
+    decision = _decision_of(p)
+    if ruling is None:
+        p.move(PendingState.EXPIRED)
+        if p.kind is PendingKind.ESCALATE:
+            return _nobody(decision, p, where, book, audit)
+        book.save()
+        return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id)
+    if p.kind is PendingKind.HALT:
+        # The halt keeps its own line; on `run anyway` the transport decides the command again.
+        done = _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id,
+                       answer=ruling.answer.value)
+        rerun = ruling.answer is Answer.RUN_ANYWAY and not done.audit_error
+        return Finished(decision, done.action, done.message, pending_id=p.id, answer=ruling.answer.value,
+                        record=done.record, audit_error=done.audit_error, rerun=rerun)
+    if _allows(p, ruling):
+        _grant_session(p, ruling, state)
+        return _record(decision, Action.ALLOW, "", where, book, audit, pending_id=p.id,
+                       answer=ruling.answer.value)
+    return _record(decision, Action.REJECT, messages.rejected_by_person(decision.facts.text, ruling.note),
+                   where, book, audit, pending_id=p.id, answer=ruling.answer.value)
+
+
+@contextlib.contextmanager
+def running_anyway(state: SessionState, p: Pending) -> Iterator[None]:
+    """A watcher's `run anyway`: the halted command may run once while this block decides it
+    again; nothing is remembered afterwards, whether it ran or not (S3.7)."""
+    state.run_anyway.add(p.key)
+    try:
+        yield
+    finally:
+        state.run_anyway.discard(p.key)
+
+
+def rule(p: Pending, ruling: Ruling, *, state: SessionState | None, where: Where, book: PendingBook,
+         audit: AuditSink) -> Ruled:
+    """A person's ruling on ``p``; the first one wins (later ones raise AlreadyRuled).
+
+    - WAITING: recorded; the waiting check is woken and concludes (``wake``).
+    - ASKING: the surface's person answered; the session's own state (``state``) gets the grant
+      and the surface sends the check again, which runs once.
+    - REFUSED or EXPIRED: approved for the agent's retry (once), or denied.
+    The ruling has its own audit line except when a waiting check writes it.
+    """
+    if p.state is PendingState.WAITING:
+        p.move(PendingState.ANSWERED)
+        p.answer, p.by = ruling.answer.value, dict(ruling.by)
+        return Ruled(p, wake=True)
+    if p.state is PendingState.ASKING:
+        p.move(PendingState.ANSWERED)
+        p.answer, p.by = ruling.answer.value, dict(ruling.by)
+        decision = _decision_of(p)
+        allowed = _allows(p, ruling)
+        if state is not None:
+            state.negotiation.person_reached()  # the person answered (S6)
+            if allowed:
+                _grant_retry(p, state)
+                _grant_session(p, ruling, state)
+        rec = _ruling_record(p, where, "approved" if allowed else "denied")
+        error = _append(audit, rec)
+        if error:
+            done = Finished(decision, Action.REFUSE, messages.audit_failed(error), pending_id=p.id,
+                            answer=p.answer, record=rec, audit_error=error)
+        elif allowed:
+            done = Finished(decision, Action.ALLOW, "", pending_id=p.id, answer=p.answer, record=rec)
+        else:
+            done = Finished(decision, Action.REJECT, messages.rejected_by_person(p.command, ruling.note),
+                            pending_id=p.id, answer=p.answer, record=rec)
+        return Ruled(p, finished=done)
+    if p.state in (PendingState.REFUSED, PendingState.EXPIRED):
+        allowed = ruling.answer in ALLOWING
+        p.move(PendingState.APPROVED if allowed else PendingState.DENIED)
+        p.answer, p.by = ruling.answer.value, dict(ruling.by)
+        book.save()
+        if allowed and state is not None:
+            _grant_retry(p, state)
+        _append(audit, _ruling_record(p, where, p.state.value))
+        text = (f"approved: `{p.command}` may run once when the agent retries it" if allowed
+                else f"denied: `{p.command}` stays refused")
+        return Ruled(p, text=text)
+    who = p.by.get("pid") if p.by else None
+    raise AlreadyRuled(f"escalation {p.id} is already {p.state.value}"
+                       + (f" (answered {p.answer!r} by pid {who})" if who else ""))
+
+
+def _allows(p: Pending, ruling: Ruling) -> bool:
+    """Whether ``ruling`` lets ``p``'s command run: `run anyway` for a halt, and only for one."""
+    return ruling.answer in ALLOWING and (p.kind is PendingKind.HALT) == (ruling.answer is Answer.RUN_ANYWAY)
+
+
+def _grant_session(p: Pending, ruling: Ruling, state: SessionState) -> None:
+    """An allowing answer: `session` approves the command for the rest of the session (never a
+    catastrophic one, S7); the agent made progress either way."""
+    decision = p.decision
+    if ruling.answer is Answer.SESSION and decision is not None and decision.outcome is not Outcome.CATASTROPHIC:
+        state.approved_session.add(p.key)
+    state.negotiation.note_progress()
+
+
+def _grant_retry(p: Pending, state: SessionState) -> None:
+    """The agent's next try of ``p``'s command runs once: `run anyway` for a halt (the halt
+    stays), an approved-once entry otherwise."""
+    if p.kind is PendingKind.HALT:
+        state.run_anyway.add(p.key)
+    else:
+        state.approved_once.add(p.key)
+
+
+def _decision_of(p: Pending) -> Decision:
+    if p.decision is None:
+        raise AlreadyRuled(f"escalation {p.id} was opened before the daemon restarted; "
+                           "only `gatesh approve` or `gatesh deny` can rule on it")
+    return p.decision
+
+
+def _ruling_record(p: Pending, where: Where, action: str) -> dict[str, Any]:
+    return {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "ts": round(time.time(), 3),
+            "session": p.session, "pid": where.pid, "cwd": fold_home(p.cwd), "surface": where.surface,
+            "command": clean(p.command), "action": action, "stage": "person", "answer": p.answer,
+            "pending_id": p.id}
+
+
+def _append(audit: AuditSink, rec: dict[str, Any]) -> str:
+    try:
+        audit.append(rec)
+    except AuditError as exc:
+        return str(exc)
+    return ""

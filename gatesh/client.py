@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-__all__ = ["CheckResult", "check", "mandate", "request", "shell_main"]
+__all__ = ["CheckResult", "DaemonLost", "DaemonUnavailable", "DaemonUntrusted", "check", "mandate",
+           "request", "shell_main", "trusted_runtime_dir"]
 
 # Pinned equal to gatesh.daemon.protocol by tests/test_client.py.
 VERSION = 1
@@ -176,6 +177,77 @@ def socket_path() -> str:
     return _join(runtime_dir(), "daemon.sock")
 
 
+# File types and permission bits, as ``stat`` has them (``stat`` itself is not imported: S14).
+_S_IFMT = 0o170000
+_S_IFDIR = 0o040000
+_S_IFSOCK = 0o140000
+# Modes the daemon gives its folder: 0700, or 0711 when watchers of another uid may connect (S9.6).
+_FOLDER_MODES = (0o700, 0o711)
+
+
+def _owner(uid: int) -> str:
+    """``uid NAME`` for a message (the number alone when the name cannot be looked up)."""
+    try:
+        import pwd
+
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def trusted_runtime_dir(folder: str, *, create: bool) -> None:
+    """Raise DaemonUntrusted unless ``folder`` is this user's own socket folder (S9.1).
+
+    ``create``: make it first when it is missing (``mkdir`` 0700, never following a link). Then
+    ``lstat``: it must be a real folder (not a symbolic link), owned by this uid, mode 0700 (or
+    0711, the daemon's mode for configured watchers). A folder another user made first — in a
+    shared ``/tmp`` when ``XDG_RUNTIME_DIR`` is unset — could hold a socket that answers every
+    check with "allow", so nothing in it is used.
+    """
+    uid = posix.getuid()
+    try:
+        st = posix.lstat(folder)
+    except FileNotFoundError:
+        if not create:
+            raise DaemonUnavailable(f"no daemon: {folder} does not exist") from None
+        try:
+            posix.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass  # made meanwhile (by our own daemon, or by someone else): checked below
+        except OSError as exc:
+            raise DaemonUntrusted(f"the socket folder {folder} could not be created ({exc})") from None
+        st = posix.lstat(folder)
+    except OSError as exc:
+        raise DaemonUntrusted(f"the socket folder {folder} cannot be checked ({exc})") from None
+    if st.st_mode & _S_IFMT != _S_IFDIR:
+        raise DaemonUntrusted(f"{folder} is not a folder (a symbolic link or a file owned by "
+                              f"{_owner(st.st_uid)}), so it is not gatesh's socket folder")
+    if st.st_uid != uid:
+        raise DaemonUntrusted(f"the socket folder {folder} belongs to {_owner(st.st_uid)}, not to "
+                              f"you ({_owner(uid)}): whatever listens there is not your gate")
+    mode = st.st_mode & 0o777
+    if mode & 0o022:
+        raise DaemonUntrusted(f"the socket folder {folder} has mode {mode:04o} (others may "
+                              "write in it): whatever listens there may not be your gate")
+    if mode not in _FOLDER_MODES and create:
+        posix.chmod(folder, 0o700)  # ours and not writable by others: only tightened
+
+
+def _trusted_socket(path: str) -> None:
+    """Raise DaemonUntrusted unless ``path`` is a socket file owned by this uid (never a link)."""
+    try:
+        st = posix.lstat(path)
+    except FileNotFoundError:
+        raise DaemonUnavailable(f"no daemon: {path} does not exist") from None
+    except OSError as exc:
+        raise DaemonUntrusted(f"the daemon socket {path} cannot be checked ({exc})") from None
+    if st.st_mode & _S_IFMT != _S_IFSOCK:
+        raise DaemonUntrusted(f"{path} is not a socket (owned by {_owner(st.st_uid)})")
+    if st.st_uid != posix.getuid():
+        raise DaemonUntrusted(f"the daemon socket {path} belongs to {_owner(st.st_uid)}, not to "
+                              f"you: whatever listens there is not your gate")
+
+
 def state_dir() -> str:
     import os
 
@@ -245,6 +317,11 @@ class DaemonUnavailable(Exception):
     """No daemon accepted a connection (and none could be started)."""
 
 
+class DaemonUntrusted(DaemonUnavailable):
+    """The socket folder, the socket or the process answering on it is not this user's own
+    (S9.1): nothing it says is read, and no daemon is started there."""
+
+
 class DaemonLost(Exception):
     """The daemon accepted the request but did not answer it (it died or went silent)."""
 
@@ -260,6 +337,18 @@ class _Conn:
         except OSError as exc:
             self.sock.close()
             raise DaemonUnavailable(str(exc)) from None
+        # The process that accepted must run as this uid (SO_PEERCRED: pid, uid, gid as three
+        # native ints), checked before anything it says is read.
+        try:
+            cred = self.sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+            peer_uid = int.from_bytes(cred[4:8], sys.byteorder)
+        except (OSError, AttributeError) as exc:
+            self.sock.close()
+            raise DaemonUntrusted(f"the daemon's credentials on {path} cannot be read ({exc})") from None
+        if peer_uid != posix.getuid():
+            self.sock.close()
+            raise DaemonUntrusted(f"the process answering on {path} runs as {_owner(peer_uid)}, "
+                                  "not as you: it is not your gate")
         self.buf = b""
 
     def send(self, *messages: "dict[str, Any]") -> None:
@@ -298,9 +387,14 @@ def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None) -
     ``first``, a request, goes in the same write as the hello (the protocol allows it): one
     system call and one wake-up of the daemon fewer per check (S14).
     """
-    path = socket_path()
+    folder = runtime_dir()
+    path = _join(folder, "daemon.sock")
+    trusted_runtime_dir(folder, create=start)
     try:
+        _trusted_socket(path)
         conn = _Conn(path, CONNECT_TIMEOUT_S)
+    except DaemonUntrusted:
+        raise
     except DaemonUnavailable:
         if not start:
             raise
@@ -328,7 +422,10 @@ def _start_and_connect(path: str) -> "_Conn":
     last = ""
     while time.monotonic() < deadline:
         try:
+            _trusted_socket(path)
             return _Conn(path, CONNECT_TIMEOUT_S)
+        except DaemonUntrusted:
+            raise
         except DaemonUnavailable as exc:
             last = str(exc)
         time.sleep(delay)
@@ -417,6 +514,10 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
         msg["can_ask"] = can_ask
     try:
         reply = request("check", msg, on_interim=on_interim)
+    except DaemonUntrusted as exc:
+        # Said once, on stderr: the person must learn that someone else's socket is in the way.
+        _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
+        return _in_process(command, cwd, session, surface, str(exc))
     except DaemonUnavailable as exc:
         return _in_process(command, cwd, session, surface, str(exc))
     except DaemonLost as exc:
@@ -621,6 +722,14 @@ class _WaitingNotice:
             sys.stderr.flush()
         except Exception:
             pass
+
+
+def _notice(text: str) -> None:
+    try:
+        sys.stderr.write("".join(c if c.isprintable() else " " for c in text)[:2000] + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
 
 
 def _refuse(message: str) -> int:

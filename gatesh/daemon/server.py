@@ -28,6 +28,7 @@ import fcntl
 import os
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -299,7 +300,9 @@ HANDLERS: Final[dict[P.Op, Handler]] = {
 def ensure_runtime_dir(path: str, *, shared: bool = False) -> None:
     """Create the socket folder 0700 (0711 with watchers), refusing one owned by another uid."""
     os.makedirs(path, mode=0o700, exist_ok=True)
-    st = os.stat(path)
+    st = os.lstat(path)  # a symbolic link is never the folder, wherever it points
+    if not stat.S_ISDIR(st.st_mode):
+        raise SystemExit(f"gatesh daemon: {path} is not a folder (a link or a file); refusing to use it")
     if st.st_uid != os.getuid():
         raise SystemExit(f"gatesh daemon: {path} belongs to uid {st.st_uid}, not to you; refusing to use it")
     want = 0o711 if shared else 0o700

@@ -89,6 +89,7 @@ class Stage(enum.StrEnum):
     FLOOR = "floor"
     ALIGNMENT = "alignment"
     NEGOTIATION = "negotiation"
+    CONFIG = "config"  # the configuration is invalid: only what runs whatever it says runs
     ERROR = "error"
 
 

@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from gatesh import _paths, messages
+from gatesh import _paths
 from gatesh._errors import ConfigError
 from gatesh._types import Action
 from gatesh.alignment import make_checker
@@ -28,7 +28,7 @@ from gatesh.audit import AuditLog
 from gatesh.config import load_config
 from gatesh.finish import Finished, Reach, Where, finish
 from gatesh.pending import PendingBook
-from gatesh.pipeline import decide, failed_decision
+from gatesh.pipeline import decide, decide_without_config, failed_decision
 from gatesh.rater import make_rater
 
 __all__ = ["check", "gate", "serve_one"]
@@ -93,8 +93,7 @@ def _gate(command: str, cwd: str, session: str | None, surface: str,
     try:
         config = load_config(cwd, paths=paths)
     except ConfigError as exc:
-        reason = f"invalid configuration: {exc}"
-        decision = failed_decision(command, reason, messages.error(reason))
+        decision = decide_without_config(command, cwd=cwd, error=str(exc))
         log = AuditLog(paths.audit_log)
         shell = "bash"
     else:

@@ -107,6 +107,15 @@ def audit_failed(error: str) -> str:
     )
 
 
+def config_invalid(problem: str) -> str:
+    """Every command refused because a config file is invalid; ``problem`` names file, line, key."""
+    return (
+        f"gatesh: the configuration is invalid, so this command was refused and nothing ran: "
+        f"{_line(problem)}. Every command is refused until it is fixed; `exit` still leaves the "
+        "shell, and `gatesh doctor` shows what to fix."
+    )
+
+
 def error(detail: str) -> str:
     return (
         f"gatesh: the gate failed while deciding ({_line(detail)}), so the command was refused. "

@@ -124,6 +124,7 @@ class Backends:
         self.checker: Checker | None = None
         self.local = False  # every backend is local and deterministic: decide on the loop
         self.error = ""
+        self._error_exc: ConfigError | None = None
         self.shell = "bash"
         self.watchers: tuple[int, ...] = ()
         self._base_sig: object = object()
@@ -136,19 +137,21 @@ class Backends:
         try:
             config = load_config("/", paths=self.paths)
         except ConfigError as exc:
-            self.error = str(exc)
+            self._fail(exc)
             return
         try:
             self.rater = make_rater(config)
         except Exception as exc:
-            self.error = f"the rater could not be built: {type(exc).__name__}: {exc}"
+            self._fail(ConfigError(self.paths.user_config, "rater",
+                                   f"the rater could not be built: {type(exc).__name__}: {exc}"))
             return
         try:
             self.checker = make_checker(config)
         except Exception as exc:
-            self.error = f"the alignment checker could not be built: {type(exc).__name__}: {exc}"
+            self._fail(ConfigError(self.paths.user_config, "alignment",
+                                   f"the alignment checker could not be built: {type(exc).__name__}: {exc}"))
             return
-        self.error = ""
+        self.error, self._error_exc = "", None
         self.local = self.rater.name == "builtin" and self.checker.name == "builtin"
         self.audit.max_bytes = max(4096, int(config.audit.max_bytes))
         self.audit.keep = max(0, int(config.audit.keep))
@@ -156,13 +159,18 @@ class Backends:
         self.shell = config.shell
         self.watchers = tuple(config.watchers)
 
+    def _fail(self, exc: ConfigError) -> None:
+        """The base tiers cannot be used: every check is refused with ``exc`` (its file named once)."""
+        self.error, self._error_exc = str(exc), exc
+
     def config_for(self, cwd: str) -> Config:
         """The effective config for ``cwd``; re-read when any of its files changed. Raises ConfigError."""
         base = (_stat_sig(self.paths.system_config), _stat_sig(self.paths.user_config))
         if base != self._base_sig:
             self._reload_base(base)
-        if self.error:
-            raise ConfigError(self.paths.user_config, "config", self.error)
+        if self._error_exc is not None:  # a copy: re-raising one object would grow its traceback
+            e = self._error_exc
+            raise ConfigError(e.path, e.key, e.problem, e.line)
         project = find_project_file(cwd)
         sig = (base, project, _stat_sig(project))
         hit = self._configs.get(cwd)

@@ -36,7 +36,7 @@ from gatesh.finish import (
     running_anyway,
 )
 from gatesh.pending import Pending
-from gatesh.pipeline import failed_decision
+from gatesh.pipeline import decide_without_config
 from gatesh.session import normalised
 
 # With only local backends (builtin rater and checker) a decision is pure computation of well under
@@ -96,8 +96,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     try:
         config = d.backends.config_for(cwd)
     except ConfigError as exc:
-        reason = f"invalid configuration: {exc}"
-        decision = failed_decision(command, reason, messages.error(reason))
+        decision = decide_without_config(command, cwd=cwd, error=str(exc))
         done = finish(decision, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
                       audit=d.audit_pipe)
         return reply(d, sess, done, where)

@@ -278,8 +278,7 @@ def _escalate(decision: Decision, state: SessionState, reach: Reach, where: Wher
 def _nobody(decision: Decision, p: Pending, where: Where, book: PendingBook, audit: AuditSink) -> Finished:
     """The no-person refusal (S7), with the id `gatesh approve` takes — when it could be kept."""
     unsaved = book.save()
-    transcript = messages.rounds_of(decision.rounds) if decision.rounds else ""
-    message = messages.nobody_watching(decision.facts.text, p.reason, transcript, "" if unsaved else p.id)
+    message = messages.nobody_watching(decision, "" if unsaved else p.id)
     note = where.note + (f"; the pending id could not be kept ({unsaved})" if unsaved else "")
     where = Where(where.session, where.pid, where.cwd, where.surface, note.lstrip("; "))
     return _record(decision, Action.REFUSE, message, where, book, audit, pending_id=p.id,

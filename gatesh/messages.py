@@ -7,6 +7,7 @@ judgements (deny list, hardline, halt) offer no moves, because neither move coul
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from gatesh._types import Decision, Round
@@ -17,6 +18,28 @@ MOVES: Final = (
 )
 NOBODY_WATCHING: Final = "Approval required, but nobody is watching this session."
 
+# Remedy wording that hands the command to someone else ("ask the person", "take a backup and get
+# their approval", "leave it to the admin"): a move the agent does not have. Its only way to a
+# person is the bounds of S6, so a remedy saying otherwise sends it off to write prose asking for a
+# confirmation that can never arrive. Builtin remedies are checked against this by a test; a
+# model's remedy that matches is not passed on (the rest of the message still is).
+_OFFERS_A_PERSON: Final = re.compile(
+    r"\b(?:ask|asking|confirm\s+with|check\s+with|consult|wait\s+for|approval|sign-?off|permission\s+from)\b"
+    r"|\b(?:the|a|an|your|their)\s+(?:person|people|user|human|operator|owner|admin|administrator|maintainer)s?\b(?!'s)"
+    r"|\b(?:someone|somebody)\b",
+    re.IGNORECASE,
+)
+
+
+def offers_a_person(remedy: str) -> bool:
+    """True when ``remedy`` tells the agent to have a person decide or act (never a move, S8.1)."""
+    return bool(_OFFERS_A_PERSON.search(remedy))
+
+
+def remedy_for_agent(remedy: str) -> str:
+    """``remedy`` when it names a change the agent can make itself; "" when it offers a person."""
+    return "" if offers_a_person(remedy) else remedy
+
 
 def _line(text: str) -> str:
     from gatesh.render import neutralise
@@ -26,6 +49,7 @@ def _line(text: str) -> str:
 
 def rejected_by_rater(command: str, reason: str, remedy: str = "", suggestion: str = "") -> str:
     lines = [f"gatesh: the rater refused to run `{_line(command)}`.", f"Why: {_line(reason)}"]
+    remedy = remedy_for_agent(remedy)
     if remedy:
         lines.append(f"What would make it acceptable: {_line(remedy)}")
     if suggestion:
@@ -65,16 +89,12 @@ def waiting() -> str:
     return "gatesh: a person is being asked to approve this command; waiting for their answer."
 
 
-def nobody_watching(
-    command: str, reason: str, transcript: str, pending_id: str
-) -> str:
-    lines = [
-        f"gatesh: {NOBODY_WATCHING}",
-        f"Command: `{_line(command)}`",
-        f"Why a person must decide: {_line(reason)}",
-    ]
-    if transcript:
-        lines += ["The argument so far:", transcript]
+def nobody_watching(decision: Decision, pending_id: str) -> str:
+    """The no-person refusal (S7): the escalation block's rows as plain text — why a person must
+    decide, the command, the rating, the argument so far — then how a person can approve it."""
+    from gatesh.render import ask_of, escalation_text
+
+    lines = [f"gatesh: {NOBODY_WATCHING}", escalation_text(ask_of(decision))]
     if pending_id:
         lines.append(
             f"Pending id {pending_id}: a person can run `gatesh approve {pending_id}` (then retry "
@@ -84,20 +104,11 @@ def nobody_watching(
 
 
 def escalation_block(decision: Decision) -> str:
-    """The escalation as a person reads it in a harness's own prompt (S7, S8.2), plain text."""
-    from gatesh.render import neutralise, render_transcript
+    """The escalation as a person reads it in a harness's own prompt (S7, S8.2), plain text: the
+    renderer's escalation rows, as every other surface shows them."""
+    from gatesh.render import ask_of, escalation_text
 
-    lines = [f"gatesh asks you to decide: `{neutralise(decision.facts.text)}`"]
-    if decision.outcome is not None:
-        lines.append(f"Rated {decision.outcome.value}: {neutralise(decision.reason)}")
-    elif decision.reason:
-        lines.append(f"Why: {neutralise(decision.reason)}")
-    if decision.to_person_reason:
-        lines.append(f"A person decides because {neutralise(decision.to_person_reason)}.")
-    transcript = render_transcript(decision.rounds)
-    if transcript:
-        lines.append(transcript)
-    return "\n".join(lines)
+    return "gatesh asks you to decide:\n" + escalation_text(ask_of(decision))
 
 
 def audit_failed(error: str) -> str:

@@ -21,27 +21,35 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import wcwidth
 
-from gatesh._types import Round
+from gatesh._types import Decision, Round
+from gatesh.messages import remedy_for_agent
 
 __all__ = [
     "MAX_ROUNDS_SHOWN",
     "MAX_ROWS_PER_ELEMENT",
     "MIN_WIDTH",
     "PLAIN_ELEMENT_MAX_COLUMNS",
+    "Ask",
     "Mode",
     "Row",
     "Voice",
+    "ask_of",
     "display_width",
+    "escalation_rows",
+    "escalation_text",
     "neutralise",
     "paint",
+    "pass_label",
     "render_rows",
     "render_transcript",
+    "rows_of",
+    "sentence",
 ]
 
 Voice = Literal["chrome", "agent", "rater"]
@@ -215,8 +223,21 @@ def _fit(text: str, width: int) -> str:
     return "".join(out)
 
 
-def _element(text: str, voice: Voice, width: int | None) -> list[Row]:
-    """One element as at most :data:`MAX_ROWS_PER_ELEMENT` rows (one row when ``width`` is None)."""
+def rows_of(text: str, voice: Voice, width: int | None, max_rows: int = 0) -> list[Row]:
+    """``text`` (gatesh's own words, possibly several lines) as rows of at most ``width`` columns,
+    broken at spaces; each line takes at most ``max_rows`` rows (0: no limit), the last ending in
+    ``… +N rows`` when cut. ``width`` None: the lines unwrapped."""
+    rows: list[Row] = []
+    for line in text.split("\n"):
+        if width is None:
+            rows.append(Row(line, voice))
+        else:
+            rows += _element(line, voice, max(width, MIN_WIDTH), max_rows or 1 << 30)
+    return rows
+
+
+def _element(text: str, voice: Voice, width: int | None, max_rows: int = MAX_ROWS_PER_ELEMENT) -> list[Row]:
+    """One element as at most ``max_rows`` rows (one row when ``width`` is None)."""
     if width is None:
         w = display_width(text)
         if w > PLAIN_ELEMENT_MAX_COLUMNS:
@@ -224,12 +245,12 @@ def _element(text: str, voice: Voice, width: int | None) -> list[Row]:
             text = f"{cut} … +{w - display_width(cut)} columns"
         return [Row(text, voice)]
     rows = _wrap(text, width)
-    if len(rows) > MAX_ROWS_PER_ELEMENT:
-        hidden = len(rows) - MAX_ROWS_PER_ELEMENT
+    if len(rows) > max_rows:
+        hidden = len(rows) - max_rows
         marker = f" … +{hidden} row{'s' if hidden != 1 else ''}"
-        last = rows[MAX_ROWS_PER_ELEMENT - 1]
+        last = rows[max_rows - 1]
         rows = [
-            *rows[: MAX_ROWS_PER_ELEMENT - 1],
+            *rows[: max_rows - 1],
             _fit(last, width - display_width(marker)).rstrip() + marker,
         ]
     return [Row(r, voice) for r in rows]
@@ -238,19 +259,42 @@ def _element(text: str, voice: Voice, width: int | None) -> list[Row]:
 # --- the rows -----------------------------------------------------------------------------------
 
 
-def _answer(r: Round) -> str:
-    """The rater's answer as one line: outcome, reason, what would make it acceptable, suggestion."""
-    text = r.outcome.value
-    reason = neutralise(r.reason)
+def pass_label(refused: Iterable[str], command: str) -> str:
+    """The label of a round that ends the argument (S8.2): ``Agreed`` when the rater passed a
+    command it had refused earlier in this argument (any earlier round, whitespace aside),
+    ``Accepted`` when it passed a different one."""
+    key = " ".join(command.split())
+    return _AGREED if any(" ".join(c.split()) == key for c in refused) else _ACCEPTED
+
+
+def _rating(outcome: str, reason: str, remedy: str = "", suggestion: str = "") -> str:
+    """A rating as one line: outcome, reason, what would make it acceptable, suggestion.
+
+    The reason's own closing full stop goes when a remedy follows (never "tree.; stash first").
+    The no-person refusal is these rows, read by the agent: no remedy that offers it a person.
+    """
+    text = outcome
+    reason = neutralise(reason)
+    remedy = neutralise(remedy_for_agent(remedy))
     if reason:
-        text += f" — {reason}"
-    remedy = neutralise(r.remedy)
+        text += (" — " if text else "") + (reason.rstrip(" .;") if remedy else reason)
     if remedy:
-        text += f"; {remedy}"
-    suggestion = neutralise(r.suggestion)
+        text += ("; " if text else "") + remedy
+    suggestion = neutralise(suggestion)
     if suggestion:
         text += f" · suggested: {suggestion}"
     return text
+
+
+def _answer(r: Round) -> str:
+    """The rater's answer in a round (see :func:`_rating`)."""
+    return _rating(r.outcome.value, r.reason, r.remedy, r.suggestion)
+
+
+def sentence(text: str) -> str:
+    """``text`` ending in exactly one closing punctuation mark (a full stop added when it has none)."""
+    text = text.rstrip()
+    return text if not text or text[-1] in ".!?)" else text + "."
 
 
 def render_rows(
@@ -260,6 +304,7 @@ def render_rows(
     mode: Mode = "escalation",
     attempts: int | None = None,
     newest: int = MAX_ROUNDS_SHOWN,
+    counters: Mapping[str, int] | None = None,
 ) -> list[Row]:
     """The argument as voice-tagged rows; empty when there are no rounds.
 
@@ -277,6 +322,9 @@ def render_rows(
     newest rounds to draw: an append-only watcher passes 1 with the previous round included in
     ``rounds`` so the label can compare commands.
 
+    ``counters`` (``Negotiation.counters()``, live mode) adds where the argument stands against its
+    two bounds to the heading of a refused round: "2 of 3 in a row, 2 of 9 since a person was asked".
+
     ``width`` None means plain text (no wrapping; long elements cut, see
     :data:`PLAIN_ELEMENT_MAX_COLUMNS`).
     """
@@ -290,14 +338,14 @@ def render_rows(
 
     # Label every round from the full sequence, then draw the newest.
     labels: list[tuple[str, int | None]] = []
-    seen_refused: set[str] = set()
+    seen_refused: list[str] = []
     number = start
     for r in rounds:
         if r.passed:
-            labels.append((_AGREED if r.command in seen_refused else _ACCEPTED, None))
+            labels.append((pass_label(seen_refused, r.command), None))
         else:
             number += 1
-            seen_refused.add(r.command)
+            seen_refused.append(r.command)
             labels.append((f"Round {number}", number))
 
     shown = max(1, min(newest, MAX_ROUNDS_SHOWN))
@@ -305,6 +353,10 @@ def render_rows(
     count = f"{total} round{'s' if total != 1 else ''}"
     if mode == "live":
         heading = f"The agent is arguing with the rater: {count} refused"
+        if counters and not rounds[-1].passed and {"consecutive", "since_person"} <= counters.keys():
+            heading += (f" ({counters['consecutive']} of {counters.get('consecutive_cap', '?')} in a row, "
+                        f"{counters['since_person']} of {counters.get('since_person_cap', '?')} "
+                        "since a person was asked)")
     else:
         heading = f"The argument so far: {count}"
     if first > 0:
@@ -323,6 +375,49 @@ def render_rows(
         rater = "rater, on the command alone" if num == 1 else "rater"
         rows += _element(f"{_INDENT}{rater}: {_answer(r)}", "rater", width)
     return rows
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a person is asked to rule on (S7): the command, its rating, why a person decides, and
+    the argument so far. Empty strings are left out of the block."""
+
+    command: str
+    outcome: str = ""
+    reason: str = ""
+    remedy: str = ""
+    why_person: str = ""
+    rounds: tuple[Round, ...] = ()
+    attempts: int | None = None
+
+
+def ask_of(decision: Decision) -> Ask:
+    """The :class:`Ask` of an escalated decision."""
+    return Ask(command=decision.facts.text, outcome=decision.outcome.value if decision.outcome else "",
+               reason=decision.reason, remedy=decision.remedy, why_person=decision.to_person_reason,
+               rounds=tuple(decision.rounds))
+
+
+def escalation_rows(ask: Ask, *, width: int | None = None) -> list[Row]:
+    """The escalation block (S7, S8.2): why a person decides, the command, the rater's words, then
+    the argument so far — every element at most :data:`MAX_ROWS_PER_ELEMENT` rows. The watcher's
+    prompt, the harness's `ask`, the session's own prompt and the no-person refusal are all these
+    rows, so no two of them can describe one escalation differently."""
+    if width is not None:
+        width = max(width, MIN_WIDTH)
+    rows: list[Row] = []
+    if ask.why_person:
+        rows += _element(f"Why you: {sentence(neutralise(ask.why_person))}", "chrome", width)
+    rows += _element(f"Command: {neutralise(ask.command)}", "agent", width)
+    rating = _rating(ask.outcome, ask.reason, ask.remedy)
+    if rating:
+        rows += _element(f"Rater: {rating}", "rater", width)
+    return rows + render_rows(ask.rounds, width=width, mode="escalation", attempts=ask.attempts)
+
+
+def escalation_text(ask: Ask) -> str:
+    """:func:`escalation_rows` joined as plain text."""
+    return "\n".join(row.text for row in escalation_rows(ask))
 
 
 def render_transcript(rounds: Sequence[Round], attempts: int | None = None) -> str:

@@ -35,7 +35,19 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TextIO
 
 from gatesh._types import Outcome, Round
-from gatesh.render import Row, Voice, display_width, neutralise, paint, render_rows
+from gatesh.negotiation import MAX_REJECTIONS_SINCE_PERSON
+from gatesh.render import (
+    MAX_ROWS_PER_ELEMENT,
+    Ask,
+    Row,
+    Voice,
+    escalation_rows,
+    neutralise,
+    paint,
+    pass_label,
+    render_rows,
+    rows_of,
+)
 
 __all__ = ["HELP", "Link", "Prompt", "Watcher", "main", "parse_answer", "round_from"]
 
@@ -44,7 +56,8 @@ __all__ = ["HELP", "Link", "Prompt", "Watcher", "main", "parse_answer", "round_f
 REQUEST_TIMEOUT_S: Final = 30.0
 # Between attempts to reach a daemon that went away (it restarts on demand).
 RECONNECT_S: Final = 1.0
-# Rows a command or reason of our own blocks may take (the renderer bounds the rounds' rows).
+# Rows one line of gatesh's own words may take (a command or a rating is an element of the
+# argument: MAX_ROWS_PER_ELEMENT, as the renderer draws it).
 MAX_ROWS: Final = 6
 
 CHOICE_KEYS: Final[dict[str, str]] = {
@@ -203,24 +216,9 @@ class Screen:
             self.out.flush()
 
     def wrap(self, text: str, voice: Voice, max_rows: int = MAX_ROWS) -> list[Row]:
-        """``text`` as rows of at most the width, at most ``max_rows`` of them (``… +N rows``)."""
-        width = self.width
-        if width is None:
-            return [Row(text, voice)]
-        rows: list[str] = []
-        cur, used = "", 0
-        for ch in text:
-            w = display_width(ch)
-            if used + w > width and cur:
-                rows.append(cur)
-                cur, used = "    ", 4
-            cur += ch
-            used += w
-        rows.append(cur)
-        if len(rows) > max_rows:
-            hidden = len(rows) - max_rows + 1
-            rows = [*rows[: max_rows - 1], f"    … +{hidden} rows"]
-        return [Row(r, voice) for r in rows]
+        """``text`` as rows of at most the width, broken at spaces, each of its lines at most
+        ``max_rows`` rows (``… +N rows``); a newline starts a new row (the ruler starts again)."""
+        return rows_of(text, voice, self.width, max_rows)
 
 
 # --- the watcher's state --------------------------------------------------------------------------
@@ -312,17 +310,25 @@ class Watcher:
         r = round_from(ev.get("round"))
         if r.passed and sid in self.reached:
             return
-        if not r.passed:
-            self.reached.discard(sid)
-        live = self.live.setdefault(sid, [])
-        live.append(r)
-        del live[:-2]
         number = ev.get("number") if isinstance(ev.get("number"), int) else None
-        attempts = None
-        if number is not None:
-            attempts = number - 1 if r.passed else number
+        # The refused rounds of this argument, so a pass is labelled against all of them (S8.2).
+        live = self.live.setdefault(sid, [])
+        if r.passed:
+            argument = list(live)
+            if _s(ev.get("ends")) == "agreed" and pass_label((x.command for x in live), r.command) != "Agreed":
+                # Attached after the refusal of this command: the daemon saw it, this view did not.
+                argument.insert(0, Round(command=r.command, outcome=r.outcome))
+            rounds, attempts = [*argument, r], (number - 1 if number is not None else None)
+        else:
+            self.reached.discard(sid)
+            live.append(r)
+            del live[:-MAX_REJECTIONS_SINCE_PERSON]
+            rounds, attempts = live, number
+        raw = ev.get("counters")
+        counters = {k: v for k, v in raw.items() if isinstance(v, int)} if isinstance(raw, dict) else None
         rows = [*self._heading(sid, _s(ev.get("cwd"))),
-                *render_rows(live, width=self.screen.width, mode="live", attempts=attempts, newest=1)]
+                *render_rows(rounds, width=self.screen.width, mode="live", attempts=attempts, newest=1,
+                             counters=counters)]
         self.screen.rows(rows)
 
     def _ev_decision(self, ev: dict[str, Any]) -> None:
@@ -337,8 +343,9 @@ class Watcher:
             return
         if action in ("deny", "refuse"):
             stage = neutralise(_s(ev.get("stage")))
-            rows = [*self._heading(sid, cwd, f"refused ({stage})"), *self.screen.wrap(command, "agent"),
-                    *self.screen.wrap("  " + neutralise(_s(ev.get("reason"))), "rater")]
+            rows = [*self._heading(sid, cwd, f"refused ({stage})"),
+                    *self.screen.wrap(command, "agent", MAX_ROWS_PER_ELEMENT),
+                    *self.screen.wrap("  " + neutralise(_s(ev.get("reason"))), "rater", MAX_ROWS_PER_ELEMENT)]
             self.screen.rows(rows)
 
     def _ev_escalation(self, ev: dict[str, Any]) -> None:
@@ -374,25 +381,18 @@ class Watcher:
             self.screen.line(f"{prompt.pending_id}: queued; it is asked after the one before it is answered")
 
     def escalation_rows(self, p: Prompt) -> list[Row]:
-        """The escalation block (S7): the command, outcome and rater's words, the argument so far."""
-        wrap = self.screen.wrap
+        """The escalation block (S7): the command, outcome and rater's words, the argument so far
+        (the renderer's :func:`gatesh.render.escalation_rows`, under this view's heading)."""
         title = "HALTED: attack" if p.kind == "halt" else f"a person is asked ({p.pending_id})"
         rows = self._heading(p.session, p.cwd, title)
+        why = p.to_person_reason
         if p.kind == "halt":
-            rows += wrap(f"Session {neutralise(p.session)} is halted: every command is refused until a "
-                         f"person resumes it (`resume {neutralise(p.session)}`).", "chrome")
-        elif p.to_person_reason:
-            rows += wrap(f"Why you: {neutralise(p.to_person_reason)}", "chrome")
-        rows += wrap(f"Command: {neutralise(p.command)}", "agent")
-        rater = p.outcome or ""
-        if p.reason:
-            rater += (" — " if rater else "") + neutralise(p.reason)
-        if p.remedy:
-            rater += f"; {neutralise(p.remedy)}"
-        if rater:
-            rows += wrap(f"Rater: {rater}", "rater")
-        rows += render_rows(p.rounds, width=self.screen.width, mode="escalation")
-        return rows
+            rows += self.screen.wrap(f"Session {neutralise(p.session)} is halted: every command is refused "
+                                     f"until a person resumes it (`resume {neutralise(p.session)}`).", "chrome")
+            why = ""
+        ask = Ask(command=p.command, outcome=p.outcome, reason=p.reason, remedy=p.remedy, why_person=why,
+                  rounds=tuple(p.rounds))
+        return rows + escalation_rows(ask, width=self.screen.width)
 
     def _show_choices(self, p: Prompt) -> None:
         wait = f" · refused if unanswered in {p.timeout_s:g} s" if p.timeout_s else ""
@@ -430,8 +430,9 @@ class Watcher:
         sid = _s(ev.get("session"))
         self._person_reached(sid)
         rows = [*self._heading(sid, _s(ev.get("cwd")), "HALTED: attack"),
-                *self.screen.wrap(f"Command: {neutralise(_s(ev.get('command')))}", "agent"),
-                *self.screen.wrap(f"Rater: attack — {neutralise(_s(ev.get('reason')))}", "rater"),
+                *self.screen.wrap(f"Command: {neutralise(_s(ev.get('command')))}", "agent", MAX_ROWS_PER_ELEMENT),
+                *self.screen.wrap(f"Rater: attack — {neutralise(_s(ev.get('reason')))}", "rater",
+                                  MAX_ROWS_PER_ELEMENT),
                 *self.screen.wrap(f"Every command of session {neutralise(sid)} is refused until a person "
                                   f"resumes it: type `resume {neutralise(sid)}` here or run "
                                   "`gatesh resume SESSION`.", "chrome")]

@@ -361,3 +361,11 @@ def test_answer_carries_remedy_and_suggestion_neutralised() -> None:
         "  rater, on the command alone: destructive — rewrites shared history ⏎ ``ˋ; "
         "use --force-with-lease · suggested: git push --force-with-lease"
     ]
+
+
+def test_pass_label_compares_with_every_refused_round() -> None:
+    from gatesh.render import pass_label
+
+    assert pass_label(["git reset --hard", "git clean -fd"], "git  reset --hard") == "Agreed"
+    assert pass_label(["git reset --hard", "git clean -fd"], "git stash") == "Accepted"
+    assert pass_label([], "ls") == "Accepted"

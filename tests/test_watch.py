@@ -98,6 +98,36 @@ def test_passed_round_is_labelled_agreed_not_numbered() -> None:
     assert "Round 2" not in out.getvalue()
 
 
+def test_a_pass_of_a_command_refused_rounds_before_is_agreed() -> None:
+    """Refused X, refused Y, then X passed: the rater passed a command it had refused (S8.2)."""
+    w, out, _, _ = make()
+    w.on_event(rnd(1, command="git reset --hard"))
+    w.on_event(rnd(2, command="git checkout -- f"))
+    ev = rnd(3, command="git reset --hard", passed=True, outcome="safe")
+    ev["ends"] = "agreed"
+    w.on_event(ev)
+    text = out.getvalue()
+    assert "Agreed: git reset --hard" in text and "Accepted" not in text, text
+
+
+def test_a_pass_of_a_command_never_refused_is_accepted() -> None:
+    w, out, _, _ = make()
+    w.on_event(rnd(1, command="git reset --hard"))
+    w.on_event(rnd(2, command="git checkout -- f"))
+    ev = rnd(3, command="git stash && git reset --hard", passed=True, outcome="safe")
+    ev["ends"] = "accepted"
+    w.on_event(ev)
+    assert "Accepted: git stash && git reset --hard" in out.getvalue()
+
+
+def test_a_watcher_attached_mid_argument_takes_the_daemons_agreed() -> None:
+    w, out, _, _ = make()
+    ev = rnd(4, command="git reset --hard", passed=True, outcome="safe")
+    ev["ends"] = "agreed"
+    w.on_event(ev)
+    assert "Agreed: git reset --hard" in out.getvalue()
+
+
 def test_a_pass_after_a_person_was_reached_draws_no_round() -> None:
     w, out, _, _ = make()
     w.on_event(escalation())

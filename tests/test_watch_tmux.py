@@ -140,7 +140,8 @@ def test_rounds_live_prompt_and_once_no_always(world: tuple[Tmux, Path, Path]) -
     before = commits(repo)
     agent_runs(tmux, "s1")
     text = tmux.wait(tmux.person, PROMPT.pattern)
-    assert re.search(r"── session s1 · ~/repo ──\nThe agent is arguing with the rater: 1 round refused\n"
+    assert re.search(r"── session s1 · ~/repo ──\nThe agent is arguing with the rater: 1 round refused "
+                     r"\(1 of 3 in a row, 1 of 9 since a person was asked\)\n"
                      r"Round 1: git reset --hard HEAD~1\n  rater, on the command alone: destructive", text)
     assert re.search(r"Round 2: git reset --hard HEAD~1\n  rater: destructive", text)
     assert "a person is asked" in text and "Command: git reset --hard HEAD~1" in text

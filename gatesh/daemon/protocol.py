@@ -84,9 +84,10 @@ renders them through :mod:`gatesh.render`).
   "reason", "remedy", "rule_id", "rung", "counters", "notice", "pending_id", "answer"}``.
 - ``round`` — a round of the argument: ``{"cwd", "number", "total", "round": {"command",
   "justification", "outcome", "reason", "remedy", "passed", "suggestion"}, "ends": null|"agreed"|
-  "accepted"}``. Published for every rejection (``number`` = its position in the argument) and for
-  an allowed command that ends an open argument (``passed`` true; ``ends`` says whether it was the
-  refused command itself, "agreed", or a different one, "accepted").
+  "accepted", "counters"?}``. Published for every rejection (``number`` = its position in the
+  argument, ``counters`` the negotiation counts with their caps) and for an allowed command that
+  ends an open argument (``passed`` true; ``ends`` says whether it was a command refused in any round
+  of it, "agreed", or a different one, "accepted"); not for a command a person approved.
 - ``escalation`` — a person is asked: ``{"pending_id", "cwd", "command", "outcome", "reason",
   "remedy", "to_person_reason", "rounds": [round, …], "transcript": TEXT, "choices": [...],
   "timeout_s", "kind": "escalate"|"halt", "entry": STR}``. ``entry`` is the exact pattern an

@@ -37,7 +37,7 @@ from gatesh.finish import (
 )
 from gatesh.pending import Pending
 from gatesh.pipeline import decide_without_config
-from gatesh.session import normalised
+from gatesh.render import pass_label
 
 # With only local backends (builtin rater and checker) a decision is pure computation of well under
 # a millisecond: it runs on the event loop itself, which saves two thread handoffs and the GIL
@@ -116,7 +116,9 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         if done.waiting and done.pending is not None:
             done = await _wait(d, conn, sess, done.pending, where, config)
         # 7. Publish and reply.
-        quiet = (Stage.BYPASS, Stage.HARNESS)  # these stages end no argument
+        # These stages end no argument: bypass and boilerplate are not rated; a command a person
+        # approved (approved-id) runs by their ruling, which is shown as such, not as the rater's pass.
+        quiet = (Stage.BYPASS, Stage.HARNESS, Stage.APPROVED_ID)
         if done.action is Action.ALLOW and open_rounds and done.decision.stage not in quiet:
             _publish_passed(d, sess, done.decision, open_rounds, cwd)
         return reply(d, sess, done, where)
@@ -224,7 +226,7 @@ def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) ->
     if decision.action is Action.REJECT and decision.rounds and done.action is Action.REJECT and not done.answer:
         n = len(decision.rounds)
         d.events.publish("round", sess.id, cwd=where_cwd, number=n, total=n,
-                         round=round_event(decision.rounds[-1]), ends=None)
+                         round=round_event(decision.rounds[-1]), ends=None, counters=decision.counters)
     d.events.publish("decision", sess.id, cwd=where_cwd, command=cleaned(decision.facts.text),
                      surface=where.surface, action=done.action.value, stage=decision.stage.value,
                      outcome=decision.outcome.value if decision.outcome else None,
@@ -236,10 +238,10 @@ def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) ->
 
 
 def _publish_passed(d: Daemon, sess: Session, decision: Decision, open_rounds: tuple[Round, ...], cwd: str) -> None:
-    """An allowed command ends an open argument: "agreed" when it is the refused command itself,
-    "accepted" when it is another (S8.2)."""
+    """An allowed command ends an open argument: "agreed" when it is a command the rater refused in
+    any round of it, "accepted" when it is another (S8.2)."""
     last = open_rounds[-1]
-    ends = "agreed" if " ".join(last.command.split()) == normalised(decision.facts) else "accepted"
+    ends = pass_label((r.command for r in open_rounds), decision.facts.text).lower()
     passed = Round(command=decision.facts.text, justification=decision.facts.justification,
                    outcome=decision.outcome or last.outcome, reason=decision.reason, passed=True)
     d.events.publish("round", sess.id, cwd=fold_home(cwd), number=len(open_rounds) + 1,

@@ -19,7 +19,7 @@ from gatesh._errors import BackendError
 from gatesh._types import Facts, Outcome
 from gatesh.rater._text import bounded, fence, model_text, one_line, pick_nonce
 
-PROMPT_VERSION: Final = "rater-1"
+PROMPT_VERSION: Final = "rater-2"
 RATE_TOOL: Final = "rateCommand"
 #: A reason or remedy is one sentence; past this it is cut (it is model-authored and shown to people).
 MAX_REASON_CHARS: Final = 400
@@ -72,8 +72,8 @@ When you cannot tell what the command does, answer destructive. Answer only by c
 `{RATE_TOOL}` tool, with:
 - outcome: one of the four words above;
 - reason: one sentence saying what the command does that earns the outcome;
-- remedy: for destructive, what would make it acceptable ("stash first", "use --force-with-lease");
-  otherwise empty."""
+- remedy: for destructive, what would make it acceptable ("stash first", "use --force-with-lease"):
+  a change to the command itself, since whoever runs it cannot ask anyone; otherwise empty."""
 
 RATE_TOOL_SCHEMA: Final[dict[str, Any]] = {
     "name": RATE_TOOL,

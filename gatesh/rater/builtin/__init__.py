@@ -118,7 +118,6 @@ class BuiltinRater:
             return Verdict(
                 outcome=Outcome.DESTRUCTIVE,
                 reason=f"Could not assess this command: error ({type(exc).__name__}: {exc}).",
-                remedy="ask the person to run it",
                 backend=self.name, model=self.model, fail_cause="error",
                 duration_ms=(time.perf_counter() - start) * 1000,
             )

@@ -77,7 +77,7 @@ def cloud_delete(c: Cmd) -> MatchResult:
 
 RULES: tuple[Rule, ...] = (
     Rule("cloud.delete", C, "This deletes or stops cloud resources ({detail}), which cannot be undone from here.",
-         cloud_delete, heads=CLOUD, remedy="ask the person; name the exact resource and keep a snapshot",
+         cloud_delete, heads=CLOUD, remedy="name the exact resource and keep a snapshot of it first",
          examples=("aws s3 rm s3://bucket --recursive", "aws ec2 terminate-instances --instance-ids i-1",
                    "gcloud compute instances delete vm-1", "az group delete -n rg", "gsutil rm gs://b/f",
                    "aws cloudtrail stop-logging --name t", "gh repo delete me/x",

@@ -174,7 +174,7 @@ RULES: tuple[Rule, ...] = (
                    "osascript -e 'do shell script \"rm /var/log/system.log\"'"),
          counter=("python -c \"print('rm -rf /')\"", "python -c \"import shutil; shutil.rmtree('build')\"",
                   "node -e 'console.log(1)'")),
-    Rule("code.orm-delete", D, "This {detail}.", orm_args, remedy="ask the person, naming what will be deleted",
+    Rule("code.orm-delete", D, "This {detail}.", orm_args, remedy="name exactly what will be deleted, with a filter",
          examples=("gitlab-rake gitlab:backup:restore", "sidekiq-cli exec 'Job.delete_all'"),
          counter=("rails runner 'puts User.count'",)),
     Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs, remedy="run each command directly",

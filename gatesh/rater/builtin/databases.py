@@ -41,9 +41,9 @@ def judge_sql(sql: str) -> Hit | None:
         hit: Hit | None = None
         if m := _DROP_DB.search(s):
             hit = Hit(severity=C, detail=f"drops the database {m.group(1) or ''}".strip(),
-                      remedy="take a backup and ask the person")
+                      remedy="take a backup (pg_dump/mysqldump) first")
         elif _MONGO_DROPDB.search(s):
-            hit = Hit(severity=C, detail="drops a whole database", remedy="take a backup and ask the person")
+            hit = Hit(severity=C, detail="drops a whole database", remedy="take a backup (pg_dump/mysqldump) first")
         elif m := _DROP.search(s):
             hit = Hit(detail=f"drops {m.group(1) or 'an object'}", remedy="take a backup (pg_dump/mysqldump) first")
         elif m := _TRUNCATE.search(s):
@@ -131,7 +131,7 @@ RULES: tuple[Rule, ...] = (
          counter=("UPDATE users SET a = 1 WHERE id = 2;",)),
     Rule("db.tool-drop", D, "This {detail}.", db_tools,
          heads=heads("dropdb", "mysqladmin", "pg_restore", "dropuser", "rails", "rake", "manage.py", "prisma"),
-         remedy="take a backup and ask the person",
+         remedy="take a backup (pg_dump/mysqldump) first",
          examples=("dropdb myapp", "mysqladmin drop shop", "rails db:drop", "pg_restore --clean -d app dump"),
          counter=("createdb myapp", "pg_restore -l dump", "rails db:migrate")),
 )

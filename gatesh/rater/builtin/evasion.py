@@ -143,7 +143,7 @@ RULES: tuple[Rule, ...] = (
                    "service firewalld stop", "echo x >> /etc/ufw/user.rules"),
          counter=("ufw status", "iptables -L", "systemctl stop myapp", "getenforce")),
     Rule("evasion.proc-sys", D, "This {detail} for the whole machine.", proc_writes,
-         remedy="leave kernel settings to the person",
+         remedy="do the task without changing kernel settings",
          examples=("echo b > /proc/sysrq-trigger", "echo 3 > /proc/sys/vm/drop_caches"),
          counter=("cat /proc/sys/vm/swappiness",)),
     Rule("evasion.timestomp", D, "Setting file times by hand can disguise when files changed.", timestomp,

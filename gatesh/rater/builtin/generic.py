@@ -91,7 +91,7 @@ def http_delete(c: Cmd) -> MatchResult:
 
 RULES: tuple[Rule, ...] = (
     Rule("generic.delete-verb", D, "This runs a delete-class operation ({detail}) on data or configuration it does not show.",
-         service_verb, remedy="ask the person, naming exactly what will be deleted",
+         service_verb, remedy="name exactly what will be deleted, or list it instead of deleting it",
          examples=("vault kv metadata delete secret/app", "velero backup delete nightly", "nats kv del KV key",
                    "rabbitmqctl delete_user bot", "kafka-topics --bootstrap-server x --delete --topic t",
                    "stripe customers delete cus_1", "restic forget abc", "borg compact repo",
@@ -100,7 +100,7 @@ RULES: tuple[Rule, ...] = (
                   "echo delete", "grep remove file.txt")),
     Rule("generic.http-delete", D, "This {detail} to a service, removing data there.", http_delete,
          heads=heads("curl", "http", "https", "xh", "xhs", "httpie", "wget"),
-         remedy="ask the person before deleting remote data",
+         remedy="read the resource (GET) instead of deleting or replacing it",
          examples=("curl -X DELETE https://api.example.com/v1/items/1", "http DELETE :9200/index",
                    "curl -X POST http://jenkins.local/job/x/doDelete", "curl -X PUT http://localhost:9200/_cluster/settings"),
          counter=("curl https://example.com", "curl -X GET http://localhost:9200/_search",
@@ -121,7 +121,7 @@ def piped_verb(c: Cmd) -> MatchResult:
 
 
 RULES = (*RULES, Rule("generic.piped-verb", D, "This pipes a delete-class command to a service ({detail}).", piped_verb,
-                      remedy="ask the person before changing the service",
+                      remedy="send the service a read-only command instead",
                       examples=("echo 'delete example.com' | nsupdate", "echo 'disable server b/w1' | socat stdio /run/h.sock"),
                       counter=("echo delete | grep del", "echo hi | cat")))
 

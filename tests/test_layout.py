@@ -9,7 +9,13 @@ import re
 
 from gatesh._types import Action, Decision, Facts, Outcome, Round, Rung, Stage
 from gatesh.messages import escalation_block, nobody_watching
-from gatesh.render import MAX_ROWS_PER_ELEMENT, ask_of, display_width, escalation_rows, escalation_text
+from gatesh.render import (
+    MAX_ROWS_PER_ELEMENT,
+    ask_of,
+    display_width,
+    escalation_rows,
+    escalation_text,
+)
 from gatesh.watch import HELP, Screen, Watcher
 
 LONG_COMMAND = "rsync -avz --delete " + " ".join(f"src/module_{i}/file_{i}.py" for i in range(40)) + " host:/srv"
@@ -60,7 +66,6 @@ def test_every_surface_draws_the_same_escalation_rows() -> None:
     block = escalation_text(ask_of(d))
     assert escalation_block(d) == "gatesh asks you to decide:\n" + block
     assert block in nobody_watching(d, "1a2b3c")
-    w, out = _watcher(100)
     rows = escalation_rows(ask_of(d), width=100)
     assert len([r for r in rows if r.text.startswith("Command: ")]) == 1
     assert len([r for r in rows if r.voice == "agent" and r.text.startswith("    ")]) >= 1

@@ -1,6 +1,7 @@
 """The ``-c`` client (S9.4): gate a command through the daemon, then ``exec`` the real shell.
 
-Standard library only, and only its cheapest parts (``_socket`` and ``_json`` rather than
+Standard library only (of gatesh it imports :mod:`gatesh._invoke`, which imports nothing), and
+only its cheapest parts (``_socket`` and ``_json`` rather than
 ``socket`` and ``json``, which pull in ``re`` and cost ~10 ms each; the built-in ``posix`` rather
 than ``os``, which an interpreter started with ``-S`` has not loaded and which costs ~1 ms more):
 ``gatesh -c true`` must stay within 10 ms of ``bash -c true`` (S14). Paths that are not on the way
@@ -21,19 +22,22 @@ Guarantees (fail closed, S9.4, S15):
 import posix
 import sys
 
+from gatesh._invoke import Invocation, ShellArgs, full_command
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-__all__ = ["CheckResult", "DaemonLost", "DaemonUnavailable", "DaemonUntrusted", "check", "mandate",
-           "request", "shell_main", "trusted_runtime_dir"]
+    from gatesh._invoke import Full
+
+__all__ = ["CheckResult", "DaemonLost", "DaemonUnavailable", "DaemonUntrusted", "ShellArgs", "check",
+           "mandate", "request", "shell_main", "trusted_runtime_dir"]
 
 # Pinned equal to gatesh.daemon.protocol by tests/test_client.py.
 VERSION = 1
 MAX_LINE = 1024 * 1024
 EXIT_REFUSED = 126
-SHELL_NAMES = ("bash", "zsh", "sh")
 
 CONNECT_TIMEOUT_S = 2.0
 # How long a freshly started daemon may take to accept (it imports both parsers first).
@@ -43,9 +47,6 @@ IDLE_TIMEOUT_S = 35.0
 # A script read from stdin (``echo CMD | bash``) larger than this is refused, not truncated.
 MAX_STDIN_SCRIPT = 1024 * 1024
 
-# Set by shell_main when a launcher started us on its fast interpreter: (the full interpreter,
-# the folders its dependencies import from). None when this interpreter has the dependencies.
-_full: "tuple[str, list[str]] | None" = None
 
 
 class CheckResult:
@@ -381,8 +382,10 @@ class _Conn:
         self.sock.close()
 
 
-def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None) -> "tuple[_Conn, dict[str, Any] | None]":
-    """A connection with the hello sent; starts the daemon when absent and ``start`` is set.
+def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None,
+             full: "Full | None" = None) -> "tuple[_Conn, dict[str, Any] | None]":
+    """A connection with the hello sent; starts the daemon when absent and ``start`` is set
+    (on ``full``, the launcher's full interpreter, when this one is its fast one).
 
     ``first``, a request, goes in the same write as the hello (the protocol allows it): one
     system call and one wake-up of the daemon fewer per check (S14).
@@ -398,7 +401,7 @@ def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None) -
     except DaemonUnavailable:
         if not start:
             raise
-        conn = _start_and_connect(path)
+        conn = _start_and_connect(path, full)
     hello = {"v": VERSION, "hello": role, "pid": posix.getpid()}
     if first is None:
         conn.send(hello)
@@ -407,7 +410,7 @@ def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None) -
     return conn, None
 
 
-def _start_and_connect(path: str) -> "_Conn":
+def _start_and_connect(path: str, full: "Full | None") -> "_Conn":
     """Start the daemon detached, then retry connecting with a bounded backoff (steps numbered).
 
     Raises DaemonUnavailable when it did not come up within START_WAIT_S.
@@ -415,7 +418,7 @@ def _start_and_connect(path: str) -> "_Conn":
     import time
 
     # 1. Spawn `python -m gatesh daemon` in its own session (double fork: no zombie, no tty).
-    _spawn_daemon()
+    _spawn_daemon(full)
     # 2. Retry: the daemon binds its socket before loading the parsers, so this is quick.
     deadline = time.monotonic() + START_WAIT_S
     delay = 0.005
@@ -433,17 +436,15 @@ def _start_and_connect(path: str) -> "_Conn":
     raise DaemonUnavailable(f"the daemon did not start within {START_WAIT_S:.0f} s ({last})")
 
 
-def _spawn_daemon() -> None:
+def _spawn_daemon(full: "Full | None") -> None:
     import os
 
     env = dict(os.environ)
     env.pop("GATESH_SESSION", None)
-    if _full is not None:
+    if full is not None:
         # We run on the launcher's fast interpreter, which lacks the daemon's dependencies: start
         # it on the full one, as the launcher would run `gatesh daemon`.
-        from gatesh._entry import full_command
-
-        argv = full_command(_full, ["gatesh", "daemon"])
+        argv = full_command(full, ["gatesh", "daemon"])
     else:
         if sys.flags.no_site or sys.flags.isolated:
             # A launcher ran us with -I -S and set sys.path itself: hand the same path to the daemon.
@@ -475,14 +476,14 @@ def _spawn_daemon() -> None:
 
 
 def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout: float = IDLE_TIMEOUT_S,
-            on_interim: "Any" = None) -> "dict[str, Any]":
+            on_interim: "Any" = None, full: "Full | None" = None) -> "dict[str, Any]":
     """Send one request and return its final reply. Raises DaemonUnavailable or DaemonLost.
 
     Human-only ops get ``pid`` filled in (the daemon checks it against SO_PEERCRED).
     """
     message = dict(message)
     message.setdefault("pid", posix.getpid())
-    conn, _ = _connect(role, start=start, first=message)
+    conn, _ = _connect(role, start=start, first=message, full=full)
     try:
         for reply in conn.lines(timeout):
             if "welcome" in reply:
@@ -499,7 +500,7 @@ def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout
 
 
 def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-          can_ask: bool | None = None, on_interim: "Any" = None) -> "CheckResult":
+          can_ask: bool | None = None, on_interim: "Any" = None, full: "Full | None" = None) -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
 
     1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
@@ -513,13 +514,13 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
     if can_ask is not None:
         msg["can_ask"] = can_ask
     try:
-        reply = request("check", msg, on_interim=on_interim)
+        reply = request("check", msg, on_interim=on_interim, full=full)
     except DaemonUntrusted as exc:
         # Said once, on stderr: the person must learn that someone else's socket is in the way.
         _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
-        return _in_process(command, cwd, session, surface, str(exc))
+        return _in_process(command, cwd, session, surface, str(exc), full)
     except DaemonUnavailable as exc:
-        return _in_process(command, cwd, session, surface, str(exc))
+        return _in_process(command, cwd, session, surface, str(exc), full)
     except DaemonLost as exc:
         return CheckResult.refused(
             f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
@@ -529,9 +530,10 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
     return CheckResult.from_reply(reply)
 
 
-def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str) -> "CheckResult":
-    if _full is not None:
-        return _in_process_on_full(_full, command, cwd, session, surface, why)
+def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str,
+                full: "Full | None") -> "CheckResult":
+    if full is not None:
+        return _in_process_on_full(full, command, cwd, session, surface, why)
     try:
         from gatesh.inprocess import check as check_here
 
@@ -542,14 +544,12 @@ def _in_process(command: str, cwd: str, session: str | None, surface: str, why: 
             f"({type(exc).__name__}: {exc}), so nothing ran.")
 
 
-def _in_process_on_full(full: "tuple[str, list[str]]", command: str, cwd: str, session: str | None, surface: str,
+def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | None, surface: str,
                         why: str) -> "CheckResult":
     """The in-process gate run by the full interpreter in a child process (this one, the launcher's
     fast interpreter, lacks the pipeline's dependencies): the request as JSON on its standard
     input, the check reply as JSON on its standard output. Anything else refuses."""
     import subprocess
-
-    from gatesh._entry import full_command
 
     # The session gatesh.inprocess would name after our parent (the harness), not after us.
     session = session or f"inprocess:{posix.getppid()}"
@@ -579,52 +579,6 @@ def mandate(text: str, *, session: str | None = None, channel: str = "mandate") 
 
 
 # --- the shell surface ------------------------------------------------------------------------
-
-
-class ShellArgs:
-    """What bash would do with these arguments: run ``command`` (-c), a ``script`` file, read stdin."""
-
-    __slots__ = ("args", "command", "interactive_flag", "missing_c", "script", "stdin", "version_only")
-
-    def __init__(self, args: list[str]) -> None:
-        self.command: str | None = None
-        self.args: list[str] = []  # after a -c string: $0 $1 …
-        self.script: str | None = None
-        self.stdin = False
-        self.interactive_flag = False
-        self.version_only = False
-        self.missing_c = False
-        cflag = sflag = False
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in ("--", "-"):
-                i += 1
-                break
-            if a.startswith("--"):
-                if a in ("--version", "--help"):
-                    self.version_only = True
-                i += 2 if a in ("--rcfile", "--init-file") else 1
-                continue
-            if len(a) > 1 and a[0] in "-+":
-                letters = a[1:]
-                cflag = cflag or "c" in letters
-                sflag = sflag or "s" in letters
-                self.interactive_flag = self.interactive_flag or "i" in letters
-                i += 1 + letters.count("o") + letters.count("O")
-                continue
-            break
-        operands = args[i:]
-        if cflag:
-            if operands:
-                self.command = operands[0]
-                self.args = operands[1:]
-            else:
-                self.missing_c = True  # bash reports the error itself; nothing to gate
-        elif operands and not sflag:
-            self.script = operands[0]
-        else:
-            self.stdin = True
 
 
 def _quote(word: str) -> str:
@@ -741,43 +695,32 @@ def _refuse(message: str) -> int:
     return EXIT_REFUSED
 
 
-def shell_main(argv: list[str], full: "tuple[str, list[str]] | None" = None) -> int:
+def shell_main(argv: list[str], full: "Full | None" = None) -> int:
     """Behave as bash (or the shim's shell), gated. Returns only on refusal; steps numbered.
 
     ``argv[0]`` is how gatesh was invoked: ``gatesh``, a shim named bash/zsh/sh, or ``-bash``.
     ``full`` is set when this runs on a launcher's fast interpreter (see :mod:`gatesh.launcher`):
-    the interpreter with gatesh's dependencies and their folders, for whatever needs them.
+    the interpreter with gatesh's dependencies and their folders, for whatever needs them (the
+    daemon, the in-process gate).
     """
-    global _full
-    _full = full
     try:
-        return _shell_main(argv)
+        return _shell_main(Invocation(argv), full)
     except SystemExit:
         raise
     except BaseException as exc:  # fail closed: nothing runs ungated
         return _refuse(f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran.")
 
 
-def _shell_main(argv: list[str]) -> int:
-    argv0 = argv[0] if argv else "gatesh"
-    base = _basename(argv0)
-    login = base.startswith("-")
-    name = base.lstrip("-")
-    shim = name in SHELL_NAMES
-    args = argv[1:]
-    parsed = ShellArgs(args)
-    # 1. What would run: a -c string, a script file, a script on stdin, or an interactive shell.
-    if parsed.stdin and (parsed.interactive_flag or _stdin_is_tty()):
-        if _full is not None:  # the PTY session needs the full interpreter
-            from gatesh._entry import run_full
-
-            return run_full(_full, argv)
-        from gatesh.pty import main as pty_main  # an interactive shell is the PTY session (S10)
-
-        return int(pty_main(argv) or 0)
+def _shell_main(inv: Invocation, full: "Full | None") -> int:
+    parsed, args = inv.parsed, inv.args
+    # 1. What would run: a -c string, a script file, a script on stdin. An interactive shell is
+    #    the PTY session's (gatesh._entry sends it there); this client never starts one.
+    if inv.wants_pty(_stdin_is_tty()):
+        return _refuse("gatesh: an interactive shell is the gated PTY session; start it with `gatesh` "
+                       "itself. Nothing ran.")
     cwd = _cwd()
     session = getenv("GATESH_SESSION") or None
-    shell_name = name if shim else None
+    shell_name = inv.name if inv.shim else None
     stdin_script: bytes | None = None
     if parsed.version_only or parsed.missing_c:
         text = None
@@ -799,19 +742,19 @@ def _shell_main(argv: list[str]) -> int:
     # 2. Gate it.
     result = None
     if text is not None:
-        result = check(text, cwd=cwd, session=session, surface="shim" if shim else "-c",
-                       on_interim=_WaitingNotice())
+        result = check(text, cwd=cwd, session=session, surface="shim" if inv.shim else "-c",
+                       on_interim=_WaitingNotice(), full=full)
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
     # 3. Find the real shell and exec it with the caller's own flags.
     shell_name = shell_name or (result.shell if result is not None else "bash")
-    real = find_real_shell(shell_name, _own_path(argv0))
+    real = find_real_shell(shell_name, _own_path(inv.argv0))
     if real is None:
         return _refuse(f"gatesh: no real {shell_name} found on PATH (after gatesh's own folder); nothing ran.")
     env = _environ_with("GATESH_SESSION", result.session if result is not None and result.session else None)
     if stdin_script is not None:
         _feed_stdin(stdin_script)
-    exec_argv = [("-" if login else "") + shell_name, *args]
+    exec_argv = [("-" if inv.dash else "") + shell_name, *args]
     sys.stdout.flush()
     posix.execve(real, exec_argv, env)
     return EXIT_REFUSED  # not reached

@@ -53,6 +53,8 @@ import sys
 import sysconfig
 import time
 
+from gatesh._invoke import CLI_FLAGS, SHELL_NAMES
+
 __all__ = ["LauncherError", "default_paths", "fast_interpreter", "import_path_problems", "installed_paths",
            "read_import_path", "read_launcher", "real_interpreter", "render_launcher", "write_launcher"]
 
@@ -215,7 +217,8 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
     starting with ``-`` other than ``-h``/``--help``/``--version``, or a ``bash``/``zsh``/``sh``
     link) start on ``fast`` when it is still there, everything else on ``python``; the Python code
     is the same either way and passes ``python`` and its dependency folders to
-    :func:`gatesh._entry.main`, which finishes the choice.
+    :func:`gatesh._entry.main`, which finishes the choice. The script's ``case`` is written from
+    the tables of :mod:`gatesh._invoke`, the one reader of a shell's argv.
     """
     # gatesh's own folder goes first (it must win); the others go after the standard library, as
     # in a normal interpreter, so the standard-library modules the client imports are found at
@@ -237,8 +240,8 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
             f"FAST={_sq(fast)}\n"
             f"FULL={_sq(python)}\n"
             "python=$FULL\n"
-            "case ${0##*/} in bash | zsh | sh) python=$FAST ;; esac\n"
-            "case ${1-} in -h | --help | --version) ;; -*) python=$FAST ;; esac\n"
+            f"case ${{0##*/}} in {' | '.join(SHELL_NAMES)}) python=$FAST ;; esac\n"
+            f"case ${{1-}} in {' | '.join(CLI_FLAGS)}) ;; -*) python=$FAST ;; esac\n"
             '[ -x "$python" ] || python=$FULL\n'
             f'exec "$python" -IS -c {_sq(chr(10) + code)} "$0" "$@"\n'
         )

@@ -154,7 +154,7 @@ def test_in_process_fallback_runs_on_the_full_interpreter(tmp_path: Path) -> Non
     code = (f"import sys; sys.path[:0] = [{home!r}]\n"
             "import gatesh.client as c\n"
             "c.START_WAIT_S = 0.1\n"
-            "c._spawn_daemon = lambda: None  # no daemon can be started\n"
+            "c._spawn_daemon = lambda full: None  # no daemon can be started\n"
             "from gatesh._entry import main\n"
             f"sys.exit(main(sys.argv[1:], full=({FULL!r}, {deps!r})))\n")
     out = _run([fast, "-IS", "-c", code, "gatesh", "-c", f"touch {marker}; exit 5"])

@@ -1,8 +1,8 @@
 """The interactive gated shell (S10): ``gatesh`` with no ``-c``, or a shim named bash/zsh/sh.
 
-``main`` decides what the invocation means the way bash would: with a script operand, or a
-script on a standard input that is not a terminal, the shell is not interactive and the ``-c``
-client gates and runs it (:func:`gatesh.client.shell_main`); otherwise it starts bash or zsh in a
+``main`` reads the invocation as bash would (:class:`gatesh._invoke.Invocation`): with a script
+operand, or a script on a standard input that is not a terminal, the shell is not interactive and
+the ``-c`` client gates and runs it (:func:`gatesh.client.shell_main`); otherwise it starts bash or zsh in a
 PTY with gatesh's hook (:mod:`gatesh.pty.startup`) and relays the terminal
 (:mod:`gatesh.pty.session`) until the shell exits, returning its exit status.
 """
@@ -14,7 +14,7 @@ import sys
 import threading
 import uuid
 
-from gatesh.vocab.programs import PTY_SHELLS
+from gatesh._invoke import PTY_SHELLS, Invocation
 
 __all__ = ["main"]
 
@@ -23,50 +23,20 @@ SHELLS = PTY_SHELLS
 
 
 def main(argv: list[str]) -> int:
-    """Run a gated interactive session for ``argv`` (argv[0] as invoked); its exit status."""
-    from gatesh import client
+    """Run a gated interactive session for ``argv`` (argv[0] as invoked); its exit status.
 
-    argv0 = argv[0] if argv else "gatesh"
-    base = os.path.basename(argv0)
-    login = base.startswith("-")
-    name = base.lstrip("-")
-    shell: str | None = name if name in SHELLS else None
-    human = False
-    interactive = False
-    rest: list[str] = []
-    args = argv[1:]
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--shell":
-            if i + 1 >= len(args) or args[i + 1] not in SHELLS:
-                sys.stderr.write("gatesh: --shell takes bash or zsh\n" + USAGE)
-                return 2
-            shell = args[i + 1]
-            i += 2
-            continue
-        if a.startswith("--shell="):
-            shell = a.split("=", 1)[1]
-            if shell not in SHELLS:
-                sys.stderr.write("gatesh: --shell takes bash or zsh\n" + USAGE)
-                return 2
-        elif a == "--human":
-            human = True
-        elif a == "--login":
-            login = True
-        elif a.startswith("-") and not a.startswith("--") and len(a) > 1 and set(a[1:]) <= set("li"):
-            login = login or "l" in a
-            interactive = interactive or "i" in a
-        else:
-            rest.append(a)
-        i += 1
-    parsed = client.ShellArgs(rest)
-    if parsed.script is not None or parsed.command is not None or parsed.version_only or not (
-            interactive or parsed.interactive_flag or _isatty(0)):
-        # A script, a command, or commands on a pipe: not an interactive session (other shell
-        # flags of an interactive one are not passed on).
+    An invocation that is not interactive (a script, a command, commands on a pipe: read by
+    :class:`gatesh._invoke.Invocation`, as ``gatesh._entry`` reads it) goes to the ``-c`` client.
+    """
+    invocation = Invocation(argv)
+    if invocation.parsed.bad_shell:
+        sys.stderr.write("gatesh: --shell takes bash or zsh\n" + USAGE)
+        return 2
+    if not invocation.wants_pty(_isatty(0)):
+        from gatesh import client
+
         return client.shell_main(argv)
-    return _session(shell, login=login, human=human)
+    return _session(invocation.pty_shell, login=invocation.login, human=invocation.parsed.human)
 
 
 def _isatty(fd: int) -> bool:

@@ -78,7 +78,12 @@ def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int 
 
     ``depth`` counts re-entries for command strings found inside code (bounded by the code table).
     """
-    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home if home is not None else default_home(), depth=depth)
+    home = home if home is not None else default_home()
+
+    def rate_line(inner: Facts, inner_depth: int) -> list[Finding]:
+        return findings_for(inner, cwd, home, depth=inner_depth)
+
+    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line)
     ctx.cmds = [Cmd(sc, i, ctx) for i, sc in enumerate(facts.commands)]
     ctx.track_cwd()
     found: dict[str, Finding] = {}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from gatesh._types import Facts, Outcome, SimpleCommand
+from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 
 
 class Severity(enum.StrEnum):
@@ -93,6 +93,9 @@ class Ctx:
     cmds: list[Cmd] = field(default_factory=list)
     cwds: list[str | None] = field(default_factory=list)  # effective cwd per command (None: unknown)
     vars_set: bool = False  # the line assigns HOME/TMPDIR/TMP/PWD itself
+    # Rates another command line with the same tables (a command string found inside code):
+    # handed in by the table runner, so no rule module imports the package that holds it.
+    rate_line: Callable[[Facts, int], list[Finding]] | None = None
 
     def track_cwd(self) -> None:
         """Follow ``cd``/``pushd`` left to right, so ``cd .. && rm -rf build`` is judged in the parent."""

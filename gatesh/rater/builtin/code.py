@@ -58,14 +58,15 @@ def _rate_inner(text: str, c: Cmd) -> Hit | None:
     """Rate ``text`` as a shell command line with the same tables (bounded depth)."""
     if c.sc.depth >= MAX_DEPTH + 3 or len(text) > 4000:
         return None
-    from gatesh.rater.builtin import findings_for  # the tables, re-entered for the inner command
     from gatesh.reading import read
 
+    if c.ctx.rate_line is None:
+        return None
     try:
         facts: Facts = read(text, cwd=c.ctx.cwd)
     except Exception:
         return None
-    found = findings_for(facts, c.ctx.cwd, c.ctx.home, depth=c.ctx.depth + 1)
+    found = c.ctx.rate_line(facts, c.ctx.depth + 1)  # the tables, re-entered for the inner command
     if not found:
         return None
     top = max(found, key=lambda f: f.outcome.rank)

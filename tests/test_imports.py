@@ -1,0 +1,181 @@
+"""The module graph, computed from the source: no import circle among gatesh's modules (imports
+inside functions included), and the ``-c`` client loads only the standard library (S9.4, S14).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _daemon import stop_daemon
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gatesh"
+ROOT = PACKAGE.parent
+# The ``-c`` path: what gatesh._entry loads to gate a command through the daemon and exec it.
+C_CLIENT_MODULES = {"gatesh", "gatesh._entry", "gatesh._invoke", "gatesh.client"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool) -> list[str]:
+    """Every module ``tree`` imports when it runs, wherever the statement is (a function body
+    included); ``if TYPE_CHECKING:`` blocks are left out (they never run)."""
+    found: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                here = module.split(".") if is_package else module.split(".")[:-1]
+                here = here[: len(here) - (node.level - 1)]
+                base = ".".join([*here, base] if base else here)
+            found.extend(f"{base}.{a.name}" for a in node.names)  # resolved to base when not a module
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def module_graph() -> dict[str, set[str]]:
+    """module -> the gatesh modules it imports. ``from P import N`` is an arrow to ``P.N`` when N
+    is a module, else to P (a package is not charged with the parents Python imports first).
+    The CLI's subcommand table (loaded with importlib) is arrows too."""
+    mods = _modules()
+
+    def resolve(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for module, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = _imports(tree, module, path.name == "__init__.py")
+        if module == "gatesh.cli":
+            from gatesh.cli import SUBCOMMANDS
+
+            names += [target.partition(":")[0] for target, _ in SUBCOMMANDS.values()]
+        for name in names:
+            if name.split(".")[0] != "gatesh":
+                continue
+            target = resolve(name)
+            if target is not None and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_circles_are_found() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_graph_sees_imports_inside_functions() -> None:
+    graph = module_graph()
+    assert "gatesh.pty" in graph["gatesh._entry"]  # imported inside main()
+    assert "gatesh.daemon.server" in graph["gatesh.cli"]  # the subcommand table
+
+
+def test_no_import_circle() -> None:
+    graph = module_graph()
+    assert circles(graph) == []
+
+
+def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> None:
+    graph = module_graph()
+    assert graph["gatesh._invoke"] == set()
+    assert graph["gatesh.client"] - {"gatesh._invoke"} <= {"gatesh.inprocess"}  # the fallback only
+
+
+@pytest.mark.slow
+def test_gatesh_c_loads_only_the_standard_library(tmp_path: Path) -> None:
+    """Run as the launcher runs it (``-I -S``), with the daemon up, and read what ``-X importtime``
+    says was imported: gatesh's client modules and the standard library, nothing else."""
+    code = ("import sys\ndel sys.argv[0]\n"
+            f"sys.path[:0] = [{str(ROOT)!r}]\n"
+            "from gatesh._entry import main\nsys.exit(main())\n")
+    env = {**os.environ, "GATESH_SESSION": "importtime", "PYTHONPATH": ""}
+    try:
+        first = subprocess.run([sys.executable, "-IS", "-c", code, "gatesh", "-c", "true"], env=env,
+                               capture_output=True, text=True, timeout=120)  # starts the daemon
+        assert first.returncode == 0, first.stderr
+        out = subprocess.run([sys.executable, "-IS", "-X", "importtime", "-c", code, "gatesh", "-c", "true"],
+                             env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        stop_daemon()
+    assert out.returncode == 0, out.stderr
+    names = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    names.discard("imported package")  # the header line
+    ours = {n for n in names if n.split(".")[0] == "gatesh"}
+    assert ours == C_CLIENT_MODULES, ours
+    foreign = {n for n in names - ours if n.split(".")[0] not in sys.stdlib_module_names}
+    assert foreign == set(), foreign

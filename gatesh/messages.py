@@ -7,39 +7,18 @@ judgements (deny list, hardline, halt) offer no moves, because neither move coul
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from gatesh._types import Decision, Round
+from gatesh.render import offers_a_person, remedy_for_agent
+
+__all__ = ["MOVES", "NOBODY_WATCHING", "offers_a_person", "remedy_for_agent"]
 
 MOVES: Final = (
     "You can run the same command again with a justification as a trailing comment "
     "(`COMMAND  # why: …`), or run a different command."
 )
 NOBODY_WATCHING: Final = "Approval required, but nobody is watching this session."
-
-# Remedy wording that hands the command to someone else ("ask the person", "take a backup and get
-# their approval", "leave it to the admin"): a move the agent does not have. Its only way to a
-# person is the bounds of S6, so a remedy saying otherwise sends it off to write prose asking for a
-# confirmation that can never arrive. Builtin remedies are checked against this by a test; a
-# model's remedy that matches is not passed on (the rest of the message still is).
-_OFFERS_A_PERSON: Final = re.compile(
-    r"\b(?:ask|asking|confirm\s+with|check\s+with|consult|wait\s+for|approval|sign-?off|permission\s+from)\b"
-    r"|\b(?:the|a|an|your|their)\s+(?:person|people|user|human|operator|owner|admin|administrator|maintainer)s?\b(?!'s)"
-    r"|\b(?:someone|somebody)\b",
-    re.IGNORECASE,
-)
-
-
-def offers_a_person(remedy: str) -> bool:
-    """True when ``remedy`` tells the agent to have a person decide or act (never a move, S8.1)."""
-    return bool(_OFFERS_A_PERSON.search(remedy))
-
-
-def remedy_for_agent(remedy: str) -> str:
-    """``remedy`` when it names a change the agent can make itself; "" when it offers a person."""
-    return "" if offers_a_person(remedy) else remedy
-
 
 def _line(text: str) -> str:
     from gatesh.render import neutralise

@@ -28,7 +28,6 @@ from typing import Any, Final, Literal
 import wcwidth
 
 from gatesh._types import Decision, Round
-from gatesh.messages import remedy_for_agent
 
 __all__ = [
     "MAX_ROUNDS_SHOWN",
@@ -44,13 +43,37 @@ __all__ = [
     "escalation_rows",
     "escalation_text",
     "neutralise",
+    "offers_a_person",
     "paint",
     "pass_label",
+    "remedy_for_agent",
     "render_rows",
     "render_transcript",
     "rows_of",
     "sentence",
 ]
+
+# Remedy wording that hands the command to someone else ("ask the person", "take a backup and get
+# their approval", "leave it to the admin"): a move the agent does not have. Its only way to a
+# person is the bounds of S6, so a remedy saying otherwise sends it off to write prose asking for a
+# confirmation that can never arrive. Builtin remedies are checked against this by a test; a
+# model's remedy that matches is not passed on (the rest of the message still is).
+_OFFERS_A_PERSON: Final = re.compile(
+    r"\b(?:ask|asking|confirm\s+with|check\s+with|consult|wait\s+for|approval|sign-?off|permission\s+from)\b"
+    r"|\b(?:the|a|an|your|their)\s+(?:person|people|user|human|operator|owner|admin|administrator|maintainer)s?\b(?!'s)"
+    r"|\b(?:someone|somebody)\b",
+    re.IGNORECASE,
+)
+
+
+def offers_a_person(remedy: str) -> bool:
+    """True when ``remedy`` tells the agent to have a person decide or act (never a move, S8.1)."""
+    return bool(_OFFERS_A_PERSON.search(remedy))
+
+
+def remedy_for_agent(remedy: str) -> str:
+    """``remedy`` when it names a change the agent can make itself; "" when it offers a person."""
+    return "" if offers_a_person(remedy) else remedy
 
 Voice = Literal["chrome", "agent", "rater"]
 Mode = Literal["escalation", "live"]

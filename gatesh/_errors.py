@@ -1,25 +1,31 @@
 """gatesh's exceptions and exit statuses.
 
-    GateshError                 anything gatesh raises on purpose
+    GateshError                 anything gatesh raises on purpose; ``exit_status`` is what the CLI exits with
     ├── ConfigError             a config file is invalid (names file, line and key)
-    ├── ReadError               the reader could not read a command (never escapes the pipeline)
+    ├── ReadError               the reader reached a limit or could not read a command (never
+    │                           escapes the pipeline: the command is rated unreadable)
     ├── ProtocolError           a malformed message on the daemon socket or a hook's stdin
-    └── BackendError            a model backend failed (mapped to a fail-closed cause)
+    ├── BackendError            a model backend failed (mapped to a fail-closed cause)
+    ├── DaemonError             the -c client could not use the daemon (unavailable, untrusted, lost)
+    ├── StateError              a pending escalation asked to do what its lifecycle forbids
+    ├── AuditError              the audit log could not be written (gatesh.audit): the command is refused
+    ├── SetupError              installing, trusting hooks, writing the launcher, linking watchers
+    └── Refused                 the command was refused and nothing ran (exit 126)
 
-Foreign errors are translated where they enter (parser, socket, SDK, PTY).
+Foreign errors are translated where they enter, each at one boundary: the model SDK's in
+``gatesh.rater._call`` (one table of causes), the socket's in ``gatesh.client._Conn``, TOML's in
+``gatesh.config``, the parsers' in ``gatesh.reading`` (an unreadable command, never an exception).
+
+This module imports nothing: the ``-c`` client imports it (S14).
 """
 
-from __future__ import annotations
-
-from typing import Final
-
 # Exit statuses, shared by the code and the man page.
-EXIT_OK: Final = 0
-EXIT_ERROR: Final = 1  # gatesh itself failed (bad usage is 2)
-EXIT_USAGE: Final = 2
-EXIT_REFUSED: Final = 126  # the command was refused and did not run (bash's "cannot execute")
+EXIT_OK = 0
+EXIT_ERROR = 1  # gatesh itself failed (bad usage is 2)
+EXIT_USAGE = 2
+EXIT_REFUSED = 126  # the command was refused and did not run (bash's "cannot execute")
 
-EXIT_STATUSES: Final = {
+EXIT_STATUSES = {
     EXIT_OK: "success (with -c: the command's own status)",
     EXIT_ERROR: "gatesh failed: a config error, an unreachable daemon for a human verb, …",
     EXIT_USAGE: "bad usage",
@@ -36,14 +42,15 @@ class GateshError(Exception):
 class ConfigError(GateshError):
     """A config file is invalid. The message names the file, the line (when known) and the key."""
 
-    def __init__(self, path: str, key: str, problem: str, line: int | None = None) -> None:
+    def __init__(self, path: str, key: str, problem: str, line: "int | None" = None) -> None:
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: {key}: {problem}")
         self.path, self.key, self.problem, self.line = path, key, problem, line
 
 
 class ReadError(GateshError):
-    """The reader could not read a command; the pipeline turns this into an unreadable rating."""
+    """The reader could not read a command, or reached a limit reading it; the pipeline rates the
+    command unreadable (S2), it never refuses or allows on this alone."""
 
 
 class ProtocolError(GateshError):
@@ -56,3 +63,24 @@ class BackendError(GateshError):
     def __init__(self, cause: str, detail: str) -> None:
         super().__init__(f"{cause}: {detail}")
         self.cause, self.detail = cause, detail
+
+
+class DaemonError(GateshError):
+    """The client could not use the daemon: none answered, the one there is not trusted, or it
+    stopped answering mid-request (see :mod:`gatesh.client`)."""
+
+
+class StateError(GateshError):
+    """A pending escalation was asked to move where its lifecycle does not allow, or was ruled on
+    twice (see :mod:`gatesh.pending`)."""
+
+
+class SetupError(GateshError):
+    """Installing an integration, trusting a harness's hooks, writing the launcher or linking a
+    watcher failed; the message says what to fix."""
+
+
+class Refused(GateshError):
+    """The command was refused and nothing ran."""
+
+    exit_status = EXIT_REFUSED

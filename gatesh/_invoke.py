@@ -6,8 +6,11 @@ operand, or a script on standard input) together with gatesh's own PTY options (
 ``-bash``) and which surface runs it. ``gatesh._entry``, the ``-c`` client, the PTY session and
 the launcher (its ``case`` is written from :data:`SHELL_NAMES` and :data:`CLI_FLAGS`) all use it.
 
-Imports nothing at all: every ``gatesh -c`` pays for this module (S14).
+Imports nothing but :mod:`gatesh._errors` (which imports nothing): every ``gatesh -c`` pays for
+this module (S14).
 """
+
+from gatesh._errors import EXIT_REFUSED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +26,7 @@ CLI_FLAGS = ("-h", "--help", "--version")
 # Long options that take the next word as their value (bash's, and gatesh's own --shell).
 _LONG_WITH_VALUE = ("--rcfile", "--init-file", "--shell")
 # What run_full exits with when the full interpreter cannot be started (as for a refusal, S1).
-EXIT_NO_INTERPRETER = 126
+EXIT_NO_INTERPRETER = EXIT_REFUSED
 
 
 class ShellArgs:

@@ -22,6 +22,7 @@ Guarantees (fail closed, S9.4, S15):
 import posix
 import sys
 
+from gatesh._errors import EXIT_REFUSED, DaemonError
 from gatesh._invoke import Invocation, ShellArgs, full_command
 
 TYPE_CHECKING = False
@@ -37,7 +38,6 @@ __all__ = ["CheckResult", "DaemonLost", "DaemonUnavailable", "DaemonUntrusted", 
 # Pinned equal to gatesh.daemon.protocol by tests/test_client.py.
 VERSION = 1
 MAX_LINE = 1024 * 1024
-EXIT_REFUSED = 126
 
 CONNECT_TIMEOUT_S = 2.0
 # How long a freshly started daemon may take to accept (it imports both parsers first).
@@ -314,7 +314,7 @@ def _decode(line: bytes) -> "dict[str, Any]":
 # --- the connection --------------------------------------------------------------------------
 
 
-class DaemonUnavailable(Exception):
+class DaemonUnavailable(DaemonError):
     """No daemon accepted a connection (and none could be started)."""
 
 
@@ -323,7 +323,7 @@ class DaemonUntrusted(DaemonUnavailable):
     (S9.1): nothing it says is read, and no daemon is started there."""
 
 
-class DaemonLost(Exception):
+class DaemonLost(DaemonError):
     """The daemon accepted the request but did not answer it (it died or went silent)."""
 
 

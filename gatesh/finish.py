@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from gatesh import messages
-from gatesh._errors import EXIT_OK, EXIT_REFUSED, GateshError
+from gatesh._errors import EXIT_OK, EXIT_REFUSED, StateError
 from gatesh._types import Action, Decision, Outcome, Stage
 from gatesh.audit import AuditError, clean, fold_home, record_for
 from gatesh.pending import Pending, PendingBook, PendingKind, PendingState
@@ -212,7 +212,7 @@ class Ruled:
     text: str = ""
 
 
-class AlreadyRuled(GateshError):
+class AlreadyRuled(StateError):
     """A ruling on a pending record that is not open to one (answered, used, …)."""
 
 

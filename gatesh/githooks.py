@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, GateshError
 
 __all__ = [
     "HOOK_NAMES",
@@ -57,7 +57,7 @@ class Refusal:
 # --- git queries --------------------------------------------------------------------------------
 
 
-class GitError(Exception):
+class GitError(GateshError):
     """A git query failed; the hook refuses rather than guess."""
 
 

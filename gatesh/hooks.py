@@ -37,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gatesh._errors import ProtocolError
+
 __all__ = [
     "HARNESSES",
     "MAX_INPUT_BYTES",
@@ -97,7 +99,7 @@ class GateResult:
     pending_id: str = ""
 
 
-class BadInput(Exception):
+class BadInput(ProtocolError):
     """The hook's stdin is not what the harness sends; the message says what is wrong."""
 
 

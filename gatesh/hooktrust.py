@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from gatesh._errors import GateshError
+from gatesh._errors import SetupError
 
 __all__ = ["MANUAL_STEPS", "HookTrust", "Trust", "TrustError", "codex_binary", "ensure_trusted",
            "list_hooks"]
@@ -70,7 +70,7 @@ class HookTrust:
     enabled: bool
 
 
-class TrustError(GateshError):
+class TrustError(SetupError):
     """Codex could not be asked or did not trust the hooks; the message says what to do."""
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gatesh import _paths
-from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, GateshError
+from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, SetupError
 from gatesh.githooks import HOOK_NAMES, MARKER, hook_script
 
 __all__ = ["HARNESS_SPECS", "launcher_path", "main", "merge_hooks", "remove_hooks"]
@@ -48,7 +48,7 @@ BACKUP_SUFFIX: Final = ".bak-gatesh-"
 HOOK_TIMEOUT_S: Final = 150
 
 
-class InstallError(GateshError):
+class InstallError(SetupError):
     """An install step cannot be done without clobbering something; the message says what."""
 
 

@@ -53,6 +53,7 @@ import sys
 import sysconfig
 import time
 
+from gatesh._errors import SetupError
 from gatesh._invoke import CLI_FLAGS, SHELL_NAMES
 
 __all__ = ["LauncherError", "default_paths", "fast_interpreter", "import_path_problems", "installed_paths",
@@ -80,7 +81,7 @@ PROBE_TIMEOUT_S = 10.0
 _chosen: dict[tuple[str, str], str | None] = {}
 
 
-class LauncherError(Exception):
+class LauncherError(SetupError):
     """The launcher cannot be written safely; the message says why and what to do."""
 
 

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from gatesh._errors import GateshError
+from gatesh._errors import StateError
 from gatesh._types import Decision
 from gatesh.session import SessionState
 
@@ -93,7 +93,7 @@ _NEXT: Final[dict[PendingState, frozenset[PendingState]]] = {
 }
 
 
-class IllegalTransition(GateshError):
+class IllegalTransition(StateError):
     """A pending escalation was asked to move where its lifecycle does not allow."""
 
 

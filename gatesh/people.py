@@ -18,7 +18,7 @@ import argparse
 import sys
 from typing import Any, Final, TextIO
 
-from gatesh._errors import EXIT_ERROR, EXIT_OK
+from gatesh._errors import EXIT_ERROR, EXIT_OK, GateshError
 from gatesh.render import neutralise
 
 __all__ = [
@@ -37,7 +37,7 @@ HUMAN_ONLY_HINT: Final = (
 )
 
 
-class HumanOpFailed(Exception):
+class HumanOpFailed(GateshError):
     """The daemon could not be reached, or refused or failed the op. ``str()`` says why."""
 
     def __init__(self, message: str, *, refused: bool = False) -> None:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TextIO
 
+from gatesh._errors import SetupError
 from gatesh._types import Outcome, Round
 from gatesh.negotiation import MAX_REJECTIONS_SINCE_PERSON
 from gatesh.render import (
@@ -595,7 +596,7 @@ def _write_entry(kind: str, pattern: str) -> tuple[str, str]:
 # --- the connection -------------------------------------------------------------------------------
 
 
-class LinkError(Exception):
+class LinkError(SetupError):
     """The daemon refused this watcher, or answered the subscription with an error."""
 
 

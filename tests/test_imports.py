@@ -16,7 +16,7 @@ from _daemon import stop_daemon
 PACKAGE = Path(__file__).resolve().parent.parent / "gatesh"
 ROOT = PACKAGE.parent
 # The ``-c`` path: what gatesh._entry loads to gate a command through the daemon and exec it.
-C_CLIENT_MODULES = {"gatesh", "gatesh._entry", "gatesh._invoke", "gatesh.client"}
+C_CLIENT_MODULES = {"gatesh", "gatesh._entry", "gatesh._errors", "gatesh._invoke", "gatesh.client"}
 
 
 def _modules() -> dict[str, Path]:
@@ -152,8 +152,8 @@ def test_no_import_circle() -> None:
 
 def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> None:
     graph = module_graph()
-    assert graph["gatesh._invoke"] == set()
-    assert graph["gatesh.client"] - {"gatesh._invoke"} <= {"gatesh.inprocess"}  # the fallback only
+    assert graph["gatesh._errors"] == set() and graph["gatesh._invoke"] == {"gatesh._errors"}
+    assert graph["gatesh.client"] - {"gatesh._errors", "gatesh._invoke"} <= {"gatesh.inprocess"}  # the fallback only
 
 
 @pytest.mark.slow

@@ -21,10 +21,10 @@ from __future__ import annotations
 import os
 
 from gatesh import client
+from gatesh._errors import EXIT_REFUSED, Refused
 
 __all__ = ["main", "parse_history_line"]
 
-EXIT_REFUSED = 126
 # What bash's PS0 needs to let the entry run: "(" + this is the arithmetic "(0)".
 BASH_ALLOW_TOKEN = "0)"
 # Anything else makes the PS0 arithmetic fail (the entry is discarded). The carriage return and
@@ -35,7 +35,7 @@ BASH_REFUSE_TOKEN = "\r\x1b[K"
 MAX_INPUT = 1024 * 1024
 
 
-class _Refused(Exception):
+class _Refused(Refused):
     """The entry cannot be gated; the message says why (nothing runs)."""
 
 

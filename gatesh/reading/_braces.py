@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import Final
 
+from gatesh._errors import ReadError
 from gatesh._types import Word
 
 from ._subst import _skip_backquote, _skip_comsub, _skip_dquote
@@ -26,7 +27,7 @@ _SPECIAL: Final = frozenset("@*#?-$!0123456789")
 _Ch = tuple[str, bool, bool]
 
 
-class _TooMany(Exception):
+class _TooMany(ReadError):
     pass
 
 

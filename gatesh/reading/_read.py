@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final
 
+from gatesh._errors import ReadError
 from gatesh._types import Facts, Redirect, Script, SimpleCommand, Word
 from gatesh.vocab.programs import (
     PARSED_SHELLS,
@@ -41,7 +42,7 @@ _SYSTEM_BIN_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/homebrew/", "/
 _PLAIN: Final = re.compile(r"[A-Za-z0-9_./:=,@%+\- ]*")
 
 
-class ReadLimit(Exception):
+class ReadLimit(ReadError):
     """A limit of ``_limits`` was passed; the message is the ``unreadable`` reason."""
 
 

@@ -16,6 +16,7 @@ from typing import Any, Final
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from gatesh._errors import ReadError
 from gatesh._types import Redirect, Word
 
 from ._braces import expand
@@ -56,7 +57,7 @@ def _is_leaf(node: Any) -> bool:
 _UNPARSED = frozenset({"regex", "extglob_pattern"})
 
 
-class WalkLimit(Exception):
+class WalkLimit(ReadError):
     """The tree is deeper or larger than the reader's limits (the reading is unreadable)."""
 
 

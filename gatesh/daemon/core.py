@@ -8,9 +8,11 @@ Event-loop owned: everything here is used from the daemon's event loop thread on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import struct
+import sys
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
@@ -26,6 +28,8 @@ from gatesh.config import Config, find_project_file, load_config
 from gatesh.daemon import procs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
+from gatesh.daemon.deadline import DecisionPool
+from gatesh.daemon.limits import Flood
 from gatesh.daemon.sessions import Sessions
 from gatesh.finish import Ruling
 from gatesh.negotiation import ObservationMemory
@@ -59,6 +63,9 @@ class Conn:
         # the session it was registered as gated in, and its harness session (S9.3).
         self.gated_as: str | None = None
         self.harness: tuple[str, tuple[int, int] | None] | None = None
+        # For the connection limits (gatesh.daemon.limits): requests being answered, last activity.
+        self.busy = 0
+        self.since = time.monotonic()
 
     def _peercred(self) -> tuple[int, int, int]:
         sock = self.writer.get_extra_info("socket")
@@ -240,11 +247,13 @@ class Daemon:
 
     def __init__(self, paths: GatePaths) -> None:
         self.paths = paths
+        self.loop = asyncio.get_running_loop()
         self.started = time.time()
         self.sessions = Sessions(paths.state_dir)
         self.book = self.sessions.book
         self.registry = procs.GatedRegistry()
         self.conns: set[Conn] = set()
+        self.flood = Flood()
         self.events = Events()
         self.executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="gatesh-decide")
         self.totals: Counter[str] = Counter()
@@ -252,9 +261,17 @@ class Daemon:
         self.audit_pipe = AuditPipe(self.audit)
         self.backends = Backends(paths, self.audit)
         self.stopping = asyncio.Event()
+        # Decisions run here, each with a hard deadline (see gatesh.daemon.deadline).
+        self.decisions = DecisionPool(WORKERS, on_give_up=self._give_up)
         self.observed = ObservationMemory()
         # A watcher's answer for each escalation a check is waiting on (S7).
         self.waiting: dict[str, asyncio.Future[Ruling]] = {}
+
+    def _give_up(self, why: str) -> None:
+        """Stop the daemon (from any thread): the next client starts a fresh one."""
+        print(f"gatesh daemon: restarting: {why}", file=sys.stderr, flush=True)
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(self.stopping.set)
 
     async def off_loop(self, func: Callable[..., T], *args: Any) -> T:
         """``func(*args)`` run in a worker thread (for /proc walks, file reads, model calls)."""

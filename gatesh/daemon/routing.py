@@ -22,6 +22,7 @@ from gatesh.config import Config
 from gatesh.daemon import procs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned, round_event
+from gatesh.daemon.deadline import LOCAL_DEADLINE_S, Overrun, model_deadline
 from gatesh.daemon.sessions import Session
 from gatesh.finish import (
     Answer,
@@ -36,14 +37,9 @@ from gatesh.finish import (
     running_anyway,
 )
 from gatesh.pending import Pending
-from gatesh.pipeline import decide_without_config
+from gatesh.pipeline import decide_without_config, failed_decision
 from gatesh.render import pass_label
 
-# With only local backends (builtin rater and checker) a decision is pure computation of well under
-# a millisecond: it runs on the event loop itself, which saves two thread handoffs and the GIL
-# ping-pong they cause under load (S14). Commands longer than this still go to a worker thread (with
-# heartbeats), so one pathological parse cannot hold every other client for long.
-INLINE_MAX_CHARS: Final = 8192
 # A session id is at most this long and printable: it is shown to people and written to logs.
 SESSION_MAX_CHARS: Final = 256
 
@@ -102,8 +98,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         return reply(d, sess, done, where)
     async with sess.lock:
         open_rounds = sess.state.negotiation.transcript()
-        # 4. Decide: on the loop when every backend is local (pure computation, see
-        #    INLINE_MAX_CHARS), else in a worker thread with heartbeats (model calls are slow).
+        # 4. Decide, in a worker thread with a hard deadline (heartbeats while a model is asked).
         decision = await _decide(d, conn, command, cwd, config, sess)
         notice = d.backends.health_notice()
         if notice:
@@ -125,16 +120,23 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _decide(d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session) -> Decision:
-    """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds)."""
-    if d.backends.local and len(command) <= INLINE_MAX_CHARS:
-        return d.backends.decide(command, cwd, config, sess.state)
-    fut = asyncio.get_running_loop().run_in_executor(d.executor, d.backends.decide, command, cwd,
-                                                     config, sess.state)
-    while True:
-        done, _ = await asyncio.wait({fut}, timeout=P.HEARTBEAT_S)
-        if done:
-            return fut.result()
-        conn.send({"re": "check", "interim": "working"})
+    """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds).
+
+    Always off the event loop, with a hard deadline (:mod:`gatesh.daemon.deadline`): one input
+    that reads forever must not hold every other client. Past the deadline the command is
+    refused as unreadable ("took too long to read"), never allowed.
+    """
+    if d.backends.local:
+        limit = LOCAL_DEADLINE_S
+    else:
+        limit = model_deadline(float(config.rater.timeout_s), float(config.alignment.timeout_s))
+    got = await d.decisions.run(d.backends.decide, command, cwd, config, sess.state, deadline=limit,
+                                on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
+                                wait_step=P.HEARTBEAT_S)
+    if isinstance(got, Overrun):
+        reason = f"unreadable: the command took too long to read (over {got.seconds:g} s)"
+        return failed_decision(command, reason, messages.error(reason), unreadable=reason)
+    return got
 
 
 def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: float) -> None:

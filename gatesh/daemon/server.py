@@ -41,7 +41,7 @@ from gatesh._errors import ConfigError, GateshError, ProtocolError
 from gatesh.audit import fold_home, read_tail
 from gatesh.captures import default_ring
 from gatesh.config import load_config
-from gatesh.daemon import procs, routing, verbs
+from gatesh.daemon import deadline, limits, procs, routing, verbs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.core import Conn, Daemon, cleaned
@@ -51,8 +51,8 @@ from gatesh.reading import preload
 
 __all__ = ["AuditPipe", "Daemon", "main", "serve"]
 
-MAX_CONNECTIONS: Final = 1024
-HELLO_TIMEOUT_S: Final = 10.0
+MAX_CONNECTIONS: Final = limits.MAX_CONNECTIONS
+HELLO_TIMEOUT_S: Final = limits.HELLO_TIMEOUT_S
 SWEEP_S: Final = 30.0
 # How long a stopping daemon waits for its clients' connections to close and for worker threads to
 # end: idle threads and hang-ups take milliseconds; a model call can take its whole timeout (s).
@@ -67,10 +67,16 @@ Handler = Callable[[Daemon, Conn, dict[str, Any]], Awaitable[dict[str, Any]]]
 async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """Serve one connection (steps 1–4 of the protocol). Never raises."""
     conn = Conn(reader, writer)
+    if len(d.conns) >= MAX_CONNECTIONS:
+        # Full: the longest-idle connection makes room, so a check always gets through.
+        d.flood.full(len(d.conns))
+        evictee = limits.pick_evictee(d.conns)
+        if evictee is not None:
+            _hang_up(evictee)
     d.conns.add(conn)
     try:
         if len(d.conns) > MAX_CONNECTIONS:
-            conn.send(P.error_reply(None, "too many connections"))
+            conn.send(P.error_reply(None, "too many connections (every one is answering a request)"))
             return
         # 1. The hello.
         try:
@@ -89,12 +95,21 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
         if conn.uid != os.getuid() and not (conn.uid in d.backends.watchers and role in P.WATCHER_ROLES):
             conn.send(P.error_reply(None, f"uid {conn.uid} may not use this daemon"))
             return
+        if limits.role_full(d.conns - {conn}, role.value):
+            conn.send(P.error_reply(None, f"too many {role.value} connections"))
+            return
         conn.role = role
         conn.send({"v": P.VERSION, "welcome": role, "daemon_pid": os.getpid(), "version": __version__})
-        # 3. Requests.
+        # 3. Requests; a connection with nothing to say is closed (a watcher listens: exempt).
         while not conn.closed:
+            conn.since = time.monotonic()
             try:
-                line = await reader.readline()
+                if conn.is_watcher:
+                    line = await reader.readline()
+                else:
+                    line = await asyncio.wait_for(reader.readline(), limits.IDLE_S)
+            except TimeoutError:
+                return
             except (ValueError, asyncio.LimitOverrunError):
                 conn.send(P.error_reply(None, f"line longer than {P.MAX_LINE} bytes"))
                 return
@@ -103,8 +118,12 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
             line = line.rstrip(b"\n")
             if not line.strip():
                 continue
-            await dispatch(d, conn, line)
-            await conn.drain()
+            conn.busy += 1
+            try:
+                await dispatch(d, conn, line)
+                await conn.drain()
+            finally:
+                conn.busy -= 1
     except (ConnectionError, asyncio.IncompleteReadError):
         pass
     except Exception:  # never let a connection take the daemon down
@@ -112,6 +131,7 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
     finally:
         was_watcher = conn.is_watcher
         d.conns.discard(conn)
+        d.flood.settle(len(d.conns))
         d.events.subscribers.discard(conn)
         conn.closed = True
         if was_watcher and not d.events.watchers:
@@ -122,6 +142,13 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
         with contextlib.suppress(Exception):
             writer.close()
             await writer.wait_closed()
+
+
+def _hang_up(conn: Conn) -> None:
+    """Close ``conn`` for a newcomer; its handler sees the end and cleans up."""
+    conn.closed = True
+    with contextlib.suppress(Exception):
+        conn.writer.close()
 
 
 def _hello(conn: Conn, line: bytes) -> P.Role:
@@ -340,7 +367,7 @@ def bind_socket(path: str, *, shared: bool = False) -> socket.socket:
         os.umask(old)
     if shared:
         os.chmod(path, 0o666)
-    sock.listen(1024)
+    sock.listen(limits.MAX_CONNECTIONS)
     sock.setblocking(False)
     return sock
 
@@ -358,8 +385,10 @@ async def serve(daemon: Daemon, sock: socket.socket) -> None:
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await handle(daemon, reader, writer)
 
-    server = await asyncio.start_unix_server(on_connect, sock=sock, limit=P.MAX_LINE + 2)
+    server = await asyncio.start_unix_server(on_connect, sock=sock, limit=P.MAX_LINE + 2,
+                                             backlog=limits.MAX_CONNECTIONS)
     sweeper = asyncio.create_task(sweep(daemon))
+    watchdog = asyncio.create_task(deadline.arm_loop_watchdog(daemon.stopping))
     try:
         await daemon.stopping.wait()
     finally:
@@ -369,6 +398,7 @@ async def serve(daemon: Daemon, sock: socket.socket) -> None:
             with contextlib.suppress(Exception):
                 conn.writer.close()
         sweeper.cancel()
+        watchdog.cancel()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(server.wait_closed(), EXIT_GRACE_S)
 
@@ -382,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     # 1. Signals: a write past RLIMIT_FSIZE must fail (EFBIG → refusal), not kill the daemon.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    limits.raise_fd_limit()  # room for MAX_CONNECTIONS clients
     paths = _paths.current()
     try:
         shared = bool(load_config("/", paths=paths).watchers)
@@ -447,5 +478,6 @@ async def _run(paths: _paths.GatePaths, sock: socket.socket) -> None:
     await serve(daemon, sock)
     daemon.book.flush()
     daemon.executor.shutdown(wait=False, cancel_futures=True)
+    daemon.decisions.shutdown()
     daemon.audit_pipe.close()
     daemon.audit.close()

@@ -19,13 +19,19 @@ pages, command output) can reach the checker only inside a tool result, so it ca
 user: there is no route from it to the user role.
 
 What an approval may lift is decided here, in code (S5.4), not asked of the model: the approve
-tool itself refuses ``attack``, ``catastrophic``, hardline commands and commands that were never
-rated. Role adherence by the model is a behaviour, not a guarantee; this contract is the guarantee.
+tool itself refuses ``attack``, ``catastrophic``, hardline commands, commands that were never
+rated, and commands a floor other than the open-world one stands on (fetch piped into an
+interpreter, inline code reading the environment). The contract recomputes these from the command
+text itself (:func:`contract_limit`: read again, hardline, self-protection, the builtin rules, the
+floors), never from a flag its caller passes, and :func:`checked` applies it to whatever a checker
+returns. A tool call whose input does not match the tool's schema is no decision. Role adherence
+by the model is a behaviour, not a guarantee; this contract is the guarantee.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -59,6 +65,8 @@ __all__ = [
     "approval_refusal",
     "build_messages",
     "build_system",
+    "checked",
+    "contract_limit",
     "failed",
     "make_checker",
     "mandate_contains",
@@ -90,6 +98,7 @@ CAUSE_TEXT: Final[dict[str, str]] = {
     "timeout": "the checker did not answer in time",
     "no-decision": f"the checker made no decision in {MAX_TURNS} turns",
     "error": "the checker call failed",
+    "contract": "the checker approved a command the contract does not let it approve",
 }
 
 
@@ -108,55 +117,109 @@ class Checker(Protocol):
 
     name: str  # the backend ("builtin", "anthropic"): a builtin checker calls no model
 
-    def check(
-        self, facts: Facts, verdict: Verdict, negotiation: Negotiation, *, hardline: bool = False
-    ) -> AlignmentResult: ...
+    def check(self, facts: Facts, verdict: Verdict, negotiation: Negotiation) -> AlignmentResult: ...
 
 
 @dataclass(frozen=True)
 class Subject:
     """What a check rules on: the agent's command (raw), the rater's outcome and reason, the
-    agent's justification, and whether a contract limit applies (hardline, never rated)."""
+    agent's justification, and whether the rating was never obtained. ``text`` is the command as
+    the gate read it (the contract reads it again); it defaults to ``command``."""
 
     command: str
     outcome: Outcome
     reason: str
     justification: str = ""
-    hardline: bool = False
     unrated: bool = False
+    text: str = ""
+    cwd: str = ""
 
     @classmethod
-    def of(cls, facts: Facts, verdict: Verdict, *, hardline: bool = False) -> Subject:
+    def of(cls, facts: Facts, verdict: Verdict, cwd: str = "") -> Subject:
         return cls(
             command=command_for_model(facts),
             outcome=verdict.outcome,
             reason=verdict.reason,
             justification=facts.justification,
-            hardline=hardline,
             unrated=bool(verdict.fail_cause),
+            text=facts.text,
+            cwd=cwd,
         )
+
+    @functools.cached_property
+    def limit(self) -> str | None:
+        """The contract's answer for this subject, computed once (see :func:`contract_limit`)."""
+        return contract_limit(self.text or self.command, self.outcome, unrated=self.unrated, cwd=self.cwd)
 
 
 # --- the contract in code (S5.4) ---------------------------------------------------------------
 
 
-def approval_refusal(subject: Subject) -> str | None:
-    """Why ``approveCommand`` may not approve ``subject``, or None when it may.
+def contract_limit(text: str, outcome: Outcome, *, unrated: bool = False, cwd: str = "") -> str | None:
+    """Why no checker may approve the command ``text`` rated ``outcome``, or None when one may.
 
-    Decided from the rating alone, before and regardless of anything the model said. May lift:
-    a ``destructive`` rating and the open-world floor. May not: ``attack`` (always a person's),
-    ``catastrophic`` (the user typing it does not show the target is the right one), hardline
-    (never runs), and a command whose rating was never obtained (nobody assessed it).
+    May lift: a ``destructive`` rating and the open-world floor. May not: ``attack`` (always a
+    person's), ``catastrophic`` (the user typing it does not show the target is the right one),
+    hardline (never runs), a command whose rating was never obtained (nobody assessed it), and any
+    other floor (a fetch piped into an interpreter, inline code reading the environment: a person
+    decides those). Recomputed from ``text`` itself — read again, then hardline, self-protection,
+    the builtin rules and the floors — so no caller can pass a command past it with a flag or a
+    milder rating. Fails closed: an error here is a refusal.
     """
-    if subject.hardline:
-        return "it is a hardline command, which never runs"
-    if subject.outcome is Outcome.ATTACK:
-        return "it was rated attack, which only a person may let run"
-    if subject.outcome is Outcome.CATASTROPHIC:
-        return "it was rated catastrophic (it cannot be undone), which only a person may approve"
-    if subject.unrated:
+    if unrated:
         return "its rating could not be obtained, so nobody has assessed what it does"
+    if outcome is Outcome.ATTACK:
+        return "it was rated attack, which only a person may let run"
+    if outcome is Outcome.CATASTROPHIC:
+        return "it was rated catastrophic (it cannot be undone), which only a person may approve"
+    try:
+        from gatesh import _paths
+        from gatesh.policy import floors, hardline, selfprotect
+        from gatesh.rater.builtin import BuiltinRater
+        from gatesh.reading import read
+
+        where = cwd if os.path.isabs(cwd) else "/"
+        facts = read(text, cwd=where)
+        found = hardline.check(facts)
+        if found is not None:
+            return f"it is a hardline command ({found.rule_id}), which never runs"
+        found = selfprotect.check(facts, _paths.current(), where)
+        if found is not None:
+            return f"it tampers with the gate ({found.rule_id}), which only a person may let run"
+        own = BuiltinRater().rate(facts, cwd=where).outcome
+        if own in (Outcome.ATTACK, Outcome.CATASTROPHIC):
+            return f"gatesh's own rules rate it {own.value}, which only a person may let run"
+        stood = [f for f in floors.check(facts) if f.rule_id != floors.OPEN_WORLD]
+        if stood:
+            return f"the floor {stood[0].rule_id} stands on it ({stood[0].reason}), which only a person may lift"
+    except Exception as exc:  # fail closed: a contract that cannot be computed approves nothing
+        return f"the contract could not be checked ({type(exc).__name__})"
     return None
+
+
+def approval_refusal(subject: Subject) -> str | None:
+    """Why ``approveCommand`` may not approve ``subject``, or None when it may (:func:`contract_limit`).
+
+    Decided from the command and its rating alone, before and regardless of anything the model said.
+    """
+    return subject.limit
+
+
+def checked(
+    checker: Checker, facts: Facts, verdict: Verdict, negotiation: Negotiation, *, cwd: str = ""
+) -> AlignmentResult:
+    """``checker``'s answer, held to the contract: an approval of a command the contract refuses
+    becomes a failed check (the rater's action stands), whichever checker gave it. Never raises."""
+    try:
+        result = checker.check(facts, verdict, negotiation)
+    except Exception as exc:
+        return failed("error", f"internal {type(exc).__name__}")
+    if result.decision != "approve":
+        return result
+    limit = contract_limit(facts.text, verdict.outcome, unrated=bool(verdict.fail_cause), cwd=cwd)
+    if limit is None:
+        return result
+    return failed("contract", limit, duration_ms=result.duration_ms)
 
 
 def failed(cause: str, status: str, *, duration_ms: float = 0.0) -> AlignmentResult:
@@ -214,12 +277,25 @@ def with_suggestion(message: str, result: AlignmentResult | None) -> str:
 # --- the builtin checker ----------------------------------------------------------------------
 
 
+# Words that, before a command in the same clause, make the message say not to run it (S5). Any
+# case, straight or curly apostrophes: "do NOT run X", "never X", "without X", "instead of X".
+_NEGATION: Final = re.compile(
+    r"\b(?:don[’']?t|do\s+not|does\s+not|doesn[’']?t|never|without|instead\s+of|rather\s+than|not|no"
+    r"|avoid(?:ing)?|nor|shouldn[’']?t|should\s+not|mustn[’']?t|must\s+not|can[’']?t|cannot|won[’']?t"
+    r"|refrain\s+from|stop|neither)\b", re.IGNORECASE)
+# Where a clause starts: a negation before this does not reach the command.
+_CLAUSE_BREAK: Final = re.compile(r"[.!?;\n]|\b(?:but|then|and\s+then|however)\b", re.IGNORECASE)
+
+
 def mandate_contains(command: str, messages: Sequence[str], home: str | None) -> bool:
-    """True when one of ``messages`` contains ``command`` verbatim, as whole words.
+    """True when one of ``messages`` contains ``command`` verbatim, as whole words, and not under a
+    negation.
 
     Both sides are normalised the same way. The command must stand on its own in the message
     (bounded by the start or end, whitespace, quotes or backticks; trailing sentence punctuation
-    allowed), so ``rm *`` is not found in "rm *.o".
+    allowed), so ``rm *`` is not found in "rm *.o". An occurrence whose clause (since the last
+    sentence end, ``;``, line break, "but" or "then") holds a negation before it ("do NOT run
+    git reset --hard", "never `rm -rf build`", "instead of X") is not consent.
     """
     cmd = normalize_for_model(command, home).strip()
     if not cmd:
@@ -227,7 +303,14 @@ def mandate_contains(command: str, messages: Sequence[str], home: str | None) ->
     pattern = re.compile(
         r"(?:^|(?<=[\s`'\"(]))" + re.escape(cmd) + r"(?=$|[\s`'\")]|[.,;:!?](?:\s|$))"
     )
-    return any(pattern.search(normalize_for_model(m, home)) for m in messages)
+    for message in messages:
+        text = normalize_for_model(message, home)
+        for m in pattern.finditer(text):
+            before = text[: m.start()]
+            clause = before[max((b.end() for b in _CLAUSE_BREAK.finditer(before)), default=0):]
+            if not _NEGATION.search(clause):
+                return True
+    return False
 
 
 class BuiltinChecker:
@@ -240,10 +323,8 @@ class BuiltinChecker:
     def __init__(self, *, home: str | None = None) -> None:
         self.home = home if home is not None else os.path.expanduser("~")
 
-    def check(
-        self, facts: Facts, verdict: Verdict, negotiation: Negotiation, *, hardline: bool = False
-    ) -> AlignmentResult:
-        subject = Subject.of(facts, verdict, hardline=hardline)
+    def check(self, facts: Facts, verdict: Verdict, negotiation: Negotiation) -> AlignmentResult:
+        subject = Subject.of(facts, verdict)
         try:
             found = approval_refusal(subject) is None and mandate_contains(
                 subject.command, negotiation.user_messages(), self.home
@@ -313,6 +394,7 @@ TOOLS: Final[list[dict[str, Any]]] = [
                 "reason": {"type": "string", "description": "Which words of the user ask for it."}
             },
             "required": ["reason"],
+            "additionalProperties": False,
         },
     },
     {
@@ -328,6 +410,7 @@ TOOLS: Final[list[dict[str, Any]]] = [
                 },
             },
             "required": ["reason"],
+            "additionalProperties": False,
         },
     },
     {
@@ -339,6 +422,7 @@ TOOLS: Final[list[dict[str, Any]]] = [
                 "reason": {"type": "string", "description": "Why a person should decide."}
             },
             "required": ["reason"],
+            "additionalProperties": False,
         },
     },
 ]
@@ -467,6 +551,29 @@ def _decode_calls(past: CheckerRound) -> list[tuple[str, dict[str, Any], str, bo
 
 
 TOOL_NAMES: Final = frozenset(t["name"] for t in TOOLS)
+_SCHEMAS: Final[dict[str, dict[str, Any]]] = {t["name"]: t["input_schema"] for t in TOOLS}
+
+
+def schema_problem(name: str, args: Any) -> str | None:
+    """What is wrong with ``args`` as the input of tool ``name`` (S5.4), or None when it matches.
+
+    The input must be an object with every required property, each given property declared by the
+    schema and a string, and no other property: a bare string ("yes do it"), a missing reason or
+    an extra field is no decision.
+    """
+    schema = _SCHEMAS[name]
+    if not isinstance(args, dict):
+        return f"it is a {type(args).__name__}, not an object"
+    props = schema.get("properties", {})
+    for key in schema.get("required", ()):
+        if key not in args:
+            return f"{key!r} is missing"
+    for key, value in args.items():
+        if key not in props:
+            return f"{key!r} is not one of its properties"
+        if props[key].get("type") == "string" and not isinstance(value, str):
+            return f"{key!r} is not a string"
+    return None
 
 
 # --- one check --------------------------------------------------------------------------------
@@ -485,7 +592,11 @@ class _Turns:
 
     def run(self, name: str, args: Any, *, seen_view: bool) -> tuple[str, bool]:
         """Carry out one tool call; returns (result text, is_error)."""
-        args = args if isinstance(args, dict) else {}
+        if name in TOOL_NAMES:
+            problem = schema_problem(name, args)
+            if problem is not None:
+                return (f"No decision was recorded: the input of {name} does not match its schema "
+                        f"({problem}). Call the tool again with a JSON object as its schema says."), True
         if name == VIEW:
             text = render_view(self.subject, self.home)
             if not self.viewed:
@@ -501,7 +612,7 @@ class _Turns:
                 f"No decision was recorded: call {VIEW} first to see what you are deciding on.",
                 True,
             )
-        reason = one_line(args.get("reason") if isinstance(args.get("reason"), str) else "", 400)
+        reason = one_line(args["reason"], 400)
         if name == APPROVE:
             refusal = approval_refusal(self.subject)
             if refusal is not None:
@@ -514,9 +625,7 @@ class _Turns:
             text = "Recorded. gatesh adds your suggestion to the rejection the agent receives."
         else:
             text = "Recorded. gatesh will ask the user."
-        suggestion = (
-            args.get("command") if name == SUGGEST and isinstance(args.get("command"), str) else ""
-        )
+        suggestion = args.get("command", "") if name == SUGGEST else ""
         self.decision = AlignmentResult(
             decision=DECISIONS[name], reason=reason, suggestion=one_line(suggestion, 1000)
         )
@@ -567,13 +676,11 @@ class AnthropicChecker:
 
             self._client = make_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
 
-    def check(
-        self, facts: Facts, verdict: Verdict, negotiation: Negotiation, *, hardline: bool = False
-    ) -> AlignmentResult:
+    def check(self, facts: Facts, verdict: Verdict, negotiation: Negotiation) -> AlignmentResult:
         """The checker's decision about ``facts.text``, or decision "fail" with the cause named."""
         start = time.monotonic()
         try:
-            result = self._check(Subject.of(facts, verdict, hardline=hardline), negotiation, start)
+            result = self._check(Subject.of(facts, verdict), negotiation, start)
         except Exception as exc:  # a bug of ours decides nothing
             result = failed("error", f"internal {type(exc).__name__}")
         return dataclasses.replace(result, duration_ms=(time.monotonic() - start) * 1000.0)

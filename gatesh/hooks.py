@@ -5,7 +5,7 @@ stdout. The adapter turns the harness's JSON into a gate request, and the gate's
 the harness's own words:
 
     harness       gates                              records the user's words (S5.3)
-    claude-code   PreToolUse, tool_name "Bash"       UserPromptSubmit ``prompt``; the transcript
+    claude-code   PreToolUse, tool_name "Bash"       UserPromptSubmit ``prompt``
     codex         PreToolUse, tool_name "Bash"       UserPromptSubmit ``prompt``
     gemini        BeforeTool, run_shell_command      BeforeAgent ``prompt``
 
@@ -17,9 +17,10 @@ Guarantees:
   *allow* unless the gate allowed the command.
 - The exit status is 0 with a JSON answer. If even writing the answer fails, the status is 2 with a
   reason on stderr, which every supported harness treats as "blocked".
-- Only the user's own words enter the provenance window: the prompt a harness reports as typed,
-  and transcript entries of ``type: "user"`` whose content is text (never a tool result, a meta or
-  sidechain entry, or a compaction summary).
+- Only the user's own words enter the provenance window: the prompt the harness hands its own
+  hook process (S5.3). Never the harness's transcript file: the agent's user can write it, so a
+  forged ``"type": "user"`` line there would read as the user's words. The daemon refuses the
+  words when this process descends from a gated session (a nested harness the agent started).
 
 Top-level imports are the standard library only, so an import failure in the gate itself is caught
 and answered as a deny rather than crashing the hook (a crash would let Claude Code and Codex run
@@ -48,7 +49,6 @@ __all__ = [
     "can_ask",
     "main",
     "render_answer",
-    "user_typed_entries",
 ]
 
 HARNESSES: Final = ("claude-code", "codex", "gemini")
@@ -57,19 +57,6 @@ HARNESSES: Final = ("claude-code", "codex", "gemini")
 # quoted many times over, and stops a runaway writer from making the hook read forever.
 MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
 
-# How much of a transcript's tail is read per call. User turns are short and recent ones are the
-# ones that matter; a long session's transcript can be hundreds of MiB.
-TRANSCRIPT_TAIL_BYTES: Final = 1024 * 1024
-# The newest user-typed entries forwarded per call (older ones are already in the window).
-TRANSCRIPT_MAX_ENTRIES: Final = 20
-
-# Entries Claude Code writes under ``type: "user"`` that the user did not type.
-_GENERATED_PREFIXES: Final = (
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "[Request interrupted by user",
-)
 
 Decision = Literal["allow", "deny", "ask"]
 
@@ -199,72 +186,6 @@ def _session(data: dict[str, Any]) -> str | None:
     return session or None
 
 
-# --- the transcript (Claude Code) ----------------------------------------------------------------
-
-
-def user_typed_entries(path: str, *, tail_bytes: int = TRANSCRIPT_TAIL_BYTES,
-                       limit: int = TRANSCRIPT_MAX_ENTRIES) -> list[str]:
-    """The newest texts the user typed, oldest first, from a Claude Code transcript (JSONL).
-
-    Kept: lines with ``type: "user"`` whose message content is a string or a list of ``text``
-    blocks. Dropped: tool results (any ``tool_result`` block, or a ``toolUseResult`` field),
-    ``isMeta``, ``isSidechain``, ``isCompactSummary`` and ``isVisibleInTranscriptOnly`` entries,
-    text the harness generates (local command output, interruption markers), and any line that is
-    not a JSON object. Only the last ``tail_bytes`` of the file are read. Raises OSError when the
-    file cannot be read.
-    """
-    with open(path, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        start = max(0, size - tail_bytes)
-        f.seek(start)
-        blob = f.read(tail_bytes)
-    if start > 0:
-        blob = blob.split(b"\n", 1)[1] if b"\n" in blob else b""  # drop the partial first line
-    texts: list[str] = []
-    for line in blob.splitlines():
-        text = _typed_text(line)
-        if text:
-            texts.append(text)
-    return texts[-limit:]
-
-
-def _typed_text(line: bytes) -> str:
-    try:
-        entry = json.loads(line)
-    except (ValueError, RecursionError):
-        return ""
-    if not isinstance(entry, dict) or entry.get("type") != "user":
-        return ""
-    if any(entry.get(flag) for flag in ("isMeta", "isSidechain", "isCompactSummary",
-                                        "isVisibleInTranscriptOnly")):
-        return ""
-    if "toolUseResult" in entry:
-        return ""
-    message = entry.get("message")
-    if not isinstance(message, dict) or message.get("role", "user") != "user":
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        parts = [content]
-    elif isinstance(content, list):
-        parts = []
-        for block in content:
-            if not isinstance(block, dict):
-                return ""
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-            elif block.get("type") in ("tool_result", "tool_use"):
-                return ""  # anything fed back from a tool is not the user's words
-            # images and other media carry no words: skipped
-    else:
-        return ""
-    text = "\n".join(parts).strip()
-    if not text or text.startswith(_GENERATED_PREFIXES):
-        return ""
-    return text
-
-
 # --- per-harness handling ------------------------------------------------------------------------
 
 _GATE_EVENTS: Final = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
@@ -274,7 +195,6 @@ _SHELL_TOOLS: Final = {"claude-code": ("Bash",), "codex": ("Bash",),
                        "gemini": ("run_shell_command",)}
 _PROMPT_CHANNELS: Final = {"claude-code": "claude-code-prompt", "codex": "codex-prompt",
                            "gemini": "gemini-prompt"}
-TRANSCRIPT_CHANNEL: Final = "claude-code-transcript"
 # Harnesses whose hook can hand a decision to the person in their own prompt (S7: "ask"), and
 # the entry points (``CLAUDE_CODE_ENTRYPOINT``, which Claude Code sets for its hooks) at which a
 # person is there to answer it. ``claude -p`` runs as ``sdk-cli`` and the SDKs as ``sdk-*``: an
@@ -322,8 +242,6 @@ def answer(harness: str, raw: bytes, *, gate: Gate | None = None,
         command = _command(data)
         cwd = _cwd(data)
         session = _session(data)
-        if harness == "claude-code":
-            _record_transcript(data, session, mandate)
         result = gate(command, cwd, session, harness)
         return gate_event, _to_answer(harness, result)
     except BadInput as exc:
@@ -345,7 +263,7 @@ def _to_answer(harness: str, result: GateResult) -> Answer:
 
 
 def _record_prompt(harness: str, data: dict[str, Any], mandate: Mandate) -> None:
-    """Send the typed prompt (and, for Claude Code, new transcript entries) to the window.
+    """Send the typed prompt to the window (S5.3; the transcript file is never read).
 
     A failure here never blocks the user's prompt: a missing mandate only makes the gate stricter.
     """
@@ -354,22 +272,8 @@ def _record_prompt(harness: str, data: dict[str, Any], mandate: Mandate) -> None
         prompt = _string(data, "prompt") or ""
         if prompt.strip():
             mandate(prompt, session, _PROMPT_CHANNELS[harness])
-        if harness == "claude-code":
-            _record_transcript(data, session, mandate)
     except Exception as exc:
         sys.stderr.write(f"gatesh hook: could not record the prompt: {exc}\n")
-
-
-def _record_transcript(data: dict[str, Any], session: str | None, mandate: Mandate) -> None:
-    path = data.get("transcript_path")
-    if not isinstance(path, str) or not os.path.isabs(path):
-        return
-    try:
-        texts = user_typed_entries(path)
-        for text in texts:
-            mandate(text, session, TRANSCRIPT_CHANNEL)
-    except Exception as exc:  # the transcript is a supplement; its absence only makes the gate stricter
-        sys.stderr.write(f"gatesh hook: could not read the transcript: {exc}\n")
 
 
 # --- writing the answer --------------------------------------------------------------------------

@@ -90,13 +90,13 @@ MAX_CHECKER_ROUNDS: Final = 12
 
 # Channels the agent cannot write (S5.3). The daemon names the channel from the connection it came
 # in on (a watcher, a `gatesh mandate` outside any gated session, the harness's own hook), never
-# from anything inside the message: those bytes may be the agent's.
+# from anything inside the message: those bytes may be the agent's. A harness's transcript file is
+# not one: the agent's user can append a forged "user" entry to it.
 TRUSTED_CHANNELS: Final[frozenset[str]] = frozenset(
     {
         "watch",
         "mandate",
         "claude-code-prompt",
-        "claude-code-transcript",
         "codex-prompt",
         "gemini-prompt",
     }

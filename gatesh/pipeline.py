@@ -243,7 +243,7 @@ def _decide(
         # Never rated: no checker may lift what nobody assessed.
         return done(Action.ESCALATE, stage, outcome, reason,
                     to_person_reason=f"no rating could be obtained ({neutralise(reason)})", **common)
-    result, checked = _align(checker, facts, verdict, session)
+    result, checked = _align(checker, facts, verdict, session, cwd)
     if result.decision == "approve":
         notice = redact(alignment.approval_notice(facts.text, result, carved_hosts=carved_hosts))
         return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason,
@@ -276,12 +276,13 @@ def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
     return rater.rate(facts, cwd=cwd)
 
 
-def _align(checker: Checker | None, facts: Facts, verdict: Verdict,
-           session: SessionState) -> tuple[AlignmentResult, tuple[CheckerRound, ...]]:
-    """Ask the alignment check (S5); the builtin checker when none is configured. Returns its
-    answer and the checker rounds it recorded (kept aside: deciding changes no session)."""
+def _align(checker: Checker | None, facts: Facts, verdict: Verdict, session: SessionState,
+           cwd: str) -> tuple[AlignmentResult, tuple[CheckerRound, ...]]:
+    """Ask the alignment check (S5), held to its contract (S5.4); the builtin checker when none is
+    configured. Returns its answer and the checker rounds it recorded (kept aside: deciding
+    changes no session)."""
     view = _Recording(session.negotiation)
-    result = (checker or alignment.BuiltinChecker()).check(facts, verdict, view)
+    result = alignment.checked(checker or alignment.BuiltinChecker(), facts, verdict, view, cwd=cwd)
     return result, tuple(view.recorded)
 
 

@@ -407,11 +407,11 @@ def test_hook_prompt_is_a_mandate_that_carves_the_open_world_floor(tmp_path: Pat
 def test_mandate_channels() -> None:
     """Hook channels are accepted from a human-role client; unknown ones (and `watch`, which only
     a watcher connection carries) are refused."""
-    for channel in ("codex-prompt", "gemini-prompt", "claude-code-transcript", "mandate"):
+    for channel in ("codex-prompt", "gemini-prompt", "claude-code-prompt", "mandate"):
         reply = client.request("human", {"op": "mandate", "text": f"words via {channel}", "session": "mc",
                                          "channel": channel})
         assert reply["ok"] and reply["channel"] == channel and reply["admitted"] == ["mc"], reply
-    for channel in ("watch", "env", "file"):
+    for channel in ("watch", "env", "file", "claude-code-transcript"):  # S5.3: a transcript is a file
         reply = client.request("human", {"op": "mandate", "text": "x", "session": "mc", "channel": channel})
         assert reply["ok"] is False and "unknown channel" in reply["error"]
 

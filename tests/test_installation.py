@@ -215,20 +215,21 @@ def test_the_installed_gate_does_not_follow_the_clone_it_came_from(tmp_path: Pat
         record = _paths.read_install_record(str(home / ".local/share/gatesh/install.json"))
         assert str(launcher) in record.launchers and record.source == str(clone)
 
-        # The agent changes the clone: gatesh imported from there would leave a marker, and would
-        # let everything run.
+        # The agent changes the clone: gatesh imported from there would leave a marker, and its
+        # client would refuse everything (harmless both ways: nothing here could do damage).
         init = clone / "gatesh" / "__init__.py"
         init.write_text(init.read_text() + f"\nimport pathlib\npathlib.Path({str(marker)!r}).touch()\n")
-        (clone / "gatesh" / "policy" / "hardline.py").write_text("def check(facts):\n    return None\n")
+        (clone / "gatesh" / "client.py").write_text("raise SystemExit(99)\n")
 
         for cwd in (clone, tmp_path):
             run_env = {**env, "PYTHONPATH": str(clone)}
-            proc = subprocess.run([str(launcher), "-c", "rm -rf /"], cwd=cwd, env=run_env,
-                                  capture_output=True, text=True, timeout=120)
-            assert proc.returncode == 126 and "hardline" in proc.stderr, proc.stderr
             proc = subprocess.run([str(launcher), "-c", "echo ok"], cwd=cwd, env=run_env,
                                   capture_output=True, text=True, timeout=120)
             assert (proc.returncode, proc.stdout) == (0, "ok\n"), proc.stderr
+            proc = subprocess.run([str(launcher), "-c", "echo x >> ~/.config/gatesh/config.toml"], cwd=cwd,
+                                  env={**run_env, "GATESH_SESSION": f"clone-{cwd.name}"}, capture_output=True,
+                                  text=True, timeout=120)
+            assert proc.returncode == 126 and "tampering" in proc.stderr, proc.stderr
         proc = subprocess.run([str(launcher), "doctor", "--json"], cwd=clone, env=env, capture_output=True,
                               text=True, timeout=180)
         checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}

@@ -64,7 +64,7 @@ EVENT_TABLE: list[
     (
         "replayed mandate clears nothing",
         [lambda n: n.admit_user_message("go", "watch"), _reject],
-        lambda n: n.admit_user_message("go", "claude-code-transcript"),
+        lambda n: n.admit_user_message("go", "claude-code-prompt"),
         (1, 1, 1),
     ),
     (
@@ -134,12 +134,12 @@ def test_replaying_the_conversation_cannot_refill_the_bound() -> None:
     n = Negotiation()
     history = [f"message {i}" for i in range(USER_MESSAGE_RETENTION * 3)]
     for m in history:
-        n.admit_user_message(m, "claude-code-transcript")
+        n.admit_user_message(m, "claude-code-prompt")
     for _ in range(MAX_REJECTIONS_SINCE_PERSON - 1):
         n.record_rejection(R)
         n.note_progress()
         for m in history:  # a harness replays everything on every call
-            n.admit_user_message(m, "claude-code-transcript")
+            n.admit_user_message(m, "claude-code-prompt")
     assert n.record_rejection(R) == "escalate"
 
 
@@ -175,11 +175,11 @@ def test_constants() -> None:
 def test_user_messages_empty_until_a_trusted_channel() -> None:
     n = Negotiation()
     assert n.user_messages() == ()
-    for channel in ("env", "file", "command-output", "tool-result", "WATCH", ""):
+    for channel in ("env", "file", "command-output", "tool-result", "WATCH", "", "claude-code-transcript"):
         assert n.admit_user_message("curl example.com", channel) is False
     assert n.user_messages() == ()
     assert TRUSTED_CHANNELS == {
-        "watch", "mandate", "claude-code-prompt", "claude-code-transcript", "codex-prompt", "gemini-prompt",
+        "watch", "mandate", "claude-code-prompt", "codex-prompt", "gemini-prompt",
     }
     for channel in sorted(TRUSTED_CHANNELS):
         assert n.admit_user_message(f"from {channel}", channel) is True

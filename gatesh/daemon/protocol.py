@@ -64,7 +64,7 @@ as gated: every ``-c`` client and every PTY shell):
   started later) when ``session`` is absent. ``channel`` names where the words came from: a
   ``watch`` connection's are always ``watch``; a ``human`` client names one of
   ``gatesh.negotiation.TRUSTED_CHANNELS`` other than ``watch`` (``mandate``, the default, for
-  ``gatesh mandate``; ``claude-code-prompt``, ``claude-code-transcript``, ``codex-prompt``,
+  ``gatesh mandate``; ``claude-code-prompt``, ``codex-prompt``,
   ``gemini-prompt`` for the harness hooks). Any other channel is refused, and so, like every
   human-only op, is a client whose ancestry holds a gated session.
 - ``resume`` — ``{"session", "pid"}``: clear a halt (S3.7).

@@ -297,20 +297,37 @@ def mandate_contains(command: str, messages: Sequence[str], home: str | None) ->
     sentence end, ``;``, line break, "but" or "then") holds a negation before it ("do NOT run
     git reset --hard", "never `rm -rf build`", "instead of X") is not consent.
     """
+    longest = max((len(m) for m in messages), default=0)
+    if len(command) > _MAX_EXPANSION * longest + 64:
+        return False  # far longer than anything the user wrote: they did not type it
     cmd = normalize_for_model(command, home).strip()
     if not cmd:
         return False
-    pattern = re.compile(
-        r"(?:^|(?<=[\s`'\"(]))" + re.escape(cmd) + r"(?=$|[\s`'\")]|[.,;:!?](?:\s|$))"
-    )
     for message in messages:
         text = normalize_for_model(message, home)
-        for m in pattern.finditer(text):
-            before = text[: m.start()]
-            clause = before[max((b.end() for b in _CLAUSE_BREAK.finditer(before)), default=0):]
-            if not _NEGATION.search(clause):
-                return True
+        at = text.find(cmd)
+        while at != -1:  # str.find, not a regex of the command: a command may be 64 KiB
+            end = at + len(cmd)
+            starts = at == 0 or text[at - 1].isspace() or text[at - 1] in _OPENERS
+            ends = end == len(text) or text[end].isspace() or text[end] in _CLOSERS or (
+                text[end] in _SENTENCE_ENDS and (end + 1 == len(text) or text[end + 1].isspace()))
+            if starts and ends:
+                before = text[max(0, at - _CLAUSE_LOOKBACK):at]
+                clause = before[max((b.end() for b in _CLAUSE_BREAK.finditer(before)), default=0):]
+                if not _NEGATION.search(clause):
+                    return True
+            at = text.find(cmd, at + 1)
     return False
+
+
+#: A command longer than this many times the user's longest message cannot be in it verbatim,
+#: whatever normalising removes (invisibles, escapes): not normalised, not looked for.
+_MAX_EXPANSION: Final = 8
+_OPENERS: Final = "`'\"("
+_CLOSERS: Final = "`'\")"
+_SENTENCE_ENDS: Final = ".,;:!?"
+#: How far back a negation is looked for: a clause is a few words, never a page.
+_CLAUSE_LOOKBACK: Final = 400
 
 
 class BuiltinChecker:
@@ -326,9 +343,9 @@ class BuiltinChecker:
     def check(self, facts: Facts, verdict: Verdict, negotiation: Negotiation) -> AlignmentResult:
         subject = Subject.of(facts, verdict)
         try:
-            found = approval_refusal(subject) is None and mandate_contains(
+            found = mandate_contains(
                 subject.command, negotiation.user_messages(), self.home
-            )
+            ) and approval_refusal(subject) is None
         except Exception as exc:  # never raise, never approve by accident
             return failed("error", f"internal {type(exc).__name__}")
         if found:

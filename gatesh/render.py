@@ -131,6 +131,21 @@ _SEPARATOR: Final = " ⏎ "  # where a newline was: one line, and the break stil
 _FENCE_LOOKALIKE: Final = {"`": "ˋ", "~": "˜"}
 
 
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
+
+
+def _safe_char(m: re.Match[str]) -> str:
+    """One character outside printable ASCII: dropped (control, format), U+FFFD (unassigned,
+    private use, surrogate, or one a terminal would not print), or kept."""
+    ch = m.group(0)
+    cat = unicodedata.category(ch)
+    if cat in ("Cc", "Cf"):
+        return ""
+    if cat in ("Cn", "Co", "Cs") or wcwidth.wcwidth(ch) < 0:
+        return "\ufffd"
+    return ch
+
+
 def neutralise(text: str) -> str:
     """``text`` as one safe line: no escape sequence, no control or invisible character, no fence.
 
@@ -144,16 +159,7 @@ def neutralise(text: str) -> str:
     text = _STRING_SEQ.sub("", text)
     text = _NEWLINES.sub(_SEPARATOR, text)
     text = text.replace("\t", " ")
-    out = []
-    for ch in text:
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf"):
-            continue
-        if cat in ("Cn", "Co", "Cs") or wcwidth.wcwidth(ch) < 0:
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    text = "".join(out)
+    text = _NOT_PRINTABLE_ASCII.sub(_safe_char, text)  # printable ASCII needs no look (fast path)
     text = _FENCE.sub(
         lambda m: m.group(0)[:2] + _FENCE_LOOKALIKE[m.group(0)[0]] * (len(m.group(0)) - 2), text
     )

@@ -691,11 +691,46 @@ _GATE_ENV: Final = re.compile(r"^(?:XDG_(?:CONFIG|STATE|DATA)_HOME|XDG_RUNTIME_D
 _ALWAYS_GATE_ENV: Final = re.compile(r"^GATESH_\w+$")
 _ENV_UNSET: Final = re.compile(r"(?:^|\s)(?:-u\s*|--unset[=\s])(XDG_\w+|HOME|GATESH_\w+)\b")
 # `VAR=… bash -c '…'`: the reader keeps the inner command, not the shell's own prefix, so the
-# text decides. A prefix assignment of a gate variable right before a shell or gatesh.
-_SHELL_PREFIX_TEXT: Final = re.compile(
-    r"(?:^|(?<=[\s;&|(`\"']))(?:[A-Za-z_]\w*+=\S*+\s++)*(?:XDG_(?:CONFIG|STATE|DATA)_HOME|XDG_RUNTIME_DIR"
-    r"|GATESH_\w++)=\S*+\s++(?:[A-Za-z_]\w*+=\S*+\s++)*(?:(?:sudo|env|exec|command|nohup|setsid)\s++(?:-\S++\s++)*)*"
-    r"(?:\S*/)?(?:(?:ba|z|da|k|mk|a)?sh|gatesh|python[\d.]*\s++-m\s++gatesh)\b")
+# text decides: a prefix assignment of a gate variable right before a shell or gatesh (through
+# `env`, `sudo`, … and their options). Read word by word in one pass (linear in the text).
+_GATE_PREFIX_VAR: Final = re.compile(r"(?:XDG_(?:CONFIG|STATE|DATA)_HOME|XDG_RUNTIME_DIR|GATESH_\w+)=")
+_ANY_ASSIGNMENT: Final = re.compile(r"[A-Za-z_]\w*=")
+_PREFIX_WRAPPERS: Final = frozenset({"sudo", "env", "exec", "command", "nohup", "setsid", "nice", "time"})
+_RUNS_GATESH_WORD: Final = re.compile(r"(?:ba|z|da|k|mk|a)?sh|gatesh")  # a program's basename
+_WORD_SEPARATORS: Final = frozenset(";&|()\n")
+
+
+def _shell_prefix_text(text: str) -> bool:
+    """True when ``text`` gives a gate variable to a shell or gatesh as a prefix assignment."""
+    pending = False  # a gate variable was assigned in the current run of prefix words
+    after_python = False
+    for m in re.finditer(r"[^\s;&|()]+|[;&|()\n]", text):
+        word = m.group(0).lstrip("\"'`")
+        if not word or word[0] in _WORD_SEPARATORS:
+            pending = after_python = False
+            continue
+        if _ANY_ASSIGNMENT.match(word):
+            pending = pending or bool(_GATE_PREFIX_VAR.match(word))
+            continue
+        if not pending:
+            continue
+        if after_python:
+            if word == "-m":
+                continue
+            if word == "gatesh":
+                return True
+            pending = after_python = False
+            continue
+        if word in _PREFIX_WRAPPERS or word.startswith("-"):
+            continue
+        base = word.rsplit("/", 1)[-1]
+        if _RUNS_GATESH_WORD.fullmatch(base):
+            return True
+        if re.fullmatch(r"python[\d.]*", base):
+            after_python = True
+            continue
+        pending = False
+    return False
 
 
 def _runs_gatesh(cmd: SimpleCommand, prot: Protected, *, shells: bool = True) -> bool:
@@ -740,7 +775,7 @@ def _inner_gatesh_env_whole(facts: Facts) -> bool:
     shell the reader peeled (``XDG_STATE_HOME=/tmp/s bash -c '…'``)."""
     if any(_GATE_ENV.match(a.partition("=")[0]) for a in facts.assignments):
         return True
-    return bool(re.search(r"GATESH_|XDG_|HOME=", facts.text)) and bool(_SHELL_PREFIX_TEXT.search(facts.text))
+    return bool(re.search(r"GATESH_|XDG_", facts.text)) and _shell_prefix_text(facts.text)
 
 
 # --- the daemon -------------------------------------------------------------------------------

@@ -358,6 +358,8 @@ def test_approval_refusal_lifts_only_destructive() -> None:
 class _Approver:
     """A checker that approves everything: what a broken or subverted checker would answer."""
 
+    name = "approver"
+
     def check(self, facts: Facts, verdict: Verdict, negotiation: Negotiation) -> AlignmentResult:
         return AlignmentResult("approve", "approved")
 

@@ -148,6 +148,11 @@ def a_quality(ctx: Ctx, src: str) -> tuple[list[str], str]:
     return (["--corpus", ctx.corpus] if _has(src, "--corpus") else []), "every row of its corpora"
 
 
+def a_hook_latency(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    rounds = 30 if ctx.quick else 150
+    return ["--rounds", str(rounds)], f"{rounds} interleaved rounds"
+
+
 def a_peer(ctx: Ctx, src: str) -> tuple[list[str], str]:
     argv = ["--raw-out", ctx.path("peer_raw.json"), "--scratch", ctx.path("peer")]
     if ctx.quick:
@@ -182,6 +187,8 @@ STEPS: tuple[Step, ...] = (
     Step("decision_latency_nl2bash", "decision_latency.py", "In-process decision latency, nl2bash",
          a_latency("nl2bash", 2000), (60, 120), True),
     Step("c_overhead", "c_overhead.py", "`gatesh -c true` vs `bash -c true`", a_overhead, (60, 180)),
+    Step("hook_latency", "hook_latency.py", "Hook latency: `gatesh hook` vs the bare interpreter and "
+         "cc-safety-net's hook", a_hook_latency, (90, 300)),
     Step("concurrency", "concurrency.py", "32 concurrent sessions", a_concurrency, (90, 240)),
     Step("pty_throughput", "pty_throughput.py", "PTY throughput and keystroke latency", a_pty, (60, 240)),
     Step("rater_quality", "rater_quality.py", "Builtin rater quality", a_quality, (60, 180), True),

@@ -33,6 +33,12 @@ def main(argv: "list[str] | None" = None, full: "Full | None" = None) -> int:
     if not invocation.as_shell:
         if full is not None:
             return run_full(full, argv)
+        if invocation.args[:1] == ["hook"]:
+            # Every harness tool call: straight to the standard-library hook adapter, without the
+            # CLI's imports (S14: a hook call costs at most 5 ms over the interpreter start).
+            from gatesh.hooks import main as hook_main
+
+            return hook_main(invocation.args[1:])
         from gatesh.cli import main as cli_main
 
         return cli_main(invocation.args)

@@ -24,21 +24,28 @@ Guarantees:
 
 Top-level imports are the standard library only, so an import failure in the gate itself is caught
 and answered as a deny rather than crashing the hook (a crash would let Claude Code and Codex run
-the command).
+the command). They are also its cheapest parts, as in the ``-c`` client (S14: a hook call costs at
+most 5 ms over the interpreter start): no ``json``, ``os``, ``typing`` or ``dataclasses`` on the way
+to an answer — JSON through the client's ``_json`` codec, the environment and working folder
+through ``posix``; ``shlex`` only for an argv list.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import shlex
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final, Literal
 
+from gatesh import client
 from gatesh._errors import ProtocolError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any, Final, Literal
+
+    Decision = Literal["allow", "deny", "ask"]
+    Gate = Callable[[str, str, "str | None", str], "GateResult"]
+    Mandate = Callable[[str, "str | None", str], None]
+
 
 __all__ = [
     "HARNESSES",
@@ -58,32 +65,52 @@ HARNESSES: Final = ("claude-code", "codex", "gemini")
 MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
 
 
-Decision = Literal["allow", "deny", "ask"]
+class _Value:
+    """A small value class (``dataclasses`` costs ~10 ms to import): equal field by field."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, k) for k in self.__slots__))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"{type(self).__name__}({fields})"
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(_Value):
     """What the adapter tells the harness. ``decision`` None means "no opinion" (not a gate event).
 
     Invariant: a gating event always has a decision; ``reason`` is non-empty for deny and ask.
+    ``notice`` is one line for the person (carve-out, alignment approval).
     """
 
-    decision: Decision | None
-    reason: str = ""
-    notice: str = ""  # one line for the person (carve-out, alignment approval)
+    __slots__ = ("decision", "notice", "reason")
+
+    def __init__(self, decision: Decision | None, reason: str = "", notice: str = "") -> None:
+        self.decision = decision
+        self.reason = reason
+        self.notice = notice
 
 
-@dataclass(frozen=True)
-class GateResult:
+class GateResult(_Value):
     """The gate's answer to one command, as the hook needs it.
 
     ``action`` uses the pipeline's words (allow, reject, escalate, halt, deny, refuse).
     """
 
-    action: str
-    message: str = ""
-    notice: str = ""
-    pending_id: str = ""
+    __slots__ = ("action", "message", "notice", "pending_id")
+
+    def __init__(self, action: str, message: str = "", notice: str = "", pending_id: str = "") -> None:
+        self.action = action
+        self.message = message
+        self.notice = notice
+        self.pending_id = pending_id
 
 
 class BadInput(ProtocolError):
@@ -91,9 +118,6 @@ class BadInput(ProtocolError):
 
 
 # --- the gate and the provenance window, behind two seams tests can replace ------------------------
-
-Gate = Callable[[str, str, "str | None", str], GateResult]
-Mandate = Callable[[str, "str | None", str], None]
 
 
 def _gate(command: str, cwd: str, session: str | None, harness: str) -> GateResult:
@@ -103,18 +127,14 @@ def _gate(command: str, cwd: str, session: str | None, harness: str) -> GateResu
     then an escalation comes back as ``escalate`` with the escalation block; otherwise it goes to
     a watcher, or is the no-person refusal with a pending id (S7, S11.4).
     """
-    from gatesh import client
-
-    result = client.check(command, cwd=cwd, session=session, surface="hook",
-                          can_ask=can_ask(harness, os.environ))
+    asks = can_ask(harness, {"CLAUDE_CODE_ENTRYPOINT": client.getenv("CLAUDE_CODE_ENTRYPOINT")})
+    result = client.check(command, cwd=cwd, session=session, surface="hook", can_ask=asks)
     return GateResult(action=result.action, message=result.message, notice=result.notice,
                       pending_id=result.pending_id)
 
 
 def _mandate(text: str, session: str | None, channel: str) -> None:
     """Hand the user's words to the daemon's provenance window (S5.3), naming the channel."""
-    from gatesh import client
-
     client.mandate(text, session=session, channel=channel)
 
 
@@ -132,11 +152,11 @@ def _decode(raw: bytes) -> dict[str, Any]:
     if not text.strip():
         raise BadInput("the hook input is empty")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise BadInput(f"the hook input is not JSON ({type(exc).__name__})") from exc
-    if not isinstance(data, dict):
-        raise BadInput("the hook input is not a JSON object")
+        data = client._decode(raw)
+    except ValueError as exc:  # also a JSON value that is not an object
+        raise BadInput("the hook input is not a JSON object") from exc
+    except RecursionError as exc:
+        raise BadInput("the hook input is not JSON (nested too deeply)") from exc
     return data
 
 
@@ -158,6 +178,8 @@ def _command(data: dict[str, Any]) -> str:
         raise BadInput("the hook input's 'tool_input' is missing or not an object")
     command = tool_input.get("command")
     if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        import shlex
+
         command = shlex.join(command)
     if not isinstance(command, str):
         raise BadInput("the hook input's 'tool_input.command' is missing or not a string")
@@ -170,14 +192,16 @@ def _command(data: dict[str, Any]) -> str:
 
 def _cwd(data: dict[str, Any]) -> str:
     """The working directory the command runs in; the hook's own when the harness gives none."""
-    cwd = _string(data, "cwd", required=False) or os.getcwd()
-    if not os.path.isabs(cwd):
+    cwd = _string(data, "cwd", required=False) or client._cwd()
+    if not cwd.startswith("/"):
         raise BadInput("the hook input's 'cwd' is not an absolute path")
     tool_input = data.get("tool_input")
     # Gemini's run_shell_command may name a directory relative to the project root.
     sub = tool_input.get("dir_path") or tool_input.get("directory") if isinstance(tool_input, dict) else None
     if isinstance(sub, str) and sub:
-        cwd = os.path.normpath(os.path.join(cwd, sub))
+        import posixpath
+
+        cwd = posixpath.normpath(posixpath.join(cwd, sub))
     return cwd
 
 
@@ -203,7 +227,7 @@ _NATIVE_ASK: Final = frozenset({"claude-code"})
 _INTERACTIVE_ENTRYPOINTS: Final = frozenset({"cli"})
 
 
-def can_ask(harness: str, environ: Any) -> bool:
+def can_ask(harness: str, environ: Mapping[str, str]) -> bool:
     """Whether this hook call can put an escalation to a person in the harness's own prompt.
 
     Codex and Gemini CLI have no ``ask`` answer for hooks; Claude Code has one only when a person
@@ -289,10 +313,10 @@ def render_answer(harness: str, event: str, ans: Answer) -> str:
             out["reason"] = ans.reason
         if ans.notice:
             out["systemMessage"] = ans.notice
-        return json.dumps(out)
+        return client._encode(out)
     if harness == "codex" and ans.decision == "allow":
         # Codex rejects permissionDecision "allow" without updatedInput; no decision lets it run.
-        return json.dumps({"systemMessage": ans.notice}) if ans.notice else ""
+        return client._encode({"systemMessage": ans.notice}) if ans.notice else ""
     decision = ans.decision if not (harness == "codex" and ans.decision == "ask") else "deny"
     specific: dict[str, Any] = {"hookEventName": event, "permissionDecision": decision}
     if ans.reason or decision != "allow":
@@ -300,7 +324,7 @@ def render_answer(harness: str, event: str, ans: Answer) -> str:
     out = {"hookSpecificOutput": specific}
     if ans.notice:
         out["systemMessage"] = ans.notice
-    return json.dumps(out)
+    return client._encode(out)
 
 
 def _read_stdin() -> bytes:
@@ -338,6 +362,8 @@ def main(argv: list[str]) -> int:
         sys.stdout.flush()
         return 0
     except BaseException as exc:  # the last line of defence: exit 2 blocks in every harness
-        with contextlib.suppress(BaseException):
+        try:
             sys.stderr.write(f"gatesh hook failed ({type(exc).__name__}); the command was refused.\n")
+        except BaseException:
+            pass
         return 2

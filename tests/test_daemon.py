@@ -378,8 +378,11 @@ def test_hook_prompt_is_a_mandate_that_carves_the_open_world_floor(tmp_path: Pat
     cmd = "curl https://example.com/x"
 
     def hook(data: dict, **env: str) -> subprocess.CompletedProcess[str]:
+        # An interactive Claude Code (its hooks see CLAUDE_CODE_ENTRYPOINT=cli): a person is there
+        # to answer an `ask`.
         return subprocess.run([*GATESH, "hook", "claude-code"], input=json.dumps(data), text=True,
-                              capture_output=True, env={**os.environ, **env}, timeout=60)
+                              capture_output=True, timeout=60,
+                              env={**os.environ, "CLAUDE_CODE_ENTRYPOINT": "cli", **env})
 
     pre = {"hook_event_name": "PreToolUse", "session_id": "cc1", "cwd": str(tmp_path),
            "tool_name": "Bash", "tool_input": {"command": cmd}}

@@ -68,7 +68,9 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError("field 'cwd' must be an absolute path")
     sid = session_field(msg)
     surface = P.field(msg, "surface", str, required=False, default="-c")[:32]
-    can_ask = bool(P.field(msg, "can_ask", bool, required=False, default=surface == "hook"))
+    # A surface that does not say it can ask its own person cannot (S11.4): the hook adapters
+    # decide per harness and always say so; an unanswerable ask must never be offered instead.
+    can_ask = bool(P.field(msg, "can_ask", bool, required=False, default=False))
     # 2. The session: GATESH_SESSION when given, else the harness process (S9.3).
     anchor = None
     if not sid:

@@ -61,7 +61,7 @@ class Unwrapped:
 
 
 _SQ_BODY = r"(?:[^']|'\"'\"')*"  # a single-quoted body where ' is written '"'"'
-_SAFE_PATH = r"/[A-Za-z0-9_.+~/-]*"
+_SAFE_PATH = r"[A-Za-z0-9_.+~/-]+"  # a path, ~ or / first: no quote, space or expansion
 # A PATH value a snapshot may carry: folders, no character that could expand or end a line.
 _PATH_VALUE = r"[A-Za-z0-9_.+~/:@%,=-]*"
 

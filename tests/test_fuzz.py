@@ -60,7 +60,8 @@ HEADS = ("ls", "echo", "cat", "grep", "git", "curl", "printf", "true", "cd", "se
 WORDS = ("-la", "foo", "bar.txt", "/tmp/x", "~/src", "*.py", "--force", "'a b'", '"q $HOME"', "$X",
          "${Y:-z}", "$'\\x41\\n'", "2>/dev/null", ">out.txt", "<in.txt", "a=b", "-rf", "./build",
          "'\"'\"'", "\\;", "{}", "-exec", "$((1+2))", "${#A[@]}", "~", "--", "|&", "]]", "-c",
-         "é", "🎉", "\\\n", "&>/dev/null", "<<<x", "$@", "${!p}", "!!", "#", "# why: tests")
+         "é", "🎉", "\\\n", "&>/dev/null", "<<<x", "$@", "${!p}", "!!", "#", "# why: tests",
+         "Ａｂｃ", "naïve", "日本語", "e\u0301", "$'Ｘ\\t'")
 
 
 def _q(c: str) -> str:
@@ -186,6 +187,22 @@ def hardline_embedded(draw: st.DrawFn) -> str:
     return text
 
 
+@st.composite
+def heredoc_after_lines(draw: st.DrawFn) -> str:
+    """A hardline core in a heredoc fed to a shell, after 1–3 well-formed earlier lines, each a
+    pipeline or list of 1–4 commands (the words include ``\\;``, ``$((1+2))`` and non-ASCII ones):
+    the class where tree-sitter glued a pipeline's last command onto the heredoc's line."""
+    lines = []
+    for _ in range(draw(st.integers(1, 3))):
+        parts = draw(st.lists(_simple(CLEAN_WORDS, CLEAN_HEADS), min_size=1, max_size=4))
+        ops = draw(st.lists(st.sampled_from([" | ", " |& ", " && ", " || ", "; "]),
+                            min_size=len(parts) - 1, max_size=len(parts) - 1))
+        lines.append(parts[0] + "".join(op + p for op, p in zip(ops, parts[1:], strict=True)))
+    core = draw(st.sampled_from(HARDLINE_CORES))
+    body = CONSTRUCTS[draw(st.sampled_from(["heredoc", "heredoc-unquoted"]))](core, draw(st.integers(0, 9)))
+    return "\n".join(lines) + "\n" + body
+
+
 RAW_TEXT = st.one_of(
     st.binary(max_size=600).map(lambda b: b.decode("utf-8", "surrogateescape")),
     st.text(max_size=400),
@@ -241,6 +258,17 @@ def test_hardline_in_any_construct_is_never_allowed(tmp_path: Path, text: str) -
             f"ALLOWED at {rung.value}: {text!r}\nstage={d.stage.value} reason={d.reason!r}\n"
             f"read: {[(c.head, c.words, c.context) for c in d.facts.commands]} "
             f"unreadable={d.facts.unreadable!r}")
+        _no_internal_error(d, text)
+
+
+@FUZZ
+@given(heredoc_after_lines())
+def test_heredoc_after_earlier_lines_is_never_allowed(tmp_path: Path, text: str) -> None:
+    for rung in (Rung.AUTO, Rung.BYPASS):
+        d = decide(text, cwd=str(tmp_path), config=CONFIG, rung=rung)
+        assert not d.allowed, (
+            f"ALLOWED at {rung.value}: {text!r}\nstage={d.stage.value} reason={d.reason!r}\n"
+            f"read: {[(c.head, c.words, c.context) for c in d.facts.commands]}")
         _no_internal_error(d, text)
 
 

@@ -47,29 +47,17 @@ src=$(cd "$(dirname "$0")" && pwd)
 
 # --- uninstall -----------------------------------------------------------------------------------
 if [ "$uninstall" = 1 ]; then
+    # Take out every integration first, wherever the install record says it was made (harness
+    # settings and their backups, git hooks in every repository, the global hooks folder, the
+    # shims), and stop the daemon: a hook that calls a missing gatesh refuses every command. If any
+    # part cannot be removed, stop here and keep the venv, so running this again can finish it.
+    if [ -x "$venv/bin/python" ]; then
+        (cd / && "$venv/bin/python" -I -m gatesh install all --uninstall) || {
+            echo "install.sh: gatesh's integrations could not all be removed (above); nothing else was removed" >&2
+            exit 1
+        }
+    fi
     if [ -x "$launcher" ] && grep -q "$marker" "$launcher" 2>/dev/null; then
-        # Take gatesh's entries out of the harnesses and git first: a hook that calls a missing
-        # gatesh refuses every command.
-        for target in claude-code codex gemini; do
-            "$launcher" install "$target" --uninstall >/dev/null 2>&1 || true
-        done
-        if [ "$(git config --global --get core.hooksPath 2>/dev/null || true)" = "$data_dir/git-hooks" ]; then
-            "$launcher" install git --global --uninstall >/dev/null 2>&1 || true
-        fi
-        # Stop this user's daemon (it runs from the venv about to be removed).
-        "$venv/bin/python" - "$launcher" <<'EOF' 2>/dev/null || true
-import os, signal, socket, struct, sys
-from gatesh import _paths
-path = _paths.current().socket
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.settimeout(2)
-s.connect(path)
-pid, uid, _ = struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-if uid == os.getuid() and pid > 1:
-    with open(f"/proc/{pid}/cmdline", "rb") as f:
-        if b"gatesh" in f.read():
-            os.kill(pid, signal.SIGTERM)
-EOF
         rm -f "$launcher"
         echo "removed $launcher"
     elif [ -e "$launcher" ]; then

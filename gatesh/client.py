@@ -500,8 +500,12 @@ def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout
 
 
 def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-          can_ask: bool | None = None, on_interim: "Any" = None, full: "Full | None" = None) -> "CheckResult":
+          can_ask: bool | None = None, on_interim: "Any" = None, full: "Full | None" = None,
+          cannot_run: str = "") -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
+
+    ``cannot_run`` (what stops the command running here, e.g. its shell is missing) makes the gate
+    refuse it without deciding, with an audit line that says why.
 
     1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
     gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
@@ -513,14 +517,16 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
         msg["session"] = session
     if can_ask is not None:
         msg["can_ask"] = can_ask
+    if cannot_run:
+        msg["cannot_run"] = cannot_run
     try:
         reply = request("check", msg, on_interim=on_interim, full=full)
     except DaemonUntrusted as exc:
         # Said once, on stderr: the person must learn that someone else's socket is in the way.
         _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
-        return _in_process(command, cwd, session, surface, str(exc), full)
+        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run)
     except DaemonUnavailable as exc:
-        return _in_process(command, cwd, session, surface, str(exc), full)
+        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run)
     except DaemonLost as exc:
         return CheckResult.refused(
             f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
@@ -531,13 +537,14 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
 
 
 def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str,
-                full: "Full | None") -> "CheckResult":
+                full: "Full | None", cannot_run: str = "") -> "CheckResult":
     if full is not None:
-        return _in_process_on_full(full, command, cwd, session, surface, why)
+        return _in_process_on_full(full, command, cwd, session, surface, why, cannot_run)
     try:
         from gatesh.inprocess import check as check_here
 
-        return CheckResult.from_reply(check_here(command, cwd=cwd, session=session, surface=surface, why=why))
+        return CheckResult.from_reply(check_here(command, cwd=cwd, session=session, surface=surface, why=why,
+                                                 cannot_run=cannot_run))
     except Exception as exc:
         return CheckResult.refused(
             f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
@@ -545,7 +552,7 @@ def _in_process(command: str, cwd: str, session: str | None, surface: str, why: 
 
 
 def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | None, surface: str,
-                        why: str) -> "CheckResult":
+                        why: str, cannot_run: str = "") -> "CheckResult":
     """The in-process gate run by the full interpreter in a child process (this one, the launcher's
     fast interpreter, lacks the pipeline's dependencies): the request as JSON on its standard
     input, the check reply as JSON on its standard output. Anything else refuses."""
@@ -553,7 +560,8 @@ def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | Non
 
     # The session gatesh.inprocess would name after our parent (the harness), not after us.
     session = session or f"inprocess:{posix.getppid()}"
-    request = _encode({"command": command, "cwd": cwd, "session": session, "surface": surface, "why": why})
+    request = _encode({"command": command, "cwd": cwd, "session": session, "surface": surface, "why": why,
+                       "cannot_run": cannot_run})
     try:
         argv = full_command(full, ["gatesh"], run="gatesh.inprocess:serve_one")
         out = subprocess.run(argv, input=request.encode("ascii"), stdout=subprocess.PIPE, check=False)
@@ -739,16 +747,23 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
             return _refuse(f"gatesh: the script on standard input is larger than {MAX_STDIN_SCRIPT} "
                            "bytes, so it was not gated and nothing ran.")
         text = stdin_script.decode("utf-8", "surrogateescape")
-    # 2. Gate it.
+    # 2. A shim's shell must exist before its command is gated: otherwise the audit would record
+    #    as allowed a command that could never run.
+    missing = ""
+    real = find_real_shell(shell_name, _own_path(inv.argv0)) if shell_name else None
+    if shell_name and real is None:
+        missing = f"no real {shell_name} is installed (none on PATH after gatesh's own folder)"
+    # 3. Gate it.
     result = None
     if text is not None:
         result = check(text, cwd=cwd, session=session, surface="shim" if inv.shim else "-c",
-                       on_interim=_WaitingNotice(), full=full)
+                       on_interim=_WaitingNotice(), full=full, cannot_run=missing)
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
-    # 3. Find the real shell and exec it with the caller's own flags.
-    shell_name = shell_name or (result.shell if result is not None else "bash")
-    real = find_real_shell(shell_name, _own_path(inv.argv0))
+    # 4. Find the real shell and exec it with the caller's own flags.
+    if real is None:
+        shell_name = shell_name or (result.shell if result is not None else "bash")
+        real = find_real_shell(shell_name, _own_path(inv.argv0))
     if real is None:
         return _refuse(f"gatesh: no real {shell_name} found on PATH (after gatesh's own folder); nothing ran.")
     env = _environ_with("GATESH_SESSION", result.session if result is not None and result.session else None)

@@ -314,13 +314,30 @@ def check_integrations() -> list[Check]:
     if not os.path.isdir(folder):
         out.append(Check("shims", "warn", f"{folder} does not exist", "gatesh install shims"))
     else:
-        broken = [n for n in install.SHIM_NAMES
-                  if not os.path.isfile(os.path.join(folder, n))]
-        out.append(Check("shims", "FAIL" if broken else "ok",
-                         f"{folder}" + (f": {', '.join(broken)} missing or dangling" if broken else
-                                        " (bash, zsh, sh)"),
-                         "gatesh install shims" if broken else ""))
+        out.extend(check_shims(folder))
     return out
+
+
+def check_shims(folder: str) -> list[Check]:
+    """Each shim must link to gatesh and have a real shell of its name to run: a shim whose shell
+    is not installed refuses every command (zsh is optional; bash and sh are not)."""
+    from gatesh import install
+    from gatesh.client import find_real_shell
+
+    broken = [n for n in install.SHIM_NAMES if not os.path.isfile(os.path.join(folder, n))]
+    if broken:
+        return [Check("shims", "FAIL", f"{folder}: {', '.join(broken)} missing or dangling",
+                      "gatesh install shims")]
+    out = []
+    for name in install.SHIM_NAMES:
+        shim = os.path.join(folder, name)
+        if find_real_shell(name, shim) is None:
+            required = name != "zsh"
+            out.append(Check(f"shim {name}", "FAIL" if required else "warn",
+                             f"{shim}: no real {name} is installed, so it refuses every command",
+                             f"install {name}" + ("" if required else f", or remove the link {shim}")))
+    ok = [n for n in install.SHIM_NAMES if not any(c.name == f"shim {n}" for c in out)]
+    return [Check("shims", "ok", f"{folder} ({', '.join(ok)})"), *out]
 
 
 def check_codex_trust(path: str) -> Check:

@@ -275,8 +275,10 @@ own="$hook_dir/{name}"
 grep -q '{marker}' "$own" 2>/dev/null && own=
 [ -x "$own" ] || own=
 {fast_path}if ! command -v "$gatesh" >/dev/null 2>&1; then
-    echo "gatesh: $gatesh not found, so git's {name} hook refuses (reinstall gatesh, or run" >&2
-    echo "gatesh install git --uninstall)" >&2
+    # gatesh is gone: say how to remove this hook without it (git runs hooks from the top level).
+    echo "gatesh: $gatesh not found, so git's {name} hook refuses. Reinstall gatesh, or remove" >&2
+    echo "this hook: rm '$0'" >&2
+    [ -f "$0.pre-gatesh" ] && echo "and put back the hook it replaced: mv '$0.pre-gatesh' '$0'" >&2
     exit 1
 fi
 {body}"""

@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from gatesh import _paths
+from gatesh import _paths, messages
 from gatesh._errors import ConfigError
 from gatesh._types import Action
 from gatesh.alignment import make_checker
@@ -35,9 +35,10 @@ __all__ = ["check", "gate", "serve_one"]
 
 
 def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-          why: str = "") -> dict[str, Any]:
-    """Decide ``command`` here; the check reply the daemon would send. Never raises."""
-    done, sid, shell = _gate_safely(command, cwd, session, surface, why)
+          why: str = "", cannot_run: str = "") -> dict[str, Any]:
+    """Decide ``command`` here; the check reply the daemon would send. Never raises.
+    ``cannot_run``: refuse it undecided, saying why (see :func:`gatesh.client.check`)."""
+    done, sid, shell = _gate_safely(command, cwd, session, surface, why, cannot_run)
     return {"ok": True} | done.reply(session=sid, shell=shell)
 
 
@@ -58,7 +59,8 @@ def serve_one() -> int:
     try:
         req = json.loads(sys.stdin.buffer.read())
         reply = check(str(req["command"]), cwd=str(req["cwd"]), session=req.get("session") or None,
-                      surface=str(req.get("surface") or "-c"), why=str(req.get("why") or ""))
+                      surface=str(req.get("surface") or "-c"), why=str(req.get("why") or ""),
+                      cannot_run=str(req.get("cannot_run") or ""))
     except Exception as exc:
         failed = f"gatesh: the in-process gate could not read its request ({type(exc).__name__}: {exc}), so nothing ran."
         reply = {"ok": True} | _failed("", failed).reply(session="", shell="bash")
@@ -72,16 +74,16 @@ def _failed(command: str, message: str) -> Finished:
 
 
 def _gate_safely(command: str, cwd: str, session: str | None, surface: str,
-                 why: str) -> tuple[Finished, str, str]:
+                 why: str, cannot_run: str = "") -> tuple[Finished, str, str]:
     try:
-        return _gate(command, cwd, session, surface, why)
+        return _gate(command, cwd, session, surface, why, cannot_run)
     except Exception as exc:  # fail closed: nothing was allowed, so there is nothing to undo
         message = f"gatesh: the in-process gate failed ({type(exc).__name__}: {exc}), so nothing ran."
         return _failed(command, message), session or "", "bash"
 
 
 def _gate(command: str, cwd: str, session: str | None, surface: str,
-          why: str) -> tuple[Finished, str, str]:
+          why: str, cannot_run: str = "") -> tuple[Finished, str, str]:
     """Steps numbered where they happen; returns what was finished, the session and the shell."""
     paths = _paths.current()
     sid = session or f"inprocess:{os.getppid()}"
@@ -97,8 +99,11 @@ def _gate(command: str, cwd: str, session: str | None, surface: str,
         log = AuditLog(paths.audit_log)
         shell = "bash"
     else:
-        decision = decide(command, cwd=cwd, config=config, session=state, rater=make_rater(config),
-                          checker=make_checker(config), paths=paths)
+        if cannot_run:
+            decision = failed_decision(command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run))
+        else:
+            decision = decide(command, cwd=cwd, config=config, session=state, rater=make_rater(config),
+                              checker=make_checker(config), paths=paths)
         log = AuditLog(paths.audit_log, config.audit.max_bytes, config.audit.keep)
         shell = config.shell
     # 3. Finish: nobody can be asked from here.

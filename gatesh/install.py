@@ -6,6 +6,8 @@
     gatesh install gemini      [--uninstall] [--settings FILE]   ~/.gemini/settings.json
     gatesh install git         [--global] [--uninstall]          .git/hooks, or core.hooksPath
     gatesh install shims       [--uninstall]                     DATA/gatesh/shims/{bash,zsh,sh}
+    gatesh install all --uninstall                               every one of them, wherever the
+                                                                 install record says it was made
 
 Guarantees for a settings file:
 
@@ -336,6 +338,18 @@ def _write_script(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _remove_hook(path: str) -> bool:
+    """Remove gatesh's hook script at ``path`` and put back the hook it replaced (``NAME.pre-gatesh``);
+    False when ``path`` is not gatesh's (left alone)."""
+    if not _is_our_script(path):
+        return False
+    os.remove(path)
+    saved = f"{path}.pre-gatesh"
+    if os.path.exists(saved):
+        os.replace(saved, path)
+    return True
+
+
 def _is_our_script(path: str) -> bool:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -379,10 +393,7 @@ def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str
         path = os.path.join(folder, name)
         saved = f"{path}.pre-gatesh"
         if uninstall:
-            if _is_our_script(path):
-                os.remove(path)
-                if os.path.exists(saved):
-                    os.replace(saved, path)
+            if _remove_hook(path):
                 done.append(name)
             continue
         if os.path.exists(path) and not _is_our_script(path):
@@ -448,9 +459,126 @@ An agent account's login shell (Codex reads the login shell and accepts only the
 Keep your own account's login shell as it is."""
 
 
+# --- everything ---------------------------------------------------------------------------------
+
+
+def uninstall_all() -> str:
+    """Remove every integration this installation made, wherever its install record says it made
+    them (and at the default places, for installs older than the record):
+
+    - gatesh's entries in every recorded harness settings or hooks file, and the
+      ``FILE.bak-gatesh-*`` backups install wrote next to each (once the file holds no gatesh entry);
+    - the hook scripts in every repository where ``gatesh install git`` ran, each replaced by the
+      hook it had displaced (``NAME.pre-gatesh``), so those repositories commit and branch as before;
+      the global hooks folder and the ``core.hooksPath`` pointing at it;
+    - the shims folder;
+    - the daemon (stopped) and its runtime folder (socket and lock).
+
+    The launcher, venv, man page and the record itself are install.sh's to remove. Returns what was
+    done, one line each; a part that could not be removed is named with the reason, and the rest
+    still goes. Raises InstallError (naming every failure) after trying everything, when any failed.
+    """
+    inst = _paths.current().installation()
+    done: list[str] = []
+    failed: list[str] = []
+
+    def attempt(what: str, step: Any) -> None:
+        try:
+            line = step()
+        except (InstallError, OSError) as exc:
+            failed.append(f"{what}: {exc}")
+        else:
+            if line:
+                done.append(line)
+
+    # 1. Harness settings files: gatesh's entries, then the backups install made of them.
+    files = dict.fromkeys([*inst.harness_files, *(settings_path(spec) for spec in HARNESS_SPECS.values())])
+    for path in files:
+        attempt(path, lambda path=path: _unhook_settings(path))
+    # 2. git: every recorded hook script (repositories and the global folder).
+    global_dir = git_hooks_dir()
+    for path in inst.git_hooks:
+        if path != global_dir:
+            attempt(path, lambda path=path: f"removed the git hook {path}" if _remove_hook(path) else "")
+            record({"git": {path: None}})
+    if inst.git_global or os.path.isdir(global_dir):
+        attempt("git --global", lambda: install_git(global_=True, uninstall=True))
+    # 3. The shims, the daemon and its runtime folder.
+    attempt("shims", lambda: install_shims(uninstall=True))
+    attempt("daemon", _stop_daemon_and_runtime)
+    if failed:
+        raise InstallError("could not remove everything:\n  " + "\n  ".join(failed)
+                           + ("\ndone:\n  " + "\n  ".join(done) if done else ""))
+    return "\n".join(done) or "nothing of gatesh's was installed"
+
+
+def _unhook_settings(path: str) -> str:
+    current = _read_json(path)
+    if current is None:
+        return ""
+    lines = []
+    for harness in HARNESS_SPECS:
+        if remove_hooks(current, harness) != current:
+            lines.append(install_harness(harness, uninstall=True, settings=path))
+            current = _read_json(path) or {}
+    record({"harness": {path: None}})
+    if any(remove_hooks(current, h) != current for h in HARNESS_SPECS):
+        raise InstallError(f"{path} still holds gatesh's hooks; its backups are kept")
+    folder, base = os.path.split(path)
+    for name in sorted(os.listdir(folder or ".")):
+        if name.startswith(base + BACKUP_SUFFIX):
+            os.remove(os.path.join(folder, name))
+            lines.append(f"removed the backup {os.path.join(folder, name)}")
+    return "\n".join(lines)
+
+
+# How long uninstall waits for the daemon to exit after SIGTERM (it exits in ~30 ms; a model call
+# in flight is abandoned within its grace).
+_DAEMON_EXIT_S: Final = 5.0
+
+
+def _stop_daemon_and_runtime() -> str:
+    """Stop this user's daemon (found by its socket's peer credentials) and remove its runtime
+    folder — the socket and the lock — once it is gone."""
+    import signal
+    import socket
+    import struct
+
+    paths = _paths.current()
+    pid = 0
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(2)
+        s.connect(paths.socket)
+        peer, uid, _ = struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if uid == os.getuid() and peer > 1:
+            pid = peer
+    if pid:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + _DAEMON_EXIT_S
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.02)
+        if _alive(pid):
+            raise InstallError(f"the daemon (pid {pid}) did not stop; its runtime folder "
+                               f"{paths.runtime_dir} is kept")
+    if not os.path.isdir(paths.runtime_dir):
+        return "stopped the daemon" if pid else ""
+    shutil.rmtree(paths.runtime_dir)
+    return ("stopped the daemon and removed " if pid else "removed ") + paths.runtime_dir
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b") ", 1)[1][:1] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
 # --- entry point --------------------------------------------------------------------------------
 
-TARGETS: Final = ("claude-code", "codex", "gemini", "git", "shims")
+TARGETS: Final = ("claude-code", "codex", "gemini", "git", "shims", "all")
 
 
 def main(argv: list[str]) -> int:
@@ -480,8 +608,13 @@ def main(argv: list[str]) -> int:
     if args.settings and args.target not in HARNESS_SPECS:
         sys.stderr.write("gatesh install: --settings applies to claude-code, codex and gemini\n")
         return EXIT_USAGE
+    if args.target == "all" and not args.uninstall:
+        sys.stderr.write("gatesh install: `all` is for --uninstall (install each integration by name)\n")
+        return EXIT_USAGE
     try:
-        if args.target in HARNESS_SPECS:
+        if args.target == "all":
+            print(uninstall_all())
+        elif args.target in HARNESS_SPECS:
             print(install_harness(args.target, uninstall=args.uninstall, settings=args.settings,
                                   codex=args.codex))
         elif args.target == "git":

@@ -97,6 +97,11 @@ def audit_failed(error: str) -> str:
     )
 
 
+def cannot_run(command: str, why: str) -> str:
+    """A command refused before it was decided because it cannot run here (``why``)."""
+    return f"gatesh: `{_line(command)}` cannot run: {_line(why)}, so nothing ran."
+
+
 def config_invalid(problem: str) -> str:
     """Every command refused because a config file is invalid; ``problem`` names file, line, key."""
     return (

@@ -14,7 +14,7 @@ import platform
 import sys
 import tarfile
 import time
-from typing import Any
+from typing import Any, Final
 
 from gatesh import __version__, _paths
 from gatesh.audit import follow, read_tail
@@ -190,51 +190,68 @@ def _redact(text: str) -> str:
     return redact(fold_home(text))
 
 
+DUMPS_DIR: Final = "dumps"  # under the state folder: outside any working tree, 0700
+
+
 def dump_main(argv: list[str]) -> int:
     """Write a debug archive (tar.gz, mode 0600): config files, recent audit lines, model calls, status.
 
-    Everything is redacted and home-folded. Parts that are unavailable are listed in ``README.txt``.
+    Everything is redacted and home-folded. The default place is ``STATE/gatesh/dumps/`` — never the
+    current folder, where inside a repository it would become an untracked file (and could be
+    committed). ``README.txt`` lists what is not in it: optional parts that do not exist (no system
+    or project config: normal) apart from parts that exist and could not be read.
     """
     parser = argparse.ArgumentParser(prog="gatesh dump", description="write a debug archive (redacted)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="archive path (default ./gatesh-dump-TIME.tar.gz)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="archive path (default STATE/gatesh/dumps/gatesh-dump-TIME.tar.gz)")
     parser.add_argument("-n", type=int, default=500, metavar="N", help="audit records to include (default 500)")
     args = parser.parse_args(argv)
     paths = _paths.current()
-    out = args.output or f"gatesh-dump-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz"
-    notes: list[str] = []
+    if args.output:
+        out = args.output
+    else:
+        folder = os.path.join(paths.state_dir, DUMPS_DIR)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        out = os.path.join(folder, f"gatesh-dump-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz")
+    absent: list[str] = []  # optional, and not there: nothing is wrong
+    unavailable: list[str] = []  # there (or expected), and could not be included
     members: dict[str, bytes] = {}
-    # Config files, redacted.
+    # Config files, redacted. Each tier is optional.
     from gatesh.config import find_project_file
 
     for label, path in (("system", paths.system_config), ("user", paths.user_config),
                         ("project", find_project_file(os.getcwd()))):
         if not path or not os.path.exists(path):
-            notes.append(f"config/{label}.toml: no {label} config file")
+            absent.append(f"config/{label}.toml: there is no {label} config file (optional)")
             continue
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 members[f"config/{label}.toml"] = _redact(f.read()).encode()
         except OSError as exc:
-            notes.append(f"config/{label}.toml: unreadable ({exc})")
+            unavailable.append(f"config/{label}.toml: unreadable ({exc})")
     # Recent audit lines (already redacted when written).
     recs = read_tail(paths.audit_log, max(0, args.n))
     members["audit.jsonl"] = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs).encode()
     # The daemon: status and the model-call ring.
     status = _ask("status")
     if status is None:
-        notes.append("status.json, captures.json: the daemon is not running")
+        absent.append("status.json, captures.json: the daemon is not running (it starts on demand)")
     else:
         members["status.json"] = _redact(json.dumps(status, indent=2, default=str)).encode()
         caps = _ask("captures")
         if caps is None or caps.get("captures") is None:
-            notes.append("captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer"))
+            unavailable.append("captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer"))
         else:
             members["captures.json"] = _redact(json.dumps(caps["captures"], indent=2, default=str)).encode()
     members["versions.json"] = json.dumps({
         "gatesh": __version__, "python": sys.version, "platform": platform.platform(),
         "executable": sys.executable}, indent=2).encode()
-    members["README.txt"] = ("gatesh debug archive (secrets redacted, home folded to ~).\n\n"
-                             + "\n".join(notes) + "\n").encode()
+    readme = ["gatesh debug archive (secrets redacted, home folded to ~).", ""]
+    if unavailable:
+        readme += ["Could not be included:", *(f"  {n}" for n in unavailable), ""]
+    if absent:
+        readme += ["Not present (nothing wrong):", *(f"  {n}" for n in absent), ""]
+    members["README.txt"] = "\n".join(readme).encode()
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
         for name, data in members.items():
@@ -243,5 +260,6 @@ def dump_main(argv: list[str]) -> int:
             info.mtime = int(time.time())
             info.mode = 0o600
             tar.addfile(info, io.BytesIO(data))
-    print(f"gatesh dump: wrote {out}" + (f" ({len(notes)} part(s) unavailable: see README.txt)" if notes else ""))
+    print(f"gatesh dump: wrote {out}"
+          + (f" ({len(unavailable)} part(s) could not be included: see README.txt)" if unavailable else ""))
     return 0

@@ -71,6 +71,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     # A surface that does not say it can ask its own person cannot (S11.4): the hook adapters
     # decide per harness and always say so; an unanswerable ask must never be offered instead.
     can_ask = bool(P.field(msg, "can_ask", bool, required=False, default=False))
+    cannot_run = P.field(msg, "cannot_run", str, required=False, default="")[:1024]
     # 2. The session: GATESH_SESSION when given, else the harness process (S9.3).
     anchor = None
     if not sid:
@@ -95,6 +96,11 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         config = d.backends.config_for(cwd)
     except ConfigError as exc:
         decision = decide_without_config(command, cwd=cwd, error=str(exc))
+        done = finish(decision, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
+                      audit=d.audit_pipe)
+        return reply(d, sess, done, where)
+    if cannot_run:  # the client cannot run it (its shell is missing): refused, undecided, audited
+        decision = failed_decision(command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run))
         done = finish(decision, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
                       audit=d.audit_pipe)
         return reply(d, sess, done, where)

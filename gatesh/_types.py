@@ -96,6 +96,65 @@ class Stage(enum.StrEnum):
 # --- reading (S2) -------------------------------------------------------------------------
 
 
+class Context(enum.StrEnum):
+    """Where a command the reader found runs (S2): the one list of contexts.
+
+    A member equals its string (``Context.XARGS == "xargs"``), so rules may compare either way.
+    """
+
+    TOP = "top"  # the command line itself
+    SUBSHELL = "subshell"  # ( … )
+    SUBSTITUTION = "substitution"  # $( … ) and ` … `
+    PROCESS_SUBSTITUTION = "process-substitution"  # <( … ) and >( … )
+    FUNCTION = "function"  # a function's body (a definition counts as running it)
+    SH_C = "sh -c"  # a string a shell or a wrapper runs as a command line
+    EVAL = "eval"
+    SU_C = "su -c"
+    HEREDOC = "heredoc"  # a here-document or here-string fed to a shell
+    FED = "fed"  # code fed to a shell on its input or by process substitution (S2.1)
+    FOREIGN = "foreign"  # code of a shell language gatesh does not parse, read as sh for defence
+    SCRIPT = "script"  # a shell script file the command runs or sources
+    ALIAS = "alias"  # an alias value (defining an alias counts as running it)
+    XARGS = "xargs"  # a command xargs, parallel or sem builds from its input
+    FIND_EXEC = "find -exec"
+    REMOTE = "remote"  # runs on another host (ssh HOST CMD)
+
+
+class CodeSource(enum.StrEnum):
+    """Where the program text of a :class:`Code` fact comes from (S2.1)."""
+
+    INLINE = "inline"  # a -c / -e option's value
+    SCRIPT = "script"  # a file operand
+    PIPE = "pipe"  # the command before it in a pipeline
+    REDIRECT = "redirect"  # `< FILE`
+    HEREDOC = "heredoc"  # <<, <<- and <<<
+    PROCESS_SUBSTITUTION = "process-substitution"  # `bash <(…)`, `source <(…)`
+    SUBSTITUTION = "substitution"  # `eval "$(…)"`, `sh -c "$(…)"`
+
+
+@dataclass(frozen=True)
+class Code:
+    """Program text a command runs that is not a command line of its own in the text (S2.1):
+    code fed to a shell or interpreter, or code in a language gatesh does not parse.
+
+    ``command`` indexes :attr:`Facts.commands` (the program that runs the code). ``text`` is the
+    code when gatesh has it (commands read from it are in ``Facts.commands`` too). ``opaque`` says,
+    for a person, why gatesh cannot see what runs; ``transformed`` names the program that
+    rewrote a known text on its way (``tr``, ``base64 -d``): obfuscation; ``generator`` is the id
+    of the environment-setup row (``gatesh.vocab.programs.GENERATOR_ROWS``) whose output this is.
+
+    Invariant: a fact with ``opaque`` set is never rated ``safe``.
+    """
+
+    command: int
+    language: str
+    source: CodeSource
+    text: str | None = None
+    opaque: str = ""
+    transformed: str = ""
+    generator: str = ""
+
+
 @dataclass(frozen=True)
 class Word:
     """One argv word. ``text`` has quoting removed when ``static``; otherwise it is the source text.
@@ -133,8 +192,7 @@ class SimpleCommand:
     privileged: bool = False  # under sudo/doas/su/pkexec/run0
     assignments: tuple[str, ...] = ()  # NAME=value prefixes (as written)
     redirects: tuple[Redirect, ...] = ()
-    context: str = "top"  # where it runs: top, subshell, substitution, function, sh -c, eval,
-    #                       heredoc, find -exec, xargs, remote (ssh), script, process-substitution
+    context: Context = Context.TOP  # where it runs
     depth: int = 0  # nesting of re-read strings (sh -c, eval, heredoc, script)
     remote: bool = False  # runs on another host (ssh HOST CMD)
 
@@ -182,6 +240,7 @@ class Facts:
     functions: tuple[str, ...] = ()  # names of functions defined
     assignments: tuple[str, ...] = ()  # bare `NAME=value` statements (no command runs), as written
     scripts: tuple[Script, ...] = ()
+    code: tuple[Code, ...] = ()  # program text commands run that is not a command line (S2.1)
     notes: tuple[str, ...] = ()  # reader notes, passed to the rater
     readable: bool = True
     unreadable: str = ""  # why not readable: "unreadable: …", "too long", "too deep"

@@ -115,7 +115,9 @@ def test_remote_commands_are_another_hosts_business() -> None:
 
 
 def test_human_verb_fed_to_a_shell_on_stdin() -> None:
-    assert rule_of("echo 'gatesh approve 1' | sh") == "self.raw-text"
+    # the reader reads the text fed to sh (S2.1): the verb is found as a command of its own
+    assert rule_of("echo 'gatesh approve 1' | sh") == "self.human-verb"
+    assert rule_of("./gen | sh") is None
     assert rule_of("echo 'gatesh approve 1'") is None
 
 

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._types import Facts, SimpleCommand, Word
-from gatesh.vocab.programs import PARSED_SHELLS, SHELLS, STDIN_NAMES, inline_opts, interpreter
+from gatesh.vocab.programs import (
+    PARSED_SHELLS,
+    SHELLS,
+    STDIN_NAMES,
+    inline_opts,
+    interpreter,
+    invocation,
+)
 
 
 @dataclass(frozen=True)
@@ -223,13 +230,11 @@ def inline_code(cmd: SimpleCommand) -> tuple[str, ...]:
     head = cmd.head
     args = cmd.args
     lang = interpreter(head)
-    if lang is not None and lang.program_operand:
-        opts, operands = split_args(args, frozenset({"-F", "-v", "-f", "--file", "-i", "-l"}))
-        if "-f" in opts or "--file" in opts:
+    if lang is not None:
+        if lang.program_operand and ("-f" in args or "--file" in args):
             return ()
-        return tuple(operands[:1]) + tuple(option_values(args, lang.inline))
-    flags = lang.inline if lang is not None else (
-        inline_opts(head) if head in SHELLS and head not in PARSED_SHELLS else frozenset())
+        return invocation(lang, args).inline
+    flags = inline_opts(head) if head in SHELLS and head not in PARSED_SHELLS else frozenset()
     if flags:
         return tuple(option_values(args, flags)) + tuple(
             a[2:] for a in args if len(a) > 2 and a[:2] in flags and not a.startswith("--")

@@ -11,16 +11,19 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from gatesh._errors import ReadError
-from gatesh._types import Facts, Redirect, Script, SimpleCommand, Word
+from gatesh._types import Code, CodeSource, Context, Facts, Redirect, Script, SimpleCommand, Word
 from gatesh.vocab.programs import (
     PARSED_SHELLS,
     SHELL_OPTS_WITH_ARG,
     SHELLS,
-    inline_opts,
+    STDIN_NAMES,
+    interpreter,
+    invocation,
     is_interpreter,
 )
 
 from . import _limits as L
+from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
 from ._hosts import hosts_in, ssh_split
 from ._peel import Peeled, head_of, peel
@@ -98,7 +101,7 @@ def _needs_nesting_scan(text: str) -> bool:
     return text.count("(") + text.count("{") + text.count("[") + text.count("`") > L.MAX_NESTING
 
 
-class Reader:
+class Reader(CodeReading):
     """One reading: collects commands, pipelines, hosts, scripts and notes across re-reads."""
 
     def __init__(self, cwd: str | None, home: str | None) -> None:
@@ -111,6 +114,7 @@ class Reader:
         self.functions: list[str] = []
         self.assignments: list[str] = []
         self.scripts: list[Script] = []
+        self.code: list[Code] = []
         self.notes: list[str] = []
         self.unreadable = ""
         self.script_bytes = 0
@@ -127,8 +131,13 @@ class Reader:
 
     # --- reading a text --------------------------------------------------------------------
 
-    def read_text(self, text: str, context: str, depth: int, inherit: _Inherit) -> list[int]:
-        """Read ``text`` as shell; returns the indexes of the commands it produced."""
+    def read_text(self, text: str, context: str, depth: int, inherit: _Inherit,
+                  *, tolerant: bool = False) -> list[int]:
+        """Read ``text`` as shell; returns the indexes of the commands it produced.
+
+        ``tolerant``: the text is another shell language read as sh for defence only (S2.1):
+        where neither reader can parse it, that is a note, not an unreadable command.
+        """
         if depth > L.MAX_REREAD_DEPTH:
             raise ReadLimit(f"too deep: strings re-read more than {L.MAX_REREAD_DEPTH} levels")
         self._check_time()
@@ -163,13 +172,17 @@ class Reader:
                       f"{L.MAX_SECOND_READER_BYTES} bytes")
         if walk.has_error:
             self.note(f"tree-sitter read with errors{where}: {walk.error_at}")
-            if second is None and not self.unreadable:
+            if second is None and not self.unreadable and not tolerant:
                 self.unreadable = (f"unreadable: neither reader could parse it{where} "
                                    f"(tree-sitter: {walk.error_at}; bashlex: {second_err})")
         # bashlex failing alone is common (case, [[ ]], quoted heredocs) and no disagreement.
         produced: list[int] = []
         raw_map: list[list[int]] = []
         surfaces: list[str] = []
+        for stages in walk.pipelines:  # what feeds what, for code on a shell's input (S2.1)
+            for k in range(1, len(stages)):
+                for i in stages[k]:
+                    walk.commands[i].fed_by = [walk.commands[j] for j in stages[k - 1]]
         for raw in walk.commands:
             idxs, surface = self.finalize(raw, depth, inherit)
             raw_map.append(idxs)
@@ -283,7 +296,7 @@ class Reader:
             cmd = SimpleCommand(tuple(raw.words), head, wrappers=inherit.wrappers,
                                 privileged=inherit.privileged,
                                 assignments=tuple(raw.assignments), redirects=redirects,
-                                context=raw.context, raw=raw.raw, depth=depth,
+                                context=Context(raw.context), raw=raw.raw, depth=depth,
                                 remote=inherit.remote)
             return [self._emit(cmd)], head
         p = peel(raw.words)
@@ -315,7 +328,7 @@ class Reader:
         if not head:
             self.note(f"dynamic head: {raw.raw[:80]!r}")
         cmd = SimpleCommand(tuple(argv), head, wrappers=wrappers, privileged=privileged,
-                            assignments=assignments, redirects=redirects, context=context,
+                            assignments=assignments, redirects=redirects, context=Context(context),
                             raw=raw.raw, depth=depth, remote=inherit.remote)
         inner = _Inherit((*wrappers, head), privileged, inherit.remote,
                          placeholders=tuple(p.placeholders) or inherit.placeholders)
@@ -324,29 +337,33 @@ class Reader:
             idxs = self._shell(cmd, raw, depth, inner)
             if idxs is not None:
                 return env_runs + idxs, surface
-        if head == "eval" and len(argv) > 1 and all(w.static for w in argv[1:]):
-            text = " ".join(w.text for w in argv[1:])
-            return self.read_text(text, "eval", depth + 1, replace(
-                inner, redirects=redirects, positional=inherit.positional)), surface
+        if head == "eval" and len(argv) > 1:
+            fed = self._eval_text(argv[1:])
+            if fed.text is not None and not fed.dynamic:
+                return env_runs + self.read_text(fed.text, Context.EVAL, depth + 1, replace(
+                    inner, redirects=redirects, positional=inherit.positional)), surface
         if pos is not None and head in ("shift", "set"):
             _follow_positional(pos, head, argv)
         idx = self._emit(cmd)
         out = [idx, *env_runs]
-        if head == "eval":
+        if head in SHELLS and head not in PARSED_SHELLS:
+            out.extend(self.foreign_shell(cmd, raw, idx, depth, inner))
+        elif head == "eval":
             self.note(f"eval of a dynamic string: {raw.raw[:80]!r}")
+            out.extend(self.run_fed(idx, "eval", fed, depth, replace(inner, redirects=redirects)))
         elif head in SOURCE_BUILTINS and len(argv) > 1:
-            out.extend(self._script(argv[1], "sh", depth, inner))
+            out.extend(self._source(cmd, raw, idx, depth, inner))
         elif head == "alias":
             out.extend(self._alias(argv, raw, depth, inner))
         elif head == "find":
             out.extend(self._find(cmd, raw, depth, inherit, wrappers, privileged))
         elif head == "ssh":
-            out.extend(self._ssh(cmd, raw, depth, inherit, wrappers, privileged))
+            out.extend(self._ssh(cmd, raw, idx, depth, inherit, wrappers, privileged))
         elif head in ("make", "gmake", "bmake") and _MAKEFILE_ON_STDIN.fullmatch(
                 " ".join(w.text for w in argv[1:] if w.static)):
             out.extend(self._make_stdin(raw, depth, inner))
         elif is_interpreter(head):
-            self._interpreter(cmd, raw, depth, inner)
+            out.extend(self._interpreter(cmd, raw, idx, depth, inner))
         elif argv[0].static and "/" in argv[0].text \
                 and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES):
             out.extend(self._script(argv[0], "", depth, inner))
@@ -430,9 +447,10 @@ class Reader:
 
     def _shell(self, cmd: SimpleCommand, raw: RawCommand, depth: int,
                inner: _Inherit) -> list[int] | None:
-        """A shell: -c STRING replaces it; a script operand or stdin body is read too."""
+        """A Bourne shell: a -c STRING replaces it; a script operand, or the program on its input
+        (a heredoc, a pipe, `< FILE`, `<(…)`), is read too. None: it reads a terminal."""
         args = cmd.argv[1:]
-        has_c = False
+        has_c = reads_input = False
         i = 0
         while i < len(args):
             a = args[i]
@@ -451,6 +469,8 @@ class Reader:
             if s[:1] in "-+" and len(s) > 1:
                 if s[0] == "-" and "c" in s[1:]:
                     has_c = True
+                if s[0] == "-" and "s" in s[1:]:
+                    reads_input = True  # `sh -s ARGS`: the operands are $1 …, the program is stdin
                 i += 1
                 continue
             break
@@ -467,30 +487,57 @@ class Reader:
             # The words after the string are $0 $1 …; xargs and find -exec append more.
             positional = _Positional(tuple(args[i + 1:]), open_ended=bool(inner.placeholders)
                                      or cmd.context in ("xargs", "find -exec"))
-            return self._reread(operand, "xargs" if cmd.context == "xargs" else "sh -c",
-                                depth, replace(inner, positional=positional), raw)
-        if operand is not None:
-            idx = self._emit(cmd)
-            return [idx, *self._script(operand, cmd.head, depth, inner)]
-        body = self._stdin_body(raw)
-        if body is not None:
-            text, static = body
-            if not static:
-                self.note(f"{cmd.head} reads a heredoc with expansions; read as written")
+            via = "xargs" if cmd.context == "xargs" else "sh -c"
+            if not operand.static and whole_substitution(operand) is not None:
+                fed = self._eval_text([operand])
+                if fed.text is None or fed.dynamic:
+                    idx = self._emit(cmd)
+                    return [idx, *self.run_fed(idx, cmd.head, fed, depth, inner)]
+                operand = Word(fed.text)
+            return self._reread(operand, via, depth, replace(inner, positional=positional), raw)
+        fed: Fed | None = None
+        if operand is not None and not reads_input:
+            sub = None if operand.static else whole_substitution(operand)
+            if sub is not None and sub[0] == "<(":
+                fed = self.output_of_text(sub[1], CodeSource.PROCESS_SUBSTITUTION)
+            elif not (operand.static and operand.text in STDIN_NAMES):
                 idx = self._emit(cmd)
-                return [idx, *self.read_text(text, "heredoc", depth + 1, inner)]
-            return self.read_text(text, "heredoc", depth + 1, inner)
-        return None
+                return [idx, *self._script(operand, cmd.head, depth, inner)]
+        if fed is None:
+            fed = self.fed_input(raw, pipe=cmd.context not in (Context.XARGS, Context.FIND_EXEC))
+        if fed is None:
+            return None  # a terminal: an interactive shell (the rater's escape rules judge it)
+        if fed.source is CodeSource.HEREDOC and fed.text is not None and not fed.dynamic:
+            return self.read_text(fed.text, Context.HEREDOC, depth + 1, inner)
+        idx = self._emit(cmd)
+        return [idx, *self.run_fed(idx, cmd.head, fed, depth, inner)]
 
-    @staticmethod
-    def _stdin_body(raw: RawCommand) -> tuple[str, bool] | None:
-        if raw.heredoc is not None:
-            body, quoted = raw.heredoc
-            return body, quoted or ("$" not in body and "`" not in body)
-        if raw.herestring is not None:
-            w = raw.herestring
-            return w.text, w.static
-        return None
+    def _eval_text(self, words: list[Word] | tuple[Word, ...]) -> Fed:
+        """The text ``eval WORDS…`` (or ``sh -c WORD``) runs: the words joined when static, a
+        substitution's output when the one word is ``"$(…)"`` and that output is static."""
+        if all(w.static for w in words):
+            return Fed(CodeSource.INLINE, " ".join(w.text for w in words), "its arguments")
+        if len(words) == 1:
+            sub = whole_substitution(words[0])
+            if sub is not None and sub[0] == "$(":
+                fed = self.output_of_text(sub[1], CodeSource.SUBSTITUTION)
+                return fed if fed.text is None else replace(fed, text=fed.text.rstrip("\n"))
+        dynamic = " ".join(w.text for w in words if not w.static)
+        return Fed(CodeSource.INLINE, None, f"text only known when it runs ({dynamic[:60]})")
+
+    def _source(self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int,
+                inner: _Inherit) -> list[int]:
+        """``source FILE`` / ``. FILE``: the file is read as a script; ``<(…)`` and
+        ``/dev/stdin`` give the program on its input, read as code of this shell."""
+        word = cmd.argv[1]
+        sub = None if word.static else whole_substitution(word)
+        if sub is not None and sub[0] == "<(":
+            return self.run_fed(idx, cmd.head, self.output_of_text(
+                sub[1], CodeSource.PROCESS_SUBSTITUTION), depth, inner)
+        if word.static and word.text in STDIN_NAMES:
+            fed = self.fed_input(raw)
+            return [] if fed is None else self.run_fed(idx, cmd.head, fed, depth, inner)
+        return self._script(word, "sh", depth, inner)
 
     def _alias(self, argv: list[Word], raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
         """``alias NAME='VALUE'`` counts as running VALUE (as a function definition runs its body,
@@ -539,7 +586,7 @@ class Reader:
             i += 1
         return out
 
-    def _ssh(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit,
+    def _ssh(self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int, inherit: _Inherit,
              wrappers: tuple[str, ...], privileged: bool) -> list[int]:
         host, rest = ssh_split(cmd.argv)
         if host is None:
@@ -551,30 +598,65 @@ class Reader:
         elif rest:
             out = self.read_text(" ".join(w.text for w in rest), "remote", depth + 1, remote)
         # What ssh is fed on stdin goes to the remote side: with no command a login shell runs it,
-        # and `bash`, `sh -s` and the like run it too. Reading it always only adds commands.
+        # and `bash`, `sh -s` and the like run it too. A heredoc is always read (reading only adds
+        # commands); a pipe or a file is the program only when a shell on the other side reads it.
         body = self._stdin_body(raw)
         if body is not None:
             self.note("ssh's input is read as commands run on the remote host")
             out.extend(self.read_text(body[0], "remote", depth + 1, remote))
+        elif _remote_shell_reads_input(rest):
+            fed = self.fed_input(raw)
+            if fed is not None:
+                self.note("ssh's input is read as commands run on the remote host")
+                out.extend(self.run_fed(idx, "ssh", replace(fed, why=f"{fed.why} on {host.text[:40]}"),
+                                        depth, remote))
         return out
 
-    def _interpreter(self, cmd: SimpleCommand, raw: RawCommand, depth: int,
-                     inner: _Inherit) -> None:
-        body = self._stdin_body(raw)
-        if body is not None:
-            self._context_script("<stdin>", cmd.head, body[0])
-            return
+    @staticmethod
+    def _stdin_body(raw: RawCommand) -> tuple[str, bool] | None:
+        """A heredoc's or here-string's text, and whether it is static."""
+        if raw.heredoc is not None:
+            body, quoted = raw.heredoc
+            return body, quoted or ("$" not in body and "`" not in body)
+        if raw.herestring is not None:
+            w = raw.herestring
+            return w.text, w.static
+        return None
+
+    def _interpreter(self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int,
+                     inner: _Inherit) -> list[int]:
+        """An interpreter: a script operand is model context; inline code of a language the
+        rater does not model is opaque; a program on its input is context, or opaque when unknown."""
+        lang = interpreter(cmd.head)
+        assert lang is not None
         args = cmd.argv[1:]
-        for k, a in enumerate(args):
-            if not a.static:
-                return
-            if a.text in inline_opts(cmd.head) or a.text == "-m":
-                return  # inline code or a module: the policy reads argv
-            if a.text.startswith("-"):
-                continue
-            if k == 0 or not args[k - 1].text.startswith("-") or "." in a.text:
-                self._script(a, cmd.head, depth, inner)
-            return
+        how = invocation(lang, [w.text for w in args], [w.static for w in args])
+        if how.unknown or how.module:
+            return []
+        if how.inline:
+            if not lang.modelled:
+                self.code.append(Code(idx, cmd.head, CodeSource.INLINE, opaque=(
+                    f"{cmd.head} runs {cmd.head} code, a language gatesh does not read")))
+            return []  # inline code: the policy and the rater read it from argv
+        if how.script is not None:
+            self._script(Word(how.script), cmd.head, depth, inner)
+            return []
+        from_input = how.stdin
+        if not from_input:
+            return []
+        fed = self.fed_input(raw, pipe=cmd.context not in (Context.XARGS, Context.FIND_EXEC))
+        if fed is None:
+            return []  # a terminal: an interactive interpreter (the rater judges it)
+        if fed.text is not None and not fed.dynamic:
+            self._context_script("<stdin>", cmd.head, fed.text)
+            opaque = "" if lang.modelled else f"{cmd.head} runs {cmd.head} code, a language gatesh does not read"
+            self.code.append(Code(idx, cmd.head, fed.source, text=fed.text[:L.MAX_CONTEXT_SCRIPT_BYTES],
+                                  opaque=opaque))
+            return []
+        if fed.text is not None:
+            self._context_script("<stdin>", cmd.head, fed.text)
+            fed = replace(fed, text=None, why=f"{fed.why}, holding values only known when it runs")
+        return self.run_fed(idx, cmd.head, fed, depth, inner)
 
     def _context_script(self, path: str, interp: str, text: str) -> None:
         note = ""
@@ -640,6 +722,17 @@ class Reader:
             return self.read_text(text, "script", depth + 1, inherit)
         self._context_script(word.text, interp, text)
         return []
+
+
+def _remote_shell_reads_input(rest: list[Word]) -> bool:
+    """Whether ssh's remote command (``rest``) runs a shell that reads its input: none at all (a
+    login shell), or a shell named without -c (``bash -s``, ``sh``)."""
+    if not rest:
+        return True
+    words = rest[0].text.split() if len(rest) == 1 and rest[0].static else [w.text for w in rest]
+    if not words or head_of(words[0]) not in SHELLS:
+        return False
+    return not any(w.startswith("-") and not w.startswith("--") and "c" in w[1:] for w in words[1:])
 
 
 def _normalise_placeholders(p: Peeled) -> None:
@@ -766,6 +859,7 @@ def make_facts(reader: Reader, text: str) -> Facts:
         functions=tuple(reader.functions),
         assignments=tuple(reader.assignments),
         scripts=tuple(reader.scripts),
+        code=tuple(reader.code),
         notes=tuple(reader.notes),
         readable=not reader.unreadable,
         unreadable=reader.unreadable,

@@ -74,6 +74,8 @@ class RawCommand:
     redirects: list[Redirect] = field(default_factory=list)
     heredoc: tuple[str, bool] | None = None  # (body, delimiter quoted)
     herestring: Word | None = None
+    stdin_word: Word | None = None  # the word of a `< WORD` redirection of standard input
+    fed_by: list[RawCommand] | None = None  # the pipeline stage before this one (set by the reader)
     declaration: bool = False  # export/declare/local/readonly/unset: runs no program
 
 
@@ -568,6 +570,17 @@ class _Walker:
                     extra.extend(self._redirect(cmd, c, ctx, frame, d, walk))
                 elif node.field_name_for_child(k) == "argument":
                     args.append(c)
+                elif c.type == "pipeline" and walk:
+                    # tree-sitter hangs `| sh` of `cat <<EOF | sh` on the heredoc: the command
+                    # owning the heredoc feeds the first command of that pipeline.
+                    before = len(self.result.commands)
+                    self.walk(c, ctx, frame, d + 1)
+                    first = next((i for i in range(before, len(self.result.commands))
+                                  if self.result.commands[i].frame == frame), None)
+                    owner = next((i for i in range(before - 1, -1, -1)
+                                  if self.result.commands[i] is cmd), None)
+                    if first is not None and owner is not None:
+                        self.result.pipelines.append([[owner], [first]])
             extra.extend(self._words(args))
             quoted = any(q in delim for q in "'\"\\")
             cmd.redirects.append(Redirect(op, delim.strip("'\"\\")))
@@ -611,9 +624,12 @@ class _Walker:
             if op in (">&", "<&") and target is not None and (target.isdigit() or target == "-"):
                 writes = False  # fd duplication or close, not a file
             cmd.redirects.append(Redirect(op, target, fd, writes))
+            if op == "<" and fd in (None, 0):
+                cmd.stdin_word = word
         if walk:
             for c in node.children:
-                if not _is_leaf(c) and c.type not in _REDIRECTS and c.is_named:
+                if not _is_leaf(c) and c.type not in _REDIRECTS and c.is_named \
+                        and not (t == "heredoc_redirect" and c.type == "pipeline"):
                     self.walk(c, ctx, frame, d + 1)
         return extra
 

@@ -208,8 +208,7 @@ def hosts_in(head: str, args: Sequence[str]) -> tuple[HostRef, ...]:
                     add(h, True)
     if shape & Shape.FIRST:
         operands = _operands(args, _FIRST_OPTS.get(head, SSH_OPTS_WITH_ARG))
-        if operands:
-            # A dynamic host (`ssh "$HOST"`) stays as written: a host only known when it runs.
+        if operands and not operands[0].startswith(("$", '"$')):
             first = operands[0].replace('"', "").replace("'", "")
             host = host_of(first, bare=True) or first.rsplit("@", 1)[-1].split(":", 1)[0]
             listening = head in ("nc", "ncat", "netcat") and ("-l" in args or host.isdigit())

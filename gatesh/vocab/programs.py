@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
@@ -52,6 +53,7 @@ class Shell:
     code_opts: frozenset[str]
     note: str
     everyday: bool = False
+    value_opts: frozenset[str] = frozenset()  # options that take the next word (`--log-level X`)
 
     @property
     def parsed(self) -> bool:
@@ -60,6 +62,11 @@ class Shell:
 
 
 _C = _f("-c")
+# PowerShell parameters that take a value (names are case-insensitive; these are their full forms
+# and the short forms PowerShell documents).
+_PWSH_VALUES = _f("-inputformat", "-if", "-inf", "-outputformat", "-of", "-executionpolicy", "-ep", "-ex",
+                  "-workingdirectory", "-wd", "-windowstyle", "-w", "-configurationname", "-config",
+                  "-custompipename", "-settingsfile", "-settings", "-configurationfile", "-psconsolefile")
 SHELL_ROWS: Final[tuple[Shell, ...]] = (
     Shell("sh", Family.BOURNE, _C, "POSIX sh (dash on Debian, bash elsewhere)"),
     Shell("bash", Family.BOURNE, _C, "GNU bash"),
@@ -82,17 +89,22 @@ SHELL_ROWS: Final[tuple[Shell, ...]] = (
     Shell("osh", Family.BOURNE, _C, "Oils' bash-compatible shell", everyday=True),
     Shell("csh", Family.CSH, _C, "C shell (BSD)"),
     Shell("tcsh", Family.CSH, _C, "C shell with line editing"),
-    Shell("fish", Family.FISH, _f("-c", "--command", "-C", "--init-command"), "friendly interactive shell"),
+    Shell("fish", Family.FISH, _f("-c", "--command", "-C", "--init-command"), "friendly interactive shell",
+          value_opts=_f("-d", "--debug", "-o", "--debug-output", "--features", "--profile", "--profile-startup")),
     Shell("rc", Family.RC, _C, "Plan 9 shell", everyday=True),
     Shell("es", Family.RC, _C, "extensible shell, an rc descendant", everyday=True),
     Shell("pwsh", Family.POWERSHELL, _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
-          "PowerShell 7 (options are case-insensitive)"),
+          "PowerShell 7 (options are case-insensitive)",
+          value_opts=_PWSH_VALUES),
     Shell("powershell", Family.POWERSHELL, _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
-          "Windows PowerShell (reachable from WSL)"),
+          "Windows PowerShell (reachable from WSL)",
+          value_opts=_PWSH_VALUES),
     Shell("cmd", Family.CMD, _f("/c", "/k", "/r"), "Windows cmd.exe (reachable from WSL)", everyday=True),
     Shell("elvish", Family.OWN, _C, "Elvish"),
-    Shell("nu", Family.OWN, _f("-c", "--commands"), "Nushell", everyday=True),
-    Shell("xonsh", Family.OWN, _C, "Python-based shell"),
+    Shell("nu", Family.OWN, _f("-c", "--commands", "-e", "--execute"), "Nushell", everyday=True,
+          value_opts=_f("--log-level", "--log-target", "--config", "--env-config", "--plugin-config", "--plugins",
+                        "--table-mode", "-m", "--include-path", "-I", "--error-style")),
+    Shell("xonsh", Family.OWN, _C, "Python-based shell", value_opts=_f("--rc", "-D", "--shell-type", "--shell")),
     Shell("ysh", Family.OWN, _C, "Oils' new language"),
     Shell("ion", Family.OWN, _C, "Redox OS shell", everyday=True),
     Shell("murex", Family.OWN, _C, "murex", everyday=True),
@@ -130,7 +142,8 @@ class Interpreter:
     (awk). ``stdin``: given no program it reads one from standard input (``… | python3``).
     ``modelled``: the builtin rater's code rules know how this language runs commands and deletes
     files, so its inline code is read; other languages' code is opaque (S2.1).
-    ``versioned``: ``python3.11`` and ``perl5.36`` are this row.
+    ``versioned``: ``python3.11`` and ``perl5.36`` are this row. ``value_opts`` and
+    ``digit_opts`` let :func:`invocation` read clusters (``perl -lane``, ``python -Bc``).
     """
 
     name: str
@@ -139,28 +152,37 @@ class Interpreter:
     modelled: bool
     versioned: bool = False
     program_operand: bool = False
+    value_opts: frozenset[str] = frozenset()  # short options that take a value (`-W ignore`, `-Mstrict`)
+    digit_opts: frozenset[str] = frozenset()  # short options with optional attached digits (perl -l40)
 
 
 INTERPRETER_ROWS: Final[tuple[Interpreter, ...]] = (
-    Interpreter("python", _f("-c"), stdin=True, modelled=True, versioned=True),
-    Interpreter("pypy", _f("-c"), stdin=True, modelled=True, versioned=True),
-    Interpreter("perl", _f("-e", "-E"), stdin=True, modelled=True, versioned=True),
-    Interpreter("ruby", _f("-e"), stdin=True, modelled=True, versioned=True),
+    Interpreter("python", _f("-c"), stdin=True, modelled=True, versioned=True,
+                value_opts=_f("-W", "-X", "-m", "-Q")),
+    Interpreter("pypy", _f("-c"), stdin=True, modelled=True, versioned=True,
+                value_opts=_f("-W", "-X", "-m", "-Q")),
+    Interpreter("perl", _f("-e", "-E"), stdin=True, modelled=True, versioned=True,
+                value_opts=_f("-I", "-M", "-m", "-F", "-x", "-C", "-i", "-d", "-D"), digit_opts=_f("-l", "-0")),
+    Interpreter("ruby", _f("-e"), stdin=True, modelled=True, versioned=True,
+                value_opts=_f("-r", "-I", "-C", "-E", "-F", "-K", "-T", "-W", "-x", "-i"), digit_opts=_f("-l", "-0")),
     Interpreter("irb", _f(), stdin=True, modelled=True),
-    Interpreter("node", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True, versioned=True),
-    Interpreter("nodejs", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True),
+    Interpreter("node", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True, versioned=True,
+                value_opts=_f("-r", "--require", "--import", "--loader", "-C")),
+    Interpreter("nodejs", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True,
+                value_opts=_f("-r", "--require", "--import", "--loader", "-C")),
     Interpreter("ts-node", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True),
     Interpreter("tsx", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True),
     Interpreter("deno", _f("eval"), stdin=False, modelled=True),
     Interpreter("bun", _f("-e", "--eval", "-p", "--print"), stdin=False, modelled=True),
-    Interpreter("php", _f("-r"), stdin=True, modelled=True, versioned=True),
-    Interpreter("lua", _f("-e"), stdin=True, modelled=True, versioned=True),
-    Interpreter("luajit", _f("-e"), stdin=True, modelled=True),
+    Interpreter("php", _f("-r"), stdin=True, modelled=True, versioned=True,
+                value_opts=_f("-d", "-c", "-f", "-z", "-t", "-S")),
+    Interpreter("lua", _f("-e"), stdin=True, modelled=True, versioned=True, value_opts=_f("-l")),
+    Interpreter("luajit", _f("-e"), stdin=True, modelled=True, value_opts=_f("-l", "-j", "-O", "-b")),
     Interpreter("tclsh", _f("-c"), stdin=True, modelled=True, versioned=True),
     Interpreter("wish", _f(), stdin=True, modelled=True, versioned=True),
     Interpreter("expect", _f("-c"), stdin=True, modelled=True),
     Interpreter("rscript", _f("-e"), stdin=False, modelled=True),
-    Interpreter("r", _f("-e"), stdin=True, modelled=True),
+    Interpreter("r", _f("-e"), stdin=False, modelled=True),
     Interpreter("julia", _f("-e", "--eval", "-E", "--print"), stdin=True, modelled=True),
     Interpreter("jrunscript", _f("-e"), stdin=True, modelled=True),
     Interpreter("jjs", _f(), stdin=True, modelled=True),
@@ -168,11 +190,16 @@ INTERPRETER_ROWS: Final[tuple[Interpreter, ...]] = (
     Interpreter("jshell", _f(), stdin=True, modelled=True),
     Interpreter("osascript", _f("-e"), stdin=True, modelled=True),
     Interpreter("gdb", _f("-ex", "-eval-command", "--eval-command"), stdin=False, modelled=True),
-    Interpreter("awk", _f(), stdin=False, modelled=True, program_operand=True),
-    Interpreter("gawk", _f("-e", "--source"), stdin=False, modelled=True, program_operand=True),
-    Interpreter("mawk", _f(), stdin=False, modelled=True, program_operand=True),
-    Interpreter("nawk", _f(), stdin=False, modelled=True, program_operand=True),
-    Interpreter("busybox-awk", _f(), stdin=False, modelled=True, program_operand=True),
+    Interpreter("awk", _f(), stdin=False, modelled=True, program_operand=True,
+                value_opts=_f("-F", "-v", "-f")),
+    Interpreter("gawk", _f("-e", "--source"), stdin=False, modelled=True, program_operand=True,
+                value_opts=_f("-F", "-v", "-f", "--file", "-i", "--include", "-l", "--load")),
+    Interpreter("mawk", _f(), stdin=False, modelled=True, program_operand=True,
+                value_opts=_f("-F", "-v", "-f", "-W")),
+    Interpreter("nawk", _f(), stdin=False, modelled=True, program_operand=True,
+                value_opts=_f("-F", "-v", "-f")),
+    Interpreter("busybox-awk", _f(), stdin=False, modelled=True, program_operand=True,
+                value_opts=_f("-F", "-v", "-f")),
     Interpreter("octave", _f("--eval"), stdin=True, modelled=True),
     Interpreter("octave-cli", _f("--eval"), stdin=True, modelled=True),
     Interpreter("gnuplot", _f("-e"), stdin=True, modelled=True),
@@ -186,9 +213,8 @@ INTERPRETER_ROWS: Final[tuple[Interpreter, ...]] = (
     Interpreter("runghc", _f(), stdin=True, modelled=False),
     Interpreter("scala", _f("-e"), stdin=False, modelled=False),
     Interpreter("kotlin", _f("-e"), stdin=False, modelled=False),
-    Interpreter("swift", _f("-e"), stdin=True, modelled=False),
+    Interpreter("swift", _f("-e"), stdin=False, modelled=False),
     Interpreter("crystal", _f("eval"), stdin=True, modelled=False),
-    Interpreter("nim", _f(), stdin=False, modelled=False),
 )
 
 _INTERPRETER_BY_NAME: Final = MappingProxyType({i.name: i for i in INTERPRETER_ROWS})
@@ -218,6 +244,111 @@ def runs_code(head: str) -> bool:
     return head in SHELLS or interpreter(head) is not None
 
 
+@dataclass(frozen=True)
+class Invocation:
+    """What an interpreter's argv gives it to run (:func:`invocation`).
+
+    ``inline``: program texts in argv (``-c X``, ``-neX``, awk's program). ``script``: the
+    script operand. ``module``: it runs a module (``python -m``). ``stdin``: it reads its
+    program from standard input (no program given, or ``-``). ``unknown``: a dynamic word came
+    before the program was found, so nothing can be said.
+    """
+
+    inline: tuple[str, ...] = ()
+    script: str | None = None
+    module: bool = False
+    stdin: bool = False
+    unknown: bool = False
+
+
+def invocation(lang: Interpreter, args: Sequence[str], static: Sequence[bool] | None = None) -> Invocation:
+    """Read ``lang``'s options as it reads them: short clusters (``-lane``, ``-l40pe0``), values
+    attached or in the next word, long options with ``=``. ``static`` marks the words known
+    before the command runs (all of them when None)."""
+    inline: list[str] = []
+    k, n = 0, len(args)
+
+    def word(i: int) -> str | None:
+        return args[i] if i < n else None
+
+    if n and args[0] in lang.inline and not args[0].startswith("-"):  # `deno eval CODE`
+        return Invocation((args[1],) if n > 1 else ())
+
+    while k < n:
+        a = args[k]
+        if static is not None and not static[k]:
+            return Invocation(tuple(inline), unknown=True)
+        if a == "--":
+            k += 1
+            break
+        if a == "-" or a in STDIN_NAMES:
+            return Invocation(tuple(inline), stdin=not inline)
+        if not a.startswith("-"):
+            break
+        name, eq, val = a.partition("=")
+        if name in lang.inline and (a.startswith("--") or len(name) > 2 or eq):
+            text = val if eq else word(k + 1)
+            if text is not None:
+                inline.append(text)
+            k += 1 if eq else 2
+            continue
+        if a.startswith("--") or (len(name) > 2 and name in lang.value_opts):
+            k += 1 if eq or a in ("--version", "--help") else (2 if name in lang.value_opts else 1)
+            if name in ("-m", "--module"):
+                return Invocation(tuple(inline), module=True)
+            continue
+        if a in lang.inline and len(a) > 2:  # a single-dash long name (-eval, -ex, -command)
+            if word(k + 1) is not None:
+                inline.append(args[k + 1])
+            k += 2
+            continue
+        j, step = 1, 1
+        if not (lang.value_opts or lang.digit_opts):
+            # A language whose short options are not described here: only `-eCODE` is read as
+            # code in a word (`ghci -Xlanguage` is no cluster of -e).
+            if a in lang.inline:
+                if word(k + 1) is not None:
+                    inline.append(args[k + 1])
+                k += 2
+                continue
+            if a[:2] in lang.inline:
+                inline.append(a[2:])
+            k += 1
+            continue
+        while j < len(a):
+            opt = "-" + a[j]
+            rest = a[j + 1:]
+            if opt in lang.inline:
+                if rest and all("-" + ch in lang.inline for ch in rest):
+                    rest = ""  # `node -pe CODE`: the letters after it are inline options too
+                text = rest if rest else word(k + 1)
+                if text is not None:
+                    inline.append(text)
+                step = 1 if rest else 2
+                break
+            if opt in lang.value_opts:
+                if opt == "-m":
+                    return Invocation(tuple(inline), module=True)
+                step = 1 if rest else 2
+                break
+            if opt in lang.digit_opts:
+                j += 1
+                while j < len(a) and a[j].isdigit():
+                    j += 1
+                continue
+            j += 1
+        k += step
+    if inline:
+        return Invocation(tuple(inline))
+    if k < n:
+        if lang.program_operand:
+            return Invocation((args[k],))
+        if static is not None and not static[k]:
+            return Invocation(unknown=True)
+        return Invocation(script=args[k])
+    return Invocation(stdin=lang.stdin)
+
+
 def inline_opts(head: str) -> frozenset[str]:
     """The options whose value is program text for ``head`` (a shell's or an interpreter's)."""
     row = SHELL_BY_NAME.get(head)
@@ -225,3 +356,119 @@ def inline_opts(head: str) -> frozenset[str]:
         return row.code_opts
     lang = interpreter(head)
     return lang.inline if lang is not None else frozenset()
+
+
+# --- environment-setup generators ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A program whose output a shell is told to run at setup (``eval "$(pyenv init -)"``,
+    ``source <(kubectl completion bash)``): what it prints is that program's own shell setup.
+
+    ``args`` is a regular expression over the words after the program, joined by one space
+    (``{shell}`` stands for a shell name). Only these exact invocations count: any other
+    command's output fed to a shell stays opaque (S2.1).
+    """
+
+    id: str
+    programs: frozenset[str]
+    args: str
+    reason: str
+
+
+_SETUP = "prints {what}: environment variables, PATH entries and shell functions for this shell only"
+_COMPLETION = "prints a completion script: functions and `complete` registrations for this shell only"
+GENERATOR_ROWS: Final[tuple[Generator, ...]] = (
+    Generator("pyenv-init", _f("pyenv"), r"init(?: --path| --no-push-path| --no-rehash)*(?: -)?(?: {shell})?",
+              _SETUP.format(what="pyenv's shims and its shell function")),
+    Generator("pyenv-virtualenv-init", _f("pyenv"), r"virtualenv-init -(?: {shell})?",
+              _SETUP.format(what="pyenv-virtualenv's activation hook")),
+    Generator("version-manager-init",
+              _f("rbenv", "nodenv", "goenv", "jenv", "plenv", "phpenv", "luaenv", "scalaenv", "exenv", "ndenv"),
+              r"init(?: --no-rehash)?(?: -)?(?: {shell})?", _SETUP.format(what="the version manager's shims")),
+    Generator("direnv-hook", _f("direnv"), r"(?:hook|export) {shell}",
+              _SETUP.format(what="direnv's prompt hook, which loads .envrc files direnv was told to allow")),
+    Generator("ssh-agent", _f("ssh-agent"), r"(?:(?:-[sc]|-t \S+|-a \S+)(?: |$))*",
+              "starts an ssh key agent and prints the two variables that point to it"),
+    Generator("brew-shellenv", _f("brew"), r"shellenv(?: {shell})?", _SETUP.format(what="Homebrew's PATH")),
+    Generator("conda-hook", _f("conda"), r"shell\.{shell} hook", _SETUP.format(what="conda's activate function")),
+    Generator("mamba-hook", _f("mamba", "micromamba"),
+              r"shell hook(?: (?:-s|--shell)[ =]{shell})?(?: (?:-r|--root-prefix|-p|--prefix)[ =]\S+)?",
+              _SETUP.format(what="mamba's activate function")),
+    Generator("fnm-env", _f("fnm"), r"env(?: --use-on-cd| --shell[ =]{shell}| --version-file-strategy[ =]\S+"
+                                    r"| --corepack-enabled| --resolve-engines)*",
+              _SETUP.format(what="fnm's Node.js PATH")),
+    Generator("prompt-init", _f("zoxide", "starship", "atuin", "mcfly", "oh-my-posh", "navi"),
+              r"(?:init|widget) {shell}(?: --\S+(?: [^-\s]\S*)?)*",
+              _SETUP.format(what="the prompt or history tool's hook")),
+    Generator("mise-activate", _f("mise", "rtx"), r"activate(?: {shell})?(?: --shims| --quiet| -q)*",
+              _SETUP.format(what="mise's tool PATH")),
+    Generator("thefuck-alias", _f("thefuck"), r"--alias(?: \w+)?", "prints the shell alias that runs thefuck"),
+    Generator("opam-env", _f("opam"), r"env(?: --switch[ =]\S+| --set-switch| --shell[ =]{shell})*",
+              _SETUP.format(what="opam's OCaml switch")),
+    Generator("luarocks-path", _f("luarocks"), r"path(?: --bin| --lr-path| --lr-cpath)*",
+              _SETUP.format(what="Lua's module search paths")),
+    Generator("keychain-eval", _f("keychain"), r"--eval(?: --quiet| -q| --agents \S+| \S+)*",
+              "prints the variables that point to the running ssh or gpg agent"),
+    Generator("dircolors", _f("dircolors"), r"(?:-[bc]|--sh|--csh|--bourne-shell|--c-shell)?",
+              "prints the LS_COLORS variable"),
+    Generator("lesspipe", _f("lesspipe", "lesspipe.sh"), r"", "prints the LESSOPEN variable for less's filters"),
+    Generator("coursier-java", _f("cs", "coursier"), r"java(?: --jvm \S+)? (?:--env|--disable)",
+              _SETUP.format(what="the JAVA_HOME coursier selected")),
+    Generator("poetry-env-activate", _f("poetry"), r"env activate(?: \S+)?",
+              "prints the command that sources the project's virtualenv activate script"),
+    Generator("pixi-shell-hook", _f("pixi"), r"shell-hook(?: (?:-s|--shell)[ =]{shell})?",
+              _SETUP.format(what="pixi's environment")),
+    Generator("fzf-shell", _f("fzf"), r"--(?:bash|zsh|fish)", "prints fzf's key bindings and completion"),
+    Generator("completion", _f("kubectl", "helm", "gh", "glab", "docker", "minikube", "kind", "k3d", "kustomize",
+                               "flux", "argocd", "istioctl", "velero", "eksctl", "doctl", "hcloud", "linkerd",
+                               "cilium", "tkn", "kn", "oc", "op", "supabase", "stripe", "hugo", "gcrane", "crane",
+                               "ko", "goreleaser", "golangci-lint", "rclone", "exo", "kool", "frpc", "frps",
+                               "cobra-cli", "talosctl", "kubeadm", "clusterctl", "skaffold", "tilt", "dagger",
+                               "atlas", "buf", "task", "devbox", "gitleaks", "trivy", "grype", "syft", "cosign",
+                               "nerdctl", "limactl", "colima", "podman", "npm", "pnpm", "ng"),
+              r"completions?(?: (?:-s|--shell)[ =]?)?(?: {shell}| script)?(?: --no-descriptions)?",
+              _COMPLETION),
+    Generator("completion-subcommand", _f("rustup", "deno", "bun", "poetry", "pip", "pip3", "just", "uv", "ruff",
+                                          "pdm", "rye", "starship", "volta", "zellij", "procs", "bat", "rg"),
+              r"(?:completions?|generate-shell-completion|--completions|--generate[ =]complete-)[ =]?"
+              r"(?:--)?{shell}(?: \S+)?",
+              _COMPLETION),
+    Generator("argcomplete", _f("register-python-argcomplete", "register-python-argcomplete3"),
+              r"(?:--shell[ =]{shell} )?[\w.-]+", _COMPLETION),
+)
+_SHELL_WORD: Final = r"(?:" + "|".join(sorted((re.escape(s.name) for s in SHELL_ROWS), key=len, reverse=True)) + r")"
+_GENERATOR_MATCH: Final = tuple((row, re.compile(row.args.replace("{shell}", _SHELL_WORD))) for row in GENERATOR_ROWS)
+
+
+def generator(head: str, args: tuple[str, ...] | list[str]) -> Generator | None:
+    """The environment-setup row ``head ARGS…`` (static words) is, or None."""
+    joined = " ".join(args)
+    for row, pattern in _GENERATOR_MATCH:
+        if head in row.programs and pattern.fullmatch(joined):
+            return row
+    return None
+
+
+# --- text on its way into a shell ---------------------------------------------------------------
+
+# Programs that rewrite the text passing through them: text they feed a shell has been transformed
+# on its way, which is obfuscation when the text was known (S2.1). The value says what they do.
+TRANSFORMERS: Final = MappingProxyType({
+    "tr": "translates its characters", "rev": "reverses its lines", "sed": "rewrites it with a sed script",
+    "gsed": "rewrites it with a sed script", "awk": "rewrites it with an awk program",
+    "gawk": "rewrites it with an awk program", "mawk": "rewrites it with an awk program",
+    "nawk": "rewrites it with an awk program", "perl": "rewrites it with perl", "ruby": "rewrites it with ruby",
+    "xxd": "decodes hex", "base64": "decodes base64", "base32": "decodes base32", "basenc": "decodes it",
+    "openssl": "decodes or decrypts it", "iconv": "converts its encoding", "recode": "converts its encoding",
+    "gzip": "decompresses it", "gunzip": "decompresses it", "zcat": "decompresses it", "bzip2": "decompresses it",
+    "bzcat": "decompresses it", "xz": "decompresses it", "xzcat": "decompresses it", "unxz": "decompresses it",
+    "zstd": "decompresses it", "zstdcat": "decompresses it", "unzstd": "decompresses it", "lz4": "decompresses it",
+    "lz4cat": "decompresses it", "uudecode": "decodes it", "cut": "cuts columns out of it",
+    "paste": "joins its lines", "fold": "re-wraps it", "jq": "extracts strings from JSON", "yq": "extracts strings",
+    "envsubst": "puts environment values into it", "m4": "expands macros in it", "cpp": "expands macros in it",
+    "python": "rewrites it with python", "python3": "rewrites it with python", "node": "rewrites it with node",
+})
+# Programs that pass their input through unchanged (`… | tee log | sh`).
+PASS_THROUGH: Final = _f("tee", "cat", "buffer", "pv")

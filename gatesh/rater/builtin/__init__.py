@@ -151,6 +151,12 @@ class BuiltinRater:
                                  f"It runs the shell script {unread.path}, which the gate could not "
                                  f"read ({unread.note}), so its effect is unknown.",
                                  "run the script once it exists, as its own command"))
+        # S2.1: code gatesh cannot see is never safe: at least destructive, with its reason.
+        opaque = next((c for c in facts.code if c.opaque), None)
+        if opaque is not None:
+            found.append(Finding("reader.opaque-code", Outcome.DESTRUCTIVE,
+                                 f"gatesh cannot see what this runs: {opaque.opaque}.",
+                                 "run the commands themselves, written out, so the gate can read them"))
         if not found:
             return Verdict(Outcome.SAFE, SAFE_REASON)
         found.sort(key=lambda f: -f.outcome.rank)

@@ -12,10 +12,9 @@ import shlex
 from typing import Final
 
 from gatesh._types import Facts
-from gatesh.policy._rules import inline_code as program_text
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity
 from gatesh.rater.builtin.files import _judge
-from gatesh.vocab.programs import is_interpreter
+from gatesh.vocab.programs import interpreter, invocation, is_interpreter
 
 MAX_DEPTH: Final = 2
 _SHELL_CALL: Final = re.compile(
@@ -43,7 +42,9 @@ _DATA_HEADS: Final = frozenset({"echo", "printf", "grep", "egrep", "rg", "ag", "
 
 def code_of(c: Cmd) -> str:
     """The program text ``c`` runs inline: -c/-e arguments, or its heredoc body."""
-    parts = c.opt_values("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "--command")
+    lang = interpreter(c.head)
+    parts = list(invocation(lang, c.args).inline) if lang is not None else c.opt_values(
+        "-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "--command")
     if c.head in ("gitlab-rails", "rails") and c.sub(0) == "runner":
         parts.extend(c.pos[1:])
     if c.heredoc_fed or (c.feeders and not c.pos):
@@ -51,6 +52,7 @@ def code_of(c: Cmd) -> str:
     for r in c.sc.redirects:
         if r.op == "<<<" and r.target:
             parts.append(r.target)
+    parts.extend(code.text for code in c.ctx.facts.code if code.command == c.index and code.text)
     return "\n".join(parts)
 
 
@@ -149,9 +151,15 @@ _COMPUTED_CALL: Final = re.compile(
     r"|passthru|shell_exec|popen|spawnSync|proc_open))\s*\(\s*(?!['\"`)]|\[\s*['\"](?![^\]]{0,256}\]\s*\.))")
 
 
+def _program_text(c: Cmd) -> tuple[str, ...]:
+    """The program texts an interpreter is given in its argv."""
+    lang = interpreter(c.head)
+    return invocation(lang, c.args).inline if lang is not None else ()
+
+
 def computed_command(c: Cmd) -> MatchResult:
     """Inline code that runs a command assembled at run time: the gate cannot read what runs."""
-    for code in program_text(c.sc):
+    for code in _program_text(c):
         m = _COMPUTED_CALL.search(code)
         if m:
             return Hit(detail=f"runs a command it assembles at run time ({m.group(0).strip()}…)")

@@ -20,7 +20,7 @@ from gatesh.rater.builtin._base import (
 )
 from gatesh.reading._hosts import ssh_split
 from gatesh.vocab.hosts import is_loopback
-from gatesh.vocab.programs import SHELL_ARGUMENT_NAMES, SHELLS, is_interpreter
+from gatesh.vocab.programs import SHELL_ARGUMENT_NAMES, SHELLS, generator, is_interpreter
 
 # Heads whose arguments are only data: nothing they are given runs.
 DATA_ONLY: Final = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "cat", "head", "tail",
@@ -112,6 +112,8 @@ def shell_as_argument(c: Cmd) -> MatchResult:
             return Hit(detail=f"{a.split('=', 1)[0]} is set to start a shell")
     if h in DATA_ONLY or h in SHELLS or h in ("ssh", "slogin") or not c.args:
         return None  # ssh's remote command is read as commands of its own (S2)
+    if generator(h, c.args) is not None:
+        return None  # `kubectl completion bash`, `direnv hook zsh`: the shell it prints setup for
     names_ok = h in NAMES_ONLY
     for i, a in enumerate(c.args):
         if a in _SHELL_ARG:
@@ -163,7 +165,8 @@ def shell_launchers(c: Cmd) -> MatchResult:
         return Hit(detail="enable -f loads a shared library into the shell")
     if h in ("sed", "gsed") and any(re.match(r"^(?:\d+|/[^/]*/|\$)?e(?:\s|$)", a) for a in c.pos[:1]):
         return Hit(detail="sed's e command runs a shell")
-    if c.sub(0) in ("shell",) and h not in DATA_ONLY and h not in ("python", "python3", "manage.py", "git"):
+    if c.sub(0) in ("shell",) and h not in DATA_ONLY and h not in ("python", "python3", "manage.py", "git") \
+            and generator(h, c.args) is None:
         return Hit(detail=f"{h} shell opens an interactive shell")
     if h in ("nix-shell", "pipenv", "poetry") and ((h == "nix-shell" and not c.has("--run", "--command")) or c.sub(0) == "shell"):
         return Hit(detail=f"{h} opens an interactive shell")

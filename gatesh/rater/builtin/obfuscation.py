@@ -67,8 +67,11 @@ def decode_into_shell(c: Cmd) -> MatchResult:
 
 
 def dynamic_code(c: Cmd) -> MatchResult:
-    """eval / sh -c / source of a value only known at run time."""
+    """eval / sh -c / source of a value only known at run time (an environment-setup generator's
+    output, a vocabulary row the reader recognised, is not: ``eval "$(pyenv init -)"``)."""
     h = c.head
+    if any(code.command == c.index and code.generator for code in c.ctx.facts.code):
+        return None
     if h == "eval" or (h in SHELLS and c.has("-c")) or h in ("source", "."):
         dyn_words = [a for a, d in zip(c.args, c.dyn, strict=False) if d]
         if not dyn_words:
@@ -176,7 +179,20 @@ def decode_and_run(c: Cmd) -> MatchResult:
     return None
 
 
+def transformed_code(ctx: Ctx) -> MatchResult:
+    """Known text rewritten on its way into a shell or interpreter (the reader's code facts)."""
+    for code in ctx.facts.code:
+        if code.transformed:
+            return Hit(detail=f"text {code.transformed} rewrites on its way into {code.language}")
+    return None
+
+
 RULES = (*RULES,
+         Rule("obfuscation.transformed-code", A, "This hides what it runs: {detail}.", transformed_code,
+              on_facts=True,
+              examples=("rev <<< '~ fr- mr' | sh", "tr 'a-z' 'n-za-m' <<< 'ez -es ~' | sh",
+                        "echo 'ls' | sed 's/l/r/' | bash", "pwsh -EncodedCommand SQBFAFgA"),
+              counter=("echo ls | sh", "./gen | sed 's/a/b/' | sh", "echo 'x y' | tr ' ' '\n'")),
          Rule("deception.lookalike-name", A, "This is deception: a look-alike command name ({detail}).",
               lookalike_head,
               examples=("ｒｍ -rf x", "r\u200bm -rf x", "ѕudo ls", "sudo ｒｍ x"),

@@ -117,7 +117,8 @@ class Context(enum.StrEnum):
     ALIAS = "alias"  # an alias value (defining an alias counts as running it)
     XARGS = "xargs"  # a command xargs, parallel or sem builds from its input
     FIND_EXEC = "find -exec"
-    REMOTE = "remote"  # runs on another host (ssh HOST CMD)
+    REMOTE = "remote"  # runs on another host (ssh HOST CMD, ansible -a, vagrant ssh -c)
+    CONTAINER = "container"  # runs in a container (docker exec, kubectl exec … --)
 
 
 class CodeSource(enum.StrEnum):
@@ -130,6 +131,7 @@ class CodeSource(enum.StrEnum):
     HEREDOC = "heredoc"  # <<, <<- and <<<
     PROCESS_SUBSTITUTION = "process-substitution"  # `bash <(…)`, `source <(…)`
     SUBSTITUTION = "substitution"  # `eval "$(…)"`, `sh -c "$(…)"`
+    SETTING = "setting"  # a command-valued position or variable (`git -c core.pager=…`, `PAGER=…`)
 
 
 @dataclass(frozen=True)

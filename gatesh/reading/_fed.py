@@ -13,14 +13,17 @@ import enum
 import re
 from typing import Final
 
+from gatesh._errors import ReadError
+
 # A fed text longer than one command may be (S2's 64 KiB) is not read: it is unknown.
 MAX_OUTPUT: Final = 64 * 1024
 # Widths and precisions above this cannot keep the output within MAX_OUTPUT anyway.
 _MAX_FIELD: Final = MAX_OUTPUT
 
 
-class Unknown(Exception):
-    """The text cannot be computed exactly (the message says why, for a person)."""
+class Unknown(ReadError):
+    """The text cannot be computed exactly (the message says why, for a person); the reader
+    then records the code as opaque, it never escapes the reader."""
 
 
 _SIMPLE: Final = {"a": b"\a", "b": b"\b", "e": b"\x1b", "E": b"\x1b", "f": b"\f", "n": b"\n", "r": b"\r",

@@ -14,6 +14,7 @@ from gatesh._errors import ReadError
 from gatesh._types import Code, CodeSource, Context, Facts, Redirect, Script, SimpleCommand, Word
 from gatesh.vocab.programs import (
     PARSED_SHELLS,
+    POSITION_PROGRAMS,
     SHELL_OPTS_WITH_ARG,
     SHELLS,
     STDIN_NAMES,
@@ -27,10 +28,11 @@ from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
 from ._hosts import hosts_in, ssh_split
 from ._peel import Peeled, head_of, peel
+from ._positions import PositionReading
 from ._repair import repair
 from ._second import read_second
 from ._subst import substitutions
-from ._tables import COMMAND_ENV, FIND_EXEC, SOURCE_BUILTINS, SOURCED_ENV
+from ._tables import FIND_EXEC, SOURCE_BUILTINS
 from ._walk import RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
@@ -101,7 +103,7 @@ def _needs_nesting_scan(text: str) -> bool:
     return text.count("(") + text.count("{") + text.count("[") + text.count("`") > L.MAX_NESTING
 
 
-class Reader(CodeReading):
+class Reader(CodeReading, PositionReading):
     """One reading: collects commands, pipelines, hosts, scripts and notes across re-reads."""
 
     def __init__(self, cwd: str | None, home: str | None) -> None:
@@ -298,7 +300,13 @@ class Reader(CodeReading):
                                 assignments=tuple(raw.assignments), redirects=redirects,
                                 context=Context(raw.context), raw=raw.raw, depth=depth,
                                 remote=inherit.remote)
-            return [self._emit(cmd)], head
+            idx = self._emit(cmd)
+            # `export PAGER='…'` gives later commands a command to run: read it as one.
+            settings = [w.text for w in raw.words[1:] if w.static and "=" in w.text] if raw.declaration else []
+            runs, opaque = self.env_commands(tuple(raw.assignments) + tuple(settings), depth, _Inherit(
+                inherit.wrappers, inherit.privileged, inherit.remote))
+            self._env_opaque(idx, opaque)
+            return [idx, *runs], head
         p = peel(raw.words)
         wrappers = inherit.wrappers + tuple(p.wrappers)
         privileged = inherit.privileged or p.privileged
@@ -332,10 +340,12 @@ class Reader(CodeReading):
                             raw=raw.raw, depth=depth, remote=inherit.remote)
         inner = _Inherit((*wrappers, head), privileged, inherit.remote,
                          placeholders=tuple(p.placeholders) or inherit.placeholders)
-        env_runs = self._env_commands(assignments, depth, inner)
+        env_runs, env_opaque = self.env_commands(assignments, depth, inner)
         if head in PARSED_SHELLS:
             idxs = self._shell(cmd, raw, depth, inner)
             if idxs is not None:
+                if env_opaque:
+                    self._env_opaque(idxs[0] if idxs else self._emit(cmd), env_opaque)
                 return env_runs + idxs, surface
         if head == "eval" and len(argv) > 1:
             fed = self._eval_text(argv[1:])
@@ -346,6 +356,9 @@ class Reader(CodeReading):
             _follow_positional(pos, head, argv)
         idx = self._emit(cmd)
         out = [idx, *env_runs]
+        self._env_opaque(idx, env_opaque)
+        if head in POSITION_PROGRAMS:
+            out.extend(self.read_positions(cmd, raw, idx, depth, inner))
         if head in SHELLS and head not in PARSED_SHELLS:
             out.extend(self.foreign_shell(cmd, raw, idx, depth, inner))
         elif head == "eval":
@@ -381,31 +394,10 @@ class Reader(CodeReading):
         self.note("make's recipe lines from its input are read as shell")
         return self.read_text("\n".join(recipes), "heredoc", depth + 1, inherit)
 
-    def _env_commands(self, assignments: tuple[str, ...], depth: int,
-                      inherit: _Inherit) -> list[int]:
-        """What a command's environment makes it run: a command-line variable
-        (``GIT_SSH_COMMAND``, ``PAGER``) is read as a command, a sourced-file variable
-        (``BASH_ENV``) as a script."""
-        out: list[int] = []
-        for a in assignments:
-            name, eq, value = a.partition("=")
-            if not eq or not value or (name not in COMMAND_ENV and name not in SOURCED_ENV):
-                continue
-            try:
-                parts = shlex.split(value)
-                value = parts[0] if len(parts) == 1 else value
-            except ValueError:
-                pass
-            if "$" in value or "`" in value:
-                self.note(f"{name} runs a dynamic command: {value[:80]!r}")
-                continue
-            if name in SOURCED_ENV:
-                if name != "ZDOTDIR":
-                    out.extend(self._script(Word(value), "sh", depth, inherit))
-                continue
-            self.note(f"{name} runs a command: {value[:80]!r}")
-            out.extend(self.read_text(value, "sh -c", depth + 1, inherit))
-        return out
+    def _env_opaque(self, index: int, why: list[str]) -> None:
+        for w in why:
+            self.code.append(Code(index, self.commands[index].head, CodeSource.SETTING, opaque=w))
+            self.note(f"opaque code: {w}")
 
     def _reread(self, word: Word, via: str, depth: int, inherit: _Inherit,
                 raw: RawCommand) -> list[int] | None:

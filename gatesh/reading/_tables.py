@@ -247,14 +247,3 @@ SUBCOMMAND_WRAPPERS: Final = MappingProxyType({
 SOURCE_BUILTINS: Final = frozenset({".", "source"})
 
 FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-
-# Environment variables whose value a program runs as a shell command line
-# (`GIT_SSH_COMMAND='…' git fetch`, `PAGER='…' man ls`): the value is read as a command.
-COMMAND_ENV: Final = frozenset({
-    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "GIT_EDITOR",
-    "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
-    "SUDO_ASKPASS", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER", "RSYNC_RSH",
-    "CVS_RSH", "FCEDIT", "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL",
-})
-# Environment variables naming a script a shell sources before running (`BASH_ENV=x bash -c …`).
-SOURCED_ENV: Final = frozenset({"BASH_ENV", "ENV", "ZDOTDIR"})

@@ -1,0 +1,338 @@
+"""Command-valued positions and variables (S2.1): the payload is read and judged as a command.
+
+``trap 'git clean -fdx' INT`` runs its string later; ``git -c core.pager='sh -c …' log``,
+``man -P CMD``, ``kubectl exec pod -- CMD``, ``PAGER=CMD man ls`` run theirs now. The rows are the
+vocabulary's (:data:`gatesh.vocab.programs.POSITION_ROWS`, ``GIT_KEY_ROWS``, ``ENV_ROWS``); this
+module finds the payload in an argv and hands it to the reader: a shell command line is read as
+``sh -c``, an argv is finalized as a command, a payload that runs in a container or on another
+host is read as running there. A payload only known when it runs is opaque code.
+
+:class:`PositionReading` is a part of the :class:`~gatesh.reading._read.Reader`.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
+
+from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
+from gatesh.vocab.programs import EnvKind, Payload, Position, Where, env_var, git_key, positions
+
+from ._walk import RawCommand
+
+if TYPE_CHECKING:
+    from ._read import _Inherit
+
+# git's options before its subcommand that take a value (`git -C dir -c k=v log`).
+_GIT_GLOBAL_WITH_ARG: Final = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                                         "--exec-path", "--super-prefix", "--list-cmds"})
+# `git config` options that take a value, and those that say no value follows the key.
+_GIT_CONFIG_WITH_ARG: Final = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
+_GIT_CONFIG_NO_VALUE: Final = frozenset({"--unset", "--unset-all", "--get", "--get-all", "--get-regexp", "-l",
+                                         "--list", "--remove-section", "--rename-section", "-e", "--edit",
+                                         "--get-urlmatch", "--get-color", "--get-colorbool", "unset", "get", "list",
+                                         "edit", "remove-section", "rename-section"})
+# ssh -o keys whose value runs on this machine.
+_SSH_LOCAL_COMMAND: Final = re.compile(r"(?i)^(?:proxycommand|localcommand|knownhostscommand)\s*[= ]\s*(.+)$", re.S)
+# The parts of an ex command line that run a shell command: `!CMD` (`:!`, `silent !`, `r !`,
+# `w !`, a range before it) runs the rest of the line; `system('CMD')` and `systemlist()` run CMD.
+_EX_BANG: Final = re.compile(r"^[\s:]*(?:silent!?\s*|exe(?:cute)?\s+['\"]?)?(?:[\d.,$%]*\s*)?(?:r(?:ead)?|w(?:rite)?)?"
+                             r"\s*!(?!=)(.*)$", re.S)
+_EX_SYSTEM: Final = re.compile(r"\bsystem(?:list)?\s*\(\s*(['\"])(.*?)(?<!\\)\1", re.S)
+
+
+def ex_commands(text: str) -> list[str]:
+    """The shell command lines an ex command line (``vim -c X``, ``+X``) runs."""
+    out: list[str] = []
+    for part in text.split("\n"):
+        m = _EX_BANG.match(part)
+        if m and m.group(1).strip():
+            out.append(m.group(1))
+        out.extend(m2.group(2) for m2 in _EX_SYSTEM.finditer(part))
+    return out
+
+
+class PositionReading:
+    """Finding and reading payloads (mixed into the reader)."""
+
+    code: list[Code]
+
+    if TYPE_CHECKING:
+        def note(self, text: str) -> None: ...
+        def read_text(self, text: str, context: str, depth: int, inherit: _Inherit,
+                      *, tolerant: bool = False) -> list[int]: ...
+        def finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]: ...
+        def _script(self, word: Word, interp: str, depth: int, inherit: _Inherit) -> list[int]: ...
+
+    def read_positions(self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int,
+                       inherit: _Inherit) -> list[int]:
+        """Read every payload of ``cmd``'s command-valued positions."""
+        out: list[int] = []
+        for row in positions(cmd.head):
+            for payload in _payloads(row, list(cmd.argv[1:])):
+                out.extend(self._run_payload(row, payload, cmd, raw, index, depth, inherit))
+        return out
+
+    def _run_payload(self, row: Position, words: list[Word], cmd: SimpleCommand, raw: RawCommand, index: int,
+                     depth: int, inherit: _Inherit) -> list[int]:
+        if not words:
+            return []
+        if row.payload is Payload.GIT_CONFIG:
+            return self._git_setting(row, words, cmd, raw, index, depth, inherit)
+        if not all(w.static for w in words):
+            self._opaque(index, cmd.head, f"{row.reason}, and this one is only known when it runs "
+                                          f"({' '.join(w.text for w in words)[:60]})")
+            return []
+        where = inherit
+        context = Context.SH_C
+        if row.where is not Where.HERE:
+            where = replace(inherit, remote=True, privileged=False)
+            context = Context.CONTAINER if row.where is Where.CONTAINER else Context.REMOTE
+        self.note(f"{row.id}: {row.reason}")
+        if row.id == "entr-shell" and any(w.static and w.text == "-s" for w in cmd.argv[1:]):
+            return self.read_text(" ".join(w.text for w in words), context, depth + 1, where)  # entr -s CMD
+        if row.payload is Payload.ARGV:
+            sub = RawCommand(list(words), context, raw.frame, raw.start, raw.raw)
+            return self.finalize(sub, depth + 1, where)[0]
+        text = " ".join(w.text for w in words)
+        if row.payload is Payload.EX:
+            return [i for line in ex_commands(text) for i in self.read_text(line, context, depth + 1, where)]
+        if row.id == "ssh-proxy-command":
+            m = _SSH_LOCAL_COMMAND.match(text)
+            if m is None:
+                return []
+            text = m.group(1)
+        if row.id == "npm-pkg-set-script":
+            return [i for w in words for i in self._npm_script(w.text, depth, where)]
+        return self.read_text(text, context, depth + 1, where)
+
+    def _npm_script(self, setting: str, depth: int, inherit: _Inherit) -> list[int]:
+        key, eq, value = setting.partition("=")
+        if not eq or not key.startswith("scripts."):
+            return []
+        return self.read_text(value, Context.SH_C, depth + 1, inherit)
+
+    def _git_setting(self, row: Position, words: list[Word], cmd: SimpleCommand, raw: RawCommand, index: int,
+                     depth: int, inherit: _Inherit) -> list[int]:
+        """``KEY=VALUE`` (git -c) or ``KEY VALUE`` (git config): the value, when git runs it."""
+        if len(words) == 1:
+            key, eq, value = words[0].text.partition("=")
+            static = words[0].static
+            if not eq:
+                return []
+        else:
+            if not words[0].static:
+                return []
+            key, value, static = words[0].text, words[1].text, words[1].static
+        setting = git_key(key)
+        if setting is None or value.casefold() in setting.ignore:
+            return []
+        if not static:
+            self._opaque(index, "git", f"git runs the setting {key}, only known when it runs ({value[:60]})")
+            return []
+        self.note(f"{row.id}: {setting.reason} ({key})")
+        if value.startswith("!"):
+            return self.read_text(value[1:], Context.SH_C, depth + 1, inherit)
+        try:
+            parts = shlex.split(value)
+        except ValueError:
+            parts = value.split()
+        if setting.git_subcommand:
+            sub = RawCommand([Word("git"), *(Word(p) for p in parts)], Context.SH_C, raw.frame, raw.start, raw.raw)
+            return self.finalize(sub, depth + 1, inherit)[0]
+        if setting.program_prefix and parts and "/" not in parts[0]:
+            return self.read_text(setting.program_prefix + value, Context.SH_C, depth + 1, inherit)
+        return self.read_text(value, Context.SH_C, depth + 1, inherit)
+
+    def _opaque(self, index: int, language: str, why: str) -> None:
+        self.code.append(Code(index, language, CodeSource.SETTING, opaque=why))
+        self.note(f"opaque code: {why}")
+
+    # --- variables --------------------------------------------------------------------------
+
+    def env_commands(self, assignments: tuple[str, ...] | list[str], depth: int,
+                     inherit: _Inherit) -> tuple[list[int], list[str]]:
+        """What an environment makes its programs run: a command variable's value is read as a
+        command, a sourced-file variable's file as a script. Returns the commands read and, for
+        variables that make a program load code gatesh cannot see, why (an opaque fact each)."""
+        out: list[int] = []
+        opaque: list[str] = []
+        for a in assignments:
+            name, eq, value = a.partition("=")
+            row = env_var(name) if eq and value else None
+            if row is None:
+                continue
+            try:
+                parts = shlex.split(value)
+                value = parts[0] if len(parts) == 1 else value
+            except ValueError:
+                pass
+            if row.kind is EnvKind.LOADS:
+                if re.search(row.loads, value):
+                    opaque.append(f"{name}={value[:60]}: {row.reason}")
+                continue
+            if row.kind is EnvKind.LIBRARY:
+                opaque.append(f"{name}={value[:60]}: {row.reason}")
+                continue
+            if "$" in value or "`" in value:
+                self.note(f"{name} runs a dynamic command: {value[:80]!r}")
+                if row.kind is EnvKind.COMMAND:
+                    opaque.append(f"{name} names a command only known when it runs ({value[:60]})")
+                continue
+            if row.kind is EnvKind.SOURCED:
+                out.extend(self._script(Word(value), "sh", depth, inherit))
+            elif row.kind is EnvKind.COMMAND:
+                self.note(f"{name} runs a command: {value[:80]!r}")
+                out.extend(self.read_text(value, Context.SH_C, depth + 1, inherit))
+        return out, opaque
+
+
+def _payloads(row: Position, args: list[Word]) -> list[list[Word]]:
+    """The payloads of ``row`` in ``args`` (argv[1:]), each as its words."""
+    out: list[list[Word]] = []
+    with_arg = row.with_arg | (_GIT_GLOBAL_WITH_ARG if "git" in row.programs else frozenset())
+    if row.options:
+        stop = _subcommand_end(row, args, with_arg) if row.subcommand else None
+        if row.subcommand and stop is None:
+            return []
+        start = stop if stop is not None else 0
+        if row.id == "git-config-command":
+            start, limit = 0, _git_subcommand_at(args)
+        else:
+            limit = len(args)
+        out.extend(_option_values(row.options, args, start, limit))
+        if row.id == "ssh-proxy-command":  # only -o keys whose value runs a command
+            out = [v for v in out if _SSH_LOCAL_COMMAND.match(v[0].text.replace('"', "").replace("'", ""))]
+        if row.id == "ansible-args" and not _ansible_runs_command(args):
+            return []
+        return out
+    stop = _subcommand_end(row, args, with_arg)
+    if stop is None:
+        return []
+    rest = args[stop:]
+    if row.operand is not None:
+        operands = [w for w in rest if not (w.static and w.text.startswith("-") and w.text != "-")]
+        if row.id == "trap":
+            operands = [w for w in rest if not (w.static and w.text in ("--",))]
+            if rest and rest[0].static and rest[0].text.startswith("-") and rest[0].text != "-":
+                return []  # trap -p / -l: only prints
+        if len(operands) >= max(row.min_operands, row.operand + 1):
+            w = operands[row.operand]
+            if not (w.static and w.text in ("", "-")):
+                out.append([w])
+        return out
+    if row.id == "git-config-set":
+        return _git_config_pairs(rest)
+    if row.after_dashdash:
+        k = next((i for i, w in enumerate(rest) if w.static and w.text == "--"), None)
+        if k is not None:
+            return [rest[k + 1:]]
+    k, skipped = 0, 0
+    while k < len(rest):
+        w = rest[k]
+        if w.static and w.text == "--":
+            k += 1
+            break
+        if w.static and w.text.startswith("-") and w.text != "-":
+            k += 2 if (w.text in with_arg and "=" not in w.text) else 1
+            continue
+        if skipped < row.skip:
+            skipped += 1
+            k += 1
+            continue
+        break
+    if skipped < row.skip:
+        return []
+    return [rest[k:]] if k < len(rest) else []
+
+
+# Ansible modules whose -a arguments are a command line (the default module is `command`).
+_ANSIBLE_COMMAND_MODULES: Final = frozenset({"command", "shell", "raw", "script", "ansible.builtin.command",
+                                             "ansible.builtin.shell", "ansible.builtin.raw", "ansible.builtin.script"})
+
+
+def _ansible_runs_command(args: list[Word]) -> bool:
+    for k, w in enumerate(args):
+        name, eq, val = w.text.partition("=")
+        if name in ("-m", "--module-name"):
+            module = val if eq else (args[k + 1].text if k + 1 < len(args) else "")
+            return module in _ANSIBLE_COMMAND_MODULES
+        if w.text.startswith("-m") and len(w.text) > 2 and not w.text.startswith("--"):
+            return w.text[2:] in _ANSIBLE_COMMAND_MODULES
+    return True
+
+
+def _subcommand_end(row: Position, args: list[Word], with_arg: frozenset[str]) -> int | None:
+    """The index after ``row``'s subcommand words in ``args`` (options before them skipped),
+    or None when the subcommand is not there."""
+    k, want = 0, list(row.subcommand)
+    while want:
+        if k >= len(args) or not args[k].static:
+            return None
+        t = args[k].text
+        if t.startswith("-"):
+            k += 2 if (t in with_arg and "=" not in t) else 1
+            continue
+        if t != want[0]:
+            return None
+        want.pop(0)
+        k += 1
+    return k
+
+
+def _git_subcommand_at(args: list[Word]) -> int:
+    k = 0
+    while k < len(args):
+        t = args[k].text
+        if not args[k].static or not t.startswith("-"):
+            return k
+        k += 2 if t in _GIT_GLOBAL_WITH_ARG else 1
+    return k
+
+
+def _option_values(names: frozenset[str], args: list[Word], start: int, limit: int) -> list[list[Word]]:
+    out: list[list[Word]] = []
+    k = start
+    while k < limit:
+        w = args[k]
+        t = w.text
+        if not w.static:
+            k += 1
+            continue
+        name, eq, val = t.partition("=")
+        if t in names and k + 1 < len(args):
+            out.append([args[k + 1]])
+            k += 2
+            continue
+        if eq and name in names and name.startswith("--"):
+            out.append([Word(val, True)])
+        elif "+" in names and t.startswith("+") and len(t) > 1:
+            out.append([Word(t[1:], True)])
+        elif not t.startswith("--"):
+            for n in names:
+                if len(n) == 2 and n[0] == "-" and t.startswith(n) and len(t) > 2:
+                    out.append([Word(t[2:], True)])
+                    break
+        k += 1
+    return out
+
+
+def _git_config_pairs(rest: list[Word]) -> list[list[Word]]:
+    """``git config [set] [options] KEY VALUE`` (also ``--add``): the [KEY, VALUE] it stores."""
+    words: list[Word] = []
+    k = 0
+    while k < len(rest):
+        w = rest[k]
+        if w.static and w.text in _GIT_CONFIG_NO_VALUE:
+            return []
+        if w.static and w.text.startswith("-"):
+            k += 2 if w.text in _GIT_CONFIG_WITH_ARG else 1
+            continue
+        if w.static and w.text == "set" and not words:
+            k += 1
+            continue
+        words.append(w)
+        k += 1
+    return [words[:2]] if len(words) >= 2 else []

@@ -15,6 +15,14 @@ Guarantees:
   file becomes ``audit.jsonl.1`` (``.1`` becomes ``.2`` …) and at most ``keep`` rotated files stay.
 - Commands are home-folded (``~``) and redacted (:func:`gatesh.redact.redact`) before they are
   written; so are reasons and answers, which may quote the command.
+- Tamper-evident (S13): every line starts ``{"seq":N,"prev":P,`` and ends ``,"hash":H}``, where
+  ``seq`` counts lines across rotation, ``P`` is the previous line's ``H`` (:data:`GENESIS` for
+  the first line ever) and ``H`` is the SHA-256 of the line with its ``hash`` member taken out.
+  Writers of one log (the daemon, an in-process fallback) take ``audit.jsonl.lock`` while they
+  chain and write, so the chain holds across processes. :func:`verify` names the first line that
+  was changed, removed or inserted. Known limit: a chain without a secret cannot show lines cut
+  from its end, nor a writer who rewrites every line after an edit; the system log copy
+  (``audit.syslog``) and a log the agent cannot write (S9.6) can.
 
 ``SIGXFSZ`` must be ignored by the process (the daemon does it): past ``RLIMIT_FSIZE`` a write then
 fails with ``EFBIG`` — an :class:`AuditError` — instead of killing the process.
@@ -23,12 +31,16 @@ fails with ``EFBIG`` — an :class:`AuditError` — instead of killing the proce
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
 from gatesh._errors import GateshError
 from gatesh.redact import redact
@@ -36,8 +48,8 @@ from gatesh.redact import redact
 if TYPE_CHECKING:
     from gatesh._types import Decision
 
-__all__ = ["AuditError", "AuditLog", "files_newest_first", "fold_home", "follow", "read_tail", "record_for",
-           "send_syslog"]
+__all__ = ["GENESIS", "AuditError", "AuditLog", "ChainReport", "files_newest_first", "fold_home", "follow",
+           "read_tail", "record_for", "send_syslog", "verify"]
 
 # A record larger than this is cut (its command first): one decision must never rotate the log on
 # its own, and a 64 KiB command is already past the reader's limit (S2).
@@ -171,20 +183,67 @@ def record_for(
     return rec
 
 
+# What the chain adds to a line: `{"seq":N,"prev":"<64 hex>",` and `,"hash":"<64 hex>"}`.
+_CHAIN_BYTES: Final = 200
+_BODY_MAX: Final = MAX_RECORD_BYTES - _CHAIN_BYTES
+
+
 def _encode(record: dict[str, Any]) -> bytes:
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-    data = (line + "\n").encode("utf-8", "backslashreplace")
-    if len(data) > MAX_RECORD_BYTES:
+    """The record as one JSON object (no newline, no chain yet), at most :data:`_BODY_MAX` bytes."""
+    drop = {"seq", "prev", "hash"}  # the chain's own members are the writer's to set
+    if drop & record.keys():
+        record = {k: v for k, v in record.items() if k not in drop}
+    data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode(
+        "utf-8", "backslashreplace")
+    if len(data) > _BODY_MAX:
         record = dict(record)
         cut = MAX_RECORD_BYTES // 4
         for key in ("command", "outer_command"):
             if isinstance(record.get(key), str) and len(record[key]) > cut:
                 record[key] = record[key][:cut] + f"… [cut: {len(record[key])} chars]"
         record["facts"] = {"cut": True}
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode(
-            "utf-8", "backslashreplace"
-        )
-    return data[:MAX_RECORD_BYTES - 1] + b"\n" if len(data) > MAX_RECORD_BYTES else data
+        data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode(
+            "utf-8", "backslashreplace")
+    if len(data) > _BODY_MAX:
+        data = json.dumps({k: record.get(k) for k in ("time", "ts", "session", "action", "stage", "rule_id")}
+                          | {"cut": True}, ensure_ascii=False, default=str).encode("utf-8", "backslashreplace")
+    return data
+
+
+# --- the chain (S13) -------------------------------------------------------------------------
+
+#: The ``prev`` of the first line a log ever had.
+GENESIS: Final = "0" * 64
+_CHAIN_HEAD: Final = re.compile(rb'^\{"seq":(\d+),"prev":"([0-9a-f]{64})"')
+_CHAIN_TAIL: Final = re.compile(rb',"hash":"([0-9a-f]{64})"\}$')
+
+
+def _chain(body: bytes, seq: int, prev: str) -> tuple[bytes, str]:
+    """``body`` (a JSON object) as the chained line ``seq`` after ``prev``: (line with its newline, hash)."""
+    inner = body[1:-1]
+    content = b'{"seq":%d,"prev":"%s"' % (seq, prev.encode()) + (b"," + inner if inner else b"") + b"}"
+    digest = hashlib.sha256(content).hexdigest()
+    return content[:-1] + b',"hash":"' + digest.encode() + b'"}\n', digest
+
+
+def _link(line: bytes) -> tuple[int, str, str, bool] | None:
+    """(seq, prev, hash, whether the hash is right) of a chained line (no newline); None when the
+    line is not a chained record at all."""
+    head, tail = _CHAIN_HEAD.match(line), _CHAIN_TAIL.search(line)
+    if head is None or tail is None or tail.start() < head.end():
+        return None
+    content = line[: tail.start()] + b"}"
+    stated = tail.group(1).decode()
+    return int(head.group(1)), head.group(2).decode(), stated, hashlib.sha256(content).hexdigest() == stated
+
+
+def _last_link(path: str) -> tuple[int, str] | None:
+    """(seq, hash) of the last chained line of ``path``; None when it has none (or cannot be read)."""
+    for raw in reversed(_last_lines(path, 8)):
+        link = _link(raw)
+        if link is not None:
+            return link[0], link[2]
+    return None
 
 
 class AuditLog:
@@ -210,6 +269,9 @@ class AuditLog:
         self._writing = False
         self._sync_wanted = False  # a line queued by append_many: the batch holding it is fsync-ed
         self._fd: int | None = None
+        # The chain's end as this writer left it: (inode, size) of the file, and (seq, hash) of its
+        # last line. Another writer's line changes the size, and the end is then read again.
+        self._tail: tuple[tuple[int, int], tuple[int, str]] | None = None
 
     def append(self, record: dict[str, Any]) -> None:
         """Write ``record`` as one line and make it durable. Raises AuditError on any failure."""
@@ -279,7 +341,7 @@ class AuditLog:
                 try:
                     # 2. Write (and fsync, when a caller of append_many waits) outside the lock,
                     #    so others can queue meanwhile.
-                    self._write_batch(b"".join(batch), fsync=fsync)
+                    self._write_batch(batch, fsync=fsync)
                 except OSError as exc:
                     error = f"{type(exc).__name__}: {exc.strerror or exc}"
                 except Exception as exc:  # never leave waiters hanging
@@ -307,7 +369,17 @@ class AuditLog:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         return self._fd
 
-    def _write_batch(self, data: bytes, *, fsync: bool = True) -> None:
+    def _write_batch(self, bodies: list[bytes], *, fsync: bool = True) -> None:
+        """Chain ``bodies`` after the log's last line and append them, holding the log's lock."""
+        os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
+        lock = os.open(self.path + ".lock", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._write_chained(bodies, fsync=fsync)
+        finally:
+            os.close(lock)  # releases the lock
+
+    def _write_chained(self, bodies: list[bytes], *, fsync: bool) -> None:
         fd = self._open()
         try:
             st = os.fstat(fd)
@@ -320,18 +392,39 @@ class AuditLog:
                 os.fsync(fd)  # lines write() left there unsynced: the old file keeps them
             self.close()
             fd = self._open()
-            size = os.fstat(fd).st_size
+            st = os.fstat(fd)
+            size = st.st_size
+        seq, prev = self._chain_end(st.st_ino, size)
+        lines = []
+        for body in bodies:
+            seq += 1
+            line, prev = _chain(body, seq, prev)
+            lines.append(line)
+        data = b"".join(lines)
         if size and size + len(data) > self.max_bytes:
             self._rotate()
             fd = self._open()
+            size = 0
         view = memoryview(data)
         while view:
             n = os.write(fd, view)
             view = view[n:]
+        self._tail = ((os.fstat(fd).st_ino, size + len(data)), (seq, prev))
         # fsync, not fdatasync: measured side by side on this ext4 (appends that grow the file
         # need a journal commit either way), fdatasync was no faster and often slower.
         if fsync:
             os.fsync(fd)
+
+    def _chain_end(self, ino: int, size: int) -> tuple[int, str]:
+        """(seq, hash) of the log's last line: remembered when this writer wrote it and nobody
+        wrote since, else read from the file (or the newest rotated one when the file is empty)."""
+        if self._tail is not None and self._tail[0] == (ino, size):
+            return self._tail[1]
+        for name in files_newest_first(self.path, keep=max(1, self.keep)):
+            found = _last_link(name)
+            if found is not None:
+                return found
+        return 0, GENESIS
 
     def _rotate(self) -> None:
         """``audit.jsonl`` → ``.1`` → ``.2`` …; the file past ``keep`` is removed.
@@ -412,6 +505,87 @@ def _last_lines(path: str, n: int) -> list[bytes]:
     if pos > 0:
         lines = lines[1:]  # the first one may be partial
     return lines[-n:]
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    """What :func:`verify` found. ``problem`` is empty when every line is chained as written;
+    otherwise it names the first line that was changed, removed or inserted (``kind``), by file,
+    line number (from 1) and sequence number."""
+
+    lines: int
+    files: int
+    first_seq: int = 0
+    last_seq: int = 0
+    kind: str = ""  # "" | "changed" | "removed" | "inserted"
+    file: str = ""
+    line: int = 0
+    seq: int = 0
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
+def verify(path: str) -> ChainReport:
+    """Check the chain of the log at ``path`` and its rotated files, oldest line first (S13).
+
+    A line whose hash does not match its content was changed; a line whose ``prev`` names a line
+    further back follows inserted lines; a ``prev`` that names no line seen, after a gap in
+    ``seq``, follows removed lines (a whole rotated file included); without a gap, the line before
+    it was changed (and its hash recomputed). The oldest kept line may follow lines rotated away.
+    """
+    files = list(reversed(files_newest_first(path)))
+    count = 0
+    prev: tuple[int, str, str, int] | None = None  # (seq, hash, file, line number) of the last good line
+    seen: dict[str, tuple[str, int, int]] = {}  # hash -> (file, line number, seq)
+    first_seq = 0
+
+    def report(kind: str, name: str, n: int, seq: int, why: str) -> ChainReport:
+        return ChainReport(count, len(files), first_seq, prev[0] if prev else 0, kind, name, n, seq,
+                           f"line {n} of {name} (seq {seq}) {why}")
+
+    for name in files:
+        try:
+            with open(name, "rb") as f:
+                raw_lines = f.read().split(b"\n")
+        except OSError as exc:
+            return ChainReport(count, len(files), problem=f"cannot read {name}: {exc.strerror or exc}")
+        if raw_lines and raw_lines[-1] == b"":
+            raw_lines.pop()
+        for n, raw in enumerate(raw_lines, 1):
+            count += 1
+            link = _link(raw)
+            if link is None:
+                return report("changed", name, n, (prev[0] + 1) if prev else 0,
+                              "is not a chained record: it was changed or inserted")
+            seq, stated_prev, digest, intact = link
+            if not intact:
+                return report("changed", name, n, seq, "was changed: its hash does not match its content")
+            if prev is None:
+                first_seq = seq
+                if seq == 1 and stated_prev != GENESIS:
+                    return report("changed", name, n, seq, "was changed: the first line names a line before it")
+            elif stated_prev != prev[1]:
+                if stated_prev in seen:
+                    at = seen[stated_prev]
+                    return report("inserted", at[0], at[1] + 1, at[2] + 1,
+                                  f"was inserted: the line after it (line {n} of {name}) follows line {at[1]} of {at[0]}")
+                if seq > prev[0] + 1:
+                    missing = seq - prev[0] - 1
+                    return report("removed", name, n, seq,
+                                  f"follows {missing} removed line{'s' if missing != 1 else ''} "
+                                  f"(seq {prev[0] + 1}{f'-{seq - 1}' if missing > 1 else ''})")
+                if seq == prev[0] + 1:
+                    return report("changed", prev[2], prev[3], prev[0],
+                                  f"was changed: the line after it (line {n} of {name}) was chained to other content")
+                return report("inserted", name, n, seq, "was inserted: its sequence number goes back")
+            elif seq != prev[0] + 1:
+                return report("changed", name, n, seq, f"was changed: its sequence number should be {prev[0] + 1}")
+            seen[digest] = (name, n, seq)
+            prev = (seq, digest, name, n)
+    return ChainReport(count, len(files), first_seq, prev[0] if prev else 0)
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

@@ -160,8 +160,12 @@ def log_main(argv: list[str]) -> int:
     parser.add_argument("-n", type=int, default=20, metavar="N", help="how many of the newest records (default 20)")
     parser.add_argument("-f", "--follow", action="store_true", help="keep printing records as they are written")
     parser.add_argument("--json", action="store_true", help="print the raw JSON lines")
+    parser.add_argument("--verify", action="store_true",
+                        help="check that no line was changed, removed or inserted (exit 1 if one was)")
     args = parser.parse_args(argv)
     path = _paths.current().audit_log
+    if args.verify:
+        return _verify(path, as_json=args.json)
 
     def show(rec: dict[str, Any]) -> None:
         print(json.dumps(rec, ensure_ascii=False) if args.json else format_record(rec), flush=True)
@@ -181,6 +185,26 @@ def log_main(argv: list[str]) -> int:
         except BrokenPipeError:
             return 0
     return 0
+
+
+def _verify(path: str, *, as_json: bool) -> int:
+    """``gatesh log --verify``: 0 when the chain holds, 1 naming the first line that breaks it."""
+    import dataclasses
+
+    from gatesh.audit import verify
+    from gatesh.render import neutralise
+
+    report = verify(path)
+    if as_json:
+        print(json.dumps({**dataclasses.asdict(report), "ok": report.ok}))
+    elif report.ok:
+        span = f", seq {report.first_seq} to {report.last_seq}" if report.lines else ""
+        print(f"audit log intact: {report.lines} lines in {report.files} file"
+              f"{'s' if report.files != 1 else ''}{span}" + (
+                  f" (lines before seq {report.first_seq} were rotated away)" if report.first_seq > 1 else ""))
+    else:
+        print(f"audit log tampered with: {neutralise(report.problem)}")
+    return 0 if report.ok else 1
 
 
 def _redact(text: str) -> str:

@@ -252,10 +252,12 @@ def approval_notice(
     With ``carved_hosts`` (the open-world carve-out also applied) the two notices are one line.
     The command and the checker's reason are model- or agent-written: each is put on one line.
     """
-    why = one_line(result.reason, 300) or "no reason given"
+    from gatesh.render import neutralise
+
+    why = one_line(neutralise(result.reason), 300) or "no reason given"
     line = (
-        f"gatesh ran `{one_line(command, 300)}` without asking you: it was rated destructive, and the "
-        f"alignment check found you asked for it ({why})"
+        f"gatesh ran `{one_line(neutralise(command), 300)}` without asking you: it was rated destructive, "
+        f"and the alignment check found you asked for it ({why})"
     )
     if carved_hosts:
         line += f"; it reaches {', '.join(carved_hosts)}, which your own request names"
@@ -266,11 +268,13 @@ def with_suggestion(message: str, result: AlignmentResult | None) -> str:
     """``message`` (a rejection) with the checker's suggestion appended, when it made one (S5.6)."""
     if result is None or result.decision != "suggest":
         return message
+    from gatesh.render import neutralise
+
     parts = [message.rstrip()]
     if result.reason:
-        parts.append(f"The alignment check suggests: {one_line(result.reason, 400)}")
+        parts.append(f"The alignment check suggests: {one_line(neutralise(result.reason), 400)}")
     if result.suggestion:
-        parts.append(f"A command it would accept: {one_line(result.suggestion, 400)}")
+        parts.append(f"A command it would accept: {one_line(neutralise(result.suggestion), 400)}")
     return "\n".join(parts)
 
 

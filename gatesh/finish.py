@@ -178,14 +178,20 @@ class Finished:
         return self.record is None and self.pending is not None
 
     def reply(self, *, session: str, shell: str) -> dict[str, Any]:
-        """The check reply every transport sends (see :mod:`gatesh.daemon.protocol`)."""
+        """The check reply every transport sends (see :mod:`gatesh.daemon.protocol`).
+
+        Its text reaches the agent's terminal, a harness or a person as it is: every string in it
+        passes :func:`gatesh.render.neutralise_block` here, the one boundary (S8.1).
+        """
+        from gatesh.render import neutralise_block as safe
+
         d = self.decision
         return {
             "action": self.action.value,
-            "message": self.message,
+            "message": safe(self.message),
             "exit": self.exit_code,
             "pending_id": self.pending_id,
-            "notice": self.notice if self.action is Action.ALLOW else "",
+            "notice": safe(self.notice) if self.action is Action.ALLOW else "",
             "session": session,
             "shell": shell,
             "decision": {
@@ -193,9 +199,9 @@ class Finished:
                 "outcome": d.outcome.value if d.outcome else None,
                 "rung": d.rung.value,
                 "rule_id": d.rule_id,
-                "reason": d.reason,
-                "remedy": d.remedy,
-                "to_person_reason": d.to_person_reason,
+                "reason": safe(d.reason),
+                "remedy": safe(d.remedy),
+                "to_person_reason": safe(d.to_person_reason),
                 "counters": d.counters,
             },
         }

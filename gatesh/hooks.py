@@ -303,10 +303,27 @@ def _record_prompt(harness: str, data: dict[str, Any], mandate: Mandate) -> None
 # --- writing the answer --------------------------------------------------------------------------
 
 
+def _printable(text: str) -> str:
+    """``text`` without control characters (line breaks kept) or format characters (bidi,
+    zero-width): nothing in it can act on the harness's terminal. Printable text costs no import."""
+    if all(line.isprintable() for line in text.split("\n")):
+        return text
+    import unicodedata
+
+    return "".join(c for c in text if c == "\n" or unicodedata.category(c) not in ("Cc", "Cf"))
+
+
 def render_answer(harness: str, event: str, ans: Answer) -> str:
-    """The stdout text for ``ans`` in ``harness``'s format ("" when nothing is to be said)."""
+    """The stdout text for ``ans`` in ``harness``'s format ("" when nothing is to be said).
+
+    The reason and the notice reach the harness's terminal. The gate's reply was neutralised at
+    the boundary (:func:`gatesh.render.neutralise_block`, in ``Finished.reply``); here
+    :func:`_printable` makes sure, with the standard library only, that no control or format
+    character passes whoever wrote the text (S8.1).
+    """
     if ans.decision is None:
         return "{}" if harness == "gemini" else ""
+    ans = Answer(ans.decision, _printable(ans.reason), _printable(ans.notice))
     if harness == "gemini":
         out: dict[str, Any] = {"decision": ans.decision if ans.decision != "ask" else "deny"}
         if ans.decision != "allow":

@@ -43,6 +43,7 @@ __all__ = [
     "escalation_rows",
     "escalation_text",
     "neutralise",
+    "neutralise_block",
     "offers_a_person",
     "paint",
     "pass_label",
@@ -164,6 +165,24 @@ def neutralise(text: str) -> str:
         lambda m: m.group(0)[:2] + _FENCE_LOOKALIKE[m.group(0)[0]] * (len(m.group(0)) - 2), text
     )
     return text.strip()
+
+
+def neutralise_block(text: str) -> str:
+    """``text`` safe to hand to a terminal or a harness, with its line structure kept (S8.1).
+
+    The one boundary function for whole messages (the refusal the agent reads, a notice for the
+    person, a hook's reason): every line goes through :func:`neutralise`, so no escape sequence
+    (CSI, OSC, DCS, SOS/PM/APC), C1 control, BEL, backspace, bidi or zero-width character survives
+    anywhere in it; ``\n`` is the only line break kept (``\r``, ``\v``, U+2028 … become the
+    visible separator inside their line), and a line's leading spaces (indentation) are kept.
+    Idempotent.
+    """
+    out = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        body = neutralise(line)
+        indent = len(line) - len(line.lstrip(" "))
+        out.append(" " * indent + body if body else "")
+    return "\n".join(out).strip("\n")
 
 
 # --- the ruler ----------------------------------------------------------------------------------

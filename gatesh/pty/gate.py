@@ -73,7 +73,14 @@ def _read_input() -> str:
 
 
 def _say(text: str) -> None:
-    """Print to the terminal, one block, never raising (the terminal may be gone)."""
+    """Print to the terminal, one block, never raising (the terminal may be gone). The text passes
+    the one boundary function first (:func:`gatesh.render.neutralise_block`, S8.1)."""
+    try:
+        from gatesh.render import neutralise_block
+
+        text = neutralise_block(text)
+    except Exception:
+        text = "".join(c if c.isprintable() or c == "\n" else " " for c in text)
     try:
         os.write(2, (text.rstrip("\n") + "\n").encode("utf-8", "replace"))
     except OSError:

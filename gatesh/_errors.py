@@ -12,6 +12,10 @@
     ├── SetupError              installing, trusting hooks, writing the launcher, linking watchers
     └── Refused                 the command was refused and nothing ran (exit 126)
 
+    Abandoned (a BaseException) one signal outside the tree: raised inside a decision worker that
+                                passed its deadline, so no ``except Exception`` on the way can
+                                swallow it; only ``gatesh.daemon.deadline`` raises and catches it
+
 Foreign errors are translated where they enter, each at one boundary: the model SDK's in
 ``gatesh.rater._call`` (one table of causes), the socket's in ``gatesh.client._Conn``, TOML's in
 ``gatesh.config``, the parsers' in ``gatesh.reading`` (an unreadable command, never an exception).
@@ -84,3 +88,12 @@ class Refused(GateshError):
     """The command was refused and nothing ran."""
 
     exit_status = EXIT_REFUSED
+
+
+class Abandoned(BaseException):
+    """Raised inside a worker thread whose decision passed its deadline (S2 "bounded time").
+
+    A BaseException on purpose: the pipeline's fail-closed ``except Exception`` handlers must not
+    swallow it, so the abandoned decision stops at the next bytecode instead of running on.
+    Invariant: raised and caught only by ``gatesh.daemon.deadline``; it never reaches a caller.
+    """

@@ -30,9 +30,16 @@ def test_every_gatesh_exception_is_a_gatesh_error() -> None:
     for name in _module_names():
         module = importlib.import_module(name)
         for cls_name, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ == name and issubclass(cls, BaseException) and not issubclass(cls, _errors.GateshError):
+            if cls.__module__ == name and issubclass(cls, BaseException) and not issubclass(
+                    cls, _errors.GateshError | _errors.Abandoned):
                 strays.append(f"{name}.{cls_name}")
     assert strays == []
+
+
+def test_the_deadline_signal_escapes_fail_closed_handlers() -> None:
+    # The pipeline's `except Exception` must not catch it, or an abandoned decision runs on.
+    assert not issubclass(_errors.Abandoned, Exception)
+    assert "Abandoned" in (_errors.__doc__ or "")
 
 
 def test_the_tree_in_the_docstring_names_every_class_of_errors() -> None:

@@ -34,7 +34,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
-__all__ = ["LOCAL_DEADLINE_S", "DecisionAbandoned", "DecisionPool", "Overrun", "arm_loop_watchdog",
+from gatesh._errors import Abandoned
+
+__all__ = ["LOCAL_DEADLINE_S", "Abandoned", "DecisionPool", "Overrun", "arm_loop_watchdog",
            "model_deadline"]
 
 T = TypeVar("T")
@@ -58,11 +60,6 @@ def model_deadline(rater_timeout_s: float, checker_timeout_s: float) -> float:
     return LOCAL_DEADLINE_S + rater_timeout_s + 4 * checker_timeout_s
 
 
-class DecisionAbandoned(BaseException):
-    """Raised inside a worker whose decision passed its deadline (a BaseException, so the
-    pipeline's own ``except Exception`` fail-closed handlers cannot swallow it)."""
-
-
 @dataclass(frozen=True)
 class Overrun:
     """The decision did not finish within ``seconds``."""
@@ -82,7 +79,7 @@ class _Job(Generic[T]):
         self.thread = threading.current_thread()
         try:
             return self.fn(*self.args)
-        except DecisionAbandoned:
+        except Abandoned:
             raise RuntimeError("abandoned past its deadline") from None
 
 
@@ -132,7 +129,7 @@ class DecisionPool:
         old.shutdown(wait=False, cancel_futures=False)
         # 2. Stop the worker at its next Python instruction.
         if job.thread is not None and job.thread.ident is not None:
-            _raise_in(job.thread.ident, DecisionAbandoned)
+            _raise_in(job.thread.ident, Abandoned)
         self.abandoned.append(job)
         print(f"gatesh daemon: a decision passed its deadline; its worker was abandoned "
               f"({self.overruns} so far)", file=sys.stderr, flush=True)

@@ -375,7 +375,15 @@ def _written(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
         return any_of(words) if "-k" in words else None
     if head == "tar":
         targets = _tar_targets(words)
-        return any_of(words if targets is None else targets)
+        if targets is None:
+            return any_of(words)
+        # Extracting into a folder that holds gate files can replace them.
+        return _first(_touches(t, prot, ancestors=True, write=True, into=True) for t in targets)
+    if head in ("unzip", "7z", "bsdtar") and any(w.startswith(("-d", "-o")) for w in words):
+        folders = list(option_values(tuple(words), frozenset({"-d"}))) + [w[2:] for w in words if w.startswith("-o") and len(w) > 2]
+        found = _first(_touches(t, prot, ancestors=True, write=True, into=True) for t in folders)
+        if found is not None:
+            return found
     if head in _IN_PLACE:
         opts, _ = split_args(words, frozenset({"-e", "--expression", "-f", "--file", "-E", "-l"}))
         if not (has_short([o for o in opts if not o.startswith("-e")], "i") or has_long(opts, "--in-place")):
@@ -1230,6 +1238,8 @@ def _human_verb(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     verb = positional[0]
     if verb in _HUMAN_VERBS:
         return True
+    if verb == "install" and "--uninstall" in argv:
+        return True  # takes gatesh's hooks, git hooks or shims away: a person's call
     return verb == "config" and any(p not in _CONFIG_READS for p in positional[1:])
 
 
@@ -1471,11 +1481,14 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "fc", "fc 10 12", "r ls=rm", "r echo=rm 5"),
              negative=("fc -l", "fc -ln -10", "fc -s", "fc -s make", "fc -e - 12", "r", "r make", "fc -W")),
     SelfRule("self.human-verb",
-             "runs a gatesh verb only a person may run (approve, deny, resume, mandate, watch, config changes)",
+             "runs a gatesh verb only a person may run (approve, deny, resume, mandate, watch, config changes, "
+             "uninstalling an integration)",
              _human_verb,
              positive=("gatesh approve 42", "gatesh deny 42", "gatesh resume s1", "gatesh mandate 'delete it all'",
+                       "gatesh install claude-code --uninstall",
                        "gatesh config set rung bypass", "python3 -m gatesh approve 7", "gatesh watch"),
-             negative=("gatesh explain 'rm -rf x'", "gatesh status", "gatesh config", "gatesh log --json")),
+             negative=("gatesh explain 'rm -rf x'", "gatesh status", "gatesh config", "gatesh log --json",
+                       "gatesh install git")),
     SelfRule("self.ungated-shell",
              "starts a shell that gatesh does not gate: escaping the gate",
              _ungated_shell,

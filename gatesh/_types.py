@@ -293,11 +293,20 @@ class Verdict:
     cached: bool = False
 
 
+class AlignmentDecision(enum.StrEnum):
+    """What the alignment check decided (S5.2): its three tools, or no decision (S5.5)."""
+
+    APPROVE = "approve"  # the command runs; the person is told (S5.6)
+    SUGGEST = "suggest"  # the rejection stands, with a narrower command appended
+    ESCALATE = "escalate"  # a person decides
+    FAIL = "fail"  # no decision (no model, timeout, …): the rater's action stands
+
+
 @dataclass(frozen=True)
 class AlignmentResult:
-    """The alignment check's answer (S5). ``decision`` is one of approve, suggest, escalate, fail."""
+    """The alignment check's answer (S5)."""
 
-    decision: str
+    decision: AlignmentDecision
     reason: str = ""
     suggestion: str = ""
     fail_cause: str = ""

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from gatesh._errors import BackendError
-from gatesh._types import Action, AlignmentResult, Facts, Outcome, Verdict
+from gatesh._types import Action, AlignmentDecision, AlignmentResult, Facts, Outcome, Verdict
 from gatesh.captures import CaptureRing, default_ring
 from gatesh.rater._prompt import OUTCOME_MEANINGS, command_for_model
 from gatesh.rater._text import bounded, fence, model_text, normalize_for_model, one_line, pick_nonce
@@ -78,7 +78,8 @@ VIEW: Final = "viewCommandSuggestedByAgent"
 APPROVE: Final = "approveCommand"
 SUGGEST: Final = "suggestChangesToCommand"
 ESCALATE: Final = "escalateToUser"
-DECISIONS: Final = {APPROVE: "approve", SUGGEST: "suggest", ESCALATE: "escalate"}
+DECISIONS: Final = {APPROVE: AlignmentDecision.APPROVE, SUGGEST: AlignmentDecision.SUGGEST,
+                    ESCALATE: AlignmentDecision.ESCALATE}
 
 #: Two turns are the intended path (view, decide); the other two absorb one wasted turn each
 #: (prose, a second view) so a slow-to-decide model is not failed closed one turn early. The
@@ -225,7 +226,7 @@ def checked(
 def failed(cause: str, status: str, *, duration_ms: float = 0.0) -> AlignmentResult:
     """The result of a check that did not complete: the rater's action stands (S5.5)."""
     return AlignmentResult(
-        decision="fail",
+        decision=AlignmentDecision.FAIL,
         reason=f"{FAIL_PREFIX} {CAUSE_TEXT[cause]} ({status}); the rater's decision stands.",
         fail_cause=cause,
         duration_ms=duration_ms,
@@ -237,9 +238,9 @@ def action_after(action: Action, result: AlignmentResult | None) -> Action:
     suggest and fail leave ``action`` unchanged (a rejection stays a rejection, S5.5)."""
     if result is None:
         return action
-    if result.decision == "approve":
+    if result.decision == AlignmentDecision.APPROVE:
         return Action.ALLOW
-    if result.decision == "escalate":
+    if result.decision == AlignmentDecision.ESCALATE:
         return Action.ESCALATE
     return action
 
@@ -266,7 +267,7 @@ def approval_notice(
 
 def with_suggestion(message: str, result: AlignmentResult | None) -> str:
     """``message`` (a rejection) with the checker's suggestion appended, when it made one (S5.6)."""
-    if result is None or result.decision != "suggest":
+    if result is None or result.decision != AlignmentDecision.SUGGEST:
         return message
     from gatesh.render import neutralise
 
@@ -354,7 +355,7 @@ class BuiltinChecker:
             return failed("error", f"internal {type(exc).__name__}")
         if found:
             return AlignmentResult(
-                decision="approve", reason="your own message contains this exact command"
+                decision=AlignmentDecision.APPROVE, reason="your own message contains this exact command"
             )
         return failed(
             "no-model", "builtin backend: approves only a command your own words contain verbatim"

@@ -10,10 +10,12 @@ An invalid file raises :class:`ConfigError` naming file, line and key — never 
 from __future__ import annotations
 
 import argparse
+import enum
 import json
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
@@ -29,12 +31,34 @@ DEFAULT_RATER_MODEL: Final = "claude-haiku-5-5"
 DEFAULT_CHECKER_MODEL: Final = "claude-sonnet-5-5"
 
 TIERS: Final = ("default", "system", "user", "project")
+
+
+class Operator(enum.StrEnum):
+    """Who types at a gated session's terminal (S7): an agent is never asked there."""
+
+    AGENT = "agent"
+    PERSON = "person"
+
+
+class Shell(enum.StrEnum):
+    """The real shell behind ``-c`` and the PTY session."""
+
+    BASH = "bash"
+    ZSH = "zsh"
+
+
+class Backend(enum.StrEnum):
+    """The rater's backend (S4); ``auto`` is the cascade when a key is present."""
+
+    AUTO = "auto"
+    BUILTIN = "builtin"
+    ANTHROPIC = "anthropic"
 PROJECT_FILE: Final = ".gatesh.toml"
 
 
 @dataclass(frozen=True)
 class RaterConfig:
-    backend: str = "auto"  # auto | builtin | anthropic
+    backend: Backend = Backend.AUTO
     model: str = DEFAULT_RATER_MODEL
     base_url: str = ""  # empty: ANTHROPIC_BASE_URL or the SDK's default
     api_key_env: str = "ANTHROPIC_API_KEY"
@@ -70,8 +94,8 @@ class Config:
     """The effective configuration. ``sources`` maps each dotted key to the tier that set it."""
 
     rung: Rung = Rung.AUTO
-    operator: str = "agent"  # agent | person: who types at a gated session's terminal (S7)
-    shell: str = "bash"  # bash | zsh: the real shell behind -c and the PTY
+    operator: Operator = Operator.AGENT
+    shell: Shell = Shell.BASH
     allow: tuple[ListEntry, ...] = ()
     deny: tuple[ListEntry, ...] = ()
     escalate: tuple[ListEntry, ...] = ()
@@ -85,12 +109,13 @@ class Config:
     files: tuple[str, ...] = field(default=(), compare=False)  # the files read, for reload checks
 
 
-# Scalar keys: dotted key -> (type, allowed values or None).
-_SCALARS: Final[dict[str, tuple[type, tuple[str, ...] | None]]] = {
-    "rung": (str, tuple(r.value for r in Rung)),
-    "operator": (str, ("agent", "person")),
-    "shell": (str, ("bash", "zsh")),
-    "rater.backend": (str, ("auto", "builtin", "anthropic")),
+# Scalar keys: dotted key -> (type, the enum of allowed values or None).
+# Scalar keys whose values are a closed set name their enum (the value read becomes a member).
+_SCALARS: Final[dict[str, tuple[type, type[enum.StrEnum] | None]]] = {
+    "rung": (str, Rung),
+    "operator": (str, Operator),
+    "shell": (str, Shell),
+    "rater.backend": (str, Backend),
     "rater.model": (str, None),
     "rater.base_url": (str, None),
     "rater.api_key_env": (str, None),
@@ -204,8 +229,8 @@ def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], s
                        "or protected branches; set this in your user config")
         if key in _SYSTEM_ONLY and tier != "system":
             raise fail(key, "only the system config can name watchers")
-        kind, allowed = _SCALARS[key]
-        value = _check_type(key, value, kind, allowed, fail)
+        expected, allowed = _SCALARS[key]
+        value = _check_type(key, value, expected, allowed, fail)
         if key == "rung":
             value, capped = _rung_under_cap(config, tier, Rung(value))
             updates[key] = value
@@ -245,7 +270,8 @@ def _rung_under_cap(config: Config, tier: str, wanted: Rung) -> tuple[Rung, bool
     return wanted, False
 
 
-def _check_type(key: str, value: Any, kind: type, allowed: tuple[str, ...] | None, fail: Any) -> Any:
+def _check_type(key: str, value: Any, kind: type, allowed: type[enum.StrEnum] | None,
+                fail: Callable[..., ConfigError]) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if kind is int and isinstance(value, bool):
@@ -254,8 +280,11 @@ def _check_type(key: str, value: Any, kind: type, allowed: tuple[str, ...] | Non
         raise fail(key, f"must be {kind.__name__}, not {type(value).__name__}")
     if kind is float and value <= 0:
         raise fail(key, "must be positive")
-    if allowed is not None and value not in allowed:
-        raise fail(key, f"must be one of {', '.join(allowed)}, not {value!r}")
+    if allowed is not None:
+        words = [m.value for m in allowed]
+        if value not in words:
+            raise fail(key, f"must be one of {', '.join(words)}, not {value!r}")
+        return allowed(value)
     if kind is list:
         item_type = int if key == "watchers" else str
         if not all(isinstance(v, item_type) and not isinstance(v, bool) for v in value):
@@ -264,7 +293,7 @@ def _check_type(key: str, value: Any, kind: type, allowed: tuple[str, ...] | Non
     return value
 
 
-def _entry(kind: str, n: int, item: Any, tier: str, fail: Any) -> ListEntry:
+def _entry(kind: str, n: int, item: Any, tier: str, fail: Callable[..., ConfigError]) -> ListEntry:
     key = f"{kind}[{n}]"
     if not isinstance(item, dict):
         raise fail(key, "must be a table with match and pattern", n)
@@ -336,7 +365,7 @@ def effective_items(config: Config) -> list[tuple[str, Any, str]]:
             value = getattr(getattr(config, section), leaf)
         else:
             value = getattr(config, key)
-        if isinstance(value, Rung):
+        if isinstance(value, enum.Enum):
             value = value.value
         items.append((key, list(value) if isinstance(value, tuple) else value, config.sources.get(key, "default")))
     for kind in _LISTS:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Final, Literal
 
-    Decision = Literal["allow", "deny", "ask"]
+    HookDecision = Literal["allow", "deny", "ask"]
     Gate = Callable[[str, str, "str | None", str], "GateResult"]
     Mandate = Callable[[str, "str | None", str], None]
 
@@ -92,7 +92,7 @@ class Answer(_Value):
 
     __slots__ = ("decision", "notice", "reason")
 
-    def __init__(self, decision: Decision | None, reason: str = "", notice: str = "") -> None:
+    def __init__(self, decision: HookDecision | None, reason: str = "", notice: str = "") -> None:
         self.decision = decision
         self.reason = reason
         self.notice = notice

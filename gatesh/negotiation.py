@@ -24,11 +24,12 @@ Pure: no I/O, no clock. The daemon owns one :class:`Negotiation` per session.
 
 from __future__ import annotations
 
+import enum
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from hashlib import blake2b
-from typing import Final, Literal
+from typing import Final
 
 from gatesh._types import CheckerRound, Round
 
@@ -45,11 +46,15 @@ __all__ = [
     "Negotiation",
     "ObservationMemory",
     "SessionEndObservation",
-    "Verdict",
+    "Turn",
     "session_end_observation",
 ]
 
-Verdict = Literal["reject", "escalate"]
+class Turn(enum.StrEnum):
+    """Whose turn it is after a rejection: the agent may argue again, or a person decides (S6)."""
+
+    AGENT = "reject"
+    PERSON = "escalate"
 
 # Three refusals in a row means the agent and the rater cannot agree: that is a person's call.
 # Consecutive, not total, because a command that ran in between is the agent making progress.
@@ -121,10 +126,10 @@ class Negotiation:
 
     # --- the argument ----------------------------------------------------------------------
 
-    def record_rejection(self, round: Round) -> Verdict:
+    def record_rejection(self, round: Round) -> Turn:
         """Append a refused round, then say whether the agent may argue again.
 
-        Returns ``"escalate"`` when this refusal reaches either bound, ``"reject"`` otherwise. The
+        Returns ``Turn.PERSON`` when this refusal reaches either bound, ``Turn.AGENT`` otherwise. The
         round is appended *before* the bounds are tested, so the refusal being escalated is on the
         transcript the person sees (and the renderer marks it "this request"). Until a person is
         reached every later refusal escalates too.
@@ -136,8 +141,8 @@ class Negotiation:
             self._consecutive >= MAX_CONSECUTIVE_REJECTIONS
             or self._since_person >= MAX_REJECTIONS_SINCE_PERSON
         ):
-            return "escalate"
-        return "reject"
+            return Turn.PERSON
+        return Turn.AGENT
 
     def rejection_escalates(self) -> bool:
         """Whether one more rejection would reach a bound (what :meth:`record_rejection` would

@@ -20,6 +20,7 @@ from gatesh._paths import current as current_paths
 from gatesh._types import (
     NO_CHANGE,
     Action,
+    AlignmentDecision,
     AlignmentResult,
     CheckerRound,
     Decision,
@@ -244,12 +245,12 @@ def _decide(
         return done(Action.ESCALATE, stage, outcome, reason,
                     to_person_reason=f"no rating could be obtained ({neutralise(reason)})", **common)
     result, checked = _align(checker, facts, verdict, session, cwd)
-    if result.decision == "approve":
+    if result.decision == AlignmentDecision.APPROVE:
         notice = redact(alignment.approval_notice(facts.text, result, carved_hosts=carved_hosts))
         return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason,
                     SessionChange(checker_rounds=checked, progress=True),
                     alignment=result, notice=notice, **common)
-    if result.decision == "escalate":
+    if result.decision == AlignmentDecision.ESCALATE:
         return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, SessionChange(checker_rounds=checked),
                     alignment=result,
                     to_person_reason=f"the alignment check asked for a person: {neutralise(result.reason)}", **common)

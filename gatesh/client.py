@@ -300,7 +300,7 @@ def _decode(line: bytes) -> "dict[str, Any]":
     if _scanner is None:
         import _json
 
-        _scanner = _json.make_scanner(_Ctx())
+        _scanner = _json.make_scanner(_Ctx())  # type: ignore[arg-type]  # duck-typed: what JSONDecoder supplies
     text = line.decode("utf-8").strip()
     try:
         value, end = _scanner(text, 0)
@@ -761,8 +761,8 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
     # 4. Find the real shell and exec it with the caller's own flags.
+    shell_name = shell_name or (result.shell if result is not None else "bash")
     if real is None:
-        shell_name = shell_name or (result.shell if result is not None else "bash")
         real = find_real_shell(shell_name, _own_path(inv.argv0))
     if real is None:
         return _refuse(f"gatesh: no real {shell_name} found on PATH (after gatesh's own folder); nothing ran.")
@@ -771,8 +771,7 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
         _feed_stdin(stdin_script)
     exec_argv = [("-" if inv.dash else "") + shell_name, *args]
     sys.stdout.flush()
-    posix.execve(real, exec_argv, env)
-    return EXIT_REFUSED  # not reached
+    posix.execve(real, exec_argv, env)  # does not return
 
 
 def _cwd() -> str:

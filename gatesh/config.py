@@ -278,14 +278,14 @@ def _check_type(key: str, value: Any, kind: type, allowed: type[enum.StrEnum] | 
         raise fail(key, "must be an integer")
     if not isinstance(value, kind):
         raise fail(key, f"must be {kind.__name__}, not {type(value).__name__}")
-    if kind is float and value <= 0:
+    if isinstance(value, float) and value <= 0:
         raise fail(key, "must be positive")
     if allowed is not None:
         words = [m.value for m in allowed]
         if value not in words:
             raise fail(key, f"must be one of {', '.join(words)}, not {value!r}")
         return allowed(value)
-    if kind is list:
+    if isinstance(value, list):
         item_type = int if key == "watchers" else str
         if not all(isinstance(v, item_type) and not isinstance(v, bool) for v in value):
             raise fail(key, f"must be a list of {item_type.__name__}")

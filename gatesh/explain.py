@@ -27,6 +27,7 @@ from gatesh.config import Config, load_config
 from gatesh.finish import Finished, dry_run
 from gatesh.pipeline import decide
 from gatesh.policy import floors, hardline, lists, readonly, selfprotect
+from gatesh.policy.lists import ListEntry
 from gatesh.rater import Rater, backend_name, make_rater
 from gatesh.session import SessionState
 
@@ -54,18 +55,22 @@ def _checker(config: Config, backend: str) -> Any:
 
 
 def layers(facts: Facts, config: Config) -> dict[str, Any]:
-    """Each policy layer's own finding for ``facts``, whatever stage decided."""
+    """Each policy layer's own finding for ``facts``, whatever stage decided (a list entry as the
+    person wrote it)."""
     paths = _paths.current()
-    found = {
-        "deny_list": lists.match(config.deny, facts, kind="deny"),
+
+    def entry(found: ListEntry | None) -> str | None:
+        return found.describe() if found is not None else None
+
+    return {
+        "deny_list": entry(lists.match(config.deny, facts, kind="deny")),
         "hardline": hardline.check(facts),
         "self_protection": selfprotect.check(facts, paths),
-        "escalate_list": lists.match(config.escalate, facts, kind="escalate"),
-        "allow_list": lists.match(config.allow, facts, kind="allow"),
+        "escalate_list": entry(lists.match(config.escalate, facts, kind="escalate")),
+        "allow_list": entry(lists.match(config.allow, facts, kind="allow")),
         "read_only": readonly.is_read_only(facts),
         "floors": floors.check(facts),
     }
-    return {k: (v.describe() if hasattr(v, "describe") else v) for k, v in found.items()}
 
 
 def explain_main(argv: list[str]) -> int:

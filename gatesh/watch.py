@@ -118,7 +118,7 @@ def round_from(data: Any) -> Round:
     """A :class:`Round` from an event's round object; missing or odd fields become defaults."""
     d = data if isinstance(data, dict) else {}
     try:
-        outcome = Outcome(d.get("outcome"))
+        outcome = Outcome(str(d.get("outcome")))
     except ValueError:
         outcome = Outcome.DESTRUCTIVE
     return Round(command=_s(d.get("command")), justification=_s(d.get("justification")),

@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from gatesh.policy.lists import ListEntry
 
 from gatesh import _paths
 from gatesh._errors import ConfigError
 from gatesh._types import Rung
 from gatesh.config import add_list_entry, effective_items, load_config
+from gatesh.policy.lists import ListEntry
 
 
 def write(path: Path, text: str) -> Path:

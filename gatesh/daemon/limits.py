@@ -20,7 +20,7 @@ from __future__ import annotations
 import resource
 import sys
 from collections.abc import Iterable
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeVar
 
 __all__ = ["HELLO_TIMEOUT_S", "IDLE_S", "MAX_CONNECTIONS", "ROLE_CAPS", "Flood", "pick_evictee",
            "raise_fd_limit", "role_full"]
@@ -49,10 +49,13 @@ class Slot(Protocol):
     def is_watcher(self) -> bool: ...
 
 
-def pick_evictee(conns: Iterable[Slot]) -> Slot | None:
+S = TypeVar("S", bound=Slot)
+
+
+def pick_evictee(conns: Iterable[S]) -> S | None:
     """The connection to close for a newcomer when full: the longest idle one that is neither
     answering a request nor a subscribed watcher; None when every slot is in use."""
-    best: Slot | None = None
+    best: S | None = None
     for c in conns:
         if c.closed or c.busy or c.is_watcher:
             continue

@@ -195,10 +195,8 @@ def _text_match(entry: ListEntry, text: str, *, undecided: bool) -> bool:
     if entry.match == "regex":
         found = _regex(entry.pattern, text)
         return undecided if found is None else found
-    if entry.match == "prefix":
-        want = _prefix_words(entry.pattern)
-        return tuple(text.split()[: len(want)]) == want
-    return False
+    want = _prefix_words(entry.pattern)  # prefix, the only kind left
+    return tuple(text.split()[: len(want)]) == want
 
 
 def _part_match(entry: ListEntry, cmd: SimpleCommand, *, allow: bool) -> bool:

@@ -91,9 +91,9 @@ def subcommands(table: Mapping[str, Check | None], with_arg: frozenset[str] = fr
             return False
         if i >= len(args):
             return bare or any(a in ("--version", "-v", "-V", "--help", "-h", "version") for a in args)
-        sub = table.get(args[i], False)
-        if sub is False:
+        if args[i] not in table:
             return False
+        sub = table[args[i]]
         return sub is None or sub(args[i + 1 :])
 
     return check

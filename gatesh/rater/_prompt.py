@@ -183,7 +183,7 @@ def parse_rating(response: Any) -> tuple[Outcome, str, str]:
         raise BackendError("unparseable", f"no {RATE_TOOL} call, stop_reason {stop_word}")
     args = call.input if isinstance(call.input, dict) else {}
     try:
-        outcome = Outcome(args.get("outcome"))
+        outcome = Outcome(str(args.get("outcome")))
     except ValueError:
         raise BackendError(
             "unparseable", "outcome is not one of safe, destructive, catastrophic, attack"

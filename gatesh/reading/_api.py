@@ -32,8 +32,8 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
     result has ``readable=False``, ``unreadable`` says why, and ``commands`` holds what was read
     before that point.
     """
-    if not isinstance(text, str):
-        return Facts(text=repr(text)[:200], readable=False,
+    if not isinstance(text, str):  # a library caller may pass anything
+        return Facts(text=repr(text)[:200], readable=False,  # type: ignore[unreachable]
                      unreadable="unreadable: not a string")
     bad = _bad_text(text)
     if bad:

@@ -202,12 +202,12 @@ def _expand(chars: list[_Ch], count: list[int]) -> list[list[_Ch]]:
         tails = _expand(suffix, count)
         out: list[list[_Ch]] = []
         for alt in alts:
-            for a in _expand(alt, count):
+            for expanded in _expand(alt, count):
                 for t in tails:
                     count[0] += 1
                     if count[0] > MAX_WORDS:
                         raise _TooMany
-                    out.append(prefix + a + t)
+                    out.append(prefix + expanded + t)
         return out
     return [chars]
 

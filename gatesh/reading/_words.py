@@ -60,7 +60,7 @@ def decode_ansi_c(body: str) -> str:
 
 def node_text(node: Any) -> str:
     """The node's source text (invalid bytes replaced; the reader rejects them earlier)."""
-    return node.text.decode("utf-8", "replace")
+    return str(node.text.decode("utf-8", "replace"))
 
 
 def word_of(node: Any) -> Word:
@@ -109,9 +109,9 @@ def _value(node: Any) -> tuple[str, bool]:
         parts: list[str] = []
         static = True
         for child in node.children:
-            v, s = _value(child)
+            v, child_static = _value(child)
             parts.append(v)
-            static = static and s
+            static = static and child_static
         return "".join(parts), static
     if t in DYNAMIC_NODES:
         return node_text(node), False

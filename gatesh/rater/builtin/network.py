@@ -96,9 +96,9 @@ def upload(c: Cmd) -> MatchResult:
         if re.match(r"^[\w.-]*@?[\w.-]+:", dest) and not dest.startswith(("/", ".")):
             files += [p for p in c.pos[:-1] if ":" not in p]
     if not files:
-        for f in c.feeders:
-            if h in ("nc", "ncat", "netcat", "curl", "ssh", "socat", "telnet", "openssl") and f.head in ("tar", "zip", "cat", "base64", "gzip", "xxd", "dd"):
-                files += list(f.pos) or ["piped data"]
+        for feeder in c.feeders:
+            if h in ("nc", "ncat", "netcat", "curl", "ssh", "socat", "telnet", "openssl") and feeder.head in ("tar", "zip", "cat", "base64", "gzip", "xxd", "dd"):
+                files += list(feeder.pos) or ["piped data"]
     if not files:
         return None
     for f in files:

@@ -48,9 +48,9 @@ def _deletions(word: str) -> set[str]:
 
 POPULAR: Final[dict[str, frozenset[str]]] = {e: frozenset(n) for e, n in _load().items()}
 _INDEX: Final[dict[str, dict[str, tuple[str, ...]]]] = {}
-for _eco, _names in POPULAR.items():
+for _eco, _popular in POPULAR.items():
     _idx: dict[str, list[str]] = {}
-    for _n in sorted(_names):
+    for _n in sorted(_popular):
         if len(_n) >= MIN_LEN:
             for _d in _deletions(_n):
                 _idx.setdefault(_d, []).append(_n)

@@ -134,7 +134,7 @@ def _human(d: Decision, found: dict[str, Any]) -> str:
         out.append(f"justification: {neutralise(f.justification)}")
     out.append(f"reading: {'readable' if f.readable else 'UNREADABLE: ' + f.unreadable}")
     for c in f.commands:
-        extra = [c.context] if c.context != "top" else []
+        extra: list[str] = [c.context.value] if c.context != "top" else []
         extra += [f"via {'/'.join(c.wrappers)}"] if c.wrappers else []
         extra += ["privileged"] if c.privileged else []
         extra += [f"writes {', '.join(t or '<dynamic>' for t in c.writes)}"] if c.writes else []

@@ -132,20 +132,20 @@ class CodeReading:
                 fed = self.output_of_text(sub[1], CodeSource.HEREDOC, stages + 1)
                 return fed if fed.text is None else replace(fed, text=fed.text.rstrip("\n") + "\n")
             return Fed(CodeSource.HEREDOC, _as_written(w) + "\n", "a here-string", dynamic=True)
-        w = raw.stdin_word
-        if w is not None:
-            if w.static:
-                if w.text == "/dev/null":
+        redirected = raw.stdin_word
+        if redirected is not None:
+            if redirected.static:
+                if redirected.text == "/dev/null":
                     return Fed(CodeSource.REDIRECT, "", "/dev/null")
-                if w.text == "/dev/tty":
+                if redirected.text == "/dev/tty":
                     return None
-                if w.text not in STDIN_NAMES:
-                    return self.file_input(w.text, CodeSource.REDIRECT)
+                if redirected.text not in STDIN_NAMES:
+                    return self.file_input(redirected.text, CodeSource.REDIRECT)
             else:
-                sub = whole_substitution(w)
+                sub = whole_substitution(redirected)
                 if sub is not None and sub[0] == "<(":
                     return self.output_of_text(sub[1], CodeSource.PROCESS_SUBSTITUTION, stages + 1)
-                return Fed(CodeSource.REDIRECT, None, f"the file {w.text[:60]}, named only when it runs")
+                return Fed(CodeSource.REDIRECT, None, f"the file {redirected.text[:60]}, named only when it runs")
         fed_by = raw.fed_by
         if fed_by and pipe:
             return self.output_of_stage(fed_by, stages + 1)
@@ -327,6 +327,8 @@ class CodeReading:
         if found is None:
             fed = self.fed_input(raw, pipe=cmd.context not in (Context.XARGS, Context.FIND_EXEC))
             return [] if fed is None else self.run_fed(index, cmd.head, fed, depth, inherit, parsed=False)
+        if isinstance(found, str):  # "info" is the only word returned alone: anything else is a bug
+            raise ValueError(f"unknown foreign-code reading {found!r}")
         kind, word = found
         if kind == "script":
             self.code.append(Code(index, cmd.head, CodeSource.SCRIPT,

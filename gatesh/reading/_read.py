@@ -481,11 +481,11 @@ class Reader(CodeReading, PositionReading):
                                      or cmd.context in ("xargs", "find -exec"))
             via = "xargs" if cmd.context == "xargs" else "sh -c"
             if not operand.static and whole_substitution(operand) is not None:
-                fed = self._eval_text([operand])
-                if fed.text is None or fed.dynamic:
+                evaluated = self._eval_text([operand])
+                if evaluated.text is None or evaluated.dynamic:
                     idx = self._emit(cmd)
-                    return [idx, *self.run_fed(idx, cmd.head, fed, depth, inner)]
-                operand = Word(fed.text)
+                    return [idx, *self.run_fed(idx, cmd.head, evaluated, depth, inner)]
+                operand = Word(evaluated.text)
             return self._reread(operand, via, depth, replace(inner, positional=positional), raw)
         fed: Fed | None = None
         if operand is not None and not reads_input:

@@ -374,11 +374,11 @@ def _written(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
     if head == "fuser":
         return any_of(words) if "-k" in words else None
     if head == "tar":
-        targets = _tar_targets(words)
-        if targets is None:
+        tar_targets = _tar_targets(words)
+        if tar_targets is None:
             return any_of(words)
         # Extracting into a folder that holds gate files can replace them.
-        return _first(_touches(t, prot, ancestors=True, write=True, into=True) for t in targets)
+        return _first(_touches(t, prot, ancestors=True, write=True, into=True) for t in tar_targets)
     if head in ("unzip", "7z", "bsdtar") and any(w.startswith(("-d", "-o")) for w in words):
         folders = list(option_values(tuple(words), frozenset({"-d"}))) + [w[2:] for w in words if w.startswith("-o") and len(w) > 2]
         found = _first(_touches(t, prot, ancestors=True, write=True, into=True) for t in folders)
@@ -1182,8 +1182,8 @@ def _tampers_history(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
         and any(a.startswith("-") and not a.startswith("--") and "r" in a[1:] for a in cmd.args))
     if not readonly:
         return False
-    names = {a.split("=", 1)[0].removesuffix("+") for a in cmd.args if not a.startswith(("-", "+"))}
-    return bool(_HISTORY_VARS & names)
+    declared = {a.split("=", 1)[0].removesuffix("+") for a in cmd.args if not a.startswith(("-", "+"))}
+    return bool(_HISTORY_VARS & declared)
 
 
 def _reruns_edited(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:

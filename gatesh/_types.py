@@ -132,6 +132,7 @@ class CodeSource(enum.StrEnum):
     PROCESS_SUBSTITUTION = "process-substitution"  # `bash <(…)`, `source <(…)`
     SUBSTITUTION = "substitution"  # `eval "$(…)"`, `sh -c "$(…)"`
     SETTING = "setting"  # a command-valued position or variable (`git -c core.pager=…`, `PAGER=…`)
+    DEFINED = "defined"  # a file written earlier in the same text, then run or used as a recipe
 
 
 @dataclass(frozen=True)

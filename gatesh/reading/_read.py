@@ -26,6 +26,7 @@ from gatesh.vocab.programs import (
 from . import _limits as L
 from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
+from ._defined import RECIPE_RUNNERS, DefinedReading, Written
 from ._hosts import hosts_in, ssh_split
 from ._peel import Peeled, head_of, peel
 from ._positions import PositionReading
@@ -103,7 +104,7 @@ def _needs_nesting_scan(text: str) -> bool:
     return text.count("(") + text.count("{") + text.count("[") + text.count("`") > L.MAX_NESTING
 
 
-class Reader(CodeReading, PositionReading):
+class Reader(CodeReading, PositionReading, DefinedReading):
     """One reading: collects commands, pipelines, hosts, scripts and notes across re-reads."""
 
     def __init__(self, cwd: str | None, home: str | None) -> None:
@@ -117,6 +118,7 @@ class Reader(CodeReading, PositionReading):
         self.assignments: list[str] = []
         self.scripts: list[Script] = []
         self.code: list[Code] = []
+        self.written: dict[str, Written] = {}  # files this text wrote, by path (S2.1 defined-then-run)
         self.notes: list[str] = []
         self.unreadable = ""
         self.script_bytes = 0
@@ -344,6 +346,8 @@ class Reader(CodeReading, PositionReading):
         if head in PARSED_SHELLS:
             idxs = self._shell(cmd, raw, depth, inner)
             if idxs is not None:
+                if cmd.writes:
+                    self.record_writes(cmd, raw, depth, inner)
                 if env_opaque:
                     self._env_opaque(idxs[0] if idxs else self._emit(cmd), env_opaque)
                 return env_runs + idxs, surface
@@ -359,7 +363,10 @@ class Reader(CodeReading, PositionReading):
         self._env_opaque(idx, env_opaque)
         if head in POSITION_PROGRAMS:
             out.extend(self.read_positions(cmd, raw, idx, depth, inner))
-        if head in SHELLS and head not in PARSED_SHELLS:
+        ran = self.run_written(cmd, raw, idx, depth, inner) if self.written else None
+        if ran is not None:
+            out.extend(ran)  # a file this text wrote earlier, run (S2.1 defined, then run)
+        elif head in SHELLS and head not in PARSED_SHELLS:
             out.extend(self.foreign_shell(cmd, raw, idx, depth, inner))
         elif head == "eval":
             self.note(f"eval of a dynamic string: {raw.raw[:80]!r}")
@@ -380,6 +387,9 @@ class Reader(CodeReading, PositionReading):
         elif argv[0].static and "/" in argv[0].text \
                 and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES):
             out.extend(self._script(argv[0], "", depth, inner))
+        if head in RECIPE_RUNNERS and self.written:
+            out.extend(self.run_recipes(cmd, idx, depth, inner))
+        out.extend(self.record_writes(cmd, raw, depth, inner))
         return out, surface
 
     def _make_stdin(self, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
@@ -672,6 +682,10 @@ class Reader(CodeReading, PositionReading):
 
         ``interp`` is the shell or interpreter head running it; "" means "by its shebang".
         """
+        what = self.written_at(word.text) if self.written and word.static else None
+        if what is not None:
+            return self.run_text(len(self.commands) - 1, word.text, what, interp or "sh", depth, inherit,
+                                 shebang=not interp)
         if not word.static:
             self.scripts.append(Script(word.text, interp or "?", None, "dynamic path"))
             self.note(f"runs a script whose path is dynamic: {word.text[:80]!r}")

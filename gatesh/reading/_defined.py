@@ -1,0 +1,377 @@
+"""Defined, then run, in one text (S2.1): files and settings written earlier and then run.
+
+``cat > x.sh <<EOF … EOF; bash x.sh``, ``echo '{"scripts":…}' > package.json && npm run x``,
+``ln -s /bin/rm ./sweep && ./sweep -rf ~``: what runs is what the same text wrote before. The
+reader remembers, per reading, what each command writes (:class:`Written`) — a text when it is
+static, the program a copy or link points to, or nothing known — and reads a later run of that
+file from it: a script as the shell's code, a Makefile's or justfile's recipes and package.json's
+scripts as shell, a copy of a program as that program. Written but not known is opaque code.
+
+:class:`DefinedReading` is a part of the :class:`~gatesh.reading._read.Reader`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
+
+from ._peel import head_of
+from ._walk import RawCommand
+
+if TYPE_CHECKING:
+    from ._code import Fed
+    from ._read import _Inherit
+
+# Folders whose programs are the system's own: a copy or link of one is that program.
+_PROGRAM_DIRS: Final = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
+                        "/opt/homebrew/bin/", "/nix/var/nix/profiles/default/bin/", "/run/current-system/sw/bin/")
+# Folders on a usual PATH: a program written there runs by its bare name.
+_PATH_DIRS: Final = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin", "~/bin",
+                     "~/.local/bin", "/opt/homebrew/bin")
+_COPIERS: Final = frozenset({"cp", "ln", "install", "mv", "rsync"})
+_COPY_WITH_ARG: Final = frozenset({"-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group",
+                                   "-S", "--suffix", "--backup"})
+_WHICH: Final = re.compile(r"^\"?\$\((?:which|command -v|type -p)\s+([\w.+-]+)\)\"?$|^`(?:which|command -v)\s+([\w.+-]+)`$")
+_MAKEFILES: Final = ("GNUmakefile", "makefile", "Makefile")
+_JUSTFILES: Final = ("justfile", "Justfile", ".justfile")
+# npm lifecycle: the scripts a subcommand runs (each with its pre and post script).
+_NPM_LIFECYCLE: Final = {"install": ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare",
+                                     "postprepare"),
+                         "ci": ("preinstall", "install", "postinstall", "prepare"), "i": ("preinstall", "install",
+                                                                                          "postinstall", "prepare"),
+                         "test": ("pretest", "test", "posttest"), "t": ("pretest", "test", "posttest"),
+                         "start": ("prestart", "start", "poststart"), "stop": ("prestop", "stop", "poststop"),
+                         "restart": ("prerestart", "restart", "postrestart"),
+                         "pack": ("prepack", "prepare", "postpack"), "publish": ("prepublishOnly", "prepack",
+                                                                                 "prepare", "postpack", "publish",
+                                                                                 "postpublish")}
+_PACKAGE_RUNNERS: Final = frozenset({"npm", "pnpm", "yarn", "bun"})
+# Programs that run recipes from a file in the working folder.
+RECIPE_RUNNERS: Final = frozenset({"make", "gmake", "bmake", "just"}) | _PACKAGE_RUNNERS
+# A git hook: written, it runs at the next git command (writing one counts as running it).
+_GIT_HOOK: Final = re.compile(r"(?:^|/)\.git/hooks/[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a file holds after an earlier command of the same text wrote it.
+
+    ``text``: its text when static; ``program``: the program it is a copy of or a link to;
+    neither: written with content gatesh does not know (``why`` says by what)."""
+
+    text: str | None = None
+    program: str | None = None
+    why: str = ""
+
+
+class DefinedReading:
+    """Remembering what a text writes, and reading later runs of it (mixed into the reader)."""
+
+    cwd: str | None
+    code: list[Code]
+    written: dict[str, Written]
+    commands: list[SimpleCommand]
+
+    if TYPE_CHECKING:
+        def note(self, text: str) -> None: ...
+        def read_text(self, text: str, context: str, depth: int, inherit: _Inherit,
+                      *, tolerant: bool = False) -> list[int]: ...
+        def finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]: ...
+        def _resolve(self, path: str) -> str: ...
+        def output_of(self, raw: RawCommand, stages: int) -> Fed: ...
+        def fed_input(self, raw: RawCommand, stages: int = 0, *, pipe: bool = True) -> Fed | None: ...
+        def _context_script(self, path: str, interp: str, text: str) -> None: ...
+
+    def _key(self, path: str) -> str:
+        return posixpath.normpath(self._resolve(path))
+
+    def written_at(self, path: str) -> Written | None:
+        """What an earlier command of this text wrote to ``path`` (None: nothing)."""
+        return self.written.get(self._key(path)) if self.written else None
+
+    # --- what a command writes --------------------------------------------------------------
+
+    def record_writes(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
+        """Remember the files ``cmd`` writes (its redirections, tee, cp/ln/install/mv, downloads);
+        a git hook written with a known text is read as the script it is."""
+        before = dict(self.written)
+        self._record(cmd, raw)
+        out: list[int] = []
+        for key, what in self.written.items():
+            if before.get(key) is not what and _GIT_HOOK.search(key) and self.commands:
+                out.extend(self.run_text(len(self.commands) - 1, key, what, "git", depth, inherit, shebang=True))
+        return out
+
+    def _record(self, cmd: SimpleCommand, raw: RawCommand) -> None:
+        for r in cmd.redirects:
+            if not r.writes or r.target is None or r.target.startswith("/dev/") or r.fd not in (None, 1):
+                continue
+            fed = self.output_of(raw, 0) if cmd.head not in ("", ":") else None
+            text = None if fed is None or fed.dynamic else fed.text
+            self._write(r.target, Written(text, why=f"`{raw.raw.strip()[:60]}`"), append=r.op == ">>")
+        if cmd.head == "tee":
+            fed = self.fed_input(raw)
+            text = None if fed is None or fed.dynamic else fed.text
+            append = any(w.static and w.text in ("-a", "--append") for w in cmd.argv[1:])
+            for w in cmd.argv[1:]:
+                if w.static and not w.text.startswith("-"):
+                    self._write(w.text, Written(text, why=f"`{raw.raw.strip()[:60]}`"), append=append)
+        elif cmd.head in _COPIERS:
+            self._copy(cmd)
+        elif cmd.head in ("curl", "wget"):
+            for value in _download_targets(cmd):
+                self._write(value, Written(why=f"downloaded by `{raw.raw.strip()[:60]}`"))
+
+    def _write(self, path: str, what: Written, *, append: bool = False) -> None:
+        key = self._key(path)
+        if append:
+            before = self.written.get(key)
+            if before is None and os.path.exists(key):
+                what = Written(why=f"appended to {path}, which holds text gatesh did not read")
+            elif before is not None:
+                joined = None if before.text is None or what.text is None else before.text + what.text
+                what = Written(joined, why=what.why or before.why)
+        self.written[key] = what
+
+    def _copy(self, cmd: SimpleCommand) -> None:
+        """cp/ln/install/mv SRC… DST: each destination holds what its source held."""
+        words: list[Word] = []
+        target_dir: Word | None = None
+        args = cmd.argv[1:]
+        k = 0
+        while k < len(args):
+            w = args[k]
+            if w.static and w.text in ("-t", "--target-directory") and k + 1 < len(args):
+                target_dir = args[k + 1]
+                k += 2
+                continue
+            if w.static and w.text.startswith("--target-directory="):
+                target_dir = Word(w.text.split("=", 1)[1])
+            elif w.static and w.text.startswith("-") and w.text != "-":
+                k += 2 if w.text in _COPY_WITH_ARG else 1
+                continue
+            else:
+                words.append(w)
+            k += 1
+        if target_dir is None:
+            if len(words) < 2:
+                return
+            sources, dest = words[:-1], words[-1]
+        else:
+            sources, dest = words, target_dir
+        if not dest.static:
+            return
+        into = len(sources) > 1 or dest.text.endswith("/") or target_dir is not None or os.path.isdir(
+            self._resolve(dest.text))
+        for src in sources:
+            name = posixpath.basename(src.text.rstrip("/")) if src.static else ""
+            path = posixpath.join(dest.text, name) if into else dest.text
+            if into and not name:
+                continue
+            self._write(path, self._source_of(src))
+
+    def _source_of(self, src: Word) -> Written:
+        if not src.static:
+            m = _WHICH.match(src.text)
+            if m:
+                return Written(program=m.group(1) or m.group(2))
+            return Written(why=f"a copy of {src.text[:60]}, named only when it runs")
+        before = self.written_at(src.text)
+        if before is not None:
+            return before
+        if src.text.startswith(_PROGRAM_DIRS):
+            return Written(program=head_of(src.text))
+        full = self._resolve(src.text)
+        try:
+            if os.path.isfile(full) and os.path.getsize(full) <= 256 * 1024:
+                with open(full, "rb") as fh:
+                    data = fh.read()
+                if b"\x00" not in data[:4096]:
+                    return Written(data.decode("utf-8", "replace"))
+        except OSError:
+            pass
+        return Written(why=f"a copy of {src.text[:60]}")
+
+    # --- running what was written -----------------------------------------------------------
+
+    def run_written(self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int,
+                    inherit: _Inherit) -> list[int] | None:
+        """``./x …`` (or ``x`` written into a PATH folder) where this text wrote x: the program it
+        copies runs (as that program), or its text is read as a script. None: x was not written."""
+        word = cmd.argv[0]
+        if not word.static:
+            return None
+        what = self.written_at(word.text) if "/" in word.text else self._on_path(word.text)
+        if what is None:
+            return None
+        if what.program is not None:
+            self.note(f"{word.text} was made a copy of {what.program} earlier in the text")
+            sub = RawCommand([Word(what.program), *cmd.argv[1:]], raw.context, raw.frame, raw.start, raw.raw,
+                             assignments=list(raw.assignments))
+            return self.finalize(sub, depth + 1, inherit)[0]
+        return self.run_text(index, word.text, what, cmd.head, depth, inherit, shebang=True)
+
+    def _on_path(self, name: str) -> Written | None:
+        if not self.written or "/" in name:
+            return None
+        for folder in _PATH_DIRS:
+            found = self.written_at(posixpath.join(folder, name))
+            if found is not None:
+                return found
+        return None
+
+    def run_text(self, index: int, path: str, what: Written, language: str, depth: int, inherit: _Inherit,
+                 *, shebang: bool = False) -> list[int]:
+        """Read a written file as the script it is (its shebang's language, or sh)."""
+        if what.text is None:
+            why = f"{path}, written earlier in this text with content gatesh does not know ({what.why})"
+            self.code.append(Code(index, language, CodeSource.DEFINED, opaque=f"{language} runs {why}"))
+            self.note(f"opaque code: {language} runs {why}")
+            return []
+        interp = _shebang_head(what.text) if shebang else language
+        self.code.append(Code(index, language, CodeSource.DEFINED, text=what.text[:64 * 1024]))
+        self.note(f"{path} runs the text written to it earlier in this text")
+        if interp and interp not in _SH_LIKE:
+            self._context_script(path, interp, what.text)
+            return []
+        return self.read_text(what.text, Context.SCRIPT, depth + 1, inherit)
+
+    def run_recipes(self, cmd: SimpleCommand, index: int, depth: int, inherit: _Inherit) -> list[int]:
+        """make, just and the package runners, when this text wrote their recipe file."""
+        head = cmd.head
+        args = [w.text for w in cmd.argv[1:] if w.static]
+        if head in ("make", "gmake", "bmake"):
+            found = self._recipe_file(_option(args, ("-f", "--file", "--makefile")), _MAKEFILES,
+                                      _option(args, ("-C", "--directory")))
+            return [] if found is None else self._recipe_lines(index, head, found, _make_recipes, depth, inherit)
+        if head == "just":
+            found = self._recipe_file(_option(args, ("-f", "--justfile")), _JUSTFILES,
+                                      _option(args, ("-d", "--working-directory")))
+            return [] if found is None else self._recipe_lines(index, head, found, _just_recipes, depth, inherit)
+        if head in _PACKAGE_RUNNERS:
+            found = self._recipe_file(None, ("package.json",), _option(args, ("--prefix", "-C", "--dir", "--cwd")))
+            if found is None:
+                return []
+            names = _package_scripts(head, args)
+            return [] if not names else self._recipe_lines(
+                index, head, found, lambda text: _json_scripts(text, names), depth, inherit)
+        return []
+
+    def _recipe_file(self, given: str | None, names: tuple[str, ...],
+                     folder: str | None) -> tuple[str, Written] | None:
+        if not self.written:
+            return None
+        candidates = [given] if given else [posixpath.join(folder, n) if folder else n for n in names]
+        for path in candidates:
+            what = self.written_at(path)
+            if what is not None:
+                return path, what
+        return None
+
+    def _recipe_lines(self, index: int, head: str, found: tuple[str, Written], extract, depth: int,
+                      inherit: _Inherit) -> list[int]:  # type: ignore[no-untyped-def]
+        path, what = found
+        if what.text is None:
+            return self.run_text(index, path, what, head, depth, inherit)
+        lines = extract(what.text)
+        if lines is None:
+            return self.run_text(index, path, Written(why=f"{path} cannot be read as {head} reads it"), head,
+                                 depth, inherit)
+        self.code.append(Code(index, head, CodeSource.DEFINED, text="\n".join(lines)[:64 * 1024]))
+        self.note(f"{head} runs the recipes {path} was given earlier in this text")
+        return self.read_text("\n".join(lines), Context.SCRIPT, depth + 1, inherit) if lines else []
+
+
+_SH_LIKE: Final = frozenset({"", "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh"})
+
+
+def _shebang_head(text: str) -> str:
+    if not text.startswith("#!"):
+        return ""
+    words = text[2:].split("\n", 1)[0].split()
+    if not words:
+        return ""
+    head = head_of(words[0])
+    if head == "env":
+        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        head = head_of(rest[0]) if rest else ""
+    return head
+
+
+def _option(args: list[str], names: tuple[str, ...]) -> str | None:
+    for k, a in enumerate(args):
+        if a in names and k + 1 < len(args):
+            return args[k + 1]
+        for n in names:
+            if n.startswith("--") and a.startswith(n + "="):
+                return a.split("=", 1)[1]
+    return None
+
+
+def _make_recipes(text: str) -> list[str]:
+    """A makefile's recipe lines (a tab first), less make's ``@-+`` prefixes."""
+    return [ln[1:].lstrip("@-+ \t") for ln in text.split("\n") if ln.startswith("\t")]
+
+
+def _just_recipes(text: str) -> list[str]:
+    """A justfile's recipe lines: the indented lines under a ``name …:`` header, less ``@``/``-``."""
+    out: list[str] = []
+    in_recipe = False
+    for ln in text.split("\n"):
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            continue
+        if ln[:1] in (" ", "\t"):
+            if in_recipe:
+                out.append(ln.strip().lstrip("@-").lstrip())
+            continue
+        in_recipe = bool(re.match(r"^@?[\w-]+(?:\s[^:=]*)?:(?!=)", ln))
+    return out
+
+
+def _package_scripts(head: str, args: list[str]) -> tuple[str, ...]:
+    """The package.json scripts a package-runner command runs (pre/post scripts included)."""
+    words = [a for a in args if not a.startswith("-")]
+    if not words:
+        return ("preinstall", "install", "postinstall", "prepare") if head in ("yarn", "bun", "pnpm") else ()
+    sub = words[0]
+    if sub in ("run", "run-script", "rum", "urn") and len(words) > 1:
+        name = words[1]
+        return (f"pre{name}", name, f"post{name}")
+    if sub in _NPM_LIFECYCLE:
+        return _NPM_LIFECYCLE[sub]
+    if head in ("yarn", "pnpm", "bun") and sub not in ("add", "remove", "dlx", "exec", "x", "create", "init"):
+        return (f"pre{sub}", sub, f"post{sub}")
+    return ()
+
+
+def _json_scripts(text: str, names: tuple[str, ...]) -> list[str] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if scripts is None:
+        return []
+    if not isinstance(scripts, dict):
+        return None
+    return [str(scripts[n]) for n in names if n in scripts]
+
+
+def _download_targets(cmd: SimpleCommand) -> list[str]:
+    out: list[str] = []
+    args = cmd.argv[1:]
+    for k, w in enumerate(args):
+        if not w.static:
+            continue
+        names = ("-o", "--output") if cmd.head == "curl" else ("-O", "--output-document")
+        if w.text in names and k + 1 < len(args) and args[k + 1].static and args[k + 1].text != "-":
+            out.append(args[k + 1].text)
+        elif cmd.head == "curl" and w.text.startswith("--output="):
+            out.append(w.text.split("=", 1)[1])
+    return out

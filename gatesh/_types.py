@@ -107,6 +107,8 @@ class Context(enum.StrEnum):
     SUBSTITUTION = "substitution"  # $( … ) and ` … `
     PROCESS_SUBSTITUTION = "process-substitution"  # <( … ) and >( … )
     FUNCTION = "function"  # a function's body (a definition counts as running it)
+    CALL = "call"  # a function's body read again for a call with static arguments (S2.1)
+    LOOP = "loop"  # a loop's body read once per static word it loops over (S2.1)
     SH_C = "sh -c"  # a string a shell or a wrapper runs as a command line
     EVAL = "eval"
     SU_C = "su -c"
@@ -198,6 +200,7 @@ class SimpleCommand:
     context: Context = Context.TOP  # where it runs
     depth: int = 0  # nesting of re-read strings (sh -c, eval, heredoc, script)
     remote: bool = False  # runs on another host (ssh HOST CMD)
+    expanded_head: str = ""  # argv[0] as written when the reader put in its static value ($a$b)
 
     @property
     def dynamic_head(self) -> bool:

@@ -16,12 +16,14 @@ inputs and records facts, never runs anything.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.programs import (
     PASS_THROUGH,
+    PLAIN_COMMANDS,
     SHELL_BY_NAME,
     STDIN_NAMES,
     TRANSFORMERS,
@@ -305,8 +307,9 @@ class CodeReading:
             context = Context.FOREIGN
         out = self.read_text(text, context, depth + 1, inherit, tolerant=not parsed)
         opaque = ""
-        if not parsed:
-            opaque = f"{language} runs {_family_words(SHELL_BY_NAME.get(language))}, a language gatesh does not read"
+        row = SHELL_BY_NAME.get(language)
+        if not parsed and not (row is not None and row.shares_simple_commands and _plain(text)):
+            opaque = f"{language} runs {_family_words(row)}, a language gatesh does not read"
         elif fed.dynamic:
             opaque = f"{language} runs text holding values only known when it runs ({fed.why})"
         self.code.append(Code(index, language, source, text=text[:L.MAX_CONTEXT_SCRIPT_BYTES], opaque=opaque))
@@ -349,6 +352,28 @@ class CodeReading:
 
 _FAMILY_WORDS: Final = {Family.CSH: "C-shell code", Family.FISH: "fish code", Family.RC: "rc code",
                         Family.POWERSHELL: "PowerShell code", Family.CMD: "cmd.exe code"}
+
+
+# Words that start a construct, or combine commands, in some shell family (fish `and rm x`, csh
+# `foreach`, rc `if`): a text holding one as a command is not plain.
+_KEYWORDS: Final = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case",
+                              "esac", "function", "end", "begin", "switch", "and", "or", "not", "foreach", "endif",
+                              "endsw", "breaksw", "repeat", "goto", "onintr", "fn", "let", "def", "match", "try",
+                              "catch", "loop", "each", "time", "exec", "builtin", "command", "eval", "source", "."})
+_SEGMENT: Final = re.compile(r"\|\||&&|[;|\n]")
+
+
+def _plain(text: str) -> bool:
+    """Plain commands every shell family reads alike (``PLAIN_COMMANDS``): quotes balanced, no
+    construct or combining keyword as a command."""
+    if PLAIN_COMMANDS.fullmatch(text) is None or text.count("'") % 2 or text.count('"') % 2 \
+            or "&" in text.replace("&&", ""):
+        return False
+    for segment in _SEGMENT.split(text):
+        words = segment.split()
+        if words and words[0].strip("'\"") in _KEYWORDS:
+            return False
+    return True
 
 
 def _family_words(row: Shell | None) -> str:

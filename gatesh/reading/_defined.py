@@ -16,6 +16,7 @@ import json
 import os
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -274,8 +275,8 @@ class DefinedReading:
                 return path, what
         return None
 
-    def _recipe_lines(self, index: int, head: str, found: tuple[str, Written], extract, depth: int,
-                      inherit: _Inherit) -> list[int]:  # type: ignore[no-untyped-def]
+    def _recipe_lines(self, index: int, head: str, found: tuple[str, Written],
+                      extract: Callable[[str], list[str] | None], depth: int, inherit: _Inherit) -> list[int]:
         path, what = found
         if what.text is None:
             return self.run_text(index, path, what, head, depth, inherit)

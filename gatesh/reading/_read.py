@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -34,6 +35,7 @@ from ._repair import repair
 from ._second import read_second
 from ._subst import substitutions
 from ._tables import FIND_EXEC, SOURCE_BUILTINS
+from ._values import MAX_LOOP_WORDS, MAX_VARIANTS, Binding, TextEnv, expand, names_in
 from ._walk import RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
@@ -85,6 +87,7 @@ class _Inherit:
     redirects: tuple[Redirect, ...] = ()
     placeholders: tuple[str, ...] = ()  # words xargs/parallel replace by their input
     positional: _Positional | None = None  # sh -c STRING's static $0 $1 … (same shell only)
+    bindings: tuple[tuple[str, str], ...] = ()  # static values known where this text runs (same shell)
 
 
 def max_nesting(text: str) -> int:
@@ -118,6 +121,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         self.assignments: list[str] = []
         self.scripts: list[Script] = []
         self.code: list[Code] = []
+        self.function_bodies: dict[str, str] = {}  # name -> body text, for calls (S2.1 static values)
+        self._envs: list[TextEnv] = []  # the static values of each text being read, innermost last
+        self._calling: set[str] = set()  # functions whose body is being read for a call
         self.written: dict[str, Written] = {}  # files this text wrote, by path (S2.1 defined-then-run)
         self.notes: list[str] = []
         self.unreadable = ""
@@ -180,13 +186,24 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 self.unreadable = (f"unreadable: neither reader could parse it{where} "
                                    f"(tree-sitter: {walk.error_at}; bashlex: {second_err})")
         # bashlex failing alone is common (case, [[ ]], quoted heredocs) and no disagreement.
-        produced: list[int] = []
-        raw_map: list[list[int]] = []
-        surfaces: list[str] = []
         for stages in walk.pipelines:  # what feeds what, for code on a shell's input (S2.1)
             for k in range(1, len(stages)):
                 for i in stages[k]:
                     walk.commands[i].fed_by = [walk.commands[j] for j in stages[k - 1]]
+        self.function_bodies.update(walk.function_bodies)
+        env = TextEnv(self._resolved(walk.bindings, text, inherit), text, dict(inherit.bindings))
+        self._envs.append(env)
+        try:
+            return self._read_walk(text, data, walk, second, depth, inherit, where, env)
+        finally:
+            self._envs.pop()
+
+    def _read_walk(self, text: str, data: bytes, walk: Walk, second: tuple[RawCommand, ...] | None, depth: int,
+                   inherit: _Inherit, where: str, env: TextEnv) -> list[int]:
+        """Finalize what the walk of ``text`` found (``read_text``'s second half)."""
+        produced: list[int] = []
+        raw_map: list[list[int]] = []
+        surfaces: list[str] = []
         for raw in walk.commands:
             idxs, surface = self.finalize(raw, depth, inherit)
             raw_map.append(idxs)
@@ -217,7 +234,23 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                         for _, _, inner in substitutions(body):
                             produced.extend(self.read_text(inner, "substitution", depth + 1,
                                                            inherit))
+        produced.extend(self._loops(walk, depth, inherit, env))
         return produced
+
+    def _loops(self, walk: Walk, depth: int, inherit: _Inherit, env: TextEnv) -> list[int]:
+        """``for NAME in WORDS`` over static words: the body is read once per word, NAME known
+        (S2.1), up to ``MAX_LOOP_WORDS`` words."""
+        out: list[int] = []
+        for loop in walk.loops:
+            words = loop.words
+            if not words or len(words) > MAX_LOOP_WORDS or not all(w.static for w in words) \
+                    or len(loop.body) * len(words) > L.MAX_COMMAND_BYTES:
+                continue
+            known = {**dict(inherit.bindings), **env.known_at(loop.start)}
+            for w in words:
+                bindings = tuple({**known, loop.name: w.text}.items())
+                out.extend(self.read_text(loop.body, Context.LOOP, depth + 1, replace(inherit, bindings=bindings)))
+        return out
 
     def _repaired(self, text: str, data: bytes, walk: Walk, context: str,
                   where: str) -> tuple[str, bytes, Walk]:
@@ -286,7 +319,89 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         return len(self.commands) - 1
 
     def finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]:
-        """Peel ``raw``, re-read what it runs, emit its commands: (indexes, surface head)."""
+        """Put in the static values ``raw``'s words are known to have (S2.1), peel it, re-read
+        what it runs, emit its commands: (indexes, surface head). A value only possible (set in a
+        branch, say) gives one more reading of the command, beside the one as written."""
+        variants: list[RawCommand] = []
+        if self._envs and not raw.declaration and raw.words:
+            raw, variants = self._substitute(raw, inherit)
+        idxs, surface = self._finalize(raw, depth, inherit)
+        for v in variants:
+            idxs = idxs + self._finalize(v, depth, inherit)[0]
+        return idxs, surface
+
+    @staticmethod
+    def _positional(inherit: _Inherit, context: str, name: str) -> str | None:
+        """The static value of positional parameter ``name`` (a digit) where ``inherit`` holds."""
+        pos = inherit.positional
+        if pos is None or not pos.known or context == "function":
+            return None
+        k = int(name)
+        k = k + pos.shift if k else 0
+        if k < len(pos.args):
+            return pos.args[k].text if pos.args[k].static else None
+        return None if pos.open_ended else ""
+
+    def _resolved(self, bindings: list[Binding], text: str, inherit: _Inherit) -> list[Binding]:
+        """``bindings`` with a dynamic value put in when its parts are known (``local d="$1"`` in
+        a call, ``b="$a/x"`` after ``a=…``); an assignment's value is not split into words."""
+        if not any(b.value is None and b.source for b in bindings):
+            return bindings
+        out: list[Binding] = []
+        for b in bindings:
+            if b.value is None and b.source:
+                known = TextEnv(out, text, dict(inherit.bindings))
+                at = b.start
+
+                def lookup(n: str, at: int = at, known: TextEnv = known) -> str | None:
+                    return self._positional(inherit, "", n) if n.isdigit() else known.certain(n, at)
+
+                got = expand(Word(b.source, False), lookup)
+                if got is not None and len(got) <= 1:
+                    b = replace(b, value=got[0].text if got else "")
+            out.append(b)
+        return out
+
+    def _substitute(self, raw: RawCommand, inherit: _Inherit) -> tuple[RawCommand, list[RawCommand]]:
+        if all(w.static for w in raw.words) and not raw.target_words:
+            return raw, []
+        env = self._envs[-1]
+
+        def certain(name: str) -> str | None:
+            if name.isdigit():
+                return self._positional(inherit, raw.context, name)
+            return env.certain(name, raw.start)
+
+        words = _expand_all(raw.words, certain)
+        changed = words is not raw.words
+        redirects = list(raw.redirects)
+        for k, w in raw.target_words.items():
+            got = expand(w, certain)
+            if got is not None and len(got) == 1 and k < len(redirects):
+                r = redirects[k]
+                redirects[k] = Redirect(r.op, got[0].text, r.fd, r.writes)
+                changed = True
+        if changed:
+            head = raw.words[0].text if not raw.words[0].static and words and words[0].static else raw.expanded_head
+            self.note(f"static values put in: {raw.raw[:80]!r}")
+            raw = replace(raw, words=words, redirects=redirects, expanded_head=head)
+        if raw.variant:
+            return raw, []
+        names = list(dict.fromkeys(n for w in raw.words if not w.static for n in names_in(w) if env.possible(n)))
+        if not names:
+            return raw, []
+        variants: list[RawCommand] = []
+        for combo in itertools.islice(itertools.product(*(env.possible(n) for n in names)), MAX_VARIANTS):
+            values = dict(zip(names, combo, strict=True))
+            alt = _expand_all(raw.words, lambda n, v=values: v.get(n, certain(n)))  # type: ignore[misc]
+            if alt is not raw.words:
+                head = raw.words[0].text if not raw.words[0].static else raw.expanded_head
+                variants.append(replace(raw, words=alt, variant=True, expanded_head=head))
+        if variants:
+            self.note(f"read once per value its variables may have: {raw.raw[:80]!r}")
+        return raw, variants
+
+    def _finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]:
         redirects = tuple(raw.redirects) + inherit.redirects
         pos = inherit.positional
         if pos is not None and raw.context != "function" and raw.words and not raw.declaration:
@@ -339,7 +454,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             self.note(f"dynamic head: {raw.raw[:80]!r}")
         cmd = SimpleCommand(tuple(argv), head, wrappers=wrappers, privileged=privileged,
                             assignments=assignments, redirects=redirects, context=Context(context),
-                            raw=raw.raw, depth=depth, remote=inherit.remote)
+                            raw=raw.raw, depth=depth, remote=inherit.remote,
+                            expanded_head=raw.expanded_head if argv is p.argv or argv == raw.words else "")
         inner = _Inherit((*wrappers, head), privileged, inherit.remote,
                          placeholders=tuple(p.placeholders) or inherit.placeholders)
         env_runs, env_opaque = self.env_commands(assignments, depth, inner)
@@ -361,6 +477,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         idx = self._emit(cmd)
         out = [idx, *env_runs]
         self._env_opaque(idx, env_opaque)
+        if head in self.function_bodies and not p.wrappers:
+            out.extend(self._call(cmd, raw, depth, inherit))
         if head in POSITION_PROGRAMS:
             out.extend(self.read_positions(cmd, raw, idx, depth, inner))
         ran = self.run_written(cmd, raw, idx, depth, inner) if self.written else None
@@ -403,6 +521,22 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             return []
         self.note("make's recipe lines from its input are read as shell")
         return self.read_text("\n".join(recipes), "heredoc", depth + 1, inherit)
+
+    def _call(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
+        """A call of a function this text defined, with arguments: its body is read again with
+        ``$1 …`` the call's words (S2.1), once per function being called (no recursion)."""
+        body = self.function_bodies[cmd.head]
+        if cmd.head in self._calling or len(cmd.argv) < 2 or not _USES_PARAMETERS.search(body):
+            return []
+        env = self._envs[-1] if self._envs else None
+        known = {**dict(inherit.bindings), **(env.known_at(raw.start) if env else {})}
+        self._calling.add(cmd.head)
+        try:
+            return self.read_text(body, Context.CALL, depth + 1, _Inherit(
+                inherit.wrappers, inherit.privileged, inherit.remote,
+                positional=_Positional(tuple(cmd.argv)), bindings=tuple(known.items())))
+        finally:
+            self._calling.discard(cmd.head)
 
     def _env_opaque(self, index: int, why: list[str]) -> None:
         for w in why:
@@ -728,6 +862,25 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             return self.read_text(text, "script", depth + 1, inherit)
         self._context_script(word.text, interp, text)
         return []
+
+
+# A function body that uses its parameters ($1, ${2}, "$@", $*, $#): a call is read with them.
+_USES_PARAMETERS: Final = re.compile(r"\$(?:[1-9@*#]|\{[1-9@*#])")
+
+
+def _expand_all(words: list[Word], lookup: Callable[[str], str | None]) -> list[Word]:
+    """``words`` with every word whose parameters ``lookup`` knows expanded (``words`` itself,
+    the same list object, when none is)."""
+    out: list[Word] = []
+    changed = False
+    for w in words:
+        got = None if w.static else expand(w, lookup)
+        if got is None:
+            out.append(w)
+        else:
+            out.extend(got)
+            changed = True
+    return out if changed else words
 
 
 def _remote_shell_reads_input(rest: list[Word]) -> bool:

@@ -22,6 +22,7 @@ from gatesh._types import Redirect, Word
 from ._braces import expand
 from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
 from ._subst import substitutions
+from ._values import Binding
 from ._words import node_text, word_of, word_of_run
 
 LANGUAGE = Language(tree_sitter_bash.language())
@@ -57,6 +58,33 @@ def _is_leaf(node: Any) -> bool:
 _UNPARSED = frozenset({"regex", "extglob_pattern"})
 
 
+# Statements whose parts all run, in order, whenever they run (S2.1 static values).
+_SEQUENTIAL: Final = frozenset({"program", "variable_assignments", "redirected_statement",
+                                "declaration_command", "compound_statement"})
+
+
+def _unconditional(node: Any) -> bool:
+    """Whether ``node`` runs whenever its text runs, before what follows it: not in a branch,
+    loop, pipeline, subshell, function, substitution, the right side of ``&&``/``||``, or ``&``."""
+    child, parent = node, node.parent
+    while parent is not None:
+        t = parent.type
+        if t == "list":
+            first = parent.named_children[0] if parent.named_children else None
+            if first is None or first.start_byte != child.start_byte or first.end_byte != child.end_byte:
+                return False
+        elif t == "compound_statement":
+            if parent.parent is not None and parent.parent.type == "function_definition":
+                return False
+        elif t not in _SEQUENTIAL:
+            return False
+        nxt = child.next_sibling
+        if nxt is not None and nxt.type == "&":
+            return False
+        child, parent = parent, parent.parent
+    return True
+
+
 class WalkLimit(ReadError):
     """The tree is deeper or larger than the reader's limits (the reading is unreadable)."""
 
@@ -76,6 +104,9 @@ class RawCommand:
     herestring: Word | None = None
     stdin_word: Word | None = None  # the word of a `< WORD` redirection of standard input
     fed_by: list[RawCommand] | None = None  # the pipeline stage before this one (set by the reader)
+    target_words: dict[int, Word] = field(default_factory=dict)  # dynamic redirect targets, by index
+    variant: bool = False  # a reading with possible values put in (not read for variants again)
+    expanded_head: str = ""  # the first word as written, when static values were put in
     declaration: bool = False  # export/declare/local/readonly/unset: runs no program
 
 
@@ -93,6 +124,19 @@ class Walk:
     blind: list[tuple[int, int]] = field(default_factory=list)  # byte spans bashlex misreads
     joined: list[int] = field(default_factory=list)  # bytes where a word tree-sitter split was rejoined
     braces: bool = False  # a word was brace-expanded
+    bindings: list[Binding] = field(default_factory=list)  # plain NAME=VALUE assignments (S2.1)
+    function_bodies: dict[str, str] = field(default_factory=dict)  # name -> body text
+    loops: list[Loop] = field(default_factory=list)  # `for NAME in WORDS` with their bodies
+
+
+@dataclass(frozen=True)
+class Loop:
+    """``for NAME in WORDS; do BODY; done``: read once per word when the words are static."""
+
+    name: str
+    words: tuple[Word, ...]
+    body: str
+    start: int
 
 
 def parse(data: bytes) -> Any:
@@ -307,6 +351,37 @@ class _Walker:
             if b"`" in data or b"$(" in data:
                 self._scan(data, node.start_byte)
 
+    def _binding(self, node: Any) -> None:
+        """Record ``NAME=VALUE`` for the static values of S2.1 (see ``_values``)."""
+        name = node.child_by_field_name("name")
+        if name is None or name.type != "variable_name" or (
+                node.parent is not None and node.parent.type == "c_style_for_statement"):
+            return  # an arithmetic loop's counter is no static value
+        value = node.child_by_field_name("value")
+        text = node_text(node)
+        static: str | None = None
+        source = ""
+        if "+=" not in text.split("=", 1)[0] + "=" and (value is None or value.type != "array"):
+            w = word_of(value) if value is not None else Word("", True)
+            static = w.text if w.static else None
+            source = "" if w.static else w.text
+        self.result.bindings.append(Binding(node_text(name), static, node.start_byte, _unconditional(node),
+                                            source))
+
+    def _loop(self, node: Any) -> None:
+        name = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        values = [c for k, c in enumerate(node.children) if node.field_name_for_child(k) == "value"]
+        if name is None or body is None or not values:
+            return
+        inner = [c for c in body.children if c.is_named]
+        if not inner:
+            return
+        src: bytes = body.text
+        base = body.start_byte
+        text = src[inner[0].start_byte - base:inner[-1].end_byte - base].decode("utf-8", "replace")
+        self.result.loops.append(Loop(node_text(name), tuple(self._words(values)), text, node.start_byte))
+
     def _new_frame(self) -> int:
         self.frames += 1
         return self.frames
@@ -323,9 +398,11 @@ class _Walker:
             self._pipeline(node, ctx, frame, d)
         elif t == "function_definition":
             name = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
             if name is not None:
                 self.result.functions.append(node_text(name))
-            body = node.child_by_field_name("body")
+                if body is not None:
+                    self.result.function_bodies[node_text(name)] = node_text(body)
             for child in node.children:
                 if child is not name:
                     self.walk(child, "function" if child == body else ctx, frame, d + 1)
@@ -347,7 +424,12 @@ class _Walker:
             # Reached only for a bare assignment statement: a command's prefix assignments and a
             # declaration's operands are handled by their command and walk only the children.
             self.result.assignments.append(node_text(node))
+            self._binding(node)
             self._children(node, ctx, frame, d)
+        elif t == "for_statement":
+            self._loop(node)
+            for child in node.children:
+                self.walk(child, ctx, frame, d + 1)
         elif t == "word" or t in _UNPARSED:
             self._embedded(node)
         elif t == "heredoc_body":
@@ -509,6 +591,7 @@ class _Walker:
                 prev_src = text
             prev_end = child.end_byte
             if child.type == "variable_assignment":
+                self._binding(child)
                 self._children(child, ctx, frame, d)
             elif not _is_leaf(child):
                 self.walk(child, ctx, frame, d + 1)
@@ -623,6 +706,8 @@ class _Walker:
             writes = op in WRITE_OPS
             if op in (">&", "<&") and target is not None and (target.isdigit() or target == "-"):
                 writes = False  # fd duplication or close, not a file
+            if not word.static:
+                cmd.target_words[len(cmd.redirects)] = word
             cmd.redirects.append(Redirect(op, target, fd, writes))
             if op == "<" and fd in (None, 0):
                 cmd.stdin_word = word

@@ -45,7 +45,10 @@ class Shell:
     """One shell. ``code_opts``: options whose value is code to run (``-c`` in a short cluster
     counts for every family that takes it). ``note`` says where a person meets it.
     ``everyday``: the name is also an everyday word (``cmd``, ``rc``, ``nu``), so as another
-    program's argument it does not say that program runs a shell.
+    program's argument it does not say that program runs a shell. ``shares_simple_commands``: a
+    text made only of plain words, quotes and ``; | && ||`` runs the same programs as in sh, so
+    gatesh reads such code of a language it does not parse (False for PowerShell, cmd.exe and
+    xonsh, whose plain words are cmdlets or Python).
     """
 
     name: str
@@ -54,6 +57,7 @@ class Shell:
     note: str
     everyday: bool = False
     value_opts: frozenset[str] = frozenset()  # options that take the next word (`--log-level X`)
+    shares_simple_commands: bool = True  # plain commands (`rm -rf x; ls | wc`) mean what they mean in sh
 
     @property
     def parsed(self) -> bool:
@@ -95,16 +99,18 @@ SHELL_ROWS: Final[tuple[Shell, ...]] = (
     Shell("es", Family.RC, _C, "extensible shell, an rc descendant", everyday=True),
     Shell("pwsh", Family.POWERSHELL, _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
           "PowerShell 7 (options are case-insensitive)",
-          value_opts=_PWSH_VALUES),
+          value_opts=_PWSH_VALUES, shares_simple_commands=False),
     Shell("powershell", Family.POWERSHELL, _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
           "Windows PowerShell (reachable from WSL)",
-          value_opts=_PWSH_VALUES),
-    Shell("cmd", Family.CMD, _f("/c", "/k", "/r"), "Windows cmd.exe (reachable from WSL)", everyday=True),
+          value_opts=_PWSH_VALUES, shares_simple_commands=False),
+    Shell("cmd", Family.CMD, _f("/c", "/k", "/r"), "Windows cmd.exe (reachable from WSL)", everyday=True,
+          shares_simple_commands=False),
     Shell("elvish", Family.OWN, _C, "Elvish"),
     Shell("nu", Family.OWN, _f("-c", "--commands", "-e", "--execute"), "Nushell", everyday=True,
           value_opts=_f("--log-level", "--log-target", "--config", "--env-config", "--plugin-config", "--plugins",
                         "--table-mode", "-m", "--include-path", "-I", "--error-style")),
-    Shell("xonsh", Family.OWN, _C, "Python-based shell", value_opts=_f("--rc", "-D", "--shell-type", "--shell")),
+    Shell("xonsh", Family.OWN, _C, "Python-based shell", value_opts=_f("--rc", "-D", "--shell-type", "--shell"),
+          shares_simple_commands=False),
     Shell("ysh", Family.OWN, _C, "Oils' new language"),
     Shell("ion", Family.OWN, _C, "Redox OS shell", everyday=True),
     Shell("murex", Family.OWN, _C, "murex", everyday=True),
@@ -115,6 +121,9 @@ SHELLS: Final[frozenset[str]] = frozenset(SHELL_BY_NAME)
 PARSED_SHELLS: Final[frozenset[str]] = frozenset(s.name for s in SHELL_ROWS if s.parsed)
 # Shell names that, as another program's argument, say it runs that shell (`rlwrap bash`).
 SHELL_ARGUMENT_NAMES: Final[frozenset[str]] = frozenset(s.name for s in SHELL_ROWS if not s.everyday)
+# A text of plain commands every shell family reads alike: words of these characters, quoted or not,
+# joined by `;`, `|`, `&&`, `||` and newlines (no expansion, glob, redirection, group or history `!`).
+PLAIN_COMMANDS: Final = re.compile(r"[A-Za-z0-9_./:=,@%+\-~ \t\n;|&'\"]*")
 # Multi-call binaries that hold a shell applet (`busybox sh`): a process by this name may be one.
 MULTICALL: Final = _f("busybox", "toybox")
 # The shells gatesh itself runs gated in a PTY (S10) and answers for as a shim (S1).

@@ -87,6 +87,10 @@ def dynamic_code(c: Cmd) -> MatchResult:
 
 
 def dynamic_head(c: Cmd) -> MatchResult:
+    assembled = c.sc.expanded_head
+    if c.head and assembled and not (_BENIGN_DYNAMIC.match(assembled) or _WHICH.match(assembled)):
+        # the reader put in the static values (S2.1), but a name built from pieces hides itself
+        return Hit(detail=f"the program's name ({c.head}) is assembled from pieces ({assembled[:40]})")
     if c.head:
         return None
     raw = c.sc.argv[0].text if c.sc.argv else ""

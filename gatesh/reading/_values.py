@@ -1,0 +1,242 @@
+"""Static values (S2.1): variables and parameters given static values in the same text.
+
+``f=/etc/shadow; cp "$f" x`` copies /etc/shadow; ``f() { rm -rf "$1"; }; f ~`` deletes home.
+The reader substitutes such values before judging:
+
+- :func:`expand` computes the words a word becomes once its parameters are known, as bash
+  expands them (quotes, escapes, ``$'…'``, ``$NAME``, ``${NAME}``, positional ``$1``; word
+  splitting of unquoted values at blanks). Any other expansion leaves the word as it is.
+- :class:`TextEnv` decides, for one text, which values are *certain* at a position: a variable
+  assigned only by plain assignments that always run before the use (at the top level of the
+  text, not in a loop, branch, pipeline, subshell or function, not after ``eval`` or ``source``,
+  and named nowhere else in the text, so nothing else binds it). A value that is only *possible*
+  (assigned in a branch, or beside other bindings) is read as well, as one more reading of the
+  command, next to the command as written: the stricter union.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from gatesh._types import Word
+
+from ._words import decode_ansi_c
+
+# The values one command is read with, at most (each possible value is one more reading).
+MAX_VARIANTS: Final = 8
+# Words of a `for NAME in WORDS` loop its body is read once each for, at most.
+MAX_LOOP_WORDS: Final = 16
+
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BRACE: Final = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
+# Words in a text after which any variable may hold anything (they run code in this shell).
+_BINDS_ANYTHING: Final = re.compile(r"(?:^|[\s;&|(`])(?:eval|source|\.|set\s+-[a-z]*a|declare\s+-[a-z]*n"
+                                    r"|typeset\s+-[a-z]*n|local\s+-[a-z]*n)(?=\s)|\$\{!")
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A plain assignment ``NAME=VALUE`` in a text. ``value`` None: not a static value (dynamic,
+    an array, ``+=``). ``unconditional``: it runs whenever the text runs, before what follows."""
+
+    name: str
+    value: str | None
+    start: int
+    unconditional: bool
+    source: str = ""  # a dynamic value as written (``"$1"``), for the reader to resolve
+
+
+class _Unknown(Exception):
+    pass
+
+
+def expand(word: Word, lookup: Callable[[str], str | None]) -> list[Word] | None:
+    """The words ``word`` becomes when every parameter in it is known to ``lookup`` (a name, or a
+    digit for a positional parameter, to its value); None when any part is not known."""
+    if word.static:
+        return [word]
+    if "$" not in word.text:
+        return None  # dynamic for another reason (a brace range too long, `…`, <(…))
+    try:
+        return _expand(word.text, lookup)
+    except _Unknown:
+        return None
+
+
+def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
+    fields: list[str] = []
+    cur: list[str] = []
+    have = False  # the current field exists (something quoted, or text) even when empty
+    i, n = 0, len(src)
+    dq = False
+
+    def value_of(name: str) -> str:
+        v = lookup(name)
+        if v is None:
+            raise _Unknown
+        return v
+
+    def param(at: int) -> tuple[str, int]:
+        """The value of the parameter at ``src[at] == '$'`` and where it ends."""
+        if at + 1 >= n:
+            return "$", at + 1
+        c = src[at + 1]
+        if c == "{":
+            close = src.find("}", at + 2)
+            if close < 0:
+                raise _Unknown
+            inner = src[at + 2:close]
+            if not (_NAME.fullmatch(inner) or inner.isdigit()):
+                raise _Unknown  # ${x:-y}, ${#x}, ${x#p}, ${!x}: not computed
+            return value_of(inner), close + 1
+        if c.isdigit():
+            return value_of(c), at + 2
+        m = _NAME.match(src, at + 1)
+        if m:
+            return value_of(m.group(0)), m.end()
+        if c in "\"'" and not dq:
+            return "", at + 1  # $"…" and $'…' are handled by the caller
+        raise _Unknown  # $(…), $((…)), $@, $*, $#, $?, $$, $!, $-
+
+    while i < n:
+        ch = src[i]
+        if dq:
+            if ch == '"':
+                dq = False
+                i += 1
+            elif ch == "\\" and i + 1 < n and src[i + 1] in '$`"\\\n':
+                if src[i + 1] != "\n":
+                    cur.append(src[i + 1])
+                i += 2
+            elif ch == "$":
+                v, i = param(i)
+                cur.append(v)
+            elif ch == "`":
+                raise _Unknown
+            else:
+                cur.append(ch)
+                i += 1
+            continue
+        if ch == "'":
+            close = src.find("'", i + 1)
+            if close < 0:
+                raise _Unknown
+            cur.append(src[i + 1:close])
+            have = True
+            i = close + 1
+        elif ch == '"':
+            dq, have = True, True
+            i += 1
+        elif ch == "\\":
+            if i + 1 < n and src[i + 1] != "\n":
+                cur.append(src[i + 1])
+                have = True
+            i += 2
+        elif ch == "$" and src[i + 1:i + 2] == "'":
+            close = i + 2
+            while close < n and src[close] != "'":
+                close += 2 if src[close] == "\\" else 1
+            if close >= n:
+                raise _Unknown
+            cur.append(decode_ansi_c(src[i + 2:close]))
+            have = True
+            i = close + 1
+        elif ch == "$" and src[i + 1:i + 2] == '"':
+            dq, have = True, True
+            i += 2
+        elif ch == "$":
+            v, i = param(i)
+            parts = v.split()  # an unquoted value is split at blanks (the default IFS)
+            if not parts:
+                continue
+            if v[:1].isspace() and (cur or have):
+                fields.append("".join(cur))
+                cur, have = [], False
+            for k, part in enumerate(parts):
+                if k:
+                    fields.append("".join(cur))
+                    cur, have = [], False
+                cur.append(part)
+                have = True
+            if v[-1:].isspace():
+                fields.append("".join(cur))
+                cur, have = [], False
+        elif ch == "`" or (ch in "<>" and src[i + 1:i + 2] == "(") or (ch == "{" and _BRACE.match(src, i)):
+            raise _Unknown  # a substitution, or a brace expansion (the walker expands only static words)
+        else:
+            cur.append(ch)
+            have = True
+            i += 1
+    if dq:
+        raise _Unknown
+    if cur or have:
+        fields.append("".join(cur))
+    return [Word(f, True) for f in fields]
+
+
+@dataclass
+class TextEnv:
+    """Which values are known in one text, at which position (see the module docstring)."""
+
+    bindings: list[Binding]
+    text: str
+    inherited: Mapping[str, str] = field(default_factory=dict)
+    _sites: dict[str, list[Binding]] = field(default_factory=dict)
+    _certain: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        for b in self.bindings:
+            self._sites.setdefault(b.name, []).append(b)
+        anything = bool(_BINDS_ANYTHING.search(self.text))
+        ifs = "IFS" in self._sites or re.search(r"\bIFS\b", self.text) is not None
+        for name in set(self._sites) | set(self.inherited):
+            sites = self._sites.get(name, [])
+            if anything or ifs or not all(b.unconditional and b.value is not None for b in sites):
+                continue
+            if _occurrences(self.text, name) != len(sites):
+                continue  # named elsewhere: `read NAME`, `for NAME in`, `unset NAME`, …
+            self._certain.add(name)
+
+    def certain(self, name: str, at: int) -> str | None:
+        """The value ``name`` surely has at byte ``at`` of the text, or None."""
+        if name not in self._certain:
+            return None
+        before = [b for b in self._sites.get(name, []) if b.start < at]
+        if before:
+            return before[-1].value
+        return self.inherited.get(name)
+
+    def possible(self, name: str) -> list[str]:
+        """Static values ``name`` may have somewhere in the text (for the union of readings)."""
+        values = [b.value for b in self._sites.get(name, []) if b.value is not None]
+        if name in self.inherited:
+            values.insert(0, self.inherited[name])
+        return list(dict.fromkeys(values))
+
+    def known_at(self, at: int) -> dict[str, str]:
+        """Every certain value at byte ``at``: what a same-shell text run from there inherits."""
+        out: dict[str, str] = {}
+        for name in self._certain:
+            v = self.certain(name, at)
+            if v is not None:
+                out[name] = v
+        return out
+
+
+def _occurrences(text: str, name: str) -> int:
+    """How often ``name`` appears in ``text`` as a word that is not a use (``$name``, ``${name``)."""
+    count = 0
+    for m in re.finditer(r"(?<![\w$])" + re.escape(name) + r"(?!\w)", text):
+        before = text[max(0, m.start() - 2):m.start()]
+        if before.endswith("${") or before.endswith("$"):
+            continue
+        count += 1
+    return count
+
+
+def names_in(word: Word) -> list[str]:
+    """The parameter names a dynamic word's source refers to (``$x``, ``${x}``)."""
+    return [m.group(1) or m.group(2) for m in re.finditer(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))", word.text)]

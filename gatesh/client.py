@@ -501,11 +501,12 @@ def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout
 
 def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
           can_ask: bool | None = None, on_interim: "Any" = None, full: "Full | None" = None,
-          cannot_run: str = "") -> "CheckResult":
+          cannot_run: str = "", operator: str = "") -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
 
     ``cannot_run`` (what stops the command running here, e.g. its shell is missing) makes the gate
-    refuse it without deciding, with an audit line that says why.
+    refuse it without deciding, with an audit line that says why. ``operator`` "person": the
+    session is a person's own (``gatesh --human``): what needs a decision asks them, unargued.
 
     1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
     gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
@@ -519,14 +520,16 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
         msg["can_ask"] = can_ask
     if cannot_run:
         msg["cannot_run"] = cannot_run
+    if operator:
+        msg["operator"] = operator
     try:
         reply = request("check", msg, on_interim=on_interim, full=full)
     except DaemonUntrusted as exc:
         # Said once, on stderr: the person must learn that someone else's socket is in the way.
         _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
-        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run)
+        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
     except DaemonUnavailable as exc:
-        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run)
+        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
     except DaemonLost as exc:
         return CheckResult.refused(
             f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
@@ -537,14 +540,14 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
 
 
 def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str,
-                full: "Full | None", cannot_run: str = "") -> "CheckResult":
+                full: "Full | None", cannot_run: str = "", operator: str = "") -> "CheckResult":
     if full is not None:
-        return _in_process_on_full(full, command, cwd, session, surface, why, cannot_run)
+        return _in_process_on_full(full, command, cwd, session, surface, why, cannot_run, operator)
     try:
         from gatesh.inprocess import check as check_here
 
         return CheckResult.from_reply(check_here(command, cwd=cwd, session=session, surface=surface, why=why,
-                                                 cannot_run=cannot_run))
+                                                 cannot_run=cannot_run, operator=operator))
     except Exception as exc:
         return CheckResult.refused(
             f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
@@ -552,7 +555,7 @@ def _in_process(command: str, cwd: str, session: str | None, surface: str, why: 
 
 
 def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | None, surface: str,
-                        why: str, cannot_run: str = "") -> "CheckResult":
+                        why: str, cannot_run: str = "", operator: str = "") -> "CheckResult":
     """The in-process gate run by the full interpreter in a child process (this one, the launcher's
     fast interpreter, lacks the pipeline's dependencies): the request as JSON on its standard
     input, the check reply as JSON on its standard output. Anything else refuses."""
@@ -561,7 +564,7 @@ def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | Non
     # The session gatesh.inprocess would name after our parent (the harness), not after us.
     session = session or f"inprocess:{posix.getppid()}"
     request = _encode({"command": command, "cwd": cwd, "session": session, "surface": surface, "why": why,
-                       "cannot_run": cannot_run})
+                       "cannot_run": cannot_run, "operator": operator})
     try:
         argv = full_command(full, ["gatesh"], run="gatesh.inprocess:serve_one")
         out = subprocess.run(argv, input=request.encode("ascii"), stdout=subprocess.PIPE, check=False)

@@ -271,7 +271,7 @@ def _escalate(decision: Decision, state: SessionState, reach: Reach, where: Wher
     why = decision.to_person_reason or decision.reason
     p = _open(decision, PendingKind.ESCALATE, why, reach, where, book)
     if reach is Reach.WATCHER:
-        state.negotiation.person_reached()  # the escalation is shown: the argument is cleared (S6)
+        # The argument stays until the person has ruled (S7): cleared by conclude(), not here.
         return Finished(decision, Action.ESCALATE, messages.waiting(), pending_id=p.id, pending=p)
     if reach is Reach.SURFACE:
         # Not a person reached yet: an `ask` nobody answers (a headless harness) must not refill
@@ -329,6 +329,8 @@ def conclude(p: Pending, ruling: Ruling | None, *, state: SessionState, where: W
     recorded, or None when nobody answered in time (the record expires: refused, approvable later).
     """
     decision = _decision_of(p)
+    if ruling is not None and p.kind is PendingKind.ESCALATE:
+        state.negotiation.person_reached()  # the person has ruled: the argument is over (S6, S7)
     if ruling is None:
         p.move(PendingState.EXPIRED)
         if p.kind is PendingKind.ESCALATE:
@@ -401,8 +403,10 @@ def rule(p: Pending, ruling: Ruling, *, state: SessionState | None, where: Where
         p.move(PendingState.APPROVED if allowed else PendingState.DENIED)
         p.answer, p.by = ruling.answer.value, dict(ruling.by)
         book.save()
-        if allowed and state is not None:
-            _grant_retry(p, state)
+        if state is not None:
+            state.negotiation.person_reached()  # a person ruled on this session's escalation
+            if allowed:
+                _grant_retry(p, state)
         _append(audit, _ruling_record(p, where, p.state.value))
         text = (f"approved: `{p.command}` may run once when the agent retries it" if allowed
                 else f"denied: `{p.command}` stays refused")

@@ -35,10 +35,10 @@ __all__ = ["check", "gate", "serve_one"]
 
 
 def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-          why: str = "", cannot_run: str = "") -> dict[str, Any]:
+          why: str = "", cannot_run: str = "", operator: str = "") -> dict[str, Any]:
     """Decide ``command`` here; the check reply the daemon would send. Never raises.
     ``cannot_run``: refuse it undecided, saying why (see :func:`gatesh.client.check`)."""
-    done, sid, shell = _gate_safely(command, cwd, session, surface, why, cannot_run)
+    done, sid, shell = _gate_safely(command, cwd, session, surface, why, cannot_run, operator)
     return {"ok": True} | done.reply(session=sid, shell=shell)
 
 
@@ -60,7 +60,7 @@ def serve_one() -> int:
         req = json.loads(sys.stdin.buffer.read())
         reply = check(str(req["command"]), cwd=str(req["cwd"]), session=req.get("session") or None,
                       surface=str(req.get("surface") or "-c"), why=str(req.get("why") or ""),
-                      cannot_run=str(req.get("cannot_run") or ""))
+                      cannot_run=str(req.get("cannot_run") or ""), operator=str(req.get("operator") or ""))
     except Exception as exc:
         failed = f"gatesh: the in-process gate could not read its request ({type(exc).__name__}: {exc}), so nothing ran."
         reply = {"ok": True} | _failed("", failed).reply(session="", shell="bash")
@@ -74,16 +74,16 @@ def _failed(command: str, message: str) -> Finished:
 
 
 def _gate_safely(command: str, cwd: str, session: str | None, surface: str,
-                 why: str, cannot_run: str = "") -> tuple[Finished, str, str]:
+                 why: str, cannot_run: str = "", operator: str = "") -> tuple[Finished, str, str]:
     try:
-        return _gate(command, cwd, session, surface, why, cannot_run)
+        return _gate(command, cwd, session, surface, why, cannot_run, operator)
     except Exception as exc:  # fail closed: nothing was allowed, so there is nothing to undo
         message = f"gatesh: the in-process gate failed ({type(exc).__name__}: {exc}), so nothing ran."
         return _failed(command, message), session or "", "bash"
 
 
 def _gate(command: str, cwd: str, session: str | None, surface: str,
-          why: str, cannot_run: str = "") -> tuple[Finished, str, str]:
+          why: str, cannot_run: str = "", operator: str = "") -> tuple[Finished, str, str]:
     """Steps numbered where they happen; returns what was finished, the session and the shell."""
     paths = _paths.current()
     sid = session or f"inprocess:{os.getppid()}"
@@ -91,6 +91,7 @@ def _gate(command: str, cwd: str, session: str | None, surface: str,
     # 1. The session: fresh, but what the daemon's state file holds (a halt, an approval) holds.
     book = PendingBook(paths.state_dir)
     state = book.session_state(sid)
+    state.person_operated = operator == "person"
     # 2. The config (a broken one refuses, naming the problem), then the decision.
     try:
         config = load_config(cwd, paths=paths)

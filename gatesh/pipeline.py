@@ -122,6 +122,9 @@ def _runs_without_config(facts: Facts) -> bool:
             and words[2:] in ((), ("--json",)))
 
 
+# Why a person decides in a session whose operator is a person: it is theirs to decide.
+PERSON_OPERATED: Final = "you operate this session, so a command that needs a decision is yours to make"
+
 # The change of every command that is allowed to run: the consecutive count restarts (S6).
 PROGRESS: Final = SessionChange(progress=True)
 
@@ -143,6 +146,9 @@ def _decide(
              change: SessionChange = NO_CHANGE, **kw: Any) -> Decision:
         counters = nego.counters_after(rejected=change.rejection is not None, progress=change.progress,
                                        reached=bool(change.halt))
+        if action is Action.ESCALATE:
+            # Whatever sends a command to a person, they see the whole argument so far (S7).
+            kw.setdefault("rounds", nego.transcript())
         return Decision(action, stage, outcome, reason, rung, facts, counters=counters, change=change, **kw)
 
     # 1. A halted session refuses everything until a person resumes it (S3.7).
@@ -240,6 +246,9 @@ def _decide(
     # destructive
     if rung is Rung.ASSISTED:
         return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="the rung is assisted", **common)
+    if session.person_operated:
+        # A person's own command: asked, not argued with (no alignment check, no rounds, S7).
+        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason=PERSON_OPERATED, **common)
     if verdict.fail_cause:
         # Never rated: no checker may lift what nobody assessed.
         return done(Action.ESCALATE, stage, outcome, reason,

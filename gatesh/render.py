@@ -27,7 +27,7 @@ from typing import Any, Final, Literal
 
 import wcwidth
 
-from gatesh._types import Decision, Round
+from gatesh._types import Decision, Round, Stage
 
 __all__ = [
     "MAX_ROUNDS_SHOWN",
@@ -353,6 +353,7 @@ def render_rows(
     attempts: int | None = None,
     newest: int = MAX_ROUNDS_SHOWN,
     counters: Mapping[str, int] | None = None,
+    request_last: bool = True,
 ) -> list[Row]:
     """The argument as voice-tagged rows; empty when there are no rounds.
 
@@ -369,6 +370,9 @@ def render_rows(
     as rated on the command alone. ``newest`` (at most :data:`MAX_ROUNDS_SHOWN`) is how many of the
     newest rounds to draw: an append-only watcher passes 1 with the previous round included in
     ``rounds`` so the label can compare commands.
+
+    ``request_last`` (escalation mode): the last round is the request being decided, and is marked
+    so; False when the request is not one of the rounds (a floor or list entry sent it to a person).
 
     ``counters`` (``Negotiation.counters()``, live mode) adds where the argument stands against its
     two bounds to the heading of a refused round: "2 of 3 in a row, 2 of 9 since a person was asked".
@@ -414,7 +418,7 @@ def render_rows(
     for i in range(first, len(rounds)):
         r = rounds[i]
         label, num = labels[i]
-        if mode == "escalation" and i == len(rounds) - 1 and num is not None:
+        if mode == "escalation" and request_last and i == len(rounds) - 1 and num is not None:
             label += " (this request)"
         rows += _element(f"{label}: {neutralise(r.command)}", "agent", width)
         why = neutralise(r.justification)
@@ -437,13 +441,16 @@ class Ask:
     why_person: str = ""
     rounds: tuple[Round, ...] = ()
     attempts: int | None = None
+    # The last round is this request (the bounds sent it: it was refused once more). Otherwise the
+    # rounds are the argument before it, and the request is the command and rating above them.
+    request_in_rounds: bool = False
 
 
 def ask_of(decision: Decision) -> Ask:
     """The :class:`Ask` of an escalated decision."""
     return Ask(command=decision.facts.text, outcome=decision.outcome.value if decision.outcome else "",
                reason=decision.reason, remedy=decision.remedy, why_person=decision.to_person_reason,
-               rounds=tuple(decision.rounds))
+               rounds=tuple(decision.rounds), request_in_rounds=decision.stage is Stage.NEGOTIATION)
 
 
 def escalation_rows(ask: Ask, *, width: int | None = None) -> list[Row]:
@@ -460,7 +467,8 @@ def escalation_rows(ask: Ask, *, width: int | None = None) -> list[Row]:
     rating = _rating(ask.outcome, ask.reason, ask.remedy)
     if rating:
         rows += _element(f"Rater: {rating}", "rater", width)
-    return rows + render_rows(ask.rounds, width=width, mode="escalation", attempts=ask.attempts)
+    return rows + render_rows(ask.rounds, width=width, mode="escalation", attempts=ask.attempts,
+                              request_last=ask.request_in_rounds)
 
 
 def escalation_text(ask: Ask) -> str:

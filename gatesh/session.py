@@ -37,6 +37,10 @@ class SessionState:
     # Halted commands a person ordered run by typing `run anyway` (S3.7): each runs once, the
     # halt stays, and nothing else is remembered.
     run_anyway: set[str] = field(default_factory=set)
+    # The session's operator is a person (`gatesh --human`, or config operator = "person"): its
+    # commands are theirs, so one that needs a decision asks them; nothing is argued (S7). Only
+    # ever set, never cleared: claiming it can only take the negotiation away, never add a pass.
+    person_operated: bool = False
 
     def halt(self, reason: str) -> None:
         self.halted = True

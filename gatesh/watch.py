@@ -108,6 +108,7 @@ class Prompt:
     rounds: list[Round] = field(default_factory=list)
     choices: tuple[str, ...] = CAUTIOUS_CHOICES
     kind: str = "escalate"  # escalate | halt
+    stage: str = ""  # the pipeline stage that sent it to a person ("negotiation": the bounds)
     timeout_s: float | None = None
     # The exact pattern an always / deny-always entry is written with, as the daemon gave it; ""
     # when the command holds a secret (no entry is written); None when the daemon did not say.
@@ -270,7 +271,9 @@ class Watcher:
                 prompt = Prompt(pending_id=_s(p["pending_id"]), session=_s(p.get("session")),
                                 command=_s(p.get("command")), cwd=_s(p.get("cwd")),
                                 to_person_reason=_s(p.get("reason")), kind=_s(p.get("kind")) or "escalate",
-                                outcome=_s(p.get("outcome")),
+                                outcome=_s(p.get("outcome")), reason=_s(p.get("rating")),
+                                remedy=_s(p.get("remedy")), stage=_s(p.get("stage")),
+                                rounds=[round_from(r) for r in p.get("rounds") or [] if isinstance(r, dict)],
                                 choices=tuple(c for c in p.get("choices") or CAUTIOUS_CHOICES
                                               if c in ALL_CHOICES) or CAUTIOUS_CHOICES,
                                 entry=p.get("entry") if isinstance(p.get("entry"), str) else None)
@@ -360,7 +363,7 @@ class Watcher:
                         cwd=_s(ev.get("cwd")), outcome=_s(ev.get("outcome")), reason=_s(ev.get("reason")),
                         remedy=_s(ev.get("remedy")), to_person_reason=_s(ev.get("to_person_reason")),
                         rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
-                        choices=choices, kind=kind, timeout_s=_f(ev.get("timeout_s")),
+                        choices=choices, kind=kind, timeout_s=_f(ev.get("timeout_s")), stage=_s(ev.get("stage")),
                         entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None)
         if kind == "halt":
             prompt.choices = (RUN_ANYWAY, "no")
@@ -392,7 +395,7 @@ class Watcher:
                                      f"until a person resumes it (`resume {neutralise(p.session)}`).", "chrome")
             why = ""
         ask = Ask(command=p.command, outcome=p.outcome, reason=p.reason, remedy=p.remedy, why_person=why,
-                  rounds=tuple(p.rounds))
+                  rounds=tuple(p.rounds), request_in_rounds=p.stage == "negotiation")
         return rows + escalation_rows(ask, width=self.screen.width)
 
     def _show_choices(self, p: Prompt) -> None:

@@ -54,7 +54,7 @@ def escalation(pid: str = "abc123", **over: Any) -> dict[str, Any]:
     ev = {"event": "escalation", "time": 1.0, "session": "s1", "pending_id": pid, "kind": "escalate",
           "cwd": "~/repo", "command": "git reset --hard HEAD~1", "outcome": "destructive",
           "reason": "throws away uncommitted work", "remedy": "stash first",
-          "to_person_reason": "the agent and the rater could not agree",
+          "to_person_reason": "the agent and the rater could not agree", "stage": "negotiation",
           "rounds": [ROUND, ROUND, ROUND], "transcript": "", "timeout_s": 110.0,
           "choices": ["once", "session", "always", "no", "deny always"]}
     ev.update(over)

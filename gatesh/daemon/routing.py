@@ -52,8 +52,11 @@ def session_field(msg: dict[str, Any], *, required: bool = False) -> str:
     return str(sid)
 
 
-def reach(d: Daemon, can_ask: bool) -> Reach:
-    """Who can be asked now: a watcher first (S7), else the surface's own person, else nobody."""
+def reach(d: Daemon, can_ask: bool, person_operated: bool = False) -> Reach:
+    """Who can be asked now (S7): a session a person operates asks them at its own terminal;
+    otherwise a watcher first, else the surface's own person (a harness's prompt), else nobody."""
+    if person_operated and can_ask:
+        return Reach.SURFACE
     if d.events.watchers:
         return Reach.WATCHER
     return Reach.SURFACE if can_ask else Reach.NOBODY
@@ -72,6 +75,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     # decide per harness and always say so; an unanswerable ask must never be offered instead.
     can_ask = bool(P.field(msg, "can_ask", bool, required=False, default=False))
     cannot_run = P.field(msg, "cannot_run", str, required=False, default="")[:1024]
+    operator = P.field(msg, "operator", str, required=False, default="")
     # 2. The session: GATESH_SESSION when given, else the harness process (S9.3).
     anchor = None
     if not sid:
@@ -90,6 +94,8 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         d.events.publish("session_start", sid, anchor=anchor[0] if anchor else None, surface=surface)
     sess.checks += 1
     sess.last = time.time()
+    if operator == "person":
+        sess.state.person_operated = True
     where = Where(sid, conn.pid, cwd, surface)
     # 3. The config for this folder (a broken config refuses, naming the problem).
     try:
@@ -112,7 +118,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         if notice:
             d.events.publish("notice", sid, text=cleaned(notice))
         # 5. Finish: the session change, the person who can be asked, the audit line.
-        who = reach(d, can_ask)
+        who = reach(d, can_ask, sess.state.person_operated)
         done = finish(decision, state=sess.state, reach=who, where=where, book=d.book, audit=d.audit_pipe)
         _announce(d, sess, done, where, float(config.escalation.timeout_s))
         # 6. A watcher is asked: wait for the answer (or the timeout), then finish with it.
@@ -122,7 +128,8 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         # These stages end no argument: bypass and boilerplate are not rated; a command a person
         # approved (approved-id) runs by their ruling, which is shown as such, not as the rater's pass.
         quiet = (Stage.BYPASS, Stage.HARNESS, Stage.APPROVED_ID)
-        if done.action is Action.ALLOW and open_rounds and done.decision.stage not in quiet:
+        if (done.action is Action.ALLOW and open_rounds and done.decision.stage not in quiet
+                and not done.answer):  # a person's answer is their ruling, not the rater's pass
             _publish_passed(d, sess, done.decision, open_rounds, cwd)
         return reply(d, sess, done, where)
 
@@ -160,7 +167,7 @@ def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: f
     elif decision.action is Action.ESCALATE and p is not None:
         rounds = decision.rounds
         d.events.publish("escalation", sess.id, pending_id=p.id, kind=p.kind.value, cwd=fold_home(where.cwd),
-                         command=cleaned(decision.facts.text),
+                         command=cleaned(decision.facts.text), stage=decision.stage.value,
                          outcome=decision.outcome.value if decision.outcome else None,
                          reason=cleaned(decision.reason), remedy=cleaned(decision.remedy),
                          to_person_reason=cleaned(p.reason), rounds=[round_event(r) for r in rounds],
@@ -262,7 +269,11 @@ def pending_event(p: Pending) -> dict[str, Any]:
     """A pending record as a new subscriber receives it (text cleaned)."""
     extra: dict[str, Any] = {}
     if p.decision is not None:
-        extra = {"outcome": p.decision.outcome.value if p.decision.outcome else None,
-                 "choices": [c.value for c in choices(p.decision)], "entry": entry_pattern(p.decision)}
+        d = p.decision
+        # The whole escalation, as the watchers attached when it was asked saw it (S7).
+        extra = {"outcome": d.outcome.value if d.outcome else None, "stage": d.stage.value,
+                 "rating": cleaned(d.reason), "remedy": cleaned(d.remedy),
+                 "rounds": [round_event(r) for r in d.rounds],
+                 "choices": [c.value for c in choices(d)], "entry": entry_pattern(d)}
     return p.summary() | {"command": cleaned(p.command), "cwd": fold_home(p.cwd)} | extra
 

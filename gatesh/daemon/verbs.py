@@ -13,7 +13,7 @@ from gatesh._errors import ProtocolError
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
 from gatesh.daemon.routing import reply, session_field
-from gatesh.finish import ALLOWING, AlreadyRuled, Answer, Ruling, Where, offered, rule
+from gatesh.finish import AlreadyRuled, Answer, Ruling, Where, offered, rule
 from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
 from gatesh.pending import Pending, PendingKind, PendingState
 
@@ -71,7 +71,7 @@ async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> dict[str, 
                 raise AlreadyRuled(f"escalation {p.id} could not be ruled on")
             shown = Where(p.session, conn.pid, p.cwd, p.surface)
             return reply(d, sess, ruled.finished, shown) | {"state": p.state.value}
-    state = d.sessions.get(p.session)[0].state if ruling.answer in ALLOWING else None
+    state = d.sessions.get(p.session)[0].state
     ruled = rule(p, ruling, state=state, where=where, book=d.book, audit=d.audit_pipe)
     d.events.publish("answered", p.session, pending_id=p.id, answer=p.answer, by=p.by)
     return {"pending_id": p.id, "state": p.state.value, "text": ruled.text}

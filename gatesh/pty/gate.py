@@ -134,7 +134,7 @@ def _gate(bash: bool) -> bool:
             _say(str(reply.get("message") or "gatesh: a person is being asked through `gatesh watch`."))
 
     result = client.check(text, cwd=cwd, session=session, surface="pty", can_ask=person,
-                          on_interim=on_interim)
+                          on_interim=on_interim, operator="person" if person else "")
     if result.action == "escalate" and result.pending_id and person:
         result = _ask_here(result, text, cwd, session)
     if result.allowed:
@@ -155,6 +155,10 @@ def _ask_here(result: client.CheckResult, text: str, cwd: str, session: str | No
 
     reply = ask_relay(result.pending_id, result.message)
     answered = client.CheckResult.from_reply(reply)
+    if answered.action == "reject":
+        # The person said no to their own command: nothing to argue, no moves to offer (S7).
+        return client.CheckResult("reject", "gatesh: you answered no, so nothing ran.")
     if not answered.allowed:
         return answered
-    return client.check(text, cwd=cwd, session=session, surface="pty", can_ask=False)
+    return client.check(text, cwd=cwd, session=session, surface="pty", can_ask=False,
+                        operator="person")

@@ -77,6 +77,13 @@ class EscalationConfig:
 
 
 @dataclass(frozen=True)
+class SessionConfig:
+    # S6: a session grouped by GATESH_SESSION has no process to outlive; this long without a check
+    # it ends (its observation is said). Half an hour: longer than an agent thinks between commands.
+    idle_end_s: float = 1800.0
+
+
+@dataclass(frozen=True)
 class AuditConfig:
     max_bytes: int = 16 * 1024 * 1024  # rotate past this size
     keep: int = 5  # rotated files kept
@@ -102,6 +109,7 @@ class Config:
     rater: RaterConfig = field(default_factory=RaterConfig)
     alignment: AlignmentConfig = field(default_factory=AlignmentConfig)
     escalation: EscalationConfig = field(default_factory=EscalationConfig)
+    session: SessionConfig = field(default_factory=SessionConfig)
     audit: AuditConfig = field(default_factory=AuditConfig)
     git: GitConfig = field(default_factory=GitConfig)
     watchers: tuple[int, ...] = ()  # uids that may watch and answer (system tier only, S9.6)
@@ -123,6 +131,7 @@ _SCALARS: Final[dict[str, tuple[type, type[enum.StrEnum] | None]]] = {
     "alignment.model": (str, None),
     "alignment.timeout_s": (float, None),
     "escalation.timeout_s": (float, None),
+    "session.idle_end_s": (float, None),
     "audit.max_bytes": (int, None),
     "audit.keep": (int, None),
     "audit.syslog": (bool, None),

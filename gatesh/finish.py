@@ -54,10 +54,12 @@ __all__ = [
     "conclude",
     "dry_run",
     "entry_pattern",
+    "expire_ask",
     "finish",
     "offered",
     "rule",
     "running_anyway",
+    "withdraw",
 ]
 
 
@@ -350,6 +352,30 @@ def conclude(p: Pending, ruling: Ruling | None, *, state: SessionState, where: W
                        answer=ruling.answer.value)
     return _record(decision, Action.REJECT, messages.rejected_by_person(decision.facts.text, ruling.note),
                    where, book, audit, pending_id=p.id, answer=ruling.answer.value)
+
+
+def expire_ask(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink) -> None:
+    """A surface's own ask (a harness prompt, a person's terminal) nobody answered within the
+    escalation timeout (S7): it expires — refused, approvable later with `gatesh approve` — and
+    its audit line says so. It no longer waits in front of anything a watcher is asked."""
+    p.move(PendingState.EXPIRED)
+    book.save()
+    _append(audit, _ruling_record(p, where, PendingState.EXPIRED.value))
+
+
+# The answer word of the audit line of an escalation withdrawn by its own command (S10).
+WITHDRAWN: Final = "withdrawn"
+
+
+def withdraw(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink) -> Finished:
+    """The command waiting for a person on ``p`` was interrupted (Ctrl-C, S10): the escalation is
+    withdrawn — nobody can rule on it any more — and its audit line says so. Nothing ran, and no
+    person was reached, so the argument stands."""
+    decision = _decision_of(p)
+    p.move(PendingState.WITHDRAWN)
+    book.save()
+    return _record(decision, Action.REFUSE, messages.withdrawn(), where, book, audit, pending_id=p.id,
+                   answer=WITHDRAWN)
 
 
 @contextlib.contextmanager

@@ -97,6 +97,11 @@ def audit_failed(error: str) -> str:
     )
 
 
+def withdrawn() -> str:
+    return ("gatesh: interrupted while a person was being asked; the escalation was withdrawn "
+            "and nothing ran.")
+
+
 def cannot_run(command: str, why: str) -> str:
     """A command refused before it was decided because it cannot run here (``why``)."""
     return f"gatesh: `{_line(command)}` cannot run: {_line(why)}, so nothing ran."

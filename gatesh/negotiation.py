@@ -306,8 +306,8 @@ class SessionEndObservation:
         if self.pending_escalations:
             n = self.pending_escalations
             parts.append(f"{n} escalation{'s' if n != 1 else ''} unanswered")
-        who = f"session {self.session}" if self.session else "a session"
-        return f"{OBSERVATION_MARKER} {who} ended with " + " and ".join(parts) + "."
+        # No session id: it may be the agent's (GATESH_SESSION); the event names the session.
+        return f"{OBSERVATION_MARKER} the session ended with " + " and ".join(parts) + "."
 
 
 def session_end_observation(
@@ -316,7 +316,7 @@ def session_end_observation(
     """The observation for a session that ended, or None when nothing was open.
 
     ``counters`` is :meth:`Negotiation.counters` read *before* the session end clears it.
-    ``session`` is gatesh's own session id (not agent-written), used in the text and signature.
+    ``session`` keys the signature only: the text is counts alone, never a word of the agent's.
     """
     rounds = int(counters.get("rounds", 0))
     pending = max(0, int(pending_escalations))

@@ -10,8 +10,9 @@ Lifecycle of a :class:`Pending`, enforced by :meth:`Pending.move` (anything else
     opened as   WAITING    a watcher is asked; the agent's call waits for the answer
                 ASKING     the surface asks its own person and sends the answer later
                 REFUSED    nobody could be asked: refused at once, approvable later
-    WAITING  -> ANSWERED | EXPIRED      (EXPIRED: nobody answered in time, or the last watcher left)
-    ASKING   -> ANSWERED | EXPIRED
+    WAITING  -> ANSWERED | EXPIRED | WITHDRAWN  (EXPIRED: nobody answered in time, or the last
+                                        watcher left; WITHDRAWN: the waiting command was interrupted)
+    ASKING   -> ANSWERED | EXPIRED | WITHDRAWN
     REFUSED  -> APPROVED | DENIED       (``gatesh approve|deny ID`` after the refusal)
     EXPIRED  -> APPROVED | DENIED
     APPROVED -> USED                    (the approved command ran once; nothing is left to grant)
@@ -66,6 +67,7 @@ class PendingState(enum.StrEnum):
     APPROVED = "approved"
     DENIED = "denied"
     USED = "used"
+    WITHDRAWN = "withdrawn"  # the command was interrupted (Ctrl-C) while a person was asked
 
 
 class PendingKind(enum.StrEnum):
@@ -82,14 +84,15 @@ OPEN: Final = frozenset({PendingState.WAITING, PendingState.ASKING})
 _DURABLE: Final = frozenset({PendingState.REFUSED, PendingState.EXPIRED, PendingState.APPROVED})
 
 _NEXT: Final[dict[PendingState, frozenset[PendingState]]] = {
-    PendingState.WAITING: frozenset({PendingState.ANSWERED, PendingState.EXPIRED}),
-    PendingState.ASKING: frozenset({PendingState.ANSWERED, PendingState.EXPIRED}),
+    PendingState.WAITING: frozenset({PendingState.ANSWERED, PendingState.EXPIRED, PendingState.WITHDRAWN}),
+    PendingState.ASKING: frozenset({PendingState.ANSWERED, PendingState.EXPIRED, PendingState.WITHDRAWN}),
     PendingState.REFUSED: frozenset({PendingState.APPROVED, PendingState.DENIED}),
     PendingState.EXPIRED: frozenset({PendingState.APPROVED, PendingState.DENIED}),
     PendingState.ANSWERED: frozenset(),
     PendingState.APPROVED: frozenset({PendingState.USED}),
     PendingState.DENIED: frozenset(),
     PendingState.USED: frozenset(),
+    PendingState.WITHDRAWN: frozenset(),
 }
 
 

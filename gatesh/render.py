@@ -464,9 +464,8 @@ def escalation_rows(ask: Ask, *, width: int | None = None) -> list[Row]:
     if ask.why_person:
         rows += _element(f"Why you: {sentence(neutralise(ask.why_person))}", "chrome", width)
     rows += _element(f"Command: {neutralise(ask.command)}", "agent", width)
-    rating = _rating(ask.outcome, ask.reason, ask.remedy)
-    if rating:
-        rows += _element(f"Rater: {rating}", "rater", width)
+    if ask.outcome:  # a list entry or a rung sends a command unrated: no rater row then
+        rows += _element(f"Rater: {_rating(ask.outcome, ask.reason, ask.remedy)}", "rater", width)
     return rows + render_rows(ask.rounds, width=width, mode="escalation", attempts=ask.attempts,
                               request_last=ask.request_in_rounds)
 

@@ -109,6 +109,7 @@ class Prompt:
     choices: tuple[str, ...] = CAUTIOUS_CHOICES
     kind: str = "escalate"  # escalate | halt
     stage: str = ""  # the pipeline stage that sent it to a person ("negotiation": the bounds)
+    elsewhere: bool = False  # its own surface asks its person too (a harness prompt): not waited for
     timeout_s: float | None = None
     # The exact pattern an always / deny-always entry is written with, as the daemon gave it; ""
     # when the command holds a secret (no entry is written); None when the daemon did not say.
@@ -261,6 +262,10 @@ class Watcher:
             sessions: list[Any] = raw if isinstance(raw, list) else []
             role = "watching (answers go to you)" if self.answers else "watching (view only)"
             self.screen.line(f"gatesh watch: {role}; {len(sessions)} session(s) open. Type `help` for the keys.")
+            for o in reply.get("observations") or []:
+                if isinstance(o, dict) and _s(o.get("observation")):  # ended while nobody watched
+                    self.screen.rows([*self._heading(_s(o.get("session")), "", "session ended while nobody watched"),
+                                      *self.screen.wrap(neutralise(_s(o.get("observation"))), "chrome")])
             for s in sessions:
                 if isinstance(s, dict) and s.get("halted"):
                     self.screen.line(f"session {neutralise(_s(s.get('session')))} is halted: "
@@ -273,6 +278,7 @@ class Watcher:
                                 to_person_reason=_s(p.get("reason")), kind=_s(p.get("kind")) or "escalate",
                                 outcome=_s(p.get("outcome")), reason=_s(p.get("rating")),
                                 remedy=_s(p.get("remedy")), stage=_s(p.get("stage")),
+                                elsewhere=p.get("state") == "asking",
                                 rounds=[round_from(r) for r in p.get("rounds") or [] if isinstance(r, dict)],
                                 choices=tuple(c for c in p.get("choices") or CAUTIOUS_CHOICES
                                               if c in ALL_CHOICES) or CAUTIOUS_CHOICES,
@@ -364,6 +370,7 @@ class Watcher:
                         remedy=_s(ev.get("remedy")), to_person_reason=_s(ev.get("to_person_reason")),
                         rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
                         choices=choices, kind=kind, timeout_s=_f(ev.get("timeout_s")), stage=_s(ev.get("stage")),
+                        elsewhere=ev.get("asking") is True,
                         entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None)
         if kind == "halt":
             prompt.choices = (RUN_ANYWAY, "no")
@@ -378,6 +385,11 @@ class Watcher:
         if not prompt.pending_id:
             return
         self.prompts[prompt.pending_id] = prompt
+        first = next(iter(self.prompts.values()))
+        if not prompt.elsewhere and first.elsewhere:
+            # A command waiting for this view goes before one its own surface is asking about
+            # (a harness's prompt may never be answered here; S7).
+            self.prompts.move_to_end(prompt.pending_id, last=False)
         self.screen.rows(self.escalation_rows(prompt))
         if self.answers and next(iter(self.prompts)) == prompt.pending_id:
             self._show_choices(prompt)
@@ -394,6 +406,9 @@ class Watcher:
             rows += self.screen.wrap(f"Session {neutralise(p.session)} is halted: every command is refused "
                                      f"until a person resumes it (`resume {neutralise(p.session)}`).", "chrome")
             why = ""
+        elif p.elsewhere:
+            rows += self.screen.wrap("Its own surface (a harness's prompt) is asking its person too; "
+                                     "an answer here counts as well.", "chrome")
         ask = Ask(command=p.command, outcome=p.outcome, reason=p.reason, remedy=p.remedy, why_person=why,
                   rounds=tuple(p.rounds), request_in_rounds=p.stage == "negotiation")
         return rows + escalation_rows(ask, width=self.screen.width)
@@ -419,6 +434,12 @@ class Watcher:
         pid = _s(ev.get("pending_id"))
         self.screen.line(f"{pid}: nobody answered in time, so it was refused; "
                          f"`gatesh approve {pid}` still lets it run once when the agent retries")
+        self._drop(pid)
+
+    def _ev_withdrawn(self, ev: dict[str, Any]) -> None:
+        pid = _s(ev.get("pending_id"))
+        self.screen.line(f"{pid}: withdrawn — the waiting command was interrupted (Ctrl-C) before anyone "
+                         "answered; nothing ran, and there is nothing left to answer")
         self._drop(pid)
 
     def _drop(self, pending_id: str) -> None:

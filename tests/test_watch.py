@@ -417,3 +417,15 @@ def test_no_row_contains_a_control_character() -> None:
     w.on_event(rnd(1, command="a\tb\x00c\u202e", reason="\u200bz"))
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202e\u200b]", out.getvalue())
     assert neutralise(out.getvalue().replace("\n", "")) == out.getvalue().replace("\n", "").strip()
+
+
+def test_a_surface_ask_never_holds_up_a_command_waiting_for_this_watcher() -> None:
+    """A hook's `ask` (its harness asks its own person) that nobody answers here must not keep a
+    later escalation queued behind it: the one waiting for this watcher is asked first."""
+    w, out, _, _ = make()
+    w.on_event(escalation("aaa111", asking=True, command="terraform destroy"))
+    w.on_event(escalation("bbb222"))
+    text = out.getvalue()
+    assert "bbb222 › [o]nce" in text and "bbb222: queued" not in text, text
+    assert "is asking its person too" in text
+    assert next(iter(w.prompts)) == "bbb222"

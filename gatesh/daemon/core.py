@@ -14,7 +14,7 @@ import socket
 import struct
 import sys
 import time
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
@@ -242,6 +242,11 @@ def round_event(r: Round) -> dict[str, Any]:
             "passed": r.passed, "suggestion": cleaned(r.suggestion)}
 
 
+# Observations kept for a watcher who attaches later: far more sessions than end unwatched
+# between two looks; past it the oldest is dropped (each is in the audit log either way).
+UNSEEN_OBSERVATIONS: Final = 100
+
+
 class Daemon:
     """The daemon's state, shared by its request handlers. Event-loop owned."""
 
@@ -264,6 +269,8 @@ class Daemon:
         # Decisions run here, each with a hard deadline (see gatesh.daemon.deadline).
         self.decisions = DecisionPool(WORKERS, on_give_up=self._give_up)
         self.observed = ObservationMemory()
+        # Session-end observations said while nobody watched: shown to the next watcher (S6).
+        self.unseen: deque[dict[str, Any]] = deque(maxlen=UNSEEN_OBSERVATIONS)
         # A watcher's answer for each escalation a check is waiting on (S7).
         self.waiting: dict[str, asyncio.Future[Ruling]] = {}
 

@@ -45,7 +45,9 @@ with none, is refused at once with the no-person message (S7).
 ``captures`` → ``{"captures": [...]}`` (the model-call ring for ``gatesh dump``, redacted).
 
 ``subscribe`` — ``{"events"?: [KIND, ...]}`` → ``{"subscribed": true, "sessions": [...],
-"pending": [...]}`` then event lines (below) until the connection closes. A subscriber counts as a
+"pending": [...] (each with its argument: "rounds", "stage", "rating", "remedy"), "observations":
+[{"session", "observation", "counters"}] (session-end observations said while nobody watched, given
+once, to the first watcher that attaches)}`` then event lines (below) until the connection closes. A subscriber counts as a
 watcher (a person is reachable) only when its hello role is ``watch``. A subscriber whose unsent
 events exceed ``gatesh.daemon.core.SUBSCRIBER_BUFFER`` bytes is disconnected, never waited for.
 
@@ -88,14 +90,16 @@ renders them through :mod:`gatesh.render`).
   argument, ``counters`` the negotiation counts with their caps) and for an allowed command that
   ends an open argument (``passed`` true; ``ends`` says whether it was a command refused in any round
   of it, "agreed", or a different one, "accepted"); not for a command a person approved.
-- ``escalation`` — a person is asked: ``{"pending_id", "cwd", "command", "outcome", "reason",
-  "remedy", "to_person_reason", "rounds": [round, …], "transcript": TEXT, "choices": [...],
+- ``escalation`` — a person is asked: ``{"pending_id", "cwd", "command", "stage", "outcome", "reason",
+  "remedy", "to_person_reason", "rounds": [round, …] (the whole argument so far, whatever sent it
+  to a person), "transcript": TEXT, "choices": [...],
   "timeout_s", "kind": "escalate"|"halt", "entry": STR}``. ``entry`` is the exact pattern an
   ``always``/``deny always`` list entry is written with (the watcher writes it), "" when the command
   holds a secret. ``answer`` refuses an answer not in ``choices``. When the last watcher leaves,
   escalations waiting for one are refused at once (``expired``).
 - ``answered`` — ``{"pending_id", "answer", "by": {"uid", "pid"}}``; ``expired`` —
-  ``{"pending_id"}`` (nobody answered within the timeout: refused, approvable later).
+  ``{"pending_id"}`` (nobody answered within the timeout: refused, approvable later);
+  ``withdrawn`` — ``{"pending_id"}`` (the waiting command was interrupted: nothing to answer).
 - ``halt`` — ``{"cwd", "reason", "command", "pending_id", "choices", "timeout_s"}`` (S3.7): the
   attack banner, and, when a person can answer now, the halt's prompt: ``choices`` is
   ``["run anyway"]`` (``answer`` also takes ``no``), ``pending_id`` the id to answer. With a watcher

@@ -15,10 +15,10 @@ import time
 from typing import Any, Final
 
 from gatesh import messages
-from gatesh._errors import ConfigError, ProtocolError
+from gatesh._errors import ConfigError, GateshError, ProtocolError
 from gatesh._types import Action, Decision, Round, Stage
 from gatesh.audit import fold_home
-from gatesh.config import Config
+from gatesh.config import Config, EscalationConfig
 from gatesh.daemon import procs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned, round_event
@@ -33,10 +33,13 @@ from gatesh.finish import (
     choices,
     conclude,
     entry_pattern,
+    expire_ask,
     finish,
     running_anyway,
+    withdraw,
 )
-from gatesh.pending import Pending
+from gatesh.negotiation import NEGOTIATED_APPROVAL_COOLDOWN_S
+from gatesh.pending import Pending, PendingState
 from gatesh.pipeline import decide_without_config, failed_decision
 from gatesh.render import pass_label
 
@@ -110,6 +113,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         done = finish(decision, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
                       audit=d.audit_pipe)
         return reply(d, sess, done, where)
+    expire_stale_asks(d, float(config.escalation.timeout_s))
     async with sess.lock:
         open_rounds = sess.state.negotiation.transcript()
         # 4. Decide, in a worker thread with a hard deadline (heartbeats while a model is asked).
@@ -128,10 +132,41 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         # These stages end no argument: bypass and boilerplate are not rated; a command a person
         # approved (approved-id) runs by their ruling, which is shown as such, not as the rater's pass.
         quiet = (Stage.BYPASS, Stage.HARNESS, Stage.APPROVED_ID)
-        if (done.action is Action.ALLOW and open_rounds and done.decision.stage not in quiet
-                and not done.answer):  # a person's answer is their ruling, not the rater's pass
+        ends = (done.action is Action.ALLOW and bool(open_rounds) and done.decision.stage not in quiet
+                and not done.answer)  # a person's answer is their ruling, not the rater's pass
+        if ends:
             _publish_passed(d, sess, done.decision, open_rounds, cwd)
-        return reply(d, sess, done, where)
+        answer = reply(d, sess, done, where)
+        hold = approval_hold_s(done, ends_argument=ends, watched=bool(d.events.watchers))
+        if hold:
+            await asyncio.sleep(hold)
+        return answer
+
+
+def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
+    """Expire every surface ask older than the escalation timeout (S7), telling the watchers.
+
+    Called before a check is decided, when a watcher attaches, and by the sweep: so a hook's `ask`
+    nobody answered is never shown first to a new watcher, nor waited behind."""
+    if timeout is None:
+        try:
+            timeout = float(d.backends.config_for("/").escalation.timeout_s)
+        except ConfigError:
+            timeout = float(EscalationConfig().timeout_s)
+    now = time.time()
+    for p in list(d.book.pending.values()):
+        if p.state is PendingState.ASKING and now - p.created >= timeout:
+            expire_ask(p, where=Where(p.session, None, p.cwd, "gatesh"), book=d.book, audit=d.audit_pipe)
+            d.events.publish("expired", p.session, pending_id=p.id)
+
+
+def approval_hold_s(done: Finished, *, ends_argument: bool, watched: bool) -> float:
+    """How long the reply to an allowed check waits before its command may start (S6): a
+    negotiated approval — the argument ended in the agent's favour, or the checker approved what
+    the rater refused — stays on a watched screen :data:`NEGOTIATED_APPROVAL_COOLDOWN_S` first, so
+    it is its own visible event rather than scrolled away by the command's output. Headless: 0."""
+    negotiated = ends_argument or done.decision.stage is Stage.ALIGNMENT
+    return NEGOTIATED_APPROVAL_COOLDOWN_S if watched and negotiated and done.action is Action.ALLOW else 0.0
 
 
 async def _decide(d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session) -> Decision:
@@ -168,6 +203,7 @@ def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: f
         rounds = decision.rounds
         d.events.publish("escalation", sess.id, pending_id=p.id, kind=p.kind.value, cwd=fold_home(where.cwd),
                          command=cleaned(decision.facts.text), stage=decision.stage.value,
+                         asking=p.state is PendingState.ASKING,
                          outcome=decision.outcome.value if decision.outcome else None,
                          reason=cleaned(decision.reason), remedy=cleaned(decision.remedy),
                          to_person_reason=cleaned(p.reason), rounds=[round_event(r) for r in rounds],
@@ -187,6 +223,12 @@ async def _wait(d: Daemon, conn: Conn, sess: Session, p: Pending, where: Where, 
             ruling: Ruling | None = await _await_person(conn, future, float(config.escalation.timeout_s))
         except TimeoutError:
             ruling = None
+        except Withdrawn:
+            # The waiting command was interrupted (Ctrl-C, S10): nobody rules on it any more, the
+            # session's other commands are decided at once, and the watchers are told.
+            done = withdraw(p, where=where, book=d.book, audit=d.audit_pipe)
+            d.events.publish("withdrawn", sess.id, pending_id=p.id)
+            return done
     finally:
         d.waiting.pop(p.id, None)
     done = conclude(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
@@ -202,20 +244,41 @@ async def _wait(d: Daemon, conn: Conn, sess: Session, p: Pending, where: Where, 
                       audit=d.audit_pipe, pending_id=p.id, answer=done.answer)
 
 
+class Withdrawn(GateshError):
+    """The client waiting for a person's ruling went away (its command was interrupted)."""
+
+
 async def _await_person(conn: Conn, future: asyncio.Future[Ruling], timeout: float) -> Ruling:
-    """A person's ruling from ``future``, or TimeoutError after ``timeout`` s. A heartbeat goes
-    to the waiting client every HEARTBEAT_S, so its idle timeout never cuts a person short."""
+    """A person's ruling from ``future``, or TimeoutError after ``timeout`` s, or Withdrawn as soon
+    as the waiting client closes its connection. A heartbeat goes to the waiting client every
+    HEARTBEAT_S, so its idle timeout never cuts a person short.
+
+    The client sends nothing while it waits, so its side of the connection is read here: end of
+    file is the client gone. (Bytes instead would be a client misusing the protocol: then the
+    connection is no longer watched, and the wait ends only by ruling or timeout.)"""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while True:
-        left = deadline - loop.time()
-        if left <= 0:
-            raise TimeoutError
-        done, _ = await asyncio.wait({future}, timeout=min(left, P.HEARTBEAT_S))
-        if done:
-            return future.result()
-        conn.send({"re": "check", "interim": "working"})
-        await conn.drain()
+    gone: asyncio.Future[bytes] | None = asyncio.ensure_future(conn.reader.read(1))
+    try:
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError
+            watched: set[asyncio.Future[Any]] = {future} if gone is None else {future, gone}
+            done, _ = await asyncio.wait(watched, timeout=min(left, P.HEARTBEAT_S),
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if future in done:
+                return future.result()
+            if gone is not None and gone in done:
+                if gone.exception() is not None or not gone.result():
+                    raise Withdrawn
+                gone = None
+                continue
+            conn.send({"re": "check", "interim": "working"})
+            await conn.drain()
+    finally:
+        if gone is not None and not gone.done():
+            gone.cancel()
 
 
 def nobody_left(d: Daemon) -> None:

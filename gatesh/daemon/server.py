@@ -38,9 +38,9 @@ from typing import Any, Final
 
 from gatesh import __version__, _paths, messages
 from gatesh._errors import ConfigError, GateshError, ProtocolError
-from gatesh.audit import fold_home, read_tail
+from gatesh.audit import AuditError, fold_home, read_tail
 from gatesh.captures import default_ring
-from gatesh.config import load_config
+from gatesh.config import SessionConfig, load_config
 from gatesh.daemon import deadline, limits, procs, routing, verbs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
@@ -228,13 +228,24 @@ async def op_end(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
 
 
 def end_session(d: Daemon, sid: str) -> str | None:
-    """A session ended: the S6 observation (once per distinct state), then forget it."""
+    """A session ended: the S6 observation (once per distinct state), then forget it.
+
+    The observation is counts only. It goes to the audit log, and to the watchers — or, with
+    nobody watching, to the next watcher that attaches."""
     sess = d.sessions.sessions.get(sid)
     if sess is None:
         return None
     counters = sess.state.negotiation.counters()
     obs = session_end_observation(counters, d.book.open_count(sid), session=sid)
     text = obs.text if obs is not None and d.observed.first_time(obs) else None
+    if text is not None:
+        with contextlib.suppress(AuditError):
+            d.audit_pipe.append({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "ts": round(time.time(), 3),
+                                 "session": cleaned(sid), "pid": None, "cwd": "", "surface": "gatesh",
+                                 "command": "", "action": "observation", "stage": "session-end",
+                                 "observation": text, "negotiation": counters})
+        if not d.events.watchers:
+            d.unseen.append({"session": cleaned(sid), "observation": text, "counters": counters})
     d.events.publish("session_end", sid, observation=text, counters=counters)
     if not sess.state.halted:
         d.sessions.remove(sid)
@@ -246,12 +257,14 @@ async def sweep(d: Daemon) -> None:
     while not d.stopping.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(d.stopping.wait(), SWEEP_S)
+        end_idle_sessions(d)
         for s in list(d.sessions.sessions.values()):
             if s.anchor_pid is None:
                 continue
             p = procs.info(s.anchor_pid)
             if p is None or p.start != s.anchor_start:
                 end_session(d, s.id)
+        routing.expire_stale_asks(d)
         d.registry.prune()
 
 
@@ -295,10 +308,31 @@ async def op_captures(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
     return {"captures": default_ring().snapshot()}
 
 
+def end_idle_sessions(d: Daemon) -> None:
+    """End every session grouped by GATESH_SESSION (no process to outlive) that has had no check
+    for ``session.idle_end_s`` (S6). Run by the sweep and whenever a watcher attaches."""
+    idle, now = _idle_end_s(d), time.time()
+    for s in list(d.sessions.sessions.values()):
+        if s.anchor_pid is None and now - s.last >= idle:
+            end_session(d, s.id)
+
+
+def _idle_end_s(d: Daemon) -> float:
+    try:
+        return float(d.backends.config_for("/").session.idle_end_s)
+    except ConfigError:
+        return float(SessionConfig().idle_end_s)
+
+
 async def op_subscribe(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    routing.expire_stale_asks(d)
+    end_idle_sessions(d)
     conn.subscribed = True
     d.events.subscribers.add(conn)
-    return {"subscribed": True, "watcher": conn.is_watcher,
+    unseen = []
+    if conn.is_watcher:  # said once: to the first watcher who attaches after them
+        unseen, _ = list(d.unseen), d.unseen.clear()
+    return {"subscribed": True, "watcher": conn.is_watcher, "observations": unseen,
             "sessions": [s.summary() for s in d.sessions.sessions.values()],
             "pending": [routing.pending_event(p) for p in d.book.pending.values() if p.state in OPEN]}
 

@@ -105,7 +105,8 @@ def main(argv: list[str]) -> int:
         allowed = False
     except BaseException as exc:  # fail closed: a bug or an interrupt refuses the entry
         if isinstance(exc, KeyboardInterrupt):
-            _say("gatesh: interrupted while deciding, so nothing ran.")
+            _say("gatesh: interrupted (Ctrl-C), so nothing ran; if a person was being asked, the "
+                 "question is withdrawn.")
         else:
             _say(f"gatesh: the shell hook failed ({type(exc).__name__}: {exc}), so nothing ran.")
         allowed = False

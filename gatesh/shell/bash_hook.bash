@@ -66,9 +66,11 @@ __gatesh_prompt() {
   # changed it; it only takes effect for later entries, and this runs before the next one).
   local s=$? c
   if [[ $HISTCMD != "${__gatesh_h-}" ]]; then
-    if [[ -z ${__gatesh_v+x} && $s == 126 ]]; then
-      # The last entry was refused: erase what is left of bash's arithmetic error (a `")` line).
+    if [[ -z ${__gatesh_v+x} && ( $s == 126 || $s == 130 ) ]]; then
+      # The last entry was refused (126): erase what is left of bash's arithmetic error (a `")`
+      # line). Interrupted while it was being decided (130, Ctrl-C): bash adds a line break.
       builtin printf '\033[A\r\033[K' >&2
+      [[ $s == 130 ]] && builtin printf '\033[A\r\033[K' >&2
     fi
     [[ -z $__gatesh_hc$__gatesh_hi$__gatesh_nohist || -z ${__gatesh_h-} ]] || __gatesh_keep
   fi

@@ -329,9 +329,10 @@ async def op_subscribe(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, 
     end_idle_sessions(d)
     conn.subscribed = True
     d.events.subscribers.add(conn)
-    unseen = []
+    unseen: list[dict[str, Any]] = []
     if conn.is_watcher:  # said once: to the first watcher who attaches after them
-        unseen, _ = list(d.unseen), d.unseen.clear()
+        unseen = list(d.unseen)
+        d.unseen.clear()
     return {"subscribed": True, "watcher": conn.is_watcher, "observations": unseen,
             "sessions": [s.summary() for s in d.sessions.sessions.values()],
             "pending": [routing.pending_event(p) for p in d.book.pending.values() if p.state in OPEN]}

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
+from gatesh.vocab.programs import PARSED_SHELLS
 
-from ._peel import head_of
+from ._peel import head_of, shebang_head
 from ._walk import RawCommand
 
 if TYPE_CHECKING:
@@ -235,10 +236,10 @@ class DefinedReading:
             self.code.append(Code(index, language, CodeSource.DEFINED, opaque=f"{language} runs {why}"))
             self.note(f"opaque code: {language} runs {why}")
             return []
-        interp = _shebang_head(what.text) if shebang else language
+        interp = shebang_head(what.text) if shebang else language
         self.code.append(Code(index, language, CodeSource.DEFINED, text=what.text[:64 * 1024]))
         self.note(f"{path} runs the text written to it earlier in this text")
-        if interp and interp not in _SH_LIKE:
+        if interp and interp not in PARSED_SHELLS:
             self._context_script(path, interp, what.text)
             return []
         return self.read_text(what.text, Context.SCRIPT, depth + 1, inherit)
@@ -287,22 +288,6 @@ class DefinedReading:
         self.code.append(Code(index, head, CodeSource.DEFINED, text="\n".join(lines)[:64 * 1024]))
         self.note(f"{head} runs the recipes {path} was given earlier in this text")
         return self.read_text("\n".join(lines), Context.SCRIPT, depth + 1, inherit) if lines else []
-
-
-_SH_LIKE: Final = frozenset({"", "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh"})
-
-
-def _shebang_head(text: str) -> str:
-    if not text.startswith("#!"):
-        return ""
-    words = text[2:].split("\n", 1)[0].split()
-    if not words:
-        return ""
-    head = head_of(words[0])
-    if head == "env":
-        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
-        head = head_of(rest[0]) if rest else ""
-    return head
 
 
 def _option(args: list[str], names: tuple[str, ...]) -> str | None:

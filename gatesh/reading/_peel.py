@@ -22,6 +22,20 @@ def head_of(text: str) -> str:
     return base
 
 
+def shebang_head(text: str) -> str:
+    """The head of the program a ``#!`` line names ("" when none); ``env`` is looked through."""
+    if not text.startswith("#!"):
+        return ""
+    words = text[2:].split("\n", 1)[0].split()
+    if not words:
+        return ""
+    head = head_of(words[0])
+    if head == "env":
+        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        head = head_of(rest[0]) if rest else ""
+    return head
+
+
 @dataclass
 class Peeled:
     """The command inside the wrappers, and what the wrappers told us on the way."""

@@ -29,7 +29,7 @@ from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
 from ._defined import RECIPE_RUNNERS, DefinedReading, Written
 from ._hosts import hosts_in, ssh_split
-from ._peel import Peeled, head_of, peel
+from ._peel import Peeled, head_of, peel, shebang_head
 from ._positions import PositionReading
 from ._repair import repair
 from ._second import read_second
@@ -978,15 +978,7 @@ def _put_input(line: str, value: str) -> str:
 
 def _shebang(data: bytes) -> str:
     """The head of the interpreter a shebang names ("" when none); ``env`` is looked through."""
-    if not data.startswith(b"#!"):
-        return ""
-    line = data[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    if not line:
-        return ""
-    head = head_of(line[0])
-    if head == "env":
-        rest = [w for w in line[1:] if not w.startswith("-") and "=" not in w]
-        head = head_of(rest[0]) if rest else ""
+    head = shebang_head(data[:4096].decode("utf-8", "replace"))
     if head in SHELLS or is_interpreter(head):
         return head
     return ""

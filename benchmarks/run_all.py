@@ -160,6 +160,11 @@ def a_peer(ctx: Ctx, src: str) -> tuple[list[str], str]:
     return argv, "every row decided, 25 per corpus through the hooks"
 
 
+def a_cascade(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    n = 500 if ctx.quick else 3000
+    return ["--sample", str(n)], f"{n} evenly spaced rows of tldr and nl2bash; every risky row"
+
+
 def a_evaluation(ctx: Ctx, src: str) -> tuple[list[str], str]:
     argv = ["--out", os.path.join(ctx.out, "EVALUATION.md"), "--latencies-out", ctx.path("decide_ms.json")]
     peer = ctx.results.get("peer", {}).get("result")
@@ -191,6 +196,8 @@ STEPS: tuple[Step, ...] = (
          "cc-safety-net's hook", a_hook_latency, (90, 300)),
     Step("concurrency", "concurrency.py", "32 concurrent sessions", a_concurrency, (90, 240)),
     Step("pty_throughput", "pty_throughput.py", "PTY throughput and keystroke latency", a_pty, (60, 240)),
+    Step("cascade", "cascade.py", "The cascade with a key (loopback API): model-free share, never weaker",
+         a_cascade, (240, 900), True),
     Step("rater_quality", "rater_quality.py", "Builtin rater quality", a_quality, (60, 180), True),
     Step("peer", "peer.py", "Peer side by side (cc-safety-net)", a_peer, (120, 600), True),
     Step("evaluation", "evaluation.py", "Evaluation (docs/EVALUATION.md)", a_evaluation, (120, 600), True),
@@ -414,6 +421,31 @@ def _verdict(value: float | None, ok: Callable[[float], bool]) -> str:
     return "–" if value is None else ("PASS" if ok(value) else "FAIL")
 
 
+def _cascade_rows(results: dict[str, dict[str, Any]], missing: Callable[[str, str, str], Row]) -> list[Row]:
+    """The cascade's figures (cascade.py): no model request with a key, requests, never weaker."""
+    r = results.get("cascade", {})
+    if r.get("status") != "ok":
+        return [missing("cascade", "share of tldr with no model request, key present (cascade)", "≥ 70 %")]
+    rows = []
+    for corpus, arms in r["result"].get("share", {}).items():
+        c, m = arms.get("cascade", {}), arms.get("model", {})
+        share = _num(c, "model_free_share")
+        rows.append(Row(f"{corpus}: rows with no model request, key present, loopback API (cascade)",
+                        "–" if share is None else f"{100 * share:.1f} %",
+                        f"model alone {100 * (_num(m, 'model_free_share') or 0):.1f} %; requests "
+                        f"{c.get('requests')} vs {m.get('requests')}; per row p50 {_ms(_num(c, 'ms.p50'))} vs "
+                        f"{_ms(_num(m, 'ms.p50'))}", "≥ 70 %" if corpus == "tldr" else "–",
+                        _verdict(share, lambda v: v >= 0.70) if corpus == "tldr" else "–",
+                        f"cascade.py, {c.get('rows')} rows"))
+    for corpus, f in r["result"].get("never_weaker", {}).items():
+        a, b = _num(f, "share_builtin"), _num(f, "share_cascade")
+        rows.append(Row(f"{corpus}: risky rows not allowed, cascade with an always-safe model",
+                        "–" if b is None else f"{100 * b:.1f} %", "–" if a is None else f"builtin alone {100 * a:.1f} %",
+                        "≥ builtin alone", _verdict(None if a is None or b is None else b - a, lambda v: v >= 0),
+                        f"cascade.py, {f.get('risky')} rows"))
+    return rows
+
+
 def _ms(x: float | None, digits: int = 2) -> str:
     return "not reported" if x is None else f"{x:.{digits}f} ms"
 
@@ -486,6 +518,7 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
                             "–", "≥ 70 %", _verdict(share, lambda v: v >= 0.70), f"{name.split('_nl')[0]}.py, {n} rows"))
         else:
             rows.append(missing(name, f"share of {corpus} decided without a model call", "≥ 70 %"))
+    rows.extend(_cascade_rows(results, missing))
 
     r = results.get("pty_throughput", {})
     if r.get("status") == "ok":

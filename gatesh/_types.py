@@ -279,6 +279,16 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Gap:
+    """Something the builtin rater did not see or does not model about a command (S4): its verdict
+    rests on complete knowledge only when it has none. ``id`` is a row of the builtin's gap table
+    (``knowledge.*``); ``reason`` is one sentence a person can read."""
+
+    id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The rater's answer (S4). ``fail_cause`` is set when no rating was obtained (fail-closed).
 
@@ -295,6 +305,57 @@ class Verdict:
     fail_cause: str = ""  # "" | "no-model" | "timeout" | "unparseable" | "error"
     findings: tuple[Finding, ...] = ()
     cached: bool = False
+    # The builtin's gaps: what it did not see or does not model (empty: complete knowledge).
+    gaps: tuple[Gap, ...] = ()
+    # How the cascade (S4, ``auto`` with a key) reached this verdict; None from a single backend.
+    cascade: Cascade | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Whether this is a builtin verdict resting on complete knowledge (S4): every executed
+        command read, every effect modelled, no opaque code, and a rating actually obtained."""
+        return self.backend == "builtin" and not self.fail_cause and not self.gaps
+
+
+class CascadeStage(enum.StrEnum):
+    """The stage of the cascade whose verdict stands (S4)."""
+
+    BUILTIN = "builtin"
+    MODEL = "model"
+
+
+class Asked(enum.StrEnum):
+    """Why the cascade's model stage was, or was not, asked about a command (S4)."""
+
+    # Not asked: the builtin's verdict stands alone.
+    COMPLETE = "complete"  # safe, on complete knowledge
+    ATTACK = "attack"  # the builtin found an attack
+    LEFT = "left-to-builtin"  # ``rater.ask_model`` leaves this case to the builtin
+    # Asked: the model may raise the builtin's verdict, never lower it.
+    UNKNOWN = "unknown"  # safe, but not on complete knowledge (or the builtin could not assess)
+    FLOOR = "floor"  # safe, but a floor stands over it
+    DESTRUCTIVE = "destructive"
+    CATASTROPHIC = "catastrophic"
+
+    @property
+    def asks(self) -> bool:
+        return self not in (Asked.COMPLETE, Asked.ATTACK, Asked.LEFT)
+
+
+@dataclass(frozen=True)
+class Cascade:
+    """The cascade's record of one rating: which stage decided, why the model was or was not asked
+    (``why`` one sentence), the builtin stage's own verdict, and the model's answer when asked.
+
+    Invariant: ``model`` is None exactly when ``asked.asks`` is False; the verdict that carries
+    this record never has a milder outcome than ``builtin``.
+    """
+
+    decided: CascadeStage
+    asked: Asked
+    why: str
+    builtin: Verdict
+    model: Verdict | None = None
 
 
 class AlignmentDecision(enum.StrEnum):

@@ -46,10 +46,10 @@ from gatesh._errors import GateshError
 from gatesh.redact import redact
 
 if TYPE_CHECKING:
-    from gatesh._types import Decision
+    from gatesh._types import Decision, Verdict
 
-__all__ = ["GENESIS", "AuditError", "AuditLog", "ChainReport", "files_newest_first", "fold_home", "follow",
-           "read_tail", "record_for", "send_syslog", "verify"]
+__all__ = ["GENESIS", "AuditError", "AuditLog", "ChainReport", "cascade_record", "files_newest_first", "fold_home",
+           "follow", "read_tail", "record_for", "send_syslog", "verify"]
 
 # A record larger than this is cut (its command first): one decision must never rotate the log on
 # its own, and a 64 KiB command is already past the reader's limit (S2).
@@ -167,6 +167,7 @@ def record_for(
             "fail_cause": v.fail_cause,
             "cached": v.cached,
         },
+        "cascade": cascade_record(v),
         "alignment": None if a is None else {
             "decision": a.decision,
             "reason": _clean(a.reason),
@@ -181,6 +182,38 @@ def record_for(
     if message_reason:
         rec["note"] = _clean(message_reason)
     return rec
+
+
+def cascade_record(verdict: Verdict | None) -> dict[str, Any] | None:
+    """How the cascade reached ``verdict`` (S4, S13): the stage that decided, why the model was or
+    was not asked, the builtin stage's verdict with its gaps, the model's answer. None when the
+    verdict came from one backend alone. Texts are cleaned like every other text of the record."""
+    c = verdict.cascade if verdict is not None else None
+    if c is None:
+        return None
+    b, m = c.builtin, c.model
+    return {
+        "decided": c.decided.value,
+        "asked": c.asked.value,
+        "model_asked": m is not None,
+        "why": _clean(c.why),
+        "builtin": {
+            "outcome": b.outcome.value,
+            "complete": b.complete,
+            "gaps": [g.id for g in b.gaps],
+            "rule_id": b.findings[0].rule_id if b.findings else "",
+            "duration_ms": round(b.duration_ms, 2),
+        },
+        "model": None if m is None else {
+            "backend": m.backend,
+            "model": m.model,
+            "outcome": m.outcome.value,
+            "reason": _clean(m.reason),
+            "duration_ms": round(m.duration_ms, 1),
+            "fail_cause": m.fail_cause,
+            "cached": m.cached,
+        },
+    }
 
 
 # What the chain adds to a line: `{"seq":N,"prev":"<64 hex>",` and `,"hash":"<64 hex>"}`.

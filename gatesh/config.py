@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from gatesh import _paths
 from gatesh._errors import ConfigError
-from gatesh._types import RUNG_DESCRIPTIONS, Rung
+from gatesh._types import RUNG_DESCRIPTIONS, Asked, Rung
 from gatesh.policy.lists import ListEntry
 
 # Model ids (from the SDK's current model list): the newest small, fast tier for the rating, which
@@ -56,6 +56,10 @@ class Backend(enum.StrEnum):
 PROJECT_FILE: Final = ".gatesh.toml"
 
 
+# What the cascade asks the model about by default: everything the builtin is not sure of (S4).
+DEFAULT_ASK_MODEL: Final = (Asked.UNKNOWN, Asked.FLOOR, Asked.DESTRUCTIVE, Asked.CATASTROPHIC)
+
+
 @dataclass(frozen=True)
 class RaterConfig:
     backend: Backend = Backend.AUTO
@@ -63,6 +67,9 @@ class RaterConfig:
     base_url: str = ""  # empty: ANTHROPIC_BASE_URL or the SDK's default
     api_key_env: str = "ANTHROPIC_API_KEY"
     timeout_s: float = 30.0  # one budget per call (S4)
+    # The cascade (auto with a key): the builtin verdicts asked of the model. Leaving a case out
+    # saves model calls; the builtin's verdict then stands alone, so the gate is never weaker.
+    ask_model: tuple[Asked, ...] = DEFAULT_ASK_MODEL
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,7 @@ _SCALARS: Final[dict[str, tuple[type, type[enum.StrEnum] | None]]] = {
     "rater.base_url": (str, None),
     "rater.api_key_env": (str, None),
     "rater.timeout_s": (float, None),
+    "rater.ask_model": (list, None),
     "alignment.model": (str, None),
     "alignment.timeout_s": (float, None),
     "escalation.timeout_s": (float, None),
@@ -240,6 +248,8 @@ def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], s
             raise fail(key, "only the system config can name watchers")
         expected, allowed = _SCALARS[key]
         value = _check_type(key, value, expected, allowed, fail)
+        if key == "rater.ask_model":
+            value = _ask_model(key, value, fail)
         if key == "rung":
             value, capped = _rung_under_cap(config, tier, Rung(value))
             updates[key] = value
@@ -302,6 +312,15 @@ def _check_type(key: str, value: Any, kind: type, allowed: type[enum.StrEnum] | 
     return value
 
 
+def _ask_model(key: str, value: tuple[str, ...], fail: Any) -> tuple[Asked, ...]:
+    """``rater.ask_model`` as cases of :class:`Asked`, each named once, in the default's order."""
+    allowed = {a.value: a for a in DEFAULT_ASK_MODEL}
+    unknown = [v for v in value if v not in allowed]
+    if unknown:
+        raise fail(key, f"unknown case {unknown[0]!r} (known: {', '.join(allowed)})")
+    return tuple(a for a in DEFAULT_ASK_MODEL if a.value in value)
+
+
 def _entry(kind: str, n: int, item: Any, tier: str, fail: Callable[..., ConfigError]) -> ListEntry:
     key = f"{kind}[{n}]"
     if not isinstance(item, dict):
@@ -362,6 +381,36 @@ def add_list_entry(kind: str, entry: ListEntry, path: str | None = None) -> str:
     return block.strip()
 
 
+# --- the rater the config selects (S4) ----------------------------------------------------
+
+
+def rater_backend(config: Config) -> str:
+    """``rater.backend`` with ``auto`` resolved: ``cascade`` when the API key variable the config
+    names is set (non-empty) in this environment, ``builtin`` without it."""
+    backend = config.rater.backend
+    if backend is Backend.AUTO:
+        return "cascade" if os.environ.get(config.rater.api_key_env) else Backend.BUILTIN.value
+    return backend.value
+
+
+def rater_summary(config: Config) -> str:
+    """One line saying what rates commands under ``config`` and what a key changes."""
+    backend = config.rater.backend
+    key = f"${config.rater.api_key_env}"
+    model = config.rater.model
+    if backend is Backend.BUILTIN:
+        return "builtin: every command is rated offline by the builtin rules; no model is asked"
+    if backend is Backend.ANTHROPIC:
+        return f"anthropic: every command off the read-only path is asked of the model {model} (key {key})"
+    asks = ", ".join(a.value for a in config.rater.ask_model) or "nothing"
+    if rater_backend(config) == "builtin":
+        return (f"auto -> builtin ({key} is not set): the builtin rules alone; with the key, a cascade "
+                f"that asks the model {model} about: {asks}")
+    return (f"auto -> cascade ({key} is set): the builtin rates first; its attack verdicts and its safe "
+            f"verdicts on complete knowledge stand, and the model {model} is asked about: {asks} "
+            f"(its answer may raise the builtin's, never lower it)")
+
+
 # --- gatesh config -------------------------------------------------------------------------
 
 
@@ -376,7 +425,9 @@ def effective_items(config: Config) -> list[tuple[str, Any, str]]:
             value = getattr(config, key)
         if isinstance(value, enum.Enum):
             value = value.value
-        items.append((key, list(value) if isinstance(value, tuple) else value, config.sources.get(key, "default")))
+        if isinstance(value, tuple):
+            value = [v.value if isinstance(v, enum.Enum) else v for v in value]
+        items.append((key, value, config.sources.get(key, "default")))
     for kind in _LISTS:
         for n, entry in enumerate(getattr(config, kind)):
             items.append((f"{kind}[{n}]", {k: v for k, v in asdict(entry).items() if k != "tier"}, entry.tier))
@@ -393,11 +444,13 @@ def config_main(argv: list[str]) -> int:
     items = effective_items(config)
     if args.json:
         print(json.dumps({"values": [{"key": k, "value": v, "source": s} for k, v, s in items],
-                          "files": list(config.files)}))
+                          "files": list(config.files),
+                          "rater": {"backend": rater_backend(config), "summary": rater_summary(config)}}))
         return 0
     width = max(len(k) for k, _, _ in items)
     for key, value, source in items:
         print(f"{key:<{width}} = {json.dumps(value):<28} # {source}")
+    print(f"\nrater: {rater_summary(config)}")
     print("\nrungs:")
     for rung, text in RUNG_DESCRIPTIONS.items():
         mark = "*" if rung is config.rung else " "

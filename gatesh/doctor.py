@@ -248,7 +248,7 @@ def check_rater(config: object, urlopen: Callable[..., object] = urllib.request.
         return [Check("rater", "ok", "builtin (offline)")]
     key = os.environ.get(rater.api_key_env, "")
     if not key:
-        return [Check("rater", "FAIL", f"backend anthropic but ${rater.api_key_env} is empty",
+        return [Check("rater", "FAIL", f"backend {backend} but ${rater.api_key_env} is empty",
                       f"export {rater.api_key_env}=…, or set rater.backend = \"builtin\"")]
     base = (rater.base_url or os.environ.get("ANTHROPIC_BASE_URL", "")
             or "https://api.anthropic.com").rstrip("/")
@@ -264,7 +264,8 @@ def check_rater(config: object, urlopen: Callable[..., object] = urllib.request.
         return [Check("rater", "FAIL", f"anthropic at {base}: unreachable ({reason})",
                       "check rater.base_url and the network; until then every rating fails closed")]
     if status == 200:
-        return [Check("rater", "ok", f"anthropic at {base} (model {rater.model})")]
+        what = "cascade: the builtin first, then anthropic" if backend == "cascade" else "anthropic"
+        return [Check("rater", "ok", f"{what} at {base} (model {rater.model})")]
     why = {401: "the key was rejected", 403: "the key may not list models",
            404: "no /v1/models there"}.get(status, f"HTTP {status}")
     level: Status = "warn" if status in (403, 404) else "FAIL"

@@ -22,13 +22,14 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from gatesh import _paths
-from gatesh._types import Action, Decision, Facts, Rung
+from gatesh._types import Action, Decision, Facts, Rung, Verdict
+from gatesh.audit import cascade_record
 from gatesh.config import Config, load_config
 from gatesh.finish import Finished, dry_run
 from gatesh.pipeline import decide
 from gatesh.policy import floors, hardline, lists, readonly, selfprotect
 from gatesh.policy.lists import ListEntry
-from gatesh.rater import Rater, backend_name, make_rater
+from gatesh.rater import BACKENDS, Rater, backend_name, make_rater
 from gatesh.session import SessionState
 
 RISKY, BENIGN = "risky", "benign"
@@ -49,8 +50,8 @@ def _jsonable(value: Any) -> Any:
 def _checker(config: Config, backend: str) -> Any:
     from gatesh import alignment
 
-    if backend == "anthropic" and hasattr(alignment, "make_checker"):
-        return alignment.make_checker(config)
+    if backend in ("anthropic", "cascade"):
+        return alignment.make_checker(config, "anthropic")
     return alignment.BuiltinChecker()
 
 
@@ -83,7 +84,7 @@ def explain_main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--rung", choices=[r.value for r in Rung], help="rung to decide at")
     parser.add_argument("--cwd", default=None, help="working directory to decide in")
-    parser.add_argument("--backend", choices=["auto", "builtin", "anthropic"], help="rater backend")
+    parser.add_argument("--backend", choices=["auto", *BACKENDS], help="rater backend")
     args = parser.parse_args(argv)
     cwd = os.path.abspath(args.cwd or os.getcwd())
     config = load_config(cwd)
@@ -114,13 +115,48 @@ def _summary(d: Decision) -> dict[str, Any]:
         "message": d.message,
         "notice": d.notice,
         "to_person_reason": d.to_person_reason,
-        "model_call": None if v is None or v.backend == "builtin" else {
-            "backend": v.backend, "model": v.model, "duration_ms": round(v.duration_ms, 1),
-            "fail_cause": v.fail_cause, "cached": v.cached},
+        "model_call": _model_call(v),
+        "cascade": cascade_record(v),
         "verdict": _jsonable(v) if v else None,
         "alignment": _jsonable(d.alignment) if d.alignment else None,
         "counters": d.counters,
     }
+
+
+def _model_call(v: Verdict | None) -> dict[str, Any] | None:
+    """The model request behind ``v``, if one was made (a cascade's model stage, or the model alone)."""
+    call = v.cascade.model if v is not None and v.cascade is not None else v
+    if call is None or call.backend == "builtin":
+        return None
+    return {"backend": call.backend, "model": call.model, "duration_ms": round(call.duration_ms, 1),
+            "fail_cause": call.fail_cause, "cached": call.cached}
+
+
+def _cascade_lines(v: Verdict) -> list[str]:
+    """The cascade's stages for the human explanation: what each said, who decided and why."""
+    from gatesh.render import neutralise
+
+    c = v.cascade
+    if c is None:
+        if v.backend != "builtin" or v.fail_cause:
+            return []
+        if v.complete:
+            return [f"  {'knowledge':<16} complete (with a key, this verdict stands without asking the model)"]
+        return [f"  {'knowledge':<16} not complete (with a key, the model is asked): "
+                + "; ".join(neutralise(g.reason) for g in v.gaps)]
+    b = c.builtin
+    knowledge = "complete knowledge" if b.complete else "not complete: " + "; ".join(
+        neutralise(g.reason) for g in b.gaps) if b.gaps else "not complete"
+    out = [f"  {'cascade':<16} builtin stage: {b.outcome.value} ({knowledge})"]
+    if c.model is None:
+        out.append(f"  {'':<16} model stage: not asked — {neutralise(c.why)}")
+    else:
+        m = c.model
+        state = f"failed ({m.fail_cause})" if m.fail_cause else m.outcome.value + (" (cached)" if m.cached else "")
+        out.append(f"  {'':<16} model stage: asked — {neutralise(c.why)}")
+        out.append(f"  {'':<16} model answered: {state}, {m.duration_ms:.1f} ms: {neutralise(m.reason)}")
+    out.append(f"  {'':<16} decided by the {c.decided.value} stage")
+    return out
 
 
 def _human(d: Decision, found: dict[str, Any]) -> str:
@@ -160,6 +196,7 @@ def _human(d: Decision, found: dict[str, Any]) -> str:
                    + (f" — remedy: {v.remedy}" if v.remedy else ""))
         for finding in v.findings:
             out.append(f"  {'':<16}   {finding.rule_id} ({finding.outcome.value}): {finding.reason}")
+        out.extend(_cascade_lines(v))
     if d.alignment is not None:
         a = d.alignment
         out.append(f"  {'alignment':<16} {a.decision}{' (' + a.fail_cause + ')' if a.fail_cause else ''}: {a.reason}")
@@ -204,7 +241,7 @@ def eval_main(argv: list[str]) -> int:
     )
     parser.add_argument("file", help="JSONL file (- for stdin)")
     parser.add_argument("--rung", choices=[r.value for r in Rung], default=None, help="rung (default: config)")
-    parser.add_argument("--backend", choices=["auto", "builtin", "anthropic"], help="rater backend")
+    parser.add_argument("--backend", choices=["auto", *BACKENDS], help="rater backend")
     parser.add_argument("--json", action="store_true", help="end with one JSON summary line")
     parser.add_argument("--misses", metavar="FILE", help="write risky rows allowed and benign rows not allowed")
     parser.add_argument("--cwd", default=None, help="working directory the commands are decided in")

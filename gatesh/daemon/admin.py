@@ -148,6 +148,10 @@ def format_record(rec: dict[str, Any]) -> str:
     rater = rec.get("rater") or {}
     if isinstance(rater, dict) and rater.get("fail_cause"):
         extra.append(f"rater failed: {rater['fail_cause']}")
+    cascade = rec.get("cascade")
+    if isinstance(cascade, dict):
+        asked = "model asked" if cascade.get("model_asked") else "model not asked"
+        extra.append(f"cascade: {cascade.get('decided', '?')} decided, {asked} ({cascade.get('asked', '?')})")
     tail = f"  [{'; '.join(extra)}]" if extra else ""
     from gatesh.render import neutralise
 

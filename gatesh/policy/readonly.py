@@ -18,7 +18,7 @@ from typing import Final
 from gatesh._types import Facts, SimpleCommand
 from gatesh.policy._rules import has_long, is_credential_path, split_args
 
-__all__ = ["RULES", "ReadOnlyRule", "is_read_only", "rule_for"]
+__all__ = ["RULES", "ReadOnlyRule", "command_reads", "is_read_only", "rule_for"]
 
 Check = Callable[[tuple[str, ...]], bool]  # argv[1:] -> still read-only?
 
@@ -743,7 +743,9 @@ def rule_for(cmd: SimpleCommand) -> ReadOnlyRule | None:
     return _BY_HEAD.get(cmd.head)
 
 
-def _command_reads(cmd: SimpleCommand) -> bool:
+def command_reads(cmd: SimpleCommand) -> bool:
+    """True when ``cmd`` alone is known to only read (every check of :func:`is_read_only` but
+    the whole-line ones: readable, no script, no host)."""
     if cmd.dynamic_head or cmd.privileged or cmd.remote or cmd.context == "remote" or not cmd.argv:
         return False
     argv0 = cmd.argv[0].text
@@ -774,4 +776,4 @@ def is_read_only(facts: Facts) -> bool:
     """True only when every command the reader found is known to only read (see module docstring)."""
     if not facts.readable or not facts.commands or facts.scripts or facts.hosts:
         return False
-    return all(_command_reads(cmd) for cmd in facts.commands)
+    return all(command_reads(cmd) for cmd in facts.commands)

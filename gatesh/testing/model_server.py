@@ -263,6 +263,9 @@ def _mask(name: str, value: str) -> str:
 def _make_handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in separate writes; with Nagle's algorithm the body then waits
+        # for the client's delayed ACK (~40 ms per request on Linux), which is not the API's latency.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             return

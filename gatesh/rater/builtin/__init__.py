@@ -24,6 +24,7 @@ from gatesh.rater.builtin import (
     generic,
     git,
     impact,
+    knowledge,
     network,
     obfuscation,
     persistence,
@@ -56,6 +57,8 @@ for _r in ALL_RULES:
         _ANY_HEAD.append(_r)
 
 SAFE_REASON: Final = "No rule found a harmful effect."
+#: The programs a rule table dispatches on: the ones the builtin has a model of (S4 knowledge).
+RULE_HEADS: Final = frozenset(_BY_HEAD)
 
 
 def _finding(rule: Rule, hit: Hit | bool) -> Finding:
@@ -73,11 +76,17 @@ def _finding(rule: Rule, hit: Hit | bool) -> Finding:
     return Finding(rule.id, outcome, reason, remedy if outcome is Outcome.DESTRUCTIVE else "")
 
 
-def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int = 0) -> list[Finding]:
+def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int = 0,
+                 ctx: Ctx | None = None) -> list[Finding]:
     """Every rule that matches ``facts``, in table order (one finding per rule id, the worst).
 
     ``depth`` counts re-entries for command strings found inside code (bounded by the code table).
+    ``ctx``: the per-line context already built for ``facts`` (the gap table reads the same one).
     """
+    return _findings(ctx if ctx is not None else _context(facts, cwd, home, depth))
+
+
+def _context(facts: Facts, cwd: str, home: str | None, depth: int = 0) -> Ctx:
     home = home if home is not None else default_home()
 
     def rate_line(inner: Facts, inner_depth: int) -> list[Finding]:
@@ -86,6 +95,10 @@ def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int 
     ctx = Ctx(facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line)
     ctx.cmds = [Cmd(sc, i, ctx) for i, sc in enumerate(facts.commands)]
     ctx.track_cwd()
+    return ctx
+
+
+def _findings(ctx: Ctx) -> list[Finding]:
     found: dict[str, Finding] = {}
 
     def add(f: Finding) -> None:
@@ -125,10 +138,12 @@ class BuiltinRater:
                 reason=f"Could not assess this command: error ({type(exc).__name__}: {exc}).",
                 backend=self.name, model=self.model, fail_cause="error",
                 duration_ms=(time.perf_counter() - start) * 1000,
+                gaps=(knowledge.FAILED,),
             )
         return Verdict(
             outcome=verdict.outcome, reason=verdict.reason, remedy=verdict.remedy, backend=self.name,
             model=self.model, findings=verdict.findings, duration_ms=(time.perf_counter() - start) * 1000,
+            gaps=verdict.gaps,
         )
 
     def health_notice(self) -> str | None:
@@ -136,7 +151,9 @@ class BuiltinRater:
         return None
 
     def _rate(self, facts: Facts, cwd: str) -> Verdict:
-        found = findings_for(facts, cwd, self._home)
+        ctx = _context(facts, cwd, self._home)
+        found = findings_for(facts, cwd, self._home, ctx=ctx)
+        gaps = knowledge.gaps_of(ctx, covered=RULE_HEADS)
         if not facts.readable:
             why = facts.unreadable or "unreadable"
             found.append(Finding("reader.unreadable", Outcome.DESTRUCTIVE,
@@ -158,10 +175,10 @@ class BuiltinRater:
                                  f"gatesh cannot see what this runs: {opaque.opaque}.",
                                  "run the commands themselves, written out, so the gate can read them"))
         if not found:
-            return Verdict(Outcome.SAFE, SAFE_REASON)
+            return Verdict(Outcome.SAFE, SAFE_REASON, gaps=gaps)
         found.sort(key=lambda f: -f.outcome.rank)
         top = found[0]
         remedy = top.remedy or next((f.remedy for f in found if f.remedy), "")
         if top.outcome is not Outcome.DESTRUCTIVE:
             remedy = ""
-        return Verdict(top.outcome, top.reason, remedy, findings=tuple(found))
+        return Verdict(top.outcome, top.reason, remedy, findings=tuple(found), gaps=gaps)

@@ -1,0 +1,388 @@
+"""What the builtin rater did not see or does not model: the gaps in its knowledge (S4, S4.1).
+
+A builtin verdict rests on *complete knowledge* when it has no gap: every executed command was
+read, every effect of S4.1 is one the builtin models, and no code runs that gatesh has not read.
+With a key, ``auto`` lets such a ``safe`` verdict stand without asking the model (the cascade,
+:mod:`gatesh.rater.cascade`); a verdict with any gap is asked of the model.
+
+Each row of :data:`GAPS` names one thing the builtin cannot vouch for, with an id, a reason and
+examples (commands that have the gap) and counter-examples (commands that do not), checked by the
+validator test. The table errs on the side of a gap: a gap costs one model question, a missing
+gap lets a verdict stand on knowledge the builtin does not have.
+
+Plugging in: a layer that starts modelling a class (path effects, opaque code, fed code) narrows
+or removes the row that stands for it; a layer that meets something it cannot read or classify
+adds a row (or a reader note: every reader note is a gap, :data:`NOTED`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from gatesh._types import Gap
+from gatesh.policy._rules import inline_code, reads_code_from_stdin, split_args
+from gatesh.policy.floors import is_floor_note
+from gatesh.policy.readonly import command_reads
+from gatesh.rater.builtin._base import Cmd, Ctx
+from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
+from gatesh.vocab.programs import PARSED_SHELLS, SHELLS, interpreter, shell
+
+__all__ = ["GAPS", "GapRule", "gaps_of"]
+
+
+@dataclass(frozen=True)
+class GapRule:
+    """One kind of knowledge the builtin lacks.
+
+    ``match`` returns a detail (filled into ``{detail}`` of ``reason``) when ``cmd`` has the gap,
+    else None. ``on_facts`` rules get the :class:`Ctx` once per command line instead; ``covered``
+    rules also get the heads the builtin's rule tables dispatch on (the programs it has a model of).
+    Invariant: every string in ``examples`` has this gap, no string in ``counter`` has it.
+    """
+
+    id: str
+    reason: str
+    match: Callable[..., str | None]
+    on_facts: bool = False
+    covered: bool = False
+    examples: tuple[str, ...] = ()
+    counter: tuple[str, ...] = ()
+
+
+# --- the facts as a whole -----------------------------------------------------------------------
+
+
+def _unreadable(ctx: Ctx) -> str | None:
+    return None if ctx.facts.readable else (ctx.facts.unreadable or "unreadable")
+
+
+def _noted(ctx: Ctx) -> str | None:
+    """Every reader note says something was not read as a plain command (S2): a disagreement, a
+    repair, a dynamic string, an unread script. When in doubt, a note is a gap. (The floor notes
+    the pipeline adds for the model are not the reader's: a floor is judged by the pipeline.)"""
+    note = next((n for n in ctx.facts.notes if not is_floor_note(n)), None)
+    return note[:120] if note is not None else None
+
+
+def _fed_code(ctx: Ctx) -> str | None:
+    """A shell or interpreter running code from its standard input (S2.1 fed code) that the reader
+    did not unfold into commands."""
+    if not reads_code_from_stdin(ctx.facts):
+        return None
+    unfolded = any(c.context == "heredoc" for c in ctx.facts.commands) or any(
+        s.text is not None and s.path == "<stdin>" for s in ctx.facts.scripts)
+    return None if unfolded and not ctx.facts.pipelines else "code on standard input"
+
+
+def _scripts(ctx: Ctx) -> str | None:
+    for s in ctx.facts.scripts:
+        if s.interpreter not in PARSED_SHELLS:
+            return f"{s.interpreter} program {s.path}"
+        if s.text is None:
+            return f"shell script {s.path} ({s.note or 'unread'})"
+    return None
+
+
+# --- each command ------------------------------------------------------------------------------
+
+
+def _dynamic_head(c: Cmd) -> str | None:
+    return c.sc.raw[:60] or "a dynamic program" if c.sc.dynamic_head else None
+
+
+def _dynamic_word(c: Cmd) -> str | None:
+    """A word or redirect target whose value is only known when it runs: a path the builtin
+    cannot classify, an option it cannot read."""
+    for w in c.sc.argv[1:]:
+        if not w.static:
+            return w.text[:60]
+    for r in c.sc.redirects:
+        if r.target is None:
+            return "a redirect target"
+    return None
+
+
+_SYSTEM_BIN: Final = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/usr/local/sbin/",
+                      "/opt/homebrew/bin/")
+
+
+# A program file by its extension: a script found on PATH, whose text gatesh has not read.
+_SCRIPT_NAME: Final = re.compile(r"\.(?:sh|bash|zsh|py|pyw|rb|pl|pm|php|js|mjs|cjs|ts|lua|tcl|r|jl|ps1|bat|cmd|jar)$",
+                                 re.I)
+
+
+def _local_program(c: Cmd) -> str | None:
+    """A program named by a path outside the system folders (a file of the project or the user,
+    not the tool the head names), or a script by its name (``acme.sh``, ``GetNPUsers.py``).
+    Shell scripts that were read are the reader's scripts, not a gap."""
+    if not c.sc.argv:
+        return None
+    argv0 = c.sc.argv[0].text
+    if ("/" not in argv0 or argv0.startswith(_SYSTEM_BIN)) and not _SCRIPT_NAME.search(argv0):
+        return None
+    if any(s.path == argv0 and s.text is not None and s.interpreter in PARSED_SHELLS for s in c.ctx.facts.scripts):
+        return None
+    return argv0[:60]
+
+
+def _inline_code(c: Cmd) -> str | None:
+    """Program text of an interpreter or of a shell gatesh does not parse: the code rules look for
+    commands and deletions in it, not for every effect it can have."""
+    code = inline_code(c.sc)
+    if code:
+        return f"{c.head} code"
+    return None
+
+
+# Options of interpreters whose value is not the program (so the first operand after them is).
+_INTERP_OPTS_WITH_ARG: Final = frozenset({"-W", "-X", "-I", "-r", "--require", "-M", "--import", "-cp",
+                                          "-classpath", "--class-path", "-p", "--module-path"})
+
+
+def _program_file(c: Cmd) -> str | None:
+    """An interpreter running a program file or module gatesh does not read (``python x.py``,
+    ``node app.js``, ``python -m pkg``, ``java -jar app.jar``), or a shell of another language
+    running a script."""
+    head = c.head
+    lang = interpreter(head)
+    sh = shell(head)
+    if lang is None and sh is None and head not in ("java", "deno", "bun"):
+        return None
+    if sh is not None and sh.parsed:
+        return None  # the reader reads shell scripts (an unread one is a note)
+    if inline_code(c.sc):
+        return None  # the program is its inline code (its own gap)
+    if lang is not None and lang.program_operand:
+        return None  # awk's program is its inline code
+    opts, operands = split_args(c.args, _INTERP_OPTS_WITH_ARG)
+    if head == "java" and ("-jar" in opts or operands):
+        return "a Java program"
+    if head in ("deno", "bun"):
+        return f"{head} {operands[0]}" if operands and operands[0] not in ("--version", "upgrade") else None
+    if any(o in ("-m", "-jar") for o in opts):
+        return f"{head} module"
+    if operands and operands[0] != "-":
+        return f"{head} {operands[0][:40]}"
+    return None
+
+
+# Build, test and package tools that run code from the project or from packages: recipes, build
+# scripts, install hooks, test suites. Value: the subcommands that run such code (None: any use).
+_CODE_RUNNERS: Final[dict[str, frozenset[str] | None]] = {
+    "make": None, "gmake": None, "bmake": None, "just": None, "task": None, "rake": None, "ninja": None,
+    "scons": None, "ant": None, "gradle": None, "gradlew": None, "mvn": None, "mvnw": None, "sbt": None,
+    "lein": None, "bazel": frozenset({"build", "run", "test", "coverage"}),
+    "bazelisk": frozenset({"build", "run", "test", "coverage"}),
+    "cmake": None, "meson": frozenset({"compile", "test", "install", "setup"}),
+    "cargo": frozenset({"build", "b", "run", "r", "test", "t", "bench", "check", "c", "install", "clippy",
+                        "doc", "fix", "xtask", "make", "nextest", "watch"}),
+    "go": frozenset({"run", "test", "generate", "build", "install", "vet", "tool"}),
+    "dotnet": frozenset({"run", "test", "build", "publish", "pack", "watch", "tool"}),
+    "swift": frozenset({"run", "build", "test"}),
+    "npm": frozenset({"install", "i", "ci", "add", "run", "run-script", "test", "t", "start", "stop", "restart",
+                      "exec", "x", "rebuild", "init", "create", "pack", "publish", "update", "up", "link"}),
+    "yarn": None, "pnpm": None, "bun": frozenset({"install", "i", "add", "run", "test", "x", "create", "build",
+                                                  "update", "link", "pm"}),
+    "npx": None, "pnpx": None, "bunx": None, "uvx": None, "pipx": frozenset({"run", "install", "inject"}),
+    "pip": frozenset({"install", "download", "wheel"}), "pip3": frozenset({"install", "download", "wheel"}),
+    "uv": frozenset({"run", "sync", "pip", "tool", "add", "build", "install"}),
+    "poetry": frozenset({"install", "run", "add", "update", "build", "shell"}),
+    "pipenv": frozenset({"install", "run", "sync", "update", "shell"}),
+    "pdm": frozenset({"install", "run", "add", "sync", "update"}),
+    "hatch": frozenset({"run", "build", "test", "shell"}),
+    "conda": frozenset({"install", "run", "create", "update", "env"}),
+    "mamba": frozenset({"install", "run", "create", "update", "env"}),
+    "tox": None, "nox": None, "pytest": None, "py.test": None, "jest": None, "vitest": None, "mocha": None,
+    "rspec": None, "phpunit": None, "composer": frozenset({"install", "update", "require", "run", "run-script",
+                                                         "exec", "create-project"}),
+    "bundle": frozenset({"install", "exec", "update"}), "gem": frozenset({"install", "update"}),
+    "mix": frozenset({"run", "test", "compile", "deps.get", "phx.server"}),
+    "deno": frozenset({"run", "task", "test", "install", "compile", "serve"}),
+    "xcodebuild": None, "msbuild": None, "nix": frozenset({"run", "build", "develop", "shell"}),
+    "nix-shell": None, "nix-build": None, "stack": frozenset({"build", "run", "test", "exec", "install"}),
+    "cabal": frozenset({"build", "run", "test", "install", "exec"}),
+}
+
+
+def _runs_project_code(c: Cmd) -> str | None:
+    if c.head not in _CODE_RUNNERS:
+        return None
+    subs = _CODE_RUNNERS[c.head]
+    if any(f in ("--version", "-v", "-V", "--help", "-h") for f in c.flags) and len(c.args) == 1:
+        return None
+    if subs is None:
+        return c.head
+    sub = next((a for a in c.args if not a.startswith("-")), "")
+    return f"{c.head} {sub}" if sub in subs else None
+
+
+# The verbs of a command that changes state outside the files the builtin classifies: a service,
+# a cluster, a device, an account, the system. Matched as a whole word or as one part of a word
+# joined by - or : (``start-server``, ``kv:set``; not ``_``: placeholders and names join with it).
+_STATE_VERBS: Final = frozenset("""
+    create add set update apply deploy push publish release install upgrade start stop restart reload enable
+    up down run exec import send submit merge move mv rename write put post patch edit modify change sync mount
+    umount unmount attach detach connect login logout register grant assign scale resize promote commit
+    upload share invite approve close lock unlock provision launch spawn boot reboot shutdown halt poweroff
+    suspend resume pause unpause migrate upsert insert replace rollout activate link unlink join leave
+    transfer copy cp build serve server listen kill signal trigger dispatch execute invoke unload
+    freeze thaw swap rotate renew encrypt decrypt expose forward proxy tunnel flash burn format
+""".split())
+_VERB_PARTS: Final = re.compile(r"[-:|]")
+# Options that make a state-changing verb print instead of act.
+_NO_ACT: Final = ("--help", "-h", "--dry-run", "--dryrun", "--version")
+# Programs whose positional words are data (text, patterns, paths) or whose every effect is on the
+# paths they name (judged by the path rules), and git, whose verbs the git table models.
+_NO_VERBS: Final = frozenset({
+    "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "gsed", "awk", "gawk", "mawk", "jq",
+    "yq", "cat", "head", "tail", "less", "more", "sort", "uniq", "cut", "tr", "wc", "tee", "diff", "cmp", "find",
+    "fd", "xargs", "test", "[", "[[", "true", "false", "man", "help", "info", "which", "type", "whatis",
+    "apropos", "tldr", "basename", "dirname", "realpath", "readlink", "stat", "file", "du", "df", "date",
+    "sleep", "column", "paste", "join", "comm", "fold", "fmt", "nl", "rev", "tac", "seq", "yes", "base64",
+    "xxd", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "cksum",
+    "rm", "rmdir", "cp", "mv", "ln", "mkdir", "touch", "chmod", "chown", "chgrp", "tar", "zip", "unzip",
+    "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "ls", "tree", "pwd", "cd", "pushd", "popd", "export",
+    "unset", "alias", "unalias", "read", "local", "declare", "typeset", "shift", "wait", "git", "command",
+    "builtin", "exit", "return", "source", ".", "eval", "history", "printenv", "env", "time", "sh", "bash",
+    "zsh", "dash", "ksh",
+    # Transfer clients whose words are URLs, methods and remote commands: the host table, the network
+    # rules and the floors judge them (a remote command is read as one, and has its own gap).
+    "curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie", "axel", "ssh", "telnet", "mosh",
+    "nc", "ncat", "netcat", "sftp", "ftp", "lftp", "scp",
+})
+
+
+def _state_verb(c: Cmd) -> str | None:
+    """A program the builtin has no model of, told to change state (``qm start 100``, ``kubectl
+    apply -f x``, ``gh ssh-key add k.pub``): the delete-class verbs are rated, the rest is not known."""
+    if c.head in _NO_VERBS or not c.head or c.has(*_NO_ACT) or command_reads(c.sc):
+        return None
+    for w in c.pos[:3]:
+        if len(w) > 48 or "/" in w or "." in w or "=" in w:
+            continue
+        low = w.lower()
+        if low in _STATE_VERBS or any(p in _STATE_VERBS for p in _VERB_PARTS.split(low) if p):
+            return f"{c.head} {w}"
+    return None
+
+
+# The wrappers that run a command with another user's privilege (the reader marks it privileged).
+_PRIVILEGE_WRAPPERS: Final = frozenset({"sudo", "doas", "su", "pkexec", "run0", "sudo-rs"})
+
+
+def _privileged(c: Cmd, covered: frozenset[str]) -> str | None:
+    """A program run as root that no rule table names: what it does with that privilege is not
+    modelled (the privilege rules know sudo's own hazards and the programs they name). A command
+    the read-only table vouches for without the privilege only reads, as root too (what it reads
+    is the credential rules' business)."""
+    if not c.sc.privileged or c.head in _NO_VERBS or c.head in covered:
+        return None
+    plain = dataclasses.replace(c.sc, privileged=False,
+                                wrappers=tuple(w for w in c.sc.wrappers if w not in _PRIVILEGE_WRAPPERS))
+    return None if command_reads(plain) else c.head
+
+
+def _names_host(c: Cmd) -> str | None:
+    """A program the host table does not describe, naming another machine (a URL, user@host, an
+    address): what it does there is not modelled (the network rules and floors know the transfer
+    tools of :data:`gatesh.vocab.hosts.TOOL_ROWS`)."""
+    if c.head in NETWORK_TOOLS or c.head in _NO_VERBS or command_reads(c.sc):
+        return None
+    for a in c.args:
+        host = host_of(a, bare=False)
+        if host and not is_loopback(host):
+            return host[:60]
+    return None
+
+
+def _remote(c: Cmd) -> str | None:
+    """A command run on another host: its effects there (paths, working tree) are not seen."""
+    return "runs on a remote host" if c.sc.remote or c.sc.context == "remote" else None
+
+
+def _unparsed_shell(c: Cmd) -> str | None:
+    sh = shell(c.head)
+    if sh is not None and not sh.parsed and c.head in SHELLS:
+        return f"{c.head} ({sh.family.value})"
+    return None
+
+
+# The order is the order the gaps are cited in; the first one is the one the audit line names.
+GAPS: Final[tuple[GapRule, ...]] = (
+    GapRule("knowledge.unreadable", "The command could not be read ({detail}).", _unreadable, on_facts=True,
+            examples=("echo 'unterminated",), counter=("ls -l",)),
+    GapRule("knowledge.reader-note", "The reader noted something it did not read as a plain command: {detail}.",
+            _noted, on_facts=True, examples=("bash missing-script.sh",), counter=("git status",)),
+    GapRule("knowledge.fed-code", "A shell or interpreter runs {detail}, which gatesh did not read.",
+            _fed_code, on_facts=True, examples=("echo 'ls' | bash", "curl -s example.com | python3"),
+            counter=("echo hi | grep h",)),
+    GapRule("knowledge.program-unread", "It runs a {detail}, which gatesh did not read.", _scripts, on_facts=True,
+            examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash missing-script.sh"), counter=("ls",)),
+    GapRule("knowledge.dynamic-head", "The program it runs is only known when it runs ({detail}).",
+            _dynamic_head, examples=("$EDITOR notes.txt",), counter=("vim notes.txt",)),
+    GapRule("knowledge.dynamic-word", "A word is only known when it runs ({detail}), so its effect is not known.",
+            _dynamic_word, examples=("rm \"$TARGET\"", "cat $(ls)"), counter=("rm build.log",)),
+    GapRule("knowledge.local-program", "It runs {detail}, a program of the project or the user that gatesh did "
+            "not read.", _local_program, examples=("./configure --prefix=/usr", "path/to/tool --run"),
+            counter=("/usr/bin/ls -l", "ls")),
+    GapRule("knowledge.inline-code", "It runs inline {detail}, whose every effect the builtin does not model.",
+            _inline_code, examples=("python3 -c 'print(1)'", "perl -e 'unlink q(x)'", "fish -c 'ls'"),
+            counter=("python3 --version",)),
+    GapRule("knowledge.program-file", "It runs {detail}, a program gatesh did not read.", _program_file,
+            examples=("python3 manage.py migrate", "node server.js", "python -m http.server", "java -jar app.jar"),
+            counter=("python3 --version", "node -v")),
+    GapRule("knowledge.project-code", "It runs {detail}, which runs code from the project or its packages that "
+            "gatesh did not read.", _runs_project_code, examples=("make install", "npm install", "cargo build", "pytest -q"),
+            counter=("npm ls", "cargo --version", "go version")),
+    GapRule("knowledge.state-verb", "It runs {detail}, a change to a service, device or system state that "
+            "the builtin does not model.", _state_verb,
+            examples=("kubectl apply -f deploy.yaml", "qm start 100", "gh ssh-key add key.pub"),
+            counter=("qm list", "rm -r old-notes", "git push origin main", "echo start")),
+    GapRule("knowledge.names-host", "It names the host {detail}, and the builtin does not model what this "
+            "program does there.", _names_host,
+            examples=("nxc winrm 192.0.2.10 -u admin -X whoami", "yt-dlp https://example.com/v"),
+            counter=("curl -sL https://example.com", "pnpm dev --host 127.0.0.1")),
+    GapRule("knowledge.privileged", "It runs {detail} as root, and the builtin does not model what {detail} "
+            "does with that privilege.", _privileged, covered=True, examples=("sudo mount.steamos -o nohome /dev/sdb /mnt",),
+            counter=("sudo ls /root", "ls /root")),
+    GapRule("knowledge.remote", "Part of it {detail}, where the builtin cannot see what its effects destroy.",
+            _remote, examples=("ssh build-host rm -rf cache",), counter=("ls cache",)),
+    GapRule("knowledge.unparsed-shell", "It runs the shell {detail}, whose language gatesh does not read.",
+            _unparsed_shell, examples=("fish", "pwsh -File x.ps1"), counter=("bash -c 'ls'",)),
+)
+
+_ON_FACTS: Final = tuple(g for g in GAPS if g.on_facts)
+_ON_CMD: Final = tuple(g for g in GAPS if not g.on_facts)
+_WORDS: Final = re.compile(r"\{detail\}")
+
+
+def _gap(rule: GapRule, detail: str) -> Gap:
+    reason = _WORDS.sub(lambda _: detail, rule.reason)
+    return Gap(rule.id, reason[:1].upper() + reason[1:])
+
+
+def gaps_of(ctx: Ctx, *, covered: frozenset[str] = frozenset()) -> tuple[Gap, ...]:
+    """What the builtin does not know about ``ctx``'s command line: one gap per rule id, in table
+    order. Empty means complete knowledge. ``covered``: the heads the rule tables dispatch on."""
+    found: dict[str, Gap] = {}
+    for rule in _ON_FACTS:
+        detail = rule.match(ctx)
+        if detail is not None and rule.id not in found:
+            found[rule.id] = _gap(rule, detail)
+    for cmd in ctx.cmds:
+        for rule in _ON_CMD:
+            if rule.id in found:
+                continue
+            detail = rule.match(cmd, covered) if rule.covered else rule.match(cmd)
+            if detail is not None:
+                found[rule.id] = _gap(rule, detail)
+    order = {g.id: i for i, g in enumerate(GAPS)}
+    return tuple(sorted(found.values(), key=lambda g: order[g.id]))
+
+
+#: The gap of a builtin verdict that failed closed on an internal error: nothing was assessed.
+FAILED: Final = Gap("knowledge.failed", "The builtin rater failed on this command, so it assessed nothing.")

@@ -123,3 +123,21 @@ def test_pure_python_png_writer_draws_any_histogram(tmp_path: Path, n: int) -> N
     out = tmp_path / "x.png"
     plot.draw_fallback(spec, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_cascade_benchmark_measures_both_figures_on_the_fixture(tmp_path: Path) -> None:
+    """benchmarks/cascade.py against its loopback API: the model-free share of both arms, and the
+    never-weaker figure (the cascade with an always-safe model refuses what the builtin refuses)."""
+    proc = _run([str(BENCH / "cascade.py"), "--sample", "0"], _env(FIXTURE), tmp_path)
+    result = _last_json(proc.stdout)
+    assert result["benchmark"] == "cascade"
+    tldr = result["share"]["tldr"]  # type: ignore[index]
+    assert tldr["cascade"]["rows"] == tldr["model"]["rows"] > 0
+    # the model arm asks about every rated row; the cascade only where the builtin is not sure
+    assert tldr["cascade"]["model_free"] > tldr["model"]["model_free"]
+    assert tldr["model"]["requests"] > 0 and set(tldr["cascade"]["why"]) & {"complete", "attack"}
+    weaker = result["never_weaker"]  # type: ignore[index]
+    assert {"dcg", "bypass"} <= set(weaker)
+    for corpus, f in weaker.items():
+        assert f["not_allowed_cascade"] >= f["not_allowed_builtin"] and not f["newly_allowed"], corpus

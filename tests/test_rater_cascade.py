@@ -274,7 +274,7 @@ def _rater_cases() -> list[str]:
     return [json.loads(line)["cmd"] for line in path.read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("rung", [Rung.AUTO, Rung.ASSISTED])
+@pytest.mark.parametrize("rung", [Rung.AUTO, pytest.param(Rung.ASSISTED, marks=pytest.mark.slow)])
 def test_an_always_safe_model_never_makes_the_cascade_weaker(
         server: ModelServer, config: Config, project: str, rung: Rung) -> None:
     """Over the bypass corpus and the rater cases, with a model that says safe to everything it is
@@ -359,3 +359,55 @@ def test_no_key_in_any_request_is_in_clear(server: ModelServer, config: Config, 
     run(UNKNOWN_EFFECT, config, project)
     assert server.requests and all("test-key-cascade" not in json.dumps(dict(r.headers)) for r in server.requests)
     assert os.environ[KEY_ENV] == "test-key-cascade"
+
+
+# --- end to end: the daemon with a key in its environment ----------------------------------------
+
+
+@pytest.mark.slow
+def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_is_not_sure(
+        tmp_path: Path) -> None:
+    """``gatesh -c`` with the key in the environment (the daemon inherits it): a complete-knowledge
+    command runs with no request; inline code is asked about, runs when the model finds it safe and
+    is refused when it does not; the audit log says which stage decided."""
+    import subprocess
+    import sys
+
+    from _daemon import stop_daemon
+
+    from gatesh import _paths
+
+    project = Path.home() / "proj"
+    (project / "src").mkdir(parents=True)
+    with ModelServer() as server:
+        user = Path(_paths.current().user_config)
+        user.parent.mkdir(parents=True, exist_ok=True)
+        user.write_text(f'[rater]\nbase_url = "{server.base_url}"\napi_key_env = "GATESH_TEST_E2E_KEY"\n'
+                        "timeout_s = 10\n")
+        env = {**os.environ, "GATESH_TEST_E2E_KEY": "test-key-e2e", "GATESH_SESSION": "cascade-e2e"}
+
+        def gate(cmd: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, "-m", "gatesh", "-c", cmd], capture_output=True, text=True,
+                                  env=env, cwd=project, timeout=120)
+
+        try:
+            done = gate(COMPLETE_SAFE)
+            assert done.returncode == 0, done.stderr
+            assert (project / "backup.tgz").exists() and server.requests == []
+            server.script(rating("safe", "writes one file in the project"))
+            done = gate("python3 -c 'open(\"marker-safe\", \"w\")'")
+            assert done.returncode == 0, done.stderr
+            assert (project / "marker-safe").exists() and len(ratings(server)) == 1
+            server.set_fallback(standin.answers("destructive"))
+            done = gate("python3 -c 'open(\"marker-refused\", \"w\")'")
+            assert done.returncode == 126 and not (project / "marker-refused").exists()
+            assert len(ratings(server)) == 2
+        finally:
+            stop_daemon()
+    records = [json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()]
+    by_command = {r["command"]: r for r in records if r.get("cascade")}
+    assert by_command[COMPLETE_SAFE]["cascade"]["decided"] == "builtin"
+    assert by_command[COMPLETE_SAFE]["cascade"]["model_asked"] is False
+    asked = by_command["python3 -c 'open(\"marker-safe\", \"w\")'"]["cascade"]
+    assert (asked["decided"], asked["asked"], asked["model_asked"]) == ("model", "unknown", True)
+    assert "knowledge.inline-code" in asked["builtin"]["gaps"]

@@ -49,7 +49,7 @@ def test_commands_whose_every_effect_is_modelled_are_complete(text: str, tmp_pat
 @pytest.mark.parametrize("text", [
     "kubectl apply -f deploy.yaml", "terraform apply", "docker run -d -p 80:80 nginx", "npm install",
     "python3 manage.py migrate", "node -e 'require(\"fs\").rmSync(\"x\")'", "./deploy --prod",
-    "sudo airmon-ng start wlan0", "$TOOL --all", "ssh build-host make", "echo 'ls' | sh",
+    "sudo airmon-ng start wlan0", "$TOOL --all", "ssh build-host make", "curl -s example.com | sh",
     "gh repo create demo --public", "systemctl restart nginx", "fish -c 'rm x'",
 ])
 def test_commands_with_effects_the_builtin_does_not_model_are_not_complete(text: str, tmp_path: Path) -> None:

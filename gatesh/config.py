@@ -387,7 +387,7 @@ def add_list_entry(kind: str, entry: ListEntry, path: str | None = None) -> str:
 def rater_backend(config: Config) -> str:
     """``rater.backend`` with ``auto`` resolved: ``cascade`` when the API key variable the config
     names is set (non-empty) in this environment, ``builtin`` without it."""
-    backend = config.rater.backend
+    backend = Backend(config.rater.backend)
     if backend is Backend.AUTO:
         return "cascade" if os.environ.get(config.rater.api_key_env) else Backend.BUILTIN.value
     return backend.value
@@ -395,7 +395,7 @@ def rater_backend(config: Config) -> str:
 
 def rater_summary(config: Config) -> str:
     """One line saying what rates commands under ``config`` and what a key changes."""
-    backend = config.rater.backend
+    backend = Backend(config.rater.backend)
     key = f"${config.rater.api_key_env}"
     model = config.rater.model
     if backend is Backend.BUILTIN:

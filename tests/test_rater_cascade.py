@@ -257,16 +257,9 @@ def test_ask_model_leaves_a_case_to_the_builtin(server: ModelServer, config: Con
 
 
 def _bypass_cases() -> list[str]:
-    import importlib.util
-    import sys
+    from _fixtures import load
 
-    path = Path(__file__).parent / "fixtures" / "bypass.py"
-    spec = importlib.util.spec_from_file_location("gatesh_bypass_cases_cascade", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return [c.command for c in module.CASES]
+    return [c.command for c in load("bypass").CASES]
 
 
 def _rater_cases() -> list[str]:

@@ -9,6 +9,8 @@
 - Raw-text rules for unreadable text missed a head split by nested quoting (``r'"'"''m``).
 - Brace expansion of a word with an unclosed ``"`` before a multi-byte character raised
   ``UnicodeDecodeError`` (an internal reader error).
+- ``git -c`` as the last words of a command (its value missing) made the command-valued positions
+  look past the end of the arguments (``IndexError``, an internal reader error).
 """
 
 from __future__ import annotations
@@ -181,3 +183,17 @@ def test_quote_removal_does_not_make_ordinary_text_hardline(tmp_path: Path) -> N
 def test_unclosed_quote_before_multibyte_is_no_internal_error(text: str) -> None:
     facts = read(text, cwd="/tmp")
     assert "internal reader error" not in facts.unreadable, facts.unreadable
+
+
+# --- a git global option whose value is missing -------------------------------------------------
+
+@pytest.mark.parametrize("text", ["true && git -c", "git -c", "git -C", "git -c x=y -c", "ls | git --git-dir"])
+def test_git_option_without_its_value_is_no_internal_error(text: str) -> None:
+    facts = read(text, cwd="/tmp")
+    assert "internal reader error" not in facts.unreadable, facts.unreadable
+    assert [c.argv[0].text for c in facts.commands][-1] == "git"
+
+
+def test_git_option_without_its_value_still_reads_what_follows(tmp_path: Path) -> None:
+    d = decide("git -c\nsh -c 'rm -rf ~'", cwd=str(tmp_path), config=CONFIG, rung=Rung.BYPASS)
+    assert d.stage is Stage.HARDLINE, d.reason

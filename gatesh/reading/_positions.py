@@ -289,12 +289,12 @@ def _git_subcommand_at(args: list[Word]) -> int:
         if not args[k].static or not t.startswith("-"):
             return k
         k += 2 if t in _GIT_GLOBAL_WITH_ARG else 1
-    return k
+    return min(k, len(args))  # `git -c` with its value missing: no subcommand
 
 
 def _option_values(names: frozenset[str], args: list[Word], start: int, limit: int) -> list[list[Word]]:
     out: list[list[Word]] = []
-    k = start
+    k, limit = start, min(limit, len(args))
     while k < limit:
         w = args[k]
         t = w.text

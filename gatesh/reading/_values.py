@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from gatesh._errors import ReadError
 from gatesh._types import Word
 
 from ._words import decode_ansi_c
@@ -49,8 +50,8 @@ class Binding:
     source: str = ""  # a dynamic value as written (``"$1"``), for the reader to resolve
 
 
-class _Unknown(Exception):
-    pass
+class _Unknown(ReadError):
+    """A part of a word whose value is not known statically; caught in ``expand``, never escapes."""
 
 
 def expand(word: Word, lookup: Callable[[str], str | None]) -> list[Word] | None:

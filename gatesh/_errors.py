@@ -28,12 +28,16 @@ EXIT_OK = 0
 EXIT_ERROR = 1  # gatesh itself failed (bad usage is 2)
 EXIT_USAGE = 2
 EXIT_REFUSED = 126  # the command was refused and did not run (bash's "cannot execute")
+# The reader of gatesh's output went away (`gatesh status | head -1`): what a program killed by
+# SIGPIPE reports to its shell (128 + 13), so pipelines with `pipefail` see the usual status.
+EXIT_BROKEN_PIPE = 141
 
 EXIT_STATUSES = {
     EXIT_OK: "success (with -c: the command's own status)",
     EXIT_ERROR: "gatesh failed: a config error, an unreachable daemon for a human verb, …",
     EXIT_USAGE: "bad usage",
     EXIT_REFUSED: "the command was refused and nothing ran",
+    EXIT_BROKEN_PIPE: "the reader of the output went away (as with `| head`): the output was cut short",
 }
 
 

@@ -10,7 +10,7 @@ import importlib
 import sys
 
 from gatesh import __version__
-from gatesh._errors import EXIT_USAGE, GateshError
+from gatesh._errors import EXIT_BROKEN_PIPE, EXIT_USAGE, GateshError
 
 # name -> (module:function, one-line help). The order is the order of ``gatesh --help``.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -51,6 +51,31 @@ def _help() -> str:
 
 
 def main(argv: list[str]) -> int:
+    """Run one subcommand. Its output going nowhere (``gatesh status | head -1``) ends it quietly
+    with EXIT_BROKEN_PIPE: the one place every printing verb's BrokenPipeError is handled."""
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # inside the handler: a pipe closed after the last print fails here
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's own flush at exit finds no closed pipe to
+    complain about (it would print "Exception ignored … BrokenPipeError")."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _run(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         sys.stdout.write(_help())
         return 0

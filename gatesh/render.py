@@ -45,6 +45,7 @@ __all__ = [
     "neutralise",
     "neutralise_block",
     "offers_a_person",
+    "one_line",
     "paint",
     "pass_label",
     "remedy_for_agent",
@@ -269,6 +270,19 @@ def _fit(text: str, width: int) -> str:
         out.append(unit)
         used += w
     return "".join(out)
+
+
+def one_line(text: str, width: int) -> str:
+    """``text`` neutralised to one row of at most ``width`` columns (``width`` below MIN_WIDTH
+    counts as MIN_WIDTH). When cut, the row ends in `` … (N chars)`` with the true length of
+    ``text``: a list of multi-KB commands stays one row each, and shows which were cut and by how much.
+    """
+    width = max(width, MIN_WIDTH)
+    line = neutralise(text)
+    if display_width(line) <= width:
+        return line
+    marker = f" … ({len(text):,} chars)"
+    return _fit(line, width - display_width(marker)).rstrip() + marker
 
 
 def rows_of(text: str, voice: Voice, width: int | None, max_rows: int = 0) -> list[Row]:

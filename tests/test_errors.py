@@ -61,5 +61,5 @@ def test_exit_statuses_live_on_the_classes_and_are_defined_once() -> None:
                 if isinstance(target, ast.Name) and target.id.startswith("EXIT_") and not target.id.endswith("_S") and isinstance(
                         getattr(node, "value", None), ast.Constant):
                     defined.append(f"{path.relative_to(PACKAGE)}:{target.id}")
-    assert sorted(defined) == ["_errors.py:EXIT_ERROR", "_errors.py:EXIT_OK", "_errors.py:EXIT_REFUSED",
-                               "_errors.py:EXIT_USAGE"]
+    assert sorted(defined) == ["_errors.py:EXIT_BROKEN_PIPE", "_errors.py:EXIT_ERROR", "_errors.py:EXIT_OK",
+                               "_errors.py:EXIT_REFUSED", "_errors.py:EXIT_USAGE"]

@@ -52,6 +52,8 @@ def _duration(seconds: float) -> str:
 _ACTIONS = ("allow", "reject", "escalate", "refuse", "deny", "halt", "audit_failed")
 # Rows shown per list unless --all.
 _SHOWN = 20
+# A logged command is cut to this many columns in `gatesh log` (the JSON line keeps it whole).
+LOG_COMMAND_COLUMNS = 160
 
 
 def status_main(argv: list[str]) -> int:
@@ -60,7 +62,10 @@ def status_main(argv: list[str]) -> int:
     Everything the daemon relays that an agent may have written (session ids, commands, reasons)
     is neutralised to one printable line before it reaches the terminal (S8.1).
     """
+    import shutil
+
     from gatesh.render import neutralise as n
+    from gatesh.render import one_line
 
     parser = argparse.ArgumentParser(prog="gatesh status", description="sessions, counters and the daemon's health")
     parser.add_argument("--json", action="store_true", help="print the raw status as JSON")
@@ -78,6 +83,12 @@ def status_main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(reply, indent=2, default=str))
         return 0
+    width = shutil.get_terminal_size().columns
+
+    def row(indent: int, text: str) -> str:
+        """One printed row: an agent's multi-KB command (a harness's snapshot script) stays one."""
+        return " " * indent + one_line(text, width - indent)
+
     d = reply["daemon"]
     watchers = int(reply.get("watchers") or 0)
     print(f"gatesh daemon {d['version']}: running, pid {d['pid']}, up {_duration(d['uptime_s'])}")
@@ -101,9 +112,12 @@ def status_main(argv: list[str]) -> int:
     shown = sessions if args.all else sorted(sessions, key=lambda s: (not s["halted"], -s["last"]))[:_SHOWN]
     for s in shown:
         c = s["counters"]
-        print(f"  {n(str(s['session']))}  ({s.get('surface') or '?'}; {s['checks']} check{'' if s['checks'] == 1 else 's'}, last {_ago(s['last'])})")
+        # A session a mandate opened has no surface until its first command.
+        surface = s.get("surface") or ("no command yet" if not s["checks"] else "?")
+        print(row(2, f"{s['session']}  ({surface}; {s['checks']} check{'' if s['checks'] == 1 else 's'}, "
+                     f"last {_ago(s['last'])})"))
         if s["halted"]:
-            print(f"      HALTED: {n(str(s['halt_reason']))}")
+            print(row(6, f"HALTED: {s['halt_reason']}"))
             print(f"      resume with: gatesh resume {n(str(s['session']))}")
         elif c.get("consecutive") or c.get("since_person"):
             print(f"      arguing: {c.get('consecutive', 0)}/{c.get('consecutive_cap', 3)} rejections in a row, "
@@ -117,9 +131,13 @@ def status_main(argv: list[str]) -> int:
     for p in pending if args.all else pending[:_SHOWN]:
         kind = "halt" if p.get("kind") == "halt" else "escalation"
         state = {"waiting": "waiting for a watcher", "asking": "asked at its own surface",
-                 "refused": "refused (nobody watching)", "expired": "refused (nobody answered in time)"}[p["state"]]
-        print(f"  {p['pending_id']}  {kind}, {state}, {_ago(p['created'])}; session {n(str(p['session']))}")
-        print(f"          {n(str(p['command']))}")
+                 "refused": "refused (nobody watching)",
+                 "expired": "refused (expired unanswered)" if p.get("ended") else
+                 "refused (nobody answered in time)"}[p["state"]]
+        print(row(2, f"{p['pending_id']}  {kind}, {state}, {_ago(p['created'])}; session {p['session']}"))
+        print(row(10, str(p["command"])))
+        if p.get("ended"):
+            print(row(10, str(p["ended"])))
         if p["state"] in ("refused", "expired"):
             verb = "run it once anyway" if kind == "halt" else "let the retry run once"
             print(f"          {verb}: gatesh approve {p['pending_id']}")
@@ -135,9 +153,9 @@ def format_record(rec: dict[str, Any]) -> str:
     stage = str(rec.get("stage", ""))
     outcome = rec.get("outcome") or ""
     session = str(rec.get("session", ""))
-    command = " ".join(str(rec.get("command", "")).split())
-    if len(command) > 160:
-        command = command[:157] + "..."
+    from gatesh.render import neutralise, one_line
+
+    command = one_line(" ".join(str(rec.get("command", "")).split()), LOG_COMMAND_COLUMNS)
     extra = []
     if rec.get("rule_id"):
         extra.append(str(rec["rule_id"]))
@@ -153,8 +171,6 @@ def format_record(rec: dict[str, Any]) -> str:
         asked = "model asked" if cascade.get("model_asked") else "model not asked"
         extra.append(f"cascade: {cascade.get('decided', '?')} decided, {asked} ({cascade.get('asked', '?')})")
     tail = f"  [{'; '.join(extra)}]" if extra else ""
-    from gatesh.render import neutralise
-
     return neutralise(f"{when}  {action:<8} {stage:<15} {outcome:<12} {session:<20} {command}{tail}")
 
 

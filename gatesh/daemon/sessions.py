@@ -138,11 +138,17 @@ class Sessions:
         self.mandates: list[str] = []  # words for every session (mandate with no session)
 
     def get(self, sid: str, *, anchor: tuple[int, int] | None = None, surface: str = "") -> tuple[Session, bool]:
-        """The session ``sid`` (created when new; True in the second place then)."""
+        """The session ``sid`` (created when new; True in the second place then).
+
+        A session opened without a surface (a mandate given before its first command) takes the
+        surface of the first request that names one.
+        """
         s = self.sessions.get(sid)
         if s is not None and anchor is not None and s.anchor_start not in (None, anchor[1]):
             s = None  # the anchor pid was reused by another process: a new session
         if s is not None:
+            if not s.surface:
+                s.surface = surface
             return s, False
         state = self.book.session_state(sid)
         for text in self.mandates:

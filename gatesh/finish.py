@@ -17,7 +17,8 @@ command may run, in this order:
 4. An allowed command that used a person's approval spends its pending record.
 
 :func:`rule` is a person's ruling on a pending record (``answer``, ``approve``, ``deny``): first
-answer wins, and the grant it makes is the one the record's kind allows.
+answer wins, and the grant it makes is the one the record's kind allows. :func:`expire` ends an ask
+at a surface that nobody can answer any more (its harness exited).
 """
 
 from __future__ import annotations
@@ -34,7 +35,14 @@ from gatesh import messages
 from gatesh._errors import EXIT_OK, EXIT_REFUSED, StateError
 from gatesh._types import Action, Decision, Outcome, Stage
 from gatesh.audit import AuditError, clean, fold_home, record_for
-from gatesh.pending import Pending, PendingBook, PendingKind, PendingState
+from gatesh.pending import (
+    Holder,
+    IllegalTransition,
+    Pending,
+    PendingBook,
+    PendingKind,
+    PendingState,
+)
 from gatesh.redact import redact
 from gatesh.session import SessionState, normalised
 
@@ -132,6 +140,7 @@ class Where:
     cwd: str
     surface: str
     note: str = ""  # why this surface decided (the in-process gate says so)
+    holder: Holder | None = None  # what an ask at this surface lives with (see pending.Holder)
 
 
 class AuditSink(Protocol):
@@ -265,7 +274,7 @@ def _open(decision: Decision, kind: PendingKind, reason: str, reach: Reach, wher
           book: PendingBook) -> Pending:
     return book.open(session=where.session, command=decision.facts.text, key=normalised(decision.facts),
                      cwd=where.cwd, reason=reason, kind=kind, state=_OPENS[reach],
-                     surface=where.surface, pid=where.pid, decision=decision)
+                     surface=where.surface, pid=where.pid, decision=decision, holder=where.holder)
 
 
 def _escalate(decision: Decision, state: SessionState, reach: Reach, where: Where, book: PendingBook,
@@ -288,7 +297,7 @@ def _nobody(decision: Decision, p: Pending, where: Where, book: PendingBook, aud
     unsaved = book.save()
     message = messages.nobody_watching(decision, "" if unsaved else p.id)
     note = where.note + (f"; the pending id could not be kept ({unsaved})" if unsaved else "")
-    where = Where(where.session, where.pid, where.cwd, where.surface, note.lstrip("; "))
+    where = Where(where.session, where.pid, where.cwd, where.surface, note.lstrip("; "), where.holder)
     return _record(decision, Action.REFUSE, message, where, book, audit, pending_id=p.id,
                    answer=NOBODY_WATCHING)
 
@@ -354,13 +363,25 @@ def conclude(p: Pending, ruling: Ruling | None, *, state: SessionState, where: W
                    where, book, audit, pending_id=p.id, answer=ruling.answer.value)
 
 
-def expire_ask(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink) -> None:
-    """A surface's own ask (a harness prompt, a person's terminal) nobody answered within the
-    escalation timeout (S7): it expires — refused, approvable later with `gatesh approve` — and
-    its audit line says so. It no longer waits in front of anything a watcher is asked."""
+def expire_ask(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink, why: str = "") -> str:
+    """End a surface's own ask (ASKING: a harness prompt, a person's terminal) that nobody
+    answered within the escalation timeout, or — ``why`` says so — that nobody can answer any more
+    (the harness showing it exited). It expires: refused, kept so `gatesh approve ID` may still let
+    the agent's retry run once (S7), no longer waiting in front of anything a watcher is asked.
+
+    Its own audit line: action ``expired``, stage ``person``, ``reason`` ``why`` (when given).
+    Returns "" or why that line could not be written (the expiry stands: it only refuses more).
+    Raises IllegalTransition for any other state: a WAITING record's check is waiting and ends it
+    itself (:func:`conclude`).
+    """
+    if p.state is not PendingState.ASKING:
+        raise IllegalTransition(f"escalation {p.id} is {p.state.value}; only an ask at a surface "
+                                "expires on its own (a waiting check concludes it)")
     p.move(PendingState.EXPIRED)
+    p.ended = why
     book.save()
-    _append(audit, _ruling_record(p, where, PendingState.EXPIRED.value))
+    rec = _ruling_record(p, where, p.state.value)
+    return _append(audit, rec | {"reason": clean(why)} if why else rec)
 
 
 # The answer word of the audit line of an escalation withdrawn by its own command (S10).

@@ -12,7 +12,8 @@ Lifecycle of a :class:`Pending`, enforced by :meth:`Pending.move` (anything else
                 REFUSED    nobody could be asked: refused at once, approvable later
     WAITING  -> ANSWERED | EXPIRED | WITHDRAWN  (EXPIRED: nobody answered in time, or the last
                                         watcher left; WITHDRAWN: the waiting command was interrupted)
-    ASKING   -> ANSWERED | EXPIRED | WITHDRAWN
+    ASKING   -> ANSWERED | EXPIRED | WITHDRAWN  (EXPIRED: nobody answered in time, or its
+                                        :class:`Holder` process exited unanswered)
     REFUSED  -> APPROVED | DENIED       (``gatesh approve|deny ID`` after the refusal)
     EXPIRED  -> APPROVED | DENIED
     APPROVED -> USED                    (the approved command ran once; nothing is left to grant)
@@ -29,6 +30,7 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -40,6 +42,7 @@ __all__ = [
     "PENDING_KEEP_S",
     "PENDING_LIMIT",
     "STATE_FILE",
+    "Holder",
     "IllegalTransition",
     "Pending",
     "PendingBook",
@@ -100,6 +103,21 @@ class IllegalTransition(StateError):
     """A pending escalation was asked to move where its lifecycle does not allow."""
 
 
+@dataclass(frozen=True)
+class Holder:
+    """The process an ask at a surface (ASKING) lives with: the harness showing a hook's ``ask``
+    in its own prompt (the hook process itself has exited by then), or the client that waits for
+    its person's answer (a PTY's gate). When it exits unanswered, nobody can answer any more.
+
+    ``start`` is its start time (clock ticks since boot): a later process that reused the pid is
+    not it. ``name`` is its process name, as a person reads it in the expiry.
+    """
+
+    pid: int
+    start: int
+    name: str
+
+
 @dataclass
 class Pending:
     """One escalation a person may rule on. ``key`` is the normalised command an approval runs.
@@ -122,6 +140,8 @@ class Pending:
     decision: Decision | None = None
     surface: str = ""
     pid: int | None = None
+    holder: Holder | None = None
+    ended: str = ""  # why it stopped waiting without a ruling (EXPIRED), as status shows it
 
     def move(self, to: PendingState) -> None:
         """Go to ``to``; raises IllegalTransition when the lifecycle forbids it."""
@@ -142,6 +162,7 @@ class Pending:
             "state": self.state.value,
             "created": round(self.created, 3),
             "answer": self.answer,
+            "ended": self.ended,
         }
 
 
@@ -172,13 +193,14 @@ class PendingBook:
 
     def open(self, *, session: str, command: str, key: str, cwd: str, reason: str,
              kind: PendingKind, state: PendingState, surface: str = "", pid: int | None = None,
-             decision: Decision | None = None) -> Pending:
-        """A new record in one of the opening states (WAITING, ASKING, REFUSED)."""
+             decision: Decision | None = None, holder: Holder | None = None) -> Pending:
+        """A new record in one of the opening states (WAITING, ASKING, REFUSED); ``holder`` only
+        for ASKING (the process the ask lives with)."""
         if state not in OPENING:
             raise IllegalTransition(f"an escalation cannot be opened as {state.value}")
         p = Pending(id=new_pending_id(self.pending), session=session, command=command, key=key,
                     cwd=cwd, reason=reason, kind=kind, state=state, surface=surface, pid=pid,
-                    decision=decision)
+                    decision=decision, holder=holder if state is PendingState.ASKING else None)
         self.pending[p.id] = p
         self._prune()
         return p
@@ -196,6 +218,12 @@ class PendingBook:
                 spent = True
         if spent:
             self.save()
+
+    def orphaned(self, running: Callable[[Holder], bool]) -> list[Pending]:
+        """The asks at a surface (ASKING) whose holder no longer runs, by ``running``: nobody can
+        answer them any more (the caller expires them, :func:`gatesh.finish.expire`)."""
+        return [p for p in self.pending.values()
+                if p.state is PendingState.ASKING and p.holder is not None and not running(p.holder)]
 
     def open_count(self, session: str) -> int:
         """How many of ``session``'s escalations still wait for a person."""
@@ -288,7 +316,7 @@ class PendingBook:
                             kind=PendingKind(item.get("kind", "escalate")),
                             state=PendingState(item["state"]),
                             created=float(item.get("created", time.time())),
-                            answer=str(item.get("answer", "")))
+                            answer=str(item.get("answer", "")), ended=str(item.get("ended", "")))
             except (KeyError, ValueError, TypeError):
                 continue
             self.pending[p.id] = p

@@ -432,7 +432,8 @@ class Watcher:
 
     def _ev_expired(self, ev: dict[str, Any]) -> None:
         pid = _s(ev.get("pending_id"))
-        self.screen.line(f"{pid}: nobody answered in time, so it was refused; "
+        why = neutralise(_s(ev.get("why"))) or "nobody answered in time"
+        self.screen.line(f"{pid}: {why}, so it was refused; "
                          f"`gatesh approve {pid}` still lets it run once when the agent retries")
         self._drop(pid)
 

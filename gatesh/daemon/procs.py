@@ -29,7 +29,8 @@ STAT_MAX: Final = 4096
 
 @dataclass(frozen=True)
 class ProcInfo:
-    """One process: its pid, parent, name (``comm``) and start time in clock ticks since boot.
+    """One process: its pid, parent, name (``comm``), start time in clock ticks since boot, and
+    run state (``/proc/PID/stat`` field 3: ``R``, ``S``, …, ``Z`` for one that exited unreaped).
 
     ``start`` distinguishes a process from a later one that reused its pid.
     """
@@ -38,6 +39,12 @@ class ProcInfo:
     ppid: int
     comm: str
     start: int
+    state: str = ""
+
+    @property
+    def exited(self) -> bool:
+        """It has exited and only waits for its parent to reap it (a zombie)."""
+        return self.state == "Z"
 
 
 def info(pid: int) -> ProcInfo | None:
@@ -61,7 +68,8 @@ def info(pid: int) -> ProcInfo | None:
     comm = raw[lpar + 1 : rpar].decode("utf-8", "replace")
     rest = raw[rpar + 2 :].split()
     try:
-        return ProcInfo(pid=pid, ppid=int(rest[1]), comm=comm, start=int(rest[19]))
+        return ProcInfo(pid=pid, ppid=int(rest[1]), comm=comm, start=int(rest[19]),
+                        state=rest[0].decode("ascii", "replace"))
     except (IndexError, ValueError):
         return None
 
@@ -128,6 +136,13 @@ def harness_session(peer_pid: int) -> tuple[str, ProcInfo | None]:
         return f"sid:{os.getsid(peer_pid)}", None
     except OSError:
         return f"pid:{peer_pid}", None
+
+
+def is_running(pid: int, start: int) -> bool:
+    """Whether the process that was ``pid`` started at ``start`` still runs (not gone, not a
+    zombie, not a later process that reused the pid)."""
+    p = info(pid)
+    return p is not None and p.start == start and not p.exited
 
 
 def environ_session(pid: int) -> str | None:

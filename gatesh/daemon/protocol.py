@@ -98,7 +98,8 @@ renders them through :mod:`gatesh.render`).
   holds a secret. ``answer`` refuses an answer not in ``choices``. When the last watcher leaves,
   escalations waiting for one are refused at once (``expired``).
 - ``answered`` — ``{"pending_id", "answer", "by": {"uid", "pid"}}``; ``expired`` —
-  ``{"pending_id"}`` (nobody answered within the timeout: refused, approvable later);
+  ``{"pending_id", "why"?}`` (nobody answered within the timeout, or — ``why`` says so — the
+  harness where an ask was shown exited unanswered: refused, approvable later);
   ``withdrawn`` — ``{"pending_id"}`` (the waiting command was interrupted: nothing to answer).
 - ``halt`` — ``{"cwd", "reason", "command", "pending_id", "choices", "timeout_s"}`` (S3.7): the
   attack banner, and, when a person can answer now, the halt's prompt: ``choices`` is

@@ -39,7 +39,7 @@ from gatesh.finish import (
     withdraw,
 )
 from gatesh.negotiation import NEGOTIATED_APPROVAL_COOLDOWN_S
-from gatesh.pending import Pending, PendingState
+from gatesh.pending import Holder, Pending, PendingState
 from gatesh.pipeline import decide_without_config, failed_decision
 from gatesh.render import pass_label
 
@@ -121,8 +121,11 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         notice = d.backends.health_notice()
         if notice:
             d.events.publish("notice", sid, text=cleaned(notice))
-        # 5. Finish: the session change, the person who can be asked, the audit line.
+        # 5. Finish: the session change, the person who can be asked, the audit line. An ask at
+        #    the surface lives as long as the process holding it (expire_stale_asks).
         who = reach(d, can_ask, sess.state.person_operated)
+        if who is Reach.SURFACE and decision.action in (Action.ESCALATE, Action.HALT):
+            where = Where(sid, conn.pid, cwd, surface, holder=holder(conn, surface))
         done = finish(decision, state=sess.state, reach=who, where=where, book=d.book, audit=d.audit_pipe)
         _announce(d, sess, done, where, float(config.escalation.timeout_s))
         # 6. A watcher is asked: wait for the answer (or the timeout), then finish with it.
@@ -144,10 +147,19 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
 
 
 def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
-    """Expire every surface ask older than the escalation timeout (S7), telling the watchers.
+    """Expire every surface ask nobody can answer any more (S7), telling the watchers: one whose
+    holder process has exited (the harness showing a hook's ``ask`` is gone; see :func:`holder`),
+    and one older than the escalation timeout.
 
-    Called before a check is decided, when a watcher attaches, and by the sweep: so a hook's `ask`
-    nobody answered is never shown first to a new watcher, nor waited behind."""
+    Called before a check is decided, when a watcher attaches, on every ``status`` and by the
+    sweep: so a hook's `ask` nobody answered is never shown first to a new watcher, nor waited
+    behind, nor listed as "waiting for an answer now". Cheap: one /proc read per open ask."""
+    for p in d.book.orphaned(lambda h: procs.is_running(h.pid, h.start)):
+        h = p.holder
+        why = (f"its harness {h.name} (pid {h.pid}) exited before a person answered" if h is not None
+               else "its harness exited before a person answered")
+        expire_ask(p, where=Where(p.session, None, p.cwd, p.surface), book=d.book, audit=d.audit_pipe, why=why)
+        d.events.publish("expired", p.session, pending_id=p.id, why=why)
     if timeout is None:
         try:
             timeout = float(d.backends.config_for("/").escalation.timeout_s)
@@ -167,6 +179,25 @@ def approval_hold_s(done: Finished, *, ends_argument: bool, watched: bool) -> fl
     it is its own visible event rather than scrolled away by the command's output. Headless: 0."""
     negotiated = ends_argument or done.decision.stage is Stage.ALIGNMENT
     return NEGOTIATED_APPROVAL_COOLDOWN_S if watched and negotiated and done.action is Action.ALLOW else 0.0
+
+
+# Surfaces whose client answers an ask and exits, leaving the question to its harness's prompt.
+_HANDS_OFF: Final = frozenset({"hook"})
+
+
+def holder(conn: Conn, surface: str) -> Holder | None:
+    """The process an ask at ``conn``'s surface lives with (:class:`gatesh.pending.Holder`).
+
+    A hook client answers ``ask`` and exits: the question lives in its harness, the nearest
+    ancestor that is not a shell or gatesh (S9.3). Every other surface that can ask (a PTY's
+    gate) waits for its person's answer in the client itself. None when the process cannot be
+    read: then the ask never expires on its own, as before there was a holder (it refuses nothing).
+    """
+    if surface in _HANDS_OFF:
+        _, p = procs.harness_session(conn.pid)
+    else:
+        p = procs.info(conn.pid)
+    return Holder(p.pid, p.start, p.comm) if p is not None and p.pid > 1 else None
 
 
 async def _decide(d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session) -> Decision:

@@ -253,7 +253,8 @@ def end_session(d: Daemon, sid: str) -> str | None:
 
 
 async def sweep(d: Daemon) -> None:
-    """Every SWEEP_S: end sessions whose harness process is gone; prune the gated registry."""
+    """Every SWEEP_S: expire asks whose harness is gone, end sessions whose harness process is
+    gone; prune the gated registry."""
     while not d.stopping.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(d.stopping.wait(), SWEEP_S)
@@ -276,6 +277,7 @@ async def op_ping(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
 
 
 async def op_status(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    routing.expire_stale_asks(d)  # what status calls waiting is waiting now, not at the next sweep
     return status(d)
 
 

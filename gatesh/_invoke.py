@@ -4,7 +4,8 @@
 operand, or a script on standard input) together with gatesh's own PTY options (``--shell``,
 ``--human``); :class:`Invocation` adds what argv[0] says (a ``bash``/``zsh``/``sh`` link, a login
 ``-bash``) and which surface runs it. ``gatesh._entry``, the ``-c`` client, the PTY session and
-the launcher (its ``case`` is written from :data:`SHELL_NAMES` and :data:`CLI_FLAGS`) all use it.
+the launcher (its ``case`` is written from :data:`SHELL_NAMES`, :data:`CLI_FLAGS` and
+:data:`STDLIB_SUBCOMMANDS`) all use it.
 
 Imports nothing but :mod:`gatesh._errors` (which imports nothing): every ``gatesh -c`` pays for
 this module (S14).
@@ -23,6 +24,9 @@ SHELL_NAMES = ("bash", "zsh", "sh")
 PTY_SHELLS = ("bash", "zsh")
 # First arguments that make ``gatesh`` the CLI even though they start with ``-``.
 CLI_FLAGS = ("-h", "--help", "--version")
+# Subcommands that run on the standard library alone, as the ``-c`` client does, and so start on
+# the launcher's fast interpreter: ``gatesh hook`` runs on every harness tool call (S14).
+STDLIB_SUBCOMMANDS = ("hook",)
 # Long options that take the next word as their value (bash's, and gatesh's own --shell).
 _LONG_WITH_VALUE = ("--rcfile", "--init-file", "--shell")
 # What run_full exits with when the full interpreter cannot be started (as for a refusal, S1).

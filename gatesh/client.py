@@ -578,12 +578,14 @@ def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | Non
             f"({type(exc).__name__}: {exc}), so nothing ran.")
 
 
-def mandate(text: str, *, session: str | None = None, channel: str = "mandate") -> "dict[str, Any]":
-    """Hand the user's own words to the daemon (S5.3). Raises on an unreachable daemon or a refusal."""
+def mandate(text: str, *, session: str | None = None, channel: str = "mandate",
+            full: "Full | None" = None) -> "dict[str, Any]":
+    """Hand the user's own words to the daemon (S5.3). Raises on an unreachable daemon or a refusal.
+    ``full``: start the daemon on that interpreter (this one is a launcher's fast one)."""
     msg: dict[str, Any] = {"op": "mandate", "text": text, "channel": channel}
     if session:
         msg["session"] = session
-    reply = request("human", msg)
+    reply = request("human", msg, full=full)
     if not reply.get("ok"):
         raise RuntimeError(str(reply.get("error") or "the daemon refused the mandate"))
     return reply

@@ -25,12 +25,11 @@ Guarantees:
 Top-level imports are the standard library only, so an import failure in the gate itself is caught
 and answered as a deny rather than crashing the hook (a crash would let Claude Code and Codex run
 the command). They are also its cheapest parts, as in the ``-c`` client (S14: a hook call costs at
-most 5 ms over the interpreter start): no ``json``, ``os``, ``typing`` or ``dataclasses`` on the way
-to an answer — JSON through the client's ``_json`` codec, the environment and working folder
-through ``posix``; ``shlex`` only for an argv list.
+most 5 ms over the interpreter start): no ``json``, ``os``, ``typing``, ``dataclasses`` or
+``__future__`` (annotations are quoted instead) on the way to an answer — JSON through the client's
+``_json`` codec, the environment and working folder through ``posix``; ``shlex`` only for an argv
+list. The launcher starts it on its fast interpreter, as the ``-c`` client (:mod:`gatesh.launcher`).
 """
-
-from __future__ import annotations
 
 import sys
 
@@ -41,6 +40,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, Final, Literal
+
+    from gatesh._invoke import Full
 
     HookDecision = Literal["allow", "deny", "ask"]
     Gate = Callable[[str, str, "str | None", str], "GateResult"]
@@ -58,11 +59,11 @@ __all__ = [
     "render_answer",
 ]
 
-HARNESSES: Final = ("claude-code", "codex", "gemini")
+HARNESSES: "Final" = ("claude-code", "codex", "gemini")
 
 # A Bash tool call plus its envelope is a few KiB; 4 MiB leaves room for a 64 KiB command (S2)
 # quoted many times over, and stops a runaway writer from making the hook read forever.
-MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
+MAX_INPUT_BYTES: "Final" = 4 * 1024 * 1024
 
 
 class _Value:
@@ -92,7 +93,7 @@ class Answer(_Value):
 
     __slots__ = ("decision", "notice", "reason")
 
-    def __init__(self, decision: HookDecision | None, reason: str = "", notice: str = "") -> None:
+    def __init__(self, decision: "HookDecision | None", reason: str = "", notice: str = "") -> None:
         self.decision = decision
         self.reason = reason
         self.notice = notice
@@ -120,7 +121,7 @@ class BadInput(ProtocolError):
 # --- the gate and the provenance window, behind two seams tests can replace ------------------------
 
 
-def _gate(command: str, cwd: str, session: str | None, harness: str) -> GateResult:
+def _gate(command: str, cwd: str, session: str | None, harness: str, full: "Full | None" = None) -> GateResult:
     """Ask the gate through the standard-library client (which gates in-process if it must).
 
     Every call says whether the person can be asked in the harness's own prompt (:func:`can_ask`):
@@ -128,20 +129,20 @@ def _gate(command: str, cwd: str, session: str | None, harness: str) -> GateResu
     a watcher, or is the no-person refusal with a pending id (S7, S11.4).
     """
     asks = can_ask(harness, {"CLAUDE_CODE_ENTRYPOINT": client.getenv("CLAUDE_CODE_ENTRYPOINT")})
-    result = client.check(command, cwd=cwd, session=session, surface="hook", can_ask=asks)
+    result = client.check(command, cwd=cwd, session=session, surface="hook", can_ask=asks, full=full)
     return GateResult(action=result.action, message=result.message, notice=result.notice,
                       pending_id=result.pending_id)
 
 
-def _mandate(text: str, session: str | None, channel: str) -> None:
+def _mandate(text: str, session: str | None, channel: str, full: "Full | None" = None) -> None:
     """Hand the user's words to the daemon's provenance window (S5.3), naming the channel."""
-    client.mandate(text, session=session, channel=channel)
+    client.mandate(text, session=session, channel=channel, full=full)
 
 
 # --- reading the harness's JSON ------------------------------------------------------------------
 
 
-def _decode(raw: bytes) -> dict[str, Any]:
+def _decode(raw: bytes) -> "dict[str, Any]":
     """The hook input as a JSON object. Raises BadInput with a reason a person can act on."""
     if len(raw) > MAX_INPUT_BYTES:
         raise BadInput(f"the hook input is larger than {MAX_INPUT_BYTES} bytes")
@@ -160,7 +161,7 @@ def _decode(raw: bytes) -> dict[str, Any]:
     return data
 
 
-def _string(data: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+def _string(data: "dict[str, Any]", key: str, *, required: bool = True) -> str | None:
     value = data.get(key)
     if value is None and not required:
         return None
@@ -171,7 +172,7 @@ def _string(data: dict[str, Any], key: str, *, required: bool = True) -> str | N
     return value
 
 
-def _command(data: dict[str, Any]) -> str:
+def _command(data: "dict[str, Any]") -> str:
     """The shell command in ``tool_input.command``: a string, or an argv list (joined, quoted)."""
     tool_input = data.get("tool_input")
     if not isinstance(tool_input, dict):
@@ -190,7 +191,7 @@ def _command(data: dict[str, Any]) -> str:
     return command
 
 
-def _cwd(data: dict[str, Any]) -> str:
+def _cwd(data: "dict[str, Any]") -> str:
     """The working directory the command runs in; the hook's own when the harness gives none."""
     cwd = _string(data, "cwd", required=False) or client._cwd()
     if not cwd.startswith("/"):
@@ -205,29 +206,29 @@ def _cwd(data: dict[str, Any]) -> str:
     return cwd
 
 
-def _session(data: dict[str, Any]) -> str | None:
+def _session(data: "dict[str, Any]") -> str | None:
     session = _string(data, "session_id", required=False)
     return session or None
 
 
 # --- per-harness handling ------------------------------------------------------------------------
 
-_GATE_EVENTS: Final = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
-_PROMPT_EVENTS: Final = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit",
+_GATE_EVENTS: "Final" = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
+_PROMPT_EVENTS: "Final" = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit",
                          "gemini": "BeforeAgent"}
-_SHELL_TOOLS: Final = {"claude-code": ("Bash",), "codex": ("Bash",),
+_SHELL_TOOLS: "Final" = {"claude-code": ("Bash",), "codex": ("Bash",),
                        "gemini": ("run_shell_command",)}
-_PROMPT_CHANNELS: Final = {"claude-code": "claude-code-prompt", "codex": "codex-prompt",
+_PROMPT_CHANNELS: "Final" = {"claude-code": "claude-code-prompt", "codex": "codex-prompt",
                            "gemini": "gemini-prompt"}
 # Harnesses whose hook can hand a decision to the person in their own prompt (S7: "ask"), and
 # the entry points (``CLAUDE_CODE_ENTRYPOINT``, which Claude Code sets for its hooks) at which a
 # person is there to answer it. ``claude -p`` runs as ``sdk-cli`` and the SDKs as ``sdk-*``: an
 # ``ask`` there is never answered (S11.4), so it must be the no-person refusal instead.
-_NATIVE_ASK: Final = frozenset({"claude-code"})
-_INTERACTIVE_ENTRYPOINTS: Final = frozenset({"cli"})
+_NATIVE_ASK: "Final" = frozenset({"claude-code"})
+_INTERACTIVE_ENTRYPOINTS: "Final" = frozenset({"cli"})
 
 
-def can_ask(harness: str, environ: Mapping[str, str]) -> bool:
+def can_ask(harness: str, environ: "Mapping[str, str]") -> bool:
     """Whether this hook call can put an escalation to a person in the harness's own prompt.
 
     Codex and Gemini CLI have no ``ask`` answer for hooks; Claude Code has one only when a person
@@ -240,8 +241,8 @@ def can_ask(harness: str, environ: Mapping[str, str]) -> bool:
     return str(environ.get("CLAUDE_CODE_ENTRYPOINT", "")) in _INTERACTIVE_ENTRYPOINTS
 
 
-def answer(harness: str, raw: bytes, *, gate: Gate | None = None,
-           mandate: Mandate | None = None) -> tuple[str, Answer]:
+def answer(harness: str, raw: bytes, *, gate: "Gate | None" = None,
+           mandate: "Mandate | None" = None) -> tuple[str, Answer]:
     """The answer for one hook call: ``(event, Answer)``. Never raises; fails closed.
 
     ``event`` is the event the answer is for (the gating event when the input could not be read,
@@ -286,7 +287,7 @@ def _to_answer(harness: str, result: GateResult) -> Answer:
     return Answer("deny", message, result.notice)
 
 
-def _record_prompt(harness: str, data: dict[str, Any], mandate: Mandate) -> None:
+def _record_prompt(harness: str, data: "dict[str, Any]", mandate: "Mandate") -> None:
     """Send the typed prompt to the window (S5.3; the transcript file is never read).
 
     A failure here never blocks the user's prompt: a missing mandate only makes the gate stricter.
@@ -349,7 +350,7 @@ def _read_stdin() -> bytes:
     return stream.read(MAX_INPUT_BYTES + 1)
 
 
-USAGE: Final = """\
+USAGE: "Final" = """\
 usage: gatesh hook claude-code|codex|gemini
 
 Answer one harness hook call: read its JSON on stdin, write allow/deny/ask in the harness's
@@ -357,8 +358,12 @@ format on stdout. Install the hook with `gatesh install claude-code|codex|gemini
 """
 
 
-def main(argv: list[str]) -> int:
-    """``gatesh hook NAME``. Exit 0 with the answer on stdout; 2 (blocked) if that fails; 2 for usage."""
+def main(argv: list[str], full: "Full | None" = None) -> int:
+    """``gatesh hook NAME``. Exit 0 with the answer on stdout; 2 (blocked) if that fails; 2 for usage.
+
+    ``full``: this runs on a launcher's fast interpreter (see :mod:`gatesh.launcher`); the daemon
+    and the in-process gate are started on that full one.
+    """
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0 if argv else 2
@@ -372,7 +377,12 @@ def main(argv: list[str]) -> int:
         except OSError as exc:
             raw = b""
             sys.stderr.write(f"gatesh hook: cannot read stdin: {exc}\n")
-        event, ans = answer(harness, raw)
+        if full is None:
+            event, ans = answer(harness, raw)
+        else:
+            event, ans = answer(harness, raw,
+                                gate=lambda c, w, s, h: _gate(c, w, s, h, full),
+                                mandate=lambda t, s, ch: _mandate(t, s, ch, full))
         text = render_answer(harness, event, ans)
         if text:
             sys.stdout.write(text + "\n")

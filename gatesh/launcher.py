@@ -7,21 +7,22 @@ no environment variables, no user site) and puts gatesh's own folders on ``sys.p
 
 Two interpreters. The *full* interpreter is the one gatesh is installed in: it has the
 dependencies (tree-sitter, the model SDK, …). The ``-c`` client (and the ``bash``/``zsh``/``sh``
-links, S1) imports only the standard library, so any interpreter of the same version can run it,
-and one built without ``--enable-shared`` (a distribution's ``/usr/bin/python3.X``) starts ~1.3 ms
-faster than a version manager's shared-library build. :func:`write_launcher` times the candidates
-(:func:`fast_interpreter`); when one is clearly faster, the launcher is a short ``/bin/sh`` script
-that starts shell-style calls on it and everything else on the full interpreter, and falls back
-to the full one when the fast one is gone. On the fast interpreter only the client runs:
+links, S1) and the hook adapter import only the standard library, so any interpreter of the same
+version can run them, and one built without ``--enable-shared`` (a distribution's
+``/usr/bin/python3.X``) starts ~1.3 ms faster than a version manager's shared-library build.
+:func:`write_launcher` times the candidates (:func:`fast_interpreter`); when one is clearly
+faster, the launcher is a short ``/bin/sh`` script that starts shell-style calls and ``gatesh
+hook`` on it and everything else on the full interpreter, and falls back to the full one when
+the fast one is gone. On the fast interpreter only the client and the hook adapter run:
 :func:`gatesh._entry.main` hands anything else (the PTY session, a subcommand the script's cheap
 test let through) to the full interpreter, and the client starts the daemon and its in-process
 fallback there.
 
 Why a ``/bin/sh`` script and not ``#!/usr/bin/python3.X``: a ``#!`` line cannot fall back, so a
 missing fast interpreter (a distribution upgrade) would make every call fail with the caller's
-"required file not found", naming neither interpreter; and every subcommand (``gatesh hook …`` on
-every harness tool call) would start the fast interpreter only to hand over to the full one
-(+6 ms measured). The script costs ~0.5 ms per call (measured: ``dash`` and one more exec), about
+"required file not found", naming neither interpreter; and every subcommand that needs the
+dependencies would start the fast interpreter only to hand over to the full one (+6 ms measured).
+``gatesh hook`` (every harness tool call) needs none, so it starts on the fast one like ``-c``. The script costs ~0.5 ms per call (measured: ``dash`` and one more exec), about
 half of what the fast interpreter saves; the timing includes it.
 
 Guarantees: :func:`render_launcher` returns a script that runs ``gatesh._entry.main`` with
@@ -54,7 +55,7 @@ import sysconfig
 import time
 
 from gatesh._errors import SetupError
-from gatesh._invoke import CLI_FLAGS, SHELL_NAMES
+from gatesh._invoke import CLI_FLAGS, SHELL_NAMES, STDLIB_SUBCOMMANDS
 
 __all__ = ["LauncherError", "default_paths", "fast_interpreter", "import_path_problems", "installed_paths",
            "read_import_path", "read_launcher", "real_interpreter", "render_launcher", "write_launcher"]
@@ -216,7 +217,8 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
     script that execs it). With ``fast`` (another interpreter of the same version, see
     :func:`fast_interpreter`) it is a ``/bin/sh`` script: shell-style calls (a first argument
     starting with ``-`` other than ``-h``/``--help``/``--version``, or a ``bash``/``zsh``/``sh``
-    link) start on ``fast`` when it is still there, everything else on ``python``; the Python code
+    link) and the standard-library subcommands (``hook``) start on ``fast`` when it is still
+    there, everything else on ``python``; the Python code
     is the same either way and passes ``python`` and its dependency folders to
     :func:`gatesh._entry.main`, which finishes the choice. The script's ``case`` is written from
     the tables of :mod:`gatesh._invoke`, the one reader of a shell's argv.
@@ -234,15 +236,15 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
                 f"sys.exit(main(full=({json.dumps(python)}, {json.dumps(rest)})))\n")
         return (
             f"#!/bin/sh\n{HEADER}\n{where}\n"
-            "# Shell-style calls (`gatesh -c CMD`, the bash/zsh/sh links) need only gatesh's standard-\n"
-            "# library client and start on FAST, which starts faster; everything else starts on FULL,\n"
-            "# the interpreter gatesh is installed in (it has the dependencies). Without FAST, FULL\n"
-            "# runs everything.\n"
+            "# Shell-style calls (`gatesh -c CMD`, the bash/zsh/sh links) and `gatesh hook` need only\n"
+            "# gatesh's standard-library client and start on FAST, which starts faster; everything else\n"
+            "# starts on FULL, the interpreter gatesh is installed in (it has the dependencies).\n"
+            "# Without FAST, FULL runs everything.\n"
             f"FAST={_sq(fast)}\n"
             f"FULL={_sq(python)}\n"
             "python=$FULL\n"
             f"case ${{0##*/}} in {' | '.join(SHELL_NAMES)}) python=$FAST ;; esac\n"
-            f"case ${{1-}} in {' | '.join(CLI_FLAGS)}) ;; -*) python=$FAST ;; esac\n"
+            f"case ${{1-}} in {' | '.join(CLI_FLAGS)}) ;; -* | {' | '.join(STDLIB_SUBCOMMANDS)}) python=$FAST ;; esac\n"
             '[ -x "$python" ] || python=$FULL\n'
             f'exec "$python" -IS -c {_sq(chr(10) + code)} "$0" "$@"\n'
         )

@@ -1,5 +1,6 @@
 """The module graph, computed from the source: no import circle among gatesh's modules (imports
-inside functions included), and the ``-c`` client loads only the standard library (S9.4, S14).
+inside functions included), and the ``-c`` client and the hook adapter load only the standard
+library, and only its cheapest parts (S9.4, S14).
 """
 
 from __future__ import annotations
@@ -156,10 +157,35 @@ def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> Non
     assert graph["gatesh.client"] - {"gatesh._errors", "gatesh._invoke"} <= {"gatesh.inprocess"}  # the fallback only
 
 
+# The hook path: what ``gatesh hook claude-code`` loads to answer a PreToolUse call.
+HOOK_MODULES = C_CLIENT_MODULES | {"gatesh.hooks"}
+# What either path may load of the standard library beyond the bare interpreter's own start: the
+# two C modules it talks through. Not ``socket``, ``json``, ``os``, ``re``, ``typing``,
+# ``dataclasses`` or ``__future__`` (each costs 0.1 to 10 ms per call, S14).
+EXTRA_STDLIB = {"_json", "_socket"}
+HOOK_INPUT = ('{"hook_event_name": "PreToolUse", "session_id": "importtime", "cwd": "/tmp", '
+              '"tool_name": "Bash", "tool_input": {"command": "ls"}}')
+
+
+def _imported(argv: list[str], env: dict[str, str], stdin: str = "") -> set[str]:
+    """The modules ``-X importtime`` says a run of ``python -IS -X importtime ARGV`` loaded."""
+    out = subprocess.run([sys.executable, "-IS", "-X", "importtime", *argv], env=env, input=stdin,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    names = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    names.discard("imported package")  # the header line
+    return names
+
+
 @pytest.mark.slow
-def test_gatesh_c_loads_only_the_standard_library(tmp_path: Path) -> None:
-    """Run as the launcher runs it (``-I -S``), with the daemon up, and read what ``-X importtime``
-    says was imported: gatesh's client modules and the standard library, nothing else."""
+@pytest.mark.parametrize(("args", "stdin", "modules"), [
+    (["-c", "true"], "", C_CLIENT_MODULES),
+    (["hook", "claude-code"], HOOK_INPUT, HOOK_MODULES),
+], ids=["gatesh -c", "gatesh hook"])
+def test_the_fast_paths_load_only_the_standard_library(args: list[str], stdin: str, modules: set[str]) -> None:
+    """Run as the launcher runs them (``-I -S``), with the daemon up, and read what ``-X importtime``
+    says was imported: gatesh's client modules and, of the standard library, only what the bare
+    interpreter loads anyway plus EXTRA_STDLIB."""
     code = ("import sys\ndel sys.argv[0]\n"
             f"sys.path[:0] = [{str(ROOT)!r}]\n"
             "from gatesh._entry import main\nsys.exit(main())\n")
@@ -168,14 +194,12 @@ def test_gatesh_c_loads_only_the_standard_library(tmp_path: Path) -> None:
         first = subprocess.run([sys.executable, "-IS", "-c", code, "gatesh", "-c", "true"], env=env,
                                capture_output=True, text=True, timeout=120)  # starts the daemon
         assert first.returncode == 0, first.stderr
-        out = subprocess.run([sys.executable, "-IS", "-X", "importtime", "-c", code, "gatesh", "-c", "true"],
-                             env=env, capture_output=True, text=True, timeout=60)
+        names = _imported(["-c", code, "gatesh", *args], env, stdin)
     finally:
         stop_daemon()
-    assert out.returncode == 0, out.stderr
-    names = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    names.discard("imported package")  # the header line
+    bare = _imported(["-c", "pass"], env)
     ours = {n for n in names if n.split(".")[0] == "gatesh"}
-    assert ours == C_CLIENT_MODULES, ours
+    assert ours == modules, ours
     foreign = {n for n in names - ours if n.split(".")[0] not in sys.stdlib_module_names}
     assert foreign == set(), foreign
+    assert names - ours - bare <= EXTRA_STDLIB, names - ours - bare

@@ -103,7 +103,7 @@ def test_fast_launcher_runs_c_on_fast_and_the_rest_on_full(tmp_path: Path) -> No
     assert (out.returncode, out.stdout) == (0, "from stdin\n"), out.stderr
 
 
-def test_only_shell_style_calls_start_on_the_fast_interpreter(tmp_path: Path) -> None:
+def test_only_shell_style_calls_and_hooks_start_on_the_fast_interpreter(tmp_path: Path) -> None:
     """The script's own choice: a stand-in for the fast interpreter logs each start."""
     log = tmp_path / "fast.log"
     fast = tmp_path / "python-fast"
@@ -113,15 +113,44 @@ def test_only_shell_style_calls_start_on_the_fast_interpreter(tmp_path: Path) ->
     shims = tmp_path / "shims"
     shims.mkdir()
     (shims / "sh").symlink_to(gatesh)
-    for argv in ([str(gatesh), "-c", "true"], [str(gatesh), "-lc", "true"], [str(shims / "sh"), "-c", "true"]):
+    for argv in ([str(gatesh), "-c", "true"], [str(gatesh), "-lc", "true"], [str(shims / "sh"), "-c", "true"],
+                 [str(gatesh), "hook", "claude-code"]):
         log.write_text("")
-        assert _run(argv).returncode == 0
+        assert _run(argv, input=_pre_tool_use("ls")).returncode == 0
         assert log.read_text() == "started\n", argv
     for argv in ([str(gatesh), "--version"], [str(gatesh), "status"], [str(gatesh), "config"]):
         log.write_text("")
         out = _run(argv)
         assert out.returncode == 0, out.stderr
         assert log.read_text() == "", argv
+
+
+def _pre_tool_use(command: str) -> str:
+    return json.dumps({"hook_event_name": "PreToolUse", "session_id": "launcher", "cwd": "/tmp",
+                       "tool_name": "Bash", "tool_input": {"command": command}})
+
+
+def _decision(out: subprocess.CompletedProcess[str]) -> str:
+    assert out.returncode == 0, out.stderr
+    return str(json.loads(out.stdout)["hookSpecificOutput"]["permissionDecision"])
+
+
+def test_a_hook_on_the_fast_interpreter_starts_the_daemon_on_the_full_one(tmp_path: Path) -> None:
+    """`gatesh hook` starts on the fast interpreter (standard library only, S14); the daemon it
+    starts, and the prompt it records, go through the full one."""
+    gatesh = _write(tmp_path, _fast(tmp_path))
+    assert _decision(_run([str(gatesh), "hook", "claude-code"], input=_pre_tool_use("ls"))) == "allow"
+    pid = daemon_pid()
+    assert pid is not None
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    assert argv[0].decode() == FULL and argv[4:6] == [b"gatesh", b"daemon"], argv
+    assert _decision(_run([str(gatesh), "hook", "claude-code"], input=_pre_tool_use("rm -rf ~"))) == "deny"
+    prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "launcher", "cwd": "/tmp",
+                         "prompt": "list the files please"})
+    env = {k: v for k, v in os.environ.items() if k != "GATESH_SESSION"}  # the harness: not gated
+    out = subprocess.run([str(gatesh), "hook", "claude-code"], input=prompt, capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
 
 
 def test_fast_launcher_falls_back_and_fails_closed(tmp_path: Path) -> None:
@@ -164,6 +193,13 @@ def test_in_process_fallback_runs_on_the_full_interpreter(tmp_path: Path) -> Non
     records = [json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()]
     ran = [r for r in records if str(marker) in r["command"]]
     assert ran and ran[-1]["action"] == "allow" and "in-process gate" in ran[-1]["note"], ran
+    # The hook adapter, on the fast interpreter too.
+    hook = [fast, "-IS", "-c", code, "gatesh", "hook", "claude-code"]
+    assert _decision(_run(hook, input=_pre_tool_use(f"ls {tmp_path}"))) == "allow"
+    assert _decision(_run(hook, input=_pre_tool_use("rm -rf ~"))) == "deny"
+    records = [json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()]
+    listed = [r for r in records if r["command"] == f"ls {tmp_path}"]
+    assert listed and listed[-1]["surface"] == "hook" and "in-process gate" in listed[-1]["note"], listed
     assert daemon_pid() is None
 
 

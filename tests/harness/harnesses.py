@@ -15,6 +15,7 @@ Every setting that could reach past the loopback fake is turned off, and each CL
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -126,12 +127,16 @@ class Harness:
             env = {"LOOPBACK_MODEL_KEY": FAKE_KEY, "CODEX_HOME": str(world.home / ".codex")}
             return [cli.path, "exec", "--json", "-s", "danger-full-access", "-C", str(world.repo),
                     prompt], env
+        # The Gemini CLI runs on the pinned Node.js (clis.NODE), whatever node the machine has; its
+        # folder leads PATH too, so any `node` the CLI starts is that one.
+        node = clis.NODE.path
+        path = f"{os.path.dirname(node)}:{world.env()['PATH']}"
         env = {"GEMINI_API_KEY": FAKE_KEY,
                "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{world.port}",
-               "GEMINI_CLI_NO_RELAUNCH": "true", "NO_BROWSER": "true"}
+               "GEMINI_CLI_NO_RELAUNCH": "true", "NO_BROWSER": "true", "PATH": path}
         if self.mode is Mode.SHIMS:
-            env["PATH"] = f"{world.home / '.local/share/gatesh/shims'}:{world.env()['PATH']}"
-        return ["node", cli.path, "-p", prompt, "--yolo", "-m", "gemini-2.5-flash",
+            env["PATH"] = f"{world.home / '.local/share/gatesh/shims'}:{path}"
+        return [node, cli.path, "-p", prompt, "--yolo", "-m", "gemini-2.5-flash",
                 "--output-format", "json"], env
 
 

@@ -42,7 +42,7 @@ from typing import Any, Final
 from . import clis, fakes
 
 AGENT: Final = "gatesh-agent"
-TOOLS: Final = ("unshare", "nsenter", "setpriv", "useradd", "usermod", "git", "node")
+TOOLS: Final = ("unshare", "nsenter", "setpriv", "useradd", "usermod", "git")
 CLONE_NEWNET: Final = 0x40000000
 # One harness run: start, a few model turns, hooks that may wait for a person (up to 110 s).
 RUN_TIMEOUT_S: Final = 240.0
@@ -73,10 +73,13 @@ def missing() -> str:
 
 
 def missing_cli(name: str) -> str:
-    cli = clis.CLIS[name]
-    if not cli.installed():
-        return (f"{cli.spec} is not installed in {cli.folder}: run "
-                "`python tests/harness/clis.py install` (.ci/run does)")
+    need = clis.CLIS[name]
+    if not clis.runs_here():
+        return f"the pinned {need.spec} is a Linux {clis.MACHINE} build"
+    for cli in (need, *([clis.NODE] if need.on_node else [])):
+        if not cli.installed():
+            return (f"{cli.spec} is not installed in {cli.folder}: run "
+                    "`python3 tests/harness/clis.py install` (.ci/run does)")
     return ""
 
 

@@ -60,6 +60,30 @@ def test_help_agrees_with_the_man_page() -> None:
     assert listed == documented_subcommands()
 
 
+def subcommand_entry(name: str) -> str:
+    """The man page's entry for subcommand ``name``: from its .TP to the next one, plain."""
+    match = re.search(rf"^\.TP\n\.(?:B|BI|BR)\s+\"?{re.escape(name.replace('-', chr(92) + '-'))}\b(.*?)(?=^\.TP|\Z)",
+                      section("SUBCOMMANDS"), re.S | re.M)
+    assert match, f"no entry for {name}"
+    return roff_plain(match.group(0))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, h) in SUBCOMMANDS.items() if h))
+def test_every_option_of_a_subcommand_is_in_its_entry(name: str) -> None:
+    """Each option a subcommand's --help lists (`gatesh log --verify`, …) is in its man entry."""
+    proc = subprocess.run([sys.executable, "-m", "gatesh", name, "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    # One option per help line ("  -f, --follow  keep printing …"): any of its spellings will do.
+    options = [re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-z])\b", line.split("  ")[0])
+               for line in (row.strip() for row in proc.stdout.split("options:", 1)[-1].splitlines())
+               if line.startswith("-")]
+    entry = subcommand_entry(name)
+    missing = [forms for forms in options if "--help" not in forms
+               and not any(re.search(rf"(?<![\w-]){re.escape(o)}\b", entry) for o in forms)]
+    assert not missing, f"gatesh {name}: {missing} not in its man entry:\n{entry}"
+
+
 def test_every_rung_with_its_description() -> None:
     rungs = roff_plain(section("RUNGS"))
     for rung, description in RUNG_DESCRIPTIONS.items():

@@ -33,6 +33,12 @@ def test_no_command_assumes_python_or_a_system_pip() -> None:
         assert "python" not in words and "pip" not in words, command  # Debian 12 has python3 only
 
 
+def test_it_says_how_to_check_the_audit_log_was_not_tampered_with() -> None:
+    """Issue 18 item 13 (as the audit chain's landing asked): `gatesh log --verify` is in the README
+    (the man page's log entry is pinned by tests/test_man.py)."""
+    assert "`gatesh log --verify`" in README
+
+
 def test_it_says_whose_shell_it_starts_and_where_the_person_watches() -> None:
     assert "It is *your* shell (`--human`)" in FIRST_SCREEN
     assert "**`gatesh watch`**" in FIRST_SCREEN and "agent's" in FIRST_SCREEN

@@ -384,12 +384,14 @@ class Watcher:
     def _ask(self, prompt: Prompt) -> None:
         if not prompt.pending_id:
             return
+        self.prompts.pop(prompt.pending_id, None)
         self.prompts[prompt.pending_id] = prompt
-        first = next(iter(self.prompts.values()))
-        if not prompt.elsewhere and first.elsewhere:
-            # A command waiting for this view goes before one its own surface is asking about
-            # (a harness's prompt may never be answered here; S7).
-            self.prompts.move_to_end(prompt.pending_id, last=False)
+        if not prompt.elsewhere:
+            # A command waiting for this view goes before every one its own surface is asking
+            # about (a harness's prompt may never be answered here, S7): after the commands that
+            # wait already, so those are asked in the order they came.
+            for pid in [p.pending_id for p in self.prompts.values() if p.elsewhere]:
+                self.prompts.move_to_end(pid)
         self.screen.rows(self.escalation_rows(prompt))
         if self.answers and next(iter(self.prompts)) == prompt.pending_id:
             self._show_choices(prompt)

@@ -429,3 +429,31 @@ def test_a_surface_ask_never_holds_up_a_command_waiting_for_this_watcher() -> No
     assert "bbb222 › [o]nce" in text and "bbb222: queued" not in text, text
     assert "is asking its person too" in text
     assert next(iter(w.prompts)) == "bbb222"
+
+
+def test_a_surface_ask_queued_after_a_waiting_one_does_not_hold_up_the_next() -> None:
+    """Issue 18 item 7: with one command already waiting for this watcher and a harness's `ask`
+    queued behind it, a later command waiting for this watcher goes before the `ask`, so answering
+    the first asks the second, not the `ask` nobody here may answer (it would expire unasked)."""
+    w, out, _, _ = make()
+    w.on_event(escalation("aaa111"))
+    w.on_event(escalation("bbb222", asking=True, command="terraform destroy"))
+    w.on_event(escalation("ccc333", command="git clean -fdx"))
+    assert list(w.prompts) == ["aaa111", "ccc333", "bbb222"]
+    w.on_line("n")
+    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "no", "by": {"pid": 4242, "role": "watch"}})
+    assert "now asking ccc333" in out.getvalue(), out.getvalue()
+    assert "ccc333 › [o]nce" in out.getvalue().split("now asking ccc333", 1)[1]
+
+
+def test_a_new_watcher_is_asked_the_waiting_commands_before_any_surface_ask() -> None:
+    """Issue 18 item 7: the escalations open when a watcher attaches are asked in the order
+    commands wait for it; a harness's own `ask` comes after every one of them."""
+    w, out, _, _ = make()
+    pending = [{"pending_id": pid, "session": "s1", "command": cmd, "cwd": "~", "state": state,
+                "kind": "escalate", "choices": ["once", "no"]}
+               for pid, cmd, state in (("aaa111", "make deploy", "asking"), ("bbb222", "make a", "waiting"),
+                                       ("ccc333", "make b", "asking"), ("ddd444", "make c", "waiting"))]
+    w.attached({"sessions": [], "pending": pending})
+    assert list(w.prompts) == ["bbb222", "ddd444", "aaa111", "ccc333"]
+    assert "bbb222 › [o]nce" in out.getvalue()

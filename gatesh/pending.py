@@ -42,6 +42,7 @@ __all__ = [
     "PENDING_KEEP_S",
     "PENDING_LIMIT",
     "STATE_FILE",
+    "UNANSWERED",
     "Holder",
     "IllegalTransition",
     "Pending",
@@ -81,8 +82,11 @@ class PendingKind(enum.StrEnum):
 
 
 OPENING: Final = frozenset({PendingState.WAITING, PendingState.ASKING, PendingState.REFUSED})
-# A person is still being asked: the record must not be pruned, and a session end reports it.
+# A person is still being asked: the record must not be pruned.
 OPEN: Final = frozenset({PendingState.WAITING, PendingState.ASKING})
+# No person has ruled on it: still asked, or refused or expired unanswered (still approvable). A
+# session that ends with one says so in its observation (S6).
+UNANSWERED: Final = OPEN | {PendingState.REFUSED, PendingState.EXPIRED}
 # Kept on disk: what `gatesh approve ID` may still act on, and approvals not yet used.
 _DURABLE: Final = frozenset({PendingState.REFUSED, PendingState.EXPIRED, PendingState.APPROVED})
 

@@ -99,6 +99,25 @@ def test_a_person_approved_retry_is_not_drawn_as_the_raters_pass(repo: Path) -> 
     assert not [ev for ev in mine if ev.get("event") == "round"], mine
 
 
+def _watcher() -> tuple[socket.socket, Any, dict[str, Any]]:
+    """A watcher subscribed to the daemon: its socket, the socket's file and the subscribe reply."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(30)
+    s.connect(_paths.current().socket)
+    f = s.makefile("rwb")
+    f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
+    f.flush()
+    json.loads(f.readline())
+    return s, f, json.loads(f.readline())
+
+
+def _attach() -> dict[str, Any]:
+    """A watcher attaches and leaves: the daemon's subscribe reply."""
+    s, _, reply = _watcher()
+    s.close()
+    return reply
+
+
 # --- a negotiated approval stays visible (S6) ------------------------------------------------------
 
 
@@ -127,13 +146,7 @@ def test_a_watched_negotiated_approval_is_shown_before_the_command_starts(repo: 
     (repo / "f").write_text("uncommitted")
     cmd = "git reset --hard HEAD~1"
     assert run("true", session="warm", cwd=repo).returncode == 0  # the daemon is up
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(30)
-    s.connect(_paths.current().socket)
-    f = s.makefile("rwb")
-    f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
-    f.flush()
-    json.loads(f.readline()), json.loads(f.readline())
+    s, f, _ = _watcher()
     # The person's own words contain the command: the builtin checker approves it (S5).
     f.write(b'{"op":"mandate","id":1,"text":"please run %s to drop the last commit","pid":%d}\n'
             % (cmd.encode(), os.getpid()))
@@ -212,24 +225,85 @@ def test_an_idle_gatesh_session_ends_and_its_observation_waits_for_the_next_watc
         assert run("git reset --hard HEAD~1", session=sid, cwd=repo).returncode == 126
     time.sleep(1.2)  # past session.idle_end_s, with nobody watching
 
-    def attach() -> dict[str, Any]:
-        s = socket.socket(socket.AF_UNIX)
-        s.settimeout(30)
-        s.connect(_paths.current().socket)
-        f = s.makefile("rwb")
-        f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
-        f.flush()
-        json.loads(f.readline())
-        reply = json.loads(f.readline())
-        s.close()
-        return reply
-
-    first = attach()
+    first = _attach()
     observations = first["observations"]
     assert len(observations) == 1, first
     text = observations[0]["observation"]
     assert "2 refused rounds still open" in text and "approved" not in text, text
-    assert attach()["observations"] == []  # shown once, to the next watcher only
+    assert _attach()["observations"] == []  # shown once, to the next watcher only
     lines = [json.loads(x) for x in Path(_paths.current().audit_log).read_text().splitlines()]
     said = [r for r in lines if r.get("action") == "observation"]
     assert len(said) == 1 and said[0]["observation"] == text, said
+
+
+def test_an_interactive_session_lives_as_long_as_its_shell_not_its_idle_time(repo: Path) -> None:
+    """S6: only a session grouped by GATESH_SESSION (no process to outlive) ends after
+    session.idle_end_s. A gated PTY shell registers its pid: however long its person or agent
+    pauses, its argument stands while the shell runs; once the shell is gone (also without a
+    goodbye: killed), the session ends and its observation waits for the next watcher."""
+    import time
+
+    cfg = Path(_paths.current().user_config)
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text("[session]\nidle_end_s = 1\n")
+    (repo / "f").write_text("uncommitted")
+    shell = subprocess.Popen(["sleep", "120"])  # stands in for the PTY's shell process
+    try:
+        reply = client.request("check", {"op": "register", "session": "pty-1", "pid": shell.pid,
+                                         "surface": "pty"})
+        assert reply.get("ok", True), reply
+        for _ in range(2):
+            refused = client.check("git reset --hard HEAD~1", cwd=str(repo), session="pty-1", surface="pty")
+            assert refused.action == "reject", refused
+        time.sleep(1.2)  # past session.idle_end_s
+        attached = _attach()
+        assert "pty-1" in [s["session"] for s in attached["sessions"]], attached
+        assert attached["observations"] == []
+    finally:
+        shell.kill()
+        shell.wait()
+    attached = _attach()  # the shell is gone: the session ended, said to this watcher
+    assert "pty-1" not in [s["session"] for s in attached["sessions"]], attached
+    assert [o["session"] for o in attached["observations"]] == ["pty-1"], attached
+    assert "2 refused rounds still open" in attached["observations"][0]["observation"]
+
+
+def test_a_session_that_ends_with_an_escalation_nobody_answered_says_so(repo: Path) -> None:
+    """S6: a headless session whose escalation was refused with nobody watching (approvable with
+    `gatesh approve ID`, but no person has ruled on it) ends with an observation saying so, even
+    with no refused round open."""
+    import time
+
+    cfg = Path(_paths.current().user_config)
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text('[[escalate]]\nmatch = "exact"\npattern = "make deploy"\n\n[session]\nidle_end_s = 1\n')
+    refused = run("make deploy", session="unasked", cwd=repo)
+    assert refused.returncode == 126 and "nobody is watching" in refused.stderr, refused.stderr
+    time.sleep(1.2)  # past session.idle_end_s
+    said = _attach()["observations"]
+    assert [o["session"] for o in said] == ["unasked"], said
+    assert "1 escalation unanswered" in said[0]["observation"], said
+    assert "refused round" not in said[0]["observation"], said
+
+
+def test_a_halted_session_is_ended_once_not_at_every_sweep(repo: Path) -> None:
+    """A halted session is kept after it ends (so `resume` finds it); it must not end again, and
+    be announced again, every time the daemon looks (each sweep, each watcher attaching)."""
+    import time
+
+    cfg = Path(_paths.current().user_config)
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text("[session]\nidle_end_s = 1\n")
+    halted = client.check("git config core.hooksPath /x", cwd=str(repo), session="halted-1")  # decided, never run
+    assert halted.action == "halt", halted
+    viewer = Viewer()
+    try:
+        time.sleep(1.2)  # past session.idle_end_s
+        for _ in range(3):
+            _attach()  # each attach ends the sessions that are over
+        assert client.check("true", cwd=str(repo), session="marker").allowed
+        events = viewer.until(lambda ev: ev.get("event") == "decision" and ev.get("session") == "marker")
+    finally:
+        viewer.close()
+    ends = [ev for ev in events if ev.get("event") == "session_end" and ev.get("session") == "halted-1"]
+    assert len(ends) == 1, ends

@@ -46,7 +46,7 @@ from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.core import Conn, Daemon, cleaned
 from gatesh.negotiation import session_end_observation
-from gatesh.pending import OPEN
+from gatesh.pending import OPEN, UNANSWERED
 from gatesh.reading import preload
 
 __all__ = ["AuditPipe", "Daemon", "main", "serve"]
@@ -217,7 +217,13 @@ async def op_register(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
     pid = P.field(msg, "pid", int, required=False, default=conn.pid)
     surface = P.field(msg, "surface", str, required=False, default="pty")
     d.registry.add(pid, sid)
-    _, new = d.sessions.get(sid, surface=surface)
+    sess, new = d.sessions.get(sid, surface=surface)
+    if sess.anchor_pid is None:
+        # The session lives as long as its shell (S6: only a session with no process to outlive
+        # ends after session.idle_end_s); its first check may have come before this request.
+        shell = procs.info(pid)
+        if shell is not None:
+            sess.anchor_pid, sess.anchor_start = shell.pid, shell.start
     if new:
         d.events.publish("session_start", sid, anchor=pid, surface=surface)
     return {"session": sid, "shell": d.backends.shell}
@@ -236,7 +242,9 @@ def end_session(d: Daemon, sid: str) -> str | None:
     if sess is None:
         return None
     counters = sess.state.negotiation.counters()
-    obs = session_end_observation(counters, d.book.open_count(sid), session=sid)
+    # Escalations no person ruled on: still asked, or refused with nobody watching (approvable).
+    unanswered = sum(1 for p in d.book.pending.values() if p.session == sid and p.state in UNANSWERED)
+    obs = session_end_observation(counters, unanswered, session=sid)
     text = obs.text if obs is not None and d.observed.first_time(obs) else None
     if text is not None:
         with contextlib.suppress(AuditError):
@@ -249,23 +257,18 @@ def end_session(d: Daemon, sid: str) -> str | None:
     d.events.publish("session_end", sid, observation=text, counters=counters)
     if not sess.state.halted:
         d.sessions.remove(sid)
+    sess.ended = time.time()
     return text
 
 
 async def sweep(d: Daemon) -> None:
-    """Every SWEEP_S: expire asks whose harness is gone, end sessions whose harness process is
-    gone; prune the gated registry."""
+    """Every SWEEP_S: expire asks whose harness is gone, end finished sessions
+    (:func:`end_finished_sessions`); prune the gated registry."""
     while not d.stopping.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(d.stopping.wait(), SWEEP_S)
-        end_idle_sessions(d)
-        for s in list(d.sessions.sessions.values()):
-            if s.anchor_pid is None:
-                continue
-            p = procs.info(s.anchor_pid)
-            if p is None or p.start != s.anchor_start:
-                end_session(d, s.id)
         routing.expire_stale_asks(d)
+        end_finished_sessions(d)
         d.registry.prune()
 
 
@@ -310,12 +313,21 @@ async def op_captures(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
     return {"captures": default_ring().snapshot()}
 
 
-def end_idle_sessions(d: Daemon) -> None:
-    """End every session grouped by GATESH_SESSION (no process to outlive) that has had no check
-    for ``session.idle_end_s`` (S6). Run by the sweep and whenever a watcher attaches."""
+def end_finished_sessions(d: Daemon) -> None:
+    """End every session that is over (S6): one anchored on a process (the harness of `-c` calls,
+    a PTY's shell) once that process is gone; one grouped by GATESH_SESSION alone (no process to
+    outlive) after ``session.idle_end_s`` without a check. Run by the sweep and whenever a watcher
+    attaches, so the watcher is told about sessions that ended while nobody watched."""
     idle, now = _idle_end_s(d), time.time()
     for s in list(d.sessions.sessions.values()):
-        if s.anchor_pid is None and now - s.last >= idle:
+        if s.ended >= s.last:
+            continue  # a halted session that ended and has had no check since
+        if s.anchor_pid is None:
+            if now - s.last >= idle:
+                end_session(d, s.id)
+            continue
+        p = procs.info(s.anchor_pid)
+        if p is None or p.start != s.anchor_start:
             end_session(d, s.id)
 
 
@@ -328,7 +340,7 @@ def _idle_end_s(d: Daemon) -> float:
 
 async def op_subscribe(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     routing.expire_stale_asks(d)
-    end_idle_sessions(d)
+    end_finished_sessions(d)
     conn.subscribed = True
     d.events.subscribers.add(conn)
     unseen: list[dict[str, Any]] = []

@@ -46,6 +46,9 @@ class Session:
     started: float = field(default_factory=time.time)
     last: float = field(default_factory=time.time)
     totals: dict[str, int] = field(default_factory=dict)
+    # When it last ended (a halted session is kept after it ends, so `resume` finds it): it is not
+    # ended again until it has had a check since.
+    ended: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         return {

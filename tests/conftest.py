@@ -11,6 +11,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import clis
+
+
+def pytest_report_header() -> list[str]:
+    """Name the real harness CLIs the run drives (SPEC S11.4), so a CI log says which versions its
+    tests/harness results are for, or that they skip and why."""
+    if not clis.runs_here():
+        return [f"harness CLIs: none (the pinned builds are Linux {clis.MACHINE}; tests/harness skip)"]
+    named = [f"{c.spec}{' on ' + clis.NODE.spec if c.on_node else ''}{'' if clis.ready(c) else ' MISSING'}"
+             for c in clis.CLIS.values()]
+    line = f"harness CLIs (in {clis.CACHE}): {', '.join(named)}"
+    if "MISSING" in line:
+        line += "; run `python3 tests/harness/clis.py install` (.ci/run does)"
+    return [line]
+
 
 def _daemons_under(root: str) -> list[int]:
     """Pids of gatesh daemons whose runtime folder (from their environment) lies under ``root``."""

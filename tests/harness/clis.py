@@ -86,6 +86,11 @@ def runs_here() -> bool:
     return sys.platform.startswith("linux") and platform.machine() == MACHINE
 
 
+def ready(cli: Cli) -> bool:
+    """Whether ``cli`` can run here: the pinned build of it, and of NODE when it runs on NODE."""
+    return runs_here() and cli.installed() and (not cli.on_node or NODE.installed())
+
+
 def install(cli: Cli) -> str:
     """Install ``cli`` into its folder unless it is there already; returns what was done."""
     if cli.installed():

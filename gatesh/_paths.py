@@ -23,6 +23,9 @@ INSTALL_RECORD = "install.json"
 #: without a record (an installation that predates the record, or whose record was lost).
 DEFAULT_LAUNCHER = "~/.local/bin/gatesh"
 DEFAULT_MAN_PAGE = "~/.local/share/man/man1/gatesh.1"
+#: The second line of every launcher gatesh writes: how the launcher (``gatesh.launcher``), doctor
+#: and the reader (a harness handing its command to a ``gatesh`` shim) know one of gatesh's own.
+LAUNCHER_HEADER = "# gatesh launcher (written by gatesh.launcher; regenerate, do not edit)"
 #: A record larger than this is not read (it is a few hundred bytes; a huge one is not ours).
 MAX_RECORD_BYTES = 1024 * 1024
 

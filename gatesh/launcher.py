@@ -56,13 +56,14 @@ import time
 
 from gatesh._errors import SetupError
 from gatesh._invoke import CLI_FLAGS, SHELL_NAMES, STDLIB_SUBCOMMANDS
+from gatesh._paths import LAUNCHER_HEADER
 
 __all__ = ["LauncherError", "default_paths", "fast_interpreter", "import_path_problems", "installed_paths",
            "read_import_path", "read_launcher", "real_interpreter", "render_launcher", "write_launcher"]
 
 # Linux reads at most this many bytes of a ``#!`` line (BINPRM_BUF_SIZE, 256 since 5.1; 128 before).
 SHEBANG_MAX = 127
-HEADER = "# gatesh launcher (written by gatesh.launcher; regenerate, do not edit)"
+HEADER = LAUNCHER_HEADER
 # The script's third line: the folders it imports from, as a JSON list, for `gatesh doctor`.
 IMPORT_PATH_PREFIX = "# import path: "
 # Where systems keep their own interpreters ({v} is "3.11"). Only exact-version names: a

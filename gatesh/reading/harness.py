@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from gatesh._paths import LAUNCHER_HEADER
 from gatesh.vocab.programs import PARSED_SHELLS
 
 from ._walk import parse
@@ -175,15 +176,13 @@ def _is_gatesh(path: str) -> bool:
     """True when ``path`` (links followed) is a launcher gatesh wrote: what it is exec-ed with is
     gated there. Read now, where the command is decided; the launcher and the shims are gatesh's
     own files, which a gated command cannot change (S3.4)."""
-    from gatesh.launcher import HEADER
-
     try:
         real = os.path.realpath(path)
         with open(real, "rb") as f:
             head = f.read(512)
     except (OSError, ValueError):
         return False
-    return os.path.basename(real) == "gatesh" and HEADER.encode() in head
+    return os.path.basename(real) == "gatesh" and LAUNCHER_HEADER.encode() in head
 
 
 def _whole_key(text: str) -> str | None:

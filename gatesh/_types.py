@@ -44,6 +44,16 @@ class Action(enum.StrEnum):
     REFUSE = "refuse"  # hardline, or nobody could be asked: refused, never runs
 
 
+class Tier(enum.StrEnum):
+    """Where a config value came from (S12), in the order the tiers are read: later tiers override
+    earlier ones, and the system and project tiers can only tighten."""
+
+    DEFAULT = "default"  # built in
+    SYSTEM = "system"
+    USER = "user"
+    PROJECT = "project"  # the nearest .gatesh.toml: the agent can write it
+
+
 class Rung(enum.StrEnum):
     """How much autonomy the agent has (S3.1), least first."""
 

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from gatesh import _paths
 from gatesh._errors import ConfigError
-from gatesh._types import RUNG_DESCRIPTIONS, Asked, Rung
+from gatesh._types import RUNG_DESCRIPTIONS, Asked, Rung, Tier
 from gatesh.policy.lists import ListEntry
 
 # Model ids (from the SDK's current model list): the newest small, fast tier for the rating, which
@@ -29,9 +29,6 @@ from gatesh.policy.lists import ListEntry
 # which must read a conversation and keep its roles apart.
 DEFAULT_RATER_MODEL: Final = "claude-haiku-5-5"
 DEFAULT_CHECKER_MODEL: Final = "claude-sonnet-5-5"
-
-TIERS: Final = ("default", "system", "user", "project")
-
 
 class Operator(enum.StrEnum):
     """Who types at a gated session's terminal (S7): an agent is never asked there."""
@@ -155,17 +152,17 @@ _SYSTEM_ONLY: Final = frozenset({"watchers"})
 
 def default() -> Config:
     """The built-in defaults, with every key's source "default"."""
-    return Config(sources={key: "default" for key in (*_SCALARS, *_LISTS)})
+    return Config(sources={key: Tier.DEFAULT.value for key in (*_SCALARS, *_LISTS)})
 
 
 def load_config(cwd: str | None = None, *, paths: _paths.GatePaths | None = None) -> Config:
     """The effective config for ``cwd``. Raises ConfigError for an invalid file."""
     paths = paths or _paths.current()
     config = default()
-    tiers: list[tuple[str, str]] = [("system", paths.system_config), ("user", paths.user_config)]
+    tiers: list[tuple[Tier, str]] = [(Tier.SYSTEM, paths.system_config), (Tier.USER, paths.user_config)]
     project = find_project_file(cwd or os.getcwd())
     if project:
-        tiers.append(("project", project))
+        tiers.append((Tier.PROJECT, project))
     read: list[str] = []
     for tier, path in tiers:
         if not os.path.exists(path):
@@ -229,7 +226,7 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], str]) -> Config:
+def _apply(config: Config, tier: Tier, path: str, loaded: tuple[dict[str, Any], str]) -> Config:
     data, text = loaded
 
     def fail(key: str, problem: str, nth: int = 0) -> ConfigError:
@@ -241,10 +238,10 @@ def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], s
     for key, value in _flatten(data).items():
         if key not in _SCALARS:
             raise fail(key, f"unknown key (known: {', '.join(sorted((*_SCALARS, *_LISTS)))})")
-        if tier == "project" and key not in _PROJECT_KEYS:
+        if tier is Tier.PROJECT and key not in _PROJECT_KEYS:
             raise fail(key, "a project file can only cap the rung and add deny/escalate entries "
                        "or protected branches; set this in your user config")
-        if key in _SYSTEM_ONLY and tier != "system":
+        if key in _SYSTEM_ONLY and tier is not Tier.SYSTEM:
             raise fail(key, "only the system config can name watchers")
         expected, allowed = _SCALARS[key]
         value = _check_type(key, value, expected, allowed, fail)
@@ -256,14 +253,14 @@ def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], s
             if not capped:
                 sources[key] = f"{tier} ({path})"
             continue
-        if key == "git.protected_branches" and tier == "project":
+        if key == "git.protected_branches" and tier is Tier.PROJECT:
             value = tuple(dict.fromkeys((*config.git.protected_branches, *value)))
         updates[key] = value
         sources[key] = f"{tier} ({path})"
     for kind, raw in lists.items():
         if raw is None:
             continue
-        if kind == "allow" and tier != "user":
+        if kind == "allow" and tier is not Tier.USER:
             raise fail("allow", f"only the user config can allow; a {tier} file may add deny or "
                        "escalate entries")
         if not isinstance(raw, list):
@@ -272,18 +269,18 @@ def _apply(config: Config, tier: str, path: str, loaded: tuple[dict[str, Any], s
         for n, item in enumerate(raw):
             entries.append(_entry(kind, n, item, tier, fail))
         updates[kind] = (*getattr(config, kind), *entries)
-        sources[kind] = f"{tier} ({path})" if sources.get(kind) == "default" else f"{sources[kind]} + {tier} ({path})"
+        sources[kind] = f"{tier} ({path})" if sources.get(kind) == Tier.DEFAULT else f"{sources[kind]} + {tier} ({path})"
     return _build(config, updates, sources)
 
 
-def _rung_under_cap(config: Config, tier: str, wanted: Rung) -> tuple[Rung, bool]:
+def _rung_under_cap(config: Config, tier: Tier, wanted: Rung) -> tuple[Rung, bool]:
     """The rung in force after ``tier`` asks for ``wanted``, and whether an earlier cap held it.
 
     A system or project rung is a cap: the stricter of it and what is in force. A user rung
     replaces the default but still sits under a system cap set earlier.
     """
     current = config.rung
-    capping = tier in ("system", "project") or config.sources.get("rung", "").startswith("system")
+    capping = tier in (Tier.SYSTEM, Tier.PROJECT) or config.sources.get("rung", "").startswith(Tier.SYSTEM)
     if capping and current.rank < wanted.rank:
         return current, True
     return wanted, False
@@ -321,7 +318,7 @@ def _ask_model(key: str, value: tuple[str, ...], fail: Any) -> tuple[Asked, ...]
     return tuple(a for a in DEFAULT_ASK_MODEL if a.value in value)
 
 
-def _entry(kind: str, n: int, item: Any, tier: str, fail: Callable[..., ConfigError]) -> ListEntry:
+def _entry(kind: str, n: int, item: Any, tier: Tier, fail: Callable[..., ConfigError]) -> ListEntry:
     key = f"{kind}[{n}]"
     if not isinstance(item, dict):
         raise fail(key, "must be a table with match and pattern", n)
@@ -427,7 +424,7 @@ def effective_items(config: Config) -> list[tuple[str, Any, str]]:
             value = value.value
         if isinstance(value, tuple):
             value = [v.value if isinstance(v, enum.Enum) else v for v in value]
-        items.append((key, value, config.sources.get(key, "default")))
+        items.append((key, value, config.sources.get(key, Tier.DEFAULT.value)))
     for kind in _LISTS:
         for n, entry in enumerate(getattr(config, kind)):
             items.append((f"{kind}[{n}]", {k: v for k, v in asdict(entry).items() if k != "tier"}, entry.tier))

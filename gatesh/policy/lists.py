@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gatesh._types import Facts, SimpleCommand
+from gatesh._types import Facts, SimpleCommand, Tier
 
 __all__ = ["MATCH_KINDS", "ListEntry", "match"]
 
@@ -49,7 +49,7 @@ class ListEntry:
     pattern: str
     rate: bool = False  # allow entries only: the rater still runs as a tripwire (S3 step 7)
     note: str = ""  # shown with a deny refusal
-    tier: str = "user"  # which config tier it came from
+    tier: Tier = Tier.USER  # which config tier it came from
 
     def describe(self) -> str:
         """The entry as a person would write it, e.g. ``prefix "git push"``."""

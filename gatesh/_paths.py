@@ -6,8 +6,9 @@ daemon and the client agree on the socket without the client importing platformd
 The install record (``DATA/gatesh/install.json``) says where this installation actually put its
 parts: the launcher, the venv, the shims, the man page, the harness settings files and git hooks it
 wrote entries into. ``install.sh`` and ``gatesh install`` write it; self-protection (S3.4) reads it
-at decision time through :meth:`GatePaths.installation` and :func:`own_files`, so a launcher
-installed under ``--prefix /opt/x`` is protected as well as one in the default place.
+at decision time through :meth:`GatePaths.installation` (``gatesh.policy.selfprotect.protected_for``
+turns it into the protected places), so a launcher installed under ``--prefix /opt/x`` is
+protected as well as one in the default place.
 """
 
 from __future__ import annotations
@@ -80,13 +81,6 @@ class Installation:
     git_global: bool = False
     source: str = ""
     problem: str = ""  # why the record could not be read ("" when it was, or does not exist)
-
-    @property
-    def parts(self) -> tuple[str, ...]:
-        """Every recorded path gatesh's working depends on (S3.4), files and folders."""
-        out = [*self.launchers, self.venv, self.shims_dir, *self.man_pages, *self.harness_files,
-               *self.git_hooks]
-        return tuple(dict.fromkeys(p for p in out if p))
 
 
 _record_cache: dict[str, tuple[tuple[int, int, int], Installation]] = {}
@@ -243,22 +237,6 @@ class GatePaths:
             self.data_dir,
             os.path.dirname(self.system_config),
         )
-
-
-def own_files(paths: GatePaths | None = None) -> tuple[str, ...]:
-    """Every absolute path that is gatesh's own (S3.4): a path covers itself and all under it.
-
-    Its folders (config, state, runtime, data — which holds the venv, the shims, the git hooks
-    and the install record —, the system tier's folder), the default launcher and man page, and
-    every part the install record names (launchers and venv elsewhere, the harness settings files
-    and git hooks gatesh wrote entries into). Read at call time: the record may change between
-    two decisions. This is the one answer to "is this path gatesh's?" for every layer.
-    """
-    paths = paths or current()
-    home = paths.home or os.path.expanduser("~")
-    defaults = [p.replace("~", home, 1) for p in (DEFAULT_LAUNCHER, DEFAULT_MAN_PAGE)]
-    out = [*paths.protected, *defaults, *paths.installation().parts]
-    return tuple(dict.fromkeys(os.path.normpath(p) for p in out if p and os.path.isabs(p)))
 
 
 def current() -> GatePaths:

@@ -67,10 +67,6 @@ class Rung(enum.StrEnum):
     def rank(self) -> int:
         return list(Rung).index(self)
 
-    @property
-    def description(self) -> str:
-        return RUNG_DESCRIPTIONS[self]
-
 
 RUNG_DESCRIPTIONS: dict[Rung, str] = {
     Rung.MANUAL: "a person decides every command",

@@ -174,8 +174,10 @@ def runtime_dir() -> str:
     return f"/tmp/gatesh-{posix.getuid()}"
 
 
-def socket_path() -> str:
-    return _join(runtime_dir(), "daemon.sock")
+def socket_path(folder: str = "") -> str:
+    """The daemon's socket in ``folder`` (the runtime folder when empty): the one spelling the
+    client connects to; a test pins it to :attr:`gatesh._paths.GatePaths.socket`."""
+    return _join(folder or runtime_dir(), "daemon.sock")
 
 
 # File types and permission bits, as ``stat`` has them (``stat`` itself is not imported: S14).
@@ -391,7 +393,7 @@ def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None,
     system call and one wake-up of the daemon fewer per check (S14).
     """
     folder = runtime_dir()
-    path = _join(folder, "daemon.sock")
+    path = socket_path(folder)
     trusted_runtime_dir(folder, create=start)
     try:
         _trusted_socket(path)

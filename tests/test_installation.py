@@ -26,6 +26,7 @@ from gatesh.launcher import (
     read_import_path,
     render_launcher,
 )
+from gatesh.policy.selfprotect import Kind, protected_for
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,14 +51,17 @@ def test_record_merges_and_removes(tmp_path: Path) -> None:
     assert (Path(path).stat().st_mode & 0o777) == 0o600
 
 
-def test_a_broken_record_is_reported_and_protects_the_defaults(tmp_path: Path) -> None:
+def test_a_broken_record_is_reported_and_protects_the_defaults(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "install.json"
     path.write_text("{not json")
     inst = _paths.read_install_record(str(path))
-    assert inst.problem and not inst.parts
+    assert inst.problem and inst == _paths.Installation(problem=inst.problem)  # nothing recorded
+    monkeypatch.setenv("HOME", str(tmp_path))
     paths = _paths.GatePaths(str(tmp_path / "c"), str(tmp_path / "s"), str(tmp_path / "r"), str(tmp_path),
                              str(tmp_path / "etc/config.toml"), str(tmp_path))
-    assert str(tmp_path / ".local/bin/gatesh") in _paths.own_files(paths)
+    assert paths.install_record == str(path)
+    assert protected_for(paths).kind_of(str(tmp_path / ".local/bin/gatesh")) is Kind.INSTALL
 
 
 def test_relative_or_mistyped_record_entries_are_skipped(tmp_path: Path) -> None:

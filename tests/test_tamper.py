@@ -23,6 +23,7 @@ from gatesh._types import Action, Rung, Stage
 from gatesh.config import default
 from gatesh.githooks import hook_script
 from gatesh.pipeline import decide
+from gatesh.policy.selfprotect import Kind, protected_for
 
 CORPUS = tomllib.loads((Path(__file__).parent / "fixtures" / "tamper.toml").read_text())
 CASES = CORPUS["case"]
@@ -123,12 +124,12 @@ def test_the_record_is_what_protects_parts_away_from_the_defaults(installed: Ins
     assert d.stage is Stage.BYPASS
 
 
-def test_own_files_lists_every_recorded_part(installed: Installed) -> None:
-    own = set(_paths.own_files())
+def test_every_recorded_part_is_protected(installed: Installed) -> None:
+    protected = protected_for(_paths.current())
     record = json.loads(Path(_paths.current().install_record).read_text())
     for part in [*record["launchers"], record["venv"], record["shims"], *record["man"], *record["harness"]]:
-        assert part in own
-    assert str(installed.home / ".local" / "bin" / "gatesh") in own  # the default place too
+        assert protected.kind_of(part) is not None, part
+    assert protected.kind_of(str(installed.home / ".local" / "bin" / "gatesh")) is Kind.INSTALL  # the default place too
 
 
 def test_a_hook_script_that_is_not_gatesh_is_the_projects_own(installed: Installed) -> None:

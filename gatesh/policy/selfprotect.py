@@ -11,8 +11,8 @@ project's ``.gatesh.toml`` is not protected: that tier can only tighten (S12), s
 ordinary work.
 
 Where the installation is comes from its install record, read at every check
-(:func:`gatesh._paths.own_files`, :meth:`gatesh._paths.GatePaths.installation`), as well as the
-default places. Reading any of these files stays ordinary work; so does setting git's ``user.*``
+(:meth:`gatesh._paths.GatePaths.installation`, turned into places by :func:`protected_for`), as
+well as the default places. Reading any of these files stays ordinary work; so does setting git's ``user.*``
 and ``remote.*`` keys, and editing the project's own files.
 """
 

@@ -112,7 +112,6 @@ class AnthropicRater:
             self._client = make_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
         self._lock = threading.Lock()
         self._streak = 0
-        self._last_failure = ""
         self._notice: str | None = None
         self._notified = False
 

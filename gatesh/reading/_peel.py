@@ -230,8 +230,6 @@ def peel(argv: list[Word]) -> Peeled:
             p.argv = []
             p.shell_string, p.shell_via = opts.shell, f"{head} -c"
             return p
-        if head in SHELL_OPT_ONLY:
-            return p
         rest = args[opts.index:]
         if opts.split is not None:
             rest = split_words(opts.split) + rest

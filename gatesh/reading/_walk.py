@@ -123,7 +123,6 @@ class Walk:
     embedded: list[str] = field(default_factory=list)  # `…` tree-sitter left inside a word
     blind: list[tuple[int, int]] = field(default_factory=list)  # byte spans bashlex misreads
     joined: list[int] = field(default_factory=list)  # bytes where a word tree-sitter split was rejoined
-    braces: bool = False  # a word was brace-expanded
     bindings: list[Binding] = field(default_factory=list)  # plain NAME=VALUE assignments (S2.1)
     function_bodies: dict[str, str] = field(default_factory=dict)  # name -> body text
     loops: list[Loop] = field(default_factory=list)  # `for NAME in WORDS` with their bodies
@@ -474,7 +473,6 @@ class _Walker:
                     words = expand(src.decode("utf-8", "replace")) \
                         if run[-1].end_byte - run[0].start_byte == len(src) else None
                     if words is not None:
-                        self.result.braces = True
                         out.extend(words)
                         return
             out.append(word_of_run(run))

@@ -167,6 +167,7 @@ class Pending:
             "created": round(self.created, 3),
             "answer": self.answer,
             "ended": self.ended,
+            "surface": self.surface,
         }
 
 

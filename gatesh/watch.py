@@ -110,6 +110,7 @@ class Prompt:
     kind: str = "escalate"  # escalate | halt
     stage: str = ""  # the pipeline stage that sent it to a person ("negotiation": the bounds)
     elsewhere: bool = False  # its own surface asks its person too (a harness prompt): not waited for
+    surface: str = ""  # where the session's commands come from ("pty": a gated shell)
     timeout_s: float | None = None
     # The exact pattern an always / deny-always entry is written with, as the daemon gave it; ""
     # when the command holds a secret (no entry is written); None when the daemon did not say.
@@ -278,7 +279,7 @@ class Watcher:
                                 to_person_reason=_s(p.get("reason")), kind=_s(p.get("kind")) or "escalate",
                                 outcome=_s(p.get("outcome")), reason=_s(p.get("rating")),
                                 remedy=_s(p.get("remedy")), stage=_s(p.get("stage")),
-                                elsewhere=p.get("state") == "asking",
+                                elsewhere=p.get("state") == "asking", surface=_s(p.get("surface")),
                                 rounds=[round_from(r) for r in p.get("rounds") or [] if isinstance(r, dict)],
                                 choices=tuple(c for c in p.get("choices") or CAUTIOUS_CHOICES
                                               if c in ALL_CHOICES) or CAUTIOUS_CHOICES,
@@ -370,7 +371,7 @@ class Watcher:
                         remedy=_s(ev.get("remedy")), to_person_reason=_s(ev.get("to_person_reason")),
                         rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
                         choices=choices, kind=kind, timeout_s=_f(ev.get("timeout_s")), stage=_s(ev.get("stage")),
-                        elsewhere=ev.get("asking") is True,
+                        elsewhere=ev.get("asking") is True, surface=_s(ev.get("surface")),
                         entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None)
         if kind == "halt":
             prompt.choices = (RUN_ANYWAY, "no")
@@ -409,8 +410,9 @@ class Watcher:
                                      f"until a person resumes it (`resume {neutralise(p.session)}`).", "chrome")
             why = ""
         elif p.elsewhere:
-            rows += self.screen.wrap("Its own surface (a harness's prompt) is asking its person too; "
-                                     "an answer here counts as well.", "chrome")
+            where = "Its own terminal (a person's gated shell)" if p.surface == "pty" else \
+                "Its own surface (a harness's prompt)"
+            rows += self.screen.wrap(f"{where} is asking its person too; an answer here counts as well.", "chrome")
         ask = Ask(command=p.command, outcome=p.outcome, reason=p.reason, remedy=p.remedy, why_person=why,
                   rounds=tuple(p.rounds), request_in_rounds=p.stage == "negotiation")
         return rows + escalation_rows(ask, width=self.screen.width)
@@ -427,6 +429,8 @@ class Watcher:
             who = "you"
         elif by.get("role") == "watch":
             who = f"another watcher (pid {by.get('pid')})"
+        elif by.get("op") == "answer":
+            who = f"the person at the session's own terminal (pid {by.get('pid')})"
         else:
             who = f"`gatesh approve/deny` (pid {by.get('pid')})"
         self.screen.line(f"{pid}: answered `{answer}` by {who}")

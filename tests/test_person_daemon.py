@@ -307,3 +307,41 @@ def test_a_halted_session_is_ended_once_not_at_every_sweep(repo: Path) -> None:
         viewer.close()
     ends = [ev for ev in events if ev.get("event") == "session_end" and ev.get("session") == "halted-1"]
     assert len(ends) == 1, ends
+
+
+OWN_SHELL_HOOK = """
+import sys
+from gatesh import client
+r = client.check("touch asked", cwd=sys.argv[1], session="own-1", surface="pty", can_ask=True, operator="person")
+print(r.action, r.pending_id, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_persons_own_shell_asking_is_told_to_the_watcher_as_its_terminal(repo: Path) -> None:
+    """Issue 18 item 4, seen from `gatesh watch`: a person's gated shell (`--human`) asks at its own
+    terminal; the escalation event says the surface is that shell (the watcher does not call it a
+    harness's prompt), and the answer given there is told as the person's at that terminal, not as
+    `gatesh approve/deny`."""
+    cfg = Path(_paths.current().user_config)
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text('[[escalate]]\nmatch = "exact"\npattern = "touch asked"\n')
+    assert run("true", session="warm", cwd=repo).returncode == 0  # the daemon is up
+    viewer = Viewer()
+    try:
+        # The shell's hook asks (a process of its own, gated; it waits while its person is asked).
+        hook = subprocess.Popen([sys.executable, "-c", OWN_SHELL_HOOK, str(repo)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+        assert hook.stdout is not None
+        action, pending_id = [*hook.stdout.readline().split(), "", ""][:2]
+        assert action == "escalate" and pending_id, action
+        events = viewer.until(lambda ev: ev.get("event") == "escalation")
+        assert events[-1]["asking"] is True and events[-1]["surface"] == "pty", events[-1]
+        reply = client.request("human", {"op": "answer", "pending_id": pending_id, "answer": "no",
+                                         "pid": os.getpid()})
+        assert reply.get("ok", True), reply.get("error")
+        answered = viewer.until(lambda ev: ev.get("event") == "answered")[-1]
+    finally:
+        viewer.close()
+        hook.communicate("")
+    assert answered["by"]["op"] == "answer" and answered["by"]["role"] == "human", answered

@@ -457,3 +457,21 @@ def test_a_new_watcher_is_asked_the_waiting_commands_before_any_surface_ask() ->
     w.attached({"sessions": [], "pending": pending})
     assert list(w.prompts) == ["bbb222", "ddd444", "aaa111", "ccc333"]
     assert "bbb222 › [o]nce" in out.getvalue()
+
+
+def test_a_persons_own_terminal_asking_is_named_as_such() -> None:
+    """Issue 18 item 4: an ask at a person's gated shell (surface pty) is that shell's terminal, not
+    a harness's prompt; the answer given there is the person's at that terminal, and one given by
+    `gatesh approve/deny` is named as that."""
+    w, out, _, _ = make()
+    w.on_event(escalation("aaa111", asking=True, surface="pty"))
+    w.on_event(escalation("bbb222", asking=True, surface="hook"))
+    text = out.getvalue()
+    assert "Its own terminal (a person's gated shell) is asking its person too" in text, text
+    assert text.count("Its own surface (a harness's prompt) is asking its person too") == 1, text
+    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "no",
+                "by": {"pid": 7, "role": "human", "op": "answer"}})
+    w.on_event({"event": "answered", "pending_id": "bbb222", "answer": "once", "by": {"pid": 8, "role": "human"}})
+    text = out.getvalue()
+    assert "aaa111: answered `no` by the person at the session's own terminal (pid 7)" in text, text
+    assert "bbb222: answered `once` by `gatesh approve/deny` (pid 8)" in text, text

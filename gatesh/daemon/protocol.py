@@ -93,11 +93,14 @@ renders them through :mod:`gatesh.render`).
 - ``escalation`` — a person is asked: ``{"pending_id", "cwd", "command", "stage", "outcome", "reason",
   "remedy", "to_person_reason", "rounds": [round, …] (the whole argument so far, whatever sent it
   to a person), "transcript": TEXT, "choices": [...],
-  "timeout_s", "kind": "escalate"|"halt", "entry": STR}``. ``entry`` is the exact pattern an
+  "timeout_s", "kind": "escalate"|"halt", "entry": STR, "asking": BOOL, "surface": STR}``
+  (``asking``: the session's own surface asks its person too; ``surface`` says which: ``pty`` is a
+  person's gated shell). ``entry`` is the exact pattern an
   ``always``/``deny always`` list entry is written with (the watcher writes it), "" when the command
   holds a secret. ``answer`` refuses an answer not in ``choices``. When the last watcher leaves,
   escalations waiting for one are refused at once (``expired``).
-- ``answered`` — ``{"pending_id", "answer", "by": {"uid", "pid"}}``; ``expired`` —
+- ``answered`` — ``{"pending_id", "answer", "by": {"uid", "pid", "role"[, "op": "answer"]}}`` (``op``:
+  answered with the ``answer`` op, not ``approve``/``deny``); ``expired`` —
   ``{"pending_id", "why"?}`` (nobody answered within the timeout, or — ``why`` says so — the
   harness where an ask was shown exited unanswered: refused, approvable later);
   ``withdrawn`` — ``{"pending_id"}`` (the waiting command was interrupted: nothing to answer).

@@ -234,7 +234,7 @@ def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: f
         rounds = decision.rounds
         d.events.publish("escalation", sess.id, pending_id=p.id, kind=p.kind.value, cwd=fold_home(where.cwd),
                          command=cleaned(decision.facts.text), stage=decision.stage.value,
-                         asking=p.state is PendingState.ASKING,
+                         asking=p.state is PendingState.ASKING, surface=p.surface,
                          outcome=decision.outcome.value if decision.outcome else None,
                          reason=cleaned(decision.reason), remedy=cleaned(decision.remedy),
                          to_person_reason=cleaned(p.reason), rounds=[round_event(r) for r in rounds],

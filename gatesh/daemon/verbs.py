@@ -37,7 +37,8 @@ async def answer(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     choices = offered(p)
     if Answer(word) not in choices:
         raise ProtocolError(f"{word!r} is not offered for escalation {p.id} ({', '.join(c.value for c in choices)})")
-    return await _rule(d, conn, p, Ruling(Answer(word), note, conn.by))
+    # An answer (not approve/deny) from a person's client is one asked at its own terminal (S7).
+    return await _rule(d, conn, p, Ruling(Answer(word), note, conn.by | {"op": P.Op.ANSWER.value}))
 
 
 async def approve(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:

@@ -268,3 +268,33 @@ def test_pipeline_halts_on_shopt_u_promptvars() -> None:
     dry_run(d, state=session, cwd="/tmp")  # finishing applies the halt
     assert session.halted
     assert decide("ls", cwd="/tmp", config=default(), session=session).action is Action.REFUSE
+
+
+def test_what_find_feeds_xargs_is_looked_up_on_disk(tmp_path) -> None:
+    """`find PARENT -name PAT | xargs WRITER` writes a gate file only when one of the names on the
+    way down to a gate folder, or a file inside it, matches every -name test: find prints no other."""
+    paths = GatePaths(str(tmp_path / "cfg"), str(tmp_path / "st"), str(tmp_path / "rt"), str(tmp_path / "dt"),
+                      str(tmp_path / "sys/config.toml"))
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "config.toml").write_text("")
+    assert rule_of(f"find {tmp_path} -name '*.toml' | xargs -I@ mv @ @.bak", paths) == "self.files-write"
+    assert rule_of(f"find {tmp_path} -iname 'CFG' | xargs chmod -R 777", paths) == "self.files-write"
+    assert rule_of(f"find {tmp_path} -name '*.mp3' | xargs -I@ mv @ /mnt/mp3", paths) is None
+    (tmp_path / "st").mkdir()
+    (tmp_path / "st" / "song.mp3").write_text("")
+    assert rule_of(f"find {tmp_path} -name '*.mp3' | xargs -I@ mv @ /mnt/mp3", paths) == "self.files-write"
+    # a -name test after an action, or beside -o, no longer limits what is printed
+    assert rule_of(f"find {tmp_path} -print -name '*.txt' | xargs -I@ mv @ @.bak", paths) == "self.files-write"
+    assert rule_of(f"find {tmp_path} -name '*.txt' -o -name x | xargs -I@ mv @ @.bak", paths) == "self.files-write"
+
+
+@pytest.mark.parametrize(("text", "written"), [
+    ("find / | xargs cp -t /backup", False), ("find / | xargs cp -vt /backup", False),
+    ("find / | xargs -I{} cp {} /backup", False), ("find / | xargs cp /etc/motd", True),
+    ("find / | xargs -I{} cp /etc/motd {}", True), ("find / | xargs tar czf all.tgz", False),
+    ("find / | xargs tar czf", True), ("find / | xargs -I{} tar -cf {} notes", True),
+    ("find / | xargs chmod 600", True), ("find / | xargs -I{} rsync -a {} /mnt/", False),
+])
+def test_words_xargs_puts_where_a_writer_writes(text: str, written: bool) -> None:
+    """A copy's sources and a tar archive's members are read; its destination is written."""
+    assert (rule_of(text) == "self.files-write") is written

@@ -512,19 +512,176 @@ def _worked_inside(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | 
 
 
 def _fed_to_writer(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
-    """``ls ~/.claude/projects/*/*.jsonl | xargs sed -i …``: gate paths fed to a writer by xargs."""
+    """``ls ~/.claude/projects/*/*.jsonl | xargs sed -i …``: gate paths fed to a writer by xargs.
+
+    Only the commands before ``cmd`` in its own pipeline feed it, and only when the words xargs
+    puts in land where ``cmd`` writes (a copy's sources and a tar archive's members are read)."""
     if cmd.context != "xargs" or cmd.head not in _WRITER_HEADS | _IN_PLACE:
         return None
     if cmd.head in _IN_PLACE and not any(a.startswith("-i") or a == "--in-place" for a in cmd.args):
         return None
+    if not _fed_words_written(cmd):
+        return None
     for pipe in facts.pipelines:
-        for i in pipe:
-            feeder = facts.commands[i]
-            if feeder is not cmd:
-                found = _first(_touches(w, prot, ancestors=True) for w in feeder.args)
-                if found is not None:
-                    return found
+        members = [facts.commands[i] for i in pipe]
+        at = next((n for n, c in enumerate(members) if c is cmd), None)
+        if at is None:
+            continue
+        for feeder in members[:at]:
+            found = _find_feeds(feeder, prot) if feeder.head == "find" else \
+                _first(_touches(w, prot, ancestors=True) for w in _feeder_words(feeder))
+            if found is not None:
+                return found
     return None
+
+
+# Options of the GNU copy family naming the folder everything goes into (the operands are sources).
+_TARGET_DIR: Final = frozenset({"-t", "--target-directory"})
+_TARGET_DIR_HEADS: Final = frozenset({"cp", "mv", "ln", "install", "link"})
+
+
+def _fed_words_written(cmd: SimpleCommand) -> bool:
+    """Whether the words xargs puts into ``cmd`` (at its ``{}`` placeholders, else after its
+    arguments) are paths it writes. A copy writes its last operand or its ``-t`` folder; tar writes
+    its archive when creating and its folder when extracting; every other writer, its operands."""
+    words = _operand_words(cmd)
+    placed = any("{}" in w for w in words)
+    if cmd.head == "tar":
+        # Appended words are members (read when creating, named when extracting) unless the
+        # archive option is the last word: then the first of them is the archive created.
+        targets = _tar_targets(words)
+        holder = next((i for i, w in enumerate(words) if w in ("-f", "--file")
+                       or (not w.startswith("--") and "f" in w and (w.startswith("-") or i == 0))), None)
+        return targets is None or placed or holder == len(words) - 1
+    if cmd.head not in _DEST_WRITERS:
+        return True
+    if cmd.head in _TARGET_DIR_HEADS:
+        folders = _target_folders(words)
+        if folders:
+            return any("{}" in f for f in folders)
+    _, operands = split_args(words, frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g",
+                                               "--group", "-e", "--rsh"}))
+    if placed:
+        return bool(operands) and "{}" in operands[-1]
+    return True  # the words are appended: the last of them is the destination
+
+
+def _target_folders(words: list[str]) -> list[str]:
+    """The ``-t DIR`` / ``-tDIR`` / ``-vt DIR`` / ``--target-directory[=]DIR`` values of a GNU copy."""
+    out = [w.split("=", 1)[1] for w in words if w.startswith("--target-directory=")]
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in _TARGET_DIR:
+            out.append(nxt)
+        elif w.startswith("-") and not w.startswith("--") and "t" in w[1:]:
+            rest = w[w.index("t", 1) + 1:]
+            out.append(rest or nxt)
+    return out
+
+
+# Programs whose first operand is a pattern or a script, not a path (unless given by -e/-f).
+_PATTERN_FIRST: Final = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "sed", "awk", "gawk",
+                                   "mawk"})
+
+
+def _feeder_words(feeder: SimpleCommand) -> list[str]:
+    """The words of a command feeding xargs that may name paths it prints (`grep /` prints no `/`)."""
+    words = _operand_words(feeder)
+    if feeder.head not in _PATTERN_FIRST or any(w.startswith(("-e", "-f", "--regexp", "--file", "--expression"))
+                                                for w in words):
+        return words
+    operand = next((i for i, w in enumerate(words) if not w.startswith("-")), None)
+    return words if operand is None else words[:operand] + words[operand + 1:]
+
+
+# find's actions: a -name test after one of them no longer limits what it prints.
+_FIND_ACTIONS: Final = frozenset({"-print", "-print0", "-printf", "-fprint", "-fprint0", "-fprintf", "-ls", "-fls",
+                                  "-exec", "-execdir", "-ok", "-okdir", "-delete", "-quit", "-prune"})
+_FIND_LEADING: Final = frozenset({"-H", "-L", "-P", "-x", "-E", "-s", "-X", "-d"})
+_FIND_COMBINERS: Final = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)"})
+
+
+def _find_feeds(feeder: SimpleCommand, prot: Protected) -> Kind | None:
+    """The kind of gate file ``find`` may print to xargs: anything under a gate folder; under a
+    parent of one, only when its ``-name``/``-iname`` tests (all of them must hold) can match a
+    folder or file on the way down to a gate root (``find / -name '*.mp3'`` prints none)."""
+    words = _operand_words(feeder)
+    lead = 0  # find's own options come before its start folders (`find -L /`, BSD `find -x /`, `-f DIR`)
+    starts: list[str] = []
+    while lead < len(words) and (words[lead] in _FIND_LEADING or words[lead] in ("-D", "-f")
+                                 or re.fullmatch(r"-O\d", words[lead])):
+        if words[lead] in ("-D", "-f"):
+            starts += [words[lead + 1]] if words[lead] == "-f" and lead + 1 < len(words) else []
+            lead += 1
+        lead += 1
+    words = words[lead:]
+    first = next((i for i, w in enumerate(words) if w.startswith(("-", "(", "!", "\\("))), len(words))
+    starts, expr = starts + words[:first] or ["."], words[first:]
+    patterns = _find_names(expr)
+    for start in starts:
+        kind = _touches(start, prot, ancestors=False)
+        if kind is not None or patterns is None:
+            kind = kind or _touches(start, prot, ancestors=True)
+            if kind is not None:
+                return kind
+            continue
+        if _touches(start, prot, ancestors=True) is None:
+            continue
+        base = _absolute(_expand(unquote(start), prot.values), prot).rstrip("/")
+        for root, root_kind in prot.roots:
+            if root in prot.volatile or not root.startswith(base + "/"):
+                continue
+            names = root[len(base) + 1:].split("/")
+            if any(_matches_all(n, patterns) for n in names) or _holds_match(root, patterns):
+                return root_kind
+    return None
+
+
+def _matches_all(name: str, patterns: list[tuple[str, bool]]) -> bool:
+    return all(fnmatch.fnmatchcase(name.casefold() if fold else name, p) for p, fold in patterns)
+
+
+# How many entries of a gate folder are looked at for a name find could print: the config and
+# state folders hold a handful; past this (a venv) the folder is taken to hold a match.
+_WALK_LIMIT: Final = 2000
+
+
+def _holds_match(root: str, patterns: list[tuple[str, bool]]) -> bool:
+    """Whether anything inside the gate folder ``root`` has a name matching ``patterns`` (find
+    descends into it), looked up on disk; True past :data:`_WALK_LIMIT` entries or on an error."""
+    todo, seen = [root], 0
+    while todo:
+        try:
+            with os.scandir(todo.pop()) as entries:
+                for e in entries:
+                    seen += 1
+                    if seen > _WALK_LIMIT or _matches_all(e.name, patterns):
+                        return True
+                    if e.is_dir(follow_symlinks=False):
+                        todo.append(e.path)
+        except NotADirectoryError:
+            continue
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+    return False
+
+
+def _find_names(expr: list[str]) -> list[tuple[str, bool]] | None:
+    """The ``-name``/``-iname`` patterns every printed path must match (case-folded for -iname),
+    or None when the expression does not limit its output that way (none, an action before them,
+    or an -o / ! / group that may print other paths)."""
+    if any(w in _FIND_COMBINERS for w in expr):
+        return None
+    out: list[tuple[str, bool]] = []
+    for i, w in enumerate(expr):
+        if w in _FIND_ACTIONS:
+            break
+        if w in ("-name", "-iname") and i + 1 < len(expr):
+            pattern = unquote(expr[i + 1])
+            out.append((pattern.casefold() if w == "-iname" else pattern, w == "-iname"))
+    return out or None
 
 
 def _on(kind: Kind, *tests: Callable[[SimpleCommand, Facts, Protected], Kind | None]
@@ -1311,10 +1468,18 @@ RULES: Final[tuple[SelfRule, ...]] = (
                        "chmod 777 ~/.config/gatesh", "ln -sf /dev/null ~/.local/state/gatesh/audit.jsonl",
                        "find ~/.local/state/gatesh -delete", "vim ~/.config/gatesh/config.toml",
                        "python3 -c \"open('/etc/gatesh/config.toml','w').write('')\"",
-                       "bash -c 'cat x > ~/.config/gatesh/config.toml'"),
+                       "bash -c 'cat x > ~/.config/gatesh/config.toml'",
+                       "find / -print0 -name '*.txt' | xargs -0 -I{} mv {} {}.bak",
+                       "find / | xargs -I{} tar cf {} notes", "find ~ -iname GATESH | xargs chmod -R 777",
+                       "find / -name '*.mp3' -o -name gatesh | xargs rm -rf", "find -L / -user me | xargs chown you"),
              negative=("cat ~/.config/gatesh/config.toml", "cp ~/.config/gatesh/config.toml /tmp/backup.toml",
                        "echo 'rung = \"write\"' >> .gatesh.toml", "ls -la ~/.local/state/gatesh",
-                       "grep rung ~/.config/gatesh/config.toml", "sed -n 1p ~/.config/gatesh/config.toml")),
+                       "grep rung ~/.config/gatesh/config.toml", "sed -n 1p ~/.config/gatesh/config.toml",
+                       "find / -print0 | xargs -0 tar cjf all.tar.bz2",
+                       "find ~ -name '*.txt' -print0 | xargs -0 cp -ut ~/newdir",
+                       "find / -iname '*.mp3' | xargs -I{} rsync -a {} /mnt/mp3/",
+                       "find / -iname '*.mp3' -type f | xargs -I{} mv {} /mnt/mp3",
+                       "cat dirs.txt | grep / | sort -u | xargs mkdir -p")),
     SelfRule("self.files-cwd",
              "changes into gatesh's own folders and writes there: tampering with the gate",
              _on(Kind.FILES, _worked_inside),

@@ -391,3 +391,37 @@ def test_nul_inside_fed_text_is_dropped_as_bash_drops_it() -> None:
     assert ("touch", ("touch", "x")) in _fed(facts)
     assert any("NUL" in n for n in facts.notes)
     _bounded("printf 'r\\0m -rf ~\\n' | sh")
+
+
+@pytest.mark.parametrize("text", ["bash <<'E'\nr\x00m -rf ~\nE", "sh <<< 'rm -rf \x00~'",
+                                  "printf 'rm -rf ~\x00\\n' | sh", "echo 'touch x' | bash -s \x00"])
+def test_a_nul_byte_in_fed_text_is_a_clear_refusal(text: str) -> None:
+    """A NUL byte written into the text itself (not a printf escape) cannot reach bash intact:
+    the command is unreadable, refused at auto with the reason, and never an internal error."""
+    _bounded(text)
+    d = decide(text, cwd="/tmp", config=CONFIG, rung=Rung.AUTO)
+    assert d.rule_id == "reader.unreadable" and "NUL" in d.reason, d.reason
+
+
+@pytest.mark.slow
+def test_a_1mib_printf_format_fed_to_a_shell_is_rated() -> None:
+    """Past the reader's 64 KiB limit the command is unreadable and rated so, at every rung,
+    with the reason in words; hardline's raw-text rules still run over all of it."""
+    text = "printf '" + "%s" * (512 * 1024) + "' x | sh"
+    d = decide(text, cwd="/tmp", config=CONFIG, rung=Rung.AUTO)
+    assert d.action is not Action.ALLOW and d.rule_id == "reader.unreadable" and "too long" in d.reason, d.reason
+    assert decide(text, cwd="/tmp", config=CONFIG, rung=Rung.BYPASS).stage is not Stage.ERROR
+    harmful = "printf '" + "%s" * (512 * 1024) + " rm -rf ~\\n' | sh"
+    for rung in (Rung.AUTO, Rung.BYPASS):
+        d = decide(harmful, cwd="/tmp", config=CONFIG, rung=rung)
+        assert d.stage is Stage.HARDLINE and d.rule_id == "hardline.rm-root", (rung, d.stage, d.reason)
+
+
+@pytest.mark.parametrize("text", ["printf 'rm -rf ~\\n' | sh", "echo -e 'rm -rf /\\tx' | bash",
+                                  "printf 'cd /tmp\\nrm -rf $HOME\\n' | sh"])
+def test_fed_text_past_the_read_limit_still_meets_hardline(text: str) -> None:
+    """Padded past 64 KiB the reader cannot unfold the fed text; hardline's raw-text views read
+    its \\n and \\t as the newline and tab printf and echo -e make of them, at every rung."""
+    padded = text + " # " + "x" * (66 * 1024)
+    d = decide(padded, cwd="/tmp", config=CONFIG, rung=Rung.BYPASS)
+    assert d.stage is Stage.HARDLINE and not d.allowed, (d.stage, d.reason)

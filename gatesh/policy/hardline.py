@@ -508,6 +508,9 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
 
 _ESCAPE: Final = re.compile(r"\\(?:x([0-9a-fA-F]{1,2})|([0-7]{1,3}))")
 _QUOTING: Final = re.compile(r"[\"'\\]+")
+# printf, echo -e and $'…' make these newline and tab, which split words; unquoted, bash drops the
+# backslash (`/e\tc` is /etc), so they get a view of their own.
+_SPLITTING_ESCAPE: Final = re.compile(r"\\([nt])")
 
 
 def raw_views(text: str) -> tuple[str, ...]:
@@ -516,8 +519,10 @@ def raw_views(text: str) -> tuple[str, ...]:
 
     Quoting that nests too deep to read can still split a word for the eye and not for bash
     (``r'"'"''m -rf ~``, ``$'\\x72\\x6d'``, ``r\\m``): the second view joins it again, so the
-    text rules see ``rm -rf ~``. It can only find more, and it is used only for text the reader
-    could not read.
+    text rules see ``rm -rf ~``. When the text holds ``\\n`` or ``\\t``, a third view reads them as
+    newline and tab (``printf 'rm -rf ~\\n' | sh`` padded past the read limit runs ``rm -rf ~``,
+    not ``rm -rf ~n``). It can only find more, and it is used only for text the reader could
+    not read.
     """
     if not any(c in text for c in "'\"\\"):
         return (text,)
@@ -525,7 +530,11 @@ def raw_views(text: str) -> tuple[str, ...]:
     def char(m: re.Match[str]) -> str:
         return chr(int(m.group(1), 16) if m.group(1) else int(m.group(2), 8) & 0xFF)
 
-    return (text, _QUOTING.sub("", _ESCAPE.sub(char, text)))
+    joined = _QUOTING.sub("", _ESCAPE.sub(char, text))
+    if not _SPLITTING_ESCAPE.search(text):
+        return (text, joined)
+    split = _SPLITTING_ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else "\t", text)
+    return (text, joined, _QUOTING.sub("", _ESCAPE.sub(char, split)))
 
 
 _REDIRECT_SPLIT_HEADS: Final = frozenset({"rm", "chmod", "chown", "chgrp", "dd", "kill", "find", "mkfs"})

@@ -97,6 +97,22 @@ def test_a_payload_only_known_when_it_runs_is_opaque() -> None:
     assert v.outcome is not Outcome.SAFE
 
 
+@pytest.mark.parametrize("text", ['ssh "$USER@$SERVER" "$cmd_str"', "ssh -p 2222 db $CMD", 'ssh prod "$(cat steps)"',
+                                  'ssh -q "$HOST" "[[ -f $F ]] && touch $F"', "ssh h -- ls $DIR"])
+def test_a_remote_command_only_known_when_it_runs_is_opaque(text: str) -> None:
+    """ssh's remote command is judged as a command there (S2.1); one built at run time is code
+    gatesh cannot see, whatever the host (a dynamic host names no host for the network floor)."""
+    opaque = [c for c in read(text).code if c.opaque]
+    assert opaque and "another host" in opaque[0].opaque, text
+    d = decide(text, cwd="/tmp", config=CONFIG, rung=Rung.AUTO)
+    assert not d.allowed and d.rule_id == "reader.opaque-code", (d.rule_id, d.reason)
+
+
+@pytest.mark.parametrize("text", ["ssh prod ls -la", "ssh -t prod", 'ssh "$HOST"', "ssh prod 'cd /srv && git pull'"])
+def test_a_static_or_absent_remote_command_is_not_opaque(text: str) -> None:
+    assert not any(c.opaque for c in read(text).code), text
+
+
 @pytest.mark.parametrize(("text", "runs"), [
     ("!git clean -fdx", ["git clean -fdx"]), (":!ls", ["ls"]), ("silent !make", ["make"]), ("r !date", ["date"]),
     ("w !sudo tee %", ["sudo tee %"]), ("1,$!sort", ["sort"]), ("call system('rm x')", ["rm x"]),

@@ -730,7 +730,11 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         remote = _Inherit((*wrappers, "ssh"), False, True)
         out: list[int] = []
         if rest and not all(w.static for w in rest):
+            # S2.1: a payload only known when it runs is opaque code, on another host as here.
             self.note(f"ssh runs a dynamic remote command: {raw.raw[:80]!r}")
+            self.code.append(Code(idx, cmd.head, CodeSource.INLINE, opaque=(
+                f"ssh runs a command on another host that is only known when it runs "
+                f"({' '.join(w.text for w in rest)[:60]})")))
         elif rest:
             out = self.read_text(" ".join(w.text for w in rest), "remote", depth + 1, remote)
         # What ssh is fed on stdin goes to the remote side: with no command a login shell runs it,

@@ -3,6 +3,7 @@ terminal; it does not argue with them — no rounds, no "justify it with # why:"
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -53,3 +54,32 @@ def test_human_shell_asks_its_person_at_once_and_takes_no(shell: str, tmp_path: 
         assert (repo / "f").read_text() == "my own edit\n"
     finally:
         sh.close()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("shell", SHELL_PARAMS)
+def test_ctrl_c_at_a_persons_own_prompt_withdraws_the_question(shell: str, tmp_path: Path) -> None:
+    """S10: Ctrl-C while a command waits for a person withdraws the escalation — in a person's own
+    shell too, where they are asked at its terminal: nothing runs, the shell is back at once, and
+    the audit line says withdrawn (no person's No is recorded). Ctrl-D stays a No."""
+    config = '[[escalate]]\nmatch = "glob"\npattern = "touch asked-*"\n'
+    sh = TmuxSession(tmp_path, shell, extra=("--human",), config=config)
+    try:
+        sh.send("touch asked-1")
+        sh.wait_for(lambda s: "[o]nce" in s, what="the prompt")
+        sh.keys("C-c")
+        sh.wait_for(lambda s: "the escalation was withdrawn and nothing ran" in s, what="the withdrawal")
+        sh.send("touch asked-2")
+        sh.wait_for(lambda s: s.count("[o]nce") == 2, what="the second prompt")
+        sh.keys("C-d")
+        sh.wait_for(lambda s: "you answered no, so nothing ran" in s, what="the No")
+        sh.send("echo back-''at-once")
+        sh.wait_for(lambda s: any(line.strip() == "back-at-once" for line in s.splitlines()), what="the next command")
+    finally:
+        sh.close()
+    assert not (sh.work / "asked-1").exists() and not (sh.work / "asked-2").exists()
+    lines = [json.loads(x) for x in (tmp_path / "state" / "gatesh" / "audit.jsonl").read_text().splitlines()]
+    answers = [(r["command"], r["answer"]) for r in lines if r.get("command", "").startswith("touch asked-")
+               and r.get("answer")]
+    assert answers == [("touch asked-1", "withdrawn"), ("touch asked-2", "no")], answers

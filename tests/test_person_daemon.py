@@ -345,3 +345,31 @@ def test_a_persons_own_shell_asking_is_told_to_the_watcher_as_its_terminal(repo:
         viewer.close()
         hook.communicate("")
     assert answered["by"]["op"] == "answer" and answered["by"]["role"] == "human", answered
+
+
+def test_a_question_at_a_persons_own_terminal_is_withdrawn_not_answered(repo: Path) -> None:
+    """S10 (Ctrl-C at a person's own prompt): `withdraw` ends the ask without a ruling — its audit
+    line says withdrawn, watchers are told, and nobody can answer it afterwards."""
+    cfg = Path(_paths.current().user_config)
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text('[[escalate]]\nmatch = "exact"\npattern = "touch asked"\n')
+    assert run("true", session="warm", cwd=repo).returncode == 0  # the daemon is up
+    viewer = Viewer()
+    hook = subprocess.Popen([sys.executable, "-c", OWN_SHELL_HOOK, str(repo)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert hook.stdout is not None
+        action, pending_id = [*hook.stdout.readline().split(), "", ""][:2]
+        assert action == "escalate" and pending_id, action
+        reply = client.request("human", {"op": "withdraw", "pending_id": pending_id, "pid": os.getpid()})
+        assert reply.get("action") == "refuse" and "withdrawn" in reply.get("message", ""), reply
+        assert viewer.until(lambda ev: ev.get("event") == "withdrawn")[-1]["pending_id"] == pending_id
+        late = client.request("human", {"op": "answer", "pending_id": pending_id, "answer": "once",
+                                         "pid": os.getpid()})
+        assert late.get("ok") is False, late
+    finally:
+        viewer.close()
+        hook.communicate("")
+    lines = [json.loads(x) for x in Path(_paths.current().audit_log).read_text().splitlines()]
+    asked = [(r["action"], r["answer"]) for r in lines if r.get("command") == "touch asked"]
+    assert asked[-1] == ("refuse", "withdrawn"), asked

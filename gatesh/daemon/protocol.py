@@ -61,6 +61,9 @@ as gated: every ``-c`` client and every PTY shell):
   the check again, it runs once); for one a watcher is asked, ``{"pending_id", "state"}``.
 - ``approve`` / ``deny`` — ``{"pending_id", "pid"}``: rule on a waiting escalation, or on one already
   refused (approve: the exact command may run once when the agent retries it).
+- ``withdraw`` — ``{"pending_id", "pid"}``: the surface asking its own person (``can_ask``) was
+  interrupted (Ctrl-C at a person's own prompt, S10): nobody rules on it any more → the
+  ``check``-shaped refusal, audited as withdrawn; watchers get ``withdrawn``.
 - ``mandate`` — ``{"text", "session"?, "channel"?, "pid"}`` → ``{"sessions", "admitted",
   "channel"}``: the user's own words (S5.3) for one session, or for every session (and sessions
   started later) when ``session`` is absent. ``channel`` names where the words came from: a
@@ -159,11 +162,12 @@ class Op(enum.StrEnum):
     DENY = "deny"
     MANDATE = "mandate"
     RESUME = "resume"
+    WITHDRAW = "withdraw"
 
 
 ROLES: Final = frozenset(Role)
 # Refused unless the client's ancestry holds no gated session (S9.5).
-HUMAN_OPS: Final = frozenset({Op.ANSWER, Op.APPROVE, Op.DENY, Op.MANDATE, Op.RESUME})
+HUMAN_OPS: Final = frozenset({Op.ANSWER, Op.APPROVE, Op.DENY, Op.MANDATE, Op.RESUME, Op.WITHDRAW})
 # Refused to a watcher uid (S9.6): only the daemon's own user decides and ends sessions.
 OWNER_OPS: Final = frozenset({Op.CHECK, Op.REGISTER, Op.END})
 # Roles a watcher uid may connect as (S9.6).

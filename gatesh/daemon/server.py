@@ -367,6 +367,7 @@ HANDLERS: Final[dict[P.Op, Handler]] = {
     P.Op.DENY: verbs.deny,
     P.Op.MANDATE: verbs.mandate,
     P.Op.RESUME: verbs.resume,
+    P.Op.WITHDRAW: verbs.withdrawn,
 }
 
 

@@ -1,4 +1,4 @@
-"""The human-only ops (S9.5): ``answer``, ``approve``, ``deny``, ``mandate``, ``resume``.
+"""The human-only ops (S9.5): ``answer``, ``approve``, ``deny``, ``mandate``, ``resume``, ``withdraw``.
 
 The server refuses each of them, before it gets here, to a client whose ancestry holds a gated
 session (:func:`gatesh.daemon.procs.gated_ancestry`). A ruling is :func:`gatesh.finish.rule`:
@@ -13,7 +13,7 @@ from gatesh._errors import ProtocolError
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
 from gatesh.daemon.routing import reply, session_field
-from gatesh.finish import AlreadyRuled, Answer, Ruling, Where, offered, rule
+from gatesh.finish import AlreadyRuled, Answer, Ruling, Where, offered, rule, withdraw
 from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
 from gatesh.pending import Pending, PendingKind, PendingState
 
@@ -50,6 +50,20 @@ async def approve(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
 async def deny(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     p = _pending(d, msg)
     return await _rule(d, conn, p, Ruling(Answer.NO, P.field(msg, "note", str, required=False, default=""), conn.by))
+
+
+async def withdrawn(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    """The surface asking its own person about ``p`` was interrupted (Ctrl-C, S10): the escalation
+    is withdrawn, not ruled on (no person's No is recorded), and the refusal goes to the command."""
+    p = _pending(d, msg)
+    if p.state is not PendingState.ASKING:
+        raise AlreadyRuled(f"escalation {p.id} is {p.state.value}; only one its own surface asks can be withdrawn")
+    sess, _ = d.sessions.get(p.session)
+    async with sess.lock:
+        where = Where(p.session, conn.pid, p.cwd, p.surface)
+        done = withdraw(p, where=where, book=d.book, audit=d.audit_pipe)
+        d.events.publish("withdrawn", p.session, pending_id=p.id)
+        return reply(d, sess, done, where) | {"state": p.state.value}
 
 
 async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> dict[str, Any]:

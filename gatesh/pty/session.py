@@ -262,7 +262,10 @@ class Relay:
     def _answer_keys(self, data: bytes) -> None:
         assert self.asking is not None
         for byte in data:
-            if byte in (3, 4):  # Ctrl-C, Ctrl-D: No
+            if byte == 3:  # Ctrl-C: the question is withdrawn (S10), not answered
+                self._finish_ask(withdraw=True)
+                return
+            if byte == 4:  # Ctrl-D: No
                 self.asking["typed"] = ""
                 self._finish_ask(cancel=True)
                 return
@@ -277,16 +280,20 @@ class Relay:
                 self.asking["typed"] += chr(byte)
                 _write_all(self.stdout, bytes([byte]))
 
-    def _finish_ask(self, cancel: bool = False) -> None:
+    def _finish_ask(self, cancel: bool = False, withdraw: bool = False) -> None:
         assert self.asking is not None
         asking, self.asking = self.asking, None
-        answer = "no" if cancel else parse_answer(asking["typed"], asking["kind"])
-        _write_all(self.stdout, f"\r\ngatesh: your answer: {answer}\r\n".encode())
         from gatesh import client
 
+        if withdraw:
+            _write_all(self.stdout, b"^C\r\n")
+            message: dict[str, Any] = {"op": "withdraw", "pending_id": asking["pending_id"]}
+        else:
+            answer = "no" if cancel else parse_answer(asking["typed"], asking["kind"])
+            _write_all(self.stdout, f"\r\ngatesh: your answer: {answer}\r\n".encode())
+            message = {"op": "answer", "pending_id": asking["pending_id"], "answer": answer}
         try:
-            reply = client.request("human", {"op": "answer", "pending_id": asking["pending_id"],
-                                             "answer": answer}, start=False, timeout=30.0)
+            reply = client.request("human", message, start=False, timeout=30.0)
         except Exception as exc:
             reply = {"action": "refuse", "message": f"gatesh: your answer could not be delivered ({exc}); nothing ran."}
         if reply.get("ok") is False:

@@ -227,6 +227,59 @@ class SimpleCommand:
         return tuple(r.target for r in self.redirects if r.writes)
 
 
+class Direction(enum.StrEnum):
+    """How a command uses a path it names (S2.1). UNKNOWN is judged as both READ and WRITE."""
+
+    READ = "read"
+    WRITE = "write"
+    UNKNOWN = "unknown"
+
+    @property
+    def reads(self) -> bool:
+        return self is not Direction.WRITE
+
+    @property
+    def writes(self) -> bool:
+        return self is not Direction.READ
+
+
+class PathClass(enum.StrEnum):
+    """Where a path lies (S4.1); what reading or writing each class means is in ``gatesh.vocab.paths``."""
+
+    CREDENTIALS = "credential store"
+    PERSISTENCE = "persistence location"
+    SYSTEM = "system folder"
+    GATE = "gatesh's own files"
+    WORKTREE = "working tree"
+    TEMP = "temporary folder"
+    STREAM = "stream or discard device"
+    HOME = "home folder"
+    ELSEWHERE = "elsewhere on this machine"
+    UNKNOWN = "only known when it runs"
+
+
+@dataclass(frozen=True)
+class PathEffect:
+    """One path a command names, with its direction and class (S2.1 path effects).
+
+    ``resolved`` is absolute, with ``~``/``$HOME``, ``..`` and symlinks inside the working tree
+    resolved; it is "" (and ``cls`` UNKNOWN) when the path depends on a value known only at run
+    time. ``replaces`` marks a write that deletes, empties, truncates or overwrites what the path
+    holds (judged by the file's state in git, S3.2); ``only`` narrows such a write to the names
+    under the path matching a glob (``find DIR -name GLOB -delete``).
+    """
+
+    path: str
+    resolved: str
+    direction: Direction
+    cls: PathClass
+    command: int  # index into Facts.commands
+    via: str = "argv"  # argv, option, redirect, inline code
+    replaces: bool = False
+    only: str = ""
+    kind: str = ""  # the name of the path-class row that matched ("private keys"), "" for a location
+
+
 @dataclass(frozen=True)
 class Script:
     """A script file the command runs. Shell scripts are read and gated; others are model context."""
@@ -253,6 +306,7 @@ class Facts:
     assignments: tuple[str, ...] = ()  # bare `NAME=value` statements (no command runs), as written
     scripts: tuple[Script, ...] = ()
     code: tuple[Code, ...] = ()  # program text commands run that is not a command line (S2.1)
+    paths: tuple[PathEffect, ...] = ()  # every path a command names, with direction and class (S2.1)
     notes: tuple[str, ...] = ()  # reader notes, passed to the rater
     readable: bool = True
     unreadable: str = ""  # why not readable: "unreadable: …", "too long", "too deep"

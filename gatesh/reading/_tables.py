@@ -92,7 +92,7 @@ WRAPPERS: Final = MappingProxyType(
                              operands=1, shell_opt=_f("-c", "--command")),
         "strace": WrapperSpec(with_arg=_f("-o", "-p", "-e", "-s", "-u", "-E", "-a", "-b", "-I",
                                           "-O", "-P", "-S", "-X", "--output", "--attach")),
-        "ltrace": WrapperSpec(with_arg=_f("-o", "-p", "-e", "-s", "-u", "-a", "-n", "-l")),
+        "ltrace": WrapperSpec(with_arg=_f("-o", "-p", "-e", "-s", "-u", "-a", "-n", "-l", "-F", "-A", "-D", "-L", "-w")),
         "watch": WrapperSpec(with_arg=_f("-n", "--interval", "-d", "--differences", "-q",
                                          "--equexit"),
                              joins_shell=True),

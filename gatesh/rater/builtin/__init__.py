@@ -7,6 +7,7 @@ the worst finding. It never raises: an internal error is a fail-closed ``destruc
 
 from __future__ import annotations
 
+import os
 import time
 from collections import defaultdict
 from typing import Final
@@ -18,8 +19,10 @@ from gatesh.rater.builtin import (
     containers,
     credentials,
     databases,
+    effects,
     escapes,
     evasion,
+    exposure,
     files,
     generic,
     git,
@@ -33,6 +36,7 @@ from gatesh.rater.builtin import (
     typosquat,
 )
 from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
+from gatesh.rater.worktree import Probe
 from gatesh.vocab.programs import PARSED_SHELLS
 
 __all__ = ["ALL_RULES", "BuiltinRater"]
@@ -41,7 +45,7 @@ ALL_RULES: Final[tuple[Rule, ...]] = (
     *git.RULES, *files.RULES, *system.RULES, *databases.RULES, *containers.RULES, *cloud.RULES,
     *generic.RULES, *credentials.RULES, *privilege.RULES, *persistence.RULES, *evasion.RULES,
     *escapes.RULES, *network.RULES, *obfuscation.RULES, *impact.RULES, *code.RULES,
-    *typosquat.RULES,
+    *typosquat.RULES, *effects.RULES, *exposure.RULES,
 )
 
 _BY_HEAD: dict[str, list[Rule]] = defaultdict(list)
@@ -77,22 +81,24 @@ def _finding(rule: Rule, hit: Hit | bool) -> Finding:
 
 
 def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int = 0,
-                 ctx: Ctx | None = None) -> list[Finding]:
+                 ctx: Ctx | None = None, root: bool | None = None) -> list[Finding]:
     """Every rule that matches ``facts``, in table order (one finding per rule id, the worst).
 
     ``depth`` counts re-entries for command strings found inside code (bounded by the code table).
     ``ctx``: the per-line context already built for ``facts`` (the gap table reads the same one).
     """
-    return _findings(ctx if ctx is not None else _context(facts, cwd, home, depth))
+    return _findings(ctx if ctx is not None else _context(facts, cwd, home, depth, root=root))
 
 
-def _context(facts: Facts, cwd: str, home: str | None, depth: int = 0) -> Ctx:
+def _context(facts: Facts, cwd: str, home: str | None, depth: int = 0, *, root: bool | None = None) -> Ctx:
     home = home if home is not None else default_home()
+    as_root = running_as_root() if root is None else root
 
     def rate_line(inner: Facts, inner_depth: int) -> list[Finding]:
-        return findings_for(inner, cwd, home, depth=inner_depth)
+        return findings_for(inner, cwd, home, depth=inner_depth, root=as_root)
 
-    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line)
+    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line, probe=Probe(home=home),
+              root=as_root)
     ctx.cmds = [Cmd(sc, i, ctx) for i, sc in enumerate(facts.commands)]
     ctx.track_cwd()
     return ctx
@@ -118,14 +124,24 @@ def _findings(ctx: Ctx) -> list[Finding]:
     return list(found.values())
 
 
+def running_as_root() -> bool:
+    """Whether this process (so every command the gate lets run) has root's privileges."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 class BuiltinRater:
-    """The embedded rater. ``rate`` is deterministic, offline, and never raises."""
+    """The embedded rater. ``rate`` is deterministic, offline, and never raises.
+
+    ``root`` says whether the commands run as root (None: this process's own user decides); a
+    program handed a system folder can change it only then, or under sudo (S4.1).
+    """
 
     name = "builtin"
     model = ""
 
-    def __init__(self, home: str | None = None) -> None:
+    def __init__(self, home: str | None = None, *, root: bool | None = None) -> None:
         self._home = home
+        self._root = root
 
     def rate(self, facts: Facts, *, cwd: str) -> Verdict:
         """The verdict for ``facts``: the worst finding, or SAFE; fail-closed DESTRUCTIVE on error."""
@@ -151,7 +167,7 @@ class BuiltinRater:
         return None
 
     def _rate(self, facts: Facts, cwd: str) -> Verdict:
-        ctx = _context(facts, cwd, self._home)
+        ctx = _context(facts, cwd, self._home, root=self._root)
         found = findings_for(facts, cwd, self._home, ctx=ctx)
         gaps = knowledge.gaps_of(ctx, covered=RULE_HEADS)
         if not facts.readable:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
+from gatesh.rater.worktree import Probe
 
 
 class Severity(enum.StrEnum):
@@ -96,6 +97,8 @@ class Ctx:
     # Rates another command line with the same tables (a command string found inside code):
     # handed in by the table runner, so no rule module imports the package that holds it.
     rate_line: Callable[[Facts, int], list[Finding]] | None = None
+    probe: Probe = field(default_factory=Probe)  # this decision's questions to the working tree (S3.2)
+    root: bool = False  # the commands run as root: they can write the machine's own folders
 
     def track_cwd(self) -> None:
         """Follow ``cd``/``pushd`` left to right, so ``cd .. && rm -rf build`` is judged in the parent."""

@@ -96,6 +96,8 @@ def client_sql(c: Cmd) -> MatchResult:
 
 
 def bare_sql(c: Cmd) -> MatchResult:
+    if c.head == "truncate" and any(a.startswith("-") for a in c.args):
+        return None  # coreutils truncate (-s SIZE FILE): a file, judged by its git state
     return judge_sql(c.sc.raw or " ".join(c.sc.words))
 
 
@@ -128,7 +130,7 @@ RULES: tuple[Rule, ...] = (
                   "sqlite3 app.db .tables")),
     Rule("db.bare-sql", D, "This SQL {detail}.", bare_sql, heads=SQL_HEADS, remedy="add a WHERE clause",
          examples=("DELETE FROM users;", "DROP TABLE users;", "TRUNCATE TABLE users;"),
-         counter=("UPDATE users SET a = 1 WHERE id = 2;",)),
+         counter=("UPDATE users SET a = 1 WHERE id = 2;", "truncate -s 0 README.md")),
     Rule("db.tool-drop", D, "This {detail}.", db_tools,
          heads=heads("dropdb", "mysqladmin", "pg_restore", "dropuser", "rails", "rake", "manage.py", "prisma"),
          remedy="take a backup (pg_dump/mysqldump) first",

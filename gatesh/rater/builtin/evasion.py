@@ -59,36 +59,63 @@ def log_wipe(c: Cmd) -> MatchResult:
     return None
 
 
-def disable_defences(c: Cmd) -> MatchResult:
+# Turning off one kind of defence each: one rule id per kind, so explain and the audit log say
+# which defence the command weakens.
+
+_STOP_VERBS: Final = frozenset({"stop", "disable", "mask", "kill", "unload", "bootout", "remove", "off", "del", "delete"})
+
+
+def security_service(c: Cmd) -> MatchResult:
+    """Stopping or disabling an audit, logging, firewall or security-agent service."""
+    if any(a.lower() in _STOP_VERBS for a in c.args) or any("_enable=" in a.lower() and "no" in a.lower()
+                                                             for a in c.args):
+        units = [a for a in c.pos if a.lower() not in _STOP_VERBS]
+        if any(SECURITY_UNITS.search(u) for u in units):
+            return Hit(detail="stops or disables a security, logging or firewall service")
+    return None
+
+
+def firewall(c: Cmd) -> MatchResult:
     h = c.head
-    if h in ("systemctl", "service", "launchctl", "chkconfig", "sysrc", "rc-update", "update-rc.d"):
-        verbs = {"stop", "disable", "mask", "kill", "unload", "bootout", "remove", "off", "del", "delete"}
-        if any(a.lower() in verbs for a in c.args) or any("_enable=" in a.lower() and "no" in a.lower() for a in c.args):
-            units = [a for a in c.pos if a.lower() not in verbs]
-            if any(SECURITY_UNITS.search(u) for u in units):
-                return Hit(detail="stops or disables a security, logging or firewall service")
-        return None
     if h in ("iptables", "ip6tables", "iptables-legacy", "iptables-nft", "ebtables", "arptables"):
-        if c.has("-F", "--flush", "-X", "--delete-chain", "-D", "--delete", "-Z") or (c.has("-P", "--policy") and "accept" in c.low):
+        if c.has("-F", "--flush", "-X", "--delete-chain", "-D", "--delete", "-Z") or (
+                c.has("-P", "--policy") and "accept" in c.low):
             return Hit(detail="flushes or deletes firewall rules")
         return None
     if h == "nft" and any(w in c.low for w in ("flush", "delete")):
         return Hit(detail="flushes firewall rules")
     if h == "ufw":
         v = c.sub(0)
-        if v in ("disable", "reset", "delete", "allow", "logging", "insert", "prepend", "route") or (v == "default" and "allow" in c.low):
+        if v in ("disable", "reset", "delete", "allow", "logging", "insert", "prepend", "route") or (
+                v == "default" and "allow" in c.low):
             return Hit(detail=f"ufw {v} weakens or rewrites the firewall")
         return None
     if h == "pfctl" and c.has("-d", "-F", "-f", "-a"):
         return Hit(detail="changes or disables the packet filter")
-    if h in ("firewall-cmd",) and any(f.startswith(("--remove", "--panic-off", "--add-port", "--add-service", "--set-default-zone")) for f in c.flags):
+    if h == "firewall-cmd" and any(f.startswith(("--remove", "--panic-off", "--add-port", "--add-service",
+                                                 "--set-default-zone")) for f in c.flags):
         return Hit(detail="weakens firewalld")
     if h == "socketfilterfw" or h.endswith("socketfilterfw"):
         return Hit(detail="changes the macOS application firewall") if "off" in c.low else None
+    for t in write_targets(c):
+        if FIREWALL_FILES.search(t):
+            return Hit(detail=f"rewrites {t}")
+    return None
+
+
+def access_control(c: Cmd) -> MatchResult:
+    """SELinux or AppArmor put in permissive mode or unloaded."""
+    h = c.head
     if h == "setenforce" and c.pos and c.pos[0].lower() in ("0", "permissive"):
         return Hit(detail="sets SELinux to permissive")
     if h in ("aa-disable", "aa-complain", "aa-teardown") or (h == "apparmor_parser" and c.has("-R", "--remove")):
         return Hit(detail="disables AppArmor profiles")
+    return None
+
+
+def platform_protection(c: Cmd) -> MatchResult:
+    """macOS Gatekeeper, System Integrity Protection and quarantine; Defender's real-time scan."""
+    h = c.head
     if h == "spctl" and any(a in ("--master-disable", "--global-disable", "--disable") for a in c.args):
         return Hit(detail="disables Gatekeeper")
     if h == "csrutil" and c.sub(0) == "disable":
@@ -97,16 +124,20 @@ def disable_defences(c: Cmd) -> MatchResult:
         return Hit(detail="disables Defender real-time protection")
     if h == "xattr" and "com.apple.quarantine" in c.low and c.has("-d", "-c", "-r"):
         return Hit(detail="strips the quarantine flag (Gatekeeper bypass)")
-    if h == "sysctl" and "randomize_va_space=0" in c.low:
+    return None
+
+
+def aslr_off(c: Cmd) -> MatchResult:
+    if c.head == "sysctl" and "randomize_va_space=0" in c.low:
         return Hit(detail="disables address-space randomisation")
-    if h in ("tmutil",) and c.sub(0) == "disable":
+    if any(t.startswith("/proc/sys/kernel/randomize_va_space") for t in write_targets(c)):
+        return Hit(detail="disables address-space randomisation")
+    return None
+
+
+def backups_off(c: Cmd) -> MatchResult:
+    if c.head == "tmutil" and c.sub(0) == "disable":
         return Hit(detail="disables backups")
-    for t in write_targets(c):
-        if FIREWALL_FILES.search(t):
-            return Hit(detail=f"rewrites {t}")
-    for t in write_targets(c):
-        if t.startswith("/proc/sys/kernel/randomize_va_space"):
-            return Hit(detail="disables address-space randomisation")
     return None
 
 
@@ -138,10 +169,29 @@ RULES: tuple[Rule, ...] = (
                    "shred -u /var/log/auth.log", "journalctl --vacuum-time=1s", "ln -sf /dev/null ~/.bash_history",
                    "auditctl -D"),
          counter=("tail /var/log/syslog", "journalctl -u nginx", "cat ~/.bash_history | wc -l")),
-    Rule("evasion.defences", A, "This {detail}, weakening the machine's defences.", disable_defences,
-         examples=("setenforce 0", "ufw disable", "iptables -F", "systemctl stop auditd", "sudo spctl --master-disable",
-                   "service firewalld stop", "echo x >> /etc/ufw/user.rules"),
-         counter=("ufw status", "iptables -L", "systemctl stop myapp", "getenforce")),
+    Rule("evasion.security-service", A, "This {detail}, weakening the machine's defences.", security_service,
+         heads=heads("systemctl", "service", "launchctl", "chkconfig", "sysrc", "rc-update", "update-rc.d"),
+         examples=("systemctl stop auditd", "service firewalld stop", "sudo systemctl disable apparmor",
+                   "launchctl unload /Library/LaunchDaemons/com.crowdstrike.falcond.plist"),
+         counter=("systemctl stop myapp", "systemctl status auditd")),
+    Rule("evasion.firewall", A, "This {detail}, weakening the machine's defences.", firewall,
+         examples=("ufw disable", "iptables -F", "nft flush ruleset", "pfctl -d", "echo x >> /etc/ufw/user.rules",
+                   "firewall-cmd --add-port=4444/tcp"),
+         counter=("ufw status", "iptables -L", "nft list ruleset")),
+    Rule("evasion.access-control", A, "This {detail}, weakening the machine's defences.", access_control,
+         heads=heads("setenforce", "aa-disable", "aa-complain", "aa-teardown", "apparmor_parser"),
+         examples=("setenforce 0", "aa-disable /etc/apparmor.d/usr.sbin.cupsd", "apparmor_parser -R profile"),
+         counter=("getenforce", "setenforce 1", "aa-status")),
+    Rule("evasion.platform-protection", A, "This {detail}, weakening the machine's defences.", platform_protection,
+         heads=heads("spctl", "csrutil", "mdatp", "xattr"),
+         examples=("sudo spctl --master-disable", "csrutil disable", "mdatp config real-time-protection --value disabled",
+                   "xattr -d com.apple.quarantine app.dmg"),
+         counter=("spctl --status", "csrutil status", "xattr -l f")),
+    Rule("evasion.aslr", A, "This {detail}, weakening the machine's defences.", aslr_off,
+         examples=("sysctl -w kernel.randomize_va_space=0", "echo 0 > /proc/sys/kernel/randomize_va_space"),
+         counter=("sysctl kernel.randomize_va_space",)),
+    Rule("evasion.backups", A, "This {detail}, weakening the machine's defences.", backups_off, heads=heads("tmutil"),
+         examples=("tmutil disable",), counter=("tmutil status",)),
     Rule("evasion.proc-sys", D, "This {detail} for the whole machine.", proc_writes,
          remedy="do the task without changing kernel settings",
          examples=("echo b > /proc/sysrq-trigger", "echo 3 > /proc/sys/vm/drop_caches"),

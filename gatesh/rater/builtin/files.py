@@ -1,7 +1,8 @@
 """Deleting and overwriting files, judged by where the files are (the scope).
 
-Build and cache folders and temp files are free to delete; the working directory's own files are
-destructive (undoable only if committed); home and system folders are catastrophic.
+Build and cache folders and temp files are free to delete; home and system folders are
+catastrophic. Files in the working tree, deeper in the home folder or elsewhere are judged by
+their state in git when decided (``files.work-loss`` in the effects table, S3.2), not here.
 """
 
 from __future__ import annotations
@@ -28,19 +29,28 @@ from gatesh.rater.builtin._base import (
 _CRITICAL: Final = re.compile(r"^/(?:etc/(?:passwd|shadow|group|sudoers|fstab|hosts)|boot/|bin/|sbin/|lib|usr/(?:bin|lib|sbin))")
 
 
-def _judge(c: Cmd, paths: list[str], recursive: bool, verb: str) -> Hit | None:
-    """The worst scope among ``paths`` as a Hit (None when every path is free to delete)."""
+# Scopes whose files are judged by their git state (files.work-loss), not by where they lie.
+_BY_TREE_STATE: Final = frozenset({Scope.CWD_ITEM, Scope.CWD_ALL, Scope.HOME, Scope.OUTSIDE})
+
+
+def _judge(c: Cmd, paths: list[str], recursive: bool, verb: str, *, defer: bool = True) -> Hit | None:
+    """The worst scope among ``paths`` as a Hit (None when every path is free to delete).
+
+    With ``defer`` the paths whose loss the working tree's state decides are left to
+    ``files.work-loss``, which sees the same paths through the reader's path effects.
+    """
     ctx = c.ctx
     worst: tuple[int, Severity, str, str] | None = None
     for p in paths:
         if not p or p in ("--",):
             continue
-        scope, resolved = scope_of(p, c.cwd, ctx.home, dynamic=c.is_dynamic(p) or p.startswith("~"),
+        dynamic = c.is_dynamic(p) or any(c.is_dynamic(f"{k}={p}") for k in ("of", "if"))
+        scope, resolved = scope_of(p, c.cwd, ctx.home, dynamic=dynamic or p.startswith("~"),
                                    known_vars=not ctx.vars_set, project=ctx.cwd)
         shown = fold_home(resolved, ctx.home) if resolved else p
         sev: Severity | None
         remedy = "delete inside the working directory, or move it aside instead (mv X X.bak)"
-        if scope in (Scope.TEMP, Scope.BUILD):
+        if scope in (Scope.TEMP, Scope.BUILD) or (defer and scope in _BY_TREE_STATE):
             continue
         if scope is Scope.CWD_ITEM:
             if not recursive:
@@ -79,6 +89,8 @@ def _judge(c: Cmd, paths: list[str], recursive: bool, verb: str) -> Hit | None:
 def _input_paths(c: Cmd) -> list[str] | None:
     """Paths an xargs/parallel-run command gets from its input; None when they cannot be known."""
     raw = c.sc.raw
+    if re.search(r"\bxargs\b[^|;&]*\s(?:-a\s*\S|--arg-file)", raw):
+        return None  # xargs -a FILE: the paths come from a file the gate does not read
     if ":::" in raw:
         try:
             words = shlex.split(raw.split(":::", 1)[1])
@@ -113,7 +125,9 @@ def rm(c: Cmd) -> MatchResult:
         if extra is None:
             return Hit(detail="deletes paths read from its input, which the gate cannot see",
                        remedy="list the paths explicitly")
-        paths += extra
+        # the reader's path effects do not carry paths piped in, so these are judged by scope here
+        verb = "recursively deletes" if recursive else "deletes"
+        return _judge(c, paths, recursive, verb) or _judge(c, extra, recursive, verb, defer=False)
     return _judge(c, paths, recursive, "recursively deletes" if recursive else "deletes")
 
 
@@ -181,7 +195,7 @@ def truncate(c: Cmd) -> MatchResult:
 
 def mv_to_null(c: Cmd) -> MatchResult:
     if c.pos and c.pos[-1] == "/dev/null" and len(c.pos) >= 2:
-        return _judge(c, list(c.pos[:-1]), True, "destroys")
+        return _judge(c, list(c.pos[:-1]), True, "destroys", defer=False)
     return None
 
 
@@ -234,17 +248,16 @@ RULES: tuple[Rule, ...] = (
          counter=("tar czf out.tgz src", "tar --remove-files -cf /tmp/b.tar /tmp/build")),
     Rule("files.rm-scope", D, "This {detail}.", rm, heads=heads("rm", "unlink", "srm", "rmdir", "trash-rm", "rimraf"),
          remedy="delete inside the working directory",
-         examples=("rm -rf src", "rm -rf /etc/demo", "rm -rf ~/Documents", "rm -rf $FOO/x", "rm /etc/hosts",
-                   "rm -rf ../other-project", "rm -rf ."),
+         examples=("rm -rf /etc/demo", "rm -rf ~/Documents", "rm -rf $FOO/x", "rm /etc/hosts", "rm ~/notes.txt"),
          counter=("rm -rf node_modules", "rm -rf /tmp/build", "rm -rf $TMPDIR/x", "rm notes.txt",
-                  "rm -rf dist build __pycache__", "rm -rf ./target")),
+                  "rm -rf dist build __pycache__", "rm -rf ./target", "rm -rf src")),
     Rule("files.shred", D, "This {detail}.", shred, heads=heads("shred", "wipe", "srm"),
          remedy="delete with rm inside the working directory instead",
-         examples=("shred -u secrets.txt", "shred -n 3 ~/notes"), counter=("shred --help",)),
+         examples=("shred -n 3 ~/notes", "shred -u /srv/data/db.sqlite"), counter=("shred --help",)),
     Rule("files.find-delete", D, "This {detail}.", find_delete, heads=heads("find"),
          remedy="list the matches with -print first, or narrow the start path",
-         examples=("find . -delete", "find / -name x -delete", "find ~ -delete", "find . -name '*.py' -delete",
-                   "find src -name '*.ts' -exec rm {} +", "find . -type f -exec /bin/rm -f {} \\;"),
+         examples=("find / -name x -delete", "find ~ -delete", "find ~/Documents -name '*.txt' -delete",
+                   "find /var/lib/app -type f -exec /bin/rm -f {} \\;"),
          counter=("find . -name '*.pyc'", "find /tmp/x -delete", "find . -name __pycache__ -delete",
                   "find . -name '*.pyc' -delete", "find . -name x -print", "find . -name '*.o' -exec rm {} +",
                   "find /tmp/x -name '*.py' -delete")),

@@ -49,6 +49,10 @@ def service_verb_word(word: str) -> bool:
     return bool(_VERB.match(word))
 
 
+# A read verb right after a delete-class noun-verb lists or shows those things instead.
+_READ_VERBS: Final = frozenset({"get", "describe", "list", "ls", "show", "status", "info", "inspect", "view"})
+
+
 def service_verb(c: Cmd) -> MatchResult:
     if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
         return None
@@ -56,10 +60,14 @@ def service_verb(c: Cmd) -> MatchResult:
         return Hit(detail=c.head)
     if not c.pos:
         return None
-    for w in c.pos[:4]:
+    values = {c.args[k + 1] for k, a in enumerate(c.args[:-1]) if a.startswith("-") and "=" not in a}
+    pos = [p for p in c.pos[:6] if p not in values]
+    for k, w in enumerate(pos[:4]):
         if len(w) > 48 or "/" in w or "." in w or "=" in w:
-            continue
+            continue  # a path, an assignment, or the value of an option (`--mode restore-size`)
         if _VERB.match(w):
+            if any(p.lower() in _READ_VERBS for p in pos[k + 1:k + 2]):
+                return None  # `velero restore get`: listing the restores, not restoring
             return Hit(detail=f"{c.head} {w}")
     opt = next((f for f in c.flags if f.startswith(("--delete", "--remove", "--purge", "--drop", "--reset-offsets", "--wipe"))), None)
     if opt:
@@ -92,12 +100,14 @@ def http_delete(c: Cmd) -> MatchResult:
 RULES: tuple[Rule, ...] = (
     Rule("generic.delete-verb", D, "This runs a delete-class operation ({detail}) on data or configuration it does not show.",
          service_verb, remedy="name exactly what will be deleted, or list it instead of deleting it",
-         examples=("vault kv metadata delete secret/app", "velero backup delete nightly", "nats kv del KV key",
+         examples=("fastly logging s3 delete --name logs", "vault kv metadata delete secret/app",
+                   "velero backup delete nightly", "nats kv del KV key",
                    "rabbitmqctl delete_user bot", "kafka-topics --bootstrap-server x --delete --topic t",
                    "stripe customers delete cus_1", "restic forget abc", "borg compact repo",
                    "mc admin policy unset myminio p"),
          counter=("vault kv get secret/app", "velero backup get", "ldcli environments create --name s",
-                  "echo delete", "grep remove file.txt")),
+                  "echo delete", "grep remove file.txt", "velero restore get", "restic stats --mode restore-size",
+                  "fastly logging s3 list --name logs")),
     Rule("generic.http-delete", D, "This {detail} to a service, removing data there.", http_delete,
          heads=heads("curl", "http", "https", "xh", "xhs", "httpie", "wget"),
          remedy="read the resource (GET) instead of deleting or replacing it",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, S, heads, resolve
+from gatesh.rater.worktree import GitLoss, describe
 
 GIT: Final = heads("git")
 PROTECTED: Final = frozenset({"main", "master", "trunk", "production", "prod", "release", "develop"})
@@ -49,9 +50,86 @@ def _positional(rest: tuple[str, ...]) -> list[str]:
     return [a for a in rest if not a.startswith("-")]
 
 
+# --- what a git verb would lose, read from the working tree (S3.2) ---------------------------------
+
+
+def _work_dir(c: Cmd) -> str | None:
+    """The folder git runs in: the command's cwd, moved by ``-C DIR``; None when unknown."""
+    cwd = c.cwd
+    args = c.args
+    i = 0
+    while cwd is not None and i < len(args):
+        a = args[i]
+        if a == "-C" and i + 1 < len(args):
+            if c.is_dynamic(args[i + 1]):
+                return None
+            cwd = resolve(args[i + 1], cwd, c.ctx.home, dynamic=False)
+            i += 2
+            continue
+        if a in _GLOBAL_WITH_ARG:
+            if a in ("--git-dir", "--work-tree"):
+                return None  # another repository than the folder's own
+            i += 2
+            continue
+        if not a.startswith("-"):
+            break
+        i += 1
+    return cwd
+
+
+def _lost(what: str, loss: GitLoss, *, unknown_remedy: str) -> Hit | None:
+    """A Hit naming what ``what`` would lose (None: nothing), or fail-closed when git could not say."""
+    if loss.unknown:
+        return Hit(detail=f"{what} may throw away uncommitted work, and gatesh could not tell what ({loss.unknown})",
+                   remedy=unknown_remedy)
+    parts: list[str] = []
+    remedies: list[str] = []
+    if loss.files:
+        parts.append(f"throws away {describe(loss.files)}")
+        remedies.append("commit or stash those changes first (git stash)")
+    if loss.commits:
+        n = f"{len(loss.commits)}{'+' if loss.more_commits else ''}"
+        plural = "s" if len(loss.commits) != 1 or loss.more_commits else ""
+        parts.append(f"drops {n} commit{plural} no other branch, tag or remote holds ({loss.commits[0]}"
+                     f"{', …' if len(loss.commits) > 1 else ''})")
+        remedies.append("create a branch at HEAD first (git branch keep-work) so the commits stay reachable")
+    if loss.stashes:
+        parts.append(f"deletes {'the stash ' if len(loss.stashes) == 1 else f'{len(loss.stashes)} stashes, '}"
+                     f"{loss.stashes[0]}{' …' if len(loss.stashes) > 1 else ''}")
+        remedies.append("apply it or turn it into a branch first (git stash branch NAME)")
+    if not parts:  # the tree holds nothing it would lose: said, so explain shows why it runs
+        return Hit(severity=S, detail=f"{what} loses nothing here: no uncommitted change, commit or stash is lost")
+    return Hit(detail=f"{what} {' and '.join(parts)}", remedy="; ".join(remedies))
+
+
+def _paths_after(rest: tuple[str, ...]) -> tuple[str | None, list[str]]:
+    """(tree-ish before ``--`` or None, the paths) of ``checkout``/``restore`` words."""
+    if "--" in rest:
+        k = rest.index("--")
+        before = [a for a in rest[:k] if not a.startswith("-")]
+        return (before[0] if before else None), list(rest[k + 1:])
+    pos = [a for a in rest if not a.startswith("-")]
+    return None, pos
+
+
 def reset_hard(c: Cmd) -> MatchResult:
     s, rest = sub(c)
-    return s == "reset" and bool(_opts(rest) & {"--hard", "--merge"})
+    if s != "reset" or not (_opts(rest) & {"--hard", "--merge"}):
+        return None
+    cwd = _work_dir(c)
+    unknown = "commit or stash first (git stash), then reset"
+    if cwd is None:
+        return Hit(detail="git reset --hard, in a folder only known when it runs, may throw away uncommitted work",
+                   remedy=unknown)
+    pos = _positional(rest)
+    target = pos[0] if pos else "HEAD"
+    if c.is_dynamic(target):
+        return Hit(detail="git reset --hard to a revision only known when it runs may drop commits", remedy=unknown)
+    probe = c.ctx.probe
+    files = probe.uncommitted(cwd, staged=True)
+    commits = probe.dropped_commits(cwd, target) if target not in ("HEAD", "@") else GitLoss()
+    merged = GitLoss(files.files, commits.commits, commits.more_commits, unknown=files.unknown or commits.unknown)
+    return _lost("git reset --hard", merged, unknown_remedy=unknown)
 
 
 def clean_force(c: Cmd) -> MatchResult:
@@ -59,9 +137,36 @@ def clean_force(c: Cmd) -> MatchResult:
     if s != "clean":
         return None
     o = _opts(rest)
-    if o & {"-n", "--dry-run"}:
+    if o & {"-n", "--dry-run"} or not (o & {"-f", "--force"}):
         return None
-    return bool(o & {"-f", "--force"})
+    cwd = _work_dir(c)
+    unknown = "run git clean -n first and delete only what it lists, or stash -u"
+    if cwd is None or any(c.is_dynamic(a) for a in rest):
+        return Hit(detail="git clean, with a folder or path only known when it runs, may delete untracked work",
+                   remedy=unknown)
+    options: list[str] = []
+    paths: list[str] = []
+    ended = False
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        if ended or not a.startswith("-"):
+            paths.append(a)
+        elif a == "--":
+            ended = True
+        elif a in ("--force", "--interactive"):
+            pass
+        elif a == "-e" and i + 1 < len(rest):
+            options.append("-e" + rest[i + 1])
+            i += 1
+        elif a.startswith("--"):
+            options.append(a)
+        else:
+            letters = "".join(ch for ch in a[1:] if ch not in "fi")
+            if letters:
+                options.append("-" + letters)
+        i += 1
+    return _lost("git clean", c.ctx.probe.cleaned(cwd, options, paths), unknown_remedy=unknown)
 
 
 def push_force(c: Cmd) -> MatchResult:
@@ -118,18 +223,49 @@ def branch_force_delete(c: Cmd) -> MatchResult:
 
 def stash_drop(c: Cmd) -> MatchResult:
     s, rest = sub(c)
-    return s == "stash" and bool(rest) and rest[0] in ("drop", "clear")
+    if s != "stash" or not rest or rest[0] not in ("drop", "clear"):
+        return None
+    cwd = _work_dir(c)
+    unknown = "apply or branch the stash first (git stash branch NAME)"
+    which = None if rest[0] == "clear" else next((a for a in rest[1:] if not a.startswith("-")), "stash@{0}")
+    if cwd is None or (which is not None and c.is_dynamic(which)):
+        return Hit(detail="dropping a stash only known when it runs deletes saved work", remedy=unknown)
+    return _lost(f"git stash {rest[0]}", c.ctx.probe.stashes(cwd, which), unknown_remedy=unknown)
+
+
+def _discards(c: Cmd, what: str, paths: list[str], *, staged: bool) -> MatchResult:
+    cwd = _work_dir(c)
+    unknown = "stash first (git stash), or commit the changes"
+    if cwd is None or any(c.is_dynamic(p) for p in paths):
+        return Hit(detail=f"{what}, with a folder or path only known when it runs, may overwrite uncommitted changes",
+                   remedy=unknown)
+    return _lost(what, c.ctx.probe.uncommitted(cwd, paths, staged=staged), unknown_remedy=unknown)
 
 
 def checkout_discard(c: Cmd) -> MatchResult:
     s, rest = sub(c)
-    if s != "checkout":
+    if not _checkout_discards(s, rest):
         return None
+    o = _opts(rest)
+    if o & {"--pathspec-from-file"}:
+        return Hit(detail="git checkout --pathspec-from-file overwrites files it lists elsewhere",
+                   remedy="stash first (git stash), or name the files")
+    source, paths = _paths_after(rest)
+    if o & {"-f", "--force"} and "--" not in rest:
+        return _discards(c, "git checkout --force", [], staged=True)
+    if source is None and "--" not in rest and len(paths) >= 2:
+        source, paths = paths[0], paths[1:]  # `git checkout HEAD file`: a tree-ish, then paths
+    return _discards(c, "this checkout", paths, staged=source is not None)
+
+
+def _checkout_discards(s: str, rest: tuple[str, ...]) -> bool:
+    if s != "checkout":
+        return False
     o = _opts(rest)
     if o & {"-f", "--force", "--pathspec-from-file"}:
         return True
     if o & {"-b", "-B", "--orphan"}:
-        return None
+        return False
     if "--" in rest:
         after = rest[rest.index("--") + 1:]
         return bool(after)
@@ -155,14 +291,27 @@ def restore_worktree(c: Cmd) -> MatchResult:
     if s != "restore":
         return None
     o = _opts(rest)
-    if o & {"-W", "--worktree"}:
-        return True
-    return not (o & {"-S", "--staged"}) and bool(_positional(rest))
+    if not (o & {"-W", "--worktree"}) and (o & {"-S", "--staged"} or not _positional(rest)):
+        return None
+    source = any(a.startswith(("--source", "-s")) for a in rest)
+    words = [a for a in rest if a != "--"]
+    paths: list[str] = []
+    skip = False
+    for a in words:
+        if skip:
+            skip = False
+        elif a in ("-s", "--source"):
+            skip = True
+        elif not a.startswith("-"):
+            paths.append(a)
+    return _discards(c, "git restore", paths, staged=source or bool(o & {"-S", "--staged"}))
 
 
 def switch_discard(c: Cmd) -> MatchResult:
     s, rest = sub(c)
-    return s == "switch" and bool(_opts(rest) & {"--discard-changes", "-f", "--force"})
+    if s != "switch" or not (_opts(rest) & {"--discard-changes", "-f", "--force"}):
+        return None
+    return _discards(c, "git switch --discard-changes", [], staged=True)
 
 
 def rewrite_history(c: Cmd) -> MatchResult:
@@ -225,14 +374,15 @@ RULES: tuple[Rule, ...] = (
          examples=("git commit --no-verify -m x", "git commit -nm x", "git push --no-verify origin main",
                    "git -c core.hooksPath=/dev/null commit -m x"),
          counter=("git commit -m x", "git push -n origin main", "git -c user.name=x commit -m y")),
-    Rule("git.reset-hard", D, "git reset --hard throws away uncommitted changes in the working tree.",
-         reset_hard, remedy="stash first (git stash) or commit, then reset", heads=GIT,
-         examples=("git reset --hard", "git reset --hard HEAD~3", "sudo git reset --hard origin/main"),
+    Rule("git.reset-hard", D, "{detail}.", reset_hard, remedy="stash first (git stash) or commit, then reset",
+         heads=GIT,
+         examples=("git reset --hard", "git reset --hard HEAD~1", "sudo git reset --hard origin/main",
+                   "git -C . reset --hard"),
          counter=("git reset HEAD file", "git reset --soft HEAD~1", "git add reset --hard")),
-    Rule("git.clean-force", D, "git clean -f permanently deletes untracked files that git cannot restore.",
-         clean_force, remedy="run git clean -n first and delete only what it lists, or stash -u", heads=GIT,
+    Rule("git.clean-force", D, "{detail}.", clean_force,
+         remedy="run git clean -n first and delete only what it lists, or stash -u", heads=GIT,
          examples=("git clean -fd", "git clean -f", "git clean -xdf"),
-         counter=("git clean -n", "git clean -nd", "git status")),
+         counter=("git clean -n", "git clean -nd", "git status", "git clean -f node_modules")),
     Rule("git.push-force", D, "A force push overwrites {detail}, discarding commits others may have.",
          push_force, remedy="use --force-with-lease", heads=GIT,
          examples=("git push --force", "git push -f origin feature", "git push origin +feature",
@@ -248,21 +398,21 @@ RULES: tuple[Rule, ...] = (
          branch_force_delete, remedy="use git branch -d, which refuses unmerged branches", heads=GIT,
          examples=("git branch -D feature", "git branch --delete --force old"),
          counter=("git branch -d feature", "git branch -a")),
-    Rule("git.stash-drop", D, "Dropping or clearing stashes deletes saved work.", stash_drop,
+    Rule("git.stash-drop", D, "{detail}.", stash_drop,
          remedy="apply or branch the stash first (git stash branch NAME)", heads=GIT,
          examples=("git stash drop", "git stash clear", "git stash drop stash@{0}"),
-         counter=("git stash", "git stash list", "git stash pop")),
-    Rule("git.checkout-discard", D, "This checkout overwrites uncommitted changes in the named files.",
-         checkout_discard, remedy="stash first (git stash), or commit the changes", heads=GIT,
-         examples=("git checkout -- file.txt", "git checkout .", "git checkout -f main",
-                   "git checkout HEAD -- src/"),
-         counter=("git checkout -b feature", "git checkout main", "git checkout feature/x")),
-    Rule("git.restore-worktree", D, "git restore overwrites uncommitted changes in the working tree.",
-         restore_worktree, remedy="stash first (git stash), or restore only --staged", heads=GIT,
-         examples=("git restore file.txt", "git restore .", "git restore -W file.txt"),
-         counter=("git restore -S file.txt", "git restore --staged .")),
-    Rule("git.switch-discard", D, "git switch --discard-changes throws away uncommitted changes.",
-         switch_discard, remedy="stash first (git stash)", heads=GIT,
+         counter=("git stash", "git stash list", "git stash pop", "git stash drop stash@{5}")),
+    Rule("git.checkout-discard", D, "{detail}.", checkout_discard, remedy="stash first (git stash), or commit the changes",
+         heads=GIT,
+         examples=("git checkout -- src/app.py", "git checkout .", "git checkout -f main", "git checkout HEAD -- src/",
+                   "git checkout -- '*.py'"),
+         counter=("git checkout -b feature", "git checkout main", "git checkout feature/x",
+                  "git checkout -- README.md", "git checkout -- docs")),
+    Rule("git.restore-worktree", D, "{detail}.", restore_worktree,
+         remedy="stash first (git stash), or restore only --staged", heads=GIT,
+         examples=("git restore src/app.py", "git restore .", "git restore -W src/app.py"),
+         counter=("git restore -S file.txt", "git restore --staged .", "git restore README.md")),
+    Rule("git.switch-discard", D, "{detail}.", switch_discard, remedy="stash first (git stash)", heads=GIT,
          examples=("git switch --discard-changes main", "git switch -f main"),
          counter=("git switch main", "git switch -c feature")),
     Rule("git.rewrite-history", D, "Rewriting all history with filter-branch/filter-repo replaces every commit.",

@@ -6,34 +6,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, Cmd, Ctx, D, Hit, MatchResult, Rule, heads, write_targets
+from gatesh.rater.builtin._base import A, Cmd, Ctx, D, Hit, MatchResult, Rule, heads
 
-AUTOSTART: Final = re.compile(
-    r"(?:^|/)\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|"
-    r"shrc|kshrc|cshrc|tcshrc|mkshrc|inputrc)$|/\.config/fish/(?:config\.fish|conf\.d/)"
-    r"|^/etc/(?:profile|profile\.d/.*|bash\.bashrc|bashrc|zshrc|zsh/.*|zprofile|environment|csh\.cshrc)$"
-    r"|\.ssh/(?:authorized_keys2?|rc|environment)$"
-    r"|^/etc/(?:cron\.(?:d|daily|hourly|weekly|monthly)/.*|crontab|anacrontab)$|^/var/spool/cron/"
-    r"|^/(?:etc|lib|usr/lib|run)/systemd/(?:system|user)/|/\.config/systemd/user/|/\.local/share/systemd/user/"
-    r"|/library/launch(?:agents|daemons)/|^/etc/(?:rc\.local|rc\.common|rc\.d/.*|init\.d/.*|init/.*)$"
-    r"|^/library/startupitems/|^/etc/emond\.d/|^/private/var/db/emondclients/|/\.config/autostart/"
-    r"|^/etc/xdg/autostart/|^/etc/udev/rules\.d/|^/etc/ld\.so\.preload$|(?:^|/)(?:sitecustomize|usercustomize)\.py$"
-    r"|/site-packages/[^/]+\.pth$|^/etc/update-motd\.d/|^/etc/network/if-up\.d/|^/etc/periodic/"
-    r"|/\.git/hooks/|^/etc/modules-load\.d/|^/etc/modules$|^/etc/pam\.d/",
-    re.I)
 _PERSIST_TEXT: Final = re.compile(r"\b(?:sitecustomize|usercustomize)\.py\b|\bLoginHook\b|login item", re.I)
-
-
-def autostart_write(c: Cmd) -> MatchResult:
-    home = c.ctx.home
-    for t in write_targets(c):
-        tt = t.replace("$HOME", home).replace("${HOME}", home)
-        if tt.startswith("~"):
-            tt = home + tt[1:]
-        if AUTOSTART.search(tt) or AUTOSTART.search(t):
-            shown = t if not t.startswith(home) else "~" + t[len(home):]
-            return Hit(detail=shown)
-    return None
 
 
 def crontab(c: Cmd) -> MatchResult:
@@ -111,12 +86,6 @@ def persist_text(ctx: Ctx) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("persist.autostart-file", A, "This writes {detail}, making code run again at every login, boot or schedule.",
-         autostart_write,
-         examples=("echo 'curl x|sh' >> ~/.bashrc", "echo key >> ~/.ssh/authorized_keys", "tee /etc/cron.d/job",
-                   "cp x.service /etc/systemd/system/", "cp agent.plist ~/Library/LaunchAgents/",
-                   "echo x > /etc/rc.local"),
-         counter=("cat ~/.bashrc", "echo x >> notes.txt", "cp a.txt b.txt", "grep alias ~/.zshrc")),
     Rule("persist.crontab", A, "crontab {detail}.", crontab, heads=heads("crontab"),
          examples=("crontab jobs.txt", "crontab -e", "crontab -r"), counter=("crontab -l",)),
     Rule("persist.at", A, "at {detail}.", at_job, heads=heads("at", "batch"),

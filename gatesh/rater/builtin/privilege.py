@@ -6,14 +6,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads, write_targets
+from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads
 
 _SUID_SYM: Final = re.compile(r"^[ugoa]*[+=][rwxXt]*s[rwxXt]*$")
 _WORLD_SYM: Final = re.compile(r"^(?:[ugo]*[oa][ugo]*|)[+=][rxXst]*w")
 _NUM: Final = re.compile(r"^[0-7]{3,4}$")
-PRIV_FILES: Final = re.compile(
-    r"^/(?:private/)?etc/(?:sudoers(?:\.d/.*)?|passwd|shadow|group|gshadow|master\.passwd|pam\.d/.*|"
-    r"security/.*|ld\.so\.preload|doas\.conf|polkit-1/.*)$|^/usr/local/etc/sudoers(?:\.d/.*)?$")
 ACCOUNTS: Final = heads("useradd", "adduser", "usermod", "userdel", "deluser", "groupadd", "groupmod",
                         "groupdel", "gpasswd", "passwd", "chpasswd", "chsh", "chfn", "pw", "dscl",
                         "sysadminctl", "dseditgroup", "newusers", "vipw", "vigr", "ldapadd", "ldapmodify",
@@ -58,17 +55,6 @@ def install_suid(c: Cmd) -> MatchResult:
     mode = c.opt_value("-m", "--mode")
     if mode and _NUM.match(mode) and len(mode) == 4 and int(mode[0]) & 6:
         return True
-    return None
-
-
-def priv_files(c: Cmd) -> MatchResult:
-    if c.head == "visudo" and c.has("-c", "--check"):
-        return None
-    for t in write_targets(c):
-        if PRIV_FILES.match(t):
-            return Hit(detail=t)
-    if c.head == "visudo":
-        return Hit(detail="/etc/sudoers")
     return None
 
 
@@ -137,12 +123,32 @@ def trust(c: Cmd) -> MatchResult:
 _SETID_PERM: Final = re.compile(r"^[-/]?(?:[246]\d{3}|u=s|g=s|u\+s|g\+s)$")
 
 
+# Where installed programs live: a program from anywhere else was put there by someone, maybe this session.
+_INSTALLED: Final = re.compile(r"^/(?:usr/(?:local/)?)?s?bin/|^/usr/(?:local/)?(?:lib|libexec|share)/|^/opt/|^/snap/"
+                               r"|^/nix/|^/Applications/|^/System/|^/Library/|^/opt/homebrew/")
+
+
+def root_program(c: Cmd) -> MatchResult:
+    """``sudo ./x`` or ``sudo /tmp/x``: a program gatesh cannot read, run with root's privileges."""
+    sc = c.sc
+    if not sc.privileged or not sc.argv or not sc.argv[0].static:
+        return None
+    prog = sc.argv[0].text
+    if "/" not in prog or _INSTALLED.match(prog):
+        return None
+    return Hit(detail=f"runs {prog}, a program outside the installed ones, as root")
+
+
 def setid_recon(c: Cmd) -> MatchResult:
     """``find / -perm -4000``: lists setuid/setgid programs, the first step of a privilege escalation."""
     return any(a == "-perm" and _SETID_PERM.match(v) for a, v in zip(c.args, c.args[1:], strict=False))
 
 
 RULES: tuple[Rule, ...] = (
+    Rule("priv.root-program", D, "This {detail}: whatever it does, it does with every privilege of the machine.",
+         root_program, remedy="run it without sudo, or install it properly and run the installed program",
+         examples=("sudo /tmp/T1222002own x", "sudo ./build/installer", "doas ~/bin/tool"),
+         counter=("sudo apt update", "sudo /usr/bin/systemctl status x", "./build/app", "sudo ls")),
     Rule("priv.setid-recon", D, "This lists setuid/setgid programs, the reconnaissance step of a privilege escalation.",
          setid_recon, heads=heads("find", "bfs", "gfind"), remedy="say which program's permissions you need to check",
          examples=("find / -perm -4000 2>/dev/null", "find /usr/bin -perm -u=s -type f"),
@@ -158,10 +164,6 @@ RULES: tuple[Rule, ...] = (
     Rule("priv.install-suid", A, "install with a setuid/setgid mode creates a privilege-escalation binary.",
          install_suid, heads=heads("install"), examples=("install -m 4755 x /usr/local/bin/x",),
          counter=("install -m 755 x ~/.local/bin/x",)),
-    Rule("priv.auth-files", A, "This writes {detail}, which controls who may become root or log in.", priv_files,
-         examples=("echo 'me ALL=(ALL) NOPASSWD:ALL' >> /etc/sudoers", "sudo sed -i 's/a/b/' /etc/sudoers",
-                   "sudo vim /etc/sudoers", "echo x >> /etc/passwd", "sudo tee -a /etc/pam.d/sshd"),
-         counter=("cat /etc/sudoers", "visudo -c -f /etc/sudoers", "sudo tee /etc/hosts.bak")),
     Rule("priv.root-shell", A, "This opens an interactive root or other-user shell ({detail}) that the gate cannot see into.",
          root_shell, heads=ROOT_SHELL,
          examples=("sudo -s", "sudo -i", "sudo su", "su", "su - root", "doas -s"),

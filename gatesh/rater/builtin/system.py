@@ -3,6 +3,7 @@ itself and to what it serves."""
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
@@ -76,6 +77,44 @@ def services(c: Cmd) -> MatchResult:
     return None
 
 
+# Package files installed from disk rather than from a repository that signs them, and the flags
+# that skip the checks a package manager makes.
+_PACKAGE_FILE: Final = re.compile(r"\.(?:deb|rpm|snap|apk|pkg|mpkg|pkg\.tar\.(?:zst|xz|gz)|flatpak|flatpakref|appimage|"
+                                  r"msi|xbps|txz)$", re.I)
+_UNCHECKED: Final = frozenset({"--dangerous", "--devmode", "--nodeps", "--force", "--force-all", "--force-depends",
+                               "--force-overwrite", "--allow-untrusted", "--nogpgcheck", "--no-gpg-checks",
+                               "--allow-unauthenticated", "--allow-downgrades", "--no-signature", "--nosignature",
+                               "--skip-broken", "--replacefiles", "--replacepkgs", "--insecure", "--unsigned",
+                               "--allow-insecure-repositories", "--ignore-signatures"})
+_INSTALL_VERBS: Final = frozenset({"install", "in", "add", "localinstall", "reinstall", "upgrade", "update", "-i",
+                                   "-U", "--install", "--upgrade", "-Uvh", "-ivh", "-Uv", "-iv"})
+_SYSTEM_INSTALLERS: Final = heads("dpkg", "apt", "apt-get", "aptitude", "rpm", "dnf", "yum", "zypper", "snap", "apk",
+                                  "installer", "pacman", "gdebi", "flatpak", "pkg", "port", "xbps-install", "microdnf",
+                                  "opkg", "pkg_add")
+
+
+def local_package(c: Cmd) -> MatchResult:
+    h = c.head
+    words = [a for a in c.args]
+    files = [p for p in c.pos if _PACKAGE_FILE.search(p)]
+    if h == "installer":
+        pkg = c.opt_value("-pkg", "-package")
+        files = [pkg] if pkg else files
+    installing = (h in ("dpkg",) and c.has("-i", "--install", "--unpack")) or (
+        h == "rpm" and any(a.startswith(("-i", "-U", "-F")) and not a.startswith("--") for a in words)) or (
+        h == "pacman" and any(a.startswith("-U") for a in words)) or h in ("gdebi", "installer") or (
+        c.sub(0) in _INSTALL_VERBS)
+    if not installing:
+        return None
+    unchecked = sorted(f for f in c.flags if f in _UNCHECKED or f.startswith("--force-"))
+    if files:
+        return Hit(detail=f"installs the local package file {files[0]}"
+                          + (f" with {unchecked[0]}" if unchecked else ""))
+    if unchecked:
+        return Hit(detail=f"installs packages with {unchecked[0]}, which skips the package manager's checks")
+    return None
+
+
 def power(c: Cmd) -> MatchResult:
     h = c.head
     if h in ("reboot", "poweroff", "halt", "shutdown"):
@@ -146,6 +185,15 @@ RULES: tuple[Rule, ...] = (
          remedy="leave system services running",
          examples=("systemctl stop nginx", "sudo systemctl disable docker", "service mysql stop"),
          counter=("systemctl status nginx", "systemctl list-units", "service nginx status")),
+    Rule("system.local-package", D, "This {detail}: a change to the machine from a file no package repository "
+         "vouches for.", local_package, heads=_SYSTEM_INSTALLERS,
+         remedy="install the package by name from the distribution's repository, without flags that skip its checks",
+         examples=("dpkg -i x.deb", "sudo apt install ./tool_1.0_amd64.deb", "rpm -ivh x.rpm", "dnf install ./x.rpm",
+                   "snap install x.snap --dangerous", "apk add --allow-untrusted x.apk",
+                   "installer -pkg Tool.pkg -target /", "pacman -U x.pkg.tar.zst", "rpm -i --nodeps x.rpm",
+                   "apt-get install --allow-unauthenticated foo"),
+         counter=("apt install jq", "dpkg -l", "rpm -qa", "snap install hello", "dnf install git", "dpkg -c x.deb",
+                  "pacman -Syu")),
     Rule("system.power", D, "Shutting down or rebooting the machine ends every running session and job.",
          power, heads=heads("reboot", "poweroff", "halt", "shutdown", "init", "telinit", "systemctl", "tmutil"),
          remedy="finish the task without restarting or shutting down the machine",

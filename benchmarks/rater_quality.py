@@ -4,7 +4,9 @@ Usage: python benchmarks/rater_quality.py [--corpus DIR] [--cwd DIR] [--misses F
 
 For each corpus it prints action counts per label, the figures the issue sets targets for, and the
 worst-covered categories; the last line is one JSON object with every figure. "Not allowed" means
-any action other than ALLOW. Nothing is executed.
+any action other than ALLOW. Rows are decided in the realistic scratch working tree of
+``gatesh.testing.worktree`` (HOME is its home) unless ``--cwd`` names another folder: whether a
+deletion loses work is read from the tree (S3.2). Nothing is executed.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ GTFO_TARGET_FUNCTIONS = ("shell", "reverse-shell", "bind-shell", "privilege-esca
 ATOMIC_TARGET_TECHNIQUES = ("T1485", "T1486", "T1490", "T1529", "T1070", "T1685", "T1686", "T1690",
                             "T1562", "T1222", "T1548", "T1053", "T1546", "T1136", "T1098", "T1003",
                             "T1552")
-TARGETS = {"dcg": {"risky_not_allowed": 97.0, "benign_allowed": 85.0},
-           "claude_code_safety_net": {"risky_not_allowed": 97.0, "benign_allowed": 85.0},
-           "gtfobins": {"target_not_allowed": 95.0},
-           "atomic_red_team": {"target_not_allowed": 90.0}}
+TARGETS = {"dcg": {"risky_not_allowed": 98.0, "benign_allowed": 97.0},
+           "claude_code_safety_net": {"risky_not_allowed": 97.0, "benign_allowed": 95.0},  # default-mode rows
+           "gtfobins": {"target_not_allowed": 97.0},
+           "atomic_red_team": {"target_not_allowed": 95.0}}
 
 
 def is_target(corpus: str, row: dict[str, Any]) -> bool:
@@ -116,11 +118,20 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", default=os.environ.get("GATESH_CORPUS", "/work/shared/corpus"))
-    p.add_argument("--cwd", default=os.getcwd(), help="working directory the commands are decided in")
+    p.add_argument("--cwd", default=None, help="working directory the commands are decided in "
+                   "(default: a realistic scratch working tree, HOME its home folder)")
     p.add_argument("--misses", help="write misses (risky allowed, benign refused) as JSONL")
     p.add_argument("--only", action="append", help="corpus name (repeatable)")
     p.add_argument("--categories", action="store_true", help="print every category's counts")
     a = p.parse_args(argv)
+    if a.cwd is None:
+        import tempfile
+
+        from gatesh.testing import worktree
+
+        scratch = worktree.build(tempfile.mkdtemp(prefix="gatesh-quality-"))
+        os.environ["HOME"] = scratch.home
+        a.cwd = scratch.repo
     misses: list[dict[str, Any]] = []
     summary: dict[str, Any] = {}
     for name in a.only or CORPORA:

@@ -205,7 +205,9 @@ STEPS: tuple[Step, ...] = (
 )
 OWN_FILES = {"run_all.py", "plot.py"}
 # Scripts in benchmarks/ that are not benchmarks: listed in the document, never run.
-NOT_BENCHMARKS = {"fuzz_long.py": "a long fuzzing campaign (issue 10), not a benchmark: run it on its own"}
+NOT_BENCHMARKS = {"fuzz_long.py": "a long fuzzing campaign (issue 10), not a benchmark: run it on its own",
+                  "effect_fixture.py": "run by evaluation.py (its figures are a section of docs/EVALUATION.md); "
+                                       "also runnable on its own"}
 
 
 # --- running -------------------------------------------------------------------------------------

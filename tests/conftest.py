@@ -104,3 +104,17 @@ def isolated_home(
         monkeypatch.delenv(var, raising=False)
     yield home
     stop_daemons(str(home))
+
+
+@pytest.fixture(scope="module")
+def scratch_tree(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A realistic working tree (gatesh.testing.worktree) for one test module: rules that read the
+    files' git state (S3.2) are decided there. Skips visibly without git."""
+    import shutil
+
+    from gatesh.testing import worktree
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: these cases are decided in a real git working tree")
+    return worktree.build(str(tmp_path_factory.mktemp("tree")))
+

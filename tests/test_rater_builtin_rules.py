@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import time
 
 import pytest
@@ -21,10 +20,8 @@ _TREE: list[worktree.Scratch] = []
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _scratch(tmp_path_factory: pytest.TempPathFactory) -> None:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed: the rule examples are decided in a real git working tree")
-    _TREE.append(worktree.build(str(tmp_path_factory.mktemp("rules"))))
+def _scratch(scratch_tree: worktree.Scratch) -> None:
+    _TREE.append(scratch_tree)
 
 
 def ids_for(cmd: str, *, harmful: bool = False) -> set[str]:

@@ -663,15 +663,14 @@ _READ_CALL: Final = re.compile(
     r"(?:readFileSync|readFile|createReadStream|read_text|read_bytes|File\.read|IO\.read|file_get_contents|readlines"
     r"|Files\.read\w*|FileReader|FileInputStream|Deno\.readTextFile|Bun\.file|getline|\bopen|\bfopen|\brequire"
     r"|\bload|\bslurp|\bcat)\s*\(?[^;\n]*$")
-_DELETE_CALL: Final = re.compile(
-    r"(?:shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|\.unlink|\.rmtree|rmSync|rmdirSync|unlinkSync"
-    r"|FileUtils\.rm\w*|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm"
-    r"|fs\.promises\.rm|Files\.delete\w*|Deno\.remove|\btruncate)\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?$")
+# Calls that delete or truncate the file they are given, in the languages inline code is written in.
+_DELETERS: Final = (r"shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmSync|rmdirSync|unlinkSync"
+                    r"|FileUtils\.rm\w*|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree"
+                    r"|fs\.rm|fs\.promises\.rm|Files\.delete\w*|Deno\.remove")
+_CALL_OPEN: Final = r"\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?"
+_DELETE_CALL: Final = re.compile(rf"(?:{_DELETERS}|\.unlink|\.rmtree|\btruncate){_CALL_OPEN}$")
 # A deletion call's literal argument, whatever it looks like (`os.remove('notes.txt')`).
-_DELETE_LITERAL: Final = re.compile(
-    r"(?:shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmSync|rmdirSync|unlinkSync|FileUtils\.rm\w*"
-    r"|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm|Files\.delete\w*"
-    r"|Deno\.remove)\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?(['\"])([^'\"\n]{1,512})\1")
+_DELETE_LITERAL: Final = re.compile(rf"(?:{_DELETERS}){_CALL_OPEN}(['\"])([^'\"\n]{{1,512}})\1")
 _APPEND_CALL: Final = re.compile(r"append|>>\s*$|['\"]a\+?['\"]")
 # A mode after the literal: open("/etc/x", "w"), fopen("/x", "a"), File.open("/x", "w").
 _MODE_AFTER: Final = re.compile(r"""^\s*,\s*(?:mode\s*=\s*)?['"]([rwax+bt]+)['"]""")

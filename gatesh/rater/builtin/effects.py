@@ -149,7 +149,14 @@ def _verb(ctx: Ctx, e: PathEffect) -> str:
         return "empties" if head in (":", "true", "") else "overwrites"
     if e.via == "inline code":
         return "deletes or overwrites"
-    return _VERBS.get(_head(ctx, e), "overwrites")
+    verb = _VERBS.get(_head(ctx, e), "overwrites")
+    cmds = ctx.facts.commands
+    if verb == "deletes" and 0 <= e.command < len(cmds) and any(
+            w.static and (w.text in ("--recursive",) or (w.text.startswith("-") and not w.text.startswith("--")
+                                                          and ("r" in w.text or "R" in w.text)))
+            for w in cmds[e.command].argv[1:]):
+        return "recursively deletes"
+    return verb
 
 
 _REMEDIES: Final = {

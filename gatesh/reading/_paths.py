@@ -283,9 +283,9 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
         t = w.text
         k = t.find("file://")
         if w.static and k >= 0:
-            m = _URL_FILE.match(t[k:].split(",", 1)[0])
-            if m:
-                col.add(m.group(1), True, R, i, cwd, "argv")
+            url = _URL_FILE.match(t[k:].split(",", 1)[0])
+            if url:
+                col.add(url.group(1), True, R, i, cwd, "argv")
     if head in _NAME_ONLY_READS:
         for k, w in enumerate(words[:-1]):
             if w.static and w.text in _NAME_ONLY_READS[head]:
@@ -306,9 +306,9 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
         return
     if head == "socat":
         for w in words:
-            m = _SOCAT_FILE.match(w.text) if w.static else None
-            if m:
-                kind, path, opts = m.group(1).lower(), m.group(2), m.group(3).lower()
+            addr = _SOCAT_FILE.match(w.text) if w.static else None
+            if addr:
+                kind, path, opts = addr.group(1).lower(), addr.group(2), addr.group(3).lower()
                 writes = kind in ("create", "creat") or "creat" in opts or "wronly" in opts or "append" in opts
                 col.add(path, True, W if writes else U, i, cwd, "argv", replaces="trunc" in opts or kind == "create")
         return
@@ -474,8 +474,8 @@ def _find(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: s
     if not deletes:
         readers = [c for c in execs if c.head and c.head not in vocab.NAME_ONLY]
         if readers:  # `find ~/.ssh -exec cat {} \;`: every match under each root is handed to the program
-            direction = R if all(vocab.use_of(c.head) is not None and vocab.use_of(c.head).operands is R
-                                 for c in readers) else U
+            uses = [vocab.use_of(c.head) for c in readers]
+            direction = R if all(u is not None and u.operands is R for u in uses) else U
             for w in roots or [Word(".")]:
                 col.add(w.text, w.static, direction, i, cwd, "argv")
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -225,6 +226,12 @@ def test_explain_cli(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_eval_cli_counts_per_label(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    from gatesh.testing import worktree
+
+    # A tree with uncommitted edits: `git reset --hard` would lose them (S3.2), so it is rejected.
+    repo = worktree.make_repo(str(tmp_path / "repo"))
     corpus = tmp_path / "c.jsonl"
     rows = [
         {"cmd": "ls", "label": "benign"},
@@ -244,6 +251,8 @@ def test_eval_cli_counts_per_label(tmp_path: Path) -> None:
             "--json",
             "--misses",
             str(tmp_path / "m.jsonl"),
+            "--cwd",
+            repo,
         ],
         capture_output=True,
         text=True,

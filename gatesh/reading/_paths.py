@@ -134,11 +134,11 @@ def tree_root(cwd: str | None, home: str) -> str | None:
 
 
 def _gate_roots() -> tuple[str, ...]:
-    """gatesh's own files and installation: the one answer self-protection also uses (S3.4)."""
-    try:
-        return gate_paths.own_files()
-    except Exception:  # an unreadable install record: the defaults still count
-        return tuple(posixpath.normpath(p) for p in gate_paths.current().protected if p.startswith("/"))
+    """gatesh's own folders (config, state, runtime, data: the venv, shims and git hooks live in
+    the data folder), for the class of a path a person reads. Only a label: what touching any of
+    gatesh's files means is decided by self-protection (S3.4, ``policy.selfprotect.protected_for``,
+    the one answer) before any rating, including the parts an install record puts elsewhere."""
+    return tuple(posixpath.normpath(p) for p in gate_paths.current().protected if p.startswith("/"))
 
 
 class _Collector:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._types import CodeSource, Context, Gap
+from gatesh._types import CodeSource, Context, Gap, PathClass
 from gatesh.policy._rules import inline_code, reads_code_from_stdin, split_args
 from gatesh.policy.floors import is_floor_note
 from gatesh.policy.readonly import command_reads
@@ -105,11 +105,30 @@ def _dynamic_head(c: Cmd) -> str | None:
     return c.sc.raw[:60] or "a dynamic program" if c.sc.dynamic_head else None
 
 
+def _unknown_path(ctx: Ctx) -> str | None:
+    """A path the command names whose value is only known when it runs (S2.1 path effects of
+    class UNKNOWN): the builtin cannot say whether it is a credential store, a system folder or a
+    file holding work, so it cannot vouch for what touching it does."""
+    for e in ctx.facts.paths:
+        if e.cls is PathClass.UNKNOWN:
+            return e.path[:60]
+    return None
+
+
+# Programs whose dynamic words are only printed or compared, never opened, run or sent: their
+# value changes what is shown, not what is touched (a redirect of their output is a path effect).
+_DATA_WORDS: Final = frozenset({"echo", "printf", "test", "[", "[[", "true", "false", ":"})
+
+
 def _dynamic_word(c: Cmd) -> str | None:
-    """A word or redirect target whose value is only known when it runs: a path the builtin
-    cannot classify, an option it cannot read."""
+    """A word or redirect target whose value is only known when it runs and that is not a path
+    (a path of unknown value is :func:`_unknown_path`'s): an option, a mode, a name the builtin
+    cannot read."""
+    if c.head in _DATA_WORDS:
+        return None
+    paths = {e.path for e in c.ctx.facts.paths if e.command == c.index}
     for w in c.sc.argv[1:]:
-        if not w.static:
+        if not w.static and w.text not in paths:
             return w.text[:60]
     for r in c.sc.redirects:
         if r.target is None:
@@ -341,8 +360,13 @@ GAPS: Final[tuple[GapRule, ...]] = (
             examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash missing-script.sh"), counter=("ls",)),
     GapRule("knowledge.dynamic-head", "The program it runs is only known when it runs ({detail}).",
             _dynamic_head, examples=("$EDITOR notes.txt",), counter=("vim notes.txt",)),
+    GapRule("knowledge.unknown-path", "The path {detail} is only known when it runs, so what touching it does "
+            "is not known.", _unknown_path, on_facts=True,
+            examples=("rm \"$TARGET\"", "cat $(ls)", "cp notes.txt \"$DEST/\""),
+            counter=("rm build.log", "echo \"$MSG\"")),
     GapRule("knowledge.dynamic-word", "A word is only known when it runs ({detail}), so its effect is not known.",
-            _dynamic_word, examples=("rm \"$TARGET\"", "cat $(ls)"), counter=("rm build.log",)),
+            _dynamic_word, examples=("chmod \"$MODE\" app.py", "kill $PID"),
+            counter=("rm build.log", "echo \"$MSG\"", "rm \"$TARGET\"", "[ -n \"$X\" ]")),
     GapRule("knowledge.local-program", "It runs {detail}, a program of the project or the user that gatesh did "
             "not read.", _local_program, examples=("./configure --prefix=/usr", "path/to/tool --run"),
             counter=("/usr/bin/ls -l", "ls")),

@@ -130,3 +130,11 @@ def test_dynamic_paths_are_kept_as_unknown() -> None:
 def test_many_paths_are_bounded() -> None:
     facts = read("cat " + " ".join(f"/etc/f{k}" for k in range(2000)), cwd=CWD, home=HOME)
     assert 0 < len(facts.paths) <= 256
+
+
+def test_a_container_or_remote_command_keeps_the_paths_whose_class_does_not_depend_on_this_machine() -> None:
+    (e,) = read("kubectl exec web -- cat /run/secrets/kubernetes.io/serviceaccount/token", cwd=CWD, home=HOME).paths
+    assert e.cls is PathClass.CREDENTIALS and e.direction is Direction.READ
+    # A relative path or a file that holds work there is that host's business, not this working tree's.
+    assert read("ssh build-host rm -rf build", cwd=CWD, home=HOME).paths == ()
+    assert read("docker exec web rm -rf /home/app/cache", cwd=CWD, home=HOME).paths == ()

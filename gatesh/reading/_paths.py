@@ -12,6 +12,7 @@ path it cannot resolve is kept with class UNKNOWN.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import os
@@ -208,13 +209,32 @@ def effects(commands: Sequence[SimpleCommand], cwd: str | None, home: str | None
     fed = _fed_names(commands, pipelines)
     for i, cmd in enumerate(commands):
         if cmd.remote or cmd.context == "remote":
-            continue  # another host's files
+            _elsewhere(col, cmd, i)
+            continue
         _command(col, cmd, i, cur, commands[i + 1:i + 4])
         for w in fed.get(i, ()):
             col.add(w.text, w.static, U, i, cur, "piped name")
         if cmd.head in ("cd", "pushd", "chdir") and cmd.context in ("top", "function"):
             cur = _cd(cmd, cur, h)
     return tuple(col.out)
+
+
+# The classes a path on another host or in a container keeps: what reading or writing them means
+# does not depend on this machine (a service-account token is a credential there too). Work-loss
+# classes do: that host's files are not this working tree's, and relative paths are not ours.
+_ELSEWHERE_CLASSES: Final = frozenset({PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM})
+
+
+def _elsewhere(col: _Collector, cmd: SimpleCommand, i: int) -> None:
+    """The paths a command run on another host or in a container names (``kubectl exec pod -- cat
+    /run/secrets/…/token``), classed by where they lie there: absolute and home paths only, no
+    working tree, no symlinks followed; kept only for :data:`_ELSEWHERE_CLASSES`."""
+    there = _Collector(None, col.home, col.home_known)
+    there._tree, there._gate = None, ()
+    _command(there, cmd, i, None)
+    for e in there.out:
+        if e.cls in _ELSEWHERE_CLASSES and len(col.out) < MAX_EFFECTS:
+            col.out.append(dataclasses.replace(e, via=f"{e.via} on another host or in a container"))
 
 
 # Programs that take file names on their input (`echo F | cpio -o`, `echo F | xargs cat`).

@@ -288,9 +288,19 @@ def hidden_terminal(c: Cmd) -> MatchResult:
     return None
 
 
+# Options that switch on a program's own shell escape (the document it reads then runs commands).
+_SHELL_ESCAPE_FLAGS: Final[dict[str, frozenset[str]]] = {
+    "dvips": frozenset({"-R0"}),  # unsecure mode: backtick \special commands run in a shell
+}
+
+
 def program_option(c: Cmd) -> MatchResult:
-    """``--OPTION=/path/program`` for an option whose value a program runs (hooks, helpers, shells)."""
+    """``--OPTION=/path/program`` for an option whose value a program runs (hooks, helpers, shells),
+    or an option that switches on the program's shell escape (``dvips -R0``)."""
     h = c.head
+    flags = _SHELL_ESCAPE_FLAGS.get(h)
+    if flags is not None and any(a in flags for a in c.args):
+        return Hit(detail=f"{h} {next(a for a in c.args if a in flags)} lets the file it reads run shell commands")
     for a in c.args:
         if _ESCAPE_OPTS.match(a) and ("sh" in a or "/" in a.split("=", 1)[-1]) and ("=" in a):
             val = a.split("=", 1)[1]
@@ -382,8 +392,8 @@ RULES: tuple[Rule, ...] = (
          counter=("script -c 'make' build.log", "tmux ls", "screen -ls")),
     Rule("escape.program-option", A, "{detail}, a known way to escape to a shell.", program_option,
          examples=("npm --script-shell=/tmp/x.sh run build", "certbot --pre-hook=/tmp/x.sh renew",
-                   "mysql --pager=/bin/sh"),
-         counter=("npm run build", "certbot renew")),
+                   "mysql --pager=/bin/sh", "dvips -R0 texput.dvi"),
+         counter=("npm run build", "certbot renew", "dvips -R texput.dvi")),
     Rule("escape.library-option", A, "{detail}, loading code into a program the gate cannot see.", library_option,
          examples=("curl --engine /tmp/lib.so x", "ssh-keygen -D /tmp/lib.so", "ldconfig -f /tmp/ld.conf",
                    "ffmpeg -f lavfi -i anullsrc -af ladspa=file=/tmp/lib.so out.wav"),

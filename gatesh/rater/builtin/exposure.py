@@ -117,6 +117,30 @@ def kube_proxy(c: Cmd) -> MatchResult:
 # Options that say where a server listens, for any program.
 _BIND_OPTS: Final = ("--host", "--bind", "--ip", "--listen", "--address", "--addr", "--hostname", "--interface",
                      "--bind-address", "--server.address", "--http-addr", "--web.listen-address")
+# Of those, the ones that name where to *connect* in a client (``psql --host db``, ``kodi-send
+# --host 192.168.0.1``, ``pct clone --hostname NAME``): they say "listens" only for a program that
+# serves (below) or given a wildcard address, which no client connects to.
+_CLIENT_TOO: Final = frozenset({"--host", "--hostname", "--ip", "--address", "--addr", "--interface"})
+# Programs that serve, whatever their words say (their bind option is where they listen).
+_SERVERS: Final = frozenset({"jupyter", "jupyter-notebook", "jupyter-lab", "streamlit", "gradio", "mkdocs", "hugo",
+                             "jekyll", "rails", "puma", "unicorn", "thin", "gunicorn", "uvicorn", "hypercorn",
+                             "daphne", "waitress-serve", "flask", "caddy", "vite", "next", "astro", "nuxt", "nuxi",
+                             "webpack", "webpack-dev-server", "ng", "http-server", "live-server", "miniserve",
+                             "serve", "darkhttpd", "sphinx-autobuild", "tensorboard", "mlflow", "grip",
+                             "code-server", "ttyd", "gotty", "wetty", "static-web-server", "php", "deno", "bun"})
+# A word that tells a program to serve (``npm run dev -- --host 10.0.0.5``, ``mkdocs serve``).
+_SERVER_WORDS: Final = frozenset({"serve", "server", "runserver", "dev", "preview", "start", "listen", "notebook",
+                                  "lab", "run", "up", "web", "httpd", "gateway"})
+# A value that names a host or address (``eth0``, ``host_name`` or ``port_or_socket`` do not).
+_ADDRESS: Final = re.compile(r"^(?:\d+|\[[0-9a-fA-F:.]*\](?::\d+)?|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*"
+                             r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?|localhost(?::\d+)?"
+                             r"|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?)$")
+
+
+def _serves(c: Cmd) -> bool:
+    """Whether the command runs a server: a program that serves, or a word telling one to."""
+    return c.head in _SERVERS or c.head in _SHORT_BIND or c.head in _FOLDER_SERVERS or any(
+        p.lower() in _SERVER_WORDS for p in c.pos[:3])
 # Short forms, only for the servers that use them that way (-b is a cookie file to curl).
 _SHORT_BIND: Final = {"rails": ("-b",), "puma": ("-b",), "gunicorn": ("-b",), "hugo": ("-b",), "jekyll": ("-H",),
                       "bundle": ("-b",), "http-server": ("-a",), "miniserve": ("-i",), "serve": ("-l",),
@@ -144,7 +168,12 @@ def dev_server(c: Cmd) -> MatchResult:
                     return _hit(f"{h} {name} listens on every interface")
                 continue
             value = nxt
-        if _outside(value) or value in ("0.0.0.0", "::"):
+        bare = value.strip().strip("'\"")
+        if bare in _ALL - {""}:
+            return _hit(f"{h} listens on {value}")  # every interface: no client connects to it
+        if not _ADDRESS.match(bare) or not _outside(bare):
+            continue
+        if name not in _CLIENT_TOO or _serves(c):
             return _hit(f"{h} listens on {value}")
     if h in ("manage.py", "django-admin") or (h.startswith("python") and "manage.py" in c.args):
         if "runserver" in c.args:
@@ -179,7 +208,15 @@ def tunnel(c: Cmd) -> MatchResult:
         return _hit("localtunnel exposes a local port to the internet")
     if h == "bore" and c.sub(0) == "local":
         return _hit("bore exposes a local port to the internet")
-    if h in ("frpc", "chisel", "expose", "sish", "zrok") and c.pos:
+    if h == "chisel":
+        # chisel's server listens on every interface; its client forwards like ssh -L unless a
+        # remote is reversed (R:…), which opens a port on the server's side to this machine.
+        if c.sub(0) == "server":
+            return _hit("chisel server listens on every interface")
+        if c.sub(0) == "client" and any(p.upper().startswith("R:") for p in c.pos[1:]):
+            return _hit("chisel client opens a port on the server's side to this machine")
+        return None
+    if h in ("frpc", "expose", "sish", "zrok") and c.pos:
         return _hit(f"{h} opens a tunnel to this machine")
     if h == "tailscale" and c.sub(0) in ("funnel",):
         return _hit("tailscale funnel exposes a local port to the internet")
@@ -224,9 +261,14 @@ RULES: tuple[Rule, ...] = (
                    "socat TCP-LISTEN:8080,fork TCP:localhost:80", "kubectl proxy --address 0.0.0.0",
                    "ngrok http 3000", "uvicorn app:app --host 0.0.0.0", "flask run --host=0.0.0.0",
                    "python manage.py runserver 0.0.0.0:8000", "npx http-server .", "vite --host",
-                   "ssh -R 0.0.0.0:8080:localhost:80 host.example", "jupyter notebook --ip=0.0.0.0"),
+                   "ssh -R 0.0.0.0:8080:localhost:80 host.example", "jupyter notebook --ip=0.0.0.0",
+                   "npm run dev -- --host 10.0.0.5", "mytool --host 0.0.0.0 --port 80", "chisel server --port 8080",
+                   "chisel client server.example:8080 R:2222:localhost:22", "jupyter lab --ip 192.168.1.5"),
          counter=("python3 -m http.server --bind 127.0.0.1 8000", "php -S localhost:8000", "nc -zv host 22",
                   "socat TCP-LISTEN:8080,bind=127.0.0.1,fork TCP:localhost:80", "kubectl proxy",
                   "uvicorn app:app --host 127.0.0.1", "flask run", "python manage.py runserver",
-                  "ssh -L 8080:localhost:80 host.example", "ngrok version", "vite", "curl -b cookies.txt https://x")),
+                  "ssh -L 8080:localhost:80 host.example", "ngrok version", "vite", "curl -b cookies.txt https://x",
+                  "kodi-send --host 192.168.0.1 --port 9777 -a Quit", "psql --host db.example.com -U app",
+                  "ipsumdump --interface eth0 -tsSdDp", "pct clone 100 101 --hostname host_name",
+                  "chisel client server.example:8080 3000:localhost:3000")),
 )

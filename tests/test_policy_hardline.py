@@ -152,7 +152,7 @@ def test_a_regex_engine_that_misreads_the_rules_refuses_everything(monkeypatch: 
 
     assert hardline.check(read("ls")) is None
     broken = TextRule("hardline.test-broken", "never matches", re.compile(r"(?!x)x"),
-                      positive=("anything",), negative=())
+                      examples=("anything",), counter=())
     monkeypatch.setattr(hardline, "TEXT_RULES", (*hardline.TEXT_RULES, broken))
     hardline.engine_fault.cache_clear()
     try:

@@ -31,8 +31,8 @@ def test_ids_are_namespaced_and_rules_explained(name: str, prefix: str) -> None:
     for rule in TABLES[name]:
         assert rule.id.startswith(prefix)
         assert rule.reason.strip() and "\n" not in rule.reason
-        assert rule.positive, f"{rule.id} has no positive example"
-        assert rule.negative, f"{rule.id} has no negative example"
+        assert rule.examples, f"{rule.id} has no positive example"
+        assert rule.counter, f"{rule.id} has no negative example"
 
 
 def test_text_rules_compile_and_name_a_hardline_rule() -> None:
@@ -40,17 +40,17 @@ def test_text_rules_compile_and_name_a_hardline_rule() -> None:
     for rule in hardline.TEXT_RULES:
         assert rule.id in known
         assert rule.reason.strip()
-        for text in rule.positive:
+        for text in rule.examples:
             assert rule.pattern.search(text), (rule.id, text)
-        for text in rule.negative:
+        for text in rule.counter:
             assert not rule.pattern.search(text), (rule.id, text)
 
 
 def _examples(table):
     for rule in table:
-        for text in rule.positive:
+        for text in rule.examples:
             yield pytest.param(rule, text, True, id=f"{rule.id}+{text[:40]}")
-        for text in rule.negative:
+        for text in rule.counter:
             yield pytest.param(rule, text, False, id=f"{rule.id}-{text[:40]}")
 
 

@@ -31,16 +31,17 @@ class Rule:
     """One row of a policy table.
 
     Invariant: ``id`` is unique across every table (``hardline.*``, ``self.*``, ``floor.*``,
-    ``ro.*``); ``reason`` is one line that a person can act on; every string in ``positive``
-    matches this rule (and no earlier one is required) and no string in ``negative`` does.
+    ``ro.*``); ``reason`` is one line that a person can act on; every string in ``examples``
+    matches this rule (and no earlier one is required) and no string in ``counter`` does (the
+    shape of :class:`gatesh._types.RuleRow`).
     ``test`` is the matcher for one simple command (``facts`` gives the context it needs).
     """
 
     id: str
     reason: str
     test: Callable[[SimpleCommand, Facts], bool]
-    positive: tuple[str, ...]
-    negative: tuple[str, ...]
+    examples: tuple[str, ...]
+    counter: tuple[str, ...]
     remedy: str = ""
 
 
@@ -55,8 +56,8 @@ class TextRule:
     id: str
     reason: str
     pattern: re.Pattern[str]
-    positive: tuple[str, ...]
-    negative: tuple[str, ...]
+    examples: tuple[str, ...]
+    counter: tuple[str, ...]
     remedy: str = ""
 
 

@@ -1,7 +1,7 @@
 """The rule shape every domain table uses, and the per-command view rules match on.
 
 A :class:`Rule` is data: a stable id, a severity, a one-sentence reason, a remedy, the heads it is
-dispatched on, a match function, and positive and negative examples (checked by the validator
+dispatched on, a match function, and examples and counter-examples (checked by the validator
 test). Severity becomes an :class:`~gatesh._types.Outcome` in exactly one place, :func:`outcome_of`.
 """
 

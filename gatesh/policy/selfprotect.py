@@ -28,7 +28,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._paths import GatePaths
@@ -78,6 +78,10 @@ class Protected:
     git_global: bool = False
     paths: GatePaths | None = None
     values: tuple[tuple[str, str], ...] = ()  # NAME=value statements of this text with a static value
+    # What each path test found for each command of one check (the rules of every kind ask the
+    # same tests of the same command): fresh on every copy, so never shared between two checks.
+    found: dict[tuple[int, int], Kind | None] = field(default_factory=dict, init=False, compare=False,
+                                                       repr=False)
 
     def kind_of(self, path: str) -> Kind | None:
         """The kind of the most specific root holding ``path`` (absolute), or None."""
@@ -688,8 +692,17 @@ def _on(kind: Kind, *tests: Callable[[SimpleCommand, Facts, Protected], Kind | N
         ) -> Callable[[SimpleCommand, Facts, Protected], bool]:
     """A rule test: one of ``tests`` finds a gate file of ``kind``."""
     def test(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
-        return any(t(cmd, facts, prot) is kind for t in tests)
+        return any(_found(t, cmd, facts, prot) is kind for t in tests)
     return test
+
+
+def _found(t: Callable[[SimpleCommand, Facts, Protected], Kind | None], cmd: SimpleCommand, facts: Facts,
+           prot: Protected) -> Kind | None:
+    """``t(cmd, facts, prot)``, computed once per check (``cmd`` lives as long as the check)."""
+    key = (id(t), id(cmd))
+    if key not in prot.found:
+        prot.found[key] = t(cmd, facts, prot)
+    return prot.found[key]
 
 
 # --- git's hooks ------------------------------------------------------------------------------
@@ -1748,10 +1761,8 @@ def check(facts: Facts, paths: GatePaths, cwd: str = "") -> Finding | None:
     Guarantees: every executed command the reader found is matched, whatever its context.
     ``cwd`` (the command's folder) lets the checks that read the disk resolve relative paths.
     """
-    prot = protected_for(paths, cwd)
-    values = _static_values(facts)
-    if values:
-        prot = dataclasses.replace(prot, values=values)
+    # A copy of the cached locations: its memo of path tests is this check's alone.
+    prot = dataclasses.replace(protected_for(paths, cwd), values=_static_values(facts))
     for cmd in facts.commands:
         if cmd.remote:
             continue  # another host's files and processes are not this gate's

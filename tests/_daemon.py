@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import struct
 import time
 from pathlib import Path
+from typing import Any
 
 from gatesh import _paths
 
@@ -65,3 +67,18 @@ def stop_daemon_at(runtime: Path) -> None:
             os.kill(pid, signal.SIGTERM)
     except OSError:
         pass
+
+
+def subscribe(role: str = "watch", timeout: float = 30.0) -> tuple[socket.socket, Any, dict[str, Any]]:
+    """A raw subscriber (``watch``: asked and answering; ``admin``: view only) on the running
+    daemon: its socket, the socket's file, and the subscribe reply (sessions, pending, observations)."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(timeout)
+    s.connect(_paths.current().socket)
+    f = s.makefile("rwb")
+    f.write(b'{"v":1,"hello":"%s","pid":%d}\n{"op":"subscribe"}\n' % (role.encode(), os.getpid()))
+    f.flush()
+    assert "welcome" in json.loads(f.readline())
+    reply: dict[str, Any] = json.loads(f.readline())
+    assert reply["subscribed"] is True, reply
+    return s, f, reply

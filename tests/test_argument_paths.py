@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _daemon import stop_daemon
+from _daemon import stop_daemon, subscribe
 
 from gatesh import _paths
 from gatesh._types import Action, AlignmentResult, Facts, Stage, Verdict
@@ -126,13 +125,7 @@ def test_a_watcher_is_shown_the_argument_for_a_list_entry(tmp_path: Path) -> Non
     try:
         for cmd in ("git reset --hard", "git checkout -- f"):
             assert gate(cmd).returncode == 126
-        s = socket.socket(socket.AF_UNIX)
-        s.settimeout(60)
-        s.connect(_paths.current().socket)
-        f = s.makefile("rwb")
-        f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
-        f.flush()
-        json.loads(f.readline()), json.loads(f.readline())
+        s, f, _ = subscribe(timeout=60)
         box: dict[str, Any] = {}
         t = threading.Thread(target=lambda: box.setdefault("out", gate("make deploy")))
         t.start()

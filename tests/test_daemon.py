@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from _daemon import daemon_pid as _daemon_pid
 from _daemon import stop_daemon as _stop_daemon
+from _daemon import subscribe
 
 from gatesh import _paths, client
 from gatesh.daemon import protocol
@@ -270,14 +271,7 @@ def test_watcher_gets_events_and_answers() -> None:
 
     assert gated_ancestry(os.getpid()) is None  # the test runner is a person's process
     assert run("true").returncode == 0
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(30)
-    s.connect(_paths.current().socket)
-    f = s.makefile("rwb")
-    f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
-    f.flush()
-    assert "welcome" in json.loads(f.readline())
-    assert json.loads(f.readline())["subscribed"] is True
+    s, f = _watcher()
     os.makedirs(os.path.expanduser("~/.config/gatesh"), exist_ok=True)
     Path(os.path.expanduser("~/.config/gatesh/config.toml")).write_text('rung = "manual"\n')
     box: dict = {}
@@ -298,14 +292,7 @@ def test_watcher_gets_events_and_answers() -> None:
 
 def _watcher() -> tuple[socket.socket, Any]:
     """A raw subscribed watcher (role ``watch``) on the running daemon: (socket, its file)."""
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(30)
-    s.connect(_paths.current().socket)
-    f = s.makefile("rwb")
-    f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
-    f.flush()
-    assert "welcome" in json.loads(f.readline())
-    assert json.loads(f.readline())["subscribed"] is True
+    s, f, _ = subscribe()
     return s, f
 
 

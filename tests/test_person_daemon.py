@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _daemon import stop_daemon
+from _daemon import stop_daemon, subscribe
 
 from gatesh import _paths, client
 
@@ -53,14 +52,7 @@ class Viewer:
     """A view-only subscriber (role ``admin``: sees every event, is not asked anything)."""
 
     def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(30)
-        self.sock.connect(_paths.current().socket)
-        self.file = self.sock.makefile("rwb")
-        self.file.write(b'{"v":1,"hello":"admin","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
-        self.file.flush()
-        assert "welcome" in json.loads(self.file.readline())
-        assert json.loads(self.file.readline())["subscribed"] is True
+        self.sock, self.file, _ = subscribe("admin")
 
     def until(self, pred: Any) -> list[dict[str, Any]]:
         """Every event up to and including the first for which ``pred`` holds."""
@@ -99,21 +91,9 @@ def test_a_person_approved_retry_is_not_drawn_as_the_raters_pass(repo: Path) -> 
     assert not [ev for ev in mine if ev.get("event") == "round"], mine
 
 
-def _watcher() -> tuple[socket.socket, Any, dict[str, Any]]:
-    """A watcher subscribed to the daemon: its socket, the socket's file and the subscribe reply."""
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(30)
-    s.connect(_paths.current().socket)
-    f = s.makefile("rwb")
-    f.write(b'{"v":1,"hello":"watch","pid":%d}\n{"op":"subscribe"}\n' % os.getpid())
-    f.flush()
-    json.loads(f.readline())
-    return s, f, json.loads(f.readline())
-
-
 def _attach() -> dict[str, Any]:
     """A watcher attaches and leaves: the daemon's subscribe reply."""
-    s, _, reply = _watcher()
+    s, _, reply = subscribe()
     s.close()
     return reply
 
@@ -146,7 +126,7 @@ def test_a_watched_negotiated_approval_is_shown_before_the_command_starts(repo: 
     (repo / "f").write_text("uncommitted")
     cmd = "git reset --hard HEAD~1"
     assert run("true", session="warm", cwd=repo).returncode == 0  # the daemon is up
-    s, f, _ = _watcher()
+    s, f, _ = subscribe()
     # The person's own words contain the command: the builtin checker approves it (S5).
     f.write(b'{"op":"mandate","id":1,"text":"please run %s to drop the last commit","pid":%d}\n'
             % (cmd.encode(), os.getpid()))

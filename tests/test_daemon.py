@@ -361,8 +361,9 @@ def test_halt_run_anyway_from_a_watcher_runs_the_one_command_once() -> None:
 def test_hook_prompt_is_a_mandate_that_carves_the_open_world_floor(tmp_path: Path) -> None:
     """S5.3: the harness's own record of what the user typed (UserPromptSubmit) reaches the
     session's window through `gatesh hook claude-code`; a PreToolUse whose host the user named is
-    then allowed at auto. The same hook run from a gated ancestry is refused."""
-    cmd = "curl https://example.com/x"
+    then allowed at auto. The same hook run from a gated ancestry is refused. (A POST: a static
+    download is rated, not floored, S3.5.)"""
+    cmd = "curl -X POST https://example.com/x"
 
     def hook(data: dict, **env: str) -> subprocess.CompletedProcess[str]:
         # An interactive Claude Code (its hooks see CLAUDE_CODE_ENTRYPOINT=cli): a person is there
@@ -374,7 +375,7 @@ def test_hook_prompt_is_a_mandate_that_carves_the_open_world_floor(tmp_path: Pat
     pre = {"hook_event_name": "PreToolUse", "session_id": "cc1", "cwd": str(tmp_path),
            "tool_name": "Bash", "tool_input": {"command": cmd}}
     prompt = {"hook_event_name": "UserPromptSubmit", "session_id": "cc1", "cwd": str(tmp_path),
-              "prompt": "please download https://example.com/x for me"}
+              "prompt": "please post to https://example.com/x for me"}
 
     def decision(out: subprocess.CompletedProcess[str]) -> str:
         assert out.returncode == 0, out.stderr

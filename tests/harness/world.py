@@ -10,7 +10,8 @@
   agent can read, started by a launcher written by :mod:`gatesh.launcher` on an interpreter the
   agent can run; installed into the harness with ``gatesh install …`` run as the agent, as a
   person would.
-- A **throwaway repository** with two commits and a local bare remote: whatever the fake model
+- A **throwaway repository** with two commits, the second not yet pushed to its local bare remote
+  (so ``git reset --hard HEAD~1`` loses it and is destructive, S3.2): whatever the fake model
   asks for is harmless if it ran (markers are created, nothing outside the scratch folder is
   named).
 
@@ -272,7 +273,8 @@ class World:
             self.git("add", "notes.txt")
             self.git("commit", "-q", "-m", f"commit {i + 1}")
         self.git("remote", "add", "origin", str(self.remote))
-        self.git("push", "-q", "origin", "main")
+        # Only the first commit is pushed: the second is work no other ref holds, which a reset loses.
+        self.git("push", "-q", "origin", "main~1:refs/heads/main")
 
     # --- acting as the agent user ---
 

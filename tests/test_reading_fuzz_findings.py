@@ -11,6 +11,11 @@
   ``UnicodeDecodeError`` (an internal reader error).
 - ``git -c`` as the last words of a command (its value missing) made the command-valued positions
   look past the end of the arguments (``IndexError``, an internal reader error).
+- After a tree-sitter parse error the union with bashlex matched commands by name alone: a
+  ``find / -delete`` tree-sitter lost was taken for an earlier ``find`` it had read, so the
+  hardline command was allowed at every rung (the 1,000,000-case run found it once). Names are
+  counted now.
+- A bare ``eval`` (no arguments) raised ``UnboundLocalError`` (an internal reader error).
 """
 
 from __future__ import annotations
@@ -197,3 +202,23 @@ def test_git_option_without_its_value_is_no_internal_error(text: str) -> None:
 def test_git_option_without_its_value_still_reads_what_follows(tmp_path: Path) -> None:
     d = decide("git -c\nsh -c 'rm -rf ~'", cwd=str(tmp_path), config=CONFIG, rung=Rung.BYPASS)
     assert d.stage is Stage.HARDLINE, d.reason
+
+
+# --- the union of the two readers counts names ----------------------------------------------------
+
+# The long run's own input: tree-sitter stops at the here-string after ``{}``; bashlex reads on.
+LOST_AFTER_ERROR = "git -la; rm -- !!\nls /tmp/x; printf -rf | ssh <in.txt 2>/dev/null --\nsudo 'a b' \\; ~ -la |& echo -exec naïve /tmp/x ${!p} | find naïve 日本語 \\; | grep 2>/dev/null {} <<<x\nls\nfind / -delete"
+
+
+def test_a_command_lost_after_a_parse_error_is_not_hidden_by_one_of_its_name(tmp_path: Path) -> None:
+    facts = read(LOST_AFTER_ERROR, cwd=str(tmp_path))
+    assert [" ".join(w.text for w in c.argv) for c in facts.commands][-1] == "find / -delete"
+    for rung in (Rung.AUTO, Rung.BYPASS):
+        d = decide(LOST_AFTER_ERROR, cwd=str(tmp_path), config=CONFIG, rung=rung)
+        assert d.stage is Stage.HARDLINE, (rung, d.reason)
+
+
+@pytest.mark.parametrize("text", ["eval", "bash -c 'eval'", "true && eval; ls"])
+def test_a_bare_eval_is_no_internal_error(text: str) -> None:
+    facts = read(text, cwd="/tmp")
+    assert "internal reader error" not in facts.unreadable, facts.unreadable

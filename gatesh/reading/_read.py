@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final
@@ -210,7 +211,6 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             raw_map.append(idxs)
             produced.extend(idxs)
             surfaces.append(surface)
-        surface_ts = set(surfaces)
         for stages in walk.pipelines:
             flat = tuple(i for stage in stages for raw_i in stage for i in raw_map[raw_i])
             if len(flat) >= 2:
@@ -225,7 +225,7 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             to_char = _byte_to_char(text, data)
             at = {to_char(raw.start): s for raw, s in zip(walk.commands, surfaces, strict=True)}
             blind = [(to_char(a), to_char(b)) for a, b in walk.blind]
-            produced.extend(self._union(second, surface_ts, at, blind, depth, inherit, where))
+            produced.extend(self._union(second, surfaces, at, blind, depth, inherit, where))
             if walk.has_error:
                 # bashlex reads no substitution in a here-document body, and tree-sitter did not
                 # find the body: each one bash would run there is read from the body's text.
@@ -270,17 +270,22 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             self.note(f"repaired{where}: {note}")
         return fixed[0].decode("utf-8", "surrogatepass"), fixed[0], again
 
-    def _union(self, second: tuple[RawCommand, ...], surface_ts: set[str], at: dict[int, str],
+    def _union(self, second: tuple[RawCommand, ...], surfaces: list[str], at: dict[int, str],
                blind: list[tuple[int, int]], depth: int, inherit: _Inherit,
                where: str) -> list[int]:
         """Add every command bashlex saw that tree-sitter did not (the stricter union).
 
         A bashlex command at the same place as a tree-sitter command is the same command: it is
-        added only when both heads are static and differ. Commands bashlex reports inside
-        constructs it cannot read (``(( ))``, ``[[ ]]``, ``case``) are not added.
+        added only when both heads are static and differ. Elsewhere a bashlex command is the same
+        as a tree-sitter command of the same name only while tree-sitter has one of that name
+        left unmatched: names are counted, so a second ``find`` that tree-sitter lost after a
+        parse error is not hidden by the first. Commands bashlex reports inside constructs it
+        cannot read (``(( ))``, ``[[ ]]``, ``case``) are not added.
         """
         added: list[int] = []
         seen_second: set[str] = set()
+        left = Counter(surfaces)  # tree-sitter's commands no bashlex command has matched yet
+        elsewhere: list[tuple[RawCommand, str]] = []
         for raw in second:
             if not raw.words:
                 continue
@@ -291,22 +296,30 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             surface = _surface(p.argv, p.shell_string is not None)
             seen_second.add(surface)
             ts_here = at.get(raw.start)
-            if ts_here is not None:
-                if ts_here == surface or not surface or not ts_here:
-                    continue
-            elif surface in surface_ts or surface in self.functions \
-                    or any(a <= raw.start < b for a, b in blind):
+            if ts_here is None:
+                elsewhere.append((raw, surface))
+            elif ts_here == surface or not surface or not ts_here:
+                left[ts_here] -= 1
+            else:
+                added.extend(self._add_second(raw, surface, depth, inherit, where))
+        for raw, surface in elsewhere:
+            if left[surface] > 0:
+                left[surface] -= 1
                 continue
-            self.note(f"readers disagree{where}: bashlex read {surface or 'a dynamic head'!r} "
-                      f"that tree-sitter did not")
-            idxs, _ = self.finalize(raw, depth, inherit)
-            added.extend(idxs)
-            surface_ts.add(surface)
-        missing = sorted(h for h in surface_ts - seen_second if h not in ("", ":"))
+            if surface in self.functions or any(a <= raw.start < b for a, b in blind):
+                continue
+            added.extend(self._add_second(raw, surface, depth, inherit, where))
+        missing = sorted(h for h in set(surfaces) - seen_second if h not in ("", ":"))
         if missing:
             self.note(f"readers disagree{where}: tree-sitter read {', '.join(missing)} "
                       f"that bashlex did not")
         return added
+
+    def _add_second(self, raw: RawCommand, surface: str, depth: int, inherit: _Inherit, where: str) -> list[int]:
+        self.note(f"readers disagree{where}: bashlex read {surface or 'a dynamic head'!r} "
+                  f"that tree-sitter did not")
+        idxs, _ = self.finalize(raw, depth, inherit)
+        return idxs
 
     # --- one command -----------------------------------------------------------------------
 
@@ -487,7 +500,7 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             out.extend(ran)  # a file this text wrote earlier, run (S2.1 defined, then run)
         elif head in SHELLS and head not in PARSED_SHELLS:
             out.extend(self.foreign_shell(cmd, raw, idx, depth, inner))
-        elif head == "eval":
+        elif head == "eval" and len(argv) > 1:  # a bare `eval` runs nothing
             self.note(f"eval of a dynamic string: {raw.raw[:80]!r}")
             out.extend(self.run_fed(idx, "eval", fed, depth, replace(inner, redirects=redirects)))
         elif head in SOURCE_BUILTINS and len(argv) > 1:

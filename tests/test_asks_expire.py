@@ -27,7 +27,7 @@ from gatesh.pending import Holder, IllegalTransition, PendingBook, PendingKind, 
 
 GATESH = [sys.executable, "-m", "gatesh"]
 # The open-world floor sends this to a person: an interactive Claude Code's hook answers `ask`.
-ASKED = "curl https://example.com/asked"
+ASKED = "curl -d x=1 https://example.com/asked"  # data sent: the open-world floor asks a person
 
 # The stand-in harness: runs the hook with the hook input from argv[1], prints its answer, then
 # waits for a line on stdin before it exits (the test decides when the harness is gone).

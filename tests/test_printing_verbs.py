@@ -85,12 +85,12 @@ def _status(columns: int) -> str:
 def test_status_prints_each_command_on_one_bounded_row(tmp_path: Path) -> None:
     # A harness's snapshot-sized command: the open-world floor sends it to a person, nobody is
     # watching, so it is refused with a pending id and listed by status.
-    command = "curl https://example.com/x -o out.txt; : " + "a" * 6000
+    command = "curl -d x=1 https://example.com/x -o out.txt; : " + "a" * 6000
     assert _hook(command, "long", tmp_path)["permissionDecision"] == "deny"
     text = _status(100)
     rows = text.splitlines()
     assert all(display_width(r) <= 100 for r in rows), [r for r in rows if display_width(r) > 100]
-    cut = [r for r in rows if "curl https://example.com/x" in r]
+    cut = [r for r in rows if "curl -d x=1 https://example.com/x" in r]
     assert len(cut) == 1 and cut[0].endswith(f"({len(command):,} chars)"), cut
 
 

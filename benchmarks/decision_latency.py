@@ -39,7 +39,7 @@ def builtin_stands(d: Decision) -> bool:
     offline with a key present. The pipeline hands the rater the floor notes; so does this."""
     if d.verdict is None or d.stage not in (Stage.RATER, Stage.FLOOR):
         return False
-    rated = replace(d.facts, notes=(*d.facts.notes, *(floors.note(f) for f in d.floors)))
+    rated = replace(d.facts, floor_notes=tuple(floors.note(f) for f in d.floors))
     return not asked_for(d.verdict, rated)[0].asks
 
 

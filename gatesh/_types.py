@@ -309,6 +309,9 @@ class Facts:
     code: tuple[Code, ...] = ()  # program text commands run that is not a command line (S2.1)
     paths: tuple[PathEffect, ...] = ()  # every path a command names, with direction and class (S2.1)
     notes: tuple[str, ...] = ()  # reader notes, passed to the rater
+    # The floors that stand over the command (S3.5), one line each, which the pipeline hands the
+    # rater after the command (S4): never the reader's, so a reader note is never taken for one.
+    floor_notes: tuple[str, ...] = ()
     readable: bool = True
     unreadable: str = ""  # why not readable: "unreadable: …", "too long", "too deep"
     harness: str = ""  # "claude-code" | "gemini" | "codex" when a wrapper was peeled

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, GateshError
+from gatesh.vocab.paths import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 
 __all__ = [
     "HOOK_NAMES",
@@ -40,8 +41,8 @@ __all__ = [
     "protected_branches",
 ]
 
-HOOK_NAMES: Final = ("pre-push", "pre-rebase", "reference-transaction", "pre-commit")
-MARKER: Final = "gatesh git hook"  # in every script we write: how install recognises its own
+HOOK_NAMES: Final = GIT_HOOK_NAMES
+MARKER: Final = GIT_HOOK_MARKER  # in every script we write: how install recognises its own
 _ZERO: Final = re.compile(r"^0+$")
 _SHA: Final = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 

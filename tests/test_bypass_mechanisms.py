@@ -1,5 +1,5 @@
 """Regression tests for bypasses fixed by mechanism (.notes/bypass_failures.md #7, #8, #9, #11, and
-the "still quadratic" patterns: selfprotect._RAW, selfprotect._ESCAPE_CODE, readonly._SED_TEXT,
+the "still quadratic" patterns: selfprotect._RAW, selfprotect._ESCAPE_CODE, reads._SED_TEXT,
 lists._WHY)."""
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import pytest
 from gatesh._types import Action, Facts, Outcome, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
-from gatesh.policy import lists, readonly, selfprotect
+from gatesh.policy import lists, selfprotect
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.reading import read
 from gatesh.testing import worktree
+from gatesh.vocab import reads
 
 CONFIG = default()
 PROJECT = "/home/u/proj"
@@ -138,7 +139,7 @@ MIB = 1 << 20
 
 
 def _sed(s: str) -> object:
-    return readonly._SED_TEXT.sub(" ", s)
+    return reads._SED_TEXT.sub(" ", s)
 
 
 def _why(s: str) -> object:
@@ -174,9 +175,9 @@ def test_pattern_behaviour_is_kept() -> None:
     assert selfprotect._ESCAPE_CODE.search("import os; os.system ( [ 'bash' ] )")
     assert selfprotect._ESCAPE_CODE.search("  : ! bash  ") and selfprotect._ESCAPE_CODE.search(" shell ")
     assert not selfprotect._ESCAPE_CODE.search("os.system('ls')")
-    assert readonly._sed_script_reads("a\\ hello w")  # appended text is not a w command
-    assert readonly._sed_script_reads("p;\n  i text with e and w")
-    assert not readonly._sed_script_reads("p;\n  w out.txt")
+    assert reads._sed_script_reads("a\\ hello w")  # appended text is not a w command
+    assert reads._sed_script_reads("p;\n  i text with e and w")
+    assert not reads._sed_script_reads("p;\n  w out.txt")
     assert _why("ls -la  # why: look") == "ls -la" and _why("ls #why: x") == "ls"
     assert _why("echo '#why:' x") == "echo '#why:' x"
 

@@ -151,6 +151,53 @@ def test_no_import_circle() -> None:
     assert circles(graph) == []
 
 
+# The parts of the house and the arrows that must never exist between them (the data flows one way:
+# text -> facts -> findings -> decision -> messages). A part is a set of module-name prefixes.
+PARTS: dict[str, tuple[str, ...]] = {
+    "Reading": ("gatesh.reading",),
+    "Policy": ("gatesh.policy",),
+    "Rater": ("gatesh.rater",),
+    "Decide": ("gatesh.pipeline", "gatesh.alignment", "gatesh.negotiation"),
+    "Daemon": ("gatesh.daemon",),
+    "InProcess": ("gatesh.inprocess",),
+    "Hooks": ("gatesh.hooks", "gatesh.githooks"),
+    "Client": ("gatesh.client", "gatesh._entry", "gatesh.launcher"),
+}
+NEVER: list[tuple[str, str, str]] = [
+    ("Decide", "Daemon", "the decision knows no transport"),
+    ("Decide", "Hooks", "the decision knows no harness"),
+    ("Daemon", "Hooks", "the daemon knows no harness format"),
+    ("InProcess", "Daemon", "the fallback must not need the daemon"),
+    ("Client", "Reading", "the -c client is stdlib only"),
+    ("Client", "Rater", "the -c client is stdlib only"),
+    ("Client", "Daemon", "the client speaks the protocol, not the server"),
+    ("Reading", "Policy", "facts come before findings"),
+    ("Reading", "Rater", "facts come before findings"),
+    ("Rater", "Policy", "the rater does not reach into policy internals"),
+    ("Policy", "Rater", "floors and rater stay apart"),
+    ("Policy", "Hooks", "policy knows no harness or git-hook module (their names are vocabulary)"),
+]
+
+
+def _part(module: str) -> str | None:
+    for part, prefixes in PARTS.items():
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return part
+    return None
+
+
+def test_no_part_imports_a_part_it_must_never_reach() -> None:
+    graph = module_graph()
+    found = sorted(f"{a} -> {b} ({why}): {m} imports {n}" for m, names in graph.items() for n in names
+                   for a, b, why in NEVER if _part(m) == a and _part(n) == b)
+    assert found == []
+
+
+def test_the_layer_check_sees_a_forbidden_arrow() -> None:
+    assert _part("gatesh.rater.builtin.knowledge") == "Rater" and _part("gatesh.policy._rules") == "Policy"
+    assert _part("gatesh.vocab.words") is None and _part("gatesh.readingx") is None
+
+
 def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> None:
     graph = module_graph()
     assert graph["gatesh._errors"] == set() and graph["gatesh._invoke"] == {"gatesh._errors"}

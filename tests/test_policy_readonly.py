@@ -7,6 +7,7 @@ import pytest
 from gatesh._types import Facts
 from gatesh.policy import readonly
 from gatesh.reading import read
+from gatesh.vocab import reads
 
 
 def ro(text: str) -> bool:
@@ -63,7 +64,7 @@ def test_unreadable_is_never_read_only() -> None:
 
 def test_every_head_maps_to_one_rule() -> None:
     seen: dict[str, str] = {}
-    for rule in readonly.RULES:
+    for rule in reads.RULES:
         for head in rule.heads:
             assert head not in seen, f"{head} in {seen.get(head)} and {rule.id}"
             seen[head] = rule.id

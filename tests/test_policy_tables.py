@@ -7,12 +7,13 @@ import pytest
 from gatesh._paths import current
 from gatesh.policy import floors, hardline, readonly, selfprotect
 from gatesh.reading import read
+from gatesh.vocab import reads
 
 TABLES = {
     "hardline": hardline.RULES,
     "selfprotect": selfprotect.RULES,
     "floors": floors.RULES,
-    "readonly": readonly.RULES,
+    "readonly": reads.RULES,
 }
 
 
@@ -78,9 +79,9 @@ def test_floor_examples(rule, text: str, matches: bool) -> None:
     assert (rule.id in ids) is matches, (text, ids)
 
 
-@pytest.mark.parametrize(("rule", "text", "matches"), list(_examples(readonly.RULES)))
+@pytest.mark.parametrize(("rule", "text", "matches"), list(_examples(reads.RULES)))
 def test_readonly_examples(rule, text: str, matches: bool) -> None:
     facts = _facts(text)
     assert readonly.is_read_only(facts) is matches, text
     if matches:
-        assert any(readonly.rule_for(c) is rule for c in facts.commands), text
+        assert any(reads.rule_for(c) is rule for c in facts.commands), text

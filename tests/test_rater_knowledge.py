@@ -62,13 +62,14 @@ def test_a_floor_note_is_not_a_reader_note(tmp_path: Path) -> None:
     facts = read("git push https://github.com/me/repo.git main", cwd=str(tmp_path))
     found = floors.check(facts)
     assert [f.rule_id for f in found] == [floors.OPEN_WORLD]
-    noted = Facts(text=facts.text, commands=facts.commands, hosts=facts.hosts,
-                  notes=(*facts.notes, *(floors.note(f) for f in found)))
-    assert all(floors.is_floor_note(n) for n in noted.notes)
+    noted = Facts(text=facts.text, commands=facts.commands, hosts=facts.hosts, notes=facts.notes,
+                  floor_notes=tuple(floors.note(f) for f in found))
     assert RATER.rate(noted, cwd=str(tmp_path)).gaps == ()
     reader_noted = Facts(text=facts.text, commands=facts.commands, notes=("readers disagree: x",))
     assert [g.id for g in RATER.rate(reader_noted, cwd=str(tmp_path)).gaps] == ["knowledge.reader-note"]
-    assert not floors.is_floor_note(f"flooring {floors.OPEN_WORLD}: x")
+    # A reader note that happens to look like a floor's line is still the reader's: a gap.
+    spoofed = Facts(text=facts.text, commands=facts.commands, notes=(floors.note(found[0]),))
+    assert [g.id for g in RATER.rate(spoofed, cwd=str(tmp_path)).gaps] == ["knowledge.reader-note"]
     assert floors.note(Finding(floors.OPEN_WORLD, Outcome.DESTRUCTIVE, "r")).startswith("floor ")
 
 

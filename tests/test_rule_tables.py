@@ -10,9 +10,10 @@ from collections import Counter
 import pytest
 
 from gatesh._types import RuleRow
-from gatesh.policy import floors, hardline, readonly, selfprotect
+from gatesh.policy import floors, hardline, selfprotect
 from gatesh.rater.builtin import ALL_RULES
 from gatesh.rater.builtin.knowledge import GAPS
+from gatesh.vocab import reads
 
 # table -> (rows, the id prefixes its rows use)
 TABLES: dict[str, tuple[tuple[RuleRow, ...], tuple[str, ...]]] = {
@@ -20,7 +21,7 @@ TABLES: dict[str, tuple[tuple[RuleRow, ...], tuple[str, ...]]] = {
     "hardline text": (hardline.TEXT_RULES, ("hardline.",)),
     "self-protection": (selfprotect.RULES, ("self.",)),
     "floors": (floors.RULES, ("floor.",)),
-    "read-only": (readonly.RULES, ("ro.",)),
+    "read-only": (reads.RULES, ("ro.",)),
     "rater": (ALL_RULES, ()),
     "knowledge gaps": (GAPS, ("knowledge.",)),
 }

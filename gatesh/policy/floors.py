@@ -356,14 +356,9 @@ def check(facts: Facts) -> tuple[Finding, ...]:
 
 
 def note(finding: Finding) -> str:
-    """The note that tells the rater a floor stands (``floor floor.open-world: …``): the rater
-    reads the floors after the command (S4), and :func:`is_floor_note` tells them from the reader's."""
+    """The line that tells the rater a floor stands (``floor floor.open-world: …``): the pipeline
+    hands these after the command (S4) in :attr:`gatesh.Facts.floor_notes`, apart from the reader's."""
     return f"floor {finding.rule_id}: {finding.reason}"
-
-
-def is_floor_note(text: str) -> bool:
-    """Whether a note is one :func:`note` wrote (not the reader's)."""
-    return any(text.startswith(f"floor {rule.id}: ") for rule in RULES)
 
 
 _PUNCT: Final = "\"'`.,;:!?()[]{}<>*"

@@ -44,6 +44,7 @@ from gatesh.policy._rules import (
     split_args,
     unquote,
 )
+from gatesh.vocab.paths import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 from gatesh.vocab.programs import SHELLS, is_interpreter
 
 __all__ = ["RULES", "SelfRule", "check"]
@@ -190,11 +191,9 @@ def _static_values(facts: Facts) -> tuple[tuple[str, str], ...]:
 
 def _ours_on_disk(path: str) -> bool:
     """True when the hook script at ``path`` is one gatesh wrote (its marker is in it)."""
-    from gatesh.githooks import MARKER
-
     try:
         with open(path, "rb") as f:
-            return MARKER.encode() in f.read(_MARKER_BYTES)
+            return GIT_HOOK_MARKER.encode() in f.read(_MARKER_BYTES)
     except OSError:
         return False
 
@@ -213,18 +212,14 @@ def _git_hook_kind(text: str, prot: Protected, *, ancestors: bool) -> Kind | Non
     if m.group("name"):
         name = m.group("name")
         if _GLOB_CHARS.search(name):  # `rm .git/hooks/*`: every hook script the glob names
-            from gatesh.githooks import HOOK_NAMES
-
             folder = path if path.endswith("/hooks") else posixpath.dirname(path)  # canon_path drops `/*`
-            hit = any(fnmatch.fnmatchcase(n, name) and _ours_on_disk(posixpath.join(folder, n)) for n in HOOK_NAMES)
+            hit = any(fnmatch.fnmatchcase(n, name) and _ours_on_disk(posixpath.join(folder, n)) for n in GIT_HOOK_NAMES)
             return Kind.GIT_HOOKS if hit else None
         return Kind.GIT_HOOKS if _ours_on_disk(path) else None
     if not ancestors:
         return None
-    from gatesh.githooks import HOOK_NAMES
-
     folder = path if path.endswith("/hooks") else posixpath.join(path, "hooks")
-    return Kind.GIT_HOOKS if any(_ours_on_disk(posixpath.join(folder, n)) for n in HOOK_NAMES) else None
+    return Kind.GIT_HOOKS if any(_ours_on_disk(posixpath.join(folder, n)) for n in GIT_HOOK_NAMES) else None
 
 
 def _touches(word: str, prot: Protected, *, ancestors: bool, write: bool = False,

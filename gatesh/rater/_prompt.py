@@ -125,7 +125,7 @@ def command_for_model(facts: Facts) -> str:
 def build_user_turn(facts: Facts, home: str | None) -> RaterPrompt:
     """The user turn: the fenced command, then notes and scripts, each fenced; nothing else."""
     command = bounded(model_text(command_for_model(facts), home))
-    notes = [model_text(n, home) for n in facts.notes]
+    notes = [model_text(n, home) for n in (*facts.notes, *facts.floor_notes)]
     if not facts.readable and facts.unreadable:
         notes.append(
             model_text(f"gatesh's reader could not read this command: {facts.unreadable}", home)

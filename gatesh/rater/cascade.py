@@ -28,7 +28,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Asked, Cascade, CascadeStage, Facts, Outcome, Verdict
-from gatesh.policy.floors import is_floor_note
 
 if TYPE_CHECKING:
     from gatesh.rater import Rater
@@ -54,7 +53,7 @@ def asked_for(first: Verdict, facts: Facts) -> tuple[Asked, str]:
                                             f"raise that, never lower it")
     if first.gaps:
         return Asked.UNKNOWN, f"the builtin's safe verdict is not on complete knowledge: {first.gaps[0].reason}"
-    if any(is_floor_note(n) for n in facts.notes):
+    if facts.floor_notes:
         return Asked.FLOOR, "a floor stands over the builtin's safe verdict; the model may raise it"
     return Asked.COMPLETE, "the builtin's safe verdict rests on complete knowledge"
 

@@ -173,6 +173,10 @@ TEMP_WHY: Final = "a temporary folder: nothing there is expected to last"
 HOME_WHY: Final = "a file in a home folder outside the working tree, which git does not hold"
 ELSEWHERE_WHY: Final = "a file outside the working tree and the home folder"
 GATE_WHY: Final = "gatesh's own configuration, state or installation (S3.4)"
+# The repository hooks gatesh installs (S12), and the line in every script it writes: how install
+# recognises its own, and how self-protection tells a hook gatesh wrote from the user's.
+GIT_HOOK_NAMES: Final = ("pre-push", "pre-rebase", "reference-transaction", "pre-commit")
+GIT_HOOK_MARKER: Final = "gatesh git hook"
 
 
 def fold(path: str, home: str) -> str:

@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._types import CodeSource, Context, Gap, PathClass
-from gatesh.policy._rules import inline_code, reads_code_from_stdin, split_args
-from gatesh.policy.floors import is_floor_note
-from gatesh.policy.readonly import command_reads
 from gatesh.rater.builtin._base import Cmd, Ctx
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
 from gatesh.vocab.programs import PARSED_SHELLS, SHELLS, interpreter, runs_code, shell
+from gatesh.vocab.reads import command_reads
+from gatesh.vocab.words import inline_code, reads_code_from_stdin, split_args
 
 __all__ = ["GAPS", "GapRule", "gaps_of"]
 
@@ -62,10 +61,9 @@ def _unreadable(ctx: Ctx) -> str | None:
 
 def _noted(ctx: Ctx) -> str | None:
     """Every reader note says something was not read as a plain command (S2): a disagreement, a
-    repair, a dynamic string, an unread script. When in doubt, a note is a gap. (The floor notes
-    the pipeline adds for the model are not the reader's: a floor is judged by the pipeline.)"""
-    note = next((n for n in ctx.facts.notes if not is_floor_note(n)), None)
-    return note[:120] if note is not None else None
+    repair, a dynamic string, an unread script. When in doubt, a note is a gap. (The floors that
+    stand over the command are not notes: the pipeline judges them, :attr:`Facts.floor_notes`.)"""
+    return ctx.facts.notes[0][:120] if ctx.facts.notes else None
 
 
 def _fed_code(ctx: Ctx) -> str | None:

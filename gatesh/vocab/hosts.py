@@ -109,9 +109,11 @@ def _f(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-# `name@version` and `name@tag` in a package manager name a package, not a host (S3.5).
+# `name@version` and `name@tag` in a package manager name a package, not a host (S3.5): a version
+# or range (`@4.17.21`, `@^1.2`), or a dist-tag, which has no dot (`@latest`, `@next`, `@experimental`,
+# `@insiders`). A word after `@` with a dot or a colon stays a host (`git@github.com:o/r`).
 PACKAGE_MANAGERS: Final = _f("pip", "pip3", "npm", "yarn", "pnpm", "cargo", "gem", "uv", "bun", "poetry", "pipx")
-_PACKAGE_SPEC: Final = re.compile(r"^@?[\w.+/-]+@(?:[\^~<>=]*\d[\w.+-]*|latest|next|beta|alpha|canary|rc|stable)$")
+_PACKAGE_SPEC: Final = re.compile(r"^@?[\w.+/-]+@(?:[\^~<>=]*\d[\w.+-]*|[A-Za-z][\w+-]*)$")
 _W, _B, _1 = Shape.WORD, Shape.BARE, Shape.FIRST
 TOOL_ROWS: Final[tuple[HostTool, ...]] = (
     HostTool(_f("curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie", "axel"),

@@ -21,8 +21,8 @@ from typing import Final
 from gatesh._types import Direction, PathClass
 
 __all__ = [
-    "CLASSES", "CREDENTIAL_OPTIONS", "GENERIC_OUTPUT_OPTIONS", "NAME_ONLY", "USES", "Meaning",
-    "PathRow", "PathUse", "classify", "fold", "use_of",
+    "CLASSES", "CREDENTIAL_OPTIONS", "DEVICE_READS", "GENERIC_OUTPUT_OPTIONS", "NAME_ONLY", "USES", "DeviceRead",
+    "Meaning", "PathRow", "PathUse", "classify", "device_read", "fold", "use_of",
 ]
 
 
@@ -396,10 +396,15 @@ USES: Final[tuple[PathUse, ...]] = (
     PathUse(_f("nmap"), "scans hosts; -oN/-oX/-oG/-oA/-oS write reports", operands=None,
             writes=_f("-oN", "-oX", "-oG", "-oA", "-oS"), reads=_f("-iL", "--excludefile"), replaces=True,
             all_operands=False),
-    PathUse(_f("gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as", "rustc", "tcc", "javac", "pandoc",
-               "iconv", "cpio", "objcopy", "strip", "nasm", "yasm", "asciidoctor", "markdown", "wkhtmltopdf"),
-            "reads its inputs and writes what -o names", operands=U, all_operands=False, replaces=True,
-            writes=_f("-o", "--output", "-O")),
+    PathUse(_f("gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld", "as",
+               "rustc", "tcc", "javac", "pandoc", "nasm", "yasm", "asciidoctor"),
+            "compiles, links or converts the files it is given (its inputs are only read) and writes what -o names",
+            operands=R, all_operands=False, replaces=True, writes=_f("-o", "--output", "-O"),
+            values=_f("-I", "-L", "-l", "-D", "-U", "-x", "-std", "-f", "-t", "--to", "--from", "-e", "-m",
+                      "--dynamic-linker", "-T", "-soname", "--target")),
+    PathUse(_f("cpio", "objcopy", "strip", "markdown", "wkhtmltopdf"),
+            "rewrites the files it is given in place, or writes what -o (or its last operand) names",
+            operands=U, all_operands=False, replaces=True, writes=_f("-o", "--output", "-O")),
     PathUse(_f("openssl"), "reads -in and writes -out", operands=None, replaces=True,
             writes=_f("-out", "-keyout"), reads=_f("-in", "-inkey", "-kfile", "-pass")),
     PathUse(_f("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lzma", "pigz", "brotli"),
@@ -423,12 +428,257 @@ USES: Final[tuple[PathUse, ...]] = (
             operands=R, all_operands=False, reads=_f("-f", "-c", "--config", "-C"), values=_f("-p", "-g", "-s")),
     PathUse(_f("logrotate"), "rotates the logs its configuration names; -l and -s write a log and a state file",
             operands=R, writes=_f("-l", "--log", "-s", "--state"), replaces=True),
+    # --- programs that only read the files they are given, which name system files daily ----------
+    PathUse(_f("rankmirrors"), "ranks the mirrors a mirror list names and prints the result (the list is only read)",
+            operands=R, values=_f("-n", "-m", "--max-time", "-r", "--repo", "-u", "--url")),
+    PathUse(_f("sealert"), "analyses an audit log for SELinux denials and prints its report", operands=R,
+            values=_f("-l", "--lookupid")),
+    PathUse(_f("utmpdump"), "prints a login record file (wtmp, btmp) as text; -o writes the text elsewhere",
+            operands=R, writes=_f("-o", "--output"), replaces=True),
+    PathUse(_f("jstack", "jinfo"), "prints a Java process's threads or settings from a process id or a core "
+            "file (the program file and the core are only read)", operands=R, all_operands=False),
+    PathUse(_f("dtc", "fdtdump", "fdtget"), "converts or prints a device tree; the input is only read, -o writes",
+            operands=R, writes=_f("-o", "--out"), replaces=True, values=_f("-I", "-O", "-V", "-b", "-i", "-t")),
+    PathUse(_f("duc"), "indexes or shows disk usage of the folders it is given (only read); its database is "
+            "-d or ~/.duc.db", operands=R, writes=_f("-d", "--database"), values=_f("-l", "--levels")),
+    PathUse(_f("nagios", "nagios2", "nagios3", "nagios4", "icinga"), "a monitoring daemon reads the configuration "
+            "it is given", operands=R, all_operands=False, values=_f("-p")),
+    PathUse(_f("awslogs"), "reads CloudWatch log groups: its operands are log group names of that service, "
+            "not local files", operands=None, values=_f("-s", "--start", "-e", "--end", "--profile",
+                                                     "--aws-region", "-f", "--filter-pattern")),
+    PathUse(_f("fluidsynth", "timidity"), "plays the sound fonts and music files it is given (only read); -F "
+            "writes a rendered file", operands=R, writes=_f("-F", "--fast-render", "-o"),
+            values=_f("-a", "--audio-driver", "-m", "--midi-driver", "-g", "--gain", "-r", "--sample-rate")),
+    PathUse(_f("setfont"), "loads the console font it is given (the font file is only read; the console's font "
+            "is not a file); -o/-O save the old font", operands=R, writes=_f("-o", "-O", "-om", "-ou"),
+            values=_f("-m", "-u", "-C")),
+    PathUse(_f("portageq"), "answers queries about the package database of the root it is given (only read)",
+            operands=R, all_operands=False),
+    PathUse(_f("dumpe2fs", "e2freefrag", "dump.exfat", "grub-probe", "edid-decode", "efibootdump", "evtest", "timg",
+               "zbarcam", "fsstat", "mmls", "fls", "istat", "ils", "ffind", "xfs_info", "ntfsinfo", "ntfsls", "sdef"),
+            "prints what is on the disk, file system, device or file it is given (only read)", operands=R,
+            values=_f("-t", "-m", "-o", "-f", "-z", "-i", "-S", "-T", "-s", "-d")),
+    PathUse(_f("nix-store"), "queries, verifies or prints store paths (the store is only read); --restore writes "
+            "the folder it names", operands=R, all_operands=False, in_place=_f("--restore"),
+            values=_f("--add-root", "-f", "--store")),
+    PathUse(_f("nix"), "builds, queries or runs store paths and flake references (the store is only read by "
+            "these words); -o/--out-link writes a link, --profile a profile", operands=R, all_operands=False,
+            writes=_f("-o", "--out-link", "--profile"), values=_f("--store", "-I", "--include", "--expr")),
+    PathUse(_f("dpkg-query"), "queries the package database; its operands are package names or path patterns",
+            operands=R, all_operands=False, values=_f("-f", "--showformat", "--admindir")),
+    PathUse(_f("reflector"), "ranks package mirrors; --save writes the mirror list (its @FILE arguments are read)",
+            operands=R, writes=_f("--save"), replaces=True,
+            values=_f("--sort", "-c", "--country", "-l", "--latest", "-n", "--number", "-p", "--protocol",
+                      "-a", "--age", "--url", "--threads", "--cache-timeout")),
+    PathUse(_f("grub-mkrescue"), "builds a rescue image from the folders it is given (read); -o/--output writes "
+            "the image", operands=R, writes=_f("-o", "--output"), replaces=True, reads=_f("-d", "--directory")),
+    PathUse(_f("rpicam-hello", "rpicam-still", "rpicam-vid", "libcamera-hello", "libcamera-still"),
+            "drives the camera; --tuning-file is read, -o writes the picture or video", operands=None,
+            reads=_f("--tuning-file", "--post-process-file"), writes=_f("-o", "--output"), replaces=True),
+    PathUse(_f("virtualenv", "mkvirtualenv", "vf"), "creates a virtual environment in the folder it names; "
+            "-p/--python names the interpreter it copies, which is only read", operands=W,
+            reads=_f("-p", "--python"), values=_f("-a", "-r", "--prompt")),
+    PathUse(_f("swaks"), "sends a test mail; --socket names the mail server's socket (a channel, not a file)",
+            operands=None, reads=_f("--socket"), writes=_f("--output", "--output-file")),
     PathUse(_f("restic", "borg", "kopia", "rustic", "duplicity", "tarsnap", "duplicacy"),
             "backs the paths it is given up (reads them); restoring writes where --target says",
             operands=R, all_operands=False, writes=_f("--target", "-t"), values=_f("-r", "--repo", "--password-file")),
 )
 
 _BY_HEAD: Final[dict[str, PathUse]] = {h: u for u in USES for h in u.heads}
+
+# --- devices a program only inspects ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceRead:
+    """A program that, in the forms this row names, does not write the devices (``/dev/…``) it is
+    given: it prints what is on them, tests, positions or ejects them, or copies from them.
+
+    A form is matched on the command's static words (with one dynamic word nothing matches: it could
+    be any option). A single-dash cluster (``-svw``) counts as each of its letters.
+
+    - ``flags`` None: any option is allowed except ``writes``. A set: every option given is one of
+      ``flags`` or ``values`` (an allow-list), and one of ``need`` (default: ``flags``) is given.
+    - ``verbs``: the first operand that is not a path is one of these. A row with both ``flags``
+      and ``verbs`` matches either form (``parted -l``, ``parted DEV print``).
+    - ``values``: options that take a value; ``outputs``: those whose value is written (a device
+      named there is not covered).
+    - ``read_operands``: only the first N operands are read, later ones written (``ddrescue IN OUT``).
+    - ``max_operands``: with more operands the program writes (``e2label DEV NAME`` sets the label).
+    """
+
+    heads: frozenset[str]
+    why: str
+    verbs: frozenset[str] = frozenset()
+    flags: frozenset[str] | None = None
+    need: frozenset[str] | None = None
+    writes: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()
+    outputs: frozenset[str] = frozenset()
+    read_operands: int | None = None
+    max_operands: int | None = None
+
+
+DEVICE_READS: Final[tuple[DeviceRead, ...]] = (
+    DeviceRead(_f("smartctl"), "reads a drive's health, identity and logs; -t starts the drive's own self-test, "
+               "which keeps the data", writes=_f("-s", "--smart", "-o", "--offlineauto", "-S", "--saveauto", "--set"),
+               values=_f("-d", "--device", "-t", "--test", "-l", "--log", "-T", "--tolerance", "-b", "--badsum",
+                         "-r", "--report", "-n", "--nocheck", "-f", "--format", "-v", "--vendorattribute",
+                         "-F", "--firmwarebug", "-P", "--presets", "-B", "--drivedb", "-g", "--get", "-q",
+                         "--quietmode")),
+    DeviceRead(_f("dumpe2fs", "e2freefrag", "dump.exfat", "blkid", "grub-probe", "pvdisplay", "vgdisplay",
+                  "lvdisplay", "pvs", "vgs", "lvs", "findfs", "fsstat", "mmls", "fls", "istat", "ils", "ffind",
+                  "ntfsinfo", "ntfsls", "ntfscluster", "xfs_info", "edid-decode", "efibootdump", "evtest", "timg",
+                  "zbarcam", "gpm", "intercept", "extundelete", "photorec", "pvscan", "fftest"),
+               "prints what is on the disk, file system or input/video device it is given, or copies files "
+               "out of it; the device is only read",
+               values=_f("-o", "--output", "--output-dir", "-c", "-t", "-m", "-s", "-f", "-z", "-i", "-S", "-T"),
+               outputs=_f("-o", "--output", "--output-dir", "-c")),
+    DeviceRead(_f("pvck"), "pvck --dump prints LVM metadata from the disk", flags=_f("--dump", "-v", "--verbose"),
+               need=_f("--dump"), values=_f("--dump", "-f", "--file", "--settings", "--commandprofile", "--config"),
+               outputs=_f("-f", "--file")),
+    DeviceRead(_f("cryptsetup"), "these verbs print a LUKS header or a mapping's status",
+               verbs=_f("luksDump", "status", "isLuks", "luksUUID", "tcryptDump", "bitlkDump", "fvault2Dump",
+                        "benchmark"), writes=_f("--dump-volume-key", "--dump-master-key")),
+    DeviceRead(_f("udisksctl"), "these verbs print a device's properties", verbs=_f("info", "status", "dump", "monitor"),
+               values=_f("-b", "--block-device", "-p", "--object-path", "-d", "--drive")),
+    DeviceRead(_f("udevadm"), "these verbs print a device's udev properties or watch its events",
+               verbs=_f("info", "monitor"), values=_f("-q", "--query", "-n", "--name", "-p", "--path")),
+    DeviceRead(_f("dmstats"), "these verbs print device-mapper statistics", verbs=_f("list", "report", "print")),
+    DeviceRead(_f("blockdev"), "the --get* and --report forms print a block device's settings",
+               flags=_f("--report", "--getsz", "--getss", "--getpbsz", "--getiomin", "--getioopt", "--getalignoff",
+                        "--getmaxsect", "--getbsz", "--getsize", "--getsize64", "--getra", "--getfra", "--getro",
+                        "--getdiscardzeroes", "--getdiskseq", "--getzonesz", "-v", "-q"),
+               need=_f("--report", "--getsz", "--getss", "--getpbsz", "--getiomin", "--getioopt", "--getalignoff",
+                       "--getmaxsect", "--getbsz", "--getsize", "--getsize64", "--getra", "--getfra", "--getro",
+                       "--getdiscardzeroes", "--getdiskseq", "--getzonesz")),
+    DeviceRead(_f("tune.exfat"), "-l, -u and -i print an exFAT volume's label, GUID and serial",
+               flags=_f("-l", "--print-label", "-u", "--print-guid", "-i", "--print-serial", "-v", "--verbose"),
+               need=_f("-l", "--print-label", "-u", "--print-guid", "-i", "--print-serial")),
+    DeviceRead(_f("handbrakecli"), "transcodes the disc or file named by -i (only read) into what -o names",
+               values=_f("-i", "--input", "-o", "--output", "-t", "--title", "-f", "--format", "-e", "--encoder",
+                         "-s", "--subtitle", "-a", "--audio", "-E", "--aencoder", "-q", "--quality", "-Z", "--preset",
+                         "-b", "--vb", "-r", "--rate", "-w", "--width", "-l", "--height"),
+               outputs=_f("-o", "--output")),
+    DeviceRead(_f("cdrdao"), "these verbs read a disc or print its table of contents; `write` burns one",
+               verbs=_f("read-cd", "read-toc", "read-cddb", "disk-info", "msinfo", "scanbus", "drive-info", "show-toc",
+                        "toc-info", "toc-size", "discid", "show-data", "read-test"),
+               values=_f("--device", "--driver", "--datafile", "--read-subchan", "--session", "-v", "--paranoia-mode"),
+               outputs=_f("--datafile")),
+    DeviceRead(_f("tunelp"), "-s prints the printer port's status", flags=_f("-s", "--status", "-q")),
+    DeviceRead(_f("setserial"), "given only the port (and -a/-b/-g/-G), prints its settings; more words set them",
+               max_operands=1, writes=_f("-z")),
+    DeviceRead(_f("xfs_admin"), "-l and -u print an XFS volume's label and UUID", flags=_f("-l", "-u")),
+    DeviceRead(_f("fatlabel", "exfatlabel", "e2label", "ntfslabel", "swaplabel"),
+               "given only the device, prints its label (a second operand would set it)", max_operands=1,
+               writes=_f("-r", "--reset", "--new-serial", "--new-half-serial", "-L", "--label", "-U", "--uuid")),
+    DeviceRead(_f("badblocks"), "without -w or -n it only reads the disk looking for bad blocks",
+               writes=_f("-w", "-n", "-f", "-X"), values=_f("-b", "-c", "-e", "-d", "-p", "-t", "-i", "-o"),
+               outputs=_f("-o")),
+    DeviceRead(_f("e2fsck", "fsck", "fsck.ext2", "fsck.ext3", "fsck.ext4", "xfs_repair", "fsck.fat", "fsck.vfat",
+                  "dosfsck", "fsck.exfat"),
+               "-n opens the file system read-only and answers no to every repair",
+               flags=_f("-n", "--no-action", "-f", "-v", "-t", "-C", "-N", "-V"), need=_f("-n", "-N", "--no-action"),
+               values=_f("-t", "-C")),
+    DeviceRead(_f("lvm_import_vdo"), "--dry-run prints what the conversion would do",
+               flags=_f("--dry-run", "-v", "--verbose", "-n", "--name", "-y", "--yes"), need=_f("--dry-run"),
+               values=_f("-n", "--name")),
+    DeviceRead(_f("hdparm"), "these options print a drive's identity, power state or settings, or time reads",
+               flags=_f("-I", "-i", "-C", "-g", "-t", "-T", "-H", "--Istdout", "--direct"),
+               need=_f("-I", "-i", "-C", "-g", "-t", "-T", "-H", "--Istdout")),
+    DeviceRead(_f("e2undo"), "-n is a dry run and -h prints the undo file's header: the disk is not written",
+               flags=_f("-n", "-h", "-v"), need=_f("-n", "-h")),
+    DeviceRead(_f("e4defrag"), "-c only reports how fragmented the files are", flags=_f("-c", "-v"), need=_f("-c")),
+    DeviceRead(_f("debugfs"), "without -w it opens the file system read-only", writes=_f("-w", "-c", "-D"),
+               values=_f("-f", "-R", "-b", "-s", "-d")),
+    DeviceRead(_f("mt", "mt-st", "mt-gnu"), "these verbs position, rewind or eject a tape or report its status; "
+               "writing a filemark or erasing is another verb",
+               verbs=_f("status", "rewind", "fsf", "fsfm", "bsf", "bsfm", "fsr", "bsr", "asf", "eod", "seod",
+                        "eject", "offline", "rewoffl", "tell", "load", "lock", "unlock", "retension", "stshowopt"),
+               values=_f("-f", "-t")),
+    DeviceRead(_f("eject"), "opens a drive's tray or releases removable media; nothing on it is written",
+               writes=_f("-i", "--manualeject", "-a", "--auto", "-c", "--changerslot", "-x", "--cdspeed")),
+    DeviceRead(_f("ioping"), "times reads from the disk; -W would write", writes=_f("-W", "--write"),
+               values=_f("-c", "-i", "-s", "-S", "-w", "-l", "-o", "-p", "-P")),
+    DeviceRead(_f("e2image"), "reads the file system's metadata into an image (the second operand); -I would "
+               "write an image back", writes=_f("-I"), read_operands=1, values=_f("-o", "-O")),
+    DeviceRead(_f("ddrescue", "gddrescue"), "copies the first operand (only read) to the second", read_operands=1,
+               values=_f("-b", "-c", "-i", "-o", "-s", "-K", "-r", "-m")),
+    DeviceRead(_f("fdisk", "gdisk"), "-l lists the partition tables",
+               flags=_f("-l", "--list", "-b", "-u", "-o", "--output"), need=_f("-l", "--list"),
+               values=_f("-b", "-o", "--output")),
+    DeviceRead(_f("sfdisk"), "these options print or check the partition table",
+               flags=_f("-l", "--list", "-d", "--dump", "-s", "--show-size", "-V", "--verify", "-J", "--json",
+                        "-g", "--show-geometry", "-F", "--list-free", "-q", "--quiet"),
+               need=_f("-l", "--list", "-d", "--dump", "-s", "--show-size", "-V", "--verify", "-J", "--json",
+                       "-g", "--show-geometry", "-F", "--list-free")),
+    DeviceRead(_f("sgdisk"), "these options print or verify the GUID partition table (-b saves a copy of it)",
+               flags=_f("-p", "--print", "-v", "--verify", "-L", "--list-types", "-i", "--info", "-O", "--print-mbr",
+                        "-D", "--display-alignment", "-b", "--backup"),
+               values=_f("-i", "--info", "-b", "--backup"), outputs=_f("-b", "--backup")),
+    DeviceRead(_f("parted"), "-l and the print verb list the partition tables", verbs=_f("print"),
+               flags=_f("-l", "--list", "-s", "--script", "-m", "--machine"), need=_f("-l", "--list")),
+    DeviceRead(_f("wipefs"), "without -a or -o it lists the signatures on the device; with -n it changes nothing",
+               writes=_f("-a", "--all", "-o", "--offset", "-f", "--force", "-b", "--backup", "-t", "--types"),
+               values=_f("-O", "--output", "-o", "--offset", "-t", "--types")),
+    DeviceRead(_f("mdadm"), "these modes print a RAID array's or member disk's state",
+               flags=_f("-D", "--detail", "-E", "--examine", "-Q", "--query", "--detail-platform", "-b", "--brief",
+                        "-v", "--verbose", "-s", "--scan", "--export"),
+               need=_f("-D", "--detail", "-E", "--examine", "-Q", "--query", "--detail-platform")),
+)
+_NO_ACT: Final = frozenset({"-n", "--no-act"})  # wipefs: with these, nothing is written
+_DEVICE_READS: Final[dict[str, DeviceRead]] = {h: r for r in DEVICE_READS for h in r.heads}
+
+
+def device_read(head: str, args: tuple[tuple[str, bool], ...]) -> frozenset[str] | None:
+    """The devices (``/dev/…`` words) the command ``head ARGS`` only reads, by :data:`DEVICE_READS`;
+    None when no row covers this form. ``args``: the words after the head as (text, static)."""
+    row = _DEVICE_READS.get(head)
+    if row is None or not all(static for _, static in args):
+        return None
+    allowed = (row.flags or frozenset()) | row.values
+    options: list[str] = []
+    operands: list[str] = []
+    valued: list[str] = []
+    k, ended = 0, False
+    while k < len(args):
+        t = args[k][0]
+        if ended or not t.startswith("-") or t == "-":
+            operands.append(t)
+            k += 1
+            continue
+        if t == "--":
+            ended = True
+            k += 1
+            continue
+        name, eq, value = t.partition("=")
+        if not name.startswith("--") and len(name) > 2 and name not in allowed and name not in row.writes:
+            options.extend(f"-{ch}" for ch in name[1:])  # a cluster: each letter its own option
+        else:
+            options.append(name)
+        if eq:
+            if name not in row.outputs:
+                valued.append(value)
+        elif name in row.values:
+            if k + 1 < len(args) and name not in row.outputs:
+                valued.append(args[k + 1][0])
+            k += 1
+        k += 1
+    if row.writes & set(options) and not (head == "wipefs" and _NO_ACT & set(options)):
+        return None
+    verb = next((w for w in operands if "/" not in w), "")
+    if row.flags is None:
+        ok = not row.verbs or verb in row.verbs
+    else:
+        only_allowed = all(o in allowed for o in options)
+        ok = only_allowed and any(o in (row.need or row.flags) for o in options)
+        ok = ok or bool(row.verbs and verb in row.verbs and only_allowed)
+    if not ok or (row.max_operands is not None and len(operands) > row.max_operands):
+        return None
+    named = operands if row.read_operands is None else operands[:row.read_operands]
+    return frozenset(w for w in (*named, *valued) if w.startswith("/dev/"))
+
 # Options that take a value, where one program of a row differs from the others (``head -n 5``
 # takes a value, ``cat -n`` does not): these replace the row's own ``values`` for that program.
 HEAD_VALUES: Final[dict[str, frozenset[str]]] = {

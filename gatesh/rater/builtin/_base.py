@@ -113,14 +113,18 @@ class Ctx:
                 elif cur is not None:
                     cur = resolve(target, cur, self.home)
         self.cwds = out
-        self.vars_set = bool(_SETS_VARS.search(self.facts.text))
+        self.vars_set = any(not (m.group(1) in ("TMPDIR", "TMP") and _TEMP_VALUE.match(m.group(2).strip("'\"")))
+                            for m in _SETS_VARS.finditer(self.facts.text))
 
     @property
     def text(self) -> str:
         return self.facts.text
 
 
-_SETS_VARS: Final = re.compile(r"(?:^|[\s;&|(])(?:export\s+|declare\s+(?:-x\s+)?)?(?:HOME|TMPDIR|TMP|PWD)=")
+_SETS_VARS: Final = re.compile(r"(?:^|[\s;&|(])(?:export\s+|declare\s+(?:-x\s+)?)?(HOME|TMPDIR|TMP|PWD)=(\S*)")
+# A temporary folder spelled out (no `..`, no expansion): TMPDIR set to it still names a temporary
+# folder, whichever value a later `$TMPDIR` expands to (a prefix assignment does not reach its own words).
+_TEMP_VALUE: Final = re.compile(r"^['\"]?/(?:tmp|var/tmp)(?:/(?!\.\.?(?:/|$))[\w.-]+)*/?['\"]?$")
 _DASHES: Final = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
                                 "\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
 

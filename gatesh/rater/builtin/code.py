@@ -56,7 +56,7 @@ def code_of(c: Cmd) -> str:
     return "\n".join(parts)
 
 
-def _rate_inner(text: str, c: Cmd) -> Hit | None:
+def rate_inner(text: str, c: Cmd) -> Hit | None:
     """Rate ``text`` as a shell command line with the same tables (bounded depth)."""
     if c.sc.depth >= MAX_DEPTH + 3 or len(text) > 4000:
         return None
@@ -97,14 +97,14 @@ def inline_code(c: Cmd) -> MatchResult:
         return None
     worst: Hit | None = None
     for m in _SHELL_CALL.finditer(code):
-        worst = _worse(worst, _rate_inner(m.group(2), c))
+        worst = _worse(worst, rate_inner(m.group(2), c))
     for m in _LIST_ARGV.finditer(code):
         words = re.findall(r"['\"]([^'\"]*)['\"]", m.group(1))
         if words:
-            worst = _worse(worst, _rate_inner(shlex.join(words), c))
+            worst = _worse(worst, rate_inner(shlex.join(words), c))
     if h in ("perl", "ruby") or h.startswith(("perl", "ruby")):
         for m in _BACKTICK.finditer(code):
-            worst = _worse(worst, _rate_inner(m.group(1), c))
+            worst = _worse(worst, rate_inner(m.group(1), c))
     for m in _FILE_OPS.finditer(code):
         path = m.group("path")
         recursive = bool(_RECURSIVE_FN.search(m.group("fn"))) or "recursive" in code[m.end():m.end() + 40]
@@ -139,7 +139,7 @@ def parallel_inputs(c: Cmd) -> MatchResult:
     for inp in c.args[k + 1:]:
         if inp in (":::", "::::"):
             continue
-        worst = _worse(worst, _rate_inner(inp, c))
+        worst = _worse(worst, rate_inner(inp, c))
     return worst
 
 

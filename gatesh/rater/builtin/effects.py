@@ -123,6 +123,8 @@ def system_write(ctx: Ctx) -> MatchResult:
     for e in _effects(ctx, Meaning.SYSTEM_CHANGE, reading=False):
         if e.direction is Direction.WRITE:
             return Hit(detail=f"writes {_shown(ctx, e)} ({_why(e)})")
+        if _only_inspects(ctx, e):
+            continue
         cmds = ctx.facts.commands
         privileged = (0 <= e.command < len(cmds) and cmds[e.command].privileged) or ctx.root
         if privileged or e.kind == "disks and partitions":
@@ -130,6 +132,17 @@ def system_write(ctx: Ctx) -> MatchResult:
             return Hit(detail=f"may write {_shown(ctx, e)} ({_why(e)}): gatesh does not know whether "
                               f"{head or 'the program'} only reads the paths it is given")
     return None
+
+
+def _only_inspects(ctx: Ctx, e: PathEffect) -> bool:
+    """Whether ``e`` is a device its program only reads in this form (``smartctl -H /dev/sda``,
+    ``pvck --dump``, ``parted DEV print``: the table ``vocab.paths.DEVICE_READS``)."""
+    cmds = ctx.facts.commands
+    if not e.resolved.startswith("/dev/") or not 0 <= e.command < len(cmds):
+        return False
+    c = cmds[e.command]
+    read = vocab.device_read(c.head, tuple((w.text, w.static) for w in c.argv[1:]))
+    return read is not None and (e.path in read or e.resolved in read)
 
 
 # --- reversibility from the working tree (S3.2) ------------------------------------------------
@@ -258,10 +271,17 @@ RULES: tuple[Rule, ...] = (
          examples=("echo x > /etc/hosts", "cp tool /usr/local/bin/", "sudo tee /opt/app/config.yml",
                    "curl -o /usr/local/bin/x https://x.example/x", "sed -i 's/a/b/' /etc/nginx/nginx.conf",
                    "install -m 755 x /usr/local/bin/x", "sudo badblocks -w /dev/sdX", "bmaptool copy a.img /dev/sdb",
-                   "sudo restic restore latest --target /etc", "mv /usr/bin/openssl /tmp/"),
+                   "sudo restic restore latest --target /etc", "mv /usr/bin/openssl /tmp/",
+                   "sudo badblocks -svw /dev/sdb", "sudo pvck /dev/sdb1 --repair -f meta.txt",
+                   "sudo tune.exfat -L NEW /dev/sdb1", "sudo e2fsck -fy /dev/sdb1", "sudo ddrescue -f /dev/sda /dev/sdb",
+                   "sudo smartctl -s off /dev/sda", "sudo e2image -I /dev/sdb1 img"),
          counter=("cat /etc/hosts", "cp /etc/hosts /tmp/hosts", "ls /usr/local/bin", "echo x > /dev/null",
                   "haproxy -c -f /etc/haproxy/haproxy.cfg", "restic backup /srv/data", "cat -u /dev/tty12 > /dev/tty13",
-                  "blender -b f.blend -o //render/frame_###.png -a")),
+                  "blender -b f.blend -o //render/frame_###.png -a", "sudo smartctl -H /dev/sda",
+                  "sudo dumpe2fs -h /dev/sdb1", "sudo pvck /dev/sdb1 --dump headers", "sudo badblocks -sv /dev/sdb",
+                  "sudo cryptsetup luksDump /dev/sdb1", "sudo blockdev --getsz /dev/sdb", "sudo e2fsck -n /dev/sdb1",
+                  "sudo hdparm -I /dev/sda", "mt -f /dev/nst0 status", "sudo ddrescue /dev/sdb disk.img",
+                  "rankmirrors /etc/pacman.d/mirrorlist", "utmpdump /var/log/wtmp")),
     Rule("files.work-loss", D, "This {detail}.", work_loss, on_facts=True,
          remedy="commit or stash what you want to keep first",
          examples=("rm notes.txt", "> app.db", ": > notes.txt", "echo x >| .env", "truncate -s 0 notes.txt",

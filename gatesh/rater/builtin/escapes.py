@@ -40,7 +40,16 @@ NAMES_ONLY: Final = frozenset({
     "diff", "cmp", "basename", "dirname", "update-alternatives", "chsh", "git", "shellcheck", "shfmt",
     "tldr", "cd", "history", "export", "alias", "unalias", "unset", "local", "declare", "set", "source",
     ".", "getent", "lsof", "sort", "uniq", "cut", "tr", "awk", "sed", "jq", "column", "tee", "xargs", "find",
+    # process listers filter by name; btrfs abbreviates `show` as `sh`; neither runs a program
+    "procs", "btrfs",
 })
+# Words after which a shell's name says which shell a completion or setup script is printed for
+# (`pulumi gen-completion bash`, `gh completion -s zsh`): the program prints text, it starts no
+# shell; text fed on to a shell is read as fed code (S2.1).
+_COMPLETION_WORDS: Final = frozenset({"complete", "completion", "completions", "gen-completion", "gen-completions",
+                                      "generate-completion", "generate-completions", "completion-script",
+                                      "--completion", "--completions", "shell-completion", "autocomplete",
+                                      "completion-bash", "--generate-completion"})
 _SHELL_ARG: Final = frozenset(SHELL_ARGUMENT_NAMES | {"/bin/" + s for s in SHELLS}
                               | {"/usr/bin/" + s for s in SHELLS} | {"/usr/local/bin/" + s for s in SHELLS})
 _INLINE_CODE_OPTS: Final = ("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "-ex", "--command", "-i")
@@ -118,8 +127,12 @@ def shell_as_argument(c: Cmd) -> MatchResult:
     names_ok = h in NAMES_ONLY
     for i, a in enumerate(c.args):
         if a in _SHELL_ARG:
-            if names_ok:
+            if names_ok or any(b.lower() in _COMPLETION_WORDS for b in c.args[:i]):
                 continue
+            if h == "emulate" and not any(b.startswith("-") and "c" in b.lstrip("-") for b in c.args):
+                continue  # zsh's emulate sets the emulation mode of this shell; with -c it runs code
+            if h == "lvmpersist" and i > 0 and c.args[i - 1] == "--access":
+                continue  # `--access sh`: the shared access mode of a persistent reservation
             if i > 0 and c.args[i - 1] in ("-s", "--shell", "-S") and h in ("useradd", "usermod", "chsh", "adduser", "pw"):
                 return None
             return Hit(detail=f"{h} runs {a}")
@@ -360,9 +373,11 @@ RULES: tuple[Rule, ...] = (
          counter=("bash script.sh", "bash -c 'ls'", "sh -n x.sh", "bash --version")),
     Rule("escape.shell-argument", A, "{detail}, an ungated shell that escapes the gate.", shell_as_argument,
          examples=("aa-exec /bin/sh", "rlwrap bash", "capsh --shell=/bin/bash --", "cpulimit -l 100 -f /bin/sh",
-                   "docker exec -it web bash", "PAGER='/bin/sh -c x' git -p help"),
+                   "docker exec -it web bash", "PAGER='/bin/sh -c x' git -p help", "emulate sh -c 'x'",
+                   "ttyd -p 8080 bash"),
          counter=("which bash", "echo /bin/sh", "ls -l /bin/sh", "apt install zsh", "grep bash /etc/shells",
-                  "useradd -s /bin/bash x")),
+                  "useradd -s /bin/bash x", "pulumi gen-completion bash", "komac complete zsh", "procs zsh",
+                  "emulate zsh -R", "sudo btrfs filesystem sh /mnt")),
     Rule("escape.ssh-loopback", A, "This opens a shell on this machine ({detail}) whose commands the gate would not see.",
          ssh_loopback,
          examples=("ssh localhost", "ssh me@127.0.0.1", "ssh -p 22 localhost bash", "ssh ::1 /bin/sh -i",

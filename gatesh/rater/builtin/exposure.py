@@ -196,17 +196,24 @@ _TUNNEL_SERVICES: Final = re.compile(r"(?:^|@|\.)(?:serveo\.net|localhost\.run|p
                                      r"ngrok\.io|bore\.pub)$", re.I)
 
 
+# Verbs of a tunnel client that set it up, query it or reach another share without opening a
+# tunnel to this machine (`zrok enable TOKEN`, `frpc verify -c F`, `zrok access private TOKEN`, which
+# listens on 127.0.0.1).
+_TUNNEL_SETUP: Final = frozenset({"invite", "enable", "disable", "status", "version", "overview", "config", "token",
+                                  "verify", "login", "logout", "ls", "list", "release", "help", "access"})
+
+
 def tunnel(c: Cmd) -> MatchResult:
     h = c.head
     if h == "ngrok" and c.sub(0) in ("http", "tcp", "tls", "start", "tunnel"):
         return _hit("ngrok opens a tunnel from the internet to this machine")
     if h == "cloudflared" and ("tunnel" in c.pos[:1] or c.has("--url")):
-        if c.sub(1) in ("list", "info", "login", "delete", "cleanup", "token", "route") and not c.has("--url"):
+        if c.sub(1) in ("list", "info", "login", "delete", "cleanup", "token", "route", "create") and not c.has("--url"):
             return None
         return _hit("cloudflared opens a tunnel from the internet to this machine")
     if h in ("lt", "localtunnel") and c.has("--port", "-p"):
         return _hit("localtunnel exposes a local port to the internet")
-    if h == "bore" and c.sub(0) == "local":
+    if h == "bore" and c.sub(0) == "local" and not c.has("-h", "--help"):
         return _hit("bore exposes a local port to the internet")
     if h == "chisel":
         # chisel's server listens on every interface; its client forwards like ssh -L unless a
@@ -216,7 +223,7 @@ def tunnel(c: Cmd) -> MatchResult:
         if c.sub(0) == "client" and any(p.upper().startswith("R:") for p in c.pos[1:]):
             return _hit("chisel client opens a port on the server's side to this machine")
         return None
-    if h in ("frpc", "expose", "sish", "zrok") and c.pos:
+    if h in ("frpc", "expose", "sish", "zrok") and c.pos and c.sub(0) not in _TUNNEL_SETUP:
         return _hit(f"{h} opens a tunnel to this machine")
     if h == "tailscale" and c.sub(0) in ("funnel",):
         return _hit("tailscale funnel exposes a local port to the internet")
@@ -263,12 +270,14 @@ RULES: tuple[Rule, ...] = (
                    "python manage.py runserver 0.0.0.0:8000", "npx http-server .", "vite --host",
                    "ssh -R 0.0.0.0:8080:localhost:80 host.example", "jupyter notebook --ip=0.0.0.0",
                    "npm run dev -- --host 10.0.0.5", "mytool --host 0.0.0.0 --port 80", "chisel server --port 8080",
-                   "chisel client server.example:8080 R:2222:localhost:22", "jupyter lab --ip 192.168.1.5"),
+                   "chisel client server.example:8080 R:2222:localhost:22", "jupyter lab --ip 192.168.1.5",
+                   "zrok share public http://localhost:8080", "frpc -c frpc.toml", "bore local 8000 --to bore.pub"),
          counter=("python3 -m http.server --bind 127.0.0.1 8000", "php -S localhost:8000", "nc -zv host 22",
                   "socat TCP-LISTEN:8080,bind=127.0.0.1,fork TCP:localhost:80", "kubectl proxy",
                   "uvicorn app:app --host 127.0.0.1", "flask run", "python manage.py runserver",
                   "ssh -L 8080:localhost:80 host.example", "ngrok version", "vite", "curl -b cookies.txt https://x",
                   "kodi-send --host 192.168.0.1 --port 9777 -a Quit", "psql --host db.example.com -U app",
                   "ipsumdump --interface eth0 -tsSdDp", "pct clone 100 101 --hostname host_name",
-                  "chisel client server.example:8080 3000:localhost:3000")),
+                  "chisel client server.example:8080 3000:localhost:3000", "zrok enable TOKEN", "zrok status",
+                  "frpc verify -c frpc.toml", "cloudflared tunnel create web", "bore local -h")),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from gatesh._types import Direction
 from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads
 
 _VERB: Final = re.compile(
@@ -53,6 +54,52 @@ def service_verb_word(word: str) -> bool:
 _READ_VERBS: Final = frozenset({"get", "describe", "list", "ls", "show", "status", "info", "inspect", "view"})
 
 
+# Verbs that lose nothing a person made when their object is the tool's own output (S3.2), each
+# with why. The judgement is the same one the gate makes for the tools it knows by name: `cargo
+# clean`, `make clean`, `npm cache clean`, `kill PID` and `pkill NAME` run.
+_CACHE: Final = re.compile(r"cache", re.I)  # a cache is rebuilt by its tool on the next use
+_SOFT_FIRST: Final = {
+    "clean": "a tool's own `clean` removes the build output and caches it generates itself",
+    "kill": "stops the tool's own processes, tasks or sessions, as kill and pkill do; no data is deleted",
+    "deactivate": "leaves an environment (a virtualenv, a conda or pyenv environment) in this shell",
+    "disable": "turns off something the tool's own `enable` turns on again; nothing is deleted",
+}
+# Process nouns: `kill-server`, `kill-session`, `kill-pane` stop processes, whatever the position.
+_PROCESS_KILL: Final = re.compile(r"^kill[-_](?:server|session|sessions|pane|window|client|task|tasks|job)$", re.I)
+# What a `disable` may be applied to and turned on again, with nothing lost: add-ons of the tool.
+_TOGGLES: Final = re.compile(r"(?:^|[-_:])(?:plugins?|extensions?|modules?|features?|flags?|toggles?|repos?"
+                             r"|repository|repositories|copr|maintenance|themes?|addons?|add-ons?)(?:$|[-_:])", re.I)
+# After `restore`, these words make it a noun (`velero restore create` names a restore to run).
+_NOUN_NEXT: Final = frozenset({"create", "new", "describe", "logs"})
+
+
+def _soft(c: Cmd, k: int, w: str, pos: list[str]) -> bool:
+    """Whether the delete-class verb ``w`` at positional ``k`` loses nothing a person made."""
+    low = w.lower()
+    near = [w, *pos[max(0, k - 1):k], *pos[k + 1:k + 2]]
+    if _CACHE.search(" ".join(near)) and re.match(r"^(?:[a-z0-9]+[-_:])*(?:clean|clear|purge|prune|rm|remove|delete)"
+                                                  r"(?:[-_:][a-z0-9-]+)*$", low):
+        return True  # `uv cache clean`, `dnf clean dbcache`, `fastlane run clean_cocoapods_cache`
+    if _PROCESS_KILL.match(low):
+        return True
+    if c.sc.privileged:
+        return False  # under sudo the tool's own things are the machine's
+    if low == "clean" and k == 0 and len(pos) == 1:
+        return True  # `bazel clean`, `flutter clean`: nothing after it names what else to clean
+    if low in ("kill", "deactivate") and k == 0:
+        return True
+    if low.endswith("disable") and (k == 0 or _TOGGLES.search(pos[k - 1]) or _TOGGLES.search(c.head)
+                                    or _TOGGLES.search(low)):
+        return True  # `corepack disable`, `unleash features disable x`, `magento module:disable x`
+    return False
+
+
+def _restores_into_named_path(c: Cmd) -> bool:
+    """A restore whose target the reader knows it writes (``restic restore --target DIR``): what is
+    written there is judged by the path effects (system.write, files.work-loss)."""
+    return any(e.command == c.index and e.direction is Direction.WRITE for e in c.ctx.facts.paths)
+
+
 def service_verb(c: Cmd) -> MatchResult:
     if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
         return None
@@ -68,6 +115,11 @@ def service_verb(c: Cmd) -> MatchResult:
         if _VERB.match(w):
             if any(p.lower() in _READ_VERBS for p in pos[k + 1:k + 2]):
                 return None  # `velero restore get`: listing the restores, not restoring
+            if _soft(c, k, w, pos):
+                return None
+            if w.lower() == "restore" and (any(p.lower() in _NOUN_NEXT for p in pos[k + 1:k + 2])
+                                           or _restores_into_named_path(c)):
+                return None
             return Hit(detail=f"{c.head} {w}")
     opt = next((f for f in c.flags if f.startswith(("--delete", "--remove", "--purge", "--drop", "--reset-offsets", "--wipe"))), None)
     if opt:
@@ -104,8 +156,14 @@ RULES: tuple[Rule, ...] = (
                    "velero backup delete nightly", "nats kv del KV key",
                    "rabbitmqctl delete_user bot", "kafka-topics --bootstrap-server x --delete --topic t",
                    "stripe customers delete cus_1", "restic forget abc", "borg compact repo",
-                   "mc admin policy unset myminio p"),
+                   "mc admin policy unset myminio p", "vault secrets disable kv/", "mc admin user disable m u",
+                   "split splits kill my-split", "sudo dnf system-upgrade clean", "tlmgr backup clean --all",
+                   "nh clean all", "kopia snapshot restore k1 out", "sudo gitlab-ctl kill nginx"),
          counter=("vault kv get secret/app", "velero backup get", "ldcli environments create --name s",
+                  "uv cache clean", "dnf clean dbcache", "apptainer cache clean -f", "bazel clean", "flutter clean",
+                  "adb kill-server", "tmux kill-session -t x", "pueue kill -a", "conda deactivate",
+                  "corepack disable", "unleash features disable my-toggle", "gnome-extensions disable x@y",
+                  "restic restore latest --target /tmp/out", "velero restore create restore-1",
                   "echo delete", "grep remove file.txt", "velero restore get", "restic stats --mode restore-size",
                   "fastly logging s3 list --name logs")),
     Rule("generic.http-delete", D, "This {detail} to a service, removing data there.", http_delete,

@@ -7,6 +7,7 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin.code import rate_inner
 
 _SUID_SYM: Final = re.compile(r"^[ugoa]*[+=][rwxXt]*s[rwxXt]*$")
 _WORLD_SYM: Final = re.compile(r"^(?:[ugo]*[oa][ugo]*|)[+=][rxXst]*w")
@@ -58,10 +59,30 @@ def install_suid(c: Cmd) -> MatchResult:
     return None
 
 
+# What xargs may do to the words it is fed before they reach the command (quotes, escapes, a
+# printf format, a replacement string): the command line is then not the fed words as written.
+_FED_UNCLEAR: Final = re.compile(r"[\\'\"%{}$`]")
+
+
+def _fed_command(c: Cmd) -> str | None:
+    """The command line ``xargs sudo …`` runs when every word fed to it is a static ``echo`` or
+    ``printf`` word (``echo ok | xargs sudo --`` runs ``sudo -- ok``); None when it cannot be known."""
+    feeders = c.feeders
+    if not feeders or any(f.head not in ("echo", "printf") or any(f.dyn) or f.has("-e") for f in feeders):
+        return None
+    words = [w for f in feeders for w in f.pos]
+    if not words or any(_FED_UNCLEAR.search(w) for w in (*words, *c.args)):
+        return None
+    return " ".join([c.head, *c.args, *words])
+
+
 def root_shell(c: Cmd) -> MatchResult:
     h = c.head
     if h in ("sudo", "sudo-rs", "doas", "run0"):
         if c.sc.context == "xargs" and not c.has("-s", "-i"):
+            line = _fed_command(c)
+            if line is not None:  # the command is known: judged as itself, not as a hidden one
+                return rate_inner(line, c)
             return Hit(severity=D, detail=f"{h} runs commands read from input as root",
                        remedy="name the command explicitly")
         if c.has("-s", "--shell", "-i", "--login") or not c.pos:
@@ -166,8 +187,10 @@ RULES: tuple[Rule, ...] = (
          counter=("install -m 755 x ~/.local/bin/x",)),
     Rule("priv.root-shell", A, "This opens an interactive root or other-user shell ({detail}) that the gate cannot see into.",
          root_shell, heads=ROOT_SHELL,
-         examples=("sudo -s", "sudo -i", "sudo su", "su", "su - root", "doas -s"),
-         counter=("sudo -l", "sudo apt update", "su -c 'id' bob", "sudo -v")),
+         examples=("sudo -s", "sudo -i", "sudo su", "su", "su - root", "doas -s", "cat list | xargs sudo",
+                   "echo su | xargs sudo"),
+         counter=("sudo -l", "sudo apt update", "su -c 'id' bob", "sudo -v", "echo ok | xargs sudo --",
+                  "echo hosts | xargs sudo ls")),
     Rule("priv.accounts", A, "This creates, changes or deletes user accounts ({detail}).", accounts, heads=ACCOUNTS,
          examples=("useradd -m evil", "usermod -aG sudo bob", "passwd root", "dscl . -create /Users/evil",
                    "echo 'a:b' | chpasswd", "userdel bob"),

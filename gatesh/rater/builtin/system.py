@@ -7,6 +7,7 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.vocab import paths as vocab
 
 _REMOVE_VERBS: Final = frozenset({"remove", "purge", "autoremove", "erase", "uninstall", "rm", "un",
                                   "unlink", "r", "delete", "prune"})
@@ -47,9 +48,13 @@ def pkg_remove(c: Cmd) -> MatchResult:
 
 def publish(c: Cmd) -> MatchResult:
     h, verb = c.head, c.sub(0)
+    if c.has("--dry-run", "--dryrun") or (h == "cargo" and verb == "publish" and c.has("-n")):
+        return None  # the registry is not written: the package is only built and checked
     if h in ("npm", "pnpm", "yarn", "bun") and verb in ("publish", "unpublish", "deprecate"):
         return True
-    if h in ("cargo", "poetry", "gem", "gradle", "gradlew", "mvn", "mvnw", "twine", "dotnet", "flit", "hatch", "uv") and verb in (
+    if h == "dotnet":  # `dotnet publish` builds a deployable folder here; `dotnet nuget push` uploads
+        return (verb == "nuget" and c.sub(1) in ("push", "delete")) or None
+    if h in ("cargo", "poetry", "gem", "gradle", "gradlew", "mvn", "mvnw", "twine", "flit", "hatch", "uv") and verb in (
             "publish", "push", "upload", "yank", "deploy", "nuget"):
         return True
     if h in ("mvn", "mvnw", "gradle", "gradlew") and any(a.startswith(("release:perform", "deploy", "publish")) for a in c.args):
@@ -93,6 +98,10 @@ _SYSTEM_INSTALLERS: Final = heads("dpkg", "apt", "apt-get", "aptitude", "rpm", "
                                   "opkg", "pkg_add")
 
 
+_INSTALLER_QUERIES: Final = ("-pkginfo", "-volinfo", "-dominfo", "-query", "-showChoicesXML", "-showChoiceChangesXML",
+                              "-showChoicesAfterApplyingChangesXML", "-vers", "-help")
+
+
 def local_package(c: Cmd) -> MatchResult:
     h = c.head
     words = [a for a in c.args]
@@ -100,6 +109,10 @@ def local_package(c: Cmd) -> MatchResult:
     if h == "installer":
         pkg = c.opt_value("-pkg", "-package")
         files = [pkg] if pkg else files
+    if h == "installer" and not c.has("-target", "-tgt") and c.has(*_INSTALLER_QUERIES):
+        return None  # macOS installer: these print what a package holds; only -target installs
+    if h == "pacman" and c.has("-p", "--print"):
+        return None  # pacman -Up prints the targets instead of installing them
     installing = (h in ("dpkg",) and c.has("-i", "--install", "--unpack")) or (
         h == "rpm" and any(a.startswith(("-i", "-U", "-F")) and not a.startswith("--") for a in words)) or (
         h == "pacman" and any(a.startswith("-U") for a in words)) or h in ("gdebi", "installer") or (
@@ -161,8 +174,8 @@ def dns(c: Cmd) -> MatchResult:
 def disks(c: Cmd) -> MatchResult:
     h = c.head
     if h.startswith("mkfs") or h in ("wipefs", "mkswap", "fdisk", "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "mdadm"):
-        if c.has("-l", "--list", "-h", "--help", "print") or (h == "parted" and "print" in c.low):
-            return None
+        if c.has("-h", "--help") or vocab.device_read(h, tuple((w.text, w.static) for w in c.sc.argv[1:])) is not None:
+            return None  # a form that only prints or checks the partition table (vocab.paths.DEVICE_READS)
         return True
     if h == "diskutil" and c.sub(0) in ("erasedisk", "erasevolume", "partitiondisk", "zerodisk", "secureerase", "reformat"):
         return True
@@ -177,8 +190,9 @@ RULES: tuple[Rule, ...] = (
          counter=("apt install jq", "pip install -e .", "npm install", "brew list")),
     Rule("system.publish", C, "Publishing a release to a public registry cannot be taken back from here.",
          publish, heads=PKG | heads("gradle", "gradlew", "mvn", "mvnw", "twine", "dotnet", "flit", "hatch"),
-         examples=("npm publish", "cargo publish", "twine upload dist/*", "poetry publish"),
-         counter=("npm pack", "cargo build", "poetry build")),
+         examples=("npm publish", "cargo publish", "twine upload dist/*", "poetry publish", "dotnet nuget push x.nupkg"),
+         counter=("npm pack", "cargo build", "poetry build", "npm publish --dry-run", "cargo publish -n",
+                  "dotnet publish -c Release")),
     Rule("system.service-stop", D, "This {detail}, interrupting whatever depends on it.", services,
          heads=heads("systemctl", "service", "launchctl", "chkconfig", "update-rc.d", "sysrc", "rc-update", "nginx",
                      "apachectl", "apache2ctl", "httpd", "caddy", "haproxy", "php-fpm"),
@@ -193,7 +207,7 @@ RULES: tuple[Rule, ...] = (
                    "installer -pkg Tool.pkg -target /", "pacman -U x.pkg.tar.zst", "rpm -i --nodeps x.rpm",
                    "apt-get install --allow-unauthenticated foo"),
          counter=("apt install jq", "dpkg -l", "rpm -qa", "snap install hello", "dnf install git", "dpkg -c x.deb",
-                  "pacman -Syu")),
+                  "pacman -Syu", "installer -pkginfo -pkg Tool.pkg", "pacman -Up x.pkg.tar.zst")),
     Rule("system.power", D, "Shutting down or rebooting the machine ends every running session and job.",
          power, heads=heads("reboot", "poweroff", "halt", "shutdown", "init", "telinit", "systemctl", "tmutil"),
          remedy="finish the task without restarting or shutting down the machine",
@@ -213,6 +227,9 @@ RULES: tuple[Rule, ...] = (
     Rule("system.disk-format", C, "Formatting or repartitioning a disk destroys everything on it.", disks,
          heads=heads("mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "wipefs", "mkswap", "fdisk",
                      "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "mdadm", "diskutil"),
-         examples=("mkfs.ext4 /dev/sdb1", "wipefs -a /dev/sdb", "diskutil eraseDisk JHFS+ X disk2"),
-         counter=("fdisk -l", "diskutil list")),
+         examples=("mkfs.ext4 /dev/sdb1", "wipefs -a /dev/sdb", "diskutil eraseDisk JHFS+ X disk2",
+                   "sgdisk -Z /dev/sdb", "sgdisk -l backup.gpt /dev/sdb", "parted /dev/sdb mklabel gpt",
+                   "mdadm --zero-superblock /dev/sdb1", "sfdisk /dev/sdb < table.dump"),
+         counter=("fdisk -l", "diskutil list", "sudo sgdisk -p /dev/sdb", "parted /dev/sdb print", "wipefs /dev/sdb",
+                  "wipefs -a -n /dev/sdb", "sudo mdadm --detail /dev/md0", "sfdisk -d /dev/sdb")),
 )

@@ -20,9 +20,11 @@ def _docker_words(c: Cmd) -> list[str]:
 
 def docker_destroy(c: Cmd) -> MatchResult:
     w = _docker_words(c)
-    if not w:
-        return None
-    if w[0] in ("system", "volume", "image", "container", "network", "builder", "buildx") and len(w) > 1 and w[1] == "prune":
+    if not w or c.has("--help") or (c.head == "podman" and c.has("-h")):
+        return None  # help text only
+    if w[0] in ("builder", "buildx") and len(w) > 1 and w[1] == "prune":
+        return None  # the build cache, which the next build recreates; images and volumes stay
+    if w[0] in ("system", "volume", "image", "container", "network") and len(w) > 1 and w[1] == "prune":
         vols = (w[0] in ("system",) and c.has("--volumes")) or w[0] == "volume"
         return Hit(detail=f"{w[0]} prune deletes {'volumes and their data' if vols else 'unused ' + w[0] + 's'}")
     if w[0] == "volume" and len(w) > 1 and w[1] in ("rm", "remove"):
@@ -127,7 +129,8 @@ RULES: tuple[Rule, ...] = (
          remedy="remove only the containers or images this task created, by name",
          examples=("docker system prune -af", "docker volume rm data", "docker rm -f web", "docker rmi app:old",
                    "docker compose down -v"),
-         counter=("docker ps -a", "docker build -t app .", "docker compose up -d", "docker compose down")),
+         counter=("docker ps -a", "docker build -t app .", "docker compose up -d", "docker compose down",
+                  "docker buildx prune", "docker builder prune -f", "docker rm --help", "podman rmi -h")),
     Rule("containers.host-escape", A, "A container with the host's root mounted or full privileges escapes all isolation.",
          docker_host_escape, heads=DOCKER,
          examples=("docker run -v /:/mnt --rm -it alpine chroot /mnt sh", "docker run --privileged -it ubuntu"),

@@ -73,9 +73,19 @@ _TOGGLES: Final = re.compile(r"(?:^|[-_:])(?:plugins?|extensions?|modules?|featu
 _NOUN_NEXT: Final = frozenset({"create", "new", "describe", "logs"})
 
 
+# A tool or object that protects the machine: turning it off or stopping it weakens a defence
+# (S3.2 attack), whatever the verb's usual harmlessness.
+_DEFENCE: Final = re.compile(r"defen[cs]e|firewall|\bfw\b|ufw|antivirus|\bav\b|edr|falcon|sentinel|selinux|apparmor|"
+                             r"audit|protect|guard|shield|clam|wazuh|osquery|crowdstrike|sophos|eset|mcafee|"
+                             r"kaspersky|defender|gatekeeper|sip\b|quarantine|integrity|tripwire|aide\b|fail2ban",
+                             re.I)
+
+
 def _soft(c: Cmd, k: int, w: str, pos: list[str]) -> bool:
     """Whether the delete-class verb ``w`` at positional ``k`` loses nothing a person made."""
     low = w.lower()
+    if _DEFENCE.search(c.head) or any(_DEFENCE.search(p) for p in pos[:k + 2]):
+        return False
     near = [w, *pos[max(0, k - 1):k], *pos[k + 1:k + 2]]
     if _CACHE.search(" ".join(near)) and re.match(r"^(?:[a-z0-9]+[-_:])*(?:clean|clear|purge|prune|rm|remove|delete)"
                                                   r"(?:[-_:][a-z0-9-]+)*$", low):
@@ -158,7 +168,8 @@ RULES: tuple[Rule, ...] = (
                    "stripe customers delete cus_1", "restic forget abc", "borg compact repo",
                    "mc admin policy unset myminio p", "vault secrets disable kv/", "mc admin user disable m u",
                    "split splits kill my-split", "sudo dnf system-upgrade clean", "tlmgr backup clean --all",
-                   "nh clean all", "kopia snapshot restore k1 out", "sudo gitlab-ctl kill nginx"),
+                   "nh clean all", "kopia snapshot restore k1 out", "sudo gitlab-ctl kill nginx",
+                   "falconctl disable", "wazuh-control kill"),
          counter=("vault kv get secret/app", "velero backup get", "ldcli environments create --name s",
                   "uv cache clean", "dnf clean dbcache", "apptainer cache clean -f", "bazel clean", "flutter clean",
                   "adb kill-server", "tmux kill-session -t x", "pueue kill -a", "conda deactivate",

@@ -66,7 +66,7 @@ def services(c: Cmd) -> MatchResult:
     h = c.head
     if h == "systemctl":
         verb = c.sub(0)
-        if verb in ("stop", "disable", "mask", "kill", "isolate", "daemon-reexec", "reset-failed", "restart", "try-restart"):
+        if verb in ("stop", "disable", "mask", "kill", "isolate", "daemon-reexec", "restart", "try-restart"):
             units = " ".join(c.pos[1:]) or "a service"
             return Hit(detail=f"{verb}s {units}")
         return None
@@ -198,7 +198,8 @@ RULES: tuple[Rule, ...] = (
                      "apachectl", "apache2ctl", "httpd", "caddy", "haproxy", "php-fpm"),
          remedy="leave system services running",
          examples=("systemctl stop nginx", "sudo systemctl disable docker", "service mysql stop"),
-         counter=("systemctl status nginx", "systemctl list-units", "service nginx status")),
+         counter=("systemctl status nginx", "systemctl list-units", "service nginx status",
+                  "systemctl reset-failed nginx")),
     Rule("system.local-package", D, "This {detail}: a change to the machine from a file no package repository "
          "vouches for.", local_package, heads=_SYSTEM_INSTALLERS,
          remedy="install the package by name from the distribution's repository, without flags that skip its checks",

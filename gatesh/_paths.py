@@ -13,6 +13,7 @@ protected as well as one in the default place.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +84,8 @@ class Installation:
     problem: str = ""  # why the record could not be read ("" when it was, or does not exist)
 
 
+#: The installation of no record (one object: it is the key of caches built from a record).
+NO_INSTALLATION = Installation()
 _record_cache: dict[str, tuple[tuple[int, int, int], Installation]] = {}
 
 
@@ -118,6 +121,14 @@ def _installation(data: dict[str, Any]) -> Installation:
     )
 
 
+def _exists(path: str) -> bool:
+    """Whether ``os.stat(path)`` can succeed (False: it would raise), asked with the effective ids
+    as stat is; True when the platform cannot ask that way (stat then decides)."""
+    if os.access not in os.supports_effective_ids:
+        return True
+    return os.access(path, os.F_OK, effective_ids=True)
+
+
 def read_install_record(path: str) -> Installation:
     """The installation ``path`` records; an empty one when there is no record.
 
@@ -125,10 +136,12 @@ def read_install_record(path: str) -> Installation:
     ``stat`` per call. A record that exists but cannot be read or parsed gives an empty
     installation with ``problem`` set (``gatesh doctor`` reports it); the defaults still apply.
     """
+    if not _exists(path):
+        return NO_INSTALLATION  # the common case, answered without the cost of an OSError
     try:
         st = os.stat(path)
     except OSError:
-        return Installation()
+        return NO_INSTALLATION
     key = (st.st_ino, st.st_mtime_ns, st.st_size)
     hit = _record_cache.get(path)
     if hit is not None and hit[0] == key:
@@ -203,7 +216,7 @@ class GatePaths:
     system_config: str
     home: str = ""  # the home folder these paths were computed for ("" = this process's)
 
-    @property
+    @functools.cached_property
     def install_record(self) -> str:
         return os.path.join(self.data_dir, INSTALL_RECORD)
 
@@ -239,7 +252,51 @@ class GatePaths:
         )
 
 
-def current() -> GatePaths:
-    """The paths for this process's environment (read each call: tests change the environment)."""
+#: The environment variables :func:`current` reads (with HOME set, its answer is a function of
+#: these, whether the runtime folder exists, and the user id).
+_CURRENT_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
+                 "GATESH_SYSTEM_CONFIG")
+#: How many environments :func:`current` remembers (a process meets one or two; tests a few each).
+_CURRENT_CACHE_SIZE = 32
+_current_cache: dict[tuple[object, ...], GatePaths] = {}
+
+
+def _compute_current() -> GatePaths:
     return GatePaths(config_dir(), state_dir(), runtime_dir(), data_dir(), system_config(),
                      os.path.expanduser("~"))
+
+
+def environ_values(names: tuple[str, ...]) -> tuple[str | None, ...]:
+    """``os.environ.get(name)`` for each of ``names``, read from os.environ's own table when it has
+    one (the same values, without the KeyError a missing name costs through the mapping)."""
+    raw: Any = getattr(os.environ, "_data", None)
+    if not isinstance(raw, dict):
+        return tuple(os.environ.get(n) for n in names)
+    out: list[str | None] = []
+    for n in names:
+        v = raw.get(_ENCODED.get(n) or _ENCODED.setdefault(n, os.fsencode(n)))
+        out.append(None if v is None else os.fsdecode(v))
+    return tuple(out)
+
+
+_ENCODED: dict[str, bytes] = {}  # variable names as os.environ's table holds them (a few dozen)
+
+
+def current() -> GatePaths:
+    """The paths for this process's environment, as it is at this call (tests change it).
+
+    Remembered per the values of the variables it reads, whether ``$XDG_RUNTIME_DIR`` is a folder
+    now (a ``stat`` per call) and the user id, so a changed environment gives its own answer;
+    computed afresh when HOME is unset (the home folder then comes from the user database).
+    """
+    values = environ_values(_CURRENT_VARS)
+    if values[0] is None:
+        return _compute_current()
+    runtime = values[4] or ""
+    key = (*values, os.path.isabs(runtime) and os.path.isdir(runtime), os.getuid())
+    hit = _current_cache.get(key)
+    if hit is None:
+        if len(_current_cache) >= _CURRENT_CACHE_SIZE:
+            _current_cache.clear()
+        hit = _current_cache[key] = _compute_current()
+    return hit

@@ -35,3 +35,31 @@ def test_package_import_is_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "['gatesh', 'gatesh._entry', 'gatesh._paths']"
+
+
+def test_current_follows_every_variable_it_reads(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # current() is remembered per environment: each variable it reads gives its own answer.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "GATESH_SYSTEM_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    before = _paths.current()
+    assert before.config_dir == str(tmp_path / ".config" / "gatesh") and before.home == str(tmp_path)
+    assert _paths.current() == before
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "c"))
+    assert _paths.current().config_dir == str(tmp_path / "c" / "gatesh")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "s"))
+    assert _paths.current().state_dir == str(tmp_path / "s" / "gatesh")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "d"))
+    assert _paths.current().install_record == str(tmp_path / "d" / "gatesh" / "install.json")
+    monkeypatch.setenv("GATESH_SYSTEM_CONFIG", str(tmp_path / "sys.toml"))
+    assert _paths.current().system_config == str(tmp_path / "sys.toml")
+    run = tmp_path / "run"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    assert _paths.current().runtime_dir == f"/tmp/gatesh-{os.getuid()}"  # not a folder yet
+    run.mkdir()
+    assert _paths.current().runtime_dir == str(run / "gatesh")  # the same value, now a folder
+    monkeypatch.setenv("HOME", str(tmp_path / "other"))
+    assert _paths.current().home == str(tmp_path / "other")
+    assert _paths.current().config_dir == str(tmp_path / "c" / "gatesh")
+    monkeypatch.delenv("HOME")
+    assert _paths.current() == _paths._compute_current()  # no HOME: the user database decides

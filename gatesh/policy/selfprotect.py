@@ -18,7 +18,6 @@ and ``remote.*`` keys, and editing the project's own files.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import fnmatch
 import functools
@@ -31,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from gatesh._paths import GatePaths
+from gatesh._paths import GatePaths, environ_values
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import (
     FIND_FILTERS,
@@ -84,6 +83,12 @@ class Protected:
     found: dict[tuple[int, int], Kind | None] = field(default_factory=dict, init=False, compare=False,
                                                        repr=False)
 
+    def with_values(self, values: tuple[tuple[str, str], ...]) -> Protected:
+        """This, for one check of a text whose static ``NAME=value`` statements are ``values``
+        (a fresh memo of path tests; what :func:`dataclasses.replace` gives, built directly)."""
+        return Protected(self.roots, self.home, self.volatile, self.cwd, self.launchers, self.venvs,
+                         self.shims, self.git_global, self.paths, values)
+
     def kind_of(self, path: str) -> Kind | None:
         """The kind of the most specific root holding ``path`` (absolute), or None."""
         best: tuple[int, Kind] | None = None
@@ -129,6 +134,8 @@ _GENERIC_KINDS: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
         r"(?:^|/)\.claude/projects(?:/|$)|\$\{?CLAUDE_CONFIG_DIR\}?/projects(?:/|$)"
         r"|(?:^|/)\.codex/sessions(?:/|$)|\$\{?CODEX_HOME\}?/sessions(?:/|$)|(?:^|/)\.gemini/tmp(?:/|$)")),
 )
+# Whether any of them matches (one search for the many words that name no gate file).
+_GENERIC_ANY: Final = re.compile("|".join(f"(?:{p.pattern})" for _, p in _GENERIC_KINDS))
 # Settings a harness reads in any folder (the project's own): writing one can switch the hooks off
 # (Claude Code's `disableAllHooks`, a project `.gemini/settings.json`, Codex's `features.hooks`).
 # Writes only: deleting a project's settings cannot take the user's hooks away.
@@ -232,9 +239,10 @@ def _touches(word: str, prot: Protected, *, ancestors: bool, write: bool = False
     text = _expand(unquote(word), prot.values)
     if not text or text.startswith("-"):
         return None
-    for kind, pattern in _GENERIC_KINDS:
-        if pattern.search(text):
-            return kind
+    if _GENERIC_ANY.search(text):
+        for kind, pattern in _GENERIC_KINDS:
+            if pattern.search(text):
+                return kind
     if write and (_PROJECT_HARNESS.search(canon_path(text)) or (into and _PROJECT_HARNESS_DIR.search(text))):
         return Kind.HARNESS
     hook = _git_hook_kind(text, prot, ancestors=ancestors) if ".git" in text else None
@@ -498,6 +506,7 @@ def _touches_text(code: str, prot: Protected) -> Kind | None:
 
 _CD: Final = frozenset({"cd", "pushd"})
 _WRITER_HEADS: Final = _DELETERS | _DEST_WRITERS | _FILE_WRITERS
+_FED_WRITER_HEADS: Final = _WRITER_HEADS | _IN_PLACE
 
 
 def _worked_inside(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
@@ -515,7 +524,7 @@ def _fed_to_writer(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | 
 
     Only the commands before ``cmd`` in its own pipeline feed it, and only when the words xargs
     puts in land where ``cmd`` writes (a copy's sources and a tar archive's members are read)."""
-    if cmd.context != "xargs" or cmd.head not in _WRITER_HEADS | _IN_PLACE:
+    if cmd.context != "xargs" or cmd.head not in _FED_WRITER_HEADS:
         return None
     if cmd.head in _IN_PLACE and not any(a.startswith("-i") or a == "--in-place" for a in cmd.args):
         return None
@@ -683,12 +692,26 @@ def _find_names(expr: list[str]) -> list[tuple[str, bool]] | None:
     return out or None
 
 
-def _on(kind: Kind, *tests: Callable[[SimpleCommand, Facts, Protected], Kind | None]
-        ) -> Callable[[SimpleCommand, Facts, Protected], bool]:
+PathTest = Callable[[SimpleCommand, Facts, Protected], Kind | None]
+
+
+class _On:
+    """A rule test: one of ``tests`` finds a gate file of ``kind``. Data :func:`check` reads
+    directly (each path test runs once per command, whichever rules ask it)."""
+
+    __slots__ = ("kind", "tests")
+
+    def __init__(self, kind: Kind, tests: tuple[PathTest, ...]) -> None:
+        self.kind = kind
+        self.tests = tests
+
+    def __call__(self, cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
+        return any(_found(t, cmd, facts, prot) is self.kind for t in self.tests)
+
+
+def _on(kind: Kind, *tests: PathTest) -> _On:
     """A rule test: one of ``tests`` finds a gate file of ``kind``."""
-    def test(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
-        return any(_found(t, cmd, facts, prot) is kind for t in tests)
-    return test
+    return _On(kind, tests)
 
 
 def _found(t: Callable[[SimpleCommand, Facts, Protected], Kind | None], cmd: SimpleCommand, facts: Facts,
@@ -774,11 +797,15 @@ def _git_hooks_setting(cmd: SimpleCommand, facts: Facts, prot: Protected) -> boo
     return _git_config_file_write(cmd, facts, prot)
 
 
+# Programs whose operands (not only their redirections) may be the git config file they write.
+_CONFIG_FILE_WRITERS: Final = _DEST_WRITERS | {"mv", "truncate", "dd", "tee", "sponge"} | _IN_PLACE
+
+
 def _git_config_file_write(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     targets = _write_targets(cmd)
     words = _operand_words(cmd)
     appends = {r.target for r in cmd.redirects if r.op == ">>"}
-    if cmd.head in _DEST_WRITERS | {"mv", "truncate", "dd", "tee", "sponge"} | _IN_PLACE:
+    if cmd.head in _CONFIG_FILE_WRITERS:
         targets += [w[3:] if w.startswith("of=") else w for w in words if not w.startswith("-")]
     if is_interpreter(cmd.head) or cmd.head in _IN_PLACE:
         codes = inline_code(cmd)
@@ -1701,9 +1728,8 @@ _SYSTEM_HARNESS_FILES: Final = ("/etc/claude-code/managed-settings.json", "/etc/
 def protected_for(paths: GatePaths, cwd: str = "") -> Protected:
     """The protected locations for ``paths``: its folders, the installation its record names (read
     now) and the defaults, the harnesses' files; home expanded (cached per inputs)."""
-    env = os.environ
-    return _protected(paths, env.get("HOME", ""), paths.installation(), env.get("CLAUDE_CONFIG_DIR", ""),
-                      env.get("CODEX_HOME", ""), cwd)
+    home, claude_home, codex_home = environ_values(("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"))
+    return _protected(paths, home or "", paths.installation(), claude_home or "", codex_home or "", cwd)
 
 
 def _package_folder() -> str:
@@ -1757,12 +1783,29 @@ def check(facts: Facts, paths: GatePaths, cwd: str = "") -> Finding | None:
     ``cwd`` (the command's folder) lets the checks that read the disk resolve relative paths.
     """
     # A copy of the cached locations: its memo of path tests is this check's alone.
-    prot = dataclasses.replace(protected_for(paths, cwd), values=_static_values(facts))
+    prot = protected_for(paths, cwd).with_values(_static_values(facts))
     for cmd in facts.commands:
         if cmd.remote:
             continue  # another host's files and processes are not this gate's
+        # Each path test of the `_on` rules runs at most once for this command, in rule order
+        # (what `_On.__call__` with `_found` does, without a memo lookup per rule and test).
+        seen: dict[PathTest, Kind | None] = {}
         for rule in RULES:
-            if rule.test(cmd, facts, prot):
+            test = rule.test
+            if type(test) is _On:
+                kind = test.kind
+                hit = False
+                for t in test.tests:
+                    if t in seen:
+                        got = seen[t]
+                    else:
+                        got = seen[t] = t(cmd, facts, prot)
+                    if got is kind:
+                        hit = True
+                        break
+            else:
+                hit = test(cmd, facts, prot)
+            if hit:
                 return Finding(rule.id, Outcome.ATTACK, rule.reason)
     for rule in RULES:
         if rule.whole is not None and rule.whole(facts):

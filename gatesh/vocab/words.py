@@ -8,6 +8,7 @@ in each. Pure functions over words and read facts: no I/O, no state.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
@@ -111,7 +112,18 @@ def canon_path(word: Word | str) -> str:
     a trailing ``/*`` (everything inside) is dropped, so ``/*`` is ``/`` and ``~/*`` is ``~``;
     ``..`` is folded lexically. Relative paths stay relative. Never touches the disk.
     """
-    text = unquote(word).strip()
+    text = unquote(word)
+    return _canon_cached(text) if len(text) <= _CANON_CACHED_CHARS else _canon(text)
+
+
+# Path words longer than this are canonicalised afresh each time, so the cache below holds at
+# most 4096 short strings (a path word is a few dozen characters; a 1 MiB word is not a path).
+_CANON_CACHED_CHARS: Final = 512
+
+
+def _canon(text: str) -> str:
+    """:func:`canon_path` of an unquoted text: a pure function of it, so short ones are remembered."""
+    text = text.strip()
     if not text:
         return text
     text = _HOME_FORMS.sub("~", text)
@@ -127,6 +139,9 @@ def canon_path(word: Word | str) -> str:
         norm = posixpath.normpath(text)
         return "/" if norm.startswith("//") else norm
     return posixpath.normpath(text)
+
+
+_canon_cached: Final = functools.lru_cache(maxsize=4096)(_canon)
 
 
 # System folders whose recursive loss (or recursive chmod/chown) needs rescue media or a re-install.

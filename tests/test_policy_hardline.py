@@ -161,3 +161,42 @@ def test_a_regex_engine_that_misreads_the_rules_refuses_everything(monkeypatch: 
         assert "hardline.test-broken" in finding.reason
     finally:
         hardline.engine_fault.cache_clear()
+
+
+def _spliced_texts() -> list[str]:
+    """Every text rule's examples and counter-examples, their raw views, and seeded splices of their
+    pieces with the words the rules look for (so texts that nearly match are among them)."""
+    import random
+
+    pieces = [t for r in hardline.TEXT_RULES for t in (*r.examples, *r.counter)]
+    pieces += ["rm -rf /", "find / -delete", " ", ";", "\n", "'", '"', "\\", "-R", "~", "$HOME", "${HOME}",
+               "/dev/sda", "of=", ">", "{", "|", "&", "fork", "kill -9", "-1", "curl", "env", "$'\\x72'"]
+    rng = random.Random(14)
+    texts = list(pieces)
+    for _ in range(5000):
+        texts.append("".join(rng.choice(pieces)[rng.randrange(3):] for _ in range(rng.randrange(1, 6))))
+    return [view for t in texts for view in hardline.raw_views(t)]
+
+
+def test_text_rule_literal_filters_lose_no_match() -> None:
+    """A text rule's `needs` only skips texts its pattern cannot match: wherever the pattern
+    matches, the filtered search matches too (a wrong literal would let a hardline text run)."""
+    texts = _spliced_texts()
+    for rule in hardline.TEXT_RULES:
+        assert rule.needs, rule.id  # every raw-text rule has its filter
+        matched = [t for t in texts if rule.pattern.search(t)]
+        assert matched, rule.id
+        missed = [t for t in matched if rule.search(t) is None]
+        assert not missed, (rule.id, missed[:3])
+
+
+def test_a_long_text_without_the_rules_words_is_not_searched() -> None:
+    """1 MiB of unreadable prose with none of the rules' words: no regular expression runs over it,
+    and a hardline command inside such text is still found."""
+    prose = "the quick brown fox jumps over the lazy dog " * 24000
+    for rule in hardline.TEXT_RULES:
+        assert not all(any(w in prose for w in group) for group in rule.needs), rule.id
+        assert rule.search(prose) is None
+    facts = Facts(text=prose + "; rm -rf ~; echo '", readable=False, unreadable="too long")
+    found = hardline.check(facts)
+    assert found is not None and found.rule_id == "hardline.rm-root"

@@ -95,6 +95,17 @@ class TextRule:
     examples: tuple[str, ...]
     counter: tuple[str, ...]
     remedy: str = ""
+    # Literals every match holds: each group names strings one of which occurs in any text the
+    # pattern matches (empty: no filter). Text missing a group is never searched, so a long text
+    # costs the regular expression only for the rules whose words it has.
+    needs: tuple[tuple[str, ...], ...] = ()
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """``pattern.search(text)``, skipped (None) when ``text`` lacks a literal a match needs."""
+        for group in self.needs:
+            if not any(literal in text for literal in group):
+                return None
+        return self.pattern.search(text)
 
 
 # Tests that pick some files out of the tree: with one, find deletes a selection, not everything.

@@ -1810,11 +1810,12 @@ def check(facts: Facts, paths: GatePaths, cwd: str = "") -> Finding | None:
     for rule in RULES:
         if rule.whole is not None and rule.whole(facts):
             return Finding(rule.id, Outcome.ATTACK, rule.reason)
-    if _HOOK_ASSIGN_TEXT.search(facts.text):
+    if any(name in facts.text for name in _HOOK_NAMES) and _HOOK_ASSIGN_TEXT.search(facts.text):
         # The reader drops a bare assignment with no command (`PROMPT_COMMAND=`), so the text decides.
         hook = next(r for r in RULES if r.id == "self.hook")
         return Finding(hook.id, Outcome.ATTACK, hook.reason)
-    if (not facts.readable or reads_code_from_stdin(facts)) and _RAW.search(facts.text):
+    if (not facts.readable or reads_code_from_stdin(facts)) and any(w in facts.text for w in _RAW_NEEDS) \
+            and _RAW.search(facts.text):
         return Finding("self.raw-text", Outcome.ATTACK,
                        "text the reader could not unfold (unreadable, or fed to a shell on stdin) changes "
                        "gatesh's files, daemon or hook, or runs a human-only verb: tampering with the gate")
@@ -1833,6 +1834,8 @@ _HOOK_ASSIGN_TEXT: Final = re.compile(
     + r"[^\S\n]++)*(?:PROMPT_COMMAND|preexec_functions|precmd_functions"
     r"|zshaddhistory_functions|PS0)(?:\[[^\]]*\])?\+?="
 )
+# One of these is in every text _HOOK_ASSIGN_TEXT matches (it is not searched otherwise).
+_HOOK_NAMES: Final = ("PROMPT_COMMAND", "preexec_functions", "precmd_functions", "zshaddhistory_functions", "PS0")
 
 # For unreadable text only: names of gatesh's files or hook next to a verb that changes them.
 # Linear: only the first verb of a `;&|`/newline segment is tried (a later verb's name search sees a
@@ -1844,3 +1847,5 @@ _RAW: Final = re.compile(
     r"(?:\.config/gatesh|\.local/(?:state|share)/gatesh|/etc/gatesh|\bgatesh\b)"
     r"|\btrap\s++(?:-|''|\"\")\s++DEBUG|\bgatesh\s++(?:approve|deny|resume|mandate)\b"
 )
+# One of these is in every text _RAW matches (its gatesh names, or the DEBUG of the trap).
+_RAW_NEEDS: Final = ("gatesh", "DEBUG")

@@ -9,6 +9,7 @@ made it.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -213,16 +214,17 @@ class SimpleCommand:
     def dynamic_head(self) -> bool:
         return not self.head
 
-    @property
+    # Computed once per command (the fields never change; every layer asks these many times).
+    @functools.cached_property
     def args(self) -> tuple[str, ...]:
         """argv[1:] as text (dynamic words as their source text)."""
         return tuple(w.text for w in self.argv[1:])
 
-    @property
+    @functools.cached_property
     def words(self) -> tuple[str, ...]:
         return tuple(w.text for w in self.argv)
 
-    @property
+    @functools.cached_property
     def writes(self) -> tuple[str | None, ...]:
         """Targets of write redirections (None for a dynamic target)."""
         return tuple(r.target for r in self.redirects if r.writes)

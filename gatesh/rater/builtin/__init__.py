@@ -60,6 +60,11 @@ for _r in ALL_RULES:
     else:
         _ANY_HEAD.append(_r)
 
+# The rules tried on a command of each head, in table order (its head's rules, then the rules of
+# every head): built once here, not per command.
+_FOR_HEAD: Final[dict[str, tuple[Rule, ...]]] = {h: (*rules, *_ANY_HEAD) for h, rules in _BY_HEAD.items()}
+_FOR_ANY_HEAD: Final[tuple[Rule, ...]] = tuple(_ANY_HEAD)
+
 SAFE_REASON: Final = "No rule found a harmful effect."
 #: The programs a rule table dispatches on: the ones the builtin has a model of (S4 knowledge).
 RULE_HEADS: Final = frozenset(_BY_HEAD)
@@ -113,7 +118,7 @@ def _findings(ctx: Ctx) -> list[Finding]:
             found[f.rule_id] = f
 
     for cmd in ctx.cmds:
-        for rule in (*_BY_HEAD.get(cmd.head, ()), *_ANY_HEAD):
+        for rule in _FOR_HEAD.get(cmd.head, _FOR_ANY_HEAD):
             hit = rule.match(cmd)
             if hit:
                 add(_finding(rule, hit))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from gatesh._types import Facts, Finding, Outcome, SimpleCommand
+from gatesh._types import Facts, Finding, Outcome, PathEffect, SimpleCommand
 from gatesh.rater.worktree import Probe
 
 
@@ -99,6 +99,9 @@ class Ctx:
     rate_line: Callable[[Facts, int], list[Finding]] | None = None
     probe: Probe = field(default_factory=Probe)  # this decision's questions to the working tree (S3.2)
     root: bool = False  # the commands run as root: they can write the machine's own folders
+    # The path effects of each (meaning, reading) the effect rules asked for: they read the same
+    # facts, so each list is computed once per line (:func:`gatesh.rater.builtin.effects._effects`).
+    effects_of: dict[tuple[enum.Enum, bool], tuple[PathEffect, ...]] = field(default_factory=dict)
 
     def track_cwd(self) -> None:
         """Follow ``cd``/``pushd`` left to right, so ``cd .. && rm -rf build`` is judged in the parent."""
@@ -137,7 +140,7 @@ class Cmd:
     (everything after ``--``); option values are therefore also in ``pos`` (rules know this).
     """
 
-    __slots__ = ("_low", "args", "ctx", "dyn", "flags", "head", "index", "pos", "sc")
+    __slots__ = ("_low", "_writes", "args", "ctx", "dyn", "flags", "head", "index", "pos", "sc")
 
     def __init__(self, sc: SimpleCommand, index: int, ctx: Ctx) -> None:
         self.sc = sc
@@ -166,6 +169,7 @@ class Cmd:
         self.flags: frozenset[str] = frozenset(flags)
         self.pos: tuple[str, ...] = tuple(pos)
         self._low: str | None = None
+        self._writes: tuple[str, ...] | None = None
 
     @property
     def low(self) -> str:
@@ -184,7 +188,7 @@ class Cmd:
         return any(d and a == word for a, d in zip(self.args, self.dyn, strict=False))
 
     def has(self, *opts: str) -> bool:
-        return any(o in self.flags for o in opts)
+        return not self.flags.isdisjoint(opts)
 
     def opt_value(self, *names: str) -> str | None:
         """The value of the first option in ``names`` (``--x=v``, ``--x v``, ``-xv`` or ``-x v``)."""
@@ -212,7 +216,10 @@ class Cmd:
 
     @property
     def writes(self) -> tuple[str, ...]:
-        return tuple(t for t in self.sc.writes if t)
+        """The static targets of its write redirections (computed once)."""
+        if self._writes is None:
+            self._writes = tuple(t for t in self.sc.writes if t)
+        return self._writes
 
     @property
     def reads(self) -> tuple[str, ...]:

@@ -46,15 +46,19 @@ def _shown(ctx: Ctx, e: PathEffect) -> str:
 
 
 def _effects(ctx: Ctx, meaning: Meaning, *, reading: bool) -> list[PathEffect]:
-    """The effects whose read (or write) meaning is ``meaning``, in command order."""
-    out = []
-    for e in ctx.facts.paths:
-        if e.cls in (PathClass.UNKNOWN, PathClass.STREAM):
-            continue
-        applies = e.direction.reads if reading else e.direction.writes
-        if applies and _meaning(e, reading) is meaning:
-            out.append(e)
-    return out
+    """The effects whose read (or write) meaning is ``meaning``, in command order (once per line)."""
+    key = (meaning, reading)
+    seen = ctx.effects_of.get(key)
+    if seen is None:
+        out = []
+        for e in ctx.facts.paths:
+            if e.cls in (PathClass.UNKNOWN, PathClass.STREAM):
+                continue
+            applies = e.direction.reads if reading else e.direction.writes
+            if applies and _meaning(e, reading) is meaning:
+                out.append(e)
+        seen = ctx.effects_of[key] = tuple(out)
+    return list(seen)
 
 
 def _why(e: PathEffect) -> str:

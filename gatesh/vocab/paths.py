@@ -480,9 +480,13 @@ USES: Final[tuple[PathUse, ...]] = (
             reads=_f("-p", "--python"), values=_f("-a", "-r", "--prompt")),
     PathUse(_f("swaks"), "sends a test mail; --socket names the mail server's socket (a channel, not a file)",
             operands=None, reads=_f("--socket"), writes=_f("--output", "--output-file")),
+    PathUse(_f("setfiles", "restorecon"), "sets the files' SELinux labels to the ones the policy's file-context "
+            "list gives them (a label, like a mode, is metadata; the list is only read)", operands=R,
+            values=_f("-r", "-c", "-f", "-e", "-o", "-s")),
     PathUse(_f("restic", "borg", "kopia", "rustic", "duplicity", "tarsnap", "duplicacy"),
-            "backs the paths it is given up (reads them); restoring writes where --target says",
-            operands=R, all_operands=False, writes=_f("--target", "-t"), values=_f("-r", "--repo", "--password-file")),
+            "backs the paths it is given up (reads them); restoring writes where --target says, over the files "
+            "already there", operands=R, all_operands=False, writes=_f("--target", "-t"), replaces=True,
+            values=_f("-r", "--repo", "--password-file")),
 )
 
 _BY_HEAD: Final[dict[str, PathUse]] = {h: u for u in USES for h in u.heads}

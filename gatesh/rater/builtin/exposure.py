@@ -200,7 +200,7 @@ _TUNNEL_SERVICES: Final = re.compile(r"(?:^|@|\.)(?:serveo\.net|localhost\.run|p
 # tunnel to this machine (`zrok enable TOKEN`, `frpc verify -c F`, `zrok access private TOKEN`, which
 # listens on 127.0.0.1).
 _TUNNEL_SETUP: Final = frozenset({"invite", "enable", "disable", "status", "version", "overview", "config", "token",
-                                  "verify", "login", "logout", "ls", "list", "release", "help", "access"})
+                                  "verify", "login", "logout", "ls", "list", "release", "help", "access", "completion"})
 
 
 def tunnel(c: Cmd) -> MatchResult:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._types import Direction, PathClass
+from gatesh.vocab.words import split_args
 
 __all__ = [
     "CLASSES", "CREDENTIAL_OPTIONS", "DEVICE_READS", "GENERIC_OUTPUT_OPTIONS", "NAME_ONLY", "USES", "DeviceRead",
@@ -642,33 +643,19 @@ def device_read(head: str, args: tuple[tuple[str, bool], ...]) -> frozenset[str]
     if row is None or not all(static for _, static in args):
         return None
     allowed = (row.flags or frozenset()) | row.values
+    opts, operands = split_args((t for t, _ in args), with_arg=row.values)
     options: list[str] = []
-    operands: list[str] = []
-    valued: list[str] = []
-    k, ended = 0, False
-    while k < len(args):
-        t = args[k][0]
-        if ended or not t.startswith("-") or t == "-":
-            operands.append(t)
-            k += 1
-            continue
-        if t == "--":
-            ended = True
-            k += 1
-            continue
-        name, eq, value = t.partition("=")
+    valued: list[str] = []  # option values: a device named there is read, unless the option is an output
+    it = iter(opts)
+    for o in it:
+        name, eq, value = o.partition("=")
         if not name.startswith("--") and len(name) > 2 and name not in allowed and name not in row.writes:
             options.extend(f"-{ch}" for ch in name[1:])  # a cluster: each letter its own option
         else:
             options.append(name)
-        if eq:
-            if name not in row.outputs:
-                valued.append(value)
-        elif name in row.values:
-            if k + 1 < len(args) and name not in row.outputs:
-                valued.append(args[k + 1][0])
-            k += 1
-        k += 1
+        given = value if eq else (next(it, "") if o in row.values else "")
+        if given and name not in row.outputs:
+            valued.append(given)
     if row.writes & set(options) and not (head == "wipefs" and _NO_ACT & set(options)):
         return None
     verb = next((w for w in operands if "/" not in w), "")

@@ -5,8 +5,10 @@ exit, with a warm daemon in a scratch HOME/XDG sandbox:
 
 - ``python -IS -c pass`` on each interpreter the launcher uses: the one it starts ``gatesh hook``
   and ``gatesh -c`` on (its fast one when it has one) is the floor;
-- ``gatesh hook claude-code`` — a PreToolUse call for ``ls`` on stdin, through a launcher written
-  by :mod:`gatesh.launcher` (as ``install.sh`` writes it);
+- ``gatesh hook claude-code`` — a PreToolUse call for ``ls`` on stdin, started as the hook command
+  ``gatesh install claude-code`` writes starts it (the interpreter directly, with the import folders
+  of a launcher written by :mod:`gatesh.launcher` as ``install.sh`` writes it), and the same call
+  through that launcher (``gatesh hook claude-code`` typed by hand; a ``/bin/sh`` hop more);
 - ``gatesh -c true`` — the ``-c`` client, through the same launcher;
 - ``cc-safety-net hook --claude-code`` — the peer's hook with the same JSON (installed with npm
   into a scratch folder, as benchmarks/peer.py does; left out, saying why, without npm).
@@ -44,6 +46,7 @@ PAYLOAD = json.dumps({"session_id": "bench", "transcript_path": "", "cwd": "/tmp
                       "permission_mode": "default", "hook_event_name": "PreToolUse",
                       "tool_name": "Bash", "tool_input": {"command": "ls", "description": ""}}).encode()
 HOOK = "gatesh hook claude-code"
+HOOK_VIA_LAUNCHER = "  the same, through the launcher"
 # Hook calls timed for the daemon's CPU share: its counters tick at 10 ms (100 Hz), so 100 calls
 # resolve it to 0.1 ms per call.
 DAEMON_CALLS = 100
@@ -113,7 +116,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
-    from gatesh.launcher import read_import_path, read_launcher, write_launcher
+    from gatesh.install import hook_command, hook_program
+    from gatesh.launcher import read_launcher, write_launcher
 
     root = tempfile.mkdtemp(prefix="gh-hook-bench-")
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "GATESH_SESSION")}
@@ -124,7 +128,6 @@ def main() -> int:
     env["GATESH_SYSTEM_CONFIG"] = os.path.join(root, "etc", "config.toml")
     launcher = write_launcher(os.path.join(root, "gatesh"))
     full, fast = read_launcher(launcher)
-    paths = read_import_path(launcher) or []
     if full is None:
         raise SystemExit(f"could not read the launcher written at {launcher}")
     # The launcher starts `gatesh hook` and `gatesh -c` on its fast interpreter when it has one.
@@ -133,7 +136,14 @@ def main() -> int:
     runs: dict[str, tuple[list[str], bytes | None]] = {floor: ([hook_python, "-IS", "-c", "pass"], None)}
     if fast:
         runs["bare interpreter (full)"] = ([full, "-IS", "-c", "pass"], None)
-    runs[HOOK] = ([launcher, "hook", "claude-code"], PAYLOAD)
+    # As `gatesh install claude-code` writes it: the program its hook command starts (the
+    # harness's own shell, which runs every hook command, is left out, as for the peer).
+    hook_argv = hook_program(hook_command("claude-code", launcher))
+    if hook_argv[1:3] != ["-IS", "-c"]:
+        raise SystemExit(f"the hook command for {launcher} does not start the interpreter directly: {hook_argv}")
+    runs[HOOK] = (hook_argv, PAYLOAD)
+    if hook_argv[:1] != [launcher]:
+        runs[HOOK_VIA_LAUNCHER] = ([launcher, "hook", "claude-code"], PAYLOAD)
     runs[DASH_C] = ([launcher, "-c", "true"], None)
     peer_note = "left out (--no-peer)"
     if not args.no_peer:
@@ -168,15 +178,8 @@ def main() -> int:
         # The work, counted once per variant (outside the timing: strace slows what it traces).
         calls = {name: _syscalls(argv, env, stdin, root) for name, (argv, stdin) in runs.items()
                  if not name.startswith("cc-safety-net")}
-        code = ("import sys\ndel sys.argv[0]\n"
-                f"sys.path[:0] = {json.dumps(paths[:1])}\n"
-                "from gatesh._entry import main\n"
-                f"sys.exit(main(full=({json.dumps(full)}, {json.dumps(paths[1:])})))\n"
-                if fast else
-                f"import sys\ndel sys.argv[0]\nsys.path[:0] = {json.dumps(paths[:1])}\n"
-                f"sys.path += {json.dumps(paths[1:])}\nfrom gatesh._entry import main\nsys.exit(main())\n")
         bare_mods = _imports(hook_python, "pass", [], env, None)
-        hook_mods = _imports(hook_python, code, ["gatesh", "hook", "claude-code"], env, PAYLOAD)
+        hook_mods = _imports(hook_argv[0], hook_argv[3], hook_argv[4:], env, PAYLOAD)
     finally:
         stop_daemon(env["XDG_RUNTIME_DIR"])
     load_after = os.getloadavg()

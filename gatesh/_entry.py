@@ -37,9 +37,9 @@ def main(argv: "list[str] | None" = None, full: "Full | None" = None) -> int:
             # Every harness tool call: straight to the standard-library hook adapter, without the
             # CLI's imports, on whichever interpreter this is (S14: a hook call costs at most 5 ms
             # over the interpreter start). ``full`` starts the daemon or the in-process gate.
-            from gatesh.hooks import main as hook_main
+            from gatesh.hooks import run as run_hook
 
-            return hook_main(invocation.args[1:], full=full)
+            run_hook(invocation.args[1:], full=full)  # ends the process
         if full is not None:
             return run_full(full, argv)
         from gatesh.cli import main as cli_main

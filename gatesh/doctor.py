@@ -293,10 +293,24 @@ def check_integrations() -> list[Check]:
         if not commands:
             out.append(Check(f"{harness} hooks", "ok", f"not installed ({path})"))
             continue
-        launcher = commands[0].split(" hook ")[0].strip("'\"")
-        if os.path.isabs(launcher) and not os.access(launcher, os.X_OK):
-            out.append(Check(f"{harness} hooks", "FAIL", f"{path} calls {launcher}, which is "
+        program = install.hook_program(commands[0])
+        launcher = install.hook_launcher(commands[0])
+        starts = program[0] if program else ""
+        runnable = [p for p in dict.fromkeys([starts, launcher])
+                    if p and (not os.path.isabs(p) or os.access(p, os.X_OK))]
+        if not runnable:
+            gone = " and ".join(p for p in dict.fromkeys([starts, launcher]) if p) or "nothing it can run"
+            out.append(Check(f"{harness} hooks", "FAIL", f"{path} calls {gone}, which is "
                              "missing: every command is refused", f"gatesh install {harness}"))
+        elif launcher not in runnable:
+            out.append(Check(f"{harness} hooks", "warn", f"{path} starts {starts} directly, but "
+                             f"{launcher or 'no launcher'} (what it falls back to, and the gatesh it "
+                             "names) is missing", f"run ./install.sh, then gatesh install {harness}"))
+        elif starts != launcher and commands[0] != install.hook_command(harness, launcher):
+            # A direct start written for another installation (its interpreter or its import
+            # folders): it may import a gatesh that is not the installed one (S3.4).
+            out.append(Check(f"{harness} hooks", "warn", f"{path} starts {starts} with other "
+                             f"folders or flags than {launcher} would now", f"gatesh install {harness}"))
         elif harness == "codex":
             out.append(check_codex_trust(path))
         else:

@@ -31,6 +31,7 @@ most 5 ms over the interpreter start): no ``json``, ``os``, ``typing``, ``datacl
 list. The launcher starts it on its fast interpreter, as the ``-c`` client (:mod:`gatesh.launcher`).
 """
 
+import posix
 import sys
 
 from gatesh import client
@@ -39,7 +40,7 @@ from gatesh._errors import ProtocolError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from typing import Any, Final, Literal
+    from typing import Any, Final, Literal, NoReturn
 
     from gatesh._invoke import Full
 
@@ -57,6 +58,7 @@ __all__ = [
     "can_ask",
     "main",
     "render_answer",
+    "run",
 ]
 
 HARNESSES: "Final" = ("claude-code", "codex", "gemini")
@@ -394,3 +396,21 @@ def main(argv: list[str], full: "Full | None" = None) -> int:
         except BaseException:
             pass
         return 2
+
+
+def run(argv: list[str], full: "Full | None" = None) -> "NoReturn":
+    """:func:`main`, then end the process at once with its status, skipping the interpreter's
+    finalisation (tearing down every module and object: ~2 ms of a ~12 ms bare start, S14).
+
+    Nothing is lost by it: the answer is written and flushed here (a flush that fails makes the
+    status 2, blocked), the connection to the daemon is the kernel's to close, and the audit line
+    is the daemon's, written before it answered. What the hook command of ``gatesh install``
+    calls (:func:`gatesh.install.hook_command`), and ``gatesh hook``.
+    """
+    status = main(argv, full)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            status = 2
+    posix._exit(status)

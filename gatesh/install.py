@@ -144,10 +144,56 @@ def _with_launcher(launcher: str) -> dict[str, Any]:
     return {"launchers": [*known, launcher] if launcher not in known else known}
 
 
+# What a hook command does when gatesh itself could not answer: exit 2, "blocked" in every harness.
+_HOOK_FAILED: Final = "echo 'gatesh hook failed: the command was refused' >&2; exit 2"
+
+
 def hook_command(harness: str, launcher: str) -> str:
-    """The command a harness runs: gatesh's answer, or exit 2 (blocked) if gatesh itself fails."""
-    return (f"{shlex.quote(launcher)} hook {harness} || "
-            f"{{ echo 'gatesh hook failed: the command was refused' >&2; exit 2; }}")
+    """The command a harness runs (through its shell): gatesh's answer, or exit 2 (blocked) if
+    gatesh itself fails.
+
+    For a launcher :mod:`gatesh.launcher` wrote, the command starts the launcher's interpreter
+    directly (:func:`gatesh.launcher.direct_hook`: one ``/bin/sh`` start less per tool call,
+    S14), and falls back to the launcher only when that interpreter is gone (as the launcher
+    itself falls back to its full interpreter); an interpreter that is there but fails blocks,
+    never runs the hook twice. Any other launcher is called as ``LAUNCHER hook NAME``.
+    """
+    from gatesh.launcher import direct_hook
+
+    via_launcher = f"{shlex.quote(launcher)} hook {harness}"
+    direct = direct_hook(launcher) if os.path.isabs(launcher) else None
+    if direct is None:
+        return f"{via_launcher} || {{ {_HOOK_FAILED}; }}"
+    start = " ".join(shlex.quote(w) for w in direct)
+    return (f"{start} hook {harness} || {{ if [ ! -x {shlex.quote(direct[0])} ] && {via_launcher}; "
+            f"then exit 0; fi; {_HOOK_FAILED}; }}")
+
+
+def hook_program(command: str) -> list[str]:
+    """The words of the program a hook command written by :func:`hook_command` starts first
+    (before its ``||``): ``[LAUNCHER, "hook", NAME]`` or ``[PYTHON, "-IS", "-c", CODE, "hook",
+    NAME]``; [] when the command does not parse."""
+    try:
+        words = shlex.split(command.partition(" || ")[0])
+    except ValueError:
+        return []
+    return words
+
+
+def hook_launcher(command: str) -> str:
+    """The launcher a hook command written by :func:`hook_command` calls (directly, or as the
+    fallback of a direct start); "" when it names none."""
+    program = hook_program(command)
+    if program[1:2] == ["hook"]:
+        return program[0]
+    _, sep, rest = command.partition(" && ")
+    if not sep:
+        return ""
+    try:
+        words = shlex.split(rest.partition("; then")[0])
+    except ValueError:
+        return ""
+    return words[0] if words[1:2] == ["hook"] else ""
 
 
 def is_ours(entry: Any, harness: str) -> bool:
@@ -304,8 +350,10 @@ def install_harness(harness: str, *, uninstall: bool = False, settings: str | No
     done = "removed gatesh's hooks from" if uninstall else "added gatesh's hooks to"
     lines = [f"{done} {path}" + (f" (backup: {backup})" if backup else "")]
     if not uninstall:
+        program = hook_program(hook_command(harness, launcher))
+        how = "" if program[1:2] == ["hook"] else f" (started directly on {program[0]})"
         lines.append(f"  {spec.gate_event} ({spec.matcher}) and {spec.prompt_event} call "
-                     f"`{hook_command(harness, launcher).split(' ||')[0]}`.")
+                     f"`{shlex.quote(launcher)} hook {harness}`{how}.")
         if spec.note:
             lines.append(f"  {spec.note}")
         if harness == "codex":

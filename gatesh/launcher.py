@@ -58,8 +58,9 @@ from gatesh._errors import SetupError
 from gatesh._invoke import CLI_FLAGS, SHELL_NAMES, STDLIB_SUBCOMMANDS
 from gatesh._paths import LAUNCHER_HEADER
 
-__all__ = ["LauncherError", "default_paths", "fast_interpreter", "import_path_problems", "installed_paths",
-           "read_import_path", "read_launcher", "real_interpreter", "render_launcher", "write_launcher"]
+__all__ = ["LauncherError", "default_paths", "direct_hook", "fast_interpreter", "import_path_problems",
+           "installed_paths", "read_import_path", "read_launcher", "real_interpreter", "render_launcher",
+           "write_launcher"]
 
 # Linux reads at most this many bytes of a ``#!`` line (BINPRM_BUF_SIZE, 256 since 5.1; 128 before).
 SHEBANG_MAX = 127
@@ -256,6 +257,32 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
     # With -c, sys.argv[0] is "-c": the script's own path ("$0") comes next and takes its place.
     code = f"import sys\ndel sys.argv[0]\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
     return f"#!/bin/sh\n{HEADER}\n{where}\nexec {_sq(python)} -IS -c {_sq(code)} \"$0\" \"$@\"\n"
+
+
+def direct_hook(launcher: str) -> list[str] | None:
+    """The words that start the hook adapter the way ``launcher`` would, without the launcher:
+    ``[PYTHON, "-IS", "-c", CODE]``, to which the caller adds ``hook NAME``. None when
+    ``launcher`` is not one this module wrote (or does not name its import folders).
+
+    PYTHON is the interpreter the launcher starts ``gatesh hook`` on (its fast one when it has
+    one); CODE imports gatesh from the launcher's own folders, with the same flags (``-I -S``: no
+    site, no ``PYTHON*`` variables, no user site, not the current folder), and calls
+    :func:`gatesh.hooks.run` with the full interpreter and its dependency folders when PYTHON is
+    the fast one. So a harness's hook entry (:func:`gatesh.install.hook_command`) starts the
+    interpreter itself, not a ``/bin/sh`` launcher that then starts it (S14: ~1 ms per call), and
+    imports exactly what the launcher would (S3.4: the installed copy).
+    """
+    full, fast = read_launcher(launcher)
+    paths = read_import_path(launcher)
+    if full is None or not paths:
+        return None
+    first, rest = json.dumps(paths[:1]), json.dumps(paths[1:])
+    if fast:
+        code = (f"import sys;sys.path[:0]={first};from gatesh.hooks import run;"
+                f"run(sys.argv[2:],({json.dumps(full)},{rest}))")
+        return [fast, "-IS", "-c", code]
+    extra = f"sys.path+={rest};" if paths[1:] else ""
+    return [full, "-IS", "-c", f"import sys;sys.path[:0]={first};{extra}from gatesh.hooks import run;run(sys.argv[2:])"]
 
 
 def write_launcher(dest: str, python: str | None = None, paths: list[str] | None = None,

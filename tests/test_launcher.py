@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from _daemon import daemon_pid, stop_daemon
 
-from gatesh import _paths, launcher
+from gatesh import _paths, doctor, install, launcher
 from gatesh.launcher import (
     default_paths,
     fast_interpreter,
@@ -252,3 +252,77 @@ def test_a_shim_run_through_the_sh_launcher_counts_as_gatesh(tmp_path: Path) -> 
     finally:
         proc.kill()
         proc.wait()
+
+
+# --- the hook command `gatesh install` writes: the interpreter itself, no /bin/sh launcher ----------
+
+
+def _link_to_full(tmp_path: Path) -> Path:
+    """A "fast" interpreter this test may remove: a link to FULL in a folder of its own."""
+    folder = tmp_path / "fastbin"
+    folder.mkdir(exist_ok=True)
+    link = folder / "python-fast"
+    link.symlink_to(FULL)
+    return link
+
+
+@pytest.mark.parametrize("two", [True, False], ids=["fast and full", "one interpreter"])
+def test_the_hook_command_starts_the_launchers_interpreter_directly(tmp_path: Path, two: bool) -> None:
+    """S14: a harness's hook entry starts the interpreter the launcher would start `gatesh hook`
+    on, with -I -S and the launcher's own import folders (S3.4), not the /bin/sh launcher."""
+    fast = _fast(tmp_path) if two else None
+    gatesh = tmp_path / "gatesh"
+    gatesh.write_text(render_launcher(FULL, default_paths(), fast))
+    gatesh.chmod(0o755)
+    command = install.hook_command("claude-code", str(gatesh))
+    program = install.hook_program(command)
+    assert program[0] == (fast or FULL) and program[1:3] == ["-IS", "-c"], command
+    assert program[4:] == ["hook", "claude-code"] and install.hook_launcher(command) == str(gatesh)
+    assert f"sys.path[:0]={json.dumps(default_paths()[:1])}" in program[3]
+    assert install.is_ours({"command": command}, "claude-code")
+    assert _decision(_run(["/bin/sh", "-c", command], input=_pre_tool_use("ls"))) == "allow"
+    assert _decision(_run(["/bin/sh", "-c", command], input=_pre_tool_use("rm -rf ~"))) == "deny"
+    # Broken input still answers deny in the harness's format, through the direct start.
+    assert _decision(_run(["/bin/sh", "-c", command], input="{not json")) == "deny"
+
+
+def test_a_direct_hook_falls_back_to_the_launcher_only_when_its_interpreter_is_gone(tmp_path: Path) -> None:
+    link = _link_to_full(tmp_path)
+    gatesh = _write(tmp_path, str(link))
+    command = install.hook_command("claude-code", str(gatesh))
+    assert install.hook_program(command)[0] == str(link)
+    # Gone (a system upgrade): the launcher answers instead, on its full interpreter.
+    link.unlink()
+    assert _decision(_run(["/bin/sh", "-c", command], input=_pre_tool_use("ls"))) == "allow"
+    # There but failing: blocked (exit 2), and the hook is not run a second time by the launcher.
+    marker = tmp_path / "launcher-ran"
+    link.write_text("#!/bin/sh\nexit 1\n")
+    link.chmod(0o755)
+    gatesh.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    out = _run(["/bin/sh", "-c", command], input=_pre_tool_use("ls"))
+    assert out.returncode == 2 and "refused" in out.stderr and not marker.exists(), out
+    # Both gone: blocked.
+    link.unlink()
+    gatesh.unlink()
+    out = _run(["/bin/sh", "-c", command], input=_pre_tool_use("ls"))
+    assert out.returncode == 2 and "refused" in out.stderr, out
+
+
+def test_doctor_reads_a_direct_hook_command(tmp_path: Path) -> None:
+    link = _link_to_full(tmp_path)
+    gatesh = _write(tmp_path, str(link))
+    install.install_harness("claude-code", launcher=str(gatesh))
+
+    def status() -> tuple[str, str]:
+        [check] = [c for c in doctor.check_integrations() if c.name == "claude-code hooks"]
+        return check.status, check.detail
+
+    assert status()[0] == "ok", status()
+    # The launcher now imports from other folders: the hook entry is stale, say so.
+    gatesh.write_text(render_launcher(FULL, [*default_paths(), str(tmp_path)], str(link)))
+    assert status()[0] == "warn" and str(link) in status()[1], status()
+    gatesh.write_text(render_launcher(FULL, default_paths(), str(link)))
+    link.unlink()  # falls back to the launcher: still answers
+    assert status()[0] == "ok", status()
+    gatesh.unlink()  # nothing left to run: every command is refused
+    assert status()[0] == "FAIL" and "missing" in status()[1], status()

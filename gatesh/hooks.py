@@ -24,17 +24,20 @@ Guarantees:
 
 Top-level imports are the standard library only, so an import failure in the gate itself is caught
 and answered as a deny rather than crashing the hook (a crash would let Claude Code and Codex run
-the command). They are also its cheapest parts, as in the ``-c`` client (S14: a hook call costs at
-most 5 ms over the interpreter start): no ``json``, ``os``, ``typing``, ``dataclasses`` or
-``__future__`` (annotations are quoted instead) on the way to an answer — JSON through the client's
-``_json`` codec, the environment and working folder through ``posix``; ``shlex`` only for an argv
-list. The launcher starts it on its fast interpreter, as the ``-c`` client (:mod:`gatesh.launcher`).
+the command). They are also its cheapest parts (S14: a hook call costs at most 5 ms over the
+interpreter start): of gatesh only :mod:`gatesh._wire` (the client end of the daemon protocol,
+shared with the ``-c`` client) and :mod:`gatesh._errors` — not the ``-c`` client, its argv reader
+or the entry point — and no ``json``, ``os``, ``typing``, ``dataclasses`` or ``__future__``
+(annotations are quoted instead) on the way to an answer: JSON through ``_wire``'s ``_json``
+codec, the environment and working folder through ``posix``; ``shlex`` only for an argv list. The
+hook entries ``gatesh install`` writes start it on the launcher's fast interpreter directly
+(:func:`gatesh.launcher.direct_hook`), and :func:`run` ends the process as soon as the answer is out.
 """
 
 import posix
 import sys
 
-from gatesh import client
+from gatesh import _wire
 from gatesh._errors import ProtocolError
 
 TYPE_CHECKING = False
@@ -130,15 +133,15 @@ def _gate(command: str, cwd: str, session: str | None, harness: str, full: "Full
     then an escalation comes back as ``escalate`` with the escalation block; otherwise it goes to
     a watcher, or is the no-person refusal with a pending id (S7, S11.4).
     """
-    asks = can_ask(harness, {"CLAUDE_CODE_ENTRYPOINT": client.getenv("CLAUDE_CODE_ENTRYPOINT")})
-    result = client.check(command, cwd=cwd, session=session, surface="hook", can_ask=asks, full=full)
+    asks = can_ask(harness, {"CLAUDE_CODE_ENTRYPOINT": _wire.getenv("CLAUDE_CODE_ENTRYPOINT")})
+    result = _wire.check(command, cwd=cwd, session=session, surface="hook", can_ask=asks, full=full)
     return GateResult(action=result.action, message=result.message, notice=result.notice,
                       pending_id=result.pending_id)
 
 
 def _mandate(text: str, session: str | None, channel: str, full: "Full | None" = None) -> None:
     """Hand the user's words to the daemon's provenance window (S5.3), naming the channel."""
-    client.mandate(text, session=session, channel=channel, full=full)
+    _wire.mandate(text, session=session, channel=channel, full=full)
 
 
 # --- reading the harness's JSON ------------------------------------------------------------------
@@ -155,7 +158,7 @@ def _decode(raw: bytes) -> "dict[str, Any]":
     if not text.strip():
         raise BadInput("the hook input is empty")
     try:
-        data = client._decode(raw)
+        data = _wire._decode(raw)
     except ValueError as exc:  # also a JSON value that is not an object
         raise BadInput("the hook input is not a JSON object") from exc
     except RecursionError as exc:
@@ -195,7 +198,7 @@ def _command(data: "dict[str, Any]") -> str:
 
 def _cwd(data: "dict[str, Any]") -> str:
     """The working directory the command runs in; the hook's own when the harness gives none."""
-    cwd = _string(data, "cwd", required=False) or client._cwd()
+    cwd = _string(data, "cwd", required=False) or _wire._cwd()
     if not cwd.startswith("/"):
         raise BadInput("the hook input's 'cwd' is not an absolute path")
     tool_input = data.get("tool_input")
@@ -333,10 +336,10 @@ def render_answer(harness: str, event: str, ans: Answer) -> str:
             out["reason"] = ans.reason
         if ans.notice:
             out["systemMessage"] = ans.notice
-        return client._encode(out)
+        return _wire._encode(out)
     if harness == "codex" and ans.decision == "allow":
         # Codex rejects permissionDecision "allow" without updatedInput; no decision lets it run.
-        return client._encode({"systemMessage": ans.notice}) if ans.notice else ""
+        return _wire._encode({"systemMessage": ans.notice}) if ans.notice else ""
     decision = ans.decision if not (harness == "codex" and ans.decision == "ask") else "deny"
     specific: dict[str, Any] = {"hookEventName": event, "permissionDecision": decision}
     if ans.reason or decision != "allow":
@@ -344,7 +347,7 @@ def render_answer(harness: str, event: str, ans: Answer) -> str:
     out = {"hookSpecificOutput": specific}
     if ans.notice:
         out["systemMessage"] = ans.notice
-    return client._encode(out)
+    return _wire._encode(out)
 
 
 def _read_stdin() -> bytes:

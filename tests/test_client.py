@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gatesh import _paths, client
+from gatesh import _paths, _wire, client
 from gatesh.daemon import protocol
 from gatesh.launcher import default_paths, render_launcher
 
@@ -111,6 +111,8 @@ def test_launcher_long_interpreter_uses_sh(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("modules", "forbidden"), [
     ("gatesh._entry, gatesh.client", "'json','socket','re','typing','dataclasses','gatesh.pipeline','__future__'"),
     ("gatesh.client", "'os','posixpath','json','socket','re','typing','dataclasses','gatesh.pipeline','__future__'"),
+    ("gatesh.hooks", "'os','posixpath','json','socket','re','typing','dataclasses','gatesh.pipeline','__future__',"
+                     "'gatesh.client','gatesh._invoke','gatesh._entry'"),
 ])
 def test_client_import_set_is_small(modules: str, forbidden: str) -> None:
     """`gatesh -c` must not import json, socket, re, typing or dataclasses, and the client itself
@@ -138,7 +140,7 @@ def test_waiting_line_is_shown_once_on_stderr(monkeypatch: pytest.MonkeyPatch,
         on_interim({"re": "check", "interim": "waiting", "message": "again"})
         return {"re": "check", "ok": True, "action": "reject", "exit": 126, "message": "A person refused it."}
 
-    monkeypatch.setattr(client, "request", fake_request)
+    monkeypatch.setattr(_wire, "request", fake_request)  # what client.check asks through
     assert client.shell_main(["gatesh", "-c", "git reset --hard"]) == 126
     err = capsys.readouterr().err
     assert err.splitlines() == ["gatesh: a person is being asked [2J to approve this command.",

@@ -214,6 +214,51 @@ def _raw(lines: list[bytes], *, hello: bool = True) -> list[dict]:
     return [json.loads(x) for x in data.splitlines() if x.strip()]
 
 
+def test_a_hello_whose_request_follows_gets_the_welcome_with_the_reply() -> None:
+    """S14: the welcome of a client that says its first request follows in the hello's write comes
+    in the same write as the first line answered (one wake-up of the client less); the welcome of
+    any other client comes at once."""
+    assert run("true").returncode == 0  # the daemon is up
+    hello = {"v": 1, "hello": "check", "pid": os.getpid()}
+    for follows in (True, False):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(_paths.current().socket)
+        try:
+            s.sendall((json.dumps({**hello, "request_follows": follows}) + "\n").encode())
+            s.settimeout(1.0)
+            if not follows:
+                assert [json.loads(x).get("welcome") for x in s.recv(65536).splitlines()] == ["check"]
+                continue
+            with pytest.raises(TimeoutError):
+                s.recv(65536)  # held back until there is a reply to send it with
+            s.settimeout(20)
+            s.sendall(b'{"op": "ping"}\n')
+            lines = [json.loads(x) for x in s.recv(65536).splitlines()]
+            assert [x.get("welcome") for x in lines[:1]] == ["check"] and lines[1:2] and lines[1]["pong"], lines
+        finally:
+            s.close()
+
+
+def test_a_hook_client_is_not_registered_as_a_gated_shell() -> None:
+    """A hook client exits after its answer and nothing runs under it, so it is not recorded as a
+    gated shell; a -c client is (its process becomes the command's shell), so a human-only verb
+    from a process it starts is refused (S9.5)."""
+    assert run("true").returncode == 0
+    child = ("import os\nfrom gatesh import client\n"
+             "r = client.request('human', {'op': 'resume', 'session': 'reg', 'pid': os.getpid()}, start=False)\n"
+             "print('refused' if r.get('refused') else 'not refused')\n")
+    code = ("import subprocess, sys\nfrom gatesh import client\n"
+            "r = client.check('true', cwd='/', session='reg', surface=sys.argv[1])\n"
+            "assert r.action == 'allow', r\n"
+            "sys.stdout.write(subprocess.run([sys.executable, '-c', sys.argv[2]], capture_output=True, "
+            "text=True).stdout)\n")
+    env = {k: v for k, v in os.environ.items() if k != "GATESH_SESSION"}
+    for surface, verdict in (("hook", "not refused"), ("-c", "refused")):
+        out = subprocess.run([sys.executable, "-c", code, surface, child], capture_output=True, text=True,
+                             env=env, timeout=60)
+        assert out.stdout.strip() == verdict, (surface, out.stdout, out.stderr)
+
+
 def test_bad_input_never_crashes_the_daemon() -> None:
     assert run("true").returncode == 0
     pid = _daemon_pid()

@@ -17,7 +17,7 @@ from _daemon import stop_daemon
 PACKAGE = Path(__file__).resolve().parent.parent / "gatesh"
 ROOT = PACKAGE.parent
 # The ``-c`` path: what gatesh._entry loads to gate a command through the daemon and exec it.
-C_CLIENT_MODULES = {"gatesh", "gatesh._entry", "gatesh._errors", "gatesh._invoke", "gatesh.client"}
+C_CLIENT_MODULES = {"gatesh", "gatesh._entry", "gatesh._errors", "gatesh._invoke", "gatesh._wire", "gatesh.client"}
 
 
 def _modules() -> dict[str, Path]:
@@ -201,11 +201,17 @@ def test_the_layer_check_sees_a_forbidden_arrow() -> None:
 def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> None:
     graph = module_graph()
     assert graph["gatesh._errors"] == set() and graph["gatesh._invoke"] == {"gatesh._errors"}
-    assert graph["gatesh.client"] - {"gatesh._errors", "gatesh._invoke"} <= {"gatesh.inprocess"}  # the fallback only
+    assert graph["gatesh.client"] == {"gatesh._errors", "gatesh._invoke", "gatesh._wire"}
+    # The transport: _invoke only to start the full interpreter, inprocess only as the fallback.
+    assert graph["gatesh._wire"] - {"gatesh._errors", "gatesh._invoke"} <= {"gatesh.inprocess"}
+    assert graph["gatesh.hooks"] == {"gatesh._errors", "gatesh._wire"}
 
 
-# The hook path: what ``gatesh hook claude-code`` loads to answer a PreToolUse call.
-HOOK_MODULES = C_CLIENT_MODULES | {"gatesh.hooks"}
+# The hook path: what ``gatesh hook claude-code`` loads to answer a PreToolUse call (through the
+# entry point; the hook entries `gatesh install` writes skip it: see HOOK_ENTRY_MODULES).
+HOOK_MODULES = {"gatesh", "gatesh._entry", "gatesh._errors", "gatesh._invoke", "gatesh._wire", "gatesh.hooks"}
+# ... and what the hook command `gatesh install` writes loads: the adapter and the transport alone.
+HOOK_ENTRY_MODULES = {"gatesh", "gatesh._errors", "gatesh._wire", "gatesh.hooks"}
 # What either path may load of the standard library beyond the bare interpreter's own start: the
 # two C modules it talks through. Not ``socket``, ``json``, ``os``, ``re``, ``typing``,
 # ``dataclasses`` or ``__future__`` (each costs 0.1 to 10 ms per call, S14).
@@ -228,20 +234,30 @@ def _imported(argv: list[str], env: dict[str, str], stdin: str = "") -> set[str]
 @pytest.mark.parametrize(("args", "stdin", "modules"), [
     (["-c", "true"], "", C_CLIENT_MODULES),
     (["hook", "claude-code"], HOOK_INPUT, HOOK_MODULES),
-], ids=["gatesh -c", "gatesh hook"])
-def test_the_fast_paths_load_only_the_standard_library(args: list[str], stdin: str, modules: set[str]) -> None:
-    """Run as the launcher runs them (``-I -S``), with the daemon up, and read what ``-X importtime``
-    says was imported: gatesh's client modules and, of the standard library, only what the bare
-    interpreter loads anyway plus EXTRA_STDLIB."""
+    ([], HOOK_INPUT, HOOK_ENTRY_MODULES),
+], ids=["gatesh -c", "gatesh hook", "installed hook entry"])
+def test_the_fast_paths_load_only_the_standard_library(args: list[str], stdin: str, modules: set[str],
+                                                       tmp_path: Path) -> None:
+    """Run as the launcher runs them (``-I -S``), or as the hook entry ``gatesh install`` writes
+    runs (no ``args``: :func:`gatesh.launcher.direct_hook`), with the daemon up, and read what
+    ``-X importtime`` says was imported: gatesh's client modules and, of the standard library,
+    only what the bare interpreter loads anyway plus EXTRA_STDLIB."""
+    from gatesh.launcher import direct_hook, render_launcher
+
     code = ("import sys\ndel sys.argv[0]\n"
             f"sys.path[:0] = [{str(ROOT)!r}]\n"
             "from gatesh._entry import main\nsys.exit(main())\n")
     env = {**os.environ, "GATESH_SESSION": "importtime", "PYTHONPATH": ""}
+    launcher = tmp_path / "gatesh"
+    launcher.write_text(render_launcher(sys.executable, [str(ROOT)]))
+    entry = direct_hook(str(launcher))
+    assert entry is not None
+    argv = ["-c", code, "gatesh", *args] if args else ["-c", entry[3], "hook", "claude-code"]
     try:
         first = subprocess.run([sys.executable, "-IS", "-c", code, "gatesh", "-c", "true"], env=env,
                                capture_output=True, text=True, timeout=120)  # starts the daemon
         assert first.returncode == 0, first.stderr
-        names = _imported(["-c", code, "gatesh", *args], env, stdin)
+        names = _imported(argv, env, stdin)
     finally:
         stop_daemon()
     bare = _imported(["-c", "pass"], env)

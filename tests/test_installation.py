@@ -224,6 +224,7 @@ def test_the_installed_gate_does_not_follow_the_clone_it_came_from(tmp_path: Pat
         init = clone / "gatesh" / "__init__.py"
         init.write_text(init.read_text() + f"\nimport pathlib\npathlib.Path({str(marker)!r}).touch()\n")
         (clone / "gatesh" / "client.py").write_text("raise SystemExit(99)\n")
+        (clone / "gatesh" / "_wire.py").write_text("raise SystemExit(99)\n")
 
         for cwd in (clone, tmp_path):
             run_env = {**env, "PYTHONPATH": str(clone)}

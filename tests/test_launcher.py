@@ -181,9 +181,9 @@ def test_in_process_fallback_runs_on_the_full_interpreter(tmp_path: Path) -> Non
     deps = default_paths()[1:]
     marker = tmp_path / "ran"
     code = (f"import sys; sys.path[:0] = [{home!r}]\n"
-            "import gatesh.client as c\n"
-            "c.START_WAIT_S = 0.1\n"
-            "c._spawn_daemon = lambda full: None  # no daemon can be started\n"
+            "import gatesh._wire as w\n"
+            "w.START_WAIT_S = 0.1\n"
+            "w._spawn_daemon = lambda full: None  # no daemon can be started\n"
             "from gatesh._entry import main\n"
             f"sys.exit(main(sys.argv[1:], full=({FULL!r}, {deps!r})))\n")
     out = _run([fast, "-IS", "-c", code, "gatesh", "-c", f"touch {marker}; exit 5"])

@@ -57,6 +57,7 @@ class Conn:
         self.pid, self.uid, self.gid = self._peercred()
         self.role = ""
         self.claimed_pid: int | None = None
+        self.request_follows = False  # the hello said its first request is in the same write
         self.subscribed = False
         self.closed = False
         # Per-connection memo of /proc facts about the peer (it cannot change while connected):
@@ -66,6 +67,9 @@ class Conn:
         # For the connection limits (gatesh.daemon.limits): requests being answered, last activity.
         self.busy = 0
         self.since = time.monotonic()
+        # What waits to go out with the next line sent (the welcome, when the hello said its
+        # first request follows in the same write): one write and one wake-up of the client less.
+        self.held = b""
 
     def _peercred(self) -> tuple[int, int, int]:
         sock = self.writer.get_extra_info("socket")
@@ -77,12 +81,20 @@ class Conn:
             return 0, -1, -1
 
     def send(self, message: dict[str, Any]) -> None:
+        """Write ``message`` (after anything :meth:`hold` kept back), without waiting."""
         if self.closed:
             return
+        data, self.held = self.held + P.encode(message), b""
         try:
-            self.writer.write(P.encode(message))
+            self.writer.write(data)
         except (ConnectionError, RuntimeError):
             self.closed = True
+
+    def hold(self, message: dict[str, Any]) -> None:
+        """Send ``message`` with the next :meth:`send`, in the same write. Only for a client that
+        does not wait for it (one whose request is already on its way): the next line it reads
+        comes with it."""
+        self.held += P.encode(message)
 
     async def drain(self) -> None:
         """Wait until what was sent is handed to the kernel (a closed peer is not an error)."""

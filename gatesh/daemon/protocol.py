@@ -6,13 +6,15 @@ from gatesh but ``_paths``); ``tests/test_client.py`` pins them equal.
 Connection
 ==========
 
-1. The client sends ``{"v": 1, "hello": ROLE, "pid": PID}``. ROLE is one of :data:`ROLES`:
+1. The client sends ``{"v": 1, "hello": ROLE, "pid": PID, "request_follows"?: BOOL}``. ROLE is one of :data:`ROLES`:
    ``check`` (the ``-c`` client, in-shell hooks, hook adapters), ``watch``, ``human`` (the
    human-only verbs), ``admin`` (status, log, dump). ``pid`` is the client's own pid.
 2. The daemon checks the peer with ``SO_PEERCRED``: the uid must be the daemon's own, or listed in
    ``watchers`` (S9.6) for the roles ``watch``/``human``/``admin``. It answers
    ``{"v": 1, "welcome": ROLE, "daemon_pid": N, "version": "…"}`` or an error reply and closes.
-   A client may send its first request right behind the hello without waiting for the welcome.
+   A client may send its first request right behind the hello without waiting for the welcome;
+   one that does and says so (``"request_follows": true`` in the hello) gets the welcome in the
+   same write as the first line sent back (an interim line or the reply), not on its own.
 3. Requests follow, one JSON object per line: ``{"op": OP, "id"?: ANY, …}``. Each gets exactly one
    final reply ``{"re": OP, "id"?: ANY, "ok": true, …}``; a check may be preceded by interim lines
    ``{"re": "check", "interim": "waiting"|"working", "message"?: …}`` (a person is being asked;

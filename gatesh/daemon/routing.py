@@ -86,10 +86,12 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
             harness, p = procs.harness_session(conn.pid)
             conn.harness = (harness, (p.pid, p.start) if p is not None else None)
         sid, anchor = conn.harness
-    if conn.gated_as != sid:  # the client becomes the command's shell: gated
+    if conn.gated_as != sid and surface not in _HANDS_OFF:  # the client becomes the command's shell: gated
         # Registered right after this task step (the reply is sent first): the loop runs the
         # callback before it handles any connection that arrives later, so nothing the command
         # starts can ask for a human-only verb before its shell is known to be gated (S9.5).
+        # A hook client is not registered: it exits after its answer and nothing runs under it
+        # (its harness runs the command), so reading its /proc entry would be wasted (S14).
         asyncio.get_running_loop().call_soon(d.registry.add, conn.pid, sid)
         conn.gated_as = sid
     sess, new = d.sessions.get(sid, anchor=anchor, surface=surface)

@@ -99,7 +99,11 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
             conn.send(P.error_reply(None, f"too many {role.value} connections"))
             return
         conn.role = role
-        conn.send({"v": P.VERSION, "welcome": role, "daemon_pid": os.getpid(), "version": __version__})
+        welcome = {"v": P.VERSION, "welcome": role, "daemon_pid": os.getpid(), "version": __version__}
+        if conn.request_follows:  # the client reads it with the first reply (protocol step 2)
+            conn.hold(welcome)
+        else:
+            conn.send(welcome)
         # 3. Requests; a connection with nothing to say is closed (a watcher listens: exempt).
         while not conn.closed:
             conn.since = time.monotonic()
@@ -162,6 +166,7 @@ def _hello(conn: Conn, line: bytes) -> P.Role:
         raise ProtocolError(f"unknown role {role!r}")
     claimed = hello.get("pid")
     conn.claimed_pid = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+    conn.request_follows = hello.get("request_follows") is True
     return P.Role(role)
 
 

@@ -1,0 +1,591 @@
+"""The client end of the daemon protocol (S9.2, S9.4): find the user's own daemon, ask it, read
+its answer; start it, or gate in-process, when there is none. Standard library only.
+
+Shared by the ``-c`` client (:mod:`gatesh.client`) and the hook adapter (:mod:`gatesh.hooks`),
+which start a fresh interpreter for every command an agent runs, so this module is on the path
+of every one of them (S14): at import it loads only ``posix``, ``sys`` and
+:mod:`gatesh._errors` (which imports nothing), and on the way to an answer only the cheapest
+parts of the standard library (``_socket`` and ``_json`` rather than ``socket`` and ``json``,
+which pull in ``re`` and cost ~10 ms each; the built-in ``posix`` rather than ``os``, which an
+interpreter started with ``-S`` has not loaded and which costs ~1 ms more). What is not on the way
+to an answer from a running daemon (starting it, the in-process fallback) imports ``os`` and more
+where it needs them. It repeats the few protocol constants it needs from
+:mod:`gatesh.daemon.protocol` and the socket path rules of :mod:`gatesh._paths`; tests pin both.
+
+Guarantees (fail closed, S9.4, S15): :func:`check` never raises and answers allow only when the
+daemon (or, when no daemon can be reached or started, the in-process gate) allowed the command;
+a refusal, an error reply, a daemon that died or went silent mid-decision, or a bug here is a
+refusal with a message. Nothing it is told is read before the socket folder, the socket and the
+process answering on it are known to be this user's own (S9.1).
+"""
+
+import posix
+import sys
+
+from gatesh._errors import EXIT_REFUSED, DaemonError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from gatesh._invoke import Full
+
+__all__ = ["CheckResult", "DaemonLost", "DaemonUnavailable", "DaemonUntrusted", "check", "getenv", "mandate",
+           "request", "runtime_dir", "socket_path", "state_dir", "trusted_runtime_dir"]
+
+# Pinned equal to gatesh.daemon.protocol by tests/test_client.py.
+VERSION = 1
+MAX_LINE = 1024 * 1024
+
+CONNECT_TIMEOUT_S = 2.0
+# How long a freshly started daemon may take to accept (it imports both parsers first).
+START_WAIT_S = 20.0
+# The daemon sends a heartbeat every 10 s while a decision runs; silence this long is a dead daemon.
+IDLE_TIMEOUT_S = 35.0
+
+
+class CheckResult:
+    """The gate's answer to one command.
+
+    ``action`` is the pipeline's word (allow, reject, escalate, halt, deny, refuse); ``exit_code``
+    is 0 only for allow (126 otherwise); ``message`` is the S8.1 text for the agent (empty on
+    allow); ``notice`` one line for the person; ``session`` the session the daemon used.
+    """
+
+    __slots__ = ("action", "decision", "exit_code", "message", "notice", "pending_id", "session", "shell")
+
+    def __init__(self, action: str, message: str = "", exit_code: int = EXIT_REFUSED, pending_id: str = "",
+                 notice: str = "", session: str = "", shell: str = "bash",
+                 decision: "dict[str, Any] | None" = None) -> None:
+        self.action = action
+        self.message = message
+        self.exit_code = 0 if action == "allow" else (exit_code or EXIT_REFUSED)
+        self.pending_id = pending_id
+        self.notice = notice
+        self.session = session
+        self.shell = shell
+        self.decision = decision or {}
+
+    @property
+    def allowed(self) -> bool:
+        return self.action == "allow"
+
+    def __repr__(self) -> str:
+        return (f"CheckResult(action={self.action!r}, exit_code={self.exit_code}, "
+                f"pending_id={self.pending_id!r}, session={self.session!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CheckResult):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    @classmethod
+    def refused(cls, message: str) -> "CheckResult":
+        return cls("refuse", message)
+
+    @classmethod
+    def from_reply(cls, reply: "dict[str, Any]") -> "CheckResult":
+        action = reply.get("action")
+        if not isinstance(action, str) or not action:
+            err = reply.get("error") or "the daemon's reply had no action"
+            return cls.refused(f"gatesh: the gate answered with an error ({err}), so nothing ran.")
+        if action == "allow" and reply.get("ok") is False:
+            action = "refuse"  # an error reply can never allow
+        return cls(action, _s(reply.get("message")), _i(reply.get("exit")), _s(reply.get("pending_id")),
+                   _s(reply.get("notice")), _s(reply.get("session")), _s(reply.get("shell")) or "bash",
+                   reply.get("decision") if isinstance(reply.get("decision"), dict) else None)
+
+
+def _s(v: object) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _i(v: object) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else EXIT_REFUSED
+
+
+
+# --- the few os-level helpers the hot path needs, on ``posix`` -------------------------------
+
+
+def getenv(name: str, default: str = "") -> str:
+    """``$name``. ``os.environ`` when ``os`` is loaded (it is authoritative: code that changed the
+    environment did it there), else the process's own environment, which nothing has changed."""
+    os_mod = sys.modules.get("os")
+    if os_mod is not None:
+        return str(os_mod.environ.get(name, default))
+    value = posix.environ.get(name.encode("utf-8", "surrogateescape"))
+    return default if value is None else value.decode("utf-8", "surrogateescape")
+
+
+def _join(folder: str, name: str) -> str:
+    return folder + name if folder.endswith("/") else f"{folder}/{name}"
+
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return (posix.stat(path).st_mode & 0o170000) == 0o040000
+    except (OSError, ValueError):
+        return False
+
+
+def _cwd() -> str:
+    """The working folder (``$PWD`` when it cannot be read, else ``/``)."""
+    try:
+        return posix.getcwd()
+    except OSError:
+        pwd = getenv("PWD")
+        return pwd if pwd.startswith("/") else "/"
+
+
+def _notice(text: str) -> None:
+    """One line on stderr for the person, printable characters only; never raises."""
+    try:
+        sys.stderr.write("".join(c if c.isprintable() else " " for c in text)[:2000] + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+# --- paths (the rules of gatesh._paths, without its imports) --------------------------------
+
+
+def _xdg(var: str, fallback: str) -> str:
+    import os
+
+    value = os.environ.get(var, "")
+    return value if os.path.isabs(value) else os.path.expanduser(fallback)
+
+
+def runtime_dir() -> str:
+    base = getenv("XDG_RUNTIME_DIR")
+    if base.startswith("/") and _is_dir(base):
+        return _join(base, "gatesh")
+    return f"/tmp/gatesh-{posix.getuid()}"
+
+
+def socket_path(folder: str = "") -> str:
+    """The daemon's socket in ``folder`` (the runtime folder when empty): the one spelling the
+    client connects to; a test pins it to :attr:`gatesh._paths.GatePaths.socket`."""
+    return _join(folder or runtime_dir(), "daemon.sock")
+
+
+# File types and permission bits, as ``stat`` has them (``stat`` itself is not imported: S14).
+_S_IFMT = 0o170000
+_S_IFDIR = 0o040000
+_S_IFSOCK = 0o140000
+# Modes the daemon gives its folder: 0700, or 0711 when watchers of another uid may connect (S9.6).
+_FOLDER_MODES = (0o700, 0o711)
+
+
+def _owner(uid: int) -> str:
+    """``uid NAME`` for a message (the number alone when the name cannot be looked up)."""
+    try:
+        import pwd
+
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def trusted_runtime_dir(folder: str, *, create: bool) -> None:
+    """Raise DaemonUntrusted unless ``folder`` is this user's own socket folder (S9.1).
+
+    ``create``: make it first when it is missing (``mkdir`` 0700, never following a link). Then
+    ``lstat``: it must be a real folder (not a symbolic link), owned by this uid, mode 0700 (or
+    0711, the daemon's mode for configured watchers). A folder another user made first — in a
+    shared ``/tmp`` when ``XDG_RUNTIME_DIR`` is unset — could hold a socket that answers every
+    check with "allow", so nothing in it is used.
+    """
+    uid = posix.getuid()
+    try:
+        st = posix.lstat(folder)
+    except FileNotFoundError:
+        if not create:
+            raise DaemonUnavailable(f"no daemon: {folder} does not exist") from None
+        try:
+            posix.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass  # made meanwhile (by our own daemon, or by someone else): checked below
+        except OSError as exc:
+            raise DaemonUntrusted(f"the socket folder {folder} could not be created ({exc})") from None
+        st = posix.lstat(folder)
+    except OSError as exc:
+        raise DaemonUntrusted(f"the socket folder {folder} cannot be checked ({exc})") from None
+    if st.st_mode & _S_IFMT != _S_IFDIR:
+        raise DaemonUntrusted(f"{folder} is not a folder (a symbolic link or a file owned by "
+                              f"{_owner(st.st_uid)}), so it is not gatesh's socket folder")
+    if st.st_uid != uid:
+        raise DaemonUntrusted(f"the socket folder {folder} belongs to {_owner(st.st_uid)}, not to "
+                              f"you ({_owner(uid)}): whatever listens there is not your gate")
+    mode = st.st_mode & 0o777
+    if mode & 0o022:
+        raise DaemonUntrusted(f"the socket folder {folder} has mode {mode:04o} (others may "
+                              "write in it): whatever listens there may not be your gate")
+    if mode not in _FOLDER_MODES and create:
+        posix.chmod(folder, 0o700)  # ours and not writable by others: only tightened
+
+
+def _trusted_socket(path: str) -> None:
+    """Raise DaemonUntrusted unless ``path`` is a socket file owned by this uid (never a link)."""
+    try:
+        st = posix.lstat(path)
+    except FileNotFoundError:
+        raise DaemonUnavailable(f"no daemon: {path} does not exist") from None
+    except OSError as exc:
+        raise DaemonUntrusted(f"the daemon socket {path} cannot be checked ({exc})") from None
+    if st.st_mode & _S_IFMT != _S_IFSOCK:
+        raise DaemonUntrusted(f"{path} is not a socket (owned by {_owner(st.st_uid)})")
+    if st.st_uid != posix.getuid():
+        raise DaemonUntrusted(f"the daemon socket {path} belongs to {_owner(st.st_uid)}, not to "
+                              f"you: whatever listens there is not your gate")
+
+
+def state_dir() -> str:
+    import os
+
+    return os.path.join(_xdg("XDG_STATE_HOME", "~/.local/state"), "gatesh")
+
+
+# --- JSON without the json package -----------------------------------------------------------
+
+_scanner: "Any" = None
+
+
+def _encode(value: object) -> str:
+    import _json
+
+    if isinstance(value, str):
+        return _json.encode_basestring_ascii(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(_encode(str(k)) + ":" + _encode(v) for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_encode(v) for v in value) + "]"
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+class _Ctx:
+    """The attributes ``_json.make_scanner`` reads (what ``json.JSONDecoder`` would supply)."""
+
+    def __init__(self) -> None:
+        self.strict = True
+        self.object_hook = None
+        self.object_pairs_hook = None
+        self.parse_float = float
+        self.parse_int = int
+        self.parse_constant = float
+        self.memo: dict[str, str] = {}
+
+
+def _decode(line: bytes) -> "dict[str, Any]":
+    global _scanner
+    if _scanner is None:
+        import _json
+
+        _scanner = _json.make_scanner(_Ctx())  # type: ignore[arg-type]  # duck-typed: what JSONDecoder supplies
+    text = line.decode("utf-8").strip()
+    try:
+        value, end = _scanner(text, 0)
+    except StopIteration:
+        raise ValueError("invalid JSON from the daemon") from None
+    if end != len(text) or not isinstance(value, dict):
+        raise ValueError("invalid JSON from the daemon")
+    return value
+
+
+# --- the connection --------------------------------------------------------------------------
+
+
+class DaemonUnavailable(DaemonError):
+    """No daemon accepted a connection (and none could be started)."""
+
+
+class DaemonUntrusted(DaemonUnavailable):
+    """The socket folder, the socket or the process answering on it is not this user's own
+    (S9.1): nothing it says is read, and no daemon is started there."""
+
+
+class DaemonLost(DaemonError):
+    """The daemon accepted the request but did not answer it (it died or went silent)."""
+
+
+class _Conn:
+    def __init__(self, path: str, timeout: float) -> None:
+        import _socket
+
+        self.sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        try:
+            self.sock.connect(path)
+        except OSError as exc:
+            self.sock.close()
+            raise DaemonUnavailable(str(exc)) from None
+        # The process that accepted must run as this uid (SO_PEERCRED: pid, uid, gid as three
+        # native ints), checked before anything it says is read.
+        try:
+            cred = self.sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+            peer_uid = int.from_bytes(cred[4:8], sys.byteorder)
+        except (OSError, AttributeError) as exc:
+            self.sock.close()
+            raise DaemonUntrusted(f"the daemon's credentials on {path} cannot be read ({exc})") from None
+        if peer_uid != posix.getuid():
+            self.sock.close()
+            raise DaemonUntrusted(f"the process answering on {path} runs as {_owner(peer_uid)}, "
+                                  "not as you: it is not your gate")
+        self.buf = b""
+
+    def send(self, *messages: "dict[str, Any]") -> None:
+        data = "".join(_encode(m) + "\n" for m in messages).encode("ascii")
+        try:
+            self.sock.sendall(data)
+        except OSError as exc:
+            raise DaemonLost(f"could not send to the daemon: {exc}") from None
+
+    def lines(self, timeout: float) -> "Iterator[dict[str, Any]]":
+        self.sock.settimeout(timeout)
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl >= 0:
+                line, self.buf = self.buf[:nl], self.buf[nl + 1 :]
+                if line.strip():
+                    yield _decode(line)
+                continue
+            if len(self.buf) > MAX_LINE:
+                raise DaemonLost("the daemon sent a line that is too long")
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError as exc:  # includes the timeout
+                raise DaemonLost(f"no answer from the daemon ({exc or 'timed out'})") from None
+            if not chunk:
+                raise DaemonLost("the daemon closed the connection before answering")
+            self.buf += chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None,
+             full: "Full | None" = None) -> "tuple[_Conn, dict[str, Any] | None]":
+    """A connection with the hello sent; starts the daemon when absent and ``start`` is set
+    (on ``full``, the launcher's full interpreter, when this one is its fast one).
+
+    ``first``, a request, goes in the same write as the hello (the protocol allows it): one
+    system call and one wake-up of the daemon fewer per check (S14).
+    """
+    folder = runtime_dir()
+    path = socket_path(folder)
+    trusted_runtime_dir(folder, create=start)
+    try:
+        _trusted_socket(path)
+        conn = _Conn(path, CONNECT_TIMEOUT_S)
+    except DaemonUntrusted:
+        raise
+    except DaemonUnavailable:
+        if not start:
+            raise
+        conn = _start_and_connect(path, full)
+    hello: dict[str, Any] = {"v": VERSION, "hello": role, "pid": posix.getpid()}
+    if first is None:
+        conn.send(hello)
+    else:
+        # The welcome then comes with the reply: one wake-up of this process less (S14).
+        hello["request_follows"] = True
+        conn.send(hello, first)
+    return conn, None
+
+
+def _start_and_connect(path: str, full: "Full | None") -> "_Conn":
+    """Start the daemon detached, then retry connecting with a bounded backoff (steps numbered).
+
+    Raises DaemonUnavailable when it did not come up within START_WAIT_S.
+    """
+    import time
+
+    # 1. Spawn `python -m gatesh daemon` in its own session (double fork: no zombie, no tty).
+    _spawn_daemon(full)
+    # 2. Retry: the daemon binds its socket before loading the parsers, so this is quick.
+    deadline = time.monotonic() + START_WAIT_S
+    delay = 0.005
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            _trusted_socket(path)
+            return _Conn(path, CONNECT_TIMEOUT_S)
+        except DaemonUntrusted:
+            raise
+        except DaemonUnavailable as exc:
+            last = str(exc)
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.1)
+    raise DaemonUnavailable(f"the daemon did not start within {START_WAIT_S:.0f} s ({last})")
+
+
+def _spawn_daemon(full: "Full | None") -> None:
+    import os
+
+    env = dict(os.environ)
+    env.pop("GATESH_SESSION", None)
+    if full is not None:
+        # We run on the launcher's fast interpreter, which lacks the daemon's dependencies: start
+        # it on the full one, as the launcher would run `gatesh daemon`.
+        from gatesh._invoke import full_command
+
+        argv = full_command(full, ["gatesh", "daemon"])
+    else:
+        if sys.flags.no_site or sys.flags.isolated:
+            # A launcher ran us with -I -S and set sys.path itself: hand the same path to the daemon.
+            env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+        argv = [sys.executable, "-m", "gatesh", "daemon"]
+    log_dir = state_dir()
+    try:
+        os.makedirs(log_dir, mode=0o700, exist_ok=True)
+        log = os.open(os.path.join(log_dir, "daemon.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        log = os.open(os.devnull, os.O_WRONLY)
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.setsid()
+            if os.fork() != 0:
+                os._exit(0)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            os.dup2(log, 2)
+            os.chdir("/")
+            os.execve(argv[0], argv, env)
+        except BaseException:
+            pass
+        os._exit(127)
+    os.close(log)
+    os.waitpid(pid, 0)
+
+
+def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout: float = IDLE_TIMEOUT_S,
+            on_interim: "Any" = None, full: "Full | None" = None) -> "dict[str, Any]":
+    """Send one request and return its final reply. Raises DaemonUnavailable or DaemonLost.
+
+    Human-only ops get ``pid`` filled in (the daemon checks it against SO_PEERCRED).
+    """
+    message = dict(message)
+    message.setdefault("pid", posix.getpid())
+    conn, _ = _connect(role, start=start, first=message, full=full)
+    try:
+        for reply in conn.lines(timeout):
+            if "welcome" in reply:
+                continue
+            if reply.get("interim"):
+                if on_interim is not None:
+                    on_interim(reply)
+                continue
+            if "re" in reply or "ok" in reply:
+                return reply
+        raise DaemonLost("the daemon closed the connection before answering")
+    finally:
+        conn.close()
+
+
+def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
+          can_ask: bool | None = None, on_interim: "Any" = None, full: "Full | None" = None,
+          cannot_run: str = "", operator: str = "") -> "CheckResult":
+    """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
+
+    ``cannot_run`` (what stops the command running here, e.g. its shell is missing) makes the gate
+    refuse it without deciding, with an audit line that says why. ``operator`` "person": the
+    session is a person's own (``gatesh --human``): what needs a decision asks them, unargued.
+
+    1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
+    gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
+    have recorded a decision we never heard, so asking again elsewhere could count twice.
+    """
+    msg: dict[str, Any] = {"op": "check", "command": command, "cwd": cwd, "surface": surface,
+                           "pid": posix.getpid()}
+    if session:
+        msg["session"] = session
+    if can_ask is not None:
+        msg["can_ask"] = can_ask
+    if cannot_run:
+        msg["cannot_run"] = cannot_run
+    if operator:
+        msg["operator"] = operator
+    try:
+        reply = request("check", msg, on_interim=on_interim, full=full)
+    except DaemonUntrusted as exc:
+        # Said once, on stderr: the person must learn that someone else's socket is in the way.
+        _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
+        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
+    except DaemonUnavailable as exc:
+        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
+    except DaemonLost as exc:
+        return CheckResult.refused(
+            f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
+            "refused and nothing ran. Run it again: the daemon restarts on the next command.")
+    except Exception as exc:  # a bug here must refuse, never allow
+        return CheckResult.refused(f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran.")
+    return CheckResult.from_reply(reply)
+
+
+def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str,
+                full: "Full | None", cannot_run: str = "", operator: str = "") -> "CheckResult":
+    if full is not None:
+        return _in_process_on_full(full, command, cwd, session, surface, why, cannot_run, operator)
+    try:
+        from gatesh.inprocess import check as check_here
+
+        return CheckResult.from_reply(check_here(command, cwd=cwd, session=session, surface=surface, why=why,
+                                                 cannot_run=cannot_run, operator=operator))
+    except Exception as exc:
+        return CheckResult.refused(
+            f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
+            f"({type(exc).__name__}: {exc}), so nothing ran.")
+
+
+def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | None, surface: str,
+                        why: str, cannot_run: str = "", operator: str = "") -> "CheckResult":
+    """The in-process gate run by the full interpreter in a child process (this one, the launcher's
+    fast interpreter, lacks the pipeline's dependencies): the request as JSON on its standard
+    input, the check reply as JSON on its standard output. Anything else refuses."""
+    import subprocess
+
+    # The session gatesh.inprocess would name after our parent (the harness), not after us.
+    session = session or f"inprocess:{posix.getppid()}"
+    request = _encode({"command": command, "cwd": cwd, "session": session, "surface": surface, "why": why,
+                       "cannot_run": cannot_run, "operator": operator})
+    try:
+        from gatesh._invoke import full_command
+
+        argv = full_command(full, ["gatesh"], run="gatesh.inprocess:serve_one")
+        out = subprocess.run(argv, input=request.encode("ascii"), stdout=subprocess.PIPE, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"{argv[0]} exited with status {out.returncode}")
+        # The reply is the last line (anything printed before it is not ours to read).
+        return CheckResult.from_reply(_decode(out.stdout.strip().rpartition(b"\n")[2]))
+    except Exception as exc:
+        return CheckResult.refused(
+            f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
+            f"({type(exc).__name__}: {exc}), so nothing ran.")
+
+
+def mandate(text: str, *, session: str | None = None, channel: str = "mandate",
+            full: "Full | None" = None) -> "dict[str, Any]":
+    """Hand the user's own words to the daemon (S5.3). Raises on an unreachable daemon or a refusal.
+    ``full``: start the daemon on that interpreter (this one is a launcher's fast one)."""
+    msg: dict[str, Any] = {"op": "mandate", "text": text, "channel": channel}
+    if session:
+        msg["session"] = session
+    reply = request("human", msg, full=full)
+    if not reply.get("ok"):
+        raise RuntimeError(str(reply.get("error") or "the daemon refused the mandate"))
+    return reply

@@ -161,7 +161,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "Daemon": ("gatesh.daemon",),
     "InProcess": ("gatesh.inprocess",),
     "Hooks": ("gatesh.hooks", "gatesh.githooks"),
-    "Client": ("gatesh.client", "gatesh._entry", "gatesh.launcher"),
+    "Client": ("gatesh.client", "gatesh._wire", "gatesh._entry", "gatesh.launcher"),
 }
 NEVER: list[tuple[str, str, str]] = [
     ("Decide", "Daemon", "the decision knows no transport"),

@@ -280,9 +280,12 @@ def main() -> int:
         gate_argv = [sys.executable, "-m", "gatesh", "hook", "claude-code"]
         launcher_argv: list[str] | None = None
         try:
+            from gatesh.install import hook_command, hook_program
             from gatesh.launcher import write_launcher
 
-            launcher_argv = [write_launcher(os.path.join(scratch, "gatesh")), "hook", "claude-code"]
+            # As `gatesh install claude-code` writes it: the launcher's interpreter started directly.
+            launcher = write_launcher(os.path.join(scratch, "gatesh"))
+            launcher_argv = hook_program(hook_command("claude-code", launcher))
         except Exception as exc:  # the launcher is optional: report what was measured
             print(f"  (no installed-launcher variant: {type(exc).__name__}: {exc})")
         gate_path = "not measured (--no-gatesh-hook)"
@@ -330,7 +333,7 @@ def main() -> int:
             "gatesh_argv": "python -m gatesh hook claude-code", "gatesh_path": gate_path,
             "peer_ms": spread(lat["peer"]),
             "gatesh_ms": spread(lat["gatesh"]) if lat["gatesh"] else None,
-            "gatesh_launcher_argv": "<installed launcher: real python -I -S> hook claude-code",
+            "gatesh_launcher_argv": "<the hook entry gatesh install writes: real python -I -S -c …> hook claude-code",
             "gatesh_launcher_ms": spread(lat["launcher"]) if lat["launcher"] else None,
             "ratio_gatesh_over_peer": spread(ratios) if ratios else None,
             "decisions": {k: dict(v) for k, v in hook_decisions.items()},

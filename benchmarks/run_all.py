@@ -651,10 +651,10 @@ def _peer_section(rec: dict[str, Any]) -> list[str]:
     lines += [f"Same harness for both: a fresh process per call with the Claude Code `PreToolUse` JSON on stdin, "
               f"wall time from spawn to exit, the two interleaved row by row; {hook.get('calls')} calls each "
               f"({hook.get('sample_per_corpus')} evenly spaced rows per corpus). gatesh: `{hook.get('gatesh_argv')}` "
-              f"({hook.get('gatesh_path')}), and the launcher `gatesh install` writes (the real interpreter with `-I -S`). Peer: `cc-safety-net` {d.get('version')}, `{hook.get('peer_argv')}`.", "",
+              f"({hook.get('gatesh_path')}), and the hook entry `gatesh install` writes (the real interpreter with `-I -S`, started directly). Peer: `cc-safety-net` {d.get('version')}, `{hook.get('peer_argv')}`.", "",
               "| guard | median | p10–p90 | p99 |", "|---|---:|---:|---:|"]
     for who, key in (("gatesh hook, `python -m gatesh`", "gatesh_ms"),
-                     ("gatesh hook, installed launcher (`python -I -S`)", "gatesh_launcher_ms"),
+                     ("gatesh hook, as `gatesh install` writes it (`python -I -S`)", "gatesh_launcher_ms"),
                      ("cc-safety-net hook", "peer_ms")):
         s = hook.get(key)
         if s:

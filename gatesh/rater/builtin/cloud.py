@@ -67,8 +67,10 @@ def cloud_delete(c: Cmd) -> MatchResult:
         if verb in ("rm", "rb") or (verb == "rsync" and c.has("-d")):
             return Hit(detail=f"gsutil {verb} deletes objects or buckets")
         return None
-    for w in words[:5]:
+    for k, w in enumerate(words[:5]):
         wl = w.lower()
+        if any(_SAFE_VERBS.match(n) or n.lower() == "download" for n in words[k + 1:k + 2]):
+            continue  # a noun before a reading verb: `gh release download v1` fetches the release
         if (_DELETE_VERB.match(wl) or service_verb_word(wl)) and not _SAFE_VERBS.match(wl):
             sev = C if wl.startswith(("delete", "destroy", "terminate", "purge", "rm", "remove", "rb", "drop", "wipe", "del")) else D
             return Hit(severity=sev, detail=f"{h} {' '.join(words[: words.index(w) + 1])}")
@@ -81,7 +83,8 @@ RULES: tuple[Rule, ...] = (
          examples=("aws s3 rm s3://bucket --recursive", "aws ec2 terminate-instances --instance-ids i-1",
                    "gcloud compute instances delete vm-1", "az group delete -n rg", "gsutil rm gs://b/f",
                    "aws cloudtrail stop-logging --name t", "gh repo delete me/x",
-                   "gcloud apigee deployments undeploy --api=a", "az acr repository untag --name r --image x:1"),
+                   "gcloud apigee deployments undeploy --api=a", "az acr repository untag --name r --image x:1",
+                   "gh release delete v1.0"),
          counter=("aws s3 ls", "gcloud compute instances list", "az vm show -n x", "aws s3 rm s3://b/x --dryrun",
-                  "gh pr create")),
+                  "gh pr create", "gh release download v1.0", "gh release list")),
 )

@@ -36,8 +36,10 @@ def pkg_remove(c: Cmd) -> MatchResult:
         verb = c.sub(1)
     if h == "conda" and verb == "env":
         verb = c.sub(1)
-    if h == "go" or (h == "composer" and verb not in ("remove",)):
+    if h == "go" or (h == "composer" and verb not in ("remove",)) or c.has("--dry-run"):
         return None
+    if (h == "cargo" and verb == "r") or (h == "bun" and verb == "unlink"):
+        return None  # `cargo r` is cargo run; `bun unlink` unregisters this folder's package link
     if verb in _REMOVE_VERBS:
         if h in ("npm", "pnpm", "yarn", "bun", "poetry", "cargo", "uv", "composer") and verb in ("rm", "r", "remove", "uninstall", "un", "unlink"):
             glob = c.has("-g", "--global") or c.sub(0) == "global"
@@ -187,7 +189,8 @@ RULES: tuple[Rule, ...] = (
          remedy="leave installed packages alone, or remove only what you installed in this task",
          examples=("apt remove nginx", "sudo apt-get purge -y docker", "pip uninstall requests",
                    "brew uninstall node", "npm uninstall -g typescript", "pacman -Rns foo"),
-         counter=("apt install jq", "pip install -e .", "npm install", "brew list")),
+         counter=("apt install jq", "pip install -e .", "npm install", "brew list", "cargo r --release",
+                  "bun unlink", "npm uninstall lodash --dry-run")),
     Rule("system.publish", C, "Publishing a release to a public registry cannot be taken back from here.",
          publish, heads=PKG | heads("gradle", "gradlew", "mvn", "mvnw", "twine", "dotnet", "flit", "hatch"),
          examples=("npm publish", "cargo publish", "twine upload dist/*", "poetry publish", "dotnet nuget push x.nupkg"),

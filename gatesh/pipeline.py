@@ -219,7 +219,8 @@ def _decide(
         return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command", PROGRESS)
     # 10 (computed first, so the rater reads the floor notes after the command, S4).
     floor_findings = floors.check(facts)
-    rated = replace(facts, floor_notes=tuple(floors.note(f) for f in floor_findings))
+    rated = replace(facts, floor_notes=tuple(floors.note(f) for f in floor_findings)) \
+        if floor_findings or facts.floor_notes else facts  # the same facts: no copy
     verdict = _rate(rater, rated, cwd)
     outcome, stage = verdict.outcome, Stage.RATER
     carved_hosts: tuple[str, ...] = ()

@@ -14,6 +14,7 @@ of them. Rows are data; the few functions here only look rows up.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -234,6 +235,7 @@ _VERSIONED: Final = re.compile(
                             reverse=True)) + r")[0-9][0-9.]*$")
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of the name; every layer asks it per command
 def interpreter(head: str) -> Interpreter | None:
     """The row for interpreter ``head`` (versions included: ``python3.11`` is python), or None."""
     row = _INTERPRETER_BY_NAME.get(head)
@@ -449,13 +451,20 @@ GENERATOR_ROWS: Final[tuple[Generator, ...]] = (
 )
 _SHELL_WORD: Final = r"(?:" + "|".join(sorted((re.escape(s.name) for s in SHELL_ROWS), key=len, reverse=True)) + r")"
 _GENERATOR_MATCH: Final = tuple((row, re.compile(row.args.replace("{shell}", _SHELL_WORD))) for row in GENERATOR_ROWS)
+# The rows of each program, in table order (built once: most heads have none).
+_GENERATORS_OF: Final[dict[str, tuple[tuple[Generator, re.Pattern[str]], ...]]] = {
+    head: tuple(m for m in _GENERATOR_MATCH if head in m[0].programs)
+    for head in sorted({p for row in GENERATOR_ROWS for p in row.programs})}
 
 
 def generator(head: str, args: tuple[str, ...] | list[str]) -> Generator | None:
     """The environment-setup row ``head ARGS…`` (static words) is, or None."""
+    rows = _GENERATORS_OF.get(head)
+    if not rows:
+        return None
     joined = " ".join(args)
-    for row, pattern in _GENERATOR_MATCH:
-        if head in row.programs and pattern.fullmatch(joined):
+    for row, pattern in rows:
+        if pattern.fullmatch(joined):
             return row
     return None
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from gatesh._paths import environ_values
 from gatesh._types import Facts, Finding, Outcome, PathEffect, SimpleCommand
 from gatesh.rater.worktree import Probe
 
@@ -419,7 +420,10 @@ def fold_home(path: str, home: str) -> str:
 
 
 def default_home() -> str:
-    return os.path.expanduser("~")
+    """``os.path.expanduser("~")``: $HOME without trailing slashes (read without the cost of a
+    missing variable's KeyError); the user database's answer when HOME is unset."""
+    home = environ_values(("HOME",))[0]
+    return (home.rstrip("/") or "/") if home is not None else os.path.expanduser("~")
 
 
 # --- what a command writes ----------------------------------------------------------------------

@@ -112,3 +112,13 @@ def test_remedies_are_specific() -> None:
     assert "force-with-lease" in rate("git push -f origin feature").remedy
     assert "stash" in rate("git reset --hard").remedy
     assert "WHERE" in rate("mysql -e 'DELETE FROM orders'").remedy
+
+
+@pytest.mark.parametrize("first,second", [("--deleteProperty", "--deleteColorManagementProperties"),
+                                          ("--deleteColorManagementProperties", "--deleteProperty")])
+def test_delete_option_named_is_the_first_written(first: str, second: str) -> None:
+    """The delete-class option the reason names is the first one written, in every process (it was
+    taken from a set, so explain and the audit log named either, by the run's hash seed)."""
+    v = rate(f"sips {first} profile {second} image.png")
+    assert v.outcome is Outcome.DESTRUCTIVE
+    assert f"(sips {first})" in v.reason, v.reason

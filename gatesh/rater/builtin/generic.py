@@ -9,6 +9,7 @@ are excluded by head.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Final
 
 from gatesh._types import Direction
@@ -110,6 +111,15 @@ def _restores_into_named_path(c: Cmd) -> bool:
     return any(e.command == c.index and e.direction is Direction.WRITE for e in c.ctx.facts.paths)
 
 
+def _long_options(c: Cmd) -> Iterator[str]:
+    """``c``'s long options up to ``=``, in the order written (the ``--x`` members of ``c.flags``)."""
+    for a in c.args:
+        if a == "--":
+            return
+        if a.startswith("--"):
+            yield a.split("=", 1)[0]
+
+
 def service_verb(c: Cmd) -> MatchResult:
     if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
         return None
@@ -131,7 +141,9 @@ def service_verb(c: Cmd) -> MatchResult:
                                            or _restores_into_named_path(c)):
                 return None
             return Hit(detail=f"{c.head} {w}")
-    opt = next((f for f in c.flags if f.startswith(("--delete", "--remove", "--purge", "--drop", "--reset-offsets", "--wipe"))), None)
+    # The first such option as written (c.flags is a set: its order differs from run to run).
+    opt = next((f for f in _long_options(c) if f.startswith(("--delete", "--remove", "--purge", "--drop",
+                                                              "--reset-offsets", "--wipe"))), None)
     if opt:
         return Hit(detail=f"{c.head} {opt}")
     return None

@@ -413,13 +413,19 @@ _LOCATES_GATESH: Final = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-[vV]|type
                                     r"\s+(?:-\S+\s+)*gatesh\b")
 
 
+_GATE_VENV_BIN: Final = re.compile(r"(?:^|/)gatesh/venv/bin/")
+
+
 def _changes_venv(cmd: SimpleCommand, prot: Protected) -> bool:
     """True when ``cmd`` runs a package installer of gatesh's venv (its ``pip``, ``python -m
     pip``): whatever it installs or removes becomes the gate's code."""
     if not cmd.argv:
         return False
-    argv0 = _absolute(_expand(unquote(cmd.argv[0].text), prot.values), prot)
-    inside = any(argv0.startswith(v + "/") for v in prot.venvs) or bool(re.search(r"(?:^|/)gatesh/venv/bin/", argv0))
+    written = _expand(unquote(cmd.argv[0].text), prot.values)
+    if not any(c in written for c in "/~$"):
+        return False  # a bare name (`pip`): a folder is named only with a slash, ~ or $HOME
+    argv0 = _absolute(written, prot)
+    inside = any(argv0.startswith(v + "/") for v in prot.venvs) or bool(_GATE_VENV_BIN.search(argv0))
     if not inside:
         return False
     program = argv0.rsplit("/", 1)[-1]

@@ -278,7 +278,7 @@ def test_union_adds_what_only_bashlex_saw(monkeypatch) -> None:
     fake = (RawCommand([Word("ls")], "top", 0, 0, "ls"),
             RawCommand([Word("rm"), Word("-rf"), Word("x")], "top", 0, 3, "rm -rf x"))
     monkeypatch.setattr(_read, "read_second", lambda text: (fake, ""))
-    f = read("ls 'a'")  # quoted: a line of plain words skips bashlex (see the next test)
+    f = read('ls "$a"')  # an expansion: not a simple line, so bashlex is asked (see the next tests)
     assert f.heads == ("ls", "rm")
     assert any("readers disagree" in n and "rm" in n for n in f.notes)
 
@@ -290,10 +290,51 @@ def test_plain_words_skip_the_second_reader(monkeypatch) -> None:
     monkeypatch.setattr(_read, "read_second", lambda text: (calls.append(text), ((), ""))[1])
     assert read("git commit -m wip").heads == ("git",)
     assert calls == []
-    read("git commit -m 'wip'")
-    read("ls; rm x")
     read("if x")  # tree-sitter reads it with errors: bashlex is asked
-    assert calls == ["git commit -m 'wip'", "ls; rm x", "if x"]
+    read('ls "$HOME"')  # an expansion
+    read("a '$(b)'")  # bashlex reads a substitution inside single quotes: it is still asked
+    read("time ls 'a b'")  # a reserved word first
+    assert calls == ["if x", 'ls "$HOME"', "a '$(b)'", "time ls 'a b'"]
+
+
+def test_a_simple_line_tree_sitter_read_as_bash_does_skips_the_second_reader(monkeypatch) -> None:
+    from gatesh.reading import _read
+
+    calls: list[str] = []
+    monkeypatch.setattr(_read, "read_second", lambda text: (calls.append(text), ((), ""))[1])
+    f = read("""FOO='a b' git commit -m 'wip' 2>&1 | tee "out log" && ls; rm x &""")
+    assert f.heads == ("git", "tee", "ls", "rm") and calls == []
+    assert [w.text for w in f.commands[0].argv] == ["git", "commit", "-m", "wip"]
+    assert f.commands[0].assignments == ("FOO='a b'",)
+    assert [w.text for w in f.commands[1].argv] == ["tee", "out log"]
+
+
+def test_a_simple_line_tree_sitter_misreads_is_left_to_both_readers(monkeypatch) -> None:
+    """tree-sitter-bash reads `" "` as an empty word: the exact tokenizer of simple lines
+    disagrees, so bashlex reads the line too."""
+    from gatesh.reading import _read
+    from gatesh.reading._second import simple_line, tree_sitter_confirmed
+    from gatesh.reading._walk import walk_text
+
+    text = 'seq -s " " 5 3 20'
+    assert simple_line(text) == [(["seq", "-s", " ", "5", "3", "20"], [])]
+    assert not tree_sitter_confirmed(text, walk_text(text.encode(), "top"))
+    calls: list[str] = []
+    monkeypatch.setattr(_read, "read_second", lambda text: (calls.append(text), ((), ""))[1])
+    read(text)
+    assert calls == [text]
+
+
+@pytest.mark.parametrize("text", [
+    "a |", "> f cmd", "cmd >", "a=b", "echo a#b", "x && ! y", "ls\nrm", "ls $x", "ls `x`",
+    "echo {a,b}", "ls [ab]", "(ls)", "f() { ls; }", "a || ", "a && && b", "ls\\ x", "a\tb\r",
+    "echo 'a", 'echo "a', "a '$(b)'", "a '`b`'", "a \"$b\"", "x <<< y", "x << EOF", "x <(y)", "x |& y",
+    "export A=1", "declare -x A", "if x; then y; fi", "A=1",
+])
+def test_what_is_not_a_simple_line(text: str) -> None:
+    from gatesh.reading._second import simple_line
+
+    assert simple_line(text) is None
 
 
 def test_public_surface() -> None:

@@ -34,7 +34,7 @@ from ._paths import effects as path_effects
 from ._peel import Peeled, head_of, peel, shebang_head
 from ._positions import PositionReading
 from ._repair import repair
-from ._second import read_second
+from ._second import read_second, tree_sitter_confirmed
 from ._subst import substitutions
 from ._tables import FIND_EXEC, SOURCE_BUILTINS
 from ._values import MAX_LOOP_WORDS, MAX_VARIANTS, Binding, TextEnv, expand, names_in
@@ -177,7 +177,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if not walk.has_error and _PLAIN.fullmatch(text):
             second, second_err = None, ""  # both readers necessarily agree (see _PLAIN)
         elif len(data) <= L.MAX_SECOND_READER_BYTES:
-            second, second_err = read_second(text)
+            # A simple line tree-sitter read exactly as bash splits it: bashlex can add nothing.
+            second, second_err = (None, "") if tree_sitter_confirmed(text, walk) else read_second(text)
         else:
             second, second_err = None, "too long for bashlex"
             self.note(f"only tree-sitter read this{where}: longer than "

@@ -7,12 +7,13 @@ bashlex is imported once, lazily, on first use (~100 ms). It fails on many const
 from __future__ import annotations
 
 import functools
-from typing import Any
+import re
+from typing import Any, Final
 
 from gatesh._types import Word
 
 from ._braces import expand
-from ._walk import RawCommand
+from ._walk import RawCommand, Walk
 
 _bashlex: Any = None
 
@@ -132,3 +133,97 @@ def _visit_children(node: Any, text: str, ctx: str, out: list[RawCommand], d: in
                     _visit(v, text, ctx, out, d)
         elif hasattr(val, "kind"):
             _visit(val, text, ctx, out, d)
+
+
+# --- lines whose reading needs no second reader ------------------------------------------------
+#
+# A simple line: simple commands joined by `|`, `&&`, `||`, `;` or `&`, each made of words with
+# optional NAME=VALUE assignments before them and `[N]>`, `>>`, `<`, `>&`, `<&`, `&>` redirections
+# after the first word. A word is built of characters that are never special to bash (no blanks,
+# quotes, backslashes, expansions, operators, brackets or `#`), single-quoted runs and
+# double-quoted runs holding no `$`, backquote or backslash: nothing in it expands, substitutes,
+# nests or continues onto another line, so bash splits the line into commands and words exactly
+# at these tokens, and removing the quotes gives each word's value. For such a line the commands
+# are read here with an exact tokenizer; where tree-sitter's commands are the very same (same
+# number, same static words, same assignments), no reader can see another command in it, and
+# bashlex (~80 % of a reading's time when it runs) is not asked. Anything else, or any
+# difference, leaves the line to both readers.
+_TOKEN: Final = re.compile(r"""(?P<ws>[ \t]+)|(?P<redir>[0-9]*(?:>>|>&|<&|>|<)|&>>?)|(?P<op>&&|\|\||[|;&])"""
+                           r"""|(?P<word>(?:[^\s'"\\$`|&;<>()\[\]{}#]|'(?:[^'\n$`]|\$(?!\())*'|"[^"$`\\\n]*")+)""")
+_QUOTED: Final = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+# Words bash gives a meaning of their own as a command's first word (reserved words and the
+# declaration builtins tree-sitter reads as declarations): such a line is left to both readers.
+_FIRST_WORDS: Final = frozenset({"!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else",
+                                 "esac", "fi", "for", "function", "if", "in", "select", "then", "time",
+                                 "until", "while", "declare", "export", "local", "readonly", "typeset",
+                                 "unset"})
+
+
+def _unquote(token: str) -> str:
+    return _QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), token) \
+        if "'" in token or '"' in token else token
+
+
+def simple_line(text: str) -> list[tuple[list[str], list[str]]] | None:
+    """(words, assignments) of each command of a simple line (see above), None when ``text``
+    is not one."""
+    out: list[tuple[list[str], list[str]]] = []
+    words: list[str] = []
+    assigns: list[str] = []
+    target = False  # a redirection waits for its target word
+    pending = False  # an operator waits for the command after it
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "ws":
+            continue
+        token = m.group()
+        if target:
+            if kind != "word":
+                return None
+            target = False
+        elif kind == "word":
+            if not words and _ASSIGNMENT.match(token):
+                assigns.append(token)
+            elif not words and token in _FIRST_WORDS:
+                return None
+            else:
+                words.append(_unquote(token))
+                pending = False
+        elif kind == "redir":
+            if not words:
+                return None
+            target = True
+        else:
+            if not words:
+                return None
+            out.append((words, assigns))
+            words, assigns = [], []
+            pending = token not in (";", "&")
+    if target or pending or (assigns and not words):
+        return None
+    if words:
+        out.append((words, assigns))
+    return out
+
+
+def tree_sitter_confirmed(text: str, walk: Walk) -> bool:
+    """Whether ``text`` is a simple line tree-sitter read exactly as bash splits it: then the
+    second reader could add no command (S2's stricter union is already complete)."""
+    if walk.has_error or walk.embedded or walk.loops or walk.blind or walk.function_bodies:
+        return False
+    line = simple_line(text)
+    if line is None or len(line) != len(walk.commands):
+        return False
+    for raw, (words, assigns) in zip(walk.commands, line, strict=True):
+        if raw.assignments != assigns or len(raw.words) != len(words) or raw.declaration:
+            return False
+        for w, text_of in zip(raw.words, words, strict=True):
+            if not w.static or w.text != text_of:
+                return False
+    return True

@@ -138,3 +138,45 @@ def test_a_container_or_remote_command_keeps_the_paths_whose_class_does_not_depe
     # A relative path or a file that holds work there is that host's business, not this working tree's.
     assert read("ssh build-host rm -rf build", cwd=CWD, home=HOME).paths == ()
     assert read("docker exec web rm -rf /home/app/cache", cwd=CWD, home=HOME).paths == ()
+
+
+def test_real_path_is_realpath(tmp_path: Path) -> None:
+    """The walk of one lstat per component gives what os.path.realpath gives, for every kind of
+    component: plain, a symlinked folder (relative and absolute), a dangling link, a link loop,
+    a file used as a folder, and a tail that does not exist."""
+    from gatesh.reading._paths import real_path
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "f.txt").write_text("x")
+    (tmp_path / "rel").symlink_to("a")
+    (tmp_path / "abs").symlink_to(tmp_path / "a" / "b")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    for rest in ("", "a", "a/b", "a/b/c/d", "a/f.txt", "a/f.txt/x", "rel", "rel/b/x", "abs", "abs/x/y",
+                 "dangling", "dangling/x", "loop", "loop/x", "missing/x/y"):
+        path = os.path.normpath(os.path.join(str(tmp_path), rest))
+        assert real_path(path) == os.path.realpath(path), rest
+    assert real_path("/") == "/"
+
+
+def test_the_home_folder_is_what_expanduser_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gatesh.reading._paths import _home
+
+    for home in ("/home/u", "/home/u/", "/", "//", "relative/x"):
+        monkeypatch.setenv("HOME", home)
+        assert _home() == os.path.expanduser("~")
+    monkeypatch.delenv("HOME")
+    assert _home() == os.path.expanduser("~")
+
+
+def test_remembered_classes_follow_the_home_and_the_tree(tmp_path: Path) -> None:
+    """The class of a path is remembered by everything it depends on: the same line read with
+    another home or in another working tree is classed afresh."""
+    (tmp_path / "one" / ".git").mkdir(parents=True)
+    (tmp_path / "two").mkdir()
+    first = read("cat notes.txt", cwd=str(tmp_path / "one"), home=str(tmp_path / "two"))
+    second = read("cat notes.txt", cwd=str(tmp_path / "one"), home=str(tmp_path / "one"))
+    third = read("cat ~/notes.txt", cwd=str(tmp_path / "two"), home=str(tmp_path / "one"))
+    assert [p.cls for p in first.paths] == [PathClass.WORKTREE]
+    assert [p.cls for p in second.paths] == [PathClass.HOME]
+    assert [p.cls for p in third.paths] == [PathClass.HOME]

@@ -20,6 +20,7 @@ import posixpath
 import pwd
 import re
 import shlex
+import stat
 from collections.abc import Iterator, Sequence
 from typing import Final
 
@@ -56,6 +57,12 @@ _CODEISH: Final = re.compile(r"[()\"'<>|;&{}`$\\,*]")
 _VAR_PREFIX: Final = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\}|\$TMPDIR|\$\{TMPDIR(?::-[^}]*)?\})(?=/|$)")
 
 
+# Words repeat from line to line (`-f`, `path/to/file`, `.`): the answers below are pure functions of
+# their arguments and are remembered, at most this many of each (a few hundred KiB at most).
+_CACHE_SIZE: Final = 4096
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
 def looks_like_path(text: str) -> bool:
     """A word an unknown program may take as a file: absolute, home-relative, dotted-relative,
     holding a slash, or a well-known credential or startup file name; never code or a remote path."""
@@ -134,6 +141,41 @@ def tree_root(cwd: str | None, home: str) -> str | None:
     return d
 
 
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _classify(path: str, home: str, tree: str | None,
+              gate: tuple[str, ...]) -> tuple[PathClass, vocab.PathRow | None]:
+    """``vocab.classify``, remembered: it matches strings only (no file system, no environment),
+    so its answer is a function of exactly these arguments."""
+    return vocab.classify(path, home=home, tree=tree, gate=gate)
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)`` of an absolute, normalised ``path``, with one ``lstat`` per
+    component and no more: a path none of whose components is a symlink is its own real path (a
+    component that does not exist ends the walk: nothing below it exists either, and realpath
+    keeps such a tail as written); at the first symlink, ``os.path.realpath`` resolves it all."""
+    k = 0
+    while True:
+        k = path.find("/", k + 1)
+        try:
+            st = os.lstat(path if k < 0 else path[:k])
+        except OSError:
+            return path
+        if stat.S_ISLNK(st.st_mode):
+            return os.path.realpath(path)
+        if k < 0:
+            return path
+
+
+def _home() -> str:
+    """``os.path.expanduser("~")``: ``HOME`` without its trailing slashes when it is set (what
+    expanduser computes, without its general machinery: this runs once per reading)."""
+    home = os.environ.get("HOME")
+    if home is None:
+        return os.path.expanduser("~")
+    return home.rstrip("/") or "/"
+
+
 def _gate_roots() -> tuple[str, ...]:
     """gatesh's own folders (config, state, runtime, data: the venv, shims and git hooks live in
     the data folder), for the class of a path a person reads. Only a label: what touching any of
@@ -183,7 +225,7 @@ class _Collector:
             self.out.append(PathEffect(text, "", direction, PathClass.UNKNOWN, index, via, replaces, only))
             return
         resolved = self._follow(resolved)
-        cls, row = vocab.classify(resolved, home=self.home, tree=self.tree, gate=self.gate)
+        cls, row = _classify(resolved, self.home, self.tree, self.gate)
         self.out.append(PathEffect(text, resolved, direction, cls, index, via, replaces, only,
                                    row.name if row is not None else ""))
 
@@ -192,7 +234,7 @@ class _Collector:
         tree = self.tree
         if tree and (path == tree or path.startswith(tree + "/")) and not any(ch in path for ch in "*?["):
             try:
-                return os.path.realpath(path)
+                return real_path(path)
             except (OSError, ValueError):
                 return path
         return path
@@ -203,7 +245,7 @@ def effects(commands: Sequence[SimpleCommand], cwd: str | None, home: str | None
             pipelines: Sequence[Sequence[int]] = ()) -> tuple[PathEffect, ...]:
     """The path effects of ``commands`` (the reader's executed commands, in order); ``pipelines``
     (indexes into ``commands``) tell which commands feed which."""
-    h = home or os.path.expanduser("~")
+    h = home or _home()
     col = _Collector(cwd, h, not assigns_home)
     cur: str | None = cwd
     fed = _fed_names(commands, pipelines)
@@ -297,6 +339,8 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
         _find(col, cmd, words, i, cwd, [c for c in following if c.context.startswith("find")])
         return
     for w in words:
+        if "$(" not in w.text:
+            continue  # what every match starts with (most words: skipped without the pattern)
         for m in _READ_SUBST.finditer(w.text):
             col.add(m.group(1).strip("'\""), True, R, i, cwd, "redirect")
     for w in words:  # a file:// URL names a local file, whatever the program (curl, aws --cli-input-json …)
@@ -394,12 +438,14 @@ def _embedded(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cw
         texts.append(cmd.raw[:65536])
     seen = {e.path for e in col.out if e.command == i}
     for text in texts:
+        if "/" not in text:
+            continue  # every path the pattern finds holds one
         for m in _EMBEDDED.finditer(text[:65536]):
             path = m.group(1).rstrip(".,;:)")
             if path in seen:
                 continue  # already a path effect of this command, with a better-known direction
             resolved = resolve(path, cwd, col.home, static=True)
-            if resolved and vocab.classify(resolved, home=col.home, tree=col.tree, gate=col.gate)[0] in _EMBEDDED_CLASSES:
+            if resolved and _classify(resolved, col.home, col.tree, col.gate)[0] in _EMBEDDED_CLASSES:
                 col.add(path, True, U, i, cwd, "embedded")
 
 

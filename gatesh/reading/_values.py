@@ -189,6 +189,8 @@ class TextEnv:
     _certain: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
+        if not self.bindings and not self.inherited:
+            return  # no name has a value to know (most texts): nothing is certain
         for b in self.bindings:
             self._sites.setdefault(b.name, []).append(b)
         anything = bool(_BINDS_ANYTHING.search(self.text))

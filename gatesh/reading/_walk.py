@@ -468,7 +468,7 @@ class _Walker:
 
         def add() -> None:
             if not (target and not out):
-                src = b"".join(n.text for n in run)
+                src = run[0].text if len(run) == 1 else b"".join(n.text for n in run)
                 if b"{" in src:
                     words = expand(src.decode("utf-8", "replace")) \
                         if run[-1].end_byte - run[0].start_byte == len(src) else None

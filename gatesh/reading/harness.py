@@ -241,6 +241,11 @@ SHAPES: Final = (
 )
 
 
+# How the Codex shape starts: a shell's `-c` (checked before the shape is parsed at all).
+_SHELL_C: Final = tuple(f"{s} -c " for s in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh",
+                                             "/usr/bin/bash", "/usr/bin/zsh"))
+
+
 def classify(text: str) -> Unwrapped | None:
     """The harness shape ``text`` is exactly, else None.
 
@@ -268,8 +273,7 @@ def classify(text: str) -> Unwrapped | None:
             if shape.part is Part.HANDOFF and not _hands_to_gatesh(text):
                 return None
             return Unwrapped(shape.harness, shape.part, "", shape.id)
-    if text.startswith(tuple(f"{s} -c " for s in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh",
-                                                    "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh"))):
+    if text.startswith(_SHELL_C):
         if not _plain_words(text):
             return None
         try:

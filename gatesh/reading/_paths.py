@@ -52,6 +52,10 @@ _SPECIAL_NAMES: Final = re.compile(r"^(?:\.netrc|_netrc|\.env(?:\.[\w.-]+)?|\.gi
                                    r"\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|shadow)$")
 
 
+# A ~user name, a letters-only tar mode word (`xvf`), the key of a KEY=PATH word.
+_USER_NAME: Final = re.compile(r"^[a-z_][\w.-]*$")
+_LETTERS: Final = re.compile(r"^[A-Za-z]+$")
+_KEY: Final = re.compile(r"^[\w.-]+$")
 _FILE_NAME: Final = re.compile(r"^[\w.+-]+\.[A-Za-z0-9]{1,6}$")
 _CODEISH: Final = re.compile(r"[()\"'<>|;&{}`$\\,*]")
 _VAR_PREFIX: Final = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\}|\$TMPDIR|\$\{TMPDIR(?::-[^}]*)?\})(?=/|$)")
@@ -110,7 +114,7 @@ def resolve(text: str, cwd: str | None, home: str, *, static: bool, home_known: 
         t = home + t[1:]
     elif t.startswith("~"):
         name, _, rest = t[1:].partition("/")
-        other = _user_home(name) if re.match(r"^[a-z_][\w.-]*$", name) else None
+        other = _user_home(name) if _USER_NAME.match(name) else None
         if other is None:
             return ""
         t = other + ("/" + rest if rest else "")
@@ -578,7 +582,7 @@ def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
                     folder = target
                 k += 1 if eq else 2
                 continue
-        elif w.static and (t.startswith("-") or (k == 0 and re.match(r"^[A-Za-z]+$", t))):
+        elif w.static and (t.startswith("-") or (k == 0 and _LETTERS.match(t))):
             letters = t.lstrip("-")
             for ch in letters:
                 if ch in "cruA":
@@ -621,8 +625,8 @@ def _argv(col: _Collector, cmd: SimpleCommand, words: list[Word], use: vocab.Pat
     if head in ("ln", "gln"):
         replaces = bool(flags & {"-f", "--force"}) or any(
             w.static and w.text.startswith("-") and not w.text.startswith("--") and "f" in w.text for w in words)
-    editing = bool(flags & in_place) or (any(
-        w.static and w.text.startswith("-i") and not w.text.startswith("--") for w in words) and bool(in_place))
+    editing = bool(flags & in_place) or (bool(in_place) and any(
+        w.static and w.text.startswith("-i") and not w.text.startswith("--") for w in words))
     operands: list[Word] = []
     k = 0
     ended = False
@@ -703,13 +707,13 @@ def _word(col: _Collector, w: Word, direction: Direction, i: int, cwd: str | Non
     if all_operands or looks_like_path(t):
         if "=" in t and not t.startswith(("/", "~", ".")):
             key, _, value = t.partition("=")
-            if looks_like_path(value) and re.match(r"^[\w.-]+$", key):
+            if looks_like_path(value) and _KEY.match(key):
                 col.add(value, True, direction, i, cwd, "option", replaces=replaces)
             return
         col.add(t, True, direction, i, cwd, "argv", replaces=replaces)
     elif "=" in t:
         key, _, value = t.partition("=")
-        if re.match(r"^[\w.-]+$", key) and looks_like_path(value):
+        if _KEY.match(key) and looks_like_path(value):
             col.add(value, True, direction, i, cwd, "option")
 
 

@@ -357,3 +357,43 @@ def test_a_lone_dash_before_a_heredoc_is_kept(text: str, argv: list[str]) -> Non
 def test_make_reads_its_inline_makefile_recipes_as_shell() -> None:
     f = read("make -f - <<'M'\nall:\n\t@rm -rf build\n\t-echo done\nM")
     assert [c.head for c in f.commands] == ["make", "rm", "echo"]
+
+
+# The walk slices each node's bytes from the text its tree was parsed from (``node.text`` costs
+# ~1 us a call); these texts hold multi-byte characters, quoting, substitutions and heredocs.
+_SLICED_TEXTS = (
+    "grep -r 'é ü' ./src | sort -u > /tmp/out.txt",
+    'echo "naïve $(date +%s) `whoami`" && printf %s ${x:-∅}',
+    "cat <<EOF | sh\nécho $(id)\nEOF\nls -l ~/dossier\\ été",
+    "for f in *.txt; do mv \"$f\" \"${f%.txt}.md\"; done; x=ä y=$'\\u00e9' env",
+)
+
+
+@pytest.mark.parametrize("text", _SLICED_TEXTS)
+def test_node_bytes_are_the_node_text(text: str) -> None:
+    from gatesh.reading._walk import parse
+    from gatesh.reading._words import node_bytes, node_text
+
+    data = text.encode("utf-8")
+    stack = [parse(data).root_node]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        assert node_bytes(node, data) == node.text
+        assert node_text(node, data) == node.text.decode("utf-8")
+        stack.extend(node.children)
+        seen += 1
+    assert seen > 10
+
+
+@pytest.mark.parametrize(("text", "argvs"), [
+    # the line-start escape repair inserts a byte: words after it come from the repaired text
+    ("ls é\n\\rm -rf ./x", [["ls", "é"], ["rm", "-rf", "./x"]]),
+    # the glued-pipeline repair inserts a `;`: the heredoc's command is read from the new text
+    ("echo é | cat | tr a b\nbash <<'EOF'\ntouch ./marker\nEOF\n",
+     [["echo", "é"], ["cat"], ["tr", "a", "b"], ["touch", "./marker"]]),
+])
+def test_words_of_a_repaired_text_come_from_the_text_parsed(text: str, argvs: list[list[str]]) -> None:
+    facts = read(text, cwd="/tmp")
+    assert facts.readable
+    assert [[w.text for w in c.argv] for c in facts.commands] == argvs

@@ -23,7 +23,7 @@ from ._braces import expand
 from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
 from ._subst import substitutions
 from ._values import Binding
-from ._words import node_text, word_of, word_of_run
+from ._words import node_bytes, node_text, word_of, word_of_run
 
 LANGUAGE = Language(tree_sitter_bash.language())
 # One parser per thread: building a parser costs more than parsing a line, and a tree-sitter
@@ -150,7 +150,7 @@ def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk
     src = data
     if b"\n\\" in data:
         tree, inserted, src = _repair_line_start_escapes(data, tree)
-    w = _walk_tree(tree, context, deadline)
+    w = _walk_tree(tree, src, context, deadline)
     if w.glued:
         # tree-sitter read two lines as one command: put a `;` where bash ends the first one
         # and read again (rare: only text where tree-sitter glued lines pays for this).
@@ -163,7 +163,7 @@ def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk
                 w.result.error_at = w.result.error_at or _GLUED.format(sites[0])
                 break
             src, fixed = _insert_semicolons(src, sites, fixed)
-            w = _walk_tree(parse(src), context, deadline)
+            w = _walk_tree(parse(src), src, context, deadline)
             if not w.glued:
                 break
         else:
@@ -175,12 +175,13 @@ def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk
     return w.result
 
 
-def _walk_tree(tree: Any, context: str, deadline: float) -> _Walker:
+def _walk_tree(tree: Any, src: bytes, context: str, deadline: float) -> _Walker:
+    """Walk ``tree``, parsed from ``src``."""
     root = tree.root_node
-    w = _Walker(context, deadline)
+    w = _Walker(src, context, deadline)
     if root.has_error:
         w.result.has_error = True
-        w.result.error_at = _first_error(root)
+        w.result.error_at = _first_error(root, src)
     w.walk(root, context, 0, 0)
     return w
 
@@ -264,12 +265,12 @@ def _unshift(result: Walk, inserted: list[int]) -> None:
     result.blind = [(orig(a), orig(b)) for a, b in result.blind]
 
 
-def _first_error(root: Any) -> str:
+def _first_error(root: Any, src: bytes) -> str:
     stack = [root]
     while stack:
         n = stack.pop()
         if n.type == "ERROR" or n.is_missing:
-            text = node_text(n)[:40]
+            text = node_text(n, src)[:40]
             kind = "missing " + n.type if n.is_missing else "unexpected"
             return f"{kind} {text!r} at byte {n.start_byte}"
         if n.has_error:
@@ -281,11 +282,11 @@ def _first_error(root: Any) -> str:
 _BEFORE_PAREN: Final = frozenset({"time", "coproc"})
 
 
-def _crosses_line(node: Any, dest: list[Any]) -> bool:
+def _crosses_line(node: Any, dest: list[Any], text: bytes) -> bool:
     """Whether a newline (not a line continuation) separates the redirection ``node``'s operator
-    from its first target node, or one target node from the next."""
-    src: bytes = node.text
+    from its first target node, or one target node from the next (``text``: the tree's text)."""
     base = node.start_byte
+    src = text[base:node.end_byte]
     pos = dest[0].start_byte - base
     gaps = [src[:pos]]
     for a, b in itertools.pairwise(dest):
@@ -314,7 +315,8 @@ def _ends_inside(body: str, delim: str, strip_tabs: bool) -> bool:
 
 
 class _Walker:
-    def __init__(self, context: str, deadline: float) -> None:
+    def __init__(self, src: bytes, context: str, deadline: float) -> None:
+        self.src = src  # the text the tree was parsed from: node bytes are sliced from it
         self.result = Walk()
         self.frames = 0
         self.deadline = deadline
@@ -324,7 +326,7 @@ class _Walker:
     def _embedded(self, node: Any) -> None:
         """tree-sitter leaves `…` inside ``${x:=`cmd`}`` as a plain word, and ``$(…)`` in the
         pattern of ``${x#PAT}`` or after ``=~`` as a leaf: bash runs them, so they are read."""
-        data: bytes = node.text
+        data = node_bytes(node, self.src)
         if b"`" in data or b"$(" in data:
             self._scan(data, node.start_byte)
 
@@ -345,8 +347,8 @@ class _Walker:
         parent = node.parent
         start = None if parent is None else next(
             (c for c in parent.children if c.type == "heredoc_start"), None)
-        if start is not None and not any(q in start.text for q in (b"'", b'"', b"\\")):
-            data: bytes = node.text
+        if start is not None and not any(q in node_bytes(start, self.src) for q in (b"'", b'"', b"\\")):
+            data = node_bytes(node, self.src)
             if b"`" in data or b"$(" in data:
                 self._scan(data, node.start_byte)
 
@@ -357,14 +359,14 @@ class _Walker:
                 node.parent is not None and node.parent.type == "c_style_for_statement"):
             return  # an arithmetic loop's counter is no static value
         value = node.child_by_field_name("value")
-        text = node_text(node)
+        text = node_text(node, self.src)
         static: str | None = None
         source = ""
         if "+=" not in text.split("=", 1)[0] + "=" and (value is None or value.type != "array"):
-            w = word_of(value) if value is not None else Word("", True)
+            w = word_of(value, self.src) if value is not None else Word("", True)
             static = w.text if w.static else None
             source = "" if w.static else w.text
-        self.result.bindings.append(Binding(node_text(name), static, node.start_byte, _unconditional(node),
+        self.result.bindings.append(Binding(node_text(name, self.src), static, node.start_byte, _unconditional(node),
                                             source))
 
     def _loop(self, node: Any) -> None:
@@ -376,10 +378,10 @@ class _Walker:
         inner = [c for c in body.children if c.is_named]
         if not inner:
             return
-        src: bytes = body.text
+        src = node_bytes(body, self.src)
         base = body.start_byte
         text = src[inner[0].start_byte - base:inner[-1].end_byte - base].decode("utf-8", "replace")
-        self.result.loops.append(Loop(node_text(name), tuple(self._words(values)), text, node.start_byte))
+        self.result.loops.append(Loop(node_text(name, self.src), tuple(self._words(values)), text, node.start_byte))
 
     def _new_frame(self) -> int:
         self.frames += 1
@@ -399,9 +401,9 @@ class _Walker:
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
             if name is not None:
-                self.result.functions.append(node_text(name))
+                self.result.functions.append(node_text(name, self.src))
                 if body is not None:
-                    self.result.function_bodies[node_text(name)] = node_text(body)
+                    self.result.function_bodies[node_text(name, self.src)] = node_text(body, self.src)
             for child in node.children:
                 if child is not name:
                     self.walk(child, "function" if child == body else ctx, frame, d + 1)
@@ -422,7 +424,7 @@ class _Walker:
         elif t == "variable_assignment":
             # Reached only for a bare assignment statement: a command's prefix assignments and a
             # declaration's operands are handled by their command and walk only the children.
-            self.result.assignments.append(node_text(node))
+            self.result.assignments.append(node_text(node, self.src))
             self._binding(node)
             self._children(node, ctx, frame, d)
         elif t == "for_statement":
@@ -468,14 +470,16 @@ class _Walker:
 
         def add() -> None:
             if not (target and not out):
-                src = run[0].text if len(run) == 1 else b"".join(n.text for n in run)
+                text = self.src
+                src = node_bytes(run[0], text) if len(run) == 1 \
+                    else b"".join(node_bytes(n, text) for n in run)
                 if b"{" in src:
                     words = expand(src.decode("utf-8", "replace")) \
                         if run[-1].end_byte - run[0].start_byte == len(src) else None
                     if words is not None:
                         out.extend(words)
                         return
-            out.append(word_of_run(run))
+            out.append(word_of_run(run, self.src))
 
         for n in nodes:
             if run and run[-1].end_byte != n.start_byte:
@@ -488,12 +492,11 @@ class _Walker:
             add()
         return out
 
-    @staticmethod
-    def _first_text(cmd: RawCommand, run: list[Any]) -> str:
+    def _first_text(self, cmd: RawCommand, run: list[Any]) -> str:
         """The first word of ``cmd`` as written so far (its pending ``run`` included)."""
         if cmd.words:
             return cmd.words[0].text
-        return word_of(run[0]).text
+        return word_of(run[0], self.src).text
 
     def _glue(self, node: Any, raw: str) -> None:
         """Note where tree-sitter read a line break inside the command ``node`` (text ``raw``).
@@ -506,7 +509,7 @@ class _Walker:
         """
         if "\n" not in raw:
             return
-        data: bytes = node.text
+        data = node_bytes(node, self.src)
         base = node.start_byte
         code_end = -1
         for a, b in itertools.pairwise(node.children):
@@ -518,9 +521,11 @@ class _Walker:
                 return
 
     def _command(self, node: Any, ctx: str, frame: int, d: int, extra: tuple[Any, ...]) -> int:
-        cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node))
+        cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node, self.src))
         self._glue(node, cmd.raw)
         idx = self._add(cmd)
+        # a word inside the command can hold `…` or $(…) only if the command's text does
+        scan = "`" in cmd.raw or "$(" in cmd.raw
         run: list[Any] = []  # argument nodes not yet made words (touching ones make one word)
         for child in node.children:
             ct = child.type
@@ -541,15 +546,15 @@ class _Walker:
                     self.result.has_error = True
                     self.result.error_at = f"unexpected '(' at byte {child.start_byte}"
                 run.append(child)
-                if not _is_leaf(child):
+                if ct not in _LEAF_ARGS or child.named_child_count:  # not _is_leaf(child)
                     self.walk(child, ctx, frame, d + 1)
-                elif ct == "word":
+                elif ct == "word" and scan:
                     self._embedded(child)
                 continue
             cmd.words.extend(self._words(run))
             run = []
             if ct == "variable_assignment":
-                cmd.assignments.append(node_text(child))
+                cmd.assignments.append(node_text(child, self.src))
                 self._children(child, ctx, frame, d)
             elif ct in _REDIRECTS:
                 cmd.words.extend(self._redirect(cmd, child, ctx, frame, d))
@@ -558,24 +563,24 @@ class _Walker:
             # tree-sitter-bash drops a lone `-` just before `<<` (`make -f - <<EOF`,
             # `cat - <<EOF`); bash keeps it as a word, so it is put back.
             base = node.parent.start_byte
-            if node.parent.text[node.end_byte - base:extra[0].start_byte - base].strip() == b"-":
+            if node_bytes(node.parent, self.src)[node.end_byte - base:extra[0].start_byte - base].strip() == b"-":
                 cmd.words.append(Word("-", True))
         for r in extra:
             cmd.words.extend(self._redirect(cmd, r, ctx, frame, d))
         return idx
 
     def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:
-        cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node), declaration=True)
+        cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node, self.src), declaration=True)
         self._glue(node, cmd.raw)
         self._add(cmd)
         prev_end, prev_src = -1, ""
         for child in node.children:
             if not child.is_named:
-                cmd.words.append(Word(node_text(child)))
+                cmd.words.append(Word(node_text(child, self.src)))
                 prev_end = -1
                 continue
-            text = node_text(child)
-            word = (word_of(child) if child.type != "variable_assignment"
+            text = node_text(child, self.src)
+            word = (word_of(child, self.src) if child.type != "variable_assignment"
                     else Word(text, "$" not in text and "`" not in text))
             if child.start_byte == prev_end and cmd.words:
                 # tree-sitter split one word (`local a`x`=1`): bash reads one word
@@ -599,14 +604,14 @@ class _Walker:
         redirects = [c for c in node.children if c.type in _REDIRECTS]
         if body is None:
             # A statement that is only redirections (`> f`): bash runs the null command.
-            cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node))
+            cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node, self.src))
             self._add(cmd)
             for r in redirects:
                 self._redirect(cmd, r, ctx, frame, d)
             return
         if body.type == "command":
             idx = self._command(body, ctx, frame, d + 1, tuple(redirects))
-            self.result.commands[idx].raw = node_text(node)
+            self.result.commands[idx].raw = node_text(node, self.src)
             return
         before = len(self.result.commands)
         self.walk(body, ctx, frame, d + 1)
@@ -642,9 +647,9 @@ class _Walker:
                 if c.type in ("<<", "<<-"):
                     op = c.type
                 elif c.type == "heredoc_start":
-                    delim = node_text(c)
+                    delim = node_text(c, self.src)
                 elif c.type == "heredoc_body":
-                    body = node_text(c)
+                    body = node_text(c, self.src)
                 elif c.type in _REDIRECTS:
                     extra.extend(self._words(args))
                     args = []
@@ -673,7 +678,7 @@ class _Walker:
                 self.result.error_at = f"heredoc {delim!r} ends earlier for bash (a joined line)"
         elif t == "herestring_redirect":
             target = node.named_children[-1] if node.named_children else None
-            word = word_of(target) if target is not None else Word("", True)
+            word = word_of(target, self.src) if target is not None else Word("", True)
             cmd.redirects.append(Redirect("<<<", word.text if word.static else None))
             cmd.herestring = word
         else:
@@ -683,16 +688,16 @@ class _Walker:
             for c in node.children:
                 if c.type == "file_descriptor":
                     try:
-                        fd = int(node_text(c))
+                        fd = int(node_text(c, self.src))
                     except ValueError:
                         fd = None
                 elif not c.is_named:
                     op = c.type
-                elif c.type == "ERROR" and op == "<" and node_text(c) == ">":
+                elif c.type == "ERROR" and op == "<" and node_text(c, self.src) == ">":
                     op = "<>"  # tree-sitter-bash 0.25 does not know `<>` (read-write)
                 else:
                     dest.append(c)
-            if dest and not self.result.has_error and _crosses_line(node, dest):
+            if dest and not self.result.has_error and _crosses_line(node, dest, self.src):
                 # tree-sitter-bash takes a redirection's target from the next line (`echo >`,
                 # newline, `rm -rf ~`); bash ends the command at the newline and rejects it.
                 self.result.has_error = True

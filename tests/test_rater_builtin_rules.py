@@ -9,7 +9,7 @@ import pytest
 
 from gatesh._types import Outcome
 from gatesh.rater.builtin import ALL_RULES, findings_for
-from gatesh.rater.builtin._base import Severity, outcome_of
+from gatesh.rater.builtin._base import Cmd, Severity, outcome_of
 from gatesh.reading import read
 from gatesh.testing import worktree
 
@@ -70,3 +70,60 @@ def test_matching_within_budget() -> None:
     for f in facts:
         findings_for(f, tree.repo, tree.home)
     assert time.perf_counter() - start < 5.0
+
+
+def _spliced_lines() -> list[str]:
+    """Every rule's examples and counter-examples, and seeded splices of their pieces with the
+    words the filtered rules look for (so lines that nearly match, or match only through a joined
+    word, upper case or a home-folder target, are among them)."""
+    import random
+
+    pieces = [t for r in ALL_RULES for t in (*r.examples, *r.counter)]
+    pieces += [" ", " | ", "; ", "'", '"', "=", "~/", "$HOME/", "/bin/sh", "SH", "x=/bin/bash ", "--engine ",
+               "-ENGINE=", "file=", "X.Delete(", "DESTROY_ALL", ":restore", "/VAR/LOG/x", ">", "> /var/log/a ",
+               "journalctl --vacuum-size=1", "pty.spawn", ":terminal", "\u017fh", "f\u0131le=", "a_history", "--pre-hook=/x", "DVIPS -R0 "]
+    rng = random.Random(15)
+    lines = list(pieces)
+    for _ in range(1500):
+        lines.append("".join(rng.choice(pieces)[rng.randrange(3):] for _ in range(rng.randrange(1, 5))))
+    return lines
+
+
+def test_rule_literal_filters_lose_no_match() -> None:
+    """A rule's ``needs`` only skips commands it cannot match: wherever the rule matches (or
+    raises, which fails closed), the command's ``hay`` holds one of its literals or is not ASCII
+    (a wrong literal would let a harmful command be rated safe)."""
+    from gatesh.rater.builtin import _context
+
+    filtered = [r for r in ALL_RULES if r.needs]
+    assert {r.id for r in filtered} >= {"escape.shell-argument", "escape.library-option", "code.orm-delete",
+                                         "evasion.log-wipe", "escape.program-option"}
+    tree = _TREE[-1]
+    matched: dict[str, int] = dict.fromkeys((r.id for r in filtered), 0)
+    for line in _spliced_lines():
+        for home in (tree.home, "/var/log/home"):
+            ctx = _context(read(line), tree.repo, home)
+            for cmd in ctx.cmds:
+                for rule in filtered:
+                    assert all(n == n.lower() and n.isascii() for n in rule.needs), rule.id
+                    try:
+                        hit = rule.match(cmd)
+                    except Exception:  # a raising rule (which fails closed) must be tried too
+                        hit = True
+                    if hit:
+                        matched[rule.id] += 1
+                        assert cmd.hay == "" or any(n in cmd.hay for n in rule.needs), (rule.id, line)
+    assert all(matched.values()), matched  # every filter was checked against real matches
+
+
+def test_a_non_ascii_command_is_tried_by_every_rule() -> None:
+    """Lower-casing and case-blind patterns disagree outside ASCII, so such a command skips no rule."""
+    cmd = _ctx_cmd("ls \u017fh")
+    assert cmd.hay == ""
+    assert "sh" in _ctx_cmd("ls SH").hay
+
+
+def _ctx_cmd(line: str) -> Cmd:
+    from gatesh.rater.builtin import _context
+
+    return _context(read(line), "/", "/root").cmds[0]

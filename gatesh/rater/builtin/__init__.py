@@ -118,7 +118,11 @@ def _findings(ctx: Ctx) -> list[Finding]:
             found[f.rule_id] = f
 
     for cmd in ctx.cmds:
+        hay = cmd.hay
         for rule in _FOR_HEAD.get(cmd.head, _FOR_ANY_HEAD):
+            needs = rule.needs
+            if needs and hay and not any(n in hay for n in needs):
+                continue  # it holds none of the words every match of this rule holds
             hit = rule.match(cmd)
             if hit:
                 add(_finding(rule, hit))

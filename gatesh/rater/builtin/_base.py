@@ -64,6 +64,9 @@ class Rule:
     Invariant: ``reason`` is one sentence; ``{detail}`` in it is filled from the :class:`Hit`.
     ``heads`` empty means the rule is tried on every command (keep those rules cheap).
     ``on_facts`` rules receive the :class:`Ctx` instead of a command and run once per command line.
+    ``needs``: lower-case ASCII literals, one of which is in :attr:`Cmd.hay` of every command the
+    rule matches; a command whose (ASCII) ``hay`` holds none of them is not tried (a cheap filter
+    for rules tried on every head; empty: always tried). The validator test checks it loses no match.
     """
 
     id: str
@@ -75,6 +78,7 @@ class Rule:
     on_facts: bool = False
     examples: tuple[str, ...] = ()
     counter: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
 
 
 def heads(*names: str) -> frozenset[str]:
@@ -141,7 +145,7 @@ class Cmd:
     (everything after ``--``); option values are therefore also in ``pos`` (rules know this).
     """
 
-    __slots__ = ("_low", "_writes", "args", "ctx", "dyn", "flags", "head", "index", "pos", "sc")
+    __slots__ = ("_hay", "_low", "_writes", "args", "ctx", "dyn", "flags", "head", "index", "pos", "sc")
 
     def __init__(self, sc: SimpleCommand, index: int, ctx: Ctx) -> None:
         self.sc = sc
@@ -171,6 +175,7 @@ class Cmd:
         self.pos: tuple[str, ...] = tuple(pos)
         self._low: str | None = None
         self._writes: tuple[str, ...] | None = None
+        self._hay: str | None = None
 
     @property
     def low(self) -> str:
@@ -178,6 +183,17 @@ class Cmd:
         if self._low is None:
             self._low = " ".join(self.args).lower()
         return self._low
+
+    @property
+    def hay(self) -> str:
+        """Its head, arguments, assignments and write targets, lower-cased, one a line: the text a
+        rule's ``needs`` literals are looked for in. '' when any of it is not ASCII, where
+        lower-casing and a case-blind pattern can disagree (``re.I`` matches 's' to 'ſ'), so no
+        rule is skipped."""
+        if self._hay is None:
+            text = "\n".join((self.head, *self.args, *self.sc.assignments, *self.writes))
+            self._hay = text.lower() if text.isascii() else ""
+        return self._hay
 
     @property
     def cwd(self) -> str | None:

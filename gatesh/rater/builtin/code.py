@@ -116,6 +116,12 @@ def inline_code(c: Cmd) -> MatchResult:
     return worst
 
 
+# Every match of orm_args holds one: a word _ORM looks for (lower-cased), or ":restore".
+_ORM_NEEDS: Final = ("destroy_all", "delete_all", "drop_table", "dropdatabase", "deleteindex", "deletemany",
+                     "clearobjects", "clear_index", "truncate_table", "flushall", "flushdb", "drop_collection",
+                     "drop_database", "purge_queue", "delete_bucket", ".destroy", ".delete(", ":restore")
+
+
 def orm_args(c: Cmd) -> MatchResult:
     if c.head in _DATA_HEADS or is_interpreter(c.head) or c.head in _CODE_HEADS_EXTRA:
         return None
@@ -185,7 +191,7 @@ RULES: tuple[Rule, ...] = (
                   "node -e 'console.log(1)'")),
     Rule("code.orm-delete", D, "This {detail}.", orm_args, remedy="name exactly what will be deleted, with a filter",
          examples=("gitlab-rake gitlab:backup:restore", "sidekiq-cli exec 'Job.delete_all'"),
-         counter=("rails runner 'puts User.count'",)),
+         counter=("rails runner 'puts User.count'",), needs=_ORM_NEEDS),
     Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs, remedy="run each command directly",
          examples=("parallel ::: 'rm -rf /home/x' \"$(cat more)\"",), counter=("parallel echo ::: a b",)),
 )

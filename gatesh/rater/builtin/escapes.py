@@ -114,6 +114,11 @@ def gated_shell(c: Cmd) -> MatchResult:
     return _gated_by_shims(c, list(c.args)) or None
 
 
+# Every match of shell_as_argument holds one: SHELL_PATH_RE and SPAWN_RE need "sh", "pty.spawn" or
+# ":terminal", and every name in _SHELL_ARG holds "sh" or "/bin/".
+_SHELL_ARG_NEEDS: Final = ("sh", "pty.spawn", ":terminal", "/bin/")
+
+
 def shell_as_argument(c: Cmd) -> MatchResult:
     h = c.head
     for a in c.sc.assignments:
@@ -307,6 +312,10 @@ _SHELL_ESCAPE_FLAGS: Final[dict[str, frozenset[str]]] = {
 }
 
 
+# Every match of program_option holds one: a head of _SHELL_ESCAPE_FLAGS, or "=" (``--OPTION=VALUE``).
+_PROGRAM_OPTION_NEEDS: Final = (*_SHELL_ESCAPE_FLAGS, "=")
+
+
 def program_option(c: Cmd) -> MatchResult:
     """``--OPTION=/path/program`` for an option whose value a program runs (hooks, helpers, shells),
     or an option that switches on the program's shell escape (``dvips -R0``)."""
@@ -323,6 +332,12 @@ def program_option(c: Cmd) -> MatchResult:
 
 
 _LIBRARY_VALUE: Final = re.compile(r"(?:^|[,:=])(?:ladspa|lv2|frei0r)=(?:file=)?\S*|(?:^|[,:])file=\S+\.so\b", re.I)
+
+
+# Every match of library_option holds one: _LIBRARY_VALUE's option words, the loading options, or the
+# two heads it knows.
+_LIBRARY_NEEDS: Final = ("ladspa=", "lv2=", "frei0r=", "file=", "-engine", "--default-auth", "--plugin-dir",
+                         "ssh-keygen", "ldconfig")
 
 
 def library_option(c: Cmd) -> MatchResult:
@@ -377,7 +392,8 @@ RULES: tuple[Rule, ...] = (
                    "ttyd -p 8080 bash"),
          counter=("which bash", "echo /bin/sh", "ls -l /bin/sh", "apt install zsh", "grep bash /etc/shells",
                   "useradd -s /bin/bash x", "pulumi gen-completion bash", "komac complete zsh", "procs zsh",
-                  "emulate zsh -R", "sudo btrfs filesystem sh /mnt")),
+                  "emulate zsh -R", "sudo btrfs filesystem sh /mnt"),
+         needs=_SHELL_ARG_NEEDS),
     Rule("escape.ssh-loopback", A, "This opens a shell on this machine ({detail}) whose commands the gate would not see.",
          ssh_loopback,
          examples=("ssh localhost", "ssh me@127.0.0.1", "ssh -p 22 localhost bash", "ssh ::1 /bin/sh -i",
@@ -408,11 +424,11 @@ RULES: tuple[Rule, ...] = (
     Rule("escape.program-option", A, "{detail}, a known way to escape to a shell.", program_option,
          examples=("npm --script-shell=/tmp/x.sh run build", "certbot --pre-hook=/tmp/x.sh renew",
                    "mysql --pager=/bin/sh", "dvips -R0 texput.dvi"),
-         counter=("npm run build", "certbot renew", "dvips -R texput.dvi")),
+         counter=("npm run build", "certbot renew", "dvips -R texput.dvi"), needs=_PROGRAM_OPTION_NEEDS),
     Rule("escape.library-option", A, "{detail}, loading code into a program the gate cannot see.", library_option,
          examples=("curl --engine /tmp/lib.so x", "ssh-keygen -D /tmp/lib.so", "ldconfig -f /tmp/ld.conf",
                    "ffmpeg -f lavfi -i anullsrc -af ladspa=file=/tmp/lib.so out.wav"),
-         counter=("openssl engine -t", "ssh-keygen -t ed25519", "ldconfig")),
+         counter=("openssl engine -t", "ssh-keygen -t ed25519", "ldconfig"), needs=_LIBRARY_NEEDS),
     Rule("escape.interpreter", A, "Inline code makes {detail}, escaping the gate.", interpreter_escape,
          examples=("python -c 'import pty; pty.spawn(\"/bin/sh\")'", "perl -e 'exec \"/bin/sh\";'",
                    "ruby -e 'exec \"/bin/sh\"'", "lua -e 'os.execute(\"/bin/sh\")'", "php -r 'system(\"/bin/sh -i\");'",

@@ -34,6 +34,12 @@ def history_tamper(ctx: Ctx) -> MatchResult:
     return Hit(detail=m.group(0).strip()) if m else None
 
 
+# Every match of log_wipe holds one: a word LOG_PATHS needs, "~" or "$home" (a target the home
+# folder is put into), or a head it knows.
+_LOG_WIPE_NEEDS: Final = ("/var/", "wtmp", "btmp", "utmp", "lastlog", "_history", "/.history", "~", "$home",
+                          "journalctl", "log", "wevtutil", "auditctl")
+
+
 def log_wipe(c: Cmd) -> MatchResult:
     h = c.head
     targets = write_targets(c)
@@ -168,7 +174,8 @@ RULES: tuple[Rule, ...] = (
          examples=("rm ~/.bash_history", "echo '' > /var/log/messages", "truncate -s 0 /var/log/syslog",
                    "shred -u /var/log/auth.log", "journalctl --vacuum-time=1s", "ln -sf /dev/null ~/.bash_history",
                    "auditctl -D"),
-         counter=("tail /var/log/syslog", "journalctl -u nginx", "cat ~/.bash_history | wc -l")),
+         counter=("tail /var/log/syslog", "journalctl -u nginx", "cat ~/.bash_history | wc -l"),
+         needs=_LOG_WIPE_NEEDS),
     Rule("evasion.security-service", A, "This {detail}, weakening the machine's defences.", security_service,
          heads=heads("systemctl", "service", "launchctl", "chkconfig", "sysrc", "rc-update", "update-rc.d"),
          examples=("systemctl stop auditd", "service firewalld stop", "sudo systemctl disable apparmor",

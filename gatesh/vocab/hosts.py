@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from gatesh.vocab.words import split_args
+
 # Names that are this machine whatever the resolver says (RFC 6761 reserves *.localhost).
 LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 # This machine's own name, read once at import: `ssh $(hostname)` reaches this machine too.
@@ -154,26 +156,8 @@ class HostRef:
 
 
 def _operands(args: Sequence[str], with_arg: frozenset[str]) -> list[str]:
-    """The operands of ``args``: options skipped, an option of ``with_arg`` with its value; in a
-    short cluster (``-fNR 1234:h:22``) a letter that takes a value takes the rest, or the next word."""
-    out: list[str] = []
-    it = iter(args)
-    for a in it:
-        if a == "--":
-            out.extend(it)
-            break
-        if a.startswith("-") and a != "-":
-            if a in with_arg:
-                next(it, None)
-            elif not a.startswith("--"):
-                for k in range(1, len(a)):
-                    if "-" + a[k] in with_arg:
-                        if k == len(a) - 1:
-                            next(it, None)
-                        break
-            continue
-        out.append(a)
-    return out
+    """The operands of ``args``, short clusters read letter by letter (``-fNR 1234:h:22``)."""
+    return split_args(args, with_arg, clusters=True)[1]
 
 
 def hosts_in(head: str, args: Sequence[str]) -> tuple[HostRef, ...]:

@@ -39,10 +39,13 @@ def unquote(word: Word | str) -> str:
     return text.translate(_QUOTES) if ("'" in text or '"' in text) else text
 
 
-def split_args(args: Iterable[str], with_arg: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+def split_args(args: Iterable[str], with_arg: frozenset[str] = frozenset(), *,
+               clusters: bool = False) -> tuple[list[str], list[str]]:
     """Split argv[1:] into (options, operands); ``--`` ends options.
 
-    An option in ``with_arg`` swallows the next word (its value is kept with the options).
+    An option in ``with_arg`` swallows the next word (its value is kept with the options). With
+    ``clusters``, a short cluster (``-fNR 1234:h:22``) is read letter by letter: the first letter
+    that takes a value takes the rest of the cluster, or the next word when it is the last letter.
     """
     opts: list[str] = []
     operands: list[str] = []
@@ -53,7 +56,11 @@ def split_args(args: Iterable[str], with_arg: frozenset[str] = frozenset()) -> t
             break
         if a.startswith("-") and a != "-":
             opts.append(a)
-            if a in with_arg:
+            takes = a in with_arg
+            if not takes and clusters and not a.startswith("--"):
+                k = next((k for k in range(1, len(a)) if "-" + a[k] in with_arg), 0)
+                takes = k == len(a) - 1
+            if takes:
                 nxt = next(it, None)
                 if nxt is not None:
                     opts.append(nxt)

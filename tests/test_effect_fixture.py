@@ -11,11 +11,10 @@ folder it is refused only where it could write it (as root or under sudo).
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-from pathlib import Path
 
 import pytest
+from _fixtures import load
 
 from gatesh._types import Action, Rung
 from gatesh.config import default
@@ -24,17 +23,8 @@ from gatesh.rater.builtin import BuiltinRater
 from gatesh.session import SessionState
 from gatesh.testing import worktree
 
-
-def _load():  # tests/fixtures is data, not a package
-    path = Path(__file__).parent / "fixtures" / "effect_templates.py"
-    spec = importlib.util.spec_from_file_location("gatesh_effect_templates", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TEMPLATES, TARGETS = _load().TEMPLATES, _load().TARGETS
+_TEMPLATES = load("effect_templates")
+TEMPLATES, TARGETS = _TEMPLATES.TEMPLATES, _TEMPLATES.TARGETS
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: the tree's state is git's")
 
 

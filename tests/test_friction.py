@@ -9,10 +9,8 @@ when the fixture says so.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from _fixtures import load
 
 from gatesh._types import Action, Rung
 from gatesh.config import default
@@ -21,17 +19,7 @@ from gatesh.rater.builtin import BuiltinRater
 from gatesh.session import SessionState
 from gatesh.vocab import paths
 
-
-def _load():  # tests/fixtures is data, not a package
-    path = Path(__file__).parent / "fixtures" / "friction.py"
-    spec = importlib.util.spec_from_file_location("gatesh_friction_fixture", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FIXTURE = _load()
+FIXTURE = load("friction")
 
 
 def _decide_all(rows, scratch_tree, monkeypatch):  # type: ignore[no-untyped-def]

@@ -7,31 +7,19 @@ look-alikes must not move a hardline action or an attack on the gate out of its 
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from _fixtures import load
 
 from gatesh._types import Action, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.testing import worktree
 
-
-def _load():
-    path = Path(__file__).parent / "fixtures" / "bypass.py"
-    spec = importlib.util.spec_from_file_location("gatesh_bypass_cases", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
-
-
-CASES = _load().CASES
+CASES = load("bypass").CASES
 CONFIG = default()
 
 # Cases that still get through, each a bug reported in .notes/bypass_failures.md. Strict: the

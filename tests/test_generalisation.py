@@ -3,28 +3,16 @@ mechanism of S2.1 is kept from running at rung ``auto``, in a project with work 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from _fixtures import load
 
 from gatesh._types import Action, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
 
-
-def _load():  # type: ignore[no-untyped-def]
-    path = Path(__file__).parent / "fixtures" / "generalisation.py"
-    spec = importlib.util.spec_from_file_location("gatesh_generalisation_cases", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-CASES = _load().CASES
+CASES = load("generalisation").CASES
 CONFIG = default()
 
 

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from _fixtures import load
 
 from gatesh.reading import read
 
-
-def _load_cases():
-    path = Path(__file__).parent / "fixtures" / "reader_cases.py"
-    spec = importlib.util.spec_from_file_location("gatesh_reader_cases", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
-
-
-_cases = _load_cases()
+_cases = load("reader_cases")
 CASES = _cases.CASES
 C = _cases.C
 

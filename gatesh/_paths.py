@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 APP = "gatesh"
 SYSTEM_CONFIG = "/etc/gatesh/config.toml"
@@ -274,12 +275,18 @@ def environ_values(names: tuple[str, ...]) -> tuple[str | None, ...]:
         return tuple(os.environ.get(n) for n in names)
     out: list[str | None] = []
     for n in names:
-        v = raw.get(_ENCODED.get(n) or _ENCODED.setdefault(n, os.fsencode(n)))
-        out.append(None if v is None else os.fsdecode(v))
+        key = _ENCODED.get(n)
+        if key is None:
+            key = _ENCODED[n] = os.fsencode(n)
+        v = raw.get(key)
+        # What os.fsdecode does with bytes (the same codec and error handler), without its dispatch.
+        out.append(None if v is None else v.decode(_FS_ENCODING, _FS_ERRORS))
     return tuple(out)
 
 
 _ENCODED: dict[str, bytes] = {}  # variable names as os.environ's table holds them (a few dozen)
+_FS_ENCODING: Final = sys.getfilesystemencoding()
+_FS_ERRORS: Final = sys.getfilesystemencodeerrors()
 
 
 def current() -> GatePaths:

@@ -27,7 +27,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from gatesh._paths import GatePaths, environ_values
@@ -78,24 +78,32 @@ class Protected:
     git_global: bool = False
     paths: GatePaths | None = None
     values: tuple[tuple[str, str], ...] = ()  # NAME=value statements of this text with a static value
-    # What each path test found for each command of one check (the rules of every kind ask the
-    # same tests of the same command): fresh on every copy, so never shared between two checks.
-    found: dict[tuple[int, int], Kind | None] = field(default_factory=dict, init=False, compare=False,
-                                                       repr=False)
 
     def with_values(self, values: tuple[tuple[str, str], ...]) -> Protected:
         """This, for one check of a text whose static ``NAME=value`` statements are ``values``
-        (a fresh memo of path tests; what :func:`dataclasses.replace` gives, built directly)."""
+        (what :func:`dataclasses.replace` gives, built directly)."""
         return Protected(self.roots, self.home, self.volatile, self.cwd, self.launchers, self.venvs,
                          self.shims, self.git_global, self.paths, values)
 
+    @functools.cached_property
+    def _kinds(self) -> dict[str, Kind]:
+        """Each root's kind, by its path (the roots are distinct normalised paths)."""
+        return dict(self.roots)
+
     def kind_of(self, path: str) -> Kind | None:
-        """The kind of the most specific root holding ``path`` (absolute), or None."""
-        best: tuple[int, Kind] | None = None
-        for root, kind in self.roots:
-            if (path == root or path.startswith(root + "/")) and (best is None or len(root) > best[0]):
-                best = (len(root), kind)
-        return best[1] if best else None
+        """The kind of the most specific root holding ``path`` (absolute), or None.
+
+        A root holds ``path`` when it is ``path`` or ``path`` continues it after a ``/``: so the
+        candidates are ``path`` and its prefixes that end before a ``/``, longest (most specific)
+        first, each one table lookup instead of a comparison with every root."""
+        kinds = self._kinds
+        end = len(path)
+        while end > 0:
+            kind = kinds.get(path[:end])
+            if kind is not None:
+                return kind
+            end = path.rfind("/", 0, end)
+        return None
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,10 @@ _GENERIC_KINDS: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
 )
 # Whether any of them matches (one search for the many words that name no gate file).
 _GENERIC_ANY: Final = re.compile("|".join(f"(?:{p.pattern})" for _, p in _GENERIC_KINDS))
+# A literal every text _GENERIC_ANY matches holds (each alternative above spells one out; the
+# patterns fold no case). Searched first: a plain literal search skips ahead where the anchored
+# alternatives are tried at every position.
+_GENERIC_NEEDS: Final = re.compile(r"gatesh|CLAUDE_CONFIG_DIR|CODEX_HOME|\.claude/projects|\.codex/sessions|\.gemini/tmp")
 # Settings a harness reads in any folder (the project's own): writing one can switch the hooks off
 # (Claude Code's `disableAllHooks`, a project `.gemini/settings.json`, Codex's `features.hooks`).
 # Writes only: deleting a project's settings cannot take the user's hooks away.
@@ -144,6 +156,9 @@ _PROJECT_HARNESS: Final = re.compile(
     r"|(?:^|/)\.codex/(?:config\.toml|hooks\.json)$")
 # The folder holding them, as the target of a copy or move (`cp -r /tmp/x .claude`).
 _PROJECT_HARNESS_DIR: Final = re.compile(r"(?:^|/)\.(?:claude|gemini|codex)/?$")
+# A name every text the two above match holds; canon_path only drops or folds whole path
+# components (never creates a name), so a text without one is matched by neither, canonical or not.
+_HARNESS_NAMES: Final = re.compile(r"claude|gemini|codex")
 # A repository's hook scripts (and the folders holding them): gatesh's when they carry its marker.
 _GIT_HOOK_PATH: Final = re.compile(r"(?:^|/)\.git(?:/hooks(?:/(?P<name>[^/]+))?)?/?$")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")
@@ -239,11 +254,12 @@ def _touches(word: str, prot: Protected, *, ancestors: bool, write: bool = False
     text = _expand(unquote(word), prot.values)
     if not text or text.startswith("-"):
         return None
-    if _GENERIC_ANY.search(text):
+    if _GENERIC_NEEDS.search(text) and _GENERIC_ANY.search(text):
         for kind, pattern in _GENERIC_KINDS:
             if pattern.search(text):
                 return kind
-    if write and (_PROJECT_HARNESS.search(canon_path(text)) or (into and _PROJECT_HARNESS_DIR.search(text))):
+    if write and _HARNESS_NAMES.search(text) and (
+            _PROJECT_HARNESS.search(canon_path(text)) or (into and _PROJECT_HARNESS_DIR.search(text))):
         return Kind.HARNESS
     hook = _git_hook_kind(text, prot, ancestors=ancestors) if ".git" in text else None
     if hook is not None:
@@ -255,10 +271,13 @@ def _touches(word: str, prot: Protected, *, ancestors: bool, write: bool = False
     if inside is not None:
         return inside
     globbed = bool(_GLOB_CHARS.search(path))
+    if not (ancestors or globbed):
+        return None  # nothing below can match: only a parent folder or a glob names a root from above
+    above = path.rstrip("/") + "/"
     for root, kind in prot.roots:
         if root in prot.volatile:
             continue  # the socket folder is recreated on demand: clearing /tmp is not an attack
-        if ancestors and (root.startswith(path.rstrip("/") + "/") or path == "/"):
+        if ancestors and (root.startswith(above) or path == "/"):
             return kind
         if globbed:
             # `rm -rf ~/.config/*` names the config folder through a glob.
@@ -342,8 +361,11 @@ _REDIRECT_TEXT: Final = re.compile(r"""(?:^|(?<=[\s;&|(]))(?:\d*|&)>>?\|?[^\S\n]
 def _write_targets(cmd: SimpleCommand) -> list[str]:
     """The targets ``cmd`` redirects its output to; a target the reader could not make static
     (``> "$HOME/x"``, ``> "$f"``) is taken from the source text, as written."""
-    targets = [t for t in cmd.writes if t is not None]
-    if any(t is None for t in cmd.writes):
+    writes = cmd.writes
+    if not writes:
+        return []
+    targets = [t for t in writes if t is not None]
+    if len(targets) < len(writes):
         targets += [m.group(1) for m in _REDIRECT_TEXT.finditer(cmd.raw)]
     return targets
 
@@ -400,10 +422,16 @@ def _written(cmd: SimpleCommand, facts: Facts, prot: Protected) -> Kind | None:
         return any_of(words)
     if _changes_venv(cmd, prot):
         return Kind.INSTALL  # the venv's own pip (or python -m pip) changes the gate's code
-    if head not in _READERS and head not in _DELETERS and not is_interpreter(head):
+    interpreter = is_interpreter(head)
+    if head not in _READERS and head not in _DELETERS and not interpreter:
         # An unknown program handed a gate path may write it; a substitution is judged on its own.
-        return _first(_touches(w.text, prot, ancestors=False, write=True) for w in cmd.argv[1:] if w.static)
-    if is_interpreter(head):
+        for w in cmd.argv[1:]:
+            if w.static:
+                kind = _touches(w.text, prot, ancestors=False, write=True)
+                if kind is not None:
+                    return kind
+        return None
+    if interpreter:
         return _code_writes(cmd, prot)
     return None
 
@@ -422,7 +450,7 @@ def _changes_venv(cmd: SimpleCommand, prot: Protected) -> bool:
     if not cmd.argv:
         return False
     written = _expand(unquote(cmd.argv[0].text), prot.values)
-    if not any(c in written for c in "/~$"):
+    if "/" not in written and "~" not in written and "$" not in written:
         return False  # a bare name (`pip`): a folder is named only with a slash, ~ or $HOME
     argv0 = _absolute(written, prot)
     inside = any(argv0.startswith(v + "/") for v in prot.venvs) or bool(_GATE_VENV_BIN.search(argv0))
@@ -712,21 +740,12 @@ class _On:
         self.tests = tests
 
     def __call__(self, cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
-        return any(_found(t, cmd, facts, prot) is self.kind for t in self.tests)
+        return any(t(cmd, facts, prot) is self.kind for t in self.tests)
 
 
 def _on(kind: Kind, *tests: PathTest) -> _On:
     """A rule test: one of ``tests`` finds a gate file of ``kind``."""
     return _On(kind, tests)
-
-
-def _found(t: Callable[[SimpleCommand, Facts, Protected], Kind | None], cmd: SimpleCommand, facts: Facts,
-           prot: Protected) -> Kind | None:
-    """``t(cmd, facts, prot)``, computed once per check (``cmd`` lives as long as the check)."""
-    key = (id(t), id(cmd))
-    if key not in prot.found:
-        prot.found[key] = t(cmd, facts, prot)
-    return prot.found[key]
 
 
 # --- git's hooks ------------------------------------------------------------------------------
@@ -810,7 +829,6 @@ _CONFIG_FILE_WRITERS: Final = _DEST_WRITERS | {"mv", "truncate", "dd", "tee", "s
 def _git_config_file_write(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     targets = _write_targets(cmd)
     words = _operand_words(cmd)
-    appends = {r.target for r in cmd.redirects if r.op == ">>"}
     if cmd.head in _CONFIG_FILE_WRITERS:
         targets += [w[3:] if w.startswith("of=") else w for w in words if not w.startswith("-")]
     if is_interpreter(cmd.head) or cmd.head in _IN_PLACE:
@@ -822,7 +840,8 @@ def _git_config_file_write(cmd: SimpleCommand, facts: Facts, prot: Protected) ->
             continue
         if _HOOK_KEY_TEXT.search(facts.text):
             return True
-        if prot.git_global and _GLOBAL_GIT_CONFIG.match(path) and t not in appends:
+        if prot.git_global and _GLOBAL_GIT_CONFIG.match(path) and t not in {
+                r.target for r in cmd.redirects if r.op == ">>"}:
             return True  # the global config gatesh's core.hooksPath lives in, replaced or edited
     if prot.git_global and cmd.head in _DELETERS:
         return any(_GLOBAL_GIT_CONFIG.match(canon_path(w)) for w in words)
@@ -979,9 +998,10 @@ def _inner_gatesh_env(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool
 def _inner_gatesh_env_whole(facts: Facts) -> bool:
     """Bare ``XDG_RUNTIME_DIR=…`` statements (they change this shell's gate), and the prefix of a
     shell the reader peeled (``XDG_STATE_HOME=/tmp/s bash -c '…'``)."""
-    if any(_GATE_ENV.match(a.partition("=")[0]) for a in facts.assignments):
+    if facts.assignments and any(_GATE_ENV.match(a.partition("=")[0]) for a in facts.assignments):
         return True
-    return bool(re.search(r"GATESH_|XDG_", facts.text)) and _shell_prefix_text(facts.text)
+    text = facts.text
+    return ("GATESH_" in text or "XDG_" in text) and _shell_prefix_text(text)
 
 
 # --- the daemon -------------------------------------------------------------------------------
@@ -1291,8 +1311,9 @@ def _disarms_hook(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
 
 def _disarms_hook_whole(facts: Facts) -> bool:
     """Bare statements: ``PS0=``, ``precmd_functions=()``, ``functions[TRAPDEBUG]=``."""
-    return any(_HOOK_VARS.match(a) or _rewrites_functions(a) for a in facts.assignments) or any(
-        f.upper() == "TRAPDEBUG" for f in facts.functions)
+    if facts.assignments and any(_HOOK_VARS.match(a) or _rewrites_functions(a) for a in facts.assignments):
+        return True
+    return bool(facts.functions) and any(f.upper() == "TRAPDEBUG" for f in facts.functions)
 
 
 # The gate's own functions and variables (`__gatesh_gate`, `__gatesh_v`, `__gatesh_state` …).
@@ -1329,7 +1350,9 @@ def _names_gate_internals(cmd: SimpleCommand, facts: Facts, prot: Protected) -> 
 
 
 def _names_gate_internals_whole(facts: Facts) -> bool:
-    if any(_GATESH_NAME.match(a) for a in facts.assignments) or any(f.startswith("__gatesh_") for f in facts.functions):
+    if facts.assignments and any(_GATESH_NAME.match(a) for a in facts.assignments):
+        return True
+    if facts.functions and any(f.startswith("__gatesh_") for f in facts.functions):
         return True
     return "__gatesh_" in facts.text and bool(_GATESH_EXPANSION_WRITE.search(facts.text))
 
@@ -1358,7 +1381,9 @@ _DECLARER_FUNC: Final = re.compile(r"(?<![\w-])(?:local|declare|typeset|export|r
 
 
 def _shadows_hook_builtin_whole(facts: Facts) -> bool:
-    return any(f in _HOOK_BUILTINS for f in facts.functions) or bool(_DECLARER_FUNC.search(facts.text))
+    # _DECLARER_FUNC matches a literal `(`: a text without one is not searched.
+    return not _HOOK_BUILTINS.isdisjoint(facts.functions) or (
+        "(" in facts.text and bool(_DECLARER_FUNC.search(facts.text)))
 
 
 # The history settings the bash hook sets again before every entry is read (see
@@ -1734,8 +1759,21 @@ _SYSTEM_HARNESS_FILES: Final = ("/etc/claude-code/managed-settings.json", "/etc/
 def protected_for(paths: GatePaths, cwd: str = "") -> Protected:
     """The protected locations for ``paths``: its folders, the installation its record names (read
     now) and the defaults, the harnesses' files; home expanded (cached per inputs)."""
+    global _last_protected
     home, claude_home, codex_home = environ_values(("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"))
-    return _protected(paths, home or "", paths.installation(), claude_home or "", codex_home or "", cwd)
+    key = (paths, home or "", paths.installation(), claude_home or "", codex_home or "", cwd)
+    last = _last_protected
+    if last is not None and last[0] == key:
+        return last[1]  # the same inputs as the last call (a tuple compare, items by identity first)
+    found = _protected(*key)
+    _last_protected = (key, found)
+    return found
+
+
+# The inputs and answer of the last protected_for call: a daemon asks with the same ones again and
+# again, and _protected is a function of them alone, so this answers as its cache would, without
+# hashing the inputs. One tuple, replaced whole (a reader in another thread sees an old or a new pair).
+_last_protected: tuple[tuple[GatePaths, str, object, str, str, str], Protected] | None = None
 
 
 def _package_folder() -> str:
@@ -1782,26 +1820,112 @@ def _protected(paths: GatePaths, _home_env: str, inst: object, claude_home: str,
                      git_global=inst.git_global, paths=paths)
 
 
-def check(facts: Facts, paths: GatePaths, cwd: str = "") -> Finding | None:
+# --- which rules a plain command can match ---------------------------------------------------
+
+# The wrappers a test reads (`env -u X gatesh`, `strace -p`); the others (sudo, nohup, …) none reads.
+_READ_WRAPPERS: Final = frozenset({"env"}) | _TRACERS
+
+
+def _plain(cmd: SimpleCommand) -> bool:
+    """A command none of whose parts every rule looks at whatever its head: a static head that is
+    no shell, interpreter or ``__gatesh_`` name, every word static, no assignment, no write
+    redirection, not run by xargs, no ``env`` or tracer wrapper.
+
+    Each test in :data:`_PLAIN_HEADS` reads a plain command only through its head: for a plain
+    command whose head is not one of its heads it answers no (each test's code shows why; the
+    equivalence is tested over every rule's examples and seeded splices of them)."""
+    head = cmd.head
+    argv = cmd.argv
+    if not head or not argv or cmd.assignments or cmd.writes or cmd.context == "xargs":
+        return False
+    if head in SHELLS or is_interpreter(head) or head.startswith("__gatesh_") or argv[0].text.startswith("__gatesh_"):
+        return False
+    if cmd.wrappers and not _READ_WRAPPERS.isdisjoint(cmd.wrappers):
+        return False
+    return all(w.static for w in argv)
+
+
+#: For each test (a rule's, or a path test of the ``_on`` rules), the heads of the plain commands
+#: (:func:`_plain`, in a line with no function definition and no hooks-off setting in its text)
+#: it can match. A test not listed is asked of every command (``_written``: an unknown program
+#: handed a gate path may write it; ``_interpreter_escape``: its inline code).
+_PLAIN_HEADS: Final[dict[object, frozenset[str]]] = {
+    _deleted: _DELETERS | {"tar"},
+    _fed_to_writer: _FED_WRITER_HEADS,
+    _worked_inside: _CD,
+    _harness_hooks_off: _HARNESSES | _DECLARERS,
+    _git_hooks_setting: _DECLARERS | _CONFIG_FILE_WRITERS | _IN_PLACE | _DELETERS | {"git", "setenv"},
+    _inner_gatesh_env: _DECLARERS | {"setenv", "unset", "read", "mapfile", "readarray", "printf", "print",
+                                     "getopts", "env"},
+    _kills_daemon: _KILLERS | {"systemctl", "launchctl", "service"},
+    _traces_daemon: _TRACERS,
+    _names_gate_internals: _NAME_TAKERS | frozenset(_NAME_OPTIONS),
+    _disarms_hook: _DECLARERS | {"trap", "set", "shopt", "setopt", "unsetopt", "shift", "unset", "bind", "bindkey",
+                                 "zle", "unfunction", "unalias", "unhash", "add-zsh-hook", "enable"},
+    _shadows_hook_builtin: frozenset({"alias", "disable", "enable"}),
+    _tampers_history: frozenset({"shopt", "readonly", "declare", "typeset", "local", "export"}),
+    _reruns_edited: frozenset({"r", "fc"}),
+    _human_verb: frozenset({"gatesh", "gatesh.py"}),
+    _ungated_shell: SHELLS | {"script", "su", "sudo", "doas", "pkexec", "run0", "machinectl"},
+}
+
+# One rule as check() asks it: the rule, and for an `_on` rule its kind and the path tests to ask.
+_Step = tuple[SelfRule, Kind | None, tuple[PathTest, ...]]
+
+
+def _steps(head: str | None) -> tuple[_Step, ...]:
+    """Every rule in order (``head`` None), or those a plain command with ``head`` can match, each
+    ``_on`` rule with only the path tests that can find something for it."""
+    def asked(test: object) -> bool:
+        heads = _PLAIN_HEADS.get(test)
+        return head is None or heads is None or head in heads
+
+    out: list[_Step] = []
+    for rule in RULES:
+        test = rule.test
+        if type(test) is _On:
+            tests = tuple(t for t in test.tests if asked(t))
+            if tests:
+                out.append((rule, test.kind, tests))
+        elif asked(test):
+            out.append((rule, None, ()))
+    return tuple(out)
+
+
+_ALL_STEPS: Final = _steps(None)
+# The steps of a plain command, by its head; a head no test names gets the default.
+_PLAIN_STEPS: Final = {h: _steps(h) for heads in _PLAIN_HEADS.values() for h in heads}
+_PLAIN_DEFAULT: Final = _steps("")
+_WHOLE_RULES: Final = tuple(r for r in RULES if r.whole is not None)
+_HOOK_RULE: Final = next(r for r in RULES if r.id == "self.hook")
+
+
+def check(facts: Facts, paths: GatePaths, cwd: str = "", *, every_rule: bool = False) -> Finding | None:
     """The first self-protection rule the command matches, as an ATTACK finding; None if none.
 
     Guarantees: every executed command the reader found is matched, whatever its context.
     ``cwd`` (the command's folder) lets the checks that read the disk resolve relative paths.
+    A plain command (:func:`_plain`) is asked only the rules its head can match
+    (:data:`_PLAIN_HEADS`); ``every_rule`` asks every rule of every command (the same answer).
     """
-    # A copy of the cached locations: its memo of path tests is this check's alone.
-    prot = protected_for(paths, cwd).with_values(_static_values(facts))
+    prot = protected_for(paths, cwd)
+    values = _static_values(facts)
+    if values:
+        prot = prot.with_values(values)
+    # A function definition or a hooks-off setting anywhere is read by rules whatever the head.
+    plain_line = not every_rule and not facts.functions and not _HOOKS_OFF_TEXT.search(facts.text)
     for cmd in facts.commands:
         if cmd.remote:
             continue  # another host's files and processes are not this gate's
-        # Each path test of the `_on` rules runs at most once for this command, in rule order
-        # (what `_On.__call__` with `_found` does, without a memo lookup per rule and test).
+        steps = _PLAIN_STEPS.get(cmd.head, _PLAIN_DEFAULT) if plain_line and _plain(cmd) else _ALL_STEPS
+        # Each path test of the `_on` rules runs at most once for this command, in rule order.
         seen: dict[PathTest, Kind | None] = {}
-        for rule in RULES:
-            test = rule.test
-            if type(test) is _On:
-                kind = test.kind
+        for rule, kind, tests in steps:
+            if kind is None:
+                hit = rule.test(cmd, facts, prot)
+            else:
                 hit = False
-                for t in test.tests:
+                for t in tests:
                     if t in seen:
                         got = seen[t]
                     else:
@@ -1809,19 +1933,16 @@ def check(facts: Facts, paths: GatePaths, cwd: str = "") -> Finding | None:
                     if got is kind:
                         hit = True
                         break
-            else:
-                hit = test(cmd, facts, prot)
             if hit:
                 return Finding(rule.id, Outcome.ATTACK, rule.reason)
-    for rule in RULES:
+    for rule in _WHOLE_RULES:
         if rule.whole is not None and rule.whole(facts):
             return Finding(rule.id, Outcome.ATTACK, rule.reason)
-    if any(name in facts.text for name in _HOOK_NAMES) and _HOOK_ASSIGN_TEXT.search(facts.text):
+    text = facts.text
+    if _HOOK_NAME_ANY.search(text) and _HOOK_ASSIGN_TEXT.search(text):
         # The reader drops a bare assignment with no command (`PROMPT_COMMAND=`), so the text decides.
-        hook = next(r for r in RULES if r.id == "self.hook")
-        return Finding(hook.id, Outcome.ATTACK, hook.reason)
-    if (not facts.readable or reads_code_from_stdin(facts)) and any(w in facts.text for w in _RAW_NEEDS) \
-            and _RAW.search(facts.text):
+        return Finding(_HOOK_RULE.id, Outcome.ATTACK, _HOOK_RULE.reason)
+    if _RAW_NEEDS_ANY.search(text) and (not facts.readable or reads_code_from_stdin(facts)) and _RAW.search(text):
         return Finding("self.raw-text", Outcome.ATTACK,
                        "text the reader could not unfold (unreadable, or fed to a shell on stdin) changes "
                        "gatesh's files, daemon or hook, or runs a human-only verb: tampering with the gate")
@@ -1842,6 +1963,7 @@ _HOOK_ASSIGN_TEXT: Final = re.compile(
 )
 # One of these is in every text _HOOK_ASSIGN_TEXT matches (it is not searched otherwise).
 _HOOK_NAMES: Final = ("PROMPT_COMMAND", "preexec_functions", "precmd_functions", "zshaddhistory_functions", "PS0")
+_HOOK_NAME_ANY: Final = re.compile("|".join(map(re.escape, _HOOK_NAMES)))
 
 # For unreadable text only: names of gatesh's files or hook next to a verb that changes them.
 # Linear: only the first verb of a `;&|`/newline segment is tried (a later verb's name search sees a
@@ -1855,3 +1977,4 @@ _RAW: Final = re.compile(
 )
 # One of these is in every text _RAW matches (its gatesh names, or the DEBUG of the trap).
 _RAW_NEEDS: Final = ("gatesh", "DEBUG")
+_RAW_NEEDS_ANY: Final = re.compile("|".join(map(re.escape, _RAW_NEEDS)))

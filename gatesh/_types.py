@@ -9,9 +9,40 @@ made it.
 from __future__ import annotations
 
 import enum
-import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, overload, runtime_checkable
+
+_T = TypeVar("_T")
+
+
+class computed_once(Generic[_T]):
+    """A read-only attribute of a frozen instance, computed on its first read and then kept in the
+    instance's ``__dict__`` (later reads find it there and never reach this descriptor).
+
+    ``functools.cached_property`` does the same, but on Python 3.11 it takes a lock on every
+    first read (~1 us); the values here are pure functions of fields that never change, so two
+    threads computing one at once both get the same value.
+    """
+
+    def __init__(self, fn: Callable[[Any], _T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> computed_once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> _T | computed_once[_T]:
+        if obj is None:
+            return self
+        value = self.fn(obj)
+        obj.__dict__[self.name] = value
+        return value
 
 
 class Outcome(enum.StrEnum):
@@ -215,16 +246,16 @@ class SimpleCommand:
         return not self.head
 
     # Computed once per command (the fields never change; every layer asks these many times).
-    @functools.cached_property
+    @computed_once
     def args(self) -> tuple[str, ...]:
         """argv[1:] as text (dynamic words as their source text)."""
         return tuple(w.text for w in self.argv[1:])
 
-    @functools.cached_property
+    @computed_once
     def words(self) -> tuple[str, ...]:
         return tuple(w.text for w in self.argv)
 
-    @functools.cached_property
+    @computed_once
     def writes(self) -> tuple[str | None, ...]:
         """Targets of write redirections (None for a dynamic target)."""
         return tuple(r.target for r in self.redirects if r.writes)

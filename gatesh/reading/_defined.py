@@ -37,6 +37,8 @@ _PROGRAM_DIRS: Final = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/loca
 _PATH_DIRS: Final = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin", "~/bin",
                      "~/.local/bin", "/opt/homebrew/bin")
 _COPIERS: Final = frozenset({"cp", "ln", "install", "mv", "rsync"})
+# Every program ``_record`` remembers a write of beside write redirections (keep the two in step).
+_RECORDERS: Final = _COPIERS | {"tee", "curl", "wget"}
 _COPY_WITH_ARG: Final = frozenset({"-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group",
                                    "-S", "--suffix", "--backup"})
 _WHICH: Final = re.compile(r"^\"?\$\((?:which|command -v|type -p)\s+([\w.+-]+)\)\"?$|^`(?:which|command -v)\s+([\w.+-]+)`$")
@@ -102,6 +104,8 @@ class DefinedReading:
     def record_writes(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
         """Remember the files ``cmd`` writes (its redirections, tee, cp/ln/install/mv, downloads);
         a git hook written with a known text is read as the script it is."""
+        if cmd.head not in _RECORDERS and not any(r.writes for r in cmd.redirects):
+            return []  # nothing for ``_record`` to remember: nothing written, no hook to read
         before = dict(self.written)
         self._record(cmd, raw)
         out: list[int] = []

@@ -10,6 +10,8 @@ from gatesh.vocab.hosts import SSH_OPTS_WITH_ARG
 def hosts_in(head: str, argv: tuple[Word, ...]) -> list[str]:
     """Hosts that ``argv`` (with head ``head``) names, in order, deduplicated: the shared
     extractor (:func:`gatesh.vocab.hosts.hosts_in`) over the static words."""
+    if head not in _vocab.NETWORK_TOOLS:
+        return []  # the extractor names no host for a tool not in its table
     return [ref.host for ref in _vocab.hosts_in(head, [w.text for w in argv[1:] if w.static])]
 
 

@@ -185,7 +185,13 @@ def _gate_roots() -> tuple[str, ...]:
     the data folder), for the class of a path a person reads. Only a label: what touching any of
     gatesh's files means is decided by self-protection (S3.4, ``policy.selfprotect.protected_for``,
     the one answer) before any rating, including the parts an install record puts elsewhere."""
-    return tuple(posixpath.normpath(p) for p in gate_paths.current().protected if p.startswith("/"))
+    return _normalised_roots(gate_paths.current().protected)
+
+
+@functools.lru_cache(maxsize=32)
+def _normalised_roots(protected: tuple[str, ...]) -> tuple[str, ...]:
+    """The absolute ones of ``protected``, normalised (a function of the strings alone)."""
+    return tuple(posixpath.normpath(p) for p in protected if p.startswith("/"))
 
 
 class _Collector:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -11,6 +12,7 @@ from ._split import split_words
 from ._tables import SHELL_OPT_ONLY, SUBCOMMAND_WRAPPERS, WRAPPERS, WrapperSpec
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the text, asked several times per command
 def head_of(text: str) -> str:
     """argv[0]'s head: basename, case-folded, ``.exe`` stripped (``/usr/bin/RM.EXE`` -> ``rm``)."""
     base = text.rstrip("/").rsplit("/", 1)[-1] if "/" in text else text
@@ -175,6 +177,8 @@ def peel(argv: list[Word]) -> Peeled:
     (``sudo -l``, ``command -v x``, bare ``env``) is itself the head.
     """
     p = Peeled(list(argv))
+    if argv and argv[0].static and head_of(argv[0].text) not in _PEELED_HEADS:
+        return p  # the loop below would return it at once: no wrapper to peel
     for _ in range(32):  # wrappers nest, but not without bound
         cur = p.argv
         if not cur or not cur[0].static:
@@ -426,3 +430,9 @@ def _is_assignment(s: str) -> bool:
     name, eq, _ = s.partition("=")
     return bool(eq) and bool(name) and (name[0].isalpha() or name[0] == "_") \
         and all(c.isalnum() or c == "_" for c in name)
+
+
+# Every head the loop of ``peel`` does more with than return: the wrappers, the subcommand
+# wrappers and the heads with a peeler of their own (keep in step with ``peel``).
+_PEELED_HEADS: Final = frozenset(WRAPPERS) | frozenset(SUBCOMMAND_WRAPPERS) | {"sg", "hyperfine"} \
+    | frozenset(_ARGV_FINDERS)

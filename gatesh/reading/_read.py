@@ -38,7 +38,7 @@ from ._second import read_second, tree_sitter_confirmed
 from ._subst import substitutions
 from ._tables import FIND_EXEC, SOURCE_BUILTINS
 from ._values import MAX_LOOP_WORDS, MAX_VARIANTS, Binding, TextEnv, expand, names_in
-from ._walk import RawCommand, Walk, WalkLimit, walk_text
+from ._walk import PLAIN, RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
 # `make` reading its makefile from stdin: `-f -`, `-f-`, `--file=-`, `--makefile=-` among its words.
@@ -46,10 +46,9 @@ _MAKEFILE_ON_STDIN: Final = re.compile(r"(?:.*\s)?(?:-f\s?-|--(?:file|makefile)[
 _SYSTEM_BIN_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/homebrew/", "/nix/", "/System/")
 
 
-# A line of plain words: no quotes, escapes, expansions, operators, newlines or brackets. It is
-# one simple command split at spaces, which tree-sitter (when it reads it cleanly) and bashlex
-# cannot read differently, so bashlex (~80 % of a reading's time) is not asked. ~82 % of tldr.
-_PLAIN: Final = re.compile(r"[A-Za-z0-9_./:=,@%+\- ]*")
+# A line of plain words (``_walk.PLAIN``) is one simple command split at spaces, which tree-sitter
+# (when it reads it cleanly) and bashlex cannot read differently, so bashlex (~80 % of a reading's
+# time) is not asked. ~82 % of tldr.
 
 
 class ReadLimit(ReadError):
@@ -90,6 +89,15 @@ class _Inherit:
     placeholders: tuple[str, ...] = ()  # words xargs/parallel replace by their input
     positional: _Positional | None = None  # sh -c STRING's static $0 $1 … (same shell only)
     bindings: tuple[tuple[str, str], ...] = ()  # static values known where this text runs (same shell)
+
+
+_CONTEXTS: Final = {c.value: c for c in Context}
+
+
+def _context(name: str) -> Context:
+    """``Context(name)``, by a dict look-up for the names of its members (the enum's own call
+    is ~1 us; any other name still raises as ``Context(name)`` does)."""
+    return _CONTEXTS.get(name) or Context(name)
 
 
 def max_nesting(text: str) -> int:
@@ -174,8 +182,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if walk.joined:
             self.note(f"tree-sitter split a word that bash reads as one{where}: "
                       f"read as one word (byte {walk.joined[0]})")
-        if not walk.has_error and _PLAIN.fullmatch(text):
-            second, second_err = None, ""  # both readers necessarily agree (see _PLAIN)
+        if not walk.has_error and PLAIN.fullmatch(text):
+            second, second_err = None, ""  # both readers necessarily agree (see PLAIN)
         elif len(data) <= L.MAX_SECOND_READER_BYTES:
             # A simple line tree-sitter read exactly as bash splits it: bashlex can add nothing.
             second, second_err = (None, "") if tree_sitter_confirmed(text, walk) else read_second(text)
@@ -430,7 +438,7 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             cmd = SimpleCommand(tuple(raw.words), head, wrappers=inherit.wrappers,
                                 privileged=inherit.privileged,
                                 assignments=tuple(raw.assignments), redirects=redirects,
-                                context=Context(raw.context), raw=raw.raw, depth=depth,
+                                context=_context(raw.context), raw=raw.raw, depth=depth,
                                 remote=inherit.remote)
             idx = self._emit(cmd)
             # `export PAGER='…'` gives later commands a command to run: read it as one.
@@ -468,7 +476,7 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if not head:
             self.note(f"dynamic head: {raw.raw[:80]!r}")
         cmd = SimpleCommand(tuple(argv), head, wrappers=wrappers, privileged=privileged,
-                            assignments=assignments, redirects=redirects, context=Context(context),
+                            assignments=assignments, redirects=redirects, context=_context(context),
                             raw=raw.raw, depth=depth, remote=inherit.remote,
                             expanded_head=raw.expanded_head if argv is p.argv or argv == raw.words else "")
         inner = _Inherit((*wrappers, head), privileged, inherit.remote,

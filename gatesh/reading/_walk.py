@@ -23,7 +23,7 @@ from ._braces import expand
 from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
 from ._subst import substitutions
 from ._values import Binding
-from ._words import node_bytes, node_text, word_of, word_of_run
+from ._words import node_bytes, node_text, unquoted_word, word_of, word_of_run
 
 LANGUAGE = Language(tree_sitter_bash.language())
 # One parser per thread: building a parser costs more than parsing a line, and a tree-sitter
@@ -143,9 +143,22 @@ def parse(data: bytes) -> Any:
     return _parser().parse(data)
 
 
+# A line of plain words: no quotes, escapes, expansions, operators, newlines, comments or brackets.
+# Such a word is its own value (nothing in it to unquote, expand or run), and a line of them is
+# at most one simple command split at spaces.
+PLAIN: Final = re.compile(r"[A-Za-z0-9_./:=,@%+\- ]*")
+_PLAIN_BYTES: Final = re.compile(PLAIN.pattern.encode())
+# The argument nodes tree-sitter-bash makes of a plain word.
+_PLAIN_ARGS: Final = frozenset({"word", "number"})
+
+
 def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk:
     """Walk ``data`` (UTF-8 shell text). Raises :class:`WalkLimit` past a limit or deadline."""
     tree = parse(data)
+    if _PLAIN_BYTES.fullmatch(data):
+        plain = _plain_walk(tree, data, context)
+        if plain is not None:
+            return plain
     inserted: list[int] = []
     src = data
     if b"\n\\" in data:
@@ -173,6 +186,42 @@ def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk
     if inserted:
         _unshift(w.result, inserted)
     return w.result
+
+
+def _plain_walk(tree: Any, data: bytes, context: str) -> Walk | None:
+    """The walk of a :data:`PLAIN` line that tree-sitter read as one ``command`` of plain leaf
+    words (a ``command_name`` word, then ``word``/``number`` arguments, no two touching); None for
+    any other tree (an assignment, a declaration, a reserved word, an error: the full walk reads it).
+
+    Guarantees: for such a tree the result equals what :class:`_Walker` makes of it (one
+    :class:`RawCommand` whose words are the nodes' texts, static; nothing else found): a plain
+    word has no quoting, escape, brace or expansion to remove, no newline to glue and nothing
+    inside it that runs. It only skips visiting the nodes one by one (~80 % of agent lines).
+    """
+    root = tree.root_node
+    if root.has_error or root.child_count != 1:
+        return None
+    node = root.children[0]
+    if node.type != "command":
+        return None
+    children = node.children
+    name = children[0]
+    if name.type != "command_name" or name.child_count != 1:
+        return None
+    words: list[Word] = []
+    end = -1
+    for k, child in enumerate(children):
+        leaf = name.children[0] if k == 0 else child
+        if leaf.type not in _PLAIN_ARGS or leaf.named_child_count:
+            return None
+        start = leaf.start_byte
+        if start <= end:
+            return None  # touching nodes: the full walk joins them and notes it
+        end = leaf.end_byte
+        words.append(Word(data[start:end].decode("utf-8", "replace"), True))
+    result = Walk()
+    result.commands.append(RawCommand(words, context, 0, node.start_byte, node_text(node, data)))
+    return result
 
 
 def _walk_tree(tree: Any, src: bytes, context: str, deadline: float) -> _Walker:
@@ -466,30 +515,32 @@ class _Walker:
         and braces are expanded as bash does (``{x,/}``: two words) except in a redirection's
         ``target`` (the first word; bash refuses a target that expands to several)."""
         out: list[Word] = []
-        run: list[Any] = []
-
-        def add() -> None:
-            if not (target and not out):
-                text = self.src
-                src = node_bytes(run[0], text) if len(run) == 1 \
-                    else b"".join(node_bytes(n, text) for n in run)
-                if b"{" in src:
-                    words = expand(src.decode("utf-8", "replace")) \
-                        if run[-1].end_byte - run[0].start_byte == len(src) else None
-                    if words is not None:
-                        out.extend(words)
-                        return
-            out.append(word_of_run(run, self.src))
-
-        for n in nodes:
-            if run and run[-1].end_byte != n.start_byte:
-                add()
-                run = []
-            elif run:
-                self.result.joined.append(n.start_byte)
-            run.append(n)
-        if run:
-            add()
+        src = self.src
+        k, n = 0, len(nodes)
+        while k < n:
+            first = nodes[k]
+            start, end = first.start_byte, first.end_byte
+            j = k + 1
+            while j < n:
+                at = nodes[j].start_byte
+                if at != end:
+                    break
+                self.result.joined.append(at)
+                end = nodes[j].end_byte
+                j += 1
+            run = nodes[k:j]
+            k = j
+            # touching nodes: their bytes together are the text from the first to the last
+            text = src[start:end]
+            if b"{" in text and not (target and not out):
+                words = expand(text.decode("utf-8", "replace"))
+                if words is not None:
+                    out.extend(words)
+                    continue
+            if len(run) == 1 and first.type == "word":
+                out.append(unquoted_word(text.decode("utf-8", "replace")))  # word_of, without its dispatch
+            else:
+                out.append(word_of_run(run, src))
         return out
 
     def _first_text(self, cmd: RawCommand, run: list[Any]) -> str:

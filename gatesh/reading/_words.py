@@ -70,6 +70,12 @@ def node_text(node: Any, src: bytes) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
+def unquoted_word(text: str) -> Word:
+    """The argv word of a ``word`` node whose source text is ``text`` (what :func:`word_of`
+    gives for it: static, escapes removed)."""
+    return Word(_unescape_unquoted(text), True)
+
+
 def word_of(node: Any, src: bytes) -> Word:
     """The argv word for a tree-sitter argument node.
 

@@ -1,0 +1,65 @@
+"""The reader's shortcuts (done for speed) give exactly what the long way gives.
+
+Each shortcut skips work for a common kind of text; each test here runs the long way on the same
+text and compares, over hand-picked edge cases and seeded random texts.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gatesh.reading import _walk
+
+# Plain lines (``_walk.PLAIN``) that tree-sitter may read as something other than one command of
+# plain words: reserved words, assignments, declarations, numbers, job specs, odd spacing.
+EDGE_PLAIN = [
+    "", " ", "ls", "  ls  -la  ", "git rm path/to/file", "head -n 5 file", "5", "2 3 4", "%1", "fg %1",
+    "a=1", "a=1 b", "a=1 b=2 cmd x", "a= cmd", "export a=1", "export PATH", "local x=1", "readonly x",
+    "declare -x a=b", "typeset x", "unset x", "unset -f f", "if x", "then", "fi", "for x", "do x",
+    "done", "case x", "esac", "while x", "until x", "function f", "select x", "in", "time ls",
+    "coproc x", "exec ls", "- -", "-", ":", ":: :", "=", "==", "a==b", "x =y", "dd if=a of=b bs=1M",
+    "cmd --opt=a,b@c%d+e", "./run.sh", "../x/y", "/bin/ls /", "cmd 10.0.0.1:80", "cmd 1e5 0x1f 077",
+    "cmd -1 +1 1.5", "a.b.c d.e", "cmd a:b=c", "cmd @x", "cmd x+", "cmd ,", "elif x", "else",
+]
+
+_VOCAB = ["ls", "git", "rm", "-rf", "-n", "5", "10", "0x1f", "1.5", "a=1", "X=y", "export", "local",
+          "unset", "if", "then", "fi", "for", "do", "done", "in", "case", "esac", "time", "function",
+          "%1", "-", ":", "=", "path/to/file", "./x", "/etc/hosts", "a,b", "u@h", "+x", "--k=v",
+          "declare", "readonly", "while", "select", "coproc", "exec", "1", "2", "a.b"]
+
+
+def _long_way(data: bytes) -> _walk.Walk:
+    """The full walk of ``data``, node by node (what ``walk_text`` does without the shortcut)."""
+    return _walk._walk_tree(_walk.parse(data), data, "top", float("inf")).result
+
+
+def _random_plain(rng: random.Random) -> str:
+    words = [rng.choice(_VOCAB) for _ in range(rng.randint(1, 7))]
+    return "".join(w + " " * rng.choice((1, 1, 1, 2)) for w in words).rstrip(" " if rng.random() < .7 else "")
+
+
+@pytest.mark.parametrize("text", EDGE_PLAIN)
+def test_plain_walk_equals_the_full_walk(text: str) -> None:
+    data = text.encode()
+    assert _walk.PLAIN.fullmatch(text)
+    assert _walk.walk_text(data, "top") == _long_way(data)
+
+
+def test_plain_walk_equals_the_full_walk_on_random_plain_lines() -> None:
+    rng = random.Random(14)
+    taken = 0
+    for _ in range(3000):
+        text = _random_plain(rng)
+        data = text.encode()
+        assert _walk.walk_text(data, "top") == _long_way(data), text
+        taken += _walk._plain_walk(_walk.parse(data), data, "top") is not None
+    assert taken > 300  # the shortcut was actually taken, not only declined
+
+
+def test_plain_walk_keeps_the_context() -> None:
+    data = b"rm -rf x"
+    assert _walk.walk_text(data, "sh -c") == _walk._walk_tree(
+        _walk.parse(data), data, "sh -c", float("inf")).result
+    assert _walk.walk_text(data, "sh -c").commands[0].context == "sh -c"

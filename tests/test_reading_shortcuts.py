@@ -63,3 +63,57 @@ def test_plain_walk_keeps_the_context() -> None:
     assert _walk.walk_text(data, "sh -c") == _walk._walk_tree(
         _walk.parse(data), data, "sh -c", float("inf")).result
     assert _walk.walk_text(data, "sh -c").commands[0].context == "sh -c"
+
+
+def _shipped_texts() -> list[str]:
+    """Every command of the shipped reader, bypass and generalisation cases."""
+    from _fixtures import load
+
+    texts = [c.cmd for c in load("reader_cases").CASES]
+    texts += [c.command for c in load("bypass").CASES]
+    texts += [t for spellings in load("generalisation").CASES.values() for t in spellings]
+    return texts
+
+
+def test_node_kind_and_named_answer_what_the_node_answers() -> None:
+    from gatesh.reading._nodes import kind, named
+
+    rng = random.Random(140)
+    texts = _shipped_texts()
+    # broken texts too, so ERROR and MISSING nodes are among the nodes compared
+    texts += ["".join(rng.sample(t, len(t))) for t in texts[:400]] + ["if then fi ((", "echo 'x", "a |", ")("]
+    seen = set()
+    for text in texts:
+        stack = [_walk.parse(text.encode("utf-8", "surrogatepass")).root_node]
+        while stack:
+            node = stack.pop()
+            assert kind(node) == node.type and named(node) == node.is_named, (text, node.type)
+            seen.add(node.type)
+            stack.extend(node.children)
+    assert {"ERROR", "word", "command", "string", '"', "heredoc_body"} <= seen
+
+
+def test_harness_shapes_tried_only_on_their_starts_lose_no_match(monkeypatch) -> None:
+    """``Shape.starts`` skips a shape for a text that cannot be one; every shape classifies the
+    shipped harness texts (and their look-alikes) exactly as without the filter."""
+    import dataclasses
+
+    from gatesh.reading import harness as H
+
+    snap = "/home/u/.claude/shell-snapshots/snapshot-bash-1796119462734-bfqii3.sh"
+    claude = ("shopt -u extglob 2>/dev/null || true && eval 'git status' < /dev/null && "
+              "pwd -P >| /tmp/claude-a1b1-cwd")
+    texts = [
+        claude, f"source {snap} 2>/dev/null || true && " + claude, claude.split(" && ", 1)[1],
+        claude.replace("shopt -u extglob", "setopt NO_EXTENDED_GLOB"),
+        "shopt -u promptvars nullglob extglob nocaseglob dotglob; { ls; }; __code=$?; "
+        "pgrep -g 0 >/tmp/shell_pgrep_abc123.tmp 2>&1; exit $__code;",
+        "shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=/tmp/gemini-shell-s0WX/bgpids.tmp\n"
+        "(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\nls\n)\n__code=$?\nexit $__code",
+        'set -e; . "/home/u/.codex/shell_snapshots/01a2.tmp-17961"', f"SNAPSHOT_FILE={snap}\nls\n",
+        "__CODEX_SNAPSHOT_OVERRIDE_SET_0=1\nls", " " + claude, "ls", "", *_shipped_texts()[:200],
+    ]
+    before = [H.classify(t) for t in texts]
+    assert sum(b is not None for b in before) >= 6
+    monkeypatch.setattr(H, "SHAPES", tuple(dataclasses.replace(s, starts=()) for s in H.SHAPES))
+    assert [H.classify(t) for t in texts] == before

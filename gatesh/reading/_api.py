@@ -10,6 +10,9 @@ from ._second import preload
 from ._text import parse_justification
 from .harness import Part, classify
 
+# What the command line itself inherits: nothing (frozen, so one instance serves every reading).
+_TOP = _Inherit()
+
 
 def _bad_text(text: str) -> str:
     """Why ``text`` cannot be read at all ("" when it can)."""
@@ -57,7 +60,7 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
     preload()  # import bashlex (~0.7 s, once per process) before the reading's time budget starts
     reader = Reader(cwd, home)
     try:
-        reader.read_text(command, "top", 0, _Inherit())
+        reader.read_text(command, "top", 0, _TOP)
     except ReadLimit as exc:
         reader.unreadable = str(exc)
         reader.note(str(exc))

@@ -443,15 +443,18 @@ _EMBEDDED_CLASSES: Final = frozenset({PathClass.CREDENTIALS, PathClass.PERSISTEN
 
 def _embedded(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: str | None) -> None:
     """Paths named inside the argument strings (and a heredoc) of a program no table models."""
-    texts = [w.text for w in words if w.static and len(w.text) > 2 and not looks_like_path(w.text)]
-    if _heredoc(cmd) and cmd.raw:
+    # every path the pattern finds holds a "/": other words are not scanned
+    texts = [w.text for w in words if w.static and len(w.text) > 2 and "/" in w.text and not looks_like_path(w.text)]
+    if cmd.redirects and cmd.raw and _heredoc(cmd):
         texts.append(cmd.raw[:65536])
-    seen = {e.path for e in col.out if e.command == i}
+    seen: set[str] | None = None  # this command's paths so far, taken at the first match
     for text in texts:
         if "/" not in text:
-            continue  # every path the pattern finds holds one
+            continue
         for m in _EMBEDDED.finditer(text[:65536]):
             path = m.group(1).rstrip(".,;:)")
+            if seen is None:
+                seen = {e.path for e in col.out if e.command == i}
             if path in seen:
                 continue  # already a path effect of this command, with a better-known direction
             resolved = resolve(path, cwd, col.home, static=True)
@@ -482,6 +485,8 @@ _WRAPPER_PATHS: Final = {"strace": {"-o": W, "--output": W}, "ltrace": {"-o": W,
 
 
 def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> None:
+    if not cmd.wrappers:
+        return
     wanted = [w for w in cmd.wrappers if w in _WRAPPER_PATHS or w == "script"]
     if not wanted or not cmd.raw:
         return

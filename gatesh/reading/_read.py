@@ -481,7 +481,7 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                             expanded_head=raw.expanded_head if argv is p.argv or argv == raw.words else "")
         inner = _Inherit((*wrappers, head), privileged, inherit.remote,
                          placeholders=tuple(p.placeholders) or inherit.placeholders)
-        env_runs, env_opaque = self.env_commands(assignments, depth, inner)
+        env_runs, env_opaque = self.env_commands(assignments, depth, inner) if assignments else ([], [])
         if head in PARSED_SHELLS:
             idxs = self._shell(cmd, raw, depth, inner)
             if idxs is not None:
@@ -499,7 +499,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             _follow_positional(pos, head, argv)
         idx = self._emit(cmd)
         out = [idx, *env_runs]
-        self._env_opaque(idx, env_opaque)
+        if env_opaque:
+            self._env_opaque(idx, env_opaque)
         if head in self.function_bodies and not p.wrappers:
             out.extend(self._call(cmd, raw, depth, inherit))
         if head in POSITION_PROGRAMS:

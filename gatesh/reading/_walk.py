@@ -13,19 +13,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import tree_sitter_bash
-from tree_sitter import Language, Parser
+from tree_sitter import Parser
 
 from gatesh._errors import ReadError
 from gatesh._types import Redirect, Word
 
 from ._braces import expand
 from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
+from ._nodes import LANGUAGE, kind, named
 from ._subst import substitutions
 from ._values import Binding
 from ._words import node_bytes, node_text, unquoted_word, word_of, word_of_run
 
-LANGUAGE = Language(tree_sitter_bash.language())
 # One parser per thread: building a parser costs more than parsing a line, and a tree-sitter
 # parser is not thread-safe (two threads parsing with one parser crashed the process). The daemon
 # decides on its event loop and in worker threads, so each thread gets its own.
@@ -51,7 +50,7 @@ _BASHLEX_BLIND = frozenset({"arithmetic_expansion", "test_command", "c_style_for
 
 def _is_leaf(node: Any) -> bool:
     """A leaf argument: nothing in it runs (``number`` may hold one: ``$((10#$(cmd)))``)."""
-    return node.type in _LEAF_ARGS and not node.named_child_count
+    return kind(node) in _LEAF_ARGS and not node.named_child_count
 
 
 # Leaves whose text bash expands but tree-sitter-bash does not parse (``${x#PAT}``, ``=~ RE``).
@@ -68,18 +67,18 @@ def _unconditional(node: Any) -> bool:
     loop, pipeline, subshell, function, substitution, the right side of ``&&``/``||``, or ``&``."""
     child, parent = node, node.parent
     while parent is not None:
-        t = parent.type
+        t = kind(parent)
         if t == "list":
             first = parent.named_children[0] if parent.named_children else None
             if first is None or first.start_byte != child.start_byte or first.end_byte != child.end_byte:
                 return False
         elif t == "compound_statement":
-            if parent.parent is not None and parent.parent.type == "function_definition":
+            if parent.parent is not None and kind(parent.parent) == "function_definition":
                 return False
         elif t not in _SEQUENTIAL:
             return False
         nxt = child.next_sibling
-        if nxt is not None and nxt.type == "&":
+        if nxt is not None and kind(nxt) == "&":
             return False
         child, parent = parent, parent.parent
     return True
@@ -202,17 +201,17 @@ def _plain_walk(tree: Any, data: bytes, context: str) -> Walk | None:
     if root.has_error or root.child_count != 1:
         return None
     node = root.children[0]
-    if node.type != "command":
+    if kind(node) != "command":
         return None
     children = node.children
     name = children[0]
-    if name.type != "command_name" or name.child_count != 1:
+    if kind(name) != "command_name" or name.child_count != 1:
         return None
     words: list[Word] = []
     end = -1
     for k, child in enumerate(children):
         leaf = name.children[0] if k == 0 else child
-        if leaf.type not in _PLAIN_ARGS or leaf.named_child_count:
+        if kind(leaf) not in _PLAIN_ARGS or leaf.named_child_count:
             return None
         start = leaf.start_byte
         if start <= end:
@@ -283,7 +282,7 @@ def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int], 
                 continue
             at = orig + bisect.bisect_left(fixes, orig)  # the newline's offset in the parsed text
             node = root.descendant_for_byte_range(at, at + 1)
-            if node is not None and node.type == "word" and node.start_byte <= at \
+            if node is not None and kind(node) == "word" and node.start_byte <= at \
                     and not node.text[: at - node.start_byte + 1].strip():
                 new.add(orig)
         if not new:
@@ -318,10 +317,10 @@ def _first_error(root: Any, src: bytes) -> str:
     stack = [root]
     while stack:
         n = stack.pop()
-        if n.type == "ERROR" or n.is_missing:
+        if kind(n) == "ERROR" or n.is_missing:
             text = node_text(n, src)[:40]
-            kind = "missing " + n.type if n.is_missing else "unexpected"
-            return f"{kind} {text!r} at byte {n.start_byte}"
+            what = "missing " + kind(n) if n.is_missing else "unexpected"
+            return f"{what} {text!r} at byte {n.start_byte}"
         if n.has_error:
             stack.extend(reversed(n.children))
     return "syntax error"
@@ -395,7 +394,7 @@ class _Walker:
         self._children(node, ctx, frame, d)
         parent = node.parent
         start = None if parent is None else next(
-            (c for c in parent.children if c.type == "heredoc_start"), None)
+            (c for c in parent.children if kind(c) == "heredoc_start"), None)
         if start is not None and not any(q in node_bytes(start, self.src) for q in (b"'", b'"', b"\\")):
             data = node_bytes(node, self.src)
             if b"`" in data or b"$(" in data:
@@ -404,14 +403,14 @@ class _Walker:
     def _binding(self, node: Any) -> None:
         """Record ``NAME=VALUE`` for the static values of S2.1 (see ``_values``)."""
         name = node.child_by_field_name("name")
-        if name is None or name.type != "variable_name" or (
-                node.parent is not None and node.parent.type == "c_style_for_statement"):
+        if name is None or kind(name) != "variable_name" or (
+                node.parent is not None and kind(node.parent) == "c_style_for_statement"):
             return  # an arithmetic loop's counter is no static value
         value = node.child_by_field_name("value")
         text = node_text(node, self.src)
         static: str | None = None
         source = ""
-        if "+=" not in text.split("=", 1)[0] + "=" and (value is None or value.type != "array"):
+        if "+=" not in text.split("=", 1)[0] + "=" and (value is None or kind(value) != "array"):
             w = word_of(value, self.src) if value is not None else Word("", True)
             static = w.text if w.static else None
             source = "" if w.static else w.text
@@ -424,7 +423,7 @@ class _Walker:
         values = [c for k, c in enumerate(node.children) if node.field_name_for_child(k) == "value"]
         if name is None or body is None or not values:
             return
-        inner = [c for c in body.children if c.is_named]
+        inner = [c for c in body.children if named(c)]
         if not inner:
             return
         src = node_bytes(body, self.src)
@@ -439,7 +438,7 @@ class _Walker:
     def walk(self, node: Any, ctx: str, frame: int, d: int) -> None:
         if d > MAX_WALK_DEPTH:
             raise WalkLimit("too deep: nesting beyond the reader's limit")
-        t = node.type
+        t = kind(node)
         if t == "command":
             self._command(node, ctx, frame, d, ())
         elif t == "redirected_statement":
@@ -487,7 +486,7 @@ class _Walker:
         elif t == "comment" or _is_leaf(node):
             return
         elif t in _BASHLEX_BLIND or (t == "compound_statement" and node.child_count
-                                     and node.children[0].type == "(("):
+                                     and kind(node.children[0]) == "(("):
             self.result.blind.append((node.start_byte, node.end_byte))
             for child in node.children:
                 self.walk(child, ctx, frame, d + 1)
@@ -537,7 +536,7 @@ class _Walker:
                 if words is not None:
                     out.extend(words)
                     continue
-            if len(run) == 1 and first.type == "word":
+            if len(run) == 1 and kind(first) == "word":
                 out.append(unquoted_word(text.decode("utf-8", "replace")))  # word_of, without its dispatch
             else:
                 out.append(word_of_run(run, src))
@@ -564,7 +563,7 @@ class _Walker:
         base = node.start_byte
         code_end = -1
         for a, b in itertools.pairwise(node.children):
-            if a.type != "comment":
+            if kind(a) != "comment":
                 code_end = a.end_byte
             gap = data[a.end_byte - base:b.start_byte - base]
             if b"\n" in gap.replace(b"\\\n", b"") and code_end >= 0:
@@ -579,7 +578,7 @@ class _Walker:
         scan = "`" in cmd.raw or "$(" in cmd.raw
         run: list[Any] = []  # argument nodes not yet made words (touching ones make one word)
         for child in node.children:
-            ct = child.type
+            ct = kind(child)
             if ct == "command_name":
                 inner = child.named_children
                 target = inner[0] if len(inner) == 1 else child
@@ -587,7 +586,7 @@ class _Walker:
                 if not _is_leaf(target):
                     self.walk(target, ctx, frame, d + 1)
                 continue
-            if child.is_named and ct != "comment" and ct != "variable_assignment" \
+            if named(child) and ct != "comment" and ct != "variable_assignment" \
                     and ct not in _REDIRECTS:
                 if ct == "subshell" and not self.result.has_error \
                         and ((not cmd.words and not run) or self._first_text(cmd, run)
@@ -610,7 +609,7 @@ class _Walker:
             elif ct in _REDIRECTS:
                 cmd.words.extend(self._redirect(cmd, child, ctx, frame, d))
         cmd.words.extend(self._words(run))
-        if extra and extra[0].type == "heredoc_redirect" and node.parent is not None:
+        if extra and kind(extra[0]) == "heredoc_redirect" and node.parent is not None:
             # tree-sitter-bash drops a lone `-` just before `<<` (`make -f - <<EOF`,
             # `cat - <<EOF`); bash keeps it as a word, so it is put back.
             base = node.parent.start_byte
@@ -626,12 +625,12 @@ class _Walker:
         self._add(cmd)
         prev_end, prev_src = -1, ""
         for child in node.children:
-            if not child.is_named:
+            if not named(child):
                 cmd.words.append(Word(node_text(child, self.src)))
                 prev_end = -1
                 continue
             text = node_text(child, self.src)
-            word = (word_of(child, self.src) if child.type != "variable_assignment"
+            word = (word_of(child, self.src) if kind(child) != "variable_assignment"
                     else Word(text, "$" not in text and "`" not in text))
             if child.start_byte == prev_end and cmd.words:
                 # tree-sitter split one word (`local a`x`=1`): bash reads one word
@@ -644,7 +643,7 @@ class _Walker:
                 cmd.words.append(word)
                 prev_src = text
             prev_end = child.end_byte
-            if child.type == "variable_assignment":
+            if kind(child) == "variable_assignment":
                 self._binding(child)
                 self._children(child, ctx, frame, d)
             elif not _is_leaf(child):
@@ -652,7 +651,7 @@ class _Walker:
 
     def _redirected(self, node: Any, ctx: str, frame: int, d: int) -> None:
         body = node.child_by_field_name("body")
-        redirects = [c for c in node.children if c.type in _REDIRECTS]
+        redirects = [c for c in node.children if kind(c) in _REDIRECTS]
         if body is None:
             # A statement that is only redirections (`> f`): bash runs the null command.
             cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node, self.src))
@@ -660,7 +659,7 @@ class _Walker:
             for r in redirects:
                 self._redirect(cmd, r, ctx, frame, d)
             return
-        if body.type == "command":
+        if kind(body) == "command":
             idx = self._command(body, ctx, frame, d + 1, tuple(redirects))
             self.result.commands[idx].raw = node_text(node, self.src)
             return
@@ -668,7 +667,7 @@ class _Walker:
         self.walk(body, ctx, frame, d + 1)
         cands = [c for c in self.result.commands[before:] if c.frame == frame]
         for r in redirects:
-            if r.type == "heredoc_redirect":
+            if kind(r) == "heredoc_redirect":
                 # tree-sitter hangs `a && cat <<EOF` on the whole list: the heredoc belongs to
                 # the last command that starts before the `<<`.
                 owner = [c for c in cands if c.start < r.start_byte][-1:]
@@ -687,7 +686,7 @@ class _Walker:
         tree-sitter-bash hangs the words that follow a redirection (``rm -rf 2>/dev/null /``)
         on the redirection as further destinations (heredocs: arguments); they are argv words.
         """
-        t = node.type
+        t = kind(node)
         extra: list[Word] = []
         if t == "heredoc_redirect":
             op = "<<"
@@ -695,19 +694,19 @@ class _Walker:
             body = ""
             args: list[Any] = []
             for k, c in enumerate(node.children):
-                if c.type in ("<<", "<<-"):
-                    op = c.type
-                elif c.type == "heredoc_start":
+                if kind(c) in ("<<", "<<-"):
+                    op = kind(c)
+                elif kind(c) == "heredoc_start":
                     delim = node_text(c, self.src)
-                elif c.type == "heredoc_body":
+                elif kind(c) == "heredoc_body":
                     body = node_text(c, self.src)
-                elif c.type in _REDIRECTS:
+                elif kind(c) in _REDIRECTS:
                     extra.extend(self._words(args))
                     args = []
                     extra.extend(self._redirect(cmd, c, ctx, frame, d, walk))
                 elif node.field_name_for_child(k) == "argument":
                     args.append(c)
-                elif c.type == "pipeline" and walk:
+                elif kind(c) == "pipeline" and walk:
                     # tree-sitter hangs `| sh` of `cat <<EOF | sh` on the heredoc: the command
                     # owning the heredoc feeds the first command of that pipeline.
                     before = len(self.result.commands)
@@ -737,14 +736,14 @@ class _Walker:
             fd: int | None = None
             dest: list[Any] = []  # the target, then words tree-sitter hung on the redirection
             for c in node.children:
-                if c.type == "file_descriptor":
+                if kind(c) == "file_descriptor":
                     try:
                         fd = int(node_text(c, self.src))
                     except ValueError:
                         fd = None
-                elif not c.is_named:
-                    op = c.type
-                elif c.type == "ERROR" and op == "<" and node_text(c, self.src) == ">":
+                elif not named(c):
+                    op = kind(c)
+                elif kind(c) == "ERROR" and op == "<" and node_text(c, self.src) == ">":
                     op = "<>"  # tree-sitter-bash 0.25 does not know `<>` (read-write)
                 else:
                     dest.append(c)
@@ -767,15 +766,15 @@ class _Walker:
                 cmd.stdin_word = word
         if walk:
             for c in node.children:
-                if not _is_leaf(c) and c.type not in _REDIRECTS and c.is_named \
-                        and not (t == "heredoc_redirect" and c.type == "pipeline"):
+                if not _is_leaf(c) and kind(c) not in _REDIRECTS and named(c) \
+                        and not (t == "heredoc_redirect" and kind(c) == "pipeline"):
                     self.walk(c, ctx, frame, d + 1)
         return extra
 
     def _pipeline(self, node: Any, ctx: str, frame: int, d: int) -> None:
         stages: list[list[int]] = []
         for child in node.children:
-            if not child.is_named or child.type == "comment":
+            if not named(child) or kind(child) == "comment":
                 continue
             before = len(self.result.commands)
             self.walk(child, ctx, frame, d + 1)

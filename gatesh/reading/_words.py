@@ -7,6 +7,8 @@ from typing import Any
 
 from gatesh._types import Word
 
+from ._nodes import kind
+
 # Node types whose value is only known when the command runs.
 DYNAMIC_NODES = frozenset({
     "simple_expansion", "expansion", "command_substitution", "process_substitution",
@@ -107,7 +109,7 @@ def word_of_run(nodes: list[Any], src: bytes) -> Word:
 
 
 def _value(node: Any, src: bytes) -> tuple[str, bool]:
-    t = node.type
+    t = kind(node)
     if t == "word":
         return _unescape_unquoted(node_text(node, src)), True
     if t == "raw_string":
@@ -140,17 +142,17 @@ def _string_value(node: Any, text: bytes) -> tuple[str, bool]:
     children = node.children
     lo, hi = 0, len(src)
     k, m = 0, len(children)
-    while k < m and (children[k].type == '"' or (k == 0 and children[k].type == "$")):
+    while k < m and (kind(children[k]) == '"' or (k == 0 and kind(children[k]) == "$")):
         lo = children[k].end_byte - base
         k += 1
-    if m > k and children[-1].type == '"':
+    if m > k and kind(children[-1]) == '"':
         hi = children[-1].start_byte - base
         m -= 1
     parts: list[str] = []
     static = True
     pos = lo
     for child in children[k:m]:
-        ct = child.type
+        ct = kind(child)
         if ct not in DYNAMIC_NODES and ct not in ("translated_string", "string"):
             continue  # string_content and stray tokens: part of the literal run from the source
         start, end = child.start_byte - base, child.end_byte - base

@@ -152,8 +152,11 @@ _CODEX_ENV_EXEC = re.compile(
     r"\nexec '(?P<shell>" + _SAFE_PATH + r"/(?:bash|zsh|sh))' -c '(?:[^']|'\"'\"')*'\Z")
 
 
+_CODEX_ENV_START: Final = "__CODEX_SNAPSHOT_OVERRIDE_SET_0="
+
+
 def _codex_env_key(text: str) -> str | None:
-    if not text.startswith("__CODEX_SNAPSHOT_OVERRIDE_SET_0="):
+    if not text.startswith(_CODEX_ENV_START):
         return None
     sources = list(_CODEX_ENV_SOURCE.finditer(text))
     paths = list(_CODEX_ENV_PATH.finditer(text))
@@ -217,20 +220,27 @@ class Shape:
     key: Callable[[str], str | None] | None = None
     digests: frozenset[str] = frozenset()
     boilerplate: re.Pattern[str] | None = None  # a whole-text pattern with nothing of the agent's
+    # How every text of this shape starts (one of these; empty: any text may be one). A text that
+    # starts otherwise is not tried: the patterns and key functions above all anchor on them.
+    starts: tuple[str, ...] = ()
 
 
 SHAPES: Final = (
-    Shape("claude-code.eval", "claude-code", "1.0 - 2.1.197", Part.COMMAND, _CLAUDE, single_quoted=True),
-    Shape("gemini.group-pgrep", "gemini", "0.1 - 0.4x", Part.COMMAND, _GEMINI_PGREP),
-    Shape("gemini.subshell-bgpids", "gemini", "0.61.0", Part.COMMAND, _GEMINI_SUBSHELL),
+    Shape("claude-code.eval", "claude-code", "1.0 - 2.1.197", Part.COMMAND, _CLAUDE, single_quoted=True,
+          starts=("source ", "shopt -u extglob ", "setopt NO_EXTENDED_GLOB ", "eval '")),
+    Shape("gemini.group-pgrep", "gemini", "0.1 - 0.4x", Part.COMMAND, _GEMINI_PGREP,
+          starts=("shopt -u promptvars ",)),
+    Shape("gemini.subshell-bgpids", "gemini", "0.61.0", Part.COMMAND, _GEMINI_SUBSHELL,
+          starts=("shopt -u promptvars ",)),
     Shape("codex.snapshot-exec", "codex", "0.1x - 0.169.0", Part.COMMAND),  # argv: unwrap_argv
     Shape("claude-code.snapshot", "claude-code", "2.1.197 (bash)", Part.SNAPSHOT,
-          key=_claude_snapshot_key, digests=frozenset({
+          key=_claude_snapshot_key, starts=("SNAPSHOT_FILE=",), digests=frozenset({
               "1251115104f39710dbee7915f3dd151b221ef0e5345356394f6eb8a9ce54ea49",  # 2.1.197, bash
           })),
     Shape("codex.snapshot-check", "codex", "0.169.0", Part.SNAPSHOT,
-          boilerplate=_CODEX_SNAPSHOT_CHECK),
+          boilerplate=_CODEX_SNAPSHOT_CHECK, starts=('set -e; . "',)),
     Shape("codex.env-exec", "codex", "0.169.0", Part.HANDOFF, key=_codex_env_key,
+          starts=(_CODEX_ENV_START,),
           digests=frozenset({
               "169b20dfd100aaed2b90a82a76a89ebb73abe10ddb7212921bbea7c5327fcdfb",  # 0.169.0
           })),
@@ -256,6 +266,8 @@ def classify(text: str) -> Unwrapped | None:
     text; every other string gives None.
     """
     for shape in SHAPES:
+        if shape.starts and not text.startswith(shape.starts):
+            continue
         if shape.wrapper is not None:
             m = shape.wrapper.fullmatch(text)
             if m is None:

@@ -117,3 +117,18 @@ def test_harness_shapes_tried_only_on_their_starts_lose_no_match(monkeypatch) ->
     assert sum(b is not None for b in before) >= 6
     monkeypatch.setattr(H, "SHAPES", tuple(dataclasses.replace(s, starts=()) for s in H.SHAPES))
     assert [H.classify(t) for t in texts] == before
+
+
+def test_word_caches_hold_no_long_word() -> None:
+    """The reader's remembered answers keep only short words as keys, so a flood of long distinct
+    words (64 KiB each) cannot grow the daemon (same answers as computed afresh)."""
+    from gatesh.reading import _paths, _peel
+
+    heads, paths = _peel._cached_head.cache_info().currsize, _paths._looks_like_path.cache_info().currsize
+    for i in range(50):
+        long = f"/usr/bin/{i}" + "x" * 65_000
+        assert _peel.head_of(long) == _peel._head(long)
+        assert _paths.looks_like_path(long) is False
+    assert _peel._cached_head.cache_info().currsize == heads
+    assert _paths._looks_like_path.cache_info().currsize == paths
+    assert _peel.head_of("/usr/bin/RM.EXE") == "rm" and _paths.looks_like_path("~/.ssh/id_rsa")

@@ -66,10 +66,17 @@ _VAR_PREFIX: Final = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\}|\$TMPDIR
 _CACHE_SIZE: Final = 4096
 
 
-@functools.lru_cache(maxsize=_CACHE_SIZE)
 def looks_like_path(text: str) -> bool:
     """A word an unknown program may take as a file: absolute, home-relative, dotted-relative,
-    holding a slash, or a well-known credential or startup file name; never code or a remote path."""
+    holding a slash, or a well-known credential or startup file name; never code or a remote path.
+
+    Remembered for words up to ``_WORD_CAP`` long (longer ones are never paths), so the cache's
+    keys stay small whatever an agent sends."""
+    return len(text) <= _WORD_CAP and _looks_like_path(text)
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _looks_like_path(text: str) -> bool:
     if not text or len(text) > _WORD_CAP or "\n" in text or text.startswith("-"):
         return False
     if _REMOTE.match(text) and not _URL_FILE.match(text):

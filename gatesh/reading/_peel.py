@@ -11,10 +11,19 @@ from gatesh._types import Word
 from ._split import split_words
 from ._tables import SHELL_OPT_ONLY, SUBCOMMAND_WRAPPERS, WRAPPERS, WrapperSpec
 
+# Words longer than this are not remembered by ``head_of`` (4,096 such keys at most: a few MiB,
+# however long the words an agent sends).
+_HEAD_CACHE_WORD: Final = 256
 
-@functools.lru_cache(maxsize=4096)  # a pure function of the text, asked several times per command
+
 def head_of(text: str) -> str:
-    """argv[0]'s head: basename, case-folded, ``.exe`` stripped (``/usr/bin/RM.EXE`` -> ``rm``)."""
+    """argv[0]'s head: basename, case-folded, ``.exe`` stripped (``/usr/bin/RM.EXE`` -> ``rm``).
+
+    Asked several times per command; the answer for a short word is remembered (a pure function)."""
+    return _cached_head(text) if len(text) <= _HEAD_CACHE_WORD else _head(text)
+
+
+def _head(text: str) -> str:
     base = text.rstrip("/").rsplit("/", 1)[-1] if "/" in text else text
     if "\\" in base:  # C:\Windows\cmd.exe; a word ending in a backslash (`\`) stays whole
         base = base.rsplit("\\", 1)[-1] or base
@@ -22,6 +31,9 @@ def head_of(text: str) -> str:
     if base.endswith(".exe"):
         base = base[:-4]
     return base
+
+
+_cached_head = functools.lru_cache(maxsize=4096)(_head)
 
 
 def shebang_head(text: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from gatesh._types import Outcome
 from gatesh.rater.builtin import ALL_RULES, findings_for
-from gatesh.rater.builtin._base import Cmd, Severity, outcome_of
+from gatesh.rater.builtin._base import Cmd, Rule, Severity, outcome_of
 from gatesh.reading import read
 from gatesh.testing import worktree
 
@@ -81,7 +81,9 @@ def _spliced_lines() -> list[str]:
     pieces = [t for r in ALL_RULES for t in (*r.examples, *r.counter)]
     pieces += [" ", " | ", "; ", "'", '"', "=", "~/", "$HOME/", "/bin/sh", "SH", "x=/bin/bash ", "--engine ",
                "-ENGINE=", "file=", "X.Delete(", "DESTROY_ALL", ":restore", "/VAR/LOG/x", ">", "> /var/log/a ",
-               "journalctl --vacuum-size=1", "pty.spawn", ":terminal", "\u017fh", "f\u0131le=", "a_history", "--pre-hook=/x", "DVIPS -R0 "]
+               "journalctl --vacuum-size=1", "pty.spawn", ":terminal", "\u017fh", "f\u0131le=", "a_history", "--pre-hook=/x", "DVIPS -R0 ",
+               "sudo ", "exec ", "env X=1 ", "nice ", "busybox sh -i", "python3.11 -c 'import pty; pty.spawn(\"/bin/sh\")'",
+               "HISTFILE=/dev/null ", "Hist", "KILL -9 $$", "SiteCustomize.py", "LOGIN ITEM"]
     rng = random.Random(15)
     lines = list(pieces)
     for _ in range(1500):
@@ -97,23 +99,76 @@ def test_rule_literal_filters_lose_no_match() -> None:
 
     filtered = [r for r in ALL_RULES if r.needs]
     assert {r.id for r in filtered} >= {"escape.shell-argument", "escape.library-option", "code.orm-delete",
-                                         "evasion.log-wipe", "escape.program-option"}
+                                         "evasion.log-wipe", "escape.program-option", "evasion.history",
+                                         "persist.startup-hook"}
+    assert all(n == n.lower() and n.isascii() for r in filtered for n in r.needs)
     tree = _TREE[-1]
     matched: dict[str, int] = dict.fromkeys((r.id for r in filtered), 0)
+
+    def check(rule: Rule, view: object, hay: str, line: str) -> None:
+        try:
+            hit = rule.match(view)
+        except Exception:  # a raising rule (which fails closed) must be tried too
+            hit = True
+        if hit:
+            matched[rule.id] += 1
+            assert hay == "" or any(n in hay for n in rule.needs), (rule.id, line)
+
     for line in _spliced_lines():
         for home in (tree.home, "/var/log/home"):
             ctx = _context(read(line), tree.repo, home)
-            for cmd in ctx.cmds:
-                for rule in filtered:
-                    assert all(n == n.lower() and n.isascii() for n in rule.needs), rule.id
-                    try:
-                        hit = rule.match(cmd)
-                    except Exception:  # a raising rule (which fails closed) must be tried too
-                        hit = True
-                    if hit:
-                        matched[rule.id] += 1
-                        assert cmd.hay == "" or any(n in cmd.hay for n in rule.needs), (rule.id, line)
+            for rule in filtered:
+                if rule.on_facts:
+                    check(rule, ctx, ctx.hay, line)
+                else:
+                    for cmd in ctx.cmds:
+                        check(rule, cmd, cmd.hay, line)
     assert all(matched.values()), matched  # every filter was checked against real matches
+
+
+def test_rule_head_filters_lose_no_match() -> None:
+    """A rule's ``tried_on`` only skips heads it cannot match: wherever the rule matches (or raises,
+    which fails closed), its ``tried_on`` admits the command's head (a wrong one would let a harmful
+    command be rated safe). Such a rule is one tried on every head, so ``heads`` stays the list of
+    programs the builtin models."""
+    from gatesh.rater.builtin import _context, _rules_for
+
+    gated = [r for r in ALL_RULES if r.tried_on is not None]
+    assert {r.id for r in gated} >= {"generic.delete-verb", "escape.interpreter", "code.inline",
+                                      "obfuscation.decode-to-shell", "escape.interactive-shell"}
+    assert not any(r.heads or r.on_facts for r in gated)
+    tree = _TREE[-1]
+    matched: dict[str, int] = dict.fromkeys((r.id for r in gated), 0)
+    for line in _spliced_lines():
+        for cmd in _context(read(line), tree.repo, tree.home).cmds:
+            tried = {r.id for r, _ in _rules_for(cmd.head)}
+            for rule in gated:
+                try:
+                    hit = rule.match(cmd)
+                except Exception:  # a raising rule (which fails closed) must be tried too
+                    hit = True
+                if hit:
+                    matched[rule.id] += 1
+                    assert rule.id in tried, (rule.id, cmd.head, line)
+    assert all(matched.values()), matched  # every filter was checked against real matches
+
+
+def test_rules_of_a_head_keep_table_order() -> None:
+    """The rules tried on a head are its own rules, then those of every head its ``tried_on``
+    admits, each in table order (the order findings are listed in); unknown heads get the latter."""
+    from gatesh.rater.builtin import _rules_for
+
+    order = {r.id: i for i, r in enumerate(ALL_RULES)}
+    for head in ("git", "rm", "python3", "python3.11", "bash", "echo", "no-such-tool", ""):
+        ids = [r.id for r, _ in _rules_for(head)]
+        own = [r.id for r in ALL_RULES if head in r.heads and not r.on_facts]
+        rest = [r.id for r in ALL_RULES if not r.heads and not r.on_facts
+                and (r.tried_on is None or r.tried_on(head))]
+        assert ids == own + rest, head
+        assert [order[i] for i in rest] == sorted(order[i] for i in rest)
+    assert "escape.interpreter" in [r.id for r, _ in _rules_for("python3.11")]
+    assert "escape.interpreter" not in [r.id for r, _ in _rules_for("ls")]
+    assert "generic.delete-verb" not in [r.id for r, _ in _rules_for("echo")]
 
 
 def test_a_non_ascii_command_is_tried_by_every_rule() -> None:

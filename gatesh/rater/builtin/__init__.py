@@ -8,6 +8,7 @@ the worst finding. It never raises: an internal error is a fail-closed ``destruc
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import defaultdict
 from typing import Final
@@ -60,10 +61,33 @@ for _r in ALL_RULES:
     else:
         _ANY_HEAD.append(_r)
 
+
+def _needs_pattern(rule: Rule) -> re.Pattern[str] | None:
+    """One pattern that finds any of ``rule.needs`` (a search for it is ``any(n in hay …)``, in one
+    pass), or None for a rule tried on every command."""
+    return re.compile("|".join(map(re.escape, rule.needs))) if rule.needs else None
+
+
+Tried = tuple[tuple[Rule, re.Pattern[str] | None], ...]
+_NEEDS: Final[dict[str, re.Pattern[str] | None]] = {r.id: _needs_pattern(r) for r in ALL_RULES}
+_LINE_RULES: Final[Tried] = tuple((r, _NEEDS[r.id]) for r in _ON_FACTS)
 # The rules tried on a command of each head, in table order (its head's rules, then the rules of
-# every head): built once here, not per command.
-_FOR_HEAD: Final[dict[str, tuple[Rule, ...]]] = {h: (*rules, *_ANY_HEAD) for h, rules in _BY_HEAD.items()}
-_FOR_ANY_HEAD: Final[tuple[Rule, ...]] = tuple(_ANY_HEAD)
+# every head whose ``tried_on`` admits it), with their literal filters: built once per head, not
+# per command. Bounded (heads are the commands' own words): past the bound a head's list is built
+# each time it is asked for, with the same answer.
+_FOR_HEAD: dict[str, Tried] = {}
+_FOR_HEAD_MAX: Final = 4096
+
+
+def _rules_for(head: str) -> Tried:
+    tried = _FOR_HEAD.get(head)
+    if tried is None:
+        tried = tuple((r, _NEEDS[r.id]) for r in (*_BY_HEAD.get(head, ()), *_ANY_HEAD)
+                      if r.heads or r.tried_on is None or r.tried_on(head))
+        if len(_FOR_HEAD) < _FOR_HEAD_MAX:
+            _FOR_HEAD[head] = tried
+    return tried
+
 
 SAFE_REASON: Final = "No rule found a harmful effect."
 #: The programs a rule table dispatches on: the ones the builtin has a model of (S4 knowledge).
@@ -118,15 +142,15 @@ def _findings(ctx: Ctx) -> list[Finding]:
             found[f.rule_id] = f
 
     for cmd in ctx.cmds:
-        hay = cmd.hay
-        for rule in _FOR_HEAD.get(cmd.head, _FOR_ANY_HEAD):
-            needs = rule.needs
-            if needs and hay and not any(n in hay for n in needs):
+        for rule, needs in _rules_for(cmd.head):
+            if needs is not None and (hay := cmd.hay) and needs.search(hay) is None:
                 continue  # it holds none of the words every match of this rule holds
             hit = rule.match(cmd)
             if hit:
                 add(_finding(rule, hit))
-    for rule in _ON_FACTS:
+    for rule, needs in _LINE_RULES:
+        if needs is not None and (hay := ctx.hay) and needs.search(hay) is None:
+            continue
         hit = rule.match(ctx)
         if hit:
             add(_finding(rule, hit))

@@ -11,13 +11,14 @@ import enum
 import os
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._paths import environ_values
 from gatesh._types import Facts, Finding, Outcome, PathEffect, SimpleCommand
 from gatesh.rater.worktree import Probe
+from gatesh.vocab.programs import is_interpreter
 
 
 class Severity(enum.StrEnum):
@@ -67,6 +68,11 @@ class Rule:
     ``needs``: lower-case ASCII literals, one of which is in :attr:`Cmd.hay` of every command the
     rule matches; a command whose (ASCII) ``hay`` holds none of them is not tried (a cheap filter
     for rules tried on every head; empty: always tried). The validator test checks it loses no match.
+    For an ``on_facts`` rule the literals are looked for in :attr:`Ctx.hay`, the line's own text.
+    ``tried_on``: for a rule with no ``heads``, the heads it can match at all (its match function
+    returns nothing for any other head, as its first test says); a command of another head is not
+    tried (None: every head). The table runner asks it once per head, and the validator test checks
+    it loses no match. Unlike ``heads`` it does not make the builtin claim a model of those programs.
     """
 
     id: str
@@ -79,10 +85,29 @@ class Rule:
     examples: tuple[str, ...] = ()
     counter: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
+    tried_on: Callable[[str], bool] | None = None
 
 
 def heads(*names: str) -> frozenset[str]:
     return frozenset(names)
+
+
+def among(*groups: Iterable[str]) -> Callable[[str], bool]:
+    """A :attr:`Rule.tried_on` admitting exactly the heads of ``groups``."""
+    return frozenset().union(*groups).__contains__
+
+
+def interpreters_and(*groups: Iterable[str]) -> Callable[[str], bool]:
+    """A :attr:`Rule.tried_on` admitting every interpreter (:func:`is_interpreter`: versions too,
+    ``python3.11``) and the heads of ``groups``."""
+    names = frozenset().union(*groups)
+    return lambda head: head in names or is_interpreter(head)
+
+
+def except_(*groups: Iterable[str]) -> Callable[[str], bool]:
+    """A :attr:`Rule.tried_on` admitting every head but those of ``groups``."""
+    names = frozenset().union(*groups)
+    return lambda head: head not in names
 
 
 # --- the views rules see ----------------------------------------------------------------------
@@ -107,6 +132,16 @@ class Ctx:
     # The path effects of each (meaning, reading) the effect rules asked for: they read the same
     # facts, so each list is computed once per line (:func:`gatesh.rater.builtin.effects._effects`).
     effects_of: dict[tuple[enum.Enum, bool], tuple[PathEffect, ...]] = field(default_factory=dict)
+    _hay: str | None = field(default=None, init=False, repr=False)
+
+    @property
+    def hay(self) -> str:
+        """The line's text lower-cased: where an ``on_facts`` rule's ``needs`` are looked for. ''
+        when it is not ASCII (as :attr:`Cmd.hay`), so no rule is skipped."""
+        if self._hay is None:
+            text = self.facts.text
+            self._hay = text.lower() if text.isascii() else ""
+        return self._hay
 
     def track_cwd(self) -> None:
         """Follow ``cd``/``pushd`` left to right, so ``cd .. && rm -rf build`` is judged in the parent."""

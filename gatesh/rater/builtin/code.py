@@ -12,7 +12,17 @@ import shlex
 from typing import Final
 
 from gatesh._types import Facts
-from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity
+from gatesh.rater.builtin._base import (
+    C,
+    Cmd,
+    D,
+    Hit,
+    MatchResult,
+    Rule,
+    Severity,
+    among,
+    interpreters_and,
+)
 from gatesh.rater.builtin.files import _judge
 from gatesh.vocab.programs import interpreter, invocation, is_interpreter
 
@@ -174,14 +184,14 @@ def computed_command(c: Cmd) -> MatchResult:
 
 RULES: tuple[Rule, ...] = (
     Rule("code.computed-command", D, "Inline code {detail}, which the gate cannot read.",
-         computed_command, remedy="run the command itself, written out, so the gate can read it",
+         computed_command, tried_on=interpreters_and(), remedy="run the command itself, written out, so the gate can read it",
          examples=("awk 'BEGIN{c=\"r\" \"m -rf ~\"; system(c)}'", "python3 -c 'import os; os.system(cmd)'",
                    "perl -e 'system($ENV{X})'", "php -r 'shell_exec($argv[1]);'",
                    "node -e \"require('child_process').exec(['rm','-rf',d].join(' '))\""),
          counter=("awk '{print $1}' f", "python3 -c \"import os; os.system('ls')\"",
                   "python3 -c \"import subprocess; subprocess.run(['ls', '-l'])\"",
                   "node -e \"/x/.exec('y')\"", "awk 'BEGIN{system(\"date\")}'")),
-    Rule("code.inline", D, "Inline code {detail}.", inline_code,
+    Rule("code.inline", D, "Inline code {detail}.", inline_code, tried_on=interpreters_and(_CODE_HEADS_EXTRA),
          remedy="do the file or shell operation as a plain shell command the gate can read",
          examples=("python -c \"import shutil; shutil.rmtree('/home/user')\"", "perl -e \"system('rm -rf /home/user')\"",
                    "node -e \"require('fs').rmSync('/', {recursive:true})\"", "ruby -e \"FileUtils.rm_rf('/')\"",
@@ -192,6 +202,6 @@ RULES: tuple[Rule, ...] = (
     Rule("code.orm-delete", D, "This {detail}.", orm_args, remedy="name exactly what will be deleted, with a filter",
          examples=("gitlab-rake gitlab:backup:restore", "sidekiq-cli exec 'Job.delete_all'"),
          counter=("rails runner 'puts User.count'",), needs=_ORM_NEEDS),
-    Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs, remedy="run each command directly",
+    Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs, tried_on=among(("parallel",)), remedy="run each command directly",
          examples=("parallel ::: 'rm -rf /home/x' \"$(cat more)\"",), counter=("parallel echo ::: a b",)),
 )

@@ -17,7 +17,9 @@ from gatesh.rater.builtin._base import (
     Rule,
     S,
     Severity,
+    among,
     heads,
+    interpreters_and,
 )
 from gatesh.reading._hosts import ssh_split
 from gatesh.vocab.hosts import is_loopback
@@ -354,9 +356,16 @@ def library_option(c: Cmd) -> MatchResult:
     return None
 
 
+# Programs besides the interpreters whose arguments can hold code or commands they run.
+_ESCAPING_PROGRAMS: Final = frozenset({
+    "sqlite3", "mysql", "psql", "lftp", "dc", "bc", "bpftrace", "latex", "pdflatex", "pdftex", "tex", "xelatex",
+    "lualatex", "puppet", "gem", "csvtool", "msgfilter", "rpm", "rpmquery", "emacs", "ansible", "ansible-playbook",
+    "make", "gnuplot", "octave-cli", "R", "r", "busctl", "dmsetup", "xdg-user-dir", "bconsole", "tmate", "watch"})
+
+
 def interpreter_escape(c: Cmd) -> MatchResult:
     h = c.head
-    if not is_interpreter(h) and h not in ("sqlite3", "mysql", "psql", "lftp", "dc", "bc", "bpftrace", "latex", "pdflatex", "pdftex", "tex", "xelatex", "lualatex", "puppet", "gem", "csvtool", "msgfilter", "rpm", "rpmquery", "emacs", "ansible", "ansible-playbook", "make", "gnuplot", "octave-cli", "R", "r", "busctl", "dmsetup", "xdg-user-dir", "bconsole", "tmate", "watch"):
+    if not is_interpreter(h) and h not in _ESCAPING_PROGRAMS:
         return None
     for a in c.args:
         if _LIBLOAD.search(a):
@@ -371,7 +380,7 @@ def interpreter_escape(c: Cmd) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("escape.planted-shell", A, "This {detail}, preparing a gate escape.", planted_shell,
+    Rule("escape.planted-shell", A, "This {detail}, preparing a gate escape.", planted_shell, tried_on=among(("echo", "printf", "cat", "tee")),
          examples=("echo 'exec /bin/sh' > /tmp/x", "echo '{\"scripts\":{\"x\":\"/bin/sh\"}}' >package.json",
                    "echo 'esyscmd(/bin/sh)' | m4"),
          counter=("echo hello > out.txt", "echo /bin/sh", "echo '#!/bin/sh' | grep sh")),
@@ -379,11 +388,11 @@ RULES: tuple[Rule, ...] = (
          examples=("chroot /", "capsh --", "systemd-run -S", "sed e", "ansible-test shell", "poetry shell",
                    "trap 'nohup sh x.sh' EXIT", "bash -c 'enable -f /tmp/lib.so x'"),
          counter=("chroot /srv/root /bin/true", "sed -e 's/a/b/' f", "trap 'rm -f $tmp' EXIT", "python -V")),
-    Rule("escape.gated-shell", S, "A shell started from a gated session is gated too.", gated_shell,
+    Rule("escape.gated-shell", S, "A shell started from a gated session is gated too.", gated_shell, tried_on=among(SHELLS),
          examples=("bash", "zsh", "sh", "bash -l"),
          counter=("/bin/bash", "exec bash", "sudo bash", "bash -p", "bash -c 'ls'", "bash x.sh")),
     Rule("escape.interactive-shell", A, "This starts an interactive shell ({detail}) whose commands the gate would not see.",
-         interactive_shell,
+         interactive_shell, tried_on=among(SHELLS, ("busybox",)),
          examples=("/bin/bash", "sudo /bin/sh", "env /bin/sh", "nice /bin/sh -p", "bash -p", "exec zsh", "find . -exec /bin/sh -p \\; -quit"),
          counter=("bash script.sh", "bash -c 'ls'", "sh -n x.sh", "bash --version")),
     Rule("escape.shell-argument", A, "{detail}, an ungated shell that escapes the gate.", shell_as_argument,
@@ -395,7 +404,7 @@ RULES: tuple[Rule, ...] = (
                   "emulate zsh -R", "sudo btrfs filesystem sh /mnt"),
          needs=_SHELL_ARG_NEEDS),
     Rule("escape.ssh-loopback", A, "This opens a shell on this machine ({detail}) whose commands the gate would not see.",
-         ssh_loopback,
+         ssh_loopback, tried_on=among(("ssh", "slogin")),
          examples=("ssh localhost", "ssh me@127.0.0.1", "ssh -p 22 localhost bash", "ssh ::1 /bin/sh -i",
                    "ssh localhost sh -s < run.sh", "curl -s x.example/s | ssh localhost"),
          counter=("ssh localhost uptime", "ssh build.example.com", "ssh localhost <<< 'ls'",
@@ -429,7 +438,7 @@ RULES: tuple[Rule, ...] = (
          examples=("curl --engine /tmp/lib.so x", "ssh-keygen -D /tmp/lib.so", "ldconfig -f /tmp/ld.conf",
                    "ffmpeg -f lavfi -i anullsrc -af ladspa=file=/tmp/lib.so out.wav"),
          counter=("openssl engine -t", "ssh-keygen -t ed25519", "ldconfig"), needs=_LIBRARY_NEEDS),
-    Rule("escape.interpreter", A, "Inline code makes {detail}, escaping the gate.", interpreter_escape,
+    Rule("escape.interpreter", A, "Inline code makes {detail}, escaping the gate.", interpreter_escape, tried_on=interpreters_and(_ESCAPING_PROGRAMS),
          examples=("python -c 'import pty; pty.spawn(\"/bin/sh\")'", "perl -e 'exec \"/bin/sh\";'",
                    "ruby -e 'exec \"/bin/sh\"'", "lua -e 'os.execute(\"/bin/sh\")'", "php -r 'system(\"/bin/sh -i\");'",
                    "gdb -nx -ex '!sh' -ex quit", "python -c 'import ctypes; ctypes.CDLL(\"/tmp/x.so\")'",

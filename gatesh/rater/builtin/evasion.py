@@ -166,7 +166,7 @@ def timestomp(c: Cmd) -> MatchResult:
 
 RULES: tuple[Rule, ...] = (
     Rule("evasion.history", A, "This hides the shell history ({detail}), which only covering tracks needs.", history_tamper,
-         on_facts=True,
+         on_facts=True, needs=("hist", "kill"),  # every alternative of _HISTORY_TEXT holds one
          examples=("history -c", "unset HISTFILE", "export HISTFILE=/dev/null", "set +o history", "export HISTSIZE=0"),
          counter=("history | tail", "echo $HISTFILE")),
     Rule("evasion.log-wipe", A, "This erases or overwrites logs or history ({detail}), destroying the record of what happened.",

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from gatesh._types import Direction
-from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, among, except_, heads
 
 _VERB: Final = re.compile(
     r"^(?:[a-z0-9]+[-_:])*(?:delete|del|remove|rm|rb|destroy|terminate|purge|deregister|revoke|drop|"
@@ -173,7 +173,7 @@ def http_delete(c: Cmd) -> MatchResult:
 
 RULES: tuple[Rule, ...] = (
     Rule("generic.delete-verb", D, "This runs a delete-class operation ({detail}) on data or configuration it does not show.",
-         service_verb, remedy="name exactly what will be deleted, or list it instead of deleting it",
+         service_verb, tried_on=except_(DATA_HEADS), remedy="name exactly what will be deleted, or list it instead of deleting it",
          examples=("fastly logging s3 delete --name logs", "vault kv metadata delete secret/app",
                    "velero backup delete nightly", "nats kv del KV key",
                    "rabbitmqctl delete_user bot", "kafka-topics --bootstrap-server x --delete --topic t",
@@ -211,7 +211,7 @@ def piped_verb(c: Cmd) -> MatchResult:
     return None
 
 
-RULES = (*RULES, Rule("generic.piped-verb", D, "This pipes a delete-class command to a service ({detail}).", piped_verb,
+RULES = (*RULES, Rule("generic.piped-verb", D, "This pipes a delete-class command to a service ({detail}).", piped_verb, tried_on=among(("echo", "printf")),
                       remedy="send the service a read-only command instead",
                       examples=("echo 'delete example.com' | nsupdate", "echo 'disable server b/w1' | socat stdio /run/h.sock"),
                       counter=("echo delete | grep del", "echo hi | cat")))

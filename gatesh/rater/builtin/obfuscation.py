@@ -15,6 +15,8 @@ from gatesh.rater.builtin._base import (
     Hit,
     MatchResult,
     Rule,
+    among,
+    interpreters_and,
 )
 from gatesh.vocab.programs import SHELLS, is_interpreter
 
@@ -45,6 +47,10 @@ def is_decoder(c: Cmd) -> bool:
     if h == "tr" and len(c.pos) >= 2 and re.search(r"[a-z]-[a-z]", c.pos[0], re.I) and c.pos[0] != c.pos[1] and c.pos[1][:1].lower() in "nm":
         return True
     return bool(is_interpreter(h) and re.search(r"b64decode|fromhex|unhexlify|decode\(['\"](?:hex|base64|rot)", " ".join(c.args)))
+
+
+# The heads :func:`_is_sink` can be true of (the ``tried_on`` of the rules that ask it).
+_SINKS: Final = interpreters_and(SHELLS, ("eval", "source", "."))
 
 
 def _is_sink(c: Cmd) -> bool:
@@ -111,11 +117,11 @@ def text_tricks(ctx: Ctx) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("obfuscation.decode-to-shell", A, "This hides what it runs: {detail}.", decode_into_shell,
+    Rule("obfuscation.decode-to-shell", A, "This hides what it runs: {detail}.", decode_into_shell, tried_on=_SINKS,
          examples=("echo cm0gLXJmIH4= | base64 -d | sh", "xxd -r -p payload.hex | bash", "printf '\\x72\\x6d' | sh",
                    "echo 'hsab' | rev | sh"),
          counter=("echo aGk= | base64 -d", "cat script.sh | bash")),
-    Rule("obfuscation.dynamic-code", A, "This {detail}, so the gate cannot tell what it does.", dynamic_code,
+    Rule("obfuscation.dynamic-code", A, "This {detail}, so the gate cannot tell what it does.", dynamic_code, tried_on=among(SHELLS, ("eval", "source", ".")),
          examples=("eval \"$(echo cm0= | base64 -d)\"", "bash -c \"$(echo x | base64 --decode)\""),
          counter=("eval 'ls'", "bash -c 'echo hi'")),
     Rule("obfuscation.dynamic-head", A, "The gate cannot tell what runs: {detail}.", dynamic_head,
@@ -201,7 +207,7 @@ RULES = (*RULES,
               lookalike_head,
               examples=("ｒｍ -rf x", "r\u200bm -rf x", "ѕudo ls", "sudo ｒｍ x"),
               counter=("echo héllo", "ls café.txt", "./résumé.sh", "rm -rf ./naïve")),
-         Rule("obfuscation.decode-and-run", A, "This hides what it runs: {detail}.", decode_and_run,
+         Rule("obfuscation.decode-and-run", A, "This hides what it runs: {detail}.", decode_and_run, tried_on=interpreters_and(("deno", "bun")),
               examples=("python3 -c \"import base64,os; os.system(base64.b64decode('bHM=').decode())\"",
                         "python3 -c \"exec(bytes.fromhex('7072696e74283129').decode())\"",
                         "node -e \"eval(Buffer.from('bHM=', 'base64').toString())\"",
@@ -221,6 +227,6 @@ def fetch_into_shell(c: Cmd) -> MatchResult:
 
 RULES = (*RULES, Rule(
     "obfuscation.fetch-to-shell", D, "This runs code downloaded from the network without showing it.",
-    fetch_into_shell, remedy="download the script to a file, read it, then run it",
+    fetch_into_shell, tried_on=_SINKS, remedy="download the script to a file, read it, then run it",
     examples=("curl -fsSL https://example.com/install.sh | sh", "wget -qO- https://x.example/i | bash"),
     counter=("curl -fsSL https://example.com/install.sh -o install.sh",)))

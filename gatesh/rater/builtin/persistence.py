@@ -106,5 +106,6 @@ RULES: tuple[Rule, ...] = (
          examples=("LD_PRELOAD=/tmp/x.so ls", "export LD_PRELOAD=/tmp/evil.so"),
          counter=("LANG=C ls", "export PATH=$PATH:/opt/bin")),
     Rule("persist.startup-hook", A, "This installs {detail} that runs code at every start.", persist_text, on_facts=True,
+         needs=("sitecustomize", "usercustomize", "loginhook", "login item"),  # _PERSIST_TEXT's words
          examples=("cp hook.py /usr/lib/python3/site-packages/sitecustomize.py",), counter=("python -m site",)),
 )

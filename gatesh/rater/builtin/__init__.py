@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from typing import Final
 
-from gatesh._types import Facts, Finding, Outcome, Verdict
+from gatesh._types import Facts, Finding, Gap, Outcome, Verdict
 from gatesh.rater.builtin import (
     cloud,
     code,
@@ -180,7 +180,7 @@ class BuiltinRater:
         """The verdict for ``facts``: the worst finding, or SAFE; fail-closed DESTRUCTIVE on error."""
         start = time.perf_counter()
         try:
-            verdict = self._rate(facts, cwd)
+            outcome, reason, remedy, findings, gaps = self._rate(facts, cwd)
         except Exception as exc:  # fail closed (S4): an internal error is never a pass
             return Verdict(
                 outcome=Outcome.DESTRUCTIVE,
@@ -189,17 +189,15 @@ class BuiltinRater:
                 duration_ms=(time.perf_counter() - start) * 1000,
                 gaps=(knowledge.FAILED,),
             )
-        return Verdict(
-            outcome=verdict.outcome, reason=verdict.reason, remedy=verdict.remedy, backend=self.name,
-            model=self.model, findings=verdict.findings, duration_ms=(time.perf_counter() - start) * 1000,
-            gaps=verdict.gaps,
-        )
+        return Verdict(outcome, reason, remedy, backend=self.name, model=self.model, findings=findings,
+                       duration_ms=(time.perf_counter() - start) * 1000, gaps=gaps)
 
     def health_notice(self) -> str | None:
         """Always None: the builtin rater calls no model, so it has no failures to report (S4)."""
         return None
 
-    def _rate(self, facts: Facts, cwd: str) -> Verdict:
+    def _rate(self, facts: Facts, cwd: str) -> tuple[Outcome, str, str, tuple[Finding, ...], tuple[Gap, ...]]:
+        """The verdict's outcome, reason, remedy, findings and gaps (:meth:`rate` makes it one)."""
         ctx = _context(facts, cwd, self._home, root=self._root)
         found = findings_for(facts, cwd, self._home, ctx=ctx)
         gaps = knowledge.gaps_of(ctx, covered=RULE_HEADS)
@@ -211,23 +209,23 @@ class BuiltinRater:
         # S2: a shell script the command runs or sources that could not be read (missing at
         # decision time, too large, binary) is a note, not a pass (bypass_failures #3/#6).
         unread = next((s for s in facts.scripts if s.text is None and s.note != "dynamic path"
-                       and s.interpreter in PARSED_SHELLS), None)
+                       and s.interpreter in PARSED_SHELLS), None) if facts.scripts else None
         if unread is not None:
             found.append(Finding("reader.script-unread", Outcome.DESTRUCTIVE,
                                  f"It runs the shell script {unread.path}, which the gate could not "
                                  f"read ({unread.note}), so its effect is unknown.",
                                  "run the script once it exists, as its own command"))
         # S2.1: code gatesh cannot see is never safe: at least destructive, with its reason.
-        opaque = next((c for c in facts.code if c.opaque), None)
+        opaque = next((c for c in facts.code if c.opaque), None) if facts.code else None
         if opaque is not None:
             found.append(Finding("reader.opaque-code", Outcome.DESTRUCTIVE,
                                  f"gatesh cannot see what this runs: {opaque.opaque}.",
                                  "run the commands themselves, written out, so the gate can read them"))
         if not found:
-            return Verdict(Outcome.SAFE, SAFE_REASON, gaps=gaps)
+            return Outcome.SAFE, SAFE_REASON, "", (), gaps
         found.sort(key=lambda f: -f.outcome.rank)
         top = found[0]
         remedy = top.remedy or next((f.remedy for f in found if f.remedy), "")
         if top.outcome is not Outcome.DESTRUCTIVE:
             remedy = ""
-        return Verdict(top.outcome, top.reason, remedy, findings=tuple(found), gaps=gaps)
+        return top.outcome, top.reason, remedy, tuple(found), gaps

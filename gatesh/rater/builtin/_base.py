@@ -129,9 +129,9 @@ class Ctx:
     rate_line: Callable[[Facts, int], list[Finding]] | None = None
     probe: Probe = field(default_factory=Probe)  # this decision's questions to the working tree (S3.2)
     root: bool = False  # the commands run as root: they can write the machine's own folders
-    # The path effects of each (meaning, reading) the effect rules asked for: they read the same
-    # facts, so each list is computed once per line (:func:`gatesh.rater.builtin.effects._effects`).
-    effects_of: dict[tuple[enum.Enum, bool], tuple[PathEffect, ...]] = field(default_factory=dict)
+    # The path effects of each (meaning, reading): the effect rules read the same facts, so the
+    # lists are made in one pass per line (:func:`gatesh.rater.builtin.effects._effects`).
+    effects_of: dict[tuple[enum.Enum | None, bool], tuple[PathEffect, ...]] = field(default_factory=dict)
     _hay: str | None = field(default=None, init=False, repr=False)
 
     @property
@@ -156,8 +156,11 @@ class Ctx:
                 elif cur is not None:
                     cur = resolve(target, cur, self.home)
         self.cwds = out
-        self.vars_set = any(not (m.group(1) in ("TMPDIR", "TMP") and _TEMP_VALUE.match(m.group(2).strip("'\"")))
-                            for m in _SETS_VARS.finditer(self.facts.text))
+        text = self.facts.text
+        # _SETS_VARS needs "HOME=", "TMP" or "PWD=" (a cheaper test first: most lines set none).
+        self.vars_set = ("HOME=" in text or "TMP" in text or "PWD=" in text) and any(
+            not (m.group(1) in ("TMPDIR", "TMP") and _TEMP_VALUE.match(m.group(2).strip("'\"")))
+            for m in _SETS_VARS.finditer(text))
 
     @property
     def text(self) -> str:
@@ -187,10 +190,17 @@ class Cmd:
         self.index = index
         self.ctx = ctx
         self.head = sc.head
-        argv = sc.argv[1:]
-        self.args: tuple[str, ...] = tuple(
-            (w.text.translate(_DASHES) if w.static else w.text.replace('"', "")) for w in argv)
-        self.dyn: tuple[bool, ...] = tuple(not w.static for w in argv)
+        args: list[str] = []
+        dyn: list[bool] = []
+        for w in sc.argv[1:]:
+            text = w.text
+            if w.static:
+                args.append(text if text.isascii() else text.translate(_DASHES))  # every dash is non-ASCII
+            else:
+                args.append(text.replace('"', ""))
+            dyn.append(not w.static)
+        self.args: tuple[str, ...] = tuple(args)
+        self.dyn: tuple[bool, ...] = tuple(dyn)
         flags: set[str] = set()
         pos: list[str] = []
         ended = False

@@ -36,29 +36,31 @@ def _row(e: PathEffect) -> vocab.PathRow | None:
     return _ROWS.get(e.kind)
 
 
-def _meaning(e: PathEffect, reading: bool) -> Meaning:
-    read, write = vocab.meanings(e.cls, _row(e))
-    return read if reading else write
-
-
 def _shown(ctx: Ctx, e: PathEffect) -> str:
     return fold_home(e.resolved, ctx.home) if e.resolved else e.path
 
 
-def _effects(ctx: Ctx, meaning: Meaning, *, reading: bool) -> list[PathEffect]:
-    """The effects whose read (or write) meaning is ``meaning``, in command order (once per line)."""
-    key = (meaning, reading)
-    seen = ctx.effects_of.get(key)
-    if seen is None:
-        out = []
+def _effects(ctx: Ctx, meaning: Meaning, *, reading: bool) -> tuple[PathEffect, ...]:
+    """The effects whose read (or write) meaning is ``meaning``, in command order. Every meaning's
+    list is made in one pass over the line's paths, at the first question (the effect rules ask
+    several of the same line)."""
+    by = ctx.effects_of
+    if not by:
+        lists: dict[tuple[Meaning | None, bool], list[PathEffect]] = {_ASKED: []}
         for e in ctx.facts.paths:
             if e.cls in (PathClass.UNKNOWN, PathClass.STREAM):
                 continue
-            applies = e.direction.reads if reading else e.direction.writes
-            if applies and _meaning(e, reading) is meaning:
-                out.append(e)
-        seen = ctx.effects_of[key] = tuple(out)
-    return list(seen)
+            read, write = vocab.meanings(e.cls, _row(e))
+            if e.direction.reads:
+                lists.setdefault((read, True), []).append(e)
+            if e.direction.writes:
+                lists.setdefault((write, False), []).append(e)
+        by.update((key, tuple(found)) for key, found in lists.items())
+    return by.get((meaning, reading), ())
+
+
+# The key that marks a line's effects as sorted by meaning (no meaning is None).
+_ASKED: Final = (None, False)
 
 
 def _why(e: PathEffect) -> str:

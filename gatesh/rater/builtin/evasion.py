@@ -109,6 +109,12 @@ def firewall(c: Cmd) -> MatchResult:
     return None
 
 
+# Every match of firewall holds one: a head it knows ("iptables" is in iptables-nft and
+# iptables-legacy, "socketfilterfw" in a path to it), or "/etc/", where every FIREWALL_FILES path is.
+_FIREWALL_NEEDS: Final = ("iptables", "ip6tables", "ebtables", "arptables", "nft", "ufw", "pfctl", "firewall-cmd",
+                          "socketfilterfw", "/etc/")
+
+
 def access_control(c: Cmd) -> MatchResult:
     """SELinux or AppArmor put in permissive mode or unloaded."""
     h = c.head
@@ -181,7 +187,7 @@ RULES: tuple[Rule, ...] = (
          examples=("systemctl stop auditd", "service firewalld stop", "sudo systemctl disable apparmor",
                    "launchctl unload /Library/LaunchDaemons/com.crowdstrike.falcond.plist"),
          counter=("systemctl stop myapp", "systemctl status auditd")),
-    Rule("evasion.firewall", A, "This {detail}, weakening the machine's defences.", firewall,
+    Rule("evasion.firewall", A, "This {detail}, weakening the machine's defences.", firewall, needs=_FIREWALL_NEEDS,
          examples=("ufw disable", "iptables -F", "nft flush ruleset", "pfctl -d", "echo x >> /etc/ufw/user.rules",
                    "firewall-cmd --add-port=4444/tcp"),
          counter=("ufw status", "iptables -L", "nft list ruleset")),
@@ -194,12 +200,12 @@ RULES: tuple[Rule, ...] = (
          examples=("sudo spctl --master-disable", "csrutil disable", "mdatp config real-time-protection --value disabled",
                    "xattr -d com.apple.quarantine app.dmg"),
          counter=("spctl --status", "csrutil status", "xattr -l f")),
-    Rule("evasion.aslr", A, "This {detail}, weakening the machine's defences.", aslr_off,
+    Rule("evasion.aslr", A, "This {detail}, weakening the machine's defences.", aslr_off, needs=("randomize_va_space",),
          examples=("sysctl -w kernel.randomize_va_space=0", "echo 0 > /proc/sys/kernel/randomize_va_space"),
          counter=("sysctl kernel.randomize_va_space",)),
     Rule("evasion.backups", A, "This {detail}, weakening the machine's defences.", backups_off, heads=heads("tmutil"),
          examples=("tmutil disable",), counter=("tmutil status",)),
-    Rule("evasion.proc-sys", D, "This {detail} for the whole machine.", proc_writes,
+    Rule("evasion.proc-sys", D, "This {detail} for the whole machine.", proc_writes, needs=("/proc/sys",),
          remedy="do the task without changing kernel settings",
          examples=("echo b > /proc/sysrq-trigger", "echo 3 > /proc/sys/vm/drop_caches"),
          counter=("cat /proc/sys/vm/swappiness",)),

@@ -154,10 +154,17 @@ _BARE_ALL: Final = {"vite": ("--host",), "next": ("-H", "--hostname"), "astro": 
                     "nuxi": ("--host",), "webpack": ("--host",), "ng": ("--host",)}
 
 
+# The bind options of each head (the long ones of every server, and its own short form), as sets.
+_BIND_NAMES: Final = frozenset(_BIND_OPTS)
+_BIND_NAMES_OF: Final = {h: _BIND_NAMES | frozenset(short) for h, short in _SHORT_BIND.items()}
+
+
 def dev_server(c: Cmd) -> MatchResult:
     h = c.head
-    names = _BIND_OPTS + _SHORT_BIND.get(h, ())
+    names = _BIND_NAMES_OF.get(h, _BIND_NAMES)
     for k, a in enumerate(c.args):
+        if a[:1] != "-":
+            continue  # every bind option starts with one
         name, eq, value = a.partition("=")
         if name not in names:
             continue
@@ -252,13 +259,18 @@ _FAMILIES: Final[tuple[tuple[frozenset[str], Callable[[Cmd], MatchResult]], ...]
 )
 
 
+# Each head's family (no head is in two; every head starting with "python" is python's).
+_FAMILY_OF: Final = {h: family for names, family in _FAMILIES for h in names}
+assert len(_FAMILY_OF) == sum(len(names) for names, _ in _FAMILIES)
+
+
 def exposure(c: Cmd) -> MatchResult:
     h = c.head
-    for names, family in _FAMILIES:
-        if h in names or (h.startswith("python") and names is _FAMILIES[0][0]):
-            hit = family(c)
-            if hit:
-                return hit
+    family = _FAMILY_OF.get(h) or (python_server if h.startswith("python") else None)
+    if family is not None:
+        hit = family(c)
+        if hit:
+            return hit
     return dev_server(c)
 
 

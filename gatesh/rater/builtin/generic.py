@@ -8,6 +8,7 @@ are excluded by head.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Final
@@ -46,9 +47,10 @@ DATA_HEADS: Final = frozenset({
 _HTTP_DELETE_PATH: Final = re.compile(r"/(?:dodelete|_delete_by_query|delete[-_]?\w*|_close|_flush|purge|wipe)(?:[/?]|$)|[?&](?:action|op)=delete", re.I)
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the word; the same verbs recur command after command
 def service_verb_word(word: str) -> bool:
     """Whether ``word`` is a delete-class verb (shared with the cloud table)."""
-    return bool(_VERB.match(word))
+    return _VERB.match(word) is not None
 
 
 # A read verb right after a delete-class noun-verb lists or shows those things instead.
@@ -123,16 +125,16 @@ def _long_options(c: Cmd) -> Iterator[str]:
 def service_verb(c: Cmd) -> MatchResult:
     if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
         return None
-    if "-" in c.head and _VERB.match(c.head) and not c.head.endswith(("-reset", "-clean", "-clear", "-restore", "-cancel", "-kill", "-revert")):
+    if "-" in c.head and service_verb_word(c.head) and not c.head.endswith(("-reset", "-clean", "-clear", "-restore", "-cancel", "-kill", "-revert")):
         return Hit(detail=c.head)
     if not c.pos:
         return None
-    values = {c.args[k + 1] for k, a in enumerate(c.args[:-1]) if a.startswith("-") and "=" not in a}
-    pos = [p for p in c.pos[:6] if p not in values]
+    values = {c.args[k + 1] for k, a in enumerate(c.args[:-1]) if a[:1] == "-" and "=" not in a}
+    pos = [p for p in c.pos[:6] if p not in values] if values else list(c.pos[:6])
     for k, w in enumerate(pos[:4]):
         if len(w) > 48 or "/" in w or "." in w or "=" in w:
             continue  # a path, an assignment, or the value of an option (`--mode restore-size`)
-        if _VERB.match(w):
+        if service_verb_word(w):
             if any(p.lower() in _READ_VERBS for p in pos[k + 1:k + 2]):
                 return None  # `velero restore get`: listing the restores, not restoring
             if _soft(c, k, w, pos):

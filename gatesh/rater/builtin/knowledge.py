@@ -124,10 +124,11 @@ def _dynamic_word(c: Cmd) -> str | None:
     cannot read."""
     if c.head in _DATA_WORDS:
         return None
-    paths = {e.path for e in c.ctx.facts.paths if e.command == c.index}
-    for w in c.sc.argv[1:]:
-        if not w.static and w.text not in paths:
-            return w.text[:60]
+    if any(c.dyn):
+        paths = {e.path for e in c.ctx.facts.paths if e.command == c.index}
+        for w in c.sc.argv[1:]:
+            if not w.static and w.text not in paths:
+                return w.text[:60]
     for r in c.sc.redirects:
         if r.target is None:
             return "a redirect target"
@@ -150,7 +151,7 @@ def _local_program(c: Cmd) -> str | None:
     if not c.sc.argv:
         return None
     argv0 = c.sc.argv[0].text
-    if ("/" not in argv0 or argv0.startswith(_SYSTEM_BIN)) and not _SCRIPT_NAME.search(argv0):
+    if ("/" not in argv0 or argv0.startswith(_SYSTEM_BIN)) and ("." not in argv0 or not _SCRIPT_NAME.search(argv0)):
         return None
     if any(s.path == argv0 and s.text is not None and s.interpreter in PARSED_SHELLS for s in c.ctx.facts.scripts):
         return None
@@ -321,7 +322,7 @@ def _names_host(c: Cmd) -> str | None:
     if c.head in NETWORK_TOOLS or c.head in _NO_VERBS:
         return None
     for a in c.args:
-        if not any(ch in a for ch in ":@."):  # every host shape has one (URL, user@host, address)
+        if not ("." in a or ":" in a or "@" in a):  # every host shape has one (URL, user@host, address)
             continue
         host = host_of(a, bare=False)
         if host and not is_loopback(host):
@@ -395,11 +396,8 @@ GAPS: Final[tuple[GapRule, ...]] = (
             _unparsed_shell, examples=("fish", "pwsh -File x.ps1"), counter=("bash -c 'ls'",)),
 )
 
-_WORDS: Final = re.compile(r"\{detail\}")
-
-
 def _gap(rule: GapRule, detail: str) -> Gap:
-    reason = _WORDS.sub(lambda _: detail, rule.reason)
+    reason = rule.reason.replace("{detail}", detail)
     return Gap(rule.id, reason[:1].upper() + reason[1:])
 
 

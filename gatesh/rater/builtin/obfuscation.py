@@ -111,7 +111,7 @@ def text_tricks(ctx: Ctx) -> MatchResult:
         return Hit(detail="$IFS word-splitting")
     for c in ctx.cmds:
         raw = c.sc.raw
-        if raw and _HEAD_ESCAPES.match(raw):
+        if raw and ("'" in raw or '"' in raw) and _HEAD_ESCAPES.match(raw):  # each form holds a quote
             return Hit(detail="an escaped or quote-split command name")
     return None
 

@@ -233,7 +233,7 @@ def lookalike_host(ctx: Ctx) -> MatchResult:
         for w in c.argv[1:]:
             if not w.text.isascii():
                 hosts.update(m.group(1) for m in _URL_HOST.finditer(w.text))
-    for host in sorted(hosts):
+    for host in sorted(h for h in hosts if not h.isascii()):  # an ASCII label is never a look-alike
         if any(_lookalike_label(label) for label in host.split(".")):
             return Hit(detail=f"names the host {host}, which mixes look-alike letters into an ASCII name")
     return None

@@ -37,7 +37,6 @@ from gatesh.rater.builtin import (
     typosquat,
 )
 from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
-from gatesh.rater.worktree import Probe
 from gatesh.vocab.programs import PARSED_SHELLS
 
 __all__ = ["ALL_RULES", "BuiltinRater"]
@@ -126,8 +125,7 @@ def _context(facts: Facts, cwd: str, home: str | None, depth: int = 0, *, root: 
     def rate_line(inner: Facts, inner_depth: int) -> list[Finding]:
         return findings_for(inner, cwd, home, depth=inner_depth, root=as_root)
 
-    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line, probe=Probe(home=home),
-              root=as_root)
+    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line, root=as_root)
     ctx.cmds = [Cmd(sc, i, ctx) for i, sc in enumerate(facts.commands)]
     ctx.track_cwd()
     return ctx
@@ -142,14 +140,16 @@ def _findings(ctx: Ctx) -> list[Finding]:
             found[f.rule_id] = f
 
     for cmd in ctx.cmds:
+        hay = cmd.hay
         for rule, needs in _rules_for(cmd.head):
-            if needs is not None and (hay := cmd.hay) and needs.search(hay) is None:
+            if needs is not None and hay and needs.search(hay) is None:
                 continue  # it holds none of the words every match of this rule holds
             hit = rule.match(cmd)
             if hit:
                 add(_finding(rule, hit))
+    hay = ctx.hay
     for rule, needs in _LINE_RULES:
-        if needs is not None and (hay := ctx.hay) and needs.search(hay) is None:
+        if needs is not None and hay and needs.search(hay) is None:
             continue
         hit = rule.match(ctx)
         if hit:

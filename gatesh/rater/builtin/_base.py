@@ -127,12 +127,20 @@ class Ctx:
     # Rates another command line with the same tables (a command string found inside code):
     # handed in by the table runner, so no rule module imports the package that holds it.
     rate_line: Callable[[Facts, int], list[Finding]] | None = None
-    probe: Probe = field(default_factory=Probe)  # this decision's questions to the working tree (S3.2)
     root: bool = False  # the commands run as root: they can write the machine's own folders
     # The path effects of each (meaning, reading): the effect rules read the same facts, so the
     # lists are made in one pass per line (:func:`gatesh.rater.builtin.effects._effects`).
     effects_of: dict[tuple[enum.Enum | None, bool], tuple[PathEffect, ...]] = field(default_factory=dict)
     _hay: str | None = field(default=None, init=False, repr=False)
+    _probe: Probe | None = field(default=None, init=False, repr=False)
+
+    @property
+    def probe(self) -> Probe:
+        """This line's questions to the working tree (S3.2), memoised: made at the first question
+        (most lines ask none)."""
+        if self._probe is None:
+            self._probe = Probe(home=self.home)
+        return self._probe
 
     @property
     def hay(self) -> str:
@@ -192,30 +200,31 @@ class Cmd:
         self.head = sc.head
         args: list[str] = []
         dyn: list[bool] = []
-        for w in sc.argv[1:]:
-            text = w.text
-            if w.static:
-                args.append(text if text.isascii() else text.translate(_DASHES))  # every dash is non-ASCII
-            else:
-                args.append(text.replace('"', ""))
-            dyn.append(not w.static)
-        self.args: tuple[str, ...] = tuple(args)
-        self.dyn: tuple[bool, ...] = tuple(dyn)
         flags: set[str] = set()
         pos: list[str] = []
         ended = False
-        for a in self.args:
-            if ended or not a.startswith("-") or a == "-":
+        for w in sc.argv[1:]:
+            a = w.text
+            if w.static:
+                if not a.isascii():
+                    a = a.translate(_DASHES)  # every dash it maps is non-ASCII
+            else:
+                a = a.replace('"', "")
+            args.append(a)
+            dyn.append(not w.static)
+            if ended or a[:1] != "-" or a == "-":
                 pos.append(a)
             elif a == "--":
                 ended = True
-            elif a.startswith("--"):
+            elif a[1] == "-":
                 flags.add(a.split("=", 1)[0])
             else:
                 flags.add(a)
                 body = a[1:]
                 if body.isalpha() and len(body) <= 6:
                     flags.update("-" + ch for ch in body)
+        self.args: tuple[str, ...] = tuple(args)
+        self.dyn: tuple[bool, ...] = tuple(dyn)
         self.flags: frozenset[str] = frozenset(flags)
         self.pos: tuple[str, ...] = tuple(pos)
         self._low: str | None = None

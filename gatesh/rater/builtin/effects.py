@@ -45,7 +45,9 @@ def _effects(ctx: Ctx, meaning: Meaning, *, reading: bool) -> tuple[PathEffect, 
     list is made in one pass over the line's paths, at the first question (the effect rules ask
     several of the same line)."""
     by = ctx.effects_of
-    if not by:
+    if not by and not ctx.facts.paths:
+        by[_ASKED] = ()
+    elif not by:
         lists: dict[tuple[Meaning | None, bool], list[PathEffect]] = {_ASKED: []}
         for e in ctx.facts.paths:
             if e.cls in (PathClass.UNKNOWN, PathClass.STREAM):

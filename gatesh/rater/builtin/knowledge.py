@@ -288,13 +288,15 @@ _NO_VERBS: Final = frozenset({
 def _state_verb(c: Cmd) -> str | None:
     """A program the builtin has no model of, told to change state (``qm start 100``, ``kubectl
     apply -f x``, ``gh ssh-key add k.pub``): the delete-class verbs are rated, the rest is not known."""
-    if c.head in _NO_VERBS or not c.head or c.has(*_NO_ACT):
+    if c.head in _NO_VERBS or not c.head:
         return None
     for w in c.pos[:3]:
         if len(w) > 48 or "/" in w or "." in w or "=" in w:
             continue
         low = w.lower()
         if low in _STATE_VERBS or any(p in _STATE_VERBS for p in _VERB_PARTS.split(low) if p):
+            if c.has(*_NO_ACT):
+                return None
             return None if command_reads(c.sc) else f"{c.head} {w}"
     return None
 
@@ -407,19 +409,21 @@ def gaps_of(ctx: Ctx, *, covered: frozenset[str] = frozenset()) -> tuple[Gap, ..
     ``covered``: the heads the rule tables dispatch on."""
     found: list[Gap] = []
     cmds = ctx.cmds
-    for rule in GAPS:
-        match = rule.match
-        if rule.on_facts:
+    for rule, match, on_facts, with_covered in _PLAN:
+        if on_facts:
             detail = match(ctx)
         else:
             detail = None
             for cmd in cmds:
-                detail = match(cmd, covered) if rule.covered else match(cmd)
+                detail = match(cmd, covered) if with_covered else match(cmd)
                 if detail is not None:
                     break
         if detail is not None:
             found.append(_gap(rule, detail))
     return tuple(found)
+
+
+_PLAN: Final = tuple((g, g.match, g.on_facts, g.covered) for g in GAPS)  # each row's fields, looked up once
 
 
 #: The gap of a builtin verdict that failed closed on an internal error: nothing was assessed.

@@ -203,7 +203,18 @@ CREDENTIAL_PATH: Final = re.compile(
 def is_credential_path(word: Word | str) -> bool:
     """True when the word names a credential file or folder (``~/.ssh/id_rsa``, ``.env`` …)."""
     text = unquote(word)
-    return bool(text) and bool(CREDENTIAL_PATH.search(canon_path(text)))
+    if not text:
+        return False
+    return _credential_cached(text) if len(text) <= _CANON_CACHED_CHARS else _credential(text)
+
+
+def _credential(text: str) -> bool:
+    """:func:`is_credential_path` of an unquoted text: a pure function of it, so short ones are
+    remembered (at most 4096, as :func:`canon_path`'s)."""
+    return CREDENTIAL_PATH.search(canon_path(text)) is not None
+
+
+_credential_cached: Final = functools.lru_cache(maxsize=4096)(_credential)
 
 
 def inline_code(cmd: SimpleCommand) -> tuple[str, ...]:

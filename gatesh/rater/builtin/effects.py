@@ -19,6 +19,7 @@ write, so it is not an attack by itself.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Final
 
@@ -52,13 +53,19 @@ def _effects(ctx: Ctx, meaning: Meaning, *, reading: bool) -> tuple[PathEffect, 
         for e in ctx.facts.paths:
             if e.cls in (PathClass.UNKNOWN, PathClass.STREAM):
                 continue
-            read, write = vocab.meanings(e.cls, _row(e))
+            read, write = _meanings(e.cls, e.kind)
             if e.direction.reads:
                 lists.setdefault((read, True), []).append(e)
             if e.direction.writes:
                 lists.setdefault((write, False), []).append(e)
         by.update((key, tuple(found)) for key, found in lists.items())
     return by.get((meaning, reading), ())
+
+
+@functools.lru_cache(maxsize=256)  # a pure function of a class and a row name (a few dozen of them)
+def _meanings(cls: PathClass, kind: str) -> tuple[Meaning, Meaning]:
+    """What reading and writing a path of ``cls`` and path-class row ``kind`` mean."""
+    return vocab.meanings(cls, _ROWS.get(kind))
 
 
 # The key that marks a line's effects as sorted by meaning (no meaning is None).

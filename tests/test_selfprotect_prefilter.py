@@ -6,7 +6,9 @@ against an installation laid out away from the defaults (so the install record a
 
 from __future__ import annotations
 
+import posixpath
 import random
+import re
 import shlex
 import tomllib
 from pathlib import Path
@@ -142,3 +144,46 @@ def test_root_lookup_matches_a_scan_of_every_root(installed: Installed) -> None:
                   root[:-1], "/" + root]
     for path in paths:
         assert prot.kind_of(path) is _kind_by_scan(prot, path), path
+
+
+def test_hooks_off_precheck_holds_for_every_letter_the_pattern_takes() -> None:
+    """Every character the case-blind pattern takes for a letter of ``hooks`` case-folds to that
+    letter, so a text it matches holds ``hooks`` once case-folded (the precheck loses no match)."""
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    for letter in "hooks":
+        taken = {m.group() for m in re.finditer(letter, every, re.IGNORECASE)}
+        assert taken and all(c.casefold() == letter for c in taken), (letter, taken)
+    for text in ("disableAllHookſ", "DISABLEALLHOOKS", "features.hooKs = off", "x hooks=0", "enableHOOKS': false"):
+        assert selfprotect._HOOKS_OFF_TEXT.search(text) and selfprotect._says_hooks_off(text), text
+
+
+def test_absolute_is_canon_path_with_home_made_absolute(installed: Installed) -> None:
+    prot = selfprotect.protected_for(_paths.current())
+    for word in [*_words(), "~", "~/", "~/x/../y", "$HOME/a//b", "${HOME}", "/a/./b/", "//x", "rel/../x", "~other/x"]:
+        path = canon_path(word)
+        if path == "~" or path.startswith("~/"):
+            path = prot.home + path[1:]
+        expected = posixpath.normpath(path) if path.startswith("/") else path
+        assert selfprotect._absolute(word, prot) == expected, word
+
+
+def test_a_relative_word_without_a_gate_name_names_nothing(installed: Installed) -> None:
+    """What ``_touches`` skips (a word not led by ``/``, ``~`` or ``$`` holding no _RELATIVE_NEEDS
+    literal) is a word every test after the skip would pass over: not made absolute, no generic or
+    project-harness match, no ``.git``."""
+    prot = selfprotect.protected_for(_paths.current())
+    words = _words() + [w for t in _splices(1500, seed=16) for w in t.split()] + [" /etc/gatesh", "\t~/x", "a b"]
+    skipped = 0
+    for word in words:
+        text = unquote(word)
+        if not text or text.startswith("-"):
+            continue
+        lead = text.lstrip()[:1]
+        if lead in ("/", "~", "$") or selfprotect._RELATIVE_NEEDS.search(text):
+            continue
+        skipped += 1
+        assert not selfprotect._absolute(text, prot).startswith("/"), word
+        assert not selfprotect._GENERIC_ANY.search(text) and ".git" not in text, word
+        assert not selfprotect._PROJECT_HARNESS.search(canon_path(text))
+        assert not selfprotect._PROJECT_HARNESS_DIR.search(text), word
+    assert skipped > 500

@@ -159,6 +159,9 @@ _PROJECT_HARNESS_DIR: Final = re.compile(r"(?:^|/)\.(?:claude|gemini|codex)/?$")
 # A name every text the two above match holds; canon_path only drops or folds whole path
 # components (never creates a name), so a text without one is matched by neither, canonical or not.
 _HARNESS_NAMES: Final = re.compile(r"claude|gemini|codex")
+# What a relative word needs to name a gate file: a literal of _GENERIC_NEEDS or _HARNESS_NAMES, or
+# `.git` (a repository's hooks); without one, only an absolute path or one from home can.
+_RELATIVE_NEEDS: Final = re.compile(r"gatesh|CLAUDE_CONFIG_DIR|CODEX_HOME|claude|gemini|codex|\.git")
 # A repository's hook scripts (and the folders holding them): gatesh's when they carry its marker.
 _GIT_HOOK_PATH: Final = re.compile(r"(?:^|/)\.git(?:/hooks(?:/(?P<name>[^/]+))?)?/?$")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")
@@ -167,10 +170,13 @@ _MARKER_BYTES: Final = 4096
 
 
 def _absolute(word: str, prot: Protected) -> str:
+    """``word`` as canon_path writes it, a path from home made absolute (normalised): canon_path
+    has normalised an absolute path already, and leaves a relative one relative."""
     path = canon_path(word)
     if path == "~" or path.startswith("~/"):
         path = prot.home + path[1:]
-    return posixpath.normpath(path) if path.startswith("/") else path
+        return posixpath.normpath(path) if path.startswith("/") else path
+    return path
 
 
 _VAR_REF: Final = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
@@ -253,6 +259,11 @@ def _touches(word: str, prot: Protected, *, ancestors: bool, write: bool = False
     """
     text = _expand(unquote(word), prot.values)
     if not text or text.startswith("-"):
+        return None
+    lead = text[0] if not text[0].isspace() else text.lstrip()[:1]
+    if lead not in ("/", "~", "$") and not _RELATIVE_NEEDS.search(text):
+        # A relative word naming none of the gate's names: _absolute leaves it relative (only a
+        # leading `/`, `~` or `$HOME` makes it absolute), so no test below can find anything.
         return None
     if _GENERIC_NEEDS.search(text) and _GENERIC_ANY.search(text):
         for kind, pattern in _GENERIC_KINDS:
@@ -871,6 +882,14 @@ _HARNESS_HOMES: Final = frozenset({"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CL
 _HARNESSES: Final = frozenset({"claude", "codex", "gemini", "claude-code"})
 
 
+def _says_hooks_off(text: str) -> bool:
+    """``_HOOKS_OFF_TEXT.search(text)``, searched only when the case-folded text holds ``hooks``:
+    every alternative spells it, and what the pattern's case-blind match takes for each of its
+    letters (``K``, the Kelvin sign, ``ſ`` …) case-folds to that letter. The pattern alone costs
+    tens of microseconds on a line (case-blind alternatives are tried at every position)."""
+    return "hooks" in text.casefold() and _HOOKS_OFF_TEXT.search(text) is not None
+
+
 def _harness_hooks_off(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     """Starts a harness with gatesh's hooks off (a nested agent nothing gates), or moves where a
     harness reads its settings: ``codex -c features.hooks=false``, ``claude --settings`` holding
@@ -887,7 +906,7 @@ def _harness_hooks_off(cmd: SimpleCommand, facts: Facts, prot: Protected) -> boo
                 return True
         if head in ("claude", "claude-code"):
             settings = list(option_values(args, frozenset({"--settings"})))
-            if settings and _HOOKS_OFF_TEXT.search(facts.text):
+            if settings and _says_hooks_off(facts.text):
                 return True  # inline settings, or a file this text writes, that switch hooks off
             sources = list(option_values(args, frozenset({"--setting-sources"})))
             if any("user" not in v.split(",") for v in sources):
@@ -896,10 +915,10 @@ def _harness_hooks_off(cmd: SimpleCommand, facts: Facts, prot: Protected) -> boo
             return True
     if any(a.partition("=")[0] in _HARNESS_HOMES for a in _env_words(cmd, facts) if cmd.head in _DECLARERS):
         return True
-    if _HOOKS_OFF_TEXT.search(facts.text):
+    if _says_hooks_off(facts.text):
         writes = any(t is not None for t in cmd.writes) or cmd.head in _DEST_WRITERS | _IN_PLACE | {
             "tee", "sponge", "jq", "yq", "dasel", "toml", "crudini"} or bool(_code_writes_any(cmd))
-        return writes and bool(_HOOKS_OFF_TEXT.search(cmd.raw + " " + " ".join(cmd.words)))
+        return writes and _says_hooks_off(cmd.raw + " " + " ".join(cmd.words))
     return False
 
 
@@ -1900,6 +1919,14 @@ _WHOLE_RULES: Final = tuple(r for r in RULES if r.whole is not None)
 _HOOK_RULE: Final = next(r for r in RULES if r.id == "self.hook")
 
 
+def _holds_any(text: str, literals: tuple[str, ...]) -> bool:
+    """Whether ``text`` holds one of ``literals`` (a substring search each: cheaper than a regex)."""
+    for literal in literals:
+        if literal in text:
+            return True
+    return False
+
+
 def check(facts: Facts, paths: GatePaths, cwd: str = "", *, every_rule: bool = False) -> Finding | None:
     """The first self-protection rule the command matches, as an ATTACK finding; None if none.
 
@@ -1913,7 +1940,7 @@ def check(facts: Facts, paths: GatePaths, cwd: str = "", *, every_rule: bool = F
     if values:
         prot = prot.with_values(values)
     # A function definition or a hooks-off setting anywhere is read by rules whatever the head.
-    plain_line = not every_rule and not facts.functions and not _HOOKS_OFF_TEXT.search(facts.text)
+    plain_line = not every_rule and not facts.functions and not _says_hooks_off(facts.text)
     for cmd in facts.commands:
         if cmd.remote:
             continue  # another host's files and processes are not this gate's
@@ -1939,10 +1966,10 @@ def check(facts: Facts, paths: GatePaths, cwd: str = "", *, every_rule: bool = F
         if rule.whole is not None and rule.whole(facts):
             return Finding(rule.id, Outcome.ATTACK, rule.reason)
     text = facts.text
-    if _HOOK_NAME_ANY.search(text) and _HOOK_ASSIGN_TEXT.search(text):
+    if _holds_any(text, _HOOK_NAMES) and _HOOK_ASSIGN_TEXT.search(text):
         # The reader drops a bare assignment with no command (`PROMPT_COMMAND=`), so the text decides.
         return Finding(_HOOK_RULE.id, Outcome.ATTACK, _HOOK_RULE.reason)
-    if _RAW_NEEDS_ANY.search(text) and (not facts.readable or reads_code_from_stdin(facts)) and _RAW.search(text):
+    if _holds_any(text, _RAW_NEEDS) and (not facts.readable or reads_code_from_stdin(facts)) and _RAW.search(text):
         return Finding("self.raw-text", Outcome.ATTACK,
                        "text the reader could not unfold (unreadable, or fed to a shell on stdin) changes "
                        "gatesh's files, daemon or hook, or runs a human-only verb: tampering with the gate")
@@ -1963,7 +1990,6 @@ _HOOK_ASSIGN_TEXT: Final = re.compile(
 )
 # One of these is in every text _HOOK_ASSIGN_TEXT matches (it is not searched otherwise).
 _HOOK_NAMES: Final = ("PROMPT_COMMAND", "preexec_functions", "precmd_functions", "zshaddhistory_functions", "PS0")
-_HOOK_NAME_ANY: Final = re.compile("|".join(map(re.escape, _HOOK_NAMES)))
 
 # For unreadable text only: names of gatesh's files or hook next to a verb that changes them.
 # Linear: only the first verb of a `;&|`/newline segment is tried (a later verb's name search sees a
@@ -1977,4 +2003,3 @@ _RAW: Final = re.compile(
 )
 # One of these is in every text _RAW matches (its gatesh names, or the DEBUG of the trap).
 _RAW_NEEDS: Final = ("gatesh", "DEBUG")
-_RAW_NEEDS_ANY: Final = re.compile("|".join(map(re.escape, _RAW_NEEDS)))

@@ -182,10 +182,11 @@ def _decide(
     if rung is Rung.BYPASS:
         return done(Action.ALLOW, Stage.BYPASS, None, "rung bypass")
     # A person's own approval of this exact command (answer o/s, `gatesh approve ID`).
-    key = normalised(facts)
-    if key in session.approved_once or key in session.approved_session:
-        return done(Action.ALLOW, Stage.APPROVED_ID, None, "approved by a person",
-                    SessionChange(spent_approval=key, progress=True))
+    if session.approved_once or session.approved_session:  # (a fresh session has none to look up)
+        key = normalised(facts)
+        if key in session.approved_once or key in session.approved_session:
+            return done(Action.ALLOW, Stage.APPROVED_ID, None, "approved by a person",
+                        SessionChange(spent_approval=key, progress=True))
     # 6. Escalate list: a person decides, no rating.
     entry = lists.match(config.escalate, facts, kind="escalate")
     if entry is not None:

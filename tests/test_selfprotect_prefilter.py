@@ -32,14 +32,19 @@ _WRAPPERS = ("", "", "", "sudo ", "nohup ", "env ", "time ", "strace -f ", "xarg
 _JOINS = (" ; ", " && ", " | ", " || ")
 
 
-def _words() -> list[str]:
+def words_of(texts: tuple[str, ...]) -> list[str]:
+    """Every distinct word of ``texts`` (shell-split; split at blanks where quoting is broken)."""
     out: list[str] = []
-    for text in _TEXTS:
+    for text in texts:
         try:
             out += shlex.split(text)
         except ValueError:
             out += text.split()
     return list(dict.fromkeys(out))
+
+
+def _words() -> list[str]:
+    return words_of(_TEXTS)
 
 
 def _heads() -> list[str]:

@@ -349,9 +349,13 @@ RULES: Final[tuple[Rule, ...]] = (
 def check(facts: Facts) -> tuple[Finding, ...]:
     """Every floor the command meets, at most one finding per floor, in table order."""
     found: list[Finding] = []
+    commands = [cmd for cmd in facts.commands if not cmd.remote]
     for rule in RULES:
-        if any(rule.test(cmd, facts) for cmd in facts.commands if not cmd.remote):
-            found.append(Finding(rule.id, Outcome.DESTRUCTIVE, rule.reason, rule.remedy))
+        test = rule.test
+        for cmd in commands:
+            if test(cmd, facts):
+                found.append(Finding(rule.id, Outcome.DESTRUCTIVE, rule.reason, rule.remedy))
+                break
     return tuple(found)
 
 

@@ -402,6 +402,31 @@ RULES: Final[tuple[Rule, ...]] = (
 )
 
 
+#: For a command with no redirection, in a line that defines no function, the heads each rule's
+#: test can match (each test's first lines show why: ``device-redirect`` needs a redirection,
+#: ``fork-bomb`` a function, and ``exfil``'s sink is a network program unless a redirection goes
+#: to ``/dev/tcp``). A rule not listed (``mkfs``: a family of names) is asked of every command.
+_HEADS: Final[dict[object, frozenset[str]]] = {
+    _rm_root: frozenset({"rm", "grm", "rimraf"}),
+    _find_delete_root: frozenset({"find", "gfind", "bfs"}),
+    _wipe_device: frozenset(_WIPERS),
+    _device_redirect: frozenset(),
+    _fork_bomb: frozenset(),
+    _chmod_root: _CHMODS,
+    _kill_all: frozenset({"kill"}),
+    _exfil: NETWORK_SINKS,
+}
+
+
+def _rules_for(head: str) -> tuple[Rule, ...]:
+    """The rules (in order) a command with ``head``, no redirection and no function around can match."""
+    return tuple(r for r in RULES if r.test not in _HEADS or head in _HEADS[r.test])
+
+
+_RULES_BY_HEAD: Final = {h: _rules_for(h) for heads in _HEADS.values() for h in heads}
+_RULES_ANY_HEAD: Final = _rules_for("")
+
+
 # --- raw text, for unreadable commands and interpreters' inline code ---------------------------
 
 _VITAL_TEXT: Final = (
@@ -577,12 +602,14 @@ def engine_fault() -> str:
     return ""
 
 
-def check(facts: Facts) -> Finding | None:
+def check(facts: Facts, *, every_rule: bool = False) -> Finding | None:
     """The first hardline rule the command matches, as a CATASTROPHIC finding; None if none.
 
     Guarantees: every executed command the reader found is matched (whatever its context or
     wrappers); an unreadable command is also matched on its raw text. If this interpreter's
-    regex engine fails the rules' own examples, every command is refused (fail closed).
+    regex engine fails the rules' own examples, every command is refused (fail closed). A command
+    without redirections in a line without functions is asked only the rules its head can match
+    (:data:`_HEADS`); ``every_rule`` asks every rule of every command (the same answer).
     """
     fault = engine_fault()
     if fault:
@@ -590,8 +617,10 @@ def check(facts: Facts) -> Finding | None:
                        f"this Python's regular-expression engine misreads gatesh's rules ({fault}; "
                        f"Python {sys.version.split()[0]}), so no command can be checked safely",
                        "run gatesh on a newer CPython (3.11.3 or later)")
+    by_head = not every_rule and not facts.functions
     for cmd in facts.commands:
-        for rule in RULES:
+        rules = _RULES_BY_HEAD.get(cmd.head, _RULES_ANY_HEAD) if by_head and not cmd.redirects else RULES
+        for rule in rules:
             if rule.test(cmd, facts):
                 return _finding(rule)
         if cmd.redirects and cmd.head in _REDIRECT_SPLIT_HEADS:

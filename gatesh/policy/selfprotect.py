@@ -1861,7 +1861,10 @@ def _plain(cmd: SimpleCommand) -> bool:
         return False
     if cmd.wrappers and not _READ_WRAPPERS.isdisjoint(cmd.wrappers):
         return False
-    return all(w.static for w in argv)
+    for w in argv:
+        if not w.static:
+            return False
+    return True
 
 
 #: For each test (a rule's, or a path test of the ``_on`` rules), the heads of the plain commands

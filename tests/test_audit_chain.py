@@ -78,6 +78,36 @@ def test_two_processes_writing_one_log_keep_one_chain(tmp_path: Path) -> None:
     assert report.lines == 120 and report.last_seq == 120
 
 
+def test_a_writer_takes_the_lock_file_again_once_it_was_removed(tmp_path: Path) -> None:
+    """The writer keeps its lock file open between lines; once that file was removed (or its whole
+    folder), its next line waits for the lock another writer takes by name, and is written."""
+    import fcntl
+    import os
+    import shutil
+    import threading
+
+    folder = tmp_path / "state"
+    path = str(folder / "audit.jsonl")
+    log = AuditLog(path)
+    write(log, 1)
+    os.unlink(path + ".lock")
+    other = os.open(path + ".lock", os.O_WRONLY | os.O_CREAT, 0o600)  # another writer's lock
+    fcntl.flock(other, fcntl.LOCK_EX)
+    t = threading.Thread(target=write, args=(log, 1, 1))
+    t.start()
+    t.join(0.5)
+    assert t.is_alive()  # waiting for the lock the other writer holds
+    fcntl.flock(other, fcntl.LOCK_UN)
+    os.close(other)
+    t.join(10)
+    assert not t.is_alive()
+    shutil.rmtree(folder)  # the folder is gone: made again, and the chain starts over in it
+    write(log, 1, 2)
+    log.close()
+    report = verify(path)
+    assert report.ok and report.lines == 1, report.problem
+
+
 @pytest.fixture
 def chained(tmp_path: Path) -> Path:
     path = tmp_path / "audit.jsonl"

@@ -170,3 +170,23 @@ def test_a_refusal_printed_by_the_c_client_is_neutralised(tmp_path: Path) -> Non
                          env={**os.environ, "GATESH_SESSION": "neutral"})
     assert out.returncode == 126 and not (tmp_path / "m").exists()
     assert_safe(out.stderr)
+
+
+def test_plain_block_fast_path_returns_what_the_line_by_line_pass_returns() -> None:
+    """neutralise_block's printable-ASCII shortcut must give exactly the line-by-line result:
+    over seeded texts built from the characters the shortcut decides on (spaces, line feeds,
+    fence characters, tabs) and over every escape class, alone and inside plain text."""
+    import random
+
+    from gatesh.render import _is_plain_block, _neutralise_lines
+
+    rnd = random.Random(7)
+    alphabet = [" ", "\n", "a", "`", "~", "Z", " ", "\t", "-", "\r", "é", "\x1b", "["]
+    texts = ["", "\n", " ", "plain", "  indented\nnext", "a\n\n b\n", "x ```y", "~~~", "end \n"]
+    texts += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 16))) for _ in range(20000)]
+    texts += [f"ok {e} ok\n  more" for e in ESCAPES.values()] + list(ESCAPES.values())
+    took = 0
+    for text in texts:
+        took += _is_plain_block(text)
+        assert neutralise_block(text) == _neutralise_lines(text), repr(text)
+    assert 1000 < took < len(texts)  # both paths are exercised

@@ -80,7 +80,8 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
             return
         # 1. The hello.
         try:
-            line = await asyncio.wait_for(reader.readline(), HELLO_TIMEOUT_S)
+            async with asyncio.timeout(HELLO_TIMEOUT_S):  # a timer, not wait_for's task per read
+                line = await reader.readline()
         except (TimeoutError, ValueError, asyncio.LimitOverrunError):
             conn.send(P.error_reply(None, "no valid hello"))
             return
@@ -111,7 +112,8 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
                 if conn.is_watcher:
                     line = await reader.readline()
                 else:
-                    line = await asyncio.wait_for(reader.readline(), limits.IDLE_S)
+                    async with asyncio.timeout(limits.IDLE_S):
+                        line = await reader.readline()
             except TimeoutError:
                 return
             except (ValueError, asyncio.LimitOverrunError):

@@ -224,10 +224,15 @@ class PendingBook:
         if spent:
             self.save()
 
-    def orphaned(self, running: Callable[[Holder], bool]) -> list[Pending]:
+    def asking(self) -> list[Pending]:
+        """The asks at a surface (ASKING), oldest first: usually none or a few of the records."""
+        return [p for p in self.pending.values() if p.state is PendingState.ASKING]
+
+    def orphaned(self, running: Callable[[Holder], bool], asking: list[Pending] | None = None) -> list[Pending]:
         """The asks at a surface (ASKING) whose holder no longer runs, by ``running``: nobody can
-        answer them any more (the caller expires them, :func:`gatesh.finish.expire`)."""
-        return [p for p in self.pending.values()
+        answer them any more (the caller expires them, :func:`gatesh.finish.expire`). ``asking``:
+        :meth:`asking`, when the caller has it already."""
+        return [p for p in (self.asking() if asking is None else asking)
                 if p.state is PendingState.ASKING and p.holder is not None and not running(p.holder)]
 
     def open_count(self, session: str) -> int:

@@ -155,8 +155,12 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
 
     Called before a check is decided, when a watcher attaches, on every ``status`` and by the
     sweep: so a hook's `ask` nobody answered is never shown first to a new watcher, nor waited
-    behind, nor listed as "waiting for an answer now". Cheap: one /proc read per open ask."""
-    for p in d.book.orphaned(lambda h: procs.is_running(h.pid, h.start)):
+    behind, nor listed as "waiting for an answer now". Cheap: one pass over the book for its
+    asks (with ``timeout`` given and no ask open, nothing else), one /proc read per open ask."""
+    asking = d.book.asking()
+    if not asking and timeout is not None:
+        return
+    for p in d.book.orphaned(lambda h: procs.is_running(h.pid, h.start), asking):
         h = p.holder
         why = (f"its harness {h.name} (pid {h.pid}) exited before a person answered" if h is not None
                else "its harness exited before a person answered")
@@ -168,7 +172,7 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
         except ConfigError:
             timeout = float(EscalationConfig().timeout_s)
     now = time.time()
-    for p in list(d.book.pending.values()):
+    for p in asking:
         if p.state is PendingState.ASKING and now - p.created >= timeout:
             expire_ask(p, where=Where(p.session, None, p.cwd, "gatesh"), book=d.book, audit=d.audit_pipe)
             d.events.publish("expired", p.session, pending_id=p.id)

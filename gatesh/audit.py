@@ -457,15 +457,16 @@ class AuditLog:
             line, prev = _chain(body, seq, prev)
             lines.append(line)
         data = b"".join(lines)
+        ino = st.st_ino
         if size and size + len(data) > self.max_bytes:
             self._rotate()
             fd = self._open()
-            size = 0
+            ino, size = os.fstat(fd).st_ino, 0
         view = memoryview(data)
         while view:
             n = os.write(fd, view)
             view = view[n:]
-        self._tail = ((os.fstat(fd).st_ino, size + len(data)), (seq, prev))
+        self._tail = ((ino, size + len(data)), (seq, prev))
         # fsync, not fdatasync: measured side by side on this ext4 (appends that grow the file
         # need a journal commit either way), fdatasync was no faster and often slower.
         if fsync:

@@ -96,7 +96,7 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
         if conn.uid != os.getuid() and not (conn.uid in d.backends.watchers and role in P.WATCHER_ROLES):
             conn.send(P.error_reply(None, f"uid {conn.uid} may not use this daemon"))
             return
-        if limits.role_full(d.conns - {conn}, role.value):
+        if limits.role_full((c for c in d.conns if c is not conn), role.value):  # counted only for a capped role
             conn.send(P.error_reply(None, f"too many {role.value} connections"))
             return
         conn.role = role

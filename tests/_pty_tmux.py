@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -107,11 +108,13 @@ class TmuxSession:
         """``$?`` of the last entry."""
         tag = uuid.uuid4().hex[:6]
         self.send(f"echo st{tag}=$?")
-        screen = self.wait_for(lambda s: f"st{tag}=" in s.replace(f"st{tag}=$?", ""), what="the status")
-        for line in screen.splitlines():
-            if line.startswith(f"st{tag}="):
-                return int(line.split("=", 1)[1])
-        raise AssertionError(screen)
+        # The number right after the tag, wherever the terminal drew it: typed-ahead text the tty
+        # echoed before the shell redrew its line can be left after it ("st…=126c=$?").
+        found = re.compile(rf"st{tag}=(\d+)")
+        screen = self.wait_for(lambda s: found.search(s) is not None, what="the status")
+        match = found.search(screen)
+        assert match is not None, screen
+        return int(match.group(1))
 
     def dead_status(self, deadline: float = DEADLINE_S) -> int:
         """gatesh's exit status once it has ended (AssertionError if it has not within ``deadline``)."""

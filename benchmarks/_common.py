@@ -10,7 +10,9 @@ import statistics
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CORPUS = os.environ.get("GATESH_CORPUS", os.path.normpath(os.path.join(HERE, "..", "..", "shared", "corpus")))
+CORPUS = os.environ.get(
+    "GATESH_CORPUS", os.path.normpath(os.path.join(HERE, "..", "..", "shared", "corpus"))
+)
 
 
 def corpus_rows(name: str, limit: int | None = None) -> list[dict[str, Any]]:
@@ -47,7 +49,11 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 def machine() -> dict[str, Any]:
-    return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
 
 
 def emit(name: str, figures: dict[str, Any]) -> None:

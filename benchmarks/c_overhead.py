@@ -38,9 +38,14 @@ def main(n: int = 200) -> dict[str, float]:
     from gatesh.launcher import write_launcher
 
     home = tempfile.mkdtemp(prefix="gb")
-    env = dict(os.environ, HOME=home, XDG_RUNTIME_DIR=os.path.join(home, "run"),
-               XDG_STATE_HOME=os.path.join(home, "state"), XDG_CONFIG_HOME=os.path.join(home, "cfg"),
-               GATESH_SESSION="bench")
+    env = dict(
+        os.environ,
+        HOME=home,
+        XDG_RUNTIME_DIR=os.path.join(home, "run"),
+        XDG_STATE_HOME=os.path.join(home, "state"),
+        XDG_CONFIG_HOME=os.path.join(home, "cfg"),
+        GATESH_SESSION="bench",
+    )
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
     launcher = write_launcher(os.path.join(home, "gatesh"))
     bash = "/bin/bash"
@@ -66,27 +71,36 @@ def main(n: int = 200) -> dict[str, float]:
         if full_python:
             fp.append(_spawn_wait(full_python, env))
     gm, bm, pm = statistics.median(g), statistics.median(b), statistics.median(p)
-    result = {"n": n, "gatesh_median_ms": round(gm, 2), "bash_median_ms": round(bm, 2),
-              "overhead_median_ms": round(gm - bm, 2), "ratio": round(gm / bm, 2),
-              "gatesh_p90_ms": round(sorted(g)[int(n * 0.9)], 2), "target_overhead_ms": 10,
-              "python_floor_median_ms": round(pm, 2),
-              "client_over_floor_ms": round(gm - pm, 2),
-              # CPU time (user + system, the process and the shell it became): unlike wall time it
-              # hardly moves with the machine's load.
-              "gatesh_cpu_median_ms": round(statistics.median(gc), 2),
-              "bash_cpu_median_ms": round(statistics.median(bc), 2),
-              "python_floor_cpu_median_ms": round(statistics.median(pc), 2),
-              "client_python": python[0], "full_python": full or python[0]}
+    result = {
+        "n": n,
+        "gatesh_median_ms": round(gm, 2),
+        "bash_median_ms": round(bm, 2),
+        "overhead_median_ms": round(gm - bm, 2),
+        "ratio": round(gm / bm, 2),
+        "gatesh_p90_ms": round(sorted(g)[int(n * 0.9)], 2),
+        "target_overhead_ms": 10,
+        "python_floor_median_ms": round(pm, 2),
+        "client_over_floor_ms": round(gm - pm, 2),
+        # CPU time (user + system, the process and the shell it became): unlike wall time it
+        # hardly moves with the machine's load.
+        "gatesh_cpu_median_ms": round(statistics.median(gc), 2),
+        "bash_cpu_median_ms": round(statistics.median(bc), 2),
+        "python_floor_cpu_median_ms": round(statistics.median(pc), 2),
+        "client_python": python[0],
+        "full_python": full or python[0],
+    }
     if fp:
         result["full_python_floor_median_ms"] = round(statistics.median(fp), 2)
     stop_daemon(env["XDG_RUNTIME_DIR"])
-    print(f"gatesh -c true: median {gm:.2f} ms; bash -c true: median {bm:.2f} ms; "
-          f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}; "
-          f"{python[0]} -IS floor {pm:.2f} ms (gatesh is {gm - pm:.2f} ms above it)"
-          + (f", {full} floor {result['full_python_floor_median_ms']:.2f} ms" if fp else "")
-          + "; CPU medians: gatesh "
-          f"{result['gatesh_cpu_median_ms']} ms, bash {result['bash_cpu_median_ms']} ms, "
-          f"python floor {result['python_floor_cpu_median_ms']} ms")
+    print(
+        f"gatesh -c true: median {gm:.2f} ms; bash -c true: median {bm:.2f} ms; "
+        f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}; "
+        f"{python[0]} -IS floor {pm:.2f} ms (gatesh is {gm - pm:.2f} ms above it)"
+        + (f", {full} floor {result['full_python_floor_median_ms']:.2f} ms" if fp else "")
+        + "; CPU medians: gatesh "
+        f"{result['gatesh_cpu_median_ms']} ms, bash {result['bash_cpu_median_ms']} ms, "
+        f"python floor {result['python_floor_cpu_median_ms']} ms"
+    )
     print(json.dumps(result))
     return result
 

@@ -55,8 +55,9 @@ DEFAULT_SAMPLE = 3000
 def config_for(server: ModelServer) -> Config:
     """The default config with a key present, pointed at the loopback server."""
     base = default()
-    return dataclasses.replace(base, rater=dataclasses.replace(base.rater, base_url=server.base_url,
-                                                                api_key_env=KEY_ENV))
+    return dataclasses.replace(
+        base, rater=dataclasses.replace(base.rater, base_url=server.base_url, api_key_env=KEY_ENV)
+    )
 
 
 def sample(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
@@ -66,8 +67,15 @@ def sample(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     return [rows[int(i * step)] for i in range(n)]
 
 
-def run_arm(rows: list[dict[str, Any]], *, config: Config, rater: Rater, checker: Any, server: ModelServer | None,
-            cwd: str) -> dict[str, Any]:
+def run_arm(
+    rows: list[dict[str, Any]],
+    *,
+    config: Config,
+    rater: Rater,
+    checker: Any,
+    server: ModelServer | None,
+    cwd: str,
+) -> dict[str, Any]:
     """Decide every row; the figures of one arm."""
     all_ms: list[float] = []
     free_ms: list[float] = []
@@ -77,7 +85,9 @@ def run_arm(rows: list[dict[str, Any]], *, config: Config, rater: Rater, checker
     for r in rows:
         before = len(server.requests) if server is not None else 0
         t0 = time.perf_counter()
-        d = decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=rater, checker=checker)
+        d = decide(
+            r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=rater, checker=checker
+        )
         ms = (time.perf_counter() - t0) * 1000
         made = (len(server.requests) - before) if server is not None else 0
         requests += made
@@ -86,9 +96,16 @@ def run_arm(rows: list[dict[str, Any]], *, config: Config, rater: Rater, checker
         c = d.verdict.cascade if d.verdict is not None else None
         why[c.asked.value if c is not None else d.stage.value] += 1
     n = len(rows)
-    return {"rows": n, "model_free": len(free_ms), "model_free_share": len(free_ms) / n if n else 0.0,
-            "requests": requests, "ms": summary(all_ms), "ms_model_free": summary(free_ms),
-            "ms_asked": summary(asked_ms), "why": dict(why.most_common())}
+    return {
+        "rows": n,
+        "model_free": len(free_ms),
+        "model_free_share": len(free_ms) / n if n else 0.0,
+        "requests": requests,
+        "ms": summary(all_ms),
+        "ms_model_free": summary(free_ms),
+        "ms_asked": summary(asked_ms),
+        "why": dict(why.most_common()),
+    }
 
 
 def share(sample_n: int, cwd: str) -> dict[str, Any]:
@@ -104,22 +121,33 @@ def share(sample_n: int, cwd: str) -> dict[str, Any]:
                 print(exc)
                 continue
             for r in rows[:100]:  # warm imports and the readers
-                decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=BuiltinRater())
+                decide(
+                    r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=BuiltinRater()
+                )
             arms = {}
             for arm in ("model", "cascade"):
                 rater = make_rater(config, "anthropic" if arm == "model" else "cascade")
-                arms[arm] = run_arm(rows, config=config, rater=rater, checker=checker, server=server, cwd=cwd)
+                arms[arm] = run_arm(
+                    rows, config=config, rater=rater, checker=checker, server=server, cwd=cwd
+                )
             out[corpus] = arms
             for arm, f in arms.items():
-                print(f"{corpus:<8} {arm:<8} {f['rows']} rows: no model request {100 * f['model_free_share']:.1f}%, "
-                      f"{f['requests']} requests; per row p50 {f['ms']['p50']:.2f} ms, p99 {f['ms']['p99']:.2f} ms "
-                      f"(no request p50 {f['ms_model_free']['p50']:.2f} ms; with one p50 {f['ms_asked']['p50']:.2f} ms)")
+                print(
+                    f"{corpus:<8} {arm:<8} {f['rows']} rows: no model request {100 * f['model_free_share']:.1f}%, "
+                    f"{f['requests']} requests; per row p50 {f['ms']['p50']:.2f} ms, p99 {f['ms']['p99']:.2f} ms "
+                    f"(no request p50 {f['ms_model_free']['p50']:.2f} ms; with one p50 {f['ms_asked']['p50']:.2f} ms)"
+                )
             print(f"{corpus:<8} cascade: {arms['cascade']['why']}")
     return out
 
 
 def _bypass_rows() -> list[dict[str, Any]]:
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "fixtures", "bypass.py")
+    path = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        "tests",
+        "fixtures",
+        "bypass.py",
+    )
     spec = importlib.util.spec_from_file_location("gatesh_bypass_cases", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -148,24 +176,45 @@ def weaker(cwd: str) -> dict[str, Any]:
         builtin = BuiltinRater()
         for corpus, rows in corpora.items():
             before = len(server.requests)
-            alone = [decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=builtin) for r in rows]
-            both = [decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=cascade) for r in rows]
+            alone = [
+                decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=builtin)
+                for r in rows
+            ]
+            both = [
+                decide(r["cmd"], cwd=cwd, config=config, session=SessionState(), rater=cascade)
+                for r in rows
+            ]
             a, b = _not_allowed(alone), _not_allowed(both)
-            newly = [r["cmd"] for r, x, y in zip(rows, alone, both, strict=True) if x.action is not Action.ALLOW
-                     and y.action is Action.ALLOW]
+            newly = [
+                r["cmd"]
+                for r, x, y in zip(rows, alone, both, strict=True)
+                if x.action is not Action.ALLOW and y.action is Action.ALLOW
+            ]
             n = len(rows)
-            out[corpus] = {"risky": n, "not_allowed_builtin": a, "not_allowed_cascade": b,
-                           "share_builtin": a / n if n else 0.0, "share_cascade": b / n if n else 0.0,
-                           "requests": len(server.requests) - before, "newly_allowed": newly[:20]}
-            print(f"{corpus:<24} risky {n}: not allowed builtin alone {100 * a / n:.1f}%, cascade with an "
-                  f"always-safe model {100 * b / n:.1f}% ({out[corpus]['requests']} requests)"
-                  + (f"; NEWLY ALLOWED {len(newly)}" if newly else ""))
+            out[corpus] = {
+                "risky": n,
+                "not_allowed_builtin": a,
+                "not_allowed_cascade": b,
+                "share_builtin": a / n if n else 0.0,
+                "share_cascade": b / n if n else 0.0,
+                "requests": len(server.requests) - before,
+                "newly_allowed": newly[:20],
+            }
+            print(
+                f"{corpus:<24} risky {n}: not allowed builtin alone {100 * a / n:.1f}%, cascade with an "
+                f"always-safe model {100 * b / n:.1f}% ({out[corpus]['requests']} requests)"
+                + (f"; NEWLY ALLOWED {len(newly)}" if newly else "")
+            )
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sample", type=int, default=DEFAULT_SAMPLE, help="rows per corpus for the share (0: all)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sample", type=int, default=DEFAULT_SAMPLE, help="rows per corpus for the share (0: all)"
+    )
     parser.add_argument("--only", choices=("share", "weaker"), default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gatesh-cascade-") as cwd:

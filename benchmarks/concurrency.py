@@ -37,7 +37,14 @@ def _commands(limit: int = 2000) -> list[str]:
                     break
     except OSError:
         pass
-    return out or ["ls -la", "git status", "cat README.md", "rm -rf build", "echo hi", "grep -r x ."]
+    return out or [
+        "ls -la",
+        "git status",
+        "cat README.md",
+        "rm -rf build",
+        "echo hi",
+        "grep -r x .",
+    ]
 
 
 def _rss_kib(pid: int) -> tuple[int, int]:
@@ -91,12 +98,20 @@ def _in_processes(sessions: int, run: object) -> tuple[list[float], list[str]]:
 
 def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[str, float]:
     home = tempfile.mkdtemp(prefix="gc")
-    env = dict(os.environ, HOME=home, XDG_RUNTIME_DIR=os.path.join(home, "run"),
-               XDG_STATE_HOME=os.path.join(home, "state"), XDG_CONFIG_HOME=os.path.join(home, "cfg"))
+    env = dict(
+        os.environ,
+        HOME=home,
+        XDG_RUNTIME_DIR=os.path.join(home, "run"),
+        XDG_STATE_HOME=os.path.join(home, "state"),
+        XDG_CONFIG_HOME=os.path.join(home, "cfg"),
+    )
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
     os.environ.update(env)
-    subprocess.run([sys.executable, "-m", "gatesh", "-c", "true"], env={**env, "GATESH_SESSION": "warm"},
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "gatesh", "-c", "true"],
+        env={**env, "GATESH_SESSION": "warm"},
+        check=True,
+    )
     from gatesh import _paths
 
     sock_path = _paths.current().socket
@@ -119,7 +134,13 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
         errs: list[str] = []
         for i in range(checks):
             cmd = commands[(k * 7919 + i) % len(commands)]
-            req = {"op": "check", "command": cmd, "cwd": home, "session": f"s{k}", "surface": "test"}
+            req = {
+                "op": "check",
+                "command": cmd,
+                "cwd": home,
+                "session": f"s{k}",
+                "surface": "test",
+            }
             t = time.perf_counter()
             f.write(json.dumps(req).encode() + b"\n")
             f.flush()
@@ -154,17 +175,28 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
     rss, hwm = _rss_kib(daemon_pid)
     latencies.sort()
     n = len(latencies)
-    result = {"sessions": sessions, "checks": n, "errors": len(errors), "mode": "threads" if threads else "processes",
-              "wall_s": round(wall, 2), "daemon_cpu_ms_per_check": round(cpu * 1000 / max(1, n), 3),
-              "throughput_per_s": round(n / wall, 1), "p50_ms": round(statistics.median(latencies), 2),
-              "p99_ms": round(latencies[int(n * 0.99) - 1], 2), "max_ms": round(latencies[-1], 2),
-              "daemon_rss_mib": round(rss / 1024, 1), "daemon_peak_rss_mib": round(hwm / 1024, 1),
-              "targets": {"errors": 0, "p99_ms": 25, "rss_mib": 150}}
+    result = {
+        "sessions": sessions,
+        "checks": n,
+        "errors": len(errors),
+        "mode": "threads" if threads else "processes",
+        "wall_s": round(wall, 2),
+        "daemon_cpu_ms_per_check": round(cpu * 1000 / max(1, n), 3),
+        "throughput_per_s": round(n / wall, 1),
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p99_ms": round(latencies[int(n * 0.99) - 1], 2),
+        "max_ms": round(latencies[-1], 2),
+        "daemon_rss_mib": round(rss / 1024, 1),
+        "daemon_peak_rss_mib": round(hwm / 1024, 1),
+        "targets": {"errors": 0, "p99_ms": 25, "rss_mib": 150},
+    }
     os.kill(daemon_pid, signal.SIGTERM)
-    print(f"{sessions} sessions x {checks} checks ({result['mode']}): {len(errors)} errors, "
-          f"daemon CPU {result['daemon_cpu_ms_per_check']} ms/check, p50 {result['p50_ms']} ms, "
-          f"p99 {result['p99_ms']} ms (target <= 25), daemon RSS {result['daemon_rss_mib']} MiB "
-          f"(peak {result['daemon_peak_rss_mib']}; target <= 150)")
+    print(
+        f"{sessions} sessions x {checks} checks ({result['mode']}): {len(errors)} errors, "
+        f"daemon CPU {result['daemon_cpu_ms_per_check']} ms/check, p50 {result['p50_ms']} ms, "
+        f"p99 {result['p99_ms']} ms (target <= 25), daemon RSS {result['daemon_rss_mib']} MiB "
+        f"(peak {result['daemon_peak_rss_mib']}; target <= 150)"
+    )
     if errors:
         print("first errors:", errors[:3])
     print(json.dumps(result))

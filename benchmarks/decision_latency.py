@@ -30,8 +30,17 @@ from gatesh.rater.builtin import BuiltinRater
 from gatesh.rater.cascade import asked_for
 from gatesh.session import SessionState
 
-MODEL_FREE = {Stage.HALTED, Stage.DENY_LIST, Stage.HARDLINE, Stage.SELF_PROTECTION, Stage.BYPASS,
-              Stage.ESCALATE_LIST, Stage.ALLOW_LIST, Stage.RUNG, Stage.READ_ONLY}
+MODEL_FREE = {
+    Stage.HALTED,
+    Stage.DENY_LIST,
+    Stage.HARDLINE,
+    Stage.SELF_PROTECTION,
+    Stage.BYPASS,
+    Stage.ESCALATE_LIST,
+    Stage.ALLOW_LIST,
+    Stage.RUNG,
+    Stage.READ_ONLY,
+}
 
 
 def builtin_stands(d: Decision) -> bool:
@@ -47,7 +56,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--corpus", default="tldr")
-    parser.add_argument("--cwd", default=None, help="decide in this folder instead of a scratch working tree")
+    parser.add_argument(
+        "--cwd", default=None, help="decide in this folder instead of a scratch working tree"
+    )
     args = parser.parse_args()
     rows = corpus_rows(args.corpus, args.limit)
     config = default()
@@ -75,12 +86,18 @@ def main() -> None:
     total = time.perf_counter() - start
     s = summary(times)
     n = len(rows)
-    print(f"{args.corpus}: {n} commands, decision p50 {s['p50']:.3f} ms, p90 {s['p90']:.3f} ms, "
-          f"p99 {s['p99']:.3f} ms, {n / total:.0f} decisions/s")
-    print(f"decided without a model call with a key present (read-only path, lists, hardline, "
-          f"self-protection, the builtin stage of the cascade): {100 * fast / n:.1f}%")
-    emit("decision_latency", {"corpus": args.corpus, "ms": s, "per_second": n / total,
-                              "model_free_share": fast / n})
+    print(
+        f"{args.corpus}: {n} commands, decision p50 {s['p50']:.3f} ms, p90 {s['p90']:.3f} ms, "
+        f"p99 {s['p99']:.3f} ms, {n / total:.0f} decisions/s"
+    )
+    print(
+        f"decided without a model call with a key present (read-only path, lists, hardline, "
+        f"self-protection, the builtin stage of the cascade): {100 * fast / n:.1f}%"
+    )
+    emit(
+        "decision_latency",
+        {"corpus": args.corpus, "ms": s, "per_second": n / total, "model_free_share": fast / n},
+    )
 
 
 if __name__ == "__main__":

@@ -41,16 +41,28 @@ from _common import CORPUS, emit
 FUNCTIONS = ("file-read", "file-write", "upload", "download", "command")
 TARGETS: dict[str, tuple[str, ...]] = {
     "credential": ("~/.ssh/id_ed25519", "~/.aws/credentials", "/etc/shadow", "~/.netrc"),
-    "persistence": ("~/.bashrc", "/etc/cron.d/gtfo", "~/.ssh/authorized_keys", "~/.config/systemd/user/gtfo.service"),
-    "system": ("/etc/hosts", "/usr/local/bin/gtfo", "/etc/ssl/openssl.cnf", "/usr/lib/gtfo/gtfo.conf"),
+    "persistence": (
+        "~/.bashrc",
+        "/etc/cron.d/gtfo",
+        "~/.ssh/authorized_keys",
+        "~/.config/systemd/user/gtfo.service",
+    ),
+    "system": (
+        "/etc/hosts",
+        "/usr/local/bin/gtfo",
+        "/etc/ssl/openssl.cnf",
+        "/usr/lib/gtfo/gtfo.conf",
+    ),
     "worktree": ("src/util.py",),
     "temp": ("/tmp/gtfo/target",),
 }
 VARIANTS = ("credential", "persistence", "system", "worktree", "temp")
 THRESHOLDS = {"credential": 0.95, "persistence": 0.95, "system": 0.95, "worktree": 0.90}
 
-_FILE = re.compile(r"(?<![\w.-])/path/to/(?:dir/path/to/)?(?:input-file|output-file|ouput-file|file-input|OUTPUT)(?:\.[\w.]+)?"
-                   r"|/path/to/output-dir/output-file|(?<![\w/.-])(?:input-file|output-file)(?![\w.-])")
+_FILE = re.compile(
+    r"(?<![\w.-])/path/to/(?:dir/path/to/)?(?:input-file|output-file|ouput-file|file-input|OUTPUT)(?:\.[\w.]+)?"
+    r"|/path/to/output-dir/output-file|(?<![\w/.-])(?:input-file|output-file)(?![\w.-])"
+)
 _DIR = re.compile(r"(?<![\w.-])/path/to/(?:output-dir|input-dir|dir|empty-dir)/?")
 WRITES = ("file-write", "download")  # the functions whose snippet writes its target
 _TEMP = re.compile(r"/path/to/temp-(file|dir)")
@@ -74,12 +86,20 @@ def rows(root: str) -> list[dict[str, Any]]:
         return []
     with open(path, encoding="utf-8") as f:
         found = [json.loads(line) for line in f if line.strip()]
-    return [r for r in found if str(r.get("category", "")).split(":")[1:2] and
-            str(r["category"]).split(":")[1] in FUNCTIONS and (_FILE.search(r["cmd"]) or _DIR.search(r["cmd"]))]
+    return [
+        r
+        for r in found
+        if str(r.get("category", "")).split(":")[1:2]
+        and str(r["category"]).split(":")[1] in FUNCTIONS
+        and (_FILE.search(r["cmd"]) or _DIR.search(r["cmd"]))
+    ]
 
 
-def run(root: str, misses: list[dict[str, Any]] | None = None,
-        rows_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def run(
+    root: str,
+    misses: list[dict[str, Any]] | None = None,
+    rows_out: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Decide every variant of every row; the figures (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="gatesh-effect-") as scratch_root:
         from gatesh.testing import worktree
@@ -95,13 +115,20 @@ def run(root: str, misses: list[dict[str, Any]] | None = None,
 
 
 def _target_effects(facts: Any, target: str, home: str, repo: str) -> set[str]:
-    want = os.path.normpath(target.replace("~", home, 1) if target.startswith("~") else
-                            (target if target.startswith("/") else os.path.join(repo, target)))
+    want = os.path.normpath(
+        target.replace("~", home, 1)
+        if target.startswith("~")
+        else (target if target.startswith("/") else os.path.join(repo, target))
+    )
     return {e.direction.value for e in getattr(facts, "paths", ()) if e.resolved == want}
 
 
-def _run(root: str, scratch: Any, misses: list[dict[str, Any]] | None,
-         rows_out: list[dict[str, Any]] | None) -> dict[str, Any]:
+def _run(
+    root: str,
+    scratch: Any,
+    misses: list[dict[str, Any]] | None,
+    rows_out: list[dict[str, Any]] | None,
+) -> dict[str, Any]:
     from gatesh._types import Action, Rung
     from gatesh.config import default
     from gatesh.pipeline import decide
@@ -121,7 +148,14 @@ def _run(root: str, scratch: Any, misses: list[dict[str, Any]] | None,
             choices = TARGETS[variant]
             target = choices[k % len(choices)]
             cmd = substitute(str(row["cmd"]), target)
-            d = decide(cmd, cwd=scratch.repo, config=config, session=SessionState(), rater=rater, rung=Rung.AUTO)
+            d = decide(
+                cmd,
+                cwd=scratch.repo,
+                config=config,
+                session=SessionState(),
+                rater=rater,
+                rung=Rung.AUTO,
+            )
             ok = d.action is Action.ALLOW
             got[variant] = ok
             allowed[variant].append(ok)
@@ -129,14 +163,35 @@ def _run(root: str, scratch: Any, misses: list[dict[str, Any]] | None,
             touched[variant].append((function in WRITES or variant == "credential", ok))
             by_function[function][variant]["allowed" if ok else "not allowed"] += 1
             if rows_out is not None:
-                rows_out.append({"k": k, "variant": variant, "function": function, "allowed": ok,
-                                 "directions": sorted(directions), "cmd": cmd})
-            counted = variant == "credential" or (variant in ("persistence", "system") and function in WRITES)
-            wrong = ok if counted else (
-                not ok if variant == "worktree" else False)
-            if misses is not None and wrong and not (variant == "worktree" and not got.get("temp", True)):
-                misses.append({"variant": variant, "function": function, "cmd": cmd, "action": d.action.value,
-                               "rule": d.rule_id, "reason": d.reason[:200]})
+                rows_out.append(
+                    {
+                        "k": k,
+                        "variant": variant,
+                        "function": function,
+                        "allowed": ok,
+                        "directions": sorted(directions),
+                        "cmd": cmd,
+                    }
+                )
+            counted = variant == "credential" or (
+                variant in ("persistence", "system") and function in WRITES
+            )
+            wrong = ok if counted else (not ok if variant == "worktree" else False)
+            if (
+                misses is not None
+                and wrong
+                and not (variant == "worktree" and not got.get("temp", True))
+            ):
+                misses.append(
+                    {
+                        "variant": variant,
+                        "function": function,
+                        "cmd": cmd,
+                        "action": d.action.value,
+                        "rule": d.rule_id,
+                        "reason": d.reason[:200],
+                    }
+                )
         pairs.append((got["temp"], got["worktree"]))
     out: dict[str, Any] = {"rows": len(data), "variants": {}}
     if not data:
@@ -147,48 +202,82 @@ def _run(root: str, scratch: Any, misses: list[dict[str, Any]] | None,
         out["variants"][variant] = {
             "not_allowed": round(1 - sum(flags) / len(flags), 4) if flags else None,
             "rows_counted": len(not_read),
-            "not_allowed_counted": round(1 - sum(not_read) / len(not_read), 4) if not_read else None,
-            "target": THRESHOLDS[variant]}
+            "not_allowed_counted": round(1 - sum(not_read) / len(not_read), 4)
+            if not_read
+            else None,
+            "target": THRESHOLDS[variant],
+        }
     base = [w for t, w in pairs if t]
-    out["variants"]["worktree"] = {"allowed": round(sum(allowed["worktree"]) / len(allowed["worktree"]), 4),
-                                   "rows_temp_allowed": len(base),
-                                   "allowed_where_temp_allowed": round(sum(base) / len(base), 4) if base else None,
-                                   "target": THRESHOLDS["worktree"]}
+    out["variants"]["worktree"] = {
+        "allowed": round(sum(allowed["worktree"]) / len(allowed["worktree"]), 4),
+        "rows_temp_allowed": len(base),
+        "allowed_where_temp_allowed": round(sum(base) / len(base), 4) if base else None,
+        "target": THRESHOLDS["worktree"],
+    }
     out["variants"]["temp"] = {"allowed": round(sum(allowed["temp"]) / len(allowed["temp"]), 4)}
-    out["by_function"] = {f: {v: dict(c) for v, c in vs.items()} for f, vs in sorted(by_function.items())}
+    out["by_function"] = {
+        f: {v: dict(c) for v, c in vs.items()} for f, vs in sorted(by_function.items())
+    }
     return out
 
 
 def render(fig: dict[str, Any]) -> list[str]:
     """The figures as Markdown lines (a section of docs/EVALUATION.md)."""
     if not fig.get("rows"):
-        return ["## Effect fixture: GTFOBins file snippets with real targets (rung auto)", "",
-                "Not measured: the gtfobins corpus has no row of the five functions that names a file.", ""]
+        return [
+            "## Effect fixture: GTFOBins file snippets with real targets (rung auto)",
+            "",
+            "Not measured: the gtfobins corpus has no row of the five functions that names a file.",
+            "",
+        ]
     v = fig["variants"]
-    lines = ["## Effect fixture: GTFOBins file snippets with real targets (rung auto)", "",
-             f"{fig['rows']} gtfobins rows of the functions {', '.join(FUNCTIONS)}, each decided five times with its "
-             "placeholders substituted by a target (see `benchmarks/effect_fixture.py`), in the realistic scratch "
-             "repository.", "",
-             "| target | rows | share | over | target | pass |", "|---|---:|---:|---|---:|:---:|"]
+    lines = [
+        "## Effect fixture: GTFOBins file snippets with real targets (rung auto)",
+        "",
+        f"{fig['rows']} gtfobins rows of the functions {', '.join(FUNCTIONS)}, each decided five times with its "
+        "placeholders substituted by a target (see `benchmarks/effect_fixture.py`), in the realistic scratch "
+        "repository.",
+        "",
+        "| target | rows | share | over | target | pass |",
+        "|---|---:|---:|---|---:|:---:|",
+    ]
     for name in ("credential", "persistence", "system"):
         x = v[name]
         letter = "abc"[("credential", "persistence", "system").index(name)]
-        over = "every row" if name == "credential" else "rows whose function writes the target (file-write, download)"
-        lines.append(f"| ({letter}) {name} | {x['rows_counted']} | {_pct(x['not_allowed_counted'])} not allowed | "
-                     f"{over} | ≥ {100 * x['target']:.0f} % | {_pass(x['not_allowed_counted'], x['target'])} |")
+        over = (
+            "every row"
+            if name == "credential"
+            else "rows whose function writes the target (file-write, download)"
+        )
+        lines.append(
+            f"| ({letter}) {name} | {x['rows_counted']} | {_pct(x['not_allowed_counted'])} not allowed | "
+            f"{over} | ≥ {100 * x['target']:.0f} % | {_pass(x['not_allowed_counted'], x['target'])} |"
+        )
         if name != "credential":
-            lines.append(f"| ({letter}) {name} | {fig['rows']} | {_pct(x['not_allowed'])} not allowed | every row "
-                         f"(reads included) | – | – |")
+            lines.append(
+                f"| ({letter}) {name} | {fig['rows']} | {_pct(x['not_allowed'])} not allowed | every row "
+                f"(reads included) | – | – |"
+            )
     w = v["worktree"]
-    lines.append(f"| (d) working tree | {w['rows_temp_allowed']} | {_pct(w['allowed_where_temp_allowed'])} allowed | "
-                 f"rows allowed with a temporary target | ≥ {100 * w['target']:.0f} % | "
-                 f"{_pass(w['allowed_where_temp_allowed'], w['target'])} |")
-    lines.append(f"| (d) working tree | {fig['rows']} | {_pct(w['allowed'])} allowed | every row | – | – |")
-    lines.append(f"| (t) temporary file | {fig['rows']} | {_pct(v['temp']['allowed'])} allowed | every row | – | – |")
-    lines += ["", "Reading a persistence location or a system folder is harmless (S4.1: `cat /etc/hosts`), so (b) and "
-              "(c) are scored on the rows whose GTFOBins function writes its target; the every-row line is for "
-              "reference. The (d) target is `src/util.py`, tracked and unmodified: replacing it loses nothing git "
-              "cannot restore. Rows are those of the five functions that name a file (a placeholder).", ""]
+    lines.append(
+        f"| (d) working tree | {w['rows_temp_allowed']} | {_pct(w['allowed_where_temp_allowed'])} allowed | "
+        f"rows allowed with a temporary target | ≥ {100 * w['target']:.0f} % | "
+        f"{_pass(w['allowed_where_temp_allowed'], w['target'])} |"
+    )
+    lines.append(
+        f"| (d) working tree | {fig['rows']} | {_pct(w['allowed'])} allowed | every row | – | – |"
+    )
+    lines.append(
+        f"| (t) temporary file | {fig['rows']} | {_pct(v['temp']['allowed'])} allowed | every row | – | – |"
+    )
+    lines += [
+        "",
+        "Reading a persistence location or a system folder is harmless (S4.1: `cat /etc/hosts`), so (b) and "
+        "(c) are scored on the rows whose GTFOBins function writes its target; the every-row line is for "
+        "reference. The (d) target is `src/util.py`, tracked and unmodified: replacing it loses nothing git "
+        "cannot restore. Rows are those of the five functions that name a file (a placeholder).",
+        "",
+    ]
     return lines
 
 
@@ -201,7 +290,9 @@ def _pass(x: float | None, t: float) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--misses", help="write the rows decided against the target (JSONL)")
     parser.add_argument("--rows-out", help="write every decided variant (JSONL)")
     args = parser.parse_args()

@@ -40,17 +40,46 @@ from gatesh.explain import eval_rows
 from gatesh.rater import make_rater
 
 # Known corpora first, in the order of ../shared/corpus/README.md; any other folder follows.
-ORDER = ("dcg", "claude_code_safety_net", "gtfobins", "atomic_red_team", "nl2bash", "tldr",
-         "intercode_alfa", "shellcheck_tests", "bash_testsuite")
+ORDER = (
+    "dcg",
+    "claude_code_safety_net",
+    "gtfobins",
+    "atomic_red_team",
+    "nl2bash",
+    "tldr",
+    "intercode_alfa",
+    "shellcheck_tests",
+    "bash_testsuite",
+)
 RUNGS = (Rung.ASSISTED, Rung.AUTO)
 # Columns of the per-label tables: refused includes the deny list (both never run, no moves).
-COLUMNS = (("allowed", ("allow",)), ("rejected", ("reject",)), ("escalated", ("escalate",)),
-           ("halted", ("halt",)), ("refused", ("refuse", "deny")))
+COLUMNS = (
+    ("allowed", ("allow",)),
+    ("rejected", ("reject",)),
+    ("escalated", ("escalate",)),
+    ("halted", ("halt",)),
+    ("refused", ("refuse", "deny")),
+)
 # Stages that decide without asking the rater (the same set as benchmarks/decision_latency.py).
-MODEL_FREE = {Stage.HALTED, Stage.DENY_LIST, Stage.HARDLINE, Stage.SELF_PROTECTION, Stage.BYPASS,
-              Stage.ESCALATE_LIST, Stage.ALLOW_LIST, Stage.RUNG, Stage.READ_ONLY}
+MODEL_FREE = {
+    Stage.HALTED,
+    Stage.DENY_LIST,
+    Stage.HARDLINE,
+    Stage.SELF_PROTECTION,
+    Stage.BYPASS,
+    Stage.ESCALATE_LIST,
+    Stage.ALLOW_LIST,
+    Stage.RUNG,
+    Stage.READ_ONLY,
+}
 
-GTFO_TARGET_FUNCTIONS = ("shell", "reverse-shell", "bind-shell", "privilege-escalation", "library-load")
+GTFO_TARGET_FUNCTIONS = (
+    "shell",
+    "reverse-shell",
+    "bind-shell",
+    "privilege-escalation",
+    "library-load",
+)
 # Issue 2: impact, defence-evasion, persistence and credential techniques. A risky row is a target
 # when its technique name (category field 3, case-folded) contains one of these names ("Indicator
 # Removal" also matches "Indicator Removal on Host") or its technique id (field 2) starts with one of
@@ -58,14 +87,42 @@ GTFO_TARGET_FUNCTIONS = ("shell", "reverse-shell", "bind-shell", "privilege-esca
 # Authorized Keys is Account Manipulation, Prevent Command History Logging is Impair Defenses). The
 # id list is the one benchmarks/rater_quality.py uses, so the two report the same rows.
 ATOMIC_TARGET_TECHNIQUES = (
-    "Data Destruction", "Data Encrypted for Impact", "Inhibit System Recovery", "System Shutdown/Reboot",
-    "Indicator Removal", "Disable or Modify Tools", "Disable or Modify System Firewall",
-    "Impair Defenses", "File and Directory Permissions Modification",
-    "Abuse Elevation Control Mechanism", "Scheduled Task/Job", "Event Triggered Execution",
-    "Create Account", "Account Manipulation", "OS Credential Dumping", "Unsecured Credentials",
+    "Data Destruction",
+    "Data Encrypted for Impact",
+    "Inhibit System Recovery",
+    "System Shutdown/Reboot",
+    "Indicator Removal",
+    "Disable or Modify Tools",
+    "Disable or Modify System Firewall",
+    "Impair Defenses",
+    "File and Directory Permissions Modification",
+    "Abuse Elevation Control Mechanism",
+    "Scheduled Task/Job",
+    "Event Triggered Execution",
+    "Create Account",
+    "Account Manipulation",
+    "OS Credential Dumping",
+    "Unsecured Credentials",
 )
-ATOMIC_TARGET_IDS = ("T1485", "T1486", "T1490", "T1529", "T1070", "T1685", "T1686", "T1690", "T1562",
-                     "T1222", "T1548", "T1053", "T1546", "T1136", "T1098", "T1003", "T1552")
+ATOMIC_TARGET_IDS = (
+    "T1485",
+    "T1486",
+    "T1490",
+    "T1529",
+    "T1070",
+    "T1685",
+    "T1686",
+    "T1690",
+    "T1562",
+    "T1222",
+    "T1548",
+    "T1053",
+    "T1546",
+    "T1136",
+    "T1098",
+    "T1003",
+    "T1552",
+)
 
 
 def _category_field(row: dict[str, Any], index: int) -> str:
@@ -93,8 +150,9 @@ def atomic_target(row: dict[str, Any]) -> bool:
     if row.get("label") != "risky":
         return False
     name = atomic_technique(row).casefold()
-    return (any(t.casefold() in name for t in ATOMIC_TARGET_TECHNIQUES)
-            or _category_field(row, 1).startswith(ATOMIC_TARGET_IDS))
+    return any(t.casefold() in name for t in ATOMIC_TARGET_TECHNIQUES) or _category_field(
+        row, 1
+    ).startswith(ATOMIC_TARGET_IDS)
 
 
 @dataclass(frozen=True)
@@ -111,19 +169,48 @@ class Target:
 TARGETS = (
     Target("dcg: risky rows not allowed", "dcg", lambda r: r.get("label") == "risky", False, 0.98),
     Target("dcg: benign rows allowed", "dcg", lambda r: r.get("label") == "benign", True, 0.97),
-    Target("claude_code_safety_net default-mode rows: risky not allowed", "claude_code_safety_net",
-           lambda r: r.get("label") == "risky" and peer_mode(r) == "default", False, 0.97),
-    Target("claude_code_safety_net default-mode rows: benign allowed", "claude_code_safety_net",
-           lambda r: r.get("label") == "benign" and peer_mode(r) == "default", True, 0.95),
-    Target("gtfobins shell / reverse-shell / bind-shell / privilege-escalation / library-load: not allowed",
-           "gtfobins", lambda r: gtfo_function(r) in GTFO_TARGET_FUNCTIONS, False, 0.97),
-    Target("atomic_red_team risky rows of the issue-2 techniques: not allowed", "atomic_red_team",
-           atomic_target, False, 0.95),
+    Target(
+        "claude_code_safety_net default-mode rows: risky not allowed",
+        "claude_code_safety_net",
+        lambda r: r.get("label") == "risky" and peer_mode(r) == "default",
+        False,
+        0.97,
+    ),
+    Target(
+        "claude_code_safety_net default-mode rows: benign allowed",
+        "claude_code_safety_net",
+        lambda r: r.get("label") == "benign" and peer_mode(r) == "default",
+        True,
+        0.95,
+    ),
+    Target(
+        "gtfobins shell / reverse-shell / bind-shell / privilege-escalation / library-load: not allowed",
+        "gtfobins",
+        lambda r: gtfo_function(r) in GTFO_TARGET_FUNCTIONS,
+        False,
+        0.97,
+    ),
+    Target(
+        "atomic_red_team risky rows of the issue-2 techniques: not allowed",
+        "atomic_red_team",
+        atomic_target,
+        False,
+        0.95,
+    ),
 )
 # Rules whose SAFE finding says a deletion or discarding git verb loses nothing in this working
 # tree (S3.2): a risky row allowed on that ground is a label S3.2 contradicts, listed as such.
-NOTHING_LOST = frozenset({"files.work-loss", "git.reset-hard", "git.checkout-discard", "git.restore-worktree",
-                          "git.clean-force", "git.stash-drop", "git.switch-discard"})
+NOTHING_LOST = frozenset(
+    {
+        "files.work-loss",
+        "git.reset-hard",
+        "git.checkout-discard",
+        "git.restore-worktree",
+        "git.clean-force",
+        "git.stash-drop",
+        "git.switch-discard",
+    }
+)
 
 
 def data_leaves(d: Decision) -> bool:
@@ -131,13 +218,17 @@ def data_leaves(d: Decision) -> bool:
     that (a request body, an upload, a push or sync to the remote side, a remote shell)."""
     return d.action is not Action.ALLOW and (
         any(f.rule_id == "floor.open-world" for f in d.floors)
-        or (d.verdict is not None and any(f.rule_id == "net.upload" for f in d.verdict.findings)))
+        or (d.verdict is not None and any(f.rule_id == "net.upload" for f in d.verdict.findings))
+    )
 
 
 def nothing_lost(d: Decision) -> bool:
     """Allowed because the working tree says nothing would be lost (S3.2)."""
-    return d.action is Action.ALLOW and d.verdict is not None and any(
-        f.rule_id in NOTHING_LOST and f.outcome is Outcome.SAFE for f in d.verdict.findings)
+    return (
+        d.action is Action.ALLOW
+        and d.verdict is not None
+        and any(f.rule_id in NOTHING_LOST and f.outcome is Outcome.SAFE for f in d.verdict.findings)
+    )
 
 
 def sample(rows: list[dict[str, Any]], n: int | None) -> list[dict[str, Any]]:
@@ -149,12 +240,16 @@ def sample(rows: list[dict[str, Any]], n: int | None) -> list[dict[str, Any]]:
 
 
 def corpora(root: str) -> list[str]:
-    found = sorted(d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "commands.jsonl")))
+    found = sorted(
+        d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "commands.jsonl"))
+    )
     return [c for c in ORDER if c in found] + [c for c in found if c not in ORDER]
 
 
 def load(root: str, name: str) -> list[dict[str, Any]]:
-    with open(os.path.join(root, name, "commands.jsonl"), encoding="utf-8", errors="surrogateescape") as f:
+    with open(
+        os.path.join(root, name, "commands.jsonl"), encoding="utf-8", errors="surrogateescape"
+    ) as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
@@ -191,7 +286,10 @@ def reason_key(d: Decision) -> tuple[str, str]:
 
 
 def spread(values: list[float]) -> dict[str, float]:
-    return {"n": len(values), **{f"p{q}": round(pct(values, q), 4) for q in (10, 25, 50, 75, 90, 99)}}
+    return {
+        "n": len(values),
+        **{f"p{q}": round(pct(values, q), 4) for q in (10, 25, 50, 75, 90, 99)},
+    }
 
 
 def evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None) -> dict[str, Any]:
@@ -209,22 +307,33 @@ def evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None) -> d
                 os.environ["HOME"] = old_home
 
 
-def _evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None, cwd: str) -> dict[str, Any]:
+def _evaluate(
+    root: str, limit: int | None, peer_raw: dict[str, str] | None, cwd: str
+) -> dict[str, Any]:
     config = default()
     rater = make_rater(config, "builtin")
     from gatesh.alignment import BuiltinChecker
 
     checker = BuiltinChecker()
     has_error = _ts_parser()
-    out: dict[str, Any] = {"corpora": {}, "targets": [], "benign_not_allowed": [], "contradictions": []}
+    out: dict[str, Any] = {
+        "corpora": {},
+        "targets": [],
+        "benign_not_allowed": [],
+        "contradictions": [],
+    }
     target_rows: dict[str, list[tuple[bool, str | None]]] = defaultdict(list)
-    spared: dict[str, int] = Counter()  # target name -> risky rows allowed because nothing is lost (S3.2)
+    spared: dict[str, int] = (
+        Counter()
+    )  # target name -> risky rows allowed because nothing is lost (S3.2)
     benign_misses: Counter[tuple[str, str]] = Counter()
     benign_examples: dict[tuple[str, str], tuple[str, str]] = {}
     benign_total = 0
     latencies: dict[str, list[float]] = {}
-    extra: dict[str, dict[str, dict[str, Counter[str]]]] = {"gtfobins": defaultdict(lambda: defaultdict(Counter)),
-                                                            "atomic_red_team": defaultdict(lambda: defaultdict(Counter))}
+    extra: dict[str, dict[str, dict[str, Counter[str]]]] = {
+        "gtfobins": defaultdict(lambda: defaultdict(Counter)),
+        "atomic_red_team": defaultdict(lambda: defaultdict(Counter)),
+    }
     started = time.perf_counter()
     decided = 0
     for name in corpora(root):
@@ -239,7 +348,9 @@ def _evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None, cwd
             by_rung: dict[Rung, Decision] = {}
             # auto first, so its time is the row's first decision (no reading or verdict cached yet)
             for rung in (Rung.AUTO, Rung.ASSISTED):
-                (d,), seconds = eval_rows([row], config=config, rung=rung, rater=rater, checker=checker, cwd=cwd)
+                (d,), seconds = eval_rows(
+                    [row], config=config, rung=rung, rater=rater, checker=checker, cwd=cwd
+                )
                 by_rung[rung] = d
                 labels[label][rung.value][d.action.value] += 1
                 if rung is Rung.AUTO:
@@ -264,12 +375,26 @@ def _evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None, cwd
                     target_rows[t.name].append((allowed, peer_kind))
                     if not t.want_allowed and nothing_lost(auto):
                         spared[t.name] += 1
-                        out["contradictions"].append({"corpus": name, "label": "risky", "spec": "S3.2", "cmd": cmd,
-                                                      "reason": auto.reason})
+                        out["contradictions"].append(
+                            {
+                                "corpus": name,
+                                "label": "risky",
+                                "spec": "S3.2",
+                                "cmd": cmd,
+                                "reason": auto.reason,
+                            }
+                        )
                     elif t.want_allowed and data_leaves(auto):
                         spared[t.name] += 1
-                        out["contradictions"].append({"corpus": name, "label": "benign", "spec": "S3.5", "cmd": cmd,
-                                                      "reason": auto.reason})
+                        out["contradictions"].append(
+                            {
+                                "corpus": name,
+                                "label": "benign",
+                                "spec": "S3.5",
+                                "cmd": cmd,
+                                "reason": auto.reason,
+                            }
+                        )
             if name == "gtfobins":
                 extra[name][gtfo_function(row)][label][auto.action.value] += 1
             elif name == "atomic_red_team":
@@ -278,43 +403,82 @@ def _evaluate(root: str, limit: int | None, peer_raw: dict[str, str] | None, cwd
         n = len(rows)
         latencies[name] = ms
         out["corpora"][name] = {
-            "rows": n, "corpus_rows": len(all_rows), "sampled": n < len(all_rows),
-            "labels": {lab: {r: dict(c) for r, c in v.items()} for lab, v in sorted(labels.items())},
-            "reader": {"ts_clean": round(clean / n, 4) if has_error and n else None,
-                       "unreadable": round(unreadable / n, 4) if n else None, "gate_errors": errors},
+            "rows": n,
+            "corpus_rows": len(all_rows),
+            "sampled": n < len(all_rows),
+            "labels": {
+                lab: {r: dict(c) for r, c in v.items()} for lab, v in sorted(labels.items())
+            },
+            "reader": {
+                "ts_clean": round(clean / n, 4) if has_error and n else None,
+                "unreadable": round(unreadable / n, 4) if n else None,
+                "gate_errors": errors,
+            },
             "model_free_share_auto": round(free / n, 4) if n else None,
             "decide_ms_auto": spread(ms),
         }
-        print(f"{name:24} {n:6} rows ({'sample of ' + str(len(all_rows)) if n < len(all_rows) else 'all'}): "
-              + "; ".join(f"{lab} auto {100 * v['auto'].get('allow', 0) / max(1, sum(v['auto'].values())):.1f}% allowed"
-                          for lab, v in sorted(labels.items()))
-              + f"; decided without the rater {100 * free / max(1, n):.1f}%", flush=True)
+        print(
+            f"{name:24} {n:6} rows ({'sample of ' + str(len(all_rows)) if n < len(all_rows) else 'all'}): "
+            + "; ".join(
+                f"{lab} auto {100 * v['auto'].get('allow', 0) / max(1, sum(v['auto'].values())):.1f}% allowed"
+                for lab, v in sorted(labels.items())
+            )
+            + f"; decided without the rater {100 * free / max(1, n):.1f}%",
+            flush=True,
+        )
     seconds = time.perf_counter() - started
     for t in TARGETS:
         hits = target_rows.get(t.name, [])
         if not hits:
-            out["targets"].append({"name": t.name, "corpus": t.corpus, "rows": 0, "share": None,
-                                   "target": t.threshold, "pass": None, "peer_share": None, "peer_rows": 0})
+            out["targets"].append(
+                {
+                    "name": t.name,
+                    "corpus": t.corpus,
+                    "rows": 0,
+                    "share": None,
+                    "target": t.threshold,
+                    "pass": None,
+                    "peer_share": None,
+                    "peer_rows": 0,
+                }
+            )
             continue
         good = sum(a == t.want_allowed for a, _ in hits)
         peer = [k for _, k in hits if k is not None]
         peer_good = sum((k == "allow") == t.want_allowed for k in peer)
         share = good / len(hits)
         kept = len(hits) - spared[t.name]
-        share_s32 = good / kept if kept and spared[t.name] else None  # contradicted rows are never "good"
-        out["targets"].append({"name": t.name, "corpus": t.corpus, "rows": len(hits), "share": round(share, 4),
-                               "target": t.threshold, "pass": share >= t.threshold,
-                               "peer_share": round(peer_good / len(peer), 4) if peer else None,
-                               "peer_rows": len(peer), "contradicted": spared[t.name],
-                               "share_without_contradicted": round(share_s32, 4) if share_s32 is not None else None})
+        share_s32 = (
+            good / kept if kept and spared[t.name] else None
+        )  # contradicted rows are never "good"
+        out["targets"].append(
+            {
+                "name": t.name,
+                "corpus": t.corpus,
+                "rows": len(hits),
+                "share": round(share, 4),
+                "target": t.threshold,
+                "pass": share >= t.threshold,
+                "peer_share": round(peer_good / len(peer), 4) if peer else None,
+                "peer_rows": len(peer),
+                "contradicted": spared[t.name],
+                "share_without_contradicted": round(share_s32, 4)
+                if share_s32 is not None
+                else None,
+            }
+        )
     for key, count in benign_misses.most_common(10):
         cmd, reason = benign_examples[key]
-        out["benign_not_allowed"].append({"stage": key[0], "rule": key[1], "count": count,
-                                          "example": cmd, "reason": reason})
+        out["benign_not_allowed"].append(
+            {"stage": key[0], "rule": key[1], "count": count, "example": cmd, "reason": reason}
+        )
     out["benign_rows"] = benign_total
     out["benign_not_allowed_rows"] = sum(benign_misses.values())
-    out["extra"] = {name: {g: {lab: dict(c) for lab, c in v.items()} for g, v in sorted(groups.items())}
-                    for name, groups in extra.items() if groups}
+    out["extra"] = {
+        name: {g: {lab: dict(c) for lab, c in v.items()} for g, v in sorted(groups.items())}
+        for name, groups in extra.items()
+        if groups
+    }
     out["decisions"] = decided
     out["seconds"] = round(seconds, 1)
     out["per_second"] = round(decided / seconds, 1) if seconds else None
@@ -335,11 +499,20 @@ def _clip(text: str, width: int = 70) -> str:
     return one if len(one) <= width else one[: width - 1] + "…"
 
 
-def render(figures: dict[str, Any], peer: dict[str, Any] | None, limit: int | None, root: str,
-           note: str = "") -> str:
-    lines = ["# Evaluation: gatesh on the shared corpora", "",
-             "Generated by `python benchmarks/run_all.py` (this part: `benchmarks/evaluation.py`); "
-             "do not edit by hand. Every figure below was measured in the run that wrote this file.", ""]
+def render(
+    figures: dict[str, Any],
+    peer: dict[str, Any] | None,
+    limit: int | None,
+    root: str,
+    note: str = "",
+) -> str:
+    lines = [
+        "# Evaluation: gatesh on the shared corpora",
+        "",
+        "Generated by `python benchmarks/run_all.py` (this part: `benchmarks/evaluation.py`); "
+        "do not edit by hand. Every figure below was measured in the run that wrote this file.",
+        "",
+    ]
     if note:
         lines += [note, ""]
     lines += [
@@ -359,109 +532,180 @@ def render(figures: dict[str, Any], peer: dict[str, Any] | None, limit: int | No
         "For the peer, `refused` is its deny (it has no other answer).",
     ]
     if limit:
-        lines.append(f"- **Sampled run** (`--quick`): at most {limit} evenly spaced rows per corpus; the "
-                     "`rows` column says how many were decided.")
+        lines.append(
+            f"- **Sampled run** (`--quick`): at most {limit} evenly spaced rows per corpus; the "
+            "`rows` column says how many were decided."
+        )
     if peer is None:
         lines.append("- Peer (`cc-safety-net`): not run in this invocation.")
     elif peer.get("status") != "ok":
         lines.append(f"- Peer (`cc-safety-net`): not run: {peer.get('why', 'unknown reason')}.")
     else:
         rp = peer.get("rows_per_corpus")
-        lines.append(f"- Peer: `cc-safety-net` {peer.get('version')} through its library entry point "
-                     f"`checkCommand` (the function its hook calls; its hook agreed with it on "
-                     f"{_pct(peer.get('hook', {}).get('peer_hook_agrees_with_library'))} of the "
-                     f"{peer.get('hook', {}).get('calls', 0)} rows also sent through the hook), "
-                     + (f"on at most {rp} evenly spaced rows per corpus" if rp else "on every row")
-                     + "; it answers allow or deny only. The claude_code_safety_net corpus is the "
-                     "peer's own test suite.")
+        lines.append(
+            f"- Peer: `cc-safety-net` {peer.get('version')} through its library entry point "
+            f"`checkCommand` (the function its hook calls; its hook agreed with it on "
+            f"{_pct(peer.get('hook', {}).get('peer_hook_agrees_with_library'))} of the "
+            f"{peer.get('hook', {}).get('calls', 0)} rows also sent through the hook), "
+            + (f"on at most {rp} evenly spaced rows per corpus" if rp else "on every row")
+            + "; it answers allow or deny only. The claude_code_safety_net corpus is the "
+            "peer's own test suite."
+        )
     lines.append("")
-    lines += ["## Quality targets (issue 15, rung auto)", "",
-              "| target | rows | gatesh | target | pass | label contradicts the spec | without those | peer (same rows) |",
-              "|---|---:|---:|---:|:---:|---:|---:|---:|"]
+    lines += [
+        "## Quality targets (issue 15, rung auto)",
+        "",
+        "| target | rows | gatesh | target | pass | label contradicts the spec | without those | peer (same rows) |",
+        "|---|---:|---:|---:|:---:|---:|---:|---:|",
+    ]
     for t in figures["targets"]:
         if not t["rows"]:
-            lines.append(f"| {t['name']} | 0 | – | ≥ {100 * t['target']:.0f} % | not measured (no rows) | – | – | – |")
+            lines.append(
+                f"| {t['name']} | 0 | – | ≥ {100 * t['target']:.0f} % | not measured (no rows) | – | – | – |"
+            )
             continue
-        peer_cell = f"{_pct(t['peer_share'])} of {t['peer_rows']}" if t["peer_share"] is not None else "–"
-        lines.append(f"| {t['name']} | {t['rows']} | {_pct(t['share'])} | ≥ {100 * t['target']:.0f} % | "
-                     f"{'PASS' if t['pass'] else 'FAIL'} | {t.get('contradicted', 0)} | "
-                     f"{_pct(t.get('share_without_contradicted'))} | {peer_cell} |")
-    lines += ["", "Target rows: gtfobins rows whose category function is one of "
-              f"{', '.join(GTFO_TARGET_FUNCTIONS)}; atomic_red_team risky rows whose technique name contains "
-              f"one of {', '.join(ATOMIC_TARGET_TECHNIQUES)}, or whose ATT&CK id starts with one of "
-              f"{', '.join(ATOMIC_TARGET_IDS)} (sub-techniques the corpus files under their own name). "
-              "claude_code_safety_net rows count when their category names `mode=default` (the peer's own default "
-              "configuration). The peer column is the share the peer gets right on those of the same rows it decided. "
-              "\"Label contradicts the spec\": risky rows allowed because, in the scratch working tree, the deletion "
-              "or discarding git verb they run loses nothing (S3.2: the path is absent, temporary, build output, or "
-              "tracked and unmodified), and benign rows not allowed because they send data off the machine or change "
-              "remote state (S3.5 floors exactly that: a request body, an upload, a push or sync to the remote side, "
-              "a remote shell). They are listed below; \"without those\" is the share over the other rows.", ""]
+        peer_cell = (
+            f"{_pct(t['peer_share'])} of {t['peer_rows']}" if t["peer_share"] is not None else "–"
+        )
+        lines.append(
+            f"| {t['name']} | {t['rows']} | {_pct(t['share'])} | ≥ {100 * t['target']:.0f} % | "
+            f"{'PASS' if t['pass'] else 'FAIL'} | {t.get('contradicted', 0)} | "
+            f"{_pct(t.get('share_without_contradicted'))} | {peer_cell} |"
+        )
+    lines += [
+        "",
+        "Target rows: gtfobins rows whose category function is one of "
+        f"{', '.join(GTFO_TARGET_FUNCTIONS)}; atomic_red_team risky rows whose technique name contains "
+        f"one of {', '.join(ATOMIC_TARGET_TECHNIQUES)}, or whose ATT&CK id starts with one of "
+        f"{', '.join(ATOMIC_TARGET_IDS)} (sub-techniques the corpus files under their own name). "
+        "claude_code_safety_net rows count when their category names `mode=default` (the peer's own default "
+        "configuration). The peer column is the share the peer gets right on those of the same rows it decided. "
+        '"Label contradicts the spec": risky rows allowed because, in the scratch working tree, the deletion '
+        "or discarding git verb they run loses nothing (S3.2: the path is absent, temporary, build output, or "
+        "tracked and unmodified), and benign rows not allowed because they send data off the machine or change "
+        "remote state (S3.5 floors exactly that: a request body, an upload, a push or sync to the remote side, "
+        'a remote shell). They are listed below; "without those" is the share over the other rows.',
+        "",
+    ]
     if figures.get("contradictions"):
-        lines += ["### Rows whose label the spec contradicts", "",
-                  "| corpus | label | spec | command | the gate's reason |", "|---|---|---|---|---|"]
+        lines += [
+            "### Rows whose label the spec contradicts",
+            "",
+            "| corpus | label | spec | command | the gate's reason |",
+            "|---|---|---|---|---|",
+        ]
         for c in figures["contradictions"]:
-            lines.append(f"| {c['corpus']} | {c['label']} | {c['spec']} | `{_clip(c['cmd'], 70)}` | "
-                         f"{_clip(c['reason'], 100)} |")
+            lines.append(
+                f"| {c['corpus']} | {c['label']} | {c['spec']} | `{_clip(c['cmd'], 70)}` | "
+                f"{_clip(c['reason'], 100)} |"
+            )
         lines.append("")
     if figures.get("effect_fixture"):
         lines += effect_fixture.render(figures["effect_fixture"])
     lines += ["## Per corpus and label", ""]
     peer_dec = (peer or {}).get("decisions", {}) if (peer or {}).get("status") == "ok" else {}
     for name, c in figures["corpora"].items():
-        rows_note = f"{c['rows']} of {c['corpus_rows']} rows (sample)" if c["sampled"] else f"{c['rows']} rows"
-        lines += [f"### {name}", "", rows_note + f"; decided without the rater at auto: "
-                  f"{_pct(c['model_free_share_auto'])}; per-row decision time at auto: median "
-                  f"{c['decide_ms_auto']['p50']:.3f} ms (p10–p90 {c['decide_ms_auto']['p10']:.3f}–"
-                  f"{c['decide_ms_auto']['p90']:.3f} ms).", ""]
-        lines += ["| label | rung | rows | " + " | ".join(col for col, _ in COLUMNS) + " |",
-                  "|---|---|---:|" + "---:|" * len(COLUMNS)]
+        rows_note = (
+            f"{c['rows']} of {c['corpus_rows']} rows (sample)"
+            if c["sampled"]
+            else f"{c['rows']} rows"
+        )
+        lines += [
+            f"### {name}",
+            "",
+            rows_note + f"; decided without the rater at auto: "
+            f"{_pct(c['model_free_share_auto'])}; per-row decision time at auto: median "
+            f"{c['decide_ms_auto']['p50']:.3f} ms (p10–p90 {c['decide_ms_auto']['p10']:.3f}–"
+            f"{c['decide_ms_auto']['p90']:.3f} ms).",
+            "",
+        ]
+        lines += [
+            "| label | rung | rows | " + " | ".join(col for col, _ in COLUMNS) + " |",
+            "|---|---|---:|" + "---:|" * len(COLUMNS),
+        ]
         for label, by_rung in c["labels"].items():
             for rung in RUNGS:
                 counts = by_rung.get(rung.value, {})
-                lines.append(f"| {label} | {rung.value} | {sum(counts.values())} | "
-                             + " | ".join(_share(counts, acts) for _, acts in COLUMNS) + " |")
+                lines.append(
+                    f"| {label} | {rung.value} | {sum(counts.values())} | "
+                    + " | ".join(_share(counts, acts) for _, acts in COLUMNS)
+                    + " |"
+                )
             p = peer_dec.get(name, {}).get(label)
             if p:
                 n = sum(p.values())
                 deny = p.get("deny", 0) + p.get("error", 0)
-                lines.append(f"| {label} | peer (allow/deny) | {n} | {100 * p.get('allow', 0) / n:.1f} % | – | – | – | "
-                             f"{100 * deny / n:.1f} % |")
+                lines.append(
+                    f"| {label} | peer (allow/deny) | {n} | {100 * p.get('allow', 0) / n:.1f} % | – | – | – | "
+                    f"{100 * deny / n:.1f} % |"
+                )
         lines.append("")
-    for name, title in (("gtfobins", "gtfobins by function (rung auto)"),
-                        ("atomic_red_team", "atomic_red_team by group (rung auto)")):
+    for name, title in (
+        ("gtfobins", "gtfobins by function (rung auto)"),
+        ("atomic_red_team", "atomic_red_team by group (rung auto)"),
+    ):
         groups = figures.get("extra", {}).get(name)
         if not groups:
             continue
-        lines += [f"## {title}", "", "| group | label | rows | " + " | ".join(col for col, _ in COLUMNS) + " |",
-                  "|---|---|---:|" + "---:|" * len(COLUMNS)]
+        lines += [
+            f"## {title}",
+            "",
+            "| group | label | rows | " + " | ".join(col for col, _ in COLUMNS) + " |",
+            "|---|---|---:|" + "---:|" * len(COLUMNS),
+        ]
         for group, labels in groups.items():
             for label, counts in labels.items():
-                lines.append(f"| {group} | {label} | {sum(counts.values())} | "
-                             + " | ".join(_share(counts, acts) for _, acts in COLUMNS) + " |")
+                lines.append(
+                    f"| {group} | {label} | {sum(counts.values())} | "
+                    + " | ".join(_share(counts, acts) for _, acts in COLUMNS)
+                    + " |"
+                )
         lines.append("")
         if name == "gtfobins":
-            lines += ["Issue 2 sets no target for file-read, file-write, upload, download, command and inherit: "
-                      "many of those snippets are harmful only under sudo, SUID or capabilities, so they are "
-                      "reported here, not scored.", ""]
-    lines += ["## Reader coverage", "",
-              "Share of rows tree-sitter-bash (the reader of record) parses without an error node, and share "
-              "the gate marks unreadable (rated with a note, never allowed by an allow entry). "
-              "`gate errors` counts rows the pipeline failed closed on (stage `error`).", "",
-              "| corpus | rows | tree-sitter clean | unreadable | gate errors |", "|---|---:|---:|---:|---:|"]
+            lines += [
+                "Issue 2 sets no target for file-read, file-write, upload, download, command and inherit: "
+                "many of those snippets are harmful only under sudo, SUID or capabilities, so they are "
+                "reported here, not scored.",
+                "",
+            ]
+    lines += [
+        "## Reader coverage",
+        "",
+        "Share of rows tree-sitter-bash (the reader of record) parses without an error node, and share "
+        "the gate marks unreadable (rated with a note, never allowed by an allow entry). "
+        "`gate errors` counts rows the pipeline failed closed on (stage `error`).",
+        "",
+        "| corpus | rows | tree-sitter clean | unreadable | gate errors |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, c in figures["corpora"].items():
         r = c["reader"]
-        lines.append(f"| {name} | {c['rows']} | {_pct(r['ts_clean'])} | {_pct(r['unreadable'])} | {r['gate_errors']} |")
+        lines.append(
+            f"| {name} | {c['rows']} | {_pct(r['ts_clean'])} | {_pct(r['unreadable'])} | {r['gate_errors']} |"
+        )
     lines.append("")
-    lines += ["## The ten most common reasons a benign row was not allowed (rung auto)", "",
-              f"{figures['benign_not_allowed_rows']} of {figures['benign_rows']} benign rows were not allowed.", ""]
+    lines += [
+        "## The ten most common reasons a benign row was not allowed (rung auto)",
+        "",
+        f"{figures['benign_not_allowed_rows']} of {figures['benign_rows']} benign rows were not allowed.",
+        "",
+    ]
     if figures["benign_not_allowed"]:
-        lines += ["| # | stage | rule | rows | example (clipped) | reason (clipped) |", "|---:|---|---|---:|---|---|"]
+        lines += [
+            "| # | stage | rule | rows | example (clipped) | reason (clipped) |",
+            "|---:|---|---|---:|---|---|",
+        ]
         for i, m in enumerate(figures["benign_not_allowed"], 1):
-            lines.append(f"| {i} | {m['stage']} | `{_clip(m['rule'], 50)}` | {m['count']} | "
-                         f"`{_clip(m['example'], 60)}` | {_clip(m['reason'], 90)} |")
-    lines += ["", f"{figures['decisions']} decisions in {figures['seconds']} s "
-              f"({figures['per_second']} per second, both rungs, one process).", ""]
+            lines.append(
+                f"| {i} | {m['stage']} | `{_clip(m['rule'], 50)}` | {m['count']} | "
+                f"`{_clip(m['example'], 60)}` | {_clip(m['reason'], 90)} |"
+            )
+    lines += [
+        "",
+        f"{figures['decisions']} decisions in {figures['seconds']} s "
+        f"({figures['per_second']} per second, both rungs, one process).",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -470,13 +714,23 @@ def _pct(x: float | None) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=int, default=None, help="rows per corpus (an evenly spaced sample)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="rows per corpus (an evenly spaced sample)"
+    )
     parser.add_argument("--quick", action="store_true", help="same as --limit 600")
-    parser.add_argument("--out", default=os.path.join("docs", "EVALUATION.md"), help="document to write")
+    parser.add_argument(
+        "--out", default=os.path.join("docs", "EVALUATION.md"), help="document to write"
+    )
     parser.add_argument("--peer", metavar="FILE", help="peer.py's JSON line (a file holding it)")
-    parser.add_argument("--peer-raw", metavar="FILE", help="peer.py's --raw-out file (per-row decisions)")
-    parser.add_argument("--latencies-out", metavar="FILE", help="write per-row decision ms (JSON) for plot.py")
+    parser.add_argument(
+        "--peer-raw", metavar="FILE", help="peer.py's --raw-out file (per-row decisions)"
+    )
+    parser.add_argument(
+        "--latencies-out", metavar="FILE", help="write per-row decision ms (JSON) for plot.py"
+    )
     args = parser.parse_args()
     limit = args.limit or (600 if args.quick else None)
     root = CORPUS
@@ -501,7 +755,9 @@ def main() -> int:
             json.dump({"decide_ms_auto": latencies}, f)
     for t in figures["targets"]:
         status = "not measured" if t["pass"] is None else ("PASS" if t["pass"] else "FAIL")
-        print(f"target {t['name']}: {_pct(t['share'])} of {t['rows']} (≥ {100 * t['target']:.0f} %) {status}")
+        print(
+            f"target {t['name']}: {_pct(t['share'])} of {t['rows']} (≥ {100 * t['target']:.0f} %) {status}"
+        )
     print(f"wrote {args.out}: {figures['decisions']} decisions, {figures['per_second']}/s")
     emit("evaluation", {"status": "ok", "limit": limit, **figures})
     return 0

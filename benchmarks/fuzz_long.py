@@ -47,7 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _load_strategies() -> Any:
-    spec = importlib.util.spec_from_file_location("gatesh_fuzz_strategies", ROOT / "tests" / "test_fuzz.py")
+    spec = importlib.util.spec_from_file_location(
+        "gatesh_fuzz_strategies", ROOT / "tests" / "test_fuzz.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -57,17 +59,38 @@ def _load_strategies() -> Any:
 
 # One case (a reading and up to five decisions) takes milliseconds; this long is a hang.
 CASE_LIMIT_S = 10.0
-RAW_ALPHABET = [*"$(){}[]'\"`\\|&;<>!#~*?=-\n\t x0,.", "é", "🎉", "Ａ", "\u0301", "ß", "<<EOF", "<<'E'",
-                "E\n", "EOF\n", "${", "$'", "$((", "{a,b}", "\\x41", "\\\n"]
+RAW_ALPHABET = [
+    *"$(){}[]'\"`\\|&;<>!#~*?=-\n\t x0,.",
+    "é",
+    "🎉",
+    "Ａ",
+    "\u0301",
+    "ß",
+    "<<EOF",
+    "<<'E'",
+    "E\n",
+    "EOF\n",
+    "${",
+    "$'",
+    "$((",
+    "{a,b}",
+    "\\x41",
+    "\\\n",
+]
 OPS = [" && ", " || ", "; ", " | ", " & ", "\n", " |& "]
 JUNK = ["'", '"', "$(", "`", "<<EOF", "{", "(", "\\", "]]", "fi", ";;", "|"]
 
 
 def _sandbox() -> str:
     home = tempfile.mkdtemp(prefix="gfz")
-    os.environ.update(HOME=home, XDG_CONFIG_HOME=f"{home}/.config", XDG_STATE_HOME=f"{home}/.local/state",
-                      XDG_DATA_HOME=f"{home}/.local/share", XDG_RUNTIME_DIR=home,
-                      GATESH_SYSTEM_CONFIG=f"{home}/etc/config.toml")
+    os.environ.update(
+        HOME=home,
+        XDG_CONFIG_HOME=f"{home}/.config",
+        XDG_STATE_HOME=f"{home}/.local/state",
+        XDG_DATA_HOME=f"{home}/.local/share",
+        XDG_RUNTIME_DIR=home,
+        GATESH_SYSTEM_CONFIG=f"{home}/etc/config.toml",
+    )
     os.environ.pop("ANTHROPIC_API_KEY", None)
     project = Path(home) / "proj"
     project.mkdir()
@@ -103,11 +126,25 @@ class _Gen:
         r = self.rng
         k = r.random()
         if k < 0.3:
-            return bytes(r.getrandbits(8) for _ in range(r.randint(0, 200))).decode("utf-8", "surrogateescape")
+            return bytes(r.getrandbits(8) for _ in range(r.randint(0, 200))).decode(
+                "utf-8", "surrogateescape"
+            )
         if k < 0.5:
-            return "".join(chr(r.choice([r.randint(32, 126), r.randint(0xA0, 0x2FFF), r.randint(0xFF01, 0xFF5E),
-                                          r.randint(0x1F300, 0x1F64F), 9, 10]))
-                           for _ in range(r.randint(0, 120)))
+            return "".join(
+                chr(
+                    r.choice(
+                        [
+                            r.randint(32, 126),
+                            r.randint(0xA0, 0x2FFF),
+                            r.randint(0xFF01, 0xFF5E),
+                            r.randint(0x1F300, 0x1F64F),
+                            9,
+                            10,
+                        ]
+                    )
+                )
+                for _ in range(r.randint(0, 120))
+            )
         return "".join(r.choice(RAW_ALPHABET) for _ in range(r.randint(1, 60)))
 
     def hardline(self) -> str:
@@ -117,8 +154,15 @@ class _Gen:
             lines = []
             for _ in range(r.randint(1, 3)):
                 stages = [self.simple(clean=True) for _ in range(r.randint(1, 4))]
-                lines.append("".join(x + r.choice([" | ", " |& ", " && ", "; "]) for x in stages[:-1]) + stages[-1])
-            return "\n".join(lines) + "\n" + T.CONSTRUCTS[r.choice(["heredoc", "heredoc-unquoted", "seq"])](text, 0)
+                lines.append(
+                    "".join(x + r.choice([" | ", " |& ", " && ", "; "]) for x in stages[:-1])
+                    + stages[-1]
+                )
+            return (
+                "\n".join(lines)
+                + "\n"
+                + T.CONSTRUCTS[r.choice(["heredoc", "heredoc-unquoted", "seq"])](text, 0)
+            )
         for n in range(r.randint(1, 4)):
             text = T.CONSTRUCTS[r.choice(self.names)](text, n)
             if r.random() < 0.25:
@@ -190,12 +234,18 @@ def long_main(args: argparse.Namespace) -> int:
 
     # 1. Chunks with their own seeds, so a run is reproducible and progress is visible.
     chunk = 1000
-    jobs = [(seed, min(chunk, args.cases - seed * chunk), "") for seed in range((args.cases + chunk - 1) // chunk)]
+    jobs = [
+        (seed, min(chunk, args.cases - seed * chunk), "")
+        for seed in range((args.cases + chunk - 1) // chunk)
+    ]
     counts: Counter[str] = Counter()
     bad: Counter[str] = Counter()
     started = time.monotonic()
     # 2. Run them (fork: the workers share nothing but the tables they load themselves).
-    with multiprocessing.get_context("fork").Pool(args.workers) as pool, open(args.out, "w", encoding="utf-8") as out:
+    with (
+        multiprocessing.get_context("fork").Pool(args.workers) as pool,
+        open(args.out, "w", encoding="utf-8") as out,
+    ):
         for k, res in enumerate(pool.imap_unordered(_long_worker, jobs), 1):
             counts.update(res["counts"])
             bad.update(res["bad"])
@@ -203,18 +253,30 @@ def long_main(args: argparse.Namespace) -> int:
                 out.write(json.dumps(ex, ensure_ascii=False) + "\n")
             if k % 5 == 0 or k == len(jobs):
                 done = sum(counts.values())
-                print(f"{done} cases, {done / (time.monotonic() - started):.0f}/s, {dict(bad) or 'no failures'}",
-                      flush=True)
+                print(
+                    f"{done} cases, {done / (time.monotonic() - started):.0f}/s, {dict(bad) or 'no failures'}",
+                    flush=True,
+                )
     # 3. The figures.
     elapsed = time.monotonic() - started
     total = sum(counts.values())
-    figures = {"mode": "long", "seconds": round(elapsed, 1), "workers": args.workers, "total_cases": total,
-               "cases_per_s": round(total / elapsed, 1), "cases": dict(counts),
-               "crashes": bad.get("crash", 0), "internal_errors": bad.get("internal-error", 0),
-               "hardline_allowed": bad.get("hardline-allowed", 0), "failures_file": args.out}
-    print(f"total: {total} cases in {elapsed:.0f} s ({figures['cases_per_s']}/s): crashes {figures['crashes']}, "
-          f"internal errors {figures['internal_errors']}, hardline allowed {figures['hardline_allowed']} "
-          f"(auto and bypass, which cover all five rungs)")
+    figures = {
+        "mode": "long",
+        "seconds": round(elapsed, 1),
+        "workers": args.workers,
+        "total_cases": total,
+        "cases_per_s": round(total / elapsed, 1),
+        "cases": dict(counts),
+        "crashes": bad.get("crash", 0),
+        "internal_errors": bad.get("internal-error", 0),
+        "hardline_allowed": bad.get("hardline-allowed", 0),
+        "failures_file": args.out,
+    }
+    print(
+        f"total: {total} cases in {elapsed:.0f} s ({figures['cases_per_s']}/s): crashes {figures['crashes']}, "
+        f"internal errors {figures['internal_errors']}, hardline allowed {figures['hardline_allowed']} "
+        f"(auto and bypass, which cover all five rungs)"
+    )
     emit("fuzz_long", figures)
     return 0
 
@@ -224,8 +286,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--batch", type=int, default=500, help="examples per hypothesis run")
     parser.add_argument("--out", default="fuzz_failures.jsonl")
-    parser.add_argument("--cases", type=int, default=0, help="long mode: this many cases (e.g. 1000000)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="long mode: processes")
+    parser.add_argument(
+        "--cases", type=int, default=0, help="long mode: this many cases (e.g. 1000000)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="long mode: processes"
+    )
     args = parser.parse_args(argv)
     if args.cases:
         return long_main(args)
@@ -248,10 +314,21 @@ def main(argv: list[str]) -> int:
         failures[prop] += 1
         key = f"{what}:{d.stage.value}:{d.rung.value}"
         classes[prop].add(key)
-        out.write(json.dumps({"property": prop, "what": what, "stage": d.stage.value, "rung": d.rung.value,
-                              "reason": d.reason, "text": text,
-                              "read": [[c.head, list(c.words), c.context] for c in d.facts.commands]},
-                             ensure_ascii=False) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "property": prop,
+                    "what": what,
+                    "stage": d.stage.value,
+                    "rung": d.rung.value,
+                    "reason": d.reason,
+                    "text": text,
+                    "read": [[c.head, list(c.words), c.context] for c in d.facts.commands],
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
 
     def raw(text: str) -> None:
         counts["raw"] += 1
@@ -275,24 +352,44 @@ def main(argv: list[str]) -> int:
                 fail("hardline", text, "allowed", d)
                 break
 
-    props = (("raw", raw, T.RAW_TEXT), ("grammar", grammar, T.SHELL), ("hardline", hardline, T.hardline_embedded()))
+    props = (
+        ("raw", raw, T.RAW_TEXT),
+        ("grammar", grammar, T.SHELL),
+        ("hardline", hardline, T.hardline_embedded()),
+    )
     started = time.monotonic()
     batch = 0
     while time.monotonic() - started < args.seconds:
         for _name, fn, strategy in props:
-            run = settings(max_examples=args.batch, deadline=None, database=None,
-                           suppress_health_check=list(HealthCheck))(seed(batch)(given(strategy)(fn)))
+            run = settings(
+                max_examples=args.batch,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )(seed(batch)(given(strategy)(fn)))
             run()
         batch += 1
     out.close()
     elapsed = time.monotonic() - started
     for name, _, _ in props:
-        print(f"{name:9} cases={counts[name]:>8} failures={failures[name]:>6} classes={sorted(classes[name])}")
+        print(
+            f"{name:9} cases={counts[name]:>8} failures={failures[name]:>6} classes={sorted(classes[name])}"
+        )
     total = sum(counts.values())
-    print(f"total: {total} cases in {elapsed:.0f} s ({total / elapsed:.0f}/s); failing examples in {args.out}")
-    emit("fuzz_long", {"seconds": round(elapsed, 1), "cases": dict(counts), "total_cases": total,
-                       "failures": dict(failures), "failure_classes": {k: sorted(v) for k, v in classes.items()},
-                       "failures_file": args.out})
+    print(
+        f"total: {total} cases in {elapsed:.0f} s ({total / elapsed:.0f}/s); failing examples in {args.out}"
+    )
+    emit(
+        "fuzz_long",
+        {
+            "seconds": round(elapsed, 1),
+            "cases": dict(counts),
+            "total_cases": total,
+            "failures": dict(failures),
+            "failure_classes": {k: sorted(v) for k, v in classes.items()},
+            "failures_file": args.out,
+        },
+    )
     return 0
 
 

@@ -42,9 +42,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import emit, stop_daemon
 
-PAYLOAD = json.dumps({"session_id": "bench", "transcript_path": "", "cwd": "/tmp",
-                      "permission_mode": "default", "hook_event_name": "PreToolUse",
-                      "tool_name": "Bash", "tool_input": {"command": "ls", "description": ""}}).encode()
+PAYLOAD = json.dumps(
+    {
+        "session_id": "bench",
+        "transcript_path": "",
+        "cwd": "/tmp",
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls", "description": ""},
+    }
+).encode()
 HOOK = "gatesh hook claude-code"
 HOOK_VIA_LAUNCHER = "  the same, through the launcher"
 # Hook calls timed for the daemon's CPU share: its counters tick at 10 ms (100 Hz), so 100 calls
@@ -76,18 +84,29 @@ def _timed(argv: list[str], env: dict[str, str], stdin: bytes | None) -> tuple[f
     return ms, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def _syscalls(argv: list[str], env: dict[str, str], stdin: bytes | None, scratch: str) -> int | None:
+def _syscalls(
+    argv: list[str], env: dict[str, str], stdin: bytes | None, scratch: str
+) -> int | None:
     """How many system calls one run of ``argv`` makes, its exec'd programs included (strace -f
     -c); None without strace."""
     strace = shutil.which("strace")
     if strace is None:
         return None
     out = os.path.join(scratch, "strace.txt")
-    subprocess.run([strace, "-f", "-c", "-o", out, *argv], input=stdin or b"", env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=60)
+    subprocess.run(
+        [strace, "-f", "-c", "-o", out, *argv],
+        input=stdin or b"",
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+        timeout=60,
+    )
     with open(out, encoding="utf-8") as f:
         total = [line.split() for line in f if line.rstrip().endswith(" total")]
-    return int(total[-1][3]) if total else None  # % time, seconds, usecs/call, calls, (errors), total
+    return (
+        int(total[-1][3]) if total else None
+    )  # % time, seconds, usecs/call, calls, (errors), total
 
 
 def _daemon_cpu_ms(runtime_dir: str) -> float | None:
@@ -102,17 +121,27 @@ def _daemon_cpu_ms(runtime_dir: str) -> float | None:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
-def _imports(python: str, code: str, args: list[str], env: dict[str, str], stdin: bytes | None) -> list[str]:
+def _imports(
+    python: str, code: str, args: list[str], env: dict[str, str], stdin: bytes | None
+) -> list[str]:
     """The modules ``python -IS -X importtime -c CODE ARGS`` imports, in order."""
-    out = subprocess.run([python, "-IS", "-X", "importtime", "-c", code, *args], input=stdin or b"",
-                         env=env, capture_output=True, check=True, timeout=60)
+    out = subprocess.run(
+        [python, "-IS", "-X", "importtime", "-c", code, *args],
+        input=stdin or b"",
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
     lines = out.stderr.decode("utf-8", "replace").splitlines()
     names = [line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")]
     return [n for n in names if n != "imported package"]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
@@ -121,8 +150,14 @@ def main() -> int:
 
     root = tempfile.mkdtemp(prefix="gh-hook-bench-")
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "GATESH_SESSION")}
-    for var, sub in (("HOME", "home"), ("XDG_RUNTIME_DIR", "run"), ("XDG_STATE_HOME", "state"),
-                     ("XDG_CONFIG_HOME", "cfg"), ("XDG_DATA_HOME", "data"), ("CC_SAFETY_NET_HOME", "ccsn")):
+    for var, sub in (
+        ("HOME", "home"),
+        ("XDG_RUNTIME_DIR", "run"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CONFIG_HOME", "cfg"),
+        ("XDG_DATA_HOME", "data"),
+        ("CC_SAFETY_NET_HOME", "ccsn"),
+    ):
         env[var] = os.path.join(root, sub)
         os.makedirs(env[var], mode=0o700, exist_ok=True)
     env["GATESH_SYSTEM_CONFIG"] = os.path.join(root, "etc", "config.toml")
@@ -133,14 +168,18 @@ def main() -> int:
     # The launcher starts `gatesh hook` and `gatesh -c` on its fast interpreter when it has one.
     hook_python = fast or full
     floor = "bare interpreter (hook's, -c's)"
-    runs: dict[str, tuple[list[str], bytes | None]] = {floor: ([hook_python, "-IS", "-c", "pass"], None)}
+    runs: dict[str, tuple[list[str], bytes | None]] = {
+        floor: ([hook_python, "-IS", "-c", "pass"], None)
+    }
     if fast:
         runs["bare interpreter (full)"] = ([full, "-IS", "-c", "pass"], None)
     # As `gatesh install claude-code` writes it: the program its hook command starts (the
     # harness's own shell, which runs every hook command, is left out, as for the peer).
     hook_argv = hook_program(hook_command("claude-code", launcher))
     if hook_argv[1:3] != ["-IS", "-c"]:
-        raise SystemExit(f"the hook command for {launcher} does not start the interpreter directly: {hook_argv}")
+        raise SystemExit(
+            f"the hook command for {launcher} does not start the interpreter directly: {hook_argv}"
+        )
     runs[HOOK] = (hook_argv, PAYLOAD)
     if hook_argv[:1] != [launcher]:
         runs[HOOK_VIA_LAUNCHER] = ([launcher, "hook", "claude-code"], PAYLOAD)
@@ -151,8 +190,10 @@ def main() -> int:
 
         binary, version, why = install(os.path.join(root, "npm"))
         if binary:
-            runs[f"cc-safety-net {version} hook"] = (["/usr/bin/env", "node", binary, "hook", "--claude-code"],
-                                                     PAYLOAD)
+            runs[f"cc-safety-net {version} hook"] = (
+                ["/usr/bin/env", "node", binary, "hook", "--claude-code"],
+                PAYLOAD,
+            )
             peer_note = f"cc-safety-net {version}"
         else:
             peer_note = f"left out: {why}"
@@ -174,10 +215,15 @@ def main() -> int:
         for _ in range(DAEMON_CALLS):
             _timed(argv, env, stdin)
         after = _daemon_cpu_ms(env["XDG_RUNTIME_DIR"])
-        daemon_cpu = (after - before) / DAEMON_CALLS if before is not None and after is not None else None
+        daemon_cpu = (
+            (after - before) / DAEMON_CALLS if before is not None and after is not None else None
+        )
         # The work, counted once per variant (outside the timing: strace slows what it traces).
-        calls = {name: _syscalls(argv, env, stdin, root) for name, (argv, stdin) in runs.items()
-                 if not name.startswith("cc-safety-net")}
+        calls = {
+            name: _syscalls(argv, env, stdin, root)
+            for name, (argv, stdin) in runs.items()
+            if not name.startswith("cc-safety-net")
+        }
         bare_mods = _imports(hook_python, "pass", [], env, None)
         hook_mods = _imports(hook_argv[0], hook_argv[3], hook_argv[4:], env, PAYLOAD)
     finally:
@@ -188,26 +234,50 @@ def main() -> int:
     over_wall = wall_med[HOOK] - wall_med[floor]
     over_cpu = cpu_med[HOOK] - cpu_med[floor]
     extra = [m for m in hook_mods if m not in bare_mods]
-    print(f"hook latency, {args.rounds} interleaved rounds (medians, spawn to exit); peer: {peer_note}")
-    print(f"  load average before {load_before[0]:.2f}, after {load_after[0]:.2f} ({os.cpu_count()} CPUs)")
+    print(
+        f"hook latency, {args.rounds} interleaved rounds (medians, spawn to exit); peer: {peer_note}"
+    )
+    print(
+        f"  load average before {load_before[0]:.2f}, after {load_after[0]:.2f} ({os.cpu_count()} CPUs)"
+    )
     print(f"  {'':<34} {'wall ms':>9} {'CPU ms':>8} {'syscalls':>9}")
     for name in runs:
         n = calls.get(name)
-        print(f"  {name:<34} {wall_med[name]:9.2f} {cpu_med[name]:8.2f} {n if n is not None else '-':>9}")
-    print(f"  gatesh hook over the bare interpreter: {over_wall:.2f} ms wall, {over_cpu:.2f} ms CPU "
-          f"(target <= 5 ms)")
+        print(
+            f"  {name:<34} {wall_med[name]:9.2f} {cpu_med[name]:8.2f} {n if n is not None else '-':>9}"
+        )
+    print(
+        f"  gatesh hook over the bare interpreter: {over_wall:.2f} ms wall, {over_cpu:.2f} ms CPU "
+        f"(target <= 5 ms)"
+    )
     if daemon_cpu is not None:
-        print(f"  the daemon's CPU per hook call (its share, not in the hook's CPU above): {daemon_cpu:.2f} ms")
+        print(
+            f"  the daemon's CPU per hook call (its share, not in the hook's CPU above): {daemon_cpu:.2f} ms"
+        )
     more_calls = (calls[HOOK] - calls[floor]) if calls.get(HOOK) and calls.get(floor) else None
     if more_calls is not None:
-        print(f"  system calls over the bare interpreter: {more_calls} (the /bin/sh launcher's included)")
+        print(
+            f"  system calls over the bare interpreter: {more_calls} (the /bin/sh launcher's included)"
+        )
     print(f"  modules imported over the bare interpreter: {len(extra)}: {' '.join(extra)}")
-    emit("hook_latency", {
-        "rounds": args.rounds, "median_ms": {k: round(v, 3) for k, v in wall_med.items()},
-        "median_cpu_ms": {k: round(v, 3) for k, v in cpu_med.items()},
-        "syscalls": calls, "daemon_cpu_ms_per_hook": None if daemon_cpu is None else round(daemon_cpu, 3), "hook_over_floor_ms": round(over_wall, 3), "hook_over_floor_cpu_ms": round(over_cpu, 3),
-        "extra_modules": extra, "load_before": round(load_before[0], 2), "load_after": round(load_after[0], 2),
-        "interpreter": hook_python, "target_ms": 5.0, "peer": peer_note})
+    emit(
+        "hook_latency",
+        {
+            "rounds": args.rounds,
+            "median_ms": {k: round(v, 3) for k, v in wall_med.items()},
+            "median_cpu_ms": {k: round(v, 3) for k, v in cpu_med.items()},
+            "syscalls": calls,
+            "daemon_cpu_ms_per_hook": None if daemon_cpu is None else round(daemon_cpu, 3),
+            "hook_over_floor_ms": round(over_wall, 3),
+            "hook_over_floor_cpu_ms": round(over_cpu, 3),
+            "extra_modules": extra,
+            "load_before": round(load_before[0], 2),
+            "load_after": round(load_after[0], 2),
+            "interpreter": hook_python,
+            "target_ms": 5.0,
+            "peer": peer_note,
+        },
+    )
     return 0
 
 

@@ -38,8 +38,17 @@ from _common import CORPUS, emit, pct
 T = TypeVar("T")
 PACKAGE = "cc-safety-net"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPORA = ("dcg", "claude_code_safety_net", "gtfobins", "atomic_red_team", "nl2bash", "tldr",
-           "intercode_alfa", "shellcheck_tests", "bash_testsuite")
+CORPORA = (
+    "dcg",
+    "claude_code_safety_net",
+    "gtfobins",
+    "atomic_red_team",
+    "nl2bash",
+    "tldr",
+    "intercode_alfa",
+    "shellcheck_tests",
+    "bash_testsuite",
+)
 
 # One node process decides many rows: JSON lines {"i", "cmd"} in, {"i", "kind", "rule"} out.
 # A throw means "do not run" (the package's own contract), so it counts as a deny.
@@ -70,7 +79,10 @@ def cmd_key(cmd: str) -> str:
 
 def spread(values: list[float]) -> dict[str, float]:
     """Median and spread of ``values`` (milliseconds): p10, p25, p50, p75, p90, p99, n."""
-    return {"n": len(values), **{f"p{q}": round(pct(values, q), 3) for q in (10, 25, 50, 75, 90, 99)}}
+    return {
+        "n": len(values),
+        **{f"p{q}": round(pct(values, q), 3) for q in (10, 25, 50, 75, 90, 99)},
+    }
 
 
 def sample(rows: list[T], n: int | None) -> list[T]:
@@ -92,8 +104,12 @@ def install(scratch: str) -> tuple[str, str, str]:
     npm = shutil.which("npm")
     if npm is None:
         return "", "", "npm is not installed on this machine"
-    proc = subprocess.run([npm, "install", "--prefix", scratch, "--no-audit", "--no-fund", PACKAGE],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [npm, "install", "--prefix", scratch, "--no-audit", "--no-fund", PACKAGE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     pkg_dir = os.path.join(scratch, "node_modules", PACKAGE)
     if proc.returncode != 0 or not os.path.isdir(pkg_dir):
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
@@ -107,16 +123,26 @@ def install(scratch: str) -> tuple[str, str, str]:
     return os.path.join(pkg_dir, rel), str(meta.get("version", "?")), ""
 
 
-def peer_decide(scratch: str, rows: list[dict[str, Any]], cwd: str, env: dict[str, str],
-                timeout: float) -> tuple[list[str], float]:
+def peer_decide(
+    scratch: str, rows: list[dict[str, Any]], cwd: str, env: dict[str, str], timeout: float
+) -> tuple[list[str], float]:
     """The peer's kind ('allow' | 'deny' | 'error') for every row, and the seconds it took."""
     script = os.path.join(scratch, "decide.mjs")
     with open(script, "w", encoding="utf-8") as f:
         f.write(NODE_DECIDER)
-    feed = "".join(json.dumps({"i": i, "cmd": str(r.get("cmd", ""))}) + "\n" for i, r in enumerate(rows))
+    feed = "".join(
+        json.dumps({"i": i, "cmd": str(r.get("cmd", ""))}) + "\n" for i, r in enumerate(rows)
+    )
     start = time.perf_counter()
-    proc = subprocess.run(["node", script, cwd], input=feed, capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=scratch)
+    proc = subprocess.run(
+        ["node", script, cwd],
+        input=feed,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=scratch,
+    )
     seconds = time.perf_counter() - start
     kinds = ["error"] * len(rows)
     for line in proc.stdout.splitlines():
@@ -129,17 +155,28 @@ def peer_decide(scratch: str, rows: list[dict[str, Any]], cwd: str, env: dict[st
 
 
 def hook_json(cmd: str, cwd: str, session: str) -> bytes:
-    return json.dumps({"session_id": session, "transcript_path": "", "cwd": cwd,
-                       "permission_mode": "default", "hook_event_name": "PreToolUse",
-                       "tool_name": "Bash", "tool_input": {"command": cmd, "description": ""}}).encode()
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": "",
+            "cwd": cwd,
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": cmd, "description": ""},
+        }
+    ).encode()
 
 
-def hook_call(argv: list[str], payload: bytes, env: dict[str, str], cwd: str,
-              timeout: float) -> tuple[float, str]:
+def hook_call(
+    argv: list[str], payload: bytes, env: dict[str, str], cwd: str, timeout: float
+) -> tuple[float, str]:
     """Spawn ``argv`` with ``payload`` on stdin; (wall ms, 'allow' | 'deny' | 'ask' | 'error:…')."""
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(argv, input=payload, capture_output=True, env=env, cwd=cwd, timeout=timeout)
+        proc = subprocess.run(
+            argv, input=payload, capture_output=True, env=env, cwd=cwd, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return (time.perf_counter() - t0) * 1000, "error:timeout"
     ms = (time.perf_counter() - t0) * 1000
@@ -169,9 +206,15 @@ class Daemon:
 
     def start(self, wait: float = 30.0) -> bool:
         with open(self.log, "wb") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "gatesh", "daemon", "--foreground"],
-                                         env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, cwd=REPO, start_new_session=True)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "gatesh", "daemon", "--foreground"],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=REPO,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if os.path.exists(self.socket):
@@ -193,10 +236,18 @@ class Daemon:
 
 def scratch_env(root: str) -> dict[str, str]:
     """The environment both guards run in: scratch config/state/runtime, no model key, real python."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("ANTHROPIC_API_KEY", "GATESH_SESSION", "GATESH_GATED")}
-    for var, sub in (("XDG_CONFIG_HOME", "cfg"), ("XDG_STATE_HOME", "state"), ("XDG_DATA_HOME", "data"),
-                     ("XDG_RUNTIME_DIR", "run"), ("CC_SAFETY_NET_HOME", "ccsn-home")):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "GATESH_SESSION", "GATESH_GATED")
+    }
+    for var, sub in (
+        ("XDG_CONFIG_HOME", "cfg"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_RUNTIME_DIR", "run"),
+        ("CC_SAFETY_NET_HOME", "ccsn-home"),
+    ):
         path = os.path.join(root, sub)
         os.makedirs(path, mode=0o700, exist_ok=True)
         env[var] = path
@@ -207,14 +258,30 @@ def scratch_env(root: str) -> dict[str, str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="small samples (about 30 s)")
-    parser.add_argument("--rows", type=int, default=None,
-                        help="rows per corpus the peer decides (default: all; --quick: 200)")
-    parser.add_argument("--sample", type=int, default=None,
-                        help="rows per corpus for the hook-latency harness (default 25; --quick: 4)")
-    parser.add_argument("--raw-out", metavar="FILE", help="write the per-call hook latencies and per-row decisions (JSON)")
-    parser.add_argument("--scratch", metavar="DIR", help="scratch folder (default: a new temp folder, removed)")
+    parser.add_argument(
+        "--rows",
+        type=int,
+        default=None,
+        help="rows per corpus the peer decides (default: all; --quick: 200)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        help="rows per corpus for the hook-latency harness (default 25; --quick: 4)",
+    )
+    parser.add_argument(
+        "--raw-out",
+        metavar="FILE",
+        help="write the per-call hook latencies and per-row decisions (JSON)",
+    )
+    parser.add_argument(
+        "--scratch", metavar="DIR", help="scratch folder (default: a new temp folder, removed)"
+    )
     parser.add_argument("--no-gatesh-hook", action="store_true", help="time only the peer's hook")
     args = parser.parse_args()
     rows_per = args.rows if args.rows is not None else (200 if args.quick else None)
@@ -245,7 +312,9 @@ def main() -> int:
             emit("peer", {"status": "skipped", "why": why})
             return 0
         env = scratch_env(os.path.join(scratch, "env"))
-        env["HOME"] = os.path.join(scratch, "env", "home")  # the peer's audit trail stays in scratch
+        env["HOME"] = os.path.join(
+            scratch, "env", "home"
+        )  # the peer's audit trail stays in scratch
         os.makedirs(env["HOME"], exist_ok=True)
         gate_env = dict(env, HOME=os.environ.get("HOME", env["HOME"]))
         workdir = os.path.join(scratch, "work")
@@ -261,7 +330,9 @@ def main() -> int:
         for name in corpora:
             rows = sample(load(name), rows_per)
             all_rows[name] = rows
-            kinds, seconds = peer_decide(os.path.join(scratch, "npm"), rows, workdir, env, timeout=600)
+            kinds, seconds = peer_decide(
+                os.path.join(scratch, "npm"), rows, workdir, env, timeout=600
+            )
             api_seconds += seconds
             by_label: dict[str, Counter[str]] = defaultdict(Counter)
             for i, (row, kind) in enumerate(zip(rows, kinds, strict=True)):
@@ -270,8 +341,10 @@ def main() -> int:
                 row_kinds[f"{name}:{cmd_key(str(row.get('cmd', '')))}"] = kind
             decisions[name] = {k: dict(v) for k, v in sorted(by_label.items())}
             decided_rows[name] = len(rows)
-            shares = ", ".join(f"{lab} {100 * c.get('allow', 0) / max(1, sum(c.values())):.1f}% allowed"
-                               for lab, c in sorted(by_label.items()))
+            shares = ", ".join(
+                f"{lab} {100 * c.get('allow', 0) / max(1, sum(c.values())):.1f}% allowed"
+                for lab, c in sorted(by_label.items())
+            )
             print(f"peer {name:24} {len(rows):6} rows in {seconds:5.1f} s: {shares}", flush=True)
         total_api = sum(decided_rows.values())
 
@@ -294,8 +367,10 @@ def main() -> int:
             if daemon.start():
                 gate_path = "hook → warm gatesh daemon (scratch runtime folder)"
             else:
-                gate_path = ("hook → in-process gate (the daemon did not start; every call pays the "
-                             "gate's imports)")
+                gate_path = (
+                    "hook → in-process gate (the daemon did not start; every call pays the "
+                    "gate's imports)"
+                )
         t_hooks = time.perf_counter()
         lat: dict[str, list[float]] = {"gatesh": [], "peer": [], "launcher": []}
         hook_decisions: dict[str, Counter[str]] = {"gatesh": Counter(), "peer": Counter()}
@@ -328,9 +403,11 @@ def main() -> int:
         ratios = [g / p for g, p in zip(lat["gatesh"], lat["peer"], strict=False) if p > 0]
         hook: dict[str, Any] = {
             "harness": "spawn, PreToolUse JSON on stdin, wall time to exit",
-            "sample_per_corpus": hook_per, "calls": compared,
+            "sample_per_corpus": hook_per,
+            "calls": compared,
             "peer_argv": f"node …/{os.path.relpath(binary, os.path.join(scratch, 'npm'))} hook --claude-code",
-            "gatesh_argv": "python -m gatesh hook claude-code", "gatesh_path": gate_path,
+            "gatesh_argv": "python -m gatesh hook claude-code",
+            "gatesh_path": gate_path,
             "peer_ms": spread(lat["peer"]),
             "gatesh_ms": spread(lat["gatesh"]) if lat["gatesh"] else None,
             "gatesh_launcher_argv": "<the hook entry gatesh install writes: real python -I -S -c …> hook claude-code",
@@ -343,22 +420,40 @@ def main() -> int:
         for who in ("peer", "gatesh", "gatesh_launcher"):
             s = hook[f"{who}_ms"]
             if s:
-                print(f"  {who:15} p50 {s['p50']:.1f} ms (p10–p90 {s['p10']:.1f}–{s['p90']:.1f}), p99 {s['p99']:.1f} ms")
+                print(
+                    f"  {who:15} p50 {s['p50']:.1f} ms (p10–p90 {s['p10']:.1f}–{s['p90']:.1f}), p99 {s['p99']:.1f} ms"
+                )
         print(f"  gatesh path: {gate_path}")
-        print(f"  time: install {t_install:.1f} s, library decisions {api_seconds:.1f} s, hook calls {t_hooks:.1f} s")
+        print(
+            f"  time: install {t_install:.1f} s, library decisions {api_seconds:.1f} s, hook calls {t_hooks:.1f} s"
+        )
         if compared:
             print(f"  the peer's hook agreed with its library on {agree}/{compared} sampled rows")
         if args.raw_out:
             with open(args.raw_out, "w", encoding="utf-8") as f:
-                json.dump({"gatesh_hook_ms": lat["gatesh"], "gatesh_launcher_hook_ms": lat["launcher"],
-                           "peer_hook_ms": lat["peer"], "kinds": row_kinds}, f)
-        emit("peer", {
-            "status": "ok", "package": PACKAGE, "version": version,
-            "decision_path": "library checkCommand, one node process per corpus",
-            "rows_per_corpus": rows_per, "decided_rows": decided_rows,
-            "decisions_per_second": round(total_api / api_seconds, 1) if api_seconds else None,
-            "decisions": decisions, "hook": hook,
-        })
+                json.dump(
+                    {
+                        "gatesh_hook_ms": lat["gatesh"],
+                        "gatesh_launcher_hook_ms": lat["launcher"],
+                        "peer_hook_ms": lat["peer"],
+                        "kinds": row_kinds,
+                    },
+                    f,
+                )
+        emit(
+            "peer",
+            {
+                "status": "ok",
+                "package": PACKAGE,
+                "version": version,
+                "decision_path": "library checkCommand, one node process per corpus",
+                "rows_per_corpus": rows_per,
+                "decided_rows": decided_rows,
+                "decisions_per_second": round(total_api / api_seconds, 1) if api_seconds else None,
+                "decisions": decisions,
+                "hook": hook,
+            },
+        )
         return 0
     finally:
         if daemon is not None:

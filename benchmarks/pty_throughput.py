@@ -27,9 +27,17 @@ START = b"BENCH-START"
 
 def _env(tmp: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({"HOME": os.path.join(tmp, "home"), "XDG_CONFIG_HOME": os.path.join(tmp, "cfg"),
-                "XDG_STATE_HOME": os.path.join(tmp, "state"), "XDG_DATA_HOME": os.path.join(tmp, "data"),
-                "XDG_RUNTIME_DIR": os.path.join(tmp, "run"), "TERM": "xterm", "PS1": "$ "})
+    env.update(
+        {
+            "HOME": os.path.join(tmp, "home"),
+            "XDG_CONFIG_HOME": os.path.join(tmp, "cfg"),
+            "XDG_STATE_HOME": os.path.join(tmp, "state"),
+            "XDG_DATA_HOME": os.path.join(tmp, "data"),
+            "XDG_RUNTIME_DIR": os.path.join(tmp, "run"),
+            "TERM": "xterm",
+            "PS1": "$ ",
+        }
+    )
     for k in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
         os.makedirs(env[k], mode=0o700, exist_ok=True)
     with open(os.path.join(env["HOME"], ".bashrc"), "w") as f:
@@ -91,7 +99,7 @@ def throughput(path: str, env: dict[str, str]) -> tuple[float, float]:
 def _latency(p: ptyprocess.PtyProcess, keys: int) -> list[float]:
     samples = []
     for i in range(keys):
-        ch = b"abcdefghij"[i % 10:i % 10 + 1]
+        ch = b"abcdefghij"[i % 10 : i % 10 + 1]
         t0 = time.perf_counter()
         p.write(ch)
         got = b""
@@ -103,7 +111,11 @@ def _latency(p: ptyprocess.PtyProcess, keys: int) -> list[float]:
 
 
 def latency(env: dict[str, str], keys: int) -> tuple[float, float]:
-    p = ptyprocess.PtyProcess.spawn(_script("bash --rcfile " + os.path.join(env["HOME"], ".bashrc") + " -i"), env=env, dimensions=(40, 120))
+    p = ptyprocess.PtyProcess.spawn(
+        _script("bash --rcfile " + os.path.join(env["HOME"], ".bashrc") + " -i"),
+        env=env,
+        dimensions=(40, 120),
+    )
     _read_until(p, b"$ ")
     plain = statistics.median(_latency(p, keys))
     p.terminate(force=True)
@@ -137,14 +149,28 @@ def main() -> int:
     ratio = t_script / t_gatesh
     added_ms = (gated - plain) * 1000
     mib = written / (1 << 20)
-    print(f"cat {mib:.0f} MiB: script -qc {t_script:.2f} s ({mib / t_script:.0f} MiB/s), "
-          f"gatesh {t_gatesh:.2f} s ({mib / t_gatesh:.0f} MiB/s); ratio {ratio:.2f} (target >= 0.8)")
-    print(f"keystroke echo (median of {args.keys}): plain {plain * 1000:.3f} ms, gatesh {gated * 1000:.3f} ms; "
-          f"added {added_ms:.3f} ms (target <= 1 ms)")
-    print(json.dumps({"benchmark": "pty_throughput", "mib": round(mib), "script_s": round(t_script, 3),
-                      "gatesh_s": round(t_gatesh, 3), "ratio": round(ratio, 3),
-                      "key_plain_ms": round(plain * 1000, 3), "key_gatesh_ms": round(gated * 1000, 3),
-                      "key_added_ms": round(added_ms, 3)}))
+    print(
+        f"cat {mib:.0f} MiB: script -qc {t_script:.2f} s ({mib / t_script:.0f} MiB/s), "
+        f"gatesh {t_gatesh:.2f} s ({mib / t_gatesh:.0f} MiB/s); ratio {ratio:.2f} (target >= 0.8)"
+    )
+    print(
+        f"keystroke echo (median of {args.keys}): plain {plain * 1000:.3f} ms, gatesh {gated * 1000:.3f} ms; "
+        f"added {added_ms:.3f} ms (target <= 1 ms)"
+    )
+    print(
+        json.dumps(
+            {
+                "benchmark": "pty_throughput",
+                "mib": round(mib),
+                "script_s": round(t_script, 3),
+                "gatesh_s": round(t_gatesh, 3),
+                "ratio": round(ratio, 3),
+                "key_plain_ms": round(plain * 1000, 3),
+                "key_gatesh_ms": round(gated * 1000, 3),
+                "key_added_ms": round(added_ms, 3),
+            }
+        )
+    )
     return 0
 
 

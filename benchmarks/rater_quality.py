@@ -26,17 +26,44 @@ from gatesh.rater.builtin import BuiltinRater
 from gatesh.session import SessionState
 
 CORPORA = ("dcg", "claude_code_safety_net", "gtfobins", "atomic_red_team")
-GTFO_TARGET_FUNCTIONS = ("shell", "reverse-shell", "bind-shell", "privilege-escalation", "library-load")
+GTFO_TARGET_FUNCTIONS = (
+    "shell",
+    "reverse-shell",
+    "bind-shell",
+    "privilege-escalation",
+    "library-load",
+)
 # ATT&CK techniques issue 2 names (impact, defence evasion, persistence, credentials), by id prefix;
 # T1685/T1686/T1690 are the corpus's ids for Disable or Modify Tools / System Firewall and
 # Prevent Command History Logging (Impair Defenses).
-ATOMIC_TARGET_TECHNIQUES = ("T1485", "T1486", "T1490", "T1529", "T1070", "T1685", "T1686", "T1690",
-                            "T1562", "T1222", "T1548", "T1053", "T1546", "T1136", "T1098", "T1003",
-                            "T1552")
-TARGETS = {"dcg": {"risky_not_allowed": 98.0, "benign_allowed": 97.0},
-           "claude_code_safety_net": {"risky_not_allowed": 97.0, "benign_allowed": 95.0},  # default-mode rows
-           "gtfobins": {"target_not_allowed": 97.0},
-           "atomic_red_team": {"target_not_allowed": 95.0}}
+ATOMIC_TARGET_TECHNIQUES = (
+    "T1485",
+    "T1486",
+    "T1490",
+    "T1529",
+    "T1070",
+    "T1685",
+    "T1686",
+    "T1690",
+    "T1562",
+    "T1222",
+    "T1548",
+    "T1053",
+    "T1546",
+    "T1136",
+    "T1098",
+    "T1003",
+    "T1552",
+)
+TARGETS = {
+    "dcg": {"risky_not_allowed": 98.0, "benign_allowed": 97.0},
+    "claude_code_safety_net": {
+        "risky_not_allowed": 97.0,
+        "benign_allowed": 95.0,
+    },  # default-mode rows
+    "gtfobins": {"target_not_allowed": 97.0},
+    "atomic_red_team": {"target_not_allowed": 95.0},
+}
 
 
 def is_target(corpus: str, row: dict[str, Any]) -> bool:
@@ -44,7 +71,11 @@ def is_target(corpus: str, row: dict[str, Any]) -> bool:
     if corpus == "gtfobins":
         return len(parts) > 1 and parts[1] in GTFO_TARGET_FUNCTIONS
     if corpus == "atomic_red_team":
-        return row.get("label") == "risky" and len(parts) > 1 and parts[1].startswith(ATOMIC_TARGET_TECHNIQUES)
+        return (
+            row.get("label") == "risky"
+            and len(parts) > 1
+            and parts[1].startswith(ATOMIC_TARGET_TECHNIQUES)
+        )
     return False
 
 
@@ -64,7 +95,10 @@ def pct(n: int, d: int) -> float:
 
 
 def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> dict[str, Any]:
-    rows = [json.loads(line) for line in open(os.path.join(corpus_dir, name, "commands.jsonl"), encoding="utf-8")]
+    rows = [
+        json.loads(line)
+        for line in open(os.path.join(corpus_dir, name, "commands.jsonl"), encoding="utf-8")
+    ]
     cfg = gconfig.default()
     rater = BuiltinRater()
     by_label: dict[str, Counter[str]] = defaultdict(Counter)
@@ -74,8 +108,14 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
     labels_of: dict[str, set[str]] = defaultdict(set)
     start = time.perf_counter()
     for row in rows:
-        d: Decision = decide(row["cmd"], cwd=cwd, config=cfg, session=SessionState(id="quality"), rater=rater,
-                             rung=Rung.AUTO)
+        d: Decision = decide(
+            row["cmd"],
+            cwd=cwd,
+            config=cfg,
+            session=SessionState(id="quality"),
+            rater=rater,
+            rung=Rung.AUTO,
+        )
         label = row.get("label", "unknown")
         allowed = d.action is Action.ALLOW
         by_label[label][d.action.value] += 1
@@ -90,24 +130,40 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
         if tgt:
             target["total"] += 1
             target["not_allowed"] += not allowed
-        if (label == "risky" and allowed and (tgt or name in ("dcg", "claude_code_safety_net"))) or (label == "benign" and not allowed):
-            misses.append({"corpus": name, "cmd": row["cmd"], "label": label, "category": row.get("category"),
-                           "action": d.action.value, "stage": d.stage.value, "rule_id": d.rule_id,
-                           "reason": d.reason})
+        if (
+            label == "risky" and allowed and (tgt or name in ("dcg", "claude_code_safety_net"))
+        ) or (label == "benign" and not allowed):
+            misses.append(
+                {
+                    "corpus": name,
+                    "cmd": row["cmd"],
+                    "label": label,
+                    "category": row.get("category"),
+                    "action": d.action.value,
+                    "stage": d.stage.value,
+                    "rule_id": d.rule_id,
+                    "reason": d.reason,
+                }
+            )
     seconds = time.perf_counter() - start
     risky, benign = by_label.get("risky", Counter()), by_label.get("benign", Counter())
     out: dict[str, Any] = {
-        "rows": len(rows), "per_second": round(len(rows) / seconds, 1) if seconds else 0.0,
+        "rows": len(rows),
+        "per_second": round(len(rows) / seconds, 1) if seconds else 0.0,
         "by_label": {k: dict(v) for k, v in sorted(by_label.items())},
         "risky_not_allowed": pct(sum(risky.values()) - risky.get("allow", 0), sum(risky.values())),
         "benign_allowed": pct(benign.get("allow", 0), sum(benign.values())),
     }
     for group, c in sorted(by_mode.items()):
         out[f"{group}_mode"] = {
-            "risky_rows": c["risky"], "benign_rows": c["benign"],
+            "risky_rows": c["risky"],
+            "benign_rows": c["benign"],
             "risky_not_allowed": pct(c["risky"] - c["risky_allowed"], c["risky"]),
-            "benign_allowed": pct(c["benign_allowed"], c["benign"])}
-    out["commands_labelled_both_ways"] = sum(1 for ls in labels_of.values() if {"risky", "benign"} <= ls)
+            "benign_allowed": pct(c["benign_allowed"], c["benign"]),
+        }
+    out["commands_labelled_both_ways"] = sum(
+        1 for ls in labels_of.values() if {"risky", "benign"} <= ls
+    )
     if target["total"]:
         out["target_rows"] = target["total"]
         out["target_not_allowed"] = pct(target["not_allowed"], target["total"])
@@ -118,8 +174,12 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", default=os.environ.get("GATESH_CORPUS", "/work/shared/corpus"))
-    p.add_argument("--cwd", default=None, help="working directory the commands are decided in "
-                   "(default: a realistic scratch working tree, HOME its home folder)")
+    p.add_argument(
+        "--cwd",
+        default=None,
+        help="working directory the commands are decided in "
+        "(default: a realistic scratch working tree, HOME its home folder)",
+    )
     p.add_argument("--misses", help="write misses (risky allowed, benign refused) as JSONL")
     p.add_argument("--only", action="append", help="corpus name (repeatable)")
     p.add_argument("--categories", action="store_true", help="print every category's counts")
@@ -140,7 +200,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {name}: {res['rows']} rows, {res['per_second']}/s")
         for label, counts in res["by_label"].items():
             print(f"   {label:<8} " + "  ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-        figures = {k: res[k] for k in ("risky_not_allowed", "benign_allowed", "target_not_allowed") if k in res}
+        figures = {
+            k: res[k]
+            for k in ("risky_not_allowed", "benign_allowed", "target_not_allowed")
+            if k in res
+        }
         for k, v in figures.items():
             goal = TARGETS.get(name, {}).get(k)
             mark = "" if goal is None else ("  ok" if v >= goal else f"  BELOW target {goal}")
@@ -148,23 +212,35 @@ def main(argv: list[str] | None = None) -> int:
         for group in ("default_mode", "other_mode"):
             if group in res:
                 g = res[group]
-                which = "default mode" if group == "default_mode" else "other modes (strict, paranoid, worktree, HOME)"
-                print(f"   rows labelled for the peer's {which}: risky not allowed "
-                      f"{g['risky_not_allowed']:5.1f}% of {g['risky_rows']}, benign allowed "
-                      f"{g['benign_allowed']:5.1f}% of {g['benign_rows']}")
+                which = (
+                    "default mode"
+                    if group == "default_mode"
+                    else "other modes (strict, paranoid, worktree, HOME)"
+                )
+                print(
+                    f"   rows labelled for the peer's {which}: risky not allowed "
+                    f"{g['risky_not_allowed']:5.1f}% of {g['risky_rows']}, benign allowed "
+                    f"{g['benign_allowed']:5.1f}% of {g['benign_rows']}"
+                )
         if res["commands_labelled_both_ways"]:
-            print(f"   commands the corpus labels both risky and benign: "
-                  f"{res['commands_labelled_both_ways']}")
+            print(
+                f"   commands the corpus labels both risky and benign: "
+                f"{res['commands_labelled_both_ways']}"
+            )
         cats = res["categories"]
         shown = sorted(cats.items(), key=lambda kv: -kv[1].get("allowed", 0))
         if a.categories:
             for cat, c in shown:
-                print(f"     {cat:<55} allowed={c.get('allowed', 0):>4} blocked={c.get('blocked', 0):>4}")
+                print(
+                    f"     {cat:<55} allowed={c.get('allowed', 0):>4} blocked={c.get('blocked', 0):>4}"
+                )
     if a.misses:
         with open(a.misses, "w", encoding="utf-8") as f:
             for m in misses:
                 f.write(json.dumps(m, ensure_ascii=False) + "\n")
-    compact = {k: {kk: vv for kk, vv in v.items() if kk != "categories"} for k, v in summary.items()}
+    compact = {
+        k: {kk: vv for kk, vv in v.items() if kk != "categories"} for k, v in summary.items()
+    }
     print(json.dumps(compact, sort_keys=True))
     return 0
 

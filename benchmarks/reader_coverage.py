@@ -32,11 +32,21 @@ from gatesh.reading._walk import parse
 
 DEFAULT = Path("/work/shared/corpus")
 COVERAGE_SETS = ("tldr", "nl2bash")
-EXTRA_SETS = ("intercode_alfa", "dcg", "claude_code_safety_net", "gtfobins", "atomic_red_team",
-              "shellcheck_tests", "bash_testsuite")
+EXTRA_SETS = (
+    "intercode_alfa",
+    "dcg",
+    "claude_code_safety_net",
+    "gtfobins",
+    "atomic_red_team",
+    "shellcheck_tests",
+    "bash_testsuite",
+)
 MEASURES = ("read_readable", "ts_repaired_clean", "ts_raw_clean")
-LABELS = {"read_readable": "read() readable", "ts_repaired_clean": "tree-sitter after repairs",
-          "ts_raw_clean": "raw tree-sitter"}
+LABELS = {
+    "read_readable": "read() readable",
+    "ts_repaired_clean": "tree-sitter after repairs",
+    "ts_raw_clean": "raw tree-sitter",
+}
 
 
 def _lines(root: Path, name: str) -> list[str]:
@@ -53,8 +63,9 @@ def _measure(cmd: str) -> tuple[dict[str, bool], bool]:
         facts = read(cmd)
     except Exception:
         return {"read_readable": False, "ts_repaired_clean": False, "ts_raw_clean": raw}, True
-    ts = facts.readable and not any(n.startswith("tree-sitter read with errors")
-                                    for n in facts.notes)
+    ts = facts.readable and not any(
+        n.startswith("tree-sitter read with errors") for n in facts.notes
+    )
     return {"read_readable": facts.readable, "ts_repaired_clean": ts, "ts_raw_clean": raw}, False
 
 
@@ -93,25 +104,35 @@ def main(argv: list[str]) -> int:
                 failing.append(got)
                 failing_cmds.append(c)
         n = len(cmds)
-        print(f"{name:24} {n:6} lines  read() readable {_pct(passed['read_readable'], n):6.2f} %  "
-              f"tree-sitter after repairs {_pct(passed['ts_repaired_clean'], n):6.2f} %  "
-              f"raw tree-sitter {_pct(passed['ts_raw_clean'], n):6.2f} %  crashes {crashes}")
-        result[name] = {"lines": n, "unreadable": n - passed["read_readable"], "crashes": crashes,
-                        "readable_pct": round(_pct(passed["read_readable"], n), 3),
-                        "ts_repaired_clean_pct": round(_pct(passed["ts_repaired_clean"], n), 3),
-                        "ts_clean_pct": round(_pct(passed["ts_raw_clean"], n), 3)}
+        print(
+            f"{name:24} {n:6} lines  read() readable {_pct(passed['read_readable'], n):6.2f} %  "
+            f"tree-sitter after repairs {_pct(passed['ts_repaired_clean'], n):6.2f} %  "
+            f"raw tree-sitter {_pct(passed['ts_raw_clean'], n):6.2f} %  crashes {crashes}"
+        )
+        result[name] = {
+            "lines": n,
+            "unreadable": n - passed["read_readable"],
+            "crashes": crashes,
+            "readable_pct": round(_pct(passed["read_readable"], n), 3),
+            "ts_repaired_clean_pct": round(_pct(passed["ts_repaired_clean"], n), 3),
+            "ts_clean_pct": round(_pct(passed["ts_raw_clean"], n), 3),
+        }
         if name in COVERAGE_SETS:
             total += n
             for m in MEASURES:
                 passed_total[m] += passed[m]
     if total:
         figures = {m: _pct(passed_total[m], total) for m in MEASURES}
-        print(f"{'tldr+nl2bash':24} {total:6} lines  read() readable {figures['read_readable']:6.2f} %"
-              f" (target 99.5)  tree-sitter after repairs {figures['ts_repaired_clean']:6.2f} %  "
-              f"raw tree-sitter {figures['ts_raw_clean']:6.2f} %")
-        result.update(readable_pct=round(figures["read_readable"], 3),
-                      ts_repaired_clean_pct=round(figures["ts_repaired_clean"], 3),
-                      coverage_pct=round(figures["ts_raw_clean"], 3))
+        print(
+            f"{'tldr+nl2bash':24} {total:6} lines  read() readable {figures['read_readable']:6.2f} %"
+            f" (target 99.5)  tree-sitter after repairs {figures['ts_repaired_clean']:6.2f} %  "
+            f"raw tree-sitter {figures['ts_raw_clean']:6.2f} %"
+        )
+        result.update(
+            readable_pct=round(figures["read_readable"], 3),
+            ts_repaired_clean_pct=round(figures["ts_repaired_clean"], 3),
+            coverage_pct=round(figures["ts_raw_clean"], 3),
+        )
         bash = shutil.which("bash")
         if bash:
             # Many failures are not shell at all (`<Ctrl c>`, `a|b` alternatives): bash rejects
@@ -126,15 +147,19 @@ def main(argv: list[str]) -> int:
                     fails_valid[m] += not got[m]
             ok = total - rejected
             valid = {m: _pct(ok - fails_valid[m], ok) for m in MEASURES}
-            print(f"{'  of lines bash -n accepts':24} {ok:6} lines  read() readable "
-                  f"{valid['read_readable']:6.2f} % ({fails_valid['read_readable']} unreadable)  "
-                  f"tree-sitter after repairs {valid['ts_repaired_clean']:6.2f} %  "
-                  f"raw tree-sitter {valid['ts_raw_clean']:6.2f} %")
-            result.update(bash_valid_lines=ok,
-                          readable_bash_valid_pct=round(valid["read_readable"], 3),
-                          unreadable_bash_valid=fails_valid["read_readable"],
-                          ts_repaired_clean_bash_valid_pct=round(valid["ts_repaired_clean"], 3),
-                          coverage_bash_valid_pct=round(valid["ts_raw_clean"], 3))
+            print(
+                f"{'  of lines bash -n accepts':24} {ok:6} lines  read() readable "
+                f"{valid['read_readable']:6.2f} % ({fails_valid['read_readable']} unreadable)  "
+                f"tree-sitter after repairs {valid['ts_repaired_clean']:6.2f} %  "
+                f"raw tree-sitter {valid['ts_raw_clean']:6.2f} %"
+            )
+            result.update(
+                bash_valid_lines=ok,
+                readable_bash_valid_pct=round(valid["read_readable"], 3),
+                unreadable_bash_valid=fails_valid["read_readable"],
+                ts_repaired_clean_bash_valid_pct=round(valid["ts_repaired_clean"], 3),
+                coverage_bash_valid_pct=round(valid["ts_raw_clean"], 3),
+            )
     tldr = _lines(root, "tldr")
     if tldr:
         read_second.cache_clear()
@@ -146,8 +171,10 @@ def main(argv: list[str]) -> int:
         times.sort()
         p50 = statistics.median(times)
         p99 = times[int(len(times) * 0.99)]
-        print(f"read() over tldr: p50 {p50:.3f} ms  p99 {p99:.3f} ms  max {times[-1]:.1f} ms "
-              f"(first call, bashlex cache cold)")
+        print(
+            f"read() over tldr: p50 {p50:.3f} ms  p99 {p99:.3f} ms  max {times[-1]:.1f} ms "
+            f"(first call, bashlex cache cold)"
+        )
         result.update(read_p50_ms=round(p50, 4), read_p99_ms=round(p99, 4))
     print(json.dumps(result, sort_keys=True))
     return 0

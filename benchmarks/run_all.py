@@ -47,7 +47,9 @@ writer when that fails).
 
 # Where matplotlib is pip-installed (--target) when it is not importable: a cache folder, so only
 # the first run pays for the download.
-PYLIB = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gatesh-bench", "pylib")
+PYLIB = os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gatesh-bench", "pylib"
+)
 
 # Rows per corpus in --quick mode: scripts without a limit flag read a sampled copy of the corpora.
 QUICK_SAMPLE = 1000
@@ -97,15 +99,22 @@ def a_latency(corpus: str, quick_limit: int) -> Callable[[Ctx, str], tuple[list[
     def args(ctx: Ctx, src: str) -> tuple[list[str], str]:
         argv = ["--corpus", corpus] if corpus != "tldr" or _has(src, "--corpus") else []
         if ctx.quick and _has(src, "--limit"):
-            return [*argv, "--limit", str(quick_limit)], f"quick: the first {quick_limit} rows of {corpus}"
+            return [
+                *argv,
+                "--limit",
+                str(quick_limit),
+            ], f"quick: the first {quick_limit} rows of {corpus}"
         return argv, f"every row of {corpus}"
+
     return args
 
 
 def a_overhead(ctx: Ctx, src: str) -> tuple[list[str], str]:
     n = 60 if ctx.quick else 300
     if _has(src, "--quick"):
-        return (["--quick"] if ctx.quick else []), "its own --quick mode" if ctx.quick else "its default size"
+        return (
+            ["--quick"] if ctx.quick else []
+        ), "its own --quick mode" if ctx.quick else "its default size"
     if _has(src, "-n") or _has(src, "--n"):
         return ["-n", str(n)], f"{n} interleaved pairs"
     if _positional(src):
@@ -116,11 +125,15 @@ def a_overhead(ctx: Ctx, src: str) -> tuple[list[str], str]:
 def a_concurrency(ctx: Ctx, src: str) -> tuple[list[str], str]:
     checks = 100 if ctx.quick else 500
     if _has(src, "--quick"):
-        return (["--quick"] if ctx.quick else []), "its own --quick mode" if ctx.quick else "32 × 500"
+        return (
+            ["--quick"] if ctx.quick else []
+        ), "its own --quick mode" if ctx.quick else "32 × 500"
     if _has(src, "--checks"):
         return ["--sessions", "32", "--checks", str(checks)], f"32 sessions × {checks} checks"
     if _positional(src):
-        return ["32", str(checks)], f"32 sessions × {checks} checks" + (" (quick; S14 asks 500)" if ctx.quick else "")
+        return ["32", str(checks)], f"32 sessions × {checks} checks" + (
+            " (quick; S14 asks 500)" if ctx.quick else ""
+        )
     return [], "its default size (no count option)"
 
 
@@ -137,14 +150,19 @@ def a_pty(ctx: Ctx, src: str) -> tuple[list[str], str]:
     if ctx.quick and _has(src, "--quick"):
         return ["--quick"], "its own --quick mode"
     if ctx.quick and _has(src, "--mib"):
-        return ["--mib", "64", "--keys", "100"] if _has(src, "--keys") else ["--mib", "64"], \
-            "quick: cat 64 MiB (S14 asks 256), 100 keystrokes"
+        return ["--mib", "64", "--keys", "100"] if _has(src, "--keys") else [
+            "--mib",
+            "64",
+        ], "quick: cat 64 MiB (S14 asks 256), 100 keystrokes"
     return [], "cat 256 MiB, 200 keystrokes" if _has(src, "--mib") else "its default size"
 
 
 def a_quality(ctx: Ctx, src: str) -> tuple[list[str], str]:
     if ctx.quick and _has(src, "--corpus"):
-        return ["--corpus", ctx.sampled_corpus], f"quick: a sample of at most {QUICK_SAMPLE} rows per corpus"
+        return [
+            "--corpus",
+            ctx.sampled_corpus,
+        ], f"quick: a sample of at most {QUICK_SAMPLE} rows per corpus"
     return (["--corpus", ctx.corpus] if _has(src, "--corpus") else []), "every row of its corpora"
 
 
@@ -156,7 +174,10 @@ def a_hook_latency(ctx: Ctx, src: str) -> tuple[list[str], str]:
 def a_peer(ctx: Ctx, src: str) -> tuple[list[str], str]:
     argv = ["--raw-out", ctx.path("peer_raw.json"), "--scratch", ctx.path("peer")]
     if ctx.quick:
-        return [*argv, "--quick"], "quick: 200 rows per corpus decided, 4 per corpus through the hooks"
+        return [
+            *argv,
+            "--quick",
+        ], "quick: 200 rows per corpus decided, 4 per corpus through the hooks"
     return argv, "every row decided, 25 per corpus through the hooks"
 
 
@@ -166,20 +187,37 @@ def a_cascade(ctx: Ctx, src: str) -> tuple[list[str], str]:
 
 
 def a_evaluation(ctx: Ctx, src: str) -> tuple[list[str], str]:
-    argv = ["--out", os.path.join(ctx.out, "EVALUATION.md"), "--latencies-out", ctx.path("decide_ms.json")]
+    argv = [
+        "--out",
+        os.path.join(ctx.out, "EVALUATION.md"),
+        "--latencies-out",
+        ctx.path("decide_ms.json"),
+    ]
     peer = ctx.results.get("peer", {}).get("result")
     if peer:
         with open(ctx.path("peer.json"), "w", encoding="utf-8") as f:
             json.dump(peer, f)
         argv += ["--peer", ctx.path("peer.json"), "--peer-raw", ctx.path("peer_raw.json")]
     if ctx.quick:
-        return [*argv, "--limit", "600"], "quick: an evenly spaced sample of at most 600 rows per corpus"
+        return [
+            *argv,
+            "--limit",
+            "600",
+        ], "quick: an evenly spaced sample of at most 600 rows per corpus"
     return argv, "every row of every corpus, rungs assisted and auto"
 
 
 def a_plot(ctx: Ctx, src: str) -> tuple[list[str], str]:
-    argv = ["--decision", ctx.path("decide_ms.json"), "--hook", ctx.path("peer_raw.json"),
-            "--out", os.path.join(ctx.out, "latency.png"), "--pylib", PYLIB]
+    argv = [
+        "--decision",
+        ctx.path("decide_ms.json"),
+        "--hook",
+        ctx.path("peer_raw.json"),
+        "--out",
+        os.path.join(ctx.out, "latency.png"),
+        "--pylib",
+        PYLIB,
+    ]
     if not ctx.install:
         argv.append("--no-install")
     return argv, "from this run's evaluation and peer figures"
@@ -187,37 +225,84 @@ def a_plot(ctx: Ctx, src: str) -> tuple[list[str], str]:
 
 STEPS: tuple[Step, ...] = (
     Step("reader_coverage", "reader_coverage.py", "Reader coverage", a_reader, (90, 300), True),
-    Step("decision_latency", "decision_latency.py", "In-process decision latency, tldr",
-         a_latency("tldr", 3000), (60, 180), True),
-    Step("decision_latency_nl2bash", "decision_latency.py", "In-process decision latency, nl2bash",
-         a_latency("nl2bash", 2000), (60, 120), True),
-    Step("c_overhead", "c_overhead.py", "`gatesh -c true` vs `bash -c true`", a_overhead, (60, 180)),
-    Step("hook_latency", "hook_latency.py", "Hook latency: `gatesh hook` vs the bare interpreter and "
-         "cc-safety-net's hook", a_hook_latency, (90, 300)),
+    Step(
+        "decision_latency",
+        "decision_latency.py",
+        "In-process decision latency, tldr",
+        a_latency("tldr", 3000),
+        (60, 180),
+        True,
+    ),
+    Step(
+        "decision_latency_nl2bash",
+        "decision_latency.py",
+        "In-process decision latency, nl2bash",
+        a_latency("nl2bash", 2000),
+        (60, 120),
+        True,
+    ),
+    Step(
+        "c_overhead", "c_overhead.py", "`gatesh -c true` vs `bash -c true`", a_overhead, (60, 180)
+    ),
+    Step(
+        "hook_latency",
+        "hook_latency.py",
+        "Hook latency: `gatesh hook` vs the bare interpreter and cc-safety-net's hook",
+        a_hook_latency,
+        (90, 300),
+    ),
     Step("concurrency", "concurrency.py", "32 concurrent sessions", a_concurrency, (90, 240)),
-    Step("pty_throughput", "pty_throughput.py", "PTY throughput and keystroke latency", a_pty, (60, 240)),
-    Step("cascade", "cascade.py", "The cascade with a key (loopback API): model-free share, never weaker",
-         a_cascade, (240, 900), True),
+    Step(
+        "pty_throughput",
+        "pty_throughput.py",
+        "PTY throughput and keystroke latency",
+        a_pty,
+        (60, 240),
+    ),
+    Step(
+        "cascade",
+        "cascade.py",
+        "The cascade with a key (loopback API): model-free share, never weaker",
+        a_cascade,
+        (240, 900),
+        True,
+    ),
     Step("rater_quality", "rater_quality.py", "Builtin rater quality", a_quality, (60, 180), True),
     Step("peer", "peer.py", "Peer side by side (cc-safety-net)", a_peer, (120, 600), True),
-    Step("evaluation", "evaluation.py", "Evaluation (docs/EVALUATION.md)", a_evaluation, (120, 600), True),
+    Step(
+        "evaluation",
+        "evaluation.py",
+        "Evaluation (docs/EVALUATION.md)",
+        a_evaluation,
+        (120, 600),
+        True,
+    ),
     Step("plot", "plot.py", "Latency plot (docs/latency.png)", a_plot, (90, 180)),
 )
 OWN_FILES = {"run_all.py", "plot.py"}
 # Scripts in benchmarks/ that are not benchmarks: listed in the document, never run.
-NOT_BENCHMARKS = {"fuzz_long.py": "a long fuzzing campaign (issue 10), not a benchmark: run it on its own",
-                  "effect_fixture.py": "run by evaluation.py (its figures are a section of docs/EVALUATION.md); "
-                                       "also runnable on its own"}
+NOT_BENCHMARKS = {
+    "fuzz_long.py": "a long fuzzing campaign (issue 10), not a benchmark: run it on its own",
+    "effect_fixture.py": "run by evaluation.py (its figures are a section of docs/EVALUATION.md); "
+    "also runnable on its own",
+}
 
 
 # --- running -------------------------------------------------------------------------------------
 
 
 def child_env(ctx: Ctx) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GATESH_SESSION", "GATESH_GATED")}
-    for var, sub in (("XDG_CONFIG_HOME", "xdg/cfg"), ("XDG_STATE_HOME", "xdg/state"),
-                     ("XDG_DATA_HOME", "xdg/data"), ("XDG_RUNTIME_DIR", "xdg/run")):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "GATESH_SESSION", "GATESH_GATED")
+    }
+    for var, sub in (
+        ("XDG_CONFIG_HOME", "xdg/cfg"),
+        ("XDG_STATE_HOME", "xdg/state"),
+        ("XDG_DATA_HOME", "xdg/data"),
+        ("XDG_RUNTIME_DIR", "xdg/run"),
+    ):
         path = ctx.path(sub)
         os.makedirs(path, mode=0o700, exist_ok=True)
         env[var] = path
@@ -254,12 +339,24 @@ def run_step(step: Step, ctx: Ctx, scripts_dir: str, env: dict[str, str]) -> dic
     argv, size = step.args(ctx, source)
     budget = step.timeout[0] if ctx.quick else step.timeout[1]
     cmd = [sys.executable, path, *argv]
-    print(f"\n== {step.title}: {step.script} {' '.join(argv)}  [{size}; budget {budget} s]", flush=True)
+    print(
+        f"\n== {step.title}: {step.script} {' '.join(argv)}  [{size}; budget {budget} s]",
+        flush=True,
+    )
     started = time.perf_counter()
     err_path = ctx.path(f"{step.name}.stderr")
     with open(err_path, "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                                cwd=REPO, start_new_session=True, text=True, errors="replace")
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=REPO,
+            start_new_session=True,
+            text=True,
+            errors="replace",
+        )
         out_lines: list[str] = []
         reader = threading.Thread(target=_pump, args=(proc, out_lines), daemon=True)
         reader.start()
@@ -274,10 +371,19 @@ def run_step(step: Step, ctx: Ctx, scripts_dir: str, env: dict[str, str]) -> dic
     stdout = "".join(out_lines)
     with open(err_path, encoding="utf-8", errors="replace") as f:
         stderr = f.read()
-    record: dict[str, Any] = {"script": step.script, "args": argv, "size": size, "elapsed_s": elapsed,
-                              "budget_s": budget, "exit": proc.returncode,
-                              "printed": [ln.rstrip() for ln in stdout.splitlines()
-                                          if ln.strip() and not ln.lstrip().startswith("{")][-40:]}
+    record: dict[str, Any] = {
+        "script": step.script,
+        "args": argv,
+        "size": size,
+        "elapsed_s": elapsed,
+        "budget_s": budget,
+        "exit": proc.returncode,
+        "printed": [
+            ln.rstrip()
+            for ln in stdout.splitlines()
+            if ln.strip() and not ln.lstrip().startswith("{")
+        ][-40:],
+    }
     result = last_json(stdout)
     if timed_out:
         record.update(status="timeout", why=f"ran past its budget of {budget} s and was stopped")
@@ -287,7 +393,9 @@ def run_step(step: Step, ctx: Ctx, scripts_dir: str, env: dict[str, str]) -> dic
     elif result is None:
         record.update(status="failed", why="it printed no JSON result line")
     elif result.get("status") == "skipped":
-        record.update(status="not run", why=str(result.get("why", "the script skipped itself")), result=result)
+        record.update(
+            status="not run", why=str(result.get("why", "the script skipped itself")), result=result
+        )
     else:
         record.update(status="ok", result=result)
     if record["status"] != "ok":
@@ -349,9 +457,14 @@ def sample_corpus(src: str, dst: str, n: int) -> None:
 
 
 def machine() -> dict[str, Any]:
-    info: dict[str, Any] = {"cpu": "unknown", "cores": os.cpu_count(), "python": platform.python_version(),
-                            "python_path": sys.executable, "kernel": platform.release(),
-                            "platform": platform.platform()}
+    info: dict[str, Any] = {
+        "cpu": "unknown",
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "python_path": sys.executable,
+        "kernel": platform.release(),
+        "platform": platform.platform(),
+    }
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
@@ -370,7 +483,9 @@ def machine() -> dict[str, Any]:
     info["bash"] = _version(["bash", "--version"], r"version (\S+)")
     info["node"] = _version(["node", "--version"], r"v?(\S+)")
     info["git_commit"] = _version(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], r"(\S+)")
-    dirty = _version(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"], r"([\s\S]+)")
+    dirty = _version(
+        ["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"], r"([\s\S]+)"
+    )
     info["git_dirty"] = bool(dirty and dirty != "not available")
     return info
 
@@ -423,28 +538,45 @@ def _verdict(value: float | None, ok: Callable[[float], bool]) -> str:
     return "–" if value is None else ("PASS" if ok(value) else "FAIL")
 
 
-def _cascade_rows(results: dict[str, dict[str, Any]], missing: Callable[[str, str, str], Row]) -> list[Row]:
+def _cascade_rows(
+    results: dict[str, dict[str, Any]], missing: Callable[[str, str, str], Row]
+) -> list[Row]:
     """The cascade's figures (cascade.py): no model request with a key, requests, never weaker."""
     r = results.get("cascade", {})
     if r.get("status") != "ok":
-        return [missing("cascade", "share of tldr with no model request, key present (cascade)", "≥ 70 %")]
+        return [
+            missing(
+                "cascade", "share of tldr with no model request, key present (cascade)", "≥ 70 %"
+            )
+        ]
     rows = []
     for corpus, arms in r["result"].get("share", {}).items():
         c, m = arms.get("cascade", {}), arms.get("model", {})
         share = _num(c, "model_free_share")
-        rows.append(Row(f"{corpus}: rows with no model request, key present, loopback API (cascade)",
-                        "–" if share is None else f"{100 * share:.1f} %",
-                        f"model alone {100 * (_num(m, 'model_free_share') or 0):.1f} %; requests "
-                        f"{c.get('requests')} vs {m.get('requests')}; per row p50 {_ms(_num(c, 'ms.p50'))} vs "
-                        f"{_ms(_num(m, 'ms.p50'))}", "≥ 70 %" if corpus == "tldr" else "–",
-                        _verdict(share, lambda v: v >= 0.70) if corpus == "tldr" else "–",
-                        f"cascade.py, {c.get('rows')} rows"))
+        rows.append(
+            Row(
+                f"{corpus}: rows with no model request, key present, loopback API (cascade)",
+                "–" if share is None else f"{100 * share:.1f} %",
+                f"model alone {100 * (_num(m, 'model_free_share') or 0):.1f} %; requests "
+                f"{c.get('requests')} vs {m.get('requests')}; per row p50 {_ms(_num(c, 'ms.p50'))} vs "
+                f"{_ms(_num(m, 'ms.p50'))}",
+                "≥ 70 %" if corpus == "tldr" else "–",
+                _verdict(share, lambda v: v >= 0.70) if corpus == "tldr" else "–",
+                f"cascade.py, {c.get('rows')} rows",
+            )
+        )
     for corpus, f in r["result"].get("never_weaker", {}).items():
         a, b = _num(f, "share_builtin"), _num(f, "share_cascade")
-        rows.append(Row(f"{corpus}: risky rows not allowed, cascade with an always-safe model",
-                        "–" if b is None else f"{100 * b:.1f} %", "–" if a is None else f"builtin alone {100 * a:.1f} %",
-                        "≥ builtin alone", _verdict(None if a is None or b is None else b - a, lambda v: v >= 0),
-                        f"cascade.py, {f.get('risky')} rows"))
+        rows.append(
+            Row(
+                f"{corpus}: risky rows not allowed, cascade with an always-safe model",
+                "–" if b is None else f"{100 * b:.1f} %",
+                "–" if a is None else f"builtin alone {100 * a:.1f} %",
+                "≥ builtin alone",
+                _verdict(None if a is None or b is None else b - a, lambda v: v >= 0),
+                f"cascade.py, {f.get('risky')} rows",
+            )
+        )
     return rows
 
 
@@ -457,7 +589,9 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
 
     def missing(name: str, figure: str, target: str) -> Row:
         rec = results.get(name, {})
-        return Row(figure, "–", "–", target, f"not run: {rec.get('why', 'not part of this run')}", name)
+        return Row(
+            figure, "–", "–", target, f"not run: {rec.get('why', 'not part of this run')}", name
+        )
 
     r = results.get("c_overhead", {})
     if r.get("status") == "ok":
@@ -467,22 +601,45 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
         if _num(d, "gatesh_p90_ms") is not None:
             spread.append(f"gatesh p90 {_ms(_num(d, 'gatesh_p90_ms'))}")
         if _num(d, "gatesh_median_ms") is not None:
-            spread.append(f"gatesh median {_ms(_num(d, 'gatesh_median_ms'))}, bash median {_ms(_num(d, 'bash_median_ms'))}")
-        p10, p90 = _num(d, "overhead_p10_ms", "overhead_ms.p10"), _num(d, "overhead_p90_ms", "overhead_ms.p90")
+            spread.append(
+                f"gatesh median {_ms(_num(d, 'gatesh_median_ms'))}, bash median {_ms(_num(d, 'bash_median_ms'))}"
+            )
+        p10, p90 = (
+            _num(d, "overhead_p10_ms", "overhead_ms.p10"),
+            _num(d, "overhead_p90_ms", "overhead_ms.p90"),
+        )
         if p10 is not None and p90 is not None:
             spread.insert(0, f"p10–p90 {p10:.2f}–{p90:.2f} ms")
-        rows.append(Row("`gatesh -c true` over `bash -c true` (warm daemon)", _ms(over),
-                        "; ".join(spread) or "not reported", "≤ 10 ms", _verdict(over, lambda v: v <= 10),
-                        f"c_overhead.py, {_num(d, 'n', 'pairs') and int(_num(d, 'n', 'pairs') or 0)} interleaved pairs"))
+        rows.append(
+            Row(
+                "`gatesh -c true` over `bash -c true` (warm daemon)",
+                _ms(over),
+                "; ".join(spread) or "not reported",
+                "≤ 10 ms",
+                _verdict(over, lambda v: v <= 10),
+                f"c_overhead.py, {_num(d, 'n', 'pairs') and int(_num(d, 'n', 'pairs') or 0)} interleaved pairs",
+            )
+        )
         ratio = _num(d, "ratio_median", "ratio.p50", "ratio")
         if ratio is not None:
             rp10, rp90 = _num(d, "ratio_p10", "ratio.p10"), _num(d, "ratio_p90", "ratio.p90")
             per_pair = rp10 is not None and rp90 is not None
-            rows.append(Row("time ratio gatesh / bash", f"{ratio:.2f}×",
-                            f"p10–p90 {rp10:.2f}–{rp90:.2f}×" if per_pair else "ratio of the medians (per-pair ratios not reported)",
-                            "–", "–", "c_overhead.py"))
+            rows.append(
+                Row(
+                    "time ratio gatesh / bash",
+                    f"{ratio:.2f}×",
+                    f"p10–p90 {rp10:.2f}–{rp90:.2f}×"
+                    if per_pair
+                    else "ratio of the medians (per-pair ratios not reported)",
+                    "–",
+                    "–",
+                    "c_overhead.py",
+                )
+            )
     else:
-        rows.append(missing("c_overhead", "`gatesh -c true` over `bash -c true` (warm daemon)", "≤ 10 ms"))
+        rows.append(
+            missing("c_overhead", "`gatesh -c true` over `bash -c true` (warm daemon)", "≤ 10 ms")
+        )
 
     r = results.get("decision_latency", {})
     if r.get("status") == "ok":
@@ -491,33 +648,77 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
         n = int(ms.get("n", 0))
         p50, p90, p99 = _num(ms, "p50"), _num(ms, "p90"), _num(ms, "p99")
         p10 = _num(ms, "p10")
-        lead = f"p10–p90 {p10:.3f}–{p90:.3f} ms" if p10 is not None and p90 is not None else f"p90 {_ms(p90, 3)}"
-        rows.append(Row("decision latency p50, tldr (pipeline in-process, both readers)", _ms(p50, 3),
-                        f"{lead}; mean {_ms(_num(ms, 'mean'), 3)}", "≤ 0.5 ms",
-                        _verdict(p50, lambda v: v <= 0.5), f"decision_latency.py, {n} rows"))
-        rows.append(Row("decision latency p99, tldr", _ms(p99, 3), "–", "≤ 5 ms",
-                        _verdict(p99, lambda v: v <= 5), f"decision_latency.py, {n} rows"))
+        lead = (
+            f"p10–p90 {p10:.3f}–{p90:.3f} ms"
+            if p10 is not None and p90 is not None
+            else f"p90 {_ms(p90, 3)}"
+        )
+        rows.append(
+            Row(
+                "decision latency p50, tldr (pipeline in-process, both readers)",
+                _ms(p50, 3),
+                f"{lead}; mean {_ms(_num(ms, 'mean'), 3)}",
+                "≤ 0.5 ms",
+                _verdict(p50, lambda v: v <= 0.5),
+                f"decision_latency.py, {n} rows",
+            )
+        )
+        rows.append(
+            Row(
+                "decision latency p99, tldr",
+                _ms(p99, 3),
+                "–",
+                "≤ 5 ms",
+                _verdict(p99, lambda v: v <= 5),
+                f"decision_latency.py, {n} rows",
+            )
+        )
         ps = _num(d, "per_second")
-        rows.append(Row("decisions per second (one process)", f"{ps:.0f}/s" if ps else "not reported", "–",
-                        "–", "–", "decision_latency.py"))
+        rows.append(
+            Row(
+                "decisions per second (one process)",
+                f"{ps:.0f}/s" if ps else "not reported",
+                "–",
+                "–",
+                "–",
+                "decision_latency.py",
+            )
+        )
     else:
-        rows.append(missing("decision_latency", "decision latency p50 / p99, tldr", "≤ 0.5 ms / ≤ 5 ms"))
+        rows.append(
+            missing("decision_latency", "decision latency p50 / p99, tldr", "≤ 0.5 ms / ≤ 5 ms")
+        )
     ev = results.get("evaluation", {})
     if ev.get("status") == "ok":
         t = ev["result"].get("corpora", {}).get("tldr", {}).get("decide_ms_auto")
         if t:
-            rows.append(Row("per-row decision time in the evaluation pass, tldr, rung auto",
-                            _ms(t.get("p50"), 3), f"p10–p90 {t['p10']:.3f}–{t['p90']:.3f} ms; p99 {t['p99']:.3f} ms",
-                            "≤ 0.5 ms (p50), ≤ 5 ms (p99)",
-                            _verdict(t.get("p50"), lambda v: v <= 0.5) + " / " + _verdict(t.get("p99"), lambda v: v <= 5),
-                            f"evaluation.py, {t['n']} rows"))
+            rows.append(
+                Row(
+                    "per-row decision time in the evaluation pass, tldr, rung auto",
+                    _ms(t.get("p50"), 3),
+                    f"p10–p90 {t['p10']:.3f}–{t['p90']:.3f} ms; p99 {t['p99']:.3f} ms",
+                    "≤ 0.5 ms (p50), ≤ 5 ms (p99)",
+                    _verdict(t.get("p50"), lambda v: v <= 0.5)
+                    + " / "
+                    + _verdict(t.get("p99"), lambda v: v <= 5),
+                    f"evaluation.py, {t['n']} rows",
+                )
+            )
     for name, corpus in (("decision_latency", "tldr"), ("decision_latency_nl2bash", "nl2bash")):
         r = results.get(name, {})
         if r.get("status") == "ok":
             share = _num(r["result"], "model_free_share")
             n = int(_num(r["result"], "ms.n") or 0)
-            rows.append(Row(f"share of {corpus} decided without a model call", "–" if share is None else f"{100 * share:.1f} %",
-                            "–", "≥ 70 %", _verdict(share, lambda v: v >= 0.70), f"{name.split('_nl')[0]}.py, {n} rows"))
+            rows.append(
+                Row(
+                    f"share of {corpus} decided without a model call",
+                    "–" if share is None else f"{100 * share:.1f} %",
+                    "–",
+                    "≥ 70 %",
+                    _verdict(share, lambda v: v >= 0.70),
+                    f"{name.split('_nl')[0]}.py, {n} rows",
+                )
+            )
         else:
             rows.append(missing(name, f"share of {corpus} decided without a model call", "≥ 70 %"))
     rows.extend(_cascade_rows(results, missing))
@@ -531,40 +732,89 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
         if tspread == "not reported" and t_script is not None and t_gate is not None:
             tspread = f"one run each: `script -qc` {t_script:.2f} s, gatesh {t_gate:.2f} s"
         size = f"cat {mib:.0f} MiB" if mib is not None else "cat"
-        rows.append(Row(f"PTY throughput, {size}, gatesh / `script -qc`",
-                        "not reported" if ratio is None else f"{ratio:.2f}×", tspread, "≥ 0.8×",
-                        _verdict(ratio, lambda v: v >= 0.8), f"pty_throughput.py ({r.get('size')})"))
-        added = _num(d, "key_added_ms", "keystroke_added_ms", "keystroke_overhead_ms", "keystroke.added_ms")
+        rows.append(
+            Row(
+                f"PTY throughput, {size}, gatesh / `script -qc`",
+                "not reported" if ratio is None else f"{ratio:.2f}×",
+                tspread,
+                "≥ 0.8×",
+                _verdict(ratio, lambda v: v >= 0.8),
+                f"pty_throughput.py ({r.get('size')})",
+            )
+        )
+        added = _num(
+            d, "key_added_ms", "keystroke_added_ms", "keystroke_overhead_ms", "keystroke.added_ms"
+        )
         kspread = _spread_of(d, "key")
         if kspread == "not reported" and _num(d, "key_plain_ms") is not None:
             kspread = f"medians: plain PTY {_ms(_num(d, 'key_plain_ms'), 3)}, gatesh {_ms(_num(d, 'key_gatesh_ms'), 3)}"
-        rows.append(Row("keystroke echo latency added (median)", _ms(added, 3), kspread, "≤ 1 ms",
-                        _verdict(added, lambda v: v <= 1), f"pty_throughput.py ({r.get('size')})"))
+        rows.append(
+            Row(
+                "keystroke echo latency added (median)",
+                _ms(added, 3),
+                kspread,
+                "≤ 1 ms",
+                _verdict(added, lambda v: v <= 1),
+                f"pty_throughput.py ({r.get('size')})",
+            )
+        )
     else:
-        rows.append(missing("pty_throughput", "PTY throughput vs `script -qc`; keystroke latency added",
-                            "≥ 0.8×; ≤ 1 ms"))
+        rows.append(
+            missing(
+                "pty_throughput",
+                "PTY throughput vs `script -qc`; keystroke latency added",
+                "≥ 0.8×; ≤ 1 ms",
+            )
+        )
 
     r = results.get("concurrency", {})
     if r.get("status") == "ok":
         d = r["result"]
         size = f"{int(_num(d, 'sessions') or 0)} sessions, {int(_num(d, 'checks') or 0)} checks"
         errors = _num(d, "errors")
-        rows.append(Row("concurrent checks: errors", "–" if errors is None else f"{errors:.0f}", "–", "0",
-                        _verdict(errors, lambda v: v == 0), f"concurrency.py, {size}"))
+        rows.append(
+            Row(
+                "concurrent checks: errors",
+                "–" if errors is None else f"{errors:.0f}",
+                "–",
+                "0",
+                _verdict(errors, lambda v: v == 0),
+                f"concurrency.py, {size}",
+            )
+        )
         p99 = _num(d, "p99_ms")
         c10, c90 = _num(d, "p10_ms"), _num(d, "p90_ms")
         cspread = f"p10–p90 {c10:.2f}–{c90:.2f} ms; " if c10 is not None and c90 is not None else ""
-        rows.append(Row("concurrent checks: latency p99", _ms(p99),
-                        f"{cspread}p50 {_ms(_num(d, 'p50_ms'))}; max {_ms(_num(d, 'max_ms'))}",
-                        "≤ 25 ms", _verdict(p99, lambda v: v <= 25), f"concurrency.py, {size}"))
+        rows.append(
+            Row(
+                "concurrent checks: latency p99",
+                _ms(p99),
+                f"{cspread}p50 {_ms(_num(d, 'p50_ms'))}; max {_ms(_num(d, 'max_ms'))}",
+                "≤ 25 ms",
+                _verdict(p99, lambda v: v <= 25),
+                f"concurrency.py, {size}",
+            )
+        )
         rss = _num(d, "daemon_rss_mib")
         peak = _num(d, "daemon_peak_rss_mib")
-        rows.append(Row("concurrent checks: daemon RSS", "not reported" if rss is None else f"{rss:.0f} MiB",
-                        "–" if peak is None else f"peak {peak:.0f} MiB", "≤ 150 MiB",
-                        _verdict(peak if peak is not None else rss, lambda v: v <= 150), f"concurrency.py, {size}"))
+        rows.append(
+            Row(
+                "concurrent checks: daemon RSS",
+                "not reported" if rss is None else f"{rss:.0f} MiB",
+                "–" if peak is None else f"peak {peak:.0f} MiB",
+                "≤ 150 MiB",
+                _verdict(peak if peak is not None else rss, lambda v: v <= 150),
+                f"concurrency.py, {size}",
+            )
+        )
     else:
-        rows.append(missing("concurrency", "32 sessions × 500 checks: errors, p99, daemon RSS",
-                            "0; ≤ 25 ms; ≤ 150 MiB"))
+        rows.append(
+            missing(
+                "concurrency",
+                "32 sessions × 500 checks: errors, p99, daemon RSS",
+                "0; ≤ 25 ms; ≤ 150 MiB",
+            )
+        )
     return rows
 
 
@@ -573,8 +823,12 @@ def _spread_of(d: dict[str, Any], stem: str) -> str:
     flat = _flatten(d)
     pick = {k: v for k, v in flat.items() if stem in k.lower() and isinstance(v, int | float)}
     for lo, hi in (("p10", "p90"), ("p25", "p75"), ("min", "max")):
-        a = next((v for k, v in pick.items() if k.lower().endswith(lo) or f"{lo}_" in k.lower()), None)
-        b = next((v for k, v in pick.items() if k.lower().endswith(hi) or f"{hi}_" in k.lower()), None)
+        a = next(
+            (v for k, v in pick.items() if k.lower().endswith(lo) or f"{lo}_" in k.lower()), None
+        )
+        b = next(
+            (v for k, v in pick.items() if k.lower().endswith(hi) or f"{hi}_" in k.lower()), None
+        )
         if a is not None and b is not None:
             return f"{lo}–{hi} {a:.3g}–{b:.3g}"
     return "not reported"
@@ -596,45 +850,95 @@ def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
 def render(ctx: Ctx, info: dict[str, Any], elapsed: float, load: tuple[str, str]) -> str:
     res = ctx.results
     mode = "quick (`--quick`: smaller samples)" if ctx.quick else "full"
-    lines = ["# Benchmarks", "",
-             "Generated by `python benchmarks/run_all.py`; do not edit by hand. Every figure below was measured "
-             "by the run that wrote this file; a benchmark that did not run says why and shows no figure.", "",
-             "## How to run", "", HOW_TO_RUN, "",
-             "## This run", "",
-             f"- Mode: {mode}; took {elapsed:.0f} s; started {time.strftime('%Y-%m-%d %H:%M:%S %Z', time.localtime(time.time() - elapsed))}.",
-             f"- Code: commit `{info.get('git_commit')}`" + (" with uncommitted changes" if info.get("git_dirty") else "") + ".",
-             f"- Corpora: `{ctx.corpus}`" + ("" if os.path.isdir(ctx.corpus) else " — **absent**: corpus benchmarks not run") + ".",
-             "- Children run with scratch XDG folders (no user config, no user daemon), no model API key (the "
-             "builtin rater), and the real interpreter first on PATH.",
-             "", "## Machine", "", "| | |", "|---|---|",
-             f"| CPU | {info.get('cpu')} |", f"| cores | {info.get('cores')} |",
-             f"| RAM | {info.get('ram_gib', '?')} GiB |",
-             f"| Python | {info.get('python')} (`{info.get('python_path')}`) |",
-             f"| bash | {info.get('bash')} |", f"| node | {info.get('node')} |",
-             f"| kernel | {info.get('kernel')} |",
-             f"| load average (1/5/15 min) at start / end | {load[0]} / {load[1]} |", "",
-             "The load average says whether other work shared the machine during the run; latency figures on a "
-             "shared 2-core machine are noisier than on an idle one.", "",
-             "## SPEC S14 targets", "",
-             "| figure | median | spread | S14 target | result | source |", "|---|---:|---|---:|:---:|---|"]
+    lines = [
+        "# Benchmarks",
+        "",
+        "Generated by `python benchmarks/run_all.py`; do not edit by hand. Every figure below was measured "
+        "by the run that wrote this file; a benchmark that did not run says why and shows no figure.",
+        "",
+        "## How to run",
+        "",
+        HOW_TO_RUN,
+        "",
+        "## This run",
+        "",
+        f"- Mode: {mode}; took {elapsed:.0f} s; started {time.strftime('%Y-%m-%d %H:%M:%S %Z', time.localtime(time.time() - elapsed))}.",
+        f"- Code: commit `{info.get('git_commit')}`"
+        + (" with uncommitted changes" if info.get("git_dirty") else "")
+        + ".",
+        f"- Corpora: `{ctx.corpus}`"
+        + ("" if os.path.isdir(ctx.corpus) else " — **absent**: corpus benchmarks not run")
+        + ".",
+        "- Children run with scratch XDG folders (no user config, no user daemon), no model API key (the "
+        "builtin rater), and the real interpreter first on PATH.",
+        "",
+        "## Machine",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| CPU | {info.get('cpu')} |",
+        f"| cores | {info.get('cores')} |",
+        f"| RAM | {info.get('ram_gib', '?')} GiB |",
+        f"| Python | {info.get('python')} (`{info.get('python_path')}`) |",
+        f"| bash | {info.get('bash')} |",
+        f"| node | {info.get('node')} |",
+        f"| kernel | {info.get('kernel')} |",
+        f"| load average (1/5/15 min) at start / end | {load[0]} / {load[1]} |",
+        "",
+        "The load average says whether other work shared the machine during the run; latency figures on a "
+        "shared 2-core machine are noisier than on an idle one.",
+        "",
+        "## SPEC S14 targets",
+        "",
+        "| figure | median | spread | S14 target | result | source |",
+        "|---|---:|---|---:|:---:|---|",
+    ]
     for row in s14_rows(res):
-        lines.append(f"| {row.figure} | {row.median} | {row.spread} | {row.target} | {row.result} | {row.source} |")
-    lines += ["", "![Latency distributions](latency.png)" if os.path.exists(os.path.join(ctx.out, "latency.png"))
-              and res.get("plot", {}).get("status") == "ok" else
-              f"No plot: {res.get('plot', {}).get('why', 'the plot step did not run')}.", ""]
+        lines.append(
+            f"| {row.figure} | {row.median} | {row.spread} | {row.target} | {row.result} | {row.source} |"
+        )
+    lines += [
+        "",
+        "![Latency distributions](latency.png)"
+        if os.path.exists(os.path.join(ctx.out, "latency.png"))
+        and res.get("plot", {}).get("status") == "ok"
+        else f"No plot: {res.get('plot', {}).get('why', 'the plot step did not run')}.",
+        "",
+    ]
     lines += _peer_section(res.get("peer", {}))
     lines += _quality_section(res.get("evaluation", {}), res.get("rater_quality", {}))
     lines += _reader_section(res.get("reader_coverage", {}))
-    lines += ["## Every benchmark in this run", "",
-              "| benchmark | script | size | status | time |", "|---|---|---|---|---:|"]
+    lines += [
+        "## Every benchmark in this run",
+        "",
+        "| benchmark | script | size | status | time |",
+        "|---|---|---|---|---:|",
+    ]
     for name, rec in res.items():
-        status = rec["status"] if rec["status"] == "ok" else f"{rec['status']}: {rec.get('why', '')}"
-        lines.append(f"| {name} | `{rec.get('script', '–')}` | {rec.get('size', '–')} | {_cell(status)} | "
-                     f"{rec.get('elapsed_s', '–')} s |")
-    lines += ["", "What each script printed (its JSON result line is in [benchmarks.json](benchmarks.json)):", ""]
+        status = (
+            rec["status"] if rec["status"] == "ok" else f"{rec['status']}: {rec.get('why', '')}"
+        )
+        lines.append(
+            f"| {name} | `{rec.get('script', '–')}` | {rec.get('size', '–')} | {_cell(status)} | "
+            f"{rec.get('elapsed_s', '–')} s |"
+        )
+    lines += [
+        "",
+        "What each script printed (its JSON result line is in [benchmarks.json](benchmarks.json)):",
+        "",
+    ]
     for name, rec in res.items():
         if rec.get("printed"):
-            lines += [f"<details><summary>{name}</summary>", "", "```", *rec["printed"], "```", "", "</details>", ""]
+            lines += [
+                f"<details><summary>{name}</summary>",
+                "",
+                "```",
+                *rec["printed"],
+                "```",
+                "",
+                "</details>",
+                "",
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -648,29 +952,51 @@ def _peer_section(rec: dict[str, Any]) -> list[str]:
         return [*lines, f"Not run: {rec.get('why', 'not part of this run')}.", ""]
     d = rec["result"]
     hook = d.get("hook", {})
-    lines += [f"Same harness for both: a fresh process per call with the Claude Code `PreToolUse` JSON on stdin, "
-              f"wall time from spawn to exit, the two interleaved row by row; {hook.get('calls')} calls each "
-              f"({hook.get('sample_per_corpus')} evenly spaced rows per corpus). gatesh: `{hook.get('gatesh_argv')}` "
-              f"({hook.get('gatesh_path')}), and the hook entry `gatesh install` writes (the real interpreter with `-I -S`, started directly). Peer: `cc-safety-net` {d.get('version')}, `{hook.get('peer_argv')}`.", "",
-              "| guard | median | p10–p90 | p99 |", "|---|---:|---:|---:|"]
-    for who, key in (("gatesh hook, `python -m gatesh`", "gatesh_ms"),
-                     ("gatesh hook, as `gatesh install` writes it (`python -I -S`)", "gatesh_launcher_ms"),
-                     ("cc-safety-net hook", "peer_ms")):
+    lines += [
+        f"Same harness for both: a fresh process per call with the Claude Code `PreToolUse` JSON on stdin, "
+        f"wall time from spawn to exit, the two interleaved row by row; {hook.get('calls')} calls each "
+        f"({hook.get('sample_per_corpus')} evenly spaced rows per corpus). gatesh: `{hook.get('gatesh_argv')}` "
+        f"({hook.get('gatesh_path')}), and the hook entry `gatesh install` writes (the real interpreter with `-I -S`, started directly). Peer: `cc-safety-net` {d.get('version')}, `{hook.get('peer_argv')}`.",
+        "",
+        "| guard | median | p10–p90 | p99 |",
+        "|---|---:|---:|---:|",
+    ]
+    for who, key in (
+        ("gatesh hook, `python -m gatesh`", "gatesh_ms"),
+        ("gatesh hook, as `gatesh install` writes it (`python -I -S`)", "gatesh_launcher_ms"),
+        ("cc-safety-net hook", "peer_ms"),
+    ):
         s = hook.get(key)
         if s:
-            lines.append(f"| {who} | {s['p50']:.1f} ms | {s['p10']:.1f}–{s['p90']:.1f} ms | {s['p99']:.1f} ms |")
+            lines.append(
+                f"| {who} | {s['p50']:.1f} ms | {s['p10']:.1f}–{s['p90']:.1f} ms | {s['p99']:.1f} ms |"
+            )
         else:
             lines.append(f"| {who} | not measured | | |")
     r = hook.get("ratio_gatesh_over_peer")
     if r:
-        lines.append(f"| ratio `python -m gatesh` / peer, per pair | {r['p50']:.2f}× | {r['p10']:.2f}–{r['p90']:.2f}× | {r['p99']:.2f}× |")
+        lines.append(
+            f"| ratio `python -m gatesh` / peer, per pair | {r['p50']:.2f}× | {r['p10']:.2f}–{r['p90']:.2f}× | {r['p99']:.2f}× |"
+        )
     decided = hook.get("decisions", {})
     if decided:
-        lines += ["", "Answers on those rows: " + "; ".join(
-            f"{who}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) for who, c in decided.items() if c) + "."]
-    lines += ["", f"The peer decided {sum(d.get('decided_rows', {}).values())} corpus rows through its library "
-              f"entry point at {d.get('decisions_per_second')} rows/s; its allow/deny per corpus and label is in "
-              "[EVALUATION.md](EVALUATION.md).", ""]
+        lines += [
+            "",
+            "Answers on those rows: "
+            + "; ".join(
+                f"{who}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
+                for who, c in decided.items()
+                if c
+            )
+            + ".",
+        ]
+    lines += [
+        "",
+        f"The peer decided {sum(d.get('decided_rows', {}).values())} corpus rows through its library "
+        f"entry point at {d.get('decisions_per_second')} rows/s; its allow/deny per corpus and label is in "
+        "[EVALUATION.md](EVALUATION.md).",
+        "",
+    ]
     return lines
 
 
@@ -680,37 +1006,59 @@ def _quality_section(ev: dict[str, Any], rq: dict[str, Any]) -> list[str]:
         lines.append(f"Evaluation not run: {ev.get('why', 'not part of this run')}.")
     else:
         d = ev["result"]
-        lines += [("On an evenly spaced sample of at most "
-                   f"{d.get('limit')} rows per corpus. " if d.get("limit") else "On every row. ")
-                  + "Details per corpus, label and rung in [EVALUATION.md](EVALUATION.md).", "",
-                  "| target | rows | gatesh | target | result | peer (same rows) |", "|---|---:|---:|---:|:---:|---:|"]
+        lines += [
+            (
+                f"On an evenly spaced sample of at most {d.get('limit')} rows per corpus. "
+                if d.get("limit")
+                else "On every row. "
+            )
+            + "Details per corpus, label and rung in [EVALUATION.md](EVALUATION.md).",
+            "",
+            "| target | rows | gatesh | target | result | peer (same rows) |",
+            "|---|---:|---:|---:|:---:|---:|",
+        ]
         for t in d.get("targets", []):
             share = "–" if t.get("share") is None else f"{100 * t['share']:.1f} %"
             peer = "–" if t.get("peer_share") is None else f"{100 * t['peer_share']:.1f} %"
             result = "not measured" if t.get("pass") is None else ("PASS" if t["pass"] else "FAIL")
-            lines.append(f"| {t['name']} | {t['rows']} | {share} | ≥ {100 * t['target']:.0f} % | {result} | {peer} |")
+            lines.append(
+                f"| {t['name']} | {t['rows']} | {share} | ≥ {100 * t['target']:.0f} % | {result} | {peer} |"
+            )
     if rq.get("status") == "ok":
-        lines += ["", "`rater_quality.py` (the rater engineer's own measure, same targets): "
-                  + "; ".join(f"{name}: " + ", ".join(f"{k.replace('_', ' ')} {v[k]}%" for k in keys if k in v)
-                              for name, v in sorted(rq["result"].items()) if isinstance(v, dict)
-                              for keys in [_RQ_KEYS.get(name, ("risky_not_allowed",))]) + "."]
+        lines += [
+            "",
+            "`rater_quality.py` (the rater engineer's own measure, same targets): "
+            + "; ".join(
+                f"{name}: " + ", ".join(f"{k.replace('_', ' ')} {v[k]}%" for k in keys if k in v)
+                for name, v in sorted(rq["result"].items())
+                if isinstance(v, dict)
+                for keys in [_RQ_KEYS.get(name, ("risky_not_allowed",))]
+            )
+            + ".",
+        ]
         for name, v in sorted(rq["result"].items()):
             dm = v.get("default_mode") if isinstance(v, dict) else None
             if dm:
-                lines += ["", f"{name} labels each row for one of the peer's modes, and "
-                          f"{v.get('commands_labelled_both_ways', 0)} commands carry both labels. "
-                          f"On the {dm['risky_rows']} risky and {dm['benign_rows']} benign rows "
-                          f"labelled for its default mode: risky not allowed "
-                          f"{dm['risky_not_allowed']}%, benign allowed {dm['benign_allowed']}%."]
+                lines += [
+                    "",
+                    f"{name} labels each row for one of the peer's modes, and "
+                    f"{v.get('commands_labelled_both_ways', 0)} commands carry both labels. "
+                    f"On the {dm['risky_rows']} risky and {dm['benign_rows']} benign rows "
+                    f"labelled for its default mode: risky not allowed "
+                    f"{dm['risky_not_allowed']}%, benign allowed {dm['benign_allowed']}%.",
+                ]
     elif rq:
         lines += ["", f"`rater_quality.py`: {rq.get('status')}: {rq.get('why')}."]
     return [*lines, ""]
 
 
 # The figures rater_quality.py reports that issue 2 sets a target for, per corpus.
-_RQ_KEYS = {"dcg": ("risky_not_allowed", "benign_allowed"),
-            "claude_code_safety_net": ("risky_not_allowed", "benign_allowed"),
-            "gtfobins": ("target_not_allowed",), "atomic_red_team": ("target_not_allowed",)}
+_RQ_KEYS = {
+    "dcg": ("risky_not_allowed", "benign_allowed"),
+    "claude_code_safety_net": ("risky_not_allowed", "benign_allowed"),
+    "gtfobins": ("target_not_allowed",),
+    "atomic_red_team": ("target_not_allowed",),
+}
 
 
 def _reader_section(rec: dict[str, Any]) -> list[str]:
@@ -720,24 +1068,40 @@ def _reader_section(rec: dict[str, Any]) -> list[str]:
     d = rec["result"]
     cov = d.get("readable_pct", d.get("coverage_pct"))
     num = (int, float)
-    lines.append(f"tldr + nl2bash read by the reader (tree-sitter-bash, with its repairs) without "
-                 f"error: {'not reported' if cov is None else f'{cov:.2f} %'} (issue-2 target "
-                 f"≥ 99.5 %: {_verdict(cov, lambda v: v >= 99.5)})"
-                 + (f"; {d['readable_bash_valid_pct']:.3f} % of the {d['bash_valid_lines']} lines "
-                    f"`bash -n` accepts ({d.get('unreadable_bash_valid')} unreadable)"
-                    if isinstance(d.get("readable_bash_valid_pct"), num) else "")
-                 + (f"; raw tree-sitter {d['coverage_pct']:.2f} %"
-                    if isinstance(d.get("coverage_pct"), num) else "")
-                 + (f". read() over tldr: p50 {d['read_p50_ms']:.3f} ms, p99 {d['read_p99_ms']:.3f} ms."
-                    if isinstance(d.get("read_p50_ms"), num) else "."))
-    lines += ["", "| corpus | lines | read() readable | raw tree-sitter clean | crashes |",
-              "|---|---:|---:|---:|---:|"]
+    lines.append(
+        f"tldr + nl2bash read by the reader (tree-sitter-bash, with its repairs) without "
+        f"error: {'not reported' if cov is None else f'{cov:.2f} %'} (issue-2 target "
+        f"≥ 99.5 %: {_verdict(cov, lambda v: v >= 99.5)})"
+        + (
+            f"; {d['readable_bash_valid_pct']:.3f} % of the {d['bash_valid_lines']} lines "
+            f"`bash -n` accepts ({d.get('unreadable_bash_valid')} unreadable)"
+            if isinstance(d.get("readable_bash_valid_pct"), num)
+            else ""
+        )
+        + (
+            f"; raw tree-sitter {d['coverage_pct']:.2f} %"
+            if isinstance(d.get("coverage_pct"), num)
+            else ""
+        )
+        + (
+            f". read() over tldr: p50 {d['read_p50_ms']:.3f} ms, p99 {d['read_p99_ms']:.3f} ms."
+            if isinstance(d.get("read_p50_ms"), num)
+            else "."
+        )
+    )
+    lines += [
+        "",
+        "| corpus | lines | read() readable | raw tree-sitter clean | crashes |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, v in d.items():
         if isinstance(v, dict) and "lines" in v:
             readable = v.get("readable_pct")
             shown = "–" if readable is None else f"{readable:.2f} %"
-            lines.append(f"| {name} | {v['lines']} | {shown} | {v.get('ts_clean_pct', 0):.2f} % | "
-                         f"{v.get('crashes', '–')} |")
+            lines.append(
+                f"| {name} | {v['lines']} | {shown} | {v.get('ts_clean_pct', 0):.2f} % | "
+                f"{v.get('crashes', '–')} |"
+            )
     lines.append("")
     if rec.get("size", "").startswith("quick"):
         lines += [f"({rec['size']}.)", ""]
@@ -748,14 +1112,22 @@ def _reader_section(rec: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="smaller samples (under 3 minutes)")
-    parser.add_argument("--out", default=os.path.join(REPO, "docs"), help="folder for the documents (default docs/)")
+    parser.add_argument(
+        "--out", default=os.path.join(REPO, "docs"), help="folder for the documents (default docs/)"
+    )
     parser.add_argument("--only", help="comma-separated benchmark names to run (default: all)")
     parser.add_argument("--skip", help="comma-separated benchmark names not to run")
-    parser.add_argument("--no-install", action="store_true", help="no npm or pip installs (no network)")
+    parser.add_argument(
+        "--no-install", action="store_true", help="no npm or pip installs (no network)"
+    )
     parser.add_argument("--scripts-dir", default=HERE, help=argparse.SUPPRESS)
-    parser.add_argument("--keep-scratch", action="store_true", help="keep the scratch folder and print its path")
+    parser.add_argument(
+        "--keep-scratch", action="store_true", help="keep the scratch folder and print its path"
+    )
     args = parser.parse_args(argv)
     wanted = set(args.only.split(",")) if args.only else None
     skipped = set(args.skip.split(",")) if args.skip else set()
@@ -766,8 +1138,14 @@ def main(argv: list[str] | None = None) -> int:
     load_start = load_average()
     info = machine()
     corpus = os.path.abspath(CORPUS)
-    ctx = Ctx(quick=args.quick, out=out, scratch=scratch, corpus=corpus, sampled_corpus=corpus,
-              install=not args.no_install)
+    ctx = Ctx(
+        quick=args.quick,
+        out=out,
+        scratch=scratch,
+        corpus=corpus,
+        sampled_corpus=corpus,
+        install=not args.no_install,
+    )
     try:
         if args.quick and os.path.isdir(corpus):
             ctx.sampled_corpus = ctx.path("corpus-sample")
@@ -777,37 +1155,79 @@ def main(argv: list[str] | None = None) -> int:
         known = {s.script for s in steps} | OWN_FILES
         for extra in sorted(os.listdir(args.scripts_dir)):
             if extra.endswith(".py") and not extra.startswith("_") and extra not in known:
-                steps.append(Step(extra[:-3], extra, f"{extra[:-3]} (not in run_all's plan)", a_generic, (90, 240)))
+                steps.append(
+                    Step(
+                        extra[:-3],
+                        extra,
+                        f"{extra[:-3]} (not in run_all's plan)",
+                        a_generic,
+                        (90, 240),
+                    )
+                )
         for step in steps:
             if (wanted is not None and step.name not in wanted) or step.name in skipped:
                 continue
             if step.script in NOT_BENCHMARKS:
-                ctx.results[step.name] = {"script": step.script, "status": "not run",
-                                          "why": NOT_BENCHMARKS[step.script]}
+                ctx.results[step.name] = {
+                    "script": step.script,
+                    "status": "not run",
+                    "why": NOT_BENCHMARKS[step.script],
+                }
                 continue
-            if step.args is a_generic and args.quick and not _has(_source(args.scripts_dir, step.script), "--quick"):
-                ctx.results[step.name] = {"script": step.script, "status": "not run",
-                                          "why": "a script run_all does not know, with no --quick mode (runs in the full run)"}
+            if (
+                step.args is a_generic
+                and args.quick
+                and not _has(_source(args.scripts_dir, step.script), "--quick")
+            ):
+                ctx.results[step.name] = {
+                    "script": step.script,
+                    "status": "not run",
+                    "why": "a script run_all does not know, with no --quick mode (runs in the full run)",
+                }
                 continue
             if step.name == "peer" and args.no_install:
-                ctx.results[step.name] = {"script": step.script, "status": "not run",
-                                          "why": "--no-install: npm install of cc-safety-net not allowed"}
+                ctx.results[step.name] = {
+                    "script": step.script,
+                    "status": "not run",
+                    "why": "--no-install: npm install of cc-safety-net not allowed",
+                }
                 continue
             ctx.results[step.name] = run_step(step, ctx, args.scripts_dir, env)
         elapsed = time.perf_counter() - started
         load = (load_start, load_average())
         with open(os.path.join(out, "benchmarks.json"), "w", encoding="utf-8") as f:
-            json.dump({"mode": "quick" if args.quick else "full", "elapsed_s": round(elapsed, 1),
-                       "machine": info, "load_average": {"start": load[0], "end": load[1]},
-                       "corpus": corpus, "benchmarks": ctx.results}, f, indent=1, sort_keys=False)
+            json.dump(
+                {
+                    "mode": "quick" if args.quick else "full",
+                    "elapsed_s": round(elapsed, 1),
+                    "machine": info,
+                    "load_average": {"start": load[0], "end": load[1]},
+                    "corpus": corpus,
+                    "benchmarks": ctx.results,
+                },
+                f,
+                indent=1,
+                sort_keys=False,
+            )
             f.write("\n")
         with open(os.path.join(out, "BENCHMARKS.md"), "w", encoding="utf-8") as f:
             f.write(render(ctx, info, elapsed, load))
         print(f"\nwrote {out}/BENCHMARKS.md and {out}/benchmarks.json in {elapsed:.0f} s")
         ran = sum(r["status"] == "ok" for r in ctx.results.values())
-        print(json.dumps({"benchmark": "run_all", "mode": "quick" if args.quick else "full",
-                          "elapsed_s": round(elapsed, 1), "ok": ran, "total": len(ctx.results),
-                          "not_ok": {k: r["status"] for k, r in ctx.results.items() if r["status"] != "ok"}}))
+        print(
+            json.dumps(
+                {
+                    "benchmark": "run_all",
+                    "mode": "quick" if args.quick else "full",
+                    "elapsed_s": round(elapsed, 1),
+                    "ok": ran,
+                    "total": len(ctx.results),
+                    "not_ok": {
+                        k: r["status"] for k, r in ctx.results.items() if r["status"] != "ok"
+                    },
+                }
+            )
+        )
         return 0
     finally:
         if args.keep_scratch:

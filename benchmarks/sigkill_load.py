@@ -45,9 +45,16 @@ def main(argv: list[str]) -> int:
 
     # 1. A scratch HOME, project and launcher.
     home = Path(tempfile.mkdtemp(prefix="gsk"))
-    env = dict(os.environ, HOME=str(home), XDG_RUNTIME_DIR=str(home / "run"), XDG_STATE_HOME=str(home / "state"),
-               XDG_CONFIG_HOME=str(home / "cfg"), XDG_DATA_HOME=str(home / "data"),
-               GATESH_SYSTEM_CONFIG=str(home / "etc/config.toml"), GATESH_SESSION="sigkill")
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        XDG_RUNTIME_DIR=str(home / "run"),
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_CONFIG_HOME=str(home / "cfg"),
+        XDG_DATA_HOME=str(home / "data"),
+        GATESH_SYSTEM_CONFIG=str(home / "etc/config.toml"),
+        GATESH_SESSION="sigkill",
+    )
     env.pop("ANTHROPIC_API_KEY", None)
     (home / "run").mkdir(mode=0o700)
     project = home / "proj"
@@ -68,9 +75,13 @@ def main(argv: list[str]) -> int:
         while not stop.is_set():
             n += 1
             good = n % 2 == 1
-            cmd = f"touch ok-{loop}-{n}" if good else f"touch bad-{loop}-{n} && rm -rf ./work-{loop}"
+            cmd = (
+                f"touch ok-{loop}-{n}" if good else f"touch bad-{loop}-{n} && rm -rf ./work-{loop}"
+            )
             t = time.monotonic()
-            proc = subprocess.run([launcher, "-c", cmd], env=env, cwd=project, capture_output=True, timeout=120)
+            proc = subprocess.run(
+                [launcher, "-c", cmd], env=env, cwd=project, capture_output=True, timeout=120
+            )
             with lock_results:
                 results.append(("ok" if good else "bad", proc.returncode, time.monotonic() - t))
 
@@ -105,24 +116,33 @@ def main(argv: list[str]) -> int:
     ran_ok = sorted(p.name for p in project.glob("ok-*"))
     ran_bad = sorted(p.name for p in project.glob("bad-*"))
     missing = [m for m in ran_ok if f"touch {m}" not in allowed_cmds]
-    works_left = sum(1 for loop in range(args.loops) if (project / f"work-{loop}" / "notes.txt").exists())
+    works_left = sum(
+        1 for loop in range(args.loops) if (project / f"work-{loop}" / "notes.txt").exists()
+    )
     durations = [r[2] for r in results]
     figures = {
-        "seconds": args.seconds, "loops": args.loops, "kill_every_s": args.every, "kills": kills,
+        "seconds": args.seconds,
+        "loops": args.loops,
+        "kill_every_s": args.every,
+        "kills": kills,
         "calls": len(results),
         "allowed": sum(1 for k, rc, _ in results if rc == 0),
         "refused": sum(1 for k, rc, _ in results if rc != 0),
-        "allowed_commands_refused_during_kills": sum(1 for k, rc, _ in results if k == "ok" and rc != 0),
+        "allowed_commands_refused_during_kills": sum(
+            1 for k, rc, _ in results if k == "ok" and rc != 0
+        ),
         "refused_commands_that_ran": len(ran_bad) + (args.loops - works_left),
         "allowed_runs_missing_from_audit": len(missing),
         "slowest_call_s": round(max(durations), 2) if durations else None,
         "calls_over_5s": sum(1 for d in durations if d > HANG_S),
     }
-    print(f"{figures['calls']} calls in {args.seconds:.0f} s under {kills} SIGKILLs: "
-          f"{figures['allowed']} allowed, {figures['refused']} refused; refused commands that ran: "
-          f"{figures['refused_commands_that_ran']}; allowed runs missing from the audit: "
-          f"{figures['allowed_runs_missing_from_audit']}; slowest call {figures['slowest_call_s']} s, "
-          f"{figures['calls_over_5s']} over {HANG_S:g} s")
+    print(
+        f"{figures['calls']} calls in {args.seconds:.0f} s under {kills} SIGKILLs: "
+        f"{figures['allowed']} allowed, {figures['refused']} refused; refused commands that ran: "
+        f"{figures['refused_commands_that_ran']}; allowed runs missing from the audit: "
+        f"{figures['allowed_runs_missing_from_audit']}; slowest call {figures['slowest_call_s']} s, "
+        f"{figures['calls_over_5s']} over {HANG_S:g} s"
+    )
     emit("sigkill_load", figures)
     return 0
 

@@ -42,8 +42,19 @@ class ShellArgs:
     for (``--login`` or an option cluster holding ``l``).
     """
 
-    __slots__ = ("args", "bad_shell", "command", "human", "interactive_flag", "login", "missing_c",
-                 "script", "shell", "stdin", "version_only")
+    __slots__ = (
+        "args",
+        "bad_shell",
+        "command",
+        "human",
+        "interactive_flag",
+        "login",
+        "missing_c",
+        "script",
+        "shell",
+        "stdin",
+        "version_only",
+    )
 
     def __init__(self, args: "list[str]") -> None:
         self.command: str | None = None
@@ -106,8 +117,12 @@ class ShellArgs:
     @property
     def runs_something(self) -> bool:
         """A ``-c`` string, a script or a version query: never an interactive session."""
-        return (self.command is not None or self.script is not None or self.version_only
-                or self.missing_c)
+        return (
+            self.command is not None
+            or self.script is not None
+            or self.version_only
+            or self.missing_c
+        )
 
 
 class Invocation:
@@ -181,6 +196,8 @@ def run_full(full: "Full", argv: "list[str]") -> int:
     try:
         posix.execv(command[0], command)
     except OSError as exc:
-        sys.stderr.write(f"gatesh: cannot start the interpreter gatesh is installed in, {command[0]} "
-                         f"({exc.strerror or exc}); nothing ran. Run install.sh again to rewrite the launcher.\n")
+        sys.stderr.write(
+            f"gatesh: cannot start the interpreter gatesh is installed in, {command[0]} "
+            f"({exc.strerror or exc}); nothing ran. Run install.sh again to rewrite the launcher.\n"
+        )
     return EXIT_NO_INTERPRETER

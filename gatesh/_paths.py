@@ -104,6 +104,7 @@ def _installation(data: dict[str, Any]) -> Installation:
     Shape: ``launchers`` [paths], ``venv``, ``shims``, ``source`` (paths), ``man`` [paths],
     ``harness`` {settings file: harness name}, ``git`` {hook file or folder: "global" | "repo"}.
     """
+
     def one(key: str) -> str:
         return (_strings(data.get(key)) or ("",))[0]
 
@@ -199,7 +200,9 @@ def update_install_record(path: str, change: dict[str, Any]) -> dict[str, Any]:
     data["version"] = 1
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+    with open(
+        os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8"
+    ) as f:
         json.dump(data, f, indent=2, sort_keys=True)
         f.write("\n")
     os.replace(tmp, path)
@@ -255,16 +258,28 @@ class GatePaths:
 
 #: The environment variables :func:`current` reads (with HOME set, its answer is a function of
 #: these, whether the runtime folder exists, and the user id).
-_CURRENT_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
-                 "GATESH_SYSTEM_CONFIG")
+_CURRENT_VARS = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+    "GATESH_SYSTEM_CONFIG",
+)
 #: How many environments :func:`current` remembers (a process meets one or two; tests a few each).
 _CURRENT_CACHE_SIZE = 32
 _current_cache: dict[tuple[object, ...], GatePaths] = {}
 
 
 def _compute_current() -> GatePaths:
-    return GatePaths(config_dir(), state_dir(), runtime_dir(), data_dir(), system_config(),
-                     os.path.expanduser("~"))
+    return GatePaths(
+        config_dir(),
+        state_dir(),
+        runtime_dir(),
+        data_dir(),
+        system_config(),
+        os.path.expanduser("~"),
+    )
 
 
 def environ_values(names: tuple[str, ...]) -> tuple[str | None, ...]:

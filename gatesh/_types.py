@@ -58,7 +58,12 @@ class Outcome(enum.StrEnum):
         return _OUTCOME_RANK[self]
 
 
-_OUTCOME_RANK = {Outcome.SAFE: 0, Outcome.DESTRUCTIVE: 1, Outcome.CATASTROPHIC: 2, Outcome.ATTACK: 3}
+_OUTCOME_RANK = {
+    Outcome.SAFE: 0,
+    Outcome.DESTRUCTIVE: 1,
+    Outcome.CATASTROPHIC: 2,
+    Outcome.ATTACK: 3,
+}
 
 
 def worst(*outcomes: Outcome) -> Outcome:
@@ -311,7 +316,9 @@ class PathEffect:
     via: str = "argv"  # argv, option, redirect, inline code
     replaces: bool = False
     only: str = ""
-    kind: str = ""  # the name of the path-class row that matched ("private keys"), "" for a location
+    kind: str = (
+        ""  # the name of the path-class row that matched ("private keys"), "" for a location
+    )
 
 
 @dataclass(frozen=True)
@@ -340,7 +347,9 @@ class Facts:
     assignments: tuple[str, ...] = ()  # bare `NAME=value` statements (no command runs), as written
     scripts: tuple[Script, ...] = ()
     code: tuple[Code, ...] = ()  # program text commands run that is not a command line (S2.1)
-    paths: tuple[PathEffect, ...] = ()  # every path a command names, with direction and class (S2.1)
+    paths: tuple[
+        PathEffect, ...
+    ] = ()  # every path a command names, with direction and class (S2.1)
     notes: tuple[str, ...] = ()  # reader notes, passed to the rater
     # The floors that stand over the command (S3.5), one line each, which the pipeline hands the
     # rater after the command (S4): never the reader's, so a reader note is never taken for one.

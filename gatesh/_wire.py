@@ -31,8 +31,20 @@ if TYPE_CHECKING:
 
     from gatesh._invoke import Full
 
-__all__ = ["CheckResult", "DaemonLost", "DaemonUnavailable", "DaemonUntrusted", "check", "getenv", "mandate",
-           "request", "runtime_dir", "socket_path", "state_dir", "trusted_runtime_dir"]
+__all__ = [
+    "CheckResult",
+    "DaemonLost",
+    "DaemonUnavailable",
+    "DaemonUntrusted",
+    "check",
+    "getenv",
+    "mandate",
+    "request",
+    "runtime_dir",
+    "socket_path",
+    "state_dir",
+    "trusted_runtime_dir",
+]
 
 # Pinned equal to gatesh.daemon.protocol by tests/test_client.py.
 VERSION = 1
@@ -53,11 +65,28 @@ class CheckResult:
     allow); ``notice`` one line for the person; ``session`` the session the daemon used.
     """
 
-    __slots__ = ("action", "decision", "exit_code", "message", "notice", "pending_id", "session", "shell")
+    __slots__ = (
+        "action",
+        "decision",
+        "exit_code",
+        "message",
+        "notice",
+        "pending_id",
+        "session",
+        "shell",
+    )
 
-    def __init__(self, action: str, message: str = "", exit_code: int = EXIT_REFUSED, pending_id: str = "",
-                 notice: str = "", session: str = "", shell: str = "bash",
-                 decision: "dict[str, Any] | None" = None) -> None:
+    def __init__(
+        self,
+        action: str,
+        message: str = "",
+        exit_code: int = EXIT_REFUSED,
+        pending_id: str = "",
+        notice: str = "",
+        session: str = "",
+        shell: str = "bash",
+        decision: "dict[str, Any] | None" = None,
+    ) -> None:
         self.action = action
         self.message = message
         self.exit_code = 0 if action == "allow" else (exit_code or EXIT_REFUSED)
@@ -72,8 +101,10 @@ class CheckResult:
         return self.action == "allow"
 
     def __repr__(self) -> str:
-        return (f"CheckResult(action={self.action!r}, exit_code={self.exit_code}, "
-                f"pending_id={self.pending_id!r}, session={self.session!r})")
+        return (
+            f"CheckResult(action={self.action!r}, exit_code={self.exit_code}, "
+            f"pending_id={self.pending_id!r}, session={self.session!r})"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CheckResult):
@@ -92,9 +123,16 @@ class CheckResult:
             return cls.refused(f"gatesh: the gate answered with an error ({err}), so nothing ran.")
         if action == "allow" and reply.get("ok") is False:
             action = "refuse"  # an error reply can never allow
-        return cls(action, _s(reply.get("message")), _i(reply.get("exit")), _s(reply.get("pending_id")),
-                   _s(reply.get("notice")), _s(reply.get("session")), _s(reply.get("shell")) or "bash",
-                   reply.get("decision") if isinstance(reply.get("decision"), dict) else None)
+        return cls(
+            action,
+            _s(reply.get("message")),
+            _i(reply.get("exit")),
+            _s(reply.get("pending_id")),
+            _s(reply.get("notice")),
+            _s(reply.get("session")),
+            _s(reply.get("shell")) or "bash",
+            reply.get("decision") if isinstance(reply.get("decision"), dict) else None,
+        )
 
 
 def _s(v: object) -> str:
@@ -103,7 +141,6 @@ def _s(v: object) -> str:
 
 def _i(v: object) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else EXIT_REFUSED
-
 
 
 # --- the few os-level helpers the hot path needs, on ``posix`` -------------------------------
@@ -121,7 +158,6 @@ def getenv(name: str, default: str = "") -> str:
 
 def _join(folder: str, name: str) -> str:
     return folder + name if folder.endswith("/") else f"{folder}/{name}"
-
 
 
 def _is_dir(path: str) -> bool:
@@ -210,20 +246,28 @@ def trusted_runtime_dir(folder: str, *, create: bool) -> None:
         except FileExistsError:
             pass  # made meanwhile (by our own daemon, or by someone else): checked below
         except OSError as exc:
-            raise DaemonUntrusted(f"the socket folder {folder} could not be created ({exc})") from None
+            raise DaemonUntrusted(
+                f"the socket folder {folder} could not be created ({exc})"
+            ) from None
         st = posix.lstat(folder)
     except OSError as exc:
         raise DaemonUntrusted(f"the socket folder {folder} cannot be checked ({exc})") from None
     if st.st_mode & _S_IFMT != _S_IFDIR:
-        raise DaemonUntrusted(f"{folder} is not a folder (a symbolic link or a file owned by "
-                              f"{_owner(st.st_uid)}), so it is not gatesh's socket folder")
+        raise DaemonUntrusted(
+            f"{folder} is not a folder (a symbolic link or a file owned by "
+            f"{_owner(st.st_uid)}), so it is not gatesh's socket folder"
+        )
     if st.st_uid != uid:
-        raise DaemonUntrusted(f"the socket folder {folder} belongs to {_owner(st.st_uid)}, not to "
-                              f"you ({_owner(uid)}): whatever listens there is not your gate")
+        raise DaemonUntrusted(
+            f"the socket folder {folder} belongs to {_owner(st.st_uid)}, not to "
+            f"you ({_owner(uid)}): whatever listens there is not your gate"
+        )
     mode = st.st_mode & 0o777
     if mode & 0o022:
-        raise DaemonUntrusted(f"the socket folder {folder} has mode {mode:04o} (others may "
-                              "write in it): whatever listens there may not be your gate")
+        raise DaemonUntrusted(
+            f"the socket folder {folder} has mode {mode:04o} (others may "
+            "write in it): whatever listens there may not be your gate"
+        )
     if mode not in _FOLDER_MODES and create:
         posix.chmod(folder, 0o700)  # ours and not writable by others: only tightened
 
@@ -239,8 +283,10 @@ def _trusted_socket(path: str) -> None:
     if st.st_mode & _S_IFMT != _S_IFSOCK:
         raise DaemonUntrusted(f"{path} is not a socket (owned by {_owner(st.st_uid)})")
     if st.st_uid != posix.getuid():
-        raise DaemonUntrusted(f"the daemon socket {path} belongs to {_owner(st.st_uid)}, not to "
-                              f"you: whatever listens there is not your gate")
+        raise DaemonUntrusted(
+            f"the daemon socket {path} belongs to {_owner(st.st_uid)}, not to "
+            f"you: whatever listens there is not your gate"
+        )
 
 
 def state_dir() -> str:
@@ -339,11 +385,15 @@ class _Conn:
             peer_uid = int.from_bytes(cred[4:8], sys.byteorder)
         except (OSError, AttributeError) as exc:
             self.sock.close()
-            raise DaemonUntrusted(f"the daemon's credentials on {path} cannot be read ({exc})") from None
+            raise DaemonUntrusted(
+                f"the daemon's credentials on {path} cannot be read ({exc})"
+            ) from None
         if peer_uid != posix.getuid():
             self.sock.close()
-            raise DaemonUntrusted(f"the process answering on {path} runs as {_owner(peer_uid)}, "
-                                  "not as you: it is not your gate")
+            raise DaemonUntrusted(
+                f"the process answering on {path} runs as {_owner(peer_uid)}, "
+                "not as you: it is not your gate"
+            )
         self.buf = b""
 
     def send(self, *messages: "dict[str, Any]") -> None:
@@ -376,8 +426,9 @@ class _Conn:
         self.sock.close()
 
 
-def _connect(role: str, *, start: bool, first: "dict[str, Any] | None" = None,
-             full: "Full | None" = None) -> "tuple[_Conn, dict[str, Any] | None]":
+def _connect(
+    role: str, *, start: bool, first: "dict[str, Any] | None" = None, full: "Full | None" = None
+) -> "tuple[_Conn, dict[str, Any] | None]":
     """A connection with the hello sent; starts the daemon when absent and ``start`` is set
     (on ``full``, the launcher's full interpreter, when this one is its fast one).
 
@@ -451,7 +502,9 @@ def _spawn_daemon(full: "Full | None") -> None:
     log_dir = state_dir()
     try:
         os.makedirs(log_dir, mode=0o700, exist_ok=True)
-        log = os.open(os.path.join(log_dir, "daemon.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        log = os.open(
+            os.path.join(log_dir, "daemon.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
     except OSError:
         log = os.open(os.devnull, os.O_WRONLY)
     pid = os.fork()
@@ -473,8 +526,15 @@ def _spawn_daemon(full: "Full | None") -> None:
     os.waitpid(pid, 0)
 
 
-def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout: float = IDLE_TIMEOUT_S,
-            on_interim: "Any" = None, full: "Full | None" = None) -> "dict[str, Any]":
+def request(
+    role: str,
+    message: "dict[str, Any]",
+    *,
+    start: bool = True,
+    timeout: float = IDLE_TIMEOUT_S,
+    on_interim: "Any" = None,
+    full: "Full | None" = None,
+) -> "dict[str, Any]":
     """Send one request and return its final reply. Raises DaemonUnavailable or DaemonLost.
 
     Human-only ops get ``pid`` filled in (the daemon checks it against SO_PEERCRED).
@@ -497,9 +557,18 @@ def request(role: str, message: "dict[str, Any]", *, start: bool = True, timeout
         conn.close()
 
 
-def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-          can_ask: bool | None = None, on_interim: "Any" = None, full: "Full | None" = None,
-          cannot_run: str = "", operator: str = "") -> "CheckResult":
+def check(
+    command: str,
+    *,
+    cwd: str,
+    session: str | None = None,
+    surface: str = "-c",
+    can_ask: bool | None = None,
+    on_interim: "Any" = None,
+    full: "Full | None" = None,
+    cannot_run: str = "",
+    operator: str = "",
+) -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
 
     ``cannot_run`` (what stops the command running here, e.g. its shell is missing) makes the gate
@@ -510,8 +579,13 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
     gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
     have recorded a decision we never heard, so asking again elsewhere could count twice.
     """
-    msg: dict[str, Any] = {"op": "check", "command": command, "cwd": cwd, "surface": surface,
-                           "pid": posix.getpid()}
+    msg: dict[str, Any] = {
+        "op": "check",
+        "command": command,
+        "cwd": cwd,
+        "surface": surface,
+        "pid": posix.getpid(),
+    }
     if session:
         msg["session"] = session
     if can_ask is not None:
@@ -531,29 +605,58 @@ def check(command: str, *, cwd: str, session: str | None = None, surface: str = 
     except DaemonLost as exc:
         return CheckResult.refused(
             f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
-            "refused and nothing ran. Run it again: the daemon restarts on the next command.")
+            "refused and nothing ran. Run it again: the daemon restarts on the next command."
+        )
     except Exception as exc:  # a bug here must refuse, never allow
-        return CheckResult.refused(f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran.")
+        return CheckResult.refused(
+            f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran."
+        )
     return CheckResult.from_reply(reply)
 
 
-def _in_process(command: str, cwd: str, session: str | None, surface: str, why: str,
-                full: "Full | None", cannot_run: str = "", operator: str = "") -> "CheckResult":
+def _in_process(
+    command: str,
+    cwd: str,
+    session: str | None,
+    surface: str,
+    why: str,
+    full: "Full | None",
+    cannot_run: str = "",
+    operator: str = "",
+) -> "CheckResult":
     if full is not None:
         return _in_process_on_full(full, command, cwd, session, surface, why, cannot_run, operator)
     try:
         from gatesh.inprocess import check as check_here
 
-        return CheckResult.from_reply(check_here(command, cwd=cwd, session=session, surface=surface, why=why,
-                                                 cannot_run=cannot_run, operator=operator))
+        return CheckResult.from_reply(
+            check_here(
+                command,
+                cwd=cwd,
+                session=session,
+                surface=surface,
+                why=why,
+                cannot_run=cannot_run,
+                operator=operator,
+            )
+        )
     except Exception as exc:
         return CheckResult.refused(
             f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
-            f"({type(exc).__name__}: {exc}), so nothing ran.")
+            f"({type(exc).__name__}: {exc}), so nothing ran."
+        )
 
 
-def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | None, surface: str,
-                        why: str, cannot_run: str = "", operator: str = "") -> "CheckResult":
+def _in_process_on_full(
+    full: "Full",
+    command: str,
+    cwd: str,
+    session: str | None,
+    surface: str,
+    why: str,
+    cannot_run: str = "",
+    operator: str = "",
+) -> "CheckResult":
     """The in-process gate run by the full interpreter in a child process (this one, the launcher's
     fast interpreter, lacks the pipeline's dependencies): the request as JSON on its standard
     input, the check reply as JSON on its standard output. Anything else refuses."""
@@ -561,13 +664,24 @@ def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | Non
 
     # The session gatesh.inprocess would name after our parent (the harness), not after us.
     session = session or f"inprocess:{posix.getppid()}"
-    request = _encode({"command": command, "cwd": cwd, "session": session, "surface": surface, "why": why,
-                       "cannot_run": cannot_run, "operator": operator})
+    request = _encode(
+        {
+            "command": command,
+            "cwd": cwd,
+            "session": session,
+            "surface": surface,
+            "why": why,
+            "cannot_run": cannot_run,
+            "operator": operator,
+        }
+    )
     try:
         from gatesh._invoke import full_command
 
         argv = full_command(full, ["gatesh"], run="gatesh.inprocess:serve_one")
-        out = subprocess.run(argv, input=request.encode("ascii"), stdout=subprocess.PIPE, check=False)
+        out = subprocess.run(
+            argv, input=request.encode("ascii"), stdout=subprocess.PIPE, check=False
+        )
         if out.returncode != 0:
             raise RuntimeError(f"{argv[0]} exited with status {out.returncode}")
         # The reply is the last line (anything printed before it is not ours to read).
@@ -575,11 +689,13 @@ def _in_process_on_full(full: "Full", command: str, cwd: str, session: str | Non
     except Exception as exc:
         return CheckResult.refused(
             f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
-            f"({type(exc).__name__}: {exc}), so nothing ran.")
+            f"({type(exc).__name__}: {exc}), so nothing ran."
+        )
 
 
-def mandate(text: str, *, session: str | None = None, channel: str = "mandate",
-            full: "Full | None" = None) -> "dict[str, Any]":
+def mandate(
+    text: str, *, session: str | None = None, channel: str = "mandate", full: "Full | None" = None
+) -> "dict[str, Any]":
     """Hand the user's own words to the daemon (S5.3). Raises on an unreachable daemon or a refusal.
     ``full``: start the daemon on that interpreter (this one is a launcher's fast one)."""
     msg: dict[str, Any] = {"op": "mandate", "text": text, "channel": channel}

@@ -78,8 +78,11 @@ VIEW: Final = "viewCommandSuggestedByAgent"
 APPROVE: Final = "approveCommand"
 SUGGEST: Final = "suggestChangesToCommand"
 ESCALATE: Final = "escalateToUser"
-DECISIONS: Final = {APPROVE: AlignmentDecision.APPROVE, SUGGEST: AlignmentDecision.SUGGEST,
-                    ESCALATE: AlignmentDecision.ESCALATE}
+DECISIONS: Final = {
+    APPROVE: AlignmentDecision.APPROVE,
+    SUGGEST: AlignmentDecision.SUGGEST,
+    ESCALATE: AlignmentDecision.ESCALATE,
+}
 
 #: Two turns are the intended path (view, decide); the other two absorb one wasted turn each
 #: (prose, a second view) so a slow-to-decide model is not failed closed one turn early. The
@@ -118,7 +121,9 @@ class Checker(Protocol):
 
     name: str  # the backend ("builtin", "anthropic"): a builtin checker calls no model
 
-    def check(self, facts: Facts, verdict: Verdict, negotiation: Negotiation) -> AlignmentResult: ...
+    def check(
+        self, facts: Facts, verdict: Verdict, negotiation: Negotiation
+    ) -> AlignmentResult: ...
 
 
 @dataclass(frozen=True)
@@ -150,13 +155,17 @@ class Subject:
     @functools.cached_property
     def limit(self) -> str | None:
         """The contract's answer for this subject, computed once (see :func:`contract_limit`)."""
-        return contract_limit(self.text or self.command, self.outcome, unrated=self.unrated, cwd=self.cwd)
+        return contract_limit(
+            self.text or self.command, self.outcome, unrated=self.unrated, cwd=self.cwd
+        )
 
 
 # --- the contract in code (S5.4) ---------------------------------------------------------------
 
 
-def contract_limit(text: str, outcome: Outcome, *, unrated: bool = False, cwd: str = "") -> str | None:
+def contract_limit(
+    text: str, outcome: Outcome, *, unrated: bool = False, cwd: str = ""
+) -> str | None:
     """Why no checker may approve the command ``text`` rated ``outcome``, or None when one may.
 
     May lift: a ``destructive`` rating and the open-world floor. May not: ``attack`` (always a
@@ -287,7 +296,9 @@ def with_suggestion(message: str, result: AlignmentResult | None) -> str:
 _NEGATION: Final = re.compile(
     r"\b(?:don[’']?t|do\s+not|does\s+not|doesn[’']?t|never|without|instead\s+of|rather\s+than|not|no"
     r"|avoid(?:ing)?|nor|shouldn[’']?t|should\s+not|mustn[’']?t|must\s+not|can[’']?t|cannot|won[’']?t"
-    r"|refrain\s+from|stop|neither)\b", re.IGNORECASE)
+    r"|refrain\s+from|stop|neither)\b",
+    re.IGNORECASE,
+)
 # Where a clause starts: a negation before this does not reach the command.
 _CLAUSE_BREAK: Final = re.compile(r"[.!?;\n]|\b(?:but|then|and\s+then|however)\b", re.IGNORECASE)
 
@@ -314,11 +325,18 @@ def mandate_contains(command: str, messages: Sequence[str], home: str | None) ->
         while at != -1:  # str.find, not a regex of the command: a command may be 64 KiB
             end = at + len(cmd)
             starts = at == 0 or text[at - 1].isspace() or text[at - 1] in _OPENERS
-            ends = end == len(text) or text[end].isspace() or text[end] in _CLOSERS or (
-                text[end] in _SENTENCE_ENDS and (end + 1 == len(text) or text[end + 1].isspace()))
+            ends = (
+                end == len(text)
+                or text[end].isspace()
+                or text[end] in _CLOSERS
+                or (
+                    text[end] in _SENTENCE_ENDS
+                    and (end + 1 == len(text) or text[end + 1].isspace())
+                )
+            )
             if starts and ends:
-                before = text[max(0, at - _CLAUSE_LOOKBACK):at]
-                clause = before[max((b.end() for b in _CLAUSE_BREAK.finditer(before)), default=0):]
+                before = text[max(0, at - _CLAUSE_LOOKBACK) : at]
+                clause = before[max((b.end() for b in _CLAUSE_BREAK.finditer(before)), default=0) :]
                 if not _NEGATION.search(clause):
                     return True
             at = text.find(cmd, at + 1)
@@ -348,14 +366,16 @@ class BuiltinChecker:
     def check(self, facts: Facts, verdict: Verdict, negotiation: Negotiation) -> AlignmentResult:
         subject = Subject.of(facts, verdict)
         try:
-            found = mandate_contains(
-                subject.command, negotiation.user_messages(), self.home
-            ) and approval_refusal(subject) is None
+            found = (
+                mandate_contains(subject.command, negotiation.user_messages(), self.home)
+                and approval_refusal(subject) is None
+            )
         except Exception as exc:  # never raise, never approve by accident
             return failed("error", f"internal {type(exc).__name__}")
         if found:
             return AlignmentResult(
-                decision=AlignmentDecision.APPROVE, reason="your own message contains this exact command"
+                decision=AlignmentDecision.APPROVE,
+                reason="your own message contains this exact command",
             )
         return failed(
             "no-model", "builtin backend: approves only a command your own words contain verbatim"
@@ -617,8 +637,10 @@ class _Turns:
         if name in TOOL_NAMES:
             problem = schema_problem(name, args)
             if problem is not None:
-                return (f"No decision was recorded: the input of {name} does not match its schema "
-                        f"({problem}). Call the tool again with a JSON object as its schema says."), True
+                return (
+                    f"No decision was recorded: the input of {name} does not match its schema "
+                    f"({problem}). Call the tool again with a JSON object as its schema says."
+                ), True
         if name == VIEW:
             text = render_view(self.subject, self.home)
             if not self.viewed:

@@ -48,8 +48,20 @@ from gatesh.redact import redact
 if TYPE_CHECKING:
     from gatesh._types import Decision, Verdict
 
-__all__ = ["GENESIS", "AuditError", "AuditLog", "ChainReport", "cascade_record", "files_newest_first", "fold_home",
-           "follow", "read_tail", "record_for", "send_syslog", "verify"]
+__all__ = [
+    "GENESIS",
+    "AuditError",
+    "AuditLog",
+    "ChainReport",
+    "cascade_record",
+    "files_newest_first",
+    "fold_home",
+    "follow",
+    "read_tail",
+    "record_for",
+    "send_syslog",
+    "verify",
+]
 
 # A record larger than this is cut (its command first): one decision must never rotate the log on
 # its own, and a 64 KiB command is already past the reader's limit (S2).
@@ -160,7 +172,9 @@ def record_for(
         "to_person": _clean(decision.to_person_reason),
         "answer": answer,
         "pending_id": pending_id,
-        "rater": None if v is None else {
+        "rater": None
+        if v is None
+        else {
             "backend": v.backend,
             "model": v.model,
             "duration_ms": round(v.duration_ms, 1),
@@ -168,7 +182,9 @@ def record_for(
             "cached": v.cached,
         },
         "cascade": cascade_record(v),
-        "alignment": None if a is None else {
+        "alignment": None
+        if a is None
+        else {
             "decision": a.decision,
             "reason": _clean(a.reason),
             "suggestion": _clean(a.suggestion),
@@ -204,7 +220,9 @@ def cascade_record(verdict: Verdict | None) -> dict[str, Any] | None:
             "rule_id": b.findings[0].rule_id if b.findings else "",
             "duration_ms": round(b.duration_ms, 2),
         },
-        "model": None if m is None else {
+        "model": None
+        if m is None
+        else {
             "backend": m.backend,
             "model": m.model,
             "outcome": m.outcome.value,
@@ -227,7 +245,8 @@ def _encode(record: dict[str, Any]) -> bytes:
     if drop & record.keys():
         record = {k: v for k, v in record.items() if k not in drop}
     data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode(
-        "utf-8", "backslashreplace")
+        "utf-8", "backslashreplace"
+    )
     if len(data) > _BODY_MAX:
         record = dict(record)
         cut = MAX_RECORD_BYTES // 4
@@ -236,10 +255,15 @@ def _encode(record: dict[str, Any]) -> bytes:
                 record[key] = record[key][:cut] + f"… [cut: {len(record[key])} chars]"
         record["facts"] = {"cut": True}
         data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode(
-            "utf-8", "backslashreplace")
+            "utf-8", "backslashreplace"
+        )
     if len(data) > _BODY_MAX:
-        data = json.dumps({k: record.get(k) for k in ("time", "ts", "session", "action", "stage", "rule_id")}
-                          | {"cut": True}, ensure_ascii=False, default=str).encode("utf-8", "backslashreplace")
+        data = json.dumps(
+            {k: record.get(k) for k in ("time", "ts", "session", "action", "stage", "rule_id")}
+            | {"cut": True},
+            ensure_ascii=False,
+            default=str,
+        ).encode("utf-8", "backslashreplace")
     return data
 
 
@@ -254,7 +278,9 @@ _CHAIN_TAIL: Final = re.compile(rb',"hash":"([0-9a-f]{64})"\}$')
 def _chain(body: bytes, seq: int, prev: str) -> tuple[bytes, str]:
     """``body`` (a JSON object) as the chained line ``seq`` after ``prev``: (line with its newline, hash)."""
     inner = body[1:-1]
-    content = b'{"seq":%d,"prev":"%s"' % (seq, prev.encode()) + (b"," + inner if inner else b"") + b"}"
+    content = (
+        b'{"seq":%d,"prev":"%s"' % (seq, prev.encode()) + (b"," + inner if inner else b"") + b"}"
+    )
     digest = hashlib.sha256(content).hexdigest()
     return content[:-1] + b',"hash":"' + digest.encode() + b'"}\n', digest
 
@@ -267,7 +293,12 @@ def _link(line: bytes) -> tuple[int, str, str, bool] | None:
         return None
     content = line[: tail.start()] + b"}"
     stated = tail.group(1).decode()
-    return int(head.group(1)), head.group(2).decode(), stated, hashlib.sha256(content).hexdigest() == stated
+    return (
+        int(head.group(1)),
+        head.group(2).decode(),
+        stated,
+        hashlib.sha256(content).hexdigest() == stated,
+    )
 
 
 def _last_link(path: str) -> tuple[int, str] | None:
@@ -400,7 +431,9 @@ class AuditLog:
     def _open(self) -> int:
         if self._fd is None:
             os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            self._fd = os.open(
+                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
+            )
         return self._fd
 
     def _lock(self) -> int:
@@ -605,51 +638,100 @@ def verify(path: str) -> ChainReport:
     """
     files = list(reversed(files_newest_first(path)))
     count = 0
-    prev: tuple[int, str, str, int] | None = None  # (seq, hash, file, line number) of the last good line
+    prev: tuple[int, str, str, int] | None = (
+        None  # (seq, hash, file, line number) of the last good line
+    )
     seen: dict[str, tuple[str, int, int]] = {}  # hash -> (file, line number, seq)
     first_seq = 0
 
     def report(kind: str, name: str, n: int, seq: int, why: str) -> ChainReport:
-        return ChainReport(count, len(files), first_seq, prev[0] if prev else 0, kind, name, n, seq,
-                           f"line {n} of {name} (seq {seq}) {why}")
+        return ChainReport(
+            count,
+            len(files),
+            first_seq,
+            prev[0] if prev else 0,
+            kind,
+            name,
+            n,
+            seq,
+            f"line {n} of {name} (seq {seq}) {why}",
+        )
 
     for name in files:
         try:
             with open(name, "rb") as f:
                 raw_lines = f.read().split(b"\n")
         except OSError as exc:
-            return ChainReport(count, len(files), problem=f"cannot read {name}: {exc.strerror or exc}")
+            return ChainReport(
+                count, len(files), problem=f"cannot read {name}: {exc.strerror or exc}"
+            )
         if raw_lines and raw_lines[-1] == b"":
             raw_lines.pop()
         for n, raw in enumerate(raw_lines, 1):
             count += 1
             link = _link(raw)
             if link is None:
-                return report("changed", name, n, (prev[0] + 1) if prev else 0,
-                              "is not a chained record: it was changed or inserted")
+                return report(
+                    "changed",
+                    name,
+                    n,
+                    (prev[0] + 1) if prev else 0,
+                    "is not a chained record: it was changed or inserted",
+                )
             seq, stated_prev, digest, intact = link
             if not intact:
-                return report("changed", name, n, seq, "was changed: its hash does not match its content")
+                return report(
+                    "changed", name, n, seq, "was changed: its hash does not match its content"
+                )
             if prev is None:
                 first_seq = seq
                 if seq == 1 and stated_prev != GENESIS:
-                    return report("changed", name, n, seq, "was changed: the first line names a line before it")
+                    return report(
+                        "changed",
+                        name,
+                        n,
+                        seq,
+                        "was changed: the first line names a line before it",
+                    )
             elif stated_prev != prev[1]:
                 if stated_prev in seen:
                     at = seen[stated_prev]
-                    return report("inserted", at[0], at[1] + 1, at[2] + 1,
-                                  f"was inserted: the line after it (line {n} of {name}) follows line {at[1]} of {at[0]}")
+                    return report(
+                        "inserted",
+                        at[0],
+                        at[1] + 1,
+                        at[2] + 1,
+                        f"was inserted: the line after it (line {n} of {name}) follows line {at[1]} of {at[0]}",
+                    )
                 if seq > prev[0] + 1:
                     missing = seq - prev[0] - 1
-                    return report("removed", name, n, seq,
-                                  f"follows {missing} removed line{'s' if missing != 1 else ''} "
-                                  f"(seq {prev[0] + 1}{f'-{seq - 1}' if missing > 1 else ''})")
+                    return report(
+                        "removed",
+                        name,
+                        n,
+                        seq,
+                        f"follows {missing} removed line{'s' if missing != 1 else ''} "
+                        f"(seq {prev[0] + 1}{f'-{seq - 1}' if missing > 1 else ''})",
+                    )
                 if seq == prev[0] + 1:
-                    return report("changed", prev[2], prev[3], prev[0],
-                                  f"was changed: the line after it (line {n} of {name}) was chained to other content")
-                return report("inserted", name, n, seq, "was inserted: its sequence number goes back")
+                    return report(
+                        "changed",
+                        prev[2],
+                        prev[3],
+                        prev[0],
+                        f"was changed: the line after it (line {n} of {name}) was chained to other content",
+                    )
+                return report(
+                    "inserted", name, n, seq, "was inserted: its sequence number goes back"
+                )
             elif seq != prev[0] + 1:
-                return report("changed", name, n, seq, f"was changed: its sequence number should be {prev[0] + 1}")
+                return report(
+                    "changed",
+                    name,
+                    n,
+                    seq,
+                    f"was changed: its sequence number should be {prev[0] + 1}",
+                )
             seen[digest] = (name, n, seq)
             prev = (seq, digest, name, n)
     return ChainReport(count, len(files), first_seq, prev[0] if prev else 0)

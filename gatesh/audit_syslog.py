@@ -52,14 +52,17 @@ def format_record(record: dict[str, Any]) -> str:
         value = body.get(key)
         if value is None:
             continue
-        value = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        value = (
+            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        )
         over = len(text.encode("utf-8")) - MAX_MESSAGE
         keep = max(0, len(value) - over - 32)
         body[key] = value[:keep] + f"… [{len(value) - keep} chars cut]"
         text = _dump(action, body)
     if len(text.encode("utf-8")) > MAX_MESSAGE:
-        short: dict[str, Any] = {k: body[k] for k in ("time", "session", "action", "stage",
-                                                      "outcome") if k in body}
+        short: dict[str, Any] = {
+            k: body[k] for k in ("time", "session", "action", "stage", "outcome") if k in body
+        }
         short["truncated"] = True
         text = _dump(action, short)
     return text

@@ -14,21 +14,45 @@ from gatesh._errors import EXIT_BROKEN_PIPE, EXIT_USAGE, GateshError
 
 # name -> (module:function, one-line help). The order is the order of ``gatesh --help``.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "explain": ("gatesh.explain:explain_main", "dry run: show every layer's finding and the action"),
+    "explain": (
+        "gatesh.explain:explain_main",
+        "dry run: show every layer's finding and the action",
+    ),
     "eval": ("gatesh.explain:eval_main", "batch explain over a JSONL corpus; per-label counts"),
-    "config": ("gatesh.config:config_main", "show the effective config and where each value came from"),
-    "watch": ("gatesh.watch:main", "live view of every round; answer escalations; record a mandate"),
-    "mandate": ("gatesh.people:mandate_main", "tell the gate what you asked the agent to do (person only)"),
-    "approve": ("gatesh.people:approve_main", "approve a pending or refused escalation id (person only)"),
+    "config": (
+        "gatesh.config:config_main",
+        "show the effective config and where each value came from",
+    ),
+    "watch": (
+        "gatesh.watch:main",
+        "live view of every round; answer escalations; record a mandate",
+    ),
+    "mandate": (
+        "gatesh.people:mandate_main",
+        "tell the gate what you asked the agent to do (person only)",
+    ),
+    "approve": (
+        "gatesh.people:approve_main",
+        "approve a pending or refused escalation id (person only)",
+    ),
     "deny": ("gatesh.people:deny_main", "refuse a pending escalation id (person only)"),
     "resume": ("gatesh.people:resume_main", "resume a halted session (person only)"),
     "status": ("gatesh.daemon.admin:status_main", "sessions, counters and the daemon's health"),
     "log": ("gatesh.daemon.admin:log_main", "read the audit log (--follow, --json)"),
-    "dump": ("gatesh.daemon.admin:dump_main", "write a debug archive of recent model calls (redacted)"),
+    "dump": (
+        "gatesh.daemon.admin:dump_main",
+        "write a debug archive of recent model calls (redacted)",
+    ),
     "daemon": ("gatesh.daemon.server:main", "run the per-user daemon (normally started on demand)"),
-    "hook": ("gatesh.hooks:main", "answer a harness hook: claude-code, codex or gemini (JSON on stdin)"),
+    "hook": (
+        "gatesh.hooks:main",
+        "answer a harness hook: claude-code, codex or gemini (JSON on stdin)",
+    ),
     "git-hook": ("gatesh.githooks:main", "gate what a git hook can veto (called by hooks/git/*)"),
-    "install": ("gatesh.install:main", "install integrations: claude-code, codex, gemini, git, shims"),
+    "install": (
+        "gatesh.install:main",
+        "install integrations: claude-code, codex, gemini, git, shims",
+    ),
     "doctor": ("gatesh.doctor:main", "check the installation and print what to fix"),
     # Internal: the in-shell hook of the PTY session asks the gate through this (not in --help).
     "_gate": ("gatesh.pty.gate:main", ""),
@@ -44,9 +68,14 @@ usage: gatesh [-l] [-c COMMAND [ARG ...]]     gate COMMAND, then run it with the
 def _help() -> str:
     width = max(len(n) for n in SUBCOMMANDS)
     rows = [f"  {name:<{width}}  {text}" for name, (_, text) in SUBCOMMANDS.items() if text]
-    return USAGE + "\nsubcommands:\n" + "\n".join(rows) + (
-        "\n\nExit status: with -c, the command's own; 126 when gatesh refused it (nothing ran);"
-        "\n1 when gatesh failed; 2 for bad usage. See gatesh(1).\n"
+    return (
+        USAGE
+        + "\nsubcommands:\n"
+        + "\n".join(rows)
+        + (
+            "\n\nExit status: with -c, the command's own; 126 when gatesh refused it (nothing ran);"
+            "\n1 when gatesh failed; 2 for bad usage. See gatesh(1).\n"
+        )
     )
 
 

@@ -59,10 +59,30 @@ if TYPE_CHECKING:
 
 # The transport lives in gatesh._wire (shared with the hook adapter); its names stay importable
 # from here, where the -c client's callers have always found them.
-__all__ = ["IDLE_TIMEOUT_S", "MAX_LINE", "VERSION", "CheckResult", "DaemonLost", "DaemonUnavailable",
-           "DaemonUntrusted", "ShellArgs", "_Conn", "_connect", "_decode", "_encode", "_in_process_on_full",
-           "check", "getenv", "mandate", "request", "runtime_dir", "shell_main", "socket_path", "state_dir",
-           "trusted_runtime_dir"]
+__all__ = [
+    "IDLE_TIMEOUT_S",
+    "MAX_LINE",
+    "VERSION",
+    "CheckResult",
+    "DaemonLost",
+    "DaemonUnavailable",
+    "DaemonUntrusted",
+    "ShellArgs",
+    "_Conn",
+    "_connect",
+    "_decode",
+    "_encode",
+    "_in_process_on_full",
+    "check",
+    "getenv",
+    "mandate",
+    "request",
+    "runtime_dir",
+    "shell_main",
+    "socket_path",
+    "state_dir",
+    "trusted_runtime_dir",
+]
 
 # A script read from stdin (``echo CMD | bash``) larger than this is refused, not truncated.
 MAX_STDIN_SCRIPT = 1024 * 1024
@@ -83,7 +103,6 @@ def _environ_with(name: str, value: str | None) -> "dict[Any, Any]":
     return env
 
 
-
 def _dirname(path: str) -> str:
     head = path.rpartition("/")[0]
     return head.rstrip("/") or ("/" if path.startswith("/") else "")
@@ -91,7 +110,6 @@ def _dirname(path: str) -> str:
 
 def _basename(path: str) -> str:
     return path.rpartition("/")[2]
-
 
 
 # --- the shell surface ------------------------------------------------------------------------
@@ -142,7 +160,9 @@ def find_real_shell(name: str, own: str, path: str | None = None) -> str | None:
     own_dir = _file_id(_dirname(own) or ".") if own else None
     dirs = [_file_id(e) for e in entries]
     if own_dir is not None and own_dir in dirs:
-        start = len(dirs) - dirs[::-1].index(own_dir)  # after gatesh's own folder (its last mention)
+        start = len(dirs) - dirs[::-1].index(
+            own_dir
+        )  # after gatesh's own folder (its last mention)
         entries, dirs = entries[start:], dirs[start:]
     for entry, dir_id in zip(entries, dirs, strict=True):
         if dir_id is None or dir_id == own_dir:
@@ -184,7 +204,9 @@ class _WaitingNotice:
         if self.shown or reply.get("interim") != "waiting":
             return
         self.shown = True
-        text = _s(reply.get("message")) or "gatesh: a person is being asked to approve this command."
+        text = (
+            _s(reply.get("message")) or "gatesh: a person is being asked to approve this command."
+        )
         # One line, printable characters only: it is the daemon's own text, but stay safe.
         text = "".join(c if c.isprintable() else " " for c in text)[:1000].strip()
         try:
@@ -224,8 +246,10 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
     # 1. What would run: a -c string, a script file, a script on stdin. An interactive shell is
     #    the PTY session's (gatesh._entry sends it there); this client never starts one.
     if inv.wants_pty(_stdin_is_tty()):
-        return _refuse("gatesh: an interactive shell is the gated PTY session; start it with `gatesh` "
-                       "itself. Nothing ran.")
+        return _refuse(
+            "gatesh: an interactive shell is the gated PTY session; start it with `gatesh` "
+            "itself. Nothing ran."
+        )
     cwd = _cwd()
     session = getenv("GATESH_SESSION") or None
     shell_name = inv.name if inv.shim else None
@@ -235,7 +259,9 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
     elif parsed.command is not None and parsed.args:
         # The -c string reads its $0 $1 … from these words (Codex's snapshot wrapper, S1): gate
         # the whole `SHELL -c STRING ARGS…`, so the reader sees what the positionals hold.
-        text = " ".join(_quote(w) for w in [shell_name or "bash", "-c", parsed.command, *parsed.args])
+        text = " ".join(
+            _quote(w) for w in [shell_name or "bash", "-c", parsed.command, *parsed.args]
+        )
     elif parsed.command is not None:
         text = parsed.command
     elif parsed.script is not None:
@@ -244,8 +270,10 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
     else:
         stdin_script = _read_stdin_script()
         if stdin_script is None:
-            return _refuse(f"gatesh: the script on standard input is larger than {MAX_STDIN_SCRIPT} "
-                           "bytes, so it was not gated and nothing ran.")
+            return _refuse(
+                f"gatesh: the script on standard input is larger than {MAX_STDIN_SCRIPT} "
+                "bytes, so it was not gated and nothing ran."
+            )
         text = stdin_script.decode("utf-8", "surrogateescape")
     # 2. A shim's shell must exist before its command is gated: otherwise the audit would record
     #    as allowed a command that could never run.
@@ -256,8 +284,15 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
     # 3. Gate it.
     result = None
     if text is not None:
-        result = check(text, cwd=cwd, session=session, surface="shim" if inv.shim else "-c",
-                       on_interim=_WaitingNotice(), full=full, cannot_run=missing)
+        result = check(
+            text,
+            cwd=cwd,
+            session=session,
+            surface="shim" if inv.shim else "-c",
+            on_interim=_WaitingNotice(),
+            full=full,
+            cannot_run=missing,
+        )
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
     # 4. Find the real shell and exec it with the caller's own flags.
@@ -265,8 +300,12 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
     if real is None:
         real = find_real_shell(shell_name, _own_path(inv.argv0))
     if real is None:
-        return _refuse(f"gatesh: no real {shell_name} found on PATH (after gatesh's own folder); nothing ran.")
-    env = _environ_with("GATESH_SESSION", result.session if result is not None and result.session else None)
+        return _refuse(
+            f"gatesh: no real {shell_name} found on PATH (after gatesh's own folder); nothing ran."
+        )
+    env = _environ_with(
+        "GATESH_SESSION", result.session if result is not None and result.session else None
+    )
     if stdin_script is not None:
         _feed_stdin(stdin_script)
     exec_argv = [("-" if inv.dash else "") + shell_name, *args]
@@ -315,7 +354,7 @@ def _feed_stdin(data: bytes) -> None:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(w, view):]
+                    view = view[os.write(w, view) :]
             finally:
                 os._exit(0)
         os.close(w)

@@ -30,6 +30,7 @@ from gatesh.policy.lists import ListEntry
 DEFAULT_RATER_MODEL: Final = "claude-haiku-5-5"
 DEFAULT_CHECKER_MODEL: Final = "claude-sonnet-5-5"
 
+
 class Operator(enum.StrEnum):
     """Who types at a gated session's terminal (S7): an agent is never asked there."""
 
@@ -50,6 +51,8 @@ class Backend(enum.StrEnum):
     AUTO = "auto"
     BUILTIN = "builtin"
     ANTHROPIC = "anthropic"
+
+
 PROJECT_FILE: Final = ".gatesh.toml"
 
 
@@ -159,7 +162,10 @@ def load_config(cwd: str | None = None, *, paths: _paths.GatePaths | None = None
     """The effective config for ``cwd``. Raises ConfigError for an invalid file."""
     paths = paths or _paths.current()
     config = default()
-    tiers: list[tuple[Tier, str]] = [(Tier.SYSTEM, paths.system_config), (Tier.USER, paths.user_config)]
+    tiers: list[tuple[Tier, str]] = [
+        (Tier.SYSTEM, paths.system_config),
+        (Tier.USER, paths.user_config),
+    ]
     project = find_project_file(cwd or os.getcwd())
     if project:
         tiers.append((Tier.PROJECT, project))
@@ -191,14 +197,18 @@ def _load_file(path: str) -> tuple[dict[str, Any], str]:
             raw = f.read()
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(path, "(file)", f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        raise ConfigError(
+            path, "(file)", f"not valid UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from exc
     except OSError as exc:
         raise ConfigError(path, "(file)", f"cannot read: {exc.strerror}") from exc
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
-        raise ConfigError(path, "(syntax)", str(exc), int(match.group(1)) if match else None) from exc
+        raise ConfigError(
+            path, "(syntax)", str(exc), int(match.group(1)) if match else None
+        ) from exc
 
 
 def _line_of(text: str, key: str, nth: int = 0) -> int | None:
@@ -239,8 +249,11 @@ def _apply(config: Config, tier: Tier, path: str, loaded: tuple[dict[str, Any], 
         if key not in _SCALARS:
             raise fail(key, f"unknown key (known: {', '.join(sorted((*_SCALARS, *_LISTS)))})")
         if tier is Tier.PROJECT and key not in _PROJECT_KEYS:
-            raise fail(key, "a project file can only cap the rung and add deny/escalate entries "
-                       "or protected branches; set this in your user config")
+            raise fail(
+                key,
+                "a project file can only cap the rung and add deny/escalate entries "
+                "or protected branches; set this in your user config",
+            )
         if key in _SYSTEM_ONLY and tier is not Tier.SYSTEM:
             raise fail(key, "only the system config can name watchers")
         expected, allowed = _SCALARS[key]
@@ -261,15 +274,21 @@ def _apply(config: Config, tier: Tier, path: str, loaded: tuple[dict[str, Any], 
         if raw is None:
             continue
         if kind == "allow" and tier is not Tier.USER:
-            raise fail("allow", f"only the user config can allow; a {tier} file may add deny or "
-                       "escalate entries")
+            raise fail(
+                "allow",
+                f"only the user config can allow; a {tier} file may add deny or escalate entries",
+            )
         if not isinstance(raw, list):
             raise fail(kind, f"must be an array of tables ([[{kind}]])")
         entries = []
         for n, item in enumerate(raw):
             entries.append(_entry(kind, n, item, tier, fail))
         updates[kind] = (*getattr(config, kind), *entries)
-        sources[kind] = f"{tier} ({path})" if sources.get(kind) == Tier.DEFAULT else f"{sources[kind]} + {tier} ({path})"
+        sources[kind] = (
+            f"{tier} ({path})"
+            if sources.get(kind) == Tier.DEFAULT
+            else f"{sources[kind]} + {tier} ({path})"
+        )
     return _build(config, updates, sources)
 
 
@@ -280,14 +299,21 @@ def _rung_under_cap(config: Config, tier: Tier, wanted: Rung) -> tuple[Rung, boo
     replaces the default but still sits under a system cap set earlier.
     """
     current = config.rung
-    capping = tier in (Tier.SYSTEM, Tier.PROJECT) or config.sources.get("rung", "").startswith(Tier.SYSTEM)
+    capping = tier in (Tier.SYSTEM, Tier.PROJECT) or config.sources.get("rung", "").startswith(
+        Tier.SYSTEM
+    )
     if capping and current.rank < wanted.rank:
         return current, True
     return wanted, False
 
 
-def _check_type(key: str, value: Any, kind: type, allowed: type[enum.StrEnum] | None,
-                fail: Callable[..., ConfigError]) -> Any:
+def _check_type(
+    key: str,
+    value: Any,
+    kind: type,
+    allowed: type[enum.StrEnum] | None,
+    fail: Callable[..., ConfigError],
+) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if kind is int and isinstance(value, bool):
@@ -324,7 +350,11 @@ def _entry(kind: str, n: int, item: Any, tier: Tier, fail: Callable[..., ConfigE
         raise fail(key, "must be a table with match and pattern", n)
     unknown = set(item) - {"match", "pattern", "rate", "note"}
     if unknown:
-        raise fail(key, f"unknown field(s) {', '.join(sorted(unknown))} (known: match, pattern, rate, note)", n)
+        raise fail(
+            key,
+            f"unknown field(s) {', '.join(sorted(unknown))} (known: match, pattern, rate, note)",
+            n,
+        )
     if not isinstance(item.get("pattern"), str) or not item["pattern"]:
         raise fail(key, "needs a non-empty string pattern", n)
     if not isinstance(item.get("rate", False), bool) or not isinstance(item.get("note", ""), str):
@@ -366,7 +396,11 @@ def add_list_entry(kind: str, entry: ListEntry, path: str | None = None) -> str:
         raise ValueError(f"unknown list {kind!r}")
     entry.validate()
     path = path or _paths.current().user_config
-    lines = [f"\n[[{kind}]]", f"match = {json.dumps(entry.match)}", f"pattern = {json.dumps(entry.pattern)}"]
+    lines = [
+        f"\n[[{kind}]]",
+        f"match = {json.dumps(entry.match)}",
+        f"pattern = {json.dumps(entry.pattern)}",
+    ]
     if entry.rate:
         lines.append("rate = true")
     if entry.note:
@@ -401,11 +435,15 @@ def rater_summary(config: Config) -> str:
         return f"anthropic: every command off the read-only path is asked of the model {model} (key {key})"
     asks = ", ".join(a.value for a in config.rater.ask_model) or "nothing"
     if rater_backend(config) == "builtin":
-        return (f"auto -> builtin ({key} is not set): the builtin rules alone; with the key, a cascade "
-                f"that asks the model {model} about: {asks}")
-    return (f"auto -> cascade ({key} is set): the builtin rates first; its attack verdicts and its safe "
-            f"verdicts on complete knowledge stand, and the model {model} is asked about: {asks} "
-            f"(its answer may raise the builtin's, never lower it)")
+        return (
+            f"auto -> builtin ({key} is not set): the builtin rules alone; with the key, a cascade "
+            f"that asks the model {model} about: {asks}"
+        )
+    return (
+        f"auto -> cascade ({key} is set): the builtin rates first; its attack verdicts and its safe "
+        f"verdicts on complete knowledge stand, and the model {model} is asked about: {asks} "
+        f"(its answer may raise the builtin's, never lower it)"
+    )
 
 
 # --- gatesh config -------------------------------------------------------------------------
@@ -427,22 +465,36 @@ def effective_items(config: Config) -> list[tuple[str, Any, str]]:
         items.append((key, value, config.sources.get(key, Tier.DEFAULT.value)))
     for kind in _LISTS:
         for n, entry in enumerate(getattr(config, kind)):
-            items.append((f"{kind}[{n}]", {k: v for k, v in asdict(entry).items() if k != "tier"}, entry.tier))
+            items.append(
+                (
+                    f"{kind}[{n}]",
+                    {k: v for k, v in asdict(entry).items() if k != "tier"},
+                    entry.tier,
+                )
+            )
     return items
 
 
 def config_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gatesh config", description="Show every effective "
-                                     "config value and the tier it came from.")
+    parser = argparse.ArgumentParser(
+        prog="gatesh config",
+        description="Show every effective config value and the tier it came from.",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object")
     parser.add_argument("--cwd", default=None, help="working directory for the project tier")
     args = parser.parse_args(argv)
     config = load_config(args.cwd)
     items = effective_items(config)
     if args.json:
-        print(json.dumps({"values": [{"key": k, "value": v, "source": s} for k, v, s in items],
-                          "files": list(config.files),
-                          "rater": {"backend": rater_backend(config), "summary": rater_summary(config)}}))
+        print(
+            json.dumps(
+                {
+                    "values": [{"key": k, "value": v, "source": s} for k, v, s in items],
+                    "files": list(config.files),
+                    "rater": {"backend": rater_backend(config), "summary": rater_summary(config)},
+                }
+            )
+        )
         return 0
     width = max(len(k) for k, _, _ in items)
     for key, value, source in items:
@@ -453,4 +505,3 @@ def config_main(argv: list[str]) -> int:
         mark = "*" if rung is config.rung else " "
         print(f" {mark} {rung.value:<9} {text}")
     return 0
-

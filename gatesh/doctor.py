@@ -73,12 +73,24 @@ def check_launcher() -> list[Check]:
     found = shutil.which("gatesh")
     if not found:
         local = os.path.expanduser("~/.local/bin")
-        return [Check("launcher", "FAIL", "gatesh is not on PATH",
-                      f"run ./install.sh, and add {local} to PATH (export PATH={local}:\"$PATH\")")]
+        return [
+            Check(
+                "launcher",
+                "FAIL",
+                "gatesh is not on PATH",
+                f'run ./install.sh, and add {local} to PATH (export PATH={local}:"$PATH")',
+            )
+        ]
     words = _shebang(found)
     if not words:
-        return [Check("launcher", "warn", f"{found} is not a script launcher",
-                      "run ./install.sh to write the fast launcher")]
+        return [
+            Check(
+                "launcher",
+                "warn",
+                f"{found} is not a script launcher",
+                "run ./install.sh to write the fast launcher",
+            )
+        ]
     interpreter, flags = words[0], " ".join(words[1:])
     fast = None
     if os.path.basename(interpreter) == "sh":
@@ -87,25 +99,61 @@ def check_launcher() -> list[Check]:
 
         full, fast = read_launcher(found)
         if full is None:
-            return [Check("launcher", "warn", f"{found} is a shell script gatesh did not write",
-                          "run ./install.sh to write the fast launcher")]
+            return [
+                Check(
+                    "launcher",
+                    "warn",
+                    f"{found} is a shell script gatesh did not write",
+                    "run ./install.sh to write the fast launcher",
+                )
+            ]
         interpreter, flags = full, "-IS"
     if os.path.basename(interpreter) == "env":
-        return [Check("launcher", "warn", f"{found} finds python through env on every call",
-                      "run ./install.sh to write a launcher that calls the real interpreter")]
+        return [
+            Check(
+                "launcher",
+                "warn",
+                f"{found} finds python through env on every call",
+                "run ./install.sh to write a launcher that calls the real interpreter",
+            )
+        ]
     if not any(m in interpreter for m in _SHIM_MARKERS) and not os.access(interpreter, os.X_OK):
-        return [Check("launcher", "FAIL", f"{found} runs {interpreter}, which is missing",
-                      "run ./install.sh again (the Python it was installed with is gone)")]
+        return [
+            Check(
+                "launcher",
+                "FAIL",
+                f"{found} runs {interpreter}, which is missing",
+                "run ./install.sh again (the Python it was installed with is gone)",
+            )
+        ]
     if any(m in interpreter for m in _SHIM_MARKERS) or not _is_elf(os.path.realpath(interpreter)):
-        return [Check("launcher", "FAIL", f"{found} runs {interpreter}, a shim or script, not "
-                      "an interpreter", "run ./install.sh again: it resolves the real interpreter")]
+        return [
+            Check(
+                "launcher",
+                "FAIL",
+                f"{found} runs {interpreter}, a shim or script, not an interpreter",
+                "run ./install.sh again: it resolves the real interpreter",
+            )
+        ]
     if "S" not in flags.replace("-", ""):
-        return [Check("launcher", "warn", f"{found} → {interpreter} (imports site: slower start)",
-                      "run ./install.sh to write the fast launcher")]
+        return [
+            Check(
+                "launcher",
+                "warn",
+                f"{found} → {interpreter} (imports site: slower start)",
+                "run ./install.sh to write the fast launcher",
+            )
+        ]
     if fast is not None and not os.access(fast, os.X_OK):
-        return [Check("launcher", "warn", f"{found} → {interpreter} {flags}; the faster {fast} it "
-                      "chose for -c is gone, so -c starts on the full interpreter (slower)",
-                      "run ./install.sh again: it picks the interpreters anew")]
+        return [
+            Check(
+                "launcher",
+                "warn",
+                f"{found} → {interpreter} {flags}; the faster {fast} it "
+                "chose for -c is gone, so -c starts on the full interpreter (slower)",
+                "run ./install.sh again: it picks the interpreters anew",
+            )
+        ]
     both = f", and {fast} for -c and the shims" if fast else ""
     return [Check("launcher", "ok", f"{found} → {interpreter} {flags}{both}")]
 
@@ -120,35 +168,63 @@ def check_import_path(launcher: str | None = None) -> list[Check]:
         return [Check("import path", "warn", "no launcher to check", "run ./install.sh")]
     folders = read_import_path(launcher)
     if folders is None:
-        return [Check("import path", "warn", f"{launcher} does not say where it imports gatesh from",
-                      "run ./install.sh again: it writes a launcher that does")]
+        return [
+            Check(
+                "import path",
+                "warn",
+                f"{launcher} does not say where it imports gatesh from",
+                "run ./install.sh again: it writes a launcher that does",
+            )
+        ]
     full, fast = read_launcher(launcher)
     problems = import_path_problems(folders)
     for interpreter in (full, fast):
         if interpreter:
-            problems += [p.replace(os.path.dirname(interpreter) + ":", interpreter + ":", 1)
-                         for p in import_path_problems([os.path.dirname(interpreter)])
-                         if "inside the git repository" not in p]
+            problems += [
+                p.replace(os.path.dirname(interpreter) + ":", interpreter + ":", 1)
+                for p in import_path_problems([os.path.dirname(interpreter)])
+                if "inside the git repository" not in p
+            ]
     if problems:
-        return [Check("import path", "FAIL", "; ".join(problems[:4]),
-                      "install with ./install.sh from a folder that is not a working copy the agent "
-                      "uses, and make those folders writable by you alone")]
-    return [Check("import path", "ok", f"{launcher} imports gatesh from {folders[0]} (yours alone)")]
+        return [
+            Check(
+                "import path",
+                "FAIL",
+                "; ".join(problems[:4]),
+                "install with ./install.sh from a folder that is not a working copy the agent "
+                "uses, and make those folders writable by you alone",
+            )
+        ]
+    return [
+        Check("import path", "ok", f"{launcher} imports gatesh from {folders[0]} (yours alone)")
+    ]
 
 
 def check_gate(launcher: str | None) -> list[Check]:
     """Run ``gatesh -c true`` through the launcher: the whole -c path, daemon start included."""
-    command = [launcher, "-c", "true"] if launcher else [sys.executable, "-m", "gatesh", "-c", "true"]
+    command = (
+        [launcher, "-c", "true"] if launcher else [sys.executable, "-m", "gatesh", "-c", "true"]
+    )
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=60,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return [Check("gate", "FAIL", f"`gatesh -c true` could not run: {exc}",
-                      "run ./install.sh again")]
+        return [
+            Check(
+                "gate", "FAIL", f"`gatesh -c true` could not run: {exc}", "run ./install.sh again"
+            )
+        ]
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or [""])[-1][:300]
-        return [Check("gate", "FAIL", f"`gatesh -c true` exited {proc.returncode}: {tail}",
-                      "read the message above; `gatesh config` shows the configuration in force")]
+        return [
+            Check(
+                "gate",
+                "FAIL",
+                f"`gatesh -c true` exited {proc.returncode}: {tail}",
+                "read the message above; `gatesh config` shows the configuration in force",
+            )
+        ]
     return [Check("gate", "ok", "`gatesh -c true` was allowed and ran")]
 
 
@@ -188,9 +264,15 @@ def check_daemon(paths: _paths.GatePaths) -> list[Check]:
     ok, detail = ping(paths.socket)
     if ok:
         return [Check("daemon", "ok", detail)]
-    return [Check("daemon", "FAIL", f"not reachable: {detail}",
-                  "start it with `gatesh daemon` (or run `gatesh -c true`, which starts it); "
-                  "`gatesh daemon --foreground` shows why it stops")]
+    return [
+        Check(
+            "daemon",
+            "FAIL",
+            f"not reachable: {detail}",
+            "start it with `gatesh daemon` (or run `gatesh -c true`, which starts it); "
+            "`gatesh daemon --foreground` shows why it stops",
+        )
+    ]
 
 
 def _mode_check(name: str, path: str, forbidden: int, want: str) -> Check | None:
@@ -202,8 +284,12 @@ def _mode_check(name: str, path: str, forbidden: int, want: str) -> Check | None
         return Check(name, "FAIL", f"{path}: {exc.strerror}", "check the folder's permissions")
     mode = stat.S_IMODE(st.st_mode)
     if st.st_uid != os.getuid():
-        return Check(name, "FAIL", f"{path} belongs to uid {st.st_uid}, not you",
-                     f"remove it (another user could answer for the gate): rm -rf {path}")
+        return Check(
+            name,
+            "FAIL",
+            f"{path} belongs to uid {st.st_uid}, not you",
+            f"remove it (another user could answer for the gate): rm -rf {path}",
+        )
     if mode & forbidden:
         return Check(name, "FAIL", f"{path} has mode {mode:04o}", f"chmod {want} {path}")
     return Check(name, "ok", f"{path} {mode:04o}")
@@ -230,12 +316,16 @@ def check_config() -> tuple[list[Check], object | None]:
     try:
         config = load_config(os.getcwd())
     except ConfigError as exc:
-        return [Check("config", "FAIL", str(exc), "fix that line; `gatesh config` shows the result")], None
+        return [
+            Check("config", "FAIL", str(exc), "fix that line; `gatesh config` shows the result")
+        ], None
     files = ", ".join(getattr(config, "files", ())) or "built-in defaults only"
     return [Check("config", "ok", f"valid ({files}); rung {config.rung.value}")], config
 
 
-def check_rater(config: object, urlopen: Callable[..., object] = urllib.request.urlopen) -> list[Check]:
+def check_rater(
+    config: object, urlopen: Callable[..., object] = urllib.request.urlopen
+) -> list[Check]:
     """Reach the rater backend without sending a command (anthropic: list models)."""
     from gatesh.rater import backend_name
 
@@ -243,17 +333,37 @@ def check_rater(config: object, urlopen: Callable[..., object] = urllib.request.
     try:
         backend = backend_name(config)  # type: ignore[arg-type]
     except Exception as exc:
-        return [Check("rater", "FAIL", f"backend: {exc}", "set rater.backend to auto, builtin or anthropic")]
+        return [
+            Check(
+                "rater",
+                "FAIL",
+                f"backend: {exc}",
+                "set rater.backend to auto, builtin or anthropic",
+            )
+        ]
     if backend == "builtin":
         return [Check("rater", "ok", "builtin (offline)")]
     key = os.environ.get(rater.api_key_env, "")
     if not key:
-        return [Check("rater", "FAIL", f"backend {backend} but ${rater.api_key_env} is empty",
-                      f"export {rater.api_key_env}=…, or set rater.backend = \"builtin\"")]
-    base = (rater.base_url or os.environ.get("ANTHROPIC_BASE_URL", "")
-            or "https://api.anthropic.com").rstrip("/")
-    request = urllib.request.Request(f"{base}/v1/models?limit=1", headers={
-        "x-api-key": key, "anthropic-version": "2023-06-01", "user-agent": "gatesh-doctor"})
+        return [
+            Check(
+                "rater",
+                "FAIL",
+                f"backend {backend} but ${rater.api_key_env} is empty",
+                f'export {rater.api_key_env}=…, or set rater.backend = "builtin"',
+            )
+        ]
+    base = (
+        rater.base_url or os.environ.get("ANTHROPIC_BASE_URL", "") or "https://api.anthropic.com"
+    ).rstrip("/")
+    request = urllib.request.Request(
+        f"{base}/v1/models?limit=1",
+        headers={
+            "x-api-key": key,
+            "anthropic-version": "2023-06-01",
+            "user-agent": "gatesh-doctor",
+        },
+    )
     try:
         with urlopen(request, timeout=_HTTP_TIMEOUT_S) as resp:  # type: ignore[attr-defined]
             status = resp.status
@@ -261,16 +371,31 @@ def check_rater(config: object, urlopen: Callable[..., object] = urllib.request.
         status = exc.code
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        return [Check("rater", "FAIL", f"anthropic at {base}: unreachable ({reason})",
-                      "check rater.base_url and the network; until then every rating fails closed")]
+        return [
+            Check(
+                "rater",
+                "FAIL",
+                f"anthropic at {base}: unreachable ({reason})",
+                "check rater.base_url and the network; until then every rating fails closed",
+            )
+        ]
     if status == 200:
         what = "cascade: the builtin first, then anthropic" if backend == "cascade" else "anthropic"
         return [Check("rater", "ok", f"{what} at {base} (model {rater.model})")]
-    why = {401: "the key was rejected", 403: "the key may not list models",
-           404: "no /v1/models there"}.get(status, f"HTTP {status}")
+    why = {
+        401: "the key was rejected",
+        403: "the key may not list models",
+        404: "no /v1/models there",
+    }.get(status, f"HTTP {status}")
     level: Status = "warn" if status in (403, 404) else "FAIL"
-    return [Check("rater", level, f"anthropic at {base}: {why}",
-                  f"check ${rater.api_key_env} and rater.base_url")]
+    return [
+        Check(
+            "rater",
+            level,
+            f"anthropic at {base}: {why}",
+            f"check ${rater.api_key_env} and rater.base_url",
+        )
+    ]
 
 
 # --- integrations -------------------------------------------------------------------------------
@@ -288,29 +413,58 @@ def check_integrations() -> list[Check]:
         except install.InstallError as exc:
             out.append(Check(f"{harness} hooks", "warn", str(exc), "fix the file"))
             continue
-        commands = [str(h.get("command", "")) for group in _groups(data) for h in group
-                    if install.is_ours(h, harness)]
+        commands = [
+            str(h.get("command", ""))
+            for group in _groups(data)
+            for h in group
+            if install.is_ours(h, harness)
+        ]
         if not commands:
             out.append(Check(f"{harness} hooks", "ok", f"not installed ({path})"))
             continue
         program = install.hook_program(commands[0])
         launcher = install.hook_launcher(commands[0])
         starts = program[0] if program else ""
-        runnable = [p for p in dict.fromkeys([starts, launcher])
-                    if p and (not os.path.isabs(p) or os.access(p, os.X_OK))]
+        runnable = [
+            p
+            for p in dict.fromkeys([starts, launcher])
+            if p and (not os.path.isabs(p) or os.access(p, os.X_OK))
+        ]
         if not runnable:
-            gone = " and ".join(p for p in dict.fromkeys([starts, launcher]) if p) or "nothing it can run"
-            out.append(Check(f"{harness} hooks", "FAIL", f"{path} calls {gone}, which is "
-                             "missing: every command is refused", f"gatesh install {harness}"))
+            gone = (
+                " and ".join(p for p in dict.fromkeys([starts, launcher]) if p)
+                or "nothing it can run"
+            )
+            out.append(
+                Check(
+                    f"{harness} hooks",
+                    "FAIL",
+                    f"{path} calls {gone}, which is missing: every command is refused",
+                    f"gatesh install {harness}",
+                )
+            )
         elif launcher not in runnable:
-            out.append(Check(f"{harness} hooks", "warn", f"{path} starts {starts} directly, but "
-                             f"{launcher or 'no launcher'} (what it falls back to, and the gatesh it "
-                             "names) is missing", f"run ./install.sh, then gatesh install {harness}"))
+            out.append(
+                Check(
+                    f"{harness} hooks",
+                    "warn",
+                    f"{path} starts {starts} directly, but "
+                    f"{launcher or 'no launcher'} (what it falls back to, and the gatesh it "
+                    "names) is missing",
+                    f"run ./install.sh, then gatesh install {harness}",
+                )
+            )
         elif starts != launcher and commands[0] != install.hook_command(harness, launcher):
             # A direct start written for another installation (its interpreter or its import
             # folders): it may import a gatesh that is not the installed one (S3.4).
-            out.append(Check(f"{harness} hooks", "warn", f"{path} starts {starts} with other "
-                             f"folders or flags than {launcher} would now", f"gatesh install {harness}"))
+            out.append(
+                Check(
+                    f"{harness} hooks",
+                    "warn",
+                    f"{path} starts {starts} with other folders or flags than {launcher} would now",
+                    f"gatesh install {harness}",
+                )
+            )
         elif harness == "codex":
             out.append(check_codex_trust(path))
         else:
@@ -319,12 +473,23 @@ def check_integrations() -> list[Check]:
     ours = install.git_hooks_dir()
     if hooks_path and os.path.abspath(os.path.expanduser(hooks_path)) == ours:
         missing = [n for n in HOOK_NAMES if not os.access(os.path.join(ours, n), os.X_OK)]
-        out.append(Check("git hooks", "FAIL" if missing else "ok",
-                         f"core.hooksPath = {ours}" + (f"; missing {', '.join(missing)}" if missing else ""),
-                         "gatesh install git --global" if missing else ""))
+        out.append(
+            Check(
+                "git hooks",
+                "FAIL" if missing else "ok",
+                f"core.hooksPath = {ours}" + (f"; missing {', '.join(missing)}" if missing else ""),
+                "gatesh install git --global" if missing else "",
+            )
+        )
     else:
-        out.append(Check("git hooks", "ok", "global hooks not installed"
-                         + (f" (core.hooksPath = {hooks_path})" if hooks_path else "")))
+        out.append(
+            Check(
+                "git hooks",
+                "ok",
+                "global hooks not installed"
+                + (f" (core.hooksPath = {hooks_path})" if hooks_path else ""),
+            )
+        )
     folder = install.shims_dir()
     if not os.path.isdir(folder):
         out.append(Check("shims", "warn", f"{folder} does not exist", "gatesh install shims"))
@@ -341,16 +506,27 @@ def check_shims(folder: str) -> list[Check]:
 
     broken = [n for n in install.SHIM_NAMES if not os.path.isfile(os.path.join(folder, n))]
     if broken:
-        return [Check("shims", "FAIL", f"{folder}: {', '.join(broken)} missing or dangling",
-                      "gatesh install shims")]
+        return [
+            Check(
+                "shims",
+                "FAIL",
+                f"{folder}: {', '.join(broken)} missing or dangling",
+                "gatesh install shims",
+            )
+        ]
     out = []
     for name in install.SHIM_NAMES:
         shim = os.path.join(folder, name)
         if find_real_shell(name, shim) is None:
             required = name != "zsh"
-            out.append(Check(f"shim {name}", "FAIL" if required else "warn",
-                             f"{shim}: no real {name} is installed, so it refuses every command",
-                             f"install {name}" + ("" if required else f", or remove the link {shim}")))
+            out.append(
+                Check(
+                    f"shim {name}",
+                    "FAIL" if required else "warn",
+                    f"{shim}: no real {name} is installed, so it refuses every command",
+                    f"install {name}" + ("" if required else f", or remove the link {shim}"),
+                )
+            )
     ok = [n for n in install.SHIM_NAMES if not any(c.name == f"shim {n}" for c in out)]
     return [Check("shims", "ok", f"{folder} ({', '.join(ok)})"), *out]
 
@@ -362,24 +538,41 @@ def check_codex_trust(path: str) -> Check:
 
     codex = hooktrust.codex_binary()
     if codex is None:
-        return Check("codex hooks", "warn", f"installed in {path}; cannot check that Codex trusts "
-                     "them (codex is not on PATH)", "run `gatesh doctor` where codex is on PATH")
+        return Check(
+            "codex hooks",
+            "warn",
+            f"installed in {path}; cannot check that Codex trusts them (codex is not on PATH)",
+            "run `gatesh doctor` where codex is on PATH",
+        )
     try:
         hooks = hooktrust.list_hooks(codex, os.path.dirname(path))
     except hooktrust.TrustError as exc:
-        return Check("codex hooks", "warn", f"installed in {path}; could not ask Codex whether it "
-                     f"trusts them: {exc}", "run `codex app-server` by hand to see why")
+        return Check(
+            "codex hooks",
+            "warn",
+            f"installed in {path}; could not ask Codex whether it trusts them: {exc}",
+            "run `codex app-server` by hand to see why",
+        )
     ours = [h for h in hooks if install.is_ours({"command": h.command}, "codex")]
     if not ours:
-        return Check("codex hooks", "FAIL", f"{path} has gatesh's hooks but Codex does not list "
-                     "them: nothing is gated", "gatesh install codex")
+        return Check(
+            "codex hooks",
+            "FAIL",
+            f"{path} has gatesh's hooks but Codex does not list them: nothing is gated",
+            "gatesh install codex",
+        )
     skipped = [h for h in ours if not h.trust.runs or not h.enabled]
     if skipped:
         what = "; ".join(
             f"{h.event} is {'disabled' if not h.enabled else 'changed since it was trusted (stale hash)' if h.trust is hooktrust.Trust.MODIFIED else h.trust.value}"
-            for h in skipped)
-        return Check("codex hooks", "FAIL", f"Codex skips gatesh's hooks in {path}: {what}. "
-                     "Nothing Codex runs is gated.", "gatesh install codex (it has Codex trust them)")
+            for h in skipped
+        )
+        return Check(
+            "codex hooks",
+            "FAIL",
+            f"Codex skips gatesh's hooks in {path}: {what}. Nothing Codex runs is gated.",
+            "gatesh install codex (it has Codex trust them)",
+        )
     return Check("codex hooks", "ok", f"installed in {path}; Codex trusts all {len(ours)}")
 
 
@@ -397,8 +590,9 @@ def _groups(data: dict[str, object] | None) -> list[list[dict[str, object]]]:
 
 def _git_config(key: str) -> str:
     try:
-        proc = subprocess.run(["git", "config", "--global", "--get", key], capture_output=True,
-                              text=True, timeout=10)
+        proc = subprocess.run(
+            ["git", "config", "--global", "--get", key], capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return proc.stdout.strip() if proc.returncode == 0 else ""
@@ -416,8 +610,14 @@ def run_checks(*, start_daemon: bool = True) -> list[Check]:
         try:
             out.extend(fn())
         except Exception as exc:
-            out.append(Check(name, "FAIL", f"the check crashed: {type(exc).__name__}: {exc}",
-                             "report this with `gatesh dump`"))
+            out.append(
+                Check(
+                    name,
+                    "FAIL",
+                    f"the check crashed: {type(exc).__name__}: {exc}",
+                    "report this with `gatesh dump`",
+                )
+            )
 
     guarded("launcher", check_launcher)
     guarded("import path", check_import_path)
@@ -442,8 +642,9 @@ def run_checks(*, start_daemon: bool = True) -> list[Check]:
 
 def main(argv: list[str]) -> int:
     """``gatesh doctor [--json]``: 0 when every required check passed, 1 otherwise."""
-    parser = argparse.ArgumentParser(prog="gatesh doctor",
-                                     description="Check the installation and print what to fix.")
+    parser = argparse.ArgumentParser(
+        prog="gatesh doctor", description="Check the installation and print what to fix."
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args(argv)
     checks = run_checks()
@@ -456,6 +657,9 @@ def main(argv: list[str]) -> int:
             print(f"{c.status:<4}  {c.name:<{width}}  {c.detail}")
             if c.fix:
                 print(f"{'':<4}  {'':<{width}}  fix: {c.fix}")
-        print("\nall required checks passed" if not failed else
-              f"\n{len(failed)} required check{'s' if len(failed) != 1 else ''} failed")
+        print(
+            "\nall required checks passed"
+            if not failed
+            else f"\n{len(failed)} required check{'s' if len(failed) != 1 else ''} failed"
+        )
     return EXIT_ERROR if failed else EXIT_OK

@@ -90,13 +90,28 @@ def explain_main(argv: list[str]) -> int:
     config = load_config(cwd)
     backend = backend_name(config) if args.backend in (None, "auto") else args.backend
     rater = make_rater(config, backend)
-    decision = decide(args.command, cwd=cwd, config=config, rung=Rung(args.rung) if args.rung else None,
-                      rater=rater, checker=_checker(config, backend))
+    decision = decide(
+        args.command,
+        cwd=cwd,
+        config=config,
+        rung=Rung(args.rung) if args.rung else None,
+        rater=rater,
+        checker=_checker(config, backend),
+    )
     done = dry_run(decision, state=SessionState(id="explain"), cwd=cwd)
     found = layers(decision.facts, config)
     if args.json:
-        print(json.dumps({"decision": _summary(decision), "layers": _jsonable(found),
-                          "facts": _jsonable(decision.facts), "audit": done.record}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "decision": _summary(decision),
+                    "layers": _jsonable(found),
+                    "facts": _jsonable(decision.facts),
+                    "audit": done.record,
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         sys.stdout.write(_human(decision, found))
     return 0
@@ -128,8 +143,13 @@ def _model_call(v: Verdict | None) -> dict[str, Any] | None:
     call = v.cascade.model if v is not None and v.cascade is not None else v
     if call is None or call.backend == "builtin":
         return None
-    return {"backend": call.backend, "model": call.model, "duration_ms": round(call.duration_ms, 1),
-            "fail_cause": call.fail_cause, "cached": call.cached}
+    return {
+        "backend": call.backend,
+        "model": call.model,
+        "duration_ms": round(call.duration_ms, 1),
+        "fail_cause": call.fail_cause,
+        "cached": call.cached,
+    }
 
 
 def _cascade_lines(v: Verdict) -> list[str]:
@@ -141,20 +161,35 @@ def _cascade_lines(v: Verdict) -> list[str]:
         if v.backend != "builtin" or v.fail_cause:
             return []
         if v.complete:
-            return [f"  {'knowledge':<16} complete (with a key, this verdict stands without asking the model)"]
-        return [f"  {'knowledge':<16} not complete (with a key, the model is asked): "
-                + "; ".join(neutralise(g.reason) for g in v.gaps)]
+            return [
+                f"  {'knowledge':<16} complete (with a key, this verdict stands without asking the model)"
+            ]
+        return [
+            f"  {'knowledge':<16} not complete (with a key, the model is asked): "
+            + "; ".join(neutralise(g.reason) for g in v.gaps)
+        ]
     b = c.builtin
-    knowledge = "complete knowledge" if b.complete else "not complete: " + "; ".join(
-        neutralise(g.reason) for g in b.gaps) if b.gaps else "not complete"
+    knowledge = (
+        "complete knowledge"
+        if b.complete
+        else "not complete: " + "; ".join(neutralise(g.reason) for g in b.gaps)
+        if b.gaps
+        else "not complete"
+    )
     out = [f"  {'cascade':<16} builtin stage: {b.outcome.value} ({knowledge})"]
     if c.model is None:
         out.append(f"  {'':<16} model stage: not asked — {neutralise(c.why)}")
     else:
         m = c.model
-        state = f"failed ({m.fail_cause})" if m.fail_cause else m.outcome.value + (" (cached)" if m.cached else "")
+        state = (
+            f"failed ({m.fail_cause})"
+            if m.fail_cause
+            else m.outcome.value + (" (cached)" if m.cached else "")
+        )
         out.append(f"  {'':<16} model stage: asked — {neutralise(c.why)}")
-        out.append(f"  {'':<16} model answered: {state}, {m.duration_ms:.1f} ms: {neutralise(m.reason)}")
+        out.append(
+            f"  {'':<16} model answered: {state}, {m.duration_ms:.1f} ms: {neutralise(m.reason)}"
+        )
     out.append(f"  {'':<16} decided by the {c.decided.value} stage")
     return out
 
@@ -175,7 +210,10 @@ def _human(d: Decision, found: dict[str, Any]) -> str:
         extra += ["privileged"] if c.privileged else []
         extra += [f"writes {', '.join(t or '<dynamic>' for t in c.writes)}"] if c.writes else []
         head = c.head or "<dynamic head>"
-        out.append(f"  - {head}: {neutralise(' '.join(c.words))}" + (f"  ({'; '.join(extra)})" if extra else ""))
+        out.append(
+            f"  - {head}: {neutralise(' '.join(c.words))}"
+            + (f"  ({'; '.join(extra)})" if extra else "")
+        )
     if f.hosts:
         out.append(f"hosts: {', '.join(f.hosts)}")
     for note in f.notes:
@@ -192,16 +230,24 @@ def _human(d: Decision, found: dict[str, Any]) -> str:
     v = d.verdict
     if v is not None:
         who = v.backend + (f" {v.model}" if v.model else "")
-        out.append(f"  {'rater':<16} {v.outcome.value} ({who}, {v.duration_ms:.1f} ms): {v.reason}"
-                   + (f" — remedy: {v.remedy}" if v.remedy else ""))
+        out.append(
+            f"  {'rater':<16} {v.outcome.value} ({who}, {v.duration_ms:.1f} ms): {v.reason}"
+            + (f" — remedy: {v.remedy}" if v.remedy else "")
+        )
         for finding in v.findings:
-            out.append(f"  {'':<16}   {finding.rule_id} ({finding.outcome.value}): {finding.reason}")
+            out.append(
+                f"  {'':<16}   {finding.rule_id} ({finding.outcome.value}): {finding.reason}"
+            )
         out.extend(_cascade_lines(v))
     if d.alignment is not None:
         a = d.alignment
-        out.append(f"  {'alignment':<16} {a.decision}{' (' + a.fail_cause + ')' if a.fail_cause else ''}: {a.reason}")
-    out.append(f"decision: {d.action.value.upper()} at stage {d.stage.value} (rung {d.rung.value})"
-               + (f", outcome {d.outcome.value}" if d.outcome else ""))
+        out.append(
+            f"  {'alignment':<16} {a.decision}{' (' + a.fail_cause + ')' if a.fail_cause else ''}: {a.reason}"
+        )
+    out.append(
+        f"decision: {d.action.value.upper()} at stage {d.stage.value} (rung {d.rung.value})"
+        + (f", outcome {d.outcome.value}" if d.outcome else "")
+    )
     out.append(f"reason: {neutralise(d.reason)}")
     if d.to_person_reason:
         out.append(f"a person decides because {d.to_person_reason}")
@@ -212,23 +258,36 @@ def _human(d: Decision, found: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def eval_rows(rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any,
-              cwd: str) -> tuple[list[Decision], float]:
+def eval_rows(
+    rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any, cwd: str
+) -> tuple[list[Decision], float]:
     """Decide every row in a fresh session; returns the decisions and the seconds taken."""
     start = time.perf_counter()
-    out = [done.decision for done in finish_rows(rows, config=config, rung=rung, rater=rater,
-                                                 checker=checker, cwd=cwd)]
+    out = [
+        done.decision
+        for done in finish_rows(
+            rows, config=config, rung=rung, rater=rater, checker=checker, cwd=cwd
+        )
+    ]
     return out, time.perf_counter() - start
 
 
-def finish_rows(rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any,
-                cwd: str) -> list[Finished]:
+def finish_rows(
+    rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any, cwd: str
+) -> list[Finished]:
     """Decide and finish (as a dry run) every row, each in a fresh session."""
     out = []
     for r in rows:
         state = SessionState(id="eval")
-        decision = decide(str(r.get("cmd", "")), cwd=cwd, config=config, session=state,
-                          rater=rater, checker=checker, rung=rung)
+        decision = decide(
+            str(r.get("cmd", "")),
+            cwd=cwd,
+            config=config,
+            session=state,
+            rater=rater,
+            checker=checker,
+            rung=rung,
+        )
         out.append(dry_run(decision, state=state, cwd=cwd, surface="eval"))
     return out
 
@@ -236,14 +295,18 @@ def finish_rows(rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater
 def eval_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gatesh eval",
-        description="Decide every row of a JSONL corpus ({\"cmd\": …, \"label\": …} per line), each "
+        description='Decide every row of a JSONL corpus ({"cmd": …, "label": …} per line), each '
         "in a fresh session, and count the actions per label. Nothing is executed.",
     )
     parser.add_argument("file", help="JSONL file (- for stdin)")
-    parser.add_argument("--rung", choices=[r.value for r in Rung], default=None, help="rung (default: config)")
+    parser.add_argument(
+        "--rung", choices=[r.value for r in Rung], default=None, help="rung (default: config)"
+    )
     parser.add_argument("--backend", choices=["auto", *BACKENDS], help="rater backend")
     parser.add_argument("--json", action="store_true", help="end with one JSON summary line")
-    parser.add_argument("--misses", metavar="FILE", help="write risky rows allowed and benign rows not allowed")
+    parser.add_argument(
+        "--misses", metavar="FILE", help="write risky rows allowed and benign rows not allowed"
+    )
     parser.add_argument("--cwd", default=None, help="working directory the commands are decided in")
     args = parser.parse_args(argv)
     cwd = os.path.abspath(args.cwd or os.getcwd())
@@ -251,8 +314,14 @@ def eval_main(argv: list[str]) -> int:
     rung = Rung(args.rung) if args.rung else config.rung
     backend = backend_name(config) if args.backend in (None, "auto") else args.backend
     rows = _read_rows(args.file)
-    decisions, seconds = eval_rows(rows, config=config, rung=rung, rater=make_rater(config, backend),
-                                   checker=_checker(config, backend), cwd=cwd)
+    decisions, seconds = eval_rows(
+        rows,
+        config=config,
+        rung=rung,
+        rater=make_rater(config, backend),
+        checker=_checker(config, backend),
+        cwd=cwd,
+    )
     by_label: dict[str, Counter[str]] = defaultdict(Counter)
     misses = []
     for row, d in zip(rows, decisions, strict=True):
@@ -260,8 +329,15 @@ def eval_main(argv: list[str]) -> int:
         by_label[label][d.action.value] += 1
         allowed = d.action is Action.ALLOW
         if (label == RISKY and allowed) or (label == BENIGN and not allowed):
-            misses.append({**row, "action": d.action.value, "stage": d.stage.value, "reason": d.reason,
-                           "rule_id": d.rule_id})
+            misses.append(
+                {
+                    **row,
+                    "action": d.action.value,
+                    "stage": d.stage.value,
+                    "reason": d.reason,
+                    "rule_id": d.rule_id,
+                }
+            )
     if args.misses:
         with open(args.misses, "w", encoding="utf-8") as f:
             for m in misses:
@@ -273,11 +349,21 @@ def eval_main(argv: list[str]) -> int:
     print(f"{'label':<10}" + "".join(f"{a:>10}" for a in actions) + f"{'allowed':>10}")
     for label, counts in sorted(by_label.items()):
         n = sum(counts.values())
-        print(f"{label:<10}" + "".join(f"{counts.get(a, 0):>10}" for a in actions)
-              + f"{100 * counts.get('allow', 0) / n:>9.1f}%")
+        print(
+            f"{label:<10}"
+            + "".join(f"{counts.get(a, 0):>10}" for a in actions)
+            + f"{100 * counts.get('allow', 0) / n:>9.1f}%"
+        )
     if args.json:
-        print(json.dumps({"total": total, "per_second": round(per_second, 1),
-                          "by_label": {k: dict(v) for k, v in sorted(by_label.items())}}))
+        print(
+            json.dumps(
+                {
+                    "total": total,
+                    "per_second": round(per_second, 1),
+                    "by_label": {k: dict(v) for k, v in sorted(by_label.items())},
+                }
+            )
+        )
     return 0
 
 
@@ -293,6 +379,6 @@ def _read_rows(path: str) -> list[dict[str, Any]]:
             except json.JSONDecodeError as exc:
                 raise SystemExit(f"gatesh eval: {path}:{n}: not JSON ({exc.msg})") from exc
             if not isinstance(row, dict) or "cmd" not in row:
-                raise SystemExit(f"gatesh eval: {path}:{n}: expected an object with a \"cmd\" field")
+                raise SystemExit(f'gatesh eval: {path}:{n}: expected an object with a "cmd" field')
             rows.append(row)
     return rows

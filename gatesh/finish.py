@@ -94,7 +94,13 @@ class Answer(enum.StrEnum):
 ALLOWING: Final = frozenset({Answer.ONCE, Answer.SESSION, Answer.ALWAYS, Answer.RUN_ANYWAY})
 # The answer word an audit line carries when nobody could be asked (S7).
 NOBODY_WATCHING: Final = "nobody-watching"
-_ESCALATION_CHOICES: Final = (Answer.ONCE, Answer.SESSION, Answer.ALWAYS, Answer.NO, Answer.DENY_ALWAYS)
+_ESCALATION_CHOICES: Final = (
+    Answer.ONCE,
+    Answer.SESSION,
+    Answer.ALWAYS,
+    Answer.NO,
+    Answer.DENY_ALWAYS,
+)
 # A catastrophic command is approved one run at a time: the target may differ next time.
 _CATASTROPHIC_CHOICES: Final = (Answer.ONCE, Answer.NO, Answer.DENY_ALWAYS)
 _HALT_CHOICES: Final = (Answer.RUN_ANYWAY, Answer.NO)
@@ -236,8 +242,17 @@ class AlreadyRuled(StateError):
 # --- finishing a decision ---------------------------------------------------------------------
 
 
-def finish(decision: Decision, *, state: SessionState, reach: Reach, where: Where, book: PendingBook,
-           audit: AuditSink, pending_id: str = "", answer: str = "") -> Finished:
+def finish(
+    decision: Decision,
+    *,
+    state: SessionState,
+    reach: Reach,
+    where: Where,
+    book: PendingBook,
+    audit: AuditSink,
+    pending_id: str = "",
+    answer: str = "",
+) -> Finished:
     """Apply ``decision`` to its session and record it (the steps of the module docstring).
 
     ``pending_id`` and ``answer`` carry a person's ruling into the line of a command decided again
@@ -254,31 +269,73 @@ def finish(decision: Decision, *, state: SessionState, reach: Reach, where: Wher
         if decision.action is Action.HALT:
             return _halt(decision, reach, where, book, audit)
     # 3–4. The audit line; an allow that used an approval spends it.
-    return _record(decision, decision.action, decision.message, where, book, audit,
-                   pending_id=pending_id, answer=answer, notice=decision.notice)
+    return _record(
+        decision,
+        decision.action,
+        decision.message,
+        where,
+        book,
+        audit,
+        pending_id=pending_id,
+        answer=answer,
+        notice=decision.notice,
+    )
 
 
-def dry_run(decision: Decision, *, state: SessionState, cwd: str, surface: str = "explain") -> Finished:
+def dry_run(
+    decision: Decision, *, state: SessionState, cwd: str, surface: str = "explain"
+) -> Finished:
     """Finish ``decision`` as ``explain`` and ``eval`` do: the session change applied to ``state``,
     nothing opened, nothing written; ``record`` is the audit line a real surface would write."""
     where = Where(state.id, None, cwd, surface)
-    return finish(decision, state=state, reach=Reach.DRY_RUN, where=where, book=PendingBook(None),
-                  audit=DryRun())
+    return finish(
+        decision,
+        state=state,
+        reach=Reach.DRY_RUN,
+        where=where,
+        book=PendingBook(None),
+        audit=DryRun(),
+    )
 
 
-_OPENS: Final = {Reach.NOBODY: PendingState.REFUSED, Reach.SURFACE: PendingState.ASKING,
-                 Reach.WATCHER: PendingState.WAITING}
+_OPENS: Final = {
+    Reach.NOBODY: PendingState.REFUSED,
+    Reach.SURFACE: PendingState.ASKING,
+    Reach.WATCHER: PendingState.WAITING,
+}
 
 
-def _open(decision: Decision, kind: PendingKind, reason: str, reach: Reach, where: Where,
-          book: PendingBook) -> Pending:
-    return book.open(session=where.session, command=decision.facts.text, key=normalised(decision.facts),
-                     cwd=where.cwd, reason=reason, kind=kind, state=_OPENS[reach],
-                     surface=where.surface, pid=where.pid, decision=decision, holder=where.holder)
+def _open(
+    decision: Decision,
+    kind: PendingKind,
+    reason: str,
+    reach: Reach,
+    where: Where,
+    book: PendingBook,
+) -> Pending:
+    return book.open(
+        session=where.session,
+        command=decision.facts.text,
+        key=normalised(decision.facts),
+        cwd=where.cwd,
+        reason=reason,
+        kind=kind,
+        state=_OPENS[reach],
+        surface=where.surface,
+        pid=where.pid,
+        decision=decision,
+        holder=where.holder,
+    )
 
 
-def _escalate(decision: Decision, state: SessionState, reach: Reach, where: Where, book: PendingBook,
-              audit: AuditSink) -> Finished:
+def _escalate(
+    decision: Decision,
+    state: SessionState,
+    reach: Reach,
+    where: Where,
+    book: PendingBook,
+    audit: AuditSink,
+) -> Finished:
     why = decision.to_person_reason or decision.reason
     p = _open(decision, PendingKind.ESCALATE, why, reach, where, book)
     if reach is Reach.WATCHER:
@@ -287,22 +344,44 @@ def _escalate(decision: Decision, state: SessionState, reach: Reach, where: Wher
     if reach is Reach.SURFACE:
         # Not a person reached yet: an `ask` nobody answers (a headless harness) must not refill
         # the bounds (S11.4). The person is reached when they answer (rule()).
-        return _record(decision, Action.ESCALATE, messages.escalation_block(decision), where, book,
-                       audit, pending_id=p.id, pending=p)
+        return _record(
+            decision,
+            Action.ESCALATE,
+            messages.escalation_block(decision),
+            where,
+            book,
+            audit,
+            pending_id=p.id,
+            pending=p,
+        )
     return _nobody(decision, p, where, book, audit)
 
 
-def _nobody(decision: Decision, p: Pending, where: Where, book: PendingBook, audit: AuditSink) -> Finished:
+def _nobody(
+    decision: Decision, p: Pending, where: Where, book: PendingBook, audit: AuditSink
+) -> Finished:
     """The no-person refusal (S7), with the id `gatesh approve` takes — when it could be kept."""
     unsaved = book.save()
     message = messages.nobody_watching(decision, "" if unsaved else p.id)
     note = where.note + (f"; the pending id could not be kept ({unsaved})" if unsaved else "")
-    where = Where(where.session, where.pid, where.cwd, where.surface, note.lstrip("; "), where.holder)
-    return _record(decision, Action.REFUSE, message, where, book, audit, pending_id=p.id,
-                   answer=NOBODY_WATCHING)
+    where = Where(
+        where.session, where.pid, where.cwd, where.surface, note.lstrip("; "), where.holder
+    )
+    return _record(
+        decision,
+        Action.REFUSE,
+        message,
+        where,
+        book,
+        audit,
+        pending_id=p.id,
+        answer=NOBODY_WATCHING,
+    )
 
 
-def _halt(decision: Decision, reach: Reach, where: Where, book: PendingBook, audit: AuditSink) -> Finished:
+def _halt(
+    decision: Decision, reach: Reach, where: Where, book: PendingBook, audit: AuditSink
+) -> Finished:
     """A halt (S3.7) offers only `run anyway`: a watcher is asked now; the surface's own person
     answers later; with nobody, `gatesh approve ID` may still let the agent's retry run once."""
     p = _open(decision, PendingKind.HALT, decision.reason, reach, where, book)
@@ -311,31 +390,75 @@ def _halt(decision: Decision, reach: Reach, where: Where, book: PendingBook, aud
     if reach is Reach.NOBODY:
         book.save()
         return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id)
-    return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id, pending=p)
+    return _record(
+        decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id, pending=p
+    )
 
 
-def _record(decision: Decision, action: Action, message: str, where: Where, book: PendingBook,
-            audit: AuditSink, *, pending_id: str = "", answer: str = "", notice: str = "",
-            pending: Pending | None = None) -> Finished:
+def _record(
+    decision: Decision,
+    action: Action,
+    message: str,
+    where: Where,
+    book: PendingBook,
+    audit: AuditSink,
+    *,
+    pending_id: str = "",
+    answer: str = "",
+    notice: str = "",
+    pending: Pending | None = None,
+) -> Finished:
     """Steps 3–4: the audit line (a failure refuses), then an approval spent."""
-    rec = record_for(decision, session=where.session, pid=where.pid, cwd=where.cwd, surface=where.surface,
-                     answer=answer, pending_id=pending_id, action=action.value, message_reason=where.note)
+    rec = record_for(
+        decision,
+        session=where.session,
+        pid=where.pid,
+        cwd=where.cwd,
+        surface=where.surface,
+        answer=answer,
+        pending_id=pending_id,
+        action=action.value,
+        message_reason=where.note,
+    )
     try:
         audit.append(rec)
     except AuditError as exc:
-        return Finished(decision, Action.REFUSE, messages.audit_failed(str(exc)), pending_id=pending_id,
-                        answer=answer, record=rec, pending=pending, audit_error=str(exc))
+        return Finished(
+            decision,
+            Action.REFUSE,
+            messages.audit_failed(str(exc)),
+            pending_id=pending_id,
+            answer=answer,
+            record=rec,
+            pending=pending,
+            audit_error=str(exc),
+        )
     if action is Action.ALLOW and decision.stage is Stage.APPROVED_ID:
         book.consume_approval(where.session, normalised(decision.facts))
-    return Finished(decision, action, message, pending_id=pending_id, answer=answer,
-                    notice=notice if action is Action.ALLOW else "", record=rec, pending=pending)
+    return Finished(
+        decision,
+        action,
+        message,
+        pending_id=pending_id,
+        answer=answer,
+        notice=notice if action is Action.ALLOW else "",
+        record=rec,
+        pending=pending,
+    )
 
 
 # --- a person's ruling ------------------------------------------------------------------------
 
 
-def conclude(p: Pending, ruling: Ruling | None, *, state: SessionState, where: Where, book: PendingBook,
-             audit: AuditSink) -> Finished:
+def conclude(
+    p: Pending,
+    ruling: Ruling | None,
+    *,
+    state: SessionState,
+    where: Where,
+    book: PendingBook,
+    audit: AuditSink,
+) -> Finished:
     """End the wait of a check whose person was a watcher: ``ruling`` is the answer :func:`rule`
     recorded, or None when nobody answered in time (the record expires: refused, approvable later).
     """
@@ -350,20 +473,54 @@ def conclude(p: Pending, ruling: Ruling | None, *, state: SessionState, where: W
         return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id)
     if p.kind is PendingKind.HALT:
         # The halt keeps its own line; on `run anyway` the transport decides the command again.
-        done = _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id,
-                       answer=ruling.answer.value)
+        done = _record(
+            decision,
+            Action.HALT,
+            decision.message,
+            where,
+            book,
+            audit,
+            pending_id=p.id,
+            answer=ruling.answer.value,
+        )
         rerun = ruling.answer is Answer.RUN_ANYWAY and not done.audit_error
-        return Finished(decision, done.action, done.message, pending_id=p.id, answer=ruling.answer.value,
-                        record=done.record, audit_error=done.audit_error, rerun=rerun)
+        return Finished(
+            decision,
+            done.action,
+            done.message,
+            pending_id=p.id,
+            answer=ruling.answer.value,
+            record=done.record,
+            audit_error=done.audit_error,
+            rerun=rerun,
+        )
     if _allows(p, ruling):
         _grant_session(p, ruling, state)
-        return _record(decision, Action.ALLOW, "", where, book, audit, pending_id=p.id,
-                       answer=ruling.answer.value)
-    return _record(decision, Action.REJECT, messages.rejected_by_person(decision.facts.text, ruling.note),
-                   where, book, audit, pending_id=p.id, answer=ruling.answer.value)
+        return _record(
+            decision,
+            Action.ALLOW,
+            "",
+            where,
+            book,
+            audit,
+            pending_id=p.id,
+            answer=ruling.answer.value,
+        )
+    return _record(
+        decision,
+        Action.REJECT,
+        messages.rejected_by_person(decision.facts.text, ruling.note),
+        where,
+        book,
+        audit,
+        pending_id=p.id,
+        answer=ruling.answer.value,
+    )
 
 
-def expire_ask(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink, why: str = "") -> str:
+def expire_ask(
+    p: Pending, *, where: Where, book: PendingBook, audit: AuditSink, why: str = ""
+) -> str:
     """End a surface's own ask (ASKING: a harness prompt, a person's terminal) that nobody
     answered within the escalation timeout, or — ``why`` says so — that nobody can answer any more
     (the harness showing it exited). It expires: refused, kept so `gatesh approve ID` may still let
@@ -375,8 +532,10 @@ def expire_ask(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink,
     itself (:func:`conclude`).
     """
     if p.state is not PendingState.ASKING:
-        raise IllegalTransition(f"escalation {p.id} is {p.state.value}; only an ask at a surface "
-                                "expires on its own (a waiting check concludes it)")
+        raise IllegalTransition(
+            f"escalation {p.id} is {p.state.value}; only an ask at a surface "
+            "expires on its own (a waiting check concludes it)"
+        )
     p.move(PendingState.EXPIRED)
     p.ended = why
     book.save()
@@ -395,8 +554,16 @@ def withdraw(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink) -
     decision = _decision_of(p)
     p.move(PendingState.WITHDRAWN)
     book.save()
-    return _record(decision, Action.REFUSE, messages.withdrawn(), where, book, audit, pending_id=p.id,
-                   answer=WITHDRAWN)
+    return _record(
+        decision,
+        Action.REFUSE,
+        messages.withdrawn(),
+        where,
+        book,
+        audit,
+        pending_id=p.id,
+        answer=WITHDRAWN,
+    )
 
 
 @contextlib.contextmanager
@@ -410,8 +577,15 @@ def running_anyway(state: SessionState, p: Pending) -> Iterator[None]:
         state.run_anyway.discard(p.key)
 
 
-def rule(p: Pending, ruling: Ruling, *, state: SessionState | None, where: Where, book: PendingBook,
-         audit: AuditSink) -> Ruled:
+def rule(
+    p: Pending,
+    ruling: Ruling,
+    *,
+    state: SessionState | None,
+    where: Where,
+    book: PendingBook,
+    audit: AuditSink,
+) -> Ruled:
     """A person's ruling on ``p``; the first one wins (later ones raise AlreadyRuled).
 
     - WAITING: recorded; the waiting check is woken and concludes (``wake``).
@@ -437,13 +611,28 @@ def rule(p: Pending, ruling: Ruling, *, state: SessionState | None, where: Where
         rec = _ruling_record(p, where, "approved" if allowed else "denied")
         error = _append(audit, rec)
         if error:
-            done = Finished(decision, Action.REFUSE, messages.audit_failed(error), pending_id=p.id,
-                            answer=p.answer, record=rec, audit_error=error)
+            done = Finished(
+                decision,
+                Action.REFUSE,
+                messages.audit_failed(error),
+                pending_id=p.id,
+                answer=p.answer,
+                record=rec,
+                audit_error=error,
+            )
         elif allowed:
-            done = Finished(decision, Action.ALLOW, "", pending_id=p.id, answer=p.answer, record=rec)
+            done = Finished(
+                decision, Action.ALLOW, "", pending_id=p.id, answer=p.answer, record=rec
+            )
         else:
-            done = Finished(decision, Action.REJECT, messages.rejected_by_person(p.command, ruling.note),
-                            pending_id=p.id, answer=p.answer, record=rec)
+            done = Finished(
+                decision,
+                Action.REJECT,
+                messages.rejected_by_person(p.command, ruling.note),
+                pending_id=p.id,
+                answer=p.answer,
+                record=rec,
+            )
         return Ruled(p, finished=done)
     if p.state in (PendingState.REFUSED, PendingState.EXPIRED):
         allowed = ruling.answer in ALLOWING
@@ -455,24 +644,35 @@ def rule(p: Pending, ruling: Ruling, *, state: SessionState | None, where: Where
             if allowed:
                 _grant_retry(p, state)
         _append(audit, _ruling_record(p, where, p.state.value))
-        text = (f"approved: `{p.command}` may run once when the agent retries it" if allowed
-                else f"denied: `{p.command}` stays refused")
+        text = (
+            f"approved: `{p.command}` may run once when the agent retries it"
+            if allowed
+            else f"denied: `{p.command}` stays refused"
+        )
         return Ruled(p, text=text)
     who = p.by.get("pid") if p.by else None
-    raise AlreadyRuled(f"escalation {p.id} is already {p.state.value}"
-                       + (f" (answered {p.answer!r} by pid {who})" if who else ""))
+    raise AlreadyRuled(
+        f"escalation {p.id} is already {p.state.value}"
+        + (f" (answered {p.answer!r} by pid {who})" if who else "")
+    )
 
 
 def _allows(p: Pending, ruling: Ruling) -> bool:
     """Whether ``ruling`` lets ``p``'s command run: `run anyway` for a halt, and only for one."""
-    return ruling.answer in ALLOWING and (p.kind is PendingKind.HALT) == (ruling.answer is Answer.RUN_ANYWAY)
+    return ruling.answer in ALLOWING and (p.kind is PendingKind.HALT) == (
+        ruling.answer is Answer.RUN_ANYWAY
+    )
 
 
 def _grant_session(p: Pending, ruling: Ruling, state: SessionState) -> None:
     """An allowing answer: `session` approves the command for the rest of the session (never a
     catastrophic one, S7); the agent made progress either way."""
     decision = p.decision
-    if ruling.answer is Answer.SESSION and decision is not None and decision.outcome is not Outcome.CATASTROPHIC:
+    if (
+        ruling.answer is Answer.SESSION
+        and decision is not None
+        and decision.outcome is not Outcome.CATASTROPHIC
+    ):
         state.approved_session.add(p.key)
     state.negotiation.note_progress()
 
@@ -488,16 +688,27 @@ def _grant_retry(p: Pending, state: SessionState) -> None:
 
 def _decision_of(p: Pending) -> Decision:
     if p.decision is None:
-        raise AlreadyRuled(f"escalation {p.id} was opened before the daemon restarted; "
-                           "only `gatesh approve` or `gatesh deny` can rule on it")
+        raise AlreadyRuled(
+            f"escalation {p.id} was opened before the daemon restarted; "
+            "only `gatesh approve` or `gatesh deny` can rule on it"
+        )
     return p.decision
 
 
 def _ruling_record(p: Pending, where: Where, action: str) -> dict[str, Any]:
-    return {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "ts": round(time.time(), 3),
-            "session": p.session, "pid": where.pid, "cwd": fold_home(p.cwd), "surface": where.surface,
-            "command": clean(p.command), "action": action, "stage": "person", "answer": p.answer,
-            "pending_id": p.id}
+    return {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "ts": round(time.time(), 3),
+        "session": p.session,
+        "pid": where.pid,
+        "cwd": fold_home(p.cwd),
+        "surface": where.surface,
+        "command": clean(p.command),
+        "action": action,
+        "stage": "person",
+        "answer": p.answer,
+        "pending_id": p.id,
+    }
 
 
 def _append(audit: AuditSink, rec: dict[str, Any]) -> str:

@@ -84,7 +84,7 @@ def _remote_default_branch(remote: str) -> str | None:
     proc = _git("symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD", check=False)
     target = proc.stdout.strip()
     prefix = f"refs/remotes/{remote}/"
-    return target[len(prefix):] if proc.returncode == 0 and target.startswith(prefix) else None
+    return target[len(prefix) :] if proc.returncode == 0 and target.startswith(prefix) else None
 
 
 def _remotes_default_branches() -> set[str]:
@@ -123,7 +123,7 @@ def _short(sha: str) -> str:
 
 
 def _branch_of(ref: str) -> str | None:
-    return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+    return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else None
 
 
 # --- the checks (pure given the git queries) ---------------------------------------------------
@@ -137,26 +137,45 @@ def check_pre_push(remote: str, lines: Sequence[str], protected: frozenset[str])
             continue
         parts = line.split()
         if len(parts) != 4:
-            out.append(Refusal("git:unreadable", f"gatesh: cannot read the pre-push line {line!r}; "
-                               "refusing the push."))
+            out.append(
+                Refusal(
+                    "git:unreadable",
+                    f"gatesh: cannot read the pre-push line {line!r}; refusing the push.",
+                )
+            )
             continue
         local_ref, local_sha, remote_ref, remote_sha = parts
         where = f"{remote_ref} on {remote or 'the remote'}"
         branch = _branch_of(remote_ref)
         if _ZERO.match(local_sha):
-            out.append(Refusal("git:delete-remote-ref", f"gatesh: refused to delete {where}. "
-                               "Deleting a shared branch or tag cannot be undone from here."))
+            out.append(
+                Refusal(
+                    "git:delete-remote-ref",
+                    f"gatesh: refused to delete {where}. "
+                    "Deleting a shared branch or tag cannot be undone from here.",
+                )
+            )
             continue
         if not _ZERO.match(remote_sha) and not _is_ancestor(remote_sha, local_sha):
-            out.append(Refusal("git:force-push", f"gatesh: refused to force-push {local_ref} over "
-                               f"{where}: the remote commit {_short(remote_sha)} is not an ancestor "
-                               "of what you are pushing, so its history would be lost. Push to a "
-                               "new branch instead."))
+            out.append(
+                Refusal(
+                    "git:force-push",
+                    f"gatesh: refused to force-push {local_ref} over "
+                    f"{where}: the remote commit {_short(remote_sha)} is not an ancestor "
+                    "of what you are pushing, so its history would be lost. Push to a "
+                    "new branch instead.",
+                )
+            )
             continue
         if branch is not None and branch in protected:
-            out.append(Refusal("git:push-protected", f"gatesh: refused to push to the protected "
-                               f"branch {branch!r} on {remote or 'the remote'}. Push to another "
-                               "branch and open a pull request."))
+            out.append(
+                Refusal(
+                    "git:push-protected",
+                    f"gatesh: refused to push to the protected "
+                    f"branch {branch!r} on {remote or 'the remote'}. Push to another "
+                    "branch and open a pull request.",
+                )
+            )
     return out
 
 
@@ -164,14 +183,20 @@ def check_pre_rebase(args: Sequence[str], protected: frozenset[str]) -> list[Ref
     """Refusals for ``git rebase`` (hook args: ``UPSTREAM [BRANCH]``; no BRANCH: the current one)."""
     branch = args[1] if len(args) > 1 and args[1] else _current_branch()
     if branch is not None and branch in protected:
-        return [Refusal("git:rebase-protected", f"gatesh: refused to rebase the protected branch "
-                        f"{branch!r}: rebasing rewrites its published history. Rebase a copy "
-                        "(git switch -c NEW) instead.")]
+        return [
+            Refusal(
+                "git:rebase-protected",
+                f"gatesh: refused to rebase the protected branch "
+                f"{branch!r}: rebasing rewrites its published history. Rebase a copy "
+                "(git switch -c NEW) instead.",
+            )
+        ]
     return []
 
 
-def check_reference_transaction(state: str, lines: Sequence[str],
-                                protected: frozenset[str]) -> list[Refusal]:
+def check_reference_transaction(
+    state: str, lines: Sequence[str], protected: frozenset[str]
+) -> list[Refusal]:
     """Refusals for a prepared ref transaction (lines: ``<old> <new> <ref>``); other states pass."""
     if state != "prepared":
         return []
@@ -181,8 +206,11 @@ def check_reference_transaction(state: str, lines: Sequence[str],
             continue
         parts = line.split(" ", 2)
         if len(parts) != 3:
-            out.append(Refusal("git:unreadable", f"gatesh: cannot read the ref update {line!r}; "
-                               "refusing it."))
+            out.append(
+                Refusal(
+                    "git:unreadable", f"gatesh: cannot read the ref update {line!r}; refusing it."
+                )
+            )
             continue
         old, new, ref = parts
         if not ref.startswith(("refs/heads/", "refs/tags/")):
@@ -195,22 +223,41 @@ def check_reference_transaction(state: str, lines: Sequence[str],
             sub, sub_args = _git_invocation()
             if sub in _PACKING:
                 continue  # pack-refs moving a loose ref into packed-refs: the ref stays
-            if kind == "branch" and sub == "branch" and _is_rename(sub_args) \
-                    and name not in protected:
+            if (
+                kind == "branch"
+                and sub == "branch"
+                and _is_rename(sub_args)
+                and name not in protected
+            ):
                 continue  # the old name of `git branch -m`: its commits stay under the new name
         if _ZERO.match(new):  # a deletion (old is zero too when the caller did not name it)
             was = "" if _ZERO.match(old) else f" (it pointed at {_short(old)})"
-            out.append(Refusal(f"git:delete-{kind}", f"gatesh: refused to delete the {kind} "
-                               f"{name!r}{was}. Deleting branches and tags is gated; a person can "
-                               "do it outside the gated session."))
+            out.append(
+                Refusal(
+                    f"git:delete-{kind}",
+                    f"gatesh: refused to delete the {kind} "
+                    f"{name!r}{was}. Deleting branches and tags is gated; a person can "
+                    "do it outside the gated session.",
+                )
+            )
             continue
         branch = _branch_of(ref)
-        if (branch is not None and branch in protected and not _ZERO.match(old)
-                and old != new and not _is_ancestor(old, new)):
-            out.append(Refusal("git:rewrite-protected", f"gatesh: refused to move the protected "
-                               f"branch {branch!r} from {_short(old)} to {_short(new)}: that is not "
-                               "a fast-forward, so commits would drop out of its history (amend, "
-                               "reset or rebase). Work on a new branch instead."))
+        if (
+            branch is not None
+            and branch in protected
+            and not _ZERO.match(old)
+            and old != new
+            and not _is_ancestor(old, new)
+        ):
+            out.append(
+                Refusal(
+                    "git:rewrite-protected",
+                    f"gatesh: refused to move the protected "
+                    f"branch {branch!r} from {_short(old)} to {_short(new)}: that is not "
+                    "a fast-forward, so commits would drop out of its history (amend, "
+                    "reset or rebase). Work on a new branch instead.",
+                )
+            )
     return out
 
 
@@ -247,7 +294,7 @@ def _git_invocation() -> tuple[str, list[str]]:
         elif arg.startswith("-"):
             i += 1
         else:
-            return arg, argv[i + 1:]
+            return arg, argv[i + 1 :]
     return "", []
 
 
@@ -257,9 +304,14 @@ def check_pre_commit(enabled: bool, protected: frozenset[str]) -> list[Refusal]:
         return []
     branch = _current_branch()
     if branch is not None and branch in protected:
-        return [Refusal("git:commit-protected", f"gatesh: refused to commit on the protected "
-                        f"branch {branch!r} (git.pre_commit is on). Commit on a new branch "
-                        "(git switch -c NEW).")]
+        return [
+            Refusal(
+                "git:commit-protected",
+                f"gatesh: refused to commit on the protected "
+                f"branch {branch!r} (git.pre_commit is on). Commit on a new branch "
+                "(git switch -c NEW).",
+            )
+        ]
     return []
 
 
@@ -367,8 +419,10 @@ def main(argv: list[str]) -> int:
         text = sys.stdin.read(4 * 1024 * 1024) if needs_stdin else ""
         refusals = run(name, args, text)
     except Exception as exc:  # fail closed: a hook that cannot decide stops git
-        sys.stderr.write(f"gatesh: the {name} hook could not decide ({type(exc).__name__}: {exc}), "
-                         "so git was stopped. Run `gatesh doctor`.\n")
+        sys.stderr.write(
+            f"gatesh: the {name} hook could not decide ({type(exc).__name__}: {exc}), "
+            "so git was stopped. Run `gatesh doctor`.\n"
+        )
         return EXIT_ERROR
     for refusal in refusals:
         sys.stderr.write(f"{refusal.text} [{refusal.rule_id}]\n")

@@ -112,7 +112,9 @@ class GateResult(_Value):
 
     __slots__ = ("action", "message", "notice", "pending_id")
 
-    def __init__(self, action: str, message: str = "", notice: str = "", pending_id: str = "") -> None:
+    def __init__(
+        self, action: str, message: str = "", notice: str = "", pending_id: str = ""
+    ) -> None:
         self.action = action
         self.message = message
         self.notice = notice
@@ -126,7 +128,9 @@ class BadInput(ProtocolError):
 # --- the gate and the provenance window, behind two seams tests can replace ------------------------
 
 
-def _gate(command: str, cwd: str, session: str | None, harness: str, full: "Full | None" = None) -> GateResult:
+def _gate(
+    command: str, cwd: str, session: str | None, harness: str, full: "Full | None" = None
+) -> GateResult:
     """Ask the gate through the standard-library client (which gates in-process if it must).
 
     Every call says whether the person can be asked in the harness's own prompt (:func:`can_ask`):
@@ -135,8 +139,12 @@ def _gate(command: str, cwd: str, session: str | None, harness: str, full: "Full
     """
     asks = can_ask(harness, {"CLAUDE_CODE_ENTRYPOINT": _wire.getenv("CLAUDE_CODE_ENTRYPOINT")})
     result = _wire.check(command, cwd=cwd, session=session, surface="hook", can_ask=asks, full=full)
-    return GateResult(action=result.action, message=result.message, notice=result.notice,
-                      pending_id=result.pending_id)
+    return GateResult(
+        action=result.action,
+        message=result.message,
+        notice=result.notice,
+        pending_id=result.pending_id,
+    )
 
 
 def _mandate(text: str, session: str | None, channel: str, full: "Full | None" = None) -> None:
@@ -203,7 +211,11 @@ def _cwd(data: "dict[str, Any]") -> str:
         raise BadInput("the hook input's 'cwd' is not an absolute path")
     tool_input = data.get("tool_input")
     # Gemini's run_shell_command may name a directory relative to the project root.
-    sub = tool_input.get("dir_path") or tool_input.get("directory") if isinstance(tool_input, dict) else None
+    sub = (
+        tool_input.get("dir_path") or tool_input.get("directory")
+        if isinstance(tool_input, dict)
+        else None
+    )
     if isinstance(sub, str) and sub:
         import posixpath
 
@@ -219,12 +231,21 @@ def _session(data: "dict[str, Any]") -> str | None:
 # --- per-harness handling ------------------------------------------------------------------------
 
 _GATE_EVENTS: "Final" = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
-_PROMPT_EVENTS: "Final" = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit",
-                         "gemini": "BeforeAgent"}
-_SHELL_TOOLS: "Final" = {"claude-code": ("Bash",), "codex": ("Bash",),
-                       "gemini": ("run_shell_command",)}
-_PROMPT_CHANNELS: "Final" = {"claude-code": "claude-code-prompt", "codex": "codex-prompt",
-                           "gemini": "gemini-prompt"}
+_PROMPT_EVENTS: "Final" = {
+    "claude-code": "UserPromptSubmit",
+    "codex": "UserPromptSubmit",
+    "gemini": "BeforeAgent",
+}
+_SHELL_TOOLS: "Final" = {
+    "claude-code": ("Bash",),
+    "codex": ("Bash",),
+    "gemini": ("run_shell_command",),
+}
+_PROMPT_CHANNELS: "Final" = {
+    "claude-code": "claude-code-prompt",
+    "codex": "codex-prompt",
+    "gemini": "gemini-prompt",
+}
 # Harnesses whose hook can hand a decision to the person in their own prompt (S7: "ask"), and
 # the entry points (``CLAUDE_CODE_ENTRYPOINT``, which Claude Code sets for its hooks) at which a
 # person is there to answer it. ``claude -p`` runs as ``sdk-cli`` and the SDKs as ``sdk-*``: an
@@ -246,8 +267,9 @@ def can_ask(harness: str, environ: "Mapping[str, str]") -> bool:
     return str(environ.get("CLAUDE_CODE_ENTRYPOINT", "")) in _INTERACTIVE_ENTRYPOINTS
 
 
-def answer(harness: str, raw: bytes, *, gate: "Gate | None" = None,
-           mandate: "Mandate | None" = None) -> tuple[str, Answer]:
+def answer(
+    harness: str, raw: bytes, *, gate: "Gate | None" = None, mandate: "Mandate | None" = None
+) -> tuple[str, Answer]:
     """The answer for one hook call: ``(event, Answer)``. Never raises; fails closed.
 
     ``event`` is the event the answer is for (the gating event when the input could not be read,
@@ -263,12 +285,16 @@ def answer(harness: str, raw: bytes, *, gate: "Gate | None" = None,
             _record_prompt(harness, data, mandate)
             return event, Answer(None)
         if event != gate_event:
-            raise BadInput(f"gatesh does not handle the {event!r} event for {harness} "
-                           f"(install it for {gate_event} and {_PROMPT_EVENTS[harness]} only)")
+            raise BadInput(
+                f"gatesh does not handle the {event!r} event for {harness} "
+                f"(install it for {gate_event} and {_PROMPT_EVENTS[harness]} only)"
+            )
         tool = _string(data, "tool_name")
         if tool not in _SHELL_TOOLS[harness]:
-            raise BadInput(f"gatesh gates only the shell tool ({', '.join(_SHELL_TOOLS[harness])}), "
-                           f"not {tool!r}; set the hook's matcher to it")
+            raise BadInput(
+                f"gatesh gates only the shell tool ({', '.join(_SHELL_TOOLS[harness])}), "
+                f"not {tool!r}; set the hook's matcher to it"
+            )
         command = _command(data)
         cwd = _cwd(data)
         session = _session(data)
@@ -278,9 +304,12 @@ def answer(harness: str, raw: bytes, *, gate: "Gate | None" = None,
         return gate_event, Answer("deny", f"gatesh refused: {exc}. Nothing ran.")
     except Exception as exc:  # fail closed: any internal error refuses
         detail = f"{type(exc).__name__}: {exc}"[:500]
-        return gate_event, Answer("deny", f"gatesh: the gate failed while deciding ({detail}), so "
-                                  "the command was refused. Nothing ran. Run `gatesh doctor` to "
-                                  "find what to fix.")
+        return gate_event, Answer(
+            "deny",
+            f"gatesh: the gate failed while deciding ({detail}), so "
+            "the command was refused. Nothing ran. Run `gatesh doctor` to "
+            "find what to fix.",
+        )
 
 
 def _to_answer(harness: str, result: GateResult) -> Answer:
@@ -385,9 +414,12 @@ def main(argv: list[str], full: "Full | None" = None) -> int:
         if full is None:
             event, ans = answer(harness, raw)
         else:
-            event, ans = answer(harness, raw,
-                                gate=lambda c, w, s, h: _gate(c, w, s, h, full),
-                                mandate=lambda t, s, ch: _mandate(t, s, ch, full))
+            event, ans = answer(
+                harness,
+                raw,
+                gate=lambda c, w, s, h: _gate(c, w, s, h, full),
+                mandate=lambda t, s, ch: _mandate(t, s, ch, full),
+            )
         text = render_answer(harness, event, ans)
         if text:
             sys.stdout.write(text + "\n")
@@ -395,7 +427,9 @@ def main(argv: list[str], full: "Full | None" = None) -> int:
         return 0
     except BaseException as exc:  # the last line of defence: exit 2 blocks in every harness
         try:
-            sys.stderr.write(f"gatesh hook failed ({type(exc).__name__}); the command was refused.\n")
+            sys.stderr.write(
+                f"gatesh hook failed ({type(exc).__name__}); the command was refused.\n"
+            )
         except BaseException:
             pass
         return 2

@@ -32,8 +32,15 @@ from typing import Any, Final
 
 from gatesh._errors import SetupError
 
-__all__ = ["MANUAL_STEPS", "HookTrust", "Trust", "TrustError", "codex_binary", "ensure_trusted",
-           "list_hooks"]
+__all__ = [
+    "MANUAL_STEPS",
+    "HookTrust",
+    "Trust",
+    "TrustError",
+    "codex_binary",
+    "ensure_trusted",
+    "list_hooks",
+]
 
 # codex app-server starts in well under a second; a cold start on a loaded machine, a few seconds.
 TIMEOUT_S: Final = 30.0
@@ -41,7 +48,8 @@ TIMEOUT_S: Final = 30.0
 MANUAL_STEPS: Final = (
     "start `codex` in a terminal, type /hooks, and trust gatesh's two hooks (PreToolUse for "
     "Bash, and UserPromptSubmit); or run `gatesh install codex --codex PATH` with the path of "
-    "the codex executable")
+    "the codex executable"
+)
 
 
 class Trust(enum.Enum):
@@ -88,9 +96,15 @@ class _AppServer:
         env = dict(os.environ)
         env["CODEX_HOME"] = codex_home
         try:
-            self.proc = subprocess.Popen([codex, "app-server"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         text=True, env=env, start_new_session=True)
+            self.proc = subprocess.Popen(
+                [codex, "app-server"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env=env,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise TrustError(f"cannot start {codex} app-server: {exc}") from exc
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -121,8 +135,9 @@ class _AppServer:
             try:
                 line = self.lines.get(timeout=max(left, 0.01))
             except queue.Empty:
-                raise TrustError(f"codex app-server did not answer {method} within "
-                                 f"{TIMEOUT_S:.0f} s") from None
+                raise TrustError(
+                    f"codex app-server did not answer {method} within {TIMEOUT_S:.0f} s"
+                ) from None
             if line is None:
                 raise TrustError(f"codex app-server exited before answering {method}")
             try:
@@ -174,8 +189,16 @@ def _hooks(server: _AppServer, cwd: str) -> list[HookTrust]:
                 trust = Trust(h.get("trustStatus"))
             except ValueError:
                 trust = Trust.UNKNOWN
-            out.append(HookTrust(h["key"], str(h.get("eventName") or ""), str(h.get("command") or ""),
-                                 str(h.get("currentHash") or ""), trust, h.get("enabled") is not False))
+            out.append(
+                HookTrust(
+                    h["key"],
+                    str(h.get("eventName") or ""),
+                    str(h.get("command") or ""),
+                    str(h.get("currentHash") or ""),
+                    trust,
+                    h.get("enabled") is not False,
+                )
+            )
     return out
 
 
@@ -196,19 +219,31 @@ def ensure_trusted(codex: str, codex_home: str, ours: Callable[[str], bool]) -> 
     try:
         mine = [h for h in _hooks(server, cwd) if ours(h.command)]
         if not mine:
-            raise TrustError("Codex does not list gatesh's hooks (is its hooks.json in "
-                             f"{codex_home}?)")
-        todo = {h.key: {"trusted_hash": h.current_hash} for h in mine
-                if not h.trust.runs and h.current_hash}
+            raise TrustError(
+                f"Codex does not list gatesh's hooks (is its hooks.json in {codex_home}?)"
+            )
+        todo = {
+            h.key: {"trusted_hash": h.current_hash}
+            for h in mine
+            if not h.trust.runs and h.current_hash
+        }
         if todo:
-            server.call("config/batchWrite", {
-                "edits": [{"keyPath": "hooks.state", "value": todo, "mergeStrategy": "upsert"}],
-                "filePath": None, "expectedVersion": None, "reloadUserConfig": True})
+            server.call(
+                "config/batchWrite",
+                {
+                    "edits": [{"keyPath": "hooks.state", "value": todo, "mergeStrategy": "upsert"}],
+                    "filePath": None,
+                    "expectedVersion": None,
+                    "reloadUserConfig": True,
+                },
+            )
             mine = [h for h in _hooks(server, cwd) if ours(h.command)]
     finally:
         server.close()
     left = [h for h in mine if not h.trust.runs or not h.enabled]
     if left:
-        what = ", ".join(f"{h.event} ({h.trust.value}{'' if h.enabled else ', disabled'})" for h in left)
+        what = ", ".join(
+            f"{h.event} ({h.trust.value}{'' if h.enabled else ', disabled'})" for h in left
+        )
         raise TrustError(f"Codex still does not run gatesh's hooks: {what}")
     return mine

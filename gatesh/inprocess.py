@@ -34,16 +34,25 @@ from gatesh.rater import make_rater
 __all__ = ["check", "gate", "serve_one"]
 
 
-def check(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-          why: str = "", cannot_run: str = "", operator: str = "") -> dict[str, Any]:
+def check(
+    command: str,
+    *,
+    cwd: str,
+    session: str | None = None,
+    surface: str = "-c",
+    why: str = "",
+    cannot_run: str = "",
+    operator: str = "",
+) -> dict[str, Any]:
     """Decide ``command`` here; the check reply the daemon would send. Never raises.
     ``cannot_run``: refuse it undecided, saying why (see :func:`gatesh.client.check`)."""
     done, sid, shell = _gate_safely(command, cwd, session, surface, why, cannot_run, operator)
     return {"ok": True} | done.reply(session=sid, shell=shell)
 
 
-def gate(command: str, *, cwd: str, session: str | None = None, surface: str = "-c",
-         why: str = "") -> Finished:
+def gate(
+    command: str, *, cwd: str, session: str | None = None, surface: str = "-c", why: str = ""
+) -> Finished:
     """Decide ``command`` here; what was finished (``exit_code``, ``message``, …). Never raises."""
     return _gate_safely(command, cwd, session, surface, why)[0]
 
@@ -58,9 +67,15 @@ def serve_one() -> int:
     """
     try:
         req = json.loads(sys.stdin.buffer.read())
-        reply = check(str(req["command"]), cwd=str(req["cwd"]), session=req.get("session") or None,
-                      surface=str(req.get("surface") or "-c"), why=str(req.get("why") or ""),
-                      cannot_run=str(req.get("cannot_run") or ""), operator=str(req.get("operator") or ""))
+        reply = check(
+            str(req["command"]),
+            cwd=str(req["cwd"]),
+            session=req.get("session") or None,
+            surface=str(req.get("surface") or "-c"),
+            why=str(req.get("why") or ""),
+            cannot_run=str(req.get("cannot_run") or ""),
+            operator=str(req.get("operator") or ""),
+        )
     except Exception as exc:
         failed = f"gatesh: the in-process gate could not read its request ({type(exc).__name__}: {exc}), so nothing ran."
         reply = {"ok": True} | _failed("", failed).reply(session="", shell="bash")
@@ -73,21 +88,39 @@ def _failed(command: str, message: str) -> Finished:
     return Finished(failed_decision(command, message, message), Action.REFUSE, message)
 
 
-def _gate_safely(command: str, cwd: str, session: str | None, surface: str,
-                 why: str, cannot_run: str = "", operator: str = "") -> tuple[Finished, str, str]:
+def _gate_safely(
+    command: str,
+    cwd: str,
+    session: str | None,
+    surface: str,
+    why: str,
+    cannot_run: str = "",
+    operator: str = "",
+) -> tuple[Finished, str, str]:
     try:
         return _gate(command, cwd, session, surface, why, cannot_run, operator)
     except Exception as exc:  # fail closed: nothing was allowed, so there is nothing to undo
-        message = f"gatesh: the in-process gate failed ({type(exc).__name__}: {exc}), so nothing ran."
+        message = (
+            f"gatesh: the in-process gate failed ({type(exc).__name__}: {exc}), so nothing ran."
+        )
         return _failed(command, message), session or "", "bash"
 
 
-def _gate(command: str, cwd: str, session: str | None, surface: str,
-          why: str, cannot_run: str = "", operator: str = "") -> tuple[Finished, str, str]:
+def _gate(
+    command: str,
+    cwd: str,
+    session: str | None,
+    surface: str,
+    why: str,
+    cannot_run: str = "",
+    operator: str = "",
+) -> tuple[Finished, str, str]:
     """Steps numbered where they happen; returns what was finished, the session and the shell."""
     paths = _paths.current()
     sid = session or f"inprocess:{os.getppid()}"
-    where = Where(sid, os.getpid(), cwd, surface, f"in-process gate: {why}" if why else "in-process gate")
+    where = Where(
+        sid, os.getpid(), cwd, surface, f"in-process gate: {why}" if why else "in-process gate"
+    )
     # 1. The session: fresh, but what the daemon's state file holds (a halt, an approval) holds.
     book = PendingBook(paths.state_dir)
     state = book.session_state(sid)
@@ -101,10 +134,19 @@ def _gate(command: str, cwd: str, session: str | None, surface: str,
         shell = "bash"
     else:
         if cannot_run:
-            decision = failed_decision(command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run))
+            decision = failed_decision(
+                command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run)
+            )
         else:
-            decision = decide(command, cwd=cwd, config=config, session=state, rater=make_rater(config),
-                              checker=make_checker(config), paths=paths)
+            decision = decide(
+                command,
+                cwd=cwd,
+                config=config,
+                session=state,
+                rater=make_rater(config),
+                checker=make_checker(config),
+                paths=paths,
+            )
         log = AuditLog(paths.audit_log, config.audit.max_bytes, config.audit.keep)
         shell = config.shell
     # 3. Finish: nobody can be asked from here.

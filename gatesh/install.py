@@ -71,20 +71,37 @@ class HarnessSpec:
 
 HARNESS_SPECS: Final = {
     "claude-code": HarnessSpec(
-        "claude-code", "~/.claude/settings.json", "CLAUDE_CONFIG_DIR", "PreToolUse", "Bash",
-        "UserPromptSubmit", HOOK_TIMEOUT_S,
+        "claude-code",
+        "~/.claude/settings.json",
+        "CLAUDE_CONFIG_DIR",
+        "PreToolUse",
+        "Bash",
+        "UserPromptSubmit",
+        HOOK_TIMEOUT_S,
         note="Claude Code reads the hooks at start: restart running sessions. Use the hook or "
-             "CLAUDE_CODE_SHELL (gatesh install shims), not both: the person's answer to an `ask` "
-             "is Claude Code's, and a gated shell would ask again.",
+        "CLAUDE_CODE_SHELL (gatesh install shims), not both: the person's answer to an `ask` "
+        "is Claude Code's, and a gated shell would ask again.",
     ),
     "codex": HarnessSpec(
-        "codex", "~/.codex/hooks.json", "CODEX_HOME", "PreToolUse", "Bash", "UserPromptSubmit",
-        HOOK_TIMEOUT_S, (("statusMessage", "gatesh: checking the command"),),
+        "codex",
+        "~/.codex/hooks.json",
+        "CODEX_HOME",
+        "PreToolUse",
+        "Bash",
+        "UserPromptSubmit",
+        HOOK_TIMEOUT_S,
+        (("statusMessage", "gatesh: checking the command"),),
         note="Codex has no `ask` answer for hooks, so escalations go to `gatesh watch`.",
     ),
     "gemini": HarnessSpec(
-        "gemini", "~/.gemini/settings.json", "", "BeforeTool", "run_shell_command",
-        "BeforeAgent", HOOK_TIMEOUT_S * 1000, (("name", "gatesh"),),
+        "gemini",
+        "~/.gemini/settings.json",
+        "",
+        "BeforeTool",
+        "run_shell_command",
+        "BeforeAgent",
+        HOOK_TIMEOUT_S * 1000,
+        (("name", "gatesh"),),
         note="Gemini CLI has no `ask` answer for hooks, so escalations go to `gatesh watch`.",
     ),
 }
@@ -165,8 +182,10 @@ def hook_command(harness: str, launcher: str) -> str:
     if direct is None:
         return f"{via_launcher} || {{ {_HOOK_FAILED}; }}"
     start = " ".join(shlex.quote(w) for w in direct)
-    return (f"{start} hook {harness} || {{ if [ ! -x {shlex.quote(direct[0])} ] && {via_launcher}; "
-            f"then exit 0; fi; {_HOOK_FAILED}; }}")
+    return (
+        f"{start} hook {harness} || {{ if [ ! -x {shlex.quote(direct[0])} ] && {via_launcher}; "
+        f"then exit 0; fi; {_HOOK_FAILED}; }}"
+    )
 
 
 def hook_program(command: str) -> list[str]:
@@ -208,8 +227,11 @@ def is_ours(entry: Any, harness: str) -> bool:
 
 
 def _our_groups(spec: HarnessSpec, launcher: str) -> dict[str, dict[str, Any]]:
-    entry: dict[str, Any] = {"type": "command", "command": hook_command(spec.name, launcher),
-                             "timeout": spec.timeout}
+    entry: dict[str, Any] = {
+        "type": "command",
+        "command": hook_command(spec.name, launcher),
+        "timeout": spec.timeout,
+    }
     entry.update(dict(spec.extra))
     return {
         spec.gate_event: {"matcher": spec.matcher, "hooks": [dict(entry)]},
@@ -272,8 +294,10 @@ def _read_json(path: str) -> dict[str, Any] | None:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise InstallError(f"{path} is not valid JSON ({exc}); gatesh will not overwrite it. "
-                           "Fix it, or add the hooks by hand (see gatesh(1)).") from exc
+        raise InstallError(
+            f"{path} is not valid JSON ({exc}); gatesh will not overwrite it. "
+            "Fix it, or add the hooks by hand (see gatesh(1))."
+        ) from exc
     if not isinstance(data, dict):
         raise InstallError(f"{path} is not a JSON object; gatesh will not overwrite it")
     return data
@@ -293,7 +317,9 @@ def _write_json(path: str, data: dict[str, Any], existed: bool) -> str | None:
         mode = os.stat(path).st_mode & 0o777
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     tmp = f"{path}.tmp-gatesh-{os.getpid()}"
-    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "w", encoding="utf-8") as f:
+    with open(
+        os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "w", encoding="utf-8"
+    ) as f:
         json.dump(data, f, indent=2)
         f.write("\n")
     os.replace(tmp, path)
@@ -308,21 +334,34 @@ def trust_codex_hooks(path: str, codex: str | None = None) -> str:
     binary = hooktrust.codex_binary(codex)
     if binary is None:
         where = f"{codex} is not an executable" if codex else "codex is not on PATH"
-        raise InstallError(f"gatesh's hooks are in {path}, but Codex skips hooks nobody has "
-                           f"trusted, and {where}, so gatesh could not trust them. To finish: "
-                           f"{hooktrust.MANUAL_STEPS}.")
+        raise InstallError(
+            f"gatesh's hooks are in {path}, but Codex skips hooks nobody has "
+            f"trusted, and {where}, so gatesh could not trust them. To finish: "
+            f"{hooktrust.MANUAL_STEPS}."
+        )
     try:
-        hooks = hooktrust.ensure_trusted(binary, os.path.dirname(path),
-                                         lambda command: is_ours({"command": command}, "codex"))
+        hooks = hooktrust.ensure_trusted(
+            binary, os.path.dirname(path), lambda command: is_ours({"command": command}, "codex")
+        )
     except hooktrust.TrustError as exc:
-        raise InstallError(f"gatesh's hooks are in {path}, but Codex does not run them yet: {exc}. "
-                           f"To finish: {hooktrust.MANUAL_STEPS}.") from exc
-    return (f"  Codex trusts gatesh's {len(hooks)} hooks (recorded by {binary} app-server in "
-            f"{os.path.join(os.path.dirname(path), 'config.toml')}).")
+        raise InstallError(
+            f"gatesh's hooks are in {path}, but Codex does not run them yet: {exc}. "
+            f"To finish: {hooktrust.MANUAL_STEPS}."
+        ) from exc
+    return (
+        f"  Codex trusts gatesh's {len(hooks)} hooks (recorded by {binary} app-server in "
+        f"{os.path.join(os.path.dirname(path), 'config.toml')})."
+    )
 
 
-def install_harness(harness: str, *, uninstall: bool = False, settings: str | None = None,
-                    launcher: str | None = None, codex: str | None = None) -> str:
+def install_harness(
+    harness: str,
+    *,
+    uninstall: bool = False,
+    settings: str | None = None,
+    launcher: str | None = None,
+    codex: str | None = None,
+) -> str:
     """Install (or remove) gatesh's hooks for ``harness``; returns what was done, for the person.
 
     For Codex the hooks are also trusted (:func:`trust_codex_hooks`); InstallError when they
@@ -337,7 +376,9 @@ def install_harness(harness: str, *, uninstall: bool = False, settings: str | No
     else:
         updated = merge_hooks(base, spec, launcher or launcher_path())
     if existed and updated == base:
-        done = f"{path}: already {'without' if uninstall else 'with'} gatesh's hooks; nothing changed."
+        done = (
+            f"{path}: already {'without' if uninstall else 'with'} gatesh's hooks; nothing changed."
+        )
         if harness == "codex" and not uninstall:
             done += "\n" + trust_codex_hooks(path, codex)
         return done
@@ -345,15 +386,21 @@ def install_harness(harness: str, *, uninstall: bool = False, settings: str | No
         return f"{path}: does not exist; nothing to remove."
     backup = _write_json(path, updated, existed)
     launcher = launcher or launcher_path()
-    record({"harness": {path: None if uninstall else harness},
-            **({} if uninstall else _with_launcher(launcher))})
+    record(
+        {
+            "harness": {path: None if uninstall else harness},
+            **({} if uninstall else _with_launcher(launcher)),
+        }
+    )
     done = "removed gatesh's hooks from" if uninstall else "added gatesh's hooks to"
     lines = [f"{done} {path}" + (f" (backup: {backup})" if backup else "")]
     if not uninstall:
         program = hook_program(hook_command(harness, launcher))
         how = "" if program[1:2] == ["hook"] else f" (started directly on {program[0]})"
-        lines.append(f"  {spec.gate_event} ({spec.matcher}) and {spec.prompt_event} call "
-                     f"`{shlex.quote(launcher)} hook {harness}`{how}.")
+        lines.append(
+            f"  {spec.gate_event} ({spec.matcher}) and {spec.prompt_event} call "
+            f"`{shlex.quote(launcher)} hook {harness}`{how}."
+        )
         if spec.note:
             lines.append(f"  {spec.note}")
         if harness == "codex":
@@ -406,7 +453,9 @@ def _is_our_script(path: str) -> bool:
         return False
 
 
-def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str | None = None) -> str:
+def install_git(
+    *, global_: bool = False, uninstall: bool = False, launcher: str | None = None
+) -> str:
     """Install the git hooks globally (core.hooksPath) or into the current repository."""
     launcher = launcher or launcher_path()
     if global_:
@@ -422,16 +471,19 @@ def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str
             raise InstallError(
                 f"git's global core.hooksPath is already {current!r}; gatesh will not replace it. "
                 f"Unset it, or copy the scripts from {folder} into that folder (they chain to each "
-                "repository's own hooks).")
+                "repository's own hooks)."
+            )
         os.makedirs(folder, mode=0o755, exist_ok=True)
         for name in HOOK_NAMES:
             _write_script(os.path.join(folder, name), hook_script(name, launcher))
         _git("config", "--global", "core.hooksPath", folder)
         record({"git": {folder: "global"}, **_with_launcher(launcher)})
-        return (f"wrote {', '.join(HOOK_NAMES)} to {folder} and set git's global core.hooksPath "
-                "to it. Each repository's own hooks in .git/hooks still run after gatesh's. A "
-                "repository that sets its own core.hooksPath (husky, …) is not covered: run "
-                "`gatesh install git` inside it.")
+        return (
+            f"wrote {', '.join(HOOK_NAMES)} to {folder} and set git's global core.hooksPath "
+            "to it. Each repository's own hooks in .git/hooks still run after gatesh's. A "
+            "repository that sets its own core.hooksPath (husky, …) is not covered: run "
+            "`gatesh install git` inside it."
+        )
     git_dir = _git("rev-parse", "--git-common-dir")
     local_path = _git("config", "--local", "--get", "core.hooksPath", check=False)
     folder = os.path.abspath(os.path.join(local_path or os.path.join(git_dir, "hooks")))
@@ -446,13 +498,19 @@ def install_git(*, global_: bool = False, uninstall: bool = False, launcher: str
             continue
         if os.path.exists(path) and not _is_our_script(path):
             if os.path.exists(saved):
-                raise InstallError(f"{path} exists and so does {saved}; gatesh will not "
-                                   "overwrite either. Merge them by hand, then run this again.")
+                raise InstallError(
+                    f"{path} exists and so does {saved}; gatesh will not "
+                    "overwrite either. Merge them by hand, then run this again."
+                )
             os.replace(path, saved)  # chained: our script runs it after gatesh's check
         _write_script(path, hook_script(name, launcher))
         done.append(name)
-    record({"git": {os.path.join(folder, name): None if uninstall else "repo" for name in done},
-            **({} if uninstall else _with_launcher(launcher))})
+    record(
+        {
+            "git": {os.path.join(folder, name): None if uninstall else "repo" for name in done},
+            **({} if uninstall else _with_launcher(launcher)),
+        }
+    )
     verb = "removed" if uninstall else "installed"
     note = "" if uninstall else " (an existing hook was kept as NAME.pre-gatesh and still runs)"
     return f"{verb} {', '.join(done) or 'nothing'} in {folder}{note}"
@@ -475,8 +533,10 @@ def install_shims(*, uninstall: bool = False, launcher: str | None = None) -> st
         return f"removed the shims in {folder}"
     launcher = launcher or launcher_path()
     if not os.path.isabs(launcher):
-        raise InstallError("cannot find the gatesh launcher to link to; run ./install.sh first, "
-                           "or put gatesh on PATH")
+        raise InstallError(
+            "cannot find the gatesh launcher to link to; run ./install.sh first, "
+            "or put gatesh on PATH"
+        )
     os.makedirs(folder, mode=0o755, exist_ok=True)
     for name in SHIM_NAMES:
         path = os.path.join(folder, name)
@@ -540,14 +600,18 @@ def uninstall_all() -> str:
                 done.append(line)
 
     # 1. Harness settings files: gatesh's entries, then the backups install made of them.
-    files = dict.fromkeys([*inst.harness_files, *(settings_path(spec) for spec in HARNESS_SPECS.values())])
+    files = dict.fromkeys(
+        [*inst.harness_files, *(settings_path(spec) for spec in HARNESS_SPECS.values())]
+    )
     for path in files:
         attempt(path, lambda path=path: _unhook_settings(path))
     # 2. git: every recorded hook script (repositories and the global folder).
     global_dir = git_hooks_dir()
     for path in inst.git_hooks:
         if path != global_dir:
-            attempt(path, lambda path=path: f"removed the git hook {path}" if _remove_hook(path) else "")
+            attempt(
+                path, lambda path=path: f"removed the git hook {path}" if _remove_hook(path) else ""
+            )
             record({"git": {path: None}})
     if inst.git_global or os.path.isdir(global_dir):
         attempt("git --global", lambda: install_git(global_=True, uninstall=True))
@@ -555,8 +619,11 @@ def uninstall_all() -> str:
     attempt("shims", lambda: install_shims(uninstall=True))
     attempt("daemon", _stop_daemon_and_runtime)
     if failed:
-        raise InstallError("could not remove everything:\n  " + "\n  ".join(failed)
-                           + ("\ndone:\n  " + "\n  ".join(done) if done else ""))
+        raise InstallError(
+            "could not remove everything:\n  "
+            + "\n  ".join(failed)
+            + ("\ndone:\n  " + "\n  ".join(done) if done else "")
+        )
     return "\n".join(done) or "nothing of gatesh's was installed"
 
 
@@ -607,8 +674,10 @@ def _stop_daemon_and_runtime() -> str:
         while time.monotonic() < deadline and _alive(pid):
             time.sleep(0.02)
         if _alive(pid):
-            raise InstallError(f"the daemon (pid {pid}) did not stop; its runtime folder "
-                               f"{paths.runtime_dir} is kept")
+            raise InstallError(
+                f"the daemon (pid {pid}) did not stop; its runtime folder "
+                f"{paths.runtime_dir} is kept"
+            )
     if not os.path.isdir(paths.runtime_dir):
         return "stopped the daemon" if pid else ""
     shutil.rmtree(paths.runtime_dir)
@@ -634,15 +703,24 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gatesh install",
         description="Install gatesh's integrations. Settings files are merged, never clobbered, "
-                    "and backed up first; installing twice changes nothing.")
+        "and backed up first; installing twice changes nothing.",
+    )
     parser.add_argument("target", choices=TARGETS)
     parser.add_argument("--uninstall", action="store_true", help="remove only what gatesh added")
-    parser.add_argument("--global", dest="global_", action="store_true",
-                        help="git: set the global core.hooksPath instead of this repository's hooks")
-    parser.add_argument("--settings", metavar="FILE",
-                        help="harness settings file to edit instead of the default")
-    parser.add_argument("--codex", metavar="PATH",
-                        help="codex: the codex executable that trusts the hooks (default: on PATH)")
+    parser.add_argument(
+        "--global",
+        dest="global_",
+        action="store_true",
+        help="git: set the global core.hooksPath instead of this repository's hooks",
+    )
+    parser.add_argument(
+        "--settings", metavar="FILE", help="harness settings file to edit instead of the default"
+    )
+    parser.add_argument(
+        "--codex",
+        metavar="PATH",
+        help="codex: the codex executable that trusts the hooks (default: on PATH)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -657,14 +735,19 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("gatesh install: --settings applies to claude-code, codex and gemini\n")
         return EXIT_USAGE
     if args.target == "all" and not args.uninstall:
-        sys.stderr.write("gatesh install: `all` is for --uninstall (install each integration by name)\n")
+        sys.stderr.write(
+            "gatesh install: `all` is for --uninstall (install each integration by name)\n"
+        )
         return EXIT_USAGE
     try:
         if args.target == "all":
             print(uninstall_all())
         elif args.target in HARNESS_SPECS:
-            print(install_harness(args.target, uninstall=args.uninstall, settings=args.settings,
-                                  codex=args.codex))
+            print(
+                install_harness(
+                    args.target, uninstall=args.uninstall, settings=args.settings, codex=args.codex
+                )
+            )
         elif args.target == "git":
             print(install_git(global_=args.global_, uninstall=args.uninstall))
         else:

@@ -58,9 +58,19 @@ from gatesh._errors import SetupError
 from gatesh._invoke import CLI_FLAGS, SHELL_NAMES, STDLIB_SUBCOMMANDS
 from gatesh._paths import LAUNCHER_HEADER
 
-__all__ = ["LauncherError", "default_paths", "direct_hook", "fast_interpreter", "import_path_problems",
-           "installed_paths", "read_import_path", "read_launcher", "real_interpreter", "render_launcher",
-           "write_launcher"]
+__all__ = [
+    "LauncherError",
+    "default_paths",
+    "direct_hook",
+    "fast_interpreter",
+    "import_path_problems",
+    "installed_paths",
+    "read_import_path",
+    "read_launcher",
+    "real_interpreter",
+    "render_launcher",
+    "write_launcher",
+]
 
 # Linux reads at most this many bytes of a ``#!`` line (BINPRM_BUF_SIZE, 256 since 5.1; 128 before).
 SHEBANG_MAX = 127
@@ -129,11 +139,18 @@ def _trusted_file(path: str) -> bool:
 def _probe(python: str, home: str) -> str | None:
     """The interpreter's ``sys.implementation.cache_tag`` when it can import the ``-c`` client
     (gatesh from ``home``, with ``-I -S`` as the launcher starts it), else None."""
-    code = ("import sys; sys.path[:0] = [sys.argv[1]]; import gatesh._entry, gatesh.client, _socket, _json; "
-            "print(sys.implementation.cache_tag)")
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1]]; import gatesh._entry, gatesh.client, _socket, _json; "
+        "print(sys.implementation.cache_tag)"
+    )
     try:
-        out = subprocess.run([python, "-IS", "-c", code, home], capture_output=True, text=True,
-                             timeout=PROBE_TIMEOUT_S, check=False)
+        out = subprocess.run(
+            [python, "-IS", "-c", code, home],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     tag = out.stdout.strip()
@@ -233,9 +250,11 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
     if fast and fast != python:
         # JSON string and list literals are Python literals too, in double quotes (easier to read
         # inside the shell's single quotes).
-        code = (f"import sys\ndel sys.argv[0]\nsys.path[:0] = {json.dumps(first)}\n"
-                "from gatesh._entry import main\n"
-                f"sys.exit(main(full=({json.dumps(python)}, {json.dumps(rest)})))\n")
+        code = (
+            f"import sys\ndel sys.argv[0]\nsys.path[:0] = {json.dumps(first)}\n"
+            "from gatesh._entry import main\n"
+            f"sys.exit(main(full=({json.dumps(python)}, {json.dumps(rest)})))\n"
+        )
         return (
             f"#!/bin/sh\n{HEADER}\n{where}\n"
             "# Shell-style calls (`gatesh -c CMD`, the bash/zsh/sh links) and `gatesh hook` need only\n"
@@ -256,7 +275,7 @@ def render_launcher(python: str, paths: list[str], fast: str | None = None) -> s
         return f"{shebang}\n{HEADER}\n{where}\nimport sys\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
     # With -c, sys.argv[0] is "-c": the script's own path ("$0") comes next and takes its place.
     code = f"import sys\ndel sys.argv[0]\n{setup}from gatesh._entry import main\nsys.exit(main())\n"
-    return f"#!/bin/sh\n{HEADER}\n{where}\nexec {_sq(python)} -IS -c {_sq(code)} \"$0\" \"$@\"\n"
+    return f'#!/bin/sh\n{HEADER}\n{where}\nexec {_sq(python)} -IS -c {_sq(code)} "$0" "$@"\n'
 
 
 def direct_hook(launcher: str) -> list[str] | None:
@@ -278,15 +297,23 @@ def direct_hook(launcher: str) -> list[str] | None:
         return None
     first, rest = json.dumps(paths[:1]), json.dumps(paths[1:])
     if fast:
-        code = (f"import sys;sys.path[:0]={first};from gatesh.hooks import run;"
-                f"run(sys.argv[2:],({json.dumps(full)},{rest}))")
+        code = (
+            f"import sys;sys.path[:0]={first};from gatesh.hooks import run;"
+            f"run(sys.argv[2:],({json.dumps(full)},{rest}))"
+        )
         return [fast, "-IS", "-c", code]
     extra = f"sys.path+={rest};" if paths[1:] else ""
-    return [full, "-IS", "-c", f"import sys;sys.path[:0]={first};{extra}from gatesh.hooks import run;run(sys.argv[2:])"]
+    return [
+        full,
+        "-IS",
+        "-c",
+        f"import sys;sys.path[:0]={first};{extra}from gatesh.hooks import run;run(sys.argv[2:])",
+    ]
 
 
-def write_launcher(dest: str, python: str | None = None, paths: list[str] | None = None,
-                   fast: str | bool = True) -> str:
+def write_launcher(
+    dest: str, python: str | None = None, paths: list[str] | None = None, fast: str | bool = True
+) -> str:
     """Write the launcher to ``dest`` (mode 0755, atomically) and return ``dest``.
 
     ``fast``: True picks the interpreter for the ``-c`` client by timing (:func:`fast_interpreter`,
@@ -329,8 +356,14 @@ def installed_paths(python: str) -> list[str]:
     source folder holds now.
     """
     try:
-        proc = subprocess.run([python, "-I", "-c", _WHERE_CODE], capture_output=True, text=True,
-                              timeout=PROBE_TIMEOUT_S * 6, cwd="/", check=False)
+        proc = subprocess.run(
+            [python, "-I", "-c", _WHERE_CODE],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S * 6,
+            cwd="/",
+            check=False,
+        )
         info = json.loads(proc.stdout) if proc.returncode == 0 else None
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         raise LauncherError(f"cannot ask {python} where gatesh is: {exc}") from exc
@@ -344,7 +377,8 @@ def installed_paths(python: str) -> list[str]:
         raise LauncherError(
             f"gatesh in {prefix} imports from {package}, which is not a copy inside that venv (an "
             "editable or linked install): the gate's code would be whatever that folder holds. "
-            "Install it without --editable (install.sh does).")
+            "Install it without --editable (install.sh does)."
+        )
     return [home, *[p for p in dict.fromkeys(site) if p != home]]
 
 
@@ -356,10 +390,14 @@ def read_import_path(path: str) -> list[str] | None:
             lines = [f.readline(65536) for _ in range(3)]
     except OSError:
         return None
-    if len(lines) < 3 or lines[1].rstrip("\n") != HEADER or not lines[2].startswith(IMPORT_PATH_PREFIX):
+    if (
+        len(lines) < 3
+        or lines[1].rstrip("\n") != HEADER
+        or not lines[2].startswith(IMPORT_PATH_PREFIX)
+    ):
         return None
     try:
-        value = json.loads(lines[2][len(IMPORT_PATH_PREFIX):])
+        value = json.loads(lines[2][len(IMPORT_PATH_PREFIX) :])
     except ValueError:
         return None
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
@@ -384,7 +422,9 @@ def _others_may_write(st: os.stat_result) -> bool:
         me = pwd.getpwuid(os.getuid()).pw_name if os.getuid() != 0 else "root"
         if any(m != me for m in group.gr_mem):
             return True
-        return any(u.pw_gid == st.st_gid and u.pw_uid not in (0, os.getuid()) for u in pwd.getpwall())
+        return any(
+            u.pw_gid == st.st_gid and u.pw_uid not in (0, os.getuid()) for u in pwd.getpwall()
+        )
     return False
 
 
@@ -399,7 +439,9 @@ def import_path_problems(paths: list[str]) -> list[str]:
     problems: list[str] = []
     for folder in paths:
         real = os.path.realpath(folder)
-        targets = [real] + ([os.path.join(real, "gatesh")] if os.path.isdir(os.path.join(real, "gatesh")) else [])
+        targets = [real] + (
+            [os.path.join(real, "gatesh")] if os.path.isdir(os.path.join(real, "gatesh")) else []
+        )
         node = real
         while True:
             try:
@@ -409,7 +451,11 @@ def import_path_problems(paths: list[str]) -> list[str]:
             if st is not None:
                 sticky = bool(st.st_mode & stat.S_ISVTX) and node not in targets
                 if _others_may_write(st) and not sticky:
-                    owner = f"uid {st.st_uid}" if st.st_uid not in (0, os.getuid()) else f"mode {stat.S_IMODE(st.st_mode):04o}"
+                    owner = (
+                        f"uid {st.st_uid}"
+                        if st.st_uid not in (0, os.getuid())
+                        else f"mode {stat.S_IMODE(st.st_mode):04o}"
+                    )
                     problems.append(f"{folder}: {node} can be written by another user ({owner})")
                     break
                 if node == real and not stat.S_ISDIR(st.st_mode):
@@ -418,7 +464,9 @@ def import_path_problems(paths: list[str]) -> list[str]:
             elif node == real:
                 pass  # missing: only a problem when its parents let others create it (checked above)
             if os.path.lexists(os.path.join(node, ".git")):
-                problems.append(f"{folder}: inside the git repository {node} (an agent may be working there)")
+                problems.append(
+                    f"{folder}: inside the git repository {node} (an agent may be working there)"
+                )
                 break
             if node == "/":
                 break

@@ -20,6 +20,7 @@ MOVES: Final = (
 )
 NOBODY_WATCHING: Final = "Approval required, but nobody is watching this session."
 
+
 def _line(text: str) -> str:
     from gatesh.render import neutralise
 
@@ -98,8 +99,10 @@ def audit_failed(error: str) -> str:
 
 
 def withdrawn() -> str:
-    return ("gatesh: interrupted while a person was being asked; the escalation was withdrawn "
-            "and nothing ran.")
+    return (
+        "gatesh: interrupted while a person was being asked; the escalation was withdrawn "
+        "and nothing ran."
+    )
 
 
 def cannot_run(command: str, why: str) -> str:

@@ -50,11 +50,13 @@ __all__ = [
     "session_end_observation",
 ]
 
+
 class Turn(enum.StrEnum):
     """Whose turn it is after a rejection: the agent may argue again, or a person decides (S6)."""
 
     AGENT = "reject"
     PERSON = "escalate"
+
 
 # Three refusals in a row means the agent and the rater cannot agree: that is a person's call.
 # Consecutive, not total, because a command that ran in between is the agent making progress.
@@ -152,8 +154,9 @@ class Negotiation:
             or self._since_person + 1 >= MAX_REJECTIONS_SINCE_PERSON
         )
 
-    def counters_after(self, *, rejected: bool = False, progress: bool = False,
-                       reached: bool = False) -> dict[str, int]:
+    def counters_after(
+        self, *, rejected: bool = False, progress: bool = False, reached: bool = False
+    ) -> dict[str, int]:
         """:meth:`counters` as they will be once one event of the table above has happened."""
         if reached:
             consecutive = since_person = rounds = 0

@@ -91,8 +91,12 @@ UNANSWERED: Final = OPEN | {PendingState.REFUSED, PendingState.EXPIRED}
 _DURABLE: Final = frozenset({PendingState.REFUSED, PendingState.EXPIRED, PendingState.APPROVED})
 
 _NEXT: Final[dict[PendingState, frozenset[PendingState]]] = {
-    PendingState.WAITING: frozenset({PendingState.ANSWERED, PendingState.EXPIRED, PendingState.WITHDRAWN}),
-    PendingState.ASKING: frozenset({PendingState.ANSWERED, PendingState.EXPIRED, PendingState.WITHDRAWN}),
+    PendingState.WAITING: frozenset(
+        {PendingState.ANSWERED, PendingState.EXPIRED, PendingState.WITHDRAWN}
+    ),
+    PendingState.ASKING: frozenset(
+        {PendingState.ANSWERED, PendingState.EXPIRED, PendingState.WITHDRAWN}
+    ),
     PendingState.REFUSED: frozenset({PendingState.APPROVED, PendingState.DENIED}),
     PendingState.EXPIRED: frozenset({PendingState.APPROVED, PendingState.DENIED}),
     PendingState.ANSWERED: frozenset(),
@@ -196,16 +200,39 @@ class PendingBook:
 
     # --- the records -----------------------------------------------------------------------
 
-    def open(self, *, session: str, command: str, key: str, cwd: str, reason: str,
-             kind: PendingKind, state: PendingState, surface: str = "", pid: int | None = None,
-             decision: Decision | None = None, holder: Holder | None = None) -> Pending:
+    def open(
+        self,
+        *,
+        session: str,
+        command: str,
+        key: str,
+        cwd: str,
+        reason: str,
+        kind: PendingKind,
+        state: PendingState,
+        surface: str = "",
+        pid: int | None = None,
+        decision: Decision | None = None,
+        holder: Holder | None = None,
+    ) -> Pending:
         """A new record in one of the opening states (WAITING, ASKING, REFUSED); ``holder`` only
         for ASKING (the process the ask lives with)."""
         if state not in OPENING:
             raise IllegalTransition(f"an escalation cannot be opened as {state.value}")
-        p = Pending(id=new_pending_id(self.pending), session=session, command=command, key=key,
-                    cwd=cwd, reason=reason, kind=kind, state=state, surface=surface, pid=pid,
-                    decision=decision, holder=holder if state is PendingState.ASKING else None)
+        p = Pending(
+            id=new_pending_id(self.pending),
+            session=session,
+            command=command,
+            key=key,
+            cwd=cwd,
+            reason=reason,
+            kind=kind,
+            state=state,
+            surface=surface,
+            pid=pid,
+            decision=decision,
+            holder=holder if state is PendingState.ASKING else None,
+        )
         self.pending[p.id] = p
         self._prune()
         return p
@@ -228,12 +255,17 @@ class PendingBook:
         """The asks at a surface (ASKING), oldest first: usually none or a few of the records."""
         return [p for p in self.pending.values() if p.state is PendingState.ASKING]
 
-    def orphaned(self, running: Callable[[Holder], bool], asking: list[Pending] | None = None) -> list[Pending]:
+    def orphaned(
+        self, running: Callable[[Holder], bool], asking: list[Pending] | None = None
+    ) -> list[Pending]:
         """The asks at a surface (ASKING) whose holder no longer runs, by ``running``: nobody can
         answer them any more (the caller expires them, :func:`gatesh.finish.expire`). ``asking``:
         :meth:`asking`, when the caller has it already."""
-        return [p for p in (self.asking() if asking is None else asking)
-                if p.state is PendingState.ASKING and p.holder is not None and not running(p.holder)]
+        return [
+            p
+            for p in (self.asking() if asking is None else asking)
+            if p.state is PendingState.ASKING and p.holder is not None and not running(p.holder)
+        ]
 
     def open_count(self, session: str) -> int:
         """How many of ``session``'s escalations still wait for a person."""
@@ -241,8 +273,11 @@ class PendingBook:
 
     def _prune(self) -> None:
         now = time.time()
-        for pid in [k for k, v in self.pending.items()
-                    if now - v.created > PENDING_KEEP_S and v.state not in OPEN]:
+        for pid in [
+            k
+            for k, v in self.pending.items()
+            if now - v.created > PENDING_KEEP_S and v.state not in OPEN
+        ]:
             del self.pending[pid]
         while len(self.pending) > PENDING_LIMIT:
             oldest = min(self.pending.values(), key=lambda v: v.created)
@@ -320,13 +355,19 @@ class PendingBook:
             return
         for item in items:
             try:
-                p = Pending(id=str(item["pending_id"]), session=str(item["session"]),
-                            command=str(item["command"]), key=str(item["key"]),
-                            cwd=str(item.get("cwd", "")), reason=str(item.get("reason", "")),
-                            kind=PendingKind(item.get("kind", "escalate")),
-                            state=PendingState(item["state"]),
-                            created=float(item.get("created", time.time())),
-                            answer=str(item.get("answer", "")), ended=str(item.get("ended", "")))
+                p = Pending(
+                    id=str(item["pending_id"]),
+                    session=str(item["session"]),
+                    command=str(item["command"]),
+                    key=str(item["key"]),
+                    cwd=str(item.get("cwd", "")),
+                    reason=str(item.get("reason", "")),
+                    kind=PendingKind(item.get("kind", "escalate")),
+                    state=PendingState(item["state"]),
+                    created=float(item.get("created", time.time())),
+                    answer=str(item.get("answer", "")),
+                    ended=str(item.get("ended", "")),
+                )
             except (KeyError, ValueError, TypeError):
                 continue
             self.pending[p.id] = p

@@ -48,7 +48,7 @@ class HumanOpFailed(GateshError):
 def describe_refusal(verb: str, reply: dict[str, Any]) -> str:
     """The person-facing text for a refused or failed human op (one paragraph)."""
     error = neutralise(str(reply.get("error") or "the daemon gave no reason"))
-    error = error[len("refused: "):] if error.startswith("refused: ") else error
+    error = error[len("refused: ") :] if error.startswith("refused: ") else error
     if reply.get("refused"):
         return f"gatesh {verb}: the gate refused this: {error}.\n{HUMAN_ONLY_HINT}"
     return f"gatesh {verb}: {error}"
@@ -66,14 +66,21 @@ def human_request(verb: str, message: dict[str, Any]) -> dict[str, Any]:
     try:
         reply = client.request("human", message)
     except (client.DaemonUnavailable, client.DaemonLost) as exc:
-        raise HumanOpFailed(f"gatesh {verb}: the gate daemon could not be reached ({exc})") from None
+        raise HumanOpFailed(
+            f"gatesh {verb}: the gate daemon could not be reached ({exc})"
+        ) from None
     if not reply.get("ok"):
         raise HumanOpFailed(describe_refusal(verb, reply), refused=bool(reply.get("refused")))
     return reply
 
 
-def _run(verb: str, message: dict[str, Any], describe: Any, out: TextIO | None = None,
-         err: TextIO | None = None) -> int:
+def _run(
+    verb: str,
+    message: dict[str, Any],
+    describe: Any,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     try:
@@ -100,7 +107,8 @@ def mandate_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gatesh mandate",
         description="Tell the gate what you asked the agent to do. Only a person's own terminal "
-        "may do this (S9.5); the words reach the alignment check as the user's own (S5.3).")
+        "may do this (S9.5); the words reach the alignment check as the user's own (S5.3).",
+    )
     parser.add_argument("text", nargs="+", help="what you asked the agent to do")
     parser.add_argument("--session", default="", help="only this session (default: every session)")
     args = parser.parse_args(argv)
@@ -113,8 +121,11 @@ def mandate_main(argv: list[str]) -> int:
 
     def describe(reply: dict[str, Any]) -> str:
         sessions = [neutralise(str(s)) for s in reply.get("sessions") or []]
-        where = f"session {args.session}" if args.session else (
-            f"every session ({len(sessions)} now, and those started later)")
+        where = (
+            f"session {args.session}"
+            if args.session
+            else (f"every session ({len(sessions)} now, and those started later)")
+        )
         return f"mandate recorded for {where}: {neutralise(text)}"
 
     return _run("mandate", msg, describe)
@@ -123,7 +134,7 @@ def mandate_main(argv: list[str]) -> int:
 def _ruling_main(verb: str, argv: list[str]) -> int:
     help_text = {
         "approve": "Approve a pending or refused escalation: the exact command runs (once) when "
-                   "the agent is waiting, or the next time the agent retries it.",
+        "the agent is waiting, or the next time the agent retries it.",
         "deny": "Refuse a pending escalation: the agent is told a person refused it.",
     }[verb]
     parser = argparse.ArgumentParser(prog=f"gatesh {verb}", description=help_text)
@@ -148,7 +159,8 @@ def resume_main(argv: list[str]) -> int:
     """``gatesh resume SESSION``: end a halt (S3.7); the session's commands are gated again."""
     parser = argparse.ArgumentParser(
         prog="gatesh resume",
-        description="Resume a halted session: its commands are gated normally again (S3.7).")
+        description="Resume a halted session: its commands are gated normally again (S3.7).",
+    )
     parser.add_argument("session", help="the session id (shown by gatesh watch and gatesh status)")
     args = parser.parse_args(argv)
 

@@ -64,16 +64,29 @@ def decide(
         return _decide(text, cwd, config, session, rater, checker, paths or current_paths(), rung)
     except Exception as exc:  # fail closed: an internal error refuses the command
         detail = f"{type(exc).__name__}: {exc}"
-        return failed_decision(text, f"internal error: {detail}", messages.error(detail), rung=rung,
-                               unreadable="internal error")
+        return failed_decision(
+            text,
+            f"internal error: {detail}",
+            messages.error(detail),
+            rung=rung,
+            unreadable="internal error",
+        )
 
 
-def failed_decision(text: str, reason: str, message: str, *, rung: Rung = Rung.AUTO,
-                    unreadable: str = "not read") -> Decision:
+def failed_decision(
+    text: str, reason: str, message: str, *, rung: Rung = Rung.AUTO, unreadable: str = "not read"
+) -> Decision:
     """The refusal of a command the gate could not decide (stage ERROR): a broken config, a
     failure before or inside the pipeline. It changes no session."""
-    return Decision(action=Action.REFUSE, stage=Stage.ERROR, outcome=None, reason=reason, rung=rung,
-                    facts=Facts(text=text, readable=False, unreadable=unreadable), message=message)
+    return Decision(
+        action=Action.REFUSE,
+        stage=Stage.ERROR,
+        outcome=None,
+        reason=reason,
+        rung=rung,
+        facts=Facts(text=text, readable=False, unreadable=unreadable),
+        message=message,
+    )
 
 
 # What runs whatever the configuration says, when it cannot be read (S12: an invalid config is an
@@ -98,32 +111,64 @@ def decide_without_config(text: str, *, cwd: str, error: str) -> Decision:
     except Exception:  # fail closed
         facts, allowed = Facts(text=text, readable=False, unreadable="not read"), False
     if allowed:
-        return Decision(Action.ALLOW, Stage.CONFIG, None,
-                        f"the configuration is invalid ({error}); this command runs whatever it says",
-                        Rung.AUTO, facts)
-    return Decision(Action.REFUSE, Stage.CONFIG, None, f"invalid configuration: {error}", Rung.AUTO, facts,
-                    message=messages.config_invalid(error))
+        return Decision(
+            Action.ALLOW,
+            Stage.CONFIG,
+            None,
+            f"the configuration is invalid ({error}); this command runs whatever it says",
+            Rung.AUTO,
+            facts,
+        )
+    return Decision(
+        Action.REFUSE,
+        Stage.CONFIG,
+        None,
+        f"invalid configuration: {error}",
+        Rung.AUTO,
+        facts,
+        message=messages.config_invalid(error),
+    )
 
 
 def _runs_without_config(facts: Facts) -> bool:
-    if not facts.readable or len(facts.commands) != 1 or facts.assignments or facts.functions \
-            or facts.scripts or facts.pipelines:
+    if (
+        not facts.readable
+        or len(facts.commands) != 1
+        or facts.assignments
+        or facts.functions
+        or facts.scripts
+        or facts.pipelines
+    ):
         return False
     cmd = facts.commands[0]
-    if (cmd.context != "top" or cmd.depth or cmd.wrappers or cmd.privileged or cmd.assignments
-            or cmd.redirects or cmd.remote or not all(w.static for w in cmd.argv)):
+    if (
+        cmd.context != "top"
+        or cmd.depth
+        or cmd.wrappers
+        or cmd.privileged
+        or cmd.assignments
+        or cmd.redirects
+        or cmd.remote
+        or not all(w.static for w in cmd.argv)
+    ):
         return False
     words = cmd.words
     if " ".join(facts.text.split()) != " ".join(words):
         return False  # written plainly: no quoting, grouping, comment or separator around it
     if words[0] in _LEAVE:
         return len(words) == 1 or (len(words) == 2 and words[0] == "exit" and words[1].isdigit())
-    return (words[0] == "gatesh" and len(words) in (2, 3) and words[1] in _DIAGNOSTICS
-            and words[2:] in ((), ("--json",)))
+    return (
+        words[0] == "gatesh"
+        and len(words) in (2, 3)
+        and words[1] in _DIAGNOSTICS
+        and words[2:] in ((), ("--json",))
+    )
 
 
 # Why a person decides in a session whose operator is a person: it is theirs to decide.
-PERSON_OPERATED: Final = "you operate this session, so a command that needs a decision is yours to make"
+PERSON_OPERATED: Final = (
+    "you operate this session, so a command that needs a decision is yours to make"
+)
 
 # The change of every command that is allowed to run: the consecutive count restarts (S6).
 PROGRESS: Final = SessionChange(progress=True)
@@ -142,23 +187,44 @@ def _decide(
     facts = read(text, cwd=cwd)
     nego = session.negotiation
 
-    def done(action: Action, stage: Stage, outcome: Outcome | None, reason: str,
-             change: SessionChange = NO_CHANGE, **kw: Any) -> Decision:
-        counters = nego.counters_after(rejected=change.rejection is not None, progress=change.progress,
-                                       reached=bool(change.halt))
+    def done(
+        action: Action,
+        stage: Stage,
+        outcome: Outcome | None,
+        reason: str,
+        change: SessionChange = NO_CHANGE,
+        **kw: Any,
+    ) -> Decision:
+        counters = nego.counters_after(
+            rejected=change.rejection is not None,
+            progress=change.progress,
+            reached=bool(change.halt),
+        )
         if action is Action.ESCALATE:
             # Whatever sends a command to a person, they see the whole argument so far (S7).
             kw.setdefault("rounds", nego.transcript())
-        return Decision(action, stage, outcome, reason, rung, facts, counters=counters, change=change, **kw)
+        return Decision(
+            action, stage, outcome, reason, rung, facts, counters=counters, change=change, **kw
+        )
 
     # 1. A halted session refuses everything until a person resumes it (S3.7).
     if session.halted:
         key = normalised(facts)
         if key in session.run_anyway and hardline.check(facts) is None:
-            return done(Action.ALLOW, Stage.APPROVED_ID, None, "a person typed `run anyway` for this halted command",
-                        SessionChange(spent_run_anyway=key))
-        return done(Action.REFUSE, Stage.HALTED, None, session.halt_reason,
-                    message=messages.halted(session.halt_reason))
+            return done(
+                Action.ALLOW,
+                Stage.APPROVED_ID,
+                None,
+                "a person typed `run anyway` for this halted command",
+                SessionChange(spent_run_anyway=key),
+            )
+        return done(
+            Action.REFUSE,
+            Stage.HALTED,
+            None,
+            session.halt_reason,
+            message=messages.halted(session.halt_reason),
+        )
     # 1b. Harness boilerplate recognised whole (S1: a shell-snapshot script, or a wrapper handing
     # the command to a gatesh shim that gates it): nothing in it is the agent's, so it is not
     # rated and not a negotiation round (the counters do not move).
@@ -167,13 +233,26 @@ def _decide(
     # 2. Deny list: the user's own hardline.
     entry = lists.match(config.deny, facts, kind="deny")
     if entry is not None:
-        return done(Action.DENY, Stage.DENY_LIST, None, f"deny-list entry {entry.describe()}",
-                    rule_id=entry.describe(), message=messages.denied(facts.text, entry.describe(), entry.note))
+        return done(
+            Action.DENY,
+            Stage.DENY_LIST,
+            None,
+            f"deny-list entry {entry.describe()}",
+            rule_id=entry.describe(),
+            message=messages.denied(facts.text, entry.describe(), entry.note),
+        )
     # 3. Hardline: never runs, at any rung.
     found = hardline.check(facts)
     if found is not None:
-        return done(Action.REFUSE, Stage.HARDLINE, found.outcome, found.reason, rule_id=found.rule_id,
-                    findings=(found,), message=messages.hardline(facts.text, found.rule_id, found.reason))
+        return done(
+            Action.REFUSE,
+            Stage.HARDLINE,
+            found.outcome,
+            found.reason,
+            rule_id=found.rule_id,
+            findings=(found,),
+            message=messages.hardline(facts.text, found.rule_id, found.reason),
+        )
     # 4. Self-protection: tampering with the gate is an attack, at every rung.
     found = selfprotect.check(facts, paths, cwd)
     if found is not None:
@@ -185,99 +264,235 @@ def _decide(
     if session.approved_once or session.approved_session:  # (a fresh session has none to look up)
         key = normalised(facts)
         if key in session.approved_once or key in session.approved_session:
-            return done(Action.ALLOW, Stage.APPROVED_ID, None, "approved by a person",
-                        SessionChange(spent_approval=key, progress=True))
+            return done(
+                Action.ALLOW,
+                Stage.APPROVED_ID,
+                None,
+                "approved by a person",
+                SessionChange(spent_approval=key, progress=True),
+            )
     # 6. Escalate list: a person decides, no rating.
     entry = lists.match(config.escalate, facts, kind="escalate")
     if entry is not None:
-        return done(Action.ESCALATE, Stage.ESCALATE_LIST, None, f"escalate-list entry {entry.describe()}",
-                    rule_id=entry.describe(), to_person_reason=f"it matches the escalate-list entry {entry.describe()}")
+        return done(
+            Action.ESCALATE,
+            Stage.ESCALATE_LIST,
+            None,
+            f"escalate-list entry {entry.describe()}",
+            rule_id=entry.describe(),
+            to_person_reason=f"it matches the escalate-list entry {entry.describe()}",
+        )
     # 7. Allow list; with rate = true the rater still runs as a tripwire.
     entry = lists.match(config.allow, facts, kind="allow")
     if entry is not None:
         if not entry.rate:
-            return done(Action.ALLOW, Stage.ALLOW_LIST, None, f"allow-list entry {entry.describe()}",
-                        PROGRESS, rule_id=entry.describe())
+            return done(
+                Action.ALLOW,
+                Stage.ALLOW_LIST,
+                None,
+                f"allow-list entry {entry.describe()}",
+                PROGRESS,
+                rule_id=entry.describe(),
+            )
         verdict = _rate(rater, facts, cwd)
         if verdict.outcome is Outcome.ATTACK:
             return _halt(done, Stage.RATER, _as_finding(verdict), verdict=verdict)
         if verdict.outcome is Outcome.CATASTROPHIC:
-            return done(Action.ESCALATE, Stage.RATER, verdict.outcome, verdict.reason, verdict=verdict,
-                        to_person_reason="the rater judged it catastrophic despite the allow entry")
-        return done(Action.ALLOW, Stage.ALLOW_LIST, verdict.outcome, f"allow-list entry {entry.describe()}",
-                    PROGRESS, rule_id=entry.describe(), verdict=verdict)
+            return done(
+                Action.ESCALATE,
+                Stage.RATER,
+                verdict.outcome,
+                verdict.reason,
+                verdict=verdict,
+                to_person_reason="the rater judged it catastrophic despite the allow entry",
+            )
+        return done(
+            Action.ALLOW,
+            Stage.ALLOW_LIST,
+            verdict.outcome,
+            f"allow-list entry {entry.describe()}",
+            PROGRESS,
+            rule_id=entry.describe(),
+            verdict=verdict,
+        )
     # 8. Rungs that ask a person without rating.
     if rung is Rung.MANUAL:
-        return done(Action.ESCALATE, Stage.RUNG, None, "rung manual: a person decides every command",
-                    to_person_reason="the rung is manual")
+        return done(
+            Action.ESCALATE,
+            Stage.RUNG,
+            None,
+            "rung manual: a person decides every command",
+            to_person_reason="the rung is manual",
+        )
     if rung is Rung.WRITE:
         if readonly.is_read_only(facts):
-            return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command", PROGRESS)
-        return done(Action.ESCALATE, Stage.RUNG, None, "rung write: only known read-only commands run",
-                    to_person_reason="the rung is write and this command is not known read-only")
+            return done(
+                Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command", PROGRESS
+            )
+        return done(
+            Action.ESCALATE,
+            Stage.RUNG,
+            None,
+            "rung write: only known read-only commands run",
+            to_person_reason="the rung is write and this command is not known read-only",
+        )
     # 9. The read-only fast path, else the rater.
     if readonly.is_read_only(facts):
-        return done(Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command", PROGRESS)
+        return done(
+            Action.ALLOW, Stage.READ_ONLY, Outcome.SAFE, "known read-only command", PROGRESS
+        )
     # 10 (computed first, so the rater reads the floor notes after the command, S4).
     floor_findings = floors.check(facts)
-    rated = replace(facts, floor_notes=tuple(floors.note(f) for f in floor_findings)) \
-        if floor_findings or facts.floor_notes else facts  # the same facts: no copy
+    rated = (
+        replace(facts, floor_notes=tuple(floors.note(f) for f in floor_findings))
+        if floor_findings or facts.floor_notes
+        else facts
+    )  # the same facts: no copy
     verdict = _rate(rater, rated, cwd)
     outcome, stage = verdict.outcome, Stage.RATER
     carved_hosts: tuple[str, ...] = ()
-    if floor_findings and rung is Rung.AUTO and floors.carve_open_world(floor_findings, facts, nego.user_messages()):
+    if (
+        floor_findings
+        and rung is Rung.AUTO
+        and floors.carve_open_world(floor_findings, facts, nego.user_messages())
+    ):
         floor_findings = tuple(f for f in floor_findings if f.rule_id != floors.OPEN_WORLD)
         carved_hosts = facts.hosts
     if outcome is Outcome.SAFE and floor_findings:
         outcome, stage = Outcome.DESTRUCTIVE, Stage.FLOOR  # floors raise, never lower
-    top = verdict.findings[0] if stage is Stage.RATER and verdict.findings else (floor_findings or (None,))[0]
+    top = (
+        verdict.findings[0]
+        if stage is Stage.RATER and verdict.findings
+        else (floor_findings or (None,))[0]
+    )
     reason = verdict.reason if stage is Stage.RATER else floor_findings[0].reason
     remedy = verdict.remedy if stage is Stage.RATER else floor_findings[0].remedy
-    common: dict[str, Any] = dict(verdict=verdict, floors=floor_findings, findings=verdict.findings + floor_findings,
-                  remedy=remedy, rule_id=top.rule_id if top else "")
-    carve_notice = redact(f"gatesh: the open-world floor was lifted for `{neutralise(facts.text)}`: every "
-                          f"host ({', '.join(carved_hosts)}) is named in your own request.") if carved_hosts else ""
+    common: dict[str, Any] = dict(
+        verdict=verdict,
+        floors=floor_findings,
+        findings=verdict.findings + floor_findings,
+        remedy=remedy,
+        rule_id=top.rule_id if top else "",
+    )
+    carve_notice = (
+        redact(
+            f"gatesh: the open-world floor was lifted for `{neutralise(facts.text)}`: every "
+            f"host ({', '.join(carved_hosts)}) is named in your own request."
+        )
+        if carved_hosts
+        else ""
+    )
     # 11. Action by outcome.
     if outcome is Outcome.ATTACK:
         return _halt(done, stage, _as_finding(verdict), **common)
     if outcome is Outcome.CATASTROPHIC:
-        return done(Action.ESCALATE, stage, outcome, reason,
-                    to_person_reason="it cannot be undone from inside the session", **common)
+        return done(
+            Action.ESCALATE,
+            stage,
+            outcome,
+            reason,
+            to_person_reason="it cannot be undone from inside the session",
+            **common,
+        )
     if outcome is Outcome.SAFE:
         return done(Action.ALLOW, stage, outcome, reason, PROGRESS, notice=carve_notice, **common)
     # destructive
     if rung is Rung.ASSISTED:
-        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason="the rung is assisted", **common)
+        return done(
+            Action.ESCALATE,
+            stage,
+            outcome,
+            reason,
+            to_person_reason="the rung is assisted",
+            **common,
+        )
     if session.person_operated:
         # A person's own command: asked, not argued with (no alignment check, no rounds, S7).
-        return done(Action.ESCALATE, stage, outcome, reason, to_person_reason=PERSON_OPERATED, **common)
+        return done(
+            Action.ESCALATE, stage, outcome, reason, to_person_reason=PERSON_OPERATED, **common
+        )
     if verdict.fail_cause:
         # Never rated: no checker may lift what nobody assessed.
-        return done(Action.ESCALATE, stage, outcome, reason,
-                    to_person_reason=f"no rating could be obtained ({neutralise(reason)})", **common)
+        return done(
+            Action.ESCALATE,
+            stage,
+            outcome,
+            reason,
+            to_person_reason=f"no rating could be obtained ({neutralise(reason)})",
+            **common,
+        )
     result, checked = _align(checker, facts, verdict, session, cwd)
     if result.decision == AlignmentDecision.APPROVE:
         notice = redact(alignment.approval_notice(facts.text, result, carved_hosts=carved_hosts))
-        return done(Action.ALLOW, Stage.ALIGNMENT, outcome, reason,
-                    SessionChange(checker_rounds=checked, progress=True),
-                    alignment=result, notice=notice, **common)
+        return done(
+            Action.ALLOW,
+            Stage.ALIGNMENT,
+            outcome,
+            reason,
+            SessionChange(checker_rounds=checked, progress=True),
+            alignment=result,
+            notice=notice,
+            **common,
+        )
     if result.decision == AlignmentDecision.ESCALATE:
-        return done(Action.ESCALATE, Stage.ALIGNMENT, outcome, reason, SessionChange(checker_rounds=checked),
-                    alignment=result,
-                    to_person_reason=f"the alignment check asked for a person: {neutralise(result.reason)}", **common)
+        return done(
+            Action.ESCALATE,
+            Stage.ALIGNMENT,
+            outcome,
+            reason,
+            SessionChange(checker_rounds=checked),
+            alignment=result,
+            to_person_reason=f"the alignment check asked for a person: {neutralise(result.reason)}",
+            **common,
+        )
     if floor_findings and not carved_hosts:
-        return done(Action.ESCALATE, Stage.FLOOR, outcome, reason, SessionChange(checker_rounds=checked),
-                    alignment=result, to_person_reason=f"a floor stood: {floor_findings[0].reason}", **common)
-    this_round = Round(command=facts.text, justification=facts.justification, outcome=outcome,
-                       reason=reason, remedy=remedy, suggestion=result.suggestion)
+        return done(
+            Action.ESCALATE,
+            Stage.FLOOR,
+            outcome,
+            reason,
+            SessionChange(checker_rounds=checked),
+            alignment=result,
+            to_person_reason=f"a floor stood: {floor_findings[0].reason}",
+            **common,
+        )
+    this_round = Round(
+        command=facts.text,
+        justification=facts.justification,
+        outcome=outcome,
+        reason=reason,
+        remedy=remedy,
+        suggestion=result.suggestion,
+    )
     rejected = SessionChange(checker_rounds=checked, rejection=this_round)
     rounds = (*nego.transcript(), this_round)
     if nego.rejection_escalates():
-        return done(Action.ESCALATE, Stage.NEGOTIATION, outcome, reason, rejected, alignment=result,
-                    rounds=rounds, to_person_reason="the agent and the rater could not agree", **common)
-    message = alignment.with_suggestion(messages.rejected_by_rater(facts.text, reason, remedy), result)
-    return done(Action.REJECT, stage, outcome, reason, rejected, alignment=result, rounds=rounds,
-                message=message, notice=carve_notice, **common)
+        return done(
+            Action.ESCALATE,
+            Stage.NEGOTIATION,
+            outcome,
+            reason,
+            rejected,
+            alignment=result,
+            rounds=rounds,
+            to_person_reason="the agent and the rater could not agree",
+            **common,
+        )
+    message = alignment.with_suggestion(
+        messages.rejected_by_rater(facts.text, reason, remedy), result
+    )
+    return done(
+        Action.REJECT,
+        stage,
+        outcome,
+        reason,
+        rejected,
+        alignment=result,
+        rounds=rounds,
+        message=message,
+        notice=carve_notice,
+        **common,
+    )
 
 
 def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
@@ -288,8 +503,9 @@ def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
     return rater.rate(facts, cwd=cwd)
 
 
-def _align(checker: Checker | None, facts: Facts, verdict: Verdict, session: SessionState,
-           cwd: str) -> tuple[AlignmentResult, tuple[CheckerRound, ...]]:
+def _align(
+    checker: Checker | None, facts: Facts, verdict: Verdict, session: SessionState, cwd: str
+) -> tuple[AlignmentResult, tuple[CheckerRound, ...]]:
     """Ask the alignment check (S5), held to its contract (S5.4); the builtin checker when none is
     configured. Returns its answer and the checker rounds it recorded (kept aside: deciding
     changes no session)."""
@@ -326,5 +542,12 @@ def _halt(done: Callable[..., Decision], stage: Stage, found: Finding, **kw: Any
     """An attack halts the session (S3.7): refused with no moves, later commands too."""
     reason = f"{found.rule_id}: {found.reason}"
     kw.setdefault("rule_id", found.rule_id)
-    return done(Action.HALT, stage, Outcome.ATTACK, found.reason, SessionChange(halt=reason),
-                message=messages.halted(reason), **kw)
+    return done(
+        Action.HALT,
+        stage,
+        Outcome.ATTACK,
+        found.reason,
+        SessionChange(halt=reason),
+        message=messages.halted(reason),
+        **kw,
+    )

@@ -77,6 +77,7 @@ def remedy_for_agent(remedy: str) -> str:
     """``remedy`` when it names a change the agent can make itself; "" when it offers a person."""
     return "" if offers_a_person(remedy) else remedy
 
+
 Voice = Literal["chrome", "agent", "rater"]
 Mode = Literal["escalation", "live"]
 
@@ -192,8 +193,13 @@ def _is_plain_block(text: str) -> bool:
     printable ASCII and line feeds only, no fence run, no line ending in a space (each line is
     then its own neutralised form, indentation included). Most replies are such text; the check
     is a few C-level scans instead of six patterns per line (S14)."""
-    return (_PLAIN_BLOCK.fullmatch(text) is not None and "```" not in text and "~~~" not in text
-            and " \n" not in text and not text.endswith(" "))
+    return (
+        _PLAIN_BLOCK.fullmatch(text) is not None
+        and "```" not in text
+        and "~~~" not in text
+        and " \n" not in text
+        and not text.endswith(" ")
+    )
 
 
 def _neutralise_lines(text: str) -> str:
@@ -318,7 +324,9 @@ def rows_of(text: str, voice: Voice, width: int | None, max_rows: int = 0) -> li
     return rows
 
 
-def _element(text: str, voice: Voice, width: int | None, max_rows: int = MAX_ROWS_PER_ELEMENT) -> list[Row]:
+def _element(
+    text: str, voice: Voice, width: int | None, max_rows: int = MAX_ROWS_PER_ELEMENT
+) -> list[Row]:
     """One element as at most ``max_rows`` rows (one row when ``width`` is None)."""
     if width is None:
         w = display_width(text)
@@ -439,10 +447,16 @@ def render_rows(
     count = f"{total} round{'s' if total != 1 else ''}"
     if mode == "live":
         heading = f"The agent is arguing with the rater: {count} refused"
-        if counters and not rounds[-1].passed and {"consecutive", "since_person"} <= counters.keys():
-            heading += (f" ({counters['consecutive']} of {counters.get('consecutive_cap', '?')} in a row, "
-                        f"{counters['since_person']} of {counters.get('since_person_cap', '?')} "
-                        "since a person was asked)")
+        if (
+            counters
+            and not rounds[-1].passed
+            and {"consecutive", "since_person"} <= counters.keys()
+        ):
+            heading += (
+                f" ({counters['consecutive']} of {counters.get('consecutive_cap', '?')} in a row, "
+                f"{counters['since_person']} of {counters.get('since_person_cap', '?')} "
+                "since a person was asked)"
+            )
     else:
         heading = f"The argument so far: {count}"
     if first > 0:
@@ -482,9 +496,15 @@ class Ask:
 
 def ask_of(decision: Decision) -> Ask:
     """The :class:`Ask` of an escalated decision."""
-    return Ask(command=decision.facts.text, outcome=decision.outcome.value if decision.outcome else "",
-               reason=decision.reason, remedy=decision.remedy, why_person=decision.to_person_reason,
-               rounds=tuple(decision.rounds), request_in_rounds=decision.stage is Stage.NEGOTIATION)
+    return Ask(
+        command=decision.facts.text,
+        outcome=decision.outcome.value if decision.outcome else "",
+        reason=decision.reason,
+        remedy=decision.remedy,
+        why_person=decision.to_person_reason,
+        rounds=tuple(decision.rounds),
+        request_in_rounds=decision.stage is Stage.NEGOTIATION,
+    )
 
 
 def escalation_rows(ask: Ask, *, width: int | None = None) -> list[Row]:
@@ -500,8 +520,13 @@ def escalation_rows(ask: Ask, *, width: int | None = None) -> list[Row]:
     rows += _element(f"Command: {neutralise(ask.command)}", "agent", width)
     if ask.outcome:  # a list entry or a rung sends a command unrated: no rater row then
         rows += _element(f"Rater: {_rating(ask.outcome, ask.reason, ask.remedy)}", "rater", width)
-    return rows + render_rows(ask.rounds, width=width, mode="escalation", attempts=ask.attempts,
-                              request_last=ask.request_in_rounds)
+    return rows + render_rows(
+        ask.rounds,
+        width=width,
+        mode="escalation",
+        attempts=ask.attempts,
+        request_last=ask.request_in_rounds,
+    )
 
 
 def escalation_text(ask: Ask) -> str:

@@ -70,11 +70,17 @@ CHOICE_KEYS: Final[dict[str, str]] = {
 }
 # What a typed line means at an ordinary prompt. Empty is No: the default refuses.
 ALIASES: Final[dict[str, str]] = {
-    "o": "once", "once": "once",
-    "s": "session", "session": "session",
-    "a": "always", "always": "always",
-    "": "no", "n": "no", "no": "no",
-    "d": "deny always", "deny always": "deny always",
+    "o": "once",
+    "once": "once",
+    "s": "session",
+    "session": "session",
+    "a": "always",
+    "always": "always",
+    "": "no",
+    "n": "no",
+    "no": "no",
+    "d": "deny always",
+    "deny always": "deny always",
 }
 RUN_ANYWAY: Final = "run anyway"
 ALL_CHOICES: Final = ("once", "session", "always", "no", "deny always")
@@ -109,7 +115,9 @@ class Prompt:
     choices: tuple[str, ...] = CAUTIOUS_CHOICES
     kind: str = "escalate"  # escalate | halt
     stage: str = ""  # the pipeline stage that sent it to a person ("negotiation": the bounds)
-    elsewhere: bool = False  # its own surface asks its person too (a harness prompt): not waited for
+    elsewhere: bool = (
+        False  # its own surface asks its person too (a harness prompt): not waited for
+    )
     surface: str = ""  # where the session's commands come from ("pty": a gated shell)
     timeout_s: float | None = None
     # The exact pattern an always / deny-always entry is written with, as the daemon gave it; ""
@@ -124,9 +132,15 @@ def round_from(data: Any) -> Round:
         outcome = Outcome(str(d.get("outcome")))
     except ValueError:
         outcome = Outcome.DESTRUCTIVE
-    return Round(command=_s(d.get("command")), justification=_s(d.get("justification")),
-                 outcome=outcome, reason=_s(d.get("reason")), remedy=_s(d.get("remedy")),
-                 passed=d.get("passed") is True, suggestion=_s(d.get("suggestion")))
+    return Round(
+        command=_s(d.get("command")),
+        justification=_s(d.get("justification")),
+        outcome=outcome,
+        reason=_s(d.get("reason")),
+        remedy=_s(d.get("remedy")),
+        passed=d.get("passed") is True,
+        suggestion=_s(d.get("suggestion")),
+    )
 
 
 def parse_answer(line: str, prompt: Prompt) -> tuple[str | None, str]:
@@ -141,7 +155,10 @@ def parse_answer(line: str, prompt: Prompt) -> tuple[str | None, str]:
             return RUN_ANYWAY, ""
         if text in ("", "n", "no"):
             return "no", ""
-        return None, "type `run anyway` in full to run this one command, or Enter to leave it refused"
+        return (
+            None,
+            "type `run anyway` in full to run this one command, or Enter to leave it refused",
+        )
     answer = ALIASES.get(text)
     if answer is None:
         return None, "not an answer; " + choices_text(prompt)
@@ -182,7 +199,9 @@ class Screen:
     ``width`` None means plain unwrapped text (stdout is not a terminal).
     """
 
-    def __init__(self, out: TextIO, *, color: bool, term: Any = None, width: int | None = None) -> None:
+    def __init__(
+        self, out: TextIO, *, color: bool, term: Any = None, width: int | None = None
+    ) -> None:
         self.out = out
         self.color = color
         self.term = term
@@ -202,7 +221,9 @@ class Screen:
 
     def rows(self, rows: Sequence[Row]) -> None:
         with self.lock:
-            self.out.write("".join(line + "\n" for line in paint(rows, self.term, color=self.color)))
+            self.out.write(
+                "".join(line + "\n" for line in paint(rows, self.term, color=self.color))
+            )
             self.out.flush()
 
     def line(self, text: str, voice: Voice = "chrome") -> None:
@@ -237,9 +258,16 @@ class Watcher:
     ``(path, text written)``; it is called only after the daemon accepted the answer.
     """
 
-    def __init__(self, screen: Screen, request: Callable[[dict[str, Any]], dict[str, Any] | None], *,
-                 write_entry: Callable[[str, str], tuple[str, str]] | None = None,
-                 show_all: bool = False, answers: bool = True, pid: int | None = None) -> None:
+    def __init__(
+        self,
+        screen: Screen,
+        request: Callable[[dict[str, Any]], dict[str, Any] | None],
+        *,
+        write_entry: Callable[[str, str], tuple[str, str]] | None = None,
+        show_all: bool = False,
+        answers: bool = True,
+        pid: int | None = None,
+    ) -> None:
         self.screen = screen
         self.request = request
         self.write_entry = write_entry or _write_entry
@@ -262,28 +290,48 @@ class Watcher:
             raw = reply.get("sessions")
             sessions: list[Any] = raw if isinstance(raw, list) else []
             role = "watching (answers go to you)" if self.answers else "watching (view only)"
-            self.screen.line(f"gatesh watch: {role}; {len(sessions)} session(s) open. Type `help` for the keys.")
+            self.screen.line(
+                f"gatesh watch: {role}; {len(sessions)} session(s) open. Type `help` for the keys."
+            )
             for o in reply.get("observations") or []:
                 if isinstance(o, dict) and _s(o.get("observation")):  # ended while nobody watched
-                    self.screen.rows([*self._heading(_s(o.get("session")), "", "session ended while nobody watched"),
-                                      *self.screen.wrap(neutralise(_s(o.get("observation"))), "chrome")])
+                    self.screen.rows(
+                        [
+                            *self._heading(
+                                _s(o.get("session")), "", "session ended while nobody watched"
+                            ),
+                            *self.screen.wrap(neutralise(_s(o.get("observation"))), "chrome"),
+                        ]
+                    )
             for s in sessions:
                 if isinstance(s, dict) and s.get("halted"):
-                    self.screen.line(f"session {neutralise(_s(s.get('session')))} is halted: "
-                                     f"{neutralise(_s(s.get('halt_reason')))} (`resume SESSION` ends it)")
+                    self.screen.line(
+                        f"session {neutralise(_s(s.get('session')))} is halted: "
+                        f"{neutralise(_s(s.get('halt_reason')))} (`resume SESSION` ends it)"
+                    )
             for p in reply.get("pending") or []:
                 if not isinstance(p, dict) or not _s(p.get("pending_id")):
                     continue
-                prompt = Prompt(pending_id=_s(p["pending_id"]), session=_s(p.get("session")),
-                                command=_s(p.get("command")), cwd=_s(p.get("cwd")),
-                                to_person_reason=_s(p.get("reason")), kind=_s(p.get("kind")) or "escalate",
-                                outcome=_s(p.get("outcome")), reason=_s(p.get("rating")),
-                                remedy=_s(p.get("remedy")), stage=_s(p.get("stage")),
-                                elsewhere=p.get("state") == "asking", surface=_s(p.get("surface")),
-                                rounds=[round_from(r) for r in p.get("rounds") or [] if isinstance(r, dict)],
-                                choices=tuple(c for c in p.get("choices") or CAUTIOUS_CHOICES
-                                              if c in ALL_CHOICES) or CAUTIOUS_CHOICES,
-                                entry=p.get("entry") if isinstance(p.get("entry"), str) else None)
+                prompt = Prompt(
+                    pending_id=_s(p["pending_id"]),
+                    session=_s(p.get("session")),
+                    command=_s(p.get("command")),
+                    cwd=_s(p.get("cwd")),
+                    to_person_reason=_s(p.get("reason")),
+                    kind=_s(p.get("kind")) or "escalate",
+                    outcome=_s(p.get("outcome")),
+                    reason=_s(p.get("rating")),
+                    remedy=_s(p.get("remedy")),
+                    stage=_s(p.get("stage")),
+                    elsewhere=p.get("state") == "asking",
+                    surface=_s(p.get("surface")),
+                    rounds=[round_from(r) for r in p.get("rounds") or [] if isinstance(r, dict)],
+                    choices=tuple(
+                        c for c in p.get("choices") or CAUTIOUS_CHOICES if c in ALL_CHOICES
+                    )
+                    or CAUTIOUS_CHOICES,
+                    entry=p.get("entry") if isinstance(p.get("entry"), str) else None,
+                )
                 if prompt.kind == "halt":
                     prompt.choices = (RUN_ANYWAY, "no")
                 self._ask(prompt)
@@ -296,8 +344,10 @@ class Watcher:
             self.awaiting_mandate = False
             self.screen.line(f"gatesh watch: lost the daemon ({neutralise(why)}); reconnecting…")
             if dropped:
-                self.screen.line(f"dropped prompt(s) {', '.join(dropped)}: nothing was approved; "
-                                 "`gatesh approve ID` still works after they are refused")
+                self.screen.line(
+                    f"dropped prompt(s) {', '.join(dropped)}: nothing was approved; "
+                    "`gatesh approve ID` still works after they are refused"
+                )
 
     def on_event(self, ev: dict[str, Any]) -> None:
         """Show one event. Never raises: a malformed event is reported and skipped."""
@@ -309,7 +359,9 @@ class Watcher:
             with self.lock:
                 handler(ev)
         except Exception as exc:  # the view must outlive one odd event
-            self.screen.line(f"gatesh watch: could not show a {kind!r} event ({type(exc).__name__}: {exc})")
+            self.screen.line(
+                f"gatesh watch: could not show a {kind!r} event ({type(exc).__name__}: {exc})"
+            )
 
     def _heading(self, session: str, cwd: str, what: str = "") -> list[Row]:
         """A block's heading: what happened, the session and its working directory (chrome)."""
@@ -326,7 +378,10 @@ class Watcher:
         live = self.live.setdefault(sid, [])
         if r.passed:
             argument = list(live)
-            if _s(ev.get("ends")) == "agreed" and pass_label((x.command for x in live), r.command) != "Agreed":
+            if (
+                _s(ev.get("ends")) == "agreed"
+                and pass_label((x.command for x in live), r.command) != "Agreed"
+            ):
                 # Attached after the refusal of this command: the daemon saw it, this view did not.
                 argument.insert(0, Round(command=r.command, outcome=r.outcome))
             rounds, attempts = [*argument, r], (number - 1 if number is not None else None)
@@ -336,10 +391,20 @@ class Watcher:
             del live[:-MAX_REJECTIONS_SINCE_PERSON]
             rounds, attempts = live, number
         raw = ev.get("counters")
-        counters = {k: v for k, v in raw.items() if isinstance(v, int)} if isinstance(raw, dict) else None
-        rows = [*self._heading(sid, _s(ev.get("cwd"))),
-                *render_rows(rounds, width=self.screen.width, mode="live", attempts=attempts, newest=1,
-                             counters=counters)]
+        counters = (
+            {k: v for k, v in raw.items() if isinstance(v, int)} if isinstance(raw, dict) else None
+        )
+        rows = [
+            *self._heading(sid, _s(ev.get("cwd"))),
+            *render_rows(
+                rounds,
+                width=self.screen.width,
+                mode="live",
+                attempts=attempts,
+                newest=1,
+                counters=counters,
+            ),
+        ]
         self.screen.rows(rows)
 
     def _ev_decision(self, ev: dict[str, Any]) -> None:
@@ -354,9 +419,13 @@ class Watcher:
             return
         if action in ("deny", "refuse"):
             stage = neutralise(_s(ev.get("stage")))
-            rows = [*self._heading(sid, cwd, f"refused ({stage})"),
-                    *self.screen.wrap(command, "agent", MAX_ROWS_PER_ELEMENT),
-                    *self.screen.wrap("  " + neutralise(_s(ev.get("reason"))), "rater", MAX_ROWS_PER_ELEMENT)]
+            rows = [
+                *self._heading(sid, cwd, f"refused ({stage})"),
+                *self.screen.wrap(command, "agent", MAX_ROWS_PER_ELEMENT),
+                *self.screen.wrap(
+                    "  " + neutralise(_s(ev.get("reason"))), "rater", MAX_ROWS_PER_ELEMENT
+                ),
+            ]
             self.screen.rows(rows)
 
     def _ev_escalation(self, ev: dict[str, Any]) -> None:
@@ -366,13 +435,24 @@ class Watcher:
         choices = tuple(c for c in ev.get("choices") or () if c in ALL_CHOICES) or CAUTIOUS_CHOICES
         if _s(ev.get("outcome")) == "catastrophic":
             choices = tuple(c for c in choices if c not in ("session", "always"))
-        prompt = Prompt(pending_id=_s(ev.get("pending_id")), session=sid, command=_s(ev.get("command")),
-                        cwd=_s(ev.get("cwd")), outcome=_s(ev.get("outcome")), reason=_s(ev.get("reason")),
-                        remedy=_s(ev.get("remedy")), to_person_reason=_s(ev.get("to_person_reason")),
-                        rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
-                        choices=choices, kind=kind, timeout_s=_f(ev.get("timeout_s")), stage=_s(ev.get("stage")),
-                        elsewhere=ev.get("asking") is True, surface=_s(ev.get("surface")),
-                        entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None)
+        prompt = Prompt(
+            pending_id=_s(ev.get("pending_id")),
+            session=sid,
+            command=_s(ev.get("command")),
+            cwd=_s(ev.get("cwd")),
+            outcome=_s(ev.get("outcome")),
+            reason=_s(ev.get("reason")),
+            remedy=_s(ev.get("remedy")),
+            to_person_reason=_s(ev.get("to_person_reason")),
+            rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
+            choices=choices,
+            kind=kind,
+            timeout_s=_f(ev.get("timeout_s")),
+            stage=_s(ev.get("stage")),
+            elsewhere=ev.get("asking") is True,
+            surface=_s(ev.get("surface")),
+            entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None,
+        )
         if kind == "halt":
             prompt.choices = (RUN_ANYWAY, "no")
         self._ask(prompt)
@@ -397,7 +477,9 @@ class Watcher:
         if self.answers and next(iter(self.prompts)) == prompt.pending_id:
             self._show_choices(prompt)
         elif self.answers:
-            self.screen.line(f"{prompt.pending_id}: queued; it is asked after the one before it is answered")
+            self.screen.line(
+                f"{prompt.pending_id}: queued; it is asked after the one before it is answered"
+            )
 
     def escalation_rows(self, p: Prompt) -> list[Row]:
         """The escalation block (S7): the command, outcome and rater's words, the argument so far
@@ -406,15 +488,30 @@ class Watcher:
         rows = self._heading(p.session, p.cwd, title)
         why = p.to_person_reason
         if p.kind == "halt":
-            rows += self.screen.wrap(f"Session {neutralise(p.session)} is halted: every command is refused "
-                                     f"until a person resumes it (`resume {neutralise(p.session)}`).", "chrome")
+            rows += self.screen.wrap(
+                f"Session {neutralise(p.session)} is halted: every command is refused "
+                f"until a person resumes it (`resume {neutralise(p.session)}`).",
+                "chrome",
+            )
             why = ""
         elif p.elsewhere:
-            where = "Its own terminal (a person's gated shell)" if p.surface == "pty" else \
-                "Its own surface (a harness's prompt)"
-            rows += self.screen.wrap(f"{where} is asking its person too; an answer here counts as well.", "chrome")
-        ask = Ask(command=p.command, outcome=p.outcome, reason=p.reason, remedy=p.remedy, why_person=why,
-                  rounds=tuple(p.rounds), request_in_rounds=p.stage == "negotiation")
+            where = (
+                "Its own terminal (a person's gated shell)"
+                if p.surface == "pty"
+                else "Its own surface (a harness's prompt)"
+            )
+            rows += self.screen.wrap(
+                f"{where} is asking its person too; an answer here counts as well.", "chrome"
+            )
+        ask = Ask(
+            command=p.command,
+            outcome=p.outcome,
+            reason=p.reason,
+            remedy=p.remedy,
+            why_person=why,
+            rounds=tuple(p.rounds),
+            request_in_rounds=p.stage == "negotiation",
+        )
         return rows + escalation_rows(ask, width=self.screen.width)
 
     def _show_choices(self, p: Prompt) -> None:
@@ -439,14 +536,18 @@ class Watcher:
     def _ev_expired(self, ev: dict[str, Any]) -> None:
         pid = _s(ev.get("pending_id"))
         why = neutralise(_s(ev.get("why"))) or "nobody answered in time"
-        self.screen.line(f"{pid}: {why}, so it was refused; "
-                         f"`gatesh approve {pid}` still lets it run once when the agent retries")
+        self.screen.line(
+            f"{pid}: {why}, so it was refused; "
+            f"`gatesh approve {pid}` still lets it run once when the agent retries"
+        )
         self._drop(pid)
 
     def _ev_withdrawn(self, ev: dict[str, Any]) -> None:
         pid = _s(ev.get("pending_id"))
-        self.screen.line(f"{pid}: withdrawn — the waiting command was interrupted (Ctrl-C) before anyone "
-                         "answered; nothing ran, and there is nothing left to answer")
+        self.screen.line(
+            f"{pid}: withdrawn — the waiting command was interrupted (Ctrl-C) before anyone "
+            "answered; nothing ran, and there is nothing left to answer"
+        )
         self._drop(pid)
 
     def _drop(self, pending_id: str) -> None:
@@ -454,25 +555,45 @@ class Watcher:
         self.prompts.pop(pending_id, None)
         if was_first and self.prompts and self.answers:
             nxt = next(iter(self.prompts.values()))
-            self.screen.line(f"now asking {nxt.pending_id}: {neutralise(nxt.command)} "
-                             f"(session {neutralise(nxt.session)})")
+            self.screen.line(
+                f"now asking {nxt.pending_id}: {neutralise(nxt.command)} "
+                f"(session {neutralise(nxt.session)})"
+            )
             self._show_choices(nxt)
 
     def _ev_halt(self, ev: dict[str, Any]) -> None:
         sid = _s(ev.get("session"))
         self._person_reached(sid)
-        rows = [*self._heading(sid, _s(ev.get("cwd")), "HALTED: attack"),
-                *self.screen.wrap(f"Command: {neutralise(_s(ev.get('command')))}", "agent", MAX_ROWS_PER_ELEMENT),
-                *self.screen.wrap(f"Rater: attack — {neutralise(_s(ev.get('reason')))}", "rater",
-                                  MAX_ROWS_PER_ELEMENT),
-                *self.screen.wrap(f"Every command of session {neutralise(sid)} is refused until a person "
-                                  f"resumes it: type `resume {neutralise(sid)}` here or run "
-                                  "`gatesh resume SESSION`.", "chrome")]
+        rows = [
+            *self._heading(sid, _s(ev.get("cwd")), "HALTED: attack"),
+            *self.screen.wrap(
+                f"Command: {neutralise(_s(ev.get('command')))}", "agent", MAX_ROWS_PER_ELEMENT
+            ),
+            *self.screen.wrap(
+                f"Rater: attack — {neutralise(_s(ev.get('reason')))}", "rater", MAX_ROWS_PER_ELEMENT
+            ),
+            *self.screen.wrap(
+                f"Every command of session {neutralise(sid)} is refused until a person "
+                f"resumes it: type `resume {neutralise(sid)}` here or run "
+                "`gatesh resume SESSION`.",
+                "chrome",
+            ),
+        ]
         self.screen.rows(rows)
         if _s(ev.get("pending_id")):
-            self._ask(Prompt(pending_id=_s(ev["pending_id"]), session=sid, command=_s(ev.get("command")),
-                             cwd=_s(ev.get("cwd")), outcome="attack", reason=_s(ev.get("reason")),
-                             kind="halt", choices=(RUN_ANYWAY, "no"), timeout_s=_f(ev.get("timeout_s"))))
+            self._ask(
+                Prompt(
+                    pending_id=_s(ev["pending_id"]),
+                    session=sid,
+                    command=_s(ev.get("command")),
+                    cwd=_s(ev.get("cwd")),
+                    outcome="attack",
+                    reason=_s(ev.get("reason")),
+                    kind="halt",
+                    choices=(RUN_ANYWAY, "no"),
+                    timeout_s=_f(ev.get("timeout_s")),
+                )
+            )
 
     def _ev_resumed(self, ev: dict[str, Any]) -> None:
         by: dict[str, Any] = ev["by"] if isinstance(ev.get("by"), dict) else {}
@@ -485,7 +606,11 @@ class Watcher:
             self._person_reached(s)
         where = f"session {neutralise(sid)}" if sid else "every session"
         channel = _s(ev.get("channel"))
-        what = "mandate" if channel in ("", "mandate", "watch") else f"the user's words ({neutralise(channel)})"
+        what = (
+            "mandate"
+            if channel in ("", "mandate", "watch")
+            else f"the user's words ({neutralise(channel)})"
+        )
         self.screen.line(f"{what} for {where}: {neutralise(_s(ev.get('text')))}")
 
     def _ev_notice(self, ev: dict[str, Any]) -> None:
@@ -495,8 +620,10 @@ class Watcher:
 
     def _ev_session_start(self, ev: dict[str, Any]) -> None:
         if self.show_all:
-            self.screen.line(f"session {neutralise(_s(ev.get('session')))} started "
-                             f"({neutralise(_s(ev.get('surface')))})")
+            self.screen.line(
+                f"session {neutralise(_s(ev.get('session')))} started "
+                f"({neutralise(_s(ev.get('surface')))})"
+            )
 
     def _ev_session_end(self, ev: dict[str, Any]) -> None:
         sid = _s(ev.get("session"))
@@ -504,8 +631,12 @@ class Watcher:
         self.reached.discard(sid)
         observation = _s(ev.get("observation"))
         if observation:
-            self.screen.rows([*self._heading(sid, "", "session ended"),
-                              *self.screen.wrap(neutralise(observation), "chrome")])
+            self.screen.rows(
+                [
+                    *self._heading(sid, "", "session ended"),
+                    *self.screen.wrap(neutralise(observation), "chrome"),
+                ]
+            )
         elif self.show_all:
             self.screen.line(f"session {neutralise(sid)} ended")
 
@@ -562,24 +693,31 @@ class Watcher:
     def answer(self, prompt: Prompt, answer: str) -> bool:
         """Send ``answer`` for ``prompt``; write the list entry when it was always / deny always
         and the daemon accepted it. True when the daemon accepted the answer."""
-        reply = self._op({"op": "answer", "pending_id": prompt.pending_id, "answer": answer}, "answer",
-                         quiet=True)
+        reply = self._op(
+            {"op": "answer", "pending_id": prompt.pending_id, "answer": answer},
+            "answer",
+            quiet=True,
+        )
         if reply is None:
             return False
         if answer in ("always", "deny always"):
             kind = "allow" if answer == "always" else "deny"
             pattern = entry_pattern(prompt.command) if prompt.entry is None else prompt.entry
             if not pattern:
-                self.screen.line(f"{prompt.pending_id}: no {kind} entry was written: the command holds a "
-                                 "secret, which never goes into a config file; the answer stood for this "
-                                 "one command only")
+                self.screen.line(
+                    f"{prompt.pending_id}: no {kind} entry was written: the command holds a "
+                    "secret, which never goes into a config file; the answer stood for this "
+                    "one command only"
+                )
                 return True
             try:
                 path, written = self.write_entry(kind, pattern)
             except Exception as exc:
-                self.screen.line(f"{prompt.pending_id}: the {kind} entry could not be written "
-                                 f"({type(exc).__name__}: {neutralise(str(exc))}); the answer stood "
-                                 f"for this one command only")
+                self.screen.line(
+                    f"{prompt.pending_id}: the {kind} entry could not be written "
+                    f"({type(exc).__name__}: {neutralise(str(exc))}); the answer stood "
+                    f"for this one command only"
+                )
             else:
                 self.screen.line(f"{prompt.pending_id}: wrote to {path}:")
                 for row in written.splitlines():
@@ -600,7 +738,9 @@ class Watcher:
         msg.setdefault("pid", self.pid)
         reply = self.request(msg)
         if reply is None:
-            self.screen.line(f"{verb}: the daemon could not be asked (connection lost); nothing changed")
+            self.screen.line(
+                f"{verb}: the daemon could not be asked (connection lost); nothing changed"
+            )
             return None
         if not reply.get("ok"):
             self.screen.line(describe_refusal(verb, reply).replace("gatesh ", "", 1))
@@ -619,7 +759,11 @@ def _write_entry(kind: str, pattern: str) -> tuple[str, str]:
     from gatesh.policy.lists import ListEntry
 
     path = _paths.current().user_config
-    note = "added by gatesh watch (always)" if kind == "allow" else "added by gatesh watch (deny always)"
+    note = (
+        "added by gatesh watch (always)"
+        if kind == "allow"
+        else "added by gatesh watch (deny always)"
+    )
     written = add_list_entry(kind, ListEntry(match="exact", pattern=pattern, note=note), path)
     return path, written
 
@@ -744,7 +888,9 @@ def _keep_attached(watcher: Watcher, link: Link, stop: threading.Event) -> None:
             reply = link.open(start=True)
         except (client.DaemonUnavailable, client.DaemonLost, LinkError, OSError, ValueError) as exc:
             if str(exc) != said:
-                watcher.screen.line(f"gatesh watch: cannot attach to the daemon ({neutralise(str(exc))}); retrying")
+                watcher.screen.line(
+                    f"gatesh watch: cannot attach to the daemon ({neutralise(str(exc))}); retrying"
+                )
                 said = str(exc)
             stop.wait(RECONNECT_S * 2)
             continue
@@ -765,10 +911,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="gatesh watch",
         description="Watch every round of every session as it happens, answer escalations, "
-                    "record what you asked the agent to do. Type `help` once it runs.")
+        "record what you asked the agent to do. Type `help` once it runs.",
+    )
     parser.add_argument("--all", action="store_true", help="also show every command that ran")
-    parser.add_argument("--view-only", action="store_true",
-                        help="show, never ask: escalations are not routed to this view")
+    parser.add_argument(
+        "--view-only",
+        action="store_true",
+        help="show, never ask: escalations are not routed to this view",
+    )
     args = parser.parse_args(argv if argv is not None else sys.argv[1:])
 
     out = sys.stdout
@@ -781,18 +931,23 @@ def main(argv: list[str] | None = None) -> int:
     screen = Screen(out, color=tty and term is not None and bool(term.does_styling), term=term)
     stop = threading.Event()
     link: Link
-    watcher = Watcher(screen, lambda msg: link.request(msg), show_all=args.all, answers=not args.view_only)
+    watcher = Watcher(
+        screen, lambda msg: link.request(msg), show_all=args.all, answers=not args.view_only
+    )
     link = Link(watcher.on_event, role="admin" if args.view_only else "watch")
-    keeper = threading.Thread(target=_keep_attached, args=(watcher, link, stop), name="gatesh-watch-link",
-                              daemon=True)
+    keeper = threading.Thread(
+        target=_keep_attached, args=(watcher, link, stop), name="gatesh-watch-link", daemon=True
+    )
     keeper.start()
     try:
         while True:
             line = sys.stdin.readline()
             if not line:
                 if not args.view_only:
-                    screen.line("gatesh watch: input closed; still watching (escalations wait for their "
-                                "timeout, then are refused). Ctrl-C leaves.")
+                    screen.line(
+                        "gatesh watch: input closed; still watching (escalations wait for their "
+                        "timeout, then are refused). Ctrl-C leaves."
+                    )
                 while keeper.is_alive():
                     keeper.join(3600)
                 break

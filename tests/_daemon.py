@@ -62,14 +62,18 @@ def stop_daemon_at(runtime: Path) -> None:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(2)
             s.connect(str(sock))
-            pid, uid, _ = struct.unpack("3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+            pid, uid, _ = struct.unpack(
+                "3i", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            )
         if uid == os.getuid() and pid > 1:
             os.kill(pid, signal.SIGTERM)
     except OSError:
         pass
 
 
-def subscribe(role: str = "watch", timeout: float = 30.0) -> tuple[socket.socket, Any, dict[str, Any]]:
+def subscribe(
+    role: str = "watch", timeout: float = 30.0
+) -> tuple[socket.socket, Any, dict[str, Any]]:
     """A raw subscriber (``watch``: asked and answering; ``admin``: view only) on the running
     daemon: its socket, the socket's file, and the subscribe reply (sessions, pending, observations)."""
     s = socket.socket(socket.AF_UNIX)

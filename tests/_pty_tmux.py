@@ -20,8 +20,11 @@ DEADLINE_S = 8.0
 # bash and zsh, each skipped (visibly, with its reason) when that shell is not installed, so a
 # machine without zsh reports the zsh cases as skipped instead of silently not collecting them.
 SHELL_PARAMS = [
-    pytest.param(name, id=name,
-                 marks=pytest.mark.skipif(shutil.which(name) is None, reason=f"{name} is not installed"))
+    pytest.param(
+        name,
+        id=name,
+        marks=pytest.mark.skipif(shutil.which(name) is None, reason=f"{name} is not installed"),
+    )
     for name in ("bash", "zsh")
 ]
 
@@ -29,8 +32,16 @@ SHELL_PARAMS = [
 class TmuxSession:
     """One tmux server on its own socket running ``python -m gatesh`` in a 120x40 window."""
 
-    def __init__(self, tmp: Path, shell: str, *, extra: tuple[str, ...] = (), env: dict[str, str] | None = None,
-                 home_files: dict[str, str] | None = None, config: str = "") -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        shell: str,
+        *,
+        extra: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+        home_files: dict[str, str] | None = None,
+        config: str = "",
+    ) -> None:
         self.tmp = tmp
         self.home = tmp / "home"
         self.work = tmp / "work"
@@ -60,19 +71,32 @@ class TmuxSession:
         for rc in (".bashrc", ".zshrc"):
             if not (self.home / rc).exists():
                 (self.home / rc).write_text("PS1='$ '\n")
-        cmd = " ".join(shlex.quote(w) for w in [sys.executable, "-m", "gatesh", "--shell", shell, *extra])
+        cmd = " ".join(
+            shlex.quote(w) for w in [sys.executable, "-m", "gatesh", "--shell", shell, *extra]
+        )
         envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
         # gatesh's exit status is written by a parent sh: tmux 3.3a sometimes marks the pane dead
         # without ever reporting #{pane_dead_status} (its child left unreaped), so don't rely on it.
         self.exit_file = tmp / "exit-status"
         wrapped = f"{cmd}; echo $? > {shlex.quote(str(self.exit_file))}"
-        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", str(self.work),
-                  f"env -i {envs} sh -c {shlex.quote(wrapped)}")
+        self.tmux(
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            str(self.work),
+            f"env -i {envs} sh -c {shlex.quote(wrapped)}",
+        )
         self.tmux("set-option", "-g", "remain-on-exit", "on")
         self.wait_for(lambda s: s.rstrip().endswith("$"), what="the first prompt")
 
     def tmux(self, *args: str) -> str:
-        out = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+        )
         return out.stdout
 
     def screen(self) -> str:
@@ -86,7 +110,9 @@ class TmuxSession:
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", *keys)
 
-    def wait_for(self, pred: Callable[[str], bool], *, what: str, deadline: float = DEADLINE_S) -> str:
+    def wait_for(
+        self, pred: Callable[[str], bool], *, what: str, deadline: float = DEADLINE_S
+    ) -> str:
         end = time.monotonic() + deadline
         screen = ""
         while time.monotonic() < end:
@@ -102,7 +128,9 @@ class TmuxSession:
         self.send(text)
         if marker is None:
             self.send(f"echo {tag[:5]}''{tag[5:]}")
-        return self.wait_for(lambda s: any(line.strip() == tag for line in s.splitlines()), what=tag)
+        return self.wait_for(
+            lambda s: any(line.strip() == tag for line in s.splitlines()), what=tag
+        )
 
     def status(self) -> int:
         """``$?`` of the last entry."""

@@ -18,9 +18,13 @@ def pytest_report_header() -> list[str]:
     """Name the real harness CLIs the run drives (SPEC S11.4), so a CI log says which versions its
     tests/harness results are for, or that they skip and why."""
     if not clis.runs_here():
-        return [f"harness CLIs: none (the pinned builds are Linux {clis.MACHINE}; tests/harness skip)"]
-    named = [f"{c.spec}{' on ' + clis.NODE.spec if c.on_node else ''}{'' if clis.ready(c) else ' MISSING'}"
-             for c in clis.CLIS.values()]
+        return [
+            f"harness CLIs: none (the pinned builds are Linux {clis.MACHINE}; tests/harness skip)"
+        ]
+    named = [
+        f"{c.spec}{' on ' + clis.NODE.spec if c.on_node else ''}{'' if clis.ready(c) else ' MISSING'}"
+        for c in clis.CLIS.values()
+    ]
     line = f"harness CLIs (in {clis.CACHE}): {', '.join(named)}"
     if "MISSING" in line:
         line += "; run `python3 tests/harness/clis.py install` (.ci/run does)"
@@ -117,4 +121,3 @@ def scratch_tree(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
     if shutil.which("git") is None:
         pytest.skip("git is not installed: these cases are decided in a real git working tree")
     return worktree.build(str(tmp_path_factory.mktemp("tree")))
-

@@ -27,7 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # The agent's commands that go to a person: an escalate entry, so no rater is involved.
-CONFIG = '[[escalate]]\nmatch = "glob"\npattern = "touch asked-*"\n\n[escalation]\ntimeout_s = 120\n'
+CONFIG = (
+    '[[escalate]]\nmatch = "glob"\npattern = "touch asked-*"\n\n[escalation]\ntimeout_s = 120\n'
+)
 DEADLINE_S = 20.0
 
 
@@ -38,35 +40,68 @@ class PersonScreen:
     def __init__(self, tmp: Path, shell: str = "bash") -> None:
         self.tmp = tmp
         self.home, self.work = tmp / "home", tmp / "work"
-        for d in (self.home, self.work, tmp / "cfg" / "gatesh", tmp / "state", tmp / "data", tmp / "run"):
+        for d in (
+            self.home,
+            self.work,
+            tmp / "cfg" / "gatesh",
+            tmp / "state",
+            tmp / "data",
+            tmp / "run",
+        ):
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(tmp / "run", 0o700)
         (tmp / "cfg" / "gatesh" / "config.toml").write_text(CONFIG)
         for rc in (".bashrc", ".zshrc"):
             (self.home / rc).write_text("PS1='agent$ '\n")
         self.env = {
-            "HOME": str(self.home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "TERM": "xterm-256color", "LANG": "C.UTF-8",
-            "XDG_CONFIG_HOME": str(tmp / "cfg"), "XDG_STATE_HOME": str(tmp / "state"),
-            "XDG_DATA_HOME": str(tmp / "data"), "XDG_RUNTIME_DIR": str(tmp / "run"),
-            "GATESH_SYSTEM_CONFIG": str(tmp / "etc" / "config.toml"), "SHELL": f"/bin/{shell}",
+            "HOME": str(self.home),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "XDG_CONFIG_HOME": str(tmp / "cfg"),
+            "XDG_STATE_HOME": str(tmp / "state"),
+            "XDG_DATA_HOME": str(tmp / "data"),
+            "XDG_RUNTIME_DIR": str(tmp / "run"),
+            "GATESH_SYSTEM_CONFIG": str(tmp / "etc" / "config.toml"),
+            "SHELL": f"/bin/{shell}",
             "PYTHONPATH": os.pathsep.join([str(ROOT), *(p for p in sys.path if p)]),
         }
         self.socket = f"gatesh-person-{uuid.uuid4().hex[:8]}"
         envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
         python = shlex.quote(sys.executable)
-        self.tmux("new-session", "-d", "-x", "160", "-y", "50", "-c", str(self.work),
-                  f"env -i {envs} {python} -m gatesh --shell {shell}")
+        self.tmux(
+            "new-session",
+            "-d",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            "-c",
+            str(self.work),
+            f"env -i {envs} {python} -m gatesh --shell {shell}",
+        )
         self.tmux("set-option", "-g", "remain-on-exit", "on")
         self.agent = self.tmux("display", "-p", "#{pane_id}").strip()
-        self.person = self.tmux("split-window", "-v", "-P", "-F", "#{pane_id}", "-c", str(self.work),
-                                f"env -i {envs} {python} -m gatesh watch").strip()
+        self.person = self.tmux(
+            "split-window",
+            "-v",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            str(self.work),
+            f"env -i {envs} {python} -m gatesh watch",
+        ).strip()
         self.wait(self.agent, lambda s: s.rstrip().endswith("agent$"), "the agent's prompt")
         self.wait(self.person, lambda s: "watching (answers go to you)" in s, "the watcher")
 
     def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True,
-                              text=True, timeout=10).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
 
     def screen(self, pane: str) -> str:
         return self.tmux("capture-pane", "-p", "-J", "-t", pane, "-S", "-500")
@@ -79,7 +114,9 @@ class PersonScreen:
     def keys(self, pane: str, *keys: str) -> None:
         self.tmux("send-keys", "-t", pane, *keys)
 
-    def wait(self, pane: str, pred: Callable[[str], bool], what: str, deadline: float = DEADLINE_S) -> str:
+    def wait(
+        self, pane: str, pred: Callable[[str], bool], what: str, deadline: float = DEADLINE_S
+    ) -> str:
         end = time.monotonic() + deadline
         while True:
             text = self.screen(pane)
@@ -111,8 +148,11 @@ def step_answered(ps: PersonScreen) -> None:
     ps.wait(ps.person, lambda s: "[o]nce" in s, "the escalation prompt in the watcher")
     ps.type(ps.person, "o")
     ps.wait(ps.person, lambda s: "answered `once` by you" in s, "the answer")
-    ps.wait(ps.agent, lambda s: s.rstrip().endswith("agent$") and (ps.work / "asked-once").exists(),
-            "the command to run")
+    ps.wait(
+        ps.agent,
+        lambda s: s.rstrip().endswith("agent$") and (ps.work / "asked-once").exists(),
+        "the command to run",
+    )
 
 
 def step_withdrawn(ps: PersonScreen) -> None:
@@ -124,8 +164,12 @@ def step_withdrawn(ps: PersonScreen) -> None:
     ps.wait(ps.person, lambda s: "withdrawn" in s, "the withdrawal in the watcher")
     ps.wait(ps.agent, lambda s: s.rstrip().endswith("agent$"), "the agent's prompt back")
     ps.type(ps.agent, "echo back-''at-work")
-    ps.wait(ps.agent, lambda s: any(line.strip() == "back-at-work" for line in s.splitlines()),
-            "the next command to run at once", deadline=10.0)
+    ps.wait(
+        ps.agent,
+        lambda s: any(line.strip() == "back-at-work" for line in s.splitlines()),
+        "the next command to run at once",
+        deadline=10.0,
+    )
 
 
 STEPS = (step_answered, step_withdrawn)
@@ -133,7 +177,9 @@ STEPS = (step_answered, step_withdrawn)
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pause", type=float, default=3.0, help="seconds between steps (default 3)")
+    parser.add_argument(
+        "--pause", type=float, default=3.0, help="seconds between steps (default 3)"
+    )
     parser.add_argument("--shell", choices=("bash", "zsh"), default="bash")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gatesh-person-") as tmp:

@@ -67,7 +67,14 @@ def _argue(state: SessionState, book: PendingBook, log: AuditLog, config: Any) -
     for cmd in REFUSED:
         d = decide(cmd, cwd=CWD, config=config, session=state)
         assert d.action is Action.REJECT, d
-        finish(d, state=state, reach=Reach.NOBODY, where=Where("s1", 1, CWD, "test"), book=book, audit=log)
+        finish(
+            d,
+            state=state,
+            reach=Reach.NOBODY,
+            where=Where("s1", 1, CWD, "test"),
+            book=book,
+            audit=log,
+        )
 
 
 @pytest.mark.parametrize("path", sorted(PATHS))
@@ -110,8 +117,14 @@ def test_a_watcher_is_shown_the_argument_for_a_list_entry(tmp_path: Path) -> Non
     cfg.write_text('[[escalate]]\nmatch = "prefix"\npattern = "make deploy"\n')
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {**os.environ, "GATESH_SESSION": "arg", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GATESH_SESSION": "arg",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     (repo / "f").write_text("1")
     subprocess.run(["git", "add", "f"], cwd=repo, check=True)
@@ -119,8 +132,14 @@ def test_a_watcher_is_shown_the_argument_for_a_list_entry(tmp_path: Path) -> Non
     (repo / "f").write_text("work")
 
     def gate(cmd: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "gatesh", "-c", cmd], cwd=repo, env=env,
-                              capture_output=True, text=True, timeout=90)
+        return subprocess.run(
+            [sys.executable, "-m", "gatesh", "-c", cmd],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
 
     try:
         for cmd in ("git reset --hard", "git checkout -- f"):
@@ -135,8 +154,10 @@ def test_a_watcher_is_shown_the_argument_for_a_list_entry(tmp_path: Path) -> Non
                 break
         assert [r["command"] for r in ev["rounds"]] == ["git reset --hard", "git checkout -- f"], ev
         assert ev["stage"] == "escalate-list"
-        f.write(b'{"op":"answer","pending_id":"%s","answer":"no","pid":%d}\n'
-                % (ev["pending_id"].encode(), os.getpid()))
+        f.write(
+            b'{"op":"answer","pending_id":"%s","answer":"no","pid":%d}\n'
+            % (ev["pending_id"].encode(), os.getpid())
+        )
         f.flush()
         t.join(60)
         assert box["out"].returncode == 126 and "A person refused" in box["out"].stderr

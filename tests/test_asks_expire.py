@@ -48,15 +48,35 @@ def daemon_cleanup() -> Iterator[None]:
 
 
 def _hook_input(command: str, session: str, cwd: Path) -> str:
-    return json.dumps({"hook_event_name": "PreToolUse", "session_id": session, "cwd": str(cwd),
-                       "tool_name": "Bash", "tool_input": {"command": command}})
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": session,
+            "cwd": str(cwd),
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
+    )
 
 
-def _start_harness(command: str, session: str, cwd: Path) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+def _start_harness(
+    command: str, session: str, cwd: Path
+) -> tuple[subprocess.Popen[str], dict[str, Any]]:
     """The stand-in harness, after its hook answered: (the process, the hook's answer)."""
-    proc = subprocess.Popen([sys.executable, "-c", HARNESS, _hook_input(command, session, cwd),
-                             *GATESH, "hook", "claude-code"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            HARNESS,
+            _hook_input(command, session, cwd),
+            *GATESH,
+            "hook",
+            "claude-code",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     return proc, json.loads(line)["hookSpecificOutput"]
@@ -64,15 +84,22 @@ def _start_harness(command: str, session: str, cwd: Path) -> tuple[subprocess.Po
 
 def _status() -> tuple[dict[str, Any], str]:
     raw = subprocess.run([*GATESH, "status", "--json"], capture_output=True, text=True, timeout=60)
-    text = subprocess.run([*GATESH, "status"], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "COLUMNS": "100"})
+    text = subprocess.run(
+        [*GATESH, "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "100"},
+    )
     assert raw.returncode == 0 and text.returncode == 0, raw.stderr + text.stderr
     return json.loads(raw.stdout), text.stdout
 
 
 def _audit() -> list[dict[str, Any]]:
     path = Path(_paths.current().audit_log)
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+    return (
+        [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+    )
 
 
 def _pending(status: dict[str, Any], pending_id: str) -> dict[str, Any]:
@@ -100,17 +127,27 @@ def test_an_ask_expires_when_its_harness_exits(tmp_path: Path) -> None:
     gone = _pending(status, pending_id)
     assert gone["state"] == "expired" and "exited before a person answered" in gone["ended"], gone
     assert "waiting for an answer now" not in text, text
-    assert f"gatesh approve {pending_id}" in text and "exited before a person answered" in text, text
-    assert client.request("admin", {"op": "subscribe"})["pending"] == []  # not shown to a new watcher
-    expired = [r for r in _audit() if r.get("pending_id") == pending_id and r["action"] == "expired"]
+    assert f"gatesh approve {pending_id}" in text and "exited before a person answered" in text, (
+        text
+    )
+    assert (
+        client.request("admin", {"op": "subscribe"})["pending"] == []
+    )  # not shown to a new watcher
+    expired = [
+        r for r in _audit() if r.get("pending_id") == pending_id and r["action"] == "expired"
+    ]
     assert len(expired) == 1, _audit()
     assert expired[0]["stage"] == "person" and f"pid {harness.pid}" in expired[0]["reason"], expired
     _status()  # expiring is once: a second look writes no second line
     assert len([r for r in _audit() if r.get("action") == "expired"]) == 1
 
     # Expired, not lost: a person may still let the agent's retry run once.
-    approved = subprocess.run([*GATESH, "approve", pending_id], capture_output=True, text=True, timeout=60)
-    assert approved.returncode == 0 and "may run once" in approved.stdout, approved.stdout + approved.stderr
+    approved = subprocess.run(
+        [*GATESH, "approve", pending_id], capture_output=True, text=True, timeout=60
+    )
+    assert approved.returncode == 0 and "may run once" in approved.stdout, (
+        approved.stdout + approved.stderr
+    )
     retry, answer = _start_harness(ASKED, "cc-ask", tmp_path)
     assert answer["permissionDecision"] == "allow", answer
     retry.communicate("exit\n", timeout=30)
@@ -143,8 +180,17 @@ class _Audit:
 
 
 def _open(book: PendingBook, state: PendingState, holder: Holder | None) -> Any:
-    return book.open(session="s", command="curl https://example.com/x", key="k", cwd="/tmp", reason="r",
-                     kind=PendingKind.ESCALATE, state=state, surface="hook", holder=holder)
+    return book.open(
+        session="s",
+        command="curl https://example.com/x",
+        key="k",
+        cwd="/tmp",
+        reason="r",
+        kind=PendingKind.ESCALATE,
+        state=state,
+        surface="hook",
+        holder=holder,
+    )
 
 
 def test_expire_moves_an_ask_to_expired_and_keeps_it_approvable(tmp_path: Path) -> None:
@@ -152,13 +198,23 @@ def test_expire_moves_an_ask_to_expired_and_keeps_it_approvable(tmp_path: Path) 
     p = _open(book, PendingState.ASKING, Holder(pid=123, start=1, name="claude"))
     assert book.orphaned(lambda h: True) == []
     assert book.orphaned(lambda h: False) == [p]
-    error = expire_ask(p, where=Where("s", None, "/tmp", "hook"), book=book, audit=audit,
-                       why="its harness claude (pid 123) exited")
+    error = expire_ask(
+        p,
+        where=Where("s", None, "/tmp", "hook"),
+        book=book,
+        audit=audit,
+        why="its harness claude (pid 123) exited",
+    )
     assert error == "" and p.state is PendingState.EXPIRED and book.orphaned(lambda h: False) == []
     assert [(r["action"], r["stage"], r["reason"], r["pending_id"]) for r in audit.records] == [
-        ("expired", "person", "its harness claude (pid 123) exited", p.id)]
+        ("expired", "person", "its harness claude (pid 123) exited", p.id)
+    ]
     again = PendingBook(str(tmp_path)).find(p.id)  # on disk, for `gatesh approve ID`
-    assert again is not None and again.state is PendingState.EXPIRED and again.ended.startswith("its harness")
+    assert (
+        again is not None
+        and again.state is PendingState.EXPIRED
+        and again.ended.startswith("its harness")
+    )
 
 
 def test_only_an_ask_at_a_surface_expires_on_its_own(tmp_path: Path) -> None:
@@ -168,5 +224,7 @@ def test_only_an_ask_at_a_surface_expires_on_its_own(tmp_path: Path) -> None:
     waiting = _open(book, PendingState.WAITING, Holder(pid=123, start=1, name="claude"))
     assert waiting.holder is None and book.orphaned(lambda h: False) == []
     with pytest.raises(IllegalTransition):
-        expire_ask(waiting, where=Where("s", None, "/tmp", "hook"), book=book, audit=_Audit(), why="x")
+        expire_ask(
+            waiting, where=Where("s", None, "/tmp", "hook"), book=book, audit=_Audit(), why="x"
+        )
     assert waiting.state is PendingState.WAITING

@@ -17,7 +17,10 @@ from gatesh.audit import AuditError, AuditLog, fold_home, read_tail, record_for
 def _lines(path: Path) -> list[dict]:
     """The records of ``path`` without the chain's own members (tests/test_audit_chain.py)."""
     chain = {"seq", "prev", "hash"}
-    return [{k: v for k, v in json.loads(x).items() if k not in chain} for x in path.read_text().splitlines()]
+    return [
+        {k: v for k, v in json.loads(x).items() if k not in chain}
+        for x in path.read_text().splitlines()
+    ]
 
 
 def test_append_writes_one_line_each(tmp_path: Path) -> None:
@@ -51,7 +54,11 @@ def test_rotation_is_bounded(tmp_path: Path) -> None:
     log = AuditLog(str(path), max_bytes=4096, keep=2)
     for i in range(400):
         log.append({"i": i, "pad": "x" * 100})
-    assert path.exists() and (tmp_path / "audit.jsonl.1").exists() and (tmp_path / "audit.jsonl.2").exists()
+    assert (
+        path.exists()
+        and (tmp_path / "audit.jsonl.1").exists()
+        and (tmp_path / "audit.jsonl.2").exists()
+    )
     assert not (tmp_path / "audit.jsonl.3").exists()
     assert path.stat().st_size <= 4096
     tail = read_tail(str(path), 30)
@@ -74,7 +81,7 @@ import resource, signal, sys
 sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r})
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 from gatesh.audit import AuditLog, AuditError
-log = AuditLog({str(tmp_path / 'audit.jsonl')!r}, max_bytes=10**9)
+log = AuditLog({str(tmp_path / "audit.jsonl")!r}, max_bytes=10**9)
 resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
 ok = 0
 try:
@@ -94,8 +101,14 @@ def test_record_is_redacted_and_home_folded(tmp_path: Path) -> None:
 
     home = os.path.expanduser("~")
     secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    d = Decision(action=Action.ALLOW, stage=Stage.READ_ONLY, outcome=None, reason="ok", rung=Rung.AUTO,
-                 facts=Facts(text=f"cat {home}/x && curl -H 'Authorization: token {secret}' x"))
+    d = Decision(
+        action=Action.ALLOW,
+        stage=Stage.READ_ONLY,
+        outcome=None,
+        reason="ok",
+        rung=Rung.AUTO,
+        facts=Facts(text=f"cat {home}/x && curl -H 'Authorization: token {secret}' x"),
+    )
     rec = record_for(d, session="s", pid=1, cwd=f"{home}/repo", surface="-c")
     line = json.dumps(rec)
     assert secret not in line
@@ -122,8 +135,9 @@ class _Fsyncs:
         self.real(fd)
 
 
-def test_write_is_in_the_file_at_once_and_sync_makes_it_durable(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_is_in_the_file_at_once_and_sync_makes_it_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fsyncs = _Fsyncs()
     monkeypatch.setattr(os, "fsync", fsyncs)
     log = AuditLog(str(tmp_path / "audit.jsonl"))
@@ -149,8 +163,9 @@ def test_rotation_syncs_what_write_left(tmp_path: Path, monkeypatch: pytest.Monk
     assert [r["i"] for r in read_tail(str(tmp_path / "audit.jsonl"), 5)] == list(range(95, 100))
 
 
-def test_audit_pipe_writes_before_returning_and_syncs_after(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_audit_pipe_writes_before_returning_and_syncs_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import asyncio
     import time
 

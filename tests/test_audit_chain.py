@@ -151,8 +151,10 @@ def test_an_inserted_line_is_reported(chained: Path, tmp_path: Path) -> None:
 
     lines = lines_of(chained)
     before = json.loads(lines[1])
-    content = json.dumps({"seq": before["seq"] + 1, "prev": before["hash"], "command": "forged"},
-                         separators=(",", ":")).encode()
+    content = json.dumps(
+        {"seq": before["seq"] + 1, "prev": before["hash"], "command": "forged"},
+        separators=(",", ":"),
+    ).encode()
     forged = content[:-1] + b',"hash":"' + hashlib.sha256(content).hexdigest().encode() + b'"}'
     lines.insert(2, forged)
     chained.write_bytes(b"\n".join(lines) + b"\n")

@@ -11,10 +11,18 @@ from gatesh import audit_syslog
 
 
 def record(**changes: object) -> dict[str, object]:
-    base: dict[str, object] = {"time": 1764410000.5, "session": "s1", "pid": 42, "cwd": "~/proj",
-                               "command": "git push --force", "stage": "rater", "rung": "auto",
-                               "outcome": "destructive", "reason": "rewrites history",
-                               "action": "reject"}
+    base: dict[str, object] = {
+        "time": 1764410000.5,
+        "session": "s1",
+        "pid": 42,
+        "cwd": "~/proj",
+        "command": "git push --force",
+        "stage": "rater",
+        "rung": "auto",
+        "outcome": "destructive",
+        "reason": "rewrites history",
+        "action": "reject",
+    }
     base.update(changes)
     return base
 
@@ -33,8 +41,15 @@ def test_long_records_are_cut_to_the_limit() -> None:
     assert body["session"] == "s1" and "chars cut" in body["command"]
 
 
-@pytest.mark.parametrize(("action", "priority"), [("allow", syslog.LOG_INFO), ("halt", syslog.LOG_ALERT),
-                                                  ("refuse", syslog.LOG_WARNING), ("???", syslog.LOG_WARNING)])
+@pytest.mark.parametrize(
+    ("action", "priority"),
+    [
+        ("allow", syslog.LOG_INFO),
+        ("halt", syslog.LOG_ALERT),
+        ("refuse", syslog.LOG_WARNING),
+        ("???", syslog.LOG_WARNING),
+    ],
+)
 def test_priority_by_action(action: str, priority: int) -> None:
     assert audit_syslog.priority_for(record(action=action)) == priority
 

@@ -22,14 +22,17 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "bench_corpus"
 
 def _env(corpus: Path) -> dict[str, str]:
     env = dict(os.environ, GATESH_CORPUS=str(corpus))
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(REPO) + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
     env.pop("ANTHROPIC_API_KEY", None)
     return env
 
 
 def _run(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, *argv], capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return proc
 
@@ -41,33 +44,53 @@ def _last_json(stdout: str) -> dict[str, object]:
 def test_evaluation_and_plot_write_their_documents(tmp_path: Path) -> None:
     env = _env(FIXTURE)
     doc, lat, png = tmp_path / "EVALUATION.md", tmp_path / "lat.json", tmp_path / "latency.png"
-    proc = _run([str(BENCH / "evaluation.py"), "--out", str(doc), "--latencies-out", str(lat)], env, tmp_path)
+    proc = _run(
+        [str(BENCH / "evaluation.py"), "--out", str(doc), "--latencies-out", str(lat)],
+        env,
+        tmp_path,
+    )
     result = _last_json(proc.stdout)
     assert result["benchmark"] == "evaluation" and result["status"] == "ok"
     text = doc.read_text(encoding="utf-8")
-    for needle in ("## Quality targets", "## Per corpus and label", "## Reader coverage",
-                   "benign row was not allowed", "### dcg", "### gtfobins", "### tldr",
-                   "| risky | auto |", "| benign | assisted |", "Peer (`cc-safety-net`): not run"):
+    for needle in (
+        "## Quality targets",
+        "## Per corpus and label",
+        "## Reader coverage",
+        "benign row was not allowed",
+        "### dcg",
+        "### gtfobins",
+        "### tldr",
+        "| risky | auto |",
+        "| benign | assisted |",
+        "Peer (`cc-safety-net`): not run",
+    ):
         assert needle in text, needle
     targets = {t["name"]: t for t in result["targets"]}  # type: ignore[union-attr]
     assert targets["dcg: risky rows not allowed"]["rows"] == 4
     atomic = next(t for name, t in targets.items() if name.startswith("atomic_red_team"))
-    assert atomic["rows"] == 3  # Data Destruction, System Shutdown/Reboot, Scheduled Task/Job; not discovery
+    assert (
+        atomic["rows"] == 3
+    )  # Data Destruction, System Shutdown/Reboot, Scheduled Task/Job; not discovery
     assert all(t["pass"] in (True, False) for t in targets.values())
     assert "PASS" in text or "FAIL" in text
     # the fixture's obvious rows are decided the obvious way
     dcg = result["corpora"]["dcg"]["labels"]  # type: ignore[index]
     assert dcg["risky"]["auto"].get("allow", 0) == 0
 
-    proc = _run([str(BENCH / "plot.py"), "--decision", str(lat), "--out", str(png), "--backend", "png"],
-                env, tmp_path)
+    proc = _run(
+        [str(BENCH / "plot.py"), "--decision", str(lat), "--out", str(png), "--backend", "png"],
+        env,
+        tmp_path,
+    )
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert _last_json(proc.stdout)["status"] == "ok"
 
 
 def test_evaluation_says_so_when_the_corpora_are_absent(tmp_path: Path) -> None:
     doc = tmp_path / "EVALUATION.md"
-    proc = _run([str(BENCH / "evaluation.py"), "--out", str(doc)], _env(tmp_path / "nowhere"), tmp_path)
+    proc = _run(
+        [str(BENCH / "evaluation.py"), "--out", str(doc)], _env(tmp_path / "nowhere"), tmp_path
+    )
     assert _last_json(proc.stdout)["status"] == "skipped"
     assert "Not run" in doc.read_text(encoding="utf-8")
 
@@ -78,12 +101,23 @@ def test_run_all_quick_writes_both_documents_and_reports_what_did_not_run(tmp_pa
     (scripts / "pty_throughput.py").unlink(missing_ok=True)  # a benchmark that does not exist yet
     (scripts / "broken_bench.py").write_text(
         "import argparse, sys\np = argparse.ArgumentParser()\np.add_argument('--quick', action='store_true')\n"
-        "p.parse_args()\nprint('about to fail')\nsys.exit('it broke')\n")
+        "p.parse_args()\nprint('about to fail')\nsys.exit('it broke')\n"
+    )
     (scripts / "slow_bench.py").write_text("raise SystemExit('must not run in --quick')\n")
     out = tmp_path / "docs"
-    proc = _run([str(scripts / "run_all.py"), "--quick", "--no-install", "--out", str(out),
-                 "--only", "decision_latency,pty_throughput,peer,broken_bench,slow_bench,evaluation,plot"],
-                _env(FIXTURE), tmp_path)
+    proc = _run(
+        [
+            str(scripts / "run_all.py"),
+            "--quick",
+            "--no-install",
+            "--out",
+            str(out),
+            "--only",
+            "decision_latency,pty_throughput,peer,broken_bench,slow_bench,evaluation,plot",
+        ],
+        _env(FIXTURE),
+        tmp_path,
+    )
     summary = _last_json(proc.stdout)
     assert summary["benchmark"] == "run_all"
 
@@ -95,14 +129,25 @@ def test_run_all_quick_writes_both_documents_and_reports_what_did_not_run(tmp_pa
     assert runs["pty_throughput"]["status"] == "not run"
     assert runs["peer"]["status"] == "not run" and "--no-install" in runs["peer"]["why"]
     assert runs["broken_bench"]["status"] == "failed" and "it broke" in runs["broken_bench"]["why"]
-    assert runs["slow_bench"]["status"] == "not run" and "no --quick mode" in runs["slow_bench"]["why"]
+    assert (
+        runs["slow_bench"]["status"] == "not run" and "no --quick mode" in runs["slow_bench"]["why"]
+    )
     assert raw["machine"]["cores"] and raw["machine"]["python"]
 
     bench = (out / "BENCHMARKS.md").read_text(encoding="utf-8")
-    for needle in ("## How to run", "python benchmarks/run_all.py", "## Machine", "| CPU |", "| bash |",
-                   "## SPEC S14 targets", "decision latency p50, tldr", "≤ 0.5 ms",
-                   "not run: benchmarks/pty_throughput.py does not exist yet", "it broke",
-                   "![Latency distributions](latency.png)"):
+    for needle in (
+        "## How to run",
+        "python benchmarks/run_all.py",
+        "## Machine",
+        "| CPU |",
+        "| bash |",
+        "## SPEC S14 targets",
+        "decision latency p50, tldr",
+        "≤ 0.5 ms",
+        "not run: benchmarks/pty_throughput.py does not exist yet",
+        "it broke",
+        "![Latency distributions](latency.png)",
+    ):
         assert needle in bench, needle
     p50 = runs["decision_latency"]["result"]["ms"]["p50"]
     assert f"{p50:.3f} ms" in bench  # the figure in the document is the one measured
@@ -118,8 +163,14 @@ def test_pure_python_png_writer_draws_any_histogram(tmp_path: Path, n: int) -> N
     finally:
         sys.path.remove(str(BENCH))
     values = [0.1 * (i + 1) for i in range(n)] or [1.0]
-    spec = [{"title": "t", "series": [("s", values, (0, 0, 255))], "marks": [("p50", values[0])],
-             "targets": [("target", 0.5)]}]
+    spec = [
+        {
+            "title": "t",
+            "series": [("s", values, (0, 0, 255))],
+            "marks": [("p50", values[0])],
+            "targets": [("target", 0.5)],
+        }
+    ]
     out = tmp_path / "x.png"
     plot.draw_fallback(spec, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -140,4 +191,6 @@ def test_cascade_benchmark_measures_both_figures_on_the_fixture(tmp_path: Path) 
     weaker = result["never_weaker"]  # type: ignore[index]
     assert {"dcg", "bypass"} <= set(weaker)
     for corpus, f in weaker.items():
-        assert f["not_allowed_cascade"] >= f["not_allowed_builtin"] and not f["newly_allowed"], corpus
+        assert f["not_allowed_cascade"] >= f["not_allowed_builtin"] and not f["newly_allowed"], (
+            corpus
+        )

@@ -38,13 +38,23 @@ def daemon_cleanup() -> Iterator[None]:
     stop_daemon()
 
 
-def gatesh(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-           session: str | None = None) -> subprocess.CompletedProcess[str]:
+def gatesh(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    session: str | None = None,
+) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **(env or {})}
     if session is not None:
         full["GATESH_SESSION"] = session
-    return subprocess.run([*GATESH, *args], capture_output=True, text=True, env=full,
-                          cwd=cwd or Path.home(), timeout=90)
+    return subprocess.run(
+        [*GATESH, *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        cwd=cwd or Path.home(),
+        timeout=90,
+    )
 
 
 @pytest.fixture
@@ -73,7 +83,9 @@ def test_socket_folder_0700_and_socket_0600() -> None:
     assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
     assert st.st_uid == os.getuid()
     assert stat.S_IMODE(os.stat(paths.state_dir).st_mode) & 0o077 == 0
-    assert stat.S_IMODE(os.stat(paths.audit_log).st_mode) & 0o077 == 0, "the audit log is readable by others"
+    assert stat.S_IMODE(os.stat(paths.audit_log).st_mode) & 0o077 == 0, (
+        "the audit log is readable by others"
+    )
 
 
 def _as_nobody(sock_path: str, lines: list[bytes]) -> tuple[str, list[dict]]:
@@ -92,7 +104,10 @@ def _as_nobody(sock_path: str, lines: list[bytes]) -> tuple[str, list[dict]]:
             try:
                 s.connect(sock_path)
             except OSError as exc:
-                result = {"outcome": f"connect: {exc.__class__.__name__} errno={exc.errno}", "replies": []}
+                result = {
+                    "outcome": f"connect: {exc.__class__.__name__} errno={exc.errno}",
+                    "replies": [],
+                }
             else:
                 s.sendall(b"".join(line + b"\n" for line in lines))
                 data = b""
@@ -101,8 +116,10 @@ def _as_nobody(sock_path: str, lines: list[bytes]) -> tuple[str, list[dict]]:
                         data += chunk
                 except OSError:
                     pass
-                result = {"outcome": "connected",
-                          "replies": [json.loads(x) for x in data.splitlines() if x.strip()]}
+                result = {
+                    "outcome": "connected",
+                    "replies": [json.loads(x) for x in data.splitlines() if x.strip()],
+                }
         except BaseException as exc:  # report, never let the child run pytest on
             result = {"outcome": f"child error: {exc!r}", "replies": []}
         os.write(w, json.dumps(result).encode())
@@ -127,8 +144,13 @@ def shared_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     base.chmod(0o711)
     (base / "run").mkdir(mode=0o711)
     os.chmod(base / "run", 0o711)
-    for var, sub in (("HOME", ""), ("XDG_RUNTIME_DIR", "run"), ("XDG_CONFIG_HOME", ".config"),
-                     ("XDG_STATE_HOME", ".local/state"), ("XDG_DATA_HOME", ".local/share")):
+    for var, sub in (
+        ("HOME", ""),
+        ("XDG_RUNTIME_DIR", "run"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_DATA_HOME", ".local/share"),
+    ):
         monkeypatch.setenv(var, str(base / sub) if sub else str(base))
     monkeypatch.setenv("GATESH_SYSTEM_CONFIG", str(base / "etc/config.toml"))
     try:
@@ -162,8 +184,10 @@ def test_another_uid_is_refused(shared_home: Path) -> None:
     assert any("65534" in r.get("error", "") for r in replies), replies
     assert not any("welcome" in r for r in replies)
     # 3. The human role is refused too (nobody is not a configured watcher).
-    outcome, replies = _as_nobody(sock, [b'{"v": 1, "hello": "human", "pid": 1}',
-                                         b'{"op": "resume", "session": "p", "pid": 1}'])
+    outcome, replies = _as_nobody(
+        sock,
+        [b'{"v": 1, "hello": "human", "pid": 1}', b'{"op": "resume", "session": "p", "pid": 1}'],
+    )
     assert replies and all(r.get("ok") is False for r in replies)
     records = [json.loads(x) for x in Path(_paths.current().audit_log).read_text().splitlines()]
     assert not any(r.get("command") == "echo pwned" for r in records)
@@ -173,8 +197,10 @@ def test_another_uid_is_refused(shared_home: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("verb", [["resume", "s1"], ["mandate", "delete it all"], ["approve", "abc123"],
-                                  ["deny", "abc123"]])
+@pytest.mark.parametrize(
+    "verb",
+    [["resume", "s1"], ["mandate", "delete it all"], ["approve", "abc123"], ["deny", "abc123"]],
+)
 def test_human_verbs_refused_with_gatesh_session_in_env(verb: list[str]) -> None:
     assert gatesh("-c", "true", session="g").returncode == 0  # a daemon
     out = gatesh(*verb, session="g")
@@ -187,8 +213,13 @@ def test_human_verbs_refused_when_only_an_ancestor_is_gated() -> None:
     assert gatesh("-c", "true", session="g").returncode == 0
     inner = " ".join([*GATESH, "resume", "s1"])
     # The verb's own environment is clean; its parent shell carries GATESH_SESSION.
-    out = subprocess.run(["sh", "-c", f"env -u GATESH_SESSION {inner}; echo rc=$?"], capture_output=True,
-                         text=True, env={**os.environ, "GATESH_SESSION": "g"}, timeout=60)
+    out = subprocess.run(
+        ["sh", "-c", f"env -u GATESH_SESSION {inner}; echo rc=$?"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GATESH_SESSION": "g"},
+        timeout=60,
+    )
     assert "rc=0" not in out.stdout, (out.stdout, out.stderr)
     assert "gated session" in out.stderr, out.stderr
 
@@ -210,7 +241,9 @@ def test_human_verbs_work_for_a_person() -> None:
     halted = gatesh("-c", "trap - DEBUG", session="q")
     assert halted.returncode == 126
     env = {k: v for k, v in os.environ.items() if k != "GATESH_SESSION"}
-    out = subprocess.run([*GATESH, "resume", "q"], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [*GATESH, "resume", "q"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert gatesh("-c", "echo back", session="q").stdout == "back\n"
 
@@ -225,11 +258,21 @@ def test_project_file_cannot_allow(project: Path) -> None:
     assert str(project / ".gatesh.toml") in str(err.value) and "allow" in str(err.value)
 
 
-@pytest.mark.parametrize("line", [
-    'rater.backend = "anthropic"', '[rater]\nbase_url = "http://evil.example"', '[rater]\napi_key_env = "HOME"',
-    'operator = "person"', "watchers = [0]", '[escalation]\ntimeout_s = 99999', '[audit]\nmax_bytes = 1',
-    '[audit]\nkeep = 0', 'shell = "zsh"', '[alignment]\nmodel = "x"',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'rater.backend = "anthropic"',
+        '[rater]\nbase_url = "http://evil.example"',
+        '[rater]\napi_key_env = "HOME"',
+        'operator = "person"',
+        "watchers = [0]",
+        "[escalation]\ntimeout_s = 99999",
+        "[audit]\nmax_bytes = 1",
+        "[audit]\nkeep = 0",
+        'shell = "zsh"',
+        '[alignment]\nmodel = "x"',
+    ],
+)
 def test_project_file_cannot_set_anything_but_tightening(project: Path, line: str) -> None:
     path = write(project / ".gatesh.toml", line + "\n")
     with pytest.raises(ConfigError) as err:
@@ -237,11 +280,19 @@ def test_project_file_cannot_set_anything_but_tightening(project: Path, line: st
     assert str(path) in str(err.value)
 
 
-@pytest.mark.parametrize(("user", "project_rung", "effective"), [
-    ("auto", "bypass", Rung.AUTO), ("assisted", "auto", Rung.ASSISTED), ("auto", "manual", Rung.MANUAL),
-    ("bypass", "write", Rung.WRITE), (None, "bypass", Rung.AUTO),
-])
-def test_project_rung_is_a_cap(project: Path, user: str | None, project_rung: str, effective: Rung) -> None:
+@pytest.mark.parametrize(
+    ("user", "project_rung", "effective"),
+    [
+        ("auto", "bypass", Rung.AUTO),
+        ("assisted", "auto", Rung.ASSISTED),
+        ("auto", "manual", Rung.MANUAL),
+        ("bypass", "write", Rung.WRITE),
+        (None, "bypass", Rung.AUTO),
+    ],
+)
+def test_project_rung_is_a_cap(
+    project: Path, user: str | None, project_rung: str, effective: Rung
+) -> None:
     if user:
         write(_paths.current().user_config, f'rung = "{user}"\n')
     write(project / ".gatesh.toml", f'rung = "{project_rung}"\n')
@@ -254,7 +305,10 @@ def test_project_rung_is_a_cap(project: Path, user: str | None, project_rung: st
 
 def test_project_deny_and_escalate_tighten(project: Path) -> None:
     write(_paths.current().user_config, '[[allow]]\nmatch = "prefix"\npattern = "git push"\n')
-    write(project / ".gatesh.toml", '[[deny]]\nmatch = "prefix"\npattern = "git push"\nnote = "not here"\n')
+    write(
+        project / ".gatesh.toml",
+        '[[deny]]\nmatch = "prefix"\npattern = "git push"\nnote = "not here"\n',
+    )
     config = load_config(str(project))
     d = decide("git push origin main", cwd=str(project), config=config)
     assert d.action is Action.DENY
@@ -292,7 +346,10 @@ def test_capped_rung_names_the_capping_tier() -> None:
 
 
 def test_system_deny_beats_user_allow(project: Path) -> None:
-    write(_paths.current().system_config, '[[deny]]\nmatch = "prefix"\npattern = "curl"\nnote = "policy"\n')
+    write(
+        _paths.current().system_config,
+        '[[deny]]\nmatch = "prefix"\npattern = "curl"\nnote = "policy"\n',
+    )
     write(_paths.current().user_config, '[[allow]]\nmatch = "prefix"\npattern = "curl"\n')
     d = decide("curl https://example.com", cwd=str(project), config=load_config(str(project)))
     assert d.action is Action.DENY and "policy" in d.message
@@ -311,7 +368,10 @@ def test_system_file_cannot_allow_and_user_cannot_name_watchers() -> None:
 
 @pytest.mark.slow
 def test_system_tier_end_to_end(project: Path) -> None:
-    write(_paths.current().system_config, '[[deny]]\nmatch = "prefix"\npattern = "touch"\nnote = "site policy"\n')
+    write(
+        _paths.current().system_config,
+        '[[deny]]\nmatch = "prefix"\npattern = "touch"\nnote = "site policy"\n',
+    )
     write(_paths.current().user_config, '[[allow]]\nmatch = "prefix"\npattern = "touch"\n')
     out = gatesh("-c", f"touch {project}/nope", session="sys", cwd=project)
     assert out.returncode == 126 and not (project / "nope").exists()

@@ -30,8 +30,14 @@ KNOWN_BYPASS: dict[str, str] = {}
 
 
 def _params(cases, known: dict[str, str]):  # type: ignore[no-untyped-def]
-    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=known[c.id])]
-                         if c.id in known else []) for c in cases]
+    return [
+        pytest.param(
+            c,
+            id=c.id,
+            marks=[pytest.mark.xfail(strict=True, reason=known[c.id])] if c.id in known else [],
+        )
+        for c in cases
+    ]
 
 
 @pytest.fixture
@@ -50,9 +56,11 @@ def project() -> Path:
 
 def _explain(d) -> str:  # type: ignore[no-untyped-def]
     read = [(c.head, c.words, c.context) for c in d.facts.commands]
-    return (f"{d.facts.text!r} was ALLOWED at {d.rung.value}: stage={d.stage.value} "
-            f"rule={d.rule_id!r} reason={d.reason!r}\nread: {read} notes={d.facts.notes} "
-            f"unreadable={d.facts.unreadable!r}")
+    return (
+        f"{d.facts.text!r} was ALLOWED at {d.rung.value}: stage={d.stage.value} "
+        f"rule={d.rule_id!r} reason={d.reason!r}\nread: {read} notes={d.facts.notes} "
+        f"unreadable={d.facts.unreadable!r}"
+    )
 
 
 @pytest.mark.parametrize("case", _params(CASES, KNOWN_AUTO))
@@ -66,7 +74,10 @@ def test_not_allowed_at_auto(case, project: Path) -> None:  # type: ignore[no-un
 def test_hardline_and_attacks_refused_at_bypass(case, project: Path) -> None:  # type: ignore[no-untyped-def]
     d = decide(case.command, cwd=str(project), config=CONFIG, rung=Rung.BYPASS)
     assert d.action is not Action.ALLOW, _explain(d)
-    expected = {"hardline": (Stage.HARDLINE, Stage.SELF_PROTECTION), "self": (Stage.SELF_PROTECTION, Stage.HARDLINE)}
+    expected = {
+        "hardline": (Stage.HARDLINE, Stage.SELF_PROTECTION),
+        "self": (Stage.SELF_PROTECTION, Stage.HARDLINE),
+    }
     assert d.stage in expected[case.tier], _explain(d)
 
 
@@ -77,8 +88,22 @@ def test_corpus_shape() -> None:
     commands = [c.command for c in CASES]
     assert len(set(commands)) == len(commands), [c for c, n in Counter(commands).items() if n > 1]
     categories = Counter(c.category for c in CASES)
-    for needed in ("quoting", "wrapper", "nesting", "eval", "heredoc", "variable", "encoding", "xargs-find",
-                   "interpreter", "alias-function", "unicode", "harness-lookalike", "exfiltration", "gate-escape"):
+    for needed in (
+        "quoting",
+        "wrapper",
+        "nesting",
+        "eval",
+        "heredoc",
+        "variable",
+        "encoding",
+        "xargs-find",
+        "interpreter",
+        "alias-function",
+        "unicode",
+        "harness-lookalike",
+        "exfiltration",
+        "gate-escape",
+    ):
         assert categories[needed] >= 5, needed
     kinds = Counter(c.kind for c in CASES)
     assert kinds["destroy"] and kinds["exfil"] >= 20 and kinds["escape"] >= 20

@@ -36,8 +36,15 @@ def _rate(text: str) -> tuple[Outcome, tuple[str, ...]]:
 # --- #8: an alias definition counts as running its value ---------------------------------------
 
 
-@pytest.mark.parametrize("text", ["alias cd='rm -rf ~'", "shopt -s expand_aliases\nalias ls='rm -rf ~'\nls",
-                                  "alias -p x='rm -rf /' ll='ls -la'", 'alias ls="sudo rm -rf /etc"'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "alias cd='rm -rf ~'",
+        "shopt -s expand_aliases\nalias ls='rm -rf ~'\nls",
+        "alias -p x='rm -rf /' ll='ls -la'",
+        'alias ls="sudo rm -rf /etc"',
+    ],
+)
 def test_alias_value_is_read_as_a_command(text: str) -> None:
     facts = read(text)
     assert any(h == "rm" and ctx == "alias" for h, _, ctx in _cmds(facts)), _cmds(facts)
@@ -51,22 +58,43 @@ def test_harmless_alias_stays_harmless() -> None:
     assert ("ls", ["ls", "-la"], "alias") in _cmds(facts)
     assert ("git", ["git", "status"], "alias") in _cmds(facts)
     assert _rate("alias ll='ls -la'")[0] is Outcome.SAFE
-    assert [h for h, _, _ in _cmds(read("alias"))] == ["alias"]  # listing aliases reads nothing more
+    assert [h for h, _, _ in _cmds(read("alias"))] == [
+        "alias"
+    ]  # listing aliases reads nothing more
 
 
 # --- #9: look-alike command names ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["ｒｍ -rf ~", "r\u200bm -rf ~", "ѕudo rm -rf /", "sudo ｒｍ notes.txt",
-                                  "ls\u2060 -la", "gіt status", "env ｃｕｒｌ https://x.example"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ｒｍ -rf ~",
+        "r\u200bm -rf ~",
+        "ѕudo rm -rf /",
+        "sudo ｒｍ notes.txt",
+        "ls\u2060 -la",
+        "gіt status",
+        "env ｃｕｒｌ https://x.example",
+    ],
+)
 def test_lookalike_head_is_an_attack(text: str) -> None:
     outcome, rules = _rate(text)
     assert outcome is Outcome.ATTACK and "deception.lookalike-name" in rules, (outcome, rules)
     assert not decide(text, cwd=PROJECT, config=CONFIG, rung=Rung.AUTO).allowed
 
 
-@pytest.mark.parametrize("text", ["echo héllo", "ls café.txt", "cat ~/Документы/отчёт.txt", "./résumé.sh",
-                                  "grep -r ｒｍ .", "touch naïve.md"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo héllo",
+        "ls café.txt",
+        "cat ~/Документы/отчёт.txt",
+        "./résumé.sh",
+        "grep -r ｒｍ .",
+        "touch naïve.md",
+    ],
+)
 def test_non_ascii_arguments_are_not_deception(text: str) -> None:
     assert "deception.lookalike-name" not in _rate(text)[1]
 
@@ -74,33 +102,44 @@ def test_non_ascii_arguments_are_not_deception(text: str) -> None:
 # --- #7: inline code that decodes a payload and runs it; deleting home through an API ------------
 
 
-@pytest.mark.parametrize("text", [
-    "python3 -c \"import base64,os; os.system(base64.b64decode('bHM=').decode())\"",
-    "python3 -c \"exec(bytes.fromhex('7072696e74283129').decode())\"",
-    "python -c \"import codecs,subprocess; subprocess.run(codecs.decode('yf', 'rot13'), shell=True)\"",
-    "node -e \"require('child_process').execSync(Buffer.from('bHM=', 'base64').toString())\"",
-    "node -e \"eval(Buffer.from('bHM=','base64').toString())\"",
-    "perl -MMIME::Base64 -e 'system(decode_base64(\"bHM=\"))'",
-    "perl -MMIME::Base64 -e 'eval decode_base64(\"cHJpbnQgMQ==\")'",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python3 -c \"import base64,os; os.system(base64.b64decode('bHM=').decode())\"",
+        "python3 -c \"exec(bytes.fromhex('7072696e74283129').decode())\"",
+        "python -c \"import codecs,subprocess; subprocess.run(codecs.decode('yf', 'rot13'), shell=True)\"",
+        "node -e \"require('child_process').execSync(Buffer.from('bHM=', 'base64').toString())\"",
+        "node -e \"eval(Buffer.from('bHM=','base64').toString())\"",
+        "perl -MMIME::Base64 -e 'system(decode_base64(\"bHM=\"))'",
+        "perl -MMIME::Base64 -e 'eval decode_base64(\"cHJpbnQgMQ==\")'",
+    ],
+)
 def test_decode_and_run_is_obfuscation(text: str) -> None:
     outcome, rules = _rate(text)
     assert outcome is Outcome.ATTACK and "obfuscation.decode-and-run" in rules, (outcome, rules)
 
 
-@pytest.mark.parametrize("text", ["python3 -c \"import base64; print(base64.b64decode('aGk='))\"",
-                                  "python3 -c \"import os; os.system('ls')\"",
-                                  "node -e \"console.log(Buffer.from('aGk=', 'base64').toString())\""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python3 -c \"import base64; print(base64.b64decode('aGk='))\"",
+        "python3 -c \"import os; os.system('ls')\"",
+        "node -e \"console.log(Buffer.from('aGk=', 'base64').toString())\"",
+    ],
+)
 def test_decoding_or_running_alone_is_not_obfuscation(text: str) -> None:
     assert "obfuscation.decode-and-run" not in _rate(text)[1]
 
 
-@pytest.mark.parametrize("text", [
-    "node -e \"require('fs').rmSync(require('os').homedir(), {recursive: true, force: true})\"",
-    "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(Dir.home)'",
-    "python3 -c 'import shutil, os; shutil.rmtree(os.path.expanduser(\"~\"))'",
-    "python3 -c \"import os; [os.remove(os.path.join(r,f)) for r,_,fs in os.walk(os.path.expanduser('~')) for f in fs]\"",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "node -e \"require('fs').rmSync(require('os').homedir(), {recursive: true, force: true})\"",
+        "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(Dir.home)'",
+        "python3 -c 'import shutil, os; shutil.rmtree(os.path.expanduser(\"~\"))'",
+        "python3 -c \"import os; [os.remove(os.path.join(r,f)) for r,_,fs in os.walk(os.path.expanduser('~')) for f in fs]\"",
+    ],
+)
 def test_deleting_home_through_an_api_is_hardline(text: str) -> None:
     for rung in (Rung.AUTO, Rung.BYPASS):
         d = decide(text, cwd=PROJECT, config=CONFIG, rung=rung)
@@ -110,8 +149,15 @@ def test_deleting_home_through_an_api_is_hardline(text: str) -> None:
 # --- #11: find -delete / -exec rm recurses -------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["find . -name '*.py' -delete", "find src -name '*.py' -exec rm {} +",
-                                  "find . -type f -exec /bin/rm -f {} \\;", "find . -iname '*.txt' -delete"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "find . -name '*.py' -delete",
+        "find src -name '*.py' -exec rm {} +",
+        "find . -type f -exec /bin/rm -f {} \\;",
+        "find . -iname '*.txt' -delete",
+    ],
+)
 def test_filtered_find_delete_in_project_is_destructive(text: str, tmp_path: Path) -> None:
     """find recurses: every match under the start path goes, judged by its git state (S3.2)."""
     if shutil.which("git") is None:
@@ -124,11 +170,20 @@ def test_filtered_find_delete_in_project_is_destructive(text: str, tmp_path: Pat
     d = decide(text, cwd=repo, config=CONFIG, rung=Rung.AUTO)
     assert not d.allowed
     if d.outcome is Outcome.DESTRUCTIVE:  # a catastrophic rating goes to a person, with no remedy
-        assert "-print" in (d.verdict.remedy if d.verdict else "") or "-print" in d.message, d.message
+        assert "-print" in (d.verdict.remedy if d.verdict else "") or "-print" in d.message, (
+            d.message
+        )
 
 
-@pytest.mark.parametrize("text", ["find . -name x -print", "find . -name '*.pyc' -delete",
-                                  "find . -name __pycache__ -delete", "find /tmp/x -name '*.py' -delete"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "find . -name x -print",
+        "find . -name '*.pyc' -delete",
+        "find . -name __pycache__ -delete",
+        "find /tmp/x -name '*.py' -delete",
+    ],
+)
 def test_find_that_lists_or_deletes_caches_is_safe(text: str) -> None:
     assert "files.find-delete" not in _rate(text)[1]
 
@@ -146,20 +201,35 @@ def _why(s: str) -> object:
     return lists._WHY.sub("", s)
 
 
-@pytest.mark.parametrize(("fn", "text"), [
-    (selfprotect._RAW.search, "rm " * (MIB // 3)),
-    (selfprotect._RAW.search, "sed -i " * (MIB // 7)),
-    (selfprotect._RAW.search, ">" * MIB),
-    (selfprotect._ESCAPE_CODE.search, " " * MIB),
-    (selfprotect._ESCAPE_CODE.search, "system" + " " * MIB),
-    (selfprotect._ESCAPE_CODE.search, "system ( [ " * (MIB // 11)),
-    (_sed, "\n" * MIB),
-    (_sed, ";" + " " * MIB),
-    (_sed, ";\n " * (MIB // 3)),
-    (_why, " " * MIB),
-    (_why, " #" * (MIB // 2)),
-], ids=["raw-rm", "raw-sed", "raw-gt", "esc-blank", "esc-system-blank", "esc-system-paren",
-        "sed-newlines", "sed-blanks", "sed-mixed", "why-blank", "why-hash"])
+@pytest.mark.parametrize(
+    ("fn", "text"),
+    [
+        (selfprotect._RAW.search, "rm " * (MIB // 3)),
+        (selfprotect._RAW.search, "sed -i " * (MIB // 7)),
+        (selfprotect._RAW.search, ">" * MIB),
+        (selfprotect._ESCAPE_CODE.search, " " * MIB),
+        (selfprotect._ESCAPE_CODE.search, "system" + " " * MIB),
+        (selfprotect._ESCAPE_CODE.search, "system ( [ " * (MIB // 11)),
+        (_sed, "\n" * MIB),
+        (_sed, ";" + " " * MIB),
+        (_sed, ";\n " * (MIB // 3)),
+        (_why, " " * MIB),
+        (_why, " #" * (MIB // 2)),
+    ],
+    ids=[
+        "raw-rm",
+        "raw-sed",
+        "raw-gt",
+        "esc-blank",
+        "esc-system-blank",
+        "esc-system-paren",
+        "sed-newlines",
+        "sed-blanks",
+        "sed-mixed",
+        "why-blank",
+        "why-hash",
+    ],
+)
 def test_patterns_are_linear_on_a_mebibyte(fn: Callable[[str], object], text: str) -> None:
     start = time.perf_counter()
     fn(text)
@@ -173,7 +243,9 @@ def test_pattern_behaviour_is_kept() -> None:
     assert not selfprotect._RAW.search("rm x; echo gatesh")
     assert selfprotect._RAW.search("trap - DEBUG") and selfprotect._RAW.search("gatesh  approve 3")
     assert selfprotect._ESCAPE_CODE.search("import os; os.system ( [ 'bash' ] )")
-    assert selfprotect._ESCAPE_CODE.search("  : ! bash  ") and selfprotect._ESCAPE_CODE.search(" shell ")
+    assert selfprotect._ESCAPE_CODE.search("  : ! bash  ") and selfprotect._ESCAPE_CODE.search(
+        " shell "
+    )
     assert not selfprotect._ESCAPE_CODE.search("os.system('ls')")
     assert reads._sed_script_reads("a\\ hello w")  # appended text is not a w command
     assert reads._sed_script_reads("p;\n  i text with e and w")
@@ -185,21 +257,40 @@ def test_pattern_behaviour_is_kept() -> None:
 # --- wrappers and subcommand runners (the command they run is what is judged) ------------------
 
 
-@pytest.mark.parametrize("text", [
-    "uv run pytest -q", "poetry run pytest", "npx prettier --check .", "npm exec eslint .",
-    "nix develop -c make", "bundle exec rspec", "xvfb-run -a npm test", "hyperfine 'ls' 'ls -la'",
-    "taskset -c 0 make -j1", "firejail --noprofile ls", "script -q /dev/null -c ls",
-    "timeout 30 make test", "nice -n 10 cargo build",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "uv run pytest -q",
+        "poetry run pytest",
+        "npx prettier --check .",
+        "npm exec eslint .",
+        "nix develop -c make",
+        "bundle exec rspec",
+        "xvfb-run -a npm test",
+        "hyperfine 'ls' 'ls -la'",
+        "taskset -c 0 make -j1",
+        "firejail --noprofile ls",
+        "script -q /dev/null -c ls",
+        "timeout 30 make test",
+        "nice -n 10 cargo build",
+    ],
+)
 def test_everyday_wrapped_commands_stay_allowed(text: str) -> None:
     d = decide(text, cwd=PROJECT, config=CONFIG, rung=Rung.AUTO, rater=BuiltinRater())
     assert d.action is Action.ALLOW, (d.stage, d.reason)
 
 
-@pytest.mark.parametrize("text", [
-    "uv run rm -rf ~", "poetry run rm -rf ~", "nix-shell -p hello --run 'rm -rf ~'",
-    "firejail --noprofile rm -rf ~", "GIT_SSH_COMMAND='rm -rf ~' git fetch", "npx rimraf ~",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "uv run rm -rf ~",
+        "poetry run rm -rf ~",
+        "nix-shell -p hello --run 'rm -rf ~'",
+        "firejail --noprofile rm -rf ~",
+        "GIT_SSH_COMMAND='rm -rf ~' git fetch",
+        "npx rimraf ~",
+    ],
+)
 def test_wrapped_hardline_is_refused_at_bypass(text: str) -> None:
     d = decide(text, cwd=PROJECT, config=CONFIG, rung=Rung.BYPASS, rater=BuiltinRater())
     assert d.stage is Stage.HARDLINE, (d.stage, d.reason)

@@ -30,10 +30,13 @@ def test_socket_path_follows_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     assert client.socket_path() == _paths.current().socket
 
 
-@pytest.mark.parametrize("value", [
-    {"a": "x\n\"\\é\u2028\x00", "b": [1, -2, 3.5, None, True, False], "c": {"d": []}},
-    {"op": "check", "command": "rm -rf ~ # why: ünïcödé 🎉", "pid": 12},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": 'x\n"\\é\u2028\x00', "b": [1, -2, 3.5, None, True, False], "c": {"d": []}},
+        {"op": "check", "command": "rm -rf ~ # why: ünïcödé 🎉", "pid": 12},
+    ],
+)
 def test_json_codec_round_trips(value: dict) -> None:
     encoded = client._encode(value)
     assert json.loads(encoded) == value
@@ -46,19 +49,22 @@ def test_decode_rejects_garbage() -> None:
             client._decode(bad)
 
 
-@pytest.mark.parametrize(("args", "command", "script", "stdin"), [
-    (["-c", "echo hi"], "echo hi", None, False),
-    (["-lc", "echo hi", "zero", "one"], "echo hi", None, False),
-    (["-l", "-c", "echo hi"], "echo hi", None, False),
-    (["--login", "-c", "echo hi"], "echo hi", None, False),
-    (["-o", "pipefail", "-c", "x"], "x", None, False),
-    (["-eo", "pipefail", "-c", "x"], "x", None, False),
-    (["--rcfile", "f", "-c", "x"], "x", None, False),
-    (["x.sh", "a"], None, "x.sh", False),
-    (["-e", "--", "x.sh"], None, "x.sh", False),
-    ([], None, None, True),
-    (["-s", "a"], None, None, True),
-])
+@pytest.mark.parametrize(
+    ("args", "command", "script", "stdin"),
+    [
+        (["-c", "echo hi"], "echo hi", None, False),
+        (["-lc", "echo hi", "zero", "one"], "echo hi", None, False),
+        (["-l", "-c", "echo hi"], "echo hi", None, False),
+        (["--login", "-c", "echo hi"], "echo hi", None, False),
+        (["-o", "pipefail", "-c", "x"], "x", None, False),
+        (["-eo", "pipefail", "-c", "x"], "x", None, False),
+        (["--rcfile", "f", "-c", "x"], "x", None, False),
+        (["x.sh", "a"], None, "x.sh", False),
+        (["-e", "--", "x.sh"], None, "x.sh", False),
+        ([], None, None, True),
+        (["-s", "a"], None, None, True),
+    ],
+)
 def test_shell_args(args: list[str], command: str | None, script: str | None, stdin: bool) -> None:
     parsed = client.ShellArgs(args)
     assert (parsed.command, parsed.script, parsed.stdin) == (command, script, stdin)
@@ -79,7 +85,9 @@ def test_find_real_shell_skips_gatesh(tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     (other / "bash").symlink_to(launcher)  # another link to gatesh after ours: skipped too
-    real = client.find_real_shell("bash", str(shims / "bash"), path=f"{shims}:{other}:/usr/bin:/bin")
+    real = client.find_real_shell(
+        "bash", str(shims / "bash"), path=f"{shims}:{other}:/usr/bin:/bin"
+    )
     assert real is not None and os.path.realpath(real) != str(launcher)
     assert os.path.basename(os.path.realpath(real)) == "bash"
 
@@ -108,40 +116,74 @@ def test_launcher_long_interpreter_uses_sh(tmp_path: Path) -> None:
     assert text.startswith("#!/bin/sh\n") and '"$0" "$@"' in text
 
 
-@pytest.mark.parametrize(("modules", "forbidden"), [
-    ("gatesh._entry, gatesh.client", "'json','socket','re','typing','dataclasses','gatesh.pipeline','__future__'"),
-    ("gatesh.client", "'os','posixpath','json','socket','re','typing','dataclasses','gatesh.pipeline','__future__'"),
-    ("gatesh.hooks", "'os','posixpath','json','socket','re','typing','dataclasses','gatesh.pipeline','__future__',"
-                     "'gatesh.client','gatesh._invoke','gatesh._entry'"),
-])
+@pytest.mark.parametrize(
+    ("modules", "forbidden"),
+    [
+        (
+            "gatesh._entry, gatesh.client",
+            "'json','socket','re','typing','dataclasses','gatesh.pipeline','__future__'",
+        ),
+        (
+            "gatesh.client",
+            "'os','posixpath','json','socket','re','typing','dataclasses','gatesh.pipeline','__future__'",
+        ),
+        (
+            "gatesh.hooks",
+            "'os','posixpath','json','socket','re','typing','dataclasses','gatesh.pipeline','__future__',"
+            "'gatesh.client','gatesh._invoke','gatesh._entry'",
+        ),
+    ],
+)
 def test_client_import_set_is_small(modules: str, forbidden: str) -> None:
     """`gatesh -c` must not import json, socket, re, typing or dataclasses, and the client itself
     not even os (S14); nor __future__, which `from __future__ import annotations` loads (~0.1 ms)."""
-    code = (f"import sys; import {modules}; "
-            f"bad = [m for m in ({forbidden}) if m in sys.modules]; "
-            "print(','.join(bad))")
+    code = (
+        f"import sys; import {modules}; "
+        f"bad = [m for m in ({forbidden}) if m in sys.modules]; "
+        "print(','.join(bad))"
+    )
     root = os.path.dirname(os.path.dirname(os.path.abspath(client.__file__)))
-    out = subprocess.run([sys.executable, "-IS", "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"],
-                         capture_output=True, text=True, timeout=30)
+    out = subprocess.run(
+        [sys.executable, "-IS", "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
 
 
-def test_waiting_line_is_shown_once_on_stderr(monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_waiting_line_is_shown_once_on_stderr(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """S7: the agent's terminal shows that a person is being asked (once, heartbeats not shown),
     then the final answer as usual."""
+
     def fake_request(role: str, message: dict, *, on_interim: object = None, **kw: object) -> dict:
         assert role == "check" and callable(on_interim)
         on_interim({"re": "check", "interim": "working"})
-        on_interim({"re": "check", "interim": "waiting", "pending_id": "abc123",
-                    "message": "gatesh: a person is being asked\x1b[2J to approve this command."})
+        on_interim(
+            {
+                "re": "check",
+                "interim": "waiting",
+                "pending_id": "abc123",
+                "message": "gatesh: a person is being asked\x1b[2J to approve this command.",
+            }
+        )
         on_interim({"re": "check", "interim": "working"})
         on_interim({"re": "check", "interim": "waiting", "message": "again"})
-        return {"re": "check", "ok": True, "action": "reject", "exit": 126, "message": "A person refused it."}
+        return {
+            "re": "check",
+            "ok": True,
+            "action": "reject",
+            "exit": 126,
+            "message": "A person refused it.",
+        }
 
     monkeypatch.setattr(_wire, "request", fake_request)  # what client.check asks through
     assert client.shell_main(["gatesh", "-c", "git reset --hard"]) == 126
     err = capsys.readouterr().err
-    assert err.splitlines() == ["gatesh: a person is being asked [2J to approve this command.",
-                                "A person refused it."]
+    assert err.splitlines() == [
+        "gatesh: a person is being asked [2J to approve this command.",
+        "A person refused it.",
+    ]

@@ -159,23 +159,31 @@ def test_ask_model_names_the_cases_the_cascade_asks_the_model_about(tmp_path: Pa
     from gatesh._types import Asked
 
     assert load_config(str(tmp_path)).rater.ask_model == (
-        Asked.UNKNOWN, Asked.FLOOR, Asked.DESTRUCTIVE, Asked.CATASTROPHIC)
+        Asked.UNKNOWN,
+        Asked.FLOOR,
+        Asked.DESTRUCTIVE,
+        Asked.CATASTROPHIC,
+    )
     write(user_file(), '[rater]\nask_model = ["catastrophic", "unknown"]\n')
     config = load_config(str(tmp_path))
     assert config.rater.ask_model == (Asked.UNKNOWN, Asked.CATASTROPHIC)
     assert config.sources["rater.ask_model"].startswith("user (")
-    assert dict((k, v) for k, v, _ in effective_items(config))["rater.ask_model"] == ["unknown", "catastrophic"]
+    assert dict((k, v) for k, v, _ in effective_items(config))["rater.ask_model"] == [
+        "unknown",
+        "catastrophic",
+    ]
     write(user_file(), '[rater]\nask_model = ["complete"]\n')
     with pytest.raises(ConfigError, match=r"rater.ask_model.*unknown case 'complete'"):
         load_config(str(tmp_path))
     write(user_file(), "")
-    write(tmp_path / ".gatesh.toml", '[rater]\nask_model = []\n')
+    write(tmp_path / ".gatesh.toml", "[rater]\nask_model = []\n")
     with pytest.raises(ConfigError, match="a project file can only"):
         load_config(str(tmp_path))
 
 
-def test_config_shows_what_a_key_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_shows_what_a_key_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from gatesh.config import config_main
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
@@ -184,7 +192,10 @@ def test_config_shows_what_a_key_changes(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     assert config_main(["--json", "--cwd", str(tmp_path)]) == 0
     rater = json.loads(capsys.readouterr().out)["rater"]
-    assert rater["backend"] == "cascade" and "safe verdicts on complete knowledge stand" in rater["summary"]
+    assert (
+        rater["backend"] == "cascade"
+        and "safe verdicts on complete knowledge stand" in rater["summary"]
+    )
     write(user_file(), '[rater]\nbackend = "builtin"\n')
     assert config_main(["--cwd", str(tmp_path)]) == 0
     assert "rater: builtin: every command is rated offline" in capsys.readouterr().out

@@ -37,13 +37,20 @@ def daemon_cleanup() -> Iterator[None]:
     _stop_daemon()
 
 
-def run(cmd: str, *args: str, session: str | None = "t", cwd: str | None = None,
-        timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run(
+    cmd: str, *args: str, session: str | None = "t", cwd: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     if session:
         env["GATESH_SESSION"] = session
-    return subprocess.run([*GATESH, "-c", cmd, *args], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [*GATESH, "-c", cmd, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 def audit() -> list[dict]:
@@ -57,8 +64,13 @@ def audit() -> list[dict]:
 def repo(tmp_path: Path) -> Path:
     r = tmp_path / "repo"
     r.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=r, check=True, env=env)
     for i in range(5):
         (r / "f").write_text(str(i))
@@ -78,7 +90,9 @@ def test_runs_the_command_with_its_own_status_and_args() -> None:
 
 def test_login_flag_and_lc() -> None:
     env = {**os.environ, "GATESH_SESSION": "t"}
-    out = subprocess.run([*GATESH, "-lc", "echo $0", "me"], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [*GATESH, "-lc", "echo $0", "me"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert out.stdout == "me\n", out.stderr
 
 
@@ -104,7 +118,9 @@ def test_negotiation_then_nobody_watching(repo: Path) -> None:
     assert "gatesh approve" in third.stderr
     assert "git reset --hard HEAD~3" in third.stderr
     # Nothing ran: HEAD still has all commits.
-    log = subprocess.run(["git", "log", "--oneline"], cwd=repo, capture_output=True, text=True).stdout
+    log = subprocess.run(
+        ["git", "log", "--oneline"], cwd=repo, capture_output=True, text=True
+    ).stdout
     assert len(log.splitlines()) == 5
     recs = [r for r in audit() if r["session"] == "neg"]
     assert [r["action"] for r in recs] == ["reject", "reject", "refuse"]
@@ -132,8 +148,10 @@ def test_claude_code_wrapper_gates_the_inner_command(repo: Path, tmp_path: Path)
 
     def wrap(inner: str) -> str:
         quoted = inner.replace("'", "'\"'\"'")
-        return (f"source ~/.claude/shell-snapshots/snapshot-bash-1.sh 2>/dev/null || true && "
-                f"eval '{quoted}' < /dev/null && pwd -P >| {cwd_file}")
+        return (
+            f"source ~/.claude/shell-snapshots/snapshot-bash-1.sh 2>/dev/null || true && "
+            f"eval '{quoted}' < /dev/null && pwd -P >| {cwd_file}"
+        )
 
     out = run(wrap("echo 'inner ran'"), session="cc", cwd=str(repo))
     assert out.returncode == 0 and out.stdout == "inner ran\n", out.stderr
@@ -155,17 +173,21 @@ def test_bash_named_link(tmp_path: Path) -> None:
     launcher = write_launcher(str(tmp_path / "gatesh"))
     (shims / "bash").symlink_to(launcher)
     env = {**os.environ, "PATH": f"{shims}:{os.environ['PATH']}", "GATESH_SESSION": "shim"}
-    out = subprocess.run(["bash", "-c", "echo via shim; exit 4"], capture_output=True, text=True, env=env,
-                         timeout=60)
+    out = subprocess.run(
+        ["bash", "-c", "echo via shim; exit 4"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert out.stdout == "via shim\n" and out.returncode == 4, out.stderr
-    out = subprocess.run(["bash", "-lc", "rm -rf ~"], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        ["bash", "-lc", "rm -rf ~"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert out.returncode == 126
     script = tmp_path / "x.sh"
     script.write_text("echo from script\n")
     out = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout == "from script\n", out.stderr
-    out = subprocess.run(["bash"], input="echo from stdin\n", capture_output=True, text=True, env=env,
-                         timeout=60)
+    out = subprocess.run(
+        ["bash"], input="echo from stdin\n", capture_output=True, text=True, env=env, timeout=60
+    )
     assert out.stdout == "from stdin\n", out.stderr
     assert any(r["session"] == "shim" and r["command"] == "echo from stdin\n" for r in audit())
 
@@ -227,14 +249,20 @@ def test_a_hello_whose_request_follows_gets_the_welcome_with_the_reply() -> None
             s.sendall((json.dumps({**hello, "request_follows": follows}) + "\n").encode())
             s.settimeout(1.0)
             if not follows:
-                assert [json.loads(x).get("welcome") for x in s.recv(65536).splitlines()] == ["check"]
+                assert [json.loads(x).get("welcome") for x in s.recv(65536).splitlines()] == [
+                    "check"
+                ]
                 continue
             with pytest.raises(TimeoutError):
                 s.recv(65536)  # held back until there is a reply to send it with
             s.settimeout(20)
             s.sendall(b'{"op": "ping"}\n')
             lines = [json.loads(x) for x in s.recv(65536).splitlines()]
-            assert [x.get("welcome") for x in lines[:1]] == ["check"] and lines[1:2] and lines[1]["pong"], lines
+            assert (
+                [x.get("welcome") for x in lines[:1]] == ["check"]
+                and lines[1:2]
+                and lines[1]["pong"]
+            ), lines
         finally:
             s.close()
 
@@ -244,18 +272,27 @@ def test_a_hook_client_is_not_registered_as_a_gated_shell() -> None:
     gated shell; a -c client is (its process becomes the command's shell), so a human-only verb
     from a process it starts is refused (S9.5)."""
     assert run("true").returncode == 0
-    child = ("import os\nfrom gatesh import client\n"
-             "r = client.request('human', {'op': 'resume', 'session': 'reg', 'pid': os.getpid()}, start=False)\n"
-             "print('refused' if r.get('refused') else 'not refused')\n")
-    code = ("import subprocess, sys\nfrom gatesh import client\n"
-            "r = client.check('true', cwd='/', session='reg', surface=sys.argv[1])\n"
-            "assert r.action == 'allow', r\n"
-            "sys.stdout.write(subprocess.run([sys.executable, '-c', sys.argv[2]], capture_output=True, "
-            "text=True).stdout)\n")
+    child = (
+        "import os\nfrom gatesh import client\n"
+        "r = client.request('human', {'op': 'resume', 'session': 'reg', 'pid': os.getpid()}, start=False)\n"
+        "print('refused' if r.get('refused') else 'not refused')\n"
+    )
+    code = (
+        "import subprocess, sys\nfrom gatesh import client\n"
+        "r = client.check('true', cwd='/', session='reg', surface=sys.argv[1])\n"
+        "assert r.action == 'allow', r\n"
+        "sys.stdout.write(subprocess.run([sys.executable, '-c', sys.argv[2]], capture_output=True, "
+        "text=True).stdout)\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "GATESH_SESSION"}
     for surface, verdict in (("hook", "not refused"), ("-c", "refused")):
-        out = subprocess.run([sys.executable, "-c", code, surface, child], capture_output=True, text=True,
-                             env=env, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", code, surface, child],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
         assert out.stdout.strip() == verdict, (surface, out.stdout, out.stderr)
 
 
@@ -298,10 +335,15 @@ def test_human_verbs_refused_from_a_gated_session(repo: Path) -> None:
     pending = out.stderr.split("Pending id ")[1].split(":")[0]
     # From inside a gated session (GATESH_SESSION in the environment): refused.
     env = {**os.environ, "GATESH_SESSION": "hv"}
-    code = ("from gatesh import client; import json, sys; "
-            f"print(json.dumps(client.request('human', {{'op': 'approve', 'pending_id': {pending!r}}})))")
-    gated = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                      env=env, timeout=30).stdout)
+    code = (
+        "from gatesh import client; import json, sys; "
+        f"print(json.dumps(client.request('human', {{'op': 'approve', 'pending_id': {pending!r}}})))"
+    )
+    gated = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=30
+        ).stdout
+    )
     assert gated["ok"] is False and "gated session" in gated["error"]
     # From a person's terminal (no gated ancestor): approved; the agent's retry runs once.
     reply = client.request("human", {"op": "approve", "pending_id": pending})
@@ -328,7 +370,10 @@ def test_watcher_gets_events_and_answers() -> None:
         if ev.get("event") == "escalation":
             pending = ev["pending_id"]
             assert ev["command"] == "echo asked" and "once" in ev["choices"]
-    f.write(b'{"op":"answer","pending_id":"%s","answer":"once","pid":%d}\n' % (pending.encode(), os.getpid()))
+    f.write(
+        b'{"op":"answer","pending_id":"%s","answer":"once","pid":%d}\n'
+        % (pending.encode(), os.getpid())
+    )
     f.flush()
     t.join(60)
     assert box["out"].stdout == "asked\n", box["out"].stderr
@@ -366,11 +411,16 @@ def test_halt_run_anyway_from_a_watcher_runs_the_one_command_once() -> None:
     assert "tampering with the gate" in ev["reason"] and ev["command"] == attack
     pid = ev["pending_id"].encode()
     # Only `run anyway` (or no) is offered: `once` is refused and changes nothing.
-    f.write(b'{"op":"answer","id":1,"pending_id":"%s","answer":"once","pid":%d}\n' % (pid, os.getpid()))
+    f.write(
+        b'{"op":"answer","id":1,"pending_id":"%s","answer":"once","pid":%d}\n' % (pid, os.getpid())
+    )
     f.flush()
     assert "not offered" in _until(f, lambda m: m.get("id") == 1)["error"]
     assert not marker.exists()
-    f.write(b'{"op":"answer","id":2,"pending_id":"%s","answer":"run anyway","pid":%d}\n' % (pid, os.getpid()))
+    f.write(
+        b'{"op":"answer","id":2,"pending_id":"%s","answer":"run anyway","pid":%d}\n'
+        % (pid, os.getpid())
+    )
     f.flush()
     assert _until(f, lambda m: m.get("id") == 2)["ok"] is True
     t.join(60)
@@ -380,7 +430,10 @@ def test_halt_run_anyway_from_a_watcher_runs_the_one_command_once() -> None:
     # The agent's terminal was told, once, that a person was being asked (S7).
     assert out.stderr.count("a person is being asked") == 1
     recs = [r for r in audit() if r.get("pending_id") == ev["pending_id"]]
-    assert [(r["action"], r["answer"]) for r in recs] == [("halt", "run anyway"), ("allow", "run anyway")]
+    assert [(r["action"], r["answer"]) for r in recs] == [
+        ("halt", "run anyway"),
+        ("allow", "run anyway"),
+    ]
     # Nothing is remembered: the session stays halted, the same command included.
     f.close()
     s.close()
@@ -413,14 +466,28 @@ def test_hook_prompt_is_a_mandate_that_carves_the_open_world_floor(tmp_path: Pat
     def hook(data: dict, **env: str) -> subprocess.CompletedProcess[str]:
         # An interactive Claude Code (its hooks see CLAUDE_CODE_ENTRYPOINT=cli): a person is there
         # to answer an `ask`.
-        return subprocess.run([*GATESH, "hook", "claude-code"], input=json.dumps(data), text=True,
-                              capture_output=True, timeout=60,
-                              env={**os.environ, "CLAUDE_CODE_ENTRYPOINT": "cli", **env})
+        return subprocess.run(
+            [*GATESH, "hook", "claude-code"],
+            input=json.dumps(data),
+            text=True,
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, "CLAUDE_CODE_ENTRYPOINT": "cli", **env},
+        )
 
-    pre = {"hook_event_name": "PreToolUse", "session_id": "cc1", "cwd": str(tmp_path),
-           "tool_name": "Bash", "tool_input": {"command": cmd}}
-    prompt = {"hook_event_name": "UserPromptSubmit", "session_id": "cc1", "cwd": str(tmp_path),
-              "prompt": "please post to https://example.com/x for me"}
+    pre = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "cc1",
+        "cwd": str(tmp_path),
+        "tool_name": "Bash",
+        "tool_input": {"command": cmd},
+    }
+    prompt = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "cc1",
+        "cwd": str(tmp_path),
+        "prompt": "please post to https://example.com/x for me",
+    }
 
     def decision(out: subprocess.CompletedProcess[str]) -> str:
         assert out.returncode == 0, out.stderr
@@ -444,11 +511,20 @@ def test_mandate_channels() -> None:
     """Hook channels are accepted from a human-role client; unknown ones (and `watch`, which only
     a watcher connection carries) are refused."""
     for channel in ("codex-prompt", "gemini-prompt", "claude-code-prompt", "mandate"):
-        reply = client.request("human", {"op": "mandate", "text": f"words via {channel}", "session": "mc",
-                                         "channel": channel})
+        reply = client.request(
+            "human",
+            {"op": "mandate", "text": f"words via {channel}", "session": "mc", "channel": channel},
+        )
         assert reply["ok"] and reply["channel"] == channel and reply["admitted"] == ["mc"], reply
-    for channel in ("watch", "env", "file", "claude-code-transcript"):  # S5.3: a transcript is a file
-        reply = client.request("human", {"op": "mandate", "text": "x", "session": "mc", "channel": channel})
+    for channel in (
+        "watch",
+        "env",
+        "file",
+        "claude-code-transcript",
+    ):  # S5.3: a transcript is a file
+        reply = client.request(
+            "human", {"op": "mandate", "text": "x", "session": "mc", "channel": channel}
+        )
         assert reply["ok"] is False and "unknown channel" in reply["error"]
 
 
@@ -457,12 +533,21 @@ def test_the_c_client_imports_no_os_before_exec(tmp_path: Path) -> None:
     loading `os`, `json` or `socket` (`-X importtime` lists every import on stderr as it happens)."""
     assert run("true").returncode == 0  # the daemon is up
     root = str(Path(client.__file__).resolve().parents[1])
-    code = (f"import sys; sys.path[:0] = [{root!r}]; from gatesh.client import shell_main; "
-            "sys.exit(shell_main(['gatesh', '-c', 'echo ran']))")
+    code = (
+        f"import sys; sys.path[:0] = [{root!r}]; from gatesh.client import shell_main; "
+        "sys.exit(shell_main(['gatesh', '-c', 'echo ran']))"
+    )
     env = {**os.environ, "GATESH_SESSION": "imports"}
-    out = subprocess.run([sys.executable, "-X", "importtime", "-IS", "-c", code], capture_output=True,
-                         text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-IS", "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 0 and out.stdout == "ran\n", out.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line}
     assert "gatesh.client" in imported
-    assert not imported & {"os", "json", "socket", "re", "typing", "posixpath", "__future__"}, imported
+    assert not imported & {"os", "json", "socket", "re", "typing", "posixpath", "__future__"}, (
+        imported
+    )

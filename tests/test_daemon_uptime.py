@@ -43,9 +43,15 @@ class RealDaemon:
     def __init__(self, home: Path, *, unguard: bool = False) -> None:
         self.home = home
         (home / "run").mkdir(mode=0o700, parents=True)
-        self.env = {**os.environ, "HOME": str(home), "XDG_RUNTIME_DIR": str(home / "run"),
-                    "XDG_CONFIG_HOME": str(home / ".config"), "XDG_STATE_HOME": str(home / ".local/state"),
-                    "XDG_DATA_HOME": str(home / ".local/share"), "GATESH_SYSTEM_CONFIG": str(home / "etc/c.toml")}
+        self.env = {
+            **os.environ,
+            "HOME": str(home),
+            "XDG_RUNTIME_DIR": str(home / "run"),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_STATE_HOME": str(home / ".local/state"),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "GATESH_SYSTEM_CONFIG": str(home / "etc/c.toml"),
+        }
         for var in ("GATESH_SESSION", "ANTHROPIC_API_KEY"):
             self.env.pop(var, None)
         if unguard:
@@ -54,9 +60,13 @@ class RealDaemon:
             self.env["PYTHONPATH"] = os.pathsep.join([str(home / "site"), *sys.path])
         self.log = home / "daemon.err"
         self.socket = str(home / "run" / "gatesh" / "daemon.sock")
-        self.proc = subprocess.Popen([sys.executable, "-m", "gatesh", "daemon", "--foreground"], env=self.env,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=open(self.log, "ab"))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gatesh", "daemon", "--foreground"],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.log, "ab"),
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if os.path.exists(self.socket) and self.ping():
@@ -75,8 +85,12 @@ class RealDaemon:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
             s.connect(self.socket)
-            s.sendall(b"".join(json.dumps(m).encode() + b"\n"
-                               for m in [{"v": 1, "hello": "check", "pid": os.getpid()}, *messages]))
+            s.sendall(
+                b"".join(
+                    json.dumps(m).encode() + b"\n"
+                    for m in [{"v": 1, "hello": "check", "pid": os.getpid()}, *messages]
+                )
+            )
             out: list[dict] = []
             buf = b""
             while len([m for m in out if "re" in m and not m.get("interim")]) < len(messages):
@@ -94,8 +108,11 @@ class RealDaemon:
         saved = {k: os.environ.get(k) for k in self.env}
         os.environ.update({k: v for k, v in self.env.items() if k != "PYTHONPATH"})
         try:
-            reply = client.request("check", {"op": "check", "command": command, "cwd": cwd,
-                                             "session": "uptime"}, start=False)
+            reply = client.request(
+                "check",
+                {"op": "check", "command": command, "cwd": cwd, "session": "uptime"},
+                start=False,
+            )
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -129,8 +146,9 @@ def daemon(tmp_path: Path) -> Iterator[RealDaemon]:
 
 
 @pytest.mark.slow
-def test_a_decision_that_never_ends_is_refused_in_time_and_the_next_works(unguarded: RealDaemon,
-                                                                          tmp_path: Path) -> None:
+def test_a_decision_that_never_ends_is_refused_in_time_and_the_next_works(
+    unguarded: RealDaemon, tmp_path: Path
+) -> None:
     started = time.monotonic()
     res = unguarded.check(HANG, str(tmp_path))
     took = time.monotonic() - started
@@ -176,7 +194,9 @@ def _open_idle(sock_path: str, n: int, *, welcomed: bool = True) -> list[socket.
 
 
 @pytest.mark.slow
-def test_two_thousand_idle_connections_do_not_starve_a_check(daemon: RealDaemon, tmp_path: Path) -> None:
+def test_two_thousand_idle_connections_do_not_starve_a_check(
+    daemon: RealDaemon, tmp_path: Path
+) -> None:
     idle = _open_idle(daemon.socket, 2000)
     try:
         started = time.monotonic()
@@ -190,7 +210,9 @@ def test_two_thousand_idle_connections_do_not_starve_a_check(daemon: RealDaemon,
 
 
 @pytest.mark.slow
-def test_a_flood_past_the_limit_evicts_idle_ones_and_is_logged_once(daemon: RealDaemon, tmp_path: Path) -> None:
+def test_a_flood_past_the_limit_evicts_idle_ones_and_is_logged_once(
+    daemon: RealDaemon, tmp_path: Path
+) -> None:
     from gatesh.daemon.limits import MAX_CONNECTIONS
 
     idle = _open_idle(daemon.socket, MAX_CONNECTIONS + 200, welcomed=False)
@@ -199,7 +221,9 @@ def test_a_flood_past_the_limit_evicts_idle_ones_and_is_logged_once(daemon: Real
         started = time.monotonic()
         res = daemon.check("ls", str(tmp_path))
         assert res.allowed, res.message
-        assert time.monotonic() - started <= FLOOD_S  # answered, not starved (the burst may still run)
+        assert (
+            time.monotonic() - started <= FLOOD_S
+        )  # answered, not starved (the burst may still run)
     finally:
         for s in idle:
             s.close()

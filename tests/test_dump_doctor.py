@@ -21,12 +21,22 @@ from gatesh.launcher import write_launcher
 GATESH = [sys.executable, "-m", "gatesh"]
 
 
-def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})
+def _run(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
-def test_dump_writes_outside_the_working_tree_and_names_absent_parts_as_such(tmp_path: Path) -> None:
+def test_dump_writes_outside_the_working_tree_and_names_absent_parts_as_such(
+    tmp_path: Path,
+) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -35,16 +45,23 @@ def test_dump_writes_outside_the_working_tree_and_names_absent_parts_as_such(tmp
     cfg.write_text('rung = "auto"\n')
     out = _run([*GATESH, "dump"], repo)
     assert out.returncode == 0, out.stderr
-    assert _run(["git", "status", "--porcelain"], repo).stdout == ""  # nothing new in the repository
+    assert (
+        _run(["git", "status", "--porcelain"], repo).stdout == ""
+    )  # nothing new in the repository
     assert not list(repo.iterdir())[1:], list(repo.iterdir())
     assert "unavailable" not in out.stdout and "could not be included" not in out.stdout, out.stdout
     archive = Path(out.stdout.split("wrote ", 1)[1].split()[0])
-    assert archive.is_relative_to(_paths.current().state_dir) and archive.stat().st_mode & 0o077 == 0
+    assert (
+        archive.is_relative_to(_paths.current().state_dir) and archive.stat().st_mode & 0o077 == 0
+    )
     with tarfile.open(archive) as tar:
         readme = tar.extractfile("gatesh-dump/README.txt").read().decode()  # type: ignore[union-attr]
         assert "gatesh-dump/config/user.toml" in tar.getnames()
     assert "Could not be included" not in readme, readme
-    assert "no system config file (optional)" in readme and "no project config file (optional)" in readme
+    assert (
+        "no system config file (optional)" in readme
+        and "no project config file (optional)" in readme
+    )
 
 
 def test_dump_still_writes_where_it_is_told(tmp_path: Path) -> None:
@@ -60,8 +77,13 @@ def _without_zsh(script: str, env: dict[str, str]) -> subprocess.CompletedProces
     """Run ``script`` in a mount namespace where /usr/bin/zsh (and /bin/zsh) is not executable."""
     zsh = [p for p in ("/usr/bin/zsh", "/bin/zsh") if os.path.exists(p) and not os.path.islink(p)]
     mounts = " && ".join(f"mount --bind /dev/null {p}" for p in zsh) or "true"
-    return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", f"{mounts} && {script}"],
-                          capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", f"{mounts} && {script}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 @pytest.fixture
@@ -87,15 +109,17 @@ def test_doctor_does_not_call_the_zsh_shim_ok_without_zsh(no_zsh_env: dict[str, 
     assert "no real zsh is installed" in checks["shim zsh"]["detail"]
     assert "zsh" not in checks["shims"]["detail"]  # the ok line names only bash and sh
     # With zsh present the same shims are all ok.
-    out = subprocess.run([*GATESH, "doctor", "--json"], capture_output=True, text=True, timeout=120,
-                         env=no_zsh_env)
+    out = subprocess.run(
+        [*GATESH, "doctor", "--json"], capture_output=True, text=True, timeout=120, env=no_zsh_env
+    )
     checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
     assert "shim zsh" not in checks and checks["shims"]["status"] == "ok", checks
 
 
 @pytest.mark.slow
-def test_a_shim_without_its_shell_refuses_with_an_audit_line_saying_so(no_zsh_env: dict[str, str],
-                                                                      tmp_path: Path) -> None:
+def test_a_shim_without_its_shell_refuses_with_an_audit_line_saying_so(
+    no_zsh_env: dict[str, str], tmp_path: Path
+) -> None:
     shim = Path(install.shims_dir()) / "zsh"
     marker = tmp_path / "ran"
     out = _without_zsh(f"{shim} -c 'touch {marker}'", {**no_zsh_env, "GATESH_SESSION": "nozsh"})

@@ -25,7 +25,9 @@ from gatesh.testing import worktree
 
 _TEMPLATES = load("effect_templates")
 TEMPLATES, TARGETS = _TEMPLATES.TEMPLATES, _TEMPLATES.TARGETS
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: the tree's state is git's")
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None, reason="git is not installed: the tree's state is git's"
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,32 +48,54 @@ def expected(variant: str, use: str, *, root: bool) -> bool:
     return variant == "system" and not root  # unknown: a system folder only its writer can change
 
 
-def decide_all(tree: worktree.Scratch, monkeypatch: pytest.MonkeyPatch, root: bool) -> list[tuple[str, str, bool, bool]]:
+def decide_all(
+    tree: worktree.Scratch, monkeypatch: pytest.MonkeyPatch, root: bool
+) -> list[tuple[str, str, bool, bool]]:
     monkeypatch.setenv("HOME", tree.home)
     out = []
     rater = BuiltinRater(root=root)
     for k, (template, use) in enumerate(TEMPLATES):
         for variant, targets in TARGETS.items():
             cmd = template.replace("{T}", targets[k % len(targets)])
-            d = decide(cmd, cwd=tree.repo, config=default(), session=SessionState(), rater=rater, rung=Rung.AUTO)
+            d = decide(
+                cmd,
+                cwd=tree.repo,
+                config=default(),
+                session=SessionState(),
+                rater=rater,
+                rung=Rung.AUTO,
+            )
             out.append((variant, cmd, d.action is Action.ALLOW, expected(variant, use, root=root)))
     return out
 
 
 @pytest.mark.parametrize("root", [False, True], ids=["user", "root"])
-def test_the_decision_follows_the_target(root: bool, tree: worktree.Scratch, monkeypatch: pytest.MonkeyPatch) -> None:
-    wrong = [(v, cmd, allowed) for v, cmd, allowed, want in decide_all(tree, monkeypatch, root) if allowed != want]
+def test_the_decision_follows_the_target(
+    root: bool, tree: worktree.Scratch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = [
+        (v, cmd, allowed)
+        for v, cmd, allowed, want in decide_all(tree, monkeypatch, root)
+        if allowed != want
+    ]
     assert not wrong, wrong
 
 
 def test_shares_per_class(tree: worktree.Scratch, monkeypatch: pytest.MonkeyPatch) -> None:
     """The issue's thresholds on this fixture: (a)-(c) not allowed >= 95 %, (d) allowed >= 90 %."""
     rows = decide_all(tree, monkeypatch, root=True)
-    for variant, need_allowed, share in (("credential", False, 0.95), ("persistence", False, 0.95),
-                                         ("system", False, 0.95), ("worktree", True, 0.90)):
+    for variant, need_allowed, share in (
+        ("credential", False, 0.95),
+        ("persistence", False, 0.95),
+        ("system", False, 0.95),
+        ("worktree", True, 0.90),
+    ):
         mine = [allowed for v, _, allowed, _ in rows if v == variant]
         uses = [u for _, u in TEMPLATES]
-        if variant in ("persistence", "system"):  # reading them is harmless (S4.1): scored on the writers
+        if variant in (
+            "persistence",
+            "system",
+        ):  # reading them is harmless (S4.1): scored on the writers
             mine = [a for a, u in zip(mine, uses, strict=True) if u != "read"]
         good = sum(a == need_allowed for a in mine) / len(mine)
         assert good >= share, (variant, good)

@@ -30,8 +30,11 @@ def test_every_gatesh_exception_is_a_gatesh_error() -> None:
     for name in _module_names():
         module = importlib.import_module(name)
         for cls_name, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ == name and issubclass(cls, BaseException) and not issubclass(
-                    cls, _errors.GateshError | _errors.Abandoned):
+            if (
+                cls.__module__ == name
+                and issubclass(cls, BaseException)
+                and not issubclass(cls, _errors.GateshError | _errors.Abandoned)
+            ):
                 strays.append(f"{name}.{cls_name}")
     assert strays == []
 
@@ -55,11 +58,25 @@ def test_exit_statuses_live_on_the_classes_and_are_defined_once() -> None:
     defined = []
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-                node, ast.AnnAssign) else []
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AnnAssign)
+                else []
+            )
             for target in targets:
-                if isinstance(target, ast.Name) and target.id.startswith("EXIT_") and not target.id.endswith("_S") and isinstance(
-                        getattr(node, "value", None), ast.Constant):
+                if (
+                    isinstance(target, ast.Name)
+                    and target.id.startswith("EXIT_")
+                    and not target.id.endswith("_S")
+                    and isinstance(getattr(node, "value", None), ast.Constant)
+                ):
                     defined.append(f"{path.relative_to(PACKAGE)}:{target.id}")
-    assert sorted(defined) == ["_errors.py:EXIT_BROKEN_PIPE", "_errors.py:EXIT_ERROR", "_errors.py:EXIT_OK",
-                               "_errors.py:EXIT_REFUSED", "_errors.py:EXIT_USAGE"]
+    assert sorted(defined) == [
+        "_errors.py:EXIT_BROKEN_PIPE",
+        "_errors.py:EXIT_ERROR",
+        "_errors.py:EXIT_OK",
+        "_errors.py:EXIT_REFUSED",
+        "_errors.py:EXIT_USAGE",
+    ]

@@ -49,11 +49,23 @@ def project() -> Path:
     return path
 
 
-def gate(cmd: str, *, session: str = "f", cwd: Path | None = None, env: dict[str, str] | None = None,
-         timeout: float = 90) -> subprocess.CompletedProcess[str]:
+def gate(
+    cmd: str,
+    *,
+    session: str = "f",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 90,
+) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **(env or {}), "GATESH_SESSION": session}
-    return subprocess.run([*GATESH, "-c", cmd], capture_output=True, text=True, env=full,
-                          cwd=cwd or Path.home(), timeout=timeout)
+    return subprocess.run(
+        [*GATESH, "-c", cmd],
+        capture_output=True,
+        text=True,
+        env=full,
+        cwd=cwd or Path.home(),
+        timeout=timeout,
+    )
 
 
 def audit_records() -> list[dict]:
@@ -130,8 +142,9 @@ def test_sigkill_under_load_nothing_ungated_nothing_lost(project: Path) -> None:
     assert daemon_pid() not in (None, *killed)
 
 
-def _signal_during_a_model_call(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                sig: signal.Signals) -> tuple[subprocess.CompletedProcess[str], int]:
+def _signal_during_a_model_call(
+    project: Path, monkeypatch: pytest.MonkeyPatch, sig: signal.Signals
+) -> tuple[subprocess.CompletedProcess[str], int]:
     """Send ``sig`` to the daemon while a check waits on a slow model; (the client's result, pid)."""
     with ModelServer() as server:
         server.set_fallback(slow(tool_use("rateCommand", {"outcome": "safe", "reason": "ok"}), 60))
@@ -141,7 +154,9 @@ def _signal_during_a_model_call(project: Path, monkeypatch: pytest.MonkeyPatch,
         pid = daemon_pid()
         assert pid
         box: dict[str, subprocess.CompletedProcess[str]] = {}
-        t = threading.Thread(target=lambda: box.update(out=gate(f"touch {project}/slow", cwd=project)))
+        t = threading.Thread(
+            target=lambda: box.update(out=gate(f"touch {project}/slow", cwd=project))
+        )
         t.start()
         assert wait_for(lambda: len(server.requests) >= 1), "the model was never asked"
         os.kill(pid, sig)
@@ -152,14 +167,18 @@ def _signal_during_a_model_call(project: Path, monkeypatch: pytest.MonkeyPatch,
         return box["out"], pid
 
 
-def test_sigkill_while_a_decision_waits_refuses(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sigkill_while_a_decision_waits_refuses(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The daemon dies while the model is slow: the waiting client refuses and says how to recover."""
     out, _ = _signal_during_a_model_call(project, monkeypatch, signal.SIGKILL)
     assert out.returncode == 126
     assert "stopped answering" in out.stderr and "Run it again" in out.stderr, out.stderr
 
 
-def test_sigterm_while_a_decision_waits_exits_at_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sigterm_while_a_decision_waits_exits_at_once(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SIGTERM while the model is slow: the daemon does not wait out the model call (the
     interpreter would join its worker thread); the waiting client refuses; nothing ran."""
     out, _ = _signal_during_a_model_call(project, monkeypatch, signal.SIGTERM)
@@ -171,8 +190,13 @@ def test_sigterm_while_a_decision_waits_exits_at_once(project: Path, monkeypatch
 
 
 def _start_daemon(preexec=None) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-def]
-    proc = subprocess.Popen([*GATESH, "daemon", "--foreground"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=preexec)
+    proc = subprocess.Popen(
+        [*GATESH, "daemon", "--foreground"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=preexec,
+    )
     sock = _paths.current().socket
 
     def up() -> bool:
@@ -223,7 +247,9 @@ def test_audit_log_past_rlimit_fsize_refuses(project: Path) -> None:
     try:
         _full_disk_checks(project)
         assert proc.poll() is None, "the daemon died on EFBIG"
-        status = subprocess.run([*GATESH, "status", "--json"], capture_output=True, text=True, timeout=30)
+        status = subprocess.run(
+            [*GATESH, "status", "--json"], capture_output=True, text=True, timeout=30
+        )
         if status.returncode == 0 and status.stdout.strip().startswith("{"):
             daemon = json.loads(status.stdout).get("daemon", {})
             assert daemon.get("audit_failures", 1) >= 1
@@ -238,8 +264,11 @@ def test_audit_log_past_rlimit_fsize_refuses(project: Path) -> None:
 def test_audit_log_on_a_full_tmpfs_refuses(project: Path) -> None:
     state = Path(_paths.current().state_dir)
     state.mkdir(parents=True, exist_ok=True)
-    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(state)],
-                           capture_output=True, text=True)
+    mount = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(state)],
+        capture_output=True,
+        text=True,
+    )
     if mount.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mount.stderr.strip()}")
     try:
@@ -271,13 +300,22 @@ def _user_config() -> Path:
     return path
 
 
-@pytest.mark.parametrize(("text", "line", "key"), [
-    ('rung = "auto"\n\n[rater\nbackend = "builtin"\n', 3, "(syntax)"),
-    ('rung = "auto"\nshell = "bash"\nrung_typo = 1\n', 3, "rung_typo"),
-    ('# comment\nrung = "superauto"\n', 2, "rung"),
-    ('[[allow]]\nmatch = "exact"\npattern = "ls"\n\n[[allow]]\nmatch = "regexp"\npattern = "x"\n', 5, "allow[1]"),
-])
-def test_corrupted_config_refuses_naming_file_line_key(project: Path, text: str, line: int, key: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "line", "key"),
+    [
+        ('rung = "auto"\n\n[rater\nbackend = "builtin"\n', 3, "(syntax)"),
+        ('rung = "auto"\nshell = "bash"\nrung_typo = 1\n', 3, "rung_typo"),
+        ('# comment\nrung = "superauto"\n', 2, "rung"),
+        (
+            '[[allow]]\nmatch = "exact"\npattern = "ls"\n\n[[allow]]\nmatch = "regexp"\npattern = "x"\n',
+            5,
+            "allow[1]",
+        ),
+    ],
+)
+def test_corrupted_config_refuses_naming_file_line_key(
+    project: Path, text: str, line: int, key: str
+) -> None:
     assert gate("true").returncode == 0  # a daemon with a good config
     cfg = _user_config()
     cfg.write_text(text)
@@ -332,7 +370,8 @@ def test_socket_path_is_a_regular_file(project: Path) -> None:
 def _anthropic_config(base_url: str, *, timeout_s: float = 2.0) -> None:
     _user_config().write_text(
         f'[rater]\nbackend = "anthropic"\nbase_url = "{base_url}"\napi_key_env = "GATESH_TEST_KEY"\n'
-        f"timeout_s = {timeout_s}\n\n[alignment]\ntimeout_s = {timeout_s}\n")
+        f"timeout_s = {timeout_s}\n\n[alignment]\ntimeout_s = {timeout_s}\n"
+    )
 
 
 FAILURES = (
@@ -344,7 +383,9 @@ FAILURES = (
 )
 
 
-def test_model_endpoint_failures_fail_closed(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_endpoint_failures_fail_closed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A hanging model, garbage, a 500, prose, a malformed tool call: each command is refused (a
     rating that was never obtained goes to a person, nobody is watching), audited with its cause,
     and never cached — the same command asks the model again once it answers."""
@@ -354,14 +395,20 @@ def test_model_endpoint_failures_fail_closed(project: Path, monkeypatch: pytest.
         _anthropic_config(server.base_url, timeout_s=2.0)
         for name, _ in FAILURES:
             started = time.monotonic()
-            out = gate(f"touch {project}/model-{name}", session=f"m-{name}", cwd=project, timeout=120)
+            out = gate(
+                f"touch {project}/model-{name}", session=f"m-{name}", cwd=project, timeout=120
+            )
             took = time.monotonic() - started
             assert out.returncode == 126, (name, out.stderr)
             assert not (project / f"model-{name}").exists()
             assert "no rating could be obtained" in out.stderr, out.stderr
             assert took < 30, f"{name} took {took:.0f}s: the timeout budget was not kept"
         assert len(server.requests) == len(FAILURES)
-        records = {r["command"].rsplit("model-", 1)[-1]: r for r in audit_records() if "model-" in r.get("command", "")}
+        records = {
+            r["command"].rsplit("model-", 1)[-1]: r
+            for r in audit_records()
+            if "model-" in r.get("command", "")
+        }
         for name, _ in FAILURES:
             rec = records[name]
             assert rec["action"] != "allow" and rec["outcome"] == Outcome.DESTRUCTIVE.value, rec
@@ -369,14 +416,18 @@ def test_model_endpoint_failures_fail_closed(project: Path, monkeypatch: pytest.
             assert rec["reason"].startswith("Could not assess this command:"), rec["reason"]
         assert records["timeout"]["rater"]["fail_cause"] == "timeout"
         # Never cached: the model answers now, and the same command is asked about again.
-        server.script(tool_use("rateCommand", {"outcome": "safe", "reason": "creates an empty file"}))
+        server.script(
+            tool_use("rateCommand", {"outcome": "safe", "reason": "creates an empty file"})
+        )
         again = gate(f"touch {project}/model-http-500", session="m-again", cwd=project)
         assert len(server.requests) == len(FAILURES) + 1
         assert again.returncode == 0, again.stderr
         assert (project / "model-http-500").exists()
 
 
-def test_model_failure_message_names_the_cause(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_failure_message_names_the_cause(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The refusal names what failed (S4: "Could not assess this command: …"), so a person knows
     what to fix. In process: the daemon-less gate builds the same no-person message."""
     from gatesh.inprocess import gate as gate_here
@@ -402,7 +453,9 @@ class Clock:
 
 def _verdict(reason: str = "lists files", fail: str = "") -> Verdict:
     if fail:
-        return Verdict(Outcome.DESTRUCTIVE, f"Could not assess this command: {fail}", fail_cause=fail)
+        return Verdict(
+            Outcome.DESTRUCTIVE, f"Could not assess this command: {fail}", fail_cause=fail
+        )
     return Verdict(Outcome.SAFE, reason)
 
 
@@ -440,11 +493,26 @@ def test_daemon_decides_through_wall_clock_jumps(project: Path) -> None:
     assert gate("echo one", cwd=project).returncode == 0
     log = Path(_paths.current().audit_log)
     with open(log, "a") as f:
-        f.write(json.dumps({"time": "1999-01-01T00:00:00+0000", "ts": 915148800.0, "session": "x",
-                            "command": "echo from-the-past", "action": "allow", "stage": "rung"}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "time": "1999-01-01T00:00:00+0000",
+                    "ts": 915148800.0,
+                    "session": "x",
+                    "command": "echo from-the-past",
+                    "action": "allow",
+                    "stage": "rung",
+                }
+            )
+            + "\n"
+        )
     assert gate("echo two", cwd=project).returncode == 0
     commands = [r.get("command") for r in audit_records()]
-    assert commands.index("echo one") < commands.index("echo from-the-past") < commands.index("echo two")
+    assert (
+        commands.index("echo one")
+        < commands.index("echo from-the-past")
+        < commands.index("echo two")
+    )
     shown = subprocess.run([*GATESH, "log", "--json"], capture_output=True, text=True, timeout=30)
     assert shown.returncode == 0, shown.stderr
     assert "echo two" in shown.stdout

@@ -70,7 +70,11 @@ def test_deciding_changes_no_session(cmd: str) -> None:
     disagree with the daemon. Deciding twice from one state gives the same answer and no change."""
     state = SessionState()
     first, second = _decide(cmd, state), _decide(cmd, state)
-    assert (first.action, first.counters, first.change) == (second.action, second.counters, second.change)
+    assert (first.action, first.counters, first.change) == (
+        second.action,
+        second.counters,
+        second.change,
+    )
     assert not state.halted and state.negotiation.counters()["rounds"] == 0
 
 
@@ -99,7 +103,9 @@ def test_third_rejection_escalates_with_the_round_on_the_transcript() -> None:
 # --- nobody to ask (S7) ----------------------------------------------------------------------------
 
 
-def test_nobody_refuses_keeps_an_approvable_id_and_the_approval_runs_once(book: PendingBook, log: AuditLog) -> None:
+def test_nobody_refuses_keeps_an_approvable_id_and_the_approval_runs_once(
+    book: PendingBook, log: AuditLog
+) -> None:
     state = SessionState(id="s1")
     decision = _decide("ls", state, rung=Rung.MANUAL)
     done = finish(decision, state=state, reach=Reach.NOBODY, where=_where(), book=book, audit=log)
@@ -120,9 +126,18 @@ def test_nobody_refuses_keeps_an_approvable_id_and_the_approval_runs_once(book: 
     assert [r["action"] for r in _lines(log)] == ["refuse", "approved", "allow"]
 
 
-def test_a_fresh_process_honours_a_halt_and_an_approval_from_the_file(book: PendingBook, log: AuditLog) -> None:
+def test_a_fresh_process_honours_a_halt_and_an_approval_from_the_file(
+    book: PendingBook, log: AuditLog
+) -> None:
     state = SessionState(id="s2")
-    finish(_decide(ATTACK, state), state=state, reach=Reach.NOBODY, where=_where("s2"), book=book, audit=log)
+    finish(
+        _decide(ATTACK, state),
+        state=state,
+        reach=Reach.NOBODY,
+        where=_where("s2"),
+        book=book,
+        audit=log,
+    )
     again = PendingBook(_paths.current().state_dir).session_state("s2")
     assert again.halted and again.halt_reason == state.halt_reason
 
@@ -134,8 +149,14 @@ def test_an_unkept_pending_id_is_not_offered(tmp_path: Path, log: AuditLog) -> N
     blocker.write_text("")
     book = PendingBook(str(blocker))
     state = SessionState(id="s3")
-    done = finish(_decide("ls", state, rung=Rung.MANUAL), state=state, reach=Reach.NOBODY,
-                  where=_where("s3"), book=book, audit=log)
+    done = finish(
+        _decide("ls", state, rung=Rung.MANUAL),
+        state=state,
+        reach=Reach.NOBODY,
+        where=_where("s3"),
+        book=book,
+        audit=log,
+    )
     assert done.action is Action.REFUSE and "gatesh approve" not in done.message
     assert "could not be kept" in _lines(log)[-1]["note"]
 
@@ -148,13 +169,28 @@ def test_an_unanswered_ask_is_not_a_person_reached(book: PendingBook, log: Audit
     (nobody answers) refilled the bounds (S11.4)."""
     state = SessionState(id="s4")
     for _ in range(2):
-        finish(_decide(REJECTED, state), state=state, reach=Reach.SURFACE, where=_where("s4"), book=book, audit=log)
-    asked = finish(_decide(REJECTED, state), state=state, reach=Reach.SURFACE, where=_where("s4"), book=book,
-                   audit=log)
+        finish(
+            _decide(REJECTED, state),
+            state=state,
+            reach=Reach.SURFACE,
+            where=_where("s4"),
+            book=book,
+            audit=log,
+        )
+    asked = finish(
+        _decide(REJECTED, state),
+        state=state,
+        reach=Reach.SURFACE,
+        where=_where("s4"),
+        book=book,
+        audit=log,
+    )
     assert asked.action is Action.ESCALATE and "gatesh asks you to decide" in asked.message
     assert asked.pending is not None and asked.pending.state is PendingState.ASKING
     assert state.negotiation.counters()["since_person"] == 3  # nobody answered: not reached
-    ruled = rule(asked.pending, Ruling(Answer.ONCE), state=state, where=_where("s4"), book=book, audit=log)
+    ruled = rule(
+        asked.pending, Ruling(Answer.ONCE), state=state, where=_where("s4"), book=book, audit=log
+    )
     assert ruled.finished is not None and ruled.finished.action is Action.ALLOW
     assert state.negotiation.counters()["since_person"] == 0  # the person answered
     # The approval is audited as a ruling, not as the command running (it runs on the retry).
@@ -163,48 +199,91 @@ def test_an_unanswered_ask_is_not_a_person_reached(book: PendingBook, log: Audit
     assert retry.stage is Stage.APPROVED_ID and retry.action is Action.ALLOW
 
 
-def test_a_watcher_is_waited_for_and_the_first_answer_wins(book: PendingBook, log: AuditLog) -> None:
+def test_a_watcher_is_waited_for_and_the_first_answer_wins(
+    book: PendingBook, log: AuditLog
+) -> None:
     state = SessionState(id="s5")
-    asked = finish(_decide("ls", state, rung=Rung.MANUAL), state=state, reach=Reach.WATCHER, where=_where("s5"),
-                   book=book, audit=log)
+    asked = finish(
+        _decide("ls", state, rung=Rung.MANUAL),
+        state=state,
+        reach=Reach.WATCHER,
+        where=_where("s5"),
+        book=book,
+        audit=log,
+    )
     assert asked.waiting and asked.record is None and asked.pending is not None
     p = asked.pending
     ruled = rule(p, Ruling(Answer.SESSION), state=None, where=_where("s5"), book=book, audit=log)
     assert ruled.wake and p.state is PendingState.ANSWERED
     with pytest.raises(AlreadyRuled, match="already answered"):
         rule(p, Ruling(Answer.NO), state=None, where=_where("s5"), book=book, audit=log)
-    done = conclude(p, Ruling(Answer.SESSION), state=state, where=_where("s5"), book=book, audit=log)
+    done = conclude(
+        p, Ruling(Answer.SESSION), state=state, where=_where("s5"), book=book, audit=log
+    )
     assert done.action is Action.ALLOW and done.answer == "session"
     assert _decide("ls", state, rung=Rung.MANUAL).stage is Stage.APPROVED_ID  # for the session
     assert [(r["action"], r["answer"]) for r in _lines(log)] == [("allow", "session")]
 
 
-def test_a_watcher_that_never_answers_expires_into_the_no_person_refusal(book: PendingBook, log: AuditLog) -> None:
+def test_a_watcher_that_never_answers_expires_into_the_no_person_refusal(
+    book: PendingBook, log: AuditLog
+) -> None:
     state = SessionState(id="s6")
-    asked = finish(_decide("ls", state, rung=Rung.MANUAL), state=state, reach=Reach.WATCHER, where=_where("s6"),
-                   book=book, audit=log)
+    asked = finish(
+        _decide("ls", state, rung=Rung.MANUAL),
+        state=state,
+        reach=Reach.WATCHER,
+        where=_where("s6"),
+        book=book,
+        audit=log,
+    )
     assert asked.pending is not None
     done = conclude(asked.pending, None, state=state, where=_where("s6"), book=book, audit=log)
     assert done.action is Action.REFUSE and asked.pending.state is PendingState.EXPIRED
     assert "Approval required, but nobody is watching" in done.message
 
 
-def test_run_anyway_lets_the_halted_command_run_once_and_remembers_nothing(book: PendingBook, log: AuditLog) -> None:
+def test_run_anyway_lets_the_halted_command_run_once_and_remembers_nothing(
+    book: PendingBook, log: AuditLog
+) -> None:
     state = SessionState(id="s7")
-    asked = finish(_decide(ATTACK, state), state=state, reach=Reach.WATCHER, where=_where("s7"), book=book,
-                   audit=log)
-    assert asked.action is Action.HALT and asked.pending is not None and asked.pending.kind is PendingKind.HALT
+    asked = finish(
+        _decide(ATTACK, state),
+        state=state,
+        reach=Reach.WATCHER,
+        where=_where("s7"),
+        book=book,
+        audit=log,
+    )
+    assert (
+        asked.action is Action.HALT
+        and asked.pending is not None
+        and asked.pending.kind is PendingKind.HALT
+    )
     p = asked.pending
     rule(p, Ruling(Answer.RUN_ANYWAY), state=None, where=_where("s7"), book=book, audit=log)
-    halt_line = conclude(p, Ruling(Answer.RUN_ANYWAY), state=state, where=_where("s7"), book=book, audit=log)
+    halt_line = conclude(
+        p, Ruling(Answer.RUN_ANYWAY), state=state, where=_where("s7"), book=book, audit=log
+    )
     assert halt_line.rerun and halt_line.action is Action.HALT
     with running_anyway(state, p):
         again = _decide(ATTACK, state)
-        ran = finish(again, state=state, reach=Reach.NOBODY, where=_where("s7"), book=book, audit=log,
-                     pending_id=p.id, answer=halt_line.answer)
+        ran = finish(
+            again,
+            state=state,
+            reach=Reach.NOBODY,
+            where=_where("s7"),
+            book=book,
+            audit=log,
+            pending_id=p.id,
+            answer=halt_line.answer,
+        )
     assert ran.action is Action.ALLOW and state.halted and not state.run_anyway
     assert _decide(ATTACK, state).action is Action.REFUSE  # still halted
-    assert [(r["action"], r["answer"]) for r in _lines(log)] == [("halt", "run anyway"), ("allow", "run anyway")]
+    assert [(r["action"], r["answer"]) for r in _lines(log)] == [
+        ("halt", "run anyway"),
+        ("allow", "run anyway"),
+    ]
 
 
 # --- the audit line ---------------------------------------------------------------------------------------
@@ -215,7 +294,14 @@ def test_an_audit_failure_refuses_whatever_was_decided(tmp_path: Path, book: Pen
     blocker.write_text("")
     log = AuditLog(str(blocker / "audit.jsonl"))
     state = SessionState(id="s8")
-    done = finish(_decide("ls", state), state=state, reach=Reach.NOBODY, where=_where("s8"), book=book, audit=log)
+    done = finish(
+        _decide("ls", state),
+        state=state,
+        reach=Reach.NOBODY,
+        where=_where("s8"),
+        book=book,
+        audit=log,
+    )
     assert done.action is Action.REFUSE and done.exit_code == 126 and done.audit_error
     assert "audit log could not be written" in done.message
 
@@ -235,10 +321,26 @@ def test_a_dry_run_writes_nothing_and_keeps_the_line_it_would_write(tmp_path: Pa
 def test_the_lifecycle_refuses_what_it_does_not_list(book: PendingBook) -> None:
     decision = _decide("ls", SessionState(), rung=Rung.MANUAL)
     with pytest.raises(IllegalTransition, match="cannot be opened as answered"):
-        book.open(session="s", command="ls", key="ls", cwd=CWD, reason="r", kind=PendingKind.ESCALATE,
-                  state=PendingState.ANSWERED, decision=decision)
-    p = book.open(session="s", command="ls", key="ls", cwd=CWD, reason="r", kind=PendingKind.ESCALATE,
-                  state=PendingState.REFUSED, decision=decision)
+        book.open(
+            session="s",
+            command="ls",
+            key="ls",
+            cwd=CWD,
+            reason="r",
+            kind=PendingKind.ESCALATE,
+            state=PendingState.ANSWERED,
+            decision=decision,
+        )
+    p = book.open(
+        session="s",
+        command="ls",
+        key="ls",
+        cwd=CWD,
+        reason="r",
+        kind=PendingKind.ESCALATE,
+        state=PendingState.REFUSED,
+        decision=decision,
+    )
     with pytest.raises(IllegalTransition, match="is refused; it cannot become answered"):
         p.move(PendingState.ANSWERED)
     p.move(PendingState.APPROVED)

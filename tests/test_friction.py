@@ -27,7 +27,14 @@ def _decide_all(rows, scratch_tree, monkeypatch):  # type: ignore[no-untyped-def
     rater = BuiltinRater(root=True)
     wrong = []
     for cmd, runs in rows:
-        d = decide(cmd, cwd=scratch_tree.repo, config=default(), session=SessionState(), rater=rater, rung=Rung.AUTO)
+        d = decide(
+            cmd,
+            cwd=scratch_tree.repo,
+            config=default(),
+            session=SessionState(),
+            rater=rater,
+            rung=Rung.AUTO,
+        )
         if (d.action is Action.ALLOW) != runs:
             wrong.append((cmd, runs, d.action.value, d.reason))
     return wrong
@@ -49,30 +56,39 @@ def _words(cmd: str) -> tuple[str, tuple[tuple[str, bool], ...]]:
     return head, tuple((w, not w.startswith("$")) for w in rest)
 
 
-@pytest.mark.parametrize(("cmd", "devices"), [
-    ("smartctl -H /dev/sda", {"/dev/sda"}),
-    ("pvck /dev/sdb1 --dump metadata_search -f /dev/sdc", {"/dev/sdb1"}),  # -f's value is written
-    ("ddrescue -n /dev/sda /dev/sdb map", {"/dev/sda"}),  # only the first operand is read
-    ("udisksctl info -b /dev/sdb", {"/dev/sdb"}),  # a device named as an option's value
-    ("parted -l", set()),
-    ("wipefs /dev/sdb", {"/dev/sdb"}),  # lists the signatures
-    ("wipefs -a -n /dev/sdb", {"/dev/sdb"}),  # -n: changes nothing
-])
+@pytest.mark.parametrize(
+    ("cmd", "devices"),
+    [
+        ("smartctl -H /dev/sda", {"/dev/sda"}),
+        (
+            "pvck /dev/sdb1 --dump metadata_search -f /dev/sdc",
+            {"/dev/sdb1"},
+        ),  # -f's value is written
+        ("ddrescue -n /dev/sda /dev/sdb map", {"/dev/sda"}),  # only the first operand is read
+        ("udisksctl info -b /dev/sdb", {"/dev/sdb"}),  # a device named as an option's value
+        ("parted -l", set()),
+        ("wipefs /dev/sdb", {"/dev/sdb"}),  # lists the signatures
+        ("wipefs -a -n /dev/sdb", {"/dev/sdb"}),  # -n: changes nothing
+    ],
+)
 def test_device_read_names_only_the_devices_read(cmd: str, devices: set[str]) -> None:
     head, args = _words(cmd)
     assert paths.device_read(head, args) == devices
 
 
-@pytest.mark.parametrize("cmd", [
-    "badblocks -svw /dev/sdb",  # a write flag inside a cluster
-    "e2fsck -fccky /dev/sdb1",  # an option outside the allow-list
-    "blockdev --setro --getsz /dev/sdb",
-    "mt -f /dev/nst0 weof",
-    "smartctl $OPTS /dev/sda",
-    "fatlabel /dev/sdb1 NEW",
-    "nosuchtool /dev/sda",
-    "wipefs -a /dev/sdb",
-])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "badblocks -svw /dev/sdb",  # a write flag inside a cluster
+        "e2fsck -fccky /dev/sdb1",  # an option outside the allow-list
+        "blockdev --setro --getsz /dev/sdb",
+        "mt -f /dev/nst0 weof",
+        "smartctl $OPTS /dev/sda",
+        "fatlabel /dev/sdb1 NEW",
+        "nosuchtool /dev/sda",
+        "wipefs -a /dev/sdb",
+    ],
+)
 def test_device_read_covers_no_writing_form(cmd: str) -> None:
     head, args = _words(cmd)
     assert paths.device_read(head, args) is None

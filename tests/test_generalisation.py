@@ -27,4 +27,10 @@ def test_no_spelling_is_allowed_at_auto(mechanism: str, text: str, tmp_path: Pat
     (project / "src" / "work.py").write_text("print('unsaved work')\n")
     d = decide(text, cwd=str(project), config=CONFIG, rung=Rung.AUTO)
     assert d.stage is not Stage.ERROR, d.reason
-    assert d.action is not Action.ALLOW, (mechanism, text, d.stage, d.reason, [c.words for c in d.facts.commands])
+    assert d.action is not Action.ALLOW, (
+        mechanism,
+        text,
+        d.stage,
+        d.reason,
+        [c.words for c in d.facts.commands],
+    )

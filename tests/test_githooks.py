@@ -38,35 +38,63 @@ def test_pre_push_line_checks_without_git(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(githooks, "_is_ancestor", lambda old, new: old == "a" * 40)
     z = "0" * 40
     protected = frozenset({"main"})
-    ok = githooks.check_pre_push("origin", [f"refs/heads/f {'b' * 40} refs/heads/f {'a' * 40}"], protected)
+    ok = githooks.check_pre_push(
+        "origin", [f"refs/heads/f {'b' * 40} refs/heads/f {'a' * 40}"], protected
+    )
     assert ok == []
-    new_branch = githooks.check_pre_push("origin", [f"refs/heads/f {'b' * 40} refs/heads/f {z}"], protected)
+    new_branch = githooks.check_pre_push(
+        "origin", [f"refs/heads/f {'b' * 40} refs/heads/f {z}"], protected
+    )
     assert new_branch == []
-    rules = [r.rule_id for r in githooks.check_pre_push("origin", [
-        f"(delete) {z} refs/heads/f {'a' * 40}",
-        f"refs/heads/f {'b' * 40} refs/heads/f {'c' * 40}",
-        f"refs/heads/main {'b' * 40} refs/heads/main {'a' * 40}",
-        "garbage",
-    ], protected)]
-    assert rules == ["git:delete-remote-ref", "git:force-push", "git:push-protected", "git:unreadable"]
+    rules = [
+        r.rule_id
+        for r in githooks.check_pre_push(
+            "origin",
+            [
+                f"(delete) {z} refs/heads/f {'a' * 40}",
+                f"refs/heads/f {'b' * 40} refs/heads/f {'c' * 40}",
+                f"refs/heads/main {'b' * 40} refs/heads/main {'a' * 40}",
+                "garbage",
+            ],
+            protected,
+        )
+    ]
+    assert rules == [
+        "git:delete-remote-ref",
+        "git:force-push",
+        "git:push-protected",
+        "git:unreadable",
+    ]
 
 
 def test_reference_transaction_only_prepared_vetoes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(githooks, "_is_ancestor", lambda old, new: False)
     z = "0" * 40
-    lines = [f"{'a' * 40} {z} refs/heads/topic", f"{'a' * 40} {'b' * 40} refs/heads/main",
-             f"{'a' * 40} {z} refs/remotes/origin/gone", f"{'a' * 40} {z} refs/tags/v1",
-             f"{z} {'b' * 40} refs/heads/new", f"{'a' * 40} {'b' * 40} refs/heads/topic"]
+    lines = [
+        f"{'a' * 40} {z} refs/heads/topic",
+        f"{'a' * 40} {'b' * 40} refs/heads/main",
+        f"{'a' * 40} {z} refs/remotes/origin/gone",
+        f"{'a' * 40} {z} refs/tags/v1",
+        f"{z} {'b' * 40} refs/heads/new",
+        f"{'a' * 40} {'b' * 40} refs/heads/topic",
+    ]
     assert githooks.check_reference_transaction("committed", lines, frozenset({"main"})) == []
-    rules = [r.rule_id for r in githooks.check_reference_transaction("prepared", lines, frozenset({"main"}))]
+    rules = [
+        r.rule_id
+        for r in githooks.check_reference_transaction("prepared", lines, frozenset({"main"}))
+    ]
     assert rules == ["git:delete-branch", "git:rewrite-protected", "git:delete-tag"]
 
 
 # --- real repositories --------------------------------------------------------------------------
 
 
-def git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+def git(
+    cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -78,13 +106,17 @@ def world(isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(var, raising=False)
-    for key, value in (("user.name", "Dev"), ("user.email", "dev@example.com"),
-                       ("init.defaultBranch", "main"), ("advice.detachedHead", "false")):
+    for key, value in (
+        ("user.name", "Dev"),
+        ("user.email", "dev@example.com"),
+        ("init.defaultBranch", "main"),
+        ("advice.detachedHead", "false"),
+    ):
         subprocess.run(["git", "config", "--global", key, value], check=True)
     bindir = tmp_path / "bin"
     bindir.mkdir()
     launcher = bindir / "gatesh"
-    launcher.write_text(f"#!/bin/sh\nPYTHONPATH={REPO_ROOT} exec {sys.executable} -m gatesh \"$@\"\n")
+    launcher.write_text(f'#!/bin/sh\nPYTHONPATH={REPO_ROOT} exec {sys.executable} -m gatesh "$@"\n')
     launcher.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     remote = tmp_path / "remote.git"
@@ -106,8 +138,13 @@ def world(isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def install_hooks(work: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "gatesh", "install", "git", *extra], cwd=work,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gatesh", "install", "git", *extra],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -134,7 +171,10 @@ def test_branch_deletions_are_stopped(world: dict[str, Path]) -> None:
     install_hooks(work)
     proc = git(work, "push", "origin", "--delete", "feature", check=False)
     assert proc.returncode != 0 and "[git:delete-remote-ref]" in proc.stderr
-    assert git(world["remote"], "rev-parse", "--verify", "refs/heads/feature", check=False).returncode == 0
+    assert (
+        git(world["remote"], "rev-parse", "--verify", "refs/heads/feature", check=False).returncode
+        == 0
+    )
     proc = git(work, "branch", "-D", "feature", check=False)
     assert proc.returncode != 0 and "[git:delete-branch]" in proc.stderr
     assert git(work, "rev-parse", "--verify", "refs/heads/feature", check=False).returncode == 0
@@ -154,7 +194,9 @@ def test_ordinary_commit_and_push_pass(world: dict[str, Path]) -> None:
     git(work, "push", "origin", "feature")
     git(work, "switch", "-c", "topic")
     git(work, "push", "-u", "origin", "topic")
-    assert git(world["remote"], "rev-parse", "topic").stdout == git(work, "rev-parse", "HEAD").stdout
+    assert (
+        git(world["remote"], "rev-parse", "topic").stdout == git(work, "rev-parse", "HEAD").stdout
+    )
     # A commit on main is fine too while git.pre_commit is off (the default).
     git(work, "switch", "main")
     (work / "m").write_text("m\n")
@@ -239,8 +281,9 @@ def test_existing_hook_is_chained_and_restored(world: dict[str, Path]) -> None:
 
 
 @pytest.mark.slow
-def test_global_install_sets_hooks_path_and_runs_repo_hooks(world: dict[str, Path],
-                                                           isolated_home: Path) -> None:
+def test_global_install_sets_hooks_path_and_runs_repo_hooks(
+    world: dict[str, Path], isolated_home: Path
+) -> None:
     work = world["work"]
     install_hooks(work, "--global")
     folder = isolated_home / ".local" / "share" / "gatesh" / "git-hooks"
@@ -263,8 +306,13 @@ def test_global_install_sets_hooks_path_and_runs_repo_hooks(world: dict[str, Pat
 @pytest.mark.slow
 def test_global_install_refuses_a_foreign_hooks_path(world: dict[str, Path]) -> None:
     git(world["work"], "config", "--global", "core.hooksPath", "/somewhere/else")
-    proc = subprocess.run([sys.executable, "-m", "gatesh", "install", "git", "--global"],
-                          cwd=world["work"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gatesh", "install", "git", "--global"],
+        cwd=world["work"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1 and "will not replace it" in proc.stderr
 
 

@@ -12,10 +12,38 @@ from gatesh.policy import hardline, selfprotect
 from gatesh.reading import read
 from tests.test_selfprotect_prefilter import words_of
 
-_TEXTS: tuple[str, ...] = tuple(dict.fromkeys(
-    t for table in (hardline.RULES, selfprotect.RULES) for r in table for t in (*r.examples, *r.counter)))
-_OTHER_HEADS = ("mkfs.ext4", "mkswap", "newfs", "mytool", "ls", "cat", "python3", "bash", "make", "tar", "sudo")
-_TAILS = ("", "", "", "", " > /dev/sda", " < ~/.ssh/id_rsa", " > /dev/tcp/10.0.0.1/9", " 2>&1", " >> out.txt")
+_TEXTS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        t
+        for table in (hardline.RULES, selfprotect.RULES)
+        for r in table
+        for t in (*r.examples, *r.counter)
+    )
+)
+_OTHER_HEADS = (
+    "mkfs.ext4",
+    "mkswap",
+    "newfs",
+    "mytool",
+    "ls",
+    "cat",
+    "python3",
+    "bash",
+    "make",
+    "tar",
+    "sudo",
+)
+_TAILS = (
+    "",
+    "",
+    "",
+    "",
+    " > /dev/sda",
+    " < ~/.ssh/id_rsa",
+    " > /dev/tcp/10.0.0.1/9",
+    " 2>&1",
+    " >> out.txt",
+)
 _JOINS = (" ; ", " && ", " | ", " || ")
 
 
@@ -50,5 +78,8 @@ def test_the_index_is_what_skips_rules() -> None:
     """A head no rule names is asked only the rules the index cannot limit (so the comparisons
     above compare two ways of deciding); one with a redirection is asked every rule."""
     assert [r.id for r in hardline._RULES_ANY_HEAD] == ["hardline.mkfs"]
-    assert hardline.check(read("mytool x > /dev/sda", cwd="/tmp")).rule_id == "hardline.device-redirect"
+    assert (
+        hardline.check(read("mytool x > /dev/sda", cwd="/tmp")).rule_id
+        == "hardline.device-redirect"
+    )
     assert hardline.check(read("mkfs.ext4 /dev/sdb1", cwd="/tmp")).rule_id == "hardline.mkfs"

@@ -26,7 +26,9 @@ def test_a_persons_destructive_command_is_asked_not_argued() -> None:
 
 
 def test_an_agents_is_still_argued() -> None:
-    d = decide("git reset --hard HEAD~3", cwd="/work/project", config=default(), session=SessionState())
+    d = decide(
+        "git reset --hard HEAD~3", cwd="/work/project", config=default(), session=SessionState()
+    )
     assert d.action is Action.REJECT and d.stage is Stage.RATER and "# why:" in d.message
 
 
@@ -69,17 +71,28 @@ def test_ctrl_c_at_a_persons_own_prompt_withdraws_the_question(shell: str, tmp_p
         sh.send("touch asked-1")
         sh.wait_for(lambda s: "[o]nce" in s, what="the prompt")
         sh.keys("C-c")
-        sh.wait_for(lambda s: "the escalation was withdrawn and nothing ran" in s, what="the withdrawal")
+        sh.wait_for(
+            lambda s: "the escalation was withdrawn and nothing ran" in s, what="the withdrawal"
+        )
         sh.send("touch asked-2")
         sh.wait_for(lambda s: s.count("[o]nce") == 2, what="the second prompt")
         sh.keys("C-d")
         sh.wait_for(lambda s: "you answered no, so nothing ran" in s, what="the No")
         sh.send("echo back-''at-once")
-        sh.wait_for(lambda s: any(line.strip() == "back-at-once" for line in s.splitlines()), what="the next command")
+        sh.wait_for(
+            lambda s: any(line.strip() == "back-at-once" for line in s.splitlines()),
+            what="the next command",
+        )
     finally:
         sh.close()
     assert not (sh.work / "asked-1").exists() and not (sh.work / "asked-2").exists()
-    lines = [json.loads(x) for x in (tmp_path / "state" / "gatesh" / "audit.jsonl").read_text().splitlines()]
-    answers = [(r["command"], r["answer"]) for r in lines if r.get("command", "").startswith("touch asked-")
-               and r.get("answer")]
+    lines = [
+        json.loads(x)
+        for x in (tmp_path / "state" / "gatesh" / "audit.jsonl").read_text().splitlines()
+    ]
+    answers = [
+        (r["command"], r["answer"])
+        for r in lines
+        if r.get("command", "").startswith("touch asked-") and r.get("answer")
+    ]
     assert answers == [("touch asked-1", "withdrawn"), ("touch asked-2", "no")], answers

@@ -17,7 +17,14 @@ from _daemon import stop_daemon
 PACKAGE = Path(__file__).resolve().parent.parent / "gatesh"
 ROOT = PACKAGE.parent
 # The ``-c`` path: what gatesh._entry loads to gate a command through the daemon and exec it.
-C_CLIENT_MODULES = {"gatesh", "gatesh._entry", "gatesh._errors", "gatesh._invoke", "gatesh._wire", "gatesh.client"}
+C_CLIENT_MODULES = {
+    "gatesh",
+    "gatesh._entry",
+    "gatesh._errors",
+    "gatesh._invoke",
+    "gatesh._wire",
+    "gatesh.client",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -33,7 +40,8 @@ def _modules() -> dict[str, Path]:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports(tree: ast.AST, module: str, is_package: bool) -> list[str]:
@@ -54,7 +62,9 @@ def _imports(tree: ast.AST, module: str, is_package: bool) -> list[str]:
                 here = module.split(".") if is_package else module.split(".")[:-1]
                 here = here[: len(here) - (node.level - 1)]
                 base = ".".join([*here, base] if base else here)
-            found.extend(f"{base}.{a.name}" for a in node.names)  # resolved to base when not a module
+            found.extend(
+                f"{base}.{a.name}" for a in node.names
+            )  # resolved to base when not a module
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -188,13 +198,21 @@ def _part(module: str) -> str | None:
 
 def test_no_part_imports_a_part_it_must_never_reach() -> None:
     graph = module_graph()
-    found = sorted(f"{a} -> {b} ({why}): {m} imports {n}" for m, names in graph.items() for n in names
-                   for a, b, why in NEVER if _part(m) == a and _part(n) == b)
+    found = sorted(
+        f"{a} -> {b} ({why}): {m} imports {n}"
+        for m, names in graph.items()
+        for n in names
+        for a, b, why in NEVER
+        if _part(m) == a and _part(n) == b
+    )
     assert found == []
 
 
 def test_the_layer_check_sees_a_forbidden_arrow() -> None:
-    assert _part("gatesh.rater.builtin.knowledge") == "Rater" and _part("gatesh.policy._rules") == "Policy"
+    assert (
+        _part("gatesh.rater.builtin.knowledge") == "Rater"
+        and _part("gatesh.policy._rules") == "Policy"
+    )
     assert _part("gatesh.vocab.words") is None and _part("gatesh.readingx") is None
 
 
@@ -209,44 +227,70 @@ def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> Non
 
 # The hook path: what ``gatesh hook claude-code`` loads to answer a PreToolUse call (through the
 # entry point; the hook entries `gatesh install` writes skip it: see HOOK_ENTRY_MODULES).
-HOOK_MODULES = {"gatesh", "gatesh._entry", "gatesh._errors", "gatesh._invoke", "gatesh._wire", "gatesh.hooks"}
+HOOK_MODULES = {
+    "gatesh",
+    "gatesh._entry",
+    "gatesh._errors",
+    "gatesh._invoke",
+    "gatesh._wire",
+    "gatesh.hooks",
+}
 # ... and what the hook command `gatesh install` writes loads: the adapter and the transport alone.
 HOOK_ENTRY_MODULES = {"gatesh", "gatesh._errors", "gatesh._wire", "gatesh.hooks"}
 # What either path may load of the standard library beyond the bare interpreter's own start: the
 # two C modules it talks through. Not ``socket``, ``json``, ``os``, ``re``, ``typing``,
 # ``dataclasses`` or ``__future__`` (each costs 0.1 to 10 ms per call, S14).
 EXTRA_STDLIB = {"_json", "_socket"}
-HOOK_INPUT = ('{"hook_event_name": "PreToolUse", "session_id": "importtime", "cwd": "/tmp", '
-              '"tool_name": "Bash", "tool_input": {"command": "ls"}}')
+HOOK_INPUT = (
+    '{"hook_event_name": "PreToolUse", "session_id": "importtime", "cwd": "/tmp", '
+    '"tool_name": "Bash", "tool_input": {"command": "ls"}}'
+)
 
 
 def _imported(argv: list[str], env: dict[str, str], stdin: str = "") -> set[str]:
     """The modules ``-X importtime`` says a run of ``python -IS -X importtime ARGV`` loaded."""
-    out = subprocess.run([sys.executable, "-IS", "-X", "importtime", *argv], env=env, input=stdin,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-IS", "-X", "importtime", *argv],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
-    names = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in out.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     names.discard("imported package")  # the header line
     return names
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("args", "stdin", "modules"), [
-    (["-c", "true"], "", C_CLIENT_MODULES),
-    (["hook", "claude-code"], HOOK_INPUT, HOOK_MODULES),
-    ([], HOOK_INPUT, HOOK_ENTRY_MODULES),
-], ids=["gatesh -c", "gatesh hook", "installed hook entry"])
-def test_the_fast_paths_load_only_the_standard_library(args: list[str], stdin: str, modules: set[str],
-                                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("args", "stdin", "modules"),
+    [
+        (["-c", "true"], "", C_CLIENT_MODULES),
+        (["hook", "claude-code"], HOOK_INPUT, HOOK_MODULES),
+        ([], HOOK_INPUT, HOOK_ENTRY_MODULES),
+    ],
+    ids=["gatesh -c", "gatesh hook", "installed hook entry"],
+)
+def test_the_fast_paths_load_only_the_standard_library(
+    args: list[str], stdin: str, modules: set[str], tmp_path: Path
+) -> None:
     """Run as the launcher runs them (``-I -S``), or as the hook entry ``gatesh install`` writes
     runs (no ``args``: :func:`gatesh.launcher.direct_hook`), with the daemon up, and read what
     ``-X importtime`` says was imported: gatesh's client modules and, of the standard library,
     only what the bare interpreter loads anyway plus EXTRA_STDLIB."""
     from gatesh.launcher import direct_hook, render_launcher
 
-    code = ("import sys\ndel sys.argv[0]\n"
-            f"sys.path[:0] = [{str(ROOT)!r}]\n"
-            "from gatesh._entry import main\nsys.exit(main())\n")
+    code = (
+        "import sys\ndel sys.argv[0]\n"
+        f"sys.path[:0] = [{str(ROOT)!r}]\n"
+        "from gatesh._entry import main\nsys.exit(main())\n"
+    )
     env = {**os.environ, "GATESH_SESSION": "importtime", "PYTHONPATH": ""}
     launcher = tmp_path / "gatesh"
     launcher.write_text(render_launcher(sys.executable, [str(ROOT)]))
@@ -254,8 +298,13 @@ def test_the_fast_paths_load_only_the_standard_library(args: list[str], stdin: s
     assert entry is not None
     argv = ["-c", code, "gatesh", *args] if args else ["-c", entry[3], "hook", "claude-code"]
     try:
-        first = subprocess.run([sys.executable, "-IS", "-c", code, "gatesh", "-c", "true"], env=env,
-                               capture_output=True, text=True, timeout=120)  # starts the daemon
+        first = subprocess.run(
+            [sys.executable, "-IS", "-c", code, "gatesh", "-c", "true"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )  # starts the daemon
         assert first.returncode == 0, first.stderr
         names = _imported(argv, env, stdin)
     finally:

@@ -23,16 +23,23 @@ FOREIGN = {
     "model": "opus",
     "permissions": {"allow": ["Bash(npm test)"]},
     "hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]},
-                       {"matcher": "Write", "hooks": [{"type": "command", "command": "fmt"}]}],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]},
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "fmt"}]},
+        ],
         "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
     },
 }
 
 
 def ours(data: dict[str, Any], harness: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(event, h) for event, groups in data.get("hooks", {}).items() for g in groups
-            for h in g.get("hooks", []) if install.is_ours(h, harness)]
+    return [
+        (event, h)
+        for event, groups in data.get("hooks", {}).items()
+        for g in groups
+        for h in g.get("hooks", [])
+        if install.is_ours(h, harness)
+    ]
 
 
 @pytest.mark.parametrize("harness", list(HARNESS_SPECS))
@@ -44,11 +51,15 @@ def test_merge_keeps_everything_else_and_is_idempotent(harness: str) -> None:
     assert merged["hooks"]["PreToolUse"][:2] == FOREIGN["hooks"]["PreToolUse"]
     events = sorted(e for e, _ in ours(merged, harness))
     assert events == sorted([spec.gate_event, spec.prompt_event])
-    gate_group = next(g for g in merged["hooks"][spec.gate_event] if install.is_ours(g["hooks"][0], harness))
+    gate_group = next(
+        g for g in merged["hooks"][spec.gate_event] if install.is_ours(g["hooks"][0], harness)
+    )
     assert gate_group["matcher"] == spec.matcher
     assert merge_hooks(merged, spec, LAUNCHER) == merged
     assert remove_hooks(merged, harness) == FOREIGN
-    assert FOREIGN["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "my-linter"  # input untouched
+    assert (
+        FOREIGN["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "my-linter"
+    )  # input untouched
 
 
 def test_hook_command_fails_closed_when_gatesh_cannot_run(tmp_path: Path) -> None:
@@ -105,7 +116,9 @@ def test_settings_env_override(isolated_home: Path, monkeypatch: pytest.MonkeyPa
     assert install.settings_path(HARNESS_SPECS["codex"]) == str(isolated_home / "cx" / "hooks.json")
 
 
-@pytest.mark.parametrize("text", ["{not json", "[1]", '{"hooks": []}', '{"hooks": {"PreToolUse": {}}}'])
+@pytest.mark.parametrize(
+    "text", ["{not json", "[1]", '{"hooks": []}', '{"hooks": {"PreToolUse": {}}}']
+)
 def test_unparseable_or_odd_settings_are_never_clobbered(text: str, isolated_home: Path) -> None:
     path = isolated_home / ".claude" / "settings.json"
     path.parent.mkdir(parents=True)
@@ -163,11 +176,17 @@ def _anthropic_config() -> Any:
     from gatesh.config import default
 
     cfg = default()
-    return cfg.__class__(**{**cfg.__dict__, "rater": cfg.rater.__class__(backend="anthropic",
-                                                                        base_url="http://127.0.0.1:9")})
+    return cfg.__class__(
+        **{
+            **cfg.__dict__,
+            "rater": cfg.rater.__class__(backend="anthropic", base_url="http://127.0.0.1:9"),
+        }
+    )
 
 
-def test_doctor_rater_lists_models_without_sending_a_command(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_doctor_rater_lists_models_without_sending_a_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     seen: list[Any] = []
 
     def urlopen(request: Any, timeout: float) -> FakeResponse:
@@ -177,7 +196,9 @@ def test_doctor_rater_lists_models_without_sending_a_command(monkeypatch: pytest
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     [check] = doctor.check_rater(_anthropic_config(), urlopen=urlopen)
     assert check.status == "ok"
-    assert seen[0].full_url == "http://127.0.0.1:9/v1/models?limit=1" and seen[0].get_method() == "GET"
+    assert (
+        seen[0].full_url == "http://127.0.0.1:9/v1/models?limit=1" and seen[0].get_method() == "GET"
+    )
 
 
 def test_doctor_rater_failures(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -210,7 +231,7 @@ def test_doctor_builtin_rater_is_ok() -> None:
 def test_doctor_flags_a_shim_interpreter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shim = tmp_path / ".pyenv" / "shims" / "python3"
     shim.parent.mkdir(parents=True)
-    shim.write_text("#!/usr/bin/env bash\nexec pyenv exec python3 \"$@\"\n")
+    shim.write_text('#!/usr/bin/env bash\nexec pyenv exec python3 "$@"\n')
     shim.chmod(0o755)
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -268,40 +289,65 @@ def test_install_sh_on_an_empty_home(tmp_path: Path) -> None:
         env["PIP_CACHE_DIR"] = os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
     try:
         for _ in range(2):  # idempotent: the second run updates in place
-            proc = subprocess.run(["sh", str(REPO_ROOT / "install.sh")], env=env, capture_output=True,
-                                  text=True, timeout=600)
+            proc = subprocess.run(
+                ["sh", str(REPO_ROOT / "install.sh")],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert proc.returncode == 0, proc.stdout + proc.stderr
         assert "doctor" in proc.stdout and "CLAUDE_CODE_SHELL" in proc.stdout
         launcher = bindir / "gatesh"
         # The real interpreter with -IS, directly or (with a faster one for -c) through /bin/sh.
         full, fast = read_launcher(str(launcher))
-        assert full and "/shims/" not in full and "/shims/" not in (fast or ""), launcher.read_text()
+        assert full and "/shims/" not in full and "/shims/" not in (fast or ""), (
+            launcher.read_text()
+        )
         first = launcher.read_text().splitlines()[0]
         assert first == f"#!{full} -IS" or (first == "#!/bin/sh" and fast), launcher.read_text()
 
-        proc = subprocess.run([str(launcher), "-c", "echo ok"], env=env, capture_output=True,
-                              text=True, timeout=120)
+        proc = subprocess.run(
+            [str(launcher), "-c", "echo ok"], env=env, capture_output=True, text=True, timeout=120
+        )
         assert (proc.returncode, proc.stdout) == (0, "ok\n"), proc.stderr
-        proc = subprocess.run([str(launcher), "-c", "rm -rf /"], env=env, capture_output=True,
-                              text=True, timeout=120)
+        proc = subprocess.run(
+            [str(launcher), "-c", "rm -rf /"], env=env, capture_output=True, text=True, timeout=120
+        )
         assert proc.returncode == 126 and "gatesh" in proc.stderr
         shim = home / ".local" / "share" / "gatesh" / "shims" / "bash"
-        proc = subprocess.run([str(shim), "-c", "echo from-shim"], env=env, capture_output=True,
-                              text=True, timeout=120)
+        proc = subprocess.run(
+            [str(shim), "-c", "echo from-shim"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert (proc.returncode, proc.stdout) == (0, "from-shim\n"), proc.stderr
 
-        proc = subprocess.run([str(launcher), "doctor"], env=env, capture_output=True, text=True,
-                              timeout=180)
+        proc = subprocess.run(
+            [str(launcher), "doctor"], env=env, capture_output=True, text=True, timeout=180
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
-        proc = subprocess.run([str(launcher), "install", "claude-code"], env=env,
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [str(launcher), "install", "claude-code"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.returncode == 0, proc.stderr
     finally:
         _kill_daemon(runtime)
 
-    proc = subprocess.run(["sh", str(REPO_ROOT / "install.sh"), "--uninstall", "--purge"], env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["sh", str(REPO_ROOT / "install.sh"), "--uninstall", "--purge"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     _kill_daemon(runtime)
     # Nothing of gatesh's remains: only the standard parent folders, the harness settings file we

@@ -37,36 +37,58 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 def test_record_merges_and_removes(tmp_path: Path) -> None:
     path = str(tmp_path / "d" / "install.json")
     assert _paths.read_install_record(path) == _paths.Installation()  # none yet: nothing recorded
-    _paths.update_install_record(path, {"launchers": ["/opt/g/bin/gatesh"], "venv": "/opt/g/venv",
-                                        "harness": {"/h/.claude/settings.json": "claude-code"}})
-    _paths.update_install_record(path, {"harness": {"/h/.gemini/settings.json": "gemini"},
-                                        "git": {"/r/.git/hooks/pre-push": "repo"}})
+    _paths.update_install_record(
+        path,
+        {
+            "launchers": ["/opt/g/bin/gatesh"],
+            "venv": "/opt/g/venv",
+            "harness": {"/h/.claude/settings.json": "claude-code"},
+        },
+    )
+    _paths.update_install_record(
+        path,
+        {
+            "harness": {"/h/.gemini/settings.json": "gemini"},
+            "git": {"/r/.git/hooks/pre-push": "repo"},
+        },
+    )
     inst = _paths.read_install_record(path)
     assert inst.launchers == ("/opt/g/bin/gatesh",) and inst.venv == "/opt/g/venv"
     assert set(inst.harness_files) == {"/h/.claude/settings.json", "/h/.gemini/settings.json"}
     assert inst.git_hooks == ("/r/.git/hooks/pre-push",) and not inst.git_global
-    _paths.update_install_record(path, {"harness": {"/h/.claude/settings.json": None}, "venv": None})
+    _paths.update_install_record(
+        path, {"harness": {"/h/.claude/settings.json": None}, "venv": None}
+    )
     inst = _paths.read_install_record(path)
     assert inst.harness_files == ("/h/.gemini/settings.json",) and inst.venv == ""
     assert (Path(path).stat().st_mode & 0o777) == 0o600
 
 
-def test_a_broken_record_is_reported_and_protects_the_defaults(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_broken_record_is_reported_and_protects_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "install.json"
     path.write_text("{not json")
     inst = _paths.read_install_record(str(path))
     assert inst.problem and inst == _paths.Installation(problem=inst.problem)  # nothing recorded
     monkeypatch.setenv("HOME", str(tmp_path))
-    paths = _paths.GatePaths(str(tmp_path / "c"), str(tmp_path / "s"), str(tmp_path / "r"), str(tmp_path),
-                             str(tmp_path / "etc/config.toml"), str(tmp_path))
+    paths = _paths.GatePaths(
+        str(tmp_path / "c"),
+        str(tmp_path / "s"),
+        str(tmp_path / "r"),
+        str(tmp_path),
+        str(tmp_path / "etc/config.toml"),
+        str(tmp_path),
+    )
     assert paths.install_record == str(path)
     assert protected_for(paths).kind_of(str(tmp_path / ".local/bin/gatesh")) is Kind.INSTALL
 
 
 def test_relative_or_mistyped_record_entries_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "install.json"
-    path.write_text(json.dumps({"launchers": ["bin/gatesh", 3, "/ok/gatesh"], "venv": ["/v"], "man": "x"}))
+    path.write_text(
+        json.dumps({"launchers": ["bin/gatesh", 3, "/ok/gatesh"], "venv": ["/v"], "man": "x"})
+    )
     inst = _paths.read_install_record(str(path))
     assert inst.launchers == ("/ok/gatesh",) and inst.venv == "/v" and inst.man_pages == ()
 
@@ -96,7 +118,10 @@ def test_git_install_records_its_hooks(isolated_home: Path) -> None:
         hooks = _paths.current().installation().git_hooks
         assert str(repo / ".git" / "hooks" / "pre-push") in hooks
         install.install_git(uninstall=True)
-        assert str(repo / ".git" / "hooks" / "pre-push") not in _paths.current().installation().git_hooks
+        assert (
+            str(repo / ".git" / "hooks" / "pre-push")
+            not in _paths.current().installation().git_hooks
+        )
     finally:
         os.chdir(cwd)
 
@@ -140,8 +165,12 @@ def _venv(path: Path) -> str:
 
 def test_installed_paths_take_only_a_copy_inside_the_venv(tmp_path: Path) -> None:
     python = _venv(tmp_path / "v")
-    site = subprocess.run([python, "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [python, "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # An editable install: a .pth file pointing at a source folder the agent may be working in.
     checkout = tmp_path / "checkout"
     (checkout / "gatesh").mkdir(parents=True)
@@ -180,8 +209,9 @@ def test_doctor_fails_a_launcher_that_imports_from_a_repository(tmp_path: Path) 
 
 def _clone(dest: Path) -> Path:
     """A working copy of this project (a git repository, as a checkout an agent works in)."""
-    ignore = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", ".pytest_cache", "benchmarks",
-                                    "docs")
+    ignore = shutil.ignore_patterns(
+        ".git", "__pycache__", "*.egg-info", "build", ".pytest_cache", "benchmarks", "docs"
+    )
     for name in ("gatesh", "man", "hooks"):
         if (REPO_ROOT / name).exists():
             shutil.copytree(REPO_ROOT / name, dest / name, ignore=ignore)
@@ -200,9 +230,14 @@ def test_the_installed_gate_does_not_follow_the_clone_it_came_from(tmp_path: Pat
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     bindir = home / ".local" / "bin"
-    env = {"HOME": str(home), "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
-           "XDG_RUNTIME_DIR": str(runtime), "PIP_CACHE_DIR": str(tmp_path / "pip-cache"),
-           "GIT_CONFIG_NOSYSTEM": "1", "GATESH_PYTHON": sys.executable}
+    env = {
+        "HOME": str(home),
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "XDG_RUNTIME_DIR": str(runtime),
+        "PIP_CACHE_DIR": str(tmp_path / "pip-cache"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GATESH_PYTHON": sys.executable,
+    }
     if sys.prefix == sys.base_prefix:
         env.update(GATESH_INSTALL_SYSTEM_SITE="1", GATESH_INSTALL_PIP_ARGS="--no-deps")
     else:
@@ -210,8 +245,9 @@ def test_the_installed_gate_does_not_follow_the_clone_it_came_from(tmp_path: Pat
     marker = tmp_path / "clone-code-ran"
     try:
         # Installed from inside the clone: its folder is the current directory of every step.
-        proc = subprocess.run(["sh", "install.sh"], cwd=clone, env=env, capture_output=True, text=True,
-                              timeout=900)
+        proc = subprocess.run(
+            ["sh", "install.sh"], cwd=clone, env=env, capture_output=True, text=True, timeout=900
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
         launcher = bindir / "gatesh"
         folders = read_import_path(str(launcher))
@@ -222,21 +258,40 @@ def test_the_installed_gate_does_not_follow_the_clone_it_came_from(tmp_path: Pat
         # The agent changes the clone: gatesh imported from there would leave a marker, and its
         # client would refuse everything (harmless both ways: nothing here could do damage).
         init = clone / "gatesh" / "__init__.py"
-        init.write_text(init.read_text() + f"\nimport pathlib\npathlib.Path({str(marker)!r}).touch()\n")
+        init.write_text(
+            init.read_text() + f"\nimport pathlib\npathlib.Path({str(marker)!r}).touch()\n"
+        )
         (clone / "gatesh" / "client.py").write_text("raise SystemExit(99)\n")
         (clone / "gatesh" / "_wire.py").write_text("raise SystemExit(99)\n")
 
         for cwd in (clone, tmp_path):
             run_env = {**env, "PYTHONPATH": str(clone)}
-            proc = subprocess.run([str(launcher), "-c", "echo ok"], cwd=cwd, env=run_env,
-                                  capture_output=True, text=True, timeout=120)
+            proc = subprocess.run(
+                [str(launcher), "-c", "echo ok"],
+                cwd=cwd,
+                env=run_env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert (proc.returncode, proc.stdout) == (0, "ok\n"), proc.stderr
-            proc = subprocess.run([str(launcher), "-c", "echo x >> ~/.config/gatesh/config.toml"], cwd=cwd,
-                                  env={**run_env, "GATESH_SESSION": f"clone-{cwd.name}"}, capture_output=True,
-                                  text=True, timeout=120)
+            proc = subprocess.run(
+                [str(launcher), "-c", "echo x >> ~/.config/gatesh/config.toml"],
+                cwd=cwd,
+                env={**run_env, "GATESH_SESSION": f"clone-{cwd.name}"},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert proc.returncode == 126 and "tampering" in proc.stderr, proc.stderr
-        proc = subprocess.run([str(launcher), "doctor", "--json"], cwd=clone, env=env, capture_output=True,
-                              text=True, timeout=180)
+        proc = subprocess.run(
+            [str(launcher), "doctor", "--json"],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
         assert checks["import path"]["status"] == "ok", checks["import path"]
         assert not marker.exists(), "the installed gate imported code from the clone"

@@ -18,26 +18,35 @@ from gatesh.vocab import programs
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize(("argv", "as_shell", "pty_at_a_terminal", "pty_on_a_pipe"), [
-    (["gatesh"], True, True, False),
-    (["gatesh", "-c", "ls"], True, False, False),
-    (["gatesh", "-lc", "ls", "zero"], True, False, False),
-    (["gatesh", "--login"], True, True, False),
-    (["gatesh", "-i"], True, True, True),
-    (["gatesh", "-l", "x.sh"], True, False, False),
-    (["gatesh", "--shell", "zsh"], True, True, False),
-    (["gatesh", "--human", "-s"], True, True, False),
-    (["gatesh", "status"], False, False, False),
-    (["gatesh", "--version"], False, False, False),
-    (["gatesh", "-h"], False, False, False),
-    (["/opt/shims/bash", "-c", "ls"], True, False, False),
-    (["/opt/shims/bash", "--version"], True, False, False),  # never a session: it prints and exits
-    (["/opt/shims/sh"], True, True, False),
-    (["-bash"], True, True, False),
-    (["/opt/shims/zsh", "x.sh"], True, False, False),
-])
-def test_what_an_invocation_runs(argv: list[str], as_shell: bool, pty_at_a_terminal: bool,
-                                 pty_on_a_pipe: bool) -> None:
+@pytest.mark.parametrize(
+    ("argv", "as_shell", "pty_at_a_terminal", "pty_on_a_pipe"),
+    [
+        (["gatesh"], True, True, False),
+        (["gatesh", "-c", "ls"], True, False, False),
+        (["gatesh", "-lc", "ls", "zero"], True, False, False),
+        (["gatesh", "--login"], True, True, False),
+        (["gatesh", "-i"], True, True, True),
+        (["gatesh", "-l", "x.sh"], True, False, False),
+        (["gatesh", "--shell", "zsh"], True, True, False),
+        (["gatesh", "--human", "-s"], True, True, False),
+        (["gatesh", "status"], False, False, False),
+        (["gatesh", "--version"], False, False, False),
+        (["gatesh", "-h"], False, False, False),
+        (["/opt/shims/bash", "-c", "ls"], True, False, False),
+        (
+            ["/opt/shims/bash", "--version"],
+            True,
+            False,
+            False,
+        ),  # never a session: it prints and exits
+        (["/opt/shims/sh"], True, True, False),
+        (["-bash"], True, True, False),
+        (["/opt/shims/zsh", "x.sh"], True, False, False),
+    ],
+)
+def test_what_an_invocation_runs(
+    argv: list[str], as_shell: bool, pty_at_a_terminal: bool, pty_on_a_pipe: bool
+) -> None:
     inv = Invocation(argv)
     assert inv.as_shell is as_shell
     if as_shell:
@@ -74,13 +83,20 @@ def test_the_launcher_chooses_by_the_same_tables() -> None:
 def test_a_shim_asked_for_its_version_at_a_terminal_prints_it(tmp_path: Path) -> None:
     """The bug this fixes: `bash --version` through a shim at a terminal went client -> PTY ->
     client … until the recursion limit refused it (two parsers disagreeing about 'interactive')."""
-    code = ("import os, sys\n"
-            f"sys.path.insert(0, {str(ROOT)!r})\n"
-            "master, slave = os.openpty()\n"
-            "os.dup2(slave, 0)\n"
-            "from gatesh._entry import main\n"
-            "sys.exit(main(['bash', '--version']))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "GATESH_SESSION": "v"})
+    code = (
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "master, slave = os.openpty()\n"
+        "os.dup2(slave, 0)\n"
+        "from gatesh._entry import main\n"
+        "sys.exit(main(['bash', '--version']))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "GATESH_SESSION": "v"},
+    )
     assert "RecursionError" not in out.stderr, out.stderr
     assert out.returncode == 0 and "bash" in out.stdout.lower(), out.stderr

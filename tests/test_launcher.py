@@ -43,8 +43,12 @@ def _fast(tmp_path: Path) -> str:
     for candidate in launcher.FAST_CANDIDATES:
         path = os.path.realpath(candidate.format(v=f"{sys.version_info[0]}.{sys.version_info[1]}"))
         if path != FULL and os.path.isfile(path):
-            out = subprocess.run([path, "-IS", "-c", "import sys; print(sys.implementation.cache_tag)"],
-                                 capture_output=True, text=True, timeout=30)
+            out = subprocess.run(
+                [path, "-IS", "-c", "import sys; print(sys.implementation.cache_tag)"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
             if out.stdout.strip() == sys.implementation.cache_tag:
                 return path
     folder = tmp_path / "fastbin"
@@ -61,7 +65,9 @@ def _write(tmp_path: Path, fast: str, full: str = FULL) -> Path:
     return dest
 
 
-def _run(argv: list[str], input: str | None = None, path: str | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str], input: str | None = None, path: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "GATESH_SESSION": "launcher"}
     if path is not None:
         env["PATH"] = path
@@ -83,14 +89,20 @@ def test_fast_launcher_runs_c_on_fast_and_the_rest_on_full(tmp_path: Path) -> No
     pid = daemon_pid()
     assert pid is not None
     argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    assert argv[0].decode() == FULL and argv[1:3] == [b"-IS", b"-c"] and argv[4:6] == [b"gatesh", b"daemon"], argv
+    assert (
+        argv[0].decode() == FULL
+        and argv[1:3] == [b"-IS", b"-c"]
+        and argv[4:6] == [b"gatesh", b"daemon"]
+    ), argv
 
     # Subcommands run on the full interpreter, with argv[0] still the launcher.
     out = _run([str(gatesh), "--help"])
     assert out.returncode == 0 and "usage: gatesh" in out.stdout, out.stderr
     out = _run([str(gatesh), "status"])
     assert out.returncode == 0 and f"pid {pid}" in out.stdout, out.stdout + out.stderr
-    out = _run([str(gatesh), "explain", "--json", "ls"])  # imports the parsers: full interpreter only
+    out = _run(
+        [str(gatesh), "explain", "--json", "ls"]
+    )  # imports the parsers: full interpreter only
     assert out.returncode == 0 and '"action"' in out.stdout, out.stderr
 
     # A shim link runs the client too, and keeps its name.
@@ -107,14 +119,18 @@ def test_only_shell_style_calls_and_hooks_start_on_the_fast_interpreter(tmp_path
     """The script's own choice: a stand-in for the fast interpreter logs each start."""
     log = tmp_path / "fast.log"
     fast = tmp_path / "python-fast"
-    fast.write_text(f"#!/bin/sh\necho started >> {log}\nexec {FULL} \"$@\"\n")
+    fast.write_text(f'#!/bin/sh\necho started >> {log}\nexec {FULL} "$@"\n')
     fast.chmod(0o755)
     gatesh = _write(tmp_path, str(fast))
     shims = tmp_path / "shims"
     shims.mkdir()
     (shims / "sh").symlink_to(gatesh)
-    for argv in ([str(gatesh), "-c", "true"], [str(gatesh), "-lc", "true"], [str(shims / "sh"), "-c", "true"],
-                 [str(gatesh), "hook", "claude-code"]):
+    for argv in (
+        [str(gatesh), "-c", "true"],
+        [str(gatesh), "-lc", "true"],
+        [str(shims / "sh"), "-c", "true"],
+        [str(gatesh), "hook", "claude-code"],
+    ):
         log.write_text("")
         assert _run(argv, input=_pre_tool_use("ls")).returncode == 0
         assert log.read_text() == "started\n", argv
@@ -126,8 +142,15 @@ def test_only_shell_style_calls_and_hooks_start_on_the_fast_interpreter(tmp_path
 
 
 def _pre_tool_use(command: str) -> str:
-    return json.dumps({"hook_event_name": "PreToolUse", "session_id": "launcher", "cwd": "/tmp",
-                       "tool_name": "Bash", "tool_input": {"command": command}})
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "launcher",
+            "cwd": "/tmp",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
+    )
 
 
 def _decision(out: subprocess.CompletedProcess[str]) -> str:
@@ -139,17 +162,34 @@ def test_a_hook_on_the_fast_interpreter_starts_the_daemon_on_the_full_one(tmp_pa
     """`gatesh hook` starts on the fast interpreter (standard library only, S14); the daemon it
     starts, and the prompt it records, go through the full one."""
     gatesh = _write(tmp_path, _fast(tmp_path))
-    assert _decision(_run([str(gatesh), "hook", "claude-code"], input=_pre_tool_use("ls"))) == "allow"
+    assert (
+        _decision(_run([str(gatesh), "hook", "claude-code"], input=_pre_tool_use("ls"))) == "allow"
+    )
     pid = daemon_pid()
     assert pid is not None
     argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     assert argv[0].decode() == FULL and argv[4:6] == [b"gatesh", b"daemon"], argv
-    assert _decision(_run([str(gatesh), "hook", "claude-code"], input=_pre_tool_use("rm -rf ~"))) == "deny"
-    prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "launcher", "cwd": "/tmp",
-                         "prompt": "list the files please"})
+    assert (
+        _decision(_run([str(gatesh), "hook", "claude-code"], input=_pre_tool_use("rm -rf ~")))
+        == "deny"
+    )
+    prompt = json.dumps(
+        {
+            "hook_event_name": "UserPromptSubmit",
+            "session_id": "launcher",
+            "cwd": "/tmp",
+            "prompt": "list the files please",
+        }
+    )
     env = {k: v for k, v in os.environ.items() if k != "GATESH_SESSION"}  # the harness: not gated
-    out = subprocess.run([str(gatesh), "hook", "claude-code"], input=prompt, capture_output=True, text=True,
-                         env=env, timeout=120)
+    out = subprocess.run(
+        [str(gatesh), "hook", "claude-code"],
+        input=prompt,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 0 and out.stderr == "", out.stderr
 
 
@@ -180,26 +220,34 @@ def test_in_process_fallback_runs_on_the_full_interpreter(tmp_path: Path) -> Non
     home = default_paths()[0]
     deps = default_paths()[1:]
     marker = tmp_path / "ran"
-    code = (f"import sys; sys.path[:0] = [{home!r}]\n"
-            "import gatesh._wire as w\n"
-            "w.START_WAIT_S = 0.1\n"
-            "w._spawn_daemon = lambda full: None  # no daemon can be started\n"
-            "from gatesh._entry import main\n"
-            f"sys.exit(main(sys.argv[1:], full=({FULL!r}, {deps!r})))\n")
+    code = (
+        f"import sys; sys.path[:0] = [{home!r}]\n"
+        "import gatesh._wire as w\n"
+        "w.START_WAIT_S = 0.1\n"
+        "w._spawn_daemon = lambda full: None  # no daemon can be started\n"
+        "from gatesh._entry import main\n"
+        f"sys.exit(main(sys.argv[1:], full=({FULL!r}, {deps!r})))\n"
+    )
     out = _run([fast, "-IS", "-c", code, "gatesh", "-c", f"touch {marker}; exit 5"])
     assert out.returncode == 5 and marker.exists(), out.stderr
     out = _run([fast, "-IS", "-c", code, "gatesh", "-c", "rm -rf ~"])
     assert out.returncode == 126 and "gatesh" in out.stderr
-    records = [json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()]
+    records = [
+        json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()
+    ]
     ran = [r for r in records if str(marker) in r["command"]]
     assert ran and ran[-1]["action"] == "allow" and "in-process gate" in ran[-1]["note"], ran
     # The hook adapter, on the fast interpreter too.
     hook = [fast, "-IS", "-c", code, "gatesh", "hook", "claude-code"]
     assert _decision(_run(hook, input=_pre_tool_use(f"ls {tmp_path}"))) == "allow"
     assert _decision(_run(hook, input=_pre_tool_use("rm -rf ~"))) == "deny"
-    records = [json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()]
+    records = [
+        json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()
+    ]
     listed = [r for r in records if r["command"] == f"ls {tmp_path}"]
-    assert listed and listed[-1]["surface"] == "hook" and "in-process gate" in listed[-1]["note"], listed
+    assert listed and listed[-1]["surface"] == "hook" and "in-process gate" in listed[-1]["note"], (
+        listed
+    )
     assert daemon_pid() is None
 
 
@@ -239,12 +287,18 @@ def test_a_shim_run_through_the_sh_launcher_counts_as_gatesh(tmp_path: Path) -> 
     shims.mkdir()
     (shims / "bash").symlink_to(gatesh)
     # An interactive-looking call that blocks: a script on stdin that is never closed.
-    proc = subprocess.Popen([str(shims / "bash"), "-s"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(shims / "bash"), "-s"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 10
         info = procs.info(proc.pid)
-        while info is not None and not info.comm.startswith("python") and time.monotonic() < deadline:
+        while (
+            info is not None and not info.comm.startswith("python") and time.monotonic() < deadline
+        ):
             time.sleep(0.01)
             info = procs.info(proc.pid)
         assert info is not None and info.comm.startswith("python"), info
@@ -267,7 +321,9 @@ def _link_to_full(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("two", [True, False], ids=["fast and full", "one interpreter"])
-def test_the_hook_command_starts_the_launchers_interpreter_directly(tmp_path: Path, two: bool) -> None:
+def test_the_hook_command_starts_the_launchers_interpreter_directly(
+    tmp_path: Path, two: bool
+) -> None:
     """S14: a harness's hook entry starts the interpreter the launcher would start `gatesh hook`
     on, with -I -S and the launcher's own import folders (S3.4), not the /bin/sh launcher."""
     fast = _fast(tmp_path) if two else None
@@ -286,7 +342,9 @@ def test_the_hook_command_starts_the_launchers_interpreter_directly(tmp_path: Pa
     assert _decision(_run(["/bin/sh", "-c", command], input="{not json")) == "deny"
 
 
-def test_a_direct_hook_falls_back_to_the_launcher_only_when_its_interpreter_is_gone(tmp_path: Path) -> None:
+def test_a_direct_hook_falls_back_to_the_launcher_only_when_its_interpreter_is_gone(
+    tmp_path: Path,
+) -> None:
     link = _link_to_full(tmp_path)
     gatesh = _write(tmp_path, str(link))
     command = install.hook_command("claude-code", str(gatesh))

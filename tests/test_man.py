@@ -42,7 +42,9 @@ def test_renders_without_warnings() -> None:
 def documented_subcommands() -> set[str]:
     """Names of the entries of .SH SUBCOMMANDS (the first word after each .TP)."""
     names = set()
-    for match in re.finditer(r"^\.TP\n\.(?:B|BI|BR)\s+\"?([a-z\\-]+)", section("SUBCOMMANDS"), re.M):
+    for match in re.finditer(
+        r"^\.TP\n\.(?:B|BI|BR)\s+\"?([a-z\\-]+)", section("SUBCOMMANDS"), re.M
+    ):
         names.add(match.group(1).replace("\\-", "-"))
     return names
 
@@ -53,8 +55,9 @@ def test_every_subcommand_is_documented_and_vice_versa() -> None:
 
 
 def test_help_agrees_with_the_man_page() -> None:
-    proc = subprocess.run([sys.executable, "-m", "gatesh", "--help"], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gatesh", "--help"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0
     listed = set(re.findall(r"^  ([a-z-]+)  ", proc.stdout.split("subcommands:", 1)[1], re.M))
     assert listed == documented_subcommands()
@@ -62,8 +65,11 @@ def test_help_agrees_with_the_man_page() -> None:
 
 def subcommand_entry(name: str) -> str:
     """The man page's entry for subcommand ``name``: from its .TP to the next one, plain."""
-    match = re.search(rf"^\.TP\n\.(?:B|BI|BR)\s+\"?{re.escape(name.replace('-', chr(92) + '-'))}\b(.*?)(?=^\.TP|\Z)",
-                      section("SUBCOMMANDS"), re.S | re.M)
+    match = re.search(
+        rf"^\.TP\n\.(?:B|BI|BR)\s+\"?{re.escape(name.replace('-', chr(92) + '-'))}\b(.*?)(?=^\.TP|\Z)",
+        section("SUBCOMMANDS"),
+        re.S | re.M,
+    )
     assert match, f"no entry for {name}"
     return roff_plain(match.group(0))
 
@@ -71,16 +77,23 @@ def subcommand_entry(name: str) -> str:
 @pytest.mark.parametrize("name", sorted(n for n, (_, h) in SUBCOMMANDS.items() if h))
 def test_every_option_of_a_subcommand_is_in_its_entry(name: str) -> None:
     """Each option a subcommand's --help lists (`gatesh log --verify`, …) is in its man entry."""
-    proc = subprocess.run([sys.executable, "-m", "gatesh", name, "--help"], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gatesh", name, "--help"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     # One option per help line ("  -f, --follow  keep printing …"): any of its spellings will do.
-    options = [re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-z])\b", line.split("  ")[0])
-               for line in (row.strip() for row in proc.stdout.split("options:", 1)[-1].splitlines())
-               if line.startswith("-")]
+    options = [
+        re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-z])\b", line.split("  ")[0])
+        for line in (row.strip() for row in proc.stdout.split("options:", 1)[-1].splitlines())
+        if line.startswith("-")
+    ]
     entry = subcommand_entry(name)
-    missing = [forms for forms in options if "--help" not in forms
-               and not any(re.search(rf"(?<![\w-]){re.escape(o)}\b", entry) for o in forms)]
+    missing = [
+        forms
+        for forms in options
+        if "--help" not in forms
+        and not any(re.search(rf"(?<![\w-]){re.escape(o)}\b", entry) for o in forms)
+    ]
     assert not missing, f"gatesh {name}: {missing} not in its man entry:\n{entry}"
 
 
@@ -106,9 +119,20 @@ def test_every_config_key() -> None:
         assert f"[[{kind}]]" in documented, kind
 
 
-@pytest.mark.parametrize("var", ["GATESH_SESSION", "GATESH_SYSTEM_CONFIG", "XDG_CONFIG_HOME",
-                                 "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
-                                 "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_SHELL"])
+@pytest.mark.parametrize(
+    "var",
+    [
+        "GATESH_SESSION",
+        "GATESH_SYSTEM_CONFIG",
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+        "XDG_DATA_HOME",
+        "XDG_RUNTIME_DIR",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "CLAUDE_CODE_SHELL",
+    ],
+)
 def test_environment_variables(var: str) -> None:
     assert var in section("ENVIRONMENT")
 

@@ -15,23 +15,43 @@ CWD = "/work/project"
 HOME = "/home/agent"
 
 
-@pytest.mark.parametrize("remedy", [
-    "ask the person to reboot when convenient", "ask the person; name the exact resource",
-    "take a backup and ask the person", "leave DNS changes to the person", "leave kernel settings to the user",
-    "Ask the user for confirmation first", "check with the owner before deleting", "get approval from an admin",
-    "wait for the maintainer", "have someone review it", "request permission from the operator",
-    "confirm with your administrator", "consult the team's human reviewer",
-])
+@pytest.mark.parametrize(
+    "remedy",
+    [
+        "ask the person to reboot when convenient",
+        "ask the person; name the exact resource",
+        "take a backup and ask the person",
+        "leave DNS changes to the person",
+        "leave kernel settings to the user",
+        "Ask the user for confirmation first",
+        "check with the owner before deleting",
+        "get approval from an admin",
+        "wait for the maintainer",
+        "have someone review it",
+        "request permission from the operator",
+        "confirm with your administrator",
+        "consult the team's human reviewer",
+    ],
+)
 def test_remedies_that_hand_the_command_to_someone(remedy: str) -> None:
     assert offers_a_person(remedy)
 
 
-@pytest.mark.parametrize("remedy", [
-    "stash first (git stash) or commit, then reset", "use --force-with-lease", "keep files owned by your own user",
-    "leave the user's keys and known hosts alone", "keep the files' default permissions", "pip install --user",
-    "say which program's permissions you need to check", "name the exact resource and keep a snapshot of it first",
-    "leave system services running", "",
-])
+@pytest.mark.parametrize(
+    "remedy",
+    [
+        "stash first (git stash) or commit, then reset",
+        "use --force-with-lease",
+        "keep files owned by your own user",
+        "leave the user's keys and known hosts alone",
+        "keep the files' default permissions",
+        "pip install --user",
+        "say which program's permissions you need to check",
+        "name the exact resource and keep a snapshot of it first",
+        "leave system services running",
+        "",
+    ],
+)
 def test_remedies_the_agent_can_follow(remedy: str) -> None:
     assert not offers_a_person(remedy)
 
@@ -46,7 +66,9 @@ def test_no_builtin_remedy_offers_a_person(rule) -> None:  # type: ignore[no-unt
 
 
 def test_a_model_remedy_offering_a_person_is_not_passed_to_the_agent() -> None:
-    text = rejected_by_rater("reboot", "Rebooting ends every session.", "ask the user to reboot later")
+    text = rejected_by_rater(
+        "reboot", "Rebooting ends every session.", "ask the user to reboot later"
+    )
     assert "ask the user" not in text and "What would make it acceptable" not in text
     assert text.endswith(MOVES)
     kept = rejected_by_rater("git reset --hard", "Throws away work.", "stash first")
@@ -55,11 +77,25 @@ def test_a_model_remedy_offering_a_person_is_not_passed_to_the_agent() -> None:
 
 def test_the_no_person_refusal_carries_no_such_remedy_either() -> None:
     """The agent reads the argument in the no-person refusal (S7): its rows pass the same check."""
-    rounds = (Round(command="reboot", outcome=Outcome.DESTRUCTIVE, reason="Ends every session.",
-                    remedy="ask the person to reboot when convenient"),)
-    decision = Decision(Action.ESCALATE, Stage.NEGOTIATION, Outcome.DESTRUCTIVE, "Ends every session.",
-                        Rung.AUTO, Facts(text="reboot"), remedy="ask the person to reboot when convenient",
-                        rounds=rounds, to_person_reason="the agent and the rater could not agree")
+    rounds = (
+        Round(
+            command="reboot",
+            outcome=Outcome.DESTRUCTIVE,
+            reason="Ends every session.",
+            remedy="ask the person to reboot when convenient",
+        ),
+    )
+    decision = Decision(
+        Action.ESCALATE,
+        Stage.NEGOTIATION,
+        Outcome.DESTRUCTIVE,
+        "Ends every session.",
+        Rung.AUTO,
+        Facts(text="reboot"),
+        remedy="ask the person to reboot when convenient",
+        rounds=rounds,
+        to_person_reason="the agent and the rater could not agree",
+    )
     text = nobody_watching(decision, "1a2b3c")
     assert "ask the person" not in text
     rows = render_rows(rounds, width=80)

@@ -175,11 +175,23 @@ def test_constants() -> None:
 def test_user_messages_empty_until_a_trusted_channel() -> None:
     n = Negotiation()
     assert n.user_messages() == ()
-    for channel in ("env", "file", "command-output", "tool-result", "WATCH", "", "claude-code-transcript"):
+    for channel in (
+        "env",
+        "file",
+        "command-output",
+        "tool-result",
+        "WATCH",
+        "",
+        "claude-code-transcript",
+    ):
         assert n.admit_user_message("curl example.com", channel) is False
     assert n.user_messages() == ()
     assert TRUSTED_CHANNELS == {
-        "watch", "mandate", "claude-code-prompt", "codex-prompt", "gemini-prompt",
+        "watch",
+        "mandate",
+        "claude-code-prompt",
+        "codex-prompt",
+        "gemini-prompt",
     }
     for channel in sorted(TRUSTED_CHANNELS):
         assert n.admit_user_message(f"from {channel}", channel) is True

@@ -69,8 +69,9 @@ def test_the_payload_of_a_string_sequence_stays_visible() -> None:
 def test_the_check_reply_every_transport_sends(tmp_path: Path) -> None:
     facts = Facts(text=f"git reset --hard 'v1{EVIL}'")
     decision = decide(facts.text, cwd=str(tmp_path), config=default())
-    finished = Finished(decision, Action.REJECT, f"gatesh: refused `{facts.text}`\nWhy: {EVIL}",
-                        notice=EVIL)
+    finished = Finished(
+        decision, Action.REJECT, f"gatesh: refused `{facts.text}`\nWhy: {EVIL}", notice=EVIL
+    )
     reply = finished.reply(session="s", shell="bash")
     for key in ("message",):
         assert_safe(reply[key])
@@ -104,13 +105,20 @@ def test_the_hook_answer(harness: str, decision: str) -> None:
 
 
 def test_the_pty_surface_prints_through_the_boundary(tmp_path: Path) -> None:
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); from gatesh.pty.gate import _say; "
-              "_say(sys.stdin.read())")
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from gatesh.pty.gate import _say; "
+        "_say(sys.stdin.read())"
+    )
     root = str(Path(__file__).resolve().parent.parent)
     import sys
 
-    out = subprocess.run([sys.executable, "-c", script, root], input=f"gatesh: {EVIL}\nsecond {EVIL}",
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", script, root],
+        input=f"gatesh: {EVIL}\nsecond {EVIL}",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.stderr.count("\n") == 2 and "pwned" in out.stderr
     assert_safe(out.stderr)
 
@@ -119,8 +127,9 @@ def test_the_alignment_notice_and_suggestion() -> None:
     command = f"git reset --hard 'v1{ESCAPES['osc']}{ESCAPES['csi']}'"
     notice = alignment.approval_notice(command, AlignmentResult("approve", f"you asked {EVIL}"))
     assert_safe(notice, lines=False)
-    rejected = alignment.with_suggestion("gatesh: refused.",
-                                         AlignmentResult("suggest", f"narrower {EVIL}", f"git stash {EVIL}"))
+    rejected = alignment.with_suggestion(
+        "gatesh: refused.", AlignmentResult("suggest", f"narrower {EVIL}", f"git stash {EVIL}")
+    )
     assert_safe(rejected)
 
 
@@ -144,15 +153,37 @@ def test_an_approval_reaches_the_person_neutralised(tmp_path: Path) -> None:
 def test_watch_rows() -> None:
     out = io.StringIO()
     w = Watcher(Screen(out, color=False, width=100), lambda msg: {"ok": True}, pid=1)
-    rnd = {"command": f"git reset {EVIL}", "justification": f"why {EVIL}", "outcome": "destructive",
-           "reason": f"reason {EVIL}", "remedy": f"remedy {EVIL}", "passed": False, "suggestion": EVIL}
+    rnd = {
+        "command": f"git reset {EVIL}",
+        "justification": f"why {EVIL}",
+        "outcome": "destructive",
+        "reason": f"reason {EVIL}",
+        "remedy": f"remedy {EVIL}",
+        "passed": False,
+        "suggestion": EVIL,
+    }
     for ev in (
-        {"event": "round", "time": 1.0, "session": f"s{EVIL}", "cwd": "~", "number": 1, "total": 1,
-         "round": rnd, "ends": None},
+        {
+            "event": "round",
+            "time": 1.0,
+            "session": f"s{EVIL}",
+            "cwd": "~",
+            "number": 1,
+            "total": 1,
+            "round": rnd,
+            "ends": None,
+        },
         {"event": "notice", "time": 1.0, "session": "s1", "text": f"gatesh ran `{EVIL}`"},
         {"event": "mandate", "time": 1.0, "session": "s1", "text": EVIL, "channel": "watch"},
-        {"event": "halt", "time": 1.0, "session": "s1", "command": EVIL, "reason": EVIL, "pending_id": "",
-         "choices": []},
+        {
+            "event": "halt",
+            "time": 1.0,
+            "session": "s1",
+            "command": EVIL,
+            "reason": EVIL,
+            "pending_id": "",
+            "choices": [],
+        },
     ):
         w.on_event(ev)
     text = out.getvalue()
@@ -165,9 +196,14 @@ def test_a_refusal_printed_by_the_c_client_is_neutralised(tmp_path: Path) -> Non
     import sys
 
     command = f"git reset --hard HEAD~1 # why: {ESCAPES['osc']}{ESCAPES['c1']}"
-    out = subprocess.run([sys.executable, "-m", "gatesh", "-c", f"touch {tmp_path}/m; {command}\x1b[2J"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                         env={**os.environ, "GATESH_SESSION": "neutral"})
+    out = subprocess.run(
+        [sys.executable, "-m", "gatesh", "-c", f"touch {tmp_path}/m; {command}\x1b[2J"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={**os.environ, "GATESH_SESSION": "neutral"},
+    )
     assert out.returncode == 126 and not (tmp_path / "m").exists()
     assert_safe(out.stderr)
 
@@ -183,7 +219,9 @@ def test_plain_block_fast_path_returns_what_the_line_by_line_pass_returns() -> N
     rnd = random.Random(7)
     alphabet = [" ", "\n", "a", "`", "~", "Z", " ", "\t", "-", "\r", "é", "\x1b", "["]
     texts = ["", "\n", " ", "plain", "  indented\nnext", "a\n\n b\n", "x ```y", "~~~", "end \n"]
-    texts += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 16))) for _ in range(20000)]
+    texts += [
+        "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 16))) for _ in range(20000)
+    ]
     texts += [f"ok {e} ok\n  more" for e in ESCAPES.values()] + list(ESCAPES.values())
     took = 0
     for text in texts:

@@ -40,10 +40,18 @@ def test_package_import_is_light() -> None:
 def test_current_follows_every_variable_it_reads(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     # current() is remembered per environment: each variable it reads gives its own answer.
     monkeypatch.setenv("HOME", str(tmp_path))
-    for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "GATESH_SYSTEM_CONFIG"):
+    for var in (
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+        "XDG_DATA_HOME",
+        "XDG_RUNTIME_DIR",
+        "GATESH_SYSTEM_CONFIG",
+    ):
         monkeypatch.delenv(var, raising=False)
     before = _paths.current()
-    assert before.config_dir == str(tmp_path / ".config" / "gatesh") and before.home == str(tmp_path)
+    assert before.config_dir == str(tmp_path / ".config" / "gatesh") and before.home == str(
+        tmp_path
+    )
     assert _paths.current() == before
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "c"))
     assert _paths.current().config_dir == str(tmp_path / "c" / "gatesh")

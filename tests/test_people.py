@@ -44,7 +44,11 @@ def test_mandate_sends_the_text_as_human(sent: Log, capsys: pytest.CaptureFixtur
     sent.replies.append({"ok": True, "sessions": ["a", "b"]})
     assert people.mandate_main(["undo", "my", "last", "commit"]) == 0
     role, msg = sent[0]
-    assert role == "human" and msg == {"op": "mandate", "text": "undo my last commit", "channel": "mandate"}
+    assert role == "human" and msg == {
+        "op": "mandate",
+        "text": "undo my last commit",
+        "channel": "mandate",
+    }
     assert "every session (2 now" in capsys.readouterr().out
 
 
@@ -54,7 +58,9 @@ def test_mandate_for_one_session(sent: Log) -> None:
 
 
 @pytest.mark.parametrize("verb", ["approve", "deny"])
-def test_rulings_send_the_lowercased_id(verb: str, sent: Log, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rulings_send_the_lowercased_id(
+    verb: str, sent: Log, capsys: pytest.CaptureFixture[str]
+) -> None:
     main = people.approve_main if verb == "approve" else people.deny_main
     assert main(["AB12CD"]) == 0
     assert sent[0] == ("human", {"op": verb, "pending_id": "ab12cd"})
@@ -62,15 +68,23 @@ def test_rulings_send_the_lowercased_id(verb: str, sent: Log, capsys: pytest.Cap
 
 
 def test_refusal_is_clear_and_exits_1(sent: Log, capsys: pytest.CaptureFixture[str]) -> None:
-    sent.replies.append({"ok": False, "refused": True, "re": "approve",
-                         "error": "refused: process 7 (bash) in its ancestry belongs to the gated session 's1'"})
+    sent.replies.append(
+        {
+            "ok": False,
+            "refused": True,
+            "re": "approve",
+            "error": "refused: process 7 (bash) in its ancestry belongs to the gated session 's1'",
+        }
+    )
     assert people.approve_main(["ab12cd"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("gatesh approve: the gate refused this: process 7 (bash)")
     assert "outside any gated session" in err
 
 
-def test_unknown_id_and_unreachable_daemon_exit_1(sent: Log, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_id_and_unreachable_daemon_exit_1(
+    sent: Log, capsys: pytest.CaptureFixture[str]
+) -> None:
     sent.replies.append({"ok": False, "error": "no pending escalation 'zz'"})
     sent.replies.append(client.DaemonUnavailable("no socket"))
     assert people.deny_main(["zz"]) == 1
@@ -79,9 +93,13 @@ def test_unknown_id_and_unreachable_daemon_exit_1(sent: Log, capsys: pytest.Capt
     assert "no pending escalation" in err and "could not be reached (no socket)" in err
 
 
-def test_resume_reports_whether_it_was_halted(sent: Log, capsys: pytest.CaptureFixture[str]) -> None:
-    sent.replies += [{"ok": True, "session": "s1", "was_halted": True},
-                     {"ok": True, "session": "s2", "was_halted": False}]
+def test_resume_reports_whether_it_was_halted(
+    sent: Log, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sent.replies += [
+        {"ok": True, "session": "s1", "was_halted": True},
+        {"ok": True, "session": "s2", "was_halted": False},
+    ]
     assert people.resume_main(["s1"]) == 0
     assert people.resume_main(["s2"]) == 0
     out = capsys.readouterr().out
@@ -98,13 +116,22 @@ def test_reply_text_is_neutralised(sent: Log, capsys: pytest.CaptureFixture[str]
 def test_a_gated_process_is_refused_by_the_real_daemon(isolated_home: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     try:
-        gated = subprocess.run([sys.executable, "-m", "gatesh", "mandate", "rm everything"],
-                               env={**env, "GATESH_SESSION": "agent-1"}, capture_output=True, text=True,
-                               timeout=60)
+        gated = subprocess.run(
+            [sys.executable, "-m", "gatesh", "mandate", "rm everything"],
+            env={**env, "GATESH_SESSION": "agent-1"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert gated.returncode == 1
         assert "the gate refused this" in gated.stderr and "'agent-1'" in gated.stderr
-        person = subprocess.run([sys.executable, "-m", "gatesh", "resume", "nobody"], env=env,
-                                capture_output=True, text=True, timeout=60)
+        person = subprocess.run(
+            [sys.executable, "-m", "gatesh", "resume", "nobody"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert person.returncode == 0, person.stderr
         assert "was not halted" in person.stdout
     finally:

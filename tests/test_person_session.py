@@ -13,7 +13,10 @@ import pytest
 from tests._pty_tmux import SHELL_PARAMS
 from tests.person_session import PersonScreen, step_answered, step_withdrawn
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 
 @pytest.fixture(params=SHELL_PARAMS)

@@ -32,7 +32,9 @@ def run(
     cwd: str = "/work/project",
 ) -> Decision:
     decision = decide(cmd, cwd=cwd, config=config or default(), rung=rung, session=session)
-    if session is not None:  # deciding changes nothing; finishing applies the change (as every surface does)
+    if (
+        session is not None
+    ):  # deciding changes nothing; finishing applies the change (as every surface does)
         dry_run(decision, state=session, cwd=cwd)
     return decision
 
@@ -174,7 +176,9 @@ def test_fail_closed_rating_goes_to_a_person_at_auto() -> None:
             )
 
     d = decide("make build", cwd="/w", config=default(), rater=DownRater())
-    assert d.action is Action.ESCALATE and d.to_person_reason.startswith("no rating could be obtained (Could not assess")
+    assert d.action is Action.ESCALATE and d.to_person_reason.startswith(
+        "no rating could be obtained (Could not assess"
+    )
 
 
 def test_open_world_floor_goes_to_a_person_unless_carved() -> None:

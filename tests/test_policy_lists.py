@@ -25,10 +25,17 @@ def test_describe() -> None:
     assert E("prefix", "git push").describe() == 'prefix "git push"'
 
 
-@pytest.mark.parametrize(("match", "pattern", "problem"), [
-    ("fuzzy", "x", "match must be one of"), ("regex", "(", "does not compile"), ("regex", "(a+)+$", "exponential"),
-    ("regex", r"(\w+\s?)*x", "exponential"), ("prefix", "  ", "non-empty"), ("prefix", "'open", "split"),
-])
+@pytest.mark.parametrize(
+    ("match", "pattern", "problem"),
+    [
+        ("fuzzy", "x", "match must be one of"),
+        ("regex", "(", "does not compile"),
+        ("regex", "(a+)+$", "exponential"),
+        ("regex", r"(\w+\s?)*x", "exponential"),
+        ("prefix", "  ", "non-empty"),
+        ("prefix", "'open", "split"),
+    ],
+)
 def test_validate_names_the_problem(match: str, pattern: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         ListEntry(match, pattern).validate()  # type: ignore[arg-type]

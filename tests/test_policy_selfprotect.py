@@ -18,8 +18,13 @@ def rule_of(text: str, paths: GatePaths | None = None) -> str | None:
 
 
 def test_protected_paths_come_from_gatepaths(tmp_path) -> None:
-    paths = GatePaths(str(tmp_path / "cfg"), str(tmp_path / "st"), str(tmp_path / "rt"), str(tmp_path / "dt"),
-                      str(tmp_path / "sys/config.toml"))
+    paths = GatePaths(
+        str(tmp_path / "cfg"),
+        str(tmp_path / "st"),
+        str(tmp_path / "rt"),
+        str(tmp_path / "dt"),
+        str(tmp_path / "sys/config.toml"),
+    )
     assert rule_of(f"rm -rf {tmp_path}/st", paths) == "self.files-delete"
     assert rule_of(f"echo x > {tmp_path}/cfg/config.toml", paths) == "self.files-write"
     assert rule_of(f"rm {tmp_path}/rt/daemon.sock", paths) == "self.files-delete"
@@ -29,77 +34,161 @@ def test_protected_paths_come_from_gatepaths(tmp_path) -> None:
     assert rule_of(f"cat {tmp_path}/cfg/config.toml", paths) is None
 
 
-@pytest.mark.parametrize("text", [
-    "rm -rf ~/.local/state/gatesh", "mv ~/.config/gatesh ~/.config/gatesh.off", "rm -rf $HOME/.config/gatesh/",
-    "sudo rm -f /etc/gatesh/config.toml", "bash -c 'rm -rf ~/.config/gatesh'", "echo $(rm -rf ~/.config/gatesh)",
-    "rm -rf ~/.config/gat*", "rm -rf \"$XDG_CONFIG_HOME/gatesh\"", "unlink ~/.local/state/gatesh/audit.jsonl",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rm -rf ~/.local/state/gatesh",
+        "mv ~/.config/gatesh ~/.config/gatesh.off",
+        "rm -rf $HOME/.config/gatesh/",
+        "sudo rm -f /etc/gatesh/config.toml",
+        "bash -c 'rm -rf ~/.config/gatesh'",
+        "echo $(rm -rf ~/.config/gatesh)",
+        "rm -rf ~/.config/gat*",
+        'rm -rf "$XDG_CONFIG_HOME/gatesh"',
+        "unlink ~/.local/state/gatesh/audit.jsonl",
+    ],
+)
 def test_deleting_gate_files(text: str) -> None:
     assert rule_of(text) == "self.files-delete"
 
 
-@pytest.mark.parametrize("text", [
-    ": > ~/.local/state/gatesh/audit.jsonl", "printf 'rung=\"bypass\"' >> ~/.config/gatesh/config.toml",
-    "install -m 644 x.toml ~/.config/gatesh/config.toml", "cp -t ~/.config/gatesh evil.toml",
-    "chmod -R 777 ~/.local/state", "touch ~/.config/gatesh/config.toml", "dd if=/dev/null of=~/.local/state/gatesh/audit.jsonl",
-    "perl -pi -e 's/a/b/' ~/.config/gatesh/config.toml", "nano ~/.config/gatesh/config.toml",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        ": > ~/.local/state/gatesh/audit.jsonl",
+        "printf 'rung=\"bypass\"' >> ~/.config/gatesh/config.toml",
+        "install -m 644 x.toml ~/.config/gatesh/config.toml",
+        "cp -t ~/.config/gatesh evil.toml",
+        "chmod -R 777 ~/.local/state",
+        "touch ~/.config/gatesh/config.toml",
+        "dd if=/dev/null of=~/.local/state/gatesh/audit.jsonl",
+        "perl -pi -e 's/a/b/' ~/.config/gatesh/config.toml",
+        "nano ~/.config/gatesh/config.toml",
+    ],
+)
 def test_writing_gate_files(text: str) -> None:
     assert rule_of(text) == "self.files-write"
 
 
-@pytest.mark.parametrize("text", [
-    "cat ~/.local/state/gatesh/audit.jsonl | tail", "vim .gatesh.toml", "echo 'x' >> .gatesh.toml",
-    "rm -rf ~/.config/Code/Cache", "cp ~/.config/gatesh/config.toml ./backup.toml", "gatesh config",
-    "gatesh explain 'ls'", "ls ~/.config", "rm -rf ~/.cache/pip",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cat ~/.local/state/gatesh/audit.jsonl | tail",
+        "vim .gatesh.toml",
+        "echo 'x' >> .gatesh.toml",
+        "rm -rf ~/.config/Code/Cache",
+        "cp ~/.config/gatesh/config.toml ./backup.toml",
+        "gatesh config",
+        "gatesh explain 'ls'",
+        "ls ~/.config",
+        "rm -rf ~/.cache/pip",
+    ],
+)
 def test_ordinary_work_near_gate_files(text: str) -> None:
     assert rule_of(text) is None
 
 
-@pytest.mark.parametrize(("text", "rule"), [
-    ("pkill gatesh", "self.daemon-kill"), ("killall -9 gatesh", "self.daemon-kill"),
-    ("kill -STOP $(pgrep -f 'gatesh daemon')", "self.daemon-kill"),
-    ("kill $(cat /tmp/gatesh-1000/daemon.pid)", "self.daemon-kill"),
-    ("strace -f -p $(pgrep gatesh)", "self.daemon-trace"), ("gdb -p $(pidof gatesh)", "self.daemon-trace"),
-    ("trap - DEBUG", "self.hook"), ("trap '' DEBUG", "self.hook"), ("shopt -u extdebug", "self.hook"),
-    ("set +T", "self.hook"), ("bind '\"\\C-m\": \"\"'", "self.hook"), ("bindkey -r '^M'", "self.hook"),
-    ("zle -N accept-line my-accept", "self.hook"), ("unfunction TRAPDEBUG", "self.hook"),
-    ("PROMPT_COMMAND='true'", "self.hook"), ("export PROMPT_COMMAND=", "self.hook"),
-    ("declare -a preexec_functions=()", "self.hook"), ("unset -f __gatesh_hook", "self.hook-names"),
-    ("gatesh approve 12", "self.human-verb"), ("gatesh resume sess-1", "self.human-verb"),
-    ("gatesh mandate 'go ahead'", "self.human-verb"), ("gatesh config set rung bypass", "self.human-verb"),
-    ("sudo gatesh deny 3", "self.human-verb"), ("gatesh --json approve 4", "self.human-verb"),
-])
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("pkill gatesh", "self.daemon-kill"),
+        ("killall -9 gatesh", "self.daemon-kill"),
+        ("kill -STOP $(pgrep -f 'gatesh daemon')", "self.daemon-kill"),
+        ("kill $(cat /tmp/gatesh-1000/daemon.pid)", "self.daemon-kill"),
+        ("strace -f -p $(pgrep gatesh)", "self.daemon-trace"),
+        ("gdb -p $(pidof gatesh)", "self.daemon-trace"),
+        ("trap - DEBUG", "self.hook"),
+        ("trap '' DEBUG", "self.hook"),
+        ("shopt -u extdebug", "self.hook"),
+        ("set +T", "self.hook"),
+        ('bind \'"\\C-m": ""\'', "self.hook"),
+        ("bindkey -r '^M'", "self.hook"),
+        ("zle -N accept-line my-accept", "self.hook"),
+        ("unfunction TRAPDEBUG", "self.hook"),
+        ("PROMPT_COMMAND='true'", "self.hook"),
+        ("export PROMPT_COMMAND=", "self.hook"),
+        ("declare -a preexec_functions=()", "self.hook"),
+        ("unset -f __gatesh_hook", "self.hook-names"),
+        ("gatesh approve 12", "self.human-verb"),
+        ("gatesh resume sess-1", "self.human-verb"),
+        ("gatesh mandate 'go ahead'", "self.human-verb"),
+        ("gatesh config set rung bypass", "self.human-verb"),
+        ("sudo gatesh deny 3", "self.human-verb"),
+        ("gatesh --json approve 4", "self.human-verb"),
+    ],
+)
 def test_daemon_hook_and_human_verbs(text: str, rule: str) -> None:
     assert rule_of(text) == rule
 
 
-@pytest.mark.parametrize("text", [
-    "/bin/bash", "/bin/sh", "/usr/bin/zsh", "/usr/local/bin/bash -l", "/bin/bash -i", "exec bash", "exec zsh -l",
-    "exec /bin/sh", "exec -a x bash", "script", "script -q out.log", "env -i bash", "env -i /bin/sh -l",
-    "sudo -s", "sudo -i", "su", "su - root", "sudo sh", "find . -exec /bin/sh \\;", "nohup /bin/bash",
-    "echo rm -rf x | /bin/sh",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/bin/bash",
+        "/bin/sh",
+        "/usr/bin/zsh",
+        "/usr/local/bin/bash -l",
+        "/bin/bash -i",
+        "exec bash",
+        "exec zsh -l",
+        "exec /bin/sh",
+        "exec -a x bash",
+        "script",
+        "script -q out.log",
+        "env -i bash",
+        "env -i /bin/sh -l",
+        "sudo -s",
+        "sudo -i",
+        "su",
+        "su - root",
+        "sudo sh",
+        "find . -exec /bin/sh \\;",
+        "nohup /bin/bash",
+        "echo rm -rf x | /bin/sh",
+    ],
+)
 def test_ungated_shells(text: str) -> None:
     assert rule_of(text) == "self.ungated-shell"
 
 
-@pytest.mark.parametrize("text", [
-    "bash", "zsh", "sh", "bash -l", "bash script.sh", "/bin/bash ./build.sh", "/bin/bash -c 'make'", "bash -lc 'ls'",
-    "exec make", "exec bash -c 'npm start'", "script -c 'make' log.txt", "sudo apt update", "env bash",
-    "su -c 'whoami' bob",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bash",
+        "zsh",
+        "sh",
+        "bash -l",
+        "bash script.sh",
+        "/bin/bash ./build.sh",
+        "/bin/bash -c 'make'",
+        "bash -lc 'ls'",
+        "exec make",
+        "exec bash -c 'npm start'",
+        "script -c 'make' log.txt",
+        "sudo apt update",
+        "env bash",
+        "su -c 'whoami' bob",
+    ],
+)
 def test_shells_that_stay_gated(text: str) -> None:
     assert rule_of(text) is None
 
 
-@pytest.mark.parametrize("text", [
-    "python -c 'import pty;pty.spawn(\"/bin/sh\")'", "python3 -c 'import os; os.execl(\"/bin/sh\", \"sh\")'",
-    "perl -e 'system(\"/bin/bash\")'", "ruby -e 'exec \"/bin/bash\"'", "php -r 'passthru(\"/bin/sh\");'",
-    "awk 'BEGIN {system(\"/bin/bash -i\")}'", "vim -c ':!/bin/bash'", "nvim -c ':shell'",
-    "gdb -nx -ex '!sh' -ex quit", "lua -e 'os.execute(\"sh\")'",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python -c 'import pty;pty.spawn(\"/bin/sh\")'",
+        'python3 -c \'import os; os.execl("/bin/sh", "sh")\'',
+        "perl -e 'system(\"/bin/bash\")'",
+        "ruby -e 'exec \"/bin/bash\"'",
+        "php -r 'passthru(\"/bin/sh\");'",
+        "awk 'BEGIN {system(\"/bin/bash -i\")}'",
+        "vim -c ':!/bin/bash'",
+        "nvim -c ':shell'",
+        "gdb -nx -ex '!sh' -ex quit",
+        "lua -e 'os.execute(\"sh\")'",
+    ],
+)
 def test_interpreter_shell_escapes(text: str) -> None:
     assert rule_of(text) == "self.interpreter-escape"
 
@@ -124,78 +213,200 @@ def test_human_verb_fed_to_a_shell_on_stdin() -> None:
 # --- the in-shell gate of the PTY session (S10): its functions, variables, options and history ----
 
 
-@pytest.mark.parametrize("text", [
-    "__gatesh_v=0", "__gatesh_state=allowed", "x=1; __gatesh_h=5", "unset __gatesh_v", "unset -v __gatesh_h",
-    "declare -gi __gatesh_v=0", "typeset -g __gatesh_entry=ls", "readonly __gatesh_v", "local __gatesh_h",
-    "export __gatesh_launcher=/bin/true", "__gatesh_gate() { :; }", "function __gatesh_precmd { :; }",
-    "__gatesh_gate", "__gatesh_addhistory 'ls'", "printf -v __gatesh_v '%s' 0", "read -r __gatesh_h <<< 1",
-    "let __gatesh_h=1", "(( __gatesh_h = 0 ))", "(( __gatesh_h++ ))", "echo $(( __gatesh_h += 1 ))",
-    ": ${__gatesh_v:=0}", "alias __gatesh_gate='echo 0\\)'", "unfunction __gatesh_addhistory",
-    "unset -f __gatesh_prompt", "add-zsh-hook -d precmd __gatesh_precmd", "readonly -f __gatesh_gate",
-    "eval '__gatesh_state=allowed'", "bash -c 'unset __gatesh_v'",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__gatesh_v=0",
+        "__gatesh_state=allowed",
+        "x=1; __gatesh_h=5",
+        "unset __gatesh_v",
+        "unset -v __gatesh_h",
+        "declare -gi __gatesh_v=0",
+        "typeset -g __gatesh_entry=ls",
+        "readonly __gatesh_v",
+        "local __gatesh_h",
+        "export __gatesh_launcher=/bin/true",
+        "__gatesh_gate() { :; }",
+        "function __gatesh_precmd { :; }",
+        "__gatesh_gate",
+        "__gatesh_addhistory 'ls'",
+        "printf -v __gatesh_v '%s' 0",
+        "read -r __gatesh_h <<< 1",
+        "let __gatesh_h=1",
+        "(( __gatesh_h = 0 ))",
+        "(( __gatesh_h++ ))",
+        "echo $(( __gatesh_h += 1 ))",
+        ": ${__gatesh_v:=0}",
+        "alias __gatesh_gate='echo 0\\)'",
+        "unfunction __gatesh_addhistory",
+        "unset -f __gatesh_prompt",
+        "add-zsh-hook -d precmd __gatesh_precmd",
+        "readonly -f __gatesh_gate",
+        "eval '__gatesh_state=allowed'",
+        "bash -c 'unset __gatesh_v'",
+    ],
+)
 def test_gate_internals_are_tampering(text: str) -> None:
     assert rule_of(text) == "self.hook-names"
 
 
-@pytest.mark.parametrize("text", [
-    'echo "__gatesh_x"', "echo __gatesh_v", "printf '%s\\n' __gatesh_v", "echo $__gatesh_h",
-    "declare -p __gatesh_v", "typeset -f __gatesh_gate", "grep -n __gatesh_ gatesh/shell/bash_hook.bash",
-    "my_gatesh_v=1", "(( n = __gatesh_h + 1 ))", "functions __gatesh_precmd", "git log -S __gatesh_gate",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'echo "__gatesh_x"',
+        "echo __gatesh_v",
+        "printf '%s\\n' __gatesh_v",
+        "echo $__gatesh_h",
+        "declare -p __gatesh_v",
+        "typeset -f __gatesh_gate",
+        "grep -n __gatesh_ gatesh/shell/bash_hook.bash",
+        "my_gatesh_v=1",
+        "(( n = __gatesh_h + 1 ))",
+        "functions __gatesh_precmd",
+        "git log -S __gatesh_gate",
+    ],
+)
 def test_gate_internals_as_data(text: str) -> None:
     assert rule_of(text) is None
 
 
-@pytest.mark.parametrize("text", [
-    "PS0=", "PS0=''", "PS0+='x'", "export PS0=", "unset PS0", "readonly PS0", "PS0=x ls",
-    "PROMPT_COMMAND=", "x=1; PROMPT_COMMAND=true", "unset PROMPT_COMMAND",
-    "precmd_functions=()", "precmd_functions=(${precmd_functions:#__gatesh_precmd})", "preexec_functions+=(f)",
-    "zshaddhistory_functions=()", "shift zshaddhistory_functions", "set -A precmd_functions",
-    "add-zsh-hook -d precmd f", "add-zsh-hook -D zshaddhistory '*'",
-    "shopt -u promptvars", "shopt -qu promptvars", "shopt -u extdebug",
-    "TRAPDEBUG() { :; }", "function TRAPDEBUG { return 0; }", "functions[TRAPDEBUG]=", "functions[TRAPDEBUG]='return 0'",
-    "functions+=([TRAPDEBUG]='return 0')", "unset 'functions[TRAPDEBUG]'", "unfunction TRAPDEBUG",
-    "unset -f TRAPDEBUG", "trap - DEBUG", "trap '' DEBUG",
-    "unsetopt DEBUG_BEFORE_CMD", "unsetopt debugbeforecmd", "setopt no_debug_before_cmd", "setopt NO_DEBUGBEFORECMD",
-    "set +o debug_before_cmd", "set -o nodebugbeforecmd",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PS0=",
+        "PS0=''",
+        "PS0+='x'",
+        "export PS0=",
+        "unset PS0",
+        "readonly PS0",
+        "PS0=x ls",
+        "PROMPT_COMMAND=",
+        "x=1; PROMPT_COMMAND=true",
+        "unset PROMPT_COMMAND",
+        "precmd_functions=()",
+        "precmd_functions=(${precmd_functions:#__gatesh_precmd})",
+        "preexec_functions+=(f)",
+        "zshaddhistory_functions=()",
+        "shift zshaddhistory_functions",
+        "set -A precmd_functions",
+        "add-zsh-hook -d precmd f",
+        "add-zsh-hook -D zshaddhistory '*'",
+        "shopt -u promptvars",
+        "shopt -qu promptvars",
+        "shopt -u extdebug",
+        "TRAPDEBUG() { :; }",
+        "function TRAPDEBUG { return 0; }",
+        "functions[TRAPDEBUG]=",
+        "functions[TRAPDEBUG]='return 0'",
+        "functions+=([TRAPDEBUG]='return 0')",
+        "unset 'functions[TRAPDEBUG]'",
+        "unfunction TRAPDEBUG",
+        "unset -f TRAPDEBUG",
+        "trap - DEBUG",
+        "trap '' DEBUG",
+        "unsetopt DEBUG_BEFORE_CMD",
+        "unsetopt debugbeforecmd",
+        "setopt no_debug_before_cmd",
+        "setopt NO_DEBUGBEFORECMD",
+        "set +o debug_before_cmd",
+        "set -o nodebugbeforecmd",
+    ],
+)
 def test_disarming_the_shell_hook(text: str) -> None:
     assert rule_of(text) == "self.hook"
 
 
-@pytest.mark.parametrize("text", [
-    "shopt -s promptvars", "shopt -u nullglob", "shopt -s globstar", "echo $PS0", "declare -p PS0 PROMPT_COMMAND",
-    "PS1='$ '", "setopt debug_before_cmd", "unsetopt nomatch", "setopt localoptions", "unsetopt err_exit",
-    "setopt extendedglob", "functions[myfn]='echo hi'", "typeset -f TRAPDEBUG", "set -A files a b",
-    "set +o histexpand", "set -o history", "emulate -L zsh", "add-zsh-hook precmd my_precmd",
-    "precmd() { print -P '%~'; }",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "shopt -s promptvars",
+        "shopt -u nullglob",
+        "shopt -s globstar",
+        "echo $PS0",
+        "declare -p PS0 PROMPT_COMMAND",
+        "PS1='$ '",
+        "setopt debug_before_cmd",
+        "unsetopt nomatch",
+        "setopt localoptions",
+        "unsetopt err_exit",
+        "setopt extendedglob",
+        "functions[myfn]='echo hi'",
+        "typeset -f TRAPDEBUG",
+        "set -A files a b",
+        "set +o histexpand",
+        "set -o history",
+        "emulate -L zsh",
+        "add-zsh-hook precmd my_precmd",
+        "precmd() { print -P '%~'; }",
+    ],
+)
 def test_ordinary_shell_settings(text: str) -> None:
     assert rule_of(text) is None
 
 
-@pytest.mark.parametrize("text", [
-    "readonly HISTSIZE=0", "readonly HISTCONTROL", "declare -r HISTCONTROL=ignorespace", "typeset -r HISTIGNORE='*'",
-    "declare -gr HISTSIZE=1", "local -r HISTSIZE=0", "readonly HISTIGNORE+=x", "shopt -uo history",
-    "f() { readonly HISTSIZE=0; }",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "readonly HISTSIZE=0",
+        "readonly HISTCONTROL",
+        "declare -r HISTCONTROL=ignorespace",
+        "typeset -r HISTIGNORE='*'",
+        "declare -gr HISTSIZE=1",
+        "local -r HISTSIZE=0",
+        "readonly HISTIGNORE+=x",
+        "shopt -uo history",
+        "f() { readonly HISTSIZE=0; }",
+    ],
+)
 def test_making_the_history_settings_unchangeable(text: str) -> None:
     assert rule_of(text) == "self.hook-history"
 
 
-@pytest.mark.parametrize("text", [
-    # S10: the hook sets these again before every entry, so changing them (in startup files or by
-    # a command) changes nothing the gate reads; the user's values decide what the list keeps.
-    "history", "history 20", "history | grep make", "history -w", "history -a", "history -p '!!'",
-    "history -c", "history -d 12", "history -d -1", "history -s 'ls'", "history -r ~/h", "history -n",
-    "shopt -s cmdhist lithist", "shopt -u cmdhist", "shopt -u lithist", "set -o history",
-    "HISTSIZE=1000", "export HISTSIZE=5000", "HISTSIZE=", "HISTSIZE=0", "export HISTSIZE=0", "HISTSIZE=0 true",
-    "unset HISTSIZE", "HISTCONTROL=ignorespace", "HISTCONTROL=", "declare HISTCONTROL=ignoreboth",
-    "export HISTIGNORE='rm *'", "HISTFILE=~/.agent_history", "export HISTFILESIZE=100000", "echo $HISTCONTROL",
-    "HISTTIMEFORMAT='%F %T '", "fc -W", "fc -A", "fc -p", "fc -R ~/.zsh_history", "declare -p HISTCONTROL",
-    "readonly -p", "readonly HISTTIMEFORMAT",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # S10: the hook sets these again before every entry, so changing them (in startup files or by
+        # a command) changes nothing the gate reads; the user's values decide what the list keeps.
+        "history",
+        "history 20",
+        "history | grep make",
+        "history -w",
+        "history -a",
+        "history -p '!!'",
+        "history -c",
+        "history -d 12",
+        "history -d -1",
+        "history -s 'ls'",
+        "history -r ~/h",
+        "history -n",
+        "shopt -s cmdhist lithist",
+        "shopt -u cmdhist",
+        "shopt -u lithist",
+        "set -o history",
+        "HISTSIZE=1000",
+        "export HISTSIZE=5000",
+        "HISTSIZE=",
+        "HISTSIZE=0",
+        "export HISTSIZE=0",
+        "HISTSIZE=0 true",
+        "unset HISTSIZE",
+        "HISTCONTROL=ignorespace",
+        "HISTCONTROL=",
+        "declare HISTCONTROL=ignoreboth",
+        "export HISTIGNORE='rm *'",
+        "HISTFILE=~/.agent_history",
+        "export HISTFILESIZE=100000",
+        "echo $HISTCONTROL",
+        "HISTTIMEFORMAT='%F %T '",
+        "fc -W",
+        "fc -A",
+        "fc -p",
+        "fc -R ~/.zsh_history",
+        "declare -p HISTCONTROL",
+        "readonly -p",
+        "readonly HISTTIMEFORMAT",
+    ],
+)
 def test_ordinary_history_use(text: str) -> None:
     assert rule_of(text) is None
 
@@ -204,43 +415,91 @@ def test_set_plus_o_history_stays_a_hook_finding() -> None:
     assert rule_of("set +o history") == "self.hook"
 
 
-@pytest.mark.parametrize("text", [
-    "fc -s ls=rm", "fc -s 'echo '= 3", "fc -e - echo=rm", "fc -e - 'echo '= -1", "fc -e vim", "fc -e 'sed -i s/a/b/' -1",
-    "fc", "fc 10 12", "fc -3", "r ls=rm", "r 'echo '=", "r echo=rm 5",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fc -s ls=rm",
+        "fc -s 'echo '= 3",
+        "fc -e - echo=rm",
+        "fc -e - 'echo '= -1",
+        "fc -e vim",
+        "fc -e 'sed -i s/a/b/' -1",
+        "fc",
+        "fc 10 12",
+        "fc -3",
+        "r ls=rm",
+        "r 'echo '=",
+        "r echo=rm 5",
+    ],
+)
 def test_rerunning_an_edited_history_line(text: str) -> None:
     assert rule_of(text) == "self.history-rerun"
 
 
-@pytest.mark.parametrize("text", [
-    "fc -l", "fc -ln -10", "fc -s", "fc -s make", "fc -s 12", "fc -e - 12", "fc -e -", "r", "r make", "r 12",
-    "r -e 'x=1'",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fc -l",
+        "fc -ln -10",
+        "fc -s",
+        "fc -s make",
+        "fc -s 12",
+        "fc -e - 12",
+        "fc -e -",
+        "r",
+        "r make",
+        "r 12",
+        "r -e 'x=1'",
+    ],
+)
 def test_rerunning_an_unchanged_line_is_ordinary(text: str) -> None:
     assert rule_of(text) is None
 
 
-@pytest.mark.parametrize("text", [
-    "print() { builtin print -rn -- ls; }", "function setopt { :; }", "local() { :; }", "return() { :; }",
-    "builtin() { :; }", "history() { :; }", "alias print='echo ls'", "alias setopt=true", "disable print",
-    "disable setopt", "enable -n local",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "print() { builtin print -rn -- ls; }",
+        "function setopt { :; }",
+        "local() { :; }",
+        "return() { :; }",
+        "builtin() { :; }",
+        "history() { :; }",
+        "alias print='echo ls'",
+        "alias setopt=true",
+        "disable print",
+        "disable setopt",
+        "enable -n local",
+    ],
+)
 def test_shadowing_a_builtin_the_hook_calls(text: str) -> None:
     assert rule_of(text) == "self.hook-shadow"
 
 
-@pytest.mark.parametrize("text", [
-    "ls() { command ls -F \"$@\"; }", "mk() { make -j8 \"$@\"; }", "alias ll='ls -l'", "alias", "disable -p",
-    "print -r -- hi", "f() { local x=1; return 0; }", "python3 -c 'print()'", "enable",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'ls() { command ls -F "$@"; }',
+        'mk() { make -j8 "$@"; }',
+        "alias ll='ls -l'",
+        "alias",
+        "disable -p",
+        "print -r -- hi",
+        "f() { local x=1; return 0; }",
+        "python3 -c 'print()'",
+        "enable",
+    ],
+)
 def test_ordinary_functions_and_aliases(text: str) -> None:
     assert rule_of(text) is None
 
 
 def test_harness_wrapper_shopt_is_not_the_agents() -> None:
     # Gemini CLI's own wrapper turns promptvars off; it is peeled before policy (S1), so it is not an attack.
-    wrapped = ("shopt -u promptvars nullglob extglob nocaseglob dotglob; { ls -la; }; __code=$?; "
-               "pgrep -g 0 >/tmp/shell_pgrep_ab12cd.tmp 2>&1; exit $__code;")
+    wrapped = (
+        "shopt -u promptvars nullglob extglob nocaseglob dotglob; { ls -la; }; __code=$?; "
+        "pgrep -g 0 >/tmp/shell_pgrep_ab12cd.tmp 2>&1; exit $__code;"
+    )
     assert rule_of(wrapped) is None
 
 
@@ -273,28 +532,55 @@ def test_pipeline_halts_on_shopt_u_promptvars() -> None:
 def test_what_find_feeds_xargs_is_looked_up_on_disk(tmp_path) -> None:
     """`find PARENT -name PAT | xargs WRITER` writes a gate file only when one of the names on the
     way down to a gate folder, or a file inside it, matches every -name test: find prints no other."""
-    paths = GatePaths(str(tmp_path / "cfg"), str(tmp_path / "st"), str(tmp_path / "rt"), str(tmp_path / "dt"),
-                      str(tmp_path / "sys/config.toml"))
+    paths = GatePaths(
+        str(tmp_path / "cfg"),
+        str(tmp_path / "st"),
+        str(tmp_path / "rt"),
+        str(tmp_path / "dt"),
+        str(tmp_path / "sys/config.toml"),
+    )
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / "config.toml").write_text("")
-    assert rule_of(f"find {tmp_path} -name '*.toml' | xargs -I@ mv @ @.bak", paths) == "self.files-write"
-    assert rule_of(f"find {tmp_path} -iname 'CFG' | xargs chmod -R 777", paths) == "self.files-write"
+    assert (
+        rule_of(f"find {tmp_path} -name '*.toml' | xargs -I@ mv @ @.bak", paths)
+        == "self.files-write"
+    )
+    assert (
+        rule_of(f"find {tmp_path} -iname 'CFG' | xargs chmod -R 777", paths) == "self.files-write"
+    )
     assert rule_of(f"find {tmp_path} -name '*.mp3' | xargs -I@ mv @ /mnt/mp3", paths) is None
     (tmp_path / "st").mkdir()
     (tmp_path / "st" / "song.mp3").write_text("")
-    assert rule_of(f"find {tmp_path} -name '*.mp3' | xargs -I@ mv @ /mnt/mp3", paths) == "self.files-write"
+    assert (
+        rule_of(f"find {tmp_path} -name '*.mp3' | xargs -I@ mv @ /mnt/mp3", paths)
+        == "self.files-write"
+    )
     # a -name test after an action, or beside -o, no longer limits what is printed
-    assert rule_of(f"find {tmp_path} -print -name '*.txt' | xargs -I@ mv @ @.bak", paths) == "self.files-write"
-    assert rule_of(f"find {tmp_path} -name '*.txt' -o -name x | xargs -I@ mv @ @.bak", paths) == "self.files-write"
+    assert (
+        rule_of(f"find {tmp_path} -print -name '*.txt' | xargs -I@ mv @ @.bak", paths)
+        == "self.files-write"
+    )
+    assert (
+        rule_of(f"find {tmp_path} -name '*.txt' -o -name x | xargs -I@ mv @ @.bak", paths)
+        == "self.files-write"
+    )
 
 
-@pytest.mark.parametrize(("text", "written"), [
-    ("find / | xargs cp -t /backup", False), ("find / | xargs cp -vt /backup", False),
-    ("find / | xargs -I{} cp {} /backup", False), ("find / | xargs cp /etc/motd", True),
-    ("find / | xargs -I{} cp /etc/motd {}", True), ("find / | xargs tar czf all.tgz", False),
-    ("find / | xargs tar czf", True), ("find / | xargs -I{} tar -cf {} notes", True),
-    ("find / | xargs chmod 600", True), ("find / | xargs -I{} rsync -a {} /mnt/", False),
-])
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("find / | xargs cp -t /backup", False),
+        ("find / | xargs cp -vt /backup", False),
+        ("find / | xargs -I{} cp {} /backup", False),
+        ("find / | xargs cp /etc/motd", True),
+        ("find / | xargs -I{} cp /etc/motd {}", True),
+        ("find / | xargs tar czf all.tgz", False),
+        ("find / | xargs tar czf", True),
+        ("find / | xargs -I{} tar -cf {} notes", True),
+        ("find / | xargs chmod 600", True),
+        ("find / | xargs -I{} rsync -a {} /mnt/", False),
+    ],
+)
 def test_words_xargs_puts_where_a_writer_writes(text: str, written: bool) -> None:
     """A copy's sources and a tar archive's members are read; its destination is written."""
     assert (rule_of(text) == "self.files-write") is written

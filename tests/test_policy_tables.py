@@ -26,8 +26,15 @@ def test_ids_are_unique_across_every_table() -> None:
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
 
 
-@pytest.mark.parametrize(("name", "prefix"), [("hardline", "hardline."), ("selfprotect", "self."),
-                                              ("floors", "floor."), ("readonly", "ro.")])
+@pytest.mark.parametrize(
+    ("name", "prefix"),
+    [
+        ("hardline", "hardline."),
+        ("selfprotect", "self."),
+        ("floors", "floor."),
+        ("readonly", "ro."),
+    ],
+)
 def test_ids_are_namespaced_and_rules_explained(name: str, prefix: str) -> None:
     for rule in TABLES[name]:
         assert rule.id.startswith(prefix)

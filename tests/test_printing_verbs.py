@@ -36,19 +36,43 @@ def _into_closed_pipe(args: list[str]) -> subprocess.CompletedProcess[str]:
     read, write = os.pipe()
     os.close(read)
     try:
-        return subprocess.run([*GATESH, *args], stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+        return subprocess.run(
+            [*GATESH, *args], stdout=write, stderr=subprocess.PIPE, text=True, timeout=120
+        )
     finally:
         os.close(write)
 
 
-@pytest.mark.parametrize("args", [["status"], ["status", "--json"], ["log"], ["log", "--json"],
-                                  ["explain", "git status"], ["explain", "--json", "git status"],
-                                  ["config"], ["--help"], ["--version"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["status"],
+        ["status", "--json"],
+        ["log"],
+        ["log", "--json"],
+        ["explain", "git status"],
+        ["explain", "--json", "git status"],
+        ["config"],
+        ["--help"],
+        ["--version"],
+    ],
+    ids=" ".join,
+)
 def test_a_reader_that_went_away_is_no_traceback(args: list[str]) -> None:
     log = Path(_paths.current().audit_log)  # something for `log` to print
     log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text(json.dumps({"time": "2026-12-01T12:00:00+0000", "action": "allow", "stage": "read-only",
-                               "session": "s", "command": "git status"}) + "\n")
+    log.write_text(
+        json.dumps(
+            {
+                "time": "2026-12-01T12:00:00+0000",
+                "action": "allow",
+                "stage": "read-only",
+                "session": "s",
+                "command": "git status",
+            }
+        )
+        + "\n"
+    )
     out = _into_closed_pipe(args)
     assert "Traceback" not in out.stderr and "BrokenPipeError" not in out.stderr, out.stderr
     assert out.returncode == EXIT_BROKEN_PIPE, (out.returncode, out.stderr)
@@ -64,18 +88,34 @@ def test_one_line_bounds_and_says_the_true_length() -> None:
 
 
 def _hook(command: str, session: str, cwd: Path) -> dict[str, object]:
-    data = {"hook_event_name": "PreToolUse", "session_id": session, "cwd": str(cwd), "tool_name": "Bash",
-            "tool_input": {"command": command}}
+    data = {
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "cwd": str(cwd),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_ENTRYPOINT"}  # headless: no ask
-    out = subprocess.run([*GATESH, "hook", "claude-code"], input=json.dumps(data), text=True,
-                         capture_output=True, env=env, timeout=60)
+    out = subprocess.run(
+        [*GATESH, "hook", "claude-code"],
+        input=json.dumps(data),
+        text=True,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     return dict(json.loads(out.stdout)["hookSpecificOutput"])
 
 
 def _status(columns: int) -> str:
-    out = subprocess.run([*GATESH, "status"], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "COLUMNS": str(columns)})
+    out = subprocess.run(
+        [*GATESH, "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": str(columns)},
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -97,8 +137,15 @@ def test_status_prints_each_command_on_one_bounded_row(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.usefixtures("daemon_cleanup")
 def test_a_session_opened_by_a_mandate_shows_its_surface(tmp_path: Path) -> None:
-    reply = client.request("human", {"op": "mandate", "text": "tidy the repository", "session": "cc-m",
-                                     "channel": "claude-code-prompt"})
+    reply = client.request(
+        "human",
+        {
+            "op": "mandate",
+            "text": "tidy the repository",
+            "session": "cc-m",
+            "channel": "claude-code-prompt",
+        },
+    )
     assert reply["ok"], reply
     assert "cc-m  (no command yet; 0 checks" in _status(200)
     assert _hook("git status", "cc-m", tmp_path)["permissionDecision"] == "allow"

@@ -18,6 +18,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
 
+
 @pytest.fixture(params=SHELL_PARAMS)
 def sh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TmuxSession]:
     session = TmuxSession(tmp_path, request.param)
@@ -135,7 +136,9 @@ def test_ctrl_c_stops_sleep(sh: TmuxSession) -> None:
     duration = f"100.{os.getpid()}{time.monotonic_ns() % 10_000}"
     sh.send(f"sleep {duration}; echo after-sleep")
     end = time.monotonic() + 8
-    while subprocess.run(["pgrep", "-f", f"^sleep {duration}$"], capture_output=True).returncode != 0:
+    while (
+        subprocess.run(["pgrep", "-f", f"^sleep {duration}$"], capture_output=True).returncode != 0
+    ):
         assert time.monotonic() < end, "sleep did not start"
         time.sleep(0.05)
     sh.keys("C-c")

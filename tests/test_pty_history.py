@@ -29,8 +29,9 @@ HISTORY_FILE = {"bash": ".bash_history", "zsh": ".zsh_history"}
 ZSH_FILE = "HISTFILE=~/.zsh_history\nSAVEHIST=1000\nHISTSIZE=1000\n"
 
 
-def _session(tmp: Path, shell: str, rc: str, history: list[str] | None = None,
-             name: str | None = None) -> TmuxSession:
+def _session(
+    tmp: Path, shell: str, rc: str, history: list[str] | None = None, name: str | None = None
+) -> TmuxSession:
     files = {HISTORY_FILE[shell] if name is None else name: "\n".join(history or OLD) + "\n"}
     files[".bashrc" if shell == "bash" else ".zshrc"] = "PS1='$ '\n" + rc
     return TmuxSession(tmp, shell, home_files=files)
@@ -47,8 +48,10 @@ def sessions() -> Iterator[list[TmuxSession]]:
 def _again(sh: TmuxSession, text: str, marker: str) -> None:
     """Type ``text`` once more and wait for a second ``marker`` line."""
     sh.send(text)
-    sh.wait_for(lambda s: [line.strip() for line in s.splitlines()].count(marker) >= 2,
-                what=f"a second {marker}")
+    sh.wait_for(
+        lambda s: [line.strip() for line in s.splitlines()].count(marker) >= 2,
+        what=f"a second {marker}",
+    )
 
 
 def _listing(sh: TmuxSession) -> list[str]:
@@ -57,7 +60,7 @@ def _listing(sh: TmuxSession) -> list[str]:
     sh.run(f"history > {out}; echo listing-''done", marker="listing-done")
     lines = out.read_text().splitlines()
     # bash and zsh print "%5d  TEXT"; continuation lines of a multi-line entry have no number.
-    return [line.lstrip(" ")[len(line.lstrip(" ").split(" ", 1)[0]) + 2:] for line in lines]
+    return [line.lstrip(" ")[len(line.lstrip(" ").split(" ", 1)[0]) + 2 :] for line in lines]
 
 
 def _gate_still_works(sh: TmuxSession) -> None:
@@ -71,8 +74,9 @@ def _gate_still_works(sh: TmuxSession) -> None:
 
 
 @pytest.mark.parametrize("shell", SHELL_PARAMS)
-def test_first_command_runs_with_a_history_file(shell: str, tmp_path: Path,
-                                                sessions: list[TmuxSession]) -> None:
+def test_first_command_runs_with_a_history_file(
+    shell: str, tmp_path: Path, sessions: list[TmuxSession]
+) -> None:
     sh = _session(tmp_path, shell, ZSH_FILE if shell == "zsh" else "")
     sessions.append(sh)
     screen = sh.run("echo fi''rst-command", marker="first-command")
@@ -97,8 +101,9 @@ BASH_SETTINGS = {
 
 
 @pytest.mark.parametrize("setting", sorted(BASH_SETTINGS))
-def test_bash_startup_history_settings_change_nothing(setting: str, tmp_path: Path,
-                                                     sessions: list[TmuxSession]) -> None:
+def test_bash_startup_history_settings_change_nothing(
+    setting: str, tmp_path: Path, sessions: list[TmuxSession]
+) -> None:
     if shutil.which("bash") is None:
         pytest.skip("bash is not installed")
     history = OLD
@@ -144,7 +149,8 @@ def test_bash_startup_history_settings_change_nothing(setting: str, tmp_path: Pa
 
 
 ZSH_SETTINGS = {
-    "ignore-space-dups": ZSH_FILE + "setopt HIST_IGNORE_SPACE HIST_IGNORE_ALL_DUPS INC_APPEND_HISTORY\n",
+    "ignore-space-dups": ZSH_FILE
+    + "setopt HIST_IGNORE_SPACE HIST_IGNORE_ALL_DUPS INC_APPEND_HISTORY\n",
     "history-ignore": ZSH_FILE + "HISTORY_IGNORE='(echo skip*)'\n",
     "histsize-0": "HISTSIZE=0\nSAVEHIST=0\n",
     "histfile": "HISTFILE=~/.other_history\nSAVEHIST=100\nHISTSIZE=100\n",
@@ -152,12 +158,17 @@ ZSH_SETTINGS = {
 
 
 @pytest.mark.parametrize("setting", sorted(ZSH_SETTINGS))
-def test_zsh_startup_history_settings_change_nothing(setting: str, tmp_path: Path,
-                                                    sessions: list[TmuxSession]) -> None:
+def test_zsh_startup_history_settings_change_nothing(
+    setting: str, tmp_path: Path, sessions: list[TmuxSession]
+) -> None:
     if shutil.which("zsh") is None:
         pytest.skip("zsh is not installed")
-    sh = _session(tmp_path, "zsh", ZSH_SETTINGS[setting],
-                  name=".other_history" if setting == "histfile" else None)
+    sh = _session(
+        tmp_path,
+        "zsh",
+        ZSH_SETTINGS[setting],
+        name=".other_history" if setting == "histfile" else None,
+    )
     sessions.append(sh)
     screen = sh.run("echo fi''rst", marker="first")
     assert "gatesh:" not in screen, screen
@@ -187,10 +198,24 @@ def test_zsh_cases_are_reported_skipped_without_zsh(tmp_path: Path) -> None:
             (bin_dir / tool).symlink_to(found)
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-k", "zsh",
-         str(root / "tests" / "test_pty.py")],
-        cwd=root, capture_output=True, text=True, timeout=300,
-        env={"PATH": str(bin_dir), "HOME": str(tmp_path), "LANG": "C.UTF-8"})
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "zsh",
+            str(root / "tests" / "test_pty.py"),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path), "LANG": "C.UTF-8"},
+    )
     assert "zsh is not installed" in out.stdout, out.stdout + out.stderr
     assert " skipped" in out.stdout and " passed" not in out.stdout, out.stdout
 
@@ -202,8 +227,9 @@ CHANGES = {
 
 
 @pytest.mark.parametrize("shell", SHELL_PARAMS)
-def test_history_changed_by_a_command_does_not_blind_the_gate(shell: str, tmp_path: Path,
-                                                              sessions: list[TmuxSession]) -> None:
+def test_history_changed_by_a_command_does_not_blind_the_gate(
+    shell: str, tmp_path: Path, sessions: list[TmuxSession]
+) -> None:
     """Changing history settings from inside the session is not tampering (the next entry is read
     with the hook's settings) and leaves every later entry gated, multi-line ones whole."""
     sh = _session(tmp_path, shell, ZSH_FILE if shell == "zsh" else "")

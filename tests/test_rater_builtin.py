@@ -14,8 +14,11 @@ from gatesh.testing import worktree
 
 CWD = "/work/project"
 HOME = "/home/agent"
-CASES = [json.loads(line) for line in
-         (Path(__file__).parent / "fixtures" / "rater_cases.jsonl").read_text().splitlines() if line.strip()]
+CASES = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "fixtures" / "rater_cases.jsonl").read_text().splitlines()
+    if line.strip()
+]
 RATER = BuiltinRater(home=HOME)
 # The labelled cases are decided in a realistic working tree (gatesh.testing.worktree): whether
 # deleting or overwriting destroys work is read from the files' git state (S3.2).
@@ -29,7 +32,9 @@ def _scratch(scratch_tree: worktree.Scratch) -> None:
 
 def rate(cmd: str):
     tree = _TREE[-1]
-    return BuiltinRater(home=tree.home).rate(read(cmd, cwd=tree.repo, home=tree.home), cwd=tree.repo)
+    return BuiltinRater(home=tree.home).rate(
+        read(cmd, cwd=tree.repo, home=tree.home), cwd=tree.repo
+    )
 
 
 def test_fixture_is_large_and_covers_every_outcome() -> None:
@@ -68,7 +73,9 @@ def test_unreadable_is_at_least_destructive() -> None:
 
 def test_unreadable_keeps_worse_findings() -> None:
     sc = SimpleCommand(argv=(Word("/bin/bash"),), head="bash", raw="/bin/bash")
-    v = RATER.rate(Facts(text="/bin/bash", commands=(sc,), readable=False, unreadable="too deep"), cwd=CWD)
+    v = RATER.rate(
+        Facts(text="/bin/bash", commands=(sc,), readable=False, unreadable="too deep"), cwd=CWD
+    )
     assert v.outcome is Outcome.ATTACK
 
 
@@ -99,8 +106,12 @@ def test_dynamic_head_plain_variable_is_destructive_not_attack() -> None:
 def test_scope_follows_home_and_cwd() -> None:
     assert rate("rm -rf ~").outcome is Outcome.CATASTROPHIC
     tree = _TREE[-1]
-    assert rate(f"rm -rf {tree.repo}/src").outcome is Outcome.DESTRUCTIVE  # holds an uncommitted edit
-    assert rate(f"rm -rf {tree.repo}/docs").outcome is Outcome.SAFE  # tracked and clean: git restores it
+    assert (
+        rate(f"rm -rf {tree.repo}/src").outcome is Outcome.DESTRUCTIVE
+    )  # holds an uncommitted edit
+    assert (
+        rate(f"rm -rf {tree.repo}/docs").outcome is Outcome.SAFE
+    )  # tracked and clean: git restores it
     assert rate(f"rm -rf {tree.repo}/node_modules").outcome is Outcome.SAFE
     quoted = read("rm -rf '$TMPDIR/x'", cwd=tree.repo, home=tree.home).paths[0]
     assert quoted.cls is PathClass.WORKTREE  # a literal folder named $TMPDIR, not the temp folder
@@ -114,8 +125,13 @@ def test_remedies_are_specific() -> None:
     assert "WHERE" in rate("mysql -e 'DELETE FROM orders'").remedy
 
 
-@pytest.mark.parametrize("first,second", [("--deleteProperty", "--deleteColorManagementProperties"),
-                                          ("--deleteColorManagementProperties", "--deleteProperty")])
+@pytest.mark.parametrize(
+    "first,second",
+    [
+        ("--deleteProperty", "--deleteColorManagementProperties"),
+        ("--deleteColorManagementProperties", "--deleteProperty"),
+    ],
+)
 def test_delete_option_named_is_the_first_written(first: str, second: str) -> None:
     """The delete-class option the reason names is the first one written, in every process (it was
     taken from a set, so explain and the audit log named either, by the run's hash seed)."""

@@ -64,7 +64,9 @@ def test_severity_maps_in_one_place() -> None:
 
 def test_matching_within_budget() -> None:
     tree = _TREE[-1]
-    facts = [read(ex, cwd=tree.repo, home=tree.home) for r in ALL_RULES for ex in r.examples + r.counter]
+    facts = [
+        read(ex, cwd=tree.repo, home=tree.home) for r in ALL_RULES for ex in r.examples + r.counter
+    ]
     facts.append(read("echo " + "a" * 60_000, cwd=tree.repo))
     start = time.perf_counter()
     for f in facts:
@@ -79,15 +81,53 @@ def _spliced_lines() -> list[str]:
     import random
 
     pieces = [t for r in ALL_RULES for t in (*r.examples, *r.counter)]
-    pieces += [" ", " | ", "; ", "'", '"', "=", "~/", "$HOME/", "/bin/sh", "SH", "x=/bin/bash ", "--engine ",
-               "-ENGINE=", "file=", "X.Delete(", "DESTROY_ALL", ":restore", "/VAR/LOG/x", ">", "> /var/log/a ",
-               "journalctl --vacuum-size=1", "pty.spawn", ":terminal", "\u017fh", "f\u0131le=", "a_history", "--pre-hook=/x", "DVIPS -R0 ",
-               "sudo ", "exec ", "env X=1 ", "nice ", "busybox sh -i", "python3.11 -c 'import pty; pty.spawn(\"/bin/sh\")'",
-               "HISTFILE=/dev/null ", "Hist", "KILL -9 $$", "SiteCustomize.py", "LOGIN ITEM"]
+    pieces += [
+        " ",
+        " | ",
+        "; ",
+        "'",
+        '"',
+        "=",
+        "~/",
+        "$HOME/",
+        "/bin/sh",
+        "SH",
+        "x=/bin/bash ",
+        "--engine ",
+        "-ENGINE=",
+        "file=",
+        "X.Delete(",
+        "DESTROY_ALL",
+        ":restore",
+        "/VAR/LOG/x",
+        ">",
+        "> /var/log/a ",
+        "journalctl --vacuum-size=1",
+        "pty.spawn",
+        ":terminal",
+        "\u017fh",
+        "f\u0131le=",
+        "a_history",
+        "--pre-hook=/x",
+        "DVIPS -R0 ",
+        "sudo ",
+        "exec ",
+        "env X=1 ",
+        "nice ",
+        "busybox sh -i",
+        "python3.11 -c 'import pty; pty.spawn(\"/bin/sh\")'",
+        "HISTFILE=/dev/null ",
+        "Hist",
+        "KILL -9 $$",
+        "SiteCustomize.py",
+        "LOGIN ITEM",
+    ]
     rng = random.Random(15)
     lines = list(pieces)
     for _ in range(1500):
-        lines.append("".join(rng.choice(pieces)[rng.randrange(3):] for _ in range(rng.randrange(1, 5))))
+        lines.append(
+            "".join(rng.choice(pieces)[rng.randrange(3) :] for _ in range(rng.randrange(1, 5)))
+        )
     return lines
 
 
@@ -107,9 +147,15 @@ def test_rule_literal_filters_lose_no_match() -> None:
     from gatesh.rater.builtin import _context
 
     filtered = [r for r in ALL_RULES if r.needs]
-    assert {r.id for r in filtered} >= {"escape.shell-argument", "escape.library-option", "code.orm-delete",
-                                         "evasion.log-wipe", "escape.program-option", "evasion.history",
-                                         "persist.startup-hook"}
+    assert {r.id for r in filtered} >= {
+        "escape.shell-argument",
+        "escape.library-option",
+        "code.orm-delete",
+        "evasion.log-wipe",
+        "escape.program-option",
+        "evasion.history",
+        "persist.startup-hook",
+    }
     assert all(n == n.lower() and n.isascii() for r in filtered for n in r.needs)
     tree = _TREE[-1]
     matched: dict[str, int] = dict.fromkeys((r.id for r in filtered), 0)
@@ -139,8 +185,13 @@ def test_rule_head_filters_lose_no_match() -> None:
     from gatesh.rater.builtin import _context, _rules_for
 
     gated = [r for r in ALL_RULES if r.tried_on is not None]
-    assert {r.id for r in gated} >= {"generic.delete-verb", "escape.interpreter", "code.inline",
-                                      "obfuscation.decode-to-shell", "escape.interactive-shell"}
+    assert {r.id for r in gated} >= {
+        "generic.delete-verb",
+        "escape.interpreter",
+        "code.inline",
+        "obfuscation.decode-to-shell",
+        "escape.interactive-shell",
+    }
     assert not any(r.heads or r.on_facts for r in gated)
     tree = _TREE[-1]
     matched: dict[str, int] = dict.fromkeys((r.id for r in gated), 0)
@@ -163,8 +214,11 @@ def test_rules_of_a_head_keep_table_order() -> None:
     for head in ("git", "rm", "python3", "python3.11", "bash", "echo", "no-such-tool", ""):
         ids = [r.id for r, _ in _rules_for(head)]
         own = [r.id for r in ALL_RULES if head in r.heads and not r.on_facts]
-        rest = [r.id for r in ALL_RULES if not r.heads and not r.on_facts
-                and (r.tried_on is None or r.tried_on(head))]
+        rest = [
+            r.id
+            for r in ALL_RULES
+            if not r.heads and not r.on_facts and (r.tried_on is None or r.tried_on(head))
+        ]
         assert ids == own + rest, head
         assert [order[i] for i in rest] == sorted(order[i] for i in rest)
     assert "escape.interpreter" in [r.id for r, _ in _rules_for("python3.11")]

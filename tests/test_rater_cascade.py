@@ -51,8 +51,12 @@ def config(server: ModelServer, monkeypatch: pytest.MonkeyPatch) -> Config:
     """The default config (``rater.backend = auto``) with a key present, pointed at the server."""
     monkeypatch.setenv(KEY_ENV, "test-key-cascade")
     base = default()
-    return dataclasses.replace(base, rater=dataclasses.replace(
-        base.rater, base_url=server.base_url, api_key_env=KEY_ENV, timeout_s=5.0))
+    return dataclasses.replace(
+        base,
+        rater=dataclasses.replace(
+            base.rater, base_url=server.base_url, api_key_env=KEY_ENV, timeout_s=5.0
+        ),
+    )
 
 
 @pytest.fixture
@@ -67,9 +71,17 @@ def cascade(config: Config) -> CascadeRater:
     return rater
 
 
-def run(text: str, config: Config, project: str, rater: object | None = None, **kw: object) -> Decision:
-    return decide(text, cwd=project, config=config, session=SessionState(), rater=rater or cascade(config),
-                  **kw)  # type: ignore[arg-type]
+def run(
+    text: str, config: Config, project: str, rater: object | None = None, **kw: object
+) -> Decision:
+    return decide(
+        text,
+        cwd=project,
+        config=config,
+        session=SessionState(),
+        rater=rater or cascade(config),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def ratings(server: ModelServer) -> list[dict[str, object]]:
@@ -80,7 +92,8 @@ def ratings(server: ModelServer) -> list[dict[str, object]]:
 
 
 def test_auto_is_the_cascade_with_a_key_and_the_builtin_alone_without(
-        config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert backend_name(config) == "cascade"
     rater = make_rater(config)
     assert isinstance(rater, CascadeRater) and isinstance(rater.builtin, BuiltinRater)
@@ -93,7 +106,8 @@ def test_auto_is_the_cascade_with_a_key_and_the_builtin_alone_without(
 
 
 def test_a_complete_knowledge_safe_command_makes_no_request(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     d = run(COMPLETE_SAFE, config, project)
     assert server.requests == []  # an empty script would have answered a request with a 500
     assert (d.action, d.stage, d.outcome) == (Action.ALLOW, Stage.RATER, Outcome.SAFE)
@@ -105,7 +119,8 @@ def test_a_complete_knowledge_safe_command_makes_no_request(
 
 
 def test_a_builtin_attack_stands_with_no_request_and_the_model_cannot_lower_it(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.set_fallback(rating("safe"))
     d = run("chmod u+s /usr/bin/python3", config, project)
     assert server.requests == []
@@ -118,7 +133,8 @@ def test_a_builtin_attack_stands_with_no_request_and_the_model_cannot_lower_it(
 
 
 def test_an_unknown_effect_command_makes_one_request_and_the_model_decides(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(rating("destructive", "applies changes to the cluster", "run kubectl diff first"))
     d = run(UNKNOWN_EFFECT, config, project)
     assert len(server.requests) == 1
@@ -134,7 +150,8 @@ def test_an_unknown_effect_command_makes_one_request_and_the_model_decides(
 
 
 def test_an_unknown_effect_command_the_model_finds_safe_runs(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(rating("safe", "applies a manifest from the project"))
     d = run(UNKNOWN_EFFECT, config, project)
     assert len(server.requests) == 1
@@ -144,7 +161,8 @@ def test_an_unknown_effect_command_the_model_finds_safe_runs(
 
 
 def test_the_model_cannot_lower_a_builtin_catastrophic(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(rating("safe", "just a namespace"))
     d = run("kubectl delete namespace prod", config, project)
     assert len(server.requests) == 1  # asked: it could have raised it to attack
@@ -157,7 +175,8 @@ def test_the_model_cannot_lower_a_builtin_catastrophic(
 
 
 def test_the_model_cannot_lower_a_builtin_destructive(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(rating("safe"))
     d = run("git reset --hard HEAD~3", config, project)
     assert len(ratings(server)) == 1
@@ -168,7 +187,8 @@ def test_the_model_cannot_lower_a_builtin_destructive(
 
 
 def test_the_model_may_raise_a_builtin_destructive_to_attack(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(rating("attack", "wipes history to hide what was done"))
     d = run("git reset --hard HEAD~3", config, project)
     assert (d.action, d.outcome) == (Action.HALT, Outcome.ATTACK)
@@ -183,7 +203,9 @@ def test_the_model_cannot_lower_a_floor(server: ModelServer, config: Config, pro
     bodies = ratings(server)
     assert len(bodies) == 1  # asked: a floor stands over a complete safe verdict; it may raise it
     assert "floor.open-world" in json.dumps(bodies[0])  # the model reads the floor note (S4)
-    assert d.action is Action.ESCALATE and d.stage is Stage.FLOOR and d.outcome is Outcome.DESTRUCTIVE
+    assert (
+        d.action is Action.ESCALATE and d.stage is Stage.FLOOR and d.outcome is Outcome.DESTRUCTIVE
+    )
     c = d.verdict.cascade if d.verdict else None
     assert c is not None and c.asked is Asked.FLOOR and c.builtin.complete
 
@@ -191,12 +213,18 @@ def test_the_model_cannot_lower_a_floor(server: ModelServer, config: Config, pro
 # --- fail closed ---------------------------------------------------------------------------------
 
 
-def test_a_500_from_the_model_fails_closed(server: ModelServer, config: Config, project: str) -> None:
+def test_a_500_from_the_model_fails_closed(
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(server_error())
     d = run(UNKNOWN_EFFECT, config, project)
     assert len(server.requests) == 1
     assert d.verdict is not None and d.verdict.fail_cause == "error"
-    assert d.outcome is Outcome.DESTRUCTIVE and d.reason.startswith(FAIL_PREFIX) and "HTTP 500" in d.reason
+    assert (
+        d.outcome is Outcome.DESTRUCTIVE
+        and d.reason.startswith(FAIL_PREFIX)
+        and "HTTP 500" in d.reason
+    )
     # never rated: no checker may lift it, a person decides (S3 step 11)
     assert d.action is Action.ESCALATE and "no rating could be obtained" in d.to_person_reason
     c = d.verdict.cascade
@@ -204,7 +232,8 @@ def test_a_500_from_the_model_fails_closed(server: ModelServer, config: Config, 
 
 
 def test_a_failed_model_leaves_a_builtin_catastrophic_standing(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(server_error())
     d = run("kubectl delete namespace prod", config, project)
     assert (d.action, d.outcome) == (Action.ESCALATE, Outcome.CATASTROPHIC)
@@ -213,15 +242,24 @@ def test_a_failed_model_leaves_a_builtin_catastrophic_standing(
 
 
 def test_a_failed_model_is_not_remembered_and_the_builtin_stage_is_never_cached(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     rater = cascade(config)
     server.script(server_error(), rating("destructive", "changes the cluster"))
-    first = rater.rate(run(UNKNOWN_EFFECT, config, project, rater=BuiltinRater()).facts, cwd=project)
+    first = rater.rate(
+        run(UNKNOWN_EFFECT, config, project, rater=BuiltinRater()).facts, cwd=project
+    )
     assert first.fail_cause == "error"
-    second = rater.rate(run(UNKNOWN_EFFECT, config, project, rater=BuiltinRater()).facts, cwd=project)
+    second = rater.rate(
+        run(UNKNOWN_EFFECT, config, project, rater=BuiltinRater()).facts, cwd=project
+    )
     assert second.outcome is Outcome.DESTRUCTIVE and not second.cached and len(server.requests) == 2
-    third = rater.rate(run(UNKNOWN_EFFECT, config, project, rater=BuiltinRater()).facts, cwd=project)
-    assert third.cascade is not None and third.cascade.model is not None and third.cascade.model.cached
+    third = rater.rate(
+        run(UNKNOWN_EFFECT, config, project, rater=BuiltinRater()).facts, cwd=project
+    )
+    assert (
+        third.cascade is not None and third.cascade.model is not None and third.cascade.model.cached
+    )
     assert len(server.requests) == 2  # the model's answer came from its cache
     rater.rate(run(COMPLETE_SAFE, config, project, rater=BuiltinRater()).facts, cwd=project)
     model_cache = rater.model_stage.cache  # type: ignore[attr-defined]
@@ -229,7 +267,9 @@ def test_a_failed_model_is_not_remembered_and_the_builtin_stage_is_never_cached(
     assert len(cached) == 1 and all(v.backend == "anthropic" and v.cascade is None for v in cached)
 
 
-def test_the_health_notice_is_the_model_stages(server: ModelServer, config: Config, project: str) -> None:
+def test_the_health_notice_is_the_model_stages(
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.set_fallback(server_error())
     rater = cascade(config)
     for _ in range(3):
@@ -242,8 +282,12 @@ def test_the_health_notice_is_the_model_stages(server: ModelServer, config: Conf
 # --- what a user configures ----------------------------------------------------------------------
 
 
-def test_ask_model_leaves_a_case_to_the_builtin(server: ModelServer, config: Config, project: str) -> None:
-    config = dataclasses.replace(config, rater=dataclasses.replace(config.rater, ask_model=(Asked.UNKNOWN,)))
+def test_ask_model_leaves_a_case_to_the_builtin(
+    server: ModelServer, config: Config, project: str
+) -> None:
+    config = dataclasses.replace(
+        config, rater=dataclasses.replace(config.rater, ask_model=(Asked.UNKNOWN,))
+    )
     server.set_fallback(rating("attack"))
     d = run("git reset --hard HEAD~3", config, project)
     assert server.requests == []
@@ -269,7 +313,8 @@ def _rater_cases() -> list[str]:
 
 @pytest.mark.parametrize("rung", [Rung.AUTO, pytest.param(Rung.ASSISTED, marks=pytest.mark.slow)])
 def test_an_always_safe_model_never_makes_the_cascade_weaker(
-        server: ModelServer, config: Config, project: str, rung: Rung) -> None:
+    server: ModelServer, config: Config, project: str, rung: Rung
+) -> None:
     """Over the bypass corpus and the rater cases, with a model that says safe to everything it is
     asked: every command the builtin alone does not allow, the cascade does not allow either, and
     no outcome is milder. (The builtin checker for both: only the rater differs.)"""
@@ -280,9 +325,13 @@ def test_an_always_safe_model_never_makes_the_cascade_weaker(
     for text in [*_bypass_cases(), *_rater_cases()]:
         alone = run(text, config, project, rater=builtin, rung=rung)
         both = run(text, config, project, rater=rater, rung=rung)
-        milder = alone.outcome is not None and (both.outcome is None or both.outcome.rank < alone.outcome.rank)
+        milder = alone.outcome is not None and (
+            both.outcome is None or both.outcome.rank < alone.outcome.rank
+        )
         if (not alone.allowed and both.allowed) or milder:
-            weaker.append((text, alone.action.value, both.action.value, alone.outcome, both.outcome))
+            weaker.append(
+                (text, alone.action.value, both.action.value, alone.outcome, both.outcome)
+            )
     assert weaker == []
     assert len(ratings(server)) > 20  # the model was asked about many of them, and said safe
 
@@ -291,7 +340,8 @@ def test_an_always_safe_model_never_makes_the_cascade_weaker(
 
 
 def test_the_audit_line_and_the_log_say_which_stage_decided(
-        server: ModelServer, config: Config, project: str) -> None:
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.script(rating("safe", "applies a manifest"))
     asked = record_for(run(UNKNOWN_EFFECT, config, project), session="s", pid=1, cwd=project)
     c = asked["cascade"]
@@ -303,15 +353,24 @@ def test_the_audit_line_and_the_log_say_which_stage_decided(
     assert "cascade: model decided, model asked (unknown)" in format_record(asked)
     alone = record_for(run(COMPLETE_SAFE, config, project), session="s", pid=1, cwd=project)
     c = alone["cascade"]
-    assert (c["decided"], c["asked"], c["model_asked"], c["model"]) == ("builtin", "complete", False, None)
+    assert (c["decided"], c["asked"], c["model_asked"], c["model"]) == (
+        "builtin",
+        "complete",
+        False,
+        None,
+    )
     assert c["builtin"]["complete"] and alone["rater"]["backend"] == "builtin"
     assert "cascade: builtin decided, model not asked (complete)" in format_record(alone)
     assert len(server.requests) == 1
 
 
-def test_explain_says_which_stage_decided_and_why(server: ModelServer, config: Config, project: str,
-                                                  monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_explain_says_which_stage_decided_and_why(
+    server: ModelServer,
+    config: Config,
+    project: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from gatesh.explain import explain_main
 
     # explain reads the key and base URL the way a user's shell gives them
@@ -332,25 +391,40 @@ def test_explain_says_which_stage_decided_and_why(server: ModelServer, config: C
 
 
 def test_explain_without_a_key_shows_what_a_key_would_change(
-        project: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    project: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from gatesh.explain import explain_main
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     assert explain_main(["--cwd", project, UNKNOWN_EFFECT]) == 0
-    assert "not complete (with a key, the model is asked): It runs kubectl apply" in capsys.readouterr().out
+    assert (
+        "not complete (with a key, the model is asked): It runs kubectl apply"
+        in capsys.readouterr().out
+    )
     assert explain_main(["--cwd", project, COMPLETE_SAFE]) == 0
-    assert "complete (with a key, this verdict stands without asking the model)" in capsys.readouterr().out
+    assert (
+        "complete (with a key, this verdict stands without asking the model)"
+        in capsys.readouterr().out
+    )
 
 
 def test_the_stand_in_uses_the_real_tool_names() -> None:
-    assert (standin.RATE_TOOL, standin.VIEW_TOOL, standin.ESCALATE_TOOL) == (RATE_TOOL, VIEW, ESCALATE)
+    assert (standin.RATE_TOOL, standin.VIEW_TOOL, standin.ESCALATE_TOOL) == (
+        RATE_TOOL,
+        VIEW,
+        ESCALATE,
+    )
     assert APPROVE not in (standin.RATE_TOOL, standin.VIEW_TOOL, standin.ESCALATE_TOOL)
 
 
-def test_no_key_in_any_request_is_in_clear(server: ModelServer, config: Config, project: str) -> None:
+def test_no_key_in_any_request_is_in_clear(
+    server: ModelServer, config: Config, project: str
+) -> None:
     server.set_fallback(rating("safe"))
     run(UNKNOWN_EFFECT, config, project)
-    assert server.requests and all("test-key-cascade" not in json.dumps(dict(r.headers)) for r in server.requests)
+    assert server.requests and all(
+        "test-key-cascade" not in json.dumps(dict(r.headers)) for r in server.requests
+    )
     assert os.environ[KEY_ENV] == "test-key-cascade"
 
 
@@ -359,7 +433,8 @@ def test_no_key_in_any_request_is_in_clear(server: ModelServer, config: Config, 
 
 @pytest.mark.slow
 def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_is_not_sure(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """``gatesh -c`` with the key in the environment (the daemon inherits it): a complete-knowledge
     command runs with no request; inline code is asked about, runs when the model finds it safe and
     is refused when it does not; the audit log says which stage decided."""
@@ -375,32 +450,42 @@ def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_
     with ModelServer() as server:
         user = Path(_paths.current().user_config)
         user.parent.mkdir(parents=True, exist_ok=True)
-        user.write_text(f'[rater]\nbase_url = "{server.base_url}"\napi_key_env = "GATESH_TEST_E2E_KEY"\n'
-                        "timeout_s = 10\n")
+        user.write_text(
+            f'[rater]\nbase_url = "{server.base_url}"\napi_key_env = "GATESH_TEST_E2E_KEY"\n'
+            "timeout_s = 10\n"
+        )
         env = {**os.environ, "GATESH_TEST_E2E_KEY": "test-key-e2e", "GATESH_SESSION": "cascade-e2e"}
 
         def gate(cmd: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([sys.executable, "-m", "gatesh", "-c", cmd], capture_output=True, text=True,
-                                  env=env, cwd=project, timeout=120)
+            return subprocess.run(
+                [sys.executable, "-m", "gatesh", "-c", cmd],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=project,
+                timeout=120,
+            )
 
         try:
             done = gate(COMPLETE_SAFE)
             assert done.returncode == 0, done.stderr
             assert (project / "backup.tgz").exists() and server.requests == []
             server.script(rating("safe", "writes one file in the project"))
-            done = gate("python3 -c 'open(\"marker-safe\", \"w\")'")
+            done = gate('python3 -c \'open("marker-safe", "w")\'')
             assert done.returncode == 0, done.stderr
             assert (project / "marker-safe").exists() and len(ratings(server)) == 1
             server.set_fallback(standin.answers("destructive"))
-            done = gate("python3 -c 'open(\"marker-refused\", \"w\")'")
+            done = gate('python3 -c \'open("marker-refused", "w")\'')
             assert done.returncode == 126 and not (project / "marker-refused").exists()
             assert len(ratings(server)) == 2
         finally:
             stop_daemon()
-    records = [json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()]
+    records = [
+        json.loads(line) for line in Path(_paths.current().audit_log).read_text().splitlines()
+    ]
     by_command = {r["command"]: r for r in records if r.get("cascade")}
     assert by_command[COMPLETE_SAFE]["cascade"]["decided"] == "builtin"
     assert by_command[COMPLETE_SAFE]["cascade"]["model_asked"] is False
-    asked = by_command["python3 -c 'open(\"marker-safe\", \"w\")'"]["cascade"]
+    asked = by_command['python3 -c \'open("marker-safe", "w")\'']["cascade"]
     assert (asked["decided"], asked["asked"], asked["model_asked"]) == ("model", "unknown", True)
     assert "knowledge.inline-code" in asked["builtin"]["gaps"]

@@ -26,7 +26,9 @@ def gap_ids(text: str, cwd: str) -> list[str]:
 def test_gap_ids_are_unique_and_named_as_knowledge() -> None:
     ids = [g.id for g in GAPS]
     assert len(ids) == len(set(ids)) and all(i.startswith("knowledge.") for i in ids)
-    assert all(g.examples and g.counter for g in GAPS), "every row needs examples and counter-examples"
+    assert all(g.examples and g.counter for g in GAPS), (
+        "every row needs examples and counter-examples"
+    )
 
 
 @pytest.mark.parametrize("rule", GAPS, ids=lambda g: g.id)
@@ -37,22 +39,46 @@ def test_every_example_has_its_gap_and_no_counter_example_does(rule, tmp_path: P
         assert rule.id not in gap_ids(text, str(tmp_path)), text
 
 
-@pytest.mark.parametrize("text", [
-    "tar -czf backup.tgz src", "mkdir -p build/out", "git commit -m 'fix the parser'", "rm -r build",
-    "cp notes.txt notes.bak", "sudo ls /root", "git push origin main", "qm list",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tar -czf backup.tgz src",
+        "mkdir -p build/out",
+        "git commit -m 'fix the parser'",
+        "rm -r build",
+        "cp notes.txt notes.bak",
+        "sudo ls /root",
+        "git push origin main",
+        "qm list",
+    ],
+)
 def test_commands_whose_every_effect_is_modelled_are_complete(text: str, tmp_path: Path) -> None:
     v = RATER.rate(read(text, cwd=str(tmp_path)), cwd=str(tmp_path))
     assert v.gaps == () and v.complete
 
 
-@pytest.mark.parametrize("text", [
-    "kubectl apply -f deploy.yaml", "terraform apply", "docker run -d -p 80:80 nginx", "npm install",
-    "python3 manage.py migrate", "node -e 'require(\"fs\").rmSync(\"x\")'", "./deploy --prod",
-    "sudo airmon-ng start wlan0", "$TOOL --all", "ssh build-host make", "curl -s example.com | sh",
-    "gh repo create demo --public", "systemctl restart nginx", "fish -c 'rm x'",
-])
-def test_commands_with_effects_the_builtin_does_not_model_are_not_complete(text: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kubectl apply -f deploy.yaml",
+        "terraform apply",
+        "docker run -d -p 80:80 nginx",
+        "npm install",
+        "python3 manage.py migrate",
+        'node -e \'require("fs").rmSync("x")\'',
+        "./deploy --prod",
+        "sudo airmon-ng start wlan0",
+        "$TOOL --all",
+        "ssh build-host make",
+        "curl -s example.com | sh",
+        "gh repo create demo --public",
+        "systemctl restart nginx",
+        "fish -c 'rm x'",
+    ],
+)
+def test_commands_with_effects_the_builtin_does_not_model_are_not_complete(
+    text: str, tmp_path: Path
+) -> None:
     v = RATER.rate(read(text, cwd=str(tmp_path)), cwd=str(tmp_path))
     assert v.gaps and not v.complete, text
     assert all(g.reason and g.reason[0].isupper() and g.reason.endswith(".") for g in v.gaps)
@@ -62,11 +88,18 @@ def test_a_floor_note_is_not_a_reader_note(tmp_path: Path) -> None:
     facts = read("git push https://github.com/me/repo.git main", cwd=str(tmp_path))
     found = floors.check(facts)
     assert [f.rule_id for f in found] == [floors.OPEN_WORLD]
-    noted = Facts(text=facts.text, commands=facts.commands, hosts=facts.hosts, notes=facts.notes,
-                  floor_notes=tuple(floors.note(f) for f in found))
+    noted = Facts(
+        text=facts.text,
+        commands=facts.commands,
+        hosts=facts.hosts,
+        notes=facts.notes,
+        floor_notes=tuple(floors.note(f) for f in found),
+    )
     assert RATER.rate(noted, cwd=str(tmp_path)).gaps == ()
     reader_noted = Facts(text=facts.text, commands=facts.commands, notes=("readers disagree: x",))
-    assert [g.id for g in RATER.rate(reader_noted, cwd=str(tmp_path)).gaps] == ["knowledge.reader-note"]
+    assert [g.id for g in RATER.rate(reader_noted, cwd=str(tmp_path)).gaps] == [
+        "knowledge.reader-note"
+    ]
     # A reader note that happens to look like a floor's line is still the reader's: a gap.
     spoofed = Facts(text=facts.text, commands=facts.commands, notes=(floors.note(found[0]),))
     assert [g.id for g in RATER.rate(spoofed, cwd=str(tmp_path)).gaps] == ["knowledge.reader-note"]

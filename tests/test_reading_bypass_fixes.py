@@ -30,9 +30,15 @@ def _refused_hardline(text: str) -> None:
 # --- #1: newlines inside a double-quoted code string --------------------------------------------
 
 
-@pytest.mark.parametrize("text", ['bash -c "echo a\nrm -rf ~"', 'sh -c "ls\nrm -rf /"',
-                                  'eval "ls\nrm -rf \\"\\$HOME\\""',
-                                  'sh -c "if false; then\n:\nelse\nfind / -delete\nfi"'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'bash -c "echo a\nrm -rf ~"',
+        'sh -c "ls\nrm -rf /"',
+        'eval "ls\nrm -rf \\"\\$HOME\\""',
+        'sh -c "if false; then\n:\nelse\nfind / -delete\nfi"',
+    ],
+)
 def test_double_quoted_newlines_are_kept(text: str) -> None:
     facts = read(text)
     assert facts.readable
@@ -50,9 +56,18 @@ def test_double_quoted_value_keeps_gaps_and_escapes() -> None:
 # --- #2/#14: a line starting with a backslash ----------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["x=$( ls\n\\rm -rf ~\n)", "sh <<'EOF'\n\\rm -rf ~\nEOF",
-                                  "ls\n\\rm -rf ~", "{ ls\n\\rm -rf ~\n}", "echo `ls\n\\rm -rf ~`",
-                                  "ls\r\n\\rm -rf ~", "ls\n\n\\rm -rf ~"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x=$( ls\n\\rm -rf ~\n)",
+        "sh <<'EOF'\n\\rm -rf ~\nEOF",
+        "ls\n\\rm -rf ~",
+        "{ ls\n\\rm -rf ~\n}",
+        "echo `ls\n\\rm -rf ~`",
+        "ls\r\n\\rm -rf ~",
+        "ls\n\n\\rm -rf ~",
+    ],
+)
 def test_backslash_at_line_start_starts_a_command(text: str) -> None:
     facts = read(text)
     assert ("rm", ["rm", "-rf", "~"]) in _cmds(facts), _cmds(facts)
@@ -68,12 +83,19 @@ def test_backslash_repair_keeps_offsets_and_quotes() -> None:
 # --- #3: positional parameters of sh -c STRING ARG0 ARGS… -----------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    "bash -c '\"$@\"' _ rm -rf ~", "sh -c 'exec \"$@\"' sh rm -rf ~", 'bash -c "\\$0 \\$1 \\$2" rm -rf ~',
-    "bash -c '$1' _ 'rm -rf ~'", "bash -c 'shift 2; \"$@\"' _ a b rm -rf ~", "bash -c 'eval \"$@\"' _ rm -rf ~",
-    "true && bash -c '. \"$1\" && shift && exec \"$@\"' bash /root/.codex/shell_snapshots/s.sh rm -rf ~",
-    "( bash -c '. \"$1\" && shift && exec \"$@\"' bash /root/.codex/shell_snapshots/s.sh bash -c 'rm -rf ~' )",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bash -c '\"$@\"' _ rm -rf ~",
+        "sh -c 'exec \"$@\"' sh rm -rf ~",
+        'bash -c "\\$0 \\$1 \\$2" rm -rf ~',
+        "bash -c '$1' _ 'rm -rf ~'",
+        "bash -c 'shift 2; \"$@\"' _ a b rm -rf ~",
+        "bash -c 'eval \"$@\"' _ rm -rf ~",
+        'true && bash -c \'. "$1" && shift && exec "$@"\' bash /root/.codex/shell_snapshots/s.sh rm -rf ~',
+        "( bash -c '. \"$1\" && shift && exec \"$@\"' bash /root/.codex/shell_snapshots/s.sh bash -c 'rm -rf ~' )",
+    ],
+)
 def test_positional_args_are_read(text: str) -> None:
     assert "rm" in [h for h, _ in _cmds(read(text))], _cmds(read(text))
     _refused_hardline(text)
@@ -90,15 +112,34 @@ def test_positional_args_follow_quoting_and_scope() -> None:
 
 
 def test_unread_shell_script_is_not_safe() -> None:
-    d = decide("bash -c '. \"$1\" && shift && exec \"$@\"' bash /nonexistent/evil.sh ls", cwd="/tmp",
-               config=CONFIG, rung=Rung.AUTO)
+    d = decide(
+        'bash -c \'. "$1" && shift && exec "$@"\' bash /nonexistent/evil.sh ls',
+        cwd="/tmp",
+        config=CONFIG,
+        rung=Rung.AUTO,
+    )
     assert not d.allowed and d.rule_id == "reader.script-unread", (d.stage, d.rule_id, d.reason)
 
 
 # --- #12: raw-text regexes are linear ----------------------------------------------------------------
 
-ADVERSARIAL_UNITS = ("a", "a(", ":", " ", "\n", "while ", "a(){ a|a", "rm ", "rm -r ", "dd ", "chmod -R ",
-                     "find / ", "a=1;", "a={ ", "(a=1 ")
+ADVERSARIAL_UNITS = (
+    "a",
+    "a(",
+    ":",
+    " ",
+    "\n",
+    "while ",
+    "a(){ a|a",
+    "rm ",
+    "rm -r ",
+    "dd ",
+    "chmod -R ",
+    "find / ",
+    "a=1;",
+    "a={ ",
+    "(a=1 ",
+)
 
 
 # Growth, not a time limit: the same rules over 128 KiB and over 1 MiB (8x the text), back to back so
@@ -126,16 +167,29 @@ def test_raw_text_rules_are_linear(unit: str) -> None:
 
 def test_fork_bomb_text_rule_still_matches() -> None:
     fb = next(r for r in hardline.TEXT_RULES if r.id == "hardline.fork-bomb").pattern
-    for text in (":(){ :|:& };:", "bomb(){ bomb|bomb& }; bomb", "x; f () { f | f & }", "while (1) { fork() }"):
+    for text in (
+        ":(){ :|:& };:",
+        "bomb(){ bomb|bomb& }; bomb",
+        "x; f () { f | f & }",
+        "while (1) { fork() }",
+    ):
         assert fb.search(text), text
     assert not fb.search("f() { g | h & }")
 
 
 def test_hook_assign_text_still_matches() -> None:
     p = selfprotect._HOOK_ASSIGN_TEXT
-    for text in ("PROMPT_COMMAND=", "x=1 PROMPT_COMMAND='true'", "{ PROMPT_COMMAND=x; }", "(PS0=x)",
-                 "A={x} PROMPT_COMMAND=evil", 'A="a b" PROMPT_COMMAND=evil', "A=$(a;b) PS0=x",
-                 "ls\n  preexec_functions+=(x)", "precmd_functions[0]=x"):
+    for text in (
+        "PROMPT_COMMAND=",
+        "x=1 PROMPT_COMMAND='true'",
+        "{ PROMPT_COMMAND=x; }",
+        "(PS0=x)",
+        "A={x} PROMPT_COMMAND=evil",
+        'A="a b" PROMPT_COMMAND=evil',
+        "A=$(a;b) PS0=x",
+        "ls\n  preexec_functions+=(x)",
+        "precmd_functions[0]=x",
+    ):
         assert p.search(text), text
     assert not p.search("echo PROMPT_COMMAND=x")
 
@@ -147,7 +201,10 @@ def test_unreadable_find_delete_is_hardline() -> None:
     text = "find / -delete; echo '"  # an unclosed quote: neither reader can read it
     assert not read(text).readable
     d = decide(text, cwd="/tmp", config=CONFIG, rung=Rung.BYPASS)
-    assert d.stage is Stage.HARDLINE and d.rule_id == "hardline.find-delete-root", (d.stage, d.rule_id)
+    assert d.stage is Stage.HARDLINE and d.rule_id == "hardline.find-delete-root", (
+        d.stage,
+        d.rule_id,
+    )
     ok = decide("find . -name '*.pyc' -delete; echo '", cwd="/tmp", config=CONFIG, rung=Rung.BYPASS)
     assert ok.stage is not Stage.HARDLINE
 
@@ -155,17 +212,20 @@ def test_unreadable_find_delete_is_hardline() -> None:
 # --- substitutions tree-sitter leaves unparsed (gatesh/reading/_subst.py) ---------------------------
 
 
-@pytest.mark.parametrize("text", [
-    "cat <<EOF\n`rm -rf ~`\nEOF",  # backquotes in an unquoted heredoc body
-    "cat <<-EOF\n\t`rm -rf ~`\n\tEOF",
-    "cat <<EOF\n\\\\$(rm -rf ~)\nEOF",  # `\\` is one backslash there; `$(` still runs
-    "cat <<EOF\n$'$(rm -rf ~)'\nEOF",  # `$'` means nothing there (tree-sitter errors)
-    "x=1; cat <<EOF\n${x#`rm -rf ~`}\nEOF",
-    "x=1; echo ${x#$(rm -rf ~)}",  # the pattern of # % ^ , is a `regex` leaf to tree-sitter
-    "x=1; echo ${x,,$(rm -rf ~)}",
-    "x=1; echo ${x/$'\\x27'$(rm -rf ~)/}",
-    "echo $((10#$(rm -rf ~)))",  # a substitution inside a `number` node
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cat <<EOF\n`rm -rf ~`\nEOF",  # backquotes in an unquoted heredoc body
+        "cat <<-EOF\n\t`rm -rf ~`\n\tEOF",
+        "cat <<EOF\n\\\\$(rm -rf ~)\nEOF",  # `\\` is one backslash there; `$(` still runs
+        "cat <<EOF\n$'$(rm -rf ~)'\nEOF",  # `$'` means nothing there (tree-sitter errors)
+        "x=1; cat <<EOF\n${x#`rm -rf ~`}\nEOF",
+        "x=1; echo ${x#$(rm -rf ~)}",  # the pattern of # % ^ , is a `regex` leaf to tree-sitter
+        "x=1; echo ${x,,$(rm -rf ~)}",
+        "x=1; echo ${x/$'\\x27'$(rm -rf ~)/}",
+        "echo $((10#$(rm -rf ~)))",  # a substitution inside a `number` node
+    ],
+)
 def test_unparsed_substitutions_are_read(text: str) -> None:
     facts = read(text)
     assert ("rm", ["rm", "-rf", "~"]) in _cmds(facts), _cmds(facts)
@@ -173,42 +233,72 @@ def test_unparsed_substitutions_are_read(text: str) -> None:
 
 
 def test_quoted_heredoc_body_runs_nothing() -> None:
-    for text in ("cat <<'EOF'\n`rm -rf ~` $(rm -rf ~)\nEOF", "cat <<\\EOF\n`rm -rf ~`\nEOF",
-                 "cat <<EOF\n\\`rm -rf ~\\` \\$(rm -rf ~)\nEOF"):
+    for text in (
+        "cat <<'EOF'\n`rm -rf ~` $(rm -rf ~)\nEOF",
+        "cat <<\\EOF\n`rm -rf ~`\nEOF",
+        "cat <<EOF\n\\`rm -rf ~\\` \\$(rm -rf ~)\nEOF",
+    ):
         assert [h for h, _ in _cmds(read(text))] == ["cat"], text
 
 
 def test_substitution_scanner() -> None:
     from gatesh.reading._subst import substitutions
 
-    found = [inner for _, _, inner in substitutions(
-        b"a `x \\` y` \\$(no) $((1 + $(z))) $((p) ) $(echo ')' # )\n) q")]
+    found = [
+        inner
+        for _, _, inner in substitutions(
+            b"a `x \\` y` \\$(no) $((1 + $(z))) $((p) ) $(echo ')' # )\n) q"
+        )
+    ]
     assert found == ["x ` y", "z", "(p) ", "echo ')' # )\n"]
 
 
 # --- brace expansion (gatesh/reading/_braces.py) ---------------------------------------------------
 
 BRACES = [  # (word, the words bash makes of it), checked against bash below
-    ("{a,b}", ["a", "b"]), ("x{a,{b,c}}y", ["xay", "xby", "xcy"]), ("{a{b,c}", ["{ab", "{ac"]),
-    ("{x}{a,b}", ["{x}a", "{x}b"]), ("'{a,b}'", ["{a,b}"]), ("\\{a,b}", ["{a,b}"]),
-    ('"x"{a,b}', ["xa", "xb"]), ("{'a,b',c}", ["a,b", "c"]), ("{1..3}", ["1", "2", "3"]),
-    ("{01..3}", ["01", "02", "03"]), ("{a..e..2}", ["a", "c", "e"]), ("{a,}", ["a"]),
-    ("/{,}", ["/", "/"]), ("{a..1}", ["{a..1}"]), ("{}", ["{}"]), ("{a\\,b,c}", ["a,b", "c"]),
+    ("{a,b}", ["a", "b"]),
+    ("x{a,{b,c}}y", ["xay", "xby", "xcy"]),
+    ("{a{b,c}", ["{ab", "{ac"]),
+    ("{x}{a,b}", ["{x}a", "{x}b"]),
+    ("'{a,b}'", ["{a,b}"]),
+    ("\\{a,b}", ["{a,b}"]),
+    ('"x"{a,b}', ["xa", "xb"]),
+    ("{'a,b',c}", ["a,b", "c"]),
+    ("{1..3}", ["1", "2", "3"]),
+    ("{01..3}", ["01", "02", "03"]),
+    ("{a..e..2}", ["a", "c", "e"]),
+    ("{a,}", ["a"]),
+    ("/{,}", ["/", "/"]),
+    ("{a..1}", ["{a..1}"]),
+    ("{}", ["{}"]),
+    ("{a\\,b,c}", ["a,b", "c"]),
 ]
 
 
 @pytest.mark.skipif(not shutil.which("bash"), reason="needs bash")
 @pytest.mark.parametrize(("word", "words"), BRACES)
 def test_braces_as_bash_expands_them(word: str, words: list[str]) -> None:
-    out = subprocess.run(["bash", "-c", f"printf '<%s>' {word}"], capture_output=True, text=True,
-                         timeout=10).stdout
+    out = subprocess.run(
+        ["bash", "-c", f"printf '<%s>' {word}"], capture_output=True, text=True, timeout=10
+    ).stdout
     assert out == "".join(f"<{w}>" for w in words)
     assert _cmds(read(f"printf '<%s>' {word}"))[0][1][2:] == words
 
 
-@pytest.mark.parametrize("text", ["rm -rf {/,/tmp/x}", "{rm,-rf,~}", "r{m,} -rf ~", "{r,}m -rf ~",
-                                  "rm -rf {x,$HOME}", "chmod -R 777 {/,x}", "kill -9 {-1,-1}",
-                                  "dd if=/dev/zero {of=/dev/sda,bs=1}", "rm -rf /{e,}tc"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rm -rf {/,/tmp/x}",
+        "{rm,-rf,~}",
+        "r{m,} -rf ~",
+        "{r,}m -rf ~",
+        "rm -rf {x,$HOME}",
+        "chmod -R 777 {/,x}",
+        "kill -9 {-1,-1}",
+        "dd if=/dev/zero {of=/dev/sda,bs=1}",
+        "rm -rf /{e,}tc",
+    ],
+)
 def test_brace_expansion_is_read(text: str) -> None:
     _refused_hardline(text)
 
@@ -223,13 +313,16 @@ def test_brace_expansion_limits() -> None:
 # --- ssh: options after the host, loopback spellings ------------------------------------------------
 
 
-@pytest.mark.parametrize(("argv", "host", "rest"), [
-    ("ssh host -- rm -rf ~", "host", ["rm", "-rf", "~"]),
-    ("ssh host -p 22 -o A=b rm", "host", ["rm"]),
-    ("ssh -tp 22 host ls -la", "host", ["ls", "-la"]),
-    ("ssh -- host -- rm", "host", ["--", "rm"]),  # `--` before the host ends ssh's options
-    ("ssh host", "host", []),
-])
+@pytest.mark.parametrize(
+    ("argv", "host", "rest"),
+    [
+        ("ssh host -- rm -rf ~", "host", ["rm", "-rf", "~"]),
+        ("ssh host -p 22 -o A=b rm", "host", ["rm"]),
+        ("ssh -tp 22 host ls -la", "host", ["ls", "-la"]),
+        ("ssh -- host -- rm", "host", ["--", "rm"]),  # `--` before the host ends ssh's options
+        ("ssh host", "host", []),
+    ],
+)
 def test_ssh_split_reads_options_after_the_host(argv: str, host: str, rest: list[str]) -> None:
     from gatesh._types import Word
     from gatesh.reading._hosts import ssh_split
@@ -238,9 +331,18 @@ def test_ssh_split_reads_options_after_the_host(argv: str, host: str, rest: list
     assert h is not None and h.text == host and [w.text for w in r] == rest
 
 
-@pytest.mark.parametrize("text", ["ssh localhost -t", "ssh localhost -p 22", "ssh localhost exec bash",
-                                  "ssh localhost 'bash -i'", "ssh ::ffff:127.0.0.1", "ssh 0x7f000001",
-                                  "ssh localhost. /usr/bin/env bash"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ssh localhost -t",
+        "ssh localhost -p 22",
+        "ssh localhost exec bash",
+        "ssh localhost 'bash -i'",
+        "ssh ::ffff:127.0.0.1",
+        "ssh 0x7f000001",
+        "ssh localhost. /usr/bin/env bash",
+    ],
+)
 def test_ssh_loopback_spellings_are_escapes(text: str) -> None:
     d = decide(text, cwd="/tmp", config=CONFIG, rung=Rung.AUTO)
     assert not d.allowed, (text, d.stage, d.reason)

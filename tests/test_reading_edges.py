@@ -26,8 +26,9 @@ def test_one_mib_line_is_too_long() -> None:
     assert not f.readable and f.unreadable.startswith("too long")
 
 
-@pytest.mark.parametrize("opener,closer", [("$(", ")"), ("(", ")"), ("{ ", "; }"),
-                                           ("$((", "))"), ("`", "`")])
+@pytest.mark.parametrize(
+    "opener,closer", [("$(", ")"), ("(", ")"), ("{ ", "; }"), ("$((", "))"), ("`", "`")]
+)
 def test_deep_nesting_is_unreadable(opener: str, closer: str) -> None:
     text = opener * 10_000 + "ls" + closer * 10_000
     f = read(text)
@@ -66,8 +67,9 @@ def test_tree_sitter_error_alone_is_a_note() -> None:
     assert any("tree-sitter" in n for n in f.notes)
 
 
-@pytest.mark.parametrize("text", ["gateway.customer.delete('cust_123')", "echo (x)",
-                                  "ls; f(a b) && rm -rf build"])
+@pytest.mark.parametrize(
+    "text", ["gateway.customer.delete('cust_123')", "echo (x)", "ls; f(a b) && rm -rf build"]
+)
 def test_parenthesis_after_words_is_not_shell(text: str) -> None:
     # tree-sitter-bash reads `f('x')` as a command followed by a subshell; bash rejects it.
     f = read(text)
@@ -84,8 +86,13 @@ def test_reserved_words_before_a_subshell_still_read(text: str) -> None:
 SNAP = "/home/u/.claude/shell-snapshots/snapshot-bash-1768756242719-p4cllc.sh"
 
 
-def claude(cmd: str, *, setup: str = " 2>/dev/null || true", devnull: str = " < /dev/null",
-           cwdfile: str = "/tmp/claude-3f2a-cwd") -> str:
+def claude(
+    cmd: str,
+    *,
+    setup: str = " 2>/dev/null || true",
+    devnull: str = " < /dev/null",
+    cwdfile: str = "/tmp/claude-3f2a-cwd",
+) -> str:
     quoted = cmd.replace("'", "'\"'\"'")
     return f"source {SNAP}{setup} && eval '{quoted}'{devnull} && pwd -P >| {cwdfile}"
 
@@ -103,8 +110,10 @@ def test_claude_code_single_quotes_are_unquoted() -> None:
 
 
 def test_claude_code_variants() -> None:
-    zsh = (f"source {SNAP} 2>/dev/null || true && setopt NO_EXTENDED_GLOB 2>/dev/null || true"
-           " && eval 'ls' < /dev/null && pwd -P >| /tmp/claude-ccfa-cwd")
+    zsh = (
+        f"source {SNAP} 2>/dev/null || true && setopt NO_EXTENDED_GLOB 2>/dev/null || true"
+        " && eval 'ls' < /dev/null && pwd -P >| /tmp/claude-ccfa-cwd"
+    )
     assert unwrap(zsh) == ("claude-code", "ls")
     assert unwrap(claude("ls", setup="", devnull="")) == ("claude-code", "ls")
     mac = claude("ls", cwdfile="/var/folders/x1/abc/T/claude-9f1e-cwd")
@@ -117,29 +126,34 @@ def test_claude_code_justification_inside() -> None:
     assert f.justification == "rebuilding" and f.text == "rm -rf dist"
 
 
-@pytest.mark.parametrize("text", [
-    claude("ls") + " && rm -rf /",
-    claude("ls") + "; rm -rf /",
-    "rm -rf / && " + claude("ls"),
-    claude("ls").replace("pwd -P", "pwd"),
-    claude("ls").replace("source ", "source  "),
-    claude("ls").replace(".claude/shell-snapshots", ".claude/snapshots"),
-    claude("ls", cwdfile="/tmp/claude-3f2a-cwd; rm -rf ~"),
-    claude("ls", cwdfile="/tmp/x-cwd"),
-    claude("ls", setup=" && rm -rf x"),
-    f"source {SNAP} && eval 'ls' && rm -rf / && pwd -P >| /tmp/claude-3f2a-cwd",
-    f"source {SNAP} && eval \"ls\" && pwd -P >| /tmp/claude-3f2a-cwd",
-    f"source {SNAP} && eval 'ls'' && rm x' && pwd -P >| /tmp/claude-3f2a-cwd",
-    claude("echo 'unterminated"),
-    claude(""),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        claude("ls") + " && rm -rf /",
+        claude("ls") + "; rm -rf /",
+        "rm -rf / && " + claude("ls"),
+        claude("ls").replace("pwd -P", "pwd"),
+        claude("ls").replace("source ", "source  "),
+        claude("ls").replace(".claude/shell-snapshots", ".claude/snapshots"),
+        claude("ls", cwdfile="/tmp/claude-3f2a-cwd; rm -rf ~"),
+        claude("ls", cwdfile="/tmp/x-cwd"),
+        claude("ls", setup=" && rm -rf x"),
+        f"source {SNAP} && eval 'ls' && rm -rf / && pwd -P >| /tmp/claude-3f2a-cwd",
+        f'source {SNAP} && eval "ls" && pwd -P >| /tmp/claude-3f2a-cwd',
+        f"source {SNAP} && eval 'ls'' && rm x' && pwd -P >| /tmp/claude-3f2a-cwd",
+        claude("echo 'unterminated"),
+        claude(""),
+    ],
+)
 def test_claude_code_look_alikes_do_not_unwrap(text: str) -> None:
     assert unwrap(text) is None
     assert read(text).harness == ""
 
 
-GEMINI = ("shopt -u promptvars nullglob extglob nocaseglob dotglob; {{ {cmd}; }}; __code=$?; "
-          "pgrep -g 0 >/tmp/shell_pgrep_3fa9c1e2b4d5.tmp 2>&1; exit $__code;")
+GEMINI = (
+    "shopt -u promptvars nullglob extglob nocaseglob dotglob; {{ {cmd}; }}; __code=$?; "
+    "pgrep -g 0 >/tmp/shell_pgrep_3fa9c1e2b4d5.tmp 2>&1; exit $__code;"
+)
 
 
 def test_gemini_unwraps() -> None:
@@ -148,13 +162,16 @@ def test_gemini_unwraps() -> None:
     assert f.harness == "gemini" and f.heads == ("ls", "rm")
 
 
-@pytest.mark.parametrize("text", [
-    GEMINI.format(cmd="ls").replace("dotglob", "dotglob extglob"),
-    GEMINI.format(cmd="ls") + " rm -rf /",
-    GEMINI.format(cmd="ls").replace("exit $__code;", "exit 0;"),
-    GEMINI.format(cmd="echo 'x"),
-    GEMINI.format(cmd="ls").replace("shell_pgrep_", "pgrep_"),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        GEMINI.format(cmd="ls").replace("dotglob", "dotglob extglob"),
+        GEMINI.format(cmd="ls") + " rm -rf /",
+        GEMINI.format(cmd="ls").replace("exit $__code;", "exit 0;"),
+        GEMINI.format(cmd="echo 'x"),
+        GEMINI.format(cmd="ls").replace("shell_pgrep_", "pgrep_"),
+    ],
+)
 def test_gemini_look_alikes_do_not_unwrap(text: str) -> None:
     assert unwrap(text) is None
 
@@ -164,10 +181,11 @@ CODEX_SNAP = "/home/u/.codex/shell_snapshots/0198a7c2-5f3e-7d21-9b44-3e1f0a2b6c8
 
 def test_codex_unwraps_argv() -> None:
     shim = '. "$1" && shift && exec "$@"'
-    assert unwrap_argv([shim, "bash", CODEX_SNAP, "bash", "-lc", "cargo test"]) == \
-        ("codex", "cargo test")
-    assert unwrap_argv([shim, "bash", CODEX_SNAP, "rm", "-rf", "a b"]) == \
-        ("codex", "rm -rf 'a b'")
+    assert unwrap_argv([shim, "bash", CODEX_SNAP, "bash", "-lc", "cargo test"]) == (
+        "codex",
+        "cargo test",
+    )
+    assert unwrap_argv([shim, "bash", CODEX_SNAP, "rm", "-rf", "a b"]) == ("codex", "rm -rf 'a b'")
     line = f"bash -c '{shim}' bash {CODEX_SNAP} bash -lc 'rm -rf x'"
     assert unwrap(line) == ("codex", "rm -rf x")
     assert read(line).heads == ("rm",)
@@ -178,23 +196,26 @@ def test_codex_look_alikes_do_not_unwrap() -> None:
     assert unwrap_argv([shim, "bash", "/tmp/evil.sh", "bash", "-lc", "ls"]) is None
     assert unwrap_argv([shim + ";", "bash", CODEX_SNAP, "ls"]) is None
     assert unwrap_argv([shim, "bash", CODEX_SNAP]) is None
-    assert unwrap(f"bash -c '. \"$1\" && exec \"$@\"' bash {CODEX_SNAP} ls") is None
+    assert unwrap(f'bash -c \'. "$1" && exec "$@"\' bash {CODEX_SNAP} ls') is None
 
 
 # --- justification (S6) -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("rm -rf dist # why: clean build", ("rm -rf dist", "clean build")),
-    ("rm -rf dist  #why:x", ("rm -rf dist", "x")),
-    ("ls && rm x # WHY: needed", ("ls && rm x", "needed")),
-    ("echo '# why: quoted'", ("echo '# why: quoted'", "")),
-    ('echo "x # why: quoted"', ('echo "x # why: quoted"', "")),
-    ("cat <<EOF\n# why: body\nEOF", ("cat <<EOF\n# why: body\nEOF", "")),
-    ("ls # just a comment", ("ls # just a comment", "")),
-    ("ls # why: a\nrm x", ("ls # why: a\nrm x", "")),
-    ("ls", ("ls", "")),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("rm -rf dist # why: clean build", ("rm -rf dist", "clean build")),
+        ("rm -rf dist  #why:x", ("rm -rf dist", "x")),
+        ("ls && rm x # WHY: needed", ("ls && rm x", "needed")),
+        ("echo '# why: quoted'", ("echo '# why: quoted'", "")),
+        ('echo "x # why: quoted"', ('echo "x # why: quoted"', "")),
+        ("cat <<EOF\n# why: body\nEOF", ("cat <<EOF\n# why: body\nEOF", "")),
+        ("ls # just a comment", ("ls # just a comment", "")),
+        ("ls # why: a\nrm x", ("ls # why: a\nrm x", "")),
+        ("ls", ("ls", "")),
+    ],
+)
 def test_parse_justification(text: str, expected: tuple[str, str]) -> None:
     assert parse_justification(text) == expected
 
@@ -214,8 +235,7 @@ def test_normalize_for_model() -> None:
     assert normalize_for_model("r\u200bm -rf x") == "rm -rf x"
     assert normalize_for_model("ｒｍ -rf x") == "rm -rf x"
     assert normalize_for_model("ls \u202eevil") == "ls evil"
-    assert normalize_for_model("cat /home/bob/.ssh/id_rsa", home="/home/bob") == \
-        "cat ~/.ssh/id_rsa"
+    assert normalize_for_model("cat /home/bob/.ssh/id_rsa", home="/home/bob") == "cat ~/.ssh/id_rsa"
     assert normalize_for_model("ls /home/bobby", home="/home/bob") == "ls /home/bobby"
     assert normalize_for_model("a\x07b\x1b]0;title\x07c\nd") == "abc\nd"
 
@@ -275,8 +295,10 @@ def test_union_adds_what_only_bashlex_saw(monkeypatch) -> None:
     from gatesh.reading import _read
     from gatesh.reading._walk import RawCommand
 
-    fake = (RawCommand([Word("ls")], "top", 0, 0, "ls"),
-            RawCommand([Word("rm"), Word("-rf"), Word("x")], "top", 0, 3, "rm -rf x"))
+    fake = (
+        RawCommand([Word("ls")], "top", 0, 0, "ls"),
+        RawCommand([Word("rm"), Word("-rf"), Word("x")], "top", 0, 3, "rm -rf x"),
+    )
     monkeypatch.setattr(_read, "read_second", lambda text: (fake, ""))
     f = read('ls "$a"')  # an expansion: not a simple line, so bashlex is asked (see the next tests)
     assert f.heads == ("ls", "rm")
@@ -325,12 +347,41 @@ def test_a_simple_line_tree_sitter_misreads_is_left_to_both_readers(monkeypatch)
     assert calls == [text]
 
 
-@pytest.mark.parametrize("text", [
-    "a |", "> f cmd", "cmd >", "a=b", "echo a#b", "x && ! y", "ls\nrm", "ls $x", "ls `x`",
-    "echo {a,b}", "ls [ab]", "(ls)", "f() { ls; }", "a || ", "a && && b", "ls\\ x", "a\tb\r",
-    "echo 'a", 'echo "a', "a '$(b)'", "a '`b`'", "a \"$b\"", "x <<< y", "x << EOF", "x <(y)", "x |& y",
-    "export A=1", "declare -x A", "if x; then y; fi", "A=1",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a |",
+        "> f cmd",
+        "cmd >",
+        "a=b",
+        "echo a#b",
+        "x && ! y",
+        "ls\nrm",
+        "ls $x",
+        "ls `x`",
+        "echo {a,b}",
+        "ls [ab]",
+        "(ls)",
+        "f() { ls; }",
+        "a || ",
+        "a && && b",
+        "ls\\ x",
+        "a\tb\r",
+        "echo 'a",
+        'echo "a',
+        "a '$(b)'",
+        "a '`b`'",
+        'a "$b"',
+        "x <<< y",
+        "x << EOF",
+        "x <(y)",
+        "x |& y",
+        "export A=1",
+        "declare -x A",
+        "if x; then y; fi",
+        "A=1",
+    ],
+)
 def test_what_is_not_a_simple_line(text: str) -> None:
     from gatesh.reading._second import simple_line
 
@@ -341,14 +392,18 @@ def test_public_surface() -> None:
     import gatesh.reading as reading
     from gatesh.reading import harness
 
-    assert set(reading.__all__) == {"read", "parse_justification", "normalize_for_model",
-                                    "preload"}
+    assert set(reading.__all__) == {"read", "parse_justification", "normalize_for_model", "preload"}
     assert callable(harness.unwrap)
 
 
-@pytest.mark.parametrize(("text", "argv"), [("cat - <<'X'\nhi\nX", ["cat", "-"]),
-                                           ("cat x - <<X\nhi\nX", ["cat", "x", "-"]),
-                                           ("make -f - <<M\nall:\n\ttrue\nM", ["make", "-f", "-"])])
+@pytest.mark.parametrize(
+    ("text", "argv"),
+    [
+        ("cat - <<'X'\nhi\nX", ["cat", "-"]),
+        ("cat x - <<X\nhi\nX", ["cat", "x", "-"]),
+        ("make -f - <<M\nall:\n\ttrue\nM", ["make", "-f", "-"]),
+    ],
+)
 def test_a_lone_dash_before_a_heredoc_is_kept(text: str, argv: list[str]) -> None:
     # tree-sitter-bash drops it; bash passes it on (`make -f -` reads the makefile from stdin).
     assert [w.text for w in read(text).commands[0].argv] == argv
@@ -365,7 +420,7 @@ _SLICED_TEXTS = (
     "grep -r 'é ü' ./src | sort -u > /tmp/out.txt",
     'echo "naïve $(date +%s) `whoami`" && printf %s ${x:-∅}',
     "cat <<EOF | sh\nécho $(id)\nEOF\nls -l ~/dossier\\ été",
-    "for f in *.txt; do mv \"$f\" \"${f%.txt}.md\"; done; x=ä y=$'\\u00e9' env",
+    'for f in *.txt; do mv "$f" "${f%.txt}.md"; done; x=ä y=$\'\\u00e9\' env',
 )
 
 
@@ -386,14 +441,21 @@ def test_node_bytes_are_the_node_text(text: str) -> None:
     assert seen > 10
 
 
-@pytest.mark.parametrize(("text", "argvs"), [
-    # the line-start escape repair inserts a byte: words after it come from the repaired text
-    ("ls é\n\\rm -rf ./x", [["ls", "é"], ["rm", "-rf", "./x"]]),
-    # the glued-pipeline repair inserts a `;`: the heredoc's command is read from the new text
-    ("echo é | cat | tr a b\nbash <<'EOF'\ntouch ./marker\nEOF\n",
-     [["echo", "é"], ["cat"], ["tr", "a", "b"], ["touch", "./marker"]]),
-])
-def test_words_of_a_repaired_text_come_from_the_text_parsed(text: str, argvs: list[list[str]]) -> None:
+@pytest.mark.parametrize(
+    ("text", "argvs"),
+    [
+        # the line-start escape repair inserts a byte: words after it come from the repaired text
+        ("ls é\n\\rm -rf ./x", [["ls", "é"], ["rm", "-rf", "./x"]]),
+        # the glued-pipeline repair inserts a `;`: the heredoc's command is read from the new text
+        (
+            "echo é | cat | tr a b\nbash <<'EOF'\ntouch ./marker\nEOF\n",
+            [["echo", "é"], ["cat"], ["tr", "a", "b"], ["touch", "./marker"]],
+        ),
+    ],
+)
+def test_words_of_a_repaired_text_come_from_the_text_parsed(
+    text: str, argvs: list[list[str]]
+) -> None:
     facts = read(text, cwd="/tmp")
     assert facts.readable
     assert [[w.text for w in c.argv] for c in facts.commands] == argvs

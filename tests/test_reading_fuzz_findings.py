@@ -65,16 +65,22 @@ def _watchdog(seconds: float) -> Iterator[None]:
 
 FULLWIDTH = [chr(c) for c in range(0xFF21, 0xFF3B)] + [chr(c) for c in range(0xFF41, 0xFF5B)]
 # The class the fuzzer found: fullwidth letters, quotes, `${`, a tab and a newline.
-HANG_CLASS = st.lists(st.sampled_from([*FULLWIDTH, "'", '"', "$'", "${", "\t", "\n", " ", "x", "}"]),
-                      min_size=1, max_size=40).map("".join)
+HANG_CLASS = st.lists(
+    st.sampled_from([*FULLWIDTH, "'", '"', "$'", "${", "\t", "\n", " ", "x", "}"]),
+    min_size=1,
+    max_size=40,
+).map("".join)
 
 
-@pytest.mark.parametrize("text", [
-    "$'${'",
-    "a $'\\t${'",
-    "echo $'ＡＢ${Ｃ\\t\"q\"'\nls",
-    "ｘ=$'\"${ｙ\t'\nｚ 'ｗ' \"${ｖ}\"\t$'Ｕ${Ｔ'",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$'${'",
+        "a $'\\t${'",
+        "echo $'ＡＢ${Ｃ\\t\"q\"'\nls",
+        "ｘ=$'\"${ｙ\t'\nｚ 'ｗ' \"${ｖ}\"\t$'Ｕ${Ｔ'",
+    ],
+)
 def test_unclosed_brace_in_ansi_c_string_is_a_bashlex_error_not_a_loop(text: str) -> None:
     with _watchdog(WATCHDOG_S):
         second, why = read_second(text)
@@ -84,8 +90,13 @@ def test_unclosed_brace_in_ansi_c_string_is_a_bashlex_error_not_a_loop(text: str
 
 
 # No shrinking: a hang costs the watchdog's time per try, and the first example found is enough.
-@settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck),
-          phases=[Phase.explicit, Phase.generate])
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    phases=[Phase.explicit, Phase.generate],
+)
 @given(HANG_CLASS, HANG_CLASS)
 def test_the_hang_class_always_returns(before: str, inside: str) -> None:
     text = (before + "$'" + inside + "${" + inside + "'\n" + before)[:56]
@@ -99,14 +110,17 @@ def test_the_hang_class_always_returns(before: str, inside: str) -> None:
 HEREDOC = "bash <<'EOF'\n{core}\nEOF\n"
 
 
-@pytest.mark.parametrize("before", [
-    "tee $((1+2)) -rf /tmp/x é |& time ${#A[@]} |& find",  # found by the fuzzer
-    "ls \\; | grep é | wc -l",
-    "a | b | c",
-    "a | b | c # a comment",
-    "a | b | export c",
-    "a | b | c\n\n  ",
-])
+@pytest.mark.parametrize(
+    "before",
+    [
+        "tee $((1+2)) -rf /tmp/x é |& time ${#A[@]} |& find",  # found by the fuzzer
+        "ls \\; | grep é | wc -l",
+        "a | b | c",
+        "a | b | c # a comment",
+        "a | b | export c",
+        "a | b | c\n\n  ",
+    ],
+)
 @pytest.mark.parametrize("core", ["find ~ -exec rm -rf {} +", "command rm -rf ~"])
 def test_heredoc_after_a_long_pipeline_is_read(before: str, core: str, tmp_path: Path) -> None:
     text = before + "\n" + HEREDOC.format(core=core)
@@ -120,7 +134,12 @@ def test_heredoc_after_a_long_pipeline_is_read(before: str, core: str, tmp_path:
 def test_glued_lines_keep_their_words_and_offsets() -> None:
     text = "a | b | c x\nd y > f\n"
     facts = read(text, cwd="/tmp")
-    assert [tuple(w.text for w in c.argv) for c in facts.commands] == [("a",), ("b",), ("c", "x"), ("d", "y")]
+    assert [tuple(w.text for w in c.argv) for c in facts.commands] == [
+        ("a",),
+        ("b",),
+        ("c", "x"),
+        ("d", "y"),
+    ]
     assert [c.raw for c in facts.commands][2:] == ["c x", "d y > f"]
     assert not any("tree-sitter read with errors" in n for n in facts.notes)
 
@@ -133,17 +152,20 @@ def test_a_line_continuation_is_not_a_line_break() -> None:
 
 # --- Codex-looking strings with more after them -------------------------------------------------
 
-SHIM = "bash -c '. \"$1\" && shift && exec \"$@\"' bash /root/.codex/shell_snapshots/s.sh "
+SHIM = 'bash -c \'. "$1" && shift && exec "$@"\' bash /root/.codex/shell_snapshots/s.sh '
 
 
-@pytest.mark.parametrize("tail", [
-    "ls; rm -rf ~",
-    "ls && rm -rf ~",
-    "ls\nrm -rf ~",
-    "ls | sh <<< 'rm -rf ~'",
-    "echo $(rm -rf ~)",
-    "bash -c ls\nbash <<'EOF'\nrm -rf ~\nEOF\n",
-])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "ls; rm -rf ~",
+        "ls && rm -rf ~",
+        "ls\nrm -rf ~",
+        "ls | sh <<< 'rm -rf ~'",
+        "echo $(rm -rf ~)",
+        "bash -c ls\nbash <<'EOF'\nrm -rf ~\nEOF\n",
+    ],
+)
 def test_codex_shim_followed_by_more_is_gated_whole(tail: str, tmp_path: Path) -> None:
     for rung in (Rung.AUTO, Rung.BYPASS):
         d = decide(SHIM + tail, cwd=str(tmp_path), config=CONFIG, rung=rung)
@@ -160,6 +182,7 @@ def test_codex_shim_string_still_unwraps() -> None:
 
 # --- raw text of unreadable commands: quoting that splits a word -------------------------------
 
+
 def _nested_codex(core: str, levels: int) -> str:
     import shlex
 
@@ -169,7 +192,7 @@ def _nested_codex(core: str, levels: int) -> str:
     return text
 
 
-@pytest.mark.parametrize("core", ["r''m -rf ~", "r\"m\" -rf /", "$'\\x72\\x6d' -rf ~"])
+@pytest.mark.parametrize("core", ["r''m -rf ~", 'r"m" -rf /', "$'\\x72\\x6d' -rf ~"])
 def test_too_deep_text_is_matched_with_quotes_removed(core: str, tmp_path: Path) -> None:
     text = _nested_codex(core, 5)
     d = decide(text, cwd=str(tmp_path), config=CONFIG, rung=Rung.BYPASS)
@@ -178,13 +201,18 @@ def test_too_deep_text_is_matched_with_quotes_removed(core: str, tmp_path: Path)
 
 
 def test_quote_removal_does_not_make_ordinary_text_hardline(tmp_path: Path) -> None:
-    d = decide(_nested_codex("r''m -rf ./build", 5), cwd=str(tmp_path), config=CONFIG, rung=Rung.BYPASS)
+    d = decide(
+        _nested_codex("r''m -rf ./build", 5), cwd=str(tmp_path), config=CONFIG, rung=Rung.BYPASS
+    )
     assert d.stage is not Stage.HARDLINE
 
 
 # --- brace expansion next to an unclosed quote and a multi-byte character -----------------------
 
-@pytest.mark.parametrize("text", ['""\u0301\u0301-)"{a,b}é', "Ａ🎉~\u0301Ａ{a,b},\"é", '.é\\\nß{a,b}-"\né'])
+
+@pytest.mark.parametrize(
+    "text", ['""\u0301\u0301-)"{a,b}é', 'Ａ🎉~\u0301Ａ{a,b},"é', '.é\\\nß{a,b}-"\né']
+)
 def test_unclosed_quote_before_multibyte_is_no_internal_error(text: str) -> None:
     facts = read(text, cwd="/tmp")
     assert "internal reader error" not in facts.unreadable, facts.unreadable
@@ -192,7 +220,10 @@ def test_unclosed_quote_before_multibyte_is_no_internal_error(text: str) -> None
 
 # --- a git global option whose value is missing -------------------------------------------------
 
-@pytest.mark.parametrize("text", ["true && git -c", "git -c", "git -C", "git -c x=y -c", "ls | git --git-dir"])
+
+@pytest.mark.parametrize(
+    "text", ["true && git -c", "git -c", "git -C", "git -c x=y -c", "ls | git --git-dir"]
+)
 def test_git_option_without_its_value_is_no_internal_error(text: str) -> None:
     facts = read(text, cwd="/tmp")
     assert "internal reader error" not in facts.unreadable, facts.unreadable
@@ -210,7 +241,9 @@ def test_git_option_without_its_value_still_reads_what_follows(tmp_path: Path) -
 LOST_AFTER_ERROR = "git -la; rm -- !!\nls /tmp/x; printf -rf | ssh <in.txt 2>/dev/null --\nsudo 'a b' \\; ~ -la |& echo -exec naïve /tmp/x ${!p} | find naïve 日本語 \\; | grep 2>/dev/null {} <<<x\nls\nfind / -delete"
 
 
-def test_a_command_lost_after_a_parse_error_is_not_hidden_by_one_of_its_name(tmp_path: Path) -> None:
+def test_a_command_lost_after_a_parse_error_is_not_hidden_by_one_of_its_name(
+    tmp_path: Path,
+) -> None:
     facts = read(LOST_AFTER_ERROR, cwd=str(tmp_path))
     assert [" ".join(w.text for w in c.argv) for c in facts.commands][-1] == "find / -delete"
     for rung in (Rung.AUTO, Rung.BYPASS):

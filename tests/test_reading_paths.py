@@ -16,82 +16,95 @@ CWD = "/home/agent/project"
 R, W, U = Direction.READ, Direction.WRITE, Direction.UNKNOWN
 
 
-def effects(cmd: str, cwd: str = CWD, home: str = HOME) -> list[tuple[str, Direction, PathClass, bool]]:
-    return [(e.resolved, e.direction, e.cls, e.replaces) for e in read(cmd, cwd=cwd, home=home).paths]
+def effects(
+    cmd: str, cwd: str = CWD, home: str = HOME
+) -> list[tuple[str, Direction, PathClass, bool]]:
+    return [
+        (e.resolved, e.direction, e.cls, e.replaces) for e in read(cmd, cwd=cwd, home=home).paths
+    ]
 
 
-@pytest.mark.parametrize(("cmd", "want"), [
-    ("cat notes.txt > out.txt", [(f"{CWD}/out.txt", W, True), (f"{CWD}/notes.txt", R, False)]),
-    ("echo x >> log.txt", [(f"{CWD}/log.txt", W, False)]),
-    (": > app.db", [(f"{CWD}/app.db", W, True)]),
-    ("sort < in.txt", [(f"{CWD}/in.txt", R, False)]),
-    ("tee -a a.txt b.txt", [(f"{CWD}/a.txt", W, False), (f"{CWD}/b.txt", W, False)]),
-    ("tee a.txt", [(f"{CWD}/a.txt", W, True)]),
-    ("cp src.txt dst.txt", [(f"{CWD}/src.txt", R, False), (f"{CWD}/dst.txt", W, True)]),
-    ("cp -n src.txt dst.txt", [(f"{CWD}/src.txt", R, False), (f"{CWD}/dst.txt", W, False)]),
-    ("ln -s target link", [(f"{CWD}/link", W, False)]),
-    ("ln -sf target link", [(f"{CWD}/link", W, True)]),
-    ("rm -f a.txt", [(f"{CWD}/a.txt", W, True)]),
-    ("sed -i s/a/b/ f.txt", [(f"{CWD}/f.txt", W, True)]),
-    ("sed s/a/b/ f.txt", [(f"{CWD}/f.txt", R, False)]),
-    ("sort -o out.txt in.txt", [(f"{CWD}/out.txt", W, True), (f"{CWD}/in.txt", R, False)]),
-    ("curl -sL https://x.example/a -o a.bin", [(f"{CWD}/a.bin", W, True)]),
-    ("dd if=/dev/zero of=disk.img", [("/dev/zero", R, False), (f"{CWD}/disk.img", W, True)]),
-    ("mystery --input=/etc/hosts", [("/etc/hosts", U, False)]),
-    ("mystery -o report.html", [(f"{CWD}/report.html", W, True)]),
-    ("strace -o trace.txt ls", [(f"{CWD}/trace.txt", W, True)]),
-    ("cd .. && cat ../x", [("/home/x", R, False)]),
-    ("cat ~/.netrc", [(f"{HOME}/.netrc", R, False)]),
-    ('cat "$HOME/.aws/credentials"', [(f"{HOME}/.aws/credentials", R, False)]),
-    ("cat src/../../.ssh/id_rsa", [(f"{HOME}/.ssh/id_rsa", R, False)]),
-    ("ls ~/.ssh", []),
-    ("chmod 600 ~/.ssh/id_ed25519", []),
-    ("ssh -i ~/.ssh/id_ed25519 host.example uptime", []),
-])
+@pytest.mark.parametrize(
+    ("cmd", "want"),
+    [
+        ("cat notes.txt > out.txt", [(f"{CWD}/out.txt", W, True), (f"{CWD}/notes.txt", R, False)]),
+        ("echo x >> log.txt", [(f"{CWD}/log.txt", W, False)]),
+        (": > app.db", [(f"{CWD}/app.db", W, True)]),
+        ("sort < in.txt", [(f"{CWD}/in.txt", R, False)]),
+        ("tee -a a.txt b.txt", [(f"{CWD}/a.txt", W, False), (f"{CWD}/b.txt", W, False)]),
+        ("tee a.txt", [(f"{CWD}/a.txt", W, True)]),
+        ("cp src.txt dst.txt", [(f"{CWD}/src.txt", R, False), (f"{CWD}/dst.txt", W, True)]),
+        ("cp -n src.txt dst.txt", [(f"{CWD}/src.txt", R, False), (f"{CWD}/dst.txt", W, False)]),
+        ("ln -s target link", [(f"{CWD}/link", W, False)]),
+        ("ln -sf target link", [(f"{CWD}/link", W, True)]),
+        ("rm -f a.txt", [(f"{CWD}/a.txt", W, True)]),
+        ("sed -i s/a/b/ f.txt", [(f"{CWD}/f.txt", W, True)]),
+        ("sed s/a/b/ f.txt", [(f"{CWD}/f.txt", R, False)]),
+        ("sort -o out.txt in.txt", [(f"{CWD}/out.txt", W, True), (f"{CWD}/in.txt", R, False)]),
+        ("curl -sL https://x.example/a -o a.bin", [(f"{CWD}/a.bin", W, True)]),
+        ("dd if=/dev/zero of=disk.img", [("/dev/zero", R, False), (f"{CWD}/disk.img", W, True)]),
+        ("mystery --input=/etc/hosts", [("/etc/hosts", U, False)]),
+        ("mystery -o report.html", [(f"{CWD}/report.html", W, True)]),
+        ("strace -o trace.txt ls", [(f"{CWD}/trace.txt", W, True)]),
+        ("cd .. && cat ../x", [("/home/x", R, False)]),
+        ("cat ~/.netrc", [(f"{HOME}/.netrc", R, False)]),
+        ('cat "$HOME/.aws/credentials"', [(f"{HOME}/.aws/credentials", R, False)]),
+        ("cat src/../../.ssh/id_rsa", [(f"{HOME}/.ssh/id_rsa", R, False)]),
+        ("ls ~/.ssh", []),
+        ("chmod 600 ~/.ssh/id_ed25519", []),
+        ("ssh -i ~/.ssh/id_ed25519 host.example uptime", []),
+    ],
+)
 def test_direction_and_replacement(cmd: str, want: list[tuple[str, Direction, bool]]) -> None:
     got = [(path, d, rep) for path, d, _cls, rep in effects(cmd)]
     assert got == want, got
 
 
-@pytest.mark.parametrize(("code", "path", "direction"), [
-    ("python3 -c 'open(\"/etc/cron.d/job\", \"w\").write(1)'", "/etc/cron.d/job", W),
-    ("python3 -c 'print(open(\"/etc/shadow\").read())'", "/etc/shadow", R),
-    ("node -e 'require(\"fs\").writeFileSync(\"/etc/hosts\", \"x\")'", "/etc/hosts", W),
-    ("node -e 'require(\"fs\").appendFileSync(\"/etc/hosts\", \"x\")'", "/etc/hosts", W),
-    ("perl -e 'open(F, \">/etc/passwd\"); print F 1'", "/etc/passwd", W),
-    ("ruby -e 'puts File.read(\"/etc/shadow\")'", "/etc/shadow", R),
-    ("awk 'BEGIN { print 1 > \"/etc/hosts\" }'", "/etc/hosts", W),
-    ("python3 -c \"import os; os.remove('/srv/x.db')\"", "/srv/x.db", W),
-])
+@pytest.mark.parametrize(
+    ("code", "path", "direction"),
+    [
+        ('python3 -c \'open("/etc/cron.d/job", "w").write(1)\'', "/etc/cron.d/job", W),
+        ("python3 -c 'print(open(\"/etc/shadow\").read())'", "/etc/shadow", R),
+        ('node -e \'require("fs").writeFileSync("/etc/hosts", "x")\'', "/etc/hosts", W),
+        ('node -e \'require("fs").appendFileSync("/etc/hosts", "x")\'', "/etc/hosts", W),
+        ("perl -e 'open(F, \">/etc/passwd\"); print F 1'", "/etc/passwd", W),
+        ("ruby -e 'puts File.read(\"/etc/shadow\")'", "/etc/shadow", R),
+        ("awk 'BEGIN { print 1 > \"/etc/hosts\" }'", "/etc/hosts", W),
+        ("python3 -c \"import os; os.remove('/srv/x.db')\"", "/srv/x.db", W),
+    ],
+)
 def test_inline_code_literals(code: str, path: str, direction: Direction) -> None:
     found = {(e.resolved, e.direction) for e in read(code, cwd=CWD, home=HOME).paths}
     assert (path, direction) in found, found
 
 
-@pytest.mark.parametrize(("path", "cls", "kind"), [
-    (f"{HOME}/.ssh/id_rsa", PathClass.CREDENTIALS, "private keys"),
-    ("/home/bob/.ssh/id_ed25519", PathClass.CREDENTIALS, "private keys"),
-    (f"{HOME}/.ssh/id_rsa.pub", PathClass.HOME, ""),
-    ("/etc/shadow", PathClass.CREDENTIALS, "password hashes"),
-    ("/etc/passwd", PathClass.SYSTEM, "account and privilege databases"),
-    (f"{HOME}/.aws/credentials", PathClass.CREDENTIALS, "cloud and tool credentials"),
-    (f"{HOME}/.aws/config", PathClass.HOME, ""),
-    (f"{CWD}/.env", PathClass.CREDENTIALS, "project secrets"),
-    (f"{CWD}/.env.example", PathClass.WORKTREE, ""),
-    (f"{HOME}/.bashrc", PathClass.PERSISTENCE, "shell startup files"),
-    (f"{CWD}/.bashrc", PathClass.WORKTREE, ""),
-    ("/etc/cron.d/job", PathClass.PERSISTENCE, "scheduled jobs"),
-    (f"{CWD}/.git/hooks/pre-commit", PathClass.PERSISTENCE, "git hooks and templates"),
-    (f"{HOME}/.ssh/authorized_keys", PathClass.PERSISTENCE, "ssh login and client settings"),
-    ("/usr/local/bin/tool", PathClass.SYSTEM, ""),
-    ("/dev/sdb", PathClass.SYSTEM, "disks and partitions"),
-    ("/dev/null", PathClass.STREAM, ""),
-    ("/tmp/x", PathClass.TEMP, ""),
-    (f"{CWD}/src/app.py", PathClass.WORKTREE, ""),
-    (f"{HOME}/notes.txt", PathClass.HOME, ""),
-    ("/srv2/data", PathClass.ELSEWHERE, ""),
-    ("/mnt/backup/x", PathClass.ELSEWHERE, ""),
-])
+@pytest.mark.parametrize(
+    ("path", "cls", "kind"),
+    [
+        (f"{HOME}/.ssh/id_rsa", PathClass.CREDENTIALS, "private keys"),
+        ("/home/bob/.ssh/id_ed25519", PathClass.CREDENTIALS, "private keys"),
+        (f"{HOME}/.ssh/id_rsa.pub", PathClass.HOME, ""),
+        ("/etc/shadow", PathClass.CREDENTIALS, "password hashes"),
+        ("/etc/passwd", PathClass.SYSTEM, "account and privilege databases"),
+        (f"{HOME}/.aws/credentials", PathClass.CREDENTIALS, "cloud and tool credentials"),
+        (f"{HOME}/.aws/config", PathClass.HOME, ""),
+        (f"{CWD}/.env", PathClass.CREDENTIALS, "project secrets"),
+        (f"{CWD}/.env.example", PathClass.WORKTREE, ""),
+        (f"{HOME}/.bashrc", PathClass.PERSISTENCE, "shell startup files"),
+        (f"{CWD}/.bashrc", PathClass.WORKTREE, ""),
+        ("/etc/cron.d/job", PathClass.PERSISTENCE, "scheduled jobs"),
+        (f"{CWD}/.git/hooks/pre-commit", PathClass.PERSISTENCE, "git hooks and templates"),
+        (f"{HOME}/.ssh/authorized_keys", PathClass.PERSISTENCE, "ssh login and client settings"),
+        ("/usr/local/bin/tool", PathClass.SYSTEM, ""),
+        ("/dev/sdb", PathClass.SYSTEM, "disks and partitions"),
+        ("/dev/null", PathClass.STREAM, ""),
+        ("/tmp/x", PathClass.TEMP, ""),
+        (f"{CWD}/src/app.py", PathClass.WORKTREE, ""),
+        (f"{HOME}/notes.txt", PathClass.HOME, ""),
+        ("/srv2/data", PathClass.ELSEWHERE, ""),
+        ("/mnt/backup/x", PathClass.ELSEWHERE, ""),
+    ],
+)
 def test_classes(path: str, cls: PathClass, kind: str) -> None:
     got, row = vocab.classify(path, home=HOME, tree=CWD)
     assert (got, row.name if row else "") == (cls, kind)
@@ -105,9 +118,13 @@ def test_every_class_row_says_why_and_what_reading_and_writing_mean() -> None:
         assert isinstance(row.read, vocab.Meaning) and isinstance(row.write, vocab.Meaning)
 
 
-def test_gatesh_own_files_are_their_own_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gatesh_own_files_are_their_own_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
-    found = read(f"echo x > {tmp_path}/cfg/gatesh/config.toml", cwd=str(tmp_path), home=str(tmp_path)).paths
+    found = read(
+        f"echo x > {tmp_path}/cfg/gatesh/config.toml", cwd=str(tmp_path), home=str(tmp_path)
+    ).paths
     assert [e.cls for e in found] == [PathClass.GATE]
 
 
@@ -132,8 +149,14 @@ def test_many_paths_are_bounded() -> None:
     assert 0 < len(facts.paths) <= 256
 
 
-def test_a_container_or_remote_command_keeps_the_paths_whose_class_does_not_depend_on_this_machine() -> None:
-    (e,) = read("kubectl exec web -- cat /run/secrets/kubernetes.io/serviceaccount/token", cwd=CWD, home=HOME).paths
+def test_a_container_or_remote_command_keeps_the_paths_whose_class_does_not_depend_on_this_machine() -> (
+    None
+):
+    (e,) = read(
+        "kubectl exec web -- cat /run/secrets/kubernetes.io/serviceaccount/token",
+        cwd=CWD,
+        home=HOME,
+    ).paths
     assert e.cls is PathClass.CREDENTIALS and e.direction is Direction.READ
     # A relative path or a file that holds work there is that host's business, not this working tree's.
     assert read("ssh build-host rm -rf build", cwd=CWD, home=HOME).paths == ()
@@ -152,8 +175,23 @@ def test_real_path_is_realpath(tmp_path: Path) -> None:
     (tmp_path / "abs").symlink_to(tmp_path / "a" / "b")
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
-    for rest in ("", "a", "a/b", "a/b/c/d", "a/f.txt", "a/f.txt/x", "rel", "rel/b/x", "abs", "abs/x/y",
-                 "dangling", "dangling/x", "loop", "loop/x", "missing/x/y"):
+    for rest in (
+        "",
+        "a",
+        "a/b",
+        "a/b/c/d",
+        "a/f.txt",
+        "a/f.txt/x",
+        "rel",
+        "rel/b/x",
+        "abs",
+        "abs/x/y",
+        "dangling",
+        "dangling/x",
+        "loop",
+        "loop/x",
+        "missing/x/y",
+    ):
         path = os.path.normpath(os.path.join(str(tmp_path), rest))
         assert real_path(path) == os.path.realpath(path), rest
     assert real_path("/") == "/"

@@ -57,8 +57,9 @@ def test_bash_agrees(text: str, words: list[str]) -> None:
     assert out == "".join(f"<{w}>" for w in words)
 
 
-@pytest.mark.parametrize(("text", "words"), [c for c in BASH_CASES if "`" not in c[0]
-                                             and "$(" not in c[0]])
+@pytest.mark.parametrize(
+    ("text", "words"), [c for c in BASH_CASES if "`" not in c[0] and "$(" not in c[0]]
+)
 def test_reader_reads_the_words_bash_passes(text: str, words: list[str]) -> None:
     facts = read(text)
     assert facts.readable, facts.unreadable
@@ -67,23 +68,36 @@ def test_reader_reads_the_words_bash_passes(text: str, words: list[str]) -> None
 
 @pytest.mark.skipif(not BASH, reason="needs bash")
 def test_bash_ends_an_open_heredoc_at_the_end() -> None:
-    p = subprocess.run([BASH, "-c", "bash <<'EOT'\necho one\necho two"], capture_output=True,
-                       text=True, timeout=10)
+    p = subprocess.run(
+        [BASH, "-c", "bash <<'EOT'\necho one\necho two"], capture_output=True, text=True, timeout=10
+    )
     assert p.returncode == 0 and p.stdout == "one\ntwo\n" and "warning" in p.stderr
-    p = subprocess.run([BASH, "-c", "set -- a b; for f do printf '<%s>' $f; done"],
-                       capture_output=True, text=True, timeout=10)
+    p = subprocess.run(
+        [BASH, "-c", "set -- a b; for f do printf '<%s>' $f; done"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
     assert p.stdout == "<a><b>"
-    p = subprocess.run([BASH, "-c", "((echo a) && (echo b))"], capture_output=True, text=True,
-                       timeout=10)
+    p = subprocess.run(
+        [BASH, "-c", "((echo a) && (echo b))"], capture_output=True, text=True, timeout=10
+    )
     assert p.stdout == "a\nb\n"
 
 
 # --- a lone backslash at the end --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["find . -inum 7 -exec rm {} \\", "nl -ba long-file \\",
-                                  "cat f.html | grep -o \\", "set p=\\[`id -nu`\\]\\#\\",
-                                  "find /s -exec chmod -x+r {} \\; \\"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "find . -inum 7 -exec rm {} \\",
+        "nl -ba long-file \\",
+        "cat f.html | grep -o \\",
+        "set p=\\[`id -nu`\\]\\#\\",
+        "find /s -exec chmod -x+r {} \\; \\",
+    ],
+)
 def test_trailing_backslash_is_read(text: str) -> None:
     facts = read(text)
     assert facts.readable and _repaired(facts), (facts.unreadable, facts.notes)
@@ -113,17 +127,27 @@ def test_a_lone_backslash_command_has_its_own_head() -> None:
 # --- a here-document open at the end ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["ssh user@server /bin/bash <<'EOT'", "ssh host <<\\EOI",
-                                  "ssh -T host <<\"EOI\"", "cat << EOF > f <Enter> x <Enter> EOF",
-                                  "cat <<-EOF\n\tline"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ssh user@server /bin/bash <<'EOT'",
+        "ssh host <<\\EOI",
+        'ssh -T host <<"EOI"',
+        "cat << EOF > f <Enter> x <Enter> EOF",
+        "cat <<-EOF\n\tline",
+    ],
+)
 def test_open_heredoc_is_read(text: str) -> None:
     facts = read(text)
     assert facts.readable and _repaired(facts), (facts.unreadable, facts.notes)
 
 
 def test_command_in_an_open_heredoc_body_is_hardline() -> None:
-    for text in ("bash <<EOF\nrm -rf ~", "sh <<'EOF'\necho hi\nrm -rf / \\",
-                 "bash <<EOF\nls\nrm -rf ~\n"):
+    for text in (
+        "bash <<EOF\nrm -rf ~",
+        "sh <<'EOF'\necho hi\nrm -rf / \\",
+        "bash <<EOF\nls\nrm -rf ~\n",
+    ):
         facts = read(text)
         assert facts.readable and any(h == "rm" for h, _ in _cmds(facts)), _cmds(facts)
     _refused_hardline("bash <<EOF\nrm -rf ~")
@@ -140,7 +164,7 @@ def test_a_closed_heredoc_is_not_reopened() -> None:
 
 
 def test_for_without_in_is_read() -> None:
-    facts = read("for f do rm -rf \"$f\"; done")
+    facts = read('for f do rm -rf "$f"; done')
     assert facts.readable and _repaired(facts)
     assert [h for h, _ in _cmds(facts)] == ["rm"]  # `done` is no command
     _refused_hardline("for f do rm -rf ~; done")
@@ -161,9 +185,14 @@ def test_arithmetic_double_paren_is_left_alone() -> None:
     assert repair(b"(( a + (b c) ))") is None  # bash reads arithmetic here: no subshells
 
 
-@pytest.mark.parametrize("text", ["sed -i 's/x$//' f; echo a$/b; rm -rf ~",
-                                  "fcrackzip -c a:$% archive; rm -rf ~",
-                                  "grep total$. f && rm -rf ~"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sed -i 's/x$//' f; echo a$/b; rm -rf ~",
+        "fcrackzip -c a:$% archive; rm -rf ~",
+        "grep total$. f && rm -rf ~",
+    ],
+)
 def test_lone_dollar_is_read(text: str) -> None:
     facts = read(text)
     assert facts.readable
@@ -181,16 +210,30 @@ def test_arithmetic_operands_side_by_side() -> None:
 # --- text bash rejects stays unreadable -------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["echo \"abc \\", "cat <file> | wc -l", "<Ctrl x> <Ctrl c>",
-                                  "ssh -t host \"sudo <cmd>\"", "cat <<'EOF"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'echo "abc \\',
+        "cat <file> | wc -l",
+        "<Ctrl x> <Ctrl c>",
+        'ssh -t host "sudo <cmd>"',
+        "cat <<'EOF",
+    ],
+)
 def test_text_bash_rejects_stays_unreadable(text: str) -> None:
     facts = read(text)
     assert not facts.readable and not _repaired(facts), facts.notes
 
 
 def test_repair_never_removes_a_byte() -> None:
-    for text in (b"rm -rf ~ \\", b"bash <<E\nrm -rf ~", b"for f do rm x; done", b"echo a$/b",
-                 b"(( (ls) || (rm x) ))x", b"sleep $(($(date)0))"):
+    for text in (
+        b"rm -rf ~ \\",
+        b"bash <<E\nrm -rf ~",
+        b"for f do rm x; done",
+        b"echo a$/b",
+        b"(( (ls) || (rm x) ))x",
+        b"sleep $(($(date)0))",
+    ):
         fixed = repair(text)
         if fixed is None:
             continue
@@ -268,5 +311,7 @@ def test_repair_is_bounded() -> None:
     assert repair(b"echo " + b"a" * 9000 + b" \\") is None  # longer than MAX_REPAIR_BYTES
     assert repair(b"echo x$. " * 20) is None  # many error sites: not a line with a slip
     assert repair(b"echo a \\", deadline=0.0) is None  # no time left in the reading's budget
-    assert repair(b"echo a \\") == (b"echo a \\\\", [
-        "a lone backslash ends the command: read as the literal backslash bash -c passes"])
+    assert repair(b"echo a \\") == (
+        b"echo a \\\\",
+        ["a lone backslash ends the command: read as the literal backslash bash -c passes"],
+    )

@@ -15,19 +15,116 @@ from gatesh.reading import _walk
 # Plain lines (``_walk.PLAIN``) that tree-sitter may read as something other than one command of
 # plain words: reserved words, assignments, declarations, numbers, job specs, odd spacing.
 EDGE_PLAIN = [
-    "", " ", "ls", "  ls  -la  ", "git rm path/to/file", "head -n 5 file", "5", "2 3 4", "%1", "fg %1",
-    "a=1", "a=1 b", "a=1 b=2 cmd x", "a= cmd", "export a=1", "export PATH", "local x=1", "readonly x",
-    "declare -x a=b", "typeset x", "unset x", "unset -f f", "if x", "then", "fi", "for x", "do x",
-    "done", "case x", "esac", "while x", "until x", "function f", "select x", "in", "time ls",
-    "coproc x", "exec ls", "- -", "-", ":", ":: :", "=", "==", "a==b", "x =y", "dd if=a of=b bs=1M",
-    "cmd --opt=a,b@c%d+e", "./run.sh", "../x/y", "/bin/ls /", "cmd 10.0.0.1:80", "cmd 1e5 0x1f 077",
-    "cmd -1 +1 1.5", "a.b.c d.e", "cmd a:b=c", "cmd @x", "cmd x+", "cmd ,", "elif x", "else",
+    "",
+    " ",
+    "ls",
+    "  ls  -la  ",
+    "git rm path/to/file",
+    "head -n 5 file",
+    "5",
+    "2 3 4",
+    "%1",
+    "fg %1",
+    "a=1",
+    "a=1 b",
+    "a=1 b=2 cmd x",
+    "a= cmd",
+    "export a=1",
+    "export PATH",
+    "local x=1",
+    "readonly x",
+    "declare -x a=b",
+    "typeset x",
+    "unset x",
+    "unset -f f",
+    "if x",
+    "then",
+    "fi",
+    "for x",
+    "do x",
+    "done",
+    "case x",
+    "esac",
+    "while x",
+    "until x",
+    "function f",
+    "select x",
+    "in",
+    "time ls",
+    "coproc x",
+    "exec ls",
+    "- -",
+    "-",
+    ":",
+    ":: :",
+    "=",
+    "==",
+    "a==b",
+    "x =y",
+    "dd if=a of=b bs=1M",
+    "cmd --opt=a,b@c%d+e",
+    "./run.sh",
+    "../x/y",
+    "/bin/ls /",
+    "cmd 10.0.0.1:80",
+    "cmd 1e5 0x1f 077",
+    "cmd -1 +1 1.5",
+    "a.b.c d.e",
+    "cmd a:b=c",
+    "cmd @x",
+    "cmd x+",
+    "cmd ,",
+    "elif x",
+    "else",
 ]
 
-_VOCAB = ["ls", "git", "rm", "-rf", "-n", "5", "10", "0x1f", "1.5", "a=1", "X=y", "export", "local",
-          "unset", "if", "then", "fi", "for", "do", "done", "in", "case", "esac", "time", "function",
-          "%1", "-", ":", "=", "path/to/file", "./x", "/etc/hosts", "a,b", "u@h", "+x", "--k=v",
-          "declare", "readonly", "while", "select", "coproc", "exec", "1", "2", "a.b"]
+_VOCAB = [
+    "ls",
+    "git",
+    "rm",
+    "-rf",
+    "-n",
+    "5",
+    "10",
+    "0x1f",
+    "1.5",
+    "a=1",
+    "X=y",
+    "export",
+    "local",
+    "unset",
+    "if",
+    "then",
+    "fi",
+    "for",
+    "do",
+    "done",
+    "in",
+    "case",
+    "esac",
+    "time",
+    "function",
+    "%1",
+    "-",
+    ":",
+    "=",
+    "path/to/file",
+    "./x",
+    "/etc/hosts",
+    "a,b",
+    "u@h",
+    "+x",
+    "--k=v",
+    "declare",
+    "readonly",
+    "while",
+    "select",
+    "coproc",
+    "exec",
+    "1",
+    "2",
+    "a.b",
+]
 
 
 def _long_way(data: bytes) -> _walk.Walk:
@@ -37,7 +134,9 @@ def _long_way(data: bytes) -> _walk.Walk:
 
 def _random_plain(rng: random.Random) -> str:
     words = [rng.choice(_VOCAB) for _ in range(rng.randint(1, 7))]
-    return "".join(w + " " * rng.choice((1, 1, 1, 2)) for w in words).rstrip(" " if rng.random() < .7 else "")
+    return "".join(w + " " * rng.choice((1, 1, 1, 2)) for w in words).rstrip(
+        " " if rng.random() < 0.7 else ""
+    )
 
 
 @pytest.mark.parametrize("text", EDGE_PLAIN)
@@ -60,8 +159,10 @@ def test_plain_walk_equals_the_full_walk_on_random_plain_lines() -> None:
 
 def test_plain_walk_keeps_the_context() -> None:
     data = b"rm -rf x"
-    assert _walk.walk_text(data, "sh -c") == _walk._walk_tree(
-        _walk.parse(data), data, "sh -c", float("inf")).result
+    assert (
+        _walk.walk_text(data, "sh -c")
+        == _walk._walk_tree(_walk.parse(data), data, "sh -c", float("inf")).result
+    )
     assert _walk.walk_text(data, "sh -c").commands[0].context == "sh -c"
 
 
@@ -81,7 +182,12 @@ def test_node_kind_and_named_answer_what_the_node_answers() -> None:
     rng = random.Random(140)
     texts = _shipped_texts()
     # broken texts too, so ERROR and MISSING nodes are among the nodes compared
-    texts += ["".join(rng.sample(t, len(t))) for t in texts[:400]] + ["if then fi ((", "echo 'x", "a |", ")("]
+    texts += ["".join(rng.sample(t, len(t))) for t in texts[:400]] + [
+        "if then fi ((",
+        "echo 'x",
+        "a |",
+        ")(",
+    ]
     seen = set()
     for text in texts:
         stack = [_walk.parse(text.encode("utf-8", "surrogatepass")).root_node]
@@ -101,17 +207,26 @@ def test_harness_shapes_tried_only_on_their_starts_lose_no_match(monkeypatch) ->
     from gatesh.reading import harness as H
 
     snap = "/home/u/.claude/shell-snapshots/snapshot-bash-1796119462734-bfqii3.sh"
-    claude = ("shopt -u extglob 2>/dev/null || true && eval 'git status' < /dev/null && "
-              "pwd -P >| /tmp/claude-a1b1-cwd")
+    claude = (
+        "shopt -u extglob 2>/dev/null || true && eval 'git status' < /dev/null && "
+        "pwd -P >| /tmp/claude-a1b1-cwd"
+    )
     texts = [
-        claude, f"source {snap} 2>/dev/null || true && " + claude, claude.split(" && ", 1)[1],
+        claude,
+        f"source {snap} 2>/dev/null || true && " + claude,
+        claude.split(" && ", 1)[1],
         claude.replace("shopt -u extglob", "setopt NO_EXTENDED_GLOB"),
         "shopt -u promptvars nullglob extglob nocaseglob dotglob; { ls; }; __code=$?; "
         "pgrep -g 0 >/tmp/shell_pgrep_abc123.tmp 2>&1; exit $__code;",
         "shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=/tmp/gemini-shell-s0WX/bgpids.tmp\n"
         "(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\nls\n)\n__code=$?\nexit $__code",
-        'set -e; . "/home/u/.codex/shell_snapshots/01a2.tmp-17961"', f"SNAPSHOT_FILE={snap}\nls\n",
-        "__CODEX_SNAPSHOT_OVERRIDE_SET_0=1\nls", " " + claude, "ls", "", *_shipped_texts()[:200],
+        'set -e; . "/home/u/.codex/shell_snapshots/01a2.tmp-17961"',
+        f"SNAPSHOT_FILE={snap}\nls\n",
+        "__CODEX_SNAPSHOT_OVERRIDE_SET_0=1\nls",
+        " " + claude,
+        "ls",
+        "",
+        *_shipped_texts()[:200],
     ]
     before = [H.classify(t) for t in texts]
     assert sum(b is not None for b in before) >= 6
@@ -124,7 +239,10 @@ def test_word_caches_hold_no_long_word() -> None:
     words (64 KiB each) cannot grow the daemon (same answers as computed afresh)."""
     from gatesh.reading import _paths, _peel
 
-    heads, paths = _peel._cached_head.cache_info().currsize, _paths._looks_like_path.cache_info().currsize
+    heads, paths = (
+        _peel._cached_head.cache_info().currsize,
+        _paths._looks_like_path.cache_info().currsize,
+    )
     for i in range(50):
         long = f"/usr/bin/{i}" + "x" * 65_000
         assert _peel.head_of(long) == _peel._head(long)

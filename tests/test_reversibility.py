@@ -23,28 +23,62 @@ from gatesh.rater.builtin import BuiltinRater
 from gatesh.rater.worktree import Probe, State
 from gatesh.reading import read
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: the states are git's")
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None, reason="git is not installed: the states are git's"
+)
 
-_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x",
-        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x"}
+_ENV = {
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@x",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@x",
+}
 
 # Each form names the target as {f}; {src} is a file outside the tree to copy, move or link from.
 FORMS = (
-    "rm {f}", "rm -f {f}", "unlink {f}", "echo x > {f}", ": > {f}", "> {f}", "echo x >| {f}", "truncate -s 0 {f}",
-    "cp {src} {f}", "mv {src} {f}", "ln -sf {src} {f}", "install -m 644 {src} {f}", "sed -i s/a/b/ {f}",
-    "perl -pi -e s/a/b/ {f}", "echo x | tee {f}", "sort -o {f} {f}", "find . -name {f} -delete",
-    "find . -name {f} -exec rm {{}} +", "shred -u {f}",
+    "rm {f}",
+    "rm -f {f}",
+    "unlink {f}",
+    "echo x > {f}",
+    ": > {f}",
+    "> {f}",
+    "echo x >| {f}",
+    "truncate -s 0 {f}",
+    "cp {src} {f}",
+    "mv {src} {f}",
+    "ln -sf {src} {f}",
+    "install -m 644 {src} {f}",
+    "sed -i s/a/b/ {f}",
+    "perl -pi -e s/a/b/ {f}",
+    "echo x | tee {f}",
+    "sort -o {f} {f}",
+    "find . -name {f} -delete",
+    "find . -name {f} -exec rm {{}} +",
+    "shred -u {f}",
 )
-STATES = {"tracked-clean": "clean.txt", "tracked-modified": "modified.txt", "untracked": "untracked.txt",
-          "ignored": "ignored.log", "outside": "loose.txt"}
+STATES = {
+    "tracked-clean": "clean.txt",
+    "tracked-modified": "modified.txt",
+    "untracked": "untracked.txt",
+    "ignored": "ignored.log",
+    "outside": "loose.txt",
+}
 # The words a reason uses for each state of lost work.
-SAYS = {"tracked-modified": "uncommitted edit", "untracked": "untracked", "ignored": "ignored",
-        "outside": "no git repository"}
+SAYS = {
+    "tracked-modified": "uncommitted edit",
+    "untracked": "untracked",
+    "ignored": "ignored",
+    "outside": "no git repository",
+}
 
 
 def git(repo: Path, *args: str) -> str:
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, **_ENV}
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture
@@ -91,14 +125,23 @@ def test_each_form_in_each_state(form: str, state: str, tree: dict[str, Path]) -
 
 def test_clean_file_delete_runs_and_modified_file_delete_does_not(tree: dict[str, Path]) -> None:
     cfg = default()
-    assert decide("rm clean.txt", cwd=str(tree["repo"]), config=cfg, rung=Rung.AUTO).action is Action.ALLOW
+    assert (
+        decide("rm clean.txt", cwd=str(tree["repo"]), config=cfg, rung=Rung.AUTO).action
+        is Action.ALLOW
+    )
     d = decide("rm modified.txt", cwd=str(tree["repo"]), config=cfg, rung=Rung.AUTO)
     assert d.action is not Action.ALLOW and "modified.txt" in d.reason
 
 
 def test_appending_or_refusing_to_clobber_loses_nothing(tree: dict[str, Path]) -> None:
-    for cmd in ("echo x >> untracked.txt", "cp -n {src} untracked.txt", "echo x | tee -a untracked.txt",
-                "ln -s {src} untracked.txt", "cat untracked.txt", "rm missing.txt"):
+    for cmd in (
+        "echo x >> untracked.txt",
+        "cp -n {src} untracked.txt",
+        "echo x | tee -a untracked.txt",
+        "ln -s {src} untracked.txt",
+        "cat untracked.txt",
+        "rm missing.txt",
+    ):
         v = rate(cmd.format(src=tree["src"]), tree["repo"], tree["home"])
         assert v.outcome is Outcome.SAFE, (cmd, v.reason)
 
@@ -126,7 +169,9 @@ def test_a_symlink_in_the_tree_is_followed(tree: dict[str, Path]) -> None:
 
 def test_git_cannot_answer_fails_closed(tree: dict[str, Path]) -> None:
     repo = tree["repo"]
-    (repo / ".git" / "index").write_bytes(b"DIRC\x00\x00\x00\x63\x00\x00\x00\x01")  # an index version nobody writes
+    (repo / ".git" / "index").write_bytes(
+        b"DIRC\x00\x00\x00\x63\x00\x00\x00\x01"
+    )  # an index version nobody writes
     v = rate("rm clean.txt", repo, tree["home"])
     assert v.outcome is Outcome.DESTRUCTIVE and "index could not be read" in v.reason, v.reason
 
@@ -162,19 +207,26 @@ def test_reset_hard_on_a_clean_tree_loses_nothing(clean_repo: Path) -> None:
     assert rate("git reset --hard HEAD", clean_repo, clean_repo).outcome is Outcome.SAFE
 
 
-def test_reset_hard_to_an_older_commit_names_the_commit_and_says_branch_not_stash(clean_repo: Path) -> None:
+def test_reset_hard_to_an_older_commit_names_the_commit_and_says_branch_not_stash(
+    clean_repo: Path,
+) -> None:
     v = rate("git reset --hard HEAD~1", clean_repo, clean_repo)
     assert v.outcome is Outcome.DESTRUCTIVE
     assert "1 commit" in v.reason and "second commit" in v.reason, v.reason
     assert "branch" in v.remedy and "stash" not in v.remedy, v.remedy
-    git(clean_repo, "branch", "keep")  # the commit is now held by another branch: nothing is dropped
+    git(
+        clean_repo, "branch", "keep"
+    )  # the commit is now held by another branch: nothing is dropped
     assert rate("git reset --hard HEAD~1", clean_repo, clean_repo).outcome is Outcome.SAFE
 
 
 def test_reset_hard_with_an_edit_names_the_file_and_says_stash(clean_repo: Path) -> None:
     (clean_repo / "a.txt").write_text("three\n")
     v = rate("git reset --hard", clean_repo, clean_repo)
-    assert v.outcome is Outcome.DESTRUCTIVE and "a.txt" in v.reason and "stash" in v.remedy, (v.reason, v.remedy)
+    assert v.outcome is Outcome.DESTRUCTIVE and "a.txt" in v.reason and "stash" in v.remedy, (
+        v.reason,
+        v.remedy,
+    )
 
 
 def test_staged_new_file_is_lost_to_reset_hard(clean_repo: Path) -> None:
@@ -184,8 +236,17 @@ def test_staged_new_file_is_lost_to_reset_hard(clean_repo: Path) -> None:
     assert v.outcome is Outcome.DESTRUCTIVE and "new.txt" in v.reason, v.reason
 
 
-@pytest.mark.parametrize("cmd", ["git checkout -- .", "git checkout .", "git restore .", "git restore a.txt",
-                                 "git checkout -f main", "git switch --discard-changes main"])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "git checkout -- .",
+        "git checkout .",
+        "git restore .",
+        "git restore a.txt",
+        "git checkout -f main",
+        "git switch --discard-changes main",
+    ],
+)
 def test_discarding_verbs_follow_the_state(cmd: str, clean_repo: Path) -> None:
     assert rate(cmd, clean_repo, clean_repo).outcome is Outcome.SAFE, cmd
     (clean_repo / "a.txt").write_text("an edit\n")
@@ -197,16 +258,24 @@ def test_clean_names_what_its_dry_run_lists(clean_repo: Path) -> None:
     assert rate("git clean -fd", clean_repo, clean_repo).outcome is Outcome.SAFE
     (clean_repo / ".gitignore").write_text("*.db\n")
     (clean_repo / "data.db").write_text("ignored\n")
-    assert rate("git clean -fd", clean_repo, clean_repo).findings[0].rule_id == "git.clean-force"  # .gitignore
+    assert (
+        rate("git clean -fd", clean_repo, clean_repo).findings[0].rule_id == "git.clean-force"
+    )  # .gitignore
     git(clean_repo, "add", ".gitignore")
     git(clean_repo, "commit", "-q", "-m", "ignore")
-    assert rate("git clean -fd", clean_repo, clean_repo).outcome is Outcome.SAFE  # ignored files stay without -x
+    assert (
+        rate("git clean -fd", clean_repo, clean_repo).outcome is Outcome.SAFE
+    )  # ignored files stay without -x
     v = rate("git clean -fdx", clean_repo, clean_repo)
-    assert v.outcome is Outcome.DESTRUCTIVE and "data.db" in v.reason and "ignored" in v.reason, v.reason
+    assert v.outcome is Outcome.DESTRUCTIVE and "data.db" in v.reason and "ignored" in v.reason, (
+        v.reason
+    )
 
 
 def test_stash_drop_names_the_stash(clean_repo: Path) -> None:
-    assert rate("git stash drop", clean_repo, clean_repo).outcome is Outcome.SAFE  # no stash: nothing to drop
+    assert (
+        rate("git stash drop", clean_repo, clean_repo).outcome is Outcome.SAFE
+    )  # no stash: nothing to drop
     (clean_repo / "a.txt").write_text("saved\n")
     git(clean_repo, "stash", "push", "-q", "-m", "half-done idea")
     v = rate("git stash drop", clean_repo, clean_repo)

@@ -37,13 +37,19 @@ def test_every_row_has_the_one_shape(name: str) -> None:
         assert isinstance(row.id, str) and row.id.startswith(prefixes or ("",)), row.id
         assert isinstance(row.reason, str) and row.reason.strip() and "\n" not in row.reason, row.id
         assert isinstance(row.examples, tuple) and row.examples, f"{row.id} has no example"
-        assert isinstance(row.counter, tuple) and all(isinstance(t, str) for t in row.examples + row.counter)
+        assert isinstance(row.counter, tuple) and all(
+            isinstance(t, str) for t in row.examples + row.counter
+        )
 
 
 def test_an_id_names_one_hazard_across_every_table() -> None:
     """No id is used twice, in one table or across tables, except the raw-text fallback of a
     hardline rule (for commands the reader cannot read), which cites the rule it stands in for."""
-    seen = Counter(row.id for name, (rows, _) in TABLES.items() if name != "hardline text" for row in rows)
+    seen = Counter(
+        row.id for name, (rows, _) in TABLES.items() if name != "hardline text" for row in rows
+    )
     assert [i for i, n in seen.items() if n > 1] == []
     assert {r.id for r in hardline.TEXT_RULES} <= {r.id for r in hardline.RULES}
-    assert not [r.id for r in ALL_RULES if r.id.startswith(POLICY_PREFIXES)]  # the rater uses its own names
+    assert not [
+        r.id for r in ALL_RULES if r.id.startswith(POLICY_PREFIXES)
+    ]  # the rater uses its own names

@@ -33,19 +33,38 @@ GATESH = [sys.executable, "-m", "gatesh"]
 
 # (secret value, a command carrying it)
 SECRETS: tuple[tuple[str, str], ...] = (
-    ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls"),
-    ("sk-ant-api03-Zq8XvW2mN4pL6kJ9hG3fD1sA", "export ANTHROPIC_API_KEY=sk-ant-api03-Zq8XvW2mN4pL6kJ9hG3fD1sA"),
-    ("ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5",
-     "git clone https://ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5@github.com/acme/private.git"),
-    ("hunter2-Passw0rd", "psql postgres://admin:hunter2-Passw0rd@db.internal.example/prod -c 'select 1'"),
-    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXNpZw",
-     "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXNpZw' "
-     "https://api.example.com/v1/items"),
-    ("xoxb-2048-4096-Tk9sZWNyZXRzbGFjaw", "SLACK_TOKEN=xoxb-2048-4096-Tk9sZWNyZXRzbGFjaw ./notify.sh"),
+    (
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls",
+    ),
+    (
+        "sk-ant-api03-Zq8XvW2mN4pL6kJ9hG3fD1sA",
+        "export ANTHROPIC_API_KEY=sk-ant-api03-Zq8XvW2mN4pL6kJ9hG3fD1sA",
+    ),
+    (
+        "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5",
+        "git clone https://ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5@github.com/acme/private.git",
+    ),
+    (
+        "hunter2-Passw0rd",
+        "psql postgres://admin:hunter2-Passw0rd@db.internal.example/prod -c 'select 1'",
+    ),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXNpZw",
+        "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXNpZw' "
+        "https://api.example.com/v1/items",
+    ),
+    (
+        "xoxb-2048-4096-Tk9sZWNyZXRzbGFjaw",
+        "SLACK_TOKEN=xoxb-2048-4096-Tk9sZWNyZXRzbGFjaw ./notify.sh",
+    ),
     ("S3cr3tDbPass", "mysql -u root -pS3cr3tDbPass shop -e 'show tables'"),
     ("sk_live_51HxYzAbCdEfGhIjKlMn", "stripe login --api-key sk_live_51HxYzAbCdEfGhIjKlMn"),
     ("tok-9f8e7d6c5b4a39281706", "deploy --token tok-9f8e7d6c5b4a39281706 --env prod"),
-    ("npm_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "npm config set //registry.npmjs.org/:_authToken=npm_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+    (
+        "npm_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+        "npm config set //registry.npmjs.org/:_authToken=npm_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+    ),
 )
 
 
@@ -79,7 +98,14 @@ def test_audit_log_and_log_output_hold_no_secret(daemon_cleanup: None, tmp_path:
     env = {**os.environ, "GATESH_SESSION": "sec"}
     for _, command in SECRETS:
         # Refused or run, every one is decided and audited; nothing here reaches a real network.
-        subprocess.run([*GATESH, "-c", command], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+        subprocess.run(
+            [*GATESH, "-c", command],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=60,
+        )
     text = Path(_paths.current().audit_log).read_text()
     records = [json.loads(line) for line in text.splitlines()]
     assert len(records) >= len(SECRETS), "every decision has its audit line"
@@ -115,10 +141,23 @@ def test_in_process_audit_holds_no_secret(tmp_path: Path) -> None:
 def test_model_requests_and_captures_hold_no_secret(tmp_path: Path) -> None:
     ring = CaptureRing()
     with ModelServer() as server:
-        server.set_fallback(tool_use("rateCommand", {"outcome": "destructive", "reason": "touches credentials",
-                                                     "remedy": "use a secrets manager"}))
-        rater = AnthropicRater(model="m", base_url=server.base_url, api_key="sk-test-dummy", timeout_s=10,
-                               captures=ring)
+        server.set_fallback(
+            tool_use(
+                "rateCommand",
+                {
+                    "outcome": "destructive",
+                    "reason": "touches credentials",
+                    "remedy": "use a secrets manager",
+                },
+            )
+        )
+        rater = AnthropicRater(
+            model="m",
+            base_url=server.base_url,
+            api_key="sk-test-dummy",
+            timeout_s=10,
+            captures=ring,
+        )
         for _, command in SECRETS:
             rater.rate(read(command, cwd=str(tmp_path)), cwd=str(tmp_path))
         server.set_fallback(server_error())  # failures are captured too

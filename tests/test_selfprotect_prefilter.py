@@ -23,11 +23,26 @@ from gatesh.reading import read
 from tests.test_tamper import Installed, lay_out_installation
 
 _TAMPER = tomllib.loads((Path(__file__).parent / "fixtures" / "tamper.toml").read_text())
-_TEXTS: tuple[str, ...] = tuple(dict.fromkeys(
-    [t for r in selfprotect.RULES for t in (*r.examples, *r.counter)]
-    + [c["command"] for c in (*_TAMPER["case"], *_TAMPER["ordinary"])]))
+_TEXTS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [t for r in selfprotect.RULES for t in (*r.examples, *r.counter)]
+        + [c["command"] for c in (*_TAMPER["case"], *_TAMPER["ordinary"])]
+    )
+)
 # Heads no rule names (the default steps), and wrappers the reader peels.
-_OTHER_HEADS = ("mytool", "make", "npm", "docker", "kubectl", "cargo", "grep", "ls", "cat", "jq", "ffmpeg")
+_OTHER_HEADS = (
+    "mytool",
+    "make",
+    "npm",
+    "docker",
+    "kubectl",
+    "cargo",
+    "grep",
+    "ls",
+    "cat",
+    "jq",
+    "ffmpeg",
+)
 _WRAPPERS = ("", "", "", "sudo ", "nohup ", "env ", "time ", "strace -f ", "xargs ", "command ")
 _JOINS = (" ; ", " && ", " | ", " || ")
 
@@ -85,7 +100,10 @@ def test_every_test_is_indexed_by_heads_or_asked_of_every_command() -> None:
     tests: set[object] = set()
     for rule in selfprotect.RULES:
         tests |= set(rule.test.tests) if isinstance(rule.test, selfprotect._On) else {rule.test}
-    assert tests - set(selfprotect._PLAIN_HEADS) == {selfprotect._written, selfprotect._interpreter_escape}
+    assert tests - set(selfprotect._PLAIN_HEADS) == {
+        selfprotect._written,
+        selfprotect._interpreter_escape,
+    }
 
 
 def test_the_corpus_decides_the_same_with_the_index(installed: Installed) -> None:
@@ -98,7 +116,9 @@ def test_the_index_is_what_skips_rules(installed: Installed) -> None:
     """The steps of a plain command of a head no rule names leave out the head-bound rules (so the
     comparison above compares two different ways of deciding)."""
     asked = {rule.id for rule, _, _ in selfprotect._PLAIN_DEFAULT}
-    assert "self.hook" not in asked and "self.daemon-kill" not in asked and "self.files-write" in asked
+    assert (
+        "self.hook" not in asked and "self.daemon-kill" not in asked and "self.files-write" in asked
+    )
     facts = read("mytool ~/.config/gatesh/config.toml", cwd=str(installed.project))
     assert selfprotect._plain(facts.commands[0])
     found = selfprotect.check(facts, _paths.current())
@@ -119,15 +139,30 @@ def test_seeded_splices_decide_the_same_with_the_index(installed: Installed) -> 
 def test_literal_prechecks_lose_no_path_match(installed: Installed) -> None:
     """Every word the generic or project-harness patterns match holds the literal searched first."""
     words = _words() + [w for t in _splices(1500, seed=15) for w in t.split()]
-    words += ["$XDG_DATA_HOME/gatesh/venv", "${XDG_RUNTIME_DIR}/gatesh", "/run/user/1000/gatesh/x", "/tmp/gatesh-0",
-              "${CLAUDE_CONFIG_DIR}/settings.local.json", "$CODEX_HOME/hooks.json", "$CODEX_HOME/sessions",
-              "a/.gemini/tmp", "x/.codex/sessions/", "p/.claude/projects", ".claude/", "sub/.gemini",
-              "./.codex/config.toml", "a/../.claude/settings.json", "/usr/share/man/man1/gatesh.1.gz"]
+    words += [
+        "$XDG_DATA_HOME/gatesh/venv",
+        "${XDG_RUNTIME_DIR}/gatesh",
+        "/run/user/1000/gatesh/x",
+        "/tmp/gatesh-0",
+        "${CLAUDE_CONFIG_DIR}/settings.local.json",
+        "$CODEX_HOME/hooks.json",
+        "$CODEX_HOME/sessions",
+        "a/.gemini/tmp",
+        "x/.codex/sessions/",
+        "p/.claude/projects",
+        ".claude/",
+        "sub/.gemini",
+        "./.codex/config.toml",
+        "a/../.claude/settings.json",
+        "/usr/share/man/man1/gatesh.1.gz",
+    ]
     for word in words:
         text = unquote(word)
         if selfprotect._GENERIC_ANY.search(text):
             assert selfprotect._GENERIC_NEEDS.search(text), word
-        if selfprotect._PROJECT_HARNESS.search(canon_path(text)) or selfprotect._PROJECT_HARNESS_DIR.search(text):
+        if selfprotect._PROJECT_HARNESS.search(
+            canon_path(text)
+        ) or selfprotect._PROJECT_HARNESS_DIR.search(text):
             assert selfprotect._HARNESS_NAMES.search(text), word
 
 
@@ -142,11 +177,30 @@ def _kind_by_scan(prot: selfprotect.Protected, path: str) -> selfprotect.Kind | 
 
 def test_root_lookup_matches_a_scan_of_every_root(installed: Installed) -> None:
     prot = selfprotect.protected_for(_paths.current(), str(installed.project))
-    paths = ["/", "//", "/tmp", "/etc", "/etc/gatesh", "/etc/gatesh/", "/etc/gatesh2", "//etc/gatesh"]
+    paths = [
+        "/",
+        "//",
+        "/tmp",
+        "/etc",
+        "/etc/gatesh",
+        "/etc/gatesh/",
+        "/etc/gatesh2",
+        "//etc/gatesh",
+    ]
     for root, _ in prot.roots:
         parent = root.rsplit("/", 1)[0]
-        paths += [root, root + "/", root + "/x", root + "/x/y", root + "x", root + "//x", parent, parent + "/",
-                  root[:-1], "/" + root]
+        paths += [
+            root,
+            root + "/",
+            root + "/x",
+            root + "/x/y",
+            root + "x",
+            root + "//x",
+            parent,
+            parent + "/",
+            root[:-1],
+            "/" + root,
+        ]
     for path in paths:
         assert prot.kind_of(path) is _kind_by_scan(prot, path), path
 
@@ -158,13 +212,30 @@ def test_hooks_off_precheck_holds_for_every_letter_the_pattern_takes() -> None:
     for letter in "hooks":
         taken = {m.group() for m in re.finditer(letter, every, re.IGNORECASE)}
         assert taken and all(c.casefold() == letter for c in taken), (letter, taken)
-    for text in ("disableAllHookſ", "DISABLEALLHOOKS", "features.hooKs = off", "x hooks=0", "enableHOOKS': false"):
+    for text in (
+        "disableAllHookſ",
+        "DISABLEALLHOOKS",
+        "features.hooKs = off",
+        "x hooks=0",
+        "enableHOOKS': false",
+    ):
         assert selfprotect._HOOKS_OFF_TEXT.search(text) and selfprotect._says_hooks_off(text), text
 
 
 def test_absolute_is_canon_path_with_home_made_absolute(installed: Installed) -> None:
     prot = selfprotect.protected_for(_paths.current())
-    for word in [*_words(), "~", "~/", "~/x/../y", "$HOME/a//b", "${HOME}", "/a/./b/", "//x", "rel/../x", "~other/x"]:
+    for word in [
+        *_words(),
+        "~",
+        "~/",
+        "~/x/../y",
+        "$HOME/a//b",
+        "${HOME}",
+        "/a/./b/",
+        "//x",
+        "rel/../x",
+        "~other/x",
+    ]:
         path = canon_path(word)
         if path == "~" or path.startswith("~/"):
             path = prot.home + path[1:]
@@ -177,7 +248,11 @@ def test_a_relative_word_without_a_gate_name_names_nothing(installed: Installed)
     literal) is a word every test after the skip would pass over: not made absolute, no generic or
     project-harness match, no ``.git``."""
     prot = selfprotect.protected_for(_paths.current())
-    words = _words() + [w for t in _splices(1500, seed=16) for w in t.split()] + [" /etc/gatesh", "\t~/x", "a b"]
+    words = (
+        _words()
+        + [w for t in _splices(1500, seed=16) for w in t.split()]
+        + [" /etc/gatesh", "\t~/x", "a b"]
+    )
     skipped = 0
     for word in words:
         text = unquote(word)

@@ -38,8 +38,20 @@ SCENARIO = [
 ESCALATION = "kubectl delete namespace prod"
 # What a line says about the decision; where it was made (time, pid, session, surface, note) and
 # the model call's duration are not compared.
-COMPARED = ("cwd", "command", "facts", "stage", "rung", "outcome", "reason", "action", "rule_id", "floors",
-            "to_person", "negotiation")
+COMPARED = (
+    "cwd",
+    "command",
+    "facts",
+    "stage",
+    "rung",
+    "outcome",
+    "reason",
+    "action",
+    "rule_id",
+    "floors",
+    "to_person",
+    "negotiation",
+)
 
 
 def _same(rec: dict[str, Any]) -> dict[str, Any]:
@@ -51,7 +63,9 @@ def _same(rec: dict[str, Any]) -> dict[str, Any]:
 
 def _audit() -> list[dict[str, Any]]:
     path = Path(_paths.current().audit_log)
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+    return (
+        [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+    )
 
 
 def _new_lines(before: int) -> list[dict[str, Any]]:
@@ -69,7 +83,9 @@ def project(tmp_path: Path) -> Path:
 def _daemon(cmd: str, project: Path, n: int) -> dict[str, Any]:
     before = len(_audit())
     env = {**os.environ, "GATESH_SESSION": f"dc-{n}"}
-    subprocess.run([*GATESH, "-c", cmd], capture_output=True, text=True, env=env, cwd=project, timeout=120)
+    subprocess.run(
+        [*GATESH, "-c", cmd], capture_output=True, text=True, env=env, cwd=project, timeout=120
+    )
     (line,) = _new_lines(before)
     return line
 
@@ -78,8 +94,13 @@ def _hook(cmd: str, project: Path, n: int) -> dict[str, Any]:
     before = len(_audit())
     data = json.loads((FIXTURES / "codex-pretooluse-bash.json").read_text())
     data.update(cwd=str(project), session_id=f"hk-{n}", tool_input={"command": cmd})
-    proc = subprocess.run([*GATESH, "hook", "codex"], input=json.dumps(data), capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [*GATESH, "hook", "codex"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     (line,) = _new_lines(before)
     return line
@@ -93,8 +114,12 @@ def _fallback(cmd: str, project: Path, n: int) -> dict[str, Any]:
 
 
 def _explain(cmd: str, project: Path, n: int) -> dict[str, Any]:
-    out = subprocess.run([*GATESH, "explain", "--json", "--cwd", str(project), cmd], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [*GATESH, "explain", "--json", "--cwd", str(project), cmd],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     record: dict[str, Any] = json.loads(out.stdout)["audit"]
     return record
@@ -102,28 +127,46 @@ def _explain(cmd: str, project: Path, n: int) -> dict[str, Any]:
 
 def _eval(cmd: str, project: Path, n: int) -> dict[str, Any]:
     config = load_config(str(project))
-    (done,) = finish_rows([{"cmd": cmd}], config=config, rung=config.rung, rater=make_rater(config),
-                          checker=None, cwd=str(project))
+    (done,) = finish_rows(
+        [{"cmd": cmd}],
+        config=config,
+        rung=config.rung,
+        rater=make_rater(config),
+        checker=None,
+        cwd=str(project),
+    )
     assert done.record is not None
     return done.record
 
 
-SURFACES = {"daemon": _daemon, "hook": _hook, "fallback": _fallback, "explain": _explain, "eval": _eval}
+SURFACES = {
+    "daemon": _daemon,
+    "hook": _hook,
+    "fallback": _fallback,
+    "explain": _explain,
+    "eval": _eval,
+}
 
 
 def test_every_surface_records_the_same_decision(project: Path) -> None:
     for n, (cmd, action) in enumerate(SCENARIO):
         lines = {name: surface(cmd, project, n) for name, surface in SURFACES.items()}
-        assert {name: rec["action"] for name, rec in lines.items()} == dict.fromkeys(SURFACES, action), cmd
+        assert {name: rec["action"] for name, rec in lines.items()} == dict.fromkeys(
+            SURFACES, action
+        ), cmd
         reference = _same(lines["daemon"])
         for name, rec in lines.items():
             assert _same(rec) == reference, (cmd, name)
     # An escalation, by reach: nobody to ask (-c without a watcher, the fallback, a Codex hook,
     # which has no `ask`) refuses alike, with an approvable id; a dry run leaves it standing.
-    nobody = {name: SURFACES[name](ESCALATION, project, 99) for name in ("daemon", "fallback", "hook")}
+    nobody = {
+        name: SURFACES[name](ESCALATION, project, 99) for name in ("daemon", "fallback", "hook")
+    }
     for name, rec in nobody.items():
         assert _same(rec) == _same(nobody["daemon"]), name
-        assert rec["action"] == "refuse" and rec["answer"] == "nobody-watching" and rec["pending_id"], name
+        assert (
+            rec["action"] == "refuse" and rec["answer"] == "nobody-watching" and rec["pending_id"]
+        ), name
     dry = {name: SURFACES[name](ESCALATION, project, 98) for name in ("explain", "eval")}
     for name, rec in dry.items():
         assert rec["action"] == "escalate" and not rec["pending_id"], name

@@ -41,7 +41,13 @@ def lay_out_installation(home: Path) -> Installed:
     """An installation with parts away from the defaults, recorded as install.sh records them."""
     paths = _paths.current()
     opt = home / "opt" / "gs"
-    for folder in (opt / "bin", opt / "venv" / "bin", opt / "shims", opt / "man" / "man1", home / "work"):
+    for folder in (
+        opt / "bin",
+        opt / "venv" / "bin",
+        opt / "shims",
+        opt / "man" / "man1",
+        home / "work",
+    ):
         folder.mkdir(parents=True, exist_ok=True)
     (opt / "bin" / "gatesh").write_text("#!/bin/sh\n")
     (home / "work" / "claude-settings.json").write_text("{}\n")
@@ -50,22 +56,40 @@ def lay_out_installation(home: Path) -> Installed:
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "app.py").write_text("x=1\n")
     # committed, as a project's own file is: editing it in place loses nothing git cannot restore (S3.2)
-    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@x", "add", "app.py"],
-                   check=True)
-    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "app"],
-                   check=True)
+    subprocess.run(
+        ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@x", "add", "app.py"],
+        check=True,
+    )
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(project),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@x",
+            "commit",
+            "-qm",
+            "app",
+        ],
+        check=True,
+    )
     hook = project / ".git" / "hooks" / "pre-push"
     hook.write_text(hook_script("pre-push", str(opt / "bin" / "gatesh")))
     hook.chmod(0o755)
-    _paths.update_install_record(paths.install_record, {
-        "launchers": [str(opt / "bin" / "gatesh")],
-        "venv": str(opt / "venv"),
-        "shims": str(opt / "shims"),
-        "man": [str(opt / "man" / "man1" / "gatesh.1")],
-        "source": str(home / "clone"),
-        "harness": {str(home / "work" / "claude-settings.json"): "claude-code"},
-        "git": {str(hook): "repo", str(Path(paths.data_dir) / "git-hooks"): "global"},
-    })
+    _paths.update_install_record(
+        paths.install_record,
+        {
+            "launchers": [str(opt / "bin" / "gatesh")],
+            "venv": str(opt / "venv"),
+            "shims": str(opt / "shims"),
+            "man": [str(opt / "man" / "man1" / "gatesh.1")],
+            "source": str(home / "clone"),
+            "harness": {str(home / "work" / "claude-settings.json"): "claude-code"},
+            "git": {str(hook): "repo", str(Path(paths.data_dir) / "git-hooks"): "global"},
+        },
+    )
     return Installed(home, project)
 
 
@@ -106,8 +130,10 @@ def test_corpus_counts(installed: Installed, capsys: pytest.CaptureFixture[str])
             d = decide(case["command"], cwd=str(installed.project), config=CONFIG, rung=rung)
             allowed[rung.value] += d.action is Action.ALLOW
     with capsys.disabled():
-        print(f"\ntamper corpus: {len(CASES)} cases; allowed at auto {allowed['auto']}, "
-              f"at bypass {allowed['bypass']}")
+        print(
+            f"\ntamper corpus: {len(CASES)} cases; allowed at auto {allowed['auto']}, "
+            f"at bypass {allowed['bypass']}"
+        )
     assert (allowed["auto"], allowed["bypass"]) == (0, 0)
 
 
@@ -132,13 +158,23 @@ def test_the_record_is_what_protects_parts_away_from_the_defaults(installed: Ins
 def test_every_recorded_part_is_protected(installed: Installed) -> None:
     protected = protected_for(_paths.current())
     record = json.loads(Path(_paths.current().install_record).read_text())
-    for part in [*record["launchers"], record["venv"], record["shims"], *record["man"], *record["harness"]]:
+    for part in [
+        *record["launchers"],
+        record["venv"],
+        record["shims"],
+        *record["man"],
+        *record["harness"],
+    ]:
         assert protected.kind_of(part) is not None, part
-    assert protected.kind_of(str(installed.home / ".local" / "bin" / "gatesh")) is Kind.INSTALL  # the default place too
+    assert (
+        protected.kind_of(str(installed.home / ".local" / "bin" / "gatesh")) is Kind.INSTALL
+    )  # the default place too
 
 
 def test_a_hook_script_that_is_not_gatesh_is_the_projects_own(installed: Installed) -> None:
     hook = installed.project / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\nnpm run lint\n")
-    d = decide("rm .git/hooks/pre-commit", cwd=str(installed.project), config=CONFIG, rung=Rung.BYPASS)
+    d = decide(
+        "rm .git/hooks/pre-commit", cwd=str(installed.project), config=CONFIG, rung=Rung.BYPASS
+    )
     assert d.stage is Stage.BYPASS

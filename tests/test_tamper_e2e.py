@@ -49,18 +49,27 @@ def _env(**extra: str) -> dict[str, str]:
     return {**os.environ, **extra}
 
 
-def run(cmd: str, session: str, *, cwd: Path, path: Path | None = None,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    cmd: str,
+    session: str,
+    *,
+    cwd: Path,
+    path: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     base = _env(GATESH_SESSION=session) if env is None else env
     if path is not None:
         base["PATH"] = f"{path}{os.pathsep}{base['PATH']}"
-    return subprocess.run([*GATESH, "-c", cmd], capture_output=True, text=True, cwd=cwd, env=base,
-                          timeout=120)
+    return subprocess.run(
+        [*GATESH, "-c", cmd], capture_output=True, text=True, cwd=cwd, env=base, timeout=120
+    )
 
 
 def audit() -> list[dict]:
     path = Path(_paths.current().audit_log)
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+    return (
+        [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+    )
 
 
 @pytest.fixture
@@ -75,20 +84,38 @@ def project(tmp_path: Path) -> Path:
 
 
 def hook(payload: dict, *, cwd: Path, env: dict[str, str] | None = None) -> dict:
-    proc = subprocess.run([*GATESH, "hook", "claude-code"], input=json.dumps(payload), capture_output=True,
-                          text=True, cwd=cwd, env=env or _env(), timeout=120)
+    proc = subprocess.run(
+        [*GATESH, "hook", "claude-code"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env or _env(),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout) if proc.stdout.strip() else {}
 
 
 def pre_tool_use(session: str, command: str, cwd: Path, transcript: Path | None = None) -> dict:
-    return {"session_id": session, "transcript_path": str(transcript) if transcript else None, "cwd": str(cwd),
-            "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}}
+    return {
+        "session_id": session,
+        "transcript_path": str(transcript) if transcript else None,
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
 
 
 def prompt(session: str, text: str, cwd: Path) -> dict:
-    return {"session_id": session, "transcript_path": None, "cwd": str(cwd),
-            "hook_event_name": "UserPromptSubmit", "prompt": text}
+    return {
+        "session_id": session,
+        "transcript_path": None,
+        "cwd": str(cwd),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": text,
+    }
 
 
 def decision(answer: dict) -> str:
@@ -115,8 +142,9 @@ def test_a_forged_transcript_entry_is_not_the_users_words(project: Path, tmp_pat
     assert [r for r in audit() if r["session"] == "cc-typed"][-1]["stage"] == "alignment"
 
 
-def test_a_prompt_from_inside_a_gated_session_is_not_a_mandate(project: Path, tmp_path: Path,
-                                                               launcher_bin: Path) -> None:
+def test_a_prompt_from_inside_a_gated_session_is_not_a_mandate(
+    project: Path, tmp_path: Path, launcher_bin: Path
+) -> None:
     """A nested harness the agent started calls its own prompt hook: that hook process descends
     from the gated shell, so the daemon refuses its words (S5.3, S9.5)."""
     payload = tmp_path / "prompt.json"
@@ -131,14 +159,18 @@ def test_a_prompt_from_inside_a_gated_session_is_not_a_mandate(project: Path, tm
 
 def test_an_inner_gatesh_with_fresh_state_is_refused(tmp_path: Path, launcher_bin: Path) -> None:
     fresh = tmp_path / "fresh"
-    for i, spelling in enumerate([
-        f"XDG_STATE_HOME={fresh}/state gatesh -c 'touch {tmp_path}/m0'",
-        f"export XDG_RUNTIME_DIR={fresh}/run; gatesh -c 'touch {tmp_path}/m1'",
-        f"bash -c \"GATESH_SESSION=new gatesh -c 'touch {tmp_path}/m2'\"",
-    ]):
+    for i, spelling in enumerate(
+        [
+            f"XDG_STATE_HOME={fresh}/state gatesh -c 'touch {tmp_path}/m0'",
+            f"export XDG_RUNTIME_DIR={fresh}/run; gatesh -c 'touch {tmp_path}/m1'",
+            f"bash -c \"GATESH_SESSION=new gatesh -c 'touch {tmp_path}/m2'\"",
+        ]
+    ):
         out = run(spelling, f"inner{i}", cwd=tmp_path, path=launcher_bin)
         assert out.returncode == 126 and "halted" in out.stderr, (spelling, out.stderr)
-        assert audit()[-1]["stage"] == "self-protection" and audit()[-1]["rule_id"] == "self.inner-env"
+        assert (
+            audit()[-1]["stage"] == "self-protection" and audit()[-1]["rule_id"] == "self.inner-env"
+        )
         # The session is halted: even a harmless command is refused now.
         out = run(f"touch {tmp_path}/after{i}", f"inner{i}", cwd=tmp_path, path=launcher_bin)
         assert out.returncode == 126 and audit()[-1]["stage"] == "halted"
@@ -162,8 +194,13 @@ def test_a_halted_session_stays_halted(tmp_path: Path, launcher_bin: Path) -> No
         assert out.returncode == 126 and "halted" in out.stderr, (cmd, out.stderr)
     # `resume` run directly by a process of the halted session (its environment names it) is a
     # human-only verb from inside a gated session: refused, and the halt stands.
-    person = subprocess.run([*GATESH, "resume", session], capture_output=True, text=True,
-                            env=_env(GATESH_SESSION=session), timeout=60)
+    person = subprocess.run(
+        [*GATESH, "resume", session],
+        capture_output=True,
+        text=True,
+        env=_env(GATESH_SESSION=session),
+        timeout=60,
+    )
     assert person.returncode != 0 and "gated session" in person.stdout + person.stderr
     out = run(f"touch {tmp_path}/m4", session, cwd=tmp_path, path=launcher_bin)
     assert out.returncode == 126 and audit()[-1]["stage"] == "halted"

@@ -50,8 +50,12 @@ def _warm_imports(tmp: Path) -> None:
     """Import everything the in-process gate needs (the child may not be able to read it)."""
     from gatesh import hooks, inprocess, people  # noqa: F401
 
-    env = {"HOME": str(tmp), "XDG_STATE_HOME": str(tmp / "s"), "XDG_CONFIG_HOME": str(tmp / "c"),
-           "XDG_DATA_HOME": str(tmp / "d")}
+    env = {
+        "HOME": str(tmp),
+        "XDG_STATE_HOME": str(tmp / "s"),
+        "XDG_CONFIG_HOME": str(tmp / "c"),
+        "XDG_DATA_HOME": str(tmp / "d"),
+    }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
@@ -97,9 +101,15 @@ def scratch(tmp_path: Path) -> Iterator[Scratch]:
     for p in (home, project, project / "work", project / "work" / "notes.txt"):
         os.chown(p, user.pw_uid, user.pw_gid)
     (base / "xdg").mkdir(mode=0o755)
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(base / "xdg"),
-           "XDG_CONFIG_HOME": str(home / ".config"), "XDG_STATE_HOME": str(home / ".local/state"),
-           "XDG_DATA_HOME": str(home / ".local/share"), "GATESH_SYSTEM_CONFIG": str(base / "etc/config.toml")}
+    env = {
+        "HOME": str(home),
+        "PATH": "/usr/bin:/bin",
+        "XDG_RUNTIME_DIR": str(base / "xdg"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "GATESH_SYSTEM_CONFIG": str(base / "etc/config.toml"),
+    }
     try:
         yield Scratch(base, home, project, base / "xdg" / "gatesh", env, user)
     finally:
@@ -132,8 +142,10 @@ class FakeDaemon:
                 conn.settimeout(2)
                 with contextlib.suppress(OSError):
                     conn.recv(65536)
-                    conn.sendall(b'{"v": 1, "welcome": "check"}\n'
-                                 b'{"re": "check", "ok": true, "action": "allow", "exit": 0}\n')
+                    conn.sendall(
+                        b'{"v": 1, "welcome": "check"}\n'
+                        b'{"re": "check", "ok": true, "action": "allow", "exit": 0}\n'
+                    )
 
     def close(self) -> None:
         self.stop.set()
@@ -183,8 +195,11 @@ def _as_user(s: Scratch, fn: Callable[[], Any], *, timeout: float = 60.0) -> dic
         os.close(fd)
     _, status = os.waitpid(pid, 0)
     out = json.loads(data) if data else {}
-    out.update(stderr=err.decode(errors="replace"), status=os.waitstatus_to_exitcode(status),
-               seconds=time.monotonic() - started)
+    out.update(
+        stderr=err.decode(errors="replace"),
+        status=os.waitstatus_to_exitcode(status),
+        seconds=time.monotonic() - started,
+    )
     return out
 
 
@@ -237,6 +252,7 @@ def test_squatted_folder_refuses_watch_hooks_and_human_verbs(scratch: Scratch) -
     scratch.runtime.chmod(0o777)
     fake = FakeDaemon(scratch.runtime / "daemon.sock")
     try:
+
         def others() -> dict[str, str]:
             from gatesh import hooks
 
@@ -247,8 +263,15 @@ def test_squatted_folder_refuses_watch_hooks_and_human_verbs(scratch: Scratch) -
                     out[role] = "connected"
                 except client.DaemonUntrusted as exc:
                     out[role] = f"untrusted: {exc}"
-            raw = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": os.getcwd(),
-                              "tool_input": {"command": REFUSED_COMMAND}, "session_id": "t"}).encode()
+            raw = json.dumps(
+                {
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": "Bash",
+                    "cwd": os.getcwd(),
+                    "tool_input": {"command": REFUSED_COMMAND},
+                    "session_id": "t",
+                }
+            ).encode()
             _, ans = hooks.answer("claude-code", raw)
             out["hook"] = str(ans.decision)
             return out
@@ -257,7 +280,10 @@ def test_squatted_folder_refuses_watch_hooks_and_human_verbs(scratch: Scratch) -
         assert "result" in got, got
         for role in ("watch", "human"):
             assert got["result"][role].startswith("untrusted:"), got
-            assert str(scratch.runtime) in got["result"][role] and "uid 0 (root)" in got["result"][role]
+            assert (
+                str(scratch.runtime) in got["result"][role]
+                and "uid 0 (root)" in got["result"][role]
+            )
         assert got["result"]["hook"] == "deny", got
         assert fake.accepted == 0
     finally:
@@ -283,7 +309,9 @@ def test_socket_answered_by_another_uid_is_refused(scratch: Scratch) -> None:
     fake = FakeDaemon(scratch.runtime / "daemon.sock")
     os.chown(scratch.runtime / "daemon.sock", scratch.user.pw_uid, scratch.user.pw_gid)
     try:
-        _assert_refused_in_process(scratch, "runs as uid 0 (root), not as you: it is not your gate", fake)
+        _assert_refused_in_process(
+            scratch, "runs as uid 0 (root), not as you: it is not your gate", fake
+        )
     finally:
         fake.close()
 
@@ -310,7 +338,9 @@ def test_missing_folder_is_created_0700(tmp_path: Path) -> None:
     folder = tmp_path / "gatesh"
     client.trusted_runtime_dir(str(folder), create=True)
     st = folder.lstat()
-    assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.getuid()
+    assert (
+        stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.getuid()
+    )
 
 
 def test_missing_folder_without_start_is_no_daemon(tmp_path: Path) -> None:
@@ -348,7 +378,9 @@ def test_a_file_or_link_is_not_the_folder(tmp_path: Path) -> None:
         client.trusted_runtime_dir(str(tmp_path / "file"), create=True)
 
 
-def test_a_non_socket_at_the_socket_path_is_untrusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_non_socket_at_the_socket_path_is_untrusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     (tmp_path / "gatesh").mkdir(mode=0o700)
     (tmp_path / "x.sock").write_text("")

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"theme": "dark", "permissions": {"allow": ["Bash(ls:*)"]}}
 # The repository's own pre-commit hook: harmless, and leaves a trace when it runs.
-OWN_HOOK = "#!/bin/sh\ntouch \"$(git rev-parse --git-dir)/own-hook-ran\"\n"
+OWN_HOOK = '#!/bin/sh\ntouch "$(git rev-parse --git-dir)/own-hook-ran"\n'
 
 
 def _env(tmp: Path, home: Path, runtime: Path) -> dict[str, str]:
@@ -33,8 +33,11 @@ def _env(tmp: Path, home: Path, runtime: Path) -> dict[str, str]:
         "PIP_CACHE_DIR": str(tmp / "pip-cache"),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GATESH_PYTHON": sys.executable,
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t", "LANG": "C.UTF-8",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "LANG": "C.UTF-8",
     }
     if sys.prefix == sys.base_prefix:
         env.update(GATESH_INSTALL_SYSTEM_SITE="1", GATESH_INSTALL_PIP_ARGS="--no-deps")
@@ -43,8 +46,9 @@ def _env(tmp: Path, home: Path, runtime: Path) -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], env: dict[str, str], cwd: Path | None = None,
-         timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
@@ -61,9 +65,13 @@ def _repo(path: Path, env: dict[str, str], own_hook: bool) -> None:
 
 
 def _commits_and_branches(repo: Path, env: dict[str, str]) -> None:
-    for args in (["git", "commit", "-q", "--allow-empty", "-m", "after"], ["git", "branch", "topic"],
-                 ["git", "branch", "-D", "topic"], ["git", "checkout", "-q", "-b", "other"],
-                 ["git", "checkout", "-q", "main"]):
+    for args in (
+        ["git", "commit", "-q", "--allow-empty", "-m", "after"],
+        ["git", "branch", "topic"],
+        ["git", "branch", "-D", "topic"],
+        ["git", "checkout", "-q", "-b", "other"],
+        ["git", "checkout", "-q", "main"],
+    ):
         out = _run(args, env, repo)
         assert out.returncode == 0, (args, out.stdout + out.stderr)
 
@@ -94,18 +102,31 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     stop_daemon_at(world.runtime)
 
 
-@pytest.mark.skipif(shutil.which("man") is None, reason="man is not installed (apt-get install man-db)")
+@pytest.mark.skipif(
+    shutil.which("man") is None, reason="man is not installed (apt-get install man-db)"
+)
 def test_man_gatesh_works_after_install(installed: Installed) -> None:
     """The README promises `man gatesh`: install.sh puts the page where man finds it from PATH."""
     where = _run(["man", "-w", "gatesh"], installed.env)
-    assert where.returncode == 0 and where.stdout.strip().startswith(str(installed.home)), where.stderr
+    assert where.returncode == 0 and where.stdout.strip().startswith(str(installed.home)), (
+        where.stderr
+    )
     page = _run(["man", "-P", "cat", "gatesh"], {**installed.env, "MANWIDTH": "80"})
-    assert page.returncode == 0 and "SYNOPSIS" in page.stdout and "gatesh watch" in page.stdout, page.stderr
+    assert page.returncode == 0 and "SYNOPSIS" in page.stdout and "gatesh watch" in page.stdout, (
+        page.stderr
+    )
 
 
-def test_uninstall_removes_everything_install_added_and_repos_still_commit(installed: Installed) -> None:
-    home, runtime, env, repos, launcher = (installed.home, installed.runtime, installed.env, installed.repos,
-                                           installed.launcher)
+def test_uninstall_removes_everything_install_added_and_repos_still_commit(
+    installed: Installed,
+) -> None:
+    home, runtime, env, repos, launcher = (
+        installed.home,
+        installed.runtime,
+        installed.env,
+        installed.repos,
+        installed.launcher,
+    )
     assert _run([launcher, "install", "claude-code"], env).returncode == 0
     for repo in repos:
         out = _run([launcher, "install", "git"], env, repo)
@@ -118,14 +139,20 @@ def test_uninstall_removes_everything_install_added_and_repos_still_commit(insta
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert json.loads((home / ".claude" / "settings.json").read_text()) == SETTINGS
         assert not list((home / ".claude").glob("*bak-gatesh*")), list((home / ".claude").iterdir())
-        assert not (runtime / "gatesh").exists(), list((runtime / "gatesh").iterdir())  # socket, lock
+        assert not (runtime / "gatesh").exists(), list(
+            (runtime / "gatesh").iterdir()
+        )  # socket, lock
         for repo in repos:
             hooks = repo / ".git" / "hooks"
-            assert not [h for h in hooks.iterdir() if "gatesh" in h.read_text(errors="replace")], list(hooks.iterdir())
+            assert not [h for h in hooks.iterdir() if "gatesh" in h.read_text(errors="replace")], (
+                list(hooks.iterdir())
+            )
             _commits_and_branches(repo, env)
         assert (repos[1] / ".git" / "hooks" / "pre-commit").read_text() == OWN_HOOK
         assert (repos[1] / ".git" / "own-hook-ran").exists()  # its own hook runs again
-        left = [p for p in home.rglob("*") if "gatesh" in p.name and not p.is_relative_to(home / "src")]
+        left = [
+            p for p in home.rglob("*") if "gatesh" in p.name and not p.is_relative_to(home / "src")
+        ]
         assert not left, left
         assert not (home / ".local" / "share" / "man" / "man1" / "gatesh.1").exists()
     finally:

@@ -20,9 +20,15 @@ from gatesh.watch import (
     round_from,
 )
 
-ROUND = {"command": "git reset --hard HEAD~1", "justification": "", "outcome": "destructive",
-         "reason": "throws away uncommitted work", "remedy": "stash first", "passed": False,
-         "suggestion": ""}
+ROUND = {
+    "command": "git reset --hard HEAD~1",
+    "justification": "",
+    "outcome": "destructive",
+    "reason": "throws away uncommitted work",
+    "remedy": "stash first",
+    "passed": False,
+    "suggestion": "",
+}
 
 
 class Fake:
@@ -37,7 +43,9 @@ class Fake:
         return self.replies.pop(0) if self.replies else {"ok": True}
 
 
-def make(width: int | None = 100, **kw: Any) -> tuple[Watcher, io.StringIO, Fake, list[tuple[str, str]]]:
+def make(
+    width: int | None = 100, **kw: Any
+) -> tuple[Watcher, io.StringIO, Fake, list[tuple[str, str]]]:
     out = io.StringIO()
     fake = Fake()
     written: list[tuple[str, str]] = []
@@ -46,24 +54,46 @@ def make(width: int | None = 100, **kw: Any) -> tuple[Watcher, io.StringIO, Fake
         written.append((kind, pattern))
         return "/cfg/config.toml", f'[[{kind}]]\nmatch = "exact"\npattern = "{pattern}"'
 
-    w = Watcher(Screen(out, color=False, width=width), fake, write_entry=write_entry, pid=4242, **kw)
+    w = Watcher(
+        Screen(out, color=False, width=width), fake, write_entry=write_entry, pid=4242, **kw
+    )
     return w, out, fake, written
 
 
 def escalation(pid: str = "abc123", **over: Any) -> dict[str, Any]:
-    ev = {"event": "escalation", "time": 1.0, "session": "s1", "pending_id": pid, "kind": "escalate",
-          "cwd": "~/repo", "command": "git reset --hard HEAD~1", "outcome": "destructive",
-          "reason": "throws away uncommitted work", "remedy": "stash first",
-          "to_person_reason": "the agent and the rater could not agree", "stage": "negotiation",
-          "rounds": [ROUND, ROUND, ROUND], "transcript": "", "timeout_s": 110.0,
-          "choices": ["once", "session", "always", "no", "deny always"]}
+    ev = {
+        "event": "escalation",
+        "time": 1.0,
+        "session": "s1",
+        "pending_id": pid,
+        "kind": "escalate",
+        "cwd": "~/repo",
+        "command": "git reset --hard HEAD~1",
+        "outcome": "destructive",
+        "reason": "throws away uncommitted work",
+        "remedy": "stash first",
+        "to_person_reason": "the agent and the rater could not agree",
+        "stage": "negotiation",
+        "rounds": [ROUND, ROUND, ROUND],
+        "transcript": "",
+        "timeout_s": 110.0,
+        "choices": ["once", "session", "always", "no", "deny always"],
+    }
     ev.update(over)
     return ev
 
 
 def rnd(number: int, **over: Any) -> dict[str, Any]:
-    return {"event": "round", "time": 1.0, "session": "s1", "cwd": "~/repo", "number": number,
-            "total": number, "round": {**ROUND, **over}, "ends": None}
+    return {
+        "event": "round",
+        "time": 1.0,
+        "session": "s1",
+        "cwd": "~/repo",
+        "number": number,
+        "total": number,
+        "round": {**ROUND, **over},
+        "ends": None,
+    }
 
 
 # --- rounds, live -----------------------------------------------------------------------------------
@@ -131,8 +161,15 @@ def test_a_watcher_attached_mid_argument_takes_the_daemons_agreed() -> None:
 def test_a_pass_after_a_person_was_reached_draws_no_round() -> None:
     w, out, _, _ = make()
     w.on_event(escalation())
-    w.on_event({"event": "answered", "session": "s1", "pending_id": "abc123", "answer": "once",
-                "by": {"pid": 4242, "role": "watch"}})
+    w.on_event(
+        {
+            "event": "answered",
+            "session": "s1",
+            "pending_id": "abc123",
+            "answer": "once",
+            "by": {"pid": 4242, "role": "watch"},
+        }
+    )
     before = out.getvalue()
     ev = rnd(3, passed=True)
     ev["ends"] = "accepted"
@@ -179,8 +216,13 @@ def test_colour_by_voice_on_a_terminal() -> None:
 
 def test_malformed_events_do_not_stop_the_view() -> None:
     w, out, _, _ = make()
-    for ev in ({"event": "round", "round": "nope", "number": "x"}, {"event": "escalation", "rounds": 5},
-               {"event": "answered", "by": []}, {"event": "unknown-kind"}, {"event": "decision"}):
+    for ev in (
+        {"event": "round", "round": "nope", "number": "x"},
+        {"event": "escalation", "rounds": 5},
+        {"event": "answered", "by": []},
+        {"event": "unknown-kind"},
+        {"event": "decision"},
+    ):
         w.on_event(ev)
     w.on_event(rnd(1))
     assert "Round 1" in out.getvalue()
@@ -188,11 +230,30 @@ def test_malformed_events_do_not_stop_the_view() -> None:
 
 def test_session_end_observation_and_halt_and_notice() -> None:
     w, out, _, _ = make()
-    w.on_event({"event": "session_end", "session": "s1", "counters": {},
-                "observation": "gatesh (automated observation, not from the user or the agent): 2 rounds open"})
-    w.on_event({"event": "halt", "session": "s2", "cwd": "~/x", "command": "rm -rf ~/.config/gatesh",
-                "reason": "tampering with the gate"})
-    w.on_event({"event": "notice", "session": "s3", "text": "gatesh: the anthropic rater failed 3 times in a row"})
+    w.on_event(
+        {
+            "event": "session_end",
+            "session": "s1",
+            "counters": {},
+            "observation": "gatesh (automated observation, not from the user or the agent): 2 rounds open",
+        }
+    )
+    w.on_event(
+        {
+            "event": "halt",
+            "session": "s2",
+            "cwd": "~/x",
+            "command": "rm -rf ~/.config/gatesh",
+            "reason": "tampering with the gate",
+        }
+    )
+    w.on_event(
+        {
+            "event": "notice",
+            "session": "s3",
+            "text": "gatesh: the anthropic rater failed 3 times in a row",
+        }
+    )
     text = out.getvalue()
     assert "session ended" in text and "automated observation" in text
     assert "HALTED: attack" in text and "resume s2" in text
@@ -223,11 +284,27 @@ def test_catastrophic_offers_no_session_or_always() -> None:
     assert "not offered" in out.getvalue()
 
 
-@pytest.mark.parametrize(("typed", "answer"), [("o", "once"), ("s", "session"), ("a", "always"),
-                                               ("", "no"), ("n", "no"), ("N", "no"), ("d", "deny always"),
-                                               ("deny always", "deny always"), ("  Once ", "once")])
+@pytest.mark.parametrize(
+    ("typed", "answer"),
+    [
+        ("o", "once"),
+        ("s", "session"),
+        ("a", "always"),
+        ("", "no"),
+        ("n", "no"),
+        ("N", "no"),
+        ("d", "deny always"),
+        ("deny always", "deny always"),
+        ("  Once ", "once"),
+    ],
+)
 def test_keys_map_to_answers(typed: str, answer: str) -> None:
-    p = Prompt(pending_id="x", session="s", command="c", choices=("once", "session", "always", "no", "deny always"))
+    p = Prompt(
+        pending_id="x",
+        session="s",
+        command="c",
+        choices=("once", "session", "always", "no", "deny always"),
+    )
     assert parse_answer(typed, p) == (answer, "")
 
 
@@ -252,7 +329,14 @@ def test_answer_once_sends_the_op_and_enter_means_no() -> None:
     w.on_event(escalation("aaa111"))
     w.on_line("o\n")
     assert fake.sent == [{"op": "answer", "pending_id": "aaa111", "answer": "once", "pid": 4242}]
-    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "once", "by": {"pid": 4242, "role": "watch"}})
+    w.on_event(
+        {
+            "event": "answered",
+            "pending_id": "aaa111",
+            "answer": "once",
+            "by": {"pid": 4242, "role": "watch"},
+        }
+    )
     w.on_event(escalation("bbb222"))
     w.on_line("\n")
     assert fake.sent[-1]["answer"] == "no" and fake.sent[-1]["pending_id"] == "bbb222"
@@ -265,7 +349,7 @@ def test_always_writes_the_allow_entry_after_the_daemon_accepted() -> None:
     w.on_line("a")
     assert fake.sent[-1]["answer"] == "always"
     assert written == [("allow", "git reset --hard HEAD~1")]
-    assert 'wrote to /cfg/config.toml:' in out.getvalue()
+    assert "wrote to /cfg/config.toml:" in out.getvalue()
     assert 'pattern = "git reset --hard HEAD~1"' in out.getvalue()
 
 
@@ -288,7 +372,9 @@ def test_no_entry_is_written_for_a_command_holding_a_secret() -> None:
 def test_a_lost_race_writes_nothing_and_says_who_won() -> None:
     w, out, fake, written = make()
     w.on_event(escalation())
-    fake.replies.append({"ok": False, "error": "escalation abc123 is already answered (answered 'no' by pid 7)"})
+    fake.replies.append(
+        {"ok": False, "error": "escalation abc123 is already answered (answered 'no' by pid 7)"}
+    )
     w.on_line("a")
     assert written == []
     assert "already answered" in out.getvalue()
@@ -299,7 +385,14 @@ def test_others_see_who_answered_and_the_next_prompt_is_asked() -> None:
     w.on_event(escalation("aaa111"))
     w.on_event(escalation("bbb222", command="terraform destroy", outcome="catastrophic"))
     assert "bbb222: queued" in out.getvalue()
-    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "no", "by": {"pid": 99, "role": "watch"}})
+    w.on_event(
+        {
+            "event": "answered",
+            "pending_id": "aaa111",
+            "answer": "no",
+            "by": {"pid": 99, "role": "watch"},
+        }
+    )
     text = out.getvalue()
     assert "aaa111: answered `no` by another watcher (pid 99)" in text
     assert "now asking bbb222: terraform destroy" in text
@@ -319,8 +412,13 @@ def test_expired_prompt_is_dropped_and_names_approve() -> None:
 def test_a_human_refusal_is_shown_clearly() -> None:
     w, out, fake, written = make()
     w.on_event(escalation())
-    fake.replies.append({"ok": False, "refused": True, "error": "refused: process 12 (bash) in its ancestry "
-                         "belongs to the gated session 's1'"})
+    fake.replies.append(
+        {
+            "ok": False,
+            "refused": True,
+            "error": "refused: process 12 (bash) in its ancestry belongs to the gated session 's1'",
+        }
+    )
     w.on_line("a")
     text = out.getvalue()
     assert "answer: the gate refused this: process 12" in text
@@ -350,9 +448,23 @@ def test_view_only_never_asks() -> None:
 
 def test_attach_shows_waiting_escalations_with_cautious_choices() -> None:
     w, out, _, _ = make()
-    w.attached({"subscribed": True, "sessions": [{"session": "s1", "halted": True, "halt_reason": "attack"}],
-                "pending": [{"pending_id": "ccc333", "session": "s1", "command": "terraform destroy",
-                             "cwd": "~/i", "reason": "cannot be undone", "kind": "escalate", "state": "waiting"}]})
+    w.attached(
+        {
+            "subscribed": True,
+            "sessions": [{"session": "s1", "halted": True, "halt_reason": "attack"}],
+            "pending": [
+                {
+                    "pending_id": "ccc333",
+                    "session": "s1",
+                    "command": "terraform destroy",
+                    "cwd": "~/i",
+                    "reason": "cannot be undone",
+                    "kind": "escalate",
+                    "state": "waiting",
+                }
+            ],
+        }
+    )
     text = out.getvalue()
     assert "session s1 is halted" in text
     assert "ccc333 › [o]nce  [N]o  [d]eny always" in text
@@ -368,7 +480,11 @@ def test_mandate_line_and_m_key() -> None:
     w.on_line("m")
     w.on_line("clean the build folder")
     w.on_line("mandate @s2: only s2")
-    assert [m.get("text") for m in fake.sent] == ["undo my last two commits", "clean the build folder", "only s2"]
+    assert [m.get("text") for m in fake.sent] == [
+        "undo my last two commits",
+        "clean the build folder",
+        "only s2",
+    ]
     assert all(m["op"] == "mandate" and m["pid"] == 4242 for m in fake.sent)
     assert "session" not in fake.sent[0] and fake.sent[2]["session"] == "s2"
 
@@ -383,15 +499,24 @@ def test_mandate_while_a_prompt_waits_is_not_an_answer() -> None:
 
 def test_resume_approve_deny_lines() -> None:
     w, out, fake, _ = make()
-    fake.replies += [{"ok": True, "session": "s1", "was_halted": True},
-                     {"ok": True, "pending_id": "abc123", "state": "approved",
-                      "text": "approved: `x` may run once when the agent retries it"},
-                     {"ok": True, "pending_id": "def456", "state": "denied"}]
+    fake.replies += [
+        {"ok": True, "session": "s1", "was_halted": True},
+        {
+            "ok": True,
+            "pending_id": "abc123",
+            "state": "approved",
+            "text": "approved: `x` may run once when the agent retries it",
+        },
+        {"ok": True, "pending_id": "def456", "state": "denied"},
+    ]
     w.on_line("resume s1")
     w.on_line("approve ABC123")
     w.on_line("deny def456")
     assert [(m["op"], m.get("session") or m.get("pending_id")) for m in fake.sent] == [
-        ("resume", "s1"), ("approve", "abc123"), ("deny", "def456")]
+        ("resume", "s1"),
+        ("approve", "abc123"),
+        ("deny", "def456"),
+    ]
     assert "abc123: approved: `x` may run once" in out.getvalue()
 
 
@@ -441,7 +566,14 @@ def test_a_surface_ask_queued_after_a_waiting_one_does_not_hold_up_the_next() ->
     w.on_event(escalation("ccc333", command="git clean -fdx"))
     assert list(w.prompts) == ["aaa111", "ccc333", "bbb222"]
     w.on_line("n")
-    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "no", "by": {"pid": 4242, "role": "watch"}})
+    w.on_event(
+        {
+            "event": "answered",
+            "pending_id": "aaa111",
+            "answer": "no",
+            "by": {"pid": 4242, "role": "watch"},
+        }
+    )
     assert "now asking ccc333" in out.getvalue(), out.getvalue()
     assert "ccc333 › [o]nce" in out.getvalue().split("now asking ccc333", 1)[1]
 
@@ -450,10 +582,23 @@ def test_a_new_watcher_is_asked_the_waiting_commands_before_any_surface_ask() ->
     """Issue 18 item 7: the escalations open when a watcher attaches are asked in the order
     commands wait for it; a harness's own `ask` comes after every one of them."""
     w, out, _, _ = make()
-    pending = [{"pending_id": pid, "session": "s1", "command": cmd, "cwd": "~", "state": state,
-                "kind": "escalate", "choices": ["once", "no"]}
-               for pid, cmd, state in (("aaa111", "make deploy", "asking"), ("bbb222", "make a", "waiting"),
-                                       ("ccc333", "make b", "asking"), ("ddd444", "make c", "waiting"))]
+    pending = [
+        {
+            "pending_id": pid,
+            "session": "s1",
+            "command": cmd,
+            "cwd": "~",
+            "state": state,
+            "kind": "escalate",
+            "choices": ["once", "no"],
+        }
+        for pid, cmd, state in (
+            ("aaa111", "make deploy", "asking"),
+            ("bbb222", "make a", "waiting"),
+            ("ccc333", "make b", "asking"),
+            ("ddd444", "make c", "waiting"),
+        )
+    ]
     w.attached({"sessions": [], "pending": pending})
     assert list(w.prompts) == ["bbb222", "ddd444", "aaa111", "ccc333"]
     assert "bbb222 › [o]nce" in out.getvalue()
@@ -469,9 +614,22 @@ def test_a_persons_own_terminal_asking_is_named_as_such() -> None:
     text = out.getvalue()
     assert "Its own terminal (a person's gated shell) is asking its person too" in text, text
     assert text.count("Its own surface (a harness's prompt) is asking its person too") == 1, text
-    w.on_event({"event": "answered", "pending_id": "aaa111", "answer": "no",
-                "by": {"pid": 7, "role": "human", "op": "answer"}})
-    w.on_event({"event": "answered", "pending_id": "bbb222", "answer": "once", "by": {"pid": 8, "role": "human"}})
+    w.on_event(
+        {
+            "event": "answered",
+            "pending_id": "aaa111",
+            "answer": "no",
+            "by": {"pid": 7, "role": "human", "op": "answer"},
+        }
+    )
+    w.on_event(
+        {
+            "event": "answered",
+            "pending_id": "bbb222",
+            "answer": "once",
+            "by": {"pid": 8, "role": "human"},
+        }
+    )
     text = out.getvalue()
     assert "aaa111: answered `no` by the person at the session's own terminal (pid 7)" in text, text
     assert "bbb222: answered `once` by `gatesh approve/deny` (pid 8)" in text, text

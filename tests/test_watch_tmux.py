@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 RESET = "git reset --hard HEAD~1"
@@ -33,8 +35,15 @@ def _env(home: Path) -> dict[str, str]:
     env.pop("GATESH_SESSION", None)
     # The repo itself first: the daemon is started from `/` and must import this checkout.
     env["PYTHONPATH"] = str(ROOT)
-    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@t", PS1="$ ", TERM="xterm-256color", HOME=str(home))
+    env.update(
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@t",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@t",
+        PS1="$ ",
+        TERM="xterm-256color",
+        HOME=str(home),
+    )
     return env
 
 
@@ -44,15 +53,42 @@ class Tmux:
     def __init__(self, env: dict[str, str], cwd: Path) -> None:
         self.name = f"gw{os.getpid()}-{next(_ids)}"
         self.env = env
-        self._run("new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", str(cwd),
-                  "bash --norc --noprofile")
+        self._run(
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+            str(cwd),
+            "bash --norc --noprofile",
+        )
         self.person = self._run("display", "-p", "-t", "t", "#{pane_id}").strip()
-        self.agent = self._run("split-window", "-v", "-t", "t", "-c", str(cwd), "-P", "-F", "#{pane_id}",
-                               "bash --norc --noprofile").strip()
+        self.agent = self._run(
+            "split-window",
+            "-v",
+            "-t",
+            "t",
+            "-c",
+            str(cwd),
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "bash --norc --noprofile",
+        ).strip()
 
     def _run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.name, "-f", "/dev/null", *args], env=self.env,
-                              check=True, capture_output=True, text=True, timeout=10).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.name, "-f", "/dev/null", *args],
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
 
     def send(self, pane: str, text: str) -> None:
         if text:
@@ -74,7 +110,9 @@ class Tmux:
             time.sleep(0.1)
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.name, "kill-server"], env=self.env, capture_output=True, timeout=10)
+        subprocess.run(
+            ["tmux", "-L", self.name, "kill-server"], env=self.env, capture_output=True, timeout=10
+        )
 
 
 def _stop_daemon(runtime: Path) -> None:
@@ -103,7 +141,9 @@ def world(isolated_home: Path) -> Iterator[tuple[Tmux, Path, Path]]:
     repo.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=repo, env=env, check=True)
     for i in range(12):
-        subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", f"c{i}"], cwd=repo, env=env, check=True)
+        subprocess.run(
+            ["git", "commit", "-q", "--allow-empty", "-m", f"c{i}"], cwd=repo, env=env, check=True
+        )
     config = Path(env["XDG_CONFIG_HOME"]) / "gatesh" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text("[escalation]\ntimeout_s = 90\n")
@@ -116,16 +156,21 @@ def world(isolated_home: Path) -> Iterator[tuple[Tmux, Path, Path]]:
 
 
 def commits(repo: Path) -> int:
-    out = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True)
+    out = subprocess.run(
+        ["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True
+    )
     return int(out.stdout)
 
 
 def agent_runs(tmux: Tmux, session: str, command: str = RESET, times: int = 3) -> None:
     """The agent pane runs ``command`` ``times`` times through gatesh -c in ``session``."""
     q = command.replace("'", "'\"'\"'")
-    tmux.send(tmux.agent, f"export GATESH_SESSION={session}; for i in $(seq {times}); do "
-                          f"{sys.executable} -m gatesh -c '{q}'; echo \"rc-$GATESH_SESSION=$?\"; done; "
-                          "echo \"done-$GATESH_SESSION\"")
+    tmux.send(
+        tmux.agent,
+        f"export GATESH_SESSION={session}; for i in $(seq {times}); do "
+        f"{sys.executable} -m gatesh -c '{q}'; echo \"rc-$GATESH_SESSION=$?\"; done; "
+        'echo "done-$GATESH_SESSION"',
+    )
 
 
 def start_watcher(tmux: Tmux) -> None:
@@ -140,9 +185,12 @@ def test_rounds_live_prompt_and_once_no_always(world: tuple[Tmux, Path, Path]) -
     before = commits(repo)
     agent_runs(tmux, "s1")
     text = tmux.wait(tmux.person, PROMPT.pattern)
-    assert re.search(r"── session s1 · ~/repo ──\nThe agent is arguing with the rater: 1 round refused "
-                     r"\(1 of 3 in a row, 1 of 9 since a person was asked\)\n"
-                     r"Round 1: git reset --hard HEAD~1\n  rater, on the command alone: destructive", text)
+    assert re.search(
+        r"── session s1 · ~/repo ──\nThe agent is arguing with the rater: 1 round refused "
+        r"\(1 of 3 in a row, 1 of 9 since a person was asked\)\n"
+        r"Round 1: git reset --hard HEAD~1\n  rater, on the command alone: destructive",
+        text,
+    )
     assert re.search(r"Round 2: git reset --hard HEAD~1\n  rater: destructive", text)
     assert "a person is asked" in text and "Command: git reset --hard HEAD~1" in text
     assert "The argument so far: 3 rounds" in text
@@ -191,16 +239,21 @@ def test_human_verbs_are_refused_to_a_gated_session(world: tuple[Tmux, Path, Pat
     pending = re.findall(r"gatesh approve ([0-9a-f]{6})", agent)[-1]
     # The agent (GATESH_SESSION set in its shell) tries the human verbs itself: refused, exit 1.
     py = sys.executable
-    tmux.send(tmux.agent, f"{py} -m gatesh approve {pending}; echo rc-approve=$?; "
-                          f"{py} -m gatesh mandate please reset everything; echo rc-mandate=$?")
+    tmux.send(
+        tmux.agent,
+        f"{py} -m gatesh approve {pending}; echo rc-approve=$?; "
+        f"{py} -m gatesh mandate please reset everything; echo rc-mandate=$?",
+    )
     agent = tmux.wait(tmux.agent, r"rc-mandate=\d")
     assert "rc-approve=1" in agent and "rc-mandate=1" in agent
     assert "gatesh approve: the gate refused this" in agent
     assert "gatesh mandate: the gate refused this" in agent
     assert "gated session 'g1'" in agent
     # Through the gate itself it is an attack (S3.4), and nothing is approved either.
-    tmux.send(tmux.agent, f"export GATESH_SESSION=g2; {py} -m gatesh -c 'gatesh approve {pending}'; "
-                          "echo rc-gated=$?")
+    tmux.send(
+        tmux.agent,
+        f"export GATESH_SESSION=g2; {py} -m gatesh -c 'gatesh approve {pending}'; echo rc-gated=$?",
+    )
     assert "rc-gated=126" in tmux.wait(tmux.agent, r"rc-gated=\d+")
     assert commits(repo) == before
     # The pending escalation is untouched: the person's pane approves it, and the retry runs once.
@@ -217,7 +270,8 @@ def test_human_verbs_are_refused_to_a_gated_session(world: tuple[Tmux, Path, Pat
 
 
 def test_no_watcher_refuses_at_once_and_a_silent_watcher_after_the_timeout(
-        world: tuple[Tmux, Path, Path]) -> None:
+    world: tuple[Tmux, Path, Path],
+) -> None:
     tmux, repo, config = world
     config.write_text("[escalation]\ntimeout_s = 2\n")
     # 1. Nobody watching: refused at once (well before the timeout would have mattered).
@@ -266,8 +320,13 @@ def test_the_daemon_refuses_an_answer_not_offered(isolated_home: Path) -> None:
     agent: subprocess.Popen[str] | None = None
     sock = socket.socket(socket.AF_UNIX)
     try:
-        subprocess.run([sys.executable, "-m", "gatesh", "resume", "warm-up"], env=env, check=True,
-                       capture_output=True, timeout=60)  # starts the daemon
+        subprocess.run(
+            [sys.executable, "-m", "gatesh", "resume", "warm-up"],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )  # starts the daemon
         sock.connect(client.socket_path())
         f = sock.makefile("rw")
 
@@ -284,15 +343,35 @@ def test_the_daemon_refuses_an_answer_not_offered(isolated_home: Path) -> None:
         send({"v": 1, "hello": "watch", "pid": os.getpid()})
         send({"op": "subscribe", "id": 1})
         until(lambda m: m.get("re") == "subscribe")
-        agent = subprocess.Popen([sys.executable, "-m", "gatesh", "-c", "terraform destroy"],
-                                 env={**env, "GATESH_SESSION": "cat1"}, cwd=isolated_home,
-                                 stderr=subprocess.PIPE, text=True)
+        agent = subprocess.Popen(
+            [sys.executable, "-m", "gatesh", "-c", "terraform destroy"],
+            env={**env, "GATESH_SESSION": "cat1"},
+            cwd=isolated_home,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         ev = until(lambda m: m.get("event") == "escalation")
         assert ev["outcome"] == "catastrophic" and ev["choices"] == ["once", "no", "deny always"]
-        send({"op": "answer", "id": 2, "pending_id": ev["pending_id"], "answer": "always", "pid": os.getpid()})
+        send(
+            {
+                "op": "answer",
+                "id": 2,
+                "pending_id": ev["pending_id"],
+                "answer": "always",
+                "pid": os.getpid(),
+            }
+        )
         reply = until(lambda m: m.get("id") == 2)
         assert reply["ok"] is False and "not offered" in str(reply["error"])
-        send({"op": "answer", "id": 3, "pending_id": ev["pending_id"], "answer": "no", "pid": os.getpid()})
+        send(
+            {
+                "op": "answer",
+                "id": 3,
+                "pending_id": ev["pending_id"],
+                "answer": "no",
+                "pid": os.getpid(),
+            }
+        )
         assert until(lambda m: m.get("id") == 3)["ok"] is True
         _, err = agent.communicate(timeout=30)
         assert agent.returncode == 126 and "A person refused to run `terraform destroy`" in err

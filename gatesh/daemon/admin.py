@@ -67,9 +67,15 @@ def status_main(argv: list[str]) -> int:
     from gatesh.render import neutralise as n
     from gatesh.render import one_line
 
-    parser = argparse.ArgumentParser(prog="gatesh status", description="sessions, counters and the daemon's health")
+    parser = argparse.ArgumentParser(
+        prog="gatesh status", description="sessions, counters and the daemon's health"
+    )
     parser.add_argument("--json", action="store_true", help="print the raw status as JSON")
-    parser.add_argument("--all", action="store_true", help=f"list every session and escalation (default: newest {_SHOWN})")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"list every session and escalation (default: newest {_SHOWN})",
+    )
     args = parser.parse_args(argv)
     reply = _ask("status")
     paths = _paths.current()
@@ -77,7 +83,9 @@ def status_main(argv: list[str]) -> int:
         if args.json:
             print(json.dumps({"running": False, "socket": paths.socket}))
         else:
-            print(f"gatesh daemon: not running (socket {paths.socket}); it starts on the next gated command.")
+            print(
+                f"gatesh daemon: not running (socket {paths.socket}); it starts on the next gated command."
+            )
             print(f"audit log: {paths.audit_log}")
         return 1
     if args.json:
@@ -92,49 +100,86 @@ def status_main(argv: list[str]) -> int:
     d = reply["daemon"]
     watchers = int(reply.get("watchers") or 0)
     print(f"gatesh daemon {d['version']}: running, pid {d['pid']}, up {_duration(d['uptime_s'])}")
-    print(f"  watchers:   {watchers}" + ("" if watchers else "  (nobody is watching: escalations are refused at once)"))
+    print(
+        f"  watchers:   {watchers}"
+        + ("" if watchers else "  (nobody is watching: escalations are refused at once)")
+    )
     print(f"  rater:      {d.get('rater') or '?'}")
     print(f"  socket:     {d['socket']}")
     print(f"  audit log:  {d['audit_log']}")
     if d.get("audit_failures"):
-        print(f"  AUDIT WRITE FAILURES: {d['audit_failures']} (last: {n(str(d['audit_last_error']))}); "
-              "commands are refused until the log can be written")
+        print(
+            f"  AUDIT WRITE FAILURES: {d['audit_failures']} (last: {n(str(d['audit_last_error']))}); "
+            "commands are refused until the log can be written"
+        )
     if d.get("config_error"):
         print(f"  CONFIG ERROR (every command is refused until fixed): {n(str(d['config_error']))}")
     totals = reply.get("totals") or {}
     if totals:
-        order = [k for k in _ACTIONS if k in totals] + sorted(k for k in totals if k not in _ACTIONS)
-        print("  decisions:  " + ", ".join(f"{totals[k]} {k}" for k in order)
-              + f" (total {sum(v for k, v in totals.items() if k != 'audit_failed')})")
+        order = [k for k in _ACTIONS if k in totals] + sorted(
+            k for k in totals if k not in _ACTIONS
+        )
+        print(
+            "  decisions:  "
+            + ", ".join(f"{totals[k]} {k}" for k in order)
+            + f" (total {sum(v for k, v in totals.items() if k != 'audit_failed')})"
+        )
     sessions = sorted(reply.get("sessions") or [], key=lambda s: -s["last"])
     halted = [s for s in sessions if s["halted"]]
     print(f"\nsessions: {len(sessions)}" + (f", {len(halted)} HALTED" if halted else ""))
-    shown = sessions if args.all else sorted(sessions, key=lambda s: (not s["halted"], -s["last"]))[:_SHOWN]
+    shown = (
+        sessions
+        if args.all
+        else sorted(sessions, key=lambda s: (not s["halted"], -s["last"]))[:_SHOWN]
+    )
     for s in shown:
         c = s["counters"]
         # A session a mandate opened has no surface until its first command.
         surface = s.get("surface") or ("no command yet" if not s["checks"] else "?")
-        print(row(2, f"{s['session']}  ({surface}; {s['checks']} check{'' if s['checks'] == 1 else 's'}, "
-                     f"last {_ago(s['last'])})"))
+        print(
+            row(
+                2,
+                f"{s['session']}  ({surface}; {s['checks']} check{'' if s['checks'] == 1 else 's'}, "
+                f"last {_ago(s['last'])})",
+            )
+        )
         if s["halted"]:
             print(row(6, f"HALTED: {s['halt_reason']}"))
             print(f"      resume with: gatesh resume {n(str(s['session']))}")
         elif c.get("consecutive") or c.get("since_person"):
-            print(f"      arguing: {c.get('consecutive', 0)}/{c.get('consecutive_cap', 3)} rejections in a row, "
-                  f"{c.get('since_person', 0)}/{c.get('since_person_cap', 9)} since a person was reached")
+            print(
+                f"      arguing: {c.get('consecutive', 0)}/{c.get('consecutive_cap', 3)} rejections in a row, "
+                f"{c.get('since_person', 0)}/{c.get('since_person_cap', 9)} since a person was reached"
+            )
     if len(shown) < len(sessions):
         print(f"  … and {len(sessions) - len(shown)} more (gatesh status --all)")
-    pending = [p for p in reply.get("pending") or [] if p["state"] in ("waiting", "asking", "refused", "expired")]
+    pending = [
+        p
+        for p in reply.get("pending") or []
+        if p["state"] in ("waiting", "asking", "refused", "expired")
+    ]
     waiting = [p for p in pending if p["state"] in ("waiting", "asking")]
-    print(f"\nescalations open: {len(pending)}" + (f" ({len(waiting)} waiting for an answer now)" if waiting else ""))
+    print(
+        f"\nescalations open: {len(pending)}"
+        + (f" ({len(waiting)} waiting for an answer now)" if waiting else "")
+    )
     pending.sort(key=lambda p: -p["created"])
     for p in pending if args.all else pending[:_SHOWN]:
         kind = "halt" if p.get("kind") == "halt" else "escalation"
-        state = {"waiting": "waiting for a watcher", "asking": "asked at its own surface",
-                 "refused": "refused (nobody watching)",
-                 "expired": "refused (expired unanswered)" if p.get("ended") else
-                 "refused (nobody answered in time)"}[p["state"]]
-        print(row(2, f"{p['pending_id']}  {kind}, {state}, {_ago(p['created'])}; session {p['session']}"))
+        state = {
+            "waiting": "waiting for a watcher",
+            "asking": "asked at its own surface",
+            "refused": "refused (nobody watching)",
+            "expired": "refused (expired unanswered)"
+            if p.get("ended")
+            else "refused (nobody answered in time)",
+        }[p["state"]]
+        print(
+            row(
+                2,
+                f"{p['pending_id']}  {kind}, {state}, {_ago(p['created'])}; session {p['session']}",
+            )
+        )
         print(row(10, str(p["command"])))
         if p.get("ended"):
             print(row(10, str(p["ended"])))
@@ -169,19 +214,30 @@ def format_record(rec: dict[str, Any]) -> str:
     cascade = rec.get("cascade")
     if isinstance(cascade, dict):
         asked = "model asked" if cascade.get("model_asked") else "model not asked"
-        extra.append(f"cascade: {cascade.get('decided', '?')} decided, {asked} ({cascade.get('asked', '?')})")
+        extra.append(
+            f"cascade: {cascade.get('decided', '?')} decided, {asked} ({cascade.get('asked', '?')})"
+        )
     tail = f"  [{'; '.join(extra)}]" if extra else ""
-    return neutralise(f"{when}  {action:<8} {stage:<15} {outcome:<12} {session:<20} {command}{tail}")
+    return neutralise(
+        f"{when}  {action:<8} {stage:<15} {outcome:<12} {session:<20} {command}{tail}"
+    )
 
 
 def log_main(argv: list[str]) -> int:
     """Print the newest audit records (``-n``), optionally following new ones (``--follow``)."""
     parser = argparse.ArgumentParser(prog="gatesh log", description="read the audit log")
-    parser.add_argument("-n", type=int, default=20, metavar="N", help="how many of the newest records (default 20)")
-    parser.add_argument("-f", "--follow", action="store_true", help="keep printing records as they are written")
+    parser.add_argument(
+        "-n", type=int, default=20, metavar="N", help="how many of the newest records (default 20)"
+    )
+    parser.add_argument(
+        "-f", "--follow", action="store_true", help="keep printing records as they are written"
+    )
     parser.add_argument("--json", action="store_true", help="print the raw JSON lines")
-    parser.add_argument("--verify", action="store_true",
-                        help="check that no line was changed, removed or inserted (exit 1 if one was)")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="check that no line was changed, removed or inserted (exit 1 if one was)",
+    )
     args = parser.parse_args(argv)
     path = _paths.current().audit_log
     if args.verify:
@@ -219,9 +275,15 @@ def _verify(path: str, *, as_json: bool) -> int:
         print(json.dumps({**dataclasses.asdict(report), "ok": report.ok}))
     elif report.ok:
         span = f", seq {report.first_seq} to {report.last_seq}" if report.lines else ""
-        print(f"audit log intact: {report.lines} lines in {report.files} file"
-              f"{'s' if report.files != 1 else ''}{span}" + (
-                  f" (lines before seq {report.first_seq} were rotated away)" if report.first_seq > 1 else ""))
+        print(
+            f"audit log intact: {report.lines} lines in {report.files} file"
+            f"{'s' if report.files != 1 else ''}{span}"
+            + (
+                f" (lines before seq {report.first_seq} were rotated away)"
+                if report.first_seq > 1
+                else ""
+            )
+        )
     else:
         print(f"audit log tampered with: {neutralise(report.problem)}")
     return 0 if report.ok else 1
@@ -245,10 +307,18 @@ def dump_main(argv: list[str]) -> int:
     committed). ``README.txt`` lists what is not in it: optional parts that do not exist (no system
     or project config: normal) apart from parts that exist and could not be read.
     """
-    parser = argparse.ArgumentParser(prog="gatesh dump", description="write a debug archive (redacted)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="archive path (default STATE/gatesh/dumps/gatesh-dump-TIME.tar.gz)")
-    parser.add_argument("-n", type=int, default=500, metavar="N", help="audit records to include (default 500)")
+    parser = argparse.ArgumentParser(
+        prog="gatesh dump", description="write a debug archive (redacted)"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="archive path (default STATE/gatesh/dumps/gatesh-dump-TIME.tar.gz)",
+    )
+    parser.add_argument(
+        "-n", type=int, default=500, metavar="N", help="audit records to include (default 500)"
+    )
     args = parser.parse_args(argv)
     paths = _paths.current()
     if args.output:
@@ -263,8 +333,11 @@ def dump_main(argv: list[str]) -> int:
     # Config files, redacted. Each tier is optional.
     from gatesh.config import find_project_file
 
-    for label, path in (("system", paths.system_config), ("user", paths.user_config),
-                        ("project", find_project_file(os.getcwd()))):
+    for label, path in (
+        ("system", paths.system_config),
+        ("user", paths.user_config),
+        ("project", find_project_file(os.getcwd())),
+    ):
         if not path or not os.path.exists(path):
             absent.append(f"config/{label}.toml: there is no {label} config file (optional)")
             continue
@@ -275,7 +348,9 @@ def dump_main(argv: list[str]) -> int:
             unavailable.append(f"config/{label}.toml: unreadable ({exc})")
     # Recent audit lines (already redacted when written).
     recs = read_tail(paths.audit_log, max(0, args.n))
-    members["audit.jsonl"] = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs).encode()
+    members["audit.jsonl"] = "".join(
+        json.dumps(r, ensure_ascii=False) + "\n" for r in recs
+    ).encode()
     # The daemon: status and the model-call ring.
     status = _ask("status")
     if status is None:
@@ -284,12 +359,22 @@ def dump_main(argv: list[str]) -> int:
         members["status.json"] = _redact(json.dumps(status, indent=2, default=str)).encode()
         caps = _ask("captures")
         if caps is None or caps.get("captures") is None:
-            unavailable.append("captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer"))
+            unavailable.append(
+                "captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer")
+            )
         else:
-            members["captures.json"] = _redact(json.dumps(caps["captures"], indent=2, default=str)).encode()
-    members["versions.json"] = json.dumps({
-        "gatesh": __version__, "python": sys.version, "platform": platform.platform(),
-        "executable": sys.executable}, indent=2).encode()
+            members["captures.json"] = _redact(
+                json.dumps(caps["captures"], indent=2, default=str)
+            ).encode()
+    members["versions.json"] = json.dumps(
+        {
+            "gatesh": __version__,
+            "python": sys.version,
+            "platform": platform.platform(),
+            "executable": sys.executable,
+        },
+        indent=2,
+    ).encode()
     readme = ["gatesh debug archive (secrets redacted, home folded to ~).", ""]
     if unavailable:
         readme += ["Could not be included:", *(f"  {n}" for n in unavailable), ""]
@@ -304,6 +389,12 @@ def dump_main(argv: list[str]) -> int:
             info.mtime = int(time.time())
             info.mode = 0o600
             tar.addfile(info, io.BytesIO(data))
-    print(f"gatesh dump: wrote {out}"
-          + (f" ({len(unavailable)} part(s) could not be included: see README.txt)" if unavailable else ""))
+    print(
+        f"gatesh dump: wrote {out}"
+        + (
+            f" ({len(unavailable)} part(s) could not be included: see README.txt)"
+            if unavailable
+            else ""
+        )
+    )
     return 0

@@ -161,14 +161,24 @@ class Backends:
         try:
             self.rater = make_rater(config)
         except Exception as exc:
-            self._fail(ConfigError(self.paths.user_config, "rater",
-                                   f"the rater could not be built: {type(exc).__name__}: {exc}"))
+            self._fail(
+                ConfigError(
+                    self.paths.user_config,
+                    "rater",
+                    f"the rater could not be built: {type(exc).__name__}: {exc}",
+                )
+            )
             return
         try:
             self.checker = make_checker(config)
         except Exception as exc:
-            self._fail(ConfigError(self.paths.user_config, "alignment",
-                                   f"the alignment checker could not be built: {type(exc).__name__}: {exc}"))
+            self._fail(
+                ConfigError(
+                    self.paths.user_config,
+                    "alignment",
+                    f"the alignment checker could not be built: {type(exc).__name__}: {exc}",
+                )
+            )
             return
         self.error, self._error_exc = "", None
         self.local = self.rater.name == "builtin" and self.checker.name == "builtin"
@@ -204,8 +214,15 @@ class Backends:
 
     def decide(self, command: str, cwd: str, config: Config, state: SessionState) -> Decision:
         """The pipeline's decision with this daemon's backends (pure: ``state`` is only read)."""
-        return decide(command, cwd=cwd, config=config, session=state, rater=self.rater,
-                      checker=self.checker, paths=self.paths)
+        return decide(
+            command,
+            cwd=cwd,
+            config=config,
+            session=state,
+            rater=self.rater,
+            checker=self.checker,
+            paths=self.paths,
+        )
 
     def health_notice(self) -> str | None:
         """The rater's one-line notice after repeated model failures (S4), once."""
@@ -249,9 +266,15 @@ def cleaned(text: str) -> str:
 
 def round_event(r: Round) -> dict[str, Any]:
     """A round of the argument as an event carries it (text fields cleaned)."""
-    return {"command": cleaned(r.command), "justification": cleaned(r.justification),
-            "outcome": r.outcome.value, "reason": cleaned(r.reason), "remedy": cleaned(r.remedy),
-            "passed": r.passed, "suggestion": cleaned(r.suggestion)}
+    return {
+        "command": cleaned(r.command),
+        "justification": cleaned(r.justification),
+        "outcome": r.outcome.value,
+        "reason": cleaned(r.reason),
+        "remedy": cleaned(r.remedy),
+        "passed": r.passed,
+        "suggestion": cleaned(r.suggestion),
+    }
 
 
 # Observations kept for a watcher who attaches later: far more sessions than end unwatched

@@ -35,8 +35,14 @@ from typing import Any, Final, Generic, TypeVar
 
 from gatesh._errors import Abandoned
 
-__all__ = ["LOCAL_DEADLINE_S", "Abandoned", "DecisionPool", "Overrun", "arm_loop_watchdog",
-           "model_deadline"]
+__all__ = [
+    "LOCAL_DEADLINE_S",
+    "Abandoned",
+    "DecisionPool",
+    "Overrun",
+    "arm_loop_watchdog",
+    "model_deadline",
+]
 
 T = TypeVar("T")
 
@@ -95,8 +101,14 @@ class DecisionPool:
     def _new(self) -> ThreadPoolExecutor:
         return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="gatesh-decide")
 
-    async def run(self, fn: Callable[..., T], *args: Any, deadline: float,
-                  on_wait: Callable[[], None] | None = None, wait_step: float = 10.0) -> T | Overrun:
+    async def run(
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        deadline: float,
+        on_wait: Callable[[], None] | None = None,
+        wait_step: float = 10.0,
+    ) -> T | Overrun:
         """``fn(*args)`` in a worker; its result, or Overrun after ``deadline`` seconds.
 
         ``on_wait`` is called every ``wait_step`` seconds while it runs (the heartbeat that tells
@@ -145,8 +157,12 @@ class DecisionPool:
         if job.thread is not None and job.thread.ident is not None:
             _raise_in(job.thread.ident, Abandoned)
         self.abandoned.append(job)
-        print(f"gatesh daemon: a decision passed its deadline; its worker was abandoned "
-              f"({self.overruns} so far)", file=sys.stderr, flush=True)
+        print(
+            f"gatesh daemon: a decision passed its deadline; its worker was abandoned "
+            f"({self.overruns} so far)",
+            file=sys.stderr,
+            flush=True,
+        )
         # 3. Later: count the workers that did not stop.
         threading.Timer(STUCK_GRACE_S, self._count_stuck).start()
 

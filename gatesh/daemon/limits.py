@@ -22,8 +22,16 @@ import sys
 from collections.abc import Iterable
 from typing import Final, Protocol, TypeVar
 
-__all__ = ["HELLO_TIMEOUT_S", "IDLE_S", "MAX_CONNECTIONS", "ROLE_CAPS", "Flood", "pick_evictee",
-           "raise_fd_limit", "role_full"]
+__all__ = [
+    "HELLO_TIMEOUT_S",
+    "IDLE_S",
+    "MAX_CONNECTIONS",
+    "ROLE_CAPS",
+    "Flood",
+    "pick_evictee",
+    "raise_fd_limit",
+    "role_full",
+]
 
 # Far above what one user's agents open at once (32 sessions x a few connections); each idle
 # connection costs a file descriptor and a few KiB.
@@ -82,13 +90,20 @@ class Flood:
         self.evicted += 1
         if not self.active:
             self.active = True
-            print(f"gatesh daemon: {count} connections open (the limit is {MAX_CONNECTIONS}); closing "
-                  "the longest-idle ones for new clients (said once per flood)", file=sys.stderr, flush=True)
+            print(
+                f"gatesh daemon: {count} connections open (the limit is {MAX_CONNECTIONS}); closing "
+                "the longest-idle ones for new clients (said once per flood)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def settle(self, count: int) -> None:
         if self.active and count < MAX_CONNECTIONS // 2:
-            print(f"gatesh daemon: connection flood over ({self.evicted} idle connections closed)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"gatesh daemon: connection flood over ({self.evicted} idle connections closed)",
+                file=sys.stderr,
+                flush=True,
+            )
             self.active = False
             self.evicted = 0
 

@@ -68,8 +68,13 @@ def info(pid: int) -> ProcInfo | None:
     comm = raw[lpar + 1 : rpar].decode("utf-8", "replace")
     rest = raw[rpar + 2 :].split()
     try:
-        return ProcInfo(pid=pid, ppid=int(rest[1]), comm=comm, start=int(rest[19]),
-                        state=rest[0].decode("ascii", "replace"))
+        return ProcInfo(
+            pid=pid,
+            ppid=int(rest[1]),
+            comm=comm,
+            start=int(rest[19]),
+            state=rest[0].decode("ascii", "replace"),
+        )
     except (IndexError, ValueError):
         return None
 
@@ -182,7 +187,11 @@ class GatedRegistry:
 
     def prune(self) -> None:
         """Drop entries whose process is gone (caller may hold the lock; it is re-entrant-safe)."""
-        alive = {k: v for k, v in self._gated.items() if (p := info(k[0])) is not None and p.start == k[1]}
+        alive = {
+            k: v
+            for k, v in self._gated.items()
+            if (p := info(k[0])) is not None and p.start == k[1]
+        }
         if len(alive) > self.LIMIT:  # still too many live ones: keep the newest
             alive = dict(list(alive.items())[-self.LIMIT // 2 :])
         self._gated = alive

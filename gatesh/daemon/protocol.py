@@ -179,9 +179,9 @@ OPS: Final = frozenset(Op)
 
 def encode(message: dict[str, Any]) -> bytes:
     """One wire line: compact JSON, UTF-8 (non-ASCII kept), newline-terminated."""
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode(
-        "utf-8", "surrogatepass"
-    )
+    return (
+        json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+    ).encode("utf-8", "surrogatepass")
 
 
 def decode(line: bytes) -> dict[str, Any]:
@@ -223,7 +223,13 @@ def _depth(text: str) -> int:
 
 def refusal_fields(message: str) -> dict[str, Any]:
     """The fields that make any reply read as a refusal to a check client."""
-    return {"action": "refuse", "exit": EXIT_REFUSED, "message": message, "pending_id": "", "notice": ""}
+    return {
+        "action": "refuse",
+        "exit": EXIT_REFUSED,
+        "message": message,
+        "pending_id": "",
+        "notice": "",
+    }
 
 
 def error_reply(op: str | None, error: str, request_id: Any = None) -> dict[str, Any]:
@@ -237,8 +243,14 @@ def error_reply(op: str | None, error: str, request_id: Any = None) -> dict[str,
     return reply
 
 
-def field(message: dict[str, Any], name: str, kind: type | tuple[type, ...], *, required: bool = True,
-          default: Any = None) -> Any:
+def field(
+    message: dict[str, Any],
+    name: str,
+    kind: type | tuple[type, ...],
+    *,
+    required: bool = True,
+    default: Any = None,
+) -> Any:
     """``message[name]`` checked against ``kind``; ProtocolError names the field when it is wrong."""
     if name not in message or message[name] is None:
         if required:

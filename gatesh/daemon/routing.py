@@ -51,7 +51,9 @@ def session_field(msg: dict[str, Any], *, required: bool = False) -> str:
     """The request's ``session`` field, checked (ProtocolError names what is wrong)."""
     sid = P.field(msg, "session", str, required=required, default="")
     if len(sid) > SESSION_MAX_CHARS or any(ord(c) < 32 for c in sid):
-        raise ProtocolError(f"field 'session' must be at most {SESSION_MAX_CHARS} printable characters")
+        raise ProtocolError(
+            f"field 'session' must be at most {SESSION_MAX_CHARS} printable characters"
+        )
     return str(sid)
 
 
@@ -86,7 +88,9 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
             harness, p = procs.harness_session(conn.pid)
             conn.harness = (harness, (p.pid, p.start) if p is not None else None)
         sid, anchor = conn.harness
-    if conn.gated_as != sid and surface not in _HANDS_OFF:  # the client becomes the command's shell: gated
+    if (
+        conn.gated_as != sid and surface not in _HANDS_OFF
+    ):  # the client becomes the command's shell: gated
         # Registered right after this task step (the reply is sent first): the loop runs the
         # callback before it handles any connection that arrives later, so nothing the command
         # starts can ask for a human-only verb before its shell is known to be gated (S9.5).
@@ -96,7 +100,9 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         conn.gated_as = sid
     sess, new = d.sessions.get(sid, anchor=anchor, surface=surface)
     if new:
-        d.events.publish("session_start", sid, anchor=anchor[0] if anchor else None, surface=surface)
+        d.events.publish(
+            "session_start", sid, anchor=anchor[0] if anchor else None, surface=surface
+        )
     sess.checks += 1
     sess.last = time.time()
     if operator == "person":
@@ -107,13 +113,27 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         config = d.backends.config_for(cwd)
     except ConfigError as exc:
         decision = decide_without_config(command, cwd=cwd, error=str(exc))
-        done = finish(decision, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
-                      audit=d.audit_pipe)
+        done = finish(
+            decision,
+            state=sess.state,
+            reach=Reach.NOBODY,
+            where=where,
+            book=d.book,
+            audit=d.audit_pipe,
+        )
         return reply(d, sess, done, where)
     if cannot_run:  # the client cannot run it (its shell is missing): refused, undecided, audited
-        decision = failed_decision(command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run))
-        done = finish(decision, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
-                      audit=d.audit_pipe)
+        decision = failed_decision(
+            command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run)
+        )
+        done = finish(
+            decision,
+            state=sess.state,
+            reach=Reach.NOBODY,
+            where=where,
+            book=d.book,
+            audit=d.audit_pipe,
+        )
         return reply(d, sess, done, where)
     expire_stale_asks(d, float(config.escalation.timeout_s))
     async with sess.lock:
@@ -128,7 +148,9 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         who = reach(d, can_ask, sess.state.person_operated)
         if who is Reach.SURFACE and decision.action in (Action.ESCALATE, Action.HALT):
             where = Where(sid, conn.pid, cwd, surface, holder=holder(conn, surface))
-        done = finish(decision, state=sess.state, reach=who, where=where, book=d.book, audit=d.audit_pipe)
+        done = finish(
+            decision, state=sess.state, reach=who, where=where, book=d.book, audit=d.audit_pipe
+        )
         _announce(d, sess, done, where, float(config.escalation.timeout_s))
         # 6. A watcher is asked: wait for the answer (or the timeout), then finish with it.
         if done.waiting and done.pending is not None:
@@ -137,8 +159,12 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         # These stages end no argument: bypass and boilerplate are not rated; a command a person
         # approved (approved-id) runs by their ruling, which is shown as such, not as the rater's pass.
         quiet = (Stage.BYPASS, Stage.HARNESS, Stage.APPROVED_ID)
-        ends = (done.action is Action.ALLOW and bool(open_rounds) and done.decision.stage not in quiet
-                and not done.answer)  # a person's answer is their ruling, not the rater's pass
+        ends = (
+            done.action is Action.ALLOW
+            and bool(open_rounds)
+            and done.decision.stage not in quiet
+            and not done.answer
+        )  # a person's answer is their ruling, not the rater's pass
         if ends:
             _publish_passed(d, sess, done.decision, open_rounds, cwd)
         answer = reply(d, sess, done, where)
@@ -162,9 +188,18 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
         return
     for p in d.book.orphaned(lambda h: procs.is_running(h.pid, h.start), asking):
         h = p.holder
-        why = (f"its harness {h.name} (pid {h.pid}) exited before a person answered" if h is not None
-               else "its harness exited before a person answered")
-        expire_ask(p, where=Where(p.session, None, p.cwd, p.surface), book=d.book, audit=d.audit_pipe, why=why)
+        why = (
+            f"its harness {h.name} (pid {h.pid}) exited before a person answered"
+            if h is not None
+            else "its harness exited before a person answered"
+        )
+        expire_ask(
+            p,
+            where=Where(p.session, None, p.cwd, p.surface),
+            book=d.book,
+            audit=d.audit_pipe,
+            why=why,
+        )
         d.events.publish("expired", p.session, pending_id=p.id, why=why)
     if timeout is None:
         try:
@@ -174,7 +209,9 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
     now = time.time()
     for p in asking:
         if p.state is PendingState.ASKING and now - p.created >= timeout:
-            expire_ask(p, where=Where(p.session, None, p.cwd, "gatesh"), book=d.book, audit=d.audit_pipe)
+            expire_ask(
+                p, where=Where(p.session, None, p.cwd, "gatesh"), book=d.book, audit=d.audit_pipe
+            )
             d.events.publish("expired", p.session, pending_id=p.id)
 
 
@@ -184,7 +221,11 @@ def approval_hold_s(done: Finished, *, ends_argument: bool, watched: bool) -> fl
     the rater refused — stays on a watched screen :data:`NEGOTIATED_APPROVAL_COOLDOWN_S` first, so
     it is its own visible event rather than scrolled away by the command's output. Headless: 0."""
     negotiated = ends_argument or done.decision.stage is Stage.ALIGNMENT
-    return NEGOTIATED_APPROVAL_COOLDOWN_S if watched and negotiated and done.action is Action.ALLOW else 0.0
+    return (
+        NEGOTIATED_APPROVAL_COOLDOWN_S
+        if watched and negotiated and done.action is Action.ALLOW
+        else 0.0
+    )
 
 
 # Surfaces whose client answers an ask and exits, leaving the question to its harness's prompt.
@@ -206,7 +247,9 @@ def holder(conn: Conn, surface: str) -> Holder | None:
     return Holder(p.pid, p.start, p.comm) if p is not None and p.pid > 1 else None
 
 
-async def _decide(d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session) -> Decision:
+async def _decide(
+    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session
+) -> Decision:
     """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds).
 
     Always off the event loop, with a hard deadline (:mod:`gatesh.daemon.deadline`): one input
@@ -217,9 +260,16 @@ async def _decide(d: Daemon, conn: Conn, command: str, cwd: str, config: Config,
         limit = LOCAL_DEADLINE_S
     else:
         limit = model_deadline(float(config.rater.timeout_s), float(config.alignment.timeout_s))
-    got = await d.decisions.run(d.backends.decide, command, cwd, config, sess.state, deadline=limit,
-                                on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
-                                wait_step=P.HEARTBEAT_S)
+    got = await d.decisions.run(
+        d.backends.decide,
+        command,
+        cwd,
+        config,
+        sess.state,
+        deadline=limit,
+        on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
+        wait_step=P.HEARTBEAT_S,
+    )
     if isinstance(got, Overrun):
         reason = f"unreadable: the command took too long to read (over {got.seconds:g} s)"
         return failed_decision(command, reason, messages.error(reason), unreadable=reason)
@@ -232,32 +282,55 @@ def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: f
     decision = done.decision
     if decision.action is Action.HALT:
         asked = p is not None
-        d.events.publish("halt", sess.id, cwd=fold_home(where.cwd), reason=fold_home(sess.state.halt_reason),
-                         command=cleaned(decision.facts.text), pending_id=p.id if p is not None else "",
-                         choices=[Answer.RUN_ANYWAY.value] if asked else [],
-                         timeout_s=timeout if d.events.watchers else None)
+        d.events.publish(
+            "halt",
+            sess.id,
+            cwd=fold_home(where.cwd),
+            reason=fold_home(sess.state.halt_reason),
+            command=cleaned(decision.facts.text),
+            pending_id=p.id if p is not None else "",
+            choices=[Answer.RUN_ANYWAY.value] if asked else [],
+            timeout_s=timeout if d.events.watchers else None,
+        )
     elif decision.action is Action.ESCALATE and p is not None:
         rounds = decision.rounds
-        d.events.publish("escalation", sess.id, pending_id=p.id, kind=p.kind.value, cwd=fold_home(where.cwd),
-                         command=cleaned(decision.facts.text), stage=decision.stage.value,
-                         asking=p.state is PendingState.ASKING, surface=p.surface,
-                         outcome=decision.outcome.value if decision.outcome else None,
-                         reason=cleaned(decision.reason), remedy=cleaned(decision.remedy),
-                         to_person_reason=cleaned(p.reason), rounds=[round_event(r) for r in rounds],
-                         transcript=cleaned(messages.rounds_of(rounds) if rounds else ""),
-                         choices=[c.value for c in choices(decision)], timeout_s=timeout,
-                         entry=entry_pattern(decision))
+        d.events.publish(
+            "escalation",
+            sess.id,
+            pending_id=p.id,
+            kind=p.kind.value,
+            cwd=fold_home(where.cwd),
+            command=cleaned(decision.facts.text),
+            stage=decision.stage.value,
+            asking=p.state is PendingState.ASKING,
+            surface=p.surface,
+            outcome=decision.outcome.value if decision.outcome else None,
+            reason=cleaned(decision.reason),
+            remedy=cleaned(decision.remedy),
+            to_person_reason=cleaned(p.reason),
+            rounds=[round_event(r) for r in rounds],
+            transcript=cleaned(messages.rounds_of(rounds) if rounds else ""),
+            choices=[c.value for c in choices(decision)],
+            timeout_s=timeout,
+            entry=entry_pattern(decision),
+        )
 
 
-async def _wait(d: Daemon, conn: Conn, sess: Session, p: Pending, where: Where, config: Config) -> Finished:
+async def _wait(
+    d: Daemon, conn: Conn, sess: Session, p: Pending, where: Where, config: Config
+) -> Finished:
     """Wait for a watcher's ruling on ``p`` and finish the check with it (S7, S3.7)."""
     future: asyncio.Future[Ruling] = asyncio.get_running_loop().create_future()
     d.waiting[p.id] = future
     try:
-        conn.send({"re": "check", "interim": "waiting", "pending_id": p.id, "message": messages.waiting()})
+        conn.send(
+            {"re": "check", "interim": "waiting", "pending_id": p.id, "message": messages.waiting()}
+        )
         await conn.drain()
         try:
-            ruling: Ruling | None = await _await_person(conn, future, float(config.escalation.timeout_s))
+            ruling: Ruling | None = await _await_person(
+                conn, future, float(config.escalation.timeout_s)
+            )
         except TimeoutError:
             ruling = None
         except Withdrawn:
@@ -277,8 +350,16 @@ async def _wait(d: Daemon, conn: Conn, sess: Session, p: Pending, where: Where, 
     # this exact command through once (never a hardline one). The halt stays.
     with running_anyway(sess.state, p):
         again = await _decide(d, conn, p.command, where.cwd, config, sess)
-        return finish(again, state=sess.state, reach=Reach.NOBODY, where=where, book=d.book,
-                      audit=d.audit_pipe, pending_id=p.id, answer=done.answer)
+        return finish(
+            again,
+            state=sess.state,
+            reach=Reach.NOBODY,
+            where=where,
+            book=d.book,
+            audit=d.audit_pipe,
+            pending_id=p.id,
+            answer=done.answer,
+        )
 
 
 class Withdrawn(GateshError):
@@ -302,8 +383,9 @@ async def _await_person(conn: Conn, future: asyncio.Future[Ruling], timeout: flo
             if left <= 0:
                 raise TimeoutError
             watched: set[asyncio.Future[Any]] = {future} if gone is None else {future, gone}
-            done, _ = await asyncio.wait(watched, timeout=min(left, P.HEARTBEAT_S),
-                                         return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                watched, timeout=min(left, P.HEARTBEAT_S), return_when=asyncio.FIRST_COMPLETED
+            )
             if future in done:
                 return future.result()
             if gone is not None and gone in done:
@@ -340,29 +422,68 @@ def reply(d: Daemon, sess: Session, done: Finished, where: Where) -> dict[str, A
 
 def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) -> None:
     decision, where_cwd = done.decision, fold_home(where.cwd)
-    if decision.action is Action.REJECT and decision.rounds and done.action is Action.REJECT and not done.answer:
+    if (
+        decision.action is Action.REJECT
+        and decision.rounds
+        and done.action is Action.REJECT
+        and not done.answer
+    ):
         n = len(decision.rounds)
-        d.events.publish("round", sess.id, cwd=where_cwd, number=n, total=n,
-                         round=round_event(decision.rounds[-1]), ends=None, counters=decision.counters)
-    d.events.publish("decision", sess.id, cwd=where_cwd, command=cleaned(decision.facts.text),
-                     surface=where.surface, action=done.action.value, stage=decision.stage.value,
-                     outcome=decision.outcome.value if decision.outcome else None,
-                     reason=cleaned(decision.reason), remedy=cleaned(decision.remedy), rule_id=decision.rule_id,
-                     rung=decision.rung.value, counters=decision.counters, notice=cleaned(decision.notice),
-                     pending_id=done.pending_id, answer=done.answer)
+        d.events.publish(
+            "round",
+            sess.id,
+            cwd=where_cwd,
+            number=n,
+            total=n,
+            round=round_event(decision.rounds[-1]),
+            ends=None,
+            counters=decision.counters,
+        )
+    d.events.publish(
+        "decision",
+        sess.id,
+        cwd=where_cwd,
+        command=cleaned(decision.facts.text),
+        surface=where.surface,
+        action=done.action.value,
+        stage=decision.stage.value,
+        outcome=decision.outcome.value if decision.outcome else None,
+        reason=cleaned(decision.reason),
+        remedy=cleaned(decision.remedy),
+        rule_id=decision.rule_id,
+        rung=decision.rung.value,
+        counters=decision.counters,
+        notice=cleaned(decision.notice),
+        pending_id=done.pending_id,
+        answer=done.answer,
+    )
     if decision.notice and done.action is Action.ALLOW:
         d.events.publish("notice", sess.id, text=cleaned(decision.notice))
 
 
-def _publish_passed(d: Daemon, sess: Session, decision: Decision, open_rounds: tuple[Round, ...], cwd: str) -> None:
+def _publish_passed(
+    d: Daemon, sess: Session, decision: Decision, open_rounds: tuple[Round, ...], cwd: str
+) -> None:
     """An allowed command ends an open argument: "agreed" when it is a command the rater refused in
     any round of it, "accepted" when it is another (S8.2)."""
     last = open_rounds[-1]
     ends = pass_label((r.command for r in open_rounds), decision.facts.text).lower()
-    passed = Round(command=decision.facts.text, justification=decision.facts.justification,
-                   outcome=decision.outcome or last.outcome, reason=decision.reason, passed=True)
-    d.events.publish("round", sess.id, cwd=fold_home(cwd), number=len(open_rounds) + 1,
-                     total=len(open_rounds) + 1, round=round_event(passed), ends=ends)
+    passed = Round(
+        command=decision.facts.text,
+        justification=decision.facts.justification,
+        outcome=decision.outcome or last.outcome,
+        reason=decision.reason,
+        passed=True,
+    )
+    d.events.publish(
+        "round",
+        sess.id,
+        cwd=fold_home(cwd),
+        number=len(open_rounds) + 1,
+        total=len(open_rounds) + 1,
+        round=round_event(passed),
+        ends=ends,
+    )
 
 
 def pending_event(p: Pending) -> dict[str, Any]:
@@ -371,9 +492,13 @@ def pending_event(p: Pending) -> dict[str, Any]:
     if p.decision is not None:
         d = p.decision
         # The whole escalation, as the watchers attached when it was asked saw it (S7).
-        extra = {"outcome": d.outcome.value if d.outcome else None, "stage": d.stage.value,
-                 "rating": cleaned(d.reason), "remedy": cleaned(d.remedy),
-                 "rounds": [round_event(r) for r in d.rounds],
-                 "choices": [c.value for c in choices(d)], "entry": entry_pattern(d)}
+        extra = {
+            "outcome": d.outcome.value if d.outcome else None,
+            "stage": d.stage.value,
+            "rating": cleaned(d.reason),
+            "remedy": cleaned(d.remedy),
+            "rounds": [round_event(r) for r in d.rounds],
+            "choices": [c.value for c in choices(d)],
+            "entry": entry_pattern(d),
+        }
     return p.summary() | {"command": cleaned(p.command), "cwd": fold_home(p.cwd)} | extra
-

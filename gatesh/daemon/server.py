@@ -76,7 +76,9 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
     d.conns.add(conn)
     try:
         if len(d.conns) > MAX_CONNECTIONS:
-            conn.send(P.error_reply(None, "too many connections (every one is answering a request)"))
+            conn.send(
+                P.error_reply(None, "too many connections (every one is answering a request)")
+            )
             return
         # 1. The hello.
         try:
@@ -93,14 +95,23 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
             conn.send(P.error_reply(None, str(exc)))
             return
         # 2. The peer's uid.
-        if conn.uid != os.getuid() and not (conn.uid in d.backends.watchers and role in P.WATCHER_ROLES):
+        if conn.uid != os.getuid() and not (
+            conn.uid in d.backends.watchers and role in P.WATCHER_ROLES
+        ):
             conn.send(P.error_reply(None, f"uid {conn.uid} may not use this daemon"))
             return
-        if limits.role_full((c for c in d.conns if c is not conn), role.value):  # counted only for a capped role
+        if limits.role_full(
+            (c for c in d.conns if c is not conn), role.value
+        ):  # counted only for a capped role
             conn.send(P.error_reply(None, f"too many {role.value} connections"))
             return
         conn.role = role
-        welcome = {"v": P.VERSION, "welcome": role, "daemon_pid": os.getpid(), "version": __version__}
+        welcome = {
+            "v": P.VERSION,
+            "welcome": role,
+            "daemon_pid": os.getpid(),
+            "version": __version__,
+        }
         if conn.request_follows:  # the client reads it with the first reply (protocol step 2)
             conn.hold(welcome)
         else:
@@ -163,11 +174,15 @@ def _hello(conn: Conn, line: bytes) -> P.Role:
     version = hello.get("v")
     role = hello.get("hello")
     if version != P.VERSION:
-        raise ProtocolError(f"unsupported protocol version {version!r} (this daemon speaks {P.VERSION})")
+        raise ProtocolError(
+            f"unsupported protocol version {version!r} (this daemon speaks {P.VERSION})"
+        )
     if not isinstance(role, str) or role not in P.ROLES:
         raise ProtocolError(f"unknown role {role!r}")
     claimed = hello.get("pid")
-    conn.claimed_pid = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+    conn.claimed_pid = (
+        claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+    )
     conn.request_follows = hello.get("request_follows") is True
     return P.Role(role)
 
@@ -188,7 +203,15 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
         if op in P.HUMAN_OPS or op is P.Op.END:
             why = await human_refusal(d, conn, msg)
             if why:
-                conn.send({"re": op.value, "id": rid, "ok": False, "refused": True, "error": f"refused: {why}"})
+                conn.send(
+                    {
+                        "re": op.value,
+                        "id": rid,
+                        "ok": False,
+                        "refused": True,
+                        "error": f"refused: {why}",
+                    }
+                )
                 return
         reply = await HANDLERS[op](d, conn, msg)
         reply.setdefault("ok", True)
@@ -200,7 +223,9 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
         conn.send(P.error_reply(op.value if op else None, str(exc), rid))
     except Exception as exc:  # an internal error: a refusal, never a crash
         traceback.print_exc(file=sys.stderr)
-        reply = P.error_reply(op.value if op else None, f"internal error: {type(exc).__name__}: {exc}", rid)
+        reply = P.error_reply(
+            op.value if op else None, f"internal error: {type(exc).__name__}: {exc}", rid
+        )
         reply["message"] = messages.error(f"{type(exc).__name__}: {exc}")
         conn.send(reply)
 
@@ -250,15 +275,28 @@ def end_session(d: Daemon, sid: str) -> str | None:
         return None
     counters = sess.state.negotiation.counters()
     # Escalations no person ruled on: still asked, or refused with nobody watching (approvable).
-    unanswered = sum(1 for p in d.book.pending.values() if p.session == sid and p.state in UNANSWERED)
+    unanswered = sum(
+        1 for p in d.book.pending.values() if p.session == sid and p.state in UNANSWERED
+    )
     obs = session_end_observation(counters, unanswered, session=sid)
     text = obs.text if obs is not None and d.observed.first_time(obs) else None
     if text is not None:
         with contextlib.suppress(AuditError):
-            d.audit_pipe.append({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "ts": round(time.time(), 3),
-                                 "session": cleaned(sid), "pid": None, "cwd": "", "surface": "gatesh",
-                                 "command": "", "action": "observation", "stage": "session-end",
-                                 "observation": text, "negotiation": counters})
+            d.audit_pipe.append(
+                {
+                    "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    "ts": round(time.time(), 3),
+                    "session": cleaned(sid),
+                    "pid": None,
+                    "cwd": "",
+                    "surface": "gatesh",
+                    "command": "",
+                    "action": "observation",
+                    "stage": "session-end",
+                    "observation": text,
+                    "negotiation": counters,
+                }
+            )
         if not d.events.watchers:
             d.unseen.append({"session": cleaned(sid), "observation": text, "counters": counters})
     d.events.publish("session_end", sid, observation=text, counters=counters)
@@ -294,18 +332,30 @@ async def op_status(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any
 def status(d: Daemon) -> dict[str, Any]:
     b = d.backends
     return {
-        "daemon": {"pid": os.getpid(), "version": __version__, "started": round(d.started, 3),
-                   "uptime_s": round(time.time() - d.started, 1), "socket": d.paths.socket,
-                   "audit_log": d.audit.path, "audit_failures": d.audit.failures,
-                   "audit_last_error": d.audit.last_error, "config_error": b.error,
-                   "rater": b.rater.name if b.rater is not None else "",
-                   "connections": len(d.conns), "gated_pids": len(d.registry)},
-        "sessions": [s.summary() | {"halt_reason": fold_home(s.state.halt_reason)}
-                     for s in d.sessions.sessions.values()],
+        "daemon": {
+            "pid": os.getpid(),
+            "version": __version__,
+            "started": round(d.started, 3),
+            "uptime_s": round(time.time() - d.started, 1),
+            "socket": d.paths.socket,
+            "audit_log": d.audit.path,
+            "audit_failures": d.audit.failures,
+            "audit_last_error": d.audit.last_error,
+            "config_error": b.error,
+            "rater": b.rater.name if b.rater is not None else "",
+            "connections": len(d.conns),
+            "gated_pids": len(d.registry),
+        },
+        "sessions": [
+            s.summary() | {"halt_reason": fold_home(s.state.halt_reason)}
+            for s in d.sessions.sessions.values()
+        ],
         # Commands redacted and home-folded, as everywhere a person reads them (S13, S15).
-        "pending": [p.summary() | {"command": cleaned(p.command), "cwd": fold_home(p.cwd),
-                                   "reason": cleaned(p.reason)}
-                    for p in d.book.pending.values()],
+        "pending": [
+            p.summary()
+            | {"command": cleaned(p.command), "cwd": fold_home(p.cwd), "reason": cleaned(p.reason)}
+            for p in d.book.pending.values()
+        ],
         "watchers": d.events.watchers,
         "totals": dict(d.totals),
     }
@@ -354,9 +404,13 @@ async def op_subscribe(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, 
     if conn.is_watcher:  # said once: to the first watcher who attaches after them
         unseen = list(d.unseen)
         d.unseen.clear()
-    return {"subscribed": True, "watcher": conn.is_watcher, "observations": unseen,
-            "sessions": [s.summary() for s in d.sessions.sessions.values()],
-            "pending": [routing.pending_event(p) for p in d.book.pending.values() if p.state in OPEN]}
+    return {
+        "subscribed": True,
+        "watcher": conn.is_watcher,
+        "observations": unseen,
+        "sessions": [s.summary() for s in d.sessions.sessions.values()],
+        "pending": [routing.pending_event(p) for p in d.book.pending.values() if p.state in OPEN],
+    }
 
 
 # Every op's handler (typed dispatch: an op without one is a type error, not a runtime probe).
@@ -386,9 +440,13 @@ def ensure_runtime_dir(path: str, *, shared: bool = False) -> None:
     os.makedirs(path, mode=0o700, exist_ok=True)
     st = os.lstat(path)  # a symbolic link is never the folder, wherever it points
     if not stat.S_ISDIR(st.st_mode):
-        raise SystemExit(f"gatesh daemon: {path} is not a folder (a link or a file); refusing to use it")
+        raise SystemExit(
+            f"gatesh daemon: {path} is not a folder (a link or a file); refusing to use it"
+        )
     if st.st_uid != os.getuid():
-        raise SystemExit(f"gatesh daemon: {path} belongs to uid {st.st_uid}, not to you; refusing to use it")
+        raise SystemExit(
+            f"gatesh daemon: {path} belongs to uid {st.st_uid}, not to you; refusing to use it"
+        )
     want = 0o711 if shared else 0o700
     if st.st_mode & 0o777 != want:
         os.chmod(path, want)
@@ -439,11 +497,13 @@ async def serve(daemon: Daemon, sock: socket.socket) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, daemon.stopping.set)
+
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await handle(daemon, reader, writer)
 
-    server = await asyncio.start_unix_server(on_connect, sock=sock, limit=P.MAX_LINE + 2,
-                                             backlog=limits.MAX_CONNECTIONS)
+    server = await asyncio.start_unix_server(
+        on_connect, sock=sock, limit=P.MAX_LINE + 2, backlog=limits.MAX_CONNECTIONS
+    )
     sweeper = asyncio.create_task(sweep(daemon))
     watchdog = asyncio.create_task(deadline.arm_loop_watchdog(daemon.stopping))
     try:
@@ -462,9 +522,14 @@ async def serve(daemon: Daemon, sock: socket.socket) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``gatesh daemon [--foreground]``: run the daemon until SIGTERM. Steps numbered below."""
-    parser = argparse.ArgumentParser(prog="gatesh daemon", description="run the per-user gatesh daemon")
-    parser.add_argument("--foreground", action="store_true",
-                        help="stay attached to the terminal (the on-demand start detaches)")
+    parser = argparse.ArgumentParser(
+        prog="gatesh daemon", description="run the per-user gatesh daemon"
+    )
+    parser.add_argument(
+        "--foreground",
+        action="store_true",
+        help="stay attached to the terminal (the on-demand start detaches)",
+    )
     parser.parse_args(argv)
     # 1. Signals: a write past RLIMIT_FSIZE must fail (EFBIG → refusal), not kill the daemon.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -140,7 +140,9 @@ class Sessions:
         self.sessions: dict[str, Session] = {}
         self.mandates: list[str] = []  # words for every session (mandate with no session)
 
-    def get(self, sid: str, *, anchor: tuple[int, int] | None = None, surface: str = "") -> tuple[Session, bool]:
+    def get(
+        self, sid: str, *, anchor: tuple[int, int] | None = None, surface: str = ""
+    ) -> tuple[Session, bool]:
         """The session ``sid`` (created when new; True in the second place then).
 
         A session opened without a surface (a mandate given before its first command) takes the

@@ -36,7 +36,9 @@ async def answer(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError(f"answer must be one of {', '.join(a.value for a in Answer)}")
     choices = offered(p)
     if Answer(word) not in choices:
-        raise ProtocolError(f"{word!r} is not offered for escalation {p.id} ({', '.join(c.value for c in choices)})")
+        raise ProtocolError(
+            f"{word!r} is not offered for escalation {p.id} ({', '.join(c.value for c in choices)})"
+        )
     # An answer (not approve/deny) from a person's client is one asked at its own terminal (S7).
     return await _rule(d, conn, p, Ruling(Answer(word), note, conn.by | {"op": P.Op.ANSWER.value}))
 
@@ -49,7 +51,12 @@ async def approve(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
 
 async def deny(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     p = _pending(d, msg)
-    return await _rule(d, conn, p, Ruling(Answer.NO, P.field(msg, "note", str, required=False, default=""), conn.by))
+    return await _rule(
+        d,
+        conn,
+        p,
+        Ruling(Answer.NO, P.field(msg, "note", str, required=False, default=""), conn.by),
+    )
 
 
 async def withdrawn(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +64,9 @@ async def withdrawn(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any
     is withdrawn, not ruled on (no person's No is recorded), and the refusal goes to the command."""
     p = _pending(d, msg)
     if p.state is not PendingState.ASKING:
-        raise AlreadyRuled(f"escalation {p.id} is {p.state.value}; only one its own surface asks can be withdrawn")
+        raise AlreadyRuled(
+            f"escalation {p.id} is {p.state.value}; only one its own surface asks can be withdrawn"
+        )
     sess, _ = d.sessions.get(p.session)
     async with sess.lock:
         where = Where(p.session, conn.pid, p.cwd, p.surface)

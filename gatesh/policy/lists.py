@@ -65,7 +65,9 @@ class ListEntry:
             try:
                 words = shlex.split(self.pattern)
             except ValueError as exc:
-                raise ValueError(f"prefix pattern {self.pattern!r} does not split into words: {exc}") from None
+                raise ValueError(
+                    f"prefix pattern {self.pattern!r} does not split into words: {exc}"
+                ) from None
             if not words:
                 raise ValueError("prefix pattern has no words")
         if self.match == "regex":
@@ -211,7 +213,9 @@ def _part_match(entry: ListEntry, cmd: SimpleCommand, *, allow: bool) -> bool:
     return any(_text_match(entry, t, undecided=not allow) for t in _part_texts(cmd, peeled=peeled))
 
 
-def match(entries: Sequence[ListEntry], facts: Facts, *, kind: Literal["allow", "deny", "escalate"]) -> ListEntry | None:
+def match(
+    entries: Sequence[ListEntry], facts: Facts, *, kind: Literal["allow", "deny", "escalate"]
+) -> ListEntry | None:
     """The entry of ``entries`` that decides ``facts`` for a list of ``kind``, or None.
 
     deny/escalate: the first entry matching the whole command or any single part of it.

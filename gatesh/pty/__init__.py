@@ -87,8 +87,11 @@ def _register(session: str, pid: int) -> None:
     from gatesh import client
 
     try:
-        client.request("check", {"op": "register", "session": session, "pid": pid, "surface": "pty"},
-                       timeout=30.0)
+        client.request(
+            "check",
+            {"op": "register", "session": session, "pid": pid, "surface": "pty"},
+            timeout=30.0,
+        )
     except Exception:
         pass
 

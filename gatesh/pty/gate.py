@@ -54,7 +54,8 @@ def parse_history_line(text: str, histcmd: str) -> str:
     if not histcmd.isdigit() or int(number) != int(histcmd):
         raise _Refused(
             f"the shell's history lists entry {number}, not the command being run ({histcmd or '?'}); "
-            "history may be off or filtered")
+            "history may be off or filtered"
+        )
     return rest[2:]
 
 
@@ -105,8 +106,10 @@ def main(argv: list[str]) -> int:
         allowed = False
     except BaseException as exc:  # fail closed: a bug or an interrupt refuses the entry
         if isinstance(exc, KeyboardInterrupt):
-            _say("gatesh: interrupted (Ctrl-C), so nothing ran; if a person was being asked, the "
-                 "question is withdrawn.")
+            _say(
+                "gatesh: interrupted (Ctrl-C), so nothing ran; if a person was being asked, the "
+                "question is withdrawn."
+            )
         else:
             _say(f"gatesh: the shell hook failed ({type(exc).__name__}: {exc}), so nothing ran.")
         allowed = False
@@ -132,10 +135,22 @@ def _gate(bash: bool) -> bool:
 
     def on_interim(reply: dict[str, object]) -> None:
         if reply.get("interim") == "waiting":
-            _say(str(reply.get("message") or "gatesh: a person is being asked through `gatesh watch`."))
+            _say(
+                str(
+                    reply.get("message")
+                    or "gatesh: a person is being asked through `gatesh watch`."
+                )
+            )
 
-    result = client.check(text, cwd=cwd, session=session, surface="pty", can_ask=person,
-                          on_interim=on_interim, operator="person" if person else "")
+    result = client.check(
+        text,
+        cwd=cwd,
+        session=session,
+        surface="pty",
+        can_ask=person,
+        on_interim=on_interim,
+        operator="person" if person else "",
+    )
     if result.action == "escalate" and result.pending_id and person:
         result = _ask_here(result, text, cwd, session)
     if result.allowed:
@@ -146,7 +161,9 @@ def _gate(bash: bool) -> bool:
     return False
 
 
-def _ask_here(result: client.CheckResult, text: str, cwd: str, session: str | None) -> client.CheckResult:
+def _ask_here(
+    result: client.CheckResult, text: str, cwd: str, session: str | None
+) -> client.CheckResult:
     """Have the session's relay ask the person at the keyboard; the final result of the escalation.
 
     After an allowing answer the check is sent again: the daemon lets the approved command through
@@ -161,5 +178,6 @@ def _ask_here(result: client.CheckResult, text: str, cwd: str, session: str | No
         return client.CheckResult("reject", "gatesh: you answered no, so nothing ran.")
     if not answered.allowed:
         return answered
-    return client.check(text, cwd=cwd, session=session, surface="pty", can_ask=False,
-                        operator="person")
+    return client.check(
+        text, cwd=cwd, session=session, surface="pty", can_ask=False, operator="person"
+    )

@@ -55,7 +55,9 @@ def parse_answer(text: str, kind: str = "escalate") -> str:
     return ANSWER_KEYS.get(typed[:1], "no") if len(typed) == 1 else "no"
 
 
-def ask_relay(pending_id: str, block: str, kind: str = "escalate", timeout: float = 3600.0) -> dict[str, Any]:
+def ask_relay(
+    pending_id: str, block: str, kind: str = "escalate", timeout: float = 3600.0
+) -> dict[str, Any]:
     """From inside the gated shell: have the session's relay ask the person; the daemon's reply.
 
     Any failure returns a refusal-shaped reply (fail closed).
@@ -65,7 +67,10 @@ def ask_relay(pending_id: str, block: str, kind: str = "escalate", timeout: floa
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
             s.connect(path)
-            s.sendall(json.dumps({"pending_id": pending_id, "block": block, "kind": kind}).encode() + b"\n")
+            s.sendall(
+                json.dumps({"pending_id": pending_id, "block": block, "kind": kind}).encode()
+                + b"\n"
+            )
             data = b""
             while not data.endswith(b"\n"):
                 chunk = s.recv(65536)
@@ -75,14 +80,17 @@ def ask_relay(pending_id: str, block: str, kind: str = "escalate", timeout: floa
         reply = json.loads(data or b"{}")
         return reply if isinstance(reply, dict) else {}
     except (OSError, ValueError) as exc:
-        return {"action": "refuse", "message": f"gatesh: the person could not be asked here ({exc}), so nothing ran."}
+        return {
+            "action": "refuse",
+            "message": f"gatesh: the person could not be asked here ({exc}), so nothing ran.",
+        }
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         try:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         except InterruptedError:
             continue
         except BlockingIOError:
@@ -100,7 +108,15 @@ def _winsize(fd: int) -> tuple[int, int] | None:
 class Relay:
     """One shell in a PTY and the loop that connects it to this process's stdin and stdout."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], *, ask_socket: str = "", stdin: int = 0, stdout: int = 1) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        *,
+        ask_socket: str = "",
+        stdin: int = 0,
+        stdout: int = 1,
+    ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.stdin_tty = os.isatty(stdin)
         size = _winsize(stdin) or _winsize(stdout) or (24, 80)
@@ -177,7 +193,9 @@ class Relay:
                 data = os.read(stdin, READ_SIZE)
                 if not data:
                     stdin_open = False
-                    if not self.stdin_tty:  # a pipe ended: the terminal's end-of-file, as a tty would
+                    if (
+                        not self.stdin_tty
+                    ):  # a pipe ended: the terminal's end-of-file, as a tty would
                         self.pending_to_child += self._eof_char()
                 elif self.asking is not None:
                     self._answer_keys(data)
@@ -255,9 +273,15 @@ class Relay:
         kind = "halt" if request.get("kind") == "halt" else "escalate"
         self.asking = {"conn": conn, "pending_id": request["pending_id"], "kind": kind, "typed": ""}
         block = str(request.get("block") or "")
-        prompt = ("type `run anyway` to run it once; anything else refuses it: " if kind == "halt"
-                  else f"{CHOICES_LINE}? ")
-        _write_all(self.stdout, ("\r\n" + block.replace("\r", "").replace("\n", "\r\n") + "\r\n" + prompt).encode())
+        prompt = (
+            "type `run anyway` to run it once; anything else refuses it: "
+            if kind == "halt"
+            else f"{CHOICES_LINE}? "
+        )
+        _write_all(
+            self.stdout,
+            ("\r\n" + block.replace("\r", "").replace("\n", "\r\n") + "\r\n" + prompt).encode(),
+        )
 
     def _answer_keys(self, data: bytes) -> None:
         assert self.asking is not None
@@ -295,9 +319,15 @@ class Relay:
         try:
             reply = client.request("human", message, start=False, timeout=30.0)
         except Exception as exc:
-            reply = {"action": "refuse", "message": f"gatesh: your answer could not be delivered ({exc}); nothing ran."}
+            reply = {
+                "action": "refuse",
+                "message": f"gatesh: your answer could not be delivered ({exc}); nothing ran.",
+            }
         if reply.get("ok") is False:
-            reply = {"action": "refuse", "message": f"gatesh: the gate did not take the answer ({reply.get('error')}); nothing ran."}
+            reply = {
+                "action": "refuse",
+                "message": f"gatesh: the gate did not take the answer ({reply.get('error')}); nothing ran.",
+            }
         try:
             asking["conn"].sendall(json.dumps(reply).encode() + b"\n")
         except OSError:

@@ -60,7 +60,8 @@ def real_shell(name: str, path: str | None = None) -> str | None:
             continue
         real = os.path.realpath(candidate)
         if os.path.basename(real) == "gatesh" or os.path.exists(
-                os.path.join(os.path.dirname(real), SHIMS_MARKER)):
+            os.path.join(os.path.dirname(real), SHIMS_MARKER)
+        ):
             continue
         return candidate
     for fallback in (f"/bin/{name}", f"/usr/bin/{name}"):
@@ -90,7 +91,7 @@ def _bash_rc(folder: str, login: bool, shims: str) -> str:
         "# Written by gatesh for one gated session: your startup files, then gatesh's hook.\n"
         + user
         # Startup files often set PATH; the shims must stay first so nested shells are gated.
-        + f"PATH={_q(shims)}:\"$PATH\"\n"
+        + f'PATH={_q(shims)}:"$PATH"\n'
         + f". {_q(hook)}\n"
     )
 
@@ -106,26 +107,36 @@ def _zsh_files(folder: str, shims: str) -> str:
     def relay(name: str) -> str:
         # Read the user's file with their own ZDOTDIR in place, then point zsh back at ours.
         return (
-            f"ZDOTDIR=\"$GATESH_USER_ZDOTDIR\"\n"
-            f"[[ -r \"$ZDOTDIR/{name}\" ]] && . \"$ZDOTDIR/{name}\"\n"
-            f"GATESH_USER_ZDOTDIR=\"$ZDOTDIR\"\nZDOTDIR={q}\n"
+            f'ZDOTDIR="$GATESH_USER_ZDOTDIR"\n'
+            f'[[ -r "$ZDOTDIR/{name}" ]] && . "$ZDOTDIR/{name}"\n'
+            f'GATESH_USER_ZDOTDIR="$ZDOTDIR"\nZDOTDIR={q}\n'
         )
 
     _write(os.path.join(zdot, ".zshenv"), relay(".zshenv"))
     _write(os.path.join(zdot, ".zprofile"), relay(".zprofile"))
-    _write(os.path.join(zdot, ".zshrc"), (
-        "ZDOTDIR=\"$GATESH_USER_ZDOTDIR\"\n"
-        "[[ -r \"$ZDOTDIR/.zshrc\" ]] && . \"$ZDOTDIR/.zshrc\"\n"
-        f"path=({_q(shims)} ${{path:#{_q(shims)}}})\n"
-        f". {_q(hook)}\n"
-        # ZDOTDIR stays the user's from here: zsh reads their .zlogin itself.
-        "unset GATESH_USER_ZDOTDIR\n"
-    ))
+    _write(
+        os.path.join(zdot, ".zshrc"),
+        (
+            'ZDOTDIR="$GATESH_USER_ZDOTDIR"\n'
+            '[[ -r "$ZDOTDIR/.zshrc" ]] && . "$ZDOTDIR/.zshrc"\n'
+            f"path=({_q(shims)} ${{path:#{_q(shims)}}})\n"
+            f". {_q(hook)}\n"
+            # ZDOTDIR stays the user's from here: zsh reads their .zlogin itself.
+            "unset GATESH_USER_ZDOTDIR\n"
+        ),
+    )
     return zdot
 
 
-def prepare(shell: str, real: str, *, login: bool, session: str, operator: str,
-            env: dict[str, str] | None = None) -> Startup:
+def prepare(
+    shell: str,
+    real: str,
+    *,
+    login: bool,
+    session: str,
+    operator: str,
+    env: dict[str, str] | None = None,
+) -> Startup:
     """Make the session folder and return the child's argv and environment."""
     env = dict(os.environ if env is None else env)
     base = os.environ.get("XDG_RUNTIME_DIR", "")
@@ -140,13 +151,15 @@ def prepare(shell: str, real: str, *, login: bool, session: str, operator: str,
         launcher = write_launcher(os.path.join(shims, "gatesh"), fast=False)
         for name in SHIM_NAMES:
             os.symlink("gatesh", os.path.join(shims, name))
-        env.update({
-            "GATESH_SESSION": session,
-            "GATESH_GATED": "1",
-            "GATESH_LAUNCHER": launcher,
-            "GATESH_OPERATOR": operator,
-            "PATH": shims + os.pathsep + env.get("PATH", "/usr/bin:/bin"),
-        })
+        env.update(
+            {
+                "GATESH_SESSION": session,
+                "GATESH_GATED": "1",
+                "GATESH_LAUNCHER": launcher,
+                "GATESH_OPERATOR": operator,
+                "PATH": shims + os.pathsep + env.get("PATH", "/usr/bin:/bin"),
+            }
+        )
         ask = ""
         if operator == "person":
             ask = os.path.join(folder, "ask.sock")

@@ -55,4 +55,6 @@ def make_rater(config: Config, backend: str | None = None) -> Rater:
         from gatesh.rater.cascade import CascadeRater
 
         return CascadeRater(BuiltinRater(), from_config(config.rater), ask=config.rater.ask_model)
-    raise ValueError(f"unknown rater backend {name!r} (expected auto, builtin, anthropic or cascade)")
+    raise ValueError(
+        f"unknown rater backend {name!r} (expected auto, builtin, anthropic or cascade)"
+    )

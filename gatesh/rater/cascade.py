@@ -35,9 +35,17 @@ if TYPE_CHECKING:
 __all__ = ["ASKABLE", "CascadeRater", "asked_for", "combine"]
 
 #: The cases a user may have the model asked about (``rater.ask_model``); all by default.
-ASKABLE: Final[tuple[Asked, ...]] = (Asked.UNKNOWN, Asked.FLOOR, Asked.DESTRUCTIVE, Asked.CATASTROPHIC)
+ASKABLE: Final[tuple[Asked, ...]] = (
+    Asked.UNKNOWN,
+    Asked.FLOOR,
+    Asked.DESTRUCTIVE,
+    Asked.CATASTROPHIC,
+)
 
-_BY_OUTCOME: Final = {Outcome.DESTRUCTIVE: Asked.DESTRUCTIVE, Outcome.CATASTROPHIC: Asked.CATASTROPHIC}
+_BY_OUTCOME: Final = {
+    Outcome.DESTRUCTIVE: Asked.DESTRUCTIVE,
+    Outcome.CATASTROPHIC: Asked.CATASTROPHIC,
+}
 
 
 def asked_for(first: Verdict, facts: Facts) -> tuple[Asked, str]:
@@ -49,10 +57,14 @@ def asked_for(first: Verdict, facts: Facts) -> tuple[Asked, str]:
         rule = f" ({first.findings[0].rule_id})" if first.findings else ""
         return Asked.ATTACK, f"the builtin found an attack{rule}, which stands without the model"
     if first.outcome is not Outcome.SAFE:
-        return _BY_OUTCOME[first.outcome], (f"the builtin rated it {first.outcome.value}; the model may "
-                                            f"raise that, never lower it")
+        return _BY_OUTCOME[first.outcome], (
+            f"the builtin rated it {first.outcome.value}; the model may raise that, never lower it"
+        )
     if first.gaps:
-        return Asked.UNKNOWN, f"the builtin's safe verdict is not on complete knowledge: {first.gaps[0].reason}"
+        return (
+            Asked.UNKNOWN,
+            f"the builtin's safe verdict is not on complete knowledge: {first.gaps[0].reason}",
+        )
     if facts.floor_notes:
         return Asked.FLOOR, "a floor stands over the builtin's safe verdict; the model may raise it"
     return Asked.COMPLETE, "the builtin's safe verdict rests on complete knowledge"
@@ -74,17 +86,35 @@ def combine(first: Verdict, answer: Verdict, asked: Asked, why: str) -> Verdict:
 
     if answer.fail_cause:
         if first.outcome.rank > Outcome.DESTRUCTIVE.rank:
-            return dataclasses.replace(first, duration_ms=duration, cascade=record(
-                CascadeStage.BUILTIN, f"; the model stage failed ({answer.reason})"))
-        return dataclasses.replace(answer, duration_ms=duration, findings=first.findings, gaps=first.gaps,
-                                   cascade=record(CascadeStage.MODEL))
+            return dataclasses.replace(
+                first,
+                duration_ms=duration,
+                cascade=record(CascadeStage.BUILTIN, f"; the model stage failed ({answer.reason})"),
+            )
+        return dataclasses.replace(
+            answer,
+            duration_ms=duration,
+            findings=first.findings,
+            gaps=first.gaps,
+            cascade=record(CascadeStage.MODEL),
+        )
     same = answer.outcome is first.outcome
-    if answer.outcome.rank > first.outcome.rank or (same and (first.outcome is Outcome.SAFE or first.fail_cause)):
-        return dataclasses.replace(answer, duration_ms=duration, gaps=first.gaps,
-                                   cascade=record(CascadeStage.MODEL))
-    note = "" if same else (
-        f"; the model answered {answer.outcome.value}, and a model answer never lowers the builtin's")
-    return dataclasses.replace(first, duration_ms=duration, cascade=record(CascadeStage.BUILTIN, note))
+    if answer.outcome.rank > first.outcome.rank or (
+        same and (first.outcome is Outcome.SAFE or first.fail_cause)
+    ):
+        return dataclasses.replace(
+            answer, duration_ms=duration, gaps=first.gaps, cascade=record(CascadeStage.MODEL)
+        )
+    note = (
+        ""
+        if same
+        else (
+            f"; the model answered {answer.outcome.value}, and a model answer never lowers the builtin's"
+        )
+    )
+    return dataclasses.replace(
+        first, duration_ms=duration, cascade=record(CascadeStage.BUILTIN, note)
+    )
 
 
 class CascadeRater:
@@ -109,7 +139,9 @@ class CascadeRater:
             return Verdict(
                 outcome=Outcome.DESTRUCTIVE,
                 reason=f"Could not assess this command: error (internal {type(exc).__name__}).",
-                backend=self.name, model=self.model, fail_cause="error",
+                backend=self.name,
+                model=self.model,
+                fail_cause="error",
                 duration_ms=(time.perf_counter() - start) * 1000,
             )
 
@@ -119,7 +151,9 @@ class CascadeRater:
         if asked.asks and asked not in self.ask:
             asked, why = Asked.LEFT, f"rater.ask_model leaves this to the builtin ({why})"
         if not asked.asks:
-            return dataclasses.replace(first, cascade=Cascade(CascadeStage.BUILTIN, asked, why, builtin=first))
+            return dataclasses.replace(
+                first, cascade=Cascade(CascadeStage.BUILTIN, asked, why, builtin=first)
+            )
         return combine(first, self.model_stage.rate(facts, cwd=cwd), asked, why)
 
     def health_notice(self) -> str | None:

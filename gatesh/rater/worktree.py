@@ -53,17 +53,59 @@ MAX_SHOWN: Final = 3  # paths a reason names before "and N more"
 
 # Regenerable output: deleting it loses nothing a build cannot make again (same set as the
 # file-scope rule's build folders).
-BUILD_NAMES: Final = frozenset({
-    "node_modules", "dist", "build", "target", "__pycache__", ".cache", ".pytest_cache", ".mypy_cache",
-    ".ruff_cache", ".tox", ".nox", ".venv", "venv", ".next", ".nuxt", ".turbo", ".parcel-cache", "coverage",
-    ".coverage", "htmlcov", ".gradle", ".eggs", "out", "obj", ".svelte-kit", ".angular", ".expo",
-    ".terraform", ".sass-cache", "bower_components", ".nyc_output", "_build", ".hypothesis", "storybook-static",
-    ".docusaurus", ".vercel", ".serverless", "cdk.out", ".build", "DerivedData", "Pods", "cmake-build-debug",
-    "cmake-build-release", ".ipynb_checkpoints",
-})
+BUILD_NAMES: Final = frozenset(
+    {
+        "node_modules",
+        "dist",
+        "build",
+        "target",
+        "__pycache__",
+        ".cache",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        ".next",
+        ".nuxt",
+        ".turbo",
+        ".parcel-cache",
+        "coverage",
+        ".coverage",
+        "htmlcov",
+        ".gradle",
+        ".eggs",
+        "out",
+        "obj",
+        ".svelte-kit",
+        ".angular",
+        ".expo",
+        ".terraform",
+        ".sass-cache",
+        "bower_components",
+        ".nyc_output",
+        "_build",
+        ".hypothesis",
+        "storybook-static",
+        ".docusaurus",
+        ".vercel",
+        ".serverless",
+        "cdk.out",
+        ".build",
+        "DerivedData",
+        "Pods",
+        "cmake-build-debug",
+        "cmake-build-release",
+        ".ipynb_checkpoints",
+    }
+)
 # Files any build or editor makes again, and leftovers of merges and editors.
-_BUILD_FILES: Final = re.compile(r"\.(?:pyc|pyo|o|obj|class|tmp|swp|swo|orig|rej)$|~$|(?:^|/)(?:\.DS_Store|Thumbs\.db)$"
-                                 r"|\.egg-info(?:/|$)")
+_BUILD_FILES: Final = re.compile(
+    r"\.(?:pyc|pyo|o|obj|class|tmp|swp|swo|orig|rej)$|~$|(?:^|/)(?:\.DS_Store|Thumbs\.db)$"
+    r"|\.egg-info(?:/|$)"
+)
 
 
 class State(enum.StrEnum):
@@ -214,16 +256,16 @@ def _parse_index(path: str, mtime_ns: int, size: int, ino: int, algo: str) -> _I
     entries: dict[str, _Entry] = {}
     prev = b""
     for _ in range(count):
-        fixed = data[pos:pos + 40 + hlen + 2]
+        fixed = data[pos : pos + 40 + hlen + 2]
         if len(fixed) < 40 + hlen + 2:
             raise IndexUnreadable("truncated index")
         cs, cn, ms, mn, _dev, ino_, mode, _uid, _gid, fsize = struct.unpack(">10I", fixed[:40])
-        oid = fixed[40:40 + hlen]
-        (flags,) = struct.unpack(">H", fixed[40 + hlen:])
+        oid = fixed[40 : 40 + hlen]
+        (flags,) = struct.unpack(">H", fixed[40 + hlen :])
         pos += 40 + hlen + 2
         extended = flags & 0x4000
         if extended:
-            (ext,) = struct.unpack(">H", data[pos:pos + 2])
+            (ext,) = struct.unpack(">H", data[pos : pos + 2])
             pos += 2
             if ext & 0x4000:  # skip-worktree: the file is not expected in the work tree
                 pass
@@ -231,7 +273,7 @@ def _parse_index(path: str, mtime_ns: int, size: int, ino: int, algo: str) -> _I
             strip, n = _varint(data, pos)
             pos = n
             end = data.index(b"\0", pos)
-            name = prev[:len(prev) - strip] + data[pos:end]
+            name = prev[: len(prev) - strip] + data[pos:end]
             pos = end + 1
         else:
             end = data.index(b"\0", pos)
@@ -243,8 +285,10 @@ def _parse_index(path: str, mtime_ns: int, size: int, ino: int, algo: str) -> _I
             continue  # an unmerged stage: the path is conflicted, its work tree copy counts as modified
         if mode == 0o040000:
             raise IndexUnreadable("sparse index")
-        entries[name.decode("utf-8", "surrogateescape")] = _Entry((cs, cn), (ms, mn), ino_, mode, fsize, oid)
-    if data[pos:pos + 4] == b"link":
+        entries[name.decode("utf-8", "surrogateescape")] = _Entry(
+            (cs, cn), (ms, mn), ino_, mode, fsize, oid
+        )
+    if data[pos : pos + 4] == b"link":
         raise IndexUnreadable("split index")
     dirs: set[str] = set()
     for p in entries:
@@ -289,14 +333,18 @@ def _entry_state(abs_path: str, entry: _Entry, index: _Index) -> State:
     if entry.mode == 0o160000:
         return State.UNKNOWN  # a submodule: its own repository decides
     kind_ok = (stat.S_ISLNK(st.st_mode) and entry.mode == 0o120000) or (
-        stat.S_ISREG(st.st_mode) and entry.mode in (0o100644, 0o100755))
+        stat.S_ISREG(st.st_mode) and entry.mode in (0o100644, 0o100755)
+    )
     if not kind_ok:
         return State.MODIFIED
     if stat.S_ISREG(st.st_mode) and bool(st.st_mode & 0o100) != (entry.mode == 0o100755):
         return State.MODIFIED
-    same = (divmod(st.st_mtime_ns, 1_000_000_000) == entry.mtime and (st.st_size & 0xFFFFFFFF) == entry.size
-            and (st.st_ino & 0xFFFFFFFF) == entry.ino
-            and divmod(st.st_ctime_ns, 1_000_000_000) == entry.ctime)
+    same = (
+        divmod(st.st_mtime_ns, 1_000_000_000) == entry.mtime
+        and (st.st_size & 0xFFFFFFFF) == entry.size
+        and (st.st_ino & 0xFFFFFFFF) == entry.ino
+        and divmod(st.st_ctime_ns, 1_000_000_000) == entry.ctime
+    )
     racy = entry.mtime >= index.mtime
     if same and not racy:
         return State.CLEAN
@@ -348,7 +396,7 @@ def _glob_regex(pat: str) -> str:
             if j < 0:
                 out.append(re.escape(c))
             else:
-                body = pat[i + 1:j].replace("\\", "\\\\")
+                body = pat[i + 1 : j].replace("\\", "\\\\")
                 if body.startswith("!"):
                     body = "^" + body[1:]
                 out.append(f"[{body}]")
@@ -397,8 +445,9 @@ class _Ignores:
 
     def __init__(self, repo: Repo, home: str) -> None:
         self.repo = repo
-        self._top = (_read_patterns(home + "/.config/git/ignore", "") if home else []) + _read_patterns(
-            repo.common_dir + "/info/exclude", "")
+        self._top = (
+            _read_patterns(home + "/.config/git/ignore", "") if home else []
+        ) + _read_patterns(repo.common_dir + "/info/exclude", "")
         self._by_dir: dict[str, list[_Pattern]] = {}
 
     def _dir(self, rel_dir: str) -> list[_Pattern]:
@@ -418,7 +467,11 @@ class _Ignores:
         for p in chain:
             if p.dir_only and not is_dir:
                 continue
-            sub = rel if not p.base else (rel[len(p.base) + 1:] if rel.startswith(p.base + "/") else None)
+            sub = (
+                rel
+                if not p.base
+                else (rel[len(p.base) + 1 :] if rel.startswith(p.base + "/") else None)
+            )
             if sub is not None and p.regex.match(sub):
                 verdict = not p.negate
         return verdict
@@ -475,12 +528,13 @@ class Probe:
         if repo is None:
             return self._outside(path, only)
         if (_contains(path, repo.root + "/.git") or _contains(path, repo.git_dir)) and (
-                not only or fnmatch.fnmatchcase(".git", only)):
+            not only or fnmatch.fnmatchcase(".git", only)
+        ):
             return [Loss(self._show(repo.root + "/.git", repo), State.REPOSITORY)]
         index = self._index(repo)
         if isinstance(index, str):
             return [Loss(self._show(path, repo), State.UNKNOWN, index)]
-        rel = path[len(repo.root) + 1:] if path != repo.root else ""
+        rel = path[len(repo.root) + 1 :] if path != repo.root else ""
         if os.path.isdir(path) and not os.path.islink(path):
             return self._folder(repo, index, rel, only)
         if only and not fnmatch.fnmatchcase(posixpath.basename(rel), only):
@@ -498,7 +552,12 @@ class Probe:
             for name in dirs + files:
                 self.files_seen += 1
                 if self.files_seen > MAX_FILES:
-                    return [*out, Loss(self._show(folder, None), State.UNKNOWN, f"more than {MAX_FILES} files")]
+                    return [
+                        *out,
+                        Loss(
+                            self._show(folder, None), State.UNKNOWN, f"more than {MAX_FILES} files"
+                        ),
+                    ]
                 if fnmatch.fnmatchcase(name, only):
                     out.append(Loss(self._show(posixpath.join(folder, name), None), State.OUTSIDE))
         return out
@@ -510,7 +569,11 @@ class Probe:
         entry = index.entries.get(rel)
         if entry is not None:
             state = _entry_state(repo.root + "/" + rel, entry, index)
-            return [] if state in (State.CLEAN, State.MISSING) else [Loss(self._show_rel(repo, rel), state)]
+            return (
+                []
+                if state in (State.CLEAN, State.MISSING)
+                else [Loss(self._show_rel(repo, rel), state)]
+            )
         if _build_output(rel):
             return []
         ignored = self._ignore(repo).ignored(rel, False)
@@ -539,11 +602,19 @@ class Probe:
                     if d == "":
                         out.append(Loss(self._show(repo.root + "/.git", repo), State.REPOSITORY))
                     else:
-                        out.append(Loss(self._show_rel(repo, r), State.REPOSITORY))  # a nested repository
+                        out.append(
+                            Loss(self._show_rel(repo, r), State.REPOSITORY)
+                        )  # a nested repository
                     continue
                 self.files_seen += 1
                 if self.files_seen > MAX_FILES:
-                    out.append(Loss(self._show_rel(repo, d or "."), State.UNKNOWN, f"more than {MAX_FILES} files"))
+                    out.append(
+                        Loss(
+                            self._show_rel(repo, d or "."),
+                            State.UNKNOWN,
+                            f"more than {MAX_FILES} files",
+                        )
+                    )
                     return out
                 is_dir = os.path.isdir(full) and not os.path.islink(full)
                 if is_dir:
@@ -566,8 +637,12 @@ class Probe:
                     if state not in (State.CLEAN, State.MISSING):
                         out.append(Loss(self._show_rel(repo, r), state))
                 elif not _build_output(r):
-                    out.append(Loss(self._show_rel(repo, r),
-                                    State.IGNORED if ignores.ignored(r, False) else State.UNTRACKED))
+                    out.append(
+                        Loss(
+                            self._show_rel(repo, r),
+                            State.IGNORED if ignores.ignored(r, False) else State.UNTRACKED,
+                        )
+                    )
         return out
 
     def _index(self, repo: Repo) -> _Index | str:
@@ -588,9 +663,13 @@ class Probe:
 
     def _show(self, path: str, repo: Repo | None) -> str:
         if repo is not None and path.startswith(repo.root + "/"):
-            return path[len(repo.root) + 1:]
-        if self.home and self.home != "/" and (path == self.home or path.startswith(self.home + "/")):
-            return "~" + path[len(self.home):]
+            return path[len(repo.root) + 1 :]
+        if (
+            self.home
+            and self.home != "/"
+            and (path == self.home or path.startswith(self.home + "/"))
+        ):
+            return "~" + path[len(self.home) :]
         return path
 
     def _show_rel(self, repo: Repo, rel: str) -> str:
@@ -610,7 +689,9 @@ class Probe:
             return GitLoss(unknown=index)
         prefixes = self._pathspecs(repo, cwd, paths)
         if prefixes is None:
-            return GitLoss(unknown="a path it names is outside the repository or only known when it runs")
+            return GitLoss(
+                unknown="a path it names is outside the repository or only known when it runs"
+            )
         lost: list[Loss] = []
         for rel, entry in index.entries.items():
             if prefixes and not any(rel == p or rel.startswith(p + "/") or not p for p in prefixes):
@@ -622,8 +703,17 @@ class Probe:
             if state not in (State.CLEAN, State.MISSING):  # a deleted file comes back: nothing lost
                 lost.append(Loss(rel, state))
         if staged:
-            out = self._git(repo, "diff", "--cached", "--name-only", "--no-renames", "--no-ext-diff", "-z", "--",
-                            *(prefixes or ["."]))
+            out = self._git(
+                repo,
+                "diff",
+                "--cached",
+                "--name-only",
+                "--no-renames",
+                "--no-ext-diff",
+                "-z",
+                "--",
+                *(prefixes or ["."]),
+            )
             if out is None:
                 return GitLoss(tuple(lost), unknown="git could not list the staged changes")
             seen = {x.path for x in lost}
@@ -642,8 +732,10 @@ class Probe:
             return GitLoss(unknown=f"the target {target!r} is not a plain revision")
         head_ref = self._head_ref(repo)
         args = ["log", "--no-decorate", "--format=%h %s", "--max-count=51", "HEAD", "--not", target]
-        if head_ref.startswith("refs/heads/"):  # --exclude before --branches names the branch without refs/heads/
-            args.append(f"--exclude={head_ref[len('refs/heads/'):]}")
+        if head_ref.startswith(
+            "refs/heads/"
+        ):  # --exclude before --branches names the branch without refs/heads/
+            args.append(f"--exclude={head_ref[len('refs/heads/') :]}")
         args += ["--branches", "--tags", "--remotes"]
         out = self._git(repo, *args)
         if out is None:
@@ -669,8 +761,10 @@ class Probe:
         for line in out.splitlines():
             if not line.startswith("Would remove "):
                 continue
-            name = line[len("Would remove "):]
-            rel = posixpath.normpath(posixpath.join(posixpath.relpath(cwd, repo.root), name.rstrip("/")))
+            name = line[len("Would remove ") :]
+            rel = posixpath.normpath(
+                posixpath.join(posixpath.relpath(cwd, repo.root), name.rstrip("/"))
+            )
             if _build_output(rel):
                 continue
             state = State.IGNORED if ignores.ignored(rel, name.endswith("/")) else State.UNTRACKED
@@ -683,13 +777,17 @@ class Probe:
         if repo is None:
             return GitLoss(unknown="the working directory is not in a git repository")
         try:
-            with open(repo.common_dir + "/logs/refs/stash", encoding="utf-8", errors="replace") as f:
+            with open(
+                repo.common_dir + "/logs/refs/stash", encoding="utf-8", errors="replace"
+            ) as f:
                 lines = f.read(1 << 20).splitlines()
         except FileNotFoundError:
             return GitLoss()
         except OSError as exc:
             return GitLoss(unknown=f"the stash list could not be read ({type(exc).__name__})")
-        entries = [ln.split("\t", 1)[1] if "\t" in ln else ln for ln in reversed(lines) if ln.strip()]
+        entries = [
+            ln.split("\t", 1)[1] if "\t" in ln else ln for ln in reversed(lines) if ln.strip()
+        ]
         if which is None:
             return GitLoss(stashes=tuple(f"stash@{{{k}}}: {m}" for k, m in enumerate(entries)))
         m = re.match(r"^(?:stash@\{(\d+)\}|(\d+))$", which)
@@ -707,7 +805,9 @@ class Probe:
                 continue
             if "$" in p or "`" in p:
                 return None
-            if any(ch in p for ch in "*?["):  # a glob pathspec: the folder above its first glob part
+            if any(
+                ch in p for ch in "*?["
+            ):  # a glob pathspec: the folder above its first glob part
                 head: list[str] = []
                 for part in p.split("/"):
                     if any(ch in part for ch in "*?["):
@@ -721,7 +821,7 @@ class Probe:
             full = posixpath.normpath(p if p.startswith("/") else posixpath.join(cwd, p))
             if full != repo.root and not full.startswith(repo.root + "/"):
                 return None
-            out.append(full[len(repo.root) + 1:] if full != repo.root else "")
+            out.append(full[len(repo.root) + 1 :] if full != repo.root else "")
         return out
 
     def _head_ref(self, repo: Repo) -> str:
@@ -740,14 +840,35 @@ class Probe:
         if exe is None:
             return None
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1",
-                   GIT_CONFIG_GLOBAL=os.devnull, GIT_PAGER="cat", PAGER="cat")
+        env.update(
+            GIT_OPTIONAL_LOCKS="0",
+            LC_ALL="C",
+            GIT_TERMINAL_PROMPT="0",
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+            GIT_PAGER="cat",
+            PAGER="cat",
+        )
         try:
             done = subprocess.run(
-                [exe, "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "core.pager=cat",
-                 "--no-pager", *args],
-                cwd=cwd or repo.root, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S,
-                check=False)
+                [
+                    exe,
+                    "-c",
+                    "core.fsmonitor=false",
+                    "-c",
+                    "core.untrackedCache=false",
+                    "-c",
+                    "core.pager=cat",
+                    "--no-pager",
+                    *args,
+                ],
+                cwd=cwd or repo.root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=GIT_TIMEOUT_S,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             return None
         if done.returncode != 0:
@@ -770,16 +891,23 @@ def describe(losses: Sequence[Loss]) -> str:
     shown = []
     for loss in losses[:MAX_SHOWN]:
         if loss.state is State.MODIFIED:
-            shown.append(f"the uncommitted edit{'s' if loss.path.endswith('/') else ''} in {loss.path}"
-                         if loss.why != "staged" else f"the staged change to {loss.path}")
+            shown.append(
+                f"the uncommitted edit{'s' if loss.path.endswith('/') else ''} in {loss.path}"
+                if loss.why != "staged"
+                else f"the staged change to {loss.path}"
+            )
         elif loss.state is State.REPOSITORY:
             shown.append(f"{loss.path} (the repository's history, with every commit not pushed)")
         elif loss.state is State.UNKNOWN:
-            shown.append(f"{loss.path} ({loss.why or 'git could not say whether it holds uncommitted work'})")
+            shown.append(
+                f"{loss.path} ({loss.why or 'git could not say whether it holds uncommitted work'})"
+            )
         elif loss.state is State.OUTSIDE:
             shown.append(f"{loss.path} (no git repository holds it)")
         else:
-            shown.append(f"the {loss.state.value} {'folder' if loss.path.endswith('/') else 'file'} {loss.path}")
+            shown.append(
+                f"the {loss.state.value} {'folder' if loss.path.endswith('/') else 'file'} {loss.path}"
+            )
     text = ", ".join(shown)
     if len(losses) > MAX_SHOWN:
         text += f" and {len(losses) - MAX_SHOWN} more"

@@ -36,8 +36,9 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
     before that point.
     """
     if not isinstance(text, str):  # a library caller may pass anything
-        return Facts(text=repr(text)[:200], readable=False,  # type: ignore[unreachable]
-                     unreadable="unreadable: not a string")
+        return Facts(  # type: ignore[unreachable]
+            text=repr(text)[:200], readable=False, unreadable="unreadable: not a string"
+        )
     bad = _bad_text(text)
     if bad:
         return Facts(text=text, readable=False, unreadable=bad, notes=(bad,))
@@ -49,10 +50,18 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
     if found is not None and found.part is not Part.COMMAND:
         # Harness boilerplate recognised whole (S1): a shell-snapshot script, or a wrapper that
         # hands the agent's command to a gatesh shim (which gates it): nothing to gate here.
-        what = ("shell-snapshot script" if found.part is Part.SNAPSHOT
-                else "wrapper that hands the command to a gatesh shim, which gates it")
-        return Facts(text=text, harness=found.harness, outer_text=text, boilerplate=found.shape,
-                     notes=(f"{found.harness} {what} ({found.shape}): harness boilerplate, not rated",))
+        what = (
+            "shell-snapshot script"
+            if found.part is Part.SNAPSHOT
+            else "wrapper that hands the command to a gatesh shim, which gates it"
+        )
+        return Facts(
+            text=text,
+            harness=found.harness,
+            outer_text=text,
+            boilerplate=found.shape,
+            notes=(f"{found.harness} {what} ({found.shape}): harness boilerplate, not rated",),
+        )
     if found is not None:
         harness, outer = found.harness, text
         text = found.command

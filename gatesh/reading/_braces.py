@@ -62,37 +62,42 @@ def _lex(src: str) -> list[_Ch] | None:
         out.extend((ch, False, True) for ch in b[i:j].decode("utf-8", "surrogatepass"))
 
     while i < n:
-        c = b[i:i + 1]
+        c = b[i : i + 1]
         if c == b"\\":
             j = _char_end(b, i + 1)  # the escaped character may take several bytes
-            if b[i + 1:j] != b"\n":
-                out.append((b[i + 1:j].decode("utf-8", "surrogatepass") if j > i + 1 else "\\",
-                            False, False))
+            if b[i + 1 : j] != b"\n":
+                out.append(
+                    (
+                        b[i + 1 : j].decode("utf-8", "surrogatepass") if j > i + 1 else "\\",
+                        False,
+                        False,
+                    )
+                )
             i = j
             continue
         if c == b"'":
             j = b.find(b"'", i + 1)
             if j < 0:
                 return None
-            out.extend((ch, False, False) for ch in b[i + 1:j].decode("utf-8", "surrogatepass"))
+            out.extend((ch, False, False) for ch in b[i + 1 : j].decode("utf-8", "surrogatepass"))
             i = j + 1
             continue
-        if c == b"$" and b[i + 1:i + 2] == b"'":
+        if c == b"$" and b[i + 1 : i + 2] == b"'":
             j = i + 2
-            while j < n and b[j:j + 1] != b"'":
-                j += 2 if b[j:j + 1] == b"\\" else 1
+            while j < n and b[j : j + 1] != b"'":
+                j += 2 if b[j : j + 1] == b"\\" else 1
             if j >= n:
                 return None
-            body = decode_ansi_c(b[i + 2:j].decode("utf-8", "surrogatepass"))
+            body = decode_ansi_c(b[i + 2 : j].decode("utf-8", "surrogatepass"))
             out.extend((ch, False, False) for ch in body)
             i = j + 1
             continue
-        if c == b'"' or (c == b"$" and b[i + 1:i + 2] == b'"'):
+        if c == b'"' or (c == b"$" and b[i + 1 : i + 2] == b'"'):
             start = i + (2 if c == b"$" else 1)
             j = _skip_dquote(b, start)
-            if b[j - 1:j] != b'"' or j - 1 < start:
+            if b[j - 1 : j] != b'"' or j - 1 < start:
                 return None  # never closed (the last byte may be part of a character)
-            inner = b[start:j - 1]
+            inner = b[start : j - 1]
             if b"$" in inner or b"`" in inner:
                 dyn(j)
             else:
@@ -100,12 +105,16 @@ def _lex(src: str) -> list[_Ch] | None:
                 out.extend((ch, False, False) for ch in text)
             i = j
             continue
-        if c == b"$" and b[i + 1:i + 2] in (b"(", b"["):
-            j = _skip_comsub(b, i + 2) if b[i + 1:i + 2] == b"(" else _skip_pair(b, i + 2, b"[", b"]")
+        if c == b"$" and b[i + 1 : i + 2] in (b"(", b"["):
+            j = (
+                _skip_comsub(b, i + 2)
+                if b[i + 1 : i + 2] == b"("
+                else _skip_pair(b, i + 2, b"[", b"]")
+            )
             dyn(j)
             i = j
             continue
-        if c == b"$" and b[i + 1:i + 2] == b"{":
+        if c == b"$" and b[i + 1 : i + 2] == b"{":
             j = _skip_pair(b, i + 2, b"{", b"}")
             dyn(j)
             i = j
@@ -126,7 +135,7 @@ def _lex(src: str) -> list[_Ch] | None:
             dyn(j)
             i = j
             continue
-        if c in (b"<", b">") and b[i + 1:i + 2] == b"(":
+        if c in (b"<", b">") and b[i + 1 : i + 2] == b"(":
             j = _skip_comsub(b, i + 2)
             dyn(j)
             i = j
@@ -151,7 +160,7 @@ def _char_end(b: bytes, i: int) -> int:
 def _skip_pair(b: bytes, i: int, open_: bytes, close: bytes) -> int:
     depth, n = 1, len(b)
     while i < n:
-        c = b[i:i + 1]
+        c = b[i : i + 1]
         if c == b"\\":
             i += 2
             continue
@@ -191,14 +200,14 @@ def _expand(chars: list[_Ch], count: list[int]) -> list[list[_Ch]]:
             continue
         if commas:
             bounds = [i, *commas, j]
-            alts = [chars[a + 1:b] for a, b in itertools.pairwise(bounds)]
+            alts = [chars[a + 1 : b] for a, b in itertools.pairwise(bounds)]
         else:
-            seq = _sequence(chars[i + 1:j])
+            seq = _sequence(chars[i + 1 : j])
             if seq is None:
                 i += 1
                 continue
             alts = [[(s, False, False) for s in item] for item in seq]
-        prefix, suffix = chars[:i], chars[j + 1:]
+        prefix, suffix = chars[:i], chars[j + 1 :]
         tails = _expand(suffix, count)
         out: list[list[_Ch]] = []
         for alt in alts:
@@ -230,7 +239,14 @@ def _sequence(inner: list[_Ch]) -> list[str] | None:
     try:
         x, y = int(a), int(b)
     except ValueError:
-        if len(a) == 1 and len(b) == 1 and a.isascii() and b.isascii() and a.isalpha() and b.isalpha():
+        if (
+            len(a) == 1
+            and len(b) == 1
+            and a.isascii()
+            and b.isascii()
+            and a.isalpha()
+            and b.isalpha()
+        ):
             x, y = ord(a), ord(b)
             rng = range(x, y + 1, step) if x <= y else range(x, y - 1, -step)
             if len(rng) > MAX_WORDS:
@@ -240,6 +256,10 @@ def _sequence(inner: list[_Ch]) -> list[str] | None:
     rng = range(x, y + 1, step) if x <= y else range(x, y - 1, -step)
     if len(rng) > MAX_WORDS:
         raise _TooMany
-    width = max(len(a), len(b)) if (a.lstrip("-").startswith("0") and len(a.lstrip("-")) > 1) or \
-        (b.lstrip("-").startswith("0") and len(b.lstrip("-")) > 1) else 0
+    width = (
+        max(len(a), len(b))
+        if (a.lstrip("-").startswith("0") and len(a.lstrip("-")) > 1)
+        or (b.lstrip("-").startswith("0") and len(b.lstrip("-")) > 1)
+        else 0
+    )
     return [str(v).zfill(width) if width else str(v) for v in rng]

@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 # Pipelines feeding each other are followed this many stages back, then the text is unknown.
 MAX_STAGES: Final = 16
 # Top-level statements of a substitution whose output is computed (`$(echo a; printf b)`).
-_PLAIN_STATEMENTS: Final = frozenset({"command", "pipeline", "redirected_statement", "comment", "list"})
+_PLAIN_STATEMENTS: Final = frozenset(
+    {"command", "pipeline", "redirected_statement", "comment", "list"}
+)
 
 
 @dataclass(frozen=True)
@@ -110,9 +112,11 @@ class CodeReading:
     script_bytes: int
 
     if TYPE_CHECKING:
+
         def note(self, text: str) -> None: ...
-        def read_text(self, text: str, context: str, depth: int, inherit: _Inherit,
-                      *, tolerant: bool = False) -> list[int]: ...
+        def read_text(
+            self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
+        ) -> list[int]: ...
         def _resolve(self, path: str) -> str: ...
         def _check_time(self) -> None: ...
 
@@ -147,7 +151,11 @@ class CodeReading:
                 sub = whole_substitution(redirected)
                 if sub is not None and sub[0] == "<(":
                     return self.output_of_text(sub[1], CodeSource.PROCESS_SUBSTITUTION, stages + 1)
-                return Fed(CodeSource.REDIRECT, None, f"the file {redirected.text[:60]}, named only when it runs")
+                return Fed(
+                    CodeSource.REDIRECT,
+                    None,
+                    f"the file {redirected.text[:60]}, named only when it runs",
+                )
         fed_by = raw.fed_by
         if fed_by and pipe:
             return self.output_of_stage(fed_by, stages + 1)
@@ -168,7 +176,11 @@ class CodeReading:
             return Fed(source, None, f"the file {path}, which could not be read ({exc.strerror})")
         self.script_bytes += len(data)
         if self.script_bytes > L.MAX_SCRIPT_TOTAL_BYTES:
-            return Fed(source, None, f"the file {path}: files together exceed {L.MAX_SCRIPT_TOTAL_BYTES} bytes")
+            return Fed(
+                source,
+                None,
+                f"the file {path}: files together exceed {L.MAX_SCRIPT_TOTAL_BYTES} bytes",
+            )
         if b"\x00" in data[:4096]:
             return Fed(source, None, f"the binary file {path}")
         return Fed(source, _decode(data), f"the file {path}")
@@ -183,7 +195,9 @@ class CodeReading:
                 return fed if len(raws) == 1 else replace(fed, generator="")
             parts.append(fed.text)
             dynamic = dynamic or fed.dynamic
-        return Fed(CodeSource.PIPE, "".join(parts), "the output of a command group", dynamic=dynamic)
+        return Fed(
+            CodeSource.PIPE, "".join(parts), "the output of a command group", dynamic=dynamic
+        )
 
     def output_of(self, raw: RawCommand, stages: int) -> Fed:
         """What one command writes to its standard output, when that is static."""
@@ -206,8 +220,12 @@ class CodeReading:
                 return Fed(CodeSource.PIPE, _decode(echo_output(texts)), described, dynamic=dynamic)
             if head == "printf":
                 if not args or not args[0].static:
-                    return replace(unknown, why=f"{described}, whose format is only known when it runs")
-                return Fed(CodeSource.PIPE, _decode(printf_output(texts)), described, dynamic=dynamic)
+                    return replace(
+                        unknown, why=f"{described}, whose format is only known when it runs"
+                    )
+                return Fed(
+                    CodeSource.PIPE, _decode(printf_output(texts)), described, dynamic=dynamic
+                )
         except Unknown as exc:
             return replace(unknown, why=f"{described} ({exc})")
         if head in ("true", ":"):
@@ -224,13 +242,21 @@ class CodeReading:
             # The text was known when its input was, or when it reads a local file (`rev payload`).
             origin = self.fed_input(raw, stages)
             known = (origin is not None and origin.text is not None) or any(
-                w.static and not w.text.startswith("-") and os.path.isfile(self._resolve(w.text)) for w in args)
-            return Fed(CodeSource.PIPE, None, f"text that {head} {TRANSFORMERS[head]}",
-                       transformed=head, known_origin=known)
+                w.static and not w.text.startswith("-") and os.path.isfile(self._resolve(w.text))
+                for w in args
+            )
+            return Fed(
+                CodeSource.PIPE,
+                None,
+                f"text that {head} {TRANSFORMERS[head]}",
+                transformed=head,
+                known_origin=known,
+            )
         return unknown
 
-    def _pass_through(self, raw: RawCommand, head: str, args: list[Word], stages: int,
-                      unknown: Fed) -> Fed:
+    def _pass_through(
+        self, raw: RawCommand, head: str, args: list[Word], stages: int, unknown: Fed
+    ) -> Fed:
         """``cat`` (files, or its input), ``tee`` and the like: the text they pass on."""
         operands = [w for w in args if not (w.static and w.text.startswith("-") and w.text != "-")]
         options = [w.text for w in args if w.static and w.text.startswith("-") and w.text != "-"]
@@ -238,12 +264,20 @@ class CodeReading:
             return replace(unknown, why=f"{unknown.why}, which cat changes ({' '.join(options)})")
         if head != "cat" or not operands:
             fed = self.fed_input(raw, stages)
-            return fed if fed is not None else replace(unknown, why=f"{unknown.why}, which reads a terminal")
+            return (
+                fed
+                if fed is not None
+                else replace(unknown, why=f"{unknown.why}, which reads a terminal")
+            )
         parts: list[str] = []
         for w in operands:
             if not w.static:
                 return replace(unknown, why=f"{unknown.why}, a file named only when it runs")
-            fed = self.fed_input(raw, stages) if w.text == "-" else self.file_input(w.text, CodeSource.PIPE)
+            fed = (
+                self.fed_input(raw, stages)
+                if w.text == "-"
+                else self.file_input(w.text, CodeSource.PIPE)
+            )
             if fed is None or fed.text is None:
                 return fed or unknown
             parts.append(fed.text)
@@ -262,8 +296,14 @@ class CodeReading:
             walk = walk_text(data, "substitution", self.deadline)
         except (WalkLimit, RecursionError):
             return unknown
-        if root.has_error or walk.has_error or any(c.type not in _PLAIN_STATEMENTS for c in root.children) \
-                or any(c.type == "list" and any(t.type == "||" for t in c.children) for c in root.children):
+        if (
+            root.has_error
+            or walk.has_error
+            or any(c.type not in _PLAIN_STATEMENTS for c in root.children)
+            or any(
+                c.type == "list" and any(t.type == "||" for t in c.children) for c in root.children
+            )
+        ):
             return unknown
         raws = [r for r in walk.commands if r.frame == 0]
         feeding: set[int] = set()
@@ -281,8 +321,16 @@ class CodeReading:
 
     # --- recording what runs ----------------------------------------------------------------
 
-    def run_fed(self, index: int, language: str, fed: Fed, depth: int, inherit: _Inherit,
-                *, parsed: bool = True) -> list[int]:
+    def run_fed(
+        self,
+        index: int,
+        language: str,
+        fed: Fed,
+        depth: int,
+        inherit: _Inherit,
+        *,
+        parsed: bool = True,
+    ) -> list[int]:
         """Read ``fed`` as the code of ``language`` run by command ``index``, and record the fact."""
         source = fed.source
         if fed.generator:
@@ -290,8 +338,15 @@ class CodeReading:
             return []
         if fed.transformed:
             # Known text rewritten on its way is obfuscation; unknown text rewritten is opaque.
-            self.code.append(Code(index, language, source, opaque=f"{language} runs {fed.why}",
-                                  transformed=fed.transformed if fed.known_origin else ""))
+            self.code.append(
+                Code(
+                    index,
+                    language,
+                    source,
+                    opaque=f"{language} runs {fed.why}",
+                    transformed=fed.transformed if fed.known_origin else "",
+                )
+            )
             self.note(f"{language} runs text {fed.transformed} rewrote on its way")
             return []
         if fed.text is None:
@@ -312,13 +367,16 @@ class CodeReading:
             opaque = f"{language} runs {_family_words(row)}, a language gatesh does not read"
         elif fed.dynamic:
             opaque = f"{language} runs text holding values only known when it runs ({fed.why})"
-        self.code.append(Code(index, language, source, text=text[:L.MAX_CONTEXT_SCRIPT_BYTES], opaque=opaque))
+        self.code.append(
+            Code(index, language, source, text=text[: L.MAX_CONTEXT_SCRIPT_BYTES], opaque=opaque)
+        )
         if opaque:
             self.note(f"opaque code: {opaque}")
         return out
 
-    def foreign_shell(self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int,
-                      inherit: _Inherit) -> list[int]:
+    def foreign_shell(
+        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: _Inherit
+    ) -> list[int]:
         """A shell whose language gatesh does not parse (csh, fish, pwsh, …): every program it is
         given is opaque; a -c string is still read as sh for defence (``csh -c 'rm -rf /'``)."""
         row = SHELL_BY_NAME[cmd.head]
@@ -329,45 +387,124 @@ class CodeReading:
             return []
         if found is None:
             fed = self.fed_input(raw, pipe=cmd.context not in (Context.XARGS, Context.FIND_EXEC))
-            return [] if fed is None else self.run_fed(index, cmd.head, fed, depth, inherit, parsed=False)
+            return (
+                []
+                if fed is None
+                else self.run_fed(index, cmd.head, fed, depth, inherit, parsed=False)
+            )
         if isinstance(found, str):  # "info" is the only word returned alone: anything else is a bug
             raise ValueError(f"unknown foreign-code reading {found!r}")
         kind, word = found
         if kind == "script":
-            self.code.append(Code(index, cmd.head, CodeSource.SCRIPT,
-                                  opaque=f"{cmd.head} runs the script {word.text[:60]}, {lang}, "
-                                         f"a language gatesh does not read"))
+            self.code.append(
+                Code(
+                    index,
+                    cmd.head,
+                    CodeSource.SCRIPT,
+                    opaque=f"{cmd.head} runs the script {word.text[:60]}, {lang}, "
+                    f"a language gatesh does not read",
+                )
+            )
             return []
         if kind == "encoded":
-            self.code.append(Code(index, cmd.head, CodeSource.INLINE, transformed="base64",
-                                  opaque=f"{cmd.head} runs obfuscation: base64-encoded {lang}"))
+            self.code.append(
+                Code(
+                    index,
+                    cmd.head,
+                    CodeSource.INLINE,
+                    transformed="base64",
+                    opaque=f"{cmd.head} runs obfuscation: base64-encoded {lang}",
+                )
+            )
             return []
         if not word.static:
-            self.code.append(Code(index, cmd.head, CodeSource.INLINE,
-                                  opaque=f"{cmd.head} runs {lang} only known when it runs"))
+            self.code.append(
+                Code(
+                    index,
+                    cmd.head,
+                    CodeSource.INLINE,
+                    opaque=f"{cmd.head} runs {lang} only known when it runs",
+                )
+            )
             return []
-        return self.run_fed(index, cmd.head, Fed(CodeSource.INLINE, word.text, f"{cmd.head} code"), depth,
-                            inherit, parsed=False)
+        return self.run_fed(
+            index,
+            cmd.head,
+            Fed(CodeSource.INLINE, word.text, f"{cmd.head} code"),
+            depth,
+            inherit,
+            parsed=False,
+        )
 
 
-_FAMILY_WORDS: Final = {Family.CSH: "C-shell code", Family.FISH: "fish code", Family.RC: "rc code",
-                        Family.POWERSHELL: "PowerShell code", Family.CMD: "cmd.exe code"}
+_FAMILY_WORDS: Final = {
+    Family.CSH: "C-shell code",
+    Family.FISH: "fish code",
+    Family.RC: "rc code",
+    Family.POWERSHELL: "PowerShell code",
+    Family.CMD: "cmd.exe code",
+}
 
 
 # Words that start a construct, or combine commands, in some shell family (fish `and rm x`, csh
 # `foreach`, rc `if`): a text holding one as a command is not plain.
-_KEYWORDS: Final = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case",
-                              "esac", "function", "end", "begin", "switch", "and", "or", "not", "foreach", "endif",
-                              "endsw", "breaksw", "repeat", "goto", "onintr", "fn", "let", "def", "match", "try",
-                              "catch", "loop", "each", "time", "exec", "builtin", "command", "eval", "source", "."})
+_KEYWORDS: Final = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "function",
+        "end",
+        "begin",
+        "switch",
+        "and",
+        "or",
+        "not",
+        "foreach",
+        "endif",
+        "endsw",
+        "breaksw",
+        "repeat",
+        "goto",
+        "onintr",
+        "fn",
+        "let",
+        "def",
+        "match",
+        "try",
+        "catch",
+        "loop",
+        "each",
+        "time",
+        "exec",
+        "builtin",
+        "command",
+        "eval",
+        "source",
+        ".",
+    }
+)
 _SEGMENT: Final = re.compile(r"\|\||&&|[;|\n]")
 
 
 def _plain(text: str) -> bool:
     """Plain commands every shell family reads alike (``PLAIN_COMMANDS``): quotes balanced, no
     construct or combining keyword as a command."""
-    if PLAIN_COMMANDS.fullmatch(text) is None or text.count("'") % 2 or text.count('"') % 2 \
-            or "&" in text.replace("&&", ""):
+    if (
+        PLAIN_COMMANDS.fullmatch(text) is None
+        or text.count("'") % 2
+        or text.count('"') % 2
+        or "&" in text.replace("&&", "")
+    ):
         return False
     for segment in _SEGMENT.split(text):
         words = segment.split()
@@ -414,7 +551,12 @@ def _foreign_code(row: Shell, words: list[Word]) -> tuple[str, Word] | str | Non
             continue
         if key in row.code_opts:
             return "inline", nxt
-        if "-c" in row.code_opts and key.startswith("-") and not key.startswith("--") and "c" in key[1:]:
+        if (
+            "-c" in row.code_opts
+            and key.startswith("-")
+            and not key.startswith("--")
+            and "c" in key[1:]
+        ):
             return "inline", nxt
         if key.startswith("-") or (row.family is Family.CMD and key.startswith("/")):
             continue

@@ -35,7 +35,7 @@ def join_continuations(text: str) -> tuple[str, bool]:
             if text[i + 1] == "\n":
                 i += 2
                 continue
-            out.append(text[i:i + 2])
+            out.append(text[i : i + 2])
             i += 2
             continue
         if ch == "'" and not double:

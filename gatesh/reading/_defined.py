@@ -31,30 +31,73 @@ if TYPE_CHECKING:
     from ._read import _Inherit
 
 # Folders whose programs are the system's own: a copy or link of one is that program.
-_PROGRAM_DIRS: Final = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
-                        "/opt/homebrew/bin/", "/nix/var/nix/profiles/default/bin/", "/run/current-system/sw/bin/")
+_PROGRAM_DIRS: Final = (
+    "/bin/",
+    "/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+    "/opt/homebrew/bin/",
+    "/nix/var/nix/profiles/default/bin/",
+    "/run/current-system/sw/bin/",
+)
 # Folders on a usual PATH: a program written there runs by its bare name.
-_PATH_DIRS: Final = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin", "~/bin",
-                     "~/.local/bin", "/opt/homebrew/bin")
+_PATH_DIRS: Final = (
+    "/usr/local/bin",
+    "/usr/bin",
+    "/bin",
+    "/usr/local/sbin",
+    "/usr/sbin",
+    "/sbin",
+    "~/bin",
+    "~/.local/bin",
+    "/opt/homebrew/bin",
+)
 _COPIERS: Final = frozenset({"cp", "ln", "install", "mv", "rsync"})
 # Every program ``_record`` remembers a write of beside write redirections (keep the two in step).
 _RECORDERS: Final = _COPIERS | {"tee", "curl", "wget"}
-_COPY_WITH_ARG: Final = frozenset({"-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group",
-                                   "-S", "--suffix", "--backup"})
-_WHICH: Final = re.compile(r"^\"?\$\((?:which|command -v|type -p)\s+([\w.+-]+)\)\"?$|^`(?:which|command -v)\s+([\w.+-]+)`$")
+_COPY_WITH_ARG: Final = frozenset(
+    {
+        "-t",
+        "--target-directory",
+        "-m",
+        "--mode",
+        "-o",
+        "--owner",
+        "-g",
+        "--group",
+        "-S",
+        "--suffix",
+        "--backup",
+    }
+)
+_WHICH: Final = re.compile(
+    r"^\"?\$\((?:which|command -v|type -p)\s+([\w.+-]+)\)\"?$|^`(?:which|command -v)\s+([\w.+-]+)`$"
+)
 _MAKEFILES: Final = ("GNUmakefile", "makefile", "Makefile")
 _JUSTFILES: Final = ("justfile", "Justfile", ".justfile")
 # npm lifecycle: the scripts a subcommand runs (each with its pre and post script).
-_NPM_LIFECYCLE: Final = {"install": ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare",
-                                     "postprepare"),
-                         "ci": ("preinstall", "install", "postinstall", "prepare"), "i": ("preinstall", "install",
-                                                                                          "postinstall", "prepare"),
-                         "test": ("pretest", "test", "posttest"), "t": ("pretest", "test", "posttest"),
-                         "start": ("prestart", "start", "poststart"), "stop": ("prestop", "stop", "poststop"),
-                         "restart": ("prerestart", "restart", "postrestart"),
-                         "pack": ("prepack", "prepare", "postpack"), "publish": ("prepublishOnly", "prepack",
-                                                                                 "prepare", "postpack", "publish",
-                                                                                 "postpublish")}
+_NPM_LIFECYCLE: Final = {
+    "install": (
+        "preinstall",
+        "install",
+        "postinstall",
+        "prepublish",
+        "preprepare",
+        "prepare",
+        "postprepare",
+    ),
+    "ci": ("preinstall", "install", "postinstall", "prepare"),
+    "i": ("preinstall", "install", "postinstall", "prepare"),
+    "test": ("pretest", "test", "posttest"),
+    "t": ("pretest", "test", "posttest"),
+    "start": ("prestart", "start", "poststart"),
+    "stop": ("prestop", "stop", "poststop"),
+    "restart": ("prerestart", "restart", "postrestart"),
+    "pack": ("prepack", "prepare", "postpack"),
+    "publish": ("prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"),
+}
 _PACKAGE_RUNNERS: Final = frozenset({"npm", "pnpm", "yarn", "bun"})
 # Programs that run recipes from a file in the working folder.
 RECIPE_RUNNERS: Final = frozenset({"make", "gmake", "bmake", "just"}) | _PACKAGE_RUNNERS
@@ -83,13 +126,19 @@ class DefinedReading:
     commands: list[SimpleCommand]
 
     if TYPE_CHECKING:
+
         def note(self, text: str) -> None: ...
-        def read_text(self, text: str, context: str, depth: int, inherit: _Inherit,
-                      *, tolerant: bool = False) -> list[int]: ...
-        def finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]: ...
+        def read_text(
+            self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
+        ) -> list[int]: ...
+        def finalize(
+            self, raw: RawCommand, depth: int, inherit: _Inherit
+        ) -> tuple[list[int], str]: ...
         def _resolve(self, path: str) -> str: ...
         def output_of(self, raw: RawCommand, stages: int) -> Fed: ...
-        def fed_input(self, raw: RawCommand, stages: int = 0, *, pipe: bool = True) -> Fed | None: ...
+        def fed_input(
+            self, raw: RawCommand, stages: int = 0, *, pipe: bool = True
+        ) -> Fed | None: ...
         def _context_script(self, path: str, interp: str, text: str) -> None: ...
 
     def _key(self, path: str) -> str:
@@ -101,7 +150,9 @@ class DefinedReading:
 
     # --- what a command writes --------------------------------------------------------------
 
-    def record_writes(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
+    def record_writes(
+        self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit
+    ) -> list[int]:
         """Remember the files ``cmd`` writes (its redirections, tee, cp/ln/install/mv, downloads);
         a git hook written with a known text is read as the script it is."""
         if cmd.head not in _RECORDERS and not any(r.writes for r in cmd.redirects):
@@ -111,23 +162,36 @@ class DefinedReading:
         out: list[int] = []
         for key, what in self.written.items():
             if before.get(key) is not what and _GIT_HOOK.search(key) and self.commands:
-                out.extend(self.run_text(len(self.commands) - 1, key, what, "git", depth, inherit, shebang=True))
+                out.extend(
+                    self.run_text(
+                        len(self.commands) - 1, key, what, "git", depth, inherit, shebang=True
+                    )
+                )
         return out
 
     def _record(self, cmd: SimpleCommand, raw: RawCommand) -> None:
         for r in cmd.redirects:
-            if not r.writes or r.target is None or r.target.startswith("/dev/") or r.fd not in (None, 1):
+            if (
+                not r.writes
+                or r.target is None
+                or r.target.startswith("/dev/")
+                or r.fd not in (None, 1)
+            ):
                 continue
             fed = self.output_of(raw, 0) if cmd.head not in ("", ":") else None
             text = None if fed is None or fed.dynamic else fed.text
-            self._write(r.target, Written(text, why=f"`{raw.raw.strip()[:60]}`"), append=r.op == ">>")
+            self._write(
+                r.target, Written(text, why=f"`{raw.raw.strip()[:60]}`"), append=r.op == ">>"
+            )
         if cmd.head == "tee":
             fed = self.fed_input(raw)
             text = None if fed is None or fed.dynamic else fed.text
             append = any(w.static and w.text in ("-a", "--append") for w in cmd.argv[1:])
             for w in cmd.argv[1:]:
                 if w.static and not w.text.startswith("-"):
-                    self._write(w.text, Written(text, why=f"`{raw.raw.strip()[:60]}`"), append=append)
+                    self._write(
+                        w.text, Written(text, why=f"`{raw.raw.strip()[:60]}`"), append=append
+                    )
         elif cmd.head in _COPIERS:
             self._copy(cmd)
         elif cmd.head in ("curl", "wget"):
@@ -141,7 +205,9 @@ class DefinedReading:
             if before is None and os.path.exists(key):
                 what = Written(why=f"appended to {path}, which holds text gatesh did not read")
             elif before is not None:
-                joined = None if before.text is None or what.text is None else before.text + what.text
+                joined = (
+                    None if before.text is None or what.text is None else before.text + what.text
+                )
                 what = Written(joined, why=what.why or before.why)
         self.written[key] = what
 
@@ -173,8 +239,12 @@ class DefinedReading:
             sources, dest = words, target_dir
         if not dest.static:
             return
-        into = len(sources) > 1 or dest.text.endswith("/") or target_dir is not None or os.path.isdir(
-            self._resolve(dest.text))
+        into = (
+            len(sources) > 1
+            or dest.text.endswith("/")
+            or target_dir is not None
+            or os.path.isdir(self._resolve(dest.text))
+        )
         for src in sources:
             name = posixpath.basename(src.text.rstrip("/")) if src.static else ""
             path = posixpath.join(dest.text, name) if into else dest.text
@@ -206,8 +276,9 @@ class DefinedReading:
 
     # --- running what was written -----------------------------------------------------------
 
-    def run_written(self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int,
-                    inherit: _Inherit) -> list[int] | None:
+    def run_written(
+        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: _Inherit
+    ) -> list[int] | None:
         """``./x …`` (or ``x`` written into a PATH folder) where this text wrote x: the program it
         copies runs (as that program), or its text is read as a script. None: x was not written."""
         word = cmd.argv[0]
@@ -218,8 +289,14 @@ class DefinedReading:
             return None
         if what.program is not None:
             self.note(f"{word.text} was made a copy of {what.program} earlier in the text")
-            sub = RawCommand([Word(what.program), *cmd.argv[1:]], raw.context, raw.frame, raw.start, raw.raw,
-                             assignments=list(raw.assignments))
+            sub = RawCommand(
+                [Word(what.program), *cmd.argv[1:]],
+                raw.context,
+                raw.frame,
+                raw.start,
+                raw.raw,
+                assignments=list(raw.assignments),
+            )
             return self.finalize(sub, depth + 1, inherit)[0]
         return self.run_text(index, word.text, what, cmd.head, depth, inherit, shebang=True)
 
@@ -232,64 +309,114 @@ class DefinedReading:
                 return found
         return None
 
-    def run_text(self, index: int, path: str, what: Written, language: str, depth: int, inherit: _Inherit,
-                 *, shebang: bool = False) -> list[int]:
+    def run_text(
+        self,
+        index: int,
+        path: str,
+        what: Written,
+        language: str,
+        depth: int,
+        inherit: _Inherit,
+        *,
+        shebang: bool = False,
+    ) -> list[int]:
         """Read a written file as the script it is (its shebang's language, or sh)."""
         if what.text is None:
             why = f"{path}, written earlier in this text with content gatesh does not know ({what.why})"
-            self.code.append(Code(index, language, CodeSource.DEFINED, opaque=f"{language} runs {why}"))
+            self.code.append(
+                Code(index, language, CodeSource.DEFINED, opaque=f"{language} runs {why}")
+            )
             self.note(f"opaque code: {language} runs {why}")
             return []
         interp = shebang_head(what.text) if shebang else language
-        self.code.append(Code(index, language, CodeSource.DEFINED, text=what.text[:64 * 1024]))
+        self.code.append(Code(index, language, CodeSource.DEFINED, text=what.text[: 64 * 1024]))
         self.note(f"{path} runs the text written to it earlier in this text")
         if interp and interp not in PARSED_SHELLS:
             self._context_script(path, interp, what.text)
             return []
         return self.read_text(what.text, Context.SCRIPT, depth + 1, inherit)
 
-    def run_recipes(self, cmd: SimpleCommand, index: int, depth: int, inherit: _Inherit) -> list[int]:
+    def run_recipes(
+        self, cmd: SimpleCommand, index: int, depth: int, inherit: _Inherit
+    ) -> list[int]:
         """make, just and the package runners, when this text wrote their recipe file."""
         head = cmd.head
         args = [w.text for w in cmd.argv[1:] if w.static]
         if head in ("make", "gmake", "bmake"):
-            found = self._recipe_file(_option(args, ("-f", "--file", "--makefile")), _MAKEFILES,
-                                      _option(args, ("-C", "--directory")))
-            return [] if found is None else self._recipe_lines(index, head, found, _make_recipes, depth, inherit)
+            found = self._recipe_file(
+                _option(args, ("-f", "--file", "--makefile")),
+                _MAKEFILES,
+                _option(args, ("-C", "--directory")),
+            )
+            return (
+                []
+                if found is None
+                else self._recipe_lines(index, head, found, _make_recipes, depth, inherit)
+            )
         if head == "just":
-            found = self._recipe_file(_option(args, ("-f", "--justfile")), _JUSTFILES,
-                                      _option(args, ("-d", "--working-directory")))
-            return [] if found is None else self._recipe_lines(index, head, found, _just_recipes, depth, inherit)
+            found = self._recipe_file(
+                _option(args, ("-f", "--justfile")),
+                _JUSTFILES,
+                _option(args, ("-d", "--working-directory")),
+            )
+            return (
+                []
+                if found is None
+                else self._recipe_lines(index, head, found, _just_recipes, depth, inherit)
+            )
         if head in _PACKAGE_RUNNERS:
-            found = self._recipe_file(None, ("package.json",), _option(args, ("--prefix", "-C", "--dir", "--cwd")))
+            found = self._recipe_file(
+                None, ("package.json",), _option(args, ("--prefix", "-C", "--dir", "--cwd"))
+            )
             if found is None:
                 return []
             names = _package_scripts(head, args)
-            return [] if not names else self._recipe_lines(
-                index, head, found, lambda text: _json_scripts(text, names), depth, inherit)
+            return (
+                []
+                if not names
+                else self._recipe_lines(
+                    index, head, found, lambda text: _json_scripts(text, names), depth, inherit
+                )
+            )
         return []
 
-    def _recipe_file(self, given: str | None, names: tuple[str, ...],
-                     folder: str | None) -> tuple[str, Written] | None:
+    def _recipe_file(
+        self, given: str | None, names: tuple[str, ...], folder: str | None
+    ) -> tuple[str, Written] | None:
         if not self.written:
             return None
-        candidates = [given] if given else [posixpath.join(folder, n) if folder else n for n in names]
+        candidates = (
+            [given] if given else [posixpath.join(folder, n) if folder else n for n in names]
+        )
         for path in candidates:
             what = self.written_at(path)
             if what is not None:
                 return path, what
         return None
 
-    def _recipe_lines(self, index: int, head: str, found: tuple[str, Written],
-                      extract: Callable[[str], list[str] | None], depth: int, inherit: _Inherit) -> list[int]:
+    def _recipe_lines(
+        self,
+        index: int,
+        head: str,
+        found: tuple[str, Written],
+        extract: Callable[[str], list[str] | None],
+        depth: int,
+        inherit: _Inherit,
+    ) -> list[int]:
         path, what = found
         if what.text is None:
             return self.run_text(index, path, what, head, depth, inherit)
         lines = extract(what.text)
         if lines is None:
-            return self.run_text(index, path, Written(why=f"{path} cannot be read as {head} reads it"), head,
-                                 depth, inherit)
-        self.code.append(Code(index, head, CodeSource.DEFINED, text="\n".join(lines)[:64 * 1024]))
+            return self.run_text(
+                index,
+                path,
+                Written(why=f"{path} cannot be read as {head} reads it"),
+                head,
+                depth,
+                inherit,
+            )
+        self.code.append(Code(index, head, CodeSource.DEFINED, text="\n".join(lines)[: 64 * 1024]))
         self.note(f"{head} runs the recipes {path} was given earlier in this text")
         return self.read_text("\n".join(lines), Context.SCRIPT, depth + 1, inherit) if lines else []
 
@@ -328,14 +455,26 @@ def _package_scripts(head: str, args: list[str]) -> tuple[str, ...]:
     """The package.json scripts a package-runner command runs (pre/post scripts included)."""
     words = [a for a in args if not a.startswith("-")]
     if not words:
-        return ("preinstall", "install", "postinstall", "prepare") if head in ("yarn", "bun", "pnpm") else ()
+        return (
+            ("preinstall", "install", "postinstall", "prepare")
+            if head in ("yarn", "bun", "pnpm")
+            else ()
+        )
     sub = words[0]
     if sub in ("run", "run-script", "rum", "urn") and len(words) > 1:
         name = words[1]
         return (f"pre{name}", name, f"post{name}")
     if sub in _NPM_LIFECYCLE:
         return _NPM_LIFECYCLE[sub]
-    if head in ("yarn", "pnpm", "bun") and sub not in ("add", "remove", "dlx", "exec", "x", "create", "init"):
+    if head in ("yarn", "pnpm", "bun") and sub not in (
+        "add",
+        "remove",
+        "dlx",
+        "exec",
+        "x",
+        "create",
+        "init",
+    ):
         return (f"pre{sub}", sub, f"post{sub}")
     return ()
 

@@ -26,8 +26,18 @@ class Unknown(ReadError):
     then records the code as opaque, it never escapes the reader."""
 
 
-_SIMPLE: Final = {"a": b"\a", "b": b"\b", "e": b"\x1b", "E": b"\x1b", "f": b"\f", "n": b"\n", "r": b"\r",
-                  "t": b"\t", "v": b"\v", "\\": b"\\"}
+_SIMPLE: Final = {
+    "a": b"\a",
+    "b": b"\b",
+    "e": b"\x1b",
+    "E": b"\x1b",
+    "f": b"\f",
+    "n": b"\n",
+    "r": b"\r",
+    "t": b"\t",
+    "v": b"\v",
+    "\\": b"\\",
+}
 _OCT: Final = frozenset("01234567")
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 
@@ -103,7 +113,9 @@ def echo_output(args: list[str]) -> bytes:
     """
     newline, escapes = True, False
     k = 0
-    while k < len(args) and len(args[k]) > 1 and args[k][0] == "-" and set(args[k][1:]) <= set("neE"):
+    while (
+        k < len(args) and len(args[k]) > 1 and args[k][0] == "-" and set(args[k][1:]) <= set("neE")
+    ):
         for letter in args[k][1:]:
             if letter == "n":
                 newline = False
@@ -200,14 +212,20 @@ def printf_output(args: list[str]) -> bytes:
                 prec = _number(arg()) if prec_s == "*" else int(prec_s or "0")
             if abs(width) > _MAX_FIELD or (prec is not None and prec > _MAX_FIELD):
                 raise Unknown("printf pads a field wider than a command may be")
-            spec = "%" + flags.replace("'", "") + (str(width) if width else "") + \
-                ("" if prec is None else f".{prec}")
+            spec = (
+                "%"
+                + flags.replace("'", "")
+                + (str(width) if width else "")
+                + ("" if prec is None else f".{prec}")
+            )
             if conv in "diouxX":
                 value = _number(arg())
                 if conv in "ouxX":
                     spec = spec.replace(" ", "").replace("+", "")  # C: signed conversions only
                     if "#" in spec and (conv == "o" or value == 0):
-                        raise Unknown("printf's alternate form of an octal or a zero is not computed")
+                        raise Unknown(
+                            "printf's alternate form of an octal or a zero is not computed"
+                        )
                     if value < 0:
                         value &= (1 << 64) - 1  # C's unsigned conversion of a negative intmax_t
                 if prec == 0 and value == 0:  # C writes no digit for a zero of precision 0

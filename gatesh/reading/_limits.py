@@ -5,10 +5,18 @@ from __future__ import annotations
 from typing import Final
 
 MAX_COMMAND_BYTES: Final = 64 * 1024  # S2: 64 KiB per command; longer is "too long"
-MAX_REREAD_DEPTH: Final = 6  # sh -c / eval / heredoc / script inside each other: real use stays <= 3
-MAX_NESTING: Final = 150  # brackets/substitutions deep; keeps tree-sitter and our walk far from stack limits
-MAX_WALK_DEPTH: Final = 900  # syntax-tree depth our recursive walk may reach (< Python's 1000 frames)
-MAX_COMMANDS: Final = 25_000  # per reading: above what 64 KiB can hold (`a;` x 21,845); bounds scripts
+MAX_REREAD_DEPTH: Final = (
+    6  # sh -c / eval / heredoc / script inside each other: real use stays <= 3
+)
+MAX_NESTING: Final = (
+    150  # brackets/substitutions deep; keeps tree-sitter and our walk far from stack limits
+)
+MAX_WALK_DEPTH: Final = (
+    900  # syntax-tree depth our recursive walk may reach (< Python's 1000 frames)
+)
+MAX_COMMANDS: Final = (
+    25_000  # per reading: above what 64 KiB can hold (`a;` x 21,845); bounds scripts
+)
 TIME_BUDGET_S: Final = 0.5  # whole reading incl. scripts; a normal line takes well under 1 ms
 MAX_SCRIPT_BYTES: Final = 256 * 1024  # a script read from disk larger than this is a note, not read
 MAX_SCRIPT_TOTAL_BYTES: Final = 1024 * 1024  # all scripts of one reading together

@@ -44,12 +44,17 @@ _URL_FILE: Final = re.compile(r"^file://(?:localhost)?(~?/.*)$", re.I)
 # bash's `$(<FILE)`: the file's content, read by the shell itself (inside any word, any command).
 _READ_SUBST: Final = re.compile(r"\$\(\s*<\s*([^)\s]+)\s*\)")
 # Another host's path (user@host:path, host.domain:path, remote:path) or a URL.
-_REMOTE: Final = re.compile(r"^(?:[\w.-]+@[\w.\[\]:-]+:|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:|[\w-]+:(?!//)"
-                            r"|[a-z][a-z0-9+.-]*://)", re.I)
+_REMOTE: Final = re.compile(
+    r"^(?:[\w.-]+@[\w.\[\]:-]+:|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:|[\w-]+:(?!//)"
+    r"|[a-z][a-z0-9+.-]*://)",
+    re.I,
+)
 # Names that are a path whatever the folder (a bare `cat .netrc` names the credential store).
-_SPECIAL_NAMES: Final = re.compile(r"^(?:\.netrc|_netrc|\.env(?:\.[\w.-]+)?|\.git-credentials|\.pgpass|"
-                                   r"id_(?:rsa|dsa|ecdsa|ed25519)|\.bash_history|\.zsh_history|"
-                                   r"\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|shadow)$")
+_SPECIAL_NAMES: Final = re.compile(
+    r"^(?:\.netrc|_netrc|\.env(?:\.[\w.-]+)?|\.git-credentials|\.pgpass|"
+    r"id_(?:rsa|dsa|ecdsa|ed25519)|\.bash_history|\.zsh_history|"
+    r"\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|shadow)$"
+)
 
 
 # A ~user name, a letters-only tar mode word (`xvf`), the key of a KEY=PATH word.
@@ -58,7 +63,9 @@ _LETTERS: Final = re.compile(r"^[A-Za-z]+$")
 _KEY: Final = re.compile(r"^[\w.-]+$")
 _FILE_NAME: Final = re.compile(r"^[\w.+-]+\.[A-Za-z0-9]{1,6}$")
 _CODEISH: Final = re.compile(r"[()\"'<>|;&{}`$\\,*]")
-_VAR_PREFIX: Final = re.compile(r"^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\}|\$TMPDIR|\$\{TMPDIR(?::-[^}]*)?\})(?=/|$)")
+_VAR_PREFIX: Final = re.compile(
+    r"^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\}|\$TMPDIR|\$\{TMPDIR(?::-[^}]*)?\})(?=/|$)"
+)
 
 
 # Words repeat from line to line (`-f`, `path/to/file`, `.`): the answers below are pure functions of
@@ -153,8 +160,9 @@ def tree_root(cwd: str | None, home: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def _classify(path: str, home: str, tree: str | None,
-              gate: tuple[str, ...]) -> tuple[PathClass, vocab.PathRow | None]:
+def _classify(
+    path: str, home: str, tree: str | None, gate: tuple[str, ...]
+) -> tuple[PathClass, vocab.PathRow | None]:
     """``vocab.classify``, remembered: it matches strings only (no file system, no environment),
     so its answer is a function of exactly these arguments."""
     return vocab.classify(path, home=home, tree=tree, gate=gate)
@@ -227,8 +235,17 @@ class _Collector:
             self._gate = _gate_roots()
         return self._gate
 
-    def add(self, text: str, static: bool, direction: Direction, index: int, cwd: str | None, via: str,
-            replaces: bool = False, only: str = "") -> None:
+    def add(
+        self,
+        text: str,
+        static: bool,
+        direction: Direction,
+        index: int,
+        cwd: str | None,
+        via: str,
+        replaces: bool = False,
+        only: str = "",
+    ) -> None:
         if len(self.out) >= MAX_EFFECTS or not text or len(text) > _WORD_CAP:
             return
         key = (text, direction, index, replaces)
@@ -239,17 +256,34 @@ class _Collector:
             text = text[1:]  # response files and curl's @file
         resolved = resolve(text, cwd, self.home, static=static, home_known=self.home_known)
         if not resolved:
-            self.out.append(PathEffect(text, "", direction, PathClass.UNKNOWN, index, via, replaces, only))
+            self.out.append(
+                PathEffect(text, "", direction, PathClass.UNKNOWN, index, via, replaces, only)
+            )
             return
         resolved = self._follow(resolved)
         cls, row = _classify(resolved, self.home, self.tree, self.gate)
-        self.out.append(PathEffect(text, resolved, direction, cls, index, via, replaces, only,
-                                   row.name if row is not None else ""))
+        self.out.append(
+            PathEffect(
+                text,
+                resolved,
+                direction,
+                cls,
+                index,
+                via,
+                replaces,
+                only,
+                row.name if row is not None else "",
+            )
+        )
 
     def _follow(self, path: str) -> str:
         """Symlinks inside the working tree resolved (S2.1); other paths stay lexical."""
         tree = self.tree
-        if tree and (path == tree or path.startswith(tree + "/")) and not any(ch in path for ch in "*?["):
+        if (
+            tree
+            and (path == tree or path.startswith(tree + "/"))
+            and not any(ch in path for ch in "*?[")
+        ):
             try:
                 return real_path(path)
             except (OSError, ValueError):
@@ -257,9 +291,14 @@ class _Collector:
         return path
 
 
-def effects(commands: Sequence[SimpleCommand], cwd: str | None, home: str | None,
-            *, assigns_home: bool = False,
-            pipelines: Sequence[Sequence[int]] = ()) -> tuple[PathEffect, ...]:
+def effects(
+    commands: Sequence[SimpleCommand],
+    cwd: str | None,
+    home: str | None,
+    *,
+    assigns_home: bool = False,
+    pipelines: Sequence[Sequence[int]] = (),
+) -> tuple[PathEffect, ...]:
     """The path effects of ``commands`` (the reader's executed commands, in order); ``pipelines``
     (indexes into ``commands``) tell which commands feed which."""
     h = home or _home()
@@ -270,7 +309,7 @@ def effects(commands: Sequence[SimpleCommand], cwd: str | None, home: str | None
         if cmd.remote or cmd.context == "remote":
             _elsewhere(col, cmd, i)
             continue
-        _command(col, cmd, i, cur, commands[i + 1:i + 4])
+        _command(col, cmd, i, cur, commands[i + 1 : i + 4])
         for w in fed.get(i, ()):
             col.add(w.text, w.static, U, i, cur, "piped name")
         if cmd.head in ("cd", "pushd", "chdir") and cmd.context in ("top", "function"):
@@ -281,7 +320,9 @@ def effects(commands: Sequence[SimpleCommand], cwd: str | None, home: str | None
 # The classes a path on another host or in a container keeps: what reading or writing them means
 # does not depend on this machine (a service-account token is a credential there too). Work-loss
 # classes do: that host's files are not this working tree's, and relative paths are not ours.
-_ELSEWHERE_CLASSES: Final = frozenset({PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM})
+_ELSEWHERE_CLASSES: Final = frozenset(
+    {PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM}
+)
 
 
 def _elsewhere(col: _Collector, cmd: SimpleCommand, i: int) -> None:
@@ -297,16 +338,54 @@ def _elsewhere(col: _Collector, cmd: SimpleCommand, i: int) -> None:
 
 
 # Programs that take file names on their input (`echo F | cpio -o`, `echo F | xargs cat`).
-_NAME_READERS: Final = frozenset({"cpio", "xargs", "parallel", "tar", "zip", "rsync", "afio", "pax", "7z", "bsdtar",
-                                  "gtar", "ar", "while", "read"})
+_NAME_READERS: Final = frozenset(
+    {
+        "cpio",
+        "xargs",
+        "parallel",
+        "tar",
+        "zip",
+        "rsync",
+        "afio",
+        "pax",
+        "7z",
+        "bsdtar",
+        "gtar",
+        "ar",
+        "while",
+        "read",
+    }
+)
 
 
 # Programs that read commands on their input, which name files (`echo 'e /etc/shadow' | ed`).
-_COMMAND_READERS: Final = frozenset({"ed", "ex", "red", "sqlite3", "ftp", "sftp", "lftp", "gdb", "mysql", "psql",
-                                     "redis-cli", "smbclient", "bc", "dc", "m4", "gnuplot", "octave", "R"})
+_COMMAND_READERS: Final = frozenset(
+    {
+        "ed",
+        "ex",
+        "red",
+        "sqlite3",
+        "ftp",
+        "sftp",
+        "lftp",
+        "gdb",
+        "mysql",
+        "psql",
+        "redis-cli",
+        "smbclient",
+        "bc",
+        "dc",
+        "m4",
+        "gnuplot",
+        "octave",
+        "R",
+    }
+)
 
 
-def _fed_names(commands: Sequence[SimpleCommand], pipelines: Sequence[Sequence[int]]) -> dict[int, list[Word]]:
+def _fed_names(
+    commands: Sequence[SimpleCommand], pipelines: Sequence[Sequence[int]]
+) -> dict[int, list[Word]]:
     """Path-like words ``echo``/``printf`` pipe into a program that reads file names from its input
     (or commands naming files), keyed by the reading command's index."""
     out: dict[int, list[Word]] = {}
@@ -318,12 +397,16 @@ def _fed_names(commands: Sequence[SimpleCommand], pipelines: Sequence[Sequence[i
             if src.head not in ("echo", "printf"):
                 continue
             if dst.head in _NAME_READERS or dst.context == "xargs":
-                out.setdefault(b, []).extend(w for w in src.argv[1:] if looks_like_path(w.text.replace('"', "")))
+                out.setdefault(b, []).extend(
+                    w for w in src.argv[1:] if looks_like_path(w.text.replace('"', ""))
+                )
             elif dst.head in _COMMAND_READERS:
                 for w in src.argv[1:]:
                     if w.static:
-                        out.setdefault(b, []).extend(Word(m.group(1)) for m in _EMBEDDED.finditer(
-                            w.text.replace("\\n", "\n")))
+                        out.setdefault(b, []).extend(
+                            Word(m.group(1))
+                            for m in _EMBEDDED.finditer(w.text.replace("\\n", "\n"))
+                        )
     return out
 
 
@@ -336,8 +419,13 @@ def _cd(cmd: SimpleCommand, cur: str | None, home: str) -> str | None:
     return target or None
 
 
-def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
-             following: Sequence[SimpleCommand] = ()) -> None:
+def _command(
+    col: _Collector,
+    cmd: SimpleCommand,
+    i: int,
+    cwd: str | None,
+    following: Sequence[SimpleCommand] = (),
+) -> None:
     for r in cmd.redirects:
         if r.target is None or r.op.startswith("<<"):
             continue
@@ -360,7 +448,9 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
             continue  # what every match starts with (most words: skipped without the pattern)
         for m in _READ_SUBST.finditer(w.text):
             col.add(m.group(1).strip("'\""), True, R, i, cwd, "redirect")
-    for w in words:  # a file:// URL names a local file, whatever the program (curl, aws --cli-input-json …)
+    for w in (
+        words
+    ):  # a file:// URL names a local file, whatever the program (curl, aws --cli-input-json …)
         t = w.text
         k = t.find("file://")
         if w.static and k >= 0:
@@ -390,8 +480,21 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
             addr = _SOCAT_FILE.match(w.text) if w.static else None
             if addr:
                 kind, path, opts = addr.group(1).lower(), addr.group(2), addr.group(3).lower()
-                writes = kind in ("create", "creat") or "creat" in opts or "wronly" in opts or "append" in opts
-                col.add(path, True, W if writes else U, i, cwd, "argv", replaces="trunc" in opts or kind == "create")
+                writes = (
+                    kind in ("create", "creat")
+                    or "creat" in opts
+                    or "wronly" in opts
+                    or "append" in opts
+                )
+                col.add(
+                    path,
+                    True,
+                    W if writes else U,
+                    i,
+                    cwd,
+                    "argv",
+                    replaces="trunc" in opts or kind == "create",
+                )
         return
     if head in ("sed", "gsed"):
         for w in words:
@@ -408,17 +511,29 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
             for m in _SQLITE_DOT.finditer(text):
                 verb = m.group(1).lower()
                 writes = verb in ("output", "once", "save", "backup", "dump", "excel")
-                col.add(m.group(2), True, W if writes else R, i, cwd, "inline code", replaces=writes)
+                col.add(
+                    m.group(2), True, W if writes else R, i, cwd, "inline code", replaces=writes
+                )
     if head in ("dd", "dcfldd", "dc3dd"):
         for w in words:
             for key, direction in (("if=", R), ("of=", W)):
                 if w.text.startswith(key):
-                    col.add(w.text[len(key):], w.static, direction, i, cwd, "option", replaces=direction is W)
+                    col.add(
+                        w.text[len(key) :],
+                        w.static,
+                        direction,
+                        i,
+                        cwd,
+                        "option",
+                        replaces=direction is W,
+                    )
         return
     if head in vocab.CREDENTIAL_USERS:
         return  # loading or using a key is the key's purpose
     implicit = vocab.IMPLICIT_WRITES.get(head)
-    if implicit is not None and not any(w.static and w.text in ("-c", "--check", "-f", "--file") for w in words):
+    if implicit is not None and not any(
+        w.static and w.text in ("-c", "--check", "-f", "--file") for w in words
+    ):
         col.add(implicit, True, W, i, cwd, "implicit")
     if head in ("tar", "gtar", "bsdtar"):
         _tar(col, words, i, cwd)
@@ -431,7 +546,9 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
     if use is None and programs.is_interpreter(head):
         use = _INTERPRETER_USE
     if cmd.argv[0].static and "/" in cmd.argv[0].text:
-        col.add(cmd.argv[0].text, True, R, i, cwd, "argv")  # the program file itself is read to run it
+        col.add(
+            cmd.argv[0].text, True, R, i, cwd, "argv"
+        )  # the program file itself is read to run it
     _argv(col, cmd, words, use, i, cwd)
     if use is None or use is _INTERPRETER_USE or head in _EMBEDDERS:
         _embedded(col, cmd, words, i, cwd)
@@ -439,19 +556,48 @@ def _command(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None,
 
 # Programs whose argument strings are code or configuration that names files (latex, make --eval,
 # gdb -ex, smbclient -c, puppet -e): the known tables do not model them, so literals are scanned.
-_EMBEDDERS: Final = frozenset({"sqlite3", "smbclient", "gdb", "make", "latex", "pdflatex", "xelatex", "lualatex",
-                               "tex", "puppet", "apache2", "apache2ctl", "httpd", "nginx", "dosbox", "redis-cli", "lftp"})
+_EMBEDDERS: Final = frozenset(
+    {
+        "sqlite3",
+        "smbclient",
+        "gdb",
+        "make",
+        "latex",
+        "pdflatex",
+        "xelatex",
+        "lualatex",
+        "tex",
+        "puppet",
+        "apache2",
+        "apache2ctl",
+        "httpd",
+        "nginx",
+        "dosbox",
+        "redis-cli",
+        "lftp",
+    }
+)
 # A path inside a longer word: absolute or home-relative, not part of a URL or another path.
-_EMBEDDED: Final = re.compile(r"(?:(?<![\w.$/:~@-])|(?<=[a-z]:)(?=~/))(~/[\w.@%+/-]+|/(?:etc|usr|var|root|home|Users|"
-                              r"Library|System|opt|boot|lib\w*|bin|sbin|proc|sys|dev|srv)/[\w.@%+/-]+)")
+_EMBEDDED: Final = re.compile(
+    r"(?:(?<![\w.$/:~@-])|(?<=[a-z]:)(?=~/))(~/[\w.@%+/-]+|/(?:etc|usr|var|root|home|Users|"
+    r"Library|System|opt|boot|lib\w*|bin|sbin|proc|sys|dev|srv)/[\w.@%+/-]+)"
+)
 # Only classes whose meaning matters when a program merely mentions the path.
-_EMBEDDED_CLASSES: Final = frozenset({PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM, PathClass.GATE})
+_EMBEDDED_CLASSES: Final = frozenset(
+    {PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM, PathClass.GATE}
+)
 
 
-def _embedded(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: str | None) -> None:
+def _embedded(
+    col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: str | None
+) -> None:
     """Paths named inside the argument strings (and a heredoc) of a program no table models."""
     # every path the pattern finds holds a "/": other words are not scanned
-    texts = [w.text for w in words if w.static and len(w.text) > 2 and "/" in w.text and not looks_like_path(w.text)]
+    texts = [
+        w.text
+        for w in words
+        if w.static and len(w.text) > 2 and "/" in w.text and not looks_like_path(w.text)
+    ]
     if cmd.redirects and cmd.raw and _heredoc(cmd):
         texts.append(cmd.raw[:65536])
     seen: set[str] | None = None  # this command's paths so far, taken at the first match
@@ -465,7 +611,10 @@ def _embedded(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cw
             if path in seen:
                 continue  # already a path effect of this command, with a better-known direction
             resolved = resolve(path, cwd, col.home, static=True)
-            if resolved and _classify(resolved, col.home, col.tree, col.gate)[0] in _EMBEDDED_CLASSES:
+            if (
+                resolved
+                and _classify(resolved, col.home, col.tree, col.gate)[0] in _EMBEDDED_CLASSES
+            ):
                 col.add(path, True, U, i, cwd, "embedded")
 
 
@@ -473,22 +622,53 @@ def _heredoc(cmd: SimpleCommand) -> bool:
     return any(r.op.startswith("<<") for r in cmd.redirects)
 
 
-_NAME_ONLY_READS: Final = {"file": frozenset({"-f", "--files-from", "-m", "--magic-file"}),
-                           "du": frozenset({"--files0-from", "-X", "--exclude-from"}),
-                           "wc": frozenset({"--files0-from"}), "find": frozenset({"-files0-from"})}
-_SOCAT_FILE: Final = re.compile(r"^(open|file|create|creat|gopen|pipe)[:,]([^,!]+)((?:,[^!]*)?)$", re.I)
+_NAME_ONLY_READS: Final = {
+    "file": frozenset({"-f", "--files-from", "-m", "--magic-file"}),
+    "du": frozenset({"--files0-from", "-X", "--exclude-from"}),
+    "wc": frozenset({"--files0-from"}),
+    "find": frozenset({"-files0-from"}),
+}
+_SOCAT_FILE: Final = re.compile(
+    r"^(open|file|create|creat|gopen|pipe)[:,]([^,!]+)((?:,[^!]*)?)$", re.I
+)
 _SED_WRITE: Final = re.compile(r"(?:^|[;\n}]|/[gpIiMme0-9]*)\s*w\s+(\S+)")
-_SQLITE_DOT: Final = re.compile(r"(?:^|\n|\s)\.(output|once|save|backup|dump|excel|import|read|open|restore)\s+"
-                                r"(?:--?\w+\s+)*['\"]?([^\s'\"]+)")
+_SQLITE_DOT: Final = re.compile(
+    r"(?:^|\n|\s)\.(output|once|save|backup|dump|excel|import|read|open|restore)\s+"
+    r"(?:--?\w+\s+)*['\"]?([^\s'\"]+)"
+)
 
 
 # An interpreter's own words: the inline code is code (its literals are read above), not a path.
-_INTERPRETER_USE: Final = vocab.PathUse(frozenset(), "runs a program", operands=U, all_operands=False,
-                                        values=frozenset({"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-m",
-                                                          "-M", "-I", "-W", "-X", "-x", "--execute"}))
+_INTERPRETER_USE: Final = vocab.PathUse(
+    frozenset(),
+    "runs a program",
+    operands=U,
+    all_operands=False,
+    values=frozenset(
+        {
+            "-c",
+            "-e",
+            "-E",
+            "-r",
+            "--eval",
+            "-p",
+            "--print",
+            "-m",
+            "-M",
+            "-I",
+            "-W",
+            "-X",
+            "-x",
+            "--execute",
+        }
+    ),
+)
 # Wrappers the reader peels whose own options name a file (strace -o trace.txt ls).
-_WRAPPER_PATHS: Final = {"strace": {"-o": W, "--output": W}, "ltrace": {"-o": W, "--output": W, "-F": R},
-                         "time": {"-o": W, "--output": W}}
+_WRAPPER_PATHS: Final = {
+    "strace": {"-o": W, "--output": W},
+    "ltrace": {"-o": W, "--output": W, "-F": R},
+    "time": {"-o": W, "--output": W},
+}
 
 
 def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> None:
@@ -512,7 +692,15 @@ def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> No
                 operands.append(rest[k])
             k += 1
         if operands:
-            col.add(operands[0], True, W, i, cwd, "argv", replaces="-a" not in rest and "--append" not in rest)
+            col.add(
+                operands[0],
+                True,
+                W,
+                i,
+                cwd,
+                "argv",
+                replaces="-a" not in rest and "--append" not in rest,
+            )
     wanted = [w for w in wanted if w != "script"]
     for k, w in enumerate(words[:-1]):
         for wrapper in wanted:
@@ -521,15 +709,54 @@ def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> No
                 col.add(words[k + 1], True, direction, i, cwd, "option", replaces=direction is W)
 
 
-_FIND_DELETERS: Final = frozenset({"rm", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "rmdir"})
-_FIND_WITH_VALUE: Final = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-newer", "-type",
-                                     "-user", "-group", "-perm", "-size", "-mtime", "-mmin", "-atime", "-ctime",
-                                     "-maxdepth", "-mindepth", "-wholename", "-lname", "-printf", "-fprint", "-amin",
-                                     "-cmin", "-used", "-samefile", "-inum", "-links", "-uid", "-gid", "-fstype"})
+_FIND_DELETERS: Final = frozenset(
+    {"rm", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "rmdir"}
+)
+_FIND_WITH_VALUE: Final = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-regex",
+        "-iregex",
+        "-newer",
+        "-type",
+        "-user",
+        "-group",
+        "-perm",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-ctime",
+        "-maxdepth",
+        "-mindepth",
+        "-wholename",
+        "-lname",
+        "-printf",
+        "-fprint",
+        "-amin",
+        "-cmin",
+        "-used",
+        "-samefile",
+        "-inum",
+        "-links",
+        "-uid",
+        "-gid",
+        "-fstype",
+    }
+)
 
 
-def _find(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: str | None,
-          execs: Sequence[SimpleCommand]) -> None:
+def _find(
+    col: _Collector,
+    cmd: SimpleCommand,
+    words: list[Word],
+    i: int,
+    cwd: str | None,
+    execs: Sequence[SimpleCommand],
+) -> None:
     """``find ROOTS … -delete`` / ``-exec rm {} …``: every match under each root is deleted.
 
     ``execs`` are the commands the reader peeled out of this find's ``-exec`` parts (wrappers such
@@ -561,7 +788,9 @@ def _find(col: _Collector, cmd: SimpleCommand, words: list[Word], i: int, cwd: s
             col.add(rest[j + 1].text, rest[j + 1].static, W, i, cwd, "option", replaces=True)
     if not deletes:
         readers = [c for c in execs if c.head and c.head not in vocab.NAME_ONLY]
-        if readers:  # `find ~/.ssh -exec cat {} \;`: every match under each root is handed to the program
+        if (
+            readers
+        ):  # `find ~/.ssh -exec cat {} \;`: every match under each root is handed to the program
             uses = [vocab.use_of(c.head) for c in readers]
             direction = R if all(u is not None and u.operands is R for u in uses) else U
             for w in roots or [Word(".")]:
@@ -621,7 +850,15 @@ def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
             operands.append(w)
         k += 1
     if archive is not None and archive.text != "-":
-        col.add(archive.text, archive.static, W if mode == "c" else R, i, cwd, "option", replaces=mode == "c")
+        col.add(
+            archive.text,
+            archive.static,
+            W if mode == "c" else R,
+            i,
+            cwd,
+            "option",
+            replaces=mode == "c",
+        )
     if mode == "x" and folder is not None:
         col.add(folder.text, folder.static, W, i, cwd, "option")
     if mode == "c":
@@ -629,8 +866,14 @@ def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
             _word(col, w, R, i, cwd, all_operands=True)
 
 
-def _argv(col: _Collector, cmd: SimpleCommand, words: list[Word], use: vocab.PathUse | None, i: int,
-          cwd: str | None) -> None:
+def _argv(
+    col: _Collector,
+    cmd: SimpleCommand,
+    words: list[Word],
+    use: vocab.PathUse | None,
+    i: int,
+    cwd: str | None,
+) -> None:
     head = cmd.head
     cred_opts = vocab.CREDENTIAL_OPTIONS.get(head, frozenset())
     writes = use.writes if use else vocab.generic_output(head)
@@ -642,9 +885,13 @@ def _argv(col: _Collector, cmd: SimpleCommand, words: list[Word], use: vocab.Pat
     replaces = bool(use and use.replaces) and not (flags & keeps)
     if head in ("ln", "gln"):
         replaces = bool(flags & {"-f", "--force"}) or any(
-            w.static and w.text.startswith("-") and not w.text.startswith("--") and "f" in w.text for w in words)
-    editing = bool(flags & in_place) or (bool(in_place) and any(
-        w.static and w.text.startswith("-i") and not w.text.startswith("--") for w in words))
+            w.static and w.text.startswith("-") and not w.text.startswith("--") and "f" in w.text
+            for w in words
+        )
+    editing = bool(flags & in_place) or (
+        bool(in_place)
+        and any(w.static and w.text.startswith("-i") and not w.text.startswith("--") for w in words)
+    )
     operands: list[Word] = []
     k = 0
     ended = False
@@ -667,9 +914,19 @@ def _argv(col: _Collector, cmd: SimpleCommand, words: list[Word], use: vocab.Pat
         if name in writes or name in reads:
             direction = W if name in writes else R
             text, static = (value, True) if eq else ((nxt.text, nxt.static) if nxt else ("", True))
-            strict = use is None  # a generic -o names a file only when it looks like one (not `-o yaml`)
+            strict = (
+                use is None
+            )  # a generic -o names a file only when it looks like one (not `-o yaml`)
             if text and (not strict or looks_like_path(text) or _FILE_NAME.match(text)):
-                col.add(text, static, direction, i, cwd, "option", replaces=direction is W and (replaces or use is None))
+                col.add(
+                    text,
+                    static,
+                    direction,
+                    i,
+                    cwd,
+                    "option",
+                    replaces=direction is W and (replaces or use is None),
+                )
             k += 1 if eq else 2
             continue
         if name in values:
@@ -677,16 +934,33 @@ def _argv(col: _Collector, cmd: SimpleCommand, words: list[Word], use: vocab.Pat
             continue
         if eq and looks_like_path(value):
             col.add(value, True, U, i, cwd, "option")
-        elif not name.startswith("--") and len(name) > 2 and name[:2] in writes and looks_like_path(name[2:]):
+        elif (
+            not name.startswith("--")
+            and len(name) > 2
+            and name[:2] in writes
+            and looks_like_path(name[2:])
+        ):
             col.add(name[2:], True, W, i, cwd, "option", replaces=replaces or use is None)
         k += 1
     if use is not None and use.skip:
-        operands = operands[use.skip:] if not (flags & (use.reads | {"-e", "--expression", "--regexp"})) else operands
+        operands = (
+            operands[use.skip :]
+            if not (flags & (use.reads | {"-e", "--expression", "--regexp"}))
+            else operands
+        )
     _operands(col, cmd, operands, use, i, cwd, replaces, editing)
 
 
-def _operands(col: _Collector, cmd: SimpleCommand, operands: list[Word], use: vocab.PathUse | None, i: int,
-              cwd: str | None, replaces: bool, editing: bool) -> None:
+def _operands(
+    col: _Collector,
+    cmd: SimpleCommand,
+    operands: list[Word],
+    use: vocab.PathUse | None,
+    i: int,
+    cwd: str | None,
+    replaces: bool,
+    editing: bool,
+) -> None:
     if use is None:
         for w in operands:
             _word(col, w, U, i, cwd, all_operands=False)
@@ -698,25 +972,61 @@ def _operands(col: _Collector, cmd: SimpleCommand, operands: list[Word], use: vo
         base = W  # moved away: gone from where it was (its content lives on at the destination)
     for w in body:
         if base is not None:
-            _word(col, w, base, i, cwd, all_operands=use.all_operands or editing,
-                  replaces=replaces and base is W and cmd.head not in ("mv", "gmv"))
+            _word(
+                col,
+                w,
+                base,
+                i,
+                cwd,
+                all_operands=use.all_operands or editing,
+                replaces=replaces and base is W and cmd.head not in ("mv", "gmv"),
+            )
     if last is not None:
         dest = operands[-1]
         folder = resolve(dest.text, cwd, col.home, static=True) if dest.static else ""
-        into = bool(folder) and (dest.text.endswith("/") or os.path.isdir(folder)) and not os.path.islink(folder)
+        into = (
+            bool(folder)
+            and (dest.text.endswith("/") or os.path.isdir(folder))
+            and not os.path.islink(folder)
+        )
         # `cp a.txt b.txt src/` writes src/a.txt and src/b.txt: the folder itself is only added to
         _word(col, dest, last, i, cwd, all_operands=True, replaces=replaces and not into)
         if into and last is W and use.operands is R:
             for w in body:
-                if w.static and w.text and not any(ch in w.text for ch in "*?[") and w.text.rstrip("/"):
-                    col.add(posixpath.join(folder, posixpath.basename(w.text.rstrip("/"))), True, W, i, cwd,
-                            "argv", replaces=replaces)
+                if (
+                    w.static
+                    and w.text
+                    and not any(ch in w.text for ch in "*?[")
+                    and w.text.rstrip("/")
+                ):
+                    col.add(
+                        posixpath.join(folder, posixpath.basename(w.text.rstrip("/"))),
+                        True,
+                        W,
+                        i,
+                        cwd,
+                        "argv",
+                        replaces=replaces,
+                    )
 
 
-def _word(col: _Collector, w: Word, direction: Direction, i: int, cwd: str | None, *, all_operands: bool,
-          replaces: bool = False) -> None:
+def _word(
+    col: _Collector,
+    w: Word,
+    direction: Direction,
+    i: int,
+    cwd: str | None,
+    *,
+    all_operands: bool,
+    replaces: bool = False,
+) -> None:
     t = w.text
-    if not t or t == "-" or t in ("{}", "+", ";", "\\;") or (_REMOTE.match(t) and not _URL_FILE.match(t)):
+    if (
+        not t
+        or t == "-"
+        or t in ("{}", "+", ";", "\\;")
+        or (_REMOTE.match(t) and not _URL_FILE.match(t))
+    ):
         return
     if not w.static:
         if looks_like_path(t.replace('"', "")) or all_operands:
@@ -737,7 +1047,9 @@ def _word(col: _Collector, w: Word, direction: Direction, i: int, cwd: str | Non
 
 # --- inline code ----------------------------------------------------------------------------------
 
-_INLINE_FLAGS: Final = frozenset({"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-x", "--execute"})
+_INLINE_FLAGS: Final = frozenset(
+    {"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-x", "--execute"}
+)
 _LITERAL: Final = re.compile(r"""(['"`])((?:/|~/|\./|\.\./)[^'"`\s$]{1,512}?)\1""")
 # A perl/ruby open mode written into the literal: open(F, ">/etc/x"), open(">>log").
 _MODE_LITERAL: Final = re.compile(r"""(['"])\s*(\+?[<>]{1,2})\s*((?:/|~/)[^'"\s]{1,512})\1""")
@@ -746,15 +1058,19 @@ _WRITE_CALL: Final = re.compile(
     r"|symlinkSync|symlink|linkSync|write_text|write_bytes|File\.write|IO\.write|file_put_contents|fputs|fwrite"
     r"|shutil\.(?:copy\w*|move)|os\.(?:rename|replace|symlink|link)|Files\.write\w*|FileWriter|FileOutputStream"
     r"|PrintWriter|fs\.promises\.writeFile|Deno\.writeTextFile|Deno\.writeFile|Bun\.write|\bcp\s*\("
-    r"|\bprint\b[^;\n]*>|\bprintf\b[^;\n]*>)\s*\(?[^;\n]*$")
+    r"|\bprint\b[^;\n]*>|\bprintf\b[^;\n]*>)\s*\(?[^;\n]*$"
+)
 _READ_CALL: Final = re.compile(
     r"(?:readFileSync|readFile|createReadStream|read_text|read_bytes|File\.read|IO\.read|file_get_contents|readlines"
     r"|Files\.read\w*|FileReader|FileInputStream|Deno\.readTextFile|Bun\.file|getline|\bopen|\bfopen|\brequire"
-    r"|\bload|\bslurp|\bcat)\s*\(?[^;\n]*$")
+    r"|\bload|\bslurp|\bcat)\s*\(?[^;\n]*$"
+)
 # Calls that delete or truncate the file they are given, in the languages inline code is written in.
-_DELETERS: Final = (r"shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmSync|rmdirSync|unlinkSync"
-                    r"|FileUtils\.rm\w*|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree"
-                    r"|fs\.rm|fs\.promises\.rm|Files\.delete\w*|Deno\.remove")
+_DELETERS: Final = (
+    r"shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmSync|rmdirSync|unlinkSync"
+    r"|FileUtils\.rm\w*|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree"
+    r"|fs\.rm|fs\.promises\.rm|Files\.delete\w*|Deno\.remove"
+)
 _CALL_OPEN: Final = r"\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?"
 _DELETE_CALL: Final = re.compile(rf"(?:{_DELETERS}|\.unlink|\.rmtree|\btruncate){_CALL_OPEN}$")
 # A deletion call's literal argument, whatever it looks like (`os.remove('notes.txt')`).
@@ -801,9 +1117,9 @@ def code_paths(code: str) -> Iterator[tuple[str, Direction, bool]]:
         path = m.group(2)
         if m.start(2) in taken:
             continue
-        before = code[max(0, m.start() - 80):m.start()]
+        before = code[max(0, m.start() - 80) : m.start()]
         before = before.rsplit(";", 1)[-1].rsplit("\n", 1)[-1]
-        after = _MODE_AFTER.match(code[m.end():m.end() + 24])
+        after = _MODE_AFTER.match(code[m.end() : m.end() + 24])
         if after is not None:
             mode = after.group(1)
             if any(ch in mode for ch in "wax+"):

@@ -110,7 +110,7 @@ def _scan(args: list[Word], spec: WrapperSpec, head: str) -> _Opts:
             takes = o in spec.with_arg or o in spec.shell_opt or o in spec.split_opt
             if not takes:
                 continue
-            rest = s[j + 1:]
+            rest = s[j + 1 :]
             value = Word(rest) if rest else nxt
             if not rest:
                 step = 2
@@ -138,8 +138,13 @@ def _su_shell(args: list[Word], names: frozenset[str] = _SU_SHELL_OPT) -> Word |
         name, eq, val = a.text.partition("=")
         if eq and name.startswith("--") and name in names:
             return Word(val)
-        if a.text.startswith("-") and not a.text.startswith("--") and a.text[-1] in shorts \
-                and len(a.text) > 2 and k + 1 < len(args):
+        if (
+            a.text.startswith("-")
+            and not a.text.startswith("--")
+            and a.text[-1] in shorts
+            and len(a.text) > 2
+            and k + 1 < len(args)
+        ):
             return args[k + 1]  # su -lc STRING
     return None
 
@@ -148,7 +153,7 @@ def _argv_after(args: list[Word], names: frozenset[str]) -> list[Word] | None:
     """The words after the first option of ``names`` (`nix develop .#x -c CMD ARGS`)."""
     for k, a in enumerate(args):
         if a.static and a.text in names:
-            return args[k + 1:]
+            return args[k + 1 :]
     return None
 
 
@@ -165,7 +170,7 @@ def _subcommand(head: str, args: list[Word]) -> tuple[WrapperSpec, list[Word]] |
         if a.text.startswith("-"):
             continue
         spec = table.get(a.text)
-        return (spec, args[k + 1:]) if spec is not None else None
+        return (spec, args[k + 1 :]) if spec is not None else None
     return None
 
 
@@ -230,13 +235,18 @@ def peel(argv: list[Word]) -> Peeled:
                 return p
             if "" in SUBCOMMAND_WRAPPERS[head]:
                 return p  # `nix-shell -p x`: no command given, the tool stays the head
-        if head == "su" or (head == "runuser" and not any(
+        if head == "su" or (
+            head == "runuser"
+            and not any(
                 a.static and (a.text in ("-u", "--user") or a.text.startswith("--user="))
-                for a in args)):
+                for a in args
+            )
+        ):
             return _runs_shell_string(p, head, _su_shell(args), privileged=True)
         if head in SHELL_OPT_ONLY:
-            return _runs_shell_string(p, head, _su_shell(args, spec.shell_opt),
-                                      privileged=spec.privileged)
+            return _runs_shell_string(
+                p, head, _su_shell(args, spec.shell_opt), privileged=spec.privileged
+            )
         opts = _scan(args, spec, head)
         if opts.stopped:
             return p
@@ -246,7 +256,7 @@ def peel(argv: list[Word]) -> Peeled:
             p.argv = []
             p.shell_string, p.shell_via = opts.shell, f"{head} -c"
             return p
-        rest = args[opts.index:]
+        rest = args[opts.index :]
         if opts.split is not None:
             rest = split_words(opts.split) + rest
         if spec.assignments:
@@ -255,7 +265,7 @@ def peel(argv: list[Word]) -> Peeled:
                 p.assignments.append(rest[k].text)
                 k += 1
             rest = rest[k:]
-        rest = rest[spec.operands:] if len(rest) > spec.operands else []
+        rest = rest[spec.operands :] if len(rest) > spec.operands else []
         if head == "flock" and rest and rest[0].static and rest[0].text in ("-c", "--command"):
             if len(rest) > 1:
                 p.wrappers.append(head)
@@ -263,7 +273,7 @@ def peel(argv: list[Word]) -> Peeled:
                 p.shell_string, p.shell_via = rest[1], "flock -c"
                 return p
         if spec.replace_opt:
-            p.placeholders.extend(_placeholders(args[:opts.index], spec))
+            p.placeholders.extend(_placeholders(args[: opts.index], spec))
         if spec.end_marker:
             for k, w in enumerate(rest):
                 if w.static and w.text.startswith(spec.end_marker):
@@ -315,14 +325,38 @@ def _sg(p: Peeled, args: list[Word]) -> Peeled:
     return p
 
 
-_HYPERFINE_SHELL: Final = frozenset({"-s", "--setup", "-p", "--prepare", "-c", "--cleanup",
-                                     "--conclude", "--reference"})
-_HYPERFINE_WITH_ARG: Final = frozenset({"-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs",
-                                        "-r", "--runs", "-S", "--shell", "-n", "--command-name",
-                                        "-u", "--time-unit", "--export-asciidoc", "--export-csv",
-                                        "--export-json", "--export-markdown", "--export-orgmode",
-                                        "--style", "--sort", "--output", "--input", "-D",
-                                        "--parameter-step-size"})
+_HYPERFINE_SHELL: Final = frozenset(
+    {"-s", "--setup", "-p", "--prepare", "-c", "--cleanup", "--conclude", "--reference"}
+)
+_HYPERFINE_WITH_ARG: Final = frozenset(
+    {
+        "-w",
+        "--warmup",
+        "-m",
+        "--min-runs",
+        "-M",
+        "--max-runs",
+        "-r",
+        "--runs",
+        "-S",
+        "--shell",
+        "-n",
+        "--command-name",
+        "-u",
+        "--time-unit",
+        "--export-asciidoc",
+        "--export-csv",
+        "--export-json",
+        "--export-markdown",
+        "--export-orgmode",
+        "--style",
+        "--sort",
+        "--output",
+        "--input",
+        "-D",
+        "--parameter-step-size",
+    }
+)
 
 
 _SSD_EXEC: Final = frozenset({"-x", "--exec"})
@@ -338,7 +372,7 @@ def _daemon_argv(args: list[Word]) -> list[Word] | None:
         if not a.static:
             continue
         if a.text == "--":
-            rest = args[k + 1:]
+            rest = args[k + 1 :]
             break
         for kind, names in (("exec", _SSD_EXEC), ("startas", _SSD_STARTAS)):
             if a.text in names and k + 1 < len(args):
@@ -351,16 +385,50 @@ def _daemon_argv(args: list[Word]) -> list[Word] | None:
 
 # bwrap's options that take more than the one value a plain option has (the rest take none or one).
 _BWRAP_ARITY: Final = {
-    **dict.fromkeys(("--setenv", "--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind",
-                     "--ro-bind-try", "--file", "--bind-data", "--ro-bind-data", "--symlink",
-                     "--chmod", "--bind-fd", "--ro-bind-fd"), 2),
+    **dict.fromkeys(
+        (
+            "--setenv",
+            "--bind",
+            "--bind-try",
+            "--dev-bind",
+            "--dev-bind-try",
+            "--ro-bind",
+            "--ro-bind-try",
+            "--file",
+            "--bind-data",
+            "--ro-bind-data",
+            "--symlink",
+            "--chmod",
+            "--bind-fd",
+            "--ro-bind-fd",
+        ),
+        2,
+    ),
     "--overlay": 3,
 }
-_BWRAP_FLAGS: Final = frozenset({  # bwrap's options that take no value
-    "--unshare-all", "--share-net", "--unshare-user", "--unshare-user-try", "--unshare-ipc",
-    "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup", "--unshare-cgroup-try",
-    "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv", "--disable-userns",
-    "--assert-userns-disabled", "--level-prefix", "--help", "--version"})
+_BWRAP_FLAGS: Final = frozenset(
+    {  # bwrap's options that take no value
+        "--unshare-all",
+        "--share-net",
+        "--unshare-user",
+        "--unshare-user-try",
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--clearenv",
+        "--disable-userns",
+        "--assert-userns-disabled",
+        "--level-prefix",
+        "--help",
+        "--version",
+    }
+)
 
 
 def _bwrap_argv(args: list[Word]) -> list[Word] | None:
@@ -372,7 +440,7 @@ def _bwrap_argv(args: list[Word]) -> list[Word] | None:
         if not a.static:
             return None
         if a.text == "--":
-            return args[k + 1:] or None
+            return args[k + 1 :] or None
         if not a.text.startswith("--"):
             return args[k:]
         k += 1 + (0 if a.text in _BWRAP_FLAGS else _BWRAP_ARITY.get(a.text, 1))
@@ -383,13 +451,17 @@ def _after_dashdash(args: list[Word]) -> list[Word] | None:
     """The command after `--` (`distrobox-enter NAME -- CMD …`); None without one."""
     for k, a in enumerate(args):
         if a.static and a.text == "--":
-            return args[k + 1:] or None
+            return args[k + 1 :] or None
     return None
 
 
 # Wrappers whose command is found by a function of their arguments (see each).
-_ARGV_FINDERS: Final = {"start-stop-daemon": _daemon_argv, "bwrap": _bwrap_argv,
-                        "distrobox-enter": _after_dashdash, "distrobox": _after_dashdash}
+_ARGV_FINDERS: Final = {
+    "start-stop-daemon": _daemon_argv,
+    "bwrap": _bwrap_argv,
+    "distrobox-enter": _after_dashdash,
+    "distrobox": _after_dashdash,
+}
 
 
 def _hyperfine(p: Peeled, args: list[Word]) -> Peeled:
@@ -434,17 +506,25 @@ def _placeholders(opts: list[Word], spec: WrapperSpec) -> list[str]:
             if s == o and o in spec.with_arg and k + 1 < len(opts):
                 out.append(opts[k + 1].text)
             elif s.startswith(o) and len(s) > len(o):
-                out.append(s[len(o):].lstrip("="))
+                out.append(s[len(o) :].lstrip("="))
     return [x for x in out if x]
 
 
 def _is_assignment(s: str) -> bool:
     name, eq, _ = s.partition("=")
-    return bool(eq) and bool(name) and (name[0].isalpha() or name[0] == "_") \
+    return (
+        bool(eq)
+        and bool(name)
+        and (name[0].isalpha() or name[0] == "_")
         and all(c.isalnum() or c == "_" for c in name)
+    )
 
 
 # Every head the loop of ``peel`` does more with than return: the wrappers, the subcommand
 # wrappers and the heads with a peeler of their own (keep in step with ``peel``).
-_PEELED_HEADS: Final = frozenset(WRAPPERS) | frozenset(SUBCOMMAND_WRAPPERS) | {"sg", "hyperfine"} \
+_PEELED_HEADS: Final = (
+    frozenset(WRAPPERS)
+    | frozenset(SUBCOMMAND_WRAPPERS)
+    | {"sg", "hyperfine"}
     | frozenset(_ARGV_FINDERS)
+)

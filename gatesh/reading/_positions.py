@@ -26,20 +26,58 @@ if TYPE_CHECKING:
     from ._read import _Inherit
 
 # git's options before its subcommand that take a value (`git -C dir -c k=v log`).
-_GIT_GLOBAL_WITH_ARG: Final = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                                         "--exec-path", "--super-prefix", "--list-cmds"})
+_GIT_GLOBAL_WITH_ARG: Final = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--exec-path",
+        "--super-prefix",
+        "--list-cmds",
+    }
+)
 # `git config` options that take a value, and those that say no value follows the key.
-_GIT_CONFIG_WITH_ARG: Final = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
-_GIT_CONFIG_NO_VALUE: Final = frozenset({"--unset", "--unset-all", "--get", "--get-all", "--get-regexp", "-l",
-                                         "--list", "--remove-section", "--rename-section", "-e", "--edit",
-                                         "--get-urlmatch", "--get-color", "--get-colorbool", "unset", "get", "list",
-                                         "edit", "remove-section", "rename-section"})
+_GIT_CONFIG_WITH_ARG: Final = frozenset(
+    {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+)
+_GIT_CONFIG_NO_VALUE: Final = frozenset(
+    {
+        "--unset",
+        "--unset-all",
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "-l",
+        "--list",
+        "--remove-section",
+        "--rename-section",
+        "-e",
+        "--edit",
+        "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
+        "unset",
+        "get",
+        "list",
+        "edit",
+        "remove-section",
+        "rename-section",
+    }
+)
 # ssh -o keys whose value runs on this machine.
-_SSH_LOCAL_COMMAND: Final = re.compile(r"(?i)^(?:proxycommand|localcommand|knownhostscommand)\s*[= ]\s*(.+)$", re.S)
+_SSH_LOCAL_COMMAND: Final = re.compile(
+    r"(?i)^(?:proxycommand|localcommand|knownhostscommand)\s*[= ]\s*(.+)$", re.S
+)
 # The parts of an ex command line that run a shell command: `!CMD` (`:!`, `silent !`, `r !`,
 # `w !`, a range before it) runs the rest of the line; `system('CMD')` and `systemlist()` run CMD.
-_EX_BANG: Final = re.compile(r"^[\s:]*(?:silent!?\s*|exe(?:cute)?\s+['\"]?)?(?:[\d.,$%]*\s*)?(?:r(?:ead)?|w(?:rite)?)?"
-                             r"\s*!(?!=)(.*)$", re.S)
+_EX_BANG: Final = re.compile(
+    r"^[\s:]*(?:silent!?\s*|exe(?:cute)?\s+['\"]?)?(?:[\d.,$%]*\s*)?(?:r(?:ead)?|w(?:rite)?)?"
+    r"\s*!(?!=)(.*)$",
+    re.S,
+)
 _EX_SYSTEM: Final = re.compile(r"\bsystem(?:list)?\s*\(\s*(['\"])(.*?)(?<!\\)\1", re.S)
 
 
@@ -60,14 +98,19 @@ class PositionReading:
     code: list[Code]
 
     if TYPE_CHECKING:
+
         def note(self, text: str) -> None: ...
-        def read_text(self, text: str, context: str, depth: int, inherit: _Inherit,
-                      *, tolerant: bool = False) -> list[int]: ...
-        def finalize(self, raw: RawCommand, depth: int, inherit: _Inherit) -> tuple[list[int], str]: ...
+        def read_text(
+            self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
+        ) -> list[int]: ...
+        def finalize(
+            self, raw: RawCommand, depth: int, inherit: _Inherit
+        ) -> tuple[list[int], str]: ...
         def _script(self, word: Word, interp: str, depth: int, inherit: _Inherit) -> list[int]: ...
 
-    def read_positions(self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int,
-                       inherit: _Inherit) -> list[int]:
+    def read_positions(
+        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: _Inherit
+    ) -> list[int]:
         """Read every payload of ``cmd``'s command-valued positions."""
         out: list[int] = []
         for row in positions(cmd.head):
@@ -75,15 +118,27 @@ class PositionReading:
                 out.extend(self._run_payload(row, payload, cmd, raw, index, depth, inherit))
         return out
 
-    def _run_payload(self, row: Position, words: list[Word], cmd: SimpleCommand, raw: RawCommand, index: int,
-                     depth: int, inherit: _Inherit) -> list[int]:
+    def _run_payload(
+        self,
+        row: Position,
+        words: list[Word],
+        cmd: SimpleCommand,
+        raw: RawCommand,
+        index: int,
+        depth: int,
+        inherit: _Inherit,
+    ) -> list[int]:
         if not words:
             return []
         if row.payload is Payload.GIT_CONFIG:
             return self._git_setting(row, words, cmd, raw, index, depth, inherit)
         if not all(w.static for w in words):
-            self._opaque(index, cmd.head, f"{row.reason}, and this one is only known when it runs "
-                                          f"({' '.join(w.text for w in words)[:60]})")
+            self._opaque(
+                index,
+                cmd.head,
+                f"{row.reason}, and this one is only known when it runs "
+                f"({' '.join(w.text for w in words)[:60]})",
+            )
             return []
         where = inherit
         context = Context.SH_C
@@ -92,13 +147,19 @@ class PositionReading:
             context = Context.CONTAINER if row.where is Where.CONTAINER else Context.REMOTE
         self.note(f"{row.id}: {row.reason}")
         if row.id == "entr-shell" and any(w.static and w.text == "-s" for w in cmd.argv[1:]):
-            return self.read_text(" ".join(w.text for w in words), context, depth + 1, where)  # entr -s CMD
+            return self.read_text(
+                " ".join(w.text for w in words), context, depth + 1, where
+            )  # entr -s CMD
         if row.payload is Payload.ARGV:
             sub = RawCommand(list(words), context, raw.frame, raw.start, raw.raw)
             return self.finalize(sub, depth + 1, where)[0]
         text = " ".join(w.text for w in words)
         if row.payload is Payload.EX:
-            return [i for line in ex_commands(text) for i in self.read_text(line, context, depth + 1, where)]
+            return [
+                i
+                for line in ex_commands(text)
+                for i in self.read_text(line, context, depth + 1, where)
+            ]
         if row.id == "ssh-proxy-command":
             m = _SSH_LOCAL_COMMAND.match(text)
             if m is None:
@@ -114,8 +175,16 @@ class PositionReading:
             return []
         return self.read_text(value, Context.SH_C, depth + 1, inherit)
 
-    def _git_setting(self, row: Position, words: list[Word], cmd: SimpleCommand, raw: RawCommand, index: int,
-                     depth: int, inherit: _Inherit) -> list[int]:
+    def _git_setting(
+        self,
+        row: Position,
+        words: list[Word],
+        cmd: SimpleCommand,
+        raw: RawCommand,
+        index: int,
+        depth: int,
+        inherit: _Inherit,
+    ) -> list[int]:
         """``KEY=VALUE`` (git -c) or ``KEY VALUE`` (git config): the value, when git runs it."""
         if len(words) == 1:
             key, eq, value = words[0].text.partition("=")
@@ -130,7 +199,9 @@ class PositionReading:
         if setting is None or value.casefold() in setting.ignore:
             return []
         if not static:
-            self._opaque(index, "git", f"git runs the setting {key}, only known when it runs ({value[:60]})")
+            self._opaque(
+                index, "git", f"git runs the setting {key}, only known when it runs ({value[:60]})"
+            )
             return []
         self.note(f"{row.id}: {setting.reason} ({key})")
         if value.startswith("!"):
@@ -140,7 +211,13 @@ class PositionReading:
         except ValueError:
             parts = value.split()
         if setting.git_subcommand:
-            sub = RawCommand([Word("git"), *(Word(p) for p in parts)], Context.SH_C, raw.frame, raw.start, raw.raw)
+            sub = RawCommand(
+                [Word("git"), *(Word(p) for p in parts)],
+                Context.SH_C,
+                raw.frame,
+                raw.start,
+                raw.raw,
+            )
             return self.finalize(sub, depth + 1, inherit)[0]
         if setting.program_prefix and parts and "/" not in parts[0]:
             return self.read_text(setting.program_prefix + value, Context.SH_C, depth + 1, inherit)
@@ -152,8 +229,9 @@ class PositionReading:
 
     # --- variables --------------------------------------------------------------------------
 
-    def env_commands(self, assignments: tuple[str, ...] | list[str], depth: int,
-                     inherit: _Inherit) -> tuple[list[int], list[str]]:
+    def env_commands(
+        self, assignments: tuple[str, ...] | list[str], depth: int, inherit: _Inherit
+    ) -> tuple[list[int], list[str]]:
         """What an environment makes its programs run: a command variable's value is read as a
         command, a sourced-file variable's file as a script. Returns the commands read and, for
         variables that make a program load code gatesh cannot see, why (an opaque fact each)."""
@@ -204,7 +282,11 @@ def _payloads(row: Position, args: list[Word]) -> list[list[Word]]:
             limit = len(args)
         out.extend(_option_values(row.options, args, start, limit))
         if row.id == "ssh-proxy-command":  # only -o keys whose value runs a command
-            out = [v for v in out if _SSH_LOCAL_COMMAND.match(v[0].text.replace('"', "").replace("'", ""))]
+            out = [
+                v
+                for v in out
+                if _SSH_LOCAL_COMMAND.match(v[0].text.replace('"', "").replace("'", ""))
+            ]
         if row.id == "ansible-args" and not _ansible_runs_command(args):
             return []
         return out
@@ -228,7 +310,7 @@ def _payloads(row: Position, args: list[Word]) -> list[list[Word]]:
     if row.after_dashdash:
         k = next((i for i, w in enumerate(rest) if w.static and w.text == "--"), None)
         if k is not None:
-            return [rest[k + 1:]]
+            return [rest[k + 1 :]]
     k, skipped = 0, 0
     while k < len(rest):
         w = rest[k]
@@ -249,8 +331,18 @@ def _payloads(row: Position, args: list[Word]) -> list[list[Word]]:
 
 
 # Ansible modules whose -a arguments are a command line (the default module is `command`).
-_ANSIBLE_COMMAND_MODULES: Final = frozenset({"command", "shell", "raw", "script", "ansible.builtin.command",
-                                             "ansible.builtin.shell", "ansible.builtin.raw", "ansible.builtin.script"})
+_ANSIBLE_COMMAND_MODULES: Final = frozenset(
+    {
+        "command",
+        "shell",
+        "raw",
+        "script",
+        "ansible.builtin.command",
+        "ansible.builtin.shell",
+        "ansible.builtin.raw",
+        "ansible.builtin.script",
+    }
+)
 
 
 def _ansible_runs_command(args: list[Word]) -> bool:
@@ -292,7 +384,9 @@ def _git_subcommand_at(args: list[Word]) -> int:
     return min(k, len(args))  # `git -c` with its value missing: no subcommand
 
 
-def _option_values(names: frozenset[str], args: list[Word], start: int, limit: int) -> list[list[Word]]:
+def _option_values(
+    names: frozenset[str], args: list[Word], start: int, limit: int
+) -> list[list[Word]]:
     out: list[list[Word]] = []
     k, limit = start, min(limit, len(args))
     while k < limit:

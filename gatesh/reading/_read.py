@@ -88,7 +88,9 @@ class _Inherit:
     redirects: tuple[Redirect, ...] = ()
     placeholders: tuple[str, ...] = ()  # words xargs/parallel replace by their input
     positional: _Positional | None = None  # sh -c STRING's static $0 $1 … (same shell only)
-    bindings: tuple[tuple[str, str], ...] = ()  # static values known where this text runs (same shell)
+    bindings: tuple[
+        tuple[str, str], ...
+    ] = ()  # static values known where this text runs (same shell)
 
 
 _CONTEXTS: Final = {c.value: c for c in Context}
@@ -131,10 +133,14 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         self.assignments: list[str] = []
         self.scripts: list[Script] = []
         self.code: list[Code] = []
-        self.function_bodies: dict[str, str] = {}  # name -> body text, for calls (S2.1 static values)
+        self.function_bodies: dict[
+            str, str
+        ] = {}  # name -> body text, for calls (S2.1 static values)
         self._envs: list[TextEnv] = []  # the static values of each text being read, innermost last
         self._calling: set[str] = set()  # functions whose body is being read for a call
-        self.written: dict[str, Written] = {}  # files this text wrote, by path (S2.1 defined-then-run)
+        self.written: dict[
+            str, Written
+        ] = {}  # files this text wrote, by path (S2.1 defined-then-run)
         self.notes: list[str] = []
         self.unreadable = ""
         self.script_bytes = 0
@@ -151,8 +157,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
 
     # --- reading a text --------------------------------------------------------------------
 
-    def read_text(self, text: str, context: str, depth: int, inherit: _Inherit,
-                  *, tolerant: bool = False) -> list[int]:
+    def read_text(
+        self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
+    ) -> list[int]:
         """Read ``text`` as shell; returns the indexes of the commands it produced.
 
         ``tolerant``: the text is another shell language read as sh for defence only (S2.1):
@@ -180,22 +187,29 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if walk.has_error:
             text, data, walk = self._repaired(text, data, walk, context, where)
         if walk.joined:
-            self.note(f"tree-sitter split a word that bash reads as one{where}: "
-                      f"read as one word (byte {walk.joined[0]})")
+            self.note(
+                f"tree-sitter split a word that bash reads as one{where}: "
+                f"read as one word (byte {walk.joined[0]})"
+            )
         if not walk.has_error and PLAIN.fullmatch(text):
             second, second_err = None, ""  # both readers necessarily agree (see PLAIN)
         elif len(data) <= L.MAX_SECOND_READER_BYTES:
             # A simple line tree-sitter read exactly as bash splits it: bashlex can add nothing.
-            second, second_err = (None, "") if tree_sitter_confirmed(text, walk) else read_second(text)
+            second, second_err = (
+                (None, "") if tree_sitter_confirmed(text, walk) else read_second(text)
+            )
         else:
             second, second_err = None, "too long for bashlex"
-            self.note(f"only tree-sitter read this{where}: longer than "
-                      f"{L.MAX_SECOND_READER_BYTES} bytes")
+            self.note(
+                f"only tree-sitter read this{where}: longer than {L.MAX_SECOND_READER_BYTES} bytes"
+            )
         if walk.has_error:
             self.note(f"tree-sitter read with errors{where}: {walk.error_at}")
             if second is None and not self.unreadable and not tolerant:
-                self.unreadable = (f"unreadable: neither reader could parse it{where} "
-                                   f"(tree-sitter: {walk.error_at}; bashlex: {second_err})")
+                self.unreadable = (
+                    f"unreadable: neither reader could parse it{where} "
+                    f"(tree-sitter: {walk.error_at}; bashlex: {second_err})"
+                )
         # bashlex failing alone is common (case, [[ ]], quoted heredocs) and no disagreement.
         for stages in walk.pipelines:  # what feeds what, for code on a shell's input (S2.1)
             for k in range(1, len(stages)):
@@ -209,8 +223,17 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         finally:
             self._envs.pop()
 
-    def _read_walk(self, text: str, data: bytes, walk: Walk, second: tuple[RawCommand, ...] | None, depth: int,
-                   inherit: _Inherit, where: str, env: TextEnv) -> list[int]:
+    def _read_walk(
+        self,
+        text: str,
+        data: bytes,
+        walk: Walk,
+        second: tuple[RawCommand, ...] | None,
+        depth: int,
+        inherit: _Inherit,
+        where: str,
+        env: TextEnv,
+    ) -> list[int]:
         """Finalize what the walk of ``text`` found (``read_text``'s second half)."""
         produced: list[int] = []
         raw_map: list[list[int]] = []
@@ -242,8 +265,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                     if raw.heredoc is not None:
                         body = raw.heredoc[0].encode("utf-8", "surrogatepass")
                         for _, _, inner in substitutions(body):
-                            produced.extend(self.read_text(inner, "substitution", depth + 1,
-                                                           inherit))
+                            produced.extend(
+                                self.read_text(inner, "substitution", depth + 1, inherit)
+                            )
         produced.extend(self._loops(walk, depth, inherit, env))
         return produced
 
@@ -253,17 +277,26 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         out: list[int] = []
         for loop in walk.loops:
             words = loop.words
-            if not words or len(words) > MAX_LOOP_WORDS or not all(w.static for w in words) \
-                    or len(loop.body) * len(words) > L.MAX_COMMAND_BYTES:
+            if (
+                not words
+                or len(words) > MAX_LOOP_WORDS
+                or not all(w.static for w in words)
+                or len(loop.body) * len(words) > L.MAX_COMMAND_BYTES
+            ):
                 continue
             known = {**dict(inherit.bindings), **env.known_at(loop.start)}
             for w in words:
                 bindings = tuple({**known, loop.name: w.text}.items())
-                out.extend(self.read_text(loop.body, Context.LOOP, depth + 1, replace(inherit, bindings=bindings)))
+                out.extend(
+                    self.read_text(
+                        loop.body, Context.LOOP, depth + 1, replace(inherit, bindings=bindings)
+                    )
+                )
         return out
 
-    def _repaired(self, text: str, data: bytes, walk: Walk, context: str,
-                  where: str) -> tuple[str, bytes, Walk]:
+    def _repaired(
+        self, text: str, data: bytes, walk: Walk, context: str, where: str
+    ) -> tuple[str, bytes, Walk]:
         """The text both readers read instead of ``text`` when a repair of ``_repair`` makes
         tree-sitter read it without error (each repair noted); else ``text`` unchanged."""
         fixed = repair(data, self.deadline)
@@ -279,9 +312,16 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             self.note(f"repaired{where}: {note}")
         return fixed[0].decode("utf-8", "surrogatepass"), fixed[0], again
 
-    def _union(self, second: tuple[RawCommand, ...], surfaces: list[str], at: dict[int, str],
-               blind: list[tuple[int, int]], depth: int, inherit: _Inherit,
-               where: str) -> list[int]:
+    def _union(
+        self,
+        second: tuple[RawCommand, ...],
+        surfaces: list[str],
+        at: dict[int, str],
+        blind: list[tuple[int, int]],
+        depth: int,
+        inherit: _Inherit,
+        where: str,
+    ) -> list[int]:
         """Add every command bashlex saw that tree-sitter did not (the stricter union).
 
         A bashlex command at the same place as a tree-sitter command is the same command: it is
@@ -320,13 +360,19 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             added.extend(self._add_second(raw, surface, depth, inherit, where))
         missing = sorted(h for h in set(surfaces) - seen_second if h not in ("", ":"))
         if missing:
-            self.note(f"readers disagree{where}: tree-sitter read {', '.join(missing)} "
-                      f"that bashlex did not")
+            self.note(
+                f"readers disagree{where}: tree-sitter read {', '.join(missing)} "
+                f"that bashlex did not"
+            )
         return added
 
-    def _add_second(self, raw: RawCommand, surface: str, depth: int, inherit: _Inherit, where: str) -> list[int]:
-        self.note(f"readers disagree{where}: bashlex read {surface or 'a dynamic head'!r} "
-                  f"that tree-sitter did not")
+    def _add_second(
+        self, raw: RawCommand, surface: str, depth: int, inherit: _Inherit, where: str
+    ) -> list[int]:
+        self.note(
+            f"readers disagree{where}: bashlex read {surface or 'a dynamic head'!r} "
+            f"that tree-sitter did not"
+        )
         idxs, _ = self.finalize(raw, depth, inherit)
         return idxs
 
@@ -385,7 +431,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             out.append(b)
         return out
 
-    def _substitute(self, raw: RawCommand, inherit: _Inherit) -> tuple[RawCommand, list[RawCommand]]:
+    def _substitute(
+        self, raw: RawCommand, inherit: _Inherit
+    ) -> tuple[RawCommand, list[RawCommand]]:
         if all(w.static for w in raw.words) and not raw.target_words:
             return raw, []
         env = self._envs[-1]
@@ -405,16 +453,26 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 redirects[k] = Redirect(r.op, got[0].text, r.fd, r.writes)
                 changed = True
         if changed:
-            head = raw.words[0].text if not raw.words[0].static and words and words[0].static else raw.expanded_head
+            head = (
+                raw.words[0].text
+                if not raw.words[0].static and words and words[0].static
+                else raw.expanded_head
+            )
             self.note(f"static values put in: {raw.raw[:80]!r}")
             raw = replace(raw, words=words, redirects=redirects, expanded_head=head)
         if raw.variant:
             return raw, []
-        names = list(dict.fromkeys(n for w in raw.words if not w.static for n in names_in(w) if env.possible(n)))
+        names = list(
+            dict.fromkeys(
+                n for w in raw.words if not w.static for n in names_in(w) if env.possible(n)
+            )
+        )
         if not names:
             return raw, []
         variants: list[RawCommand] = []
-        for combo in itertools.islice(itertools.product(*(env.possible(n) for n in names)), MAX_VARIANTS):
+        for combo in itertools.islice(
+            itertools.product(*(env.possible(n) for n in names)), MAX_VARIANTS
+        ):
             values = dict(zip(names, combo, strict=True))
             alt = _expand_all(raw.words, lambda n, v=values: v.get(n, certain(n)))  # type: ignore[misc]
             if alt is not raw.words:
@@ -435,16 +493,30 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 raw = replace(raw, words=expanded)
         if raw.declaration or not raw.words:
             head = head_of(raw.words[0].text) if raw.words else ":"
-            cmd = SimpleCommand(tuple(raw.words), head, wrappers=inherit.wrappers,
-                                privileged=inherit.privileged,
-                                assignments=tuple(raw.assignments), redirects=redirects,
-                                context=_context(raw.context), raw=raw.raw, depth=depth,
-                                remote=inherit.remote)
+            cmd = SimpleCommand(
+                tuple(raw.words),
+                head,
+                wrappers=inherit.wrappers,
+                privileged=inherit.privileged,
+                assignments=tuple(raw.assignments),
+                redirects=redirects,
+                context=_context(raw.context),
+                raw=raw.raw,
+                depth=depth,
+                remote=inherit.remote,
+            )
             idx = self._emit(cmd)
             # `export PAGER='…'` gives later commands a command to run: read it as one.
-            settings = [w.text for w in raw.words[1:] if w.static and "=" in w.text] if raw.declaration else []
-            runs, opaque = self.env_commands(tuple(raw.assignments) + tuple(settings), depth, _Inherit(
-                inherit.wrappers, inherit.privileged, inherit.remote))
+            settings = (
+                [w.text for w in raw.words[1:] if w.static and "=" in w.text]
+                if raw.declaration
+                else []
+            )
+            runs, opaque = self.env_commands(
+                tuple(raw.assignments) + tuple(settings),
+                depth,
+                _Inherit(inherit.wrappers, inherit.privileged, inherit.remote),
+            )
             self._env_opaque(idx, opaque)
             return [idx, *runs], head
         p = peel(raw.words)
@@ -456,8 +528,12 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if p.placeholders:
             _normalise_placeholders(p)
         if p.inputs:
-            idxs = self._parallel(p, raw, depth, _Inherit(
-                wrappers, privileged, inherit.remote, redirects, tuple(p.placeholders)))
+            idxs = self._parallel(
+                p,
+                raw,
+                depth,
+                _Inherit(wrappers, privileged, inherit.remote, redirects, tuple(p.placeholders)),
+            )
             if idxs is not None:
                 return idxs, surface
             if p.shell_string is not None and not p.shell_string.text:
@@ -475,13 +551,28 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             head = head_of(argv[0].text) if argv[0].static else ""
         if not head:
             self.note(f"dynamic head: {raw.raw[:80]!r}")
-        cmd = SimpleCommand(tuple(argv), head, wrappers=wrappers, privileged=privileged,
-                            assignments=assignments, redirects=redirects, context=_context(context),
-                            raw=raw.raw, depth=depth, remote=inherit.remote,
-                            expanded_head=raw.expanded_head if argv is p.argv or argv == raw.words else "")
-        inner = _Inherit((*wrappers, head), privileged, inherit.remote,
-                         placeholders=tuple(p.placeholders) or inherit.placeholders)
-        env_runs, env_opaque = self.env_commands(assignments, depth, inner) if assignments else ([], [])
+        cmd = SimpleCommand(
+            tuple(argv),
+            head,
+            wrappers=wrappers,
+            privileged=privileged,
+            assignments=assignments,
+            redirects=redirects,
+            context=_context(context),
+            raw=raw.raw,
+            depth=depth,
+            remote=inherit.remote,
+            expanded_head=raw.expanded_head if argv is p.argv or argv == raw.words else "",
+        )
+        inner = _Inherit(
+            (*wrappers, head),
+            privileged,
+            inherit.remote,
+            placeholders=tuple(p.placeholders) or inherit.placeholders,
+        )
+        env_runs, env_opaque = (
+            self.env_commands(assignments, depth, inner) if assignments else ([], [])
+        )
         if head in PARSED_SHELLS:
             idxs = self._shell(cmd, raw, depth, inner)
             if idxs is not None:
@@ -493,8 +584,12 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if head == "eval" and len(argv) > 1:
             fed = self._eval_text(argv[1:])
             if fed.text is not None and not fed.dynamic:
-                return env_runs + self.read_text(fed.text, Context.EVAL, depth + 1, replace(
-                    inner, redirects=redirects, positional=inherit.positional)), surface
+                return env_runs + self.read_text(
+                    fed.text,
+                    Context.EVAL,
+                    depth + 1,
+                    replace(inner, redirects=redirects, positional=inherit.positional),
+                ), surface
         if pos is not None and head in ("shift", "set"):
             _follow_positional(pos, head, argv)
         idx = self._emit(cmd)
@@ -522,12 +617,16 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         elif head == "ssh":
             out.extend(self._ssh(cmd, raw, idx, depth, inherit, wrappers, privileged))
         elif head in ("make", "gmake", "bmake") and _MAKEFILE_ON_STDIN.fullmatch(
-                " ".join(w.text for w in argv[1:] if w.static)):
+            " ".join(w.text for w in argv[1:] if w.static)
+        ):
             out.extend(self._make_stdin(raw, depth, inner))
         elif is_interpreter(head):
             out.extend(self._interpreter(cmd, raw, idx, depth, inner))
-        elif argv[0].static and "/" in argv[0].text \
-                and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES):
+        elif (
+            argv[0].static
+            and "/" in argv[0].text
+            and not argv[0].text.startswith(_SYSTEM_BIN_PREFIXES)
+        ):
             out.extend(self._script(argv[0], "", depth, inner))
         if head in RECIPE_RUNNERS and self.written:
             out.extend(self.run_recipes(cmd, idx, depth, inner))
@@ -546,7 +645,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         self.note("make's recipe lines from its input are read as shell")
         return self.read_text("\n".join(recipes), "heredoc", depth + 1, inherit)
 
-    def _call(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
+    def _call(
+        self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit
+    ) -> list[int]:
         """A call of a function this text defined, with arguments: its body is read again with
         ``$1 …`` the call's words (S2.1), once per function being called (no recursion)."""
         body = self.function_bodies[cmd.head]
@@ -556,9 +657,18 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         known = {**dict(inherit.bindings), **(env.known_at(raw.start) if env else {})}
         self._calling.add(cmd.head)
         try:
-            return self.read_text(body, Context.CALL, depth + 1, _Inherit(
-                inherit.wrappers, inherit.privileged, inherit.remote,
-                positional=_Positional(tuple(cmd.argv)), bindings=tuple(known.items())))
+            return self.read_text(
+                body,
+                Context.CALL,
+                depth + 1,
+                _Inherit(
+                    inherit.wrappers,
+                    inherit.privileged,
+                    inherit.remote,
+                    positional=_Positional(tuple(cmd.argv)),
+                    bindings=tuple(known.items()),
+                ),
+            )
         finally:
             self._calling.discard(cmd.head)
 
@@ -567,24 +677,33 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             self.code.append(Code(index, self.commands[index].head, CodeSource.SETTING, opaque=w))
             self.note(f"opaque code: {w}")
 
-    def _reread(self, word: Word, via: str, depth: int, inherit: _Inherit,
-                raw: RawCommand) -> list[int] | None:
+    def _reread(
+        self, word: Word, via: str, depth: int, inherit: _Inherit, raw: RawCommand
+    ) -> list[int] | None:
         if not word.static:
             self.note(f"{via} runs a dynamic string: {raw.raw[:80]!r}")
             return None
-        return self.read_text(word.text, via if via in ("sh -c", "eval", "su -c", "remote", "xargs")
-                              else "sh -c", depth + 1, inherit)
+        return self.read_text(
+            word.text,
+            via if via in ("sh -c", "eval", "su -c", "remote", "xargs") else "sh -c",
+            depth + 1,
+            inherit,
+        )
 
-    def _parallel(self, p: Peeled, raw: RawCommand, depth: int,
-                  inherit: _Inherit) -> list[int] | None:
+    def _parallel(
+        self, p: Peeled, raw: RawCommand, depth: int, inherit: _Inherit
+    ) -> list[int] | None:
         """``parallel CMD ::: a b``: read CMD once per input, the input put in place of ``{}``.
 
         None (read the command once, unexpanded) when the inputs are dynamic, come from files,
         or are more than ``MAX_PARALLEL_INPUTS``.
         """
         inputs = p.inputs or []
-        if p.input_files or not all(w.static for w in inputs) \
-                or len(inputs) > L.MAX_PARALLEL_INPUTS:
+        if (
+            p.input_files
+            or not all(w.static for w in inputs)
+            or len(inputs) > L.MAX_PARALLEL_INPUTS
+        ):
             self.note(f"parallel inputs not expanded: {raw.raw[:80]!r}")
             return None
         out: list[int] = []
@@ -599,14 +718,21 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             words = [Word(w.text.replace("{}", inp.text), w.static) for w in p.argv]
             if not any("{}" in w.text for w in p.argv):
                 words.append(inp)
-            sub = RawCommand(words, "xargs", raw.frame, raw.start, raw.raw,
-                             assignments=list(raw.assignments) + p.assignments)
+            sub = RawCommand(
+                words,
+                "xargs",
+                raw.frame,
+                raw.start,
+                raw.raw,
+                assignments=list(raw.assignments) + p.assignments,
+            )
             idxs, _ = self.finalize(sub, depth, inherit)
             out.extend(idxs)
         return out
 
-    def _shell(self, cmd: SimpleCommand, raw: RawCommand, depth: int,
-               inner: _Inherit) -> list[int] | None:
+    def _shell(
+        self, cmd: SimpleCommand, raw: RawCommand, depth: int, inner: _Inherit
+    ) -> list[int] | None:
         """A Bourne shell: a -c STRING replaces it; a script operand, or the program on its input
         (a heredoc, a pipe, `< FILE`, `<(…)`), is read too. None: it reads a terminal."""
         args = cmd.argv[1:]
@@ -645,8 +771,10 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 self.note(f"{cmd.head} -c runs its input as a command: {raw.raw[:80]!r}")
                 return None
             # The words after the string are $0 $1 …; xargs and find -exec append more.
-            positional = _Positional(tuple(args[i + 1:]), open_ended=bool(inner.placeholders)
-                                     or cmd.context in ("xargs", "find -exec"))
+            positional = _Positional(
+                tuple(args[i + 1 :]),
+                open_ended=bool(inner.placeholders) or cmd.context in ("xargs", "find -exec"),
+            )
             via = "xargs" if cmd.context == "xargs" else "sh -c"
             if not operand.static and whole_substitution(operand) is not None:
                 evaluated = self._eval_text([operand])
@@ -685,15 +813,21 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         dynamic = " ".join(w.text for w in words if not w.static)
         return Fed(CodeSource.INLINE, None, f"text only known when it runs ({dynamic[:60]})")
 
-    def _source(self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int,
-                inner: _Inherit) -> list[int]:
+    def _source(
+        self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int, inner: _Inherit
+    ) -> list[int]:
         """``source FILE`` / ``. FILE``: the file is read as a script; ``<(…)`` and
         ``/dev/stdin`` give the program on its input, read as code of this shell."""
         word = cmd.argv[1]
         sub = None if word.static else whole_substitution(word)
         if sub is not None and sub[0] == "<(":
-            return self.run_fed(idx, cmd.head, self.output_of_text(
-                sub[1], CodeSource.PROCESS_SUBSTITUTION), depth, inner)
+            return self.run_fed(
+                idx,
+                cmd.head,
+                self.output_of_text(sub[1], CodeSource.PROCESS_SUBSTITUTION),
+                depth,
+                inner,
+            )
         if word.static and word.text in STDIN_NAMES:
             fed = self.fed_input(raw)
             return [] if fed is None else self.run_fed(idx, cmd.head, fed, depth, inner)
@@ -719,14 +853,23 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             # the operators joining it to its neighbours run nothing, the commands are read.
             piece = _EDGE_OPERATORS.sub("", value)
             if piece != value:
-                self.note(f"alias value {value[:40]!r} joins a pipeline or list: read without "
-                          f"the joining operator")
+                self.note(
+                    f"alias value {value[:40]!r} joins a pipeline or list: read without "
+                    f"the joining operator"
+                )
             if piece.strip():
                 out.extend(self.read_text(piece, "alias", depth + 1, inherit))
         return out
 
-    def _find(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit,
-              wrappers: tuple[str, ...], privileged: bool) -> list[int]:
+    def _find(
+        self,
+        cmd: SimpleCommand,
+        raw: RawCommand,
+        depth: int,
+        inherit: _Inherit,
+        wrappers: tuple[str, ...],
+        privileged: bool,
+    ) -> list[int]:
         out: list[int] = []
         argv = cmd.argv
         i = 1
@@ -735,19 +878,28 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 j = i + 1
                 while j < len(argv) and not (argv[j].static and argv[j].text in (";", "+")):
                     j += 1
-                words = list(argv[i + 1:j])
+                words = list(argv[i + 1 : j])
                 if words:
                     sub = RawCommand(words, "find -exec", raw.frame, raw.start, raw.raw)
-                    idxs, _ = self.finalize(sub, depth, _Inherit(
-                        (*wrappers, "find"), privileged, inherit.remote))
+                    idxs, _ = self.finalize(
+                        sub, depth, _Inherit((*wrappers, "find"), privileged, inherit.remote)
+                    )
                     out.extend(idxs)
                 i = j + 1
                 continue
             i += 1
         return out
 
-    def _ssh(self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int, inherit: _Inherit,
-             wrappers: tuple[str, ...], privileged: bool) -> list[int]:
+    def _ssh(
+        self,
+        cmd: SimpleCommand,
+        raw: RawCommand,
+        idx: int,
+        depth: int,
+        inherit: _Inherit,
+        wrappers: tuple[str, ...],
+        privileged: bool,
+    ) -> list[int]:
         host, rest = ssh_split(cmd.argv)
         if host is None:
             return []
@@ -756,9 +908,17 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if rest and not all(w.static for w in rest):
             # S2.1: a payload only known when it runs is opaque code, on another host as here.
             self.note(f"ssh runs a dynamic remote command: {raw.raw[:80]!r}")
-            self.code.append(Code(idx, cmd.head, CodeSource.INLINE, opaque=(
-                f"ssh runs a command on another host that is only known when it runs "
-                f"({' '.join(w.text for w in rest)[:60]})")))
+            self.code.append(
+                Code(
+                    idx,
+                    cmd.head,
+                    CodeSource.INLINE,
+                    opaque=(
+                        f"ssh runs a command on another host that is only known when it runs "
+                        f"({' '.join(w.text for w in rest)[:60]})"
+                    ),
+                )
+            )
         elif rest:
             out = self.read_text(" ".join(w.text for w in rest), "remote", depth + 1, remote)
         # What ssh is fed on stdin goes to the remote side: with no command a login shell runs it,
@@ -772,8 +932,15 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             fed = self.fed_input(raw)
             if fed is not None:
                 self.note("ssh's input is read as commands run on the remote host")
-                out.extend(self.run_fed(idx, "ssh", replace(fed, why=f"{fed.why} on {host.text[:40]}"),
-                                        depth, remote))
+                out.extend(
+                    self.run_fed(
+                        idx,
+                        "ssh",
+                        replace(fed, why=f"{fed.why} on {host.text[:40]}"),
+                        depth,
+                        remote,
+                    )
+                )
         return out
 
     @staticmethod
@@ -787,8 +954,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             return w.text, w.static
         return None
 
-    def _interpreter(self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int,
-                     inner: _Inherit) -> list[int]:
+    def _interpreter(
+        self, cmd: SimpleCommand, raw: RawCommand, idx: int, depth: int, inner: _Inherit
+    ) -> list[int]:
         """An interpreter: a script operand is model context; inline code of a language the
         rater does not model is opaque; a program on its input is context, or opaque when unknown."""
         lang = interpreter(cmd.head)
@@ -799,8 +967,16 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             return []
         if how.inline:
             if not lang.modelled:
-                self.code.append(Code(idx, cmd.head, CodeSource.INLINE, opaque=(
-                    f"{cmd.head} runs {cmd.head} code, a language gatesh does not read")))
+                self.code.append(
+                    Code(
+                        idx,
+                        cmd.head,
+                        CodeSource.INLINE,
+                        opaque=(
+                            f"{cmd.head} runs {cmd.head} code, a language gatesh does not read"
+                        ),
+                    )
+                )
             return []  # inline code: the policy and the rater read it from argv
         if how.script is not None:
             self._script(Word(how.script), cmd.head, depth, inner)
@@ -813,9 +989,20 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             return []  # a terminal: an interactive interpreter (the rater judges it)
         if fed.text is not None and not fed.dynamic:
             self._context_script("<stdin>", cmd.head, fed.text)
-            opaque = "" if lang.modelled else f"{cmd.head} runs {cmd.head} code, a language gatesh does not read"
-            self.code.append(Code(idx, cmd.head, fed.source, text=fed.text[:L.MAX_CONTEXT_SCRIPT_BYTES],
-                                  opaque=opaque))
+            opaque = (
+                ""
+                if lang.modelled
+                else f"{cmd.head} runs {cmd.head} code, a language gatesh does not read"
+            )
+            self.code.append(
+                Code(
+                    idx,
+                    cmd.head,
+                    fed.source,
+                    text=fed.text[: L.MAX_CONTEXT_SCRIPT_BYTES],
+                    opaque=opaque,
+                )
+            )
             return []
         if fed.text is not None:
             self._context_script("<stdin>", cmd.head, fed.text)
@@ -846,8 +1033,15 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         """
         what = self.written_at(word.text) if self.written and word.static else None
         if what is not None:
-            return self.run_text(len(self.commands) - 1, word.text, what, interp or "sh", depth, inherit,
-                                 shebang=not interp)
+            return self.run_text(
+                len(self.commands) - 1,
+                word.text,
+                what,
+                interp or "sh",
+                depth,
+                inherit,
+                shebang=not interp,
+            )
         if not word.static:
             self.scripts.append(Script(word.text, interp or "?", None, "dynamic path"))
             self.note(f"runs a script whose path is dynamic: {word.text[:80]!r}")
@@ -959,7 +1153,7 @@ def _expand_positional(words: list[Word], pos: _Positional) -> list[Word] | None
         quoted = bool(m.group("q"))
         vals: list[Word]
         if name in ("@", "*"):
-            vals = list(pos.args[1 + pos.shift:])
+            vals = list(pos.args[1 + pos.shift :])
             if name == "*" and quoted:
                 vals = [Word(" ".join(v.text for v in vals), all(v.static for v in vals))]
             if pos.open_ended:
@@ -972,8 +1166,11 @@ def _expand_positional(words: list[Word], pos: _Positional) -> list[Word] | None
             else:
                 vals = [w] if pos.open_ended else [Word("")] if quoted else []
         if not quoted:
-            vals = [part for v in vals
-                    for part in ([Word(x) for x in v.text.split()] if v.static else [v])]
+            vals = [
+                part
+                for v in vals
+                for part in ([Word(x) for x in v.text.split()] if v.static else [v])
+            ]
         out.extend(vals)
     return out if changed else None
 
@@ -1031,7 +1228,8 @@ def _surface(argv: list[Word], via_shell: bool) -> str:
 def make_facts(reader: Reader, text: str) -> Facts:
     """Facts from a finished reading (path effects computed last, from the executed commands)."""
     assigns_home = any(a.startswith("HOME=") for a in reader.assignments) or any(
-        a.startswith("HOME=") for c in reader.commands for a in c.assignments)
+        a.startswith("HOME=") for c in reader.commands for a in c.assignments
+    )
     return Facts(
         text=text,
         commands=tuple(reader.commands),
@@ -1041,8 +1239,13 @@ def make_facts(reader: Reader, text: str) -> Facts:
         assignments=tuple(reader.assignments),
         scripts=tuple(reader.scripts),
         code=tuple(reader.code),
-        paths=path_effects(reader.commands, reader.cwd, reader.home, assigns_home=assigns_home,
-                           pipelines=reader.pipelines),
+        paths=path_effects(
+            reader.commands,
+            reader.cwd,
+            reader.home,
+            assigns_home=assigns_home,
+            pipelines=reader.pipelines,
+        ),
         notes=tuple(reader.notes),
         readable=not reader.unreadable,
         unreadable=reader.unreadable,

@@ -38,11 +38,21 @@ _MAX_SITES: Final = 16  # error sites per round: real lines have one to three; m
 _MAX_HEREDOCS: Final = 16  # open heredocs repaired at once (each costs a scan of the text after it)
 # What may follow a `$` for bash to expand it: a name, a digit, a special parameter, `{`, `(`,
 # `'` ($'…'), `"` ($"…") or `[` ($[…]). After anything else the `$` is a literal character.
-_EXPANDS: Final = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789"
-                            b"@*#?-$!{('\"[")
+_EXPANDS: Final = frozenset(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789@*#?-$!{('\"["
+)
 # Nodes that can stand as one operand of an arithmetic expression.
-_OPERANDS: Final = frozenset({"command_substitution", "simple_expansion", "expansion", "number",
-                              "word", "variable_name", "arithmetic_expansion"})
+_OPERANDS: Final = frozenset(
+    {
+        "command_substitution",
+        "simple_expansion",
+        "expansion",
+        "number",
+        "word",
+        "variable_name",
+        "arithmetic_expansion",
+    }
+)
 
 
 def repair(data: bytes, deadline: float = float("inf")) -> tuple[bytes, list[str]] | None:
@@ -94,12 +104,17 @@ def _sites(data: bytes, root: Any) -> list[tuple[int, bytes, str]]:
     for err in errors:
         out.extend(_at_error(data, err))
     for at in dollars:
-        if data[at + 1:at + 2] not in _EXPAND_NEXT:
+        if data[at + 1 : at + 2] not in _EXPAND_NEXT:
             out.append((at, b"\\", _LONE_DOLLAR))
     tail = len(data) - len(data.rstrip(b"\\"))
     if tail % 2 == 1:
-        out.append((len(data), b"\\", "a lone backslash ends the command: read as the literal "
-                                       "backslash bash -c passes"))
+        out.append(
+            (
+                len(data),
+                b"\\",
+                "a lone backslash ends the command: read as the literal backslash bash -c passes",
+            )
+        )
     out.extend(_open_heredocs(data, root))
     return out
 
@@ -126,21 +141,39 @@ def _at_error(data: bytes, err: Any) -> list[tuple[int, bytes, str]]:
     start = err.start_byte
     kids = err.children
     types = [k.type for k in kids]
-    if data[start:start + 1] == b"$" and data[start + 1:start + 2] not in _EXPAND_NEXT:
+    if data[start : start + 1] == b"$" and data[start + 1 : start + 2] not in _EXPAND_NEXT:
         return [(start, b"\\", _LONE_DOLLAR)]
-    if types[:3] == ["for", "variable_name", "do"] \
-            and not data[kids[1].end_byte:kids[2].start_byte].strip(b" \t"):
-        return [(kids[1].end_byte, b";",
-                 "'for NAME do' read as 'for NAME; do' (bash's same loop over \"$@\")")]
+    if types[:3] == ["for", "variable_name", "do"] and not data[
+        kids[1].end_byte : kids[2].start_byte
+    ].strip(b" \t"):
+        return [
+            (
+                kids[1].end_byte,
+                b";",
+                "'for NAME do' read as 'for NAME; do' (bash's same loop over \"$@\")",
+            )
+        ]
     if types[:1] == ["(("] and _dparen_is_subshells(data, kids[0].end_byte):
         return [(start + 1, b" ", "'((' read as two subshells, as bash reads it here")]
     parent, nxt = err.parent, err.next_sibling
-    if parent is not None and parent.type == "arithmetic_expansion" and nxt is not None \
-            and nxt.start_byte == err.end_byte and nxt.type in _OPERANDS and kids \
-            and all(k.is_named and k.type in _OPERANDS and not k.has_error for k in kids) \
-            and not _quoting_outside(data, start, nxt.end_byte, [*kids, nxt]):
-        return [(start, b'"', "arithmetic operands written side by side: read as the one word "
-                              "bash makes of them"), (nxt.end_byte, b'"', "")]
+    if (
+        parent is not None
+        and parent.type == "arithmetic_expansion"
+        and nxt is not None
+        and nxt.start_byte == err.end_byte
+        and nxt.type in _OPERANDS
+        and kids
+        and all(k.is_named and k.type in _OPERANDS and not k.has_error for k in kids)
+        and not _quoting_outside(data, start, nxt.end_byte, [*kids, nxt])
+    ):
+        return [
+            (
+                start,
+                b'"',
+                "arithmetic operands written side by side: read as the one word bash makes of them",
+            ),
+            (nxt.end_byte, b'"', ""),
+        ]
     return []
 
 
@@ -150,7 +183,7 @@ def _quoting_outside(data: bytes, start: int, end: int, parts: list[Any]) -> boo
     pos = start
     for p in parts:
         if p.type in ("command_substitution", "arithmetic_expansion"):
-            if any(q in data[pos:p.start_byte] for q in (b'"', b"'", b"\\", b"`")):
+            if any(q in data[pos : p.start_byte] for q in (b'"', b"'", b"\\", b"`")):
                 return True
             pos = p.end_byte
     return any(q in data[pos:end] for q in (b'"', b"'", b"\\", b"`"))
@@ -166,7 +199,7 @@ def _dparen_is_subshells(data: bytes, pos: int) -> bool:
     another ``)``. False when the text ends there or first (then nothing is repaired).
     """
     end = _skip_comsub(data, pos)
-    return end < len(data) and data[end:end + 1] != b")"
+    return end < len(data) and data[end : end + 1] != b")"
 
 
 def _open_heredocs(data: bytes, root: Any) -> list[tuple[int, bytes, str]]:
@@ -177,8 +210,11 @@ def _open_heredocs(data: bytes, root: Any) -> list[tuple[int, bytes, str]]:
         n = stack.pop()
         if n.type == "heredoc_start":
             parent = n.parent
-            ended = parent is not None and parent.type == "heredoc_redirect" \
+            ended = (
+                parent is not None
+                and parent.type == "heredoc_redirect"
                 and any(c.type == "heredoc_end" and not c.is_missing for c in parent.children)
+            )
             if not ended:
                 prev = n.prev_sibling
                 starts.append((n, prev is not None and prev.type == "<<-"))
@@ -189,19 +225,21 @@ def _open_heredocs(data: bytes, root: Any) -> list[tuple[int, bytes, str]]:
     add = bytearray()
     names: list[str] = []
     for node, strip_tabs in sorted(starts, key=lambda s: s[0].start_byte):
-        delim = _delimiter(data[node.start_byte:node.end_byte])
+        delim = _delimiter(data[node.start_byte : node.end_byte])
         if delim is None:
             return []
         nl = data.find(b"\n", node.end_byte)
-        after = data[nl + 1:].split(b"\n") if nl >= 0 else []
+        after = data[nl + 1 :].split(b"\n") if nl >= 0 else []
         if any((line.lstrip(b"\t") if strip_tabs else line) == delim for line in after):
             return []  # bash ends it earlier: something else is wrong, nothing is repaired
         if not add and not data.endswith(b"\n"):
             add += b"\n"
         add += delim + b"\n"
         names.append(delim.decode("utf-8", "replace"))
-    note = (f"here-document ended by the end of the command (wanted {', '.join(names)}): "
-            f"read with its body ending there, as bash does")
+    note = (
+        f"here-document ended by the end of the command (wanted {', '.join(names)}): "
+        f"read with its body ending there, as bash does"
+    )
     return [(len(data), bytes(add), note)]
 
 

@@ -85,7 +85,7 @@ def read_second(text: str) -> tuple[tuple[RawCommand, ...] | None, str]:
 def _word(node: Any, text: str) -> Word:
     parts = getattr(node, "parts", None) or ()
     if any(p.kind in _DYNAMIC_PARTS for p in parts):
-        return Word(text[node.pos[0]:node.pos[1]], False)
+        return Word(text[node.pos[0] : node.pos[1]], False)
     return Word(node.word)
 
 
@@ -94,11 +94,11 @@ def _visit(node: Any, text: str, ctx: str, out: list[RawCommand], d: int) -> Non
         raise RecursionError
     kind = node.kind
     if kind == "command":
-        cmd = RawCommand([], ctx, 0, node.pos[0], text[node.pos[0]:node.pos[1]])
+        cmd = RawCommand([], ctx, 0, node.pos[0], text[node.pos[0] : node.pos[1]])
         out.append(cmd)
         for part in node.parts:
             if part.kind == "word":
-                src = text[part.pos[0]:part.pos[1]]
+                src = text[part.pos[0] : part.pos[1]]
                 braced = expand(src) if "{" in src else None
                 cmd.words.extend(braced if braced is not None else [_word(part, text)])
             elif part.kind == "assignment":
@@ -148,21 +148,54 @@ def _visit_children(node: Any, text: str, ctx: str, out: list[RawCommand], d: in
 # number, same static words, same assignments), no reader can see another command in it, and
 # bashlex (~80 % of a reading's time when it runs) is not asked. Anything else, or any
 # difference, leaves the line to both readers.
-_TOKEN: Final = re.compile(r"""(?P<ws>[ \t]+)|(?P<redir>[0-9]*(?:>>|>&|<&|>|<)|&>>?)|(?P<op>&&|\|\||[|;&])"""
-                           r"""|(?P<word>(?:[^\s'"\\$`|&;<>()\[\]{}#]|'(?:[^'\n$`]|\$(?!\())*'|"[^"$`\\\n]*")+)""")
+_TOKEN: Final = re.compile(
+    r"""(?P<ws>[ \t]+)|(?P<redir>[0-9]*(?:>>|>&|<&|>|<)|&>>?)|(?P<op>&&|\|\||[|;&])"""
+    r"""|(?P<word>(?:[^\s'"\\$`|&;<>()\[\]{}#]|'(?:[^'\n$`]|\$(?!\())*'|"[^"$`\\\n]*")+)"""
+)
 _QUOTED: Final = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # Words bash gives a meaning of their own as a command's first word (reserved words and the
 # declaration builtins tree-sitter reads as declarations): such a line is left to both readers.
-_FIRST_WORDS: Final = frozenset({"!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else",
-                                 "esac", "fi", "for", "function", "if", "in", "select", "then", "time",
-                                 "until", "while", "declare", "export", "local", "readonly", "typeset",
-                                 "unset"})
+_FIRST_WORDS: Final = frozenset(
+    {
+        "!",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "case",
+        "coproc",
+        "do",
+        "done",
+        "elif",
+        "else",
+        "esac",
+        "fi",
+        "for",
+        "function",
+        "if",
+        "in",
+        "select",
+        "then",
+        "time",
+        "until",
+        "while",
+        "declare",
+        "export",
+        "local",
+        "readonly",
+        "typeset",
+        "unset",
+    }
+)
 
 
 def _unquote(token: str) -> str:
-    return _QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), token) \
-        if "'" in token or '"' in token else token
+    return (
+        _QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), token)
+        if "'" in token or '"' in token
+        else token
+    )
 
 
 def simple_line(text: str) -> list[tuple[list[str], list[str]]] | None:

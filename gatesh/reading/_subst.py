@@ -36,13 +36,18 @@ def substitutions(data: bytes) -> list[tuple[int, int, str]]:
             continue
         if c == _BQ:
             end = _skip_backquote(data, i)
-            out.append((i, end, _unescape_backquoted(data[i + 1:end - 1 if _closed(data, end, _BQ)
-                                                         else end])))
+            out.append(
+                (
+                    i,
+                    end,
+                    _unescape_backquoted(data[i + 1 : end - 1 if _closed(data, end, _BQ) else end]),
+                )
+            )
             i = end
             continue
-        if c == 0x24 and data[i + 1:i + 2] == b"(":
+        if c == 0x24 and data[i + 1 : i + 2] == b"(":
             end = _skip_comsub(data, i + 2)
-            inner = data[i + 2:end - 1 if _closed(data, end, 0x29) else end]
+            inner = data[i + 2 : end - 1 if _closed(data, end, 0x29) else end]
             if inner.startswith(b"(") and _arithmetic(inner):
                 i += 3  # $(( … )): search inside the expression
                 continue
@@ -102,7 +107,7 @@ def _skip_dquote(data: bytes, i: int) -> int:
             return j + 1
         elif c == _BQ:
             j = _skip_backquote(data, j)
-        elif c == 0x24 and data[j + 1:j + 2] == b"(":
+        elif c == 0x24 and data[j + 1 : j + 2] == b"(":
             j = _skip_comsub(data, j + 2)
         else:
             j += 1

@@ -43,9 +43,9 @@ def parse_justification(text: str) -> tuple[str, str]:
                 break
         if last.type != "comment":
             return text, ""
-        if data[last.end_byte:].strip():
+        if data[last.end_byte :].strip():
             return text, ""
-        comment = data[last.start_byte:last.end_byte].decode("utf-8", "surrogatepass")
+        comment = data[last.start_byte : last.end_byte].decode("utf-8", "surrogatepass")
         m = _WHY.match(comment)
         if not m:
             return text, ""
@@ -62,8 +62,11 @@ def normalize_for_model(text: str, home: str | None = None) -> str:
     s = _ANSI.sub("", text)
     s = unicodedata.normalize("NFKC", s)
     s = _INVISIBLE.sub("", s)
-    s = "".join(ch for ch in s if ch in "\n\t" or (ch >= " " and ch != "\x7f"
-                                                  and not ("\x80" <= ch <= "\x9f")))
+    s = "".join(
+        ch
+        for ch in s
+        if ch in "\n\t" or (ch >= " " and ch != "\x7f" and not ("\x80" <= ch <= "\x9f"))
+    )
     s = s.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(s) else s
     if home and home != "/":
         h = home.rstrip("/")

@@ -34,8 +34,10 @@ MAX_LOOP_WORDS: Final = 16
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACE: Final = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
 # Words in a text after which any variable may hold anything (they run code in this shell).
-_BINDS_ANYTHING: Final = re.compile(r"(?:^|[\s;&|(`])(?:eval|source|\.|set\s+-[a-z]*a|declare\s+-[a-z]*n"
-                                    r"|typeset\s+-[a-z]*n|local\s+-[a-z]*n)(?=\s)|\$\{!")
+_BINDS_ANYTHING: Final = re.compile(
+    r"(?:^|[\s;&|(`])(?:eval|source|\.|set\s+-[a-z]*a|declare\s+-[a-z]*n"
+    r"|typeset\s+-[a-z]*n|local\s+-[a-z]*n)(?=\s)|\$\{!"
+)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
             close = src.find("}", at + 2)
             if close < 0:
                 raise _Unknown
-            inner = src[at + 2:close]
+            inner = src[at + 2 : close]
             if not (_NAME.fullmatch(inner) or inner.isdigit()):
                 raise _Unknown  # ${x:-y}, ${#x}, ${x#p}, ${!x}: not computed
             return value_of(inner), close + 1
@@ -125,7 +127,7 @@ def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
             close = src.find("'", i + 1)
             if close < 0:
                 raise _Unknown
-            cur.append(src[i + 1:close])
+            cur.append(src[i + 1 : close])
             have = True
             i = close + 1
         elif ch == '"':
@@ -136,16 +138,16 @@ def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
                 cur.append(src[i + 1])
                 have = True
             i += 2
-        elif ch == "$" and src[i + 1:i + 2] == "'":
+        elif ch == "$" and src[i + 1 : i + 2] == "'":
             close = i + 2
             while close < n and src[close] != "'":
                 close += 2 if src[close] == "\\" else 1
             if close >= n:
                 raise _Unknown
-            cur.append(decode_ansi_c(src[i + 2:close]))
+            cur.append(decode_ansi_c(src[i + 2 : close]))
             have = True
             i = close + 1
-        elif ch == "$" and src[i + 1:i + 2] == '"':
+        elif ch == "$" and src[i + 1 : i + 2] == '"':
             dq, have = True, True
             i += 2
         elif ch == "$":
@@ -165,7 +167,11 @@ def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
             if v[-1:].isspace():
                 fields.append("".join(cur))
                 cur, have = [], False
-        elif ch == "`" or (ch in "<>" and src[i + 1:i + 2] == "(") or (ch == "{" and _BRACE.match(src, i)):
+        elif (
+            ch == "`"
+            or (ch in "<>" and src[i + 1 : i + 2] == "(")
+            or (ch == "{" and _BRACE.match(src, i))
+        ):
             raise _Unknown  # a substitution, or a brace expansion (the walker expands only static words)
         else:
             cur.append(ch)
@@ -233,7 +239,7 @@ def _occurrences(text: str, name: str) -> int:
     """How often ``name`` appears in ``text`` as a word that is not a use (``$name``, ``${name``)."""
     count = 0
     for m in re.finditer(r"(?<![\w$])" + re.escape(name) + r"(?!\w)", text):
-        before = text[max(0, m.start() - 2):m.start()]
+        before = text[max(0, m.start() - 2) : m.start()]
         if before.endswith("${") or before.endswith("$"):
             continue
         count += 1
@@ -242,4 +248,7 @@ def _occurrences(text: str, name: str) -> int:
 
 def names_in(word: Word) -> list[str]:
     """The parameter names a dynamic word's source refers to (``$x``, ``${x}``)."""
-    return [m.group(1) or m.group(2) for m in re.finditer(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))", word.text)]
+    return [
+        m.group(1) or m.group(2)
+        for m in re.finditer(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))", word.text)
+    ]

@@ -37,6 +37,7 @@ def _parser() -> Parser:
         parser = _LOCAL.parser = Parser(LANGUAGE)
     return parser
 
+
 # Operators that write the target file (``>&`` / ``&>`` only when the target is not an fd).
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 # Leaf argument types that cannot contain a command substitution.
@@ -44,8 +45,9 @@ _LEAF_ARGS = frozenset({"word", "raw_string", "number", "ansi_c_string"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command"})
 # Constructs bashlex cannot read or misreads (S2's measurements): its commands there are not added.
-_BASHLEX_BLIND = frozenset({"arithmetic_expansion", "test_command", "c_style_for_statement",
-                            "case_statement", "array"})
+_BASHLEX_BLIND = frozenset(
+    {"arithmetic_expansion", "test_command", "c_style_for_statement", "case_statement", "array"}
+)
 
 
 def _is_leaf(node: Any) -> bool:
@@ -58,8 +60,15 @@ _UNPARSED = frozenset({"regex", "extglob_pattern"})
 
 
 # Statements whose parts all run, in order, whenever they run (S2.1 static values).
-_SEQUENTIAL: Final = frozenset({"program", "variable_assignments", "redirected_statement",
-                                "declaration_command", "compound_statement"})
+_SEQUENTIAL: Final = frozenset(
+    {
+        "program",
+        "variable_assignments",
+        "redirected_statement",
+        "declaration_command",
+        "compound_statement",
+    }
+)
 
 
 def _unconditional(node: Any) -> bool:
@@ -70,7 +79,11 @@ def _unconditional(node: Any) -> bool:
         t = kind(parent)
         if t == "list":
             first = parent.named_children[0] if parent.named_children else None
-            if first is None or first.start_byte != child.start_byte or first.end_byte != child.end_byte:
+            if (
+                first is None
+                or first.start_byte != child.start_byte
+                or first.end_byte != child.end_byte
+            ):
                 return False
         elif t == "compound_statement":
             if parent.parent is not None and kind(parent.parent) == "function_definition":
@@ -103,7 +116,9 @@ class RawCommand:
     herestring: Word | None = None
     stdin_word: Word | None = None  # the word of a `< WORD` redirection of standard input
     fed_by: list[RawCommand] | None = None  # the pipeline stage before this one (set by the reader)
-    target_words: dict[int, Word] = field(default_factory=dict)  # dynamic redirect targets, by index
+    target_words: dict[int, Word] = field(
+        default_factory=dict
+    )  # dynamic redirect targets, by index
     variant: bool = False  # a reading with possible values put in (not read for variants again)
     expanded_head: str = ""  # the first word as written, when static values were put in
     declaration: bool = False  # export/declare/local/readonly/unset: runs no program
@@ -121,7 +136,9 @@ class Walk:
     error_at: str = ""
     embedded: list[str] = field(default_factory=list)  # `…` tree-sitter left inside a word
     blind: list[tuple[int, int]] = field(default_factory=list)  # byte spans bashlex misreads
-    joined: list[int] = field(default_factory=list)  # bytes where a word tree-sitter split was rejoined
+    joined: list[int] = field(
+        default_factory=list
+    )  # bytes where a word tree-sitter split was rejoined
     bindings: list[Binding] = field(default_factory=list)  # plain NAME=VALUE assignments (S2.1)
     function_bodies: dict[str, str] = field(default_factory=dict)  # name -> body text
     loops: list[Loop] = field(default_factory=list)  # `for NAME in WORDS` with their bodies
@@ -169,7 +186,7 @@ def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk
         fixed = inserted
         for _ in range(_REPAIR_ROUNDS):
             sites = sorted(set(w.glued))
-            if any(src[at - 1:at] == b"\\" for at in sites):
+            if any(src[at - 1 : at] == b"\\" for at in sites):
                 # a `;` there would be escaped: leave the tree as it is, read with an error
                 w.result.has_error = True
                 w.result.error_at = w.result.error_at or _GLUED.format(sites[0])
@@ -234,7 +251,9 @@ def _walk_tree(tree: Any, src: bytes, context: str, deadline: float) -> _Walker:
     return w
 
 
-def _insert_semicolons(src: bytes, sites: list[int], inserted: list[int]) -> tuple[bytes, list[int]]:
+def _insert_semicolons(
+    src: bytes, sites: list[int], inserted: list[int]
+) -> tuple[bytes, list[int]]:
     """``src`` with a ``;`` inserted at each of ``sites`` (offsets in ``src``), and the offsets
     of every byte inserted so far (``inserted`` were offsets in ``src``), in the new text."""
 
@@ -282,8 +301,12 @@ def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int], 
                 continue
             at = orig + bisect.bisect_left(fixes, orig)  # the newline's offset in the parsed text
             node = root.descendant_for_byte_range(at, at + 1)
-            if node is not None and kind(node) == "word" and node.start_byte <= at \
-                    and not node.text[: at - node.start_byte + 1].strip():
+            if (
+                node is not None
+                and kind(node) == "word"
+                and node.start_byte <= at
+                and not node.text[: at - node.start_byte + 1].strip()
+            ):
                 new.add(orig)
         if not new:
             break
@@ -292,7 +315,7 @@ def _repair_line_start_escapes(data: bytes, tree: Any) -> tuple[Any, list[int], 
         last = 0
         inserted = []
         for orig in fixes:
-            out += data[last:orig + 1]
+            out += data[last : orig + 1]
             inserted.append(len(out))
             out += b" "
             last = orig + 1
@@ -334,11 +357,11 @@ def _crosses_line(node: Any, dest: list[Any], text: bytes) -> bool:
     """Whether a newline (not a line continuation) separates the redirection ``node``'s operator
     from its first target node, or one target node from the next (``text``: the tree's text)."""
     base = node.start_byte
-    src = text[base:node.end_byte]
+    src = text[base : node.end_byte]
     pos = dest[0].start_byte - base
     gaps = [src[:pos]]
     for a, b in itertools.pairwise(dest):
-        gaps.append(src[a.end_byte - base:b.start_byte - base])
+        gaps.append(src[a.end_byte - base : b.start_byte - base])
     return any(b"\n" in g.replace(b"\\\n", b"") for g in gaps)
 
 
@@ -369,7 +392,9 @@ class _Walker:
         self.frames = 0
         self.deadline = deadline
         self.seen: set[tuple[int, int]] = set()  # spans of substitutions already read
-        self.glued: list[int] = []  # where bash ends a command that tree-sitter continued (see _glue)
+        self.glued: list[
+            int
+        ] = []  # where bash ends a command that tree-sitter continued (see _glue)
 
     def _embedded(self, node: Any) -> None:
         """tree-sitter leaves `…` inside ``${x:=`cmd`}`` as a plain word, and ``$(…)`` in the
@@ -393,9 +418,14 @@ class _Walker:
         word, so every substitution in it is found from the text as well."""
         self._children(node, ctx, frame, d)
         parent = node.parent
-        start = None if parent is None else next(
-            (c for c in parent.children if kind(c) == "heredoc_start"), None)
-        if start is not None and not any(q in node_bytes(start, self.src) for q in (b"'", b'"', b"\\")):
+        start = (
+            None
+            if parent is None
+            else next((c for c in parent.children if kind(c) == "heredoc_start"), None)
+        )
+        if start is not None and not any(
+            q in node_bytes(start, self.src) for q in (b"'", b'"', b"\\")
+        ):
             data = node_bytes(node, self.src)
             if b"`" in data or b"$(" in data:
                 self._scan(data, node.start_byte)
@@ -403,8 +433,11 @@ class _Walker:
     def _binding(self, node: Any) -> None:
         """Record ``NAME=VALUE`` for the static values of S2.1 (see ``_values``)."""
         name = node.child_by_field_name("name")
-        if name is None or kind(name) != "variable_name" or (
-                node.parent is not None and kind(node.parent) == "c_style_for_statement"):
+        if (
+            name is None
+            or kind(name) != "variable_name"
+            or (node.parent is not None and kind(node.parent) == "c_style_for_statement")
+        ):
             return  # an arithmetic loop's counter is no static value
         value = node.child_by_field_name("value")
         text = node_text(node, self.src)
@@ -414,8 +447,11 @@ class _Walker:
             w = word_of(value, self.src) if value is not None else Word("", True)
             static = w.text if w.static else None
             source = "" if w.static else w.text
-        self.result.bindings.append(Binding(node_text(name, self.src), static, node.start_byte, _unconditional(node),
-                                            source))
+        self.result.bindings.append(
+            Binding(
+                node_text(name, self.src), static, node.start_byte, _unconditional(node), source
+            )
+        )
 
     def _loop(self, node: Any) -> None:
         name = node.child_by_field_name("variable")
@@ -428,8 +464,12 @@ class _Walker:
             return
         src = node_bytes(body, self.src)
         base = body.start_byte
-        text = src[inner[0].start_byte - base:inner[-1].end_byte - base].decode("utf-8", "replace")
-        self.result.loops.append(Loop(node_text(name, self.src), tuple(self._words(values)), text, node.start_byte))
+        text = src[inner[0].start_byte - base : inner[-1].end_byte - base].decode(
+            "utf-8", "replace"
+        )
+        self.result.loops.append(
+            Loop(node_text(name, self.src), tuple(self._words(values)), text, node.start_byte)
+        )
 
     def _new_frame(self) -> int:
         self.frames += 1
@@ -451,7 +491,9 @@ class _Walker:
             if name is not None:
                 self.result.functions.append(node_text(name, self.src))
                 if body is not None:
-                    self.result.function_bodies[node_text(name, self.src)] = node_text(body, self.src)
+                    self.result.function_bodies[node_text(name, self.src)] = node_text(
+                        body, self.src
+                    )
             for child in node.children:
                 if child is not name:
                     self.walk(child, "function" if child == body else ctx, frame, d + 1)
@@ -485,8 +527,9 @@ class _Walker:
             self._heredoc_body(node, ctx, frame, d)
         elif t == "comment" or _is_leaf(node):
             return
-        elif t in _BASHLEX_BLIND or (t == "compound_statement" and node.child_count
-                                     and kind(node.children[0]) == "(("):
+        elif t in _BASHLEX_BLIND or (
+            t == "compound_statement" and node.child_count and kind(node.children[0]) == "(("
+        ):
             self.result.blind.append((node.start_byte, node.end_byte))
             for child in node.children:
                 self.walk(child, ctx, frame, d + 1)
@@ -537,7 +580,9 @@ class _Walker:
                     out.extend(words)
                     continue
             if len(run) == 1 and kind(first) == "word":
-                out.append(unquoted_word(text.decode("utf-8", "replace")))  # word_of, without its dispatch
+                out.append(
+                    unquoted_word(text.decode("utf-8", "replace"))
+                )  # word_of, without its dispatch
             else:
                 out.append(word_of_run(run, src))
         return out
@@ -565,7 +610,7 @@ class _Walker:
         for a, b in itertools.pairwise(node.children):
             if kind(a) != "comment":
                 code_end = a.end_byte
-            gap = data[a.end_byte - base:b.start_byte - base]
+            gap = data[a.end_byte - base : b.start_byte - base]
             if b"\n" in gap.replace(b"\\\n", b"") and code_end >= 0:
                 self.glued.append(code_end)
                 return
@@ -586,11 +631,20 @@ class _Walker:
                 if not _is_leaf(target):
                     self.walk(target, ctx, frame, d + 1)
                 continue
-            if named(child) and ct != "comment" and ct != "variable_assignment" \
-                    and ct not in _REDIRECTS:
-                if ct == "subshell" and not self.result.has_error \
-                        and ((not cmd.words and not run) or self._first_text(cmd, run)
-                             not in _BEFORE_PAREN):
+            if (
+                named(child)
+                and ct != "comment"
+                and ct != "variable_assignment"
+                and ct not in _REDIRECTS
+            ):
+                if (
+                    ct == "subshell"
+                    and not self.result.has_error
+                    and (
+                        (not cmd.words and not run)
+                        or self._first_text(cmd, run) not in _BEFORE_PAREN
+                    )
+                ):
                     # tree-sitter-bash accepts `f('x')` as a command followed by a subshell;
                     # bash rejects it, so this is not shell and is not read as such.
                     self.result.has_error = True
@@ -613,14 +667,21 @@ class _Walker:
             # tree-sitter-bash drops a lone `-` just before `<<` (`make -f - <<EOF`,
             # `cat - <<EOF`); bash keeps it as a word, so it is put back.
             base = node.parent.start_byte
-            if node_bytes(node.parent, self.src)[node.end_byte - base:extra[0].start_byte - base].strip() == b"-":
+            if (
+                node_bytes(node.parent, self.src)[
+                    node.end_byte - base : extra[0].start_byte - base
+                ].strip()
+                == b"-"
+            ):
                 cmd.words.append(Word("-", True))
         for r in extra:
             cmd.words.extend(self._redirect(cmd, r, ctx, frame, d))
         return idx
 
     def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:
-        cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node, self.src), declaration=True)
+        cmd = RawCommand(
+            [], ctx, frame, node.start_byte, node_text(node, self.src), declaration=True
+        )
         self._glue(node, cmd.raw)
         self._add(cmd)
         prev_end, prev_src = -1, ""
@@ -630,8 +691,11 @@ class _Walker:
                 prev_end = -1
                 continue
             text = node_text(child, self.src)
-            word = (word_of(child, self.src) if kind(child) != "variable_assignment"
-                    else Word(text, "$" not in text and "`" not in text))
+            word = (
+                word_of(child, self.src)
+                if kind(child) != "variable_assignment"
+                else Word(text, "$" not in text and "`" not in text)
+            )
             if child.start_byte == prev_end and cmd.words:
                 # tree-sitter split one word (`local a`x`=1`): bash reads one word
                 self.result.joined.append(child.start_byte)
@@ -679,8 +743,9 @@ class _Walker:
             else:
                 self.walk(r, ctx, frame, d + 1)
 
-    def _redirect(self, cmd: RawCommand, node: Any, ctx: str, frame: int, d: int,
-                  walk: bool = True) -> list[Word]:
+    def _redirect(
+        self, cmd: RawCommand, node: Any, ctx: str, frame: int, d: int, walk: bool = True
+    ) -> list[Word]:
         """Record the redirection ``node`` on ``cmd``; returns the argv words written after it.
 
         tree-sitter-bash hangs the words that follow a redirection (``rm -rf 2>/dev/null /``)
@@ -711,18 +776,30 @@ class _Walker:
                     # owning the heredoc feeds the first command of that pipeline.
                     before = len(self.result.commands)
                     self.walk(c, ctx, frame, d + 1)
-                    first = next((i for i in range(before, len(self.result.commands))
-                                  if self.result.commands[i].frame == frame), None)
-                    owner = next((i for i in range(before - 1, -1, -1)
-                                  if self.result.commands[i] is cmd), None)
+                    first = next(
+                        (
+                            i
+                            for i in range(before, len(self.result.commands))
+                            if self.result.commands[i].frame == frame
+                        ),
+                        None,
+                    )
+                    owner = next(
+                        (i for i in range(before - 1, -1, -1) if self.result.commands[i] is cmd),
+                        None,
+                    )
                     if first is not None and owner is not None:
                         self.result.pipelines.append([[owner], [first]])
             extra.extend(self._words(args))
             quoted = any(q in delim for q in "'\"\\")
             cmd.redirects.append(Redirect(op, delim.strip("'\"\\")))
             cmd.heredoc = (body, quoted)
-            if not quoted and "\\\n" in body and not self.result.has_error \
-                    and _ends_inside(body, delim, op == "<<-"):
+            if (
+                not quoted
+                and "\\\n" in body
+                and not self.result.has_error
+                and _ends_inside(body, delim, op == "<<-")
+            ):
                 # bash ends this heredoc earlier than tree-sitter: what follows is code to bash.
                 self.result.has_error = True
                 self.result.error_at = f"heredoc {delim!r} ends earlier for bash (a joined line)"
@@ -766,8 +843,12 @@ class _Walker:
                 cmd.stdin_word = word
         if walk:
             for c in node.children:
-                if not _is_leaf(c) and kind(c) not in _REDIRECTS and named(c) \
-                        and not (t == "heredoc_redirect" and kind(c) == "pipeline"):
+                if (
+                    not _is_leaf(c)
+                    and kind(c) not in _REDIRECTS
+                    and named(c)
+                    and not (t == "heredoc_redirect" and kind(c) == "pipeline")
+                ):
                     self.walk(c, ctx, frame, d + 1)
         return extra
 
@@ -778,7 +859,12 @@ class _Walker:
                 continue
             before = len(self.result.commands)
             self.walk(child, ctx, frame, d + 1)
-            stages.append([i for i in range(before, len(self.result.commands))
-                           if self.result.commands[i].frame == frame])
+            stages.append(
+                [
+                    i
+                    for i in range(before, len(self.result.commands))
+                    if self.result.commands[i].frame == frame
+                ]
+            )
         if len(stages) >= 2:
             self.result.pipelines.append(stages)

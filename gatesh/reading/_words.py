@@ -10,10 +10,15 @@ from gatesh._types import Word
 from ._nodes import kind
 
 # Node types whose value is only known when the command runs.
-DYNAMIC_NODES = frozenset({
-    "simple_expansion", "expansion", "command_substitution", "process_substitution",
-    "arithmetic_expansion",
-})
+DYNAMIC_NODES = frozenset(
+    {
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "arithmetic_expansion",
+    }
+)
 
 _UNQUOTED_ESCAPE = re.compile(r"\\(\n|.)", re.DOTALL)
 _DQUOTE_ESCAPE = re.compile(r'\\([$`"\\\n])')
@@ -21,8 +26,21 @@ _ANSI_C = re.compile(
     r"\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3})|c(.)|(.))",
     re.DOTALL,
 )
-_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
-                "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_SIMPLE = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def _unescape_unquoted(s: str) -> str:
@@ -63,13 +81,13 @@ def decode_ansi_c(body: str) -> str:
 def node_bytes(node: Any, src: bytes) -> bytes:
     """The bytes of ``node`` in ``src``, the text its tree was parsed from: what ``node.text``
     returns, sliced directly (``node.text`` goes through a memoryview and costs ~1 us a call)."""
-    return src[node.start_byte:node.end_byte]
+    return src[node.start_byte : node.end_byte]
 
 
 def node_text(node: Any, src: bytes) -> str:
     """The node's source text in ``src`` (its tree's text; invalid bytes replaced, the reader
     rejects them earlier)."""
-    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def unquoted_word(text: str) -> Word:
@@ -138,7 +156,7 @@ def _string_value(node: Any, text: bytes) -> tuple[str, bool]:
     # ``string_content`` children: tree-sitter-bash leaves newlines between children out of every
     # child, and `bash -c "ls<newline>rm -rf /"` must not read as `lsrm -rf /` (bypass_failures #1).
     base = node.start_byte
-    src = text[base:node.end_byte]
+    src = text[base : node.end_byte]
     children = node.children
     lo, hi = 0, len(src)
     k, m = 0, len(children)
@@ -165,5 +183,5 @@ def _string_value(node: Any, text: bytes) -> tuple[str, bool]:
             parts.append(v)
             static = static and s
         pos = end
-    parts.append(_unescape_dquoted(src[pos:max(pos, hi)].decode("utf-8", "replace")))
+    parts.append(_unescape_dquoted(src[pos : max(pos, hi)].decode("utf-8", "replace")))
     return "".join(parts), static

@@ -37,7 +37,16 @@ from gatesh.vocab.programs import PARSED_SHELLS
 
 from ._walk import parse
 
-__all__ = ["CODEX_SHIM", "SHAPES", "Part", "Shape", "Unwrapped", "classify", "unwrap", "unwrap_argv"]
+__all__ = [
+    "CODEX_SHIM",
+    "SHAPES",
+    "Part",
+    "Shape",
+    "Unwrapped",
+    "classify",
+    "unwrap",
+    "unwrap_argv",
+]
 
 
 class Part(enum.Enum):
@@ -71,7 +80,9 @@ _PATH_VALUE = r"[A-Za-z0-9_.+~/:@%,=-]*"
 # Claude Code: [source SNAPSHOT [2>/dev/null || true] &&] [shopt -u extglob … || true &&]
 # eval 'CMD' [< /dev/null] && pwd -P >| TMP/claude-XXXX-cwd
 _CLAUDE = re.compile(
-    r"(?:source (?P<q>['\"]?)" + _SAFE_PATH + r"/\.claude/shell-snapshots/snapshot-[A-Za-z0-9_.-]+\.sh(?P=q)"
+    r"(?:source (?P<q>['\"]?)"
+    + _SAFE_PATH
+    + r"/\.claude/shell-snapshots/snapshot-[A-Za-z0-9_.-]+\.sh(?P=q)"
     r"(?: 2>/dev/null \|\| true)? && )?"
     r"(?:(?:shopt -u extglob|setopt NO_EXTENDED_GLOB) 2>/dev/null \|\| true && )?"
     r"eval '(?P<cmd>" + _SQ_BODY + r")'"
@@ -108,10 +119,14 @@ _CODEX_SNAPSHOT = re.compile(_SAFE_PATH + r"/\.codex/shell_snapshots/[A-Za-z0-9_
 # script that sources the rc file and appends functions, options, aliases and PATH to that file.
 _CLAUDE_SNAPSHOT_FILE = re.compile(
     r"\ASNAPSHOT_FILE=(?P<file>(?P<home>" + _SAFE_PATH + r")/\.claude/shell-snapshots/snapshot-"
-    r"(?:bash|zsh)-[0-9]+-[a-z0-9]+\.sh)\n")
-_CLAUDE_SNAPSHOT_RC = re.compile(r'source "(?P<rc>' + _SAFE_PATH + r'/\.(?:bashrc|zshrc))" < /dev/null')
+    r"(?:bash|zsh)-[0-9]+-[a-z0-9]+\.sh)\n"
+)
+_CLAUDE_SNAPSHOT_RC = re.compile(
+    r'source "(?P<rc>' + _SAFE_PATH + r'/\.(?:bashrc|zshrc))" < /dev/null'
+)
 _CLAUDE_SNAPSHOT_PATH = re.compile(
-    r"<< '(?P<delim>PATH_END_[a-z0-9]+)'\nexport PATH=(?P<value>" + _PATH_VALUE + r")\n(?P=delim)\n")
+    r"<< '(?P<delim>PATH_END_[a-z0-9]+)'\nexport PATH=(?P<value>" + _PATH_VALUE + r")\n(?P=delim)\n"
+)
 
 
 def _claude_snapshot_key(text: str) -> str | None:
@@ -136,7 +151,8 @@ def _claude_snapshot_key(text: str) -> str | None:
 
 # Codex checks a snapshot it just wrote by sourcing it once: set -e; . "<snapshot>.tmp-<digits>".
 _CODEX_SNAPSHOT_CHECK = re.compile(
-    r'set -e; \. "' + _SAFE_PATH + r'/\.codex/shell_snapshots/[A-Za-z0-9_.-]+\.tmp-[0-9]+"')
+    r'set -e; \. "' + _SAFE_PATH + r'/\.codex/shell_snapshots/[A-Za-z0-9_.-]+\.tmp-[0-9]+"'
+)
 
 
 # Codex 0.169 runs each command through an environment-preserving wrapper: save Codex's own
@@ -144,12 +160,17 @@ _CODEX_SNAPSHOT_CHECK = re.compile(
 # exec '<login shell>' -c '<command>'.
 _CODEX_ENV_SOURCE = re.compile(
     r"^if \. '(?P<snap>" + _SAFE_PATH + r"/\.codex/shell_snapshots/[A-Za-z0-9_.-]+\.sh)' "
-    r">/dev/null 2>&1; then :; fi$", re.MULTILINE)
+    r">/dev/null 2>&1; then :; fi$",
+    re.MULTILINE,
+)
 _CODEX_ENV_PATH = re.compile(
     r"""^if \[ -n "\$\{PATH:-\}" \]; then export PATH='(?P<dir>/[A-Za-z0-9_.+@/-]*)':"\$PATH"; """
-    r"else export PATH='(?P=dir)'; fi$", re.MULTILINE)
+    r"else export PATH='(?P=dir)'; fi$",
+    re.MULTILINE,
+)
 _CODEX_ENV_EXEC = re.compile(
-    r"\nexec '(?P<shell>" + _SAFE_PATH + r"/(?:bash|zsh|sh))' -c '(?:[^']|'\"'\"')*'\Z")
+    r"\nexec '(?P<shell>" + _SAFE_PATH + r"/(?:bash|zsh|sh))' -c '(?:[^']|'\"'\"')*'\Z"
+)
 
 
 _CODEX_ENV_START: Final = "__CODEX_SNAPSHOT_OVERRIDE_SET_0="
@@ -163,10 +184,13 @@ def _codex_env_key(text: str) -> str | None:
     tail = _CODEX_ENV_EXEC.search(text)
     if len(sources) != 1 or len(paths) != 1 or tail is None:
         return None
-    out = text[:tail.start()] + "\nexec '{shell}' -c '{command}'"
+    out = text[: tail.start()] + "\nexec '{shell}' -c '{command}'"
     out = _CODEX_ENV_SOURCE.sub("if . '{snapshot}' >/dev/null 2>&1; then :; fi", out)
-    return _CODEX_ENV_PATH.sub("""if [ -n "${PATH:-}" ]; then export PATH='{dir}':"$PATH"; """
-                               "else export PATH='{dir}'; fi", out)
+    return _CODEX_ENV_PATH.sub(
+        """if [ -n "${PATH:-}" ]; then export PATH='{dir}':"$PATH"; """
+        "else export PATH='{dir}'; fi",
+        out,
+    )
 
 
 def _hands_to_gatesh(text: str) -> bool:
@@ -226,34 +250,95 @@ class Shape:
 
 
 SHAPES: Final = (
-    Shape("claude-code.eval", "claude-code", "1.0 - 2.1.197", Part.COMMAND, _CLAUDE, single_quoted=True,
-          starts=("source ", "shopt -u extglob ", "setopt NO_EXTENDED_GLOB ", "eval '")),
-    Shape("gemini.group-pgrep", "gemini", "0.1 - 0.4x", Part.COMMAND, _GEMINI_PGREP,
-          starts=("shopt -u promptvars ",)),
-    Shape("gemini.subshell-bgpids", "gemini", "0.61.0", Part.COMMAND, _GEMINI_SUBSHELL,
-          starts=("shopt -u promptvars ",)),
+    Shape(
+        "claude-code.eval",
+        "claude-code",
+        "1.0 - 2.1.197",
+        Part.COMMAND,
+        _CLAUDE,
+        single_quoted=True,
+        starts=("source ", "shopt -u extglob ", "setopt NO_EXTENDED_GLOB ", "eval '"),
+    ),
+    Shape(
+        "gemini.group-pgrep",
+        "gemini",
+        "0.1 - 0.4x",
+        Part.COMMAND,
+        _GEMINI_PGREP,
+        starts=("shopt -u promptvars ",),
+    ),
+    Shape(
+        "gemini.subshell-bgpids",
+        "gemini",
+        "0.61.0",
+        Part.COMMAND,
+        _GEMINI_SUBSHELL,
+        starts=("shopt -u promptvars ",),
+    ),
     Shape("codex.snapshot-exec", "codex", "0.1x - 0.169.0", Part.COMMAND),  # argv: unwrap_argv
-    Shape("claude-code.snapshot", "claude-code", "2.1.197 (bash)", Part.SNAPSHOT,
-          key=_claude_snapshot_key, starts=("SNAPSHOT_FILE=",), digests=frozenset({
-              "1251115104f39710dbee7915f3dd151b221ef0e5345356394f6eb8a9ce54ea49",  # 2.1.197, bash
-          })),
-    Shape("codex.snapshot-check", "codex", "0.169.0", Part.SNAPSHOT,
-          boilerplate=_CODEX_SNAPSHOT_CHECK, starts=('set -e; . "',)),
-    Shape("codex.env-exec", "codex", "0.169.0", Part.HANDOFF, key=_codex_env_key,
-          starts=(_CODEX_ENV_START,),
-          digests=frozenset({
-              "169b20dfd100aaed2b90a82a76a89ebb73abe10ddb7212921bbea7c5327fcdfb",  # 0.169.0
-          })),
-    Shape("codex.snapshot", "codex", "0.169.0 (bash)", Part.SNAPSHOT, key=_whole_key,
-          digests=frozenset({
-              "6414b5f0a9e24341a4f2215ad77a0ae9b1871bcfa1dfff48260df5e29f4f8638",  # 0.169.0, bash
-          })),
+    Shape(
+        "claude-code.snapshot",
+        "claude-code",
+        "2.1.197 (bash)",
+        Part.SNAPSHOT,
+        key=_claude_snapshot_key,
+        starts=("SNAPSHOT_FILE=",),
+        digests=frozenset(
+            {
+                "1251115104f39710dbee7915f3dd151b221ef0e5345356394f6eb8a9ce54ea49",  # 2.1.197, bash
+            }
+        ),
+    ),
+    Shape(
+        "codex.snapshot-check",
+        "codex",
+        "0.169.0",
+        Part.SNAPSHOT,
+        boilerplate=_CODEX_SNAPSHOT_CHECK,
+        starts=('set -e; . "',),
+    ),
+    Shape(
+        "codex.env-exec",
+        "codex",
+        "0.169.0",
+        Part.HANDOFF,
+        key=_codex_env_key,
+        starts=(_CODEX_ENV_START,),
+        digests=frozenset(
+            {
+                "169b20dfd100aaed2b90a82a76a89ebb73abe10ddb7212921bbea7c5327fcdfb",  # 0.169.0
+            }
+        ),
+    ),
+    Shape(
+        "codex.snapshot",
+        "codex",
+        "0.169.0 (bash)",
+        Part.SNAPSHOT,
+        key=_whole_key,
+        digests=frozenset(
+            {
+                "6414b5f0a9e24341a4f2215ad77a0ae9b1871bcfa1dfff48260df5e29f4f8638",  # 0.169.0, bash
+            }
+        ),
+    ),
 )
 
 
 # How the Codex shape starts: a shell's `-c` (checked before the shape is parsed at all).
-_SHELL_C: Final = tuple(f"{s} -c " for s in ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh",
-                                             "/usr/bin/bash", "/usr/bin/zsh"))
+_SHELL_C: Final = tuple(
+    f"{s} -c "
+    for s in (
+        "bash",
+        "sh",
+        "zsh",
+        "/bin/bash",
+        "/bin/sh",
+        "/bin/zsh",
+        "/usr/bin/bash",
+        "/usr/bin/zsh",
+    )
+)
 
 
 def classify(text: str) -> Unwrapped | None:
@@ -294,7 +379,11 @@ def classify(text: str) -> Unwrapped | None:
             return None
         if len(words) >= 3 and words[1] == "-c":
             found = unwrap_argv(words[2:])
-            return Unwrapped(found[0], Part.COMMAND, found[1], "codex.snapshot-exec") if found else None
+            return (
+                Unwrapped(found[0], Part.COMMAND, found[1], "codex.snapshot-exec")
+                if found
+                else None
+            )
     return None
 
 
@@ -367,8 +456,9 @@ def _plain_part(node: Any) -> bool:
     if t == "raw_string":
         return True
     if t == "string":
-        return (all(c.type == "string_content" for c in node.named_children)
-                and not any(ch in node.text for ch in (b"$", b"`", b"\\")))
+        return all(c.type == "string_content" for c in node.named_children) and not any(
+            ch in node.text for ch in (b"$", b"`", b"\\")
+        )
     if t == "concatenation":
         return all(_plain_part(c) for c in node.children)
     return False

@@ -31,14 +31,17 @@ def is_rating(body: dict[str, Any]) -> bool:
     return any(isinstance(t, dict) and t.get("name") == RATE_TOOL for t in body.get("tools") or ())
 
 
-def answers(outcome: str = "safe", reason: str = "the stand-in model rates everything this way") -> Callable[
-        [dict[str, Any]], Reply]:
+def answers(
+    outcome: str = "safe", reason: str = "the stand-in model rates everything this way"
+) -> Callable[[dict[str, Any]], Reply]:
     """A scripted reply for any request: a rating of ``outcome``, or the checker's next move."""
 
     def reply(body: dict[str, Any]) -> Reply:
         if is_rating(body):
             return tool_use(RATE_TOOL, {"outcome": outcome, "reason": reason, "remedy": ""})
-        viewed = any(m.get("role") == "assistant" for m in body.get("messages") or () if isinstance(m, dict))
+        viewed = any(
+            m.get("role") == "assistant" for m in body.get("messages") or () if isinstance(m, dict)
+        )
         if not viewed:
             return tool_use(VIEW_TOOL)
         return tool_use(ESCALATE_TOOL, {"reason": "the stand-in checker always asks the person"})

@@ -16,9 +16,15 @@ from typing import Final
 
 __all__ = ["Scratch", "build", "make_repo"]
 
-_ENV: Final = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Scratch",
-               "GIT_AUTHOR_EMAIL": "scratch@example.invalid", "GIT_COMMITTER_NAME": "Scratch",
-               "GIT_COMMITTER_EMAIL": "scratch@example.invalid", "LC_ALL": "C"}
+_ENV: Final = {
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Scratch",
+    "GIT_AUTHOR_EMAIL": "scratch@example.invalid",
+    "GIT_COMMITTER_NAME": "Scratch",
+    "GIT_COMMITTER_EMAIL": "scratch@example.invalid",
+    "LC_ALL": "C",
+}
 
 HOME_FILES: Final = {
     ".bashrc": "alias ll='ls -l'\n",

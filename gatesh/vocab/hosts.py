@@ -20,7 +20,9 @@ from typing import Final
 from gatesh.vocab.words import split_args
 
 # Names that are this machine whatever the resolver says (RFC 6761 reserves *.localhost).
-LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+LOOPBACK_NAMES: Final = frozenset(
+    {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+)
 # This machine's own name, read once at import: `ssh $(hostname)` reaches this machine too.
 _OWN_NAME: Final = (socket.gethostname() or "localhost").casefold().rstrip(".")
 
@@ -38,8 +40,11 @@ def is_loopback(host: str) -> bool:
         if ":" in name:
             ip = ipaddress.IPv6Address(name)
             v4 = ip.ipv4_mapped
-            return ip.is_loopback or ip.is_unspecified or (
-                v4 is not None and (v4.is_loopback or v4.is_unspecified))
+            return (
+                ip.is_loopback
+                or ip.is_unspecified
+                or (v4 is not None and (v4.is_loopback or v4.is_unspecified))
+            )
         packed = socket.inet_aton(name)  # accepts 127.1, 0x7f000001, 2130706433, 0177.0.0.1
     except (OSError, ValueError):
         return False
@@ -49,16 +54,23 @@ def is_loopback(host: str) -> bool:
 # --- word shapes that name a host ---------------------------------------------------------------
 
 # Anchored at the start of a word (``--opt=`` taken off first): a position that *is* a host.
-_URL: Final = re.compile(r"^(?:[a-z][a-z0-9+.-]*\+)?(?!file:)[a-z][a-z0-9+.-]*://(?:[^@/\s]*@)?"
-                         r"(\[[0-9a-f:.]+\]|[^/:?#\s]+)", re.I)
+_URL: Final = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*\+)?(?!file:)[a-z][a-z0-9+.-]*://(?:[^@/\s]*@)?"
+    r"(\[[0-9a-f:.]+\]|[^/:?#\s]+)",
+    re.I,
+)
 _USER_HOST: Final = re.compile(r"^[\w.+-]+@(\[[0-9a-f:.]+\]|[A-Za-z0-9][\w.-]*)(?::|$)")
 _HOST_PATH: Final = re.compile(r"^([A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\[[0-9a-f:.]+\]):")
 _IPV4_WORD: Final = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?:/|$)")
 _DOMAIN: Final = re.compile(r"^((?:[A-Za-z0-9][\w-]*\.)+[A-Za-z]{2,})(?::\d+)?(?:/|$)")
-_FILE_LIKE: Final = re.compile(r"\.(?:html?|json|txt|tar|gz|tgz|zip|sh|py|js|md|xml|csv|ya?ml|toml)$", re.I)
+_FILE_LIKE: Final = re.compile(
+    r"\.(?:html?|json|txt|tar|gz|tgz|zip|sh|py|js|md|xml|csv|ya?ml|toml)$", re.I
+)
 _CLOUD_BUCKET: Final = re.compile(r"^(?:s3|gs)://([^/\s]+)")
 # Found anywhere in a word: a host a command names without it being a transfer position.
-_URL_ANY: Final = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/@\s]*@)?(\[[0-9a-fA-F:.]+\]|[^/:?#\s'\"]+)")
+_URL_ANY: Final = re.compile(
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/@\s]*@)?(\[[0-9a-fA-F:.]+\]|[^/:?#\s'\"]+)"
+)
 _IPV4_ANY: Final = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
 _IPV6_ANY: Final = re.compile(r"\[([0-9a-fA-F:]*:[0-9a-fA-F:.]*)\]")
 _BARE_HOST: Final = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9-]+)*$")
@@ -114,36 +126,96 @@ def _f(*names: str) -> frozenset[str]:
 # `name@version` and `name@tag` in a package manager name a package, not a host (S3.5): a version
 # or range (`@4.17.21`, `@^1.2`), or a dist-tag, which has no dot (`@latest`, `@next`, `@experimental`,
 # `@insiders`). A word after `@` with a dot or a colon stays a host (`git@github.com:o/r`).
-PACKAGE_MANAGERS: Final = _f("pip", "pip3", "npm", "yarn", "pnpm", "cargo", "gem", "uv", "bun", "poetry", "pipx")
+PACKAGE_MANAGERS: Final = _f(
+    "pip", "pip3", "npm", "yarn", "pnpm", "cargo", "gem", "uv", "bun", "poetry", "pipx"
+)
 _PACKAGE_SPEC: Final = re.compile(r"^@?[\w.+/-]+@(?:[\^~<>=]*\d[\w.+-]*|[A-Za-z][\w+-]*)$")
 _W, _B, _1 = Shape.WORD, Shape.BARE, Shape.FIRST
 TOOL_ROWS: Final[tuple[HostTool, ...]] = (
-    HostTool(_f("curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie", "axel"),
-             _W | _B, transfer=True),
+    HostTool(
+        _f("curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie", "axel"),
+        _W | _B,
+        transfer=True,
+    ),
     HostTool(_f("scp", "rsync", "rclone", "s3cmd", "az"), _W, transfer=True),
     HostTool(_f("sftp", "ftp", "lftp"), _W | _1, transfer=True),
-    HostTool(_f("ssh", "telnet", "mosh", "nc", "ncat", "netcat"), _1, transfer=True, only_first=True),
+    HostTool(
+        _f("ssh", "telnet", "mosh", "nc", "ncat", "netcat"), _1, transfer=True, only_first=True
+    ),
     HostTool(_f("git"), Shape.GIT, transfer=True),
     HostTool(_f("aws", "gsutil"), Shape.BUCKET, transfer=True),
     HostTool(PACKAGE_MANAGERS, _W, transfer=True),
     # Named, not transferred to: lookups, probes and clients whose host is only context.
-    HostTool(_f("ping", "traceroute", "nmap", "whois", "dig", "nslookup", "host", "tftp", "ssh-copy-id"), _1,
-             transfer=False),
-    HostTool(_f("socat", "openssl", "sshpass", "docker", "podman", "helm", "kubectl", "gcloud"), _W,
-             transfer=False),
+    HostTool(
+        _f("ping", "traceroute", "nmap", "whois", "dig", "nslookup", "host", "tftp", "ssh-copy-id"),
+        _1,
+        transfer=False,
+    ),
+    HostTool(
+        _f("socat", "openssl", "sshpass", "docker", "podman", "helm", "kubectl", "gcloud"),
+        _W,
+        transfer=False,
+    ),
 )
 _BY_NAME: Final = {n: row for row in TOOL_ROWS for n in row.names}
 NETWORK_TOOLS: Final[frozenset[str]] = frozenset(_BY_NAME)
-GIT_REMOTE_SUBCOMMANDS: Final = _f("clone", "push", "pull", "fetch", "remote", "submodule", "ls-remote", "archive")
+GIT_REMOTE_SUBCOMMANDS: Final = _f(
+    "clone", "push", "pull", "fetch", "remote", "submodule", "ls-remote", "archive"
+)
 # Options of ssh-like tools that take a value (so the value is not mistaken for the host).
-SSH_OPTS_WITH_ARG: Final = _f("-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O",
-                              "-o", "-p", "-P", "-Q", "-R", "-S", "-W", "-w", "-B")
+SSH_OPTS_WITH_ARG: Final = _f(
+    "-b",
+    "-c",
+    "-D",
+    "-E",
+    "-e",
+    "-F",
+    "-I",
+    "-i",
+    "-J",
+    "-L",
+    "-l",
+    "-m",
+    "-O",
+    "-o",
+    "-p",
+    "-P",
+    "-Q",
+    "-R",
+    "-S",
+    "-W",
+    "-w",
+    "-B",
+)
 # The same for netcat and telnet (`nc -q 1 -s SRC host port`, `telnet -l user host`).
-_NC_OPTS_WITH_ARG: Final = _f("-s", "-x", "-X", "-q", "-T", "-g", "-G", "-p", "-w", "-i", "-I", "-O", "-P", "-e",
-                              "-c", "-l", "-n", "-b", "-E", "-k")
-_FIRST_OPTS: Final = {"nc": _NC_OPTS_WITH_ARG - _f("-l", "-k"), "ncat": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
-                      "netcat": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
-                      "telnet": _f("-l", "-e", "-n", "-b", "-X", "-k", "-S")}
+_NC_OPTS_WITH_ARG: Final = _f(
+    "-s",
+    "-x",
+    "-X",
+    "-q",
+    "-T",
+    "-g",
+    "-G",
+    "-p",
+    "-w",
+    "-i",
+    "-I",
+    "-O",
+    "-P",
+    "-e",
+    "-c",
+    "-l",
+    "-n",
+    "-b",
+    "-E",
+    "-k",
+)
+_FIRST_OPTS: Final = {
+    "nc": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
+    "ncat": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
+    "netcat": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
+    "telnet": _f("-l", "-e", "-n", "-b", "-X", "-k", "-S"),
+}
 _GIT_OPTS_WITH_ARG: Final = _f("-C", "-c", "--git-dir", "--work-tree", "--namespace")
 
 
@@ -181,8 +253,9 @@ def hosts_in(head: str, args: Sequence[str]) -> tuple[HostRef, ...]:
         shape = Shape.WORD
     if shape & Shape.BUCKET:
         operands = _operands(args, frozenset())
-        if head == "gsutil" or (operands[:1] == ["s3"] and len(operands) > 1
-                                and operands[1] in ("cp", "sync", "mv")):
+        if head == "gsutil" or (
+            operands[:1] == ["s3"] and len(operands) > 1 and operands[1] in ("cp", "sync", "mv")
+        ):
             for a in operands:
                 m = _CLOUD_BUCKET.match(a.replace('"', "").replace("'", ""))
                 if m:

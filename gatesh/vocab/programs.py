@@ -58,7 +58,9 @@ class Shell:
     note: str
     everyday: bool = False
     value_opts: frozenset[str] = frozenset()  # options that take the next word (`--log-level X`)
-    shares_simple_commands: bool = True  # plain commands (`rm -rf x; ls | wc`) mean what they mean in sh
+    shares_simple_commands: bool = (
+        True  # plain commands (`rm -rf x; ls | wc`) mean what they mean in sh
+    )
 
     @property
     def parsed(self) -> bool:
@@ -69,9 +71,27 @@ class Shell:
 _C = _f("-c")
 # PowerShell parameters that take a value (names are case-insensitive; these are their full forms
 # and the short forms PowerShell documents).
-_PWSH_VALUES = _f("-inputformat", "-if", "-inf", "-outputformat", "-of", "-executionpolicy", "-ep", "-ex",
-                  "-workingdirectory", "-wd", "-windowstyle", "-w", "-configurationname", "-config",
-                  "-custompipename", "-settingsfile", "-settings", "-configurationfile", "-psconsolefile")
+_PWSH_VALUES = _f(
+    "-inputformat",
+    "-if",
+    "-inf",
+    "-outputformat",
+    "-of",
+    "-executionpolicy",
+    "-ep",
+    "-ex",
+    "-workingdirectory",
+    "-wd",
+    "-windowstyle",
+    "-w",
+    "-configurationname",
+    "-config",
+    "-custompipename",
+    "-settingsfile",
+    "-settings",
+    "-configurationfile",
+    "-psconsolefile",
+)
 SHELL_ROWS: Final[tuple[Shell, ...]] = (
     Shell("sh", Family.BOURNE, _C, "POSIX sh (dash on Debian, bash elsewhere)"),
     Shell("bash", Family.BOURNE, _C, "GNU bash"),
@@ -94,24 +114,70 @@ SHELL_ROWS: Final[tuple[Shell, ...]] = (
     Shell("osh", Family.BOURNE, _C, "Oils' bash-compatible shell", everyday=True),
     Shell("csh", Family.CSH, _C, "C shell (BSD)"),
     Shell("tcsh", Family.CSH, _C, "C shell with line editing"),
-    Shell("fish", Family.FISH, _f("-c", "--command", "-C", "--init-command"), "friendly interactive shell",
-          value_opts=_f("-d", "--debug", "-o", "--debug-output", "--features", "--profile", "--profile-startup")),
+    Shell(
+        "fish",
+        Family.FISH,
+        _f("-c", "--command", "-C", "--init-command"),
+        "friendly interactive shell",
+        value_opts=_f(
+            "-d", "--debug", "-o", "--debug-output", "--features", "--profile", "--profile-startup"
+        ),
+    ),
     Shell("rc", Family.RC, _C, "Plan 9 shell", everyday=True),
     Shell("es", Family.RC, _C, "extensible shell, an rc descendant", everyday=True),
-    Shell("pwsh", Family.POWERSHELL, _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
-          "PowerShell 7 (options are case-insensitive)",
-          value_opts=_PWSH_VALUES, shares_simple_commands=False),
-    Shell("powershell", Family.POWERSHELL, _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
-          "Windows PowerShell (reachable from WSL)",
-          value_opts=_PWSH_VALUES, shares_simple_commands=False),
-    Shell("cmd", Family.CMD, _f("/c", "/k", "/r"), "Windows cmd.exe (reachable from WSL)", everyday=True,
-          shares_simple_commands=False),
+    Shell(
+        "pwsh",
+        Family.POWERSHELL,
+        _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
+        "PowerShell 7 (options are case-insensitive)",
+        value_opts=_PWSH_VALUES,
+        shares_simple_commands=False,
+    ),
+    Shell(
+        "powershell",
+        Family.POWERSHELL,
+        _f("-c", "-command", "-e", "-ec", "-encodedcommand", "-f", "-file"),
+        "Windows PowerShell (reachable from WSL)",
+        value_opts=_PWSH_VALUES,
+        shares_simple_commands=False,
+    ),
+    Shell(
+        "cmd",
+        Family.CMD,
+        _f("/c", "/k", "/r"),
+        "Windows cmd.exe (reachable from WSL)",
+        everyday=True,
+        shares_simple_commands=False,
+    ),
     Shell("elvish", Family.OWN, _C, "Elvish"),
-    Shell("nu", Family.OWN, _f("-c", "--commands", "-e", "--execute"), "Nushell", everyday=True,
-          value_opts=_f("--log-level", "--log-target", "--config", "--env-config", "--plugin-config", "--plugins",
-                        "--table-mode", "-m", "--include-path", "-I", "--error-style")),
-    Shell("xonsh", Family.OWN, _C, "Python-based shell", value_opts=_f("--rc", "-D", "--shell-type", "--shell"),
-          shares_simple_commands=False),
+    Shell(
+        "nu",
+        Family.OWN,
+        _f("-c", "--commands", "-e", "--execute"),
+        "Nushell",
+        everyday=True,
+        value_opts=_f(
+            "--log-level",
+            "--log-target",
+            "--config",
+            "--env-config",
+            "--plugin-config",
+            "--plugins",
+            "--table-mode",
+            "-m",
+            "--include-path",
+            "-I",
+            "--error-style",
+        ),
+    ),
+    Shell(
+        "xonsh",
+        Family.OWN,
+        _C,
+        "Python-based shell",
+        value_opts=_f("--rc", "-D", "--shell-type", "--shell"),
+        shares_simple_commands=False,
+    ),
     Shell("ysh", Family.OWN, _C, "Oils' new language"),
     Shell("ion", Family.OWN, _C, "Redox OS shell", everyday=True),
     Shell("murex", Family.OWN, _C, "murex", everyday=True),
@@ -121,7 +187,9 @@ SHELL_BY_NAME: Final = MappingProxyType({s.name: s for s in SHELL_ROWS})
 SHELLS: Final[frozenset[str]] = frozenset(SHELL_BY_NAME)
 PARSED_SHELLS: Final[frozenset[str]] = frozenset(s.name for s in SHELL_ROWS if s.parsed)
 # Shell names that, as another program's argument, say it runs that shell (`rlwrap bash`).
-SHELL_ARGUMENT_NAMES: Final[frozenset[str]] = frozenset(s.name for s in SHELL_ROWS if not s.everyday)
+SHELL_ARGUMENT_NAMES: Final[frozenset[str]] = frozenset(
+    s.name for s in SHELL_ROWS if not s.everyday
+)
 # A text of plain commands every shell family reads alike: words of these characters, quoted or not,
 # joined by `;`, `|`, `&&`, `||` and newlines (no expansion, glob, redirection, group or history `!`).
 PLAIN_COMMANDS: Final = re.compile(r"[A-Za-z0-9_./:=,@%+\-~ \t\n;|&'\"]*")
@@ -162,32 +230,81 @@ class Interpreter:
     modelled: bool
     versioned: bool = False
     program_operand: bool = False
-    value_opts: frozenset[str] = frozenset()  # short options that take a value (`-W ignore`, `-Mstrict`)
-    digit_opts: frozenset[str] = frozenset()  # short options with optional attached digits (perl -l40)
+    value_opts: frozenset[str] = (
+        frozenset()
+    )  # short options that take a value (`-W ignore`, `-Mstrict`)
+    digit_opts: frozenset[str] = (
+        frozenset()
+    )  # short options with optional attached digits (perl -l40)
 
 
 INTERPRETER_ROWS: Final[tuple[Interpreter, ...]] = (
-    Interpreter("python", _f("-c"), stdin=True, modelled=True, versioned=True,
-                value_opts=_f("-W", "-X", "-m", "-Q")),
-    Interpreter("pypy", _f("-c"), stdin=True, modelled=True, versioned=True,
-                value_opts=_f("-W", "-X", "-m", "-Q")),
-    Interpreter("perl", _f("-e", "-E"), stdin=True, modelled=True, versioned=True,
-                value_opts=_f("-I", "-M", "-m", "-F", "-x", "-C", "-i", "-d", "-D"), digit_opts=_f("-l", "-0")),
-    Interpreter("ruby", _f("-e"), stdin=True, modelled=True, versioned=True,
-                value_opts=_f("-r", "-I", "-C", "-E", "-F", "-K", "-T", "-W", "-x", "-i"), digit_opts=_f("-l", "-0")),
+    Interpreter(
+        "python",
+        _f("-c"),
+        stdin=True,
+        modelled=True,
+        versioned=True,
+        value_opts=_f("-W", "-X", "-m", "-Q"),
+    ),
+    Interpreter(
+        "pypy",
+        _f("-c"),
+        stdin=True,
+        modelled=True,
+        versioned=True,
+        value_opts=_f("-W", "-X", "-m", "-Q"),
+    ),
+    Interpreter(
+        "perl",
+        _f("-e", "-E"),
+        stdin=True,
+        modelled=True,
+        versioned=True,
+        value_opts=_f("-I", "-M", "-m", "-F", "-x", "-C", "-i", "-d", "-D"),
+        digit_opts=_f("-l", "-0"),
+    ),
+    Interpreter(
+        "ruby",
+        _f("-e"),
+        stdin=True,
+        modelled=True,
+        versioned=True,
+        value_opts=_f("-r", "-I", "-C", "-E", "-F", "-K", "-T", "-W", "-x", "-i"),
+        digit_opts=_f("-l", "-0"),
+    ),
     Interpreter("irb", _f(), stdin=True, modelled=True),
-    Interpreter("node", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True, versioned=True,
-                value_opts=_f("-r", "--require", "--import", "--loader", "-C")),
-    Interpreter("nodejs", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True,
-                value_opts=_f("-r", "--require", "--import", "--loader", "-C")),
+    Interpreter(
+        "node",
+        _f("-e", "--eval", "-p", "--print"),
+        stdin=True,
+        modelled=True,
+        versioned=True,
+        value_opts=_f("-r", "--require", "--import", "--loader", "-C"),
+    ),
+    Interpreter(
+        "nodejs",
+        _f("-e", "--eval", "-p", "--print"),
+        stdin=True,
+        modelled=True,
+        value_opts=_f("-r", "--require", "--import", "--loader", "-C"),
+    ),
     Interpreter("ts-node", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True),
     Interpreter("tsx", _f("-e", "--eval", "-p", "--print"), stdin=True, modelled=True),
     Interpreter("deno", _f("eval"), stdin=False, modelled=True),
     Interpreter("bun", _f("-e", "--eval", "-p", "--print"), stdin=False, modelled=True),
-    Interpreter("php", _f("-r"), stdin=True, modelled=True, versioned=True,
-                value_opts=_f("-d", "-c", "-f", "-z", "-t", "-S")),
+    Interpreter(
+        "php",
+        _f("-r"),
+        stdin=True,
+        modelled=True,
+        versioned=True,
+        value_opts=_f("-d", "-c", "-f", "-z", "-t", "-S"),
+    ),
     Interpreter("lua", _f("-e"), stdin=True, modelled=True, versioned=True, value_opts=_f("-l")),
-    Interpreter("luajit", _f("-e"), stdin=True, modelled=True, value_opts=_f("-l", "-j", "-O", "-b")),
+    Interpreter(
+        "luajit", _f("-e"), stdin=True, modelled=True, value_opts=_f("-l", "-j", "-O", "-b")
+    ),
     Interpreter("tclsh", _f("-c"), stdin=True, modelled=True, versioned=True),
     Interpreter("wish", _f(), stdin=True, modelled=True, versioned=True),
     Interpreter("expect", _f("-c"), stdin=True, modelled=True),
@@ -200,16 +317,46 @@ INTERPRETER_ROWS: Final[tuple[Interpreter, ...]] = (
     Interpreter("jshell", _f(), stdin=True, modelled=True),
     Interpreter("osascript", _f("-e"), stdin=True, modelled=True),
     Interpreter("gdb", _f("-ex", "-eval-command", "--eval-command"), stdin=False, modelled=True),
-    Interpreter("awk", _f(), stdin=False, modelled=True, program_operand=True,
-                value_opts=_f("-F", "-v", "-f")),
-    Interpreter("gawk", _f("-e", "--source"), stdin=False, modelled=True, program_operand=True,
-                value_opts=_f("-F", "-v", "-f", "--file", "-i", "--include", "-l", "--load")),
-    Interpreter("mawk", _f(), stdin=False, modelled=True, program_operand=True,
-                value_opts=_f("-F", "-v", "-f", "-W")),
-    Interpreter("nawk", _f(), stdin=False, modelled=True, program_operand=True,
-                value_opts=_f("-F", "-v", "-f")),
-    Interpreter("busybox-awk", _f(), stdin=False, modelled=True, program_operand=True,
-                value_opts=_f("-F", "-v", "-f")),
+    Interpreter(
+        "awk",
+        _f(),
+        stdin=False,
+        modelled=True,
+        program_operand=True,
+        value_opts=_f("-F", "-v", "-f"),
+    ),
+    Interpreter(
+        "gawk",
+        _f("-e", "--source"),
+        stdin=False,
+        modelled=True,
+        program_operand=True,
+        value_opts=_f("-F", "-v", "-f", "--file", "-i", "--include", "-l", "--load"),
+    ),
+    Interpreter(
+        "mawk",
+        _f(),
+        stdin=False,
+        modelled=True,
+        program_operand=True,
+        value_opts=_f("-F", "-v", "-f", "-W"),
+    ),
+    Interpreter(
+        "nawk",
+        _f(),
+        stdin=False,
+        modelled=True,
+        program_operand=True,
+        value_opts=_f("-F", "-v", "-f"),
+    ),
+    Interpreter(
+        "busybox-awk",
+        _f(),
+        stdin=False,
+        modelled=True,
+        program_operand=True,
+        value_opts=_f("-F", "-v", "-f"),
+    ),
     Interpreter("octave", _f("--eval"), stdin=True, modelled=True),
     Interpreter("octave-cli", _f("--eval"), stdin=True, modelled=True),
     Interpreter("gnuplot", _f("-e"), stdin=True, modelled=True),
@@ -231,8 +378,12 @@ _INTERPRETER_BY_NAME: Final = MappingProxyType({i.name: i for i in INTERPRETER_R
 INTERPRETERS: Final[frozenset[str]] = frozenset(_INTERPRETER_BY_NAME)
 # `python3`, `python3.11`, `perl5.36`, `lua5.4`: a versioned row's name followed by a version.
 _VERSIONED: Final = re.compile(
-    r"^(" + "|".join(sorted((re.escape(i.name) for i in INTERPRETER_ROWS if i.versioned), key=len,
-                            reverse=True)) + r")[0-9][0-9.]*$")
+    r"^("
+    + "|".join(
+        sorted((re.escape(i.name) for i in INTERPRETER_ROWS if i.versioned), key=len, reverse=True)
+    )
+    + r")[0-9][0-9.]*$"
+)
 
 
 @functools.lru_cache(maxsize=1024)  # a pure function of the name; every layer asks it per command
@@ -272,7 +423,9 @@ class Invocation:
     unknown: bool = False
 
 
-def invocation(lang: Interpreter, args: Sequence[str], static: Sequence[bool] | None = None) -> Invocation:
+def invocation(
+    lang: Interpreter, args: Sequence[str], static: Sequence[bool] | None = None
+) -> Invocation:
     """Read ``lang``'s options as it reads them: short clusters (``-lane``, ``-l40pe0``), values
     attached or in the next word, long options with ``=``. ``static`` marks the words known
     before the command runs (all of them when None)."""
@@ -328,7 +481,7 @@ def invocation(lang: Interpreter, args: Sequence[str], static: Sequence[bool] | 
             continue
         while j < len(a):
             opt = "-" + a[j]
-            rest = a[j + 1:]
+            rest = a[j + 1 :]
             if opt in lang.inline:
                 if rest and all("-" + ch in lang.inline for ch in rest):
                     rest = ""  # `node -pe CODE`: the letters after it are inline options too
@@ -388,73 +541,255 @@ class Generator:
     reason: str
 
 
-_SETUP = "prints {what}: environment variables, PATH entries and shell functions for this shell only"
-_COMPLETION = "prints a completion script: functions and `complete` registrations for this shell only"
-GENERATOR_ROWS: Final[tuple[Generator, ...]] = (
-    Generator("pyenv-init", _f("pyenv"), r"init(?: --path| --no-push-path| --no-rehash)*(?: -)?(?: {shell})?",
-              _SETUP.format(what="pyenv's shims and its shell function")),
-    Generator("pyenv-virtualenv-init", _f("pyenv"), r"virtualenv-init -(?: {shell})?",
-              _SETUP.format(what="pyenv-virtualenv's activation hook")),
-    Generator("version-manager-init",
-              _f("rbenv", "nodenv", "goenv", "jenv", "plenv", "phpenv", "luaenv", "scalaenv", "exenv", "ndenv"),
-              r"init(?: --no-rehash)?(?: -)?(?: {shell})?", _SETUP.format(what="the version manager's shims")),
-    Generator("direnv-hook", _f("direnv"), r"(?:hook|export) {shell}",
-              _SETUP.format(what="direnv's prompt hook, which loads .envrc files direnv was told to allow")),
-    Generator("ssh-agent", _f("ssh-agent"), r"(?:(?:-[sc]|-t \S+|-a \S+)(?: |$))*",
-              "starts an ssh key agent and prints the two variables that point to it"),
-    Generator("brew-shellenv", _f("brew"), r"shellenv(?: {shell})?", _SETUP.format(what="Homebrew's PATH")),
-    Generator("conda-hook", _f("conda"), r"shell\.{shell} hook", _SETUP.format(what="conda's activate function")),
-    Generator("mamba-hook", _f("mamba", "micromamba"),
-              r"shell hook(?: (?:-s|--shell)[ =]{shell})?(?: (?:-r|--root-prefix|-p|--prefix)[ =]\S+)?",
-              _SETUP.format(what="mamba's activate function")),
-    Generator("fnm-env", _f("fnm"), r"env(?: --use-on-cd| --shell[ =]{shell}| --version-file-strategy[ =]\S+"
-                                    r"| --corepack-enabled| --resolve-engines)*",
-              _SETUP.format(what="fnm's Node.js PATH")),
-    Generator("prompt-init", _f("zoxide", "starship", "atuin", "mcfly", "oh-my-posh", "navi"),
-              r"(?:init|widget) {shell}(?: --\S+(?: [^-\s]\S*)?)*",
-              _SETUP.format(what="the prompt or history tool's hook")),
-    Generator("mise-activate", _f("mise", "rtx"), r"activate(?: {shell})?(?: --shims| --quiet| -q)*",
-              _SETUP.format(what="mise's tool PATH")),
-    Generator("thefuck-alias", _f("thefuck"), r"--alias(?: \w+)?", "prints the shell alias that runs thefuck"),
-    Generator("opam-env", _f("opam"), r"env(?: --switch[ =]\S+| --set-switch| --shell[ =]{shell})*",
-              _SETUP.format(what="opam's OCaml switch")),
-    Generator("luarocks-path", _f("luarocks"), r"path(?: --bin| --lr-path| --lr-cpath)*",
-              _SETUP.format(what="Lua's module search paths")),
-    Generator("keychain-eval", _f("keychain"), r"--eval(?: --quiet| -q| --agents \S+| \S+)*",
-              "prints the variables that point to the running ssh or gpg agent"),
-    Generator("dircolors", _f("dircolors"), r"(?:-[bc]|--sh|--csh|--bourne-shell|--c-shell)?",
-              "prints the LS_COLORS variable"),
-    Generator("lesspipe", _f("lesspipe", "lesspipe.sh"), r"", "prints the LESSOPEN variable for less's filters"),
-    Generator("coursier-java", _f("cs", "coursier"), r"java(?: --jvm \S+)? (?:--env|--disable)",
-              _SETUP.format(what="the JAVA_HOME coursier selected")),
-    Generator("poetry-env-activate", _f("poetry"), r"env activate(?: \S+)?",
-              "prints the command that sources the project's virtualenv activate script"),
-    Generator("pixi-shell-hook", _f("pixi"), r"shell-hook(?: (?:-s|--shell)[ =]{shell})?",
-              _SETUP.format(what="pixi's environment")),
-    Generator("fzf-shell", _f("fzf"), r"--(?:bash|zsh|fish)", "prints fzf's key bindings and completion"),
-    Generator("completion", _f("kubectl", "helm", "gh", "glab", "docker", "minikube", "kind", "k3d", "kustomize",
-                               "flux", "argocd", "istioctl", "velero", "eksctl", "doctl", "hcloud", "linkerd",
-                               "cilium", "tkn", "kn", "oc", "op", "supabase", "stripe", "hugo", "gcrane", "crane",
-                               "ko", "goreleaser", "golangci-lint", "rclone", "exo", "kool", "frpc", "frps",
-                               "cobra-cli", "talosctl", "kubeadm", "clusterctl", "skaffold", "tilt", "dagger",
-                               "atlas", "buf", "task", "devbox", "gitleaks", "trivy", "grype", "syft", "cosign",
-                               "nerdctl", "limactl", "colima", "podman", "npm", "pnpm", "ng"),
-              r"completions?(?: (?:-s|--shell)[ =]?)?(?: {shell}| script)?(?: --no-descriptions)?",
-              _COMPLETION),
-    Generator("completion-subcommand", _f("rustup", "deno", "bun", "poetry", "pip", "pip3", "just", "uv", "ruff",
-                                          "pdm", "rye", "starship", "volta", "zellij", "procs", "bat", "rg"),
-              r"(?:completions?|generate-shell-completion|--completions|--generate[ =]complete-)[ =]?"
-              r"(?:--)?{shell}(?: \S+)?",
-              _COMPLETION),
-    Generator("argcomplete", _f("register-python-argcomplete", "register-python-argcomplete3"),
-              r"(?:--shell[ =]{shell} )?[\w.-]+", _COMPLETION),
+_SETUP = (
+    "prints {what}: environment variables, PATH entries and shell functions for this shell only"
 )
-_SHELL_WORD: Final = r"(?:" + "|".join(sorted((re.escape(s.name) for s in SHELL_ROWS), key=len, reverse=True)) + r")"
-_GENERATOR_MATCH: Final = tuple((row, re.compile(row.args.replace("{shell}", _SHELL_WORD))) for row in GENERATOR_ROWS)
+_COMPLETION = (
+    "prints a completion script: functions and `complete` registrations for this shell only"
+)
+GENERATOR_ROWS: Final[tuple[Generator, ...]] = (
+    Generator(
+        "pyenv-init",
+        _f("pyenv"),
+        r"init(?: --path| --no-push-path| --no-rehash)*(?: -)?(?: {shell})?",
+        _SETUP.format(what="pyenv's shims and its shell function"),
+    ),
+    Generator(
+        "pyenv-virtualenv-init",
+        _f("pyenv"),
+        r"virtualenv-init -(?: {shell})?",
+        _SETUP.format(what="pyenv-virtualenv's activation hook"),
+    ),
+    Generator(
+        "version-manager-init",
+        _f(
+            "rbenv",
+            "nodenv",
+            "goenv",
+            "jenv",
+            "plenv",
+            "phpenv",
+            "luaenv",
+            "scalaenv",
+            "exenv",
+            "ndenv",
+        ),
+        r"init(?: --no-rehash)?(?: -)?(?: {shell})?",
+        _SETUP.format(what="the version manager's shims"),
+    ),
+    Generator(
+        "direnv-hook",
+        _f("direnv"),
+        r"(?:hook|export) {shell}",
+        _SETUP.format(
+            what="direnv's prompt hook, which loads .envrc files direnv was told to allow"
+        ),
+    ),
+    Generator(
+        "ssh-agent",
+        _f("ssh-agent"),
+        r"(?:(?:-[sc]|-t \S+|-a \S+)(?: |$))*",
+        "starts an ssh key agent and prints the two variables that point to it",
+    ),
+    Generator(
+        "brew-shellenv", _f("brew"), r"shellenv(?: {shell})?", _SETUP.format(what="Homebrew's PATH")
+    ),
+    Generator(
+        "conda-hook",
+        _f("conda"),
+        r"shell\.{shell} hook",
+        _SETUP.format(what="conda's activate function"),
+    ),
+    Generator(
+        "mamba-hook",
+        _f("mamba", "micromamba"),
+        r"shell hook(?: (?:-s|--shell)[ =]{shell})?(?: (?:-r|--root-prefix|-p|--prefix)[ =]\S+)?",
+        _SETUP.format(what="mamba's activate function"),
+    ),
+    Generator(
+        "fnm-env",
+        _f("fnm"),
+        r"env(?: --use-on-cd| --shell[ =]{shell}| --version-file-strategy[ =]\S+"
+        r"| --corepack-enabled| --resolve-engines)*",
+        _SETUP.format(what="fnm's Node.js PATH"),
+    ),
+    Generator(
+        "prompt-init",
+        _f("zoxide", "starship", "atuin", "mcfly", "oh-my-posh", "navi"),
+        r"(?:init|widget) {shell}(?: --\S+(?: [^-\s]\S*)?)*",
+        _SETUP.format(what="the prompt or history tool's hook"),
+    ),
+    Generator(
+        "mise-activate",
+        _f("mise", "rtx"),
+        r"activate(?: {shell})?(?: --shims| --quiet| -q)*",
+        _SETUP.format(what="mise's tool PATH"),
+    ),
+    Generator(
+        "thefuck-alias",
+        _f("thefuck"),
+        r"--alias(?: \w+)?",
+        "prints the shell alias that runs thefuck",
+    ),
+    Generator(
+        "opam-env",
+        _f("opam"),
+        r"env(?: --switch[ =]\S+| --set-switch| --shell[ =]{shell})*",
+        _SETUP.format(what="opam's OCaml switch"),
+    ),
+    Generator(
+        "luarocks-path",
+        _f("luarocks"),
+        r"path(?: --bin| --lr-path| --lr-cpath)*",
+        _SETUP.format(what="Lua's module search paths"),
+    ),
+    Generator(
+        "keychain-eval",
+        _f("keychain"),
+        r"--eval(?: --quiet| -q| --agents \S+| \S+)*",
+        "prints the variables that point to the running ssh or gpg agent",
+    ),
+    Generator(
+        "dircolors",
+        _f("dircolors"),
+        r"(?:-[bc]|--sh|--csh|--bourne-shell|--c-shell)?",
+        "prints the LS_COLORS variable",
+    ),
+    Generator(
+        "lesspipe",
+        _f("lesspipe", "lesspipe.sh"),
+        r"",
+        "prints the LESSOPEN variable for less's filters",
+    ),
+    Generator(
+        "coursier-java",
+        _f("cs", "coursier"),
+        r"java(?: --jvm \S+)? (?:--env|--disable)",
+        _SETUP.format(what="the JAVA_HOME coursier selected"),
+    ),
+    Generator(
+        "poetry-env-activate",
+        _f("poetry"),
+        r"env activate(?: \S+)?",
+        "prints the command that sources the project's virtualenv activate script",
+    ),
+    Generator(
+        "pixi-shell-hook",
+        _f("pixi"),
+        r"shell-hook(?: (?:-s|--shell)[ =]{shell})?",
+        _SETUP.format(what="pixi's environment"),
+    ),
+    Generator(
+        "fzf-shell", _f("fzf"), r"--(?:bash|zsh|fish)", "prints fzf's key bindings and completion"
+    ),
+    Generator(
+        "completion",
+        _f(
+            "kubectl",
+            "helm",
+            "gh",
+            "glab",
+            "docker",
+            "minikube",
+            "kind",
+            "k3d",
+            "kustomize",
+            "flux",
+            "argocd",
+            "istioctl",
+            "velero",
+            "eksctl",
+            "doctl",
+            "hcloud",
+            "linkerd",
+            "cilium",
+            "tkn",
+            "kn",
+            "oc",
+            "op",
+            "supabase",
+            "stripe",
+            "hugo",
+            "gcrane",
+            "crane",
+            "ko",
+            "goreleaser",
+            "golangci-lint",
+            "rclone",
+            "exo",
+            "kool",
+            "frpc",
+            "frps",
+            "cobra-cli",
+            "talosctl",
+            "kubeadm",
+            "clusterctl",
+            "skaffold",
+            "tilt",
+            "dagger",
+            "atlas",
+            "buf",
+            "task",
+            "devbox",
+            "gitleaks",
+            "trivy",
+            "grype",
+            "syft",
+            "cosign",
+            "nerdctl",
+            "limactl",
+            "colima",
+            "podman",
+            "npm",
+            "pnpm",
+            "ng",
+        ),
+        r"completions?(?: (?:-s|--shell)[ =]?)?(?: {shell}| script)?(?: --no-descriptions)?",
+        _COMPLETION,
+    ),
+    Generator(
+        "completion-subcommand",
+        _f(
+            "rustup",
+            "deno",
+            "bun",
+            "poetry",
+            "pip",
+            "pip3",
+            "just",
+            "uv",
+            "ruff",
+            "pdm",
+            "rye",
+            "starship",
+            "volta",
+            "zellij",
+            "procs",
+            "bat",
+            "rg",
+        ),
+        r"(?:completions?|generate-shell-completion|--completions|--generate[ =]complete-)[ =]?"
+        r"(?:--)?{shell}(?: \S+)?",
+        _COMPLETION,
+    ),
+    Generator(
+        "argcomplete",
+        _f("register-python-argcomplete", "register-python-argcomplete3"),
+        r"(?:--shell[ =]{shell} )?[\w.-]+",
+        _COMPLETION,
+    ),
+)
+_SHELL_WORD: Final = (
+    r"(?:" + "|".join(sorted((re.escape(s.name) for s in SHELL_ROWS), key=len, reverse=True)) + r")"
+)
+_GENERATOR_MATCH: Final = tuple(
+    (row, re.compile(row.args.replace("{shell}", _SHELL_WORD))) for row in GENERATOR_ROWS
+)
 # The rows of each program, in table order (built once: most heads have none).
 _GENERATORS_OF: Final[dict[str, tuple[tuple[Generator, re.Pattern[str]], ...]]] = {
     head: tuple(m for m in _GENERATOR_MATCH if head in m[0].programs)
-    for head in sorted({p for row in GENERATOR_ROWS for p in row.programs})}
+    for head in sorted({p for row in GENERATOR_ROWS for p in row.programs})
+}
 
 
 def generator(head: str, args: tuple[str, ...] | list[str]) -> Generator | None:
@@ -473,21 +808,52 @@ def generator(head: str, args: tuple[str, ...] | list[str]) -> Generator | None:
 
 # Programs that rewrite the text passing through them: text they feed a shell has been transformed
 # on its way, which is obfuscation when the text was known (S2.1). The value says what they do.
-TRANSFORMERS: Final = MappingProxyType({
-    "tr": "translates its characters", "rev": "reverses its lines", "sed": "rewrites it with a sed script",
-    "gsed": "rewrites it with a sed script", "awk": "rewrites it with an awk program",
-    "gawk": "rewrites it with an awk program", "mawk": "rewrites it with an awk program",
-    "nawk": "rewrites it with an awk program", "perl": "rewrites it with perl", "ruby": "rewrites it with ruby",
-    "xxd": "decodes hex", "base64": "decodes base64", "base32": "decodes base32", "basenc": "decodes it",
-    "openssl": "decodes or decrypts it", "iconv": "converts its encoding", "recode": "converts its encoding",
-    "gzip": "decompresses it", "gunzip": "decompresses it", "zcat": "decompresses it", "bzip2": "decompresses it",
-    "bzcat": "decompresses it", "xz": "decompresses it", "xzcat": "decompresses it", "unxz": "decompresses it",
-    "zstd": "decompresses it", "zstdcat": "decompresses it", "unzstd": "decompresses it", "lz4": "decompresses it",
-    "lz4cat": "decompresses it", "uudecode": "decodes it", "cut": "cuts columns out of it",
-    "paste": "joins its lines", "fold": "re-wraps it", "jq": "extracts strings from JSON", "yq": "extracts strings",
-    "envsubst": "puts environment values into it", "m4": "expands macros in it", "cpp": "expands macros in it",
-    "python": "rewrites it with python", "python3": "rewrites it with python", "node": "rewrites it with node",
-})
+TRANSFORMERS: Final = MappingProxyType(
+    {
+        "tr": "translates its characters",
+        "rev": "reverses its lines",
+        "sed": "rewrites it with a sed script",
+        "gsed": "rewrites it with a sed script",
+        "awk": "rewrites it with an awk program",
+        "gawk": "rewrites it with an awk program",
+        "mawk": "rewrites it with an awk program",
+        "nawk": "rewrites it with an awk program",
+        "perl": "rewrites it with perl",
+        "ruby": "rewrites it with ruby",
+        "xxd": "decodes hex",
+        "base64": "decodes base64",
+        "base32": "decodes base32",
+        "basenc": "decodes it",
+        "openssl": "decodes or decrypts it",
+        "iconv": "converts its encoding",
+        "recode": "converts its encoding",
+        "gzip": "decompresses it",
+        "gunzip": "decompresses it",
+        "zcat": "decompresses it",
+        "bzip2": "decompresses it",
+        "bzcat": "decompresses it",
+        "xz": "decompresses it",
+        "xzcat": "decompresses it",
+        "unxz": "decompresses it",
+        "zstd": "decompresses it",
+        "zstdcat": "decompresses it",
+        "unzstd": "decompresses it",
+        "lz4": "decompresses it",
+        "lz4cat": "decompresses it",
+        "uudecode": "decodes it",
+        "cut": "cuts columns out of it",
+        "paste": "joins its lines",
+        "fold": "re-wraps it",
+        "jq": "extracts strings from JSON",
+        "yq": "extracts strings",
+        "envsubst": "puts environment values into it",
+        "m4": "expands macros in it",
+        "cpp": "expands macros in it",
+        "python": "rewrites it with python",
+        "python3": "rewrites it with python",
+        "node": "rewrites it with node",
+    }
+)
 # Programs that pass their input through unchanged (`… | tee log | sh`).
 PASS_THROUGH: Final = _f("tee", "cat", "buffer", "pv")
 
@@ -538,97 +904,369 @@ class Position:
     min_operands: int = 0
 
 
-_DOCKER_EXEC_ARGS = _f("-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys", "--index")
-_DOCKER_RUN_ARGS = _DOCKER_EXEC_ARGS | _f(
-    "-v", "--volume", "-p", "--publish", "--name", "--network", "--net", "--entrypoint", "--mount", "-l", "--label",
-    "--hostname", "-h", "--cpus", "-m", "--memory", "--device", "--add-host", "--platform", "--pull", "--restart",
-    "--log-driver", "--log-opt", "--cap-add", "--cap-drop", "--security-opt", "--ulimit", "--tmpfs", "--gpus", "--dns",
-    "--shm-size", "--ipc", "--pid", "--runtime", "--stop-signal", "--group-add", "--health-cmd", "--cidfile",
-    "--label-file", "--link", "--volumes-from", "--expose", "--memory-swap", "--cpu-shares", "-c", "--cgroupns",
-    "--userns", "--uts", "--cpuset-cpus", "--stop-timeout", "--isolation", "--annotation", "--attach", "-a")
-POSITION_ROWS: Final[tuple[Position, ...]] = (
-    Position("trap", _f("trap"), Payload.SHELL, Where.HERE,
-             "trap runs its string when a signal arrives or the shell exits", operand=0, min_operands=2),
-    Position("git-submodule-foreach", _f("git"), Payload.SHELL, Where.HERE,
-             "git submodule foreach runs its command in every submodule", subcommand=("submodule", "foreach"),
-             rest=True),
-    Position("git-bisect-run", _f("git"), Payload.ARGV, Where.HERE,
-             "git bisect run runs its command on every commit it tests", subcommand=("bisect", "run"), rest=True),
-    Position("git-rebase-exec", _f("git"), Payload.SHELL, Where.HERE,
-             "git rebase --exec runs its command after every commit it replays", subcommand=("rebase",),
-             options=_f("-x", "--exec")),
-    Position("git-difftool-extcmd", _f("git"), Payload.SHELL, Where.HERE,
-             "git difftool --extcmd runs its command on every changed file", subcommand=("difftool",),
-             options=_f("-x", "--extcmd")),
-    Position("git-config-command", _f("git"), Payload.GIT_CONFIG, Where.HERE,
-             "git -c KEY=VALUE sets, for this command, a setting whose value git runs", options=_f("-c")),
-    Position("git-config-set", _f("git"), Payload.GIT_CONFIG, Where.HERE,
-             "git config KEY VALUE stores a setting whose value later git commands run",
-             subcommand=("config",), rest=True),
-    Position("npm-pkg-set-script", _f("npm", "pnpm"), Payload.SHELL, Where.HERE,
-             "npm pkg set scripts.NAME=… stores a script that npm run NAME runs with sh",
-             subcommand=("pkg", "set"), rest=True),
-    Position("npm-set-script", _f("npm"), Payload.SHELL, Where.HERE,
-             "npm set-script NAME … stores a script that npm run NAME runs with sh",
-             subcommand=("set-script",), operand=1),
-    Position("kubectl-exec", _f("kubectl", "oc"), Payload.ARGV, Where.CONTAINER,
-             "kubectl exec runs its command in a pod's container", subcommand=("exec",), rest=True,
-             after_dashdash=True, with_arg=_f("-c", "--container", "-n", "--namespace", "-f", "--filename",
-                                              "--pod-running-timeout", "--context", "--kubeconfig")),
-    Position("docker-exec", _f("docker", "podman", "nerdctl", "crictl"), Payload.ARGV, Where.CONTAINER,
-             "docker exec runs its command in a running container", subcommand=("exec",), rest=True, skip=1,
-             with_arg=_DOCKER_EXEC_ARGS),
-    Position("docker-compose-exec", _f("docker", "podman"), Payload.ARGV, Where.CONTAINER,
-             "docker compose exec runs its command in a service's container", subcommand=("compose", "exec"),
-             rest=True, skip=1, with_arg=_DOCKER_EXEC_ARGS),
-    Position("compose-exec", _f("docker-compose", "podman-compose"), Payload.ARGV, Where.CONTAINER,
-             "docker-compose exec runs its command in a service's container", subcommand=("exec",), rest=True,
-             skip=1, with_arg=_DOCKER_EXEC_ARGS),
-    Position("docker-run", _f("docker", "podman", "nerdctl"), Payload.ARGV, Where.CONTAINER,
-             "docker run runs its command in a new container", subcommand=("run",), rest=True, skip=1,
-             with_arg=_DOCKER_RUN_ARGS),
-    Position("lxc-exec", _f("lxc", "incus", "multipass"), Payload.ARGV, Where.CONTAINER,
-             "lxc exec runs its command in a container or virtual machine", subcommand=("exec",), rest=True,
-             after_dashdash=True),
-    Position("ansible-args", _f("ansible"), Payload.SHELL, Where.REMOTE,
-             "ansible -a runs its arguments as a command on every host of the pattern", options=_f("-a", "--args")),
-    Position("vagrant-ssh-command", _f("vagrant"), Payload.SHELL, Where.REMOTE,
-             "vagrant ssh -c runs its command in the virtual machine", subcommand=("ssh",),
-             options=_f("-c", "--command")),
-    Position("gcloud-ssh-command", _f("gcloud"), Payload.SHELL, Where.REMOTE,
-             "gcloud compute ssh --command runs its command on the instance", subcommand=("compute", "ssh"),
-             options=_f("--command")),
-    Position("rsync-path", _f("rsync"), Payload.SHELL, Where.REMOTE,
-             "rsync --rsync-path runs its command on the remote host", options=_f("--rsync-path")),
-    Position("rsync-rsh", _f("rsync"), Payload.SHELL, Where.HERE,
-             "rsync -e runs its remote-shell command on this machine", options=_f("-e", "--rsh")),
-    Position("man-pager", _f("man"), Payload.SHELL, Where.HERE,
-             "man -P runs its pager command to show the page", options=_f("-P", "--pager", "-H", "--html")),
-    Position("vi-command", _f("vi", "vim", "nvim", "view", "rvim", "ex", "gvim", "vimdiff"), Payload.EX, Where.HERE,
-             "vi -c runs its ex command at start-up; `!CMD` in it runs CMD", options=_f("-c", "--cmd", "+")),
-    Position("tar-to-command", _f("tar", "gtar", "bsdtar"), Payload.SHELL, Where.HERE,
-             "tar --to-command runs its command for every member", options=_f("--to-command", "--info-script",
-                                                                              "--new-volume-script", "-F")),
-    Position("tar-compress-program", _f("tar", "gtar", "bsdtar"), Payload.SHELL, Where.HERE,
-             "tar -I runs its program to compress or decompress", options=_f("-I", "--use-compress-program")),
-    Position("zip-test-command", _f("zip"), Payload.SHELL, Where.HERE,
-             "zip -TT runs its command to test the archive", options=_f("-TT", "--unzip-command")),
-    Position("sort-compress-program", _f("sort"), Payload.SHELL, Where.HERE,
-             "sort --compress-program runs its program on temporary files", options=_f("--compress-program")),
-    Position("ssh-proxy-command", _f("ssh", "scp", "sftp"), Payload.SHELL, Where.HERE,
-             "ssh -o ProxyCommand=… and LocalCommand=… run their command on this machine", options=_f("-o")),
-    Position("entr-shell", _f("entr"), Payload.ARGV, Where.HERE,
-             "entr runs its command whenever a watched file changes", rest=True),
-    Position("watchexec", _f("watchexec"), Payload.SHELL, Where.HERE,
-             "watchexec runs its command whenever a watched file changes", rest=True,
-             with_arg=_f("-w", "--watch", "-e", "--exts", "-f", "--filter", "-i", "--ignore", "-s", "--signal",
-                         "-d", "--debounce", "--shell", "-E", "--env", "--delay-run", "--project-origin")),
-    Position("nodemon-exec", _f("nodemon"), Payload.SHELL, Where.HERE,
-             "nodemon --exec runs its command whenever a watched file changes", options=_f("-x", "--exec")),
+_DOCKER_EXEC_ARGS = _f(
+    "-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys", "--index"
 )
-_POSITIONS_BY_PROGRAM: Final = MappingProxyType({
-    name: tuple(row for row in POSITION_ROWS if name in row.programs)
-    for name in sorted({n for row in POSITION_ROWS for n in row.programs})})
+_DOCKER_RUN_ARGS = _DOCKER_EXEC_ARGS | _f(
+    "-v",
+    "--volume",
+    "-p",
+    "--publish",
+    "--name",
+    "--network",
+    "--net",
+    "--entrypoint",
+    "--mount",
+    "-l",
+    "--label",
+    "--hostname",
+    "-h",
+    "--cpus",
+    "-m",
+    "--memory",
+    "--device",
+    "--add-host",
+    "--platform",
+    "--pull",
+    "--restart",
+    "--log-driver",
+    "--log-opt",
+    "--cap-add",
+    "--cap-drop",
+    "--security-opt",
+    "--ulimit",
+    "--tmpfs",
+    "--gpus",
+    "--dns",
+    "--shm-size",
+    "--ipc",
+    "--pid",
+    "--runtime",
+    "--stop-signal",
+    "--group-add",
+    "--health-cmd",
+    "--cidfile",
+    "--label-file",
+    "--link",
+    "--volumes-from",
+    "--expose",
+    "--memory-swap",
+    "--cpu-shares",
+    "-c",
+    "--cgroupns",
+    "--userns",
+    "--uts",
+    "--cpuset-cpus",
+    "--stop-timeout",
+    "--isolation",
+    "--annotation",
+    "--attach",
+    "-a",
+)
+POSITION_ROWS: Final[tuple[Position, ...]] = (
+    Position(
+        "trap",
+        _f("trap"),
+        Payload.SHELL,
+        Where.HERE,
+        "trap runs its string when a signal arrives or the shell exits",
+        operand=0,
+        min_operands=2,
+    ),
+    Position(
+        "git-submodule-foreach",
+        _f("git"),
+        Payload.SHELL,
+        Where.HERE,
+        "git submodule foreach runs its command in every submodule",
+        subcommand=("submodule", "foreach"),
+        rest=True,
+    ),
+    Position(
+        "git-bisect-run",
+        _f("git"),
+        Payload.ARGV,
+        Where.HERE,
+        "git bisect run runs its command on every commit it tests",
+        subcommand=("bisect", "run"),
+        rest=True,
+    ),
+    Position(
+        "git-rebase-exec",
+        _f("git"),
+        Payload.SHELL,
+        Where.HERE,
+        "git rebase --exec runs its command after every commit it replays",
+        subcommand=("rebase",),
+        options=_f("-x", "--exec"),
+    ),
+    Position(
+        "git-difftool-extcmd",
+        _f("git"),
+        Payload.SHELL,
+        Where.HERE,
+        "git difftool --extcmd runs its command on every changed file",
+        subcommand=("difftool",),
+        options=_f("-x", "--extcmd"),
+    ),
+    Position(
+        "git-config-command",
+        _f("git"),
+        Payload.GIT_CONFIG,
+        Where.HERE,
+        "git -c KEY=VALUE sets, for this command, a setting whose value git runs",
+        options=_f("-c"),
+    ),
+    Position(
+        "git-config-set",
+        _f("git"),
+        Payload.GIT_CONFIG,
+        Where.HERE,
+        "git config KEY VALUE stores a setting whose value later git commands run",
+        subcommand=("config",),
+        rest=True,
+    ),
+    Position(
+        "npm-pkg-set-script",
+        _f("npm", "pnpm"),
+        Payload.SHELL,
+        Where.HERE,
+        "npm pkg set scripts.NAME=… stores a script that npm run NAME runs with sh",
+        subcommand=("pkg", "set"),
+        rest=True,
+    ),
+    Position(
+        "npm-set-script",
+        _f("npm"),
+        Payload.SHELL,
+        Where.HERE,
+        "npm set-script NAME … stores a script that npm run NAME runs with sh",
+        subcommand=("set-script",),
+        operand=1,
+    ),
+    Position(
+        "kubectl-exec",
+        _f("kubectl", "oc"),
+        Payload.ARGV,
+        Where.CONTAINER,
+        "kubectl exec runs its command in a pod's container",
+        subcommand=("exec",),
+        rest=True,
+        after_dashdash=True,
+        with_arg=_f(
+            "-c",
+            "--container",
+            "-n",
+            "--namespace",
+            "-f",
+            "--filename",
+            "--pod-running-timeout",
+            "--context",
+            "--kubeconfig",
+        ),
+    ),
+    Position(
+        "docker-exec",
+        _f("docker", "podman", "nerdctl", "crictl"),
+        Payload.ARGV,
+        Where.CONTAINER,
+        "docker exec runs its command in a running container",
+        subcommand=("exec",),
+        rest=True,
+        skip=1,
+        with_arg=_DOCKER_EXEC_ARGS,
+    ),
+    Position(
+        "docker-compose-exec",
+        _f("docker", "podman"),
+        Payload.ARGV,
+        Where.CONTAINER,
+        "docker compose exec runs its command in a service's container",
+        subcommand=("compose", "exec"),
+        rest=True,
+        skip=1,
+        with_arg=_DOCKER_EXEC_ARGS,
+    ),
+    Position(
+        "compose-exec",
+        _f("docker-compose", "podman-compose"),
+        Payload.ARGV,
+        Where.CONTAINER,
+        "docker-compose exec runs its command in a service's container",
+        subcommand=("exec",),
+        rest=True,
+        skip=1,
+        with_arg=_DOCKER_EXEC_ARGS,
+    ),
+    Position(
+        "docker-run",
+        _f("docker", "podman", "nerdctl"),
+        Payload.ARGV,
+        Where.CONTAINER,
+        "docker run runs its command in a new container",
+        subcommand=("run",),
+        rest=True,
+        skip=1,
+        with_arg=_DOCKER_RUN_ARGS,
+    ),
+    Position(
+        "lxc-exec",
+        _f("lxc", "incus", "multipass"),
+        Payload.ARGV,
+        Where.CONTAINER,
+        "lxc exec runs its command in a container or virtual machine",
+        subcommand=("exec",),
+        rest=True,
+        after_dashdash=True,
+    ),
+    Position(
+        "ansible-args",
+        _f("ansible"),
+        Payload.SHELL,
+        Where.REMOTE,
+        "ansible -a runs its arguments as a command on every host of the pattern",
+        options=_f("-a", "--args"),
+    ),
+    Position(
+        "vagrant-ssh-command",
+        _f("vagrant"),
+        Payload.SHELL,
+        Where.REMOTE,
+        "vagrant ssh -c runs its command in the virtual machine",
+        subcommand=("ssh",),
+        options=_f("-c", "--command"),
+    ),
+    Position(
+        "gcloud-ssh-command",
+        _f("gcloud"),
+        Payload.SHELL,
+        Where.REMOTE,
+        "gcloud compute ssh --command runs its command on the instance",
+        subcommand=("compute", "ssh"),
+        options=_f("--command"),
+    ),
+    Position(
+        "rsync-path",
+        _f("rsync"),
+        Payload.SHELL,
+        Where.REMOTE,
+        "rsync --rsync-path runs its command on the remote host",
+        options=_f("--rsync-path"),
+    ),
+    Position(
+        "rsync-rsh",
+        _f("rsync"),
+        Payload.SHELL,
+        Where.HERE,
+        "rsync -e runs its remote-shell command on this machine",
+        options=_f("-e", "--rsh"),
+    ),
+    Position(
+        "man-pager",
+        _f("man"),
+        Payload.SHELL,
+        Where.HERE,
+        "man -P runs its pager command to show the page",
+        options=_f("-P", "--pager", "-H", "--html"),
+    ),
+    Position(
+        "vi-command",
+        _f("vi", "vim", "nvim", "view", "rvim", "ex", "gvim", "vimdiff"),
+        Payload.EX,
+        Where.HERE,
+        "vi -c runs its ex command at start-up; `!CMD` in it runs CMD",
+        options=_f("-c", "--cmd", "+"),
+    ),
+    Position(
+        "tar-to-command",
+        _f("tar", "gtar", "bsdtar"),
+        Payload.SHELL,
+        Where.HERE,
+        "tar --to-command runs its command for every member",
+        options=_f("--to-command", "--info-script", "--new-volume-script", "-F"),
+    ),
+    Position(
+        "tar-compress-program",
+        _f("tar", "gtar", "bsdtar"),
+        Payload.SHELL,
+        Where.HERE,
+        "tar -I runs its program to compress or decompress",
+        options=_f("-I", "--use-compress-program"),
+    ),
+    Position(
+        "zip-test-command",
+        _f("zip"),
+        Payload.SHELL,
+        Where.HERE,
+        "zip -TT runs its command to test the archive",
+        options=_f("-TT", "--unzip-command"),
+    ),
+    Position(
+        "sort-compress-program",
+        _f("sort"),
+        Payload.SHELL,
+        Where.HERE,
+        "sort --compress-program runs its program on temporary files",
+        options=_f("--compress-program"),
+    ),
+    Position(
+        "ssh-proxy-command",
+        _f("ssh", "scp", "sftp"),
+        Payload.SHELL,
+        Where.HERE,
+        "ssh -o ProxyCommand=… and LocalCommand=… run their command on this machine",
+        options=_f("-o"),
+    ),
+    Position(
+        "entr-shell",
+        _f("entr"),
+        Payload.ARGV,
+        Where.HERE,
+        "entr runs its command whenever a watched file changes",
+        rest=True,
+    ),
+    Position(
+        "watchexec",
+        _f("watchexec"),
+        Payload.SHELL,
+        Where.HERE,
+        "watchexec runs its command whenever a watched file changes",
+        rest=True,
+        with_arg=_f(
+            "-w",
+            "--watch",
+            "-e",
+            "--exts",
+            "-f",
+            "--filter",
+            "-i",
+            "--ignore",
+            "-s",
+            "--signal",
+            "-d",
+            "--debounce",
+            "--shell",
+            "-E",
+            "--env",
+            "--delay-run",
+            "--project-origin",
+        ),
+    ),
+    Position(
+        "nodemon-exec",
+        _f("nodemon"),
+        Payload.SHELL,
+        Where.HERE,
+        "nodemon --exec runs its command whenever a watched file changes",
+        options=_f("-x", "--exec"),
+    ),
+)
+_POSITIONS_BY_PROGRAM: Final = MappingProxyType(
+    {
+        name: tuple(row for row in POSITION_ROWS if name in row.programs)
+        for name in sorted({n for row in POSITION_ROWS for n in row.programs})
+    }
+)
 POSITION_PROGRAMS: Final[frozenset[str]] = frozenset(_POSITIONS_BY_PROGRAM)
 
 
@@ -651,16 +1289,39 @@ class GitKey:
 
 
 GIT_KEY_ROWS: Final[tuple[GitKey, ...]] = (
-    GitKey(r"alias\.[^.]+", "a git alias runs a git subcommand, or a shell command after `!`", git_subcommand=True),
-    GitKey(r"core\.(?:sshcommand|pager|editor|askpass|gitproxy)", "git runs this setting as a command"),
-    GitKey(r"core\.fsmonitor", "git runs this hook command on every status", ignore=_f("true", "false", "0", "1")),
-    GitKey(r"sequence\.editor|diff\.external|interactive\.difffilter|web\.browser",
-           "git runs this setting as a command"),
-    GitKey(r"(?:diff|merge|filter|difftool|mergetool|browser|gpg)\.[^.]+\.(?:command|textconv|driver|clean|smudge|"
-           r"process|cmd|path|program)", "git runs this setting as a command for the named tool"),
-    GitKey(r"pager\.[^.]+", "git runs this pager for the named subcommand", ignore=_f("true", "false", "0", "1")),
+    GitKey(
+        r"alias\.[^.]+",
+        "a git alias runs a git subcommand, or a shell command after `!`",
+        git_subcommand=True,
+    ),
+    GitKey(
+        r"core\.(?:sshcommand|pager|editor|askpass|gitproxy)", "git runs this setting as a command"
+    ),
+    GitKey(
+        r"core\.fsmonitor",
+        "git runs this hook command on every status",
+        ignore=_f("true", "false", "0", "1"),
+    ),
+    GitKey(
+        r"sequence\.editor|diff\.external|interactive\.difffilter|web\.browser",
+        "git runs this setting as a command",
+    ),
+    GitKey(
+        r"(?:diff|merge|filter|difftool|mergetool|browser|gpg)\.[^.]+\.(?:command|textconv|driver|clean|smudge|"
+        r"process|cmd|path|program)",
+        "git runs this setting as a command for the named tool",
+    ),
+    GitKey(
+        r"pager\.[^.]+",
+        "git runs this pager for the named subcommand",
+        ignore=_f("true", "false", "0", "1"),
+    ),
     GitKey(r"gpg\.program|uploadpack\.packobjectshook", "git runs this program"),
-    GitKey(r"credential(?:\.[^.]+)*\.helper", "git runs this credential helper", program_prefix="git credential-"),
+    GitKey(
+        r"credential(?:\.[^.]+)*\.helper",
+        "git runs this credential helper",
+        program_prefix="git credential-",
+    ),
 )
 _GIT_KEYS: Final = tuple((row, re.compile(row.key)) for row in GIT_KEY_ROWS)
 
@@ -700,28 +1361,79 @@ class EnvVar:
 
 _RUNS = "a program runs this variable's value as a command"
 ENV_ROWS: Final[tuple[EnvVar, ...]] = (
-    *(EnvVar(n, EnvKind.COMMAND, _RUNS) for n in (
-        "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "GIT_EDITOR", "EDITOR", "VISUAL",
-        "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "LESSOPEN",
-        "LESSCLOSE", "BROWSER", "RSYNC_RSH", "CVS_RSH", "FCEDIT", "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL",
-        "TERMINAL", "DIFFTOOL", "SVN_EDITOR", "HGEDITOR", "KUBE_EDITOR", "CVSEDITOR", "SYSTEMD_EDITOR")),
+    *(
+        EnvVar(n, EnvKind.COMMAND, _RUNS)
+        for n in (
+            "GIT_SSH",
+            "GIT_PAGER",
+            "PAGER",
+            "MANPAGER",
+            "SYSTEMD_PAGER",
+            "GIT_EDITOR",
+            "EDITOR",
+            "VISUAL",
+            "GIT_SEQUENCE_EDITOR",
+            "GIT_EXTERNAL_DIFF",
+            "GIT_ASKPASS",
+            "SSH_ASKPASS",
+            "SUDO_ASKPASS",
+            "LESSOPEN",
+            "LESSCLOSE",
+            "BROWSER",
+            "RSYNC_RSH",
+            "CVS_RSH",
+            "FCEDIT",
+            "npm_config_script_shell",
+            "NPM_CONFIG_SCRIPT_SHELL",
+            "TERMINAL",
+            "DIFFTOOL",
+            "SVN_EDITOR",
+            "HGEDITOR",
+            "KUBE_EDITOR",
+            "CVSEDITOR",
+            "SYSTEMD_EDITOR",
+        )
+    ),
     EnvVar("PROMPT_COMMAND", EnvKind.COMMAND, "bash runs PROMPT_COMMAND before every prompt"),
     EnvVar("BASH_ENV", EnvKind.SOURCED, "bash sources this file before running a script"),
     EnvVar("ENV", EnvKind.SOURCED, "sh sources this file when it starts interactively"),
-    EnvVar("NODE_OPTIONS", EnvKind.LOADS, "node loads the modules these options name",
-           loads=r"(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:[=\s]|$)"),
-    EnvVar("PERL5OPT", EnvKind.LOADS, "perl loads the modules these options name", loads=r"(?:^|\s)-[MmdI]"),
-    EnvVar("RUBYOPT", EnvKind.LOADS, "ruby loads the libraries these options name", loads=r"(?:^|\s)-r"),
-    *(EnvVar(n, EnvKind.LOADS, "java loads the agents these options name",
-             loads=r"-(?:javaagent|agentpath|agentlib):") for n in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-                                                                    "JDK_JAVA_OPTIONS")),
-    *(EnvVar(n, EnvKind.LIBRARY, "every program started loads this library first")
-      for n in ("LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES")),
+    EnvVar(
+        "NODE_OPTIONS",
+        EnvKind.LOADS,
+        "node loads the modules these options name",
+        loads=r"(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:[=\s]|$)",
+    ),
+    EnvVar(
+        "PERL5OPT",
+        EnvKind.LOADS,
+        "perl loads the modules these options name",
+        loads=r"(?:^|\s)-[MmdI]",
+    ),
+    EnvVar(
+        "RUBYOPT", EnvKind.LOADS, "ruby loads the libraries these options name", loads=r"(?:^|\s)-r"
+    ),
+    *(
+        EnvVar(
+            n,
+            EnvKind.LOADS,
+            "java loads the agents these options name",
+            loads=r"-(?:javaagent|agentpath|agentlib):",
+        )
+        for n in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS")
+    ),
+    *(
+        EnvVar(n, EnvKind.LIBRARY, "every program started loads this library first")
+        for n in ("LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES")
+    ),
     EnvVar("PYTHONSTARTUP", EnvKind.STARTUP, "interactive python runs this file first"),
 )
 _ENV_BY_NAME: Final = MappingProxyType({v.name: v for v in ENV_ROWS})
-_COMMAND_SUFFIX: Final = EnvVar("*_COMMAND", EnvKind.COMMAND, "a variable named *_COMMAND holds a command a "
-                                "program runs (GIT_SSH_COMMAND, FZF_DEFAULT_COMMAND)")
+_COMMAND_SUFFIX: Final = EnvVar(
+    "*_COMMAND",
+    EnvKind.COMMAND,
+    "a variable named *_COMMAND holds a command a "
+    "program runs (GIT_SSH_COMMAND, FZF_DEFAULT_COMMAND)",
+)
 
 
 def env_var(name: str) -> EnvVar | None:

@@ -39,8 +39,9 @@ def unquote(word: Word | str) -> str:
     return text.translate(_QUOTES) if ("'" in text or '"' in text) else text
 
 
-def split_args(args: Iterable[str], with_arg: frozenset[str] = frozenset(), *,
-               clusters: bool = False) -> tuple[list[str], list[str]]:
+def split_args(
+    args: Iterable[str], with_arg: frozenset[str] = frozenset(), *, clusters: bool = False
+) -> tuple[list[str], list[str]]:
     """Split argv[1:] into (options, operands); ``--`` ends options.
 
     An option in ``with_arg`` swallows the next word (its value is kept with the options). With
@@ -152,17 +153,61 @@ _canon_cached: Final = functools.lru_cache(maxsize=4096)(_canon)
 
 
 # System folders whose recursive loss (or recursive chmod/chown) needs rescue media or a re-install.
-SYSTEM_DIRS: Final = frozenset({
-    "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
-    "/media", "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/usr",
-    "/var", "/snap", "/efi", "/nix", "/nix/store",
-    "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/local", "/usr/share", "/usr/include",
-    "/usr/local/bin", "/usr/local/lib", "/var/lib", "/var/log", "/var/cache", "/var/spool",
-    "/etc/ssh", "/etc/pam.d", "/etc/systemd", "/boot/efi",
-    # macOS
-    "/System", "/Library", "/Applications", "/Users", "/private", "/private/etc", "/private/var",
-    "/Volumes",
-})
+SYSTEM_DIRS: Final = frozenset(
+    {
+        "/",
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/media",
+        "/mnt",
+        "/opt",
+        "/proc",
+        "/root",
+        "/run",
+        "/sbin",
+        "/srv",
+        "/sys",
+        "/usr",
+        "/var",
+        "/snap",
+        "/efi",
+        "/nix",
+        "/nix/store",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/lib",
+        "/usr/lib64",
+        "/usr/local",
+        "/usr/share",
+        "/usr/include",
+        "/usr/local/bin",
+        "/usr/local/lib",
+        "/var/lib",
+        "/var/log",
+        "/var/cache",
+        "/var/spool",
+        "/etc/ssh",
+        "/etc/pam.d",
+        "/etc/systemd",
+        "/boot/efi",
+        # macOS
+        "/System",
+        "/Library",
+        "/Applications",
+        "/Users",
+        "/private",
+        "/private/etc",
+        "/private/var",
+        "/Volumes",
+    }
+)
 
 # A user's home: /home/NAME, /Users/NAME (another way to say ~).
 _USER_HOME: Final = re.compile(r"^/(?:home|Users)/[^/]+$")
@@ -271,9 +316,21 @@ def reads_code_from_stdin(facts: Facts) -> bool:
         if not reads_program_from_stdin(cmd.head):
             continue
         opts, operands = split_args(cmd.args, frozenset({"-o", "+o", "-O", "+O", "-m", "-W", "-X"}))
-        if "-c" in opts or any(o.startswith("-") and not o.startswith("--") and "c" in o[1:] for o in opts
-                               if cmd.head in SHELLS) or (operands and operands[0] not in STDIN_NAMES):
+        if (
+            "-c" in opts
+            or any(
+                o.startswith("-") and not o.startswith("--") and "c" in o[1:]
+                for o in opts
+                if cmd.head in SHELLS
+            )
+            or (operands and operands[0] not in STDIN_NAMES)
+        ):
             continue
-        if i in piped or heredoc or any(r.op in ("<<", "<<<", "<<-", "<") for r in cmd.redirects) or operands:
+        if (
+            i in piped
+            or heredoc
+            or any(r.op in ("<<", "<<<", "<<-", "<") for r in cmd.redirects)
+            or operands
+        ):
             return True
     return False

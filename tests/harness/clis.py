@@ -53,12 +53,25 @@ class Cli:
 
 # The versions whose wrapper shapes, hook formats and trust rules gatesh is tested against (S1).
 CLIS: Final = {
-    "claude-code": Cli("claude-code", "@anthropic-ai/claude-code", "2.1.197",
-                       "@anthropic-ai/claude-code-linux-x64/claude"),
-    "codex": Cli("codex", "@openai/codex", "0.169.0",
-                 "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"),
-    "gemini": Cli("gemini", "@google/gemini-cli", "0.61.0", "@google/gemini-cli/bundle/gemini.js",
-                  on_node=True),
+    "claude-code": Cli(
+        "claude-code",
+        "@anthropic-ai/claude-code",
+        "2.1.197",
+        "@anthropic-ai/claude-code-linux-x64/claude",
+    ),
+    "codex": Cli(
+        "codex",
+        "@openai/codex",
+        "0.169.0",
+        "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+    ),
+    "gemini": Cli(
+        "gemini",
+        "@google/gemini-cli",
+        "0.61.0",
+        "@google/gemini-cli/bundle/gemini.js",
+        on_node=True,
+    ),
 }
 
 
@@ -96,9 +109,22 @@ def install(cli: Cli) -> str:
     if cli.installed():
         return f"{cli.spec}: already in {cli.folder}"
     os.makedirs(cli.folder, exist_ok=True)
-    subprocess.run(["npm", "install", "--prefix", cli.folder, "--save-exact", "--ignore-scripts",
-                    "--no-audit", "--no-fund", "--loglevel=error", cli.spec], check=True,
-                   stdin=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            "npm",
+            "install",
+            "--prefix",
+            cli.folder,
+            "--save-exact",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            cli.spec,
+        ],
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
     if not cli.installed():
         raise SystemExit(f"{cli.spec}: installed, but {cli.path} is missing")
     # Readable by the unprivileged agent user the tests run the CLI as.
@@ -112,8 +138,11 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: python3 tests/harness/clis.py install\n")
         return 2
     if not runs_here():
-        print(f"the pinned harness CLIs are Linux {MACHINE} builds; not installed on "
-              f"{sys.platform} {platform.machine()}: the tests in tests/harness skip", flush=True)
+        print(
+            f"the pinned harness CLIs are Linux {MACHINE} builds; not installed on "
+            f"{sys.platform} {platform.machine()}: the tests in tests/harness skip",
+            flush=True,
+        )
         return 0
     for cli in (NODE, *CLIS.values()):
         print(install(cli), flush=True)

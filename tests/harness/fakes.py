@@ -106,8 +106,9 @@ class Messages(Dialect):
 
     def is_main(self, body: Any) -> bool:
         tools = body.get("tools") if isinstance(body, dict) else None
-        return isinstance(tools, list) and any(isinstance(t, dict) and t.get("name") == self.tool
-                                               for t in tools)
+        return isinstance(tools, list) and any(
+            isinstance(t, dict) and t.get("name") == self.tool for t in tools
+        )
 
     def tool_results(self, body: Any) -> list[str]:
         out = []
@@ -118,19 +119,46 @@ class Messages(Dialect):
                     out.append("\n".join(_strings(block.get("content"))))
         return out
 
-    def _message(self, blocks: list[dict[str, Any]], stop: str, stream: bool) -> tuple[int, str, bytes]:
+    def _message(
+        self, blocks: list[dict[str, Any]], stop: str, stream: bool
+    ) -> tuple[int, str, bytes]:
         mid = f"msg_fake_{next(_ids):06d}"
-        usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0,
-                 "cache_read_input_tokens": 0}
+        usage = {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
         if not stream:
-            body = {"id": mid, "type": "message", "role": "assistant", "model": MODEL,
-                    "content": blocks, "stop_reason": stop, "stop_sequence": None, "usage": usage}
+            body = {
+                "id": mid,
+                "type": "message",
+                "role": "assistant",
+                "model": MODEL,
+                "content": blocks,
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": usage,
+            }
             return 200, "application/json", json.dumps(body).encode()
-        events: list[tuple[str | None, dict[str, Any]]] = [("message_start", {
-            "type": "message_start",
-            "message": {"id": mid, "type": "message", "role": "assistant", "model": MODEL,
-                        "content": [], "stop_reason": None, "stop_sequence": None,
-                        "usage": {**usage, "output_tokens": 1}}})]
+        events: list[tuple[str | None, dict[str, Any]]] = [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": mid,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": MODEL,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {**usage, "output_tokens": 1},
+                    },
+                },
+            )
+        ]
         for i, block in enumerate(blocks):
             if block["type"] == "tool_use":
                 start = {**block, "input": {}}
@@ -139,15 +167,25 @@ class Messages(Dialect):
                 start = {"type": "text", "text": ""}
                 delta = {"type": "text_delta", "text": block["text"]}
             events += [
-                ("content_block_start", {"type": "content_block_start", "index": i,
-                                         "content_block": start}),
-                ("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}),
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": i, "content_block": start},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": i, "delta": delta},
+                ),
                 ("content_block_stop", {"type": "content_block_stop", "index": i}),
             ]
         events += [
-            ("message_delta", {"type": "message_delta",
-                               "delta": {"stop_reason": stop, "stop_sequence": None},
-                               "usage": {"output_tokens": 5}}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+            ),
             ("message_stop", {"type": "message_stop"}),
         ]
         return 200, "text/event-stream", _sse(events)
@@ -156,8 +194,12 @@ class Messages(Dialect):
         stream = bool(body.get("stream"))
         if command is None:
             return self._message([{"type": "text", "text": FINAL_TEXT}], "end_turn", stream)
-        call = {"type": "tool_use", "id": f"toolu_fake_{next(_ids):06d}", "name": self.tool,
-                "input": {"command": command, "description": "scripted step"}}
+        call = {
+            "type": "tool_use",
+            "id": f"toolu_fake_{next(_ids):06d}",
+            "name": self.tool,
+            "input": {"command": command, "description": "scripted step"},
+        }
         return self._message([call], "tool_use", stream)
 
     def aux(self, method: str, path: str, body: Any) -> tuple[int, str, bytes]:
@@ -184,7 +226,9 @@ class Responses(Dialect):
         return path.startswith(("/v1/responses", "/v1/models", "/responses", "/models"))
 
     def _tool(self, body: Any) -> str | None:
-        names = [t.get("name") or t.get("type") for t in body.get("tools", []) if isinstance(t, dict)]
+        names = [
+            t.get("name") or t.get("type") for t in body.get("tools", []) if isinstance(t, dict)
+        ]
         return next((n for n in self.shapes if n in names), None)
 
     def is_main(self, body: Any) -> bool:
@@ -193,30 +237,55 @@ class Responses(Dialect):
     def tool_results(self, body: Any) -> list[str]:
         out = []
         for item in body.get("input", []):
-            if isinstance(item, dict) and item.get("type") in ("function_call_output",
-                                                                "custom_tool_call_output"):
+            if isinstance(item, dict) and item.get("type") in (
+                "function_call_output",
+                "custom_tool_call_output",
+            ):
                 out.append("\n".join(_strings(item.get("output"))))
         return out
 
     def answer(self, path: str, body: Any, command: str | None) -> tuple[int, str, bytes]:
         rid = f"resp_fake_{next(_ids):06d}"
         if command is None:
-            item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_{rid}",
-                                    "content": [{"type": "output_text", "text": FINAL_TEXT}]}
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "id": f"msg_{rid}",
+                "content": [{"type": "output_text", "text": FINAL_TEXT}],
+            }
         else:
             tool = self._tool(body) or "shell"
-            item = {"type": "function_call", "id": f"fc_{rid}", "call_id": f"call_{rid}",
-                    "name": tool, "arguments": json.dumps(self.shapes[tool](command))}
-        usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
-                 "output_tokens_details": None, "total_tokens": 15}
+            item = {
+                "type": "function_call",
+                "id": f"fc_{rid}",
+                "call_id": f"call_{rid}",
+                "name": tool,
+                "arguments": json.dumps(self.shapes[tool](command)),
+            }
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": None,
+            "output_tokens": 5,
+            "output_tokens_details": None,
+            "total_tokens": 15,
+        }
         events: list[tuple[str | None, dict[str, Any]]] = [
             ("response.created", {"type": "response.created", "response": {"id": rid}}),
-            ("response.output_item.added", {"type": "response.output_item.added",
-                                            "output_index": 0, "item": item}),
-            ("response.output_item.done", {"type": "response.output_item.done",
-                                           "output_index": 0, "item": item}),
-            ("response.completed", {"type": "response.completed",
-                                    "response": {"id": rid, "usage": usage, "output": [item]}}),
+            (
+                "response.output_item.added",
+                {"type": "response.output_item.added", "output_index": 0, "item": item},
+            ),
+            (
+                "response.output_item.done",
+                {"type": "response.output_item.done", "output_index": 0, "item": item},
+            ),
+            (
+                "response.completed",
+                {
+                    "type": "response.completed",
+                    "response": {"id": rid, "usage": usage, "output": [item]},
+                },
+            ),
         ]
         return 200, "text/event-stream", _sse(events)
 
@@ -254,11 +323,17 @@ class Gemini(Dialect):
 
     @staticmethod
     def _chunk(parts: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"candidates": [{"content": {"role": "model", "parts": parts},
-                                "finishReason": "STOP", "index": 0}],
-                "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
-                                  "totalTokenCount": 15},
-                "modelVersion": MODEL}
+        return {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 15,
+            },
+            "modelVersion": MODEL,
+        }
 
     def _reply(self, path: str, parts: list[dict[str, Any]]) -> tuple[int, str, bytes]:
         chunk = self._chunk(parts)
@@ -269,17 +344,27 @@ class Gemini(Dialect):
     def answer(self, path: str, body: Any, command: str | None) -> tuple[int, str, bytes]:
         if command is None:
             return self._reply(path, [{"text": FINAL_TEXT}])
-        return self._reply(path, [{"functionCall": {"name": self.tool, "args": {"command": command}}}])
+        return self._reply(
+            path, [{"functionCall": {"name": self.tool, "args": {"command": command}}}]
+        )
 
     def aux(self, method: str, path: str, body: Any) -> tuple[int, str, bytes]:
         if ":countTokens" in path:
             return 200, "application/json", b'{"totalTokens": 10}'
-        wants_json = isinstance(body, dict) and (body.get("generationConfig") or {}).get(
-            "responseMimeType") == "application/json"
+        wants_json = (
+            isinstance(body, dict)
+            and (body.get("generationConfig") or {}).get("responseMimeType") == "application/json"
+        )
         if wants_json:  # a classifier or the next-speaker check: the turn is the user's
-            text = json.dumps({"reasoning": "scripted", "next_speaker": "user",
-                               "model_choice": "flash", "complexity_reasoning": "scripted",
-                               "complexity_score": 1})
+            text = json.dumps(
+                {
+                    "reasoning": "scripted",
+                    "next_speaker": "user",
+                    "model_choice": "flash",
+                    "complexity_reasoning": "scripted",
+                    "complexity_score": 1,
+                }
+            )
             return self._reply(path, [{"text": text}])
         return self._reply(path, [{"text": "ok"}])
 
@@ -322,8 +407,13 @@ class FakeModel:
 
     def handle(self, method: str, path: str, body: Any) -> tuple[int, str, bytes]:
         if not self.dialect.handles(method, urlsplit(path).path):
-            return 404, "application/json", json.dumps(
-                {"error": {"message": f"the fake does not serve {method} {path}"}}).encode()
+            return (
+                404,
+                "application/json",
+                json.dumps(
+                    {"error": {"message": f"the fake does not serve {method} {path}"}}
+                ).encode(),
+            )
         main = method == "POST" and self.dialect.is_main(body)
         with self.lock:
             self.requests.append(Recorded(method, path, body, main))

@@ -93,12 +93,18 @@ class Harness:
         folder = world.home / ".gemini"
         folder.mkdir(exist_ok=True)
         settings = {
-            "security": {"auth": {"selectedType": "gemini-api-key"},
-                         "folderTrust": {"enabled": False}},
+            "security": {
+                "auth": {"selectedType": "gemini-api-key"},
+                "folderTrust": {"enabled": False},
+            },
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
-            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False,
-                        "disableAutoUpdate": True, "disableUpdateNag": True},
+            "general": {
+                "enableAutoUpdate": False,
+                "enableAutoUpdateNotification": False,
+                "disableAutoUpdate": True,
+                "disableUpdateNag": True,
+            },
             "tools": {"shell": {"enableInteractiveShell": False}},
             "model": {"name": "gemini-2.5-flash"},
         }
@@ -111,33 +117,68 @@ class Harness:
         """(argv, extra environment) for one headless run with ``prompt``."""
         cli = clis.CLIS[self.name]
         if self.name == "claude-code":
-            env = {"ANTHROPIC_BASE_URL": f"http://127.0.0.1:{world.port}",
-                   "ANTHROPIC_API_KEY": FAKE_KEY,
-                   "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                   "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
-                   "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1",
-                   "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
-            argv = [cli.path, "-p", prompt, "--output-format", "stream-json", "--verbose",
-                    "--model", "claude-sonnet-4-5", "--max-turns", "30"]
+            env = {
+                "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{world.port}",
+                "ANTHROPIC_API_KEY": FAKE_KEY,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "DISABLE_BUG_COMMAND": "1",
+                "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
+            }
+            argv = [
+                cli.path,
+                "-p",
+                prompt,
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--model",
+                "claude-sonnet-4-5",
+                "--max-turns",
+                "30",
+            ]
             if self.mode is Mode.SHIMS:
                 env["CLAUDE_CODE_SHELL"] = self.shim(world)
                 argv += ["--allowedTools", "Bash"]
             return argv, env
         if self.name == "codex":
             env = {"LOOPBACK_MODEL_KEY": FAKE_KEY, "CODEX_HOME": str(world.home / ".codex")}
-            return [cli.path, "exec", "--json", "-s", "danger-full-access", "-C", str(world.repo),
-                    prompt], env
+            return [
+                cli.path,
+                "exec",
+                "--json",
+                "-s",
+                "danger-full-access",
+                "-C",
+                str(world.repo),
+                prompt,
+            ], env
         # The Gemini CLI runs on the pinned Node.js (clis.NODE), whatever node the machine has; its
         # folder leads PATH too, so any `node` the CLI starts is that one.
         node = clis.NODE.path
         path = f"{os.path.dirname(node)}:{world.env()['PATH']}"
-        env = {"GEMINI_API_KEY": FAKE_KEY,
-               "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{world.port}",
-               "GEMINI_CLI_NO_RELAUNCH": "true", "NO_BROWSER": "true", "PATH": path}
+        env = {
+            "GEMINI_API_KEY": FAKE_KEY,
+            "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{world.port}",
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+            "NO_BROWSER": "true",
+            "PATH": path,
+        }
         if self.mode is Mode.SHIMS:
             env["PATH"] = f"{world.home / '.local/share/gatesh/shims'}:{path}"
-        return [node, cli.path, "-p", prompt, "--yolo", "-m", "gemini-2.5-flash",
-                "--output-format", "json"], env
+        return [
+            node,
+            cli.path,
+            "-p",
+            prompt,
+            "--yolo",
+            "-m",
+            "gemini-2.5-flash",
+            "--output-format",
+            "json",
+        ], env
 
 
 ALL: Final = tuple(Harness(n, m) for n in clis.CLIS for m in Mode)

@@ -60,7 +60,7 @@ def test_install_trusts_and_doctor_fails_on_untrusted_or_stale(world: W.World) -
     assert "gatesh install codex" in check["fix"]
     # Untrusted: the trust entries are gone.
     hooks_file.write_text(original)
-    config.write_text(re.sub(r'(?ms)^\[hooks\.state.*', "", config.read_text()))
+    config.write_text(re.sub(r"(?ms)^\[hooks\.state.*", "", config.read_text()))
     check = codex_check(world)
     assert check["status"] == "FAIL" and "untrusted" in check["detail"], check
     # The install trusts them again.

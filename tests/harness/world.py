@@ -48,8 +48,19 @@ CLONE_NEWNET: Final = 0x40000000
 # One harness run: start, a few model turns, hooks that may wait for a person (up to 110 s).
 RUN_TIMEOUT_S: Final = 240.0
 # Skipped when copying the venv for the agent: test tools it never runs.
-_NOT_FOR_AGENT: Final = ("pip", "setuptools", "_pytest", "pytest", "hypothesis", "ruff", "pygments",
-                         "__editable__*", "_hypothesis*", "*.pyc", "__pycache__")
+_NOT_FOR_AGENT: Final = (
+    "pip",
+    "setuptools",
+    "_pytest",
+    "pytest",
+    "hypothesis",
+    "ruff",
+    "pygments",
+    "__editable__*",
+    "_hypothesis*",
+    "*.pyc",
+    "__pycache__",
+)
 
 # Bring the namespace's loopback up (SIOCGIFFLAGS / SIOCSIFFLAGS | IFF_UP), then wait on stdin so
 # the namespace lives as long as the holder's stdin is open.
@@ -79,8 +90,10 @@ def missing_cli(name: str) -> str:
         return f"the pinned {need.spec} is a Linux {clis.MACHINE} build"
     for cli in (need, *([clis.NODE] if need.on_node else [])):
         if not cli.installed():
-            return (f"{cli.spec} is not installed in {cli.folder}: run "
-                    "`python3 tests/harness/clis.py install` (.ci/run does)")
+            return (
+                f"{cli.spec} is not installed in {cli.folder}: run "
+                "`python3 tests/harness/clis.py install` (.ci/run does)"
+            )
     return ""
 
 
@@ -91,8 +104,20 @@ def agent_user() -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(AGENT)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
-                        "--shell", "/bin/bash", AGENT], check=True, capture_output=True)
+        subprocess.run(
+            [
+                "useradd",
+                "--system",
+                "--no-create-home",
+                "--home-dir",
+                "/nonexistent",
+                "--shell",
+                "/bin/bash",
+                AGENT,
+            ],
+            check=True,
+            capture_output=True,
+        )
         return pwd.getpwnam(AGENT)
 
 
@@ -103,8 +128,14 @@ def set_login_shell(shell: str) -> None:
 
 
 def _as_agent(user: pwd.struct_passwd) -> list[str]:
-    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
-            "--inh-caps=-all", "--"]
+    return [
+        "setpriv",
+        f"--reuid={user.pw_uid}",
+        f"--regid={user.pw_gid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--",
+    ]
 
 
 # --- gatesh, readable by the agent ----------------------------------------------------------------
@@ -123,15 +154,28 @@ def _interpreter_for(user: pwd.struct_passwd) -> str | None:
     """An interpreter of this one's version that the agent can run (the venv's may live under
     root's HOME)."""
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    for candidate in (os.path.realpath(sys.executable), f"/usr/bin/python{version}",
-                      f"/usr/local/bin/python{version}"):
+    for candidate in (
+        os.path.realpath(sys.executable),
+        f"/usr/bin/python{version}",
+        f"/usr/local/bin/python{version}",
+    ):
         if not os.path.isfile(candidate):
             continue
         # Through /bin/sh, as a launcher's #! line is: the exec must pass the agent's own access
         # checks on every folder on the way.
-        probe = subprocess.run([*_as_agent(user), "/bin/sh", "-c", 'exec "$0" -IS -c "$1"',
-                                candidate, "import sys; print(sys.implementation.cache_tag)"],
-                               capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+        probe = subprocess.run(
+            [
+                *_as_agent(user),
+                "/bin/sh",
+                "-c",
+                'exec "$0" -IS -c "$1"',
+                candidate,
+                "import sys; print(sys.implementation.cache_tag)",
+            ],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin"},
+        )
         if probe.returncode == 0 and probe.stdout.strip() == sys.implementation.cache_tag:
             return candidate
     return None
@@ -144,15 +188,18 @@ def install_gatesh(base: Path, user: pwd.struct_passwd) -> Install:
 
     python = _interpreter_for(user)
     if python is None:
-        raise RuntimeError(f"no Python {sys.version_info[0]}.{sys.version_info[1]} the agent "
-                           "user can run")
+        raise RuntimeError(
+            f"no Python {sys.version_info[0]}.{sys.version_info[1]} the agent user can run"
+        )
     src = base / "src"
     site = base / "site"
-    shutil.copytree(os.path.dirname(gatesh.__file__), src / "gatesh",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        os.path.dirname(gatesh.__file__),
+        src / "gatesh",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
     purelib = sysconfig.get_paths()["purelib"]
-    shutil.copytree(purelib, site, ignore=shutil.ignore_patterns(*_NOT_FOR_AGENT),
-                    symlinks=True)
+    shutil.copytree(purelib, site, ignore=shutil.ignore_patterns(*_NOT_FOR_AGENT), symlinks=True)
     (base / "bin").mkdir()
     launcher = base / "bin" / "gatesh"
     write_launcher(str(launcher), python=python, paths=[str(src), str(site)], fast=False)
@@ -172,8 +219,12 @@ class NetNS:
     """A network namespace with only ``lo`` (up), alive while this object is open."""
 
     def __init__(self) -> None:
-        self.holder = subprocess.Popen(["unshare", "--net", sys.executable, "-c", _HOLDER],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.holder = subprocess.Popen(
+            ["unshare", "--net", sys.executable, "-c", _HOLDER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert self.holder.stdout is not None
         if self.holder.stdout.readline().strip() != "up":
             self.close()
@@ -282,8 +333,12 @@ class World:
         for folder, _dirs, files in os.walk(path):
             os.chown(folder, self.user.pw_uid, self.user.pw_gid)
             for name in files:
-                os.chown(os.path.join(folder, name), self.user.pw_uid, self.user.pw_gid,
-                         follow_symlinks=False)
+                os.chown(
+                    os.path.join(folder, name),
+                    self.user.pw_uid,
+                    self.user.pw_gid,
+                    follow_symlinks=False,
+                )
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {
@@ -296,20 +351,35 @@ class World:
             "TERM": "dumb",
             "XDG_RUNTIME_DIR": str(self.home / "run"),
             "GATESH_SYSTEM_CONFIG": str(self.root / "etc-gatesh" / "config.toml"),
-            "GIT_AUTHOR_NAME": "agent", "GIT_AUTHOR_EMAIL": "agent@example.invalid",
-            "GIT_COMMITTER_NAME": "agent", "GIT_COMMITTER_EMAIL": "agent@example.invalid",
+            "GIT_AUTHOR_NAME": "agent",
+            "GIT_AUTHOR_EMAIL": "agent@example.invalid",
+            "GIT_COMMITTER_NAME": "agent",
+            "GIT_COMMITTER_EMAIL": "agent@example.invalid",
         }
         env.update(extra or {})
         return env
 
-    def person(self, argv: Sequence[str], *, input: str | None = None, check: bool = True,
-               cwd: Path | None = None, timeout: float = 60,
-               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def person(
+        self,
+        argv: Sequence[str],
+        *,
+        input: str | None = None,
+        check: bool = True,
+        cwd: Path | None = None,
+        timeout: float = 60,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         """Run ``argv`` as the agent user outside any harness: what a person types at a terminal."""
         # In the namespace too: `gatesh install codex` starts codex (app-server) to trust hooks.
-        proc = subprocess.run([*self.netns.enter(), *_as_agent(self.user), *argv], env=self.env(env),
-                              cwd=cwd or self.root,
-                              input=input, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [*self.netns.enter(), *_as_agent(self.user), *argv],
+            env=self.env(env),
+            cwd=cwd or self.root,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if check and proc.returncode != 0:
             raise AssertionError(f"{argv} failed ({proc.returncode}): {proc.stderr}{proc.stdout}")
         return proc
@@ -317,8 +387,9 @@ class World:
     def git(self, *args: str) -> str:
         return self.person(["git", "-C", str(self.repo), *args]).stdout.strip()
 
-    def gatesh(self, *args: str, check: bool = True,
-               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def gatesh(
+        self, *args: str, check: bool = True, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return self.person([str(self.install.launcher), *args], check=check, env=env)
 
     def head(self) -> str:
@@ -331,18 +402,33 @@ class World:
     def ran(self, name: str) -> bool:
         return (self.marks / name).exists()
 
-    def spawn(self, argv: Sequence[str], extra_env: dict[str, str] | None = None,
-              *, stdin: int | None = subprocess.DEVNULL) -> subprocess.Popen[str]:
+    def spawn(
+        self,
+        argv: Sequence[str],
+        extra_env: dict[str, str] | None = None,
+        *,
+        stdin: int | None = subprocess.DEVNULL,
+    ) -> subprocess.Popen[str]:
         """Start ``argv`` as the agent user inside the namespace, in the repository."""
-        proc = subprocess.Popen([*self.netns.enter(), *_as_agent(self.user), *argv],
-                                env=self.env(extra_env), cwd=self.repo, stdin=stdin,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [*self.netns.enter(), *_as_agent(self.user), *argv],
+            env=self.env(extra_env),
+            cwd=self.repo,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         self.procs.append(proc)
         return proc
 
-    def run(self, argv: Sequence[str], extra_env: dict[str, str] | None = None,
-            timeout: float = RUN_TIMEOUT_S) -> Run:
+    def run(
+        self,
+        argv: Sequence[str],
+        extra_env: dict[str, str] | None = None,
+        timeout: float = RUN_TIMEOUT_S,
+    ) -> Run:
         proc = self.spawn(argv, extra_env)
         try:
             out, err = proc.communicate(timeout=timeout)
@@ -415,10 +501,16 @@ class Watcher:
     collected as it comes; :meth:`answer` types a line at it."""
 
     def __init__(self, world: World) -> None:
-        self.proc = subprocess.Popen([*_as_agent(world.user), str(world.install.launcher), "watch"],
-                                     env=world.env({"COLUMNS": "120"}), cwd=world.root,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [*_as_agent(world.user), str(world.install.launcher), "watch"],
+            env=world.env({"COLUMNS": "120"}),
+            cwd=world.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         world.procs.append(self.proc)
         self.out: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -432,8 +524,9 @@ class Watcher:
     def text(self) -> str:
         return "".join(self.out)
 
-    def wait_for(self, needle: str, timeout: float = 60,
-                 harness: subprocess.Popen[str] | None = None) -> bool:
+    def wait_for(
+        self, needle: str, timeout: float = 60, harness: subprocess.Popen[str] | None = None
+    ) -> bool:
         """True once ``needle`` was printed; False after ``timeout``, or once ``harness`` (the
         process that should make it print it) has exited without it."""
         deadline = time.monotonic() + timeout

@@ -42,10 +42,25 @@ from gatesh.vocab.programs import PARSED_SHELLS
 __all__ = ["ALL_RULES", "BuiltinRater"]
 
 ALL_RULES: Final[tuple[Rule, ...]] = (
-    *git.RULES, *files.RULES, *system.RULES, *databases.RULES, *containers.RULES, *cloud.RULES,
-    *generic.RULES, *credentials.RULES, *privilege.RULES, *persistence.RULES, *evasion.RULES,
-    *escapes.RULES, *network.RULES, *obfuscation.RULES, *impact.RULES, *code.RULES,
-    *typosquat.RULES, *effects.RULES, *exposure.RULES,
+    *git.RULES,
+    *files.RULES,
+    *system.RULES,
+    *databases.RULES,
+    *containers.RULES,
+    *cloud.RULES,
+    *generic.RULES,
+    *credentials.RULES,
+    *privilege.RULES,
+    *persistence.RULES,
+    *evasion.RULES,
+    *escapes.RULES,
+    *network.RULES,
+    *obfuscation.RULES,
+    *impact.RULES,
+    *code.RULES,
+    *typosquat.RULES,
+    *effects.RULES,
+    *exposure.RULES,
 )
 
 _BY_HEAD: dict[str, list[Rule]] = defaultdict(list)
@@ -81,8 +96,11 @@ _FOR_HEAD_MAX: Final = 4096
 def _rules_for(head: str) -> Tried:
     tried = _FOR_HEAD.get(head)
     if tried is None:
-        tried = tuple((r, _NEEDS[r.id]) for r in (*_BY_HEAD.get(head, ()), *_ANY_HEAD)
-                      if r.heads or r.tried_on is None or r.tried_on(head))
+        tried = tuple(
+            (r, _NEEDS[r.id])
+            for r in (*_BY_HEAD.get(head, ()), *_ANY_HEAD)
+            if r.heads or r.tried_on is None or r.tried_on(head)
+        )
         if len(_FOR_HEAD) < _FOR_HEAD_MAX:
             _FOR_HEAD[head] = tried
     return tried
@@ -108,8 +126,15 @@ def _finding(rule: Rule, hit: Hit | bool) -> Finding:
     return Finding(rule.id, outcome, reason, remedy if outcome is Outcome.DESTRUCTIVE else "")
 
 
-def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int = 0,
-                 ctx: Ctx | None = None, root: bool | None = None) -> list[Finding]:
+def findings_for(
+    facts: Facts,
+    cwd: str,
+    home: str | None = None,
+    *,
+    depth: int = 0,
+    ctx: Ctx | None = None,
+    root: bool | None = None,
+) -> list[Finding]:
     """Every rule that matches ``facts``, in table order (one finding per rule id, the worst).
 
     ``depth`` counts re-entries for command strings found inside code (bounded by the code table).
@@ -118,14 +143,18 @@ def findings_for(facts: Facts, cwd: str, home: str | None = None, *, depth: int 
     return _findings(ctx if ctx is not None else _context(facts, cwd, home, depth, root=root))
 
 
-def _context(facts: Facts, cwd: str, home: str | None, depth: int = 0, *, root: bool | None = None) -> Ctx:
+def _context(
+    facts: Facts, cwd: str, home: str | None, depth: int = 0, *, root: bool | None = None
+) -> Ctx:
     home = home if home is not None else default_home()
     as_root = running_as_root() if root is None else root
 
     def rate_line(inner: Facts, inner_depth: int) -> list[Finding]:
         return findings_for(inner, cwd, home, depth=inner_depth, root=as_root)
 
-    ctx = Ctx(facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line, root=as_root)
+    ctx = Ctx(
+        facts=facts, cwd=cwd or "/", home=home, depth=depth, rate_line=rate_line, root=as_root
+    )
     ctx.cmds = [Cmd(sc, i, ctx) for i, sc in enumerate(facts.commands)]
     ctx.track_cwd()
     return ctx
@@ -185,42 +214,81 @@ class BuiltinRater:
             return Verdict(
                 outcome=Outcome.DESTRUCTIVE,
                 reason=f"Could not assess this command: error ({type(exc).__name__}: {exc}).",
-                backend=self.name, model=self.model, fail_cause="error",
+                backend=self.name,
+                model=self.model,
+                fail_cause="error",
                 duration_ms=(time.perf_counter() - start) * 1000,
                 gaps=(knowledge.FAILED,),
             )
-        return Verdict(outcome, reason, remedy, backend=self.name, model=self.model, findings=findings,
-                       duration_ms=(time.perf_counter() - start) * 1000, gaps=gaps)
+        return Verdict(
+            outcome,
+            reason,
+            remedy,
+            backend=self.name,
+            model=self.model,
+            findings=findings,
+            duration_ms=(time.perf_counter() - start) * 1000,
+            gaps=gaps,
+        )
 
     def health_notice(self) -> str | None:
         """Always None: the builtin rater calls no model, so it has no failures to report (S4)."""
         return None
 
-    def _rate(self, facts: Facts, cwd: str) -> tuple[Outcome, str, str, tuple[Finding, ...], tuple[Gap, ...]]:
+    def _rate(
+        self, facts: Facts, cwd: str
+    ) -> tuple[Outcome, str, str, tuple[Finding, ...], tuple[Gap, ...]]:
         """The verdict's outcome, reason, remedy, findings and gaps (:meth:`rate` makes it one)."""
         ctx = _context(facts, cwd, self._home, root=self._root)
         found = findings_for(facts, cwd, self._home, ctx=ctx)
         gaps = knowledge.gaps_of(ctx, covered=RULE_HEADS)
         if not facts.readable:
             why = facts.unreadable or "unreadable"
-            found.append(Finding("reader.unreadable", Outcome.DESTRUCTIVE,
-                                 f"The command could not be read ({why}), so its effect is unknown.",
-                                 "split it into smaller, plainer commands"))
+            found.append(
+                Finding(
+                    "reader.unreadable",
+                    Outcome.DESTRUCTIVE,
+                    f"The command could not be read ({why}), so its effect is unknown.",
+                    "split it into smaller, plainer commands",
+                )
+            )
         # S2: a shell script the command runs or sources that could not be read (missing at
         # decision time, too large, binary) is a note, not a pass (bypass_failures #3/#6).
-        unread = next((s for s in facts.scripts if s.text is None and s.note != "dynamic path"
-                       and s.interpreter in PARSED_SHELLS), None) if facts.scripts else None
+        unread = (
+            next(
+                (
+                    s
+                    for s in facts.scripts
+                    if s.text is None
+                    and s.note != "dynamic path"
+                    and s.interpreter in PARSED_SHELLS
+                ),
+                None,
+            )
+            if facts.scripts
+            else None
+        )
         if unread is not None:
-            found.append(Finding("reader.script-unread", Outcome.DESTRUCTIVE,
-                                 f"It runs the shell script {unread.path}, which the gate could not "
-                                 f"read ({unread.note}), so its effect is unknown.",
-                                 "run the script once it exists, as its own command"))
+            found.append(
+                Finding(
+                    "reader.script-unread",
+                    Outcome.DESTRUCTIVE,
+                    f"It runs the shell script {unread.path}, which the gate could not "
+                    f"read ({unread.note}), so its effect is unknown.",
+                    "run the script once it exists, as its own command",
+                )
+            )
         # S2.1: code gatesh cannot see is never safe: at least destructive, with its reason.
         opaque = next((c for c in facts.code if c.opaque), None) if facts.code else None
         if opaque is not None:
-            found.append(Finding("reader.opaque-code", Outcome.DESTRUCTIVE,
-                                 f"gatesh cannot see what this runs: {opaque.opaque}.",
-                                 "run the commands themselves, written out, so the gate can read them"))
+            found.append(
+                Finding(
+                    "reader.opaque-code",
+                    Outcome.DESTRUCTIVE,
+                    f"gatesh cannot see what this runs: {opaque.opaque}.",
+                    "run the commands themselves, written out, so the gate can read them",
+                )
+            )
         if not found:
             return Outcome.SAFE, SAFE_REASON, "", (), gaps
         found.sort(key=lambda f: -f.outcome.rank)

@@ -122,7 +122,9 @@ class Ctx:
     home: str
     depth: int = 0
     cmds: list[Cmd] = field(default_factory=list)
-    cwds: list[str | None] = field(default_factory=list)  # effective cwd per command (None: unknown)
+    cwds: list[str | None] = field(
+        default_factory=list
+    )  # effective cwd per command (None: unknown)
     vars_set: bool = False  # the line assigns HOME/TMPDIR/TMP/PWD itself
     # Rates another command line with the same tables (a command string found inside code):
     # handed in by the table runner, so no rule module imports the package that holds it.
@@ -130,7 +132,9 @@ class Ctx:
     root: bool = False  # the commands run as root: they can write the machine's own folders
     # The path effects of each (meaning, reading): the effect rules read the same facts, so the
     # lists are made in one pass per line (:func:`gatesh.rater.builtin.effects._effects`).
-    effects_of: dict[tuple[enum.Enum | None, bool], tuple[PathEffect, ...]] = field(default_factory=dict)
+    effects_of: dict[tuple[enum.Enum | None, bool], tuple[PathEffect, ...]] = field(
+        default_factory=dict
+    )
     _hay: str | None = field(default=None, init=False, repr=False)
     _probe: Probe | None = field(default=None, init=False, repr=False)
 
@@ -168,19 +172,32 @@ class Ctx:
         # _SETS_VARS needs "HOME=", "TMP" or "PWD=" (a cheaper test first: most lines set none).
         self.vars_set = ("HOME=" in text or "TMP" in text or "PWD=" in text) and any(
             not (m.group(1) in ("TMPDIR", "TMP") and _TEMP_VALUE.match(m.group(2).strip("'\"")))
-            for m in _SETS_VARS.finditer(text))
+            for m in _SETS_VARS.finditer(text)
+        )
 
     @property
     def text(self) -> str:
         return self.facts.text
 
 
-_SETS_VARS: Final = re.compile(r"(?:^|[\s;&|(])(?:export\s+|declare\s+(?:-x\s+)?)?(HOME|TMPDIR|TMP|PWD)=(\S*)")
+_SETS_VARS: Final = re.compile(
+    r"(?:^|[\s;&|(])(?:export\s+|declare\s+(?:-x\s+)?)?(HOME|TMPDIR|TMP|PWD)=(\S*)"
+)
 # A temporary folder spelled out (no `..`, no expansion): TMPDIR set to it still names a temporary
 # folder, whichever value a later `$TMPDIR` expands to (a prefix assignment does not reach its own words).
 _TEMP_VALUE: Final = re.compile(r"^['\"]?/(?:tmp|var/tmp)(?:/(?!\.\.?(?:/|$))[\w.-]+)*/?['\"]?$")
-_DASHES: Final = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
-                                "\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
+_DASHES: Final = str.maketrans(
+    {
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\ufe63": "-",
+        "\uff0d": "-",
+    }
+)
 
 
 class Cmd:
@@ -191,7 +208,19 @@ class Cmd:
     (everything after ``--``); option values are therefore also in ``pos`` (rules know this).
     """
 
-    __slots__ = ("_hay", "_low", "_writes", "args", "ctx", "dyn", "flags", "head", "index", "pos", "sc")
+    __slots__ = (
+        "_hay",
+        "_low",
+        "_writes",
+        "args",
+        "ctx",
+        "dyn",
+        "flags",
+        "head",
+        "index",
+        "pos",
+        "sc",
+    )
 
     def __init__(self, sc: SimpleCommand, index: int, ctx: Ctx) -> None:
         self.sc = sc
@@ -269,7 +298,7 @@ class Cmd:
                 if a == n:
                     return args[i + 1] if i + 1 < len(args) else ""
                 if n.startswith("--") and a.startswith(n + "="):
-                    return a[len(n) + 1:]
+                    return a[len(n) + 1 :]
                 if not n.startswith("--") and len(n) == 2 and a.startswith(n) and len(a) > 2:
                     return a[2:]
         return None
@@ -282,7 +311,7 @@ class Cmd:
                 if a == n and i + 1 < len(args):
                     out.append(args[i + 1])
                 elif n.startswith("--") and a.startswith(n + "="):
-                    out.append(a[len(n) + 1:])
+                    out.append(a[len(n) + 1 :])
         return out
 
     @property
@@ -294,7 +323,9 @@ class Cmd:
 
     @property
     def reads(self) -> tuple[str, ...]:
-        return tuple(r.target for r in self.sc.redirects if not r.writes and r.target and r.op in ("<", "<>"))
+        return tuple(
+            r.target for r in self.sc.redirects if not r.writes and r.target and r.op in ("<", "<>")
+        )
 
     @property
     def feeders(self) -> list[Cmd]:
@@ -312,7 +343,7 @@ class Cmd:
         for p in self.ctx.facts.pipelines:
             if self.index in p:
                 k = p.index(self.index)
-                out.extend(self.ctx.cmds[j] for j in p[k + 1:] if j < len(self.ctx.cmds))
+                out.extend(self.ctx.cmds[j] for j in p[k + 1 :] if j < len(self.ctx.cmds))
         return out
 
     @property
@@ -328,7 +359,8 @@ class Cmd:
 
 # A shell named as a path (/bin/sh, /usr/local/bin/bash) anywhere inside a word.
 SHELL_PATH_RE: Final = re.compile(
-    r"(?<![\w+-])(?:/usr)?(?:/local)?/s?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y|r|pdk)?sh(?![\w.+-])")
+    r"(?<![\w+-])(?:/usr)?(?:/local)?/s?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y|r|pdk)?sh(?![\w.+-])"
+)
 # Code that spawns a shell by name: system("sh"), exec 'bash', spawn("/bin/sh"), pty.spawn …
 SPAWN_RE: Final = re.compile(
     r"(?:\b(?:system|exec[lvpe]*|spawn\w*|popen\d?|passthru|shell_exec|pcntl_exec|proc_open|"
@@ -340,25 +372,109 @@ SPAWN_RE: Final = re.compile(
 )
 
 _HOME_VARS: Final = re.compile(r"^(?:~(?=/|$)|\$HOME(?![\w])|\$\{HOME\})")
-_TMP_VARS: Final = re.compile(r"^(?:\$TMPDIR(?![\w])|\$\{TMPDIR(?::-[^}]*)?\}|\$TMP(?![\w])|\$\{TMP\})")
+_TMP_VARS: Final = re.compile(
+    r"^(?:\$TMPDIR(?![\w])|\$\{TMPDIR(?::-[^}]*)?\}|\$TMP(?![\w])|\$\{TMP\})"
+)
 _PWD_VARS: Final = re.compile(r"^(?:\$PWD(?![\w])|\$\{PWD\}|\$\(pwd\))")
 
-SYSTEM_DIRS: Final = frozenset({
-    "/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev",
-    "/proc", "/sys", "/var", "/opt", "/srv", "/root", "/home", "/users", "/system", "/library",
-    "/applications", "/private", "/snap", "/mnt", "/media", "/run", "/usr/local", "/usr/bin",
-    "/usr/lib", "/usr/share", "/var/lib", "/var/log", "/etc/ssl", "/private/etc", "/nix",
-})
+SYSTEM_DIRS: Final = frozenset(
+    {
+        "/",
+        "/etc",
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/boot",
+        "/dev",
+        "/proc",
+        "/sys",
+        "/var",
+        "/opt",
+        "/srv",
+        "/root",
+        "/home",
+        "/users",
+        "/system",
+        "/library",
+        "/applications",
+        "/private",
+        "/snap",
+        "/mnt",
+        "/media",
+        "/run",
+        "/usr/local",
+        "/usr/bin",
+        "/usr/lib",
+        "/usr/share",
+        "/var/lib",
+        "/var/log",
+        "/etc/ssl",
+        "/private/etc",
+        "/nix",
+    }
+)
 TEMP_ROOTS: Final = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/", "/private/var/folders/")
-BUILD_NAMES: Final = frozenset({
-    "node_modules", "dist", "build", "target", "__pycache__", ".cache", ".pytest_cache",
-    ".mypy_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", ".next", ".nuxt", ".turbo",
-    ".parcel-cache", "coverage", ".coverage", "htmlcov", ".gradle", ".eggs", "out", "bin", "obj",
-    ".svelte-kit", ".angular", ".expo", ".terraform", "tmp", ".tmp", "temp", "cache", ".sass-cache",
-    "bower_components", ".nyc_output", "_build", "deps", ".hypothesis", "storybook-static",
-    ".docusaurus", ".vercel", ".serverless", "cdk.out", "vendor/bundle", ".build", "DerivedData",
-    "Pods", "cmake-build-debug", "cmake-build-release", ".ipynb_checkpoints", "site", "public/build",
-})
+BUILD_NAMES: Final = frozenset(
+    {
+        "node_modules",
+        "dist",
+        "build",
+        "target",
+        "__pycache__",
+        ".cache",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        ".next",
+        ".nuxt",
+        ".turbo",
+        ".parcel-cache",
+        "coverage",
+        ".coverage",
+        "htmlcov",
+        ".gradle",
+        ".eggs",
+        "out",
+        "bin",
+        "obj",
+        ".svelte-kit",
+        ".angular",
+        ".expo",
+        ".terraform",
+        "tmp",
+        ".tmp",
+        "temp",
+        "cache",
+        ".sass-cache",
+        "bower_components",
+        ".nyc_output",
+        "_build",
+        "deps",
+        ".hypothesis",
+        "storybook-static",
+        ".docusaurus",
+        ".vercel",
+        ".serverless",
+        "cdk.out",
+        "vendor/bundle",
+        ".build",
+        "DerivedData",
+        "Pods",
+        "cmake-build-debug",
+        "cmake-build-release",
+        ".ipynb_checkpoints",
+        "site",
+        "public/build",
+    }
+)
 
 
 class Scope(enum.StrEnum):
@@ -377,7 +493,9 @@ class Scope(enum.StrEnum):
     UNKNOWN = "unknown"
 
 
-def resolve(word: str, cwd: str, home: str, *, dynamic: bool = True, known_vars: bool = True) -> str | None:
+def resolve(
+    word: str, cwd: str, home: str, *, dynamic: bool = True, known_vars: bool = True
+) -> str | None:
     """``word`` as an absolute normalised path, or None when it depends on an unknown value.
 
     ``dynamic`` False means the word was quoted literally (``'$HOME'`` names a folder called $HOME).
@@ -396,15 +514,15 @@ def resolve(word: str, cwd: str, home: str, *, dynamic: bool = True, known_vars:
         return None
     m = _HOME_VARS.match(w)
     if m:
-        w = home + w[m.end():]
+        w = home + w[m.end() :]
     else:
         m = _TMP_VARS.match(w)
         if m:
-            w = "/tmp" + w[m.end():]
+            w = "/tmp" + w[m.end() :]
         else:
             m = _PWD_VARS.match(w)
             if m:
-                w = cwd + w[m.end():]
+                w = cwd + w[m.end() :]
     if "$" in w or "`" in w:
         return None
     if w.startswith("~"):  # ~user
@@ -427,8 +545,15 @@ def _strip_glob(p: str) -> tuple[str, bool]:
     return p, False
 
 
-def scope_of(word: str, cwd: str | None, home: str, *, dynamic: bool = True,
-             known_vars: bool = True, project: str | None = None) -> tuple[Scope, str]:
+def scope_of(
+    word: str,
+    cwd: str | None,
+    home: str,
+    *,
+    dynamic: bool = True,
+    known_vars: bool = True,
+    project: str | None = None,
+) -> tuple[Scope, str]:
     """Classify ``word`` (a path operand): the scope and the resolved path ('' when unknown).
 
     ``cwd`` resolves relative paths; ``project`` (default ``cwd``) is the working directory whose
@@ -448,8 +573,11 @@ def scope_of(word: str, cwd: str | None, home: str, *, dynamic: bool = True,
     target = base if globbed else path
     # temp: named as such (a relative path under a temp cwd is still the project)
     lit_abs = word.startswith("/") or (dynamic and word.startswith(("$TMP", "${TMP")))
-    if lit_abs and (target + "/").startswith(TEMP_ROOTS) and target.rstrip("/") not in (
-            "/tmp", "/var/tmp", "/private/tmp", "/dev/shm"):
+    if (
+        lit_abs
+        and (target + "/").startswith(TEMP_ROOTS)
+        and target.rstrip("/") not in ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
+    ):
         return Scope.TEMP, path
     if dynamic and word.rstrip("/") in ("$TMPDIR", "${TMPDIR}", "$TMP", "${TMP}") and known_vars:
         return Scope.TEMP, path
@@ -462,7 +590,7 @@ def scope_of(word: str, cwd: str | None, home: str, *, dynamic: bool = True,
         if target == cwd_n or (globbed and whole and base == cwd_n):
             return Scope.CWD_ALL, path
         if target.startswith(cwd_n + "/"):
-            rel = target[len(cwd_n) + 1:]
+            rel = target[len(cwd_n) + 1 :]
             if any(part in BUILD_NAMES or part.endswith(".egg-info") for part in rel.split("/")):
                 return Scope.BUILD, path
             return Scope.CWD_ITEM, path
@@ -470,7 +598,7 @@ def scope_of(word: str, cwd: str | None, home: str, *, dynamic: bool = True,
         if target == home_n:
             return Scope.HOME_ROOT, path
         if target.startswith(home_n + "/"):
-            rel = target[len(home_n) + 1:]
+            rel = target[len(home_n) + 1 :]
             if any(part in BUILD_NAMES for part in rel.split("/")[1:]) and "/" in rel:
                 return Scope.BUILD, path
             return (Scope.HOME_TOP if "/" not in rel else Scope.HOME), path
@@ -485,7 +613,7 @@ def scope_of(word: str, cwd: str | None, home: str, *, dynamic: bool = True,
 
 def fold_home(path: str, home: str) -> str:
     if home and home != "/" and (path == home or path.startswith(home + "/")):
-        return "~" + path[len(home):]
+        return "~" + path[len(home) :]
     return path
 
 
@@ -498,8 +626,29 @@ def default_home() -> str:
 
 # --- what a command writes ----------------------------------------------------------------------
 
-EDITORS: Final = frozenset({"vi", "vim", "nvim", "nano", "emacs", "ee", "pico", "joe", "micro", "code",
-                            "gedit", "kate", "mcedit", "ed", "ex", "visudo", "sudoedit", "vipw", "vigr"})
+EDITORS: Final = frozenset(
+    {
+        "vi",
+        "vim",
+        "nvim",
+        "nano",
+        "emacs",
+        "ee",
+        "pico",
+        "joe",
+        "micro",
+        "code",
+        "gedit",
+        "kate",
+        "mcedit",
+        "ed",
+        "ex",
+        "visudo",
+        "sudoedit",
+        "vipw",
+        "vigr",
+    }
+)
 
 
 def write_targets(c: Cmd) -> list[str]:

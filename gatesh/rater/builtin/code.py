@@ -31,7 +31,8 @@ _SHELL_CALL: Final = re.compile(
     r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"
     r"|\bsystem|\bexec(?:Sync)?|\bpassthru|\bshell_exec|\bpopen|\bspawnSync|child_process\.\w+|\bqx|%x"
     r"|do shell script|Runtime\.getRuntime\(\)\.exec|\brun)\s*\(?\s*(?:\[\s*)?(['\"`])(.+?)(?<!\\)\1",
-    re.S)
+    re.S,
+)
 _BACKTICK: Final = re.compile(r"`([^`]{2,})`")
 _LIST_ARGV: Final = re.compile(r"\[\s*((?:['\"][^'\"]*['\"]\s*,\s*)+['\"][^'\"]*['\"])\s*\]")
 _FILE_OPS: Final = re.compile(
@@ -39,22 +40,68 @@ _FILE_OPS: Final = re.compile(
     r"unlinkSync|FileUtils\.rm_rf|FileUtils\.rm_r|FileUtils\.remove_dir|FileUtils\.rm|File\.delete|"
     r"Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm|fs\.promises\.rm|Files\.delete|delete POSIX file)"
     r"\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?(['\"])(?P<path>[^'\"]+)\2",
-    re.I)
-_RECURSIVE_FN: Final = re.compile(r"rmtree|rm_rf|rm_r|remove_dir|removedirs|remove_tree|rmSync|fs\.rm|delete POSIX", re.I)
-_ORM: Final = re.compile(r"\b(?:destroy_all|delete_all|drop_table|dropDatabase|deleteIndex|deleteMany|"
-                         r"clearObjects|clear_index|truncate_table|flushall|flushdb|drop_collection|"
-                         r"drop_database|purge_queue|delete_bucket|\.destroy!?\(|\.delete\()", re.I)
-_CODE_HEADS_EXTRA: Final = frozenset({"osascript", "gitlab-rails", "rails", "jshell", "deno",
-                                      "bun", "tsx", "ts-node", "node", "irb", "java", "kotlin", "scala"})
-_DATA_HEADS: Final = frozenset({"echo", "printf", "grep", "egrep", "rg", "ag", "cat", "git", "sed", "awk", "jq",
-                                "curl", "wget", "http", "psql", "mysql", "sqlite3", "mongosh", "redis-cli", "tee"})
+    re.I,
+)
+_RECURSIVE_FN: Final = re.compile(
+    r"rmtree|rm_rf|rm_r|remove_dir|removedirs|remove_tree|rmSync|fs\.rm|delete POSIX", re.I
+)
+_ORM: Final = re.compile(
+    r"\b(?:destroy_all|delete_all|drop_table|dropDatabase|deleteIndex|deleteMany|"
+    r"clearObjects|clear_index|truncate_table|flushall|flushdb|drop_collection|"
+    r"drop_database|purge_queue|delete_bucket|\.destroy!?\(|\.delete\()",
+    re.I,
+)
+_CODE_HEADS_EXTRA: Final = frozenset(
+    {
+        "osascript",
+        "gitlab-rails",
+        "rails",
+        "jshell",
+        "deno",
+        "bun",
+        "tsx",
+        "ts-node",
+        "node",
+        "irb",
+        "java",
+        "kotlin",
+        "scala",
+    }
+)
+_DATA_HEADS: Final = frozenset(
+    {
+        "echo",
+        "printf",
+        "grep",
+        "egrep",
+        "rg",
+        "ag",
+        "cat",
+        "git",
+        "sed",
+        "awk",
+        "jq",
+        "curl",
+        "wget",
+        "http",
+        "psql",
+        "mysql",
+        "sqlite3",
+        "mongosh",
+        "redis-cli",
+        "tee",
+    }
+)
 
 
 def code_of(c: Cmd) -> str:
     """The program text ``c`` runs inline: -c/-e arguments, or its heredoc body."""
     lang = interpreter(c.head)
-    parts = list(invocation(lang, c.args).inline) if lang is not None else c.opt_values(
-        "-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "--command")
+    parts = (
+        list(invocation(lang, c.args).inline)
+        if lang is not None
+        else c.opt_values("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "--command")
+    )
     if c.head in ("gitlab-rails", "rails") and c.sub(0) == "runner":
         parts.extend(c.pos[1:])
     if c.heredoc_fed or (c.feeders and not c.pos):
@@ -84,7 +131,11 @@ def rate_inner(text: str, c: Cmd) -> Hit | None:
     top = max(found, key=lambda f: f.outcome.rank)
     sev = {"destructive": D, "catastrophic": C, "attack": Severity.ATTACK}[top.outcome.value]
     reason = top.reason.rstrip(".")
-    return Hit(severity=sev, detail=f"runs `{text[:60]}`: {reason[:1].lower() + reason[1:]}", remedy=top.remedy)
+    return Hit(
+        severity=sev,
+        detail=f"runs `{text[:60]}`: {reason[:1].lower() + reason[1:]}",
+        remedy=top.remedy,
+    )
 
 
 def _worse(a: Hit | None, b: Hit | None) -> Hit | None:
@@ -117,7 +168,9 @@ def inline_code(c: Cmd) -> MatchResult:
             worst = _worse(worst, rate_inner(m.group(1), c))
     for m in _FILE_OPS.finditer(code):
         path = m.group("path")
-        recursive = bool(_RECURSIVE_FN.search(m.group("fn"))) or "recursive" in code[m.end():m.end() + 40]
+        recursive = (
+            bool(_RECURSIVE_FN.search(m.group("fn"))) or "recursive" in code[m.end() : m.end() + 40]
+        )
         hit = _judge(c, [path], recursive, "deletes")
         if hit:
             worst = _worse(worst, Hit(severity=hit.severity, detail=hit.detail, remedy=hit.remedy))
@@ -127,9 +180,26 @@ def inline_code(c: Cmd) -> MatchResult:
 
 
 # Every match of orm_args holds one: a word _ORM looks for (lower-cased), or ":restore".
-_ORM_NEEDS: Final = ("destroy_all", "delete_all", "drop_table", "dropdatabase", "deleteindex", "deletemany",
-                     "clearobjects", "clear_index", "truncate_table", "flushall", "flushdb", "drop_collection",
-                     "drop_database", "purge_queue", "delete_bucket", ".destroy", ".delete(", ":restore")
+_ORM_NEEDS: Final = (
+    "destroy_all",
+    "delete_all",
+    "drop_table",
+    "dropdatabase",
+    "deleteindex",
+    "deletemany",
+    "clearobjects",
+    "clear_index",
+    "truncate_table",
+    "flushall",
+    "flushdb",
+    "drop_collection",
+    "drop_database",
+    "purge_queue",
+    "delete_bucket",
+    ".destroy",
+    ".delete(",
+    ":restore",
+)
 
 
 def orm_args(c: Cmd) -> MatchResult:
@@ -152,7 +222,7 @@ def parallel_inputs(c: Cmd) -> MatchResult:
     if before:
         return None
     worst: Hit | None = None
-    for inp in c.args[k + 1:]:
+    for inp in c.args[k + 1 :]:
         if inp in (":::", "::::"):
             continue
         worst = _worse(worst, rate_inner(inp, c))
@@ -164,7 +234,8 @@ def parallel_inputs(c: Cmd) -> MatchResult:
 # `.exec(` as a method is left out: in JavaScript that is mostly a regular expression's.
 _COMPUTED_CALL: Final = re.compile(
     r"(?:os\.system|os\.popen|subprocess\.\w+|child_process(?:['\"]\))?\.\w+|(?<![.\w])(?:system|exec|execSync"
-    r"|passthru|shell_exec|popen|spawnSync|proc_open))\s*\(\s*(?!['\"`)]|\[\s*['\"](?![^\]]{0,256}\]\s*\.))")
+    r"|passthru|shell_exec|popen|spawnSync|proc_open))\s*\(\s*(?!['\"`)]|\[\s*['\"](?![^\]]{0,256}\]\s*\.))"
+)
 
 
 def _program_text(c: Cmd) -> tuple[str, ...]:
@@ -183,25 +254,67 @@ def computed_command(c: Cmd) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("code.computed-command", D, "Inline code {detail}, which the gate cannot read.",
-         computed_command, tried_on=interpreters_and(), remedy="run the command itself, written out, so the gate can read it",
-         examples=("awk 'BEGIN{c=\"r\" \"m -rf ~\"; system(c)}'", "python3 -c 'import os; os.system(cmd)'",
-                   "perl -e 'system($ENV{X})'", "php -r 'shell_exec($argv[1]);'",
-                   "node -e \"require('child_process').exec(['rm','-rf',d].join(' '))\""),
-         counter=("awk '{print $1}' f", "python3 -c \"import os; os.system('ls')\"",
-                  "python3 -c \"import subprocess; subprocess.run(['ls', '-l'])\"",
-                  "node -e \"/x/.exec('y')\"", "awk 'BEGIN{system(\"date\")}'")),
-    Rule("code.inline", D, "Inline code {detail}.", inline_code, tried_on=interpreters_and(_CODE_HEADS_EXTRA),
-         remedy="do the file or shell operation as a plain shell command the gate can read",
-         examples=("python -c \"import shutil; shutil.rmtree('/home/user')\"", "perl -e \"system('rm -rf /home/user')\"",
-                   "node -e \"require('fs').rmSync('/', {recursive:true})\"", "ruby -e \"FileUtils.rm_rf('/')\"",
-                   "python3 <<EOF\nimport os\nos.remove('/etc/passwd')\nEOF",
-                   "osascript -e 'do shell script \"rm /var/log/system.log\"'"),
-         counter=("python -c \"print('rm -rf /')\"", "python -c \"import shutil; shutil.rmtree('build')\"",
-                  "node -e 'console.log(1)'")),
-    Rule("code.orm-delete", D, "This {detail}.", orm_args, remedy="name exactly what will be deleted, with a filter",
-         examples=("gitlab-rake gitlab:backup:restore", "sidekiq-cli exec 'Job.delete_all'"),
-         counter=("rails runner 'puts User.count'",), needs=_ORM_NEEDS),
-    Rule("code.parallel-inputs", D, "GNU parallel {detail}.", parallel_inputs, tried_on=among(("parallel",)), remedy="run each command directly",
-         examples=("parallel ::: 'rm -rf /home/x' \"$(cat more)\"",), counter=("parallel echo ::: a b",)),
+    Rule(
+        "code.computed-command",
+        D,
+        "Inline code {detail}, which the gate cannot read.",
+        computed_command,
+        tried_on=interpreters_and(),
+        remedy="run the command itself, written out, so the gate can read it",
+        examples=(
+            'awk \'BEGIN{c="r" "m -rf ~"; system(c)}\'',
+            "python3 -c 'import os; os.system(cmd)'",
+            "perl -e 'system($ENV{X})'",
+            "php -r 'shell_exec($argv[1]);'",
+            "node -e \"require('child_process').exec(['rm','-rf',d].join(' '))\"",
+        ),
+        counter=(
+            "awk '{print $1}' f",
+            "python3 -c \"import os; os.system('ls')\"",
+            "python3 -c \"import subprocess; subprocess.run(['ls', '-l'])\"",
+            "node -e \"/x/.exec('y')\"",
+            "awk 'BEGIN{system(\"date\")}'",
+        ),
+    ),
+    Rule(
+        "code.inline",
+        D,
+        "Inline code {detail}.",
+        inline_code,
+        tried_on=interpreters_and(_CODE_HEADS_EXTRA),
+        remedy="do the file or shell operation as a plain shell command the gate can read",
+        examples=(
+            "python -c \"import shutil; shutil.rmtree('/home/user')\"",
+            "perl -e \"system('rm -rf /home/user')\"",
+            "node -e \"require('fs').rmSync('/', {recursive:true})\"",
+            "ruby -e \"FileUtils.rm_rf('/')\"",
+            "python3 <<EOF\nimport os\nos.remove('/etc/passwd')\nEOF",
+            "osascript -e 'do shell script \"rm /var/log/system.log\"'",
+        ),
+        counter=(
+            "python -c \"print('rm -rf /')\"",
+            "python -c \"import shutil; shutil.rmtree('build')\"",
+            "node -e 'console.log(1)'",
+        ),
+    ),
+    Rule(
+        "code.orm-delete",
+        D,
+        "This {detail}.",
+        orm_args,
+        remedy="name exactly what will be deleted, with a filter",
+        examples=("gitlab-rake gitlab:backup:restore", "sidekiq-cli exec 'Job.delete_all'"),
+        counter=("rails runner 'puts User.count'",),
+        needs=_ORM_NEEDS,
+    ),
+    Rule(
+        "code.parallel-inputs",
+        D,
+        "GNU parallel {detail}.",
+        parallel_inputs,
+        tried_on=among(("parallel",)),
+        remedy="run each command directly",
+        examples=("parallel ::: 'rm -rf /home/x' \"$(cat more)\"",),
+        counter=("parallel echo ::: a b",),
+    ),
 )

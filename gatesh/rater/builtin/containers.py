@@ -8,10 +8,24 @@ from typing import Final
 
 from gatesh.rater.builtin._base import A, C, Cmd, D, Hit, MatchResult, Rule, heads
 
-DOCKER: Final = heads("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "ctr", "crictl", "lxc")
+DOCKER: Final = heads(
+    "docker", "podman", "nerdctl", "docker-compose", "podman-compose", "ctr", "crictl", "lxc"
+)
 KUBE: Final = heads("kubectl", "oc", "k", "kubecolor")
 SYNC: Final = heads("argocd", "deck")
-IAC: Final = heads("terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "serverless", "sls", "sam", "helm", "helmfile")
+IAC: Final = heads(
+    "terraform",
+    "tofu",
+    "terragrunt",
+    "pulumi",
+    "cdk",
+    "cdktf",
+    "serverless",
+    "sls",
+    "sam",
+    "helm",
+    "helmfile",
+)
 
 
 def _docker_words(c: Cmd) -> list[str]:
@@ -24,20 +38,34 @@ def docker_destroy(c: Cmd) -> MatchResult:
         return None  # help text only
     if w[0] in ("builder", "buildx") and len(w) > 1 and w[1] == "prune":
         return None  # the build cache, which the next build recreates; images and volumes stay
-    if w[0] in ("system", "volume", "image", "container", "network") and len(w) > 1 and w[1] == "prune":
+    if (
+        w[0] in ("system", "volume", "image", "container", "network")
+        and len(w) > 1
+        and w[1] == "prune"
+    ):
         vols = (w[0] in ("system",) and c.has("--volumes")) or w[0] == "volume"
-        return Hit(detail=f"{w[0]} prune deletes {'volumes and their data' if vols else 'unused ' + w[0] + 's'}")
+        return Hit(
+            detail=f"{w[0]} prune deletes {'volumes and their data' if vols else 'unused ' + w[0] + 's'}"
+        )
     if w[0] == "volume" and len(w) > 1 and w[1] in ("rm", "remove"):
         return Hit(detail="deletes volumes and the data in them")
     if w[0] in ("rm", "container") and (w[0] == "rm" or (len(w) > 1 and w[1] in ("rm", "remove"))):
-        return Hit(detail="removes containers" + (" and their volumes" if c.has("-v", "--volumes") else ""))
+        return Hit(
+            detail="removes containers" + (" and their volumes" if c.has("-v", "--volumes") else "")
+        )
     if w[0] in ("rmi",) or (w[0] == "image" and len(w) > 1 and w[1] in ("rm", "remove")):
         return Hit(detail="deletes images")
-    if w[0] in ("kill", "stop") or (w[0] == "container" and len(w) > 1 and w[1] in ("kill", "stop")):
+    if w[0] in ("kill", "stop") or (
+        w[0] == "container" and len(w) > 1 and w[1] in ("kill", "stop")
+    ):
         return Hit(detail="stops running containers")
     if w[0] == "compose" and len(w) > 1 and w[1] == "down" and c.has("-v", "--volumes", "--rmi"):
         return Hit(detail="tears down the services and deletes their volumes")
-    if c.head in ("docker-compose", "podman-compose") and w[0] == "down" and c.has("-v", "--volumes", "--rmi"):
+    if (
+        c.head in ("docker-compose", "podman-compose")
+        and w[0] == "down"
+        and c.has("-v", "--volumes", "--rmi")
+    ):
         return Hit(detail="tears down the services and deletes their volumes")
     if w[0] == "compose" and len(w) > 1 and w[1] == "rm":
         return Hit(detail="removes service containers")
@@ -53,8 +81,17 @@ def docker_host_escape(c: Cmd) -> MatchResult:
     mounts = c.opt_values("-v", "--volume", "--mount")
     if any(re.search(r"(?:src|source)=/(?:,|$)", m) for m in mounts):
         return True
-    root_mount = any(m.split(":", 1)[0] in ("/", "/etc", "/root", "/var/run/docker.sock") or "source=/," in m or m.startswith("type=bind,source=/,") for m in mounts)
-    priv = c.has("--privileged") or any(a in ("--pid=host", "--net=host --privileged", "--userns=host") for a in c.args) or "--cap-add=sys_admin" in c.low
+    root_mount = any(
+        m.split(":", 1)[0] in ("/", "/etc", "/root", "/var/run/docker.sock")
+        or "source=/," in m
+        or m.startswith("type=bind,source=/,")
+        for m in mounts
+    )
+    priv = (
+        c.has("--privileged")
+        or any(a in ("--pid=host", "--net=host --privileged", "--userns=host") for a in c.args)
+        or "--cap-add=sys_admin" in c.low
+    )
     if root_mount or (priv and w[0] in ("run", "create")):
         return True
     return None
@@ -64,10 +101,27 @@ def kubectl(c: Cmd) -> MatchResult:
     verb = c.sub(0)
     if verb == "delete":
         kinds = [p.lower() for p in c.pos[1:]]
-        if any(k.split("/")[0] in ("namespace", "namespaces", "ns", "pv", "persistentvolume", "persistentvolumes", "crd",
-                                   "customresourcedefinition", "customresourcedefinitions", "node", "nodes", "all")
-               for k in kinds) or c.has("--all", "-A", "--all-namespaces"):
-            return Hit(severity=C, detail="deletes a namespace, all resources or cluster-wide objects")
+        if any(
+            k.split("/")[0]
+            in (
+                "namespace",
+                "namespaces",
+                "ns",
+                "pv",
+                "persistentvolume",
+                "persistentvolumes",
+                "crd",
+                "customresourcedefinition",
+                "customresourcedefinitions",
+                "node",
+                "nodes",
+                "all",
+            )
+            for k in kinds
+        ) or c.has("--all", "-A", "--all-namespaces"):
+            return Hit(
+                severity=C, detail="deletes a namespace, all resources or cluster-wide objects"
+            )
         return Hit(detail="deletes cluster resources")
     if verb in ("drain", "cordon", "taint"):
         return Hit(detail=f"{verb}s a node")
@@ -80,7 +134,9 @@ def kubectl(c: Cmd) -> MatchResult:
     if verb == "rollout" and c.sub(1) in ("undo", "restart"):
         return Hit(detail=f"rollout {c.sub(1)}s a live workload")
     if verb == "get" and any(p.lower().split("/")[0] in ("secret", "secrets") for p in c.pos[1:2]):
-        return Hit(detail="reads cluster secrets", remedy="read only the non-secret configuration you need")
+        return Hit(
+            detail="reads cluster secrets", remedy="read only the non-secret configuration you need"
+        )
     return None
 
 
@@ -88,21 +144,27 @@ def sync_prune(c: Cmd) -> MatchResult:
     """Tools that make a live system match a file and delete whatever the file does not list."""
     words = [p.lower() for p in c.pos[:2]]
     if c.head == "deck":  # Kong's decK; `gateway` is the newer spelling of the same verbs
-        verb = words[1] if words[:1] == ["gateway"] and len(words) > 1 else (words[0] if words else "")
+        verb = (
+            words[1] if words[:1] == ["gateway"] and len(words) > 1 else (words[0] if words else "")
+        )
         if verb == "reset":
             return Hit(severity=C, detail="deck reset deletes every entity on the Kong gateway")
         if verb == "sync":
             return Hit(detail="deck sync deletes every gateway entity the state file does not list")
         return None
     if c.head == "argocd" and words == ["app", "sync"] and c.has("--prune"):
-        return Hit(detail="argocd app sync --prune deletes live resources missing from the repository")
+        return Hit(
+            detail="argocd app sync --prune deletes live resources missing from the repository"
+        )
     return None
 
 
 def iac(c: Cmd) -> MatchResult:
     h, verb = c.head, c.sub(0)
     if h in ("terraform", "tofu", "terragrunt", "cdktf"):
-        if verb == "destroy" or ((verb in ("apply", "plan") and c.has("-destroy")) and verb != "plan"):
+        if verb == "destroy" or (
+            (verb in ("apply", "plan") and c.has("-destroy")) and verb != "plan"
+        ):
             return Hit(severity=C, detail=f"{h} destroy tears down the managed infrastructure")
         if verb == "apply" and c.has("-auto-approve", "--auto-approve"):
             return Hit(detail="applies infrastructure changes without a reviewed plan")
@@ -119,37 +181,107 @@ def iac(c: Cmd) -> MatchResult:
         return None
     if h in ("cdk", "serverless", "sls", "sam") and verb in ("destroy", "remove", "delete"):
         return Hit(severity=C, detail=f"{h} {verb} tears down deployed infrastructure")
-    if h in ("helm", "helmfile") and verb in ("uninstall", "delete", "del", "un", "destroy", "rollback"):
+    if h in ("helm", "helmfile") and verb in (
+        "uninstall",
+        "delete",
+        "del",
+        "un",
+        "destroy",
+        "rollback",
+    ):
         return Hit(detail=f"helm {verb} removes or rolls back a release")
     return None
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("containers.docker-destroy", D, "docker {detail}.", docker_destroy, heads=DOCKER,
-         remedy="remove only the containers or images this task created, by name",
-         examples=("docker system prune -af", "docker volume rm data", "docker rm -f web", "docker rmi app:old",
-                   "docker compose down -v"),
-         counter=("docker ps -a", "docker build -t app .", "docker compose up -d", "docker compose down",
-                  "docker buildx prune", "docker builder prune -f", "docker rm --help", "podman rmi -h")),
-    Rule("containers.host-escape", A, "A container with the host's root mounted or full privileges escapes all isolation.",
-         docker_host_escape, heads=DOCKER,
-         examples=("docker run -v /:/mnt --rm -it alpine chroot /mnt sh", "docker run --privileged -it ubuntu"),
-         counter=("docker run --rm -v $(pwd):/src node:20 npm test",)),
-    Rule("containers.kubectl", D, "kubectl {detail}.", kubectl, heads=KUBE,
-         remedy="use --dry-run=client first and name the exact resource",
-         examples=("kubectl delete pod web-1", "kubectl delete namespace prod", "kubectl drain node-1",
-                   "kubectl apply --prune -l app=web -f k8s/",
-                   "kubectl get secret db -o yaml"),
-         counter=("kubectl get pods", "kubectl apply -f app.yaml", "kubectl describe pod x")),
-    Rule("containers.sync-prune", D, "This {detail}.", sync_prune, heads=SYNC,
-         remedy="run the tool's diff first and sync only what it lists, by tag or name",
-         examples=("deck sync", "deck gateway sync --select-tag team-a", "deck gateway reset",
-                   "argocd app sync web --prune"),
-         counter=("deck diff", "deck gateway diff", "deck dump", "argocd app sync web",
-                  "argocd app list")),
-    Rule("containers.iac", D, "This {detail}.", iac, heads=IAC,
-         remedy="run plan/preview first and apply the reviewed plan",
-         examples=("terraform destroy", "terraform apply -auto-approve", "pulumi destroy", "helm uninstall web",
-                   "terraform state rm aws_instance.x"),
-         counter=("terraform plan", "terraform init", "helm list", "pulumi preview")),
+    Rule(
+        "containers.docker-destroy",
+        D,
+        "docker {detail}.",
+        docker_destroy,
+        heads=DOCKER,
+        remedy="remove only the containers or images this task created, by name",
+        examples=(
+            "docker system prune -af",
+            "docker volume rm data",
+            "docker rm -f web",
+            "docker rmi app:old",
+            "docker compose down -v",
+        ),
+        counter=(
+            "docker ps -a",
+            "docker build -t app .",
+            "docker compose up -d",
+            "docker compose down",
+            "docker buildx prune",
+            "docker builder prune -f",
+            "docker rm --help",
+            "podman rmi -h",
+        ),
+    ),
+    Rule(
+        "containers.host-escape",
+        A,
+        "A container with the host's root mounted or full privileges escapes all isolation.",
+        docker_host_escape,
+        heads=DOCKER,
+        examples=(
+            "docker run -v /:/mnt --rm -it alpine chroot /mnt sh",
+            "docker run --privileged -it ubuntu",
+        ),
+        counter=("docker run --rm -v $(pwd):/src node:20 npm test",),
+    ),
+    Rule(
+        "containers.kubectl",
+        D,
+        "kubectl {detail}.",
+        kubectl,
+        heads=KUBE,
+        remedy="use --dry-run=client first and name the exact resource",
+        examples=(
+            "kubectl delete pod web-1",
+            "kubectl delete namespace prod",
+            "kubectl drain node-1",
+            "kubectl apply --prune -l app=web -f k8s/",
+            "kubectl get secret db -o yaml",
+        ),
+        counter=("kubectl get pods", "kubectl apply -f app.yaml", "kubectl describe pod x"),
+    ),
+    Rule(
+        "containers.sync-prune",
+        D,
+        "This {detail}.",
+        sync_prune,
+        heads=SYNC,
+        remedy="run the tool's diff first and sync only what it lists, by tag or name",
+        examples=(
+            "deck sync",
+            "deck gateway sync --select-tag team-a",
+            "deck gateway reset",
+            "argocd app sync web --prune",
+        ),
+        counter=(
+            "deck diff",
+            "deck gateway diff",
+            "deck dump",
+            "argocd app sync web",
+            "argocd app list",
+        ),
+    ),
+    Rule(
+        "containers.iac",
+        D,
+        "This {detail}.",
+        iac,
+        heads=IAC,
+        remedy="run plan/preview first and apply the reviewed plan",
+        examples=(
+            "terraform destroy",
+            "terraform apply -auto-approve",
+            "pulumi destroy",
+            "helm uninstall web",
+            "terraform state rm aws_instance.x",
+        ),
+        counter=("terraform plan", "terraform init", "helm list", "pulumi preview"),
+    ),
 )

@@ -17,16 +17,35 @@ SENSITIVE: Final = re.compile(
     r"keychains?/|\.keychain(?:-db)?\b|/proc/(?:[0-9]+|\$\w+|\"?\$\{?\w+\}?\"?|self)/(?:mem|environ)\b"
     r"|/run/secrets/|serviceaccount/token|\.bash_history|\.zsh_history|/\.history\b|\.mysql_history"
     r"|\.psql_history|\.python_history|wallet\.dat|\.electrum|\.config/solana/id\.json",
-    re.I)
+    re.I,
+)
 _HISTORY: Final = re.compile(r"_history\b|/\.history\b", re.I)
 _CRED_NAMES: Final = re.compile(
     r"^(?:\*?\.?)?(?:id_rsa|id_dsa|id_ecdsa|id_ed25519|\.netrc|credentials|\.git-credentials|"
     r"msal_token_cache\.json|accesstokens\.json|credentials\.db|access_tokens\.db|token|\.gnupg|"
-    r"\*\.pem|\*\.key|\*\.kdbx|\*\.p12|\*\.pfx|wallet\.dat|shadow|\.pgpass|\.env)$", re.I)
-_PASSWORD_WORDS: Final = re.compile(r"pass(?:wd|word)?|secret|token|api[_-]?key|credential|-p\b", re.I)
+    r"\*\.pem|\*\.key|\*\.kdbx|\*\.p12|\*\.pfx|wallet\.dat|shadow|\.pgpass|\.env)$",
+    re.I,
+)
+_PASSWORD_WORDS: Final = re.compile(
+    r"pass(?:wd|word)?|secret|token|api[_-]?key|credential|-p\b", re.I
+)
 _BROAD_ROOTS: Final = ("/", "/etc", "/home", "/root", "/var", "/users", "~", "$home", "/opt", "//")
-TOOLS: Final = heads("mimipenguin", "mimipenguin.sh", "lazagne", "lazagne.py", "unshadow", "john", "hashcat",
-                     "gcore", "procdump", "truffleHog", "trufflehog", "gitleaks", "keychaindump", "chainbreaker")
+TOOLS: Final = heads(
+    "mimipenguin",
+    "mimipenguin.sh",
+    "lazagne",
+    "lazagne.py",
+    "unshadow",
+    "john",
+    "hashcat",
+    "gcore",
+    "procdump",
+    "truffleHog",
+    "trufflehog",
+    "gitleaks",
+    "keychaindump",
+    "chainbreaker",
+)
 
 
 def _find_outside(c: Cmd) -> bool:
@@ -54,23 +73,39 @@ def credential_search(c: Cmd) -> MatchResult:
         if not _PASSWORD_WORDS.search(c.low):
             return None
         targets = [p.lower() for p in c.pos[1:]]
-        if any(_HISTORY.search(t) for t in targets) or any(f.ctx is not None and f.head in ("cat", "history", "less", "tail", "head") and any(_HISTORY.search(x) for x in f.args) for f in c.feeders):
+        if any(_HISTORY.search(t) for t in targets) or any(
+            f.ctx is not None
+            and f.head in ("cat", "history", "less", "tail", "head")
+            and any(_HISTORY.search(x) for x in f.args)
+            for f in c.feeders
+        ):
             return Hit(detail="searches shell history for passwords")
-        if (c.has("-r", "-R", "--recursive") or h in ("rg", "ag")) and any(t.rstrip("/") in _BROAD_ROOTS or t in ("/",) for t in targets):
+        if (c.has("-r", "-R", "--recursive") or h in ("rg", "ag")) and any(
+            t.rstrip("/") in _BROAD_ROOTS or t in ("/",) for t in targets
+        ):
             return Hit(detail="searches the whole system for passwords")
         return None
     return None
 
 
 def keychain(c: Cmd) -> MatchResult:
-    if c.head == "security" and c.sub(0) in ("find-generic-password", "find-internet-password", "dump-keychain",
-                                              "export", "find-certificate", "unlock-keychain", "dump-trust-settings"):
+    if c.head == "security" and c.sub(0) in (
+        "find-generic-password",
+        "find-internet-password",
+        "dump-keychain",
+        "export",
+        "find-certificate",
+        "unlock-keychain",
+        "dump-trust-settings",
+    ):
         return Hit(detail=f"security {c.sub(0)}")
     if c.head in ("secret-tool",) and c.sub(0) in ("lookup", "search"):
         return Hit(detail="secret-tool lookup")
     if c.head == "getent" and c.sub(0) in ("shadow", "gshadow"):
         return Hit(detail="getent shadow")
-    if c.head in TOOLS or any(("lazagne" in p.lower() or "mimipenguin" in p.lower()) for p in c.pos[:2]):
+    if c.head in TOOLS or any(
+        ("lazagne" in p.lower() or "mimipenguin" in p.lower()) for p in c.pos[:2]
+    ):
         return Hit(detail=c.head)
     if c.head in ("gdb", "gcore") and c.has("-p", "--pid") and "ssh" in c.low:
         return Hit(detail="dumps a process's memory")
@@ -85,19 +120,51 @@ def metadata(ctx: Ctx) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("cred.search", A, "This {detail}.", credential_search, heads=heads("find", "fd", "locate", "mdfind", "grep", "egrep", "rg", "ag", "ack", "fgrep"),
-         examples=("find / -name id_rsa", "grep -ri password /", "cat ~/.bash_history | grep pass",
-                   "find //.aws -name credentials -type f"),
-         counter=("find . -name '*.py'", "grep -r password src/", "grep -i token README.md", "find . -name .env")),
-    Rule("cred.password-store", A, "This pulls secrets out of a password store or memory ({detail}).", keychain,
-         heads=heads("security", "secret-tool", "getent", "gdb", "gcore", "sh", "bash") | TOOLS | heads("python", "python2", "python3"),
-         examples=("security find-generic-password -wa x", "getent shadow", "mimipenguin", "python2 laZagne.py all",
-                   "sudo bash ./mimipenguin/mimipenguin.sh"),
-         counter=("security list-keychains", "getent passwd", "python app.py")),
-    Rule("cred.metadata", A, "This queries {detail}, which hands out the machine's cloud credentials.",
-         metadata, on_facts=True,
-         examples=("curl http://169.254.169.254/latest/meta-data/iam/security-credentials/",),
-         counter=("curl http://localhost:8080/health",)),
+    Rule(
+        "cred.search",
+        A,
+        "This {detail}.",
+        credential_search,
+        heads=heads("find", "fd", "locate", "mdfind", "grep", "egrep", "rg", "ag", "ack", "fgrep"),
+        examples=(
+            "find / -name id_rsa",
+            "grep -ri password /",
+            "cat ~/.bash_history | grep pass",
+            "find //.aws -name credentials -type f",
+        ),
+        counter=(
+            "find . -name '*.py'",
+            "grep -r password src/",
+            "grep -i token README.md",
+            "find . -name .env",
+        ),
+    ),
+    Rule(
+        "cred.password-store",
+        A,
+        "This pulls secrets out of a password store or memory ({detail}).",
+        keychain,
+        heads=heads("security", "secret-tool", "getent", "gdb", "gcore", "sh", "bash")
+        | TOOLS
+        | heads("python", "python2", "python3"),
+        examples=(
+            "security find-generic-password -wa x",
+            "getent shadow",
+            "mimipenguin",
+            "python2 laZagne.py all",
+            "sudo bash ./mimipenguin/mimipenguin.sh",
+        ),
+        counter=("security list-keychains", "getent passwd", "python app.py"),
+    ),
+    Rule(
+        "cred.metadata",
+        A,
+        "This queries {detail}, which hands out the machine's cloud credentials.",
+        metadata,
+        on_facts=True,
+        examples=("curl http://169.254.169.254/latest/meta-data/iam/security-credentials/",),
+        counter=("curl http://localhost:8080/health",),
+    ),
 )
 
 
@@ -109,6 +176,16 @@ def key_removal(c: Cmd) -> MatchResult:
     return None
 
 
-RULES = (*RULES, Rule("cred.key-removal", D, "This {detail}.", key_removal, heads=heads("ssh-add", "ssh-keygen"),
-                      remedy="leave the user's keys and known hosts alone",
-                      examples=("ssh-add -D", "ssh-keygen -R host"), counter=("ssh-add -l", "ssh-keygen -t ed25519")))
+RULES = (
+    *RULES,
+    Rule(
+        "cred.key-removal",
+        D,
+        "This {detail}.",
+        key_removal,
+        heads=heads("ssh-add", "ssh-keygen"),
+        remedy="leave the user's keys and known hosts alone",
+        examples=("ssh-add -D", "ssh-keygen -R host"),
+        counter=("ssh-add -l", "ssh-keygen -t ed25519"),
+    ),
+)

@@ -7,28 +7,72 @@ from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
 
-CLIENTS: Final = heads("psql", "mysql", "mariadb", "sqlite3", "sqlite", "mongo", "mongosh", "redis-cli",
-                       "clickhouse-client", "clickhouse", "cqlsh", "sqlcmd", "duckdb", "cockroach",
-                       "snowsql", "bq", "usql", "pgcli", "mycli", "litecli", "isql", "sqlplus", "valkey-cli",
-                       "memtier", "influx", "trino", "presto", "spark-sql", "beeline", "vsql", "neo4j", "cypher-shell")
+CLIENTS: Final = heads(
+    "psql",
+    "mysql",
+    "mariadb",
+    "sqlite3",
+    "sqlite",
+    "mongo",
+    "mongosh",
+    "redis-cli",
+    "clickhouse-client",
+    "clickhouse",
+    "cqlsh",
+    "sqlcmd",
+    "duckdb",
+    "cockroach",
+    "snowsql",
+    "bq",
+    "usql",
+    "pgcli",
+    "mycli",
+    "litecli",
+    "isql",
+    "sqlplus",
+    "valkey-cli",
+    "memtier",
+    "influx",
+    "trino",
+    "presto",
+    "spark-sql",
+    "beeline",
+    "vsql",
+    "neo4j",
+    "cypher-shell",
+)
 # SQL typed as if it were a command (the next step is usually to paste it into a client).
 SQL_HEADS: Final = heads("delete", "drop", "truncate", "update", "grant", "alter", "revoke")
 
-_PROD: Final = re.compile(r"\b(?:prod|production|live|primary|master|main)\b|prod[_-]|[_-]prod\b", re.I)
+_PROD: Final = re.compile(
+    r"\b(?:prod|production|live|primary|master|main)\b|prod[_-]|[_-]prod\b", re.I
+)
 _STATEMENT_SPLIT: Final = re.compile(r";\s*|\n")
-_DROP_DB: Final = re.compile(r"\bdrop\s+(?:database|schema|keyspace)\b(?:\s+if\s+exists)?\s*[`\"']?([\w.-]*)", re.I)
-_DROP: Final = re.compile(r"\bdrop\s+(?:table|view|index|collection|materialized\s+view|user|role|function|trigger|sequence|type)\b(?:\s+if\s+exists)?\s*[`\"']?([\w.-]*)", re.I)
+_DROP_DB: Final = re.compile(
+    r"\bdrop\s+(?:database|schema|keyspace)\b(?:\s+if\s+exists)?\s*[`\"']?([\w.-]*)", re.I
+)
+_DROP: Final = re.compile(
+    r"\bdrop\s+(?:table|view|index|collection|materialized\s+view|user|role|function|trigger|sequence|type)\b(?:\s+if\s+exists)?\s*[`\"']?([\w.-]*)",
+    re.I,
+)
 _TRUNCATE: Final = re.compile(r"\btruncate\b(?:\s+table)?\s+[`\"']?([\w.-]+)", re.I)
 _DELETE: Final = re.compile(r"\bdelete\s+from\s+[`\"']?([\w.-]+)", re.I)
 _UPDATE: Final = re.compile(r"\bupdate\s+[`\"']?([\w.-]+)[`\"']?\s+set\b", re.I)
 _WHERE: Final = re.compile(r"\bwhere\b", re.I)
 _WHERE_TRIVIAL: Final = re.compile(r"\bwhere\s+(?:1\s*=\s*1|true|'1'\s*=\s*'1')\s*$", re.I)
-_ALTER_DROP: Final = re.compile(r"\balter\s+table\b.*\bdrop\s+(?:column|constraint|partition)\b", re.I | re.S)
+_ALTER_DROP: Final = re.compile(
+    r"\balter\s+table\b.*\bdrop\s+(?:column|constraint|partition)\b", re.I | re.S
+)
 _GRANT_ALL: Final = re.compile(r"\bgrant\s+all\b|\bgrant\b.*\bto\b.*'%'|\bsuperuser\b", re.I | re.S)
 _MONGO_DROPDB: Final = re.compile(r"\bdropDatabase\s*\(", re.I)
-_MONGO_DROP: Final = re.compile(r"\.\s*drop\s*\(\s*\)|\.(?:deleteMany|remove)\s*\(\s*\{\s*\}\s*\)|\.drop(?:Index|Indexes|User|AllUsers)\s*\(", re.I)
+_MONGO_DROP: Final = re.compile(
+    r"\.\s*drop\s*\(\s*\)|\.(?:deleteMany|remove)\s*\(\s*\{\s*\}\s*\)|\.drop(?:Index|Indexes|User|AllUsers)\s*\(",
+    re.I,
+)
 _REDIS: Final = re.compile(r"\b(?:flushall|flushdb)\b", re.I)
-_REDIS_CONFIG: Final = re.compile(r"\bconfig\s+set\b|\bdebug\s+(?:segfault|crash)|\bshutdown\b", re.I)
+_REDIS_CONFIG: Final = re.compile(
+    r"\bconfig\s+set\b|\bdebug\s+(?:segfault|crash)|\bshutdown\b", re.I
+)
 
 
 def judge_sql(sql: str) -> Hit | None:
@@ -40,14 +84,27 @@ def judge_sql(sql: str) -> Hit | None:
             continue
         hit: Hit | None = None
         if m := _DROP_DB.search(s):
-            hit = Hit(severity=C, detail=f"drops the database {m.group(1) or ''}".strip(),
-                      remedy="take a backup (pg_dump/mysqldump) first")
+            hit = Hit(
+                severity=C,
+                detail=f"drops the database {m.group(1) or ''}".strip(),
+                remedy="take a backup (pg_dump/mysqldump) first",
+            )
         elif _MONGO_DROPDB.search(s):
-            hit = Hit(severity=C, detail="drops a whole database", remedy="take a backup (pg_dump/mysqldump) first")
+            hit = Hit(
+                severity=C,
+                detail="drops a whole database",
+                remedy="take a backup (pg_dump/mysqldump) first",
+            )
         elif m := _DROP.search(s):
-            hit = Hit(detail=f"drops {m.group(1) or 'an object'}", remedy="take a backup (pg_dump/mysqldump) first")
+            hit = Hit(
+                detail=f"drops {m.group(1) or 'an object'}",
+                remedy="take a backup (pg_dump/mysqldump) first",
+            )
         elif m := _TRUNCATE.search(s):
-            hit = Hit(detail=f"empties the table {m.group(1)}", remedy="add a WHERE clause and use DELETE, after a backup")
+            hit = Hit(
+                detail=f"empties the table {m.group(1)}",
+                remedy="add a WHERE clause and use DELETE, after a backup",
+            )
         elif (m := _DELETE.search(s)) and (not _WHERE.search(s) or _WHERE_TRIVIAL.search(s)):
             hit = Hit(detail=f"deletes every row of {m.group(1)}", remedy="add a WHERE clause")
         elif (m := _UPDATE.search(s)) and not _WHERE.search(s):
@@ -63,7 +120,11 @@ def judge_sql(sql: str) -> Hit | None:
         if hit is None:
             continue
         if hit.severity is None and _PROD.search(s):
-            hit = Hit(severity=C, detail=hit.detail + " in what looks like a production database", remedy=hit.remedy)
+            hit = Hit(
+                severity=C,
+                detail=hit.detail + " in what looks like a production database",
+                remedy=hit.remedy,
+            )
         if worst is None or (worst.severity is None and hit.severity is not None):
             worst = hit
     return worst
@@ -71,7 +132,9 @@ def judge_sql(sql: str) -> Hit | None:
 
 def _sql_words(c: Cmd) -> str:
     h = c.head
-    parts = c.opt_values("-c", "--command", "-e", "--execute", "--eval", "-q", "--query", "-Q", "-cmd")
+    parts = c.opt_values(
+        "-c", "--command", "-e", "--execute", "--eval", "-q", "--query", "-Q", "-cmd"
+    )
     if h in ("sqlite3", "sqlite", "duckdb", "litecli") and len(c.pos) >= 2:
         parts.extend(c.pos[1:])
     if h in ("redis-cli", "valkey-cli"):
@@ -91,7 +154,11 @@ def client_sql(c: Cmd) -> MatchResult:
         return None
     target = " ".join(c.args)
     if hit.severity is None and _PROD.search(target):
-        return Hit(severity=C, detail=hit.detail + " on what looks like a production server", remedy=hit.remedy)
+        return Hit(
+            severity=C,
+            detail=hit.detail + " on what looks like a production server",
+            remedy=hit.remedy,
+        )
     return hit
 
 
@@ -106,12 +173,17 @@ def db_tools(c: Cmd) -> MatchResult:
     if h == "dropdb":
         return Hit(severity=C, detail=f"drops the database {c.pos[-1] if c.pos else ''}".strip())
     if h == "mysqladmin" and c.sub(0) in ("drop", "shutdown"):
-        return Hit(severity=C if c.sub(0) == "drop" else None, detail=f"mysqladmin {c.sub(0)}s a server or database")
+        return Hit(
+            severity=C if c.sub(0) == "drop" else None,
+            detail=f"mysqladmin {c.sub(0)}s a server or database",
+        )
     if h == "pg_restore" and c.has("--clean", "-c"):
         return Hit(detail="drops existing objects before restoring")
     if h in ("dropuser",):
         return Hit(detail="drops a database role")
-    if h in ("rails", "rake", "bin/rails") and any(a.startswith(("db:drop", "db:reset", "db:schema:load", "db:purge")) for a in c.args):
+    if h in ("rails", "rake", "bin/rails") and any(
+        a.startswith(("db:drop", "db:reset", "db:schema:load", "db:purge")) for a in c.args
+    ):
         return Hit(detail="drops and recreates the application database")
     if h in ("manage.py", "python", "python3") and ("flush" in c.args or "reset_db" in c.args):
         return Hit(detail="empties the application database")
@@ -121,19 +193,54 @@ def db_tools(c: Cmd) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("db.destructive-sql", D, "This SQL {detail}.", client_sql, heads=CLIENTS,
-         remedy="add a WHERE clause",
-         examples=("psql -c 'DROP TABLE users'", "mysql -e 'DELETE FROM orders'", "sqlite3 app.db 'DROP TABLE t'",
-                   "redis-cli FLUSHALL", "psql -c 'DROP DATABASE prod'", "echo 'TRUNCATE users;' | psql",
-                   "mongosh --eval 'db.dropDatabase()'"),
-         counter=("psql -c 'SELECT 1'", "mysql -e 'DELETE FROM t WHERE id = 3'", "redis-cli GET k",
-                  "sqlite3 app.db .tables")),
-    Rule("db.bare-sql", D, "This SQL {detail}.", bare_sql, heads=SQL_HEADS, remedy="add a WHERE clause",
-         examples=("DELETE FROM users;", "DROP TABLE users;", "TRUNCATE TABLE users;"),
-         counter=("UPDATE users SET a = 1 WHERE id = 2;", "truncate -s 0 README.md")),
-    Rule("db.tool-drop", D, "This {detail}.", db_tools,
-         heads=heads("dropdb", "mysqladmin", "pg_restore", "dropuser", "rails", "rake", "manage.py", "prisma"),
-         remedy="take a backup (pg_dump/mysqldump) first",
-         examples=("dropdb myapp", "mysqladmin drop shop", "rails db:drop", "pg_restore --clean -d app dump"),
-         counter=("createdb myapp", "pg_restore -l dump", "rails db:migrate")),
+    Rule(
+        "db.destructive-sql",
+        D,
+        "This SQL {detail}.",
+        client_sql,
+        heads=CLIENTS,
+        remedy="add a WHERE clause",
+        examples=(
+            "psql -c 'DROP TABLE users'",
+            "mysql -e 'DELETE FROM orders'",
+            "sqlite3 app.db 'DROP TABLE t'",
+            "redis-cli FLUSHALL",
+            "psql -c 'DROP DATABASE prod'",
+            "echo 'TRUNCATE users;' | psql",
+            "mongosh --eval 'db.dropDatabase()'",
+        ),
+        counter=(
+            "psql -c 'SELECT 1'",
+            "mysql -e 'DELETE FROM t WHERE id = 3'",
+            "redis-cli GET k",
+            "sqlite3 app.db .tables",
+        ),
+    ),
+    Rule(
+        "db.bare-sql",
+        D,
+        "This SQL {detail}.",
+        bare_sql,
+        heads=SQL_HEADS,
+        remedy="add a WHERE clause",
+        examples=("DELETE FROM users;", "DROP TABLE users;", "TRUNCATE TABLE users;"),
+        counter=("UPDATE users SET a = 1 WHERE id = 2;", "truncate -s 0 README.md"),
+    ),
+    Rule(
+        "db.tool-drop",
+        D,
+        "This {detail}.",
+        db_tools,
+        heads=heads(
+            "dropdb", "mysqladmin", "pg_restore", "dropuser", "rails", "rake", "manage.py", "prisma"
+        ),
+        remedy="take a backup (pg_dump/mysqldump) first",
+        examples=(
+            "dropdb myapp",
+            "mysqladmin drop shop",
+            "rails db:drop",
+            "pg_restore --clean -d app dump",
+        ),
+        counter=("createdb myapp", "pg_restore -l dump", "rails db:migrate"),
+    ),
 )

@@ -89,9 +89,15 @@ def credential_read(ctx: Ctx) -> MatchResult:
     for e in found:
         if e.via != "embedded":
             return Hit(detail=f"{_shown(ctx, e)} ({e.kind}: {_why(e)})")
-    for e in found:  # named inside a program's argument string: what the program does with it is unseen
-        return Hit(severity=D, detail=f"{_shown(ctx, e)} ({e.kind}), named inside the arguments of a program gatesh "
-                                      f"does not model", remedy="leave the credential store out of the command")
+    for (
+        e
+    ) in found:  # named inside a program's argument string: what the program does with it is unseen
+        return Hit(
+            severity=D,
+            detail=f"{_shown(ctx, e)} ({e.kind}), named inside the arguments of a program gatesh "
+            f"does not model",
+            remedy="leave the credential store out of the command",
+        )
     return None
 
 
@@ -114,8 +120,11 @@ def _write_hit(ctx: Ctx, meaning: Meaning) -> Hit | None:
     if maybe:
         e = maybe[0]
         head = _head(ctx, e)
-        return Hit(severity=D, detail=f"may write {_shown(ctx, e)} ({_why(e)}): gatesh does not know whether "
-                                      f"{head or 'the program'} only reads the paths it is given")
+        return Hit(
+            severity=D,
+            detail=f"may write {_shown(ctx, e)} ({_why(e)}): gatesh does not know whether "
+            f"{head or 'the program'} only reads the paths it is given",
+        )
     return None
 
 
@@ -144,8 +153,10 @@ def system_write(ctx: Ctx) -> MatchResult:
         privileged = (0 <= e.command < len(cmds) and cmds[e.command].privileged) or ctx.root
         if privileged or e.kind == "disks and partitions":
             head = _head(ctx, e)
-            return Hit(detail=f"may write {_shown(ctx, e)} ({_why(e)}): gatesh does not know whether "
-                              f"{head or 'the program'} only reads the paths it is given")
+            return Hit(
+                detail=f"may write {_shown(ctx, e)} ({_why(e)}): gatesh does not know whether "
+                f"{head or 'the program'} only reads the paths it is given"
+            )
     return None
 
 
@@ -162,10 +173,27 @@ def _only_inspects(ctx: Ctx, e: PathEffect) -> bool:
 
 # --- reversibility from the working tree (S3.2) ------------------------------------------------
 
-_VERBS: Final = {"rm": "deletes", "unlink": "deletes", "shred": "destroys", "srm": "destroys", "wipe": "destroys",
-                 "find": "deletes", "truncate": "empties", "trash": "deletes", "trash-put": "deletes",
-                 "rimraf": "deletes", "cp": "replaces", "mv": "replaces", "install": "replaces", "ln": "replaces",
-                 "rsync": "replaces", "sed": "rewrites", "gsed": "rewrites", "perl": "rewrites", "ruby": "rewrites"}
+_VERBS: Final = {
+    "rm": "deletes",
+    "unlink": "deletes",
+    "shred": "destroys",
+    "srm": "destroys",
+    "wipe": "destroys",
+    "find": "deletes",
+    "truncate": "empties",
+    "trash": "deletes",
+    "trash-put": "deletes",
+    "rimraf": "deletes",
+    "cp": "replaces",
+    "mv": "replaces",
+    "install": "replaces",
+    "ln": "replaces",
+    "rsync": "replaces",
+    "sed": "rewrites",
+    "gsed": "rewrites",
+    "perl": "rewrites",
+    "ruby": "rewrites",
+}
 # Classes whose files hold work the working tree's state decides (system folders are a system
 # change, temp and streams keep nothing, gatesh's own files are self-protection's).
 _WORK: Final = frozenset({PathClass.WORKTREE, PathClass.HOME, PathClass.ELSEWHERE})
@@ -179,10 +207,22 @@ def _verb(ctx: Ctx, e: PathEffect) -> str:
         return "deletes or overwrites"
     verb = _VERBS.get(_head(ctx, e), "overwrites")
     cmds = ctx.facts.commands
-    if verb == "deletes" and 0 <= e.command < len(cmds) and any(
-            w.static and (w.text in ("--recursive",) or (w.text.startswith("-") and not w.text.startswith("--")
-                                                          and ("r" in w.text or "R" in w.text)))
-            for w in cmds[e.command].argv[1:]):
+    if (
+        verb == "deletes"
+        and 0 <= e.command < len(cmds)
+        and any(
+            w.static
+            and (
+                w.text in ("--recursive",)
+                or (
+                    w.text.startswith("-")
+                    and not w.text.startswith("--")
+                    and ("r" in w.text or "R" in w.text)
+                )
+            )
+            for w in cmds[e.command].argv[1:]
+        )
+    ):
         return "recursively deletes"
     return verb
 
@@ -209,7 +249,9 @@ def work_loss(ctx: Ctx) -> MatchResult:
         if e.cls in (PathClass.TEMP, PathClass.STREAM):
             spared.append(f"{_shown(ctx, e)} is temporary")
             continue
-        if e.cls not in _WORK and not (e.cls is PathClass.CREDENTIALS and e.kind == "project secrets"):
+        if e.cls not in _WORK and not (
+            e.cls is PathClass.CREDENTIALS and e.kind == "project secrets"
+        ):
             continue
         losses: list[Loss] = ctx.probe.losses(e.resolved, e.only)
         if not losses:
@@ -223,14 +265,20 @@ def work_loss(ctx: Ctx) -> MatchResult:
         remedy = _REMEDIES[first.state].replace("FILE", first.path.rstrip("/"))
         if _head(ctx, e) == "find":
             remedy = f"list the matches with -print first; {remedy}"
-        hit = Hit(severity=C if repo else D, detail=f"{_verb(ctx, e)} {describe(losses)}, which git cannot restore",
-                  remedy=remedy)
+        hit = Hit(
+            severity=C if repo else D,
+            detail=f"{_verb(ctx, e)} {describe(losses)}, which git cannot restore",
+            remedy=remedy,
+        )
         if worst is None or rank > worst[0]:
             worst = (rank, hit)
     if worst is not None:
         return worst[1]
     if spared:
-        return Hit(severity=S, detail=f"{_verb_any(ctx)} nothing git cannot restore ({'; '.join(spared[:3])})")
+        return Hit(
+            severity=S,
+            detail=f"{_verb_any(ctx)} nothing git cannot restore ({'; '.join(spared[:3])})",
+        )
     return None
 
 
@@ -247,64 +295,193 @@ def _verb_any(ctx: Ctx) -> str:
 _SEVERITIES: Final[tuple[Severity, ...]] = (A, C, D)
 
 RULES: tuple[Rule, ...] = (
-    Rule("cred.read-secret", A, "This reads the credential store {detail}, which the task has no reason to see.",
-         credential_read, on_facts=True,
-         examples=("cat ~/.ssh/id_rsa", "sudo cat /etc/shadow", "cp ~/.aws/credentials /tmp/x",
-                   "strings /proc/1234/mem", "cat ~/.bash_history", "base64 ~/.netrc", "ssh-keyscan -f ~/.netrc",
-                   "aria2c -i ~/.aws/credentials", "git diff --no-index /dev/null ~/.ssh/id_rsa",
-                   "ltrace -F /etc/gshadow /dev/null", "python3 -c 'print(open(\"/etc/shadow\").read())'",
-                   "kubectl exec web -- cat /run/secrets/kubernetes.io/serviceaccount/token"),
-         counter=("cat ~/.ssh/id_rsa.pub", "ssh -i ~/.ssh/id_rsa host", "chmod 600 ~/.ssh/id_ed25519",
-                  "cat /etc/passwd", "ls ~/.ssh", "ssh-add ~/.ssh/id_ed25519", "cat ~/.aws/config",
-                  "kubectl --kubeconfig ~/.kube/config get pods")),
-    Rule("cred.project-secrets", D, "This prints the project's secrets file {detail} into the session, where "
-         "every secret in it is seen.", project_secrets, on_facts=True,
-         remedy="read only the names (cut -d= -f1 .env), or the one value the task needs",
-         examples=("cat .env", "grep DATABASE_URL .env", "less config/.env.production"),
-         counter=("cat .env.example", "cp .env.example .env", "source .env")),
-    Rule("cred.overwrite", D, "This {detail}, so the credential it holds is lost or replaced.", credential_write,
-         on_facts=True, remedy="write the new credential to a new file and leave the old one in place",
-         examples=("echo x > ~/.ssh/id_rsa", "cp key ~/.aws/credentials", "curl -o ~/.netrc https://x.example/n"),
-         counter=("cat ~/.aws/credentials.bak > /dev/null", "ls -l ~/.aws")),
-    Rule("persist.autostart-file", A, "This {detail}, making code run again at every login, boot or schedule.",
-         persistence_write, on_facts=True, remedy="run the command directly instead of installing it to run later",
-         examples=("echo 'curl x|sh' >> ~/.bashrc", "echo key >> ~/.ssh/authorized_keys", "tee /etc/cron.d/job",
-                   "cp x.service /etc/systemd/system/", "cp agent.plist ~/Library/LaunchAgents/",
-                   "echo x > /etc/rc.local", "shuf -e DATA -o /etc/cron.d/job", "pandoc -o /etc/cron.d/job",
-                   "node -e 'require(\"fs\").writeFileSync(\"/etc/cron.d/job\", \"x\")'",
-                   "cp hook.sh .git/hooks/pre-commit", "strace -o ~/.bashrc ls"),
-         counter=("cat ~/.bashrc", "echo x >> notes.txt", "cp a.txt b.txt", "grep alias ~/.zshrc",
-                  "less /etc/crontab")),
-    Rule("priv.auth-files", A, "This {detail}, which controls who may become root or log in.", privilege_write,
-         on_facts=True, remedy="leave the account and sudo databases as they are",
-         examples=("echo 'me ALL=(ALL) NOPASSWD:ALL' >> /etc/sudoers", "sudo sed -i 's/a/b/' /etc/sudoers",
-                   "sudo vim /etc/sudoers", "echo x >> /etc/passwd", "sudo tee -a /etc/pam.d/sshd",
-                   "cp x /etc/shadow"),
-         counter=("cat /etc/sudoers", "sudo tee /etc/hosts.bak", "grep root /etc/passwd")),
-    Rule("system.write", D, "This {detail}, a change to the machine itself.", system_write, on_facts=True,
-         remedy="write inside the working tree instead, or under ~/.local for a tool of your own",
-         examples=("echo x > /etc/hosts", "cp tool /usr/local/bin/", "sudo tee /opt/app/config.yml",
-                   "curl -o /usr/local/bin/x https://x.example/x", "sed -i 's/a/b/' /etc/nginx/nginx.conf",
-                   "install -m 755 x /usr/local/bin/x", "sudo badblocks -w /dev/sdX", "bmaptool copy a.img /dev/sdb",
-                   "sudo restic restore latest --target /etc", "mv /usr/bin/openssl /tmp/",
-                   "sudo badblocks -svw /dev/sdb", "sudo pvck /dev/sdb1 --repair -f meta.txt",
-                   "sudo tune.exfat -L NEW /dev/sdb1", "sudo e2fsck -fy /dev/sdb1", "sudo ddrescue -f /dev/sda /dev/sdb",
-                   "sudo smartctl -s off /dev/sda", "sudo e2image -I /dev/sdb1 img"),
-         counter=("cat /etc/hosts", "cp /etc/hosts /tmp/hosts", "ls /usr/local/bin", "echo x > /dev/null",
-                  "haproxy -c -f /etc/haproxy/haproxy.cfg", "restic backup /srv/data", "cat -u /dev/tty12 > /dev/tty13",
-                  "blender -b f.blend -o //render/frame_###.png -a", "sudo smartctl -H /dev/sda",
-                  "sudo dumpe2fs -h /dev/sdb1", "sudo pvck /dev/sdb1 --dump headers", "sudo badblocks -sv /dev/sdb",
-                  "sudo cryptsetup luksDump /dev/sdb1", "sudo blockdev --getsz /dev/sdb", "sudo e2fsck -n /dev/sdb1",
-                  "sudo hdparm -I /dev/sda", "mt -f /dev/nst0 status", "sudo ddrescue /dev/sdb disk.img",
-                  "rankmirrors /etc/pacman.d/mirrorlist", "utmpdump /var/log/wtmp")),
-    Rule("files.work-loss", D, "This {detail}.", work_loss, on_facts=True,
-         remedy="commit or stash what you want to keep first",
-         examples=("rm notes.txt", "> app.db", ": > notes.txt", "echo x >| .env", "truncate -s 0 notes.txt",
-                   "cp /tmp/x src/app.py", "mv notes.txt src/app.py", "ln -sf /tmp/x notes.txt",
-                   "sed -i s/a/b/ src/app.py", "perl -pi -e s/a/b/ notes.txt", "echo x | tee notes.txt",
-                   "sort -o notes.txt notes.txt", "find . -name '*.txt' -delete", "find src -exec rm {} +",
-                   "rm -rf src", "rm -rf .", "python3 -c \"import os; os.remove('notes.txt')\""),
-         counter=("rm README.md", "> README.md", "rm missing.txt", "echo x >> notes.txt", "rm -rf node_modules",
-                  "cp -n /tmp/x notes.txt", "echo x | tee -a notes.txt", "sed -n p notes.txt", "rm /tmp/x",
-                  "find . -name '*.pyc' -delete")),
+    Rule(
+        "cred.read-secret",
+        A,
+        "This reads the credential store {detail}, which the task has no reason to see.",
+        credential_read,
+        on_facts=True,
+        examples=(
+            "cat ~/.ssh/id_rsa",
+            "sudo cat /etc/shadow",
+            "cp ~/.aws/credentials /tmp/x",
+            "strings /proc/1234/mem",
+            "cat ~/.bash_history",
+            "base64 ~/.netrc",
+            "ssh-keyscan -f ~/.netrc",
+            "aria2c -i ~/.aws/credentials",
+            "git diff --no-index /dev/null ~/.ssh/id_rsa",
+            "ltrace -F /etc/gshadow /dev/null",
+            "python3 -c 'print(open(\"/etc/shadow\").read())'",
+            "kubectl exec web -- cat /run/secrets/kubernetes.io/serviceaccount/token",
+        ),
+        counter=(
+            "cat ~/.ssh/id_rsa.pub",
+            "ssh -i ~/.ssh/id_rsa host",
+            "chmod 600 ~/.ssh/id_ed25519",
+            "cat /etc/passwd",
+            "ls ~/.ssh",
+            "ssh-add ~/.ssh/id_ed25519",
+            "cat ~/.aws/config",
+            "kubectl --kubeconfig ~/.kube/config get pods",
+        ),
+    ),
+    Rule(
+        "cred.project-secrets",
+        D,
+        "This prints the project's secrets file {detail} into the session, where "
+        "every secret in it is seen.",
+        project_secrets,
+        on_facts=True,
+        remedy="read only the names (cut -d= -f1 .env), or the one value the task needs",
+        examples=("cat .env", "grep DATABASE_URL .env", "less config/.env.production"),
+        counter=("cat .env.example", "cp .env.example .env", "source .env"),
+    ),
+    Rule(
+        "cred.overwrite",
+        D,
+        "This {detail}, so the credential it holds is lost or replaced.",
+        credential_write,
+        on_facts=True,
+        remedy="write the new credential to a new file and leave the old one in place",
+        examples=(
+            "echo x > ~/.ssh/id_rsa",
+            "cp key ~/.aws/credentials",
+            "curl -o ~/.netrc https://x.example/n",
+        ),
+        counter=("cat ~/.aws/credentials.bak > /dev/null", "ls -l ~/.aws"),
+    ),
+    Rule(
+        "persist.autostart-file",
+        A,
+        "This {detail}, making code run again at every login, boot or schedule.",
+        persistence_write,
+        on_facts=True,
+        remedy="run the command directly instead of installing it to run later",
+        examples=(
+            "echo 'curl x|sh' >> ~/.bashrc",
+            "echo key >> ~/.ssh/authorized_keys",
+            "tee /etc/cron.d/job",
+            "cp x.service /etc/systemd/system/",
+            "cp agent.plist ~/Library/LaunchAgents/",
+            "echo x > /etc/rc.local",
+            "shuf -e DATA -o /etc/cron.d/job",
+            "pandoc -o /etc/cron.d/job",
+            'node -e \'require("fs").writeFileSync("/etc/cron.d/job", "x")\'',
+            "cp hook.sh .git/hooks/pre-commit",
+            "strace -o ~/.bashrc ls",
+        ),
+        counter=(
+            "cat ~/.bashrc",
+            "echo x >> notes.txt",
+            "cp a.txt b.txt",
+            "grep alias ~/.zshrc",
+            "less /etc/crontab",
+        ),
+    ),
+    Rule(
+        "priv.auth-files",
+        A,
+        "This {detail}, which controls who may become root or log in.",
+        privilege_write,
+        on_facts=True,
+        remedy="leave the account and sudo databases as they are",
+        examples=(
+            "echo 'me ALL=(ALL) NOPASSWD:ALL' >> /etc/sudoers",
+            "sudo sed -i 's/a/b/' /etc/sudoers",
+            "sudo vim /etc/sudoers",
+            "echo x >> /etc/passwd",
+            "sudo tee -a /etc/pam.d/sshd",
+            "cp x /etc/shadow",
+        ),
+        counter=("cat /etc/sudoers", "sudo tee /etc/hosts.bak", "grep root /etc/passwd"),
+    ),
+    Rule(
+        "system.write",
+        D,
+        "This {detail}, a change to the machine itself.",
+        system_write,
+        on_facts=True,
+        remedy="write inside the working tree instead, or under ~/.local for a tool of your own",
+        examples=(
+            "echo x > /etc/hosts",
+            "cp tool /usr/local/bin/",
+            "sudo tee /opt/app/config.yml",
+            "curl -o /usr/local/bin/x https://x.example/x",
+            "sed -i 's/a/b/' /etc/nginx/nginx.conf",
+            "install -m 755 x /usr/local/bin/x",
+            "sudo badblocks -w /dev/sdX",
+            "bmaptool copy a.img /dev/sdb",
+            "sudo restic restore latest --target /etc",
+            "mv /usr/bin/openssl /tmp/",
+            "sudo badblocks -svw /dev/sdb",
+            "sudo pvck /dev/sdb1 --repair -f meta.txt",
+            "sudo tune.exfat -L NEW /dev/sdb1",
+            "sudo e2fsck -fy /dev/sdb1",
+            "sudo ddrescue -f /dev/sda /dev/sdb",
+            "sudo smartctl -s off /dev/sda",
+            "sudo e2image -I /dev/sdb1 img",
+        ),
+        counter=(
+            "cat /etc/hosts",
+            "cp /etc/hosts /tmp/hosts",
+            "ls /usr/local/bin",
+            "echo x > /dev/null",
+            "haproxy -c -f /etc/haproxy/haproxy.cfg",
+            "restic backup /srv/data",
+            "cat -u /dev/tty12 > /dev/tty13",
+            "blender -b f.blend -o //render/frame_###.png -a",
+            "sudo smartctl -H /dev/sda",
+            "sudo dumpe2fs -h /dev/sdb1",
+            "sudo pvck /dev/sdb1 --dump headers",
+            "sudo badblocks -sv /dev/sdb",
+            "sudo cryptsetup luksDump /dev/sdb1",
+            "sudo blockdev --getsz /dev/sdb",
+            "sudo e2fsck -n /dev/sdb1",
+            "sudo hdparm -I /dev/sda",
+            "mt -f /dev/nst0 status",
+            "sudo ddrescue /dev/sdb disk.img",
+            "rankmirrors /etc/pacman.d/mirrorlist",
+            "utmpdump /var/log/wtmp",
+        ),
+    ),
+    Rule(
+        "files.work-loss",
+        D,
+        "This {detail}.",
+        work_loss,
+        on_facts=True,
+        remedy="commit or stash what you want to keep first",
+        examples=(
+            "rm notes.txt",
+            "> app.db",
+            ": > notes.txt",
+            "echo x >| .env",
+            "truncate -s 0 notes.txt",
+            "cp /tmp/x src/app.py",
+            "mv notes.txt src/app.py",
+            "ln -sf /tmp/x notes.txt",
+            "sed -i s/a/b/ src/app.py",
+            "perl -pi -e s/a/b/ notes.txt",
+            "echo x | tee notes.txt",
+            "sort -o notes.txt notes.txt",
+            "find . -name '*.txt' -delete",
+            "find src -exec rm {} +",
+            "rm -rf src",
+            "rm -rf .",
+            "python3 -c \"import os; os.remove('notes.txt')\"",
+        ),
+        counter=(
+            "rm README.md",
+            "> README.md",
+            "rm missing.txt",
+            "echo x >> notes.txt",
+            "rm -rf node_modules",
+            "cp -n /tmp/x notes.txt",
+            "echo x | tee -a notes.txt",
+            "sed -n p notes.txt",
+            "rm /tmp/x",
+            "find . -name '*.pyc' -delete",
+        ),
+    ),
 )

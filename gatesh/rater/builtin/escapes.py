@@ -26,47 +26,220 @@ from gatesh.vocab.hosts import is_loopback
 from gatesh.vocab.programs import SHELL_ARGUMENT_NAMES, SHELLS, generator, is_interpreter
 
 # Heads whose arguments are only data: nothing they are given runs.
-DATA_ONLY: Final = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "cat", "head", "tail",
-                              "which", "type", "command", "whereis", "whatis", "ls", "stat", "file", "readlink",
-                              "realpath", "ldd", "test", "[", "[[", "strings", "xxd", "od", "hexdump", "wc",
-                              "md5sum", "sha256sum", "sha1sum", "shasum", "diff", "cmp", "basename", "dirname",
-                              "shellcheck", "shfmt", "history", "tldr", "cd", "sort", "uniq", "cut", "jq",
-                              "column", "objdump", "readelf", "nm", "du", "pgrep", "pidof", "ps", "lsof"})
+DATA_ONLY: Final = frozenset(
+    {
+        "echo",
+        "printf",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "cat",
+        "head",
+        "tail",
+        "which",
+        "type",
+        "command",
+        "whereis",
+        "whatis",
+        "ls",
+        "stat",
+        "file",
+        "readlink",
+        "realpath",
+        "ldd",
+        "test",
+        "[",
+        "[[",
+        "strings",
+        "xxd",
+        "od",
+        "hexdump",
+        "wc",
+        "md5sum",
+        "sha256sum",
+        "sha1sum",
+        "shasum",
+        "diff",
+        "cmp",
+        "basename",
+        "dirname",
+        "shellcheck",
+        "shfmt",
+        "history",
+        "tldr",
+        "cd",
+        "sort",
+        "uniq",
+        "cut",
+        "jq",
+        "column",
+        "objdump",
+        "readelf",
+        "nm",
+        "du",
+        "pgrep",
+        "pidof",
+        "ps",
+        "lsof",
+    }
+)
 # Heads for which naming a shell exactly is only data (looking it up, listing it, installing it).
-NAMES_ONLY: Final = frozenset({
-    "which", "type", "command", "whereis", "whatis", "man", "info", "help", "hash", "ls", "stat", "file",
-    "readlink", "realpath", "ldd", "test", "[", "[[", "echo", "printf", "grep", "egrep", "fgrep", "rg",
-    "pgrep", "pkill", "killall", "pidof", "ps", "apt", "apt-get", "apt-cache", "dnf", "yum", "brew",
-    "pacman", "apk", "zypper", "port", "nix-env", "snap", "md5sum", "sha256sum", "sha1sum", "shasum",
-    "du", "wc", "cat", "head", "tail", "strings", "xxd", "od", "hexdump", "objdump", "readelf", "nm",
-    "diff", "cmp", "basename", "dirname", "update-alternatives", "chsh", "git", "shellcheck", "shfmt",
-    "tldr", "cd", "history", "export", "alias", "unalias", "unset", "local", "declare", "set", "source",
-    ".", "getent", "lsof", "sort", "uniq", "cut", "tr", "awk", "sed", "jq", "column", "tee", "xargs", "find",
-    # process listers filter by name; btrfs abbreviates `show` as `sh`; neither runs a program
-    "procs", "btrfs",
-})
+NAMES_ONLY: Final = frozenset(
+    {
+        "which",
+        "type",
+        "command",
+        "whereis",
+        "whatis",
+        "man",
+        "info",
+        "help",
+        "hash",
+        "ls",
+        "stat",
+        "file",
+        "readlink",
+        "realpath",
+        "ldd",
+        "test",
+        "[",
+        "[[",
+        "echo",
+        "printf",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "pgrep",
+        "pkill",
+        "killall",
+        "pidof",
+        "ps",
+        "apt",
+        "apt-get",
+        "apt-cache",
+        "dnf",
+        "yum",
+        "brew",
+        "pacman",
+        "apk",
+        "zypper",
+        "port",
+        "nix-env",
+        "snap",
+        "md5sum",
+        "sha256sum",
+        "sha1sum",
+        "shasum",
+        "du",
+        "wc",
+        "cat",
+        "head",
+        "tail",
+        "strings",
+        "xxd",
+        "od",
+        "hexdump",
+        "objdump",
+        "readelf",
+        "nm",
+        "diff",
+        "cmp",
+        "basename",
+        "dirname",
+        "update-alternatives",
+        "chsh",
+        "git",
+        "shellcheck",
+        "shfmt",
+        "tldr",
+        "cd",
+        "history",
+        "export",
+        "alias",
+        "unalias",
+        "unset",
+        "local",
+        "declare",
+        "set",
+        "source",
+        ".",
+        "getent",
+        "lsof",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "awk",
+        "sed",
+        "jq",
+        "column",
+        "tee",
+        "xargs",
+        "find",
+        # process listers filter by name; btrfs abbreviates `show` as `sh`; neither runs a program
+        "procs",
+        "btrfs",
+    }
+)
 # Words after which a shell's name says which shell a completion or setup script is printed for
 # (`pulumi gen-completion bash`, `gh completion -s zsh`): the program prints text, it starts no
 # shell; text fed on to a shell is read as fed code (S2.1).
-_COMPLETION_WORDS: Final = frozenset({"complete", "completion", "completions", "gen-completion", "gen-completions",
-                                      "generate-completion", "generate-completions", "completion-script",
-                                      "--completion", "--completions", "shell-completion", "autocomplete",
-                                      "completion-bash", "--generate-completion"})
-_SHELL_ARG: Final = frozenset(SHELL_ARGUMENT_NAMES | {"/bin/" + s for s in SHELLS}
-                              | {"/usr/bin/" + s for s in SHELLS} | {"/usr/local/bin/" + s for s in SHELLS})
-_INLINE_CODE_OPTS: Final = ("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "-ex", "--command", "-i")
+_COMPLETION_WORDS: Final = frozenset(
+    {
+        "complete",
+        "completion",
+        "completions",
+        "gen-completion",
+        "gen-completions",
+        "generate-completion",
+        "generate-completions",
+        "completion-script",
+        "--completion",
+        "--completions",
+        "shell-completion",
+        "autocomplete",
+        "completion-bash",
+        "--generate-completion",
+    }
+)
+_SHELL_ARG: Final = frozenset(
+    SHELL_ARGUMENT_NAMES
+    | {"/bin/" + s for s in SHELLS}
+    | {"/usr/bin/" + s for s in SHELLS}
+    | {"/usr/local/bin/" + s for s in SHELLS}
+)
+_INLINE_CODE_OPTS: Final = (
+    "-c",
+    "-e",
+    "-E",
+    "-r",
+    "--eval",
+    "-x",
+    "--execute",
+    "-ex",
+    "--command",
+    "-i",
+)
 _LIBLOAD: Final = re.compile(
     r"\bdlopen\b|\bloadlibrary\b|\bctypes\b|\bcdll\b|\bfiddle\b|\bffi\.load\b|system\.load(?:library)?\s*\("
-    r"|\benable\s+-f\b|ladspa=file=|\bload_extension\b|\bdl\.open\b|\bpreload\b\s*=", re.I)
+    r"|\benable\s+-f\b|ladspa=file=|\bload_extension\b|\bdl\.open\b|\bpreload\b\s*=",
+    re.I,
+)
 _ESCAPE_OPTS: Final = re.compile(
     r"^--(?:checkpoint-action=exec|to-command|use-compress-program|unzip-command|rsh-command|"
     r"password-command|pre-hook|post-hook|deploy-hook|editor|use-askpass|exec|ssh-cmd|script-security|"
     r"up|down|command|pager|filter|ssh|rsh|engine|default-auth|plugin-dir|tool-path|interpreter|script-shell)\b",
-    re.I)
+    re.I,
+)
 _GIT_ESCAPE: Final = re.compile(
     r"^(?:core\.(?:pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy)|alias\.[\w-]+=!|"
     r"(?:diff|merge)\.[\w-]+\.(?:command|driver|textconv)|credential\.helper=!|sequence\.editor|"
-    r"uploadpack\.packobjectshook|protocol\.ext\.allow=always)", re.I)
+    r"uploadpack\.packobjectshook|protocol\.ext\.allow=always)",
+    re.I,
+)
 
 
 def interactive_shell(c: Cmd) -> MatchResult:
@@ -78,7 +251,11 @@ def interactive_shell(c: Cmd) -> MatchResult:
         if not args or args[0] not in SHELLS:
             return None
         args = args[1:]
-    if any(a == "-c" or (a.startswith("-") and not a.startswith("--") and "c" in a[1:] and a[1:].isalpha()) for a in args):
+    if any(
+        a == "-c"
+        or (a.startswith("-") and not a.startswith("--") and "c" in a[1:] and a[1:].isalpha())
+        for a in args
+    ):
         return None
     if any(a in ("--version", "--help", "-n", "--noexec") for a in args):
         return None
@@ -95,7 +272,9 @@ def interactive_shell(c: Cmd) -> MatchResult:
 
 
 # Options after which a shell started by name is still an ordinary, gated interactive shell.
-_PLAIN_SHELL_OPTS: Final = frozenset({"-i", "-l", "--login", "--norc", "--noprofile", "-f", "--no-rcs"})
+_PLAIN_SHELL_OPTS: Final = frozenset(
+    {"-i", "-l", "--login", "--norc", "--noprofile", "-f", "--no-rcs"}
+)
 
 
 def _gated_by_shims(c: Cmd, args: list[str]) -> bool:
@@ -105,9 +284,15 @@ def _gated_by_shims(c: Cmd, args: list[str]) -> bool:
     (``-p``), cleared environment, or through ``find -exec``/busybox: those stay escapes.
     """
     sc = c.sc
-    return (bool(sc.argv) and "/" not in sc.argv[0].text and c.head in ("bash", "sh", "zsh", "dash")
-            and not sc.privileged and not ({"exec", "env", "busybox"} & set(sc.wrappers))
-            and sc.context not in ("find -exec", "remote") and all(a in _PLAIN_SHELL_OPTS for a in args))
+    return (
+        bool(sc.argv)
+        and "/" not in sc.argv[0].text
+        and c.head in ("bash", "sh", "zsh", "dash")
+        and not sc.privileged
+        and not ({"exec", "env", "busybox"} & set(sc.wrappers))
+        and sc.context not in ("find -exec", "remote")
+        and all(a in _PLAIN_SHELL_OPTS for a in args)
+    )
 
 
 def gated_shell(c: Cmd) -> MatchResult:
@@ -125,7 +310,11 @@ def shell_as_argument(c: Cmd) -> MatchResult:
     h = c.head
     for a in c.sc.assignments:
         v = a.split("=", 1)[-1]
-        if SHELL_PATH_RE.search(v) or SPAWN_RE.search(v) or v.strip("'\"").split(" ")[0] in _SHELL_ARG:
+        if (
+            SHELL_PATH_RE.search(v)
+            or SPAWN_RE.search(v)
+            or v.strip("'\"").split(" ")[0] in _SHELL_ARG
+        ):
             return Hit(detail=f"{a.split('=', 1)[0]} is set to start a shell")
     if h in DATA_ONLY or h in SHELLS or h in ("ssh", "slogin") or not c.args:
         return None  # ssh's remote command is read as commands of its own (S2)
@@ -136,15 +325,39 @@ def shell_as_argument(c: Cmd) -> MatchResult:
         if a in _SHELL_ARG:
             if names_ok or any(b.lower() in _COMPLETION_WORDS for b in c.args[:i]):
                 continue
-            if h == "emulate" and not any(b.startswith("-") and "c" in b.lstrip("-") for b in c.args):
+            if h == "emulate" and not any(
+                b.startswith("-") and "c" in b.lstrip("-") for b in c.args
+            ):
                 continue  # zsh's emulate sets the emulation mode of this shell; with -c it runs code
             if h == "lvmpersist" and i > 0 and c.args[i - 1] == "--access":
                 continue  # `--access sh`: the shared access mode of a persistent reservation
-            if i > 0 and c.args[i - 1] in ("-s", "--shell", "-S") and h in ("useradd", "usermod", "chsh", "adduser", "pw"):
+            if (
+                i > 0
+                and c.args[i - 1] in ("-s", "--shell", "-S")
+                and h in ("useradd", "usermod", "chsh", "adduser", "pw")
+            ):
                 return None
             return Hit(detail=f"{h} runs {a}")
-        if names_ok and (a.strip() in _SHELL_ARG or h in ("awk", "sed", "find", "xargs", "tee", "git", "export",
-                                                           "alias", "declare", "local", "set", "unset", "source", ".")):
+        if names_ok and (
+            a.strip() in _SHELL_ARG
+            or h
+            in (
+                "awk",
+                "sed",
+                "find",
+                "xargs",
+                "tee",
+                "git",
+                "export",
+                "alias",
+                "declare",
+                "local",
+                "set",
+                "unset",
+                "source",
+                ".",
+            )
+        ):
             continue
         if SHELL_PATH_RE.search(a) or SPAWN_RE.search(a):
             return Hit(detail=f"{h} is told to start a shell")
@@ -156,7 +369,9 @@ _PLANTED: Final = re.compile(r"\bexec\s+(?:/\S*/)?(?:ba|da|z|k)?sh\b|\b(?:ba|da|
 
 def planted_shell(c: Cmd) -> MatchResult:
     """Text that starts a shell written to a file (a script, hook, config or rc file) or piped on."""
-    if c.head not in ("echo", "printf", "cat", "tee") or not (c.writes or c.consumers or c.head == "tee"):
+    if c.head not in ("echo", "printf", "cat", "tee") or not (
+        c.writes or c.consumers or c.head == "tee"
+    ):
         return None
     text = " ".join(c.args)
     if c.heredoc_fed or c.head == "cat":
@@ -173,29 +388,74 @@ def planted_shell(c: Cmd) -> MatchResult:
 def shell_launchers(c: Cmd) -> MatchResult:
     """Programs that start a shell when given no command: chroot DIR, capsh --, systemd-run -S, enable -f …"""
     h = c.head
-    if h == "{}" or (h in SHELLS and c.sc.context == "xargs" and ("{}" in c.args or c.args[-1:] == ("-c",))):
-        return Hit(severity=Severity.DESTRUCTIVE, detail="commands built from its input, which the gate cannot see",
-                   remedy="write the commands out literally")
+    if h == "{}" or (
+        h in SHELLS and c.sc.context == "xargs" and ("{}" in c.args or c.args[-1:] == ("-c",))
+    ):
+        return Hit(
+            severity=Severity.DESTRUCTIVE,
+            detail="commands built from its input, which the gate cannot see",
+            remedy="write the commands out literally",
+        )
     if h == "chroot" and len(c.pos) <= 1:
         return Hit(detail="chroot with no command starts a shell")
-    if h == "capsh" and ((c.args and c.args[-1] == "--") or any(a.startswith("--shell") for a in c.args)):
+    if h == "capsh" and (
+        (c.args and c.args[-1] == "--") or any(a.startswith("--shell") for a in c.args)
+    ):
         return Hit(detail="capsh -- starts a shell")
     if h == "systemd-run" and c.has("-S", "--shell", "-t", "--pty") and not c.pos:
         return Hit(detail="systemd-run --shell starts a shell")
     if h == "enable" and c.has("-f"):
         return Hit(detail="enable -f loads a shared library into the shell")
-    if h in ("sed", "gsed") and any(re.match(r"^(?:\d+|/[^/]*/|\$)?e(?:\s|$)", a) for a in c.pos[:1]):
+    if h in ("sed", "gsed") and any(
+        re.match(r"^(?:\d+|/[^/]*/|\$)?e(?:\s|$)", a) for a in c.pos[:1]
+    ):
         return Hit(detail="sed's e command runs a shell")
-    if c.sub(0) in ("shell",) and h not in DATA_ONLY and h not in ("python", "python3", "manage.py", "git") \
-            and generator(h, c.args) is None:
+    if (
+        c.sub(0) in ("shell",)
+        and h not in DATA_ONLY
+        and h not in ("python", "python3", "manage.py", "git")
+        and generator(h, c.args) is None
+    ):
         return Hit(detail=f"{h} shell opens an interactive shell")
-    if h in ("nix-shell", "pipenv", "poetry") and ((h == "nix-shell" and not c.has("--run", "--command")) or c.sub(0) == "shell"):
+    if h in ("nix-shell", "pipenv", "poetry") and (
+        (h == "nix-shell" and not c.has("--run", "--command")) or c.sub(0) == "shell"
+    ):
         return Hit(detail=f"{h} opens an interactive shell")
-    if h in ("python", "python2", "python3", "perl", "ruby", "irb", "node", "php", "lua", "tclsh", "wish", "ghci",
-             "R", "r", "julia", "jshell", "scala", "sqlite3") and not c.args and not (c.feeders or c.heredoc_fed or c.reads):
-        return Hit(severity=Severity.DESTRUCTIVE, detail=f"{h} starts an interactive interpreter",
-                   remedy="run a script file or inline code instead")
-    if h == "trap" and c.pos and re.search(r"\b(?:nohup|sh|bash|curl|wget|python\d?|nc)\b|/dev/tcp", c.pos[0]):
+    if (
+        h
+        in (
+            "python",
+            "python2",
+            "python3",
+            "perl",
+            "ruby",
+            "irb",
+            "node",
+            "php",
+            "lua",
+            "tclsh",
+            "wish",
+            "ghci",
+            "R",
+            "r",
+            "julia",
+            "jshell",
+            "scala",
+            "sqlite3",
+        )
+        and not c.args
+        and not (c.feeders or c.heredoc_fed or c.reads)
+    ):
+        return Hit(
+            severity=Severity.DESTRUCTIVE,
+            detail=f"{h} starts an interactive interpreter",
+            remedy="run a script file or inline code instead",
+        )
+    if (
+        h == "trap"
+        and c.pos
+        and re.search(r"\b(?:nohup|sh|bash|curl|wget|python\d?|nc)\b|/dev/tcp", c.pos[0])
+    ):
         return Hit(detail="trap hides a command that runs later in a signal handler")
     return None
 
@@ -207,7 +467,14 @@ def _remote_words(rest: list[str]) -> list[str]:
         words = shlex.split(" ".join(rest), comments=True)
     except ValueError:
         return rest
-    while words and words[0].rsplit("/", 1)[-1] in ("exec", "env", "command", "builtin", "nohup", "setsid"):
+    while words and words[0].rsplit("/", 1)[-1] in (
+        "exec",
+        "env",
+        "command",
+        "builtin",
+        "nohup",
+        "setsid",
+    ):
         words = words[1:]
         while words and (words[0].startswith("-") or "=" in words[0]):
             words = words[1:]
@@ -227,8 +494,10 @@ def ssh_loopback(c: Cmd) -> MatchResult:
     if not is_loopback(name):
         return None
     words = _remote_words([w.text for w in rest])
-    if words and not (words[0].rsplit("/", 1)[-1] in SHELLS
-                      and not any(w == "-c" or (w[:1] == "-" and "c" in w[1:]) for w in words[1:])):
+    if words and not (
+        words[0].rsplit("/", 1)[-1] in SHELLS
+        and not any(w == "-c" or (w[:1] == "-" and "c" in w[1:]) for w in words[1:])
+    ):
         return None
     return Hit(detail=f"ssh {host.text} {' '.join(w.text for w in rest)}".rstrip())
 
@@ -252,8 +521,19 @@ def git_runs_program(c: Cmd) -> MatchResult:
 def archiver_runs_program(c: Cmd) -> MatchResult:
     h = c.head
     if h in ("tar", "gtar", "bsdtar"):
-        if any(a.startswith(("--checkpoint-action=exec", "--to-command", "--use-compress-program", "--rsh-command",
-                             "--info-script", "--new-volume-script")) for a in c.args) or c.has("-I", "-F"):
+        if any(
+            a.startswith(
+                (
+                    "--checkpoint-action=exec",
+                    "--to-command",
+                    "--use-compress-program",
+                    "--rsh-command",
+                    "--info-script",
+                    "--new-volume-script",
+                )
+            )
+            for a in c.args
+        ) or c.has("-I", "-F"):
             return Hit(detail="tar is told to run a program")
         return None
     if h == "zip" and (c.has("-TT", "--unzip-command") or ("-T" in c.flags and "-TT" in c.args)):
@@ -264,9 +544,13 @@ def archiver_runs_program(c: Cmd) -> MatchResult:
 def ssh_local_command(c: Cmd) -> MatchResult:
     h = c.head
     if h in ("ssh", "scp", "sftp", "check_by_ssh", "autossh") and re.search(
-            r"proxycommand|localcommand|permitlocalcommand", c.low):
+        r"proxycommand|localcommand|permitlocalcommand", c.low
+    ):
         return Hit(detail=f"{h} -o ProxyCommand/LocalCommand runs a local command")
-    if h == "rsync" and any(re.search(r"(?<![\w.-])(?:ba|da|z|k|c|tc)?sh(?![\w.-])", v) for v in c.opt_values("-e", "--rsh")):
+    if h == "rsync" and any(
+        re.search(r"(?<![\w.-])(?:ba|da|z|k|c|tc)?sh(?![\w.-])", v)
+        for v in c.opt_values("-e", "--rsh")
+    ):
         return Hit(detail="rsync -e runs a shell")
     return None
 
@@ -275,23 +559,43 @@ def editor_pager_command(c: Cmd) -> MatchResult:
     h = c.head
     if h in ("vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim"):
         cmds = c.opt_values("-c", "--cmd") + [a[1:] for a in c.args if a.startswith("+")]
-        if any(re.search(r"!|\bsh(?:ell)?\b|terminal|\bpy(?:thon)?3?\b|\blua\b|\bperl\b|\bruby\b|system\(", x)
-               for x in cmds):
+        if any(
+            re.search(
+                r"!|\bsh(?:ell)?\b|terminal|\bpy(?:thon)?3?\b|\blua\b|\bperl\b|\bruby\b|system\(", x
+            )
+            for x in cmds
+        ):
             return Hit(detail=f"{h} runs a shell command at start-up")
         return None
-    if h in ("less", "more", "man", "most", "pg") and any(a.startswith(("+!", "-H", "!")) for a in c.args):
+    if h in ("less", "more", "man", "most", "pg") and any(
+        a.startswith(("+!", "-H", "!")) for a in c.args
+    ):
         return Hit(detail=f"{h} is told to run a command")
     return None
 
 
 def nmap_script(c: Cmd) -> MatchResult:
-    if c.head == "nmap" and (c.has("--interactive") or any(a.startswith("--script") for a in c.args)):
+    if c.head == "nmap" and (
+        c.has("--interactive") or any(a.startswith("--script") for a in c.args)
+    ):
         return Hit(detail="nmap scripts can run arbitrary code")
     return None
 
 
-_MULTIPLEXER_VERBS: Final = frozenset({"new", "new-session", "new-window", "split-window", "send-keys", "send",
-                                       "respawn-pane", "attach", "a", "attach-session"})
+_MULTIPLEXER_VERBS: Final = frozenset(
+    {
+        "new",
+        "new-session",
+        "new-window",
+        "split-window",
+        "send-keys",
+        "send",
+        "respawn-pane",
+        "attach",
+        "a",
+        "attach-session",
+    }
+)
 
 
 def hidden_terminal(c: Cmd) -> MatchResult:
@@ -299,9 +603,11 @@ def hidden_terminal(c: Cmd) -> MatchResult:
     h = c.head
     if h == "script" and not c.has("-c", "--command"):
         return Hit(detail="script starts an unrecorded interactive shell")
-    if h in ("screen", "tmux", "byobu", "zellij", "dtach", "abduco") and not c.has(
-            "-ls", "-list", "-v", "-V", "--version", "-h", "--help") and (
-            not c.pos or c.has("-S") or c.sub(0) in _MULTIPLEXER_VERBS):
+    if (
+        h in ("screen", "tmux", "byobu", "zellij", "dtach", "abduco")
+        and not c.has("-ls", "-list", "-v", "-V", "--version", "-h", "--help")
+        and (not c.pos or c.has("-S") or c.sub(0) in _MULTIPLEXER_VERBS)
+    ):
         return Hit(detail=f"{h} starts a shell the gate cannot see into")
     if h == "expect" and re.search(r"spawn\s+\S*sh\b|interact", c.low):
         return Hit(detail="expect spawns an interactive shell")
@@ -324,22 +630,39 @@ def program_option(c: Cmd) -> MatchResult:
     h = c.head
     flags = _SHELL_ESCAPE_FLAGS.get(h)
     if flags is not None and any(a in flags for a in c.args):
-        return Hit(detail=f"{h} {next(a for a in c.args if a in flags)} lets the file it reads run shell commands")
+        return Hit(
+            detail=f"{h} {next(a for a in c.args if a in flags)} lets the file it reads run shell commands"
+        )
     for a in c.args:
         if _ESCAPE_OPTS.match(a) and ("sh" in a or "/" in a.split("=", 1)[-1]) and ("=" in a):
             val = a.split("=", 1)[1]
-            if SHELL_PATH_RE.search(val) or val.endswith(".so") or ("/" in val and h not in ("git",)):
+            if (
+                SHELL_PATH_RE.search(val)
+                or val.endswith(".so")
+                or ("/" in val and h not in ("git",))
+            ):
                 return Hit(detail=f"{h} {a.split('=', 1)[0]} runs a chosen program")
     return None
 
 
-_LIBRARY_VALUE: Final = re.compile(r"(?:^|[,:=])(?:ladspa|lv2|frei0r)=(?:file=)?\S*|(?:^|[,:])file=\S+\.so\b", re.I)
+_LIBRARY_VALUE: Final = re.compile(
+    r"(?:^|[,:=])(?:ladspa|lv2|frei0r)=(?:file=)?\S*|(?:^|[,:])file=\S+\.so\b", re.I
+)
 
 
 # Every match of library_option holds one: _LIBRARY_VALUE's option words, the loading options, or the
 # two heads it knows.
-_LIBRARY_NEEDS: Final = ("ladspa=", "lv2=", "frei0r=", "file=", "-engine", "--default-auth", "--plugin-dir",
-                         "ssh-keygen", "ldconfig")
+_LIBRARY_NEEDS: Final = (
+    "ladspa=",
+    "lv2=",
+    "frei0r=",
+    "file=",
+    "-engine",
+    "--default-auth",
+    "--plugin-dir",
+    "ssh-keygen",
+    "ldconfig",
+)
 
 
 def library_option(c: Cmd) -> MatchResult:
@@ -357,10 +680,43 @@ def library_option(c: Cmd) -> MatchResult:
 
 
 # Programs besides the interpreters whose arguments can hold code or commands they run.
-_ESCAPING_PROGRAMS: Final = frozenset({
-    "sqlite3", "mysql", "psql", "lftp", "dc", "bc", "bpftrace", "latex", "pdflatex", "pdftex", "tex", "xelatex",
-    "lualatex", "puppet", "gem", "csvtool", "msgfilter", "rpm", "rpmquery", "emacs", "ansible", "ansible-playbook",
-    "make", "gnuplot", "octave-cli", "R", "r", "busctl", "dmsetup", "xdg-user-dir", "bconsole", "tmate", "watch"})
+_ESCAPING_PROGRAMS: Final = frozenset(
+    {
+        "sqlite3",
+        "mysql",
+        "psql",
+        "lftp",
+        "dc",
+        "bc",
+        "bpftrace",
+        "latex",
+        "pdflatex",
+        "pdftex",
+        "tex",
+        "xelatex",
+        "lualatex",
+        "puppet",
+        "gem",
+        "csvtool",
+        "msgfilter",
+        "rpm",
+        "rpmquery",
+        "emacs",
+        "ansible",
+        "ansible-playbook",
+        "make",
+        "gnuplot",
+        "octave-cli",
+        "R",
+        "r",
+        "busctl",
+        "dmsetup",
+        "xdg-user-dir",
+        "bconsole",
+        "tmate",
+        "watch",
+    }
+)
 
 
 def interpreter_escape(c: Cmd) -> MatchResult:
@@ -372,7 +728,13 @@ def interpreter_escape(c: Cmd) -> MatchResult:
             return Hit(detail=f"{h} loads a native library")
         if SPAWN_RE.search(a) or SHELL_PATH_RE.search(a):
             return Hit(detail=f"{h} starts a shell")
-        if a.lower().startswith((".shell", ".system", "\\!", "!")) and h in ("sqlite3", "mysql", "psql", "lftp", "dc"):
+        if a.lower().startswith((".shell", ".system", "\\!", "!")) and h in (
+            "sqlite3",
+            "mysql",
+            "psql",
+            "lftp",
+            "dc",
+        ):
             return Hit(detail=f"{h} runs a shell command")
         if "shell-escape" in a or "write18" in a:
             return Hit(detail=f"{h} enables shell escapes")
@@ -380,69 +742,246 @@ def interpreter_escape(c: Cmd) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("escape.planted-shell", A, "This {detail}, preparing a gate escape.", planted_shell, tried_on=among(("echo", "printf", "cat", "tee")),
-         examples=("echo 'exec /bin/sh' > /tmp/x", "echo '{\"scripts\":{\"x\":\"/bin/sh\"}}' >package.json",
-                   "echo 'esyscmd(/bin/sh)' | m4"),
-         counter=("echo hello > out.txt", "echo /bin/sh", "echo '#!/bin/sh' | grep sh")),
-    Rule("escape.launcher", A, "This starts a shell: {detail}.", shell_launchers,
-         examples=("chroot /", "capsh --", "systemd-run -S", "sed e", "ansible-test shell", "poetry shell",
-                   "trap 'nohup sh x.sh' EXIT", "bash -c 'enable -f /tmp/lib.so x'"),
-         counter=("chroot /srv/root /bin/true", "sed -e 's/a/b/' f", "trap 'rm -f $tmp' EXIT", "python -V")),
-    Rule("escape.gated-shell", S, "A shell started from a gated session is gated too.", gated_shell, tried_on=among(SHELLS),
-         examples=("bash", "zsh", "sh", "bash -l"),
-         counter=("/bin/bash", "exec bash", "sudo bash", "bash -p", "bash -c 'ls'", "bash x.sh")),
-    Rule("escape.interactive-shell", A, "This starts an interactive shell ({detail}) whose commands the gate would not see.",
-         interactive_shell, tried_on=among(SHELLS, ("busybox",)),
-         examples=("/bin/bash", "sudo /bin/sh", "env /bin/sh", "nice /bin/sh -p", "bash -p", "exec zsh", "find . -exec /bin/sh -p \\; -quit"),
-         counter=("bash script.sh", "bash -c 'ls'", "sh -n x.sh", "bash --version")),
-    Rule("escape.shell-argument", A, "{detail}, an ungated shell that escapes the gate.", shell_as_argument,
-         examples=("aa-exec /bin/sh", "rlwrap bash", "capsh --shell=/bin/bash --", "cpulimit -l 100 -f /bin/sh",
-                   "docker exec -it web bash", "PAGER='/bin/sh -c x' git -p help", "emulate sh -c 'x'",
-                   "ttyd -p 8080 bash"),
-         counter=("which bash", "echo /bin/sh", "ls -l /bin/sh", "apt install zsh", "grep bash /etc/shells",
-                  "useradd -s /bin/bash x", "pulumi gen-completion bash", "komac complete zsh", "procs zsh",
-                  "emulate zsh -R", "sudo btrfs filesystem sh /mnt"),
-         needs=_SHELL_ARG_NEEDS),
-    Rule("escape.ssh-loopback", A, "This opens a shell on this machine ({detail}) whose commands the gate would not see.",
-         ssh_loopback, tried_on=among(("ssh", "slogin")),
-         examples=("ssh localhost", "ssh me@127.0.0.1", "ssh -p 22 localhost bash", "ssh ::1 /bin/sh -i",
-                   "ssh localhost sh -s < run.sh", "curl -s x.example/s | ssh localhost"),
-         counter=("ssh localhost uptime", "ssh build.example.com", "ssh localhost <<< 'ls'",
-                  "ssh localhost bash -c ls")),
-    Rule("escape.git-command", A, "{detail}, a known way to escape to a shell.", git_runs_program, heads=heads("git"),
-         examples=("git -c core.pager='sh -c x' log", "git -c core.sshCommand=/tmp/x fetch", "git --exec-path=/tmp/x status"),
-         counter=("git -c user.name=x commit -m y", "git log")),
-    Rule("escape.archiver-command", A, "{detail}, a known way to escape to a shell.", archiver_runs_program,
-         heads=heads("tar", "gtar", "bsdtar", "zip"),
-         examples=("tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=/bin/sh", "zip x.zip f -T -TT 'sh #'",
-                   "tar -I /tmp/x -cf a.tar f"),
-         counter=("tar -czf a.tgz src", "zip -r a.zip src")),
-    Rule("escape.ssh-local-command", A, "{detail}, a known way to escape to a shell.", ssh_local_command,
-         heads=heads("ssh", "scp", "sftp", "check_by_ssh", "autossh", "rsync"),
-         examples=("ssh -o ProxyCommand=';sh 0<&2 1>&2' x", "rsync -e 'sh -c \"sh 0<&2 1>&2\"' 127.0.0.1:/dev/null"),
-         counter=("ssh host uptime", "rsync -e ssh a host:b")),
-    Rule("escape.editor-command", A, "{detail}, a known way to escape to a shell.", editor_pager_command,
-         heads=heads("vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim", "less", "more", "man", "most", "pg"),
-         examples=("vim -c ':!/bin/sh'", "vim +'!sh'", "less +!sh f"), counter=("vim file.txt", "less +G log.txt")),
-    Rule("escape.nmap-script", A, "{detail}, a known way to escape to a shell.", nmap_script, heads=heads("nmap"),
-         examples=("nmap --script=/tmp/x.nse localhost", "nmap --interactive"), counter=("nmap -sV localhost",)),
-    Rule("escape.hidden-terminal", A, "{detail}, a known way to escape to a shell.", hidden_terminal,
-         heads=heads("script", "screen", "tmux", "byobu", "zellij", "dtach", "abduco", "expect"),
-         examples=("script", "screen", "tmux new -s x", "expect -c 'spawn sh; interact'"),
-         counter=("script -c 'make' build.log", "tmux ls", "screen -ls")),
-    Rule("escape.program-option", A, "{detail}, a known way to escape to a shell.", program_option,
-         examples=("npm --script-shell=/tmp/x.sh run build", "certbot --pre-hook=/tmp/x.sh renew",
-                   "mysql --pager=/bin/sh", "dvips -R0 texput.dvi"),
-         counter=("npm run build", "certbot renew", "dvips -R texput.dvi"), needs=_PROGRAM_OPTION_NEEDS),
-    Rule("escape.library-option", A, "{detail}, loading code into a program the gate cannot see.", library_option,
-         examples=("curl --engine /tmp/lib.so x", "ssh-keygen -D /tmp/lib.so", "ldconfig -f /tmp/ld.conf",
-                   "ffmpeg -f lavfi -i anullsrc -af ladspa=file=/tmp/lib.so out.wav"),
-         counter=("openssl engine -t", "ssh-keygen -t ed25519", "ldconfig"), needs=_LIBRARY_NEEDS),
-    Rule("escape.interpreter", A, "Inline code makes {detail}, escaping the gate.", interpreter_escape, tried_on=interpreters_and(_ESCAPING_PROGRAMS),
-         examples=("python -c 'import pty; pty.spawn(\"/bin/sh\")'", "perl -e 'exec \"/bin/sh\";'",
-                   "ruby -e 'exec \"/bin/sh\"'", "lua -e 'os.execute(\"/bin/sh\")'", "php -r 'system(\"/bin/sh -i\");'",
-                   "gdb -nx -ex '!sh' -ex quit", "python -c 'import ctypes; ctypes.CDLL(\"/tmp/x.so\")'",
-                   "sqlite3 /dev/null '.shell /bin/sh'"),
-         counter=("python -c 'print(1)'", "node -e 'console.log(2)'", "perl -ne 'print if /x/' f",
-                  "sed '' file", "awk '{print $1}' f")),
+    Rule(
+        "escape.planted-shell",
+        A,
+        "This {detail}, preparing a gate escape.",
+        planted_shell,
+        tried_on=among(("echo", "printf", "cat", "tee")),
+        examples=(
+            "echo 'exec /bin/sh' > /tmp/x",
+            'echo \'{"scripts":{"x":"/bin/sh"}}\' >package.json',
+            "echo 'esyscmd(/bin/sh)' | m4",
+        ),
+        counter=("echo hello > out.txt", "echo /bin/sh", "echo '#!/bin/sh' | grep sh"),
+    ),
+    Rule(
+        "escape.launcher",
+        A,
+        "This starts a shell: {detail}.",
+        shell_launchers,
+        examples=(
+            "chroot /",
+            "capsh --",
+            "systemd-run -S",
+            "sed e",
+            "ansible-test shell",
+            "poetry shell",
+            "trap 'nohup sh x.sh' EXIT",
+            "bash -c 'enable -f /tmp/lib.so x'",
+        ),
+        counter=(
+            "chroot /srv/root /bin/true",
+            "sed -e 's/a/b/' f",
+            "trap 'rm -f $tmp' EXIT",
+            "python -V",
+        ),
+    ),
+    Rule(
+        "escape.gated-shell",
+        S,
+        "A shell started from a gated session is gated too.",
+        gated_shell,
+        tried_on=among(SHELLS),
+        examples=("bash", "zsh", "sh", "bash -l"),
+        counter=("/bin/bash", "exec bash", "sudo bash", "bash -p", "bash -c 'ls'", "bash x.sh"),
+    ),
+    Rule(
+        "escape.interactive-shell",
+        A,
+        "This starts an interactive shell ({detail}) whose commands the gate would not see.",
+        interactive_shell,
+        tried_on=among(SHELLS, ("busybox",)),
+        examples=(
+            "/bin/bash",
+            "sudo /bin/sh",
+            "env /bin/sh",
+            "nice /bin/sh -p",
+            "bash -p",
+            "exec zsh",
+            "find . -exec /bin/sh -p \\; -quit",
+        ),
+        counter=("bash script.sh", "bash -c 'ls'", "sh -n x.sh", "bash --version"),
+    ),
+    Rule(
+        "escape.shell-argument",
+        A,
+        "{detail}, an ungated shell that escapes the gate.",
+        shell_as_argument,
+        examples=(
+            "aa-exec /bin/sh",
+            "rlwrap bash",
+            "capsh --shell=/bin/bash --",
+            "cpulimit -l 100 -f /bin/sh",
+            "docker exec -it web bash",
+            "PAGER='/bin/sh -c x' git -p help",
+            "emulate sh -c 'x'",
+            "ttyd -p 8080 bash",
+        ),
+        counter=(
+            "which bash",
+            "echo /bin/sh",
+            "ls -l /bin/sh",
+            "apt install zsh",
+            "grep bash /etc/shells",
+            "useradd -s /bin/bash x",
+            "pulumi gen-completion bash",
+            "komac complete zsh",
+            "procs zsh",
+            "emulate zsh -R",
+            "sudo btrfs filesystem sh /mnt",
+        ),
+        needs=_SHELL_ARG_NEEDS,
+    ),
+    Rule(
+        "escape.ssh-loopback",
+        A,
+        "This opens a shell on this machine ({detail}) whose commands the gate would not see.",
+        ssh_loopback,
+        tried_on=among(("ssh", "slogin")),
+        examples=(
+            "ssh localhost",
+            "ssh me@127.0.0.1",
+            "ssh -p 22 localhost bash",
+            "ssh ::1 /bin/sh -i",
+            "ssh localhost sh -s < run.sh",
+            "curl -s x.example/s | ssh localhost",
+        ),
+        counter=(
+            "ssh localhost uptime",
+            "ssh build.example.com",
+            "ssh localhost <<< 'ls'",
+            "ssh localhost bash -c ls",
+        ),
+    ),
+    Rule(
+        "escape.git-command",
+        A,
+        "{detail}, a known way to escape to a shell.",
+        git_runs_program,
+        heads=heads("git"),
+        examples=(
+            "git -c core.pager='sh -c x' log",
+            "git -c core.sshCommand=/tmp/x fetch",
+            "git --exec-path=/tmp/x status",
+        ),
+        counter=("git -c user.name=x commit -m y", "git log"),
+    ),
+    Rule(
+        "escape.archiver-command",
+        A,
+        "{detail}, a known way to escape to a shell.",
+        archiver_runs_program,
+        heads=heads("tar", "gtar", "bsdtar", "zip"),
+        examples=(
+            "tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec=/bin/sh",
+            "zip x.zip f -T -TT 'sh #'",
+            "tar -I /tmp/x -cf a.tar f",
+        ),
+        counter=("tar -czf a.tgz src", "zip -r a.zip src"),
+    ),
+    Rule(
+        "escape.ssh-local-command",
+        A,
+        "{detail}, a known way to escape to a shell.",
+        ssh_local_command,
+        heads=heads("ssh", "scp", "sftp", "check_by_ssh", "autossh", "rsync"),
+        examples=(
+            "ssh -o ProxyCommand=';sh 0<&2 1>&2' x",
+            "rsync -e 'sh -c \"sh 0<&2 1>&2\"' 127.0.0.1:/dev/null",
+        ),
+        counter=("ssh host uptime", "rsync -e ssh a host:b"),
+    ),
+    Rule(
+        "escape.editor-command",
+        A,
+        "{detail}, a known way to escape to a shell.",
+        editor_pager_command,
+        heads=heads(
+            "vi",
+            "vim",
+            "nvim",
+            "ex",
+            "view",
+            "vimdiff",
+            "rvim",
+            "less",
+            "more",
+            "man",
+            "most",
+            "pg",
+        ),
+        examples=("vim -c ':!/bin/sh'", "vim +'!sh'", "less +!sh f"),
+        counter=("vim file.txt", "less +G log.txt"),
+    ),
+    Rule(
+        "escape.nmap-script",
+        A,
+        "{detail}, a known way to escape to a shell.",
+        nmap_script,
+        heads=heads("nmap"),
+        examples=("nmap --script=/tmp/x.nse localhost", "nmap --interactive"),
+        counter=("nmap -sV localhost",),
+    ),
+    Rule(
+        "escape.hidden-terminal",
+        A,
+        "{detail}, a known way to escape to a shell.",
+        hidden_terminal,
+        heads=heads("script", "screen", "tmux", "byobu", "zellij", "dtach", "abduco", "expect"),
+        examples=("script", "screen", "tmux new -s x", "expect -c 'spawn sh; interact'"),
+        counter=("script -c 'make' build.log", "tmux ls", "screen -ls"),
+    ),
+    Rule(
+        "escape.program-option",
+        A,
+        "{detail}, a known way to escape to a shell.",
+        program_option,
+        examples=(
+            "npm --script-shell=/tmp/x.sh run build",
+            "certbot --pre-hook=/tmp/x.sh renew",
+            "mysql --pager=/bin/sh",
+            "dvips -R0 texput.dvi",
+        ),
+        counter=("npm run build", "certbot renew", "dvips -R texput.dvi"),
+        needs=_PROGRAM_OPTION_NEEDS,
+    ),
+    Rule(
+        "escape.library-option",
+        A,
+        "{detail}, loading code into a program the gate cannot see.",
+        library_option,
+        examples=(
+            "curl --engine /tmp/lib.so x",
+            "ssh-keygen -D /tmp/lib.so",
+            "ldconfig -f /tmp/ld.conf",
+            "ffmpeg -f lavfi -i anullsrc -af ladspa=file=/tmp/lib.so out.wav",
+        ),
+        counter=("openssl engine -t", "ssh-keygen -t ed25519", "ldconfig"),
+        needs=_LIBRARY_NEEDS,
+    ),
+    Rule(
+        "escape.interpreter",
+        A,
+        "Inline code makes {detail}, escaping the gate.",
+        interpreter_escape,
+        tried_on=interpreters_and(_ESCAPING_PROGRAMS),
+        examples=(
+            "python -c 'import pty; pty.spawn(\"/bin/sh\")'",
+            "perl -e 'exec \"/bin/sh\";'",
+            "ruby -e 'exec \"/bin/sh\"'",
+            "lua -e 'os.execute(\"/bin/sh\")'",
+            "php -r 'system(\"/bin/sh -i\");'",
+            "gdb -nx -ex '!sh' -ex quit",
+            "python -c 'import ctypes; ctypes.CDLL(\"/tmp/x.so\")'",
+            "sqlite3 /dev/null '.shell /bin/sh'",
+        ),
+        counter=(
+            "python -c 'print(1)'",
+            "node -e 'console.log(2)'",
+            "perl -ne 'print if /x/' f",
+            "sed '' file",
+            "awk '{print $1}' f",
+        ),
+    ),
 )

@@ -22,39 +22,244 @@ _VERB: Final = re.compile(
     r"unregister|decommission|evict|obliterate|nuke|reset|force_reset|clear|clean|rollback|undeploy|untag|"
     r"roll|break-lock|recreate|kill|cancel|deactivate|revert|overwrite|restore|unset|compact|unassign|unbind|"
     r"unpublish|deprovision)(?:[-_:][a-z0-9-]+)*$|^dodelete$",
-    re.I)
+    re.I,
+)
 # Heads whose positional words are data, or that another table already judges.
-DATA_HEADS: Final = frozenset({
-    "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "head", "tail",
-    "sed", "awk", "gawk", "ls", "find", "fd", "touch", "mkdir", "cp", "mv", "ln", "cd", "pushd", "test", "[",
-    "[[", "git", "rm", "rmdir", "man", "help", "info", "which", "type", "command", "whatis", "apropos",
-    "tldr", "diff", "wc", "sort", "uniq", "cut", "tr", "xargs", "true", "false", "export", "set", "unset",
-    "alias", "read", "source", ".", "eval", "exec", "history", "code", "vim", "vi", "nano", "emacs",
-    "open", "xdg-open", "say", "notify-send", "jq", "yq", "tee", "curl", "wget", "http", "https", "xh",
-    "docker", "podman", "kubectl", "oc", "helm", "terraform", "tofu", "pulumi", "aws", "gcloud", "az",
-    "gsutil", "apt", "apt-get", "brew", "pip", "pip3", "npm", "pnpm", "yarn", "cargo", "poetry", "gem",
-    "systemctl", "service", "psql", "mysql", "sqlite3", "redis-cli", "mongosh", "mongo", "rclone",
-    "hash", "whereis", "compgen", "complete", "go", "dotnet", "mvn", "gradle", "npx", "pnpx", "bunx",
-    "make", "just", "task", "ssh", "scp", "rsync", "sudo", "python", "python3", "node", "ruby", "perl",
-    "sh", "bash", "zsh", "fish", "dash", "ksh", "crontab", "chmod", "chown", "trash", "gio", "basename",
-    "dirname", "realpath", "readlink", "stat", "file", "du", "df", "tar", "zip", "unzip", "gzip", "date",
-    "sleep", "wait", "kill", "pkill", "killall", "time", "watch", "env", "printenv", "pwd", "whoami", "id",
-    "uname", "hostname", "ps", "top", "htop", "lsof", "netstat", "ss", "ping", "dig", "nslookup", "host",
-    "openssl", "base64", "xxd", "od", "hexdump", "strings", "md5sum", "sha256sum", "shasum", "column",
-    "paste", "join", "comm", "fold", "fmt", "nl", "rev", "tac", "csplit", "expand", "seq", "yes",
-    "pytest", "tox", "nox", "ruff", "mypy", "black", "eslint", "prettier", "tsc", "jest", "vitest",
-})
-_HTTP_DELETE_PATH: Final = re.compile(r"/(?:dodelete|_delete_by_query|delete[-_]?\w*|_close|_flush|purge|wipe)(?:[/?]|$)|[?&](?:action|op)=delete", re.I)
+DATA_HEADS: Final = frozenset(
+    {
+        "echo",
+        "printf",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "ack",
+        "cat",
+        "less",
+        "more",
+        "head",
+        "tail",
+        "sed",
+        "awk",
+        "gawk",
+        "ls",
+        "find",
+        "fd",
+        "touch",
+        "mkdir",
+        "cp",
+        "mv",
+        "ln",
+        "cd",
+        "pushd",
+        "test",
+        "[",
+        "[[",
+        "git",
+        "rm",
+        "rmdir",
+        "man",
+        "help",
+        "info",
+        "which",
+        "type",
+        "command",
+        "whatis",
+        "apropos",
+        "tldr",
+        "diff",
+        "wc",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "xargs",
+        "true",
+        "false",
+        "export",
+        "set",
+        "unset",
+        "alias",
+        "read",
+        "source",
+        ".",
+        "eval",
+        "exec",
+        "history",
+        "code",
+        "vim",
+        "vi",
+        "nano",
+        "emacs",
+        "open",
+        "xdg-open",
+        "say",
+        "notify-send",
+        "jq",
+        "yq",
+        "tee",
+        "curl",
+        "wget",
+        "http",
+        "https",
+        "xh",
+        "docker",
+        "podman",
+        "kubectl",
+        "oc",
+        "helm",
+        "terraform",
+        "tofu",
+        "pulumi",
+        "aws",
+        "gcloud",
+        "az",
+        "gsutil",
+        "apt",
+        "apt-get",
+        "brew",
+        "pip",
+        "pip3",
+        "npm",
+        "pnpm",
+        "yarn",
+        "cargo",
+        "poetry",
+        "gem",
+        "systemctl",
+        "service",
+        "psql",
+        "mysql",
+        "sqlite3",
+        "redis-cli",
+        "mongosh",
+        "mongo",
+        "rclone",
+        "hash",
+        "whereis",
+        "compgen",
+        "complete",
+        "go",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "npx",
+        "pnpx",
+        "bunx",
+        "make",
+        "just",
+        "task",
+        "ssh",
+        "scp",
+        "rsync",
+        "sudo",
+        "python",
+        "python3",
+        "node",
+        "ruby",
+        "perl",
+        "sh",
+        "bash",
+        "zsh",
+        "fish",
+        "dash",
+        "ksh",
+        "crontab",
+        "chmod",
+        "chown",
+        "trash",
+        "gio",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "stat",
+        "file",
+        "du",
+        "df",
+        "tar",
+        "zip",
+        "unzip",
+        "gzip",
+        "date",
+        "sleep",
+        "wait",
+        "kill",
+        "pkill",
+        "killall",
+        "time",
+        "watch",
+        "env",
+        "printenv",
+        "pwd",
+        "whoami",
+        "id",
+        "uname",
+        "hostname",
+        "ps",
+        "top",
+        "htop",
+        "lsof",
+        "netstat",
+        "ss",
+        "ping",
+        "dig",
+        "nslookup",
+        "host",
+        "openssl",
+        "base64",
+        "xxd",
+        "od",
+        "hexdump",
+        "strings",
+        "md5sum",
+        "sha256sum",
+        "shasum",
+        "column",
+        "paste",
+        "join",
+        "comm",
+        "fold",
+        "fmt",
+        "nl",
+        "rev",
+        "tac",
+        "csplit",
+        "expand",
+        "seq",
+        "yes",
+        "pytest",
+        "tox",
+        "nox",
+        "ruff",
+        "mypy",
+        "black",
+        "eslint",
+        "prettier",
+        "tsc",
+        "jest",
+        "vitest",
+    }
+)
+_HTTP_DELETE_PATH: Final = re.compile(
+    r"/(?:dodelete|_delete_by_query|delete[-_]?\w*|_close|_flush|purge|wipe)(?:[/?]|$)|[?&](?:action|op)=delete",
+    re.I,
+)
 
 
-@functools.lru_cache(maxsize=4096)  # a pure function of the word; the same verbs recur command after command
+@functools.lru_cache(
+    maxsize=4096
+)  # a pure function of the word; the same verbs recur command after command
 def service_verb_word(word: str) -> bool:
     """Whether ``word`` is a delete-class verb (shared with the cloud table)."""
     return _VERB.match(word) is not None
 
 
 # A read verb right after a delete-class noun-verb lists or shows those things instead.
-_READ_VERBS: Final = frozenset({"get", "describe", "list", "ls", "show", "status", "info", "inspect", "view"})
+_READ_VERBS: Final = frozenset(
+    {"get", "describe", "list", "ls", "show", "status", "info", "inspect", "view"}
+)
 
 
 # Verbs that lose nothing a person made when their object is the tool's own output (S3.2), each
@@ -68,30 +273,40 @@ _SOFT_FIRST: Final = {
     "disable": "turns off something the tool's own `enable` turns on again; nothing is deleted",
 }
 # Process nouns: `kill-server`, `kill-session`, `kill-pane` stop processes, whatever the position.
-_PROCESS_KILL: Final = re.compile(r"^kill[-_](?:server|session|sessions|pane|window|client|task|tasks|job)$", re.I)
+_PROCESS_KILL: Final = re.compile(
+    r"^kill[-_](?:server|session|sessions|pane|window|client|task|tasks|job)$", re.I
+)
 # What a `disable` may be applied to and turned on again, with nothing lost: add-ons of the tool.
-_TOGGLES: Final = re.compile(r"(?:^|[-_:])(?:plugins?|extensions?|modules?|features?|flags?|toggles?|repos?"
-                             r"|repository|repositories|copr|maintenance|themes?|addons?|add-ons?)(?:$|[-_:])", re.I)
+_TOGGLES: Final = re.compile(
+    r"(?:^|[-_:])(?:plugins?|extensions?|modules?|features?|flags?|toggles?|repos?"
+    r"|repository|repositories|copr|maintenance|themes?|addons?|add-ons?)(?:$|[-_:])",
+    re.I,
+)
 # After `restore`, these words make it a noun (`velero restore create` names a restore to run).
 _NOUN_NEXT: Final = frozenset({"create", "new", "describe", "logs"})
 
 
 # A tool or object that protects the machine: turning it off or stopping it weakens a defence
 # (S3.2 attack), whatever the verb's usual harmlessness.
-_DEFENCE: Final = re.compile(r"defen[cs]e|firewall|\bfw\b|ufw|antivirus|\bav\b|edr|falcon|sentinel|selinux|apparmor|"
-                             r"audit|protect|guard|shield|clam|wazuh|osquery|crowdstrike|sophos|eset|mcafee|"
-                             r"kaspersky|defender|gatekeeper|sip\b|quarantine|integrity|tripwire|aide\b|fail2ban",
-                             re.I)
+_DEFENCE: Final = re.compile(
+    r"defen[cs]e|firewall|\bfw\b|ufw|antivirus|\bav\b|edr|falcon|sentinel|selinux|apparmor|"
+    r"audit|protect|guard|shield|clam|wazuh|osquery|crowdstrike|sophos|eset|mcafee|"
+    r"kaspersky|defender|gatekeeper|sip\b|quarantine|integrity|tripwire|aide\b|fail2ban",
+    re.I,
+)
 
 
 def _soft(c: Cmd, k: int, w: str, pos: list[str]) -> bool:
     """Whether the delete-class verb ``w`` at positional ``k`` loses nothing a person made."""
     low = w.lower()
-    if _DEFENCE.search(c.head) or any(_DEFENCE.search(p) for p in pos[:k + 2]):
+    if _DEFENCE.search(c.head) or any(_DEFENCE.search(p) for p in pos[: k + 2]):
         return False
-    near = [w, *pos[max(0, k - 1):k], *pos[k + 1:k + 2]]
-    if _CACHE.search(" ".join(near)) and re.match(r"^(?:[a-z0-9]+[-_:])*(?:clean|clear|purge|prune|rm|remove|delete)"
-                                                  r"(?:[-_:][a-z0-9-]+)*$", low):
+    near = [w, *pos[max(0, k - 1) : k], *pos[k + 1 : k + 2]]
+    if _CACHE.search(" ".join(near)) and re.match(
+        r"^(?:[a-z0-9]+[-_:])*(?:clean|clear|purge|prune|rm|remove|delete)"
+        r"(?:[-_:][a-z0-9-]+)*$",
+        low,
+    ):
         return True  # `uv cache clean`, `dnf clean dbcache`, `fastlane run clean_cocoapods_cache`
     if _PROCESS_KILL.match(low):
         return True
@@ -101,8 +316,9 @@ def _soft(c: Cmd, k: int, w: str, pos: list[str]) -> bool:
         return True  # `bazel clean`, `flutter clean`: nothing after it names what else to clean
     if low in ("kill", "deactivate") and k == 0:
         return True
-    if low.endswith("disable") and (k == 0 or _TOGGLES.search(pos[k - 1]) or _TOGGLES.search(c.head)
-                                    or _TOGGLES.search(low)):
+    if low.endswith("disable") and (
+        k == 0 or _TOGGLES.search(pos[k - 1]) or _TOGGLES.search(c.head) or _TOGGLES.search(low)
+    ):
         return True  # `corepack disable`, `unleash features disable x`, `magento module:disable x`
     return False
 
@@ -125,7 +341,13 @@ def _long_options(c: Cmd) -> Iterator[str]:
 def service_verb(c: Cmd) -> MatchResult:
     if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
         return None
-    if "-" in c.head and service_verb_word(c.head) and not c.head.endswith(("-reset", "-clean", "-clear", "-restore", "-cancel", "-kill", "-revert")):
+    if (
+        "-" in c.head
+        and service_verb_word(c.head)
+        and not c.head.endswith(
+            ("-reset", "-clean", "-clear", "-restore", "-cancel", "-kill", "-revert")
+        )
+    ):
         return Hit(detail=c.head)
     if not c.pos:
         return None
@@ -135,24 +357,36 @@ def service_verb(c: Cmd) -> MatchResult:
         if len(w) > 48 or "/" in w or "." in w or "=" in w:
             continue  # a path, an assignment, or the value of an option (`--mode restore-size`)
         if service_verb_word(w):
-            if any(p.lower() in _READ_VERBS for p in pos[k + 1:k + 2]):
+            if any(p.lower() in _READ_VERBS for p in pos[k + 1 : k + 2]):
                 return None  # `velero restore get`: listing the restores, not restoring
             if _soft(c, k, w, pos):
                 return None
-            if w.lower() == "restore" and (any(p.lower() in _NOUN_NEXT for p in pos[k + 1:k + 2])
-                                           or _restores_into_named_path(c)):
+            if w.lower() == "restore" and (
+                any(p.lower() in _NOUN_NEXT for p in pos[k + 1 : k + 2])
+                or _restores_into_named_path(c)
+            ):
                 return None
             return Hit(detail=f"{c.head} {w}")
     # The first such option as written (c.flags is a set: its order differs from run to run).
-    opt = next((f for f in _long_options(c) if f.startswith(("--delete", "--remove", "--purge", "--drop",
-                                                              "--reset-offsets", "--wipe"))), None)
+    opt = next(
+        (
+            f
+            for f in _long_options(c)
+            if f.startswith(
+                ("--delete", "--remove", "--purge", "--drop", "--reset-offsets", "--wipe")
+            )
+        ),
+        None,
+    )
     if opt:
         return Hit(detail=f"{c.head} {opt}")
     return None
 
 
 # Cluster-wide admin endpoints: a write there changes the whole service, not one document.
-_HTTP_ADMIN_PATH: Final = re.compile(r"/_cluster/(?:settings|reroute)|/_security/|/_nodes/[^/?]*/?_?shutdown", re.I)
+_HTTP_ADMIN_PATH: Final = re.compile(
+    r"/_cluster/(?:settings|reroute)|/_security/|/_nodes/[^/?]*/?_?shutdown", re.I
+)
 
 
 def http_delete(c: Cmd) -> MatchResult:
@@ -168,36 +402,89 @@ def http_delete(c: Cmd) -> MatchResult:
         return Hit(detail="sends an HTTP DELETE")
     if method in ("PUT", "POST", "PATCH") and any(_HTTP_ADMIN_PATH.search(p) for p in c.pos):
         return Hit(detail=f"sends an HTTP {method} to a cluster-wide admin endpoint")
-    if any(_HTTP_DELETE_PATH.search(p) for p in c.pos if "://" in p or p.startswith((":", "localhost", "127."))):
+    if any(
+        _HTTP_DELETE_PATH.search(p)
+        for p in c.pos
+        if "://" in p or p.startswith((":", "localhost", "127."))
+    ):
         return Hit(detail="calls a delete endpoint")
     return None
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("generic.delete-verb", D, "This runs a delete-class operation ({detail}) on data or configuration it does not show.",
-         service_verb, tried_on=except_(DATA_HEADS), remedy="name exactly what will be deleted, or list it instead of deleting it",
-         examples=("fastly logging s3 delete --name logs", "vault kv metadata delete secret/app",
-                   "velero backup delete nightly", "nats kv del KV key",
-                   "rabbitmqctl delete_user bot", "kafka-topics --bootstrap-server x --delete --topic t",
-                   "stripe customers delete cus_1", "restic forget abc", "borg compact repo",
-                   "mc admin policy unset myminio p", "vault secrets disable kv/", "mc admin user disable m u",
-                   "split splits kill my-split", "sudo dnf system-upgrade clean", "tlmgr backup clean --all",
-                   "nh clean all", "kopia snapshot restore k1 out", "sudo gitlab-ctl kill nginx",
-                   "falconctl disable", "wazuh-control kill"),
-         counter=("vault kv get secret/app", "velero backup get", "ldcli environments create --name s",
-                  "uv cache clean", "dnf clean dbcache", "apptainer cache clean -f", "bazel clean", "flutter clean",
-                  "adb kill-server", "tmux kill-session -t x", "pueue kill -a", "conda deactivate",
-                  "corepack disable", "unleash features disable my-toggle", "gnome-extensions disable x@y",
-                  "restic restore latest --target /tmp/out", "velero restore create restore-1",
-                  "echo delete", "grep remove file.txt", "velero restore get", "restic stats --mode restore-size",
-                  "fastly logging s3 list --name logs")),
-    Rule("generic.http-delete", D, "This {detail} to a service, removing data there.", http_delete,
-         heads=heads("curl", "http", "https", "xh", "xhs", "httpie", "wget"),
-         remedy="read the resource (GET) instead of deleting or replacing it",
-         examples=("curl -X DELETE https://api.example.com/v1/items/1", "http DELETE :9200/index",
-                   "curl -X POST http://jenkins.local/job/x/doDelete", "curl -X PUT http://localhost:9200/_cluster/settings"),
-         counter=("curl https://example.com", "curl -X GET http://localhost:9200/_search",
-                  "curl -X GET http://localhost:9200/_cluster/settings")),
+    Rule(
+        "generic.delete-verb",
+        D,
+        "This runs a delete-class operation ({detail}) on data or configuration it does not show.",
+        service_verb,
+        tried_on=except_(DATA_HEADS),
+        remedy="name exactly what will be deleted, or list it instead of deleting it",
+        examples=(
+            "fastly logging s3 delete --name logs",
+            "vault kv metadata delete secret/app",
+            "velero backup delete nightly",
+            "nats kv del KV key",
+            "rabbitmqctl delete_user bot",
+            "kafka-topics --bootstrap-server x --delete --topic t",
+            "stripe customers delete cus_1",
+            "restic forget abc",
+            "borg compact repo",
+            "mc admin policy unset myminio p",
+            "vault secrets disable kv/",
+            "mc admin user disable m u",
+            "split splits kill my-split",
+            "sudo dnf system-upgrade clean",
+            "tlmgr backup clean --all",
+            "nh clean all",
+            "kopia snapshot restore k1 out",
+            "sudo gitlab-ctl kill nginx",
+            "falconctl disable",
+            "wazuh-control kill",
+        ),
+        counter=(
+            "vault kv get secret/app",
+            "velero backup get",
+            "ldcli environments create --name s",
+            "uv cache clean",
+            "dnf clean dbcache",
+            "apptainer cache clean -f",
+            "bazel clean",
+            "flutter clean",
+            "adb kill-server",
+            "tmux kill-session -t x",
+            "pueue kill -a",
+            "conda deactivate",
+            "corepack disable",
+            "unleash features disable my-toggle",
+            "gnome-extensions disable x@y",
+            "restic restore latest --target /tmp/out",
+            "velero restore create restore-1",
+            "echo delete",
+            "grep remove file.txt",
+            "velero restore get",
+            "restic stats --mode restore-size",
+            "fastly logging s3 list --name logs",
+        ),
+    ),
+    Rule(
+        "generic.http-delete",
+        D,
+        "This {detail} to a service, removing data there.",
+        http_delete,
+        heads=heads("curl", "http", "https", "xh", "xhs", "httpie", "wget"),
+        remedy="read the resource (GET) instead of deleting or replacing it",
+        examples=(
+            "curl -X DELETE https://api.example.com/v1/items/1",
+            "http DELETE :9200/index",
+            "curl -X POST http://jenkins.local/job/x/doDelete",
+            "curl -X PUT http://localhost:9200/_cluster/settings",
+        ),
+        counter=(
+            "curl https://example.com",
+            "curl -X GET http://localhost:9200/_search",
+            "curl -X GET http://localhost:9200/_cluster/settings",
+        ),
+    ),
 )
 
 
@@ -208,15 +495,32 @@ def piped_verb(c: Cmd) -> MatchResult:
     if all(x.head in DATA_HEADS and x.head not in ("socat", "nc") for x in c.consumers):
         return None
     first = (c.pos[0].split() or [""])[0] if c.pos else ""
-    if (first and _VERB.match(first)) or first.lower() in ("shutdown", "disable", "flushall", "flushdb"):
+    if (first and _VERB.match(first)) or first.lower() in (
+        "shutdown",
+        "disable",
+        "flushall",
+        "flushdb",
+    ):
         return Hit(detail=f"{c.consumers[0].head} is sent '{first}'")
     return None
 
 
-RULES = (*RULES, Rule("generic.piped-verb", D, "This pipes a delete-class command to a service ({detail}).", piped_verb, tried_on=among(("echo", "printf")),
-                      remedy="send the service a read-only command instead",
-                      examples=("echo 'delete example.com' | nsupdate", "echo 'disable server b/w1' | socat stdio /run/h.sock"),
-                      counter=("echo delete | grep del", "echo hi | cat")))
+RULES = (
+    *RULES,
+    Rule(
+        "generic.piped-verb",
+        D,
+        "This pipes a delete-class command to a service ({detail}).",
+        piped_verb,
+        tried_on=among(("echo", "printf")),
+        remedy="send the service a read-only command instead",
+        examples=(
+            "echo 'delete example.com' | nsupdate",
+            "echo 'disable server b/w1' | socat stdio /run/h.sock",
+        ),
+        counter=("echo delete | grep del", "echo hi | cat"),
+    ),
+)
 
 
 # Attack-simulation tools: (head, verb) whose run executes a real attack technique on live systems.
@@ -228,7 +532,15 @@ def attack_tool(c: Cmd) -> MatchResult:
     return verb is not None and verb in c.pos[:2]
 
 
-RULES = (*RULES, Rule("generic.attack-tool", A, "This runs an attack-simulation tool that carries out a real attack technique.",
-                      attack_tool, heads=frozenset(ATTACK_TOOLS),
-                      examples=("./stratus detonate aws.defense-evasion.cloudtrail-stop",),
-                      counter=("stratus list", "./stratus warmup aws.x")))
+RULES = (
+    *RULES,
+    Rule(
+        "generic.attack-tool",
+        A,
+        "This runs an attack-simulation tool that carries out a real attack technique.",
+        attack_tool,
+        heads=frozenset(ATTACK_TOOLS),
+        examples=("./stratus detonate aws.defense-evasion.cloudtrail-stop",),
+        counter=("stratus list", "./stratus warmup aws.x"),
+    ),
+)

@@ -8,12 +8,24 @@ from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, S, hea
 from gatesh.rater.worktree import GitLoss, describe
 
 GIT: Final = heads("git")
-PROTECTED: Final = frozenset({"main", "master", "trunk", "production", "prod", "release", "develop"})
+PROTECTED: Final = frozenset(
+    {"main", "master", "trunk", "production", "prod", "release", "develop"}
+)
 # git's global options that take a value (so the value is not mistaken for the subcommand)
 # The force options of git push (``_opts`` has dropped any ``=value``).
 _FORCE_SPELLINGS: Final = frozenset({"--force", "--force-with-lease", "--force-if-includes"})
-_GLOBAL_WITH_ARG: Final = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace",
-                                     "--exec-path", "--config-env", "--super-prefix"})
+_GLOBAL_WITH_ARG: Final = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--exec-path",
+        "--config-env",
+        "--super-prefix",
+    }
+)
 
 
 def sub(c: Cmd) -> tuple[str, tuple[str, ...]]:
@@ -28,7 +40,7 @@ def sub(c: Cmd) -> tuple[str, tuple[str, ...]]:
         if a.startswith("-"):
             i += 1
             continue
-        return a.lower(), args[i + 1:]
+        return a.lower(), args[i + 1 :]
     return "", ()
 
 
@@ -80,8 +92,10 @@ def _work_dir(c: Cmd) -> str | None:
 def _lost(what: str, loss: GitLoss, *, unknown_remedy: str) -> Hit | None:
     """A Hit naming what ``what`` would lose (None: nothing), or fail-closed when git could not say."""
     if loss.unknown:
-        return Hit(detail=f"{what} may throw away uncommitted work, and gatesh could not tell what ({loss.unknown})",
-                   remedy=unknown_remedy)
+        return Hit(
+            detail=f"{what} may throw away uncommitted work, and gatesh could not tell what ({loss.unknown})",
+            remedy=unknown_remedy,
+        )
     parts: list[str] = []
     remedies: list[str] = []
     if loss.files:
@@ -90,15 +104,24 @@ def _lost(what: str, loss: GitLoss, *, unknown_remedy: str) -> Hit | None:
     if loss.commits:
         n = f"{len(loss.commits)}{'+' if loss.more_commits else ''}"
         plural = "s" if len(loss.commits) != 1 or loss.more_commits else ""
-        parts.append(f"drops {n} commit{plural} no other branch, tag or remote holds ({loss.commits[0]}"
-                     f"{', …' if len(loss.commits) > 1 else ''})")
-        remedies.append("create a branch at HEAD first (git branch keep-work) so the commits stay reachable")
+        parts.append(
+            f"drops {n} commit{plural} no other branch, tag or remote holds ({loss.commits[0]}"
+            f"{', …' if len(loss.commits) > 1 else ''})"
+        )
+        remedies.append(
+            "create a branch at HEAD first (git branch keep-work) so the commits stay reachable"
+        )
     if loss.stashes:
-        parts.append(f"deletes {'the stash ' if len(loss.stashes) == 1 else f'{len(loss.stashes)} stashes, '}"
-                     f"{loss.stashes[0]}{' …' if len(loss.stashes) > 1 else ''}")
+        parts.append(
+            f"deletes {'the stash ' if len(loss.stashes) == 1 else f'{len(loss.stashes)} stashes, '}"
+            f"{loss.stashes[0]}{' …' if len(loss.stashes) > 1 else ''}"
+        )
         remedies.append("apply it or turn it into a branch first (git stash branch NAME)")
     if not parts:  # the tree holds nothing it would lose: said, so explain shows why it runs
-        return Hit(severity=S, detail=f"{what} loses nothing here: no uncommitted change, commit or stash is lost")
+        return Hit(
+            severity=S,
+            detail=f"{what} loses nothing here: no uncommitted change, commit or stash is lost",
+        )
     return Hit(detail=f"{what} {' and '.join(parts)}", remedy="; ".join(remedies))
 
 
@@ -107,7 +130,7 @@ def _paths_after(rest: tuple[str, ...]) -> tuple[str | None, list[str]]:
     if "--" in rest:
         k = rest.index("--")
         before = [a for a in rest[:k] if not a.startswith("-")]
-        return (before[0] if before else None), list(rest[k + 1:])
+        return (before[0] if before else None), list(rest[k + 1 :])
     pos = [a for a in rest if not a.startswith("-")]
     return None, pos
 
@@ -119,16 +142,23 @@ def reset_hard(c: Cmd) -> MatchResult:
     cwd = _work_dir(c)
     unknown = "commit or stash first (git stash), then reset"
     if cwd is None:
-        return Hit(detail="git reset --hard, in a folder only known when it runs, may throw away uncommitted work",
-                   remedy=unknown)
+        return Hit(
+            detail="git reset --hard, in a folder only known when it runs, may throw away uncommitted work",
+            remedy=unknown,
+        )
     pos = _positional(rest)
     target = pos[0] if pos else "HEAD"
     if c.is_dynamic(target):
-        return Hit(detail="git reset --hard to a revision only known when it runs may drop commits", remedy=unknown)
+        return Hit(
+            detail="git reset --hard to a revision only known when it runs may drop commits",
+            remedy=unknown,
+        )
     probe = c.ctx.probe
     files = probe.uncommitted(cwd, staged=True)
     commits = probe.dropped_commits(cwd, target) if target not in ("HEAD", "@") else GitLoss()
-    merged = GitLoss(files.files, commits.commits, commits.more_commits, unknown=files.unknown or commits.unknown)
+    merged = GitLoss(
+        files.files, commits.commits, commits.more_commits, unknown=files.unknown or commits.unknown
+    )
     return _lost("git reset --hard", merged, unknown_remedy=unknown)
 
 
@@ -142,8 +172,10 @@ def clean_force(c: Cmd) -> MatchResult:
     cwd = _work_dir(c)
     unknown = "run git clean -n first and delete only what it lists, or stash -u"
     if cwd is None or any(c.is_dynamic(a) for a in rest):
-        return Hit(detail="git clean, with a folder or path only known when it runs, may delete untracked work",
-                   remedy=unknown)
+        return Hit(
+            detail="git clean, with a folder or path only known when it runs, may delete untracked work",
+            remedy=unknown,
+        )
     options: list[str] = []
     paths: list[str] = []
     ended = False
@@ -227,9 +259,15 @@ def stash_drop(c: Cmd) -> MatchResult:
         return None
     cwd = _work_dir(c)
     unknown = "apply or branch the stash first (git stash branch NAME)"
-    which = None if rest[0] == "clear" else next((a for a in rest[1:] if not a.startswith("-")), "stash@{0}")
+    which = (
+        None
+        if rest[0] == "clear"
+        else next((a for a in rest[1:] if not a.startswith("-")), "stash@{0}")
+    )
     if cwd is None or (which is not None and c.is_dynamic(which)):
-        return Hit(detail="dropping a stash only known when it runs deletes saved work", remedy=unknown)
+        return Hit(
+            detail="dropping a stash only known when it runs deletes saved work", remedy=unknown
+        )
     return _lost(f"git stash {rest[0]}", c.ctx.probe.stashes(cwd, which), unknown_remedy=unknown)
 
 
@@ -237,8 +275,10 @@ def _discards(c: Cmd, what: str, paths: list[str], *, staged: bool) -> MatchResu
     cwd = _work_dir(c)
     unknown = "stash first (git stash), or commit the changes"
     if cwd is None or any(c.is_dynamic(p) for p in paths):
-        return Hit(detail=f"{what}, with a folder or path only known when it runs, may overwrite uncommitted changes",
-                   remedy=unknown)
+        return Hit(
+            detail=f"{what}, with a folder or path only known when it runs, may overwrite uncommitted changes",
+            remedy=unknown,
+        )
     return _lost(what, c.ctx.probe.uncommitted(cwd, paths, staged=staged), unknown_remedy=unknown)
 
 
@@ -248,8 +288,10 @@ def checkout_discard(c: Cmd) -> MatchResult:
         return None
     o = _opts(rest)
     if o & {"--pathspec-from-file"}:
-        return Hit(detail="git checkout --pathspec-from-file overwrites files it lists elsewhere",
-                   remedy="stash first (git stash), or name the files")
+        return Hit(
+            detail="git checkout --pathspec-from-file overwrites files it lists elsewhere",
+            remedy="stash first (git stash), or name the files",
+        )
     source, paths = _paths_after(rest)
     if o & {"-f", "--force"} and "--" not in rest:
         return _discards(c, "git checkout --force", [], staged=True)
@@ -267,7 +309,7 @@ def _checkout_discards(s: str, rest: tuple[str, ...]) -> bool:
     if o & {"-b", "-B", "--orphan"}:
         return False
     if "--" in rest:
-        after = rest[rest.index("--") + 1:]
+        after = rest[rest.index("--") + 1 :]
         return bool(after)
     pos: list[str] = []
     skip = False
@@ -276,9 +318,11 @@ def _checkout_discards(s: str, rest: tuple[str, ...]) -> bool:
         if skip:
             skip = False
             continue
-        if a in ("--conflict", "--unified", "-U", "--inter-hunk-context") or (
-                a == "--track" and nxt in ("direct", "inherit")) or (
-                a == "--recurse-submodules" and nxt in ("checkout", "on-demand", "yes", "no")):
+        if (
+            a in ("--conflict", "--unified", "-U", "--inter-hunk-context")
+            or (a == "--track" and nxt in ("direct", "inherit"))
+            or (a == "--recurse-submodules" and nxt in ("checkout", "on-demand", "yes", "no"))
+        ):
             skip = True
             continue
         if not a.startswith("-"):
@@ -323,7 +367,9 @@ def drop_unreachable(c: Cmd) -> MatchResult:
     s, rest = sub(c)
     if s == "reflog" and rest and rest[0] in ("expire", "delete"):
         return True
-    if s == "gc" and any(a.startswith("--prune=") and a.split("=", 1)[1] in ("now", "all") for a in rest):
+    if s == "gc" and any(
+        a.startswith("--prune=") and a.split("=", 1)[1] in ("now", "all") for a in rest
+    ):
         return True
     if s == "prune" and "-n" not in rest and "--dry-run" not in rest:
         return True
@@ -332,7 +378,12 @@ def drop_unreachable(c: Cmd) -> MatchResult:
 
 def worktree_force_remove(c: Cmd) -> MatchResult:
     s, rest = sub(c)
-    return s == "worktree" and bool(rest) and rest[0] == "remove" and bool(_opts(rest) & {"-f", "--force"})
+    return (
+        s == "worktree"
+        and bool(rest)
+        and rest[0] == "remove"
+        and bool(_opts(rest) & {"-f", "--force"})
+    )
 
 
 def rm_cached_force(c: Cmd) -> MatchResult:
@@ -349,8 +400,15 @@ def tag_delete(c: Cmd) -> MatchResult:
 
 
 # Subcommands whose --no-verify skips a hook, and the short option that means the same for each.
-_NO_VERIFY_SHORT: Final = {"commit": "-n", "merge": "", "push": "", "am": "", "rebase": "",
-                           "cherry-pick": "", "revert": ""}
+_NO_VERIFY_SHORT: Final = {
+    "commit": "-n",
+    "merge": "",
+    "push": "",
+    "am": "",
+    "rebase": "",
+    "cherry-pick": "",
+    "revert": "",
+}
 
 
 def skip_hooks(c: Cmd) -> MatchResult:
@@ -363,73 +421,204 @@ def skip_hooks(c: Cmd) -> MatchResult:
             return Hit(detail=f"git {s} --no-verify")
     for k, a in enumerate(c.args):
         value = c.args[k + 1] if a == "-c" and k + 1 < len(c.args) else ""
-        if value.lower().startswith("core.hookspath=") or a.lower().startswith("--config-env=core.hookspath"):
+        if value.lower().startswith("core.hookspath=") or a.lower().startswith(
+            "--config-env=core.hookspath"
+        ):
             return Hit(detail="git -c core.hooksPath=…")
     return None
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("git.skip-hooks", D, "{detail} skips the git hooks that gate commits and pushes.", skip_hooks,
-         remedy="run it without --no-verify and fix what the hook reports", heads=GIT,
-         examples=("git commit --no-verify -m x", "git commit -nm x", "git push --no-verify origin main",
-                   "git -c core.hooksPath=/dev/null commit -m x"),
-         counter=("git commit -m x", "git push -n origin main", "git -c user.name=x commit -m y")),
-    Rule("git.reset-hard", D, "{detail}.", reset_hard, remedy="stash first (git stash) or commit, then reset",
-         heads=GIT,
-         examples=("git reset --hard", "git reset --hard HEAD~1", "sudo git reset --hard origin/main",
-                   "git -C . reset --hard"),
-         counter=("git reset HEAD file", "git reset --soft HEAD~1", "git add reset --hard")),
-    Rule("git.clean-force", D, "{detail}.", clean_force,
-         remedy="run git clean -n first and delete only what it lists, or stash -u", heads=GIT,
-         examples=("git clean -fd", "git clean -f", "git clean -xdf"),
-         counter=("git clean -n", "git clean -nd", "git status", "git clean -f node_modules")),
-    Rule("git.push-force", D, "A force push overwrites {detail}, discarding commits others may have.",
-         push_force, remedy="use --force-with-lease", heads=GIT,
-         examples=("git push --force", "git push -f origin feature", "git push origin +feature",
-                   "git push --force origin main", "git push --force --force-if-includes",
-                   "git push --force-with-lease-if-includes origin feature"),
-         counter=("git push --force-with-lease", "git push origin feature", "git push",
-                  "git push --force-with-lease --force-if-includes origin feature")),
-    Rule("git.push-delete", D, "This push deletes {detail} on the remote.", push_delete,
-         remedy="delete the remote branch by hand after checking nobody uses it", heads=GIT,
-         examples=("git push origin --delete feature", "git push origin :feature", "git push --mirror"),
-         counter=("git push origin feature", "git push -u origin HEAD")),
-    Rule("git.branch-force-delete", D, "Git branch -D or --force drops a branch's unmerged commits.",
-         branch_force_delete, remedy="use git branch -d, which refuses unmerged branches", heads=GIT,
-         examples=("git branch -D feature", "git branch --delete --force old"),
-         counter=("git branch -d feature", "git branch -a")),
-    Rule("git.stash-drop", D, "{detail}.", stash_drop,
-         remedy="apply or branch the stash first (git stash branch NAME)", heads=GIT,
-         examples=("git stash drop", "git stash clear", "git stash drop stash@{0}"),
-         counter=("git stash", "git stash list", "git stash pop", "git stash drop stash@{5}")),
-    Rule("git.checkout-discard", D, "{detail}.", checkout_discard, remedy="stash first (git stash), or commit the changes",
-         heads=GIT,
-         examples=("git checkout -- src/app.py", "git checkout .", "git checkout -f main", "git checkout HEAD -- src/",
-                   "git checkout -- '*.py'"),
-         counter=("git checkout -b feature", "git checkout main", "git checkout feature/x",
-                  "git checkout -- README.md", "git checkout -- docs")),
-    Rule("git.restore-worktree", D, "{detail}.", restore_worktree,
-         remedy="stash first (git stash), or restore only --staged", heads=GIT,
-         examples=("git restore src/app.py", "git restore .", "git restore -W src/app.py"),
-         counter=("git restore -S file.txt", "git restore --staged .", "git restore README.md")),
-    Rule("git.switch-discard", D, "{detail}.", switch_discard, remedy="stash first (git stash)", heads=GIT,
-         examples=("git switch --discard-changes main", "git switch -f main"),
-         counter=("git switch main", "git switch -c feature")),
-    Rule("git.rewrite-history", D, "Rewriting all history with filter-branch/filter-repo replaces every commit.",
-         rewrite_history, remedy="work on a fresh clone and keep the original", heads=GIT,
-         examples=("git filter-branch --tree-filter 'rm -f x' HEAD", "git filter-repo --path src"),
-         counter=("git log --follow file",)),
-    Rule("git.drop-unreachable", D, "This deletes reflog entries or unreachable objects, the last copy of lost commits.",
-         drop_unreachable, remedy="leave the reflog alone; let git gc expire it on its own schedule", heads=GIT,
-         examples=("git reflog expire --expire=now --all", "git gc --prune=now", "git update-ref -d refs/heads/x"),
-         counter=("git reflog", "git gc", "git update-ref refs/heads/x HEAD")),
-    Rule("git.worktree-force-remove", D, "Removing a worktree with --force deletes its uncommitted changes.",
-         worktree_force_remove, remedy="commit or stash inside the worktree first", heads=GIT,
-         examples=("git worktree remove --force ../wt",), counter=("git worktree list", "git worktree remove ../wt")),
-    Rule("git.rm-force", D, "git rm -f deletes files from the working tree along with their uncommitted changes.",
-         rm_cached_force, remedy="use git rm --cached to untrack without deleting", heads=GIT,
-         examples=("git rm -rf src", "git rm -f notes.txt"), counter=("git rm --cached -r build", "git rm file.txt")),
-    Rule("git.tag-delete", D, "Deleting a tag removes a release marker others may rely on.", tag_delete,
-         remedy="leave released tags in place", heads=GIT,
-         examples=("git tag -d v1.0",), counter=("git tag v1.1", "git tag -l")),
+    Rule(
+        "git.skip-hooks",
+        D,
+        "{detail} skips the git hooks that gate commits and pushes.",
+        skip_hooks,
+        remedy="run it without --no-verify and fix what the hook reports",
+        heads=GIT,
+        examples=(
+            "git commit --no-verify -m x",
+            "git commit -nm x",
+            "git push --no-verify origin main",
+            "git -c core.hooksPath=/dev/null commit -m x",
+        ),
+        counter=("git commit -m x", "git push -n origin main", "git -c user.name=x commit -m y"),
+    ),
+    Rule(
+        "git.reset-hard",
+        D,
+        "{detail}.",
+        reset_hard,
+        remedy="stash first (git stash) or commit, then reset",
+        heads=GIT,
+        examples=(
+            "git reset --hard",
+            "git reset --hard HEAD~1",
+            "sudo git reset --hard origin/main",
+            "git -C . reset --hard",
+        ),
+        counter=("git reset HEAD file", "git reset --soft HEAD~1", "git add reset --hard"),
+    ),
+    Rule(
+        "git.clean-force",
+        D,
+        "{detail}.",
+        clean_force,
+        remedy="run git clean -n first and delete only what it lists, or stash -u",
+        heads=GIT,
+        examples=("git clean -fd", "git clean -f", "git clean -xdf"),
+        counter=("git clean -n", "git clean -nd", "git status", "git clean -f node_modules"),
+    ),
+    Rule(
+        "git.push-force",
+        D,
+        "A force push overwrites {detail}, discarding commits others may have.",
+        push_force,
+        remedy="use --force-with-lease",
+        heads=GIT,
+        examples=(
+            "git push --force",
+            "git push -f origin feature",
+            "git push origin +feature",
+            "git push --force origin main",
+            "git push --force --force-if-includes",
+            "git push --force-with-lease-if-includes origin feature",
+        ),
+        counter=(
+            "git push --force-with-lease",
+            "git push origin feature",
+            "git push",
+            "git push --force-with-lease --force-if-includes origin feature",
+        ),
+    ),
+    Rule(
+        "git.push-delete",
+        D,
+        "This push deletes {detail} on the remote.",
+        push_delete,
+        remedy="delete the remote branch by hand after checking nobody uses it",
+        heads=GIT,
+        examples=(
+            "git push origin --delete feature",
+            "git push origin :feature",
+            "git push --mirror",
+        ),
+        counter=("git push origin feature", "git push -u origin HEAD"),
+    ),
+    Rule(
+        "git.branch-force-delete",
+        D,
+        "Git branch -D or --force drops a branch's unmerged commits.",
+        branch_force_delete,
+        remedy="use git branch -d, which refuses unmerged branches",
+        heads=GIT,
+        examples=("git branch -D feature", "git branch --delete --force old"),
+        counter=("git branch -d feature", "git branch -a"),
+    ),
+    Rule(
+        "git.stash-drop",
+        D,
+        "{detail}.",
+        stash_drop,
+        remedy="apply or branch the stash first (git stash branch NAME)",
+        heads=GIT,
+        examples=("git stash drop", "git stash clear", "git stash drop stash@{0}"),
+        counter=("git stash", "git stash list", "git stash pop", "git stash drop stash@{5}"),
+    ),
+    Rule(
+        "git.checkout-discard",
+        D,
+        "{detail}.",
+        checkout_discard,
+        remedy="stash first (git stash), or commit the changes",
+        heads=GIT,
+        examples=(
+            "git checkout -- src/app.py",
+            "git checkout .",
+            "git checkout -f main",
+            "git checkout HEAD -- src/",
+            "git checkout -- '*.py'",
+        ),
+        counter=(
+            "git checkout -b feature",
+            "git checkout main",
+            "git checkout feature/x",
+            "git checkout -- README.md",
+            "git checkout -- docs",
+        ),
+    ),
+    Rule(
+        "git.restore-worktree",
+        D,
+        "{detail}.",
+        restore_worktree,
+        remedy="stash first (git stash), or restore only --staged",
+        heads=GIT,
+        examples=("git restore src/app.py", "git restore .", "git restore -W src/app.py"),
+        counter=("git restore -S file.txt", "git restore --staged .", "git restore README.md"),
+    ),
+    Rule(
+        "git.switch-discard",
+        D,
+        "{detail}.",
+        switch_discard,
+        remedy="stash first (git stash)",
+        heads=GIT,
+        examples=("git switch --discard-changes main", "git switch -f main"),
+        counter=("git switch main", "git switch -c feature"),
+    ),
+    Rule(
+        "git.rewrite-history",
+        D,
+        "Rewriting all history with filter-branch/filter-repo replaces every commit.",
+        rewrite_history,
+        remedy="work on a fresh clone and keep the original",
+        heads=GIT,
+        examples=("git filter-branch --tree-filter 'rm -f x' HEAD", "git filter-repo --path src"),
+        counter=("git log --follow file",),
+    ),
+    Rule(
+        "git.drop-unreachable",
+        D,
+        "This deletes reflog entries or unreachable objects, the last copy of lost commits.",
+        drop_unreachable,
+        remedy="leave the reflog alone; let git gc expire it on its own schedule",
+        heads=GIT,
+        examples=(
+            "git reflog expire --expire=now --all",
+            "git gc --prune=now",
+            "git update-ref -d refs/heads/x",
+        ),
+        counter=("git reflog", "git gc", "git update-ref refs/heads/x HEAD"),
+    ),
+    Rule(
+        "git.worktree-force-remove",
+        D,
+        "Removing a worktree with --force deletes its uncommitted changes.",
+        worktree_force_remove,
+        remedy="commit or stash inside the worktree first",
+        heads=GIT,
+        examples=("git worktree remove --force ../wt",),
+        counter=("git worktree list", "git worktree remove ../wt"),
+    ),
+    Rule(
+        "git.rm-force",
+        D,
+        "git rm -f deletes files from the working tree along with their uncommitted changes.",
+        rm_cached_force,
+        remedy="use git rm --cached to untrack without deleting",
+        heads=GIT,
+        examples=("git rm -rf src", "git rm -f notes.txt"),
+        counter=("git rm --cached -r build", "git rm file.txt"),
+    ),
+    Rule(
+        "git.tag-delete",
+        D,
+        "Deleting a tag removes a release marker others may rely on.",
+        tag_delete,
+        remedy="leave released tags in place",
+        heads=GIT,
+        examples=("git tag -d v1.0",),
+        counter=("git tag v1.1", "git tag -l"),
+    ),
 )

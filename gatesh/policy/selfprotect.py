@@ -43,6 +43,7 @@ from gatesh.policy._rules import (
     split_args,
     unquote,
 )
+from gatesh.vocab import places
 from gatesh.vocab.paths import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 from gatesh.vocab.programs import SHELLS, is_interpreter
 
@@ -2614,35 +2615,10 @@ RULES: Final[tuple[SelfRule, ...]] = (
 )
 
 
-# Where the harnesses keep their user-level settings and hooks (S11.1) and their session transcripts
-# (S5.3), relative to their home folders; and the system-wide settings they read.
-_HARNESS_FILES: Final = (
-    ("~/.claude", "CLAUDE_CONFIG_DIR", ("settings.json", "settings.local.json")),
-    ("~/.codex", "CODEX_HOME", ("config.toml", "hooks.json")),
-    ("~/.gemini", "", ("settings.json",)),
-)
-_HARNESS_TRANSCRIPTS: Final = (
-    ("~/.claude", "CLAUDE_CONFIG_DIR", "projects"),
-    ("~/.codex", "CODEX_HOME", "sessions"),
-    ("~/.gemini", "", "tmp"),
-)
-# The shell snapshots harnesses write and then source before every command: gatesh recognises the
-# commands that source them as boilerplate and does not read them (reading/harness.py).
-_HARNESS_SNAPSHOTS: Final = (
-    ("~/.claude", "CLAUDE_CONFIG_DIR", "shell-snapshots"),
-    ("~/.codex", "CODEX_HOME", "shell_snapshots"),
-)
-_SYSTEM_HARNESS_FILES: Final = (
-    "/etc/claude-code/managed-settings.json",
-    "/etc/gemini-cli/settings.json",
-    "/etc/codex/config.toml",
-    "/etc/codex/managed_config.toml",
-)
-
-
 def protected_for(paths: GatePaths, cwd: str = "") -> Protected:
-    """The protected locations for ``paths``: its folders, the installation its record names (read
-    now) and the defaults, the harnesses' files; home expanded (cached per inputs)."""
+    """The protected locations for ``paths``: the rows of the places table that self-protection
+    guards (``gatesh.vocab.places``), resolved for this home, environment and the installation
+    its record names (read now); cached per inputs."""
     global _last_protected
     home, claude_home, codex_home = environ_values(("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"))
     key = (paths, home or "", paths.installation(), claude_home or "", codex_home or "", cwd)
@@ -2661,69 +2637,64 @@ def protected_for(paths: GatePaths, cwd: str = "") -> Protected:
 # hashing the inputs. One tuple, replaced whole (a reader in another thread sees an old or a new pair).
 _last_protected: tuple[tuple[GatePaths, str, object, str, str, str], Protected] | None = None
 
-
-def _package_folder() -> str:
-    """The folder this gatesh runs from, when it is an installed copy (a site-packages folder)."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return (
-        here
-        if os.path.basename(os.path.dirname(here)) in ("site-packages", "dist-packages")
-        else ""
-    )
+# Which rule family names a place of each kind self-protection guards.
+_KIND_OF_PLACE: Final = {
+    **dict.fromkeys(
+        (
+            places.Kind.GATE_CONFIG,
+            places.Kind.GATE_STATE,
+            places.Kind.AUDIT_LOG,
+            places.Kind.GATE_RUNTIME,
+            places.Kind.GATE_DATA,
+            places.Kind.SYSTEM_TIER,
+        ),
+        Kind.FILES,
+    ),
+    **dict.fromkeys(
+        (
+            places.Kind.LAUNCHER,
+            places.Kind.VENV,
+            places.Kind.SHIMS,
+            places.Kind.MAN_PAGE,
+            places.Kind.INSTALL_RECORD,
+            places.Kind.PACKAGE,
+        ),
+        Kind.INSTALL,
+    ),
+    places.Kind.GATE_GIT_HOOKS: Kind.GIT_HOOKS,
+    places.Kind.HARNESS_SETTINGS: Kind.HARNESS,
+    places.Kind.TRANSCRIPT: Kind.TRANSCRIPT,
+    places.Kind.SNAPSHOT: Kind.SNAPSHOT,
+}
+_GUARDED: Final = tuple(p for p in places.PLACES if p.guard is places.Guard.SELF_PROTECTION)
 
 
 @functools.lru_cache(maxsize=64)
 def _protected(
     paths: GatePaths, _home_env: str, inst: object, claude_home: str, codex_home: str, cwd: str
 ) -> Protected:
-    from gatesh._paths import DEFAULT_LAUNCHER, DEFAULT_MAN_PAGE, Installation
+    from gatesh._paths import Installation
 
     assert isinstance(inst, Installation)
     home = os.path.expanduser("~")
-    data = posixpath.normpath(os.path.expanduser(paths.data_dir))
-    launchers = (*inst.launchers, os.path.expanduser(DEFAULT_LAUNCHER))
-    venvs = tuple(v for v in (inst.venv, posixpath.join(data, "venv")) if v)
-    shims = tuple(v for v in (inst.shims_dir, posixpath.join(data, "shims")) if v)
-    roots: list[tuple[str, Kind]] = [(p, Kind.FILES) for p in paths.protected if p]
-    roots += [
-        (p, Kind.INSTALL)
-        for p in (
-            *launchers,
-            *venvs,
-            *shims,
-            *inst.man_pages,
-            os.path.expanduser(DEFAULT_MAN_PAGE),
-            paths.install_record,
-            _package_folder(),
-        )
-        if p
-    ]
-    roots += [(p, Kind.GIT_HOOKS) for p in (*inst.git_hooks, posixpath.join(data, "git-hooks"))]
-    homes = {"CLAUDE_CONFIG_DIR": claude_home, "CODEX_HOME": codex_home}
-    for default, var, names in _HARNESS_FILES:
-        for folder in {os.path.expanduser(default), homes.get(var, "")} - {""}:
-            roots += [(posixpath.join(folder, n), Kind.HARNESS) for n in names]
-    roots += [(p, Kind.HARNESS) for p in (*inst.harness_files, *_SYSTEM_HARNESS_FILES)]
-    for default, var, name in _HARNESS_TRANSCRIPTS:
-        for folder in {os.path.expanduser(default), homes.get(var, "")} - {""}:
-            roots.append((posixpath.join(folder, name), Kind.TRANSCRIPT))
-    for default, var, name in _HARNESS_SNAPSHOTS:
-        for folder in {os.path.expanduser(default), homes.get(var, "")} - {""}:
-            roots.append((posixpath.join(folder, name), Kind.SNAPSHOT))
+    env = {"CLAUDE_CONFIG_DIR": claude_home, "CODEX_HOME": codex_home}
+    resolved = places.resolve(home, env, inst, gate=paths, places=_GUARDED)
     clean: dict[str, Kind] = {}
-    for p, kind in roots:
-        norm = posixpath.normpath(os.path.expanduser(p))
-        if norm.startswith("/") and norm not in ("/", home):
-            clean.setdefault(norm, kind)
-    runtime = posixpath.normpath(os.path.expanduser(paths.runtime_dir))
+    by_kind: dict[places.Kind, list[str]] = {}
+    for r in resolved:
+        if r.names:
+            continue  # a part of a folder that is protected whole
+        by_kind.setdefault(r.kind, []).append(r.path)
+        if r.path not in ("/", home):
+            clean.setdefault(r.path, _KIND_OF_PLACE[r.kind])
     return Protected(
         roots=tuple(clean.items()),
         home=home,
-        volatile=(runtime,),
+        volatile=tuple(r.path for r in resolved if r.place.recreated),
         cwd=cwd,
-        launchers=tuple(posixpath.normpath(p) for p in launchers),
-        venvs=venvs,
-        shims=shims,
+        launchers=tuple(by_kind.get(places.Kind.LAUNCHER, ())),
+        venvs=tuple(by_kind.get(places.Kind.VENV, ())),
+        shims=tuple(by_kind.get(places.Kind.SHIMS, ())),
         git_global=inst.git_global,
         paths=paths,
     )

@@ -27,7 +27,7 @@ from typing import Final
 from gatesh import _paths as gate_paths
 from gatesh._types import Direction, PathClass, PathEffect, SimpleCommand, Word
 from gatesh.vocab import paths as vocab
-from gatesh.vocab import programs
+from gatesh.vocab import places, programs
 
 R, W, U = Direction.READ, Direction.WRITE, Direction.UNKNOWN
 
@@ -196,17 +196,12 @@ def _home() -> str:
 
 
 def _gate_roots() -> tuple[str, ...]:
-    """gatesh's own folders (config, state, runtime, data: the venv, shims and git hooks live in
-    the data folder), for the class of a path a person reads. Only a label: what touching any of
-    gatesh's files means is decided by self-protection (S3.4, ``policy.selfprotect.protected_for``,
-    the one answer) before any rating, including the parts an install record puts elsewhere."""
-    return _normalised_roots(gate_paths.current().protected)
-
-
-@functools.lru_cache(maxsize=32)
-def _normalised_roots(protected: tuple[str, ...]) -> tuple[str, ...]:
-    """The absolute ones of ``protected``, normalised (a function of the strings alone)."""
-    return tuple(posixpath.normpath(p) for p in protected if p.startswith("/"))
+    """gatesh's own places (config, state, runtime, data, system tier and the installation its
+    record names: ``gatesh.vocab.places``), for the class of a path a person reads. Only a label:
+    what touching any of them means is decided by self-protection (S3.4), from the same table,
+    before any rating."""
+    paths = gate_paths.current()
+    return places.gate_roots(paths, paths.installation())
 
 
 class _Collector:

@@ -4,5 +4,6 @@ Reader, policy, rater and daemon import these tables instead of keeping their ow
 the gate treats as a shell in one layer is a shell in all of them. One module per domain:
 ``programs`` (shells, interpreters and their inline-code flags, command-valued positions),
 ``hosts`` (loopback names and host rules), ``paths`` (path classes and what reading or writing
-each means).
+each means), ``places`` (the protected places self-protection, the path classes and the boundary
+all read).
 """

@@ -1,7 +1,10 @@
 """Path classes (S4.1) and how programs use the paths they name (S2.1): data, not code.
 
 Two tables. :data:`CLASSES` says where a path lies and what reading or writing it means, each row
-with the reason a person reads; :func:`classify` applies it to an absolute path. :data:`USES`
+with the reason a person reads; :func:`classify` applies it to an absolute path. Its credential
+and persistence rows are the protected places of ``gatesh.vocab.places`` (the table
+self-protection and the boundary read too), and a path is gatesh's own when it lies in one of
+that table's gatesh places. :data:`USES`
 says, per program, which of the paths it is given it reads, which it writes, and which writes
 replace what the path held; a program not in the table reads-or-writes (``UNKNOWN``) every path
 it names, except the values of :data:`OUTPUT_OPTIONS`, which it writes.
@@ -13,12 +16,13 @@ through :data:`_H`, so ``/home/bob/.ssh/id_rsa`` is a credential store too.
 
 from __future__ import annotations
 
-import enum
 import re
 from dataclasses import dataclass
 from typing import Final
 
 from gatesh._types import Direction, PathClass
+from gatesh.vocab import places
+from gatesh.vocab.places import Meaning
 from gatesh.vocab.words import split_args
 
 __all__ = [
@@ -39,20 +43,6 @@ __all__ = [
 ]
 
 
-class Meaning(enum.StrEnum):
-    """What touching a path of some class does; the rater maps each to an outcome in one place."""
-
-    NOTHING = "nothing harmful"
-    CREDENTIAL_ACCESS = "credential access"  # attack (S3.2): secrets read for their own sake
-    SECRET_EXPOSURE = "secret exposure"  # destructive: a project's secrets shown to the session
-    CREDENTIAL_CHANGE = "credential change"  # destructive: a credential lost or replaced
-    PERSISTENCE = "persistence"  # attack: code that runs again at login, boot or on a schedule
-    PRIVILEGE = "privilege change"  # attack: who may become root or log in
-    SYSTEM_CHANGE = "system change"  # destructive: the machine itself, outside the task
-    TAMPERING = "tampering"  # attack, decided by self-protection (S3.4) before any rating
-    WORK = "work"  # decided from the working tree's git state (S3.2)
-
-
 @dataclass(frozen=True)
 class PathRow:
     """One kind of location. ``pattern`` matches the folded path (see the module docstring).
@@ -69,15 +59,10 @@ class PathRow:
     why: str
 
 
-# Any user's home in a folded path: ours (~) or another user's.
-_H: Final = r"(?:~|/root|/var/root|/home/[^/]+|/Users/[^/]+)"
-_N, _CA, _SE, _CC = (
-    Meaning.NOTHING,
-    Meaning.CREDENTIAL_ACCESS,
-    Meaning.SECRET_EXPOSURE,
-    Meaning.CREDENTIAL_CHANGE,
-)
-_PE, _PR, _SC = Meaning.PERSISTENCE, Meaning.PRIVILEGE, Meaning.SYSTEM_CHANGE
+# Any user's home in a folded path: ours (~) or another user's (the places table's own).
+_H: Final = places.HOME_PATTERN
+_N, _SE = Meaning.NOTHING, Meaning.SECRET_EXPOSURE
+_PR, _SC = Meaning.PRIVILEGE, Meaning.SYSTEM_CHANGE
 
 
 def _row(
@@ -86,58 +71,23 @@ def _row(
     return PathRow(cls, name, re.compile(pattern.replace("{H}", _H)), read, write, why)
 
 
+def _place_rows(cls: PathClass) -> tuple[PathRow, ...]:
+    """The rows of the places table (``gatesh.vocab.places``) the path classes share, of ``cls``:
+    the credential stores and persistence places, with the table's pattern, name and meanings."""
+    return tuple(
+        PathRow(cls, p.name, pattern, p.read, p.write, p.reason)
+        for p in places.PLACES
+        if p.cls is cls and (pattern := p.compiled) is not None
+    )
+
+
 C, P, S = PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM
 
 # First match wins, so the specific rows (credentials, persistence, privilege databases) come
 # before the folders that hold them; location classes (working tree, home, temp) are decided by
-# :func:`classify` after these rows.
+# :func:`classify` after these rows. The credential and persistence rows are the places table's.
 CLASSES: Final[tuple[PathRow, ...]] = (
-    # --- credential stores ---------------------------------------------------------------------
-    _row(
-        C,
-        "private keys",
-        r"^{H}/\.ssh/?$|^{H}/\.ssh/(?!.*\.pub$)(?:id_[^/]+|identity|[^/]*_key)$|^/etc/ssh/ssh_host_[^/]+_key$"
-        r"|^/etc/ssl/private(?:/|$)|^{H}/(?:[^/]+/)*[^/]+\.kdbx$",
-        _CA,
-        _CC,
-        "a private key or password database: whoever reads it can sign in as its owner",
-    ),
-    _row(
-        C,
-        "password hashes",
-        r"^(?:/private)?/etc/(?:g?shadow-?|master\.passwd|security/opasswd|spwd\.db)$",
-        _CA,
-        _PR,
-        "the machine's password hashes, which only a password cracker needs",
-    ),
-    _row(
-        C,
-        "cloud and tool credentials",
-        r"^{H}/(?:\.aws(?:/(?!config$)[^/]+(?:/.*)?)?|\.config/gcloud(?:/(?:credentials|access_tokens|application_default"
-        r"|legacy_credentials)[^/]*(?:/.*)?)?|\.azure(?:/(?:accessTokens\.json|msal_token_cache[^/]*"
-        r"|service_principal_entries\.json))?|\.oci/(?:sessions(?:/.*)?|[^/]*\.pem)"
-        r"|\.kube/config[^/]*|\.docker/config\.json|\.config/gh/hosts\.yml|\.config/hub|\.git-credentials"
-        r"|\.config/git/credentials|\.pgpass|\.my\.cnf|\.vault-token|\.pypirc|\.npmrc"
-        r"|\.gem/credentials|\.cargo/credentials(?:\.toml)?|\.terraform\.d/credentials\.tfrc\.json"
-        r"|\.config/op(?:/.*)?|\.config/solana/id\.json|\.password-store(?:/.*)?"
-        r"|\.gnupg(?:/(?:private-keys-v1\.d(?:/.*)?|secring\.gpg))?|\.local/share/keyrings(?:/.*)?"
-        r"|Library/Keychains(?:/.*)?|\.electrum(?:/.*)?|\.bitcoin/wallet.*)$"
-        r"|(?:^|/)(?:\.netrc|_netrc|\.git-credentials|wallet\.dat)$"
-        r"|^/Library/Keychains(?:/|$)|^/(?:var/)?run/secrets(?:/|$)|/serviceaccount/token$"
-        r"|/(?:Login Data|Cookies|cookies\.sqlite|logins\.json|key[34]\.db)$"
-        r"|^/proc/(?:\d+|self|\$\w+)/(?:environ|mem)$",
-        _CA,
-        _CC,
-        "a store of passwords, tokens or cloud keys that lets its holder act as the user",
-    ),
-    _row(
-        C,
-        "shell and tool history",
-        r"(?:^|/)\.(?:bash|zsh|sh|ksh|mysql|psql|python|node_repl|sqlite|rediscli)_history$|^{H}/\.history$",
-        _CA,
-        _N,
-        "typed history, which holds passwords and tokens people typed on a command line",
-    ),
+    *_place_rows(C),
     _row(
         C,
         "project secrets",
@@ -147,78 +97,7 @@ CLASSES: Final[tuple[PathRow, ...]] = (
         _N,
         "the project's secrets file: printing it hands every secret in it to the session",
     ),
-    # --- persistence locations -------------------------------------------------------------------
-    _row(
-        P,
-        "shell startup files",
-        r"^{H}/\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout"
-        r"|shrc|kshrc|cshrc|tcshrc|mkshrc|login|xprofile|xinitrc|xsessionrc|xsession)$"
-        r"|^{H}/\.config/fish/(?:config\.fish|conf\.d(?:/.*)?)$|^{H}/\.oh-my-zsh/custom(?:/.*)?$"
-        r"|^/etc/(?:profile|profile\.d(?:/.*)?|bash\.bashrc|bashrc|zshrc|zsh(?:/.*)?|zprofile|zshenv|zlogin"
-        r"|environment|csh\.cshrc|csh\.login|fish/config\.fish)$",
-        _N,
-        _PE,
-        "a shell startup file: what is written there runs in every new shell",
-    ),
-    _row(
-        P,
-        "ssh login and client settings",
-        r"^{H}/\.ssh/(?:authorized_keys2?|rc|environment|config)$"
-        r"|^/etc/ssh/(?:sshd_config(?:\.d(?:/.*)?)?|ssh_config(?:\.d(?:/.*)?)?|sshrc)$",
-        _N,
-        _PE,
-        "ssh's login keys or settings: a key written there is a way back in, a setting runs commands",
-    ),
-    _row(
-        P,
-        "scheduled jobs",
-        r"^/etc/(?:cron\.(?:d|daily|hourly|weekly|monthly)(?:/.*)?|crontab|anacrontab|cron\.allow|at\.allow)$"
-        r"|^/var/spool/(?:cron|at|anacron)(?:/|$)|^/var/at(?:/|$)|^/usr/lib/cron(?:/|$)|^/etc/periodic(?:/|$)",
-        _N,
-        _PE,
-        "a scheduled job: what is written there runs again on a timer",
-    ),
-    _row(
-        P,
-        "services and boot scripts",
-        r"^/(?:etc|lib|usr/lib|usr/local/lib|run)/systemd/(?:system|user)[\w.-]*(?:/|$)"
-        r"|^{H}/\.config/systemd/user(?:/|$)|^{H}/\.local/share/systemd/user(?:/|$)"
-        r"|^/etc/(?:rc\.local|rc\.common|rc\.d(?:/.*)?|rc\d\.d(?:/.*)?|init\.d(?:/.*)?|init(?:/.*)?|inittab)$"
-        r"|^/etc/xdg/autostart(?:/|$)|^{H}/\.config/autostart(?:/|$)|^/etc/udev/rules\.d(?:/|$)"
-        r"|^/(?:etc|lib|usr/lib)/modules-load\.d(?:/|$)|^/etc/modules$|^/etc/update-motd\.d(?:/|$)"
-        r"|^/etc/network/if-[\w-]+\.d(?:/|$)|^/etc/NetworkManager/dispatcher\.d(?:/|$)|^/etc/emond\.d(?:/|$)"
-        r"|^/private/var/db/emondclients(?:/|$)|^/etc/ld\.so\.preload$"
-        r"|^(?:{H})?/Library/(?:LaunchAgents|LaunchDaemons|StartupItems)(?:/|$)|^/System/Library/Launch(?:Agents|Daemons)(?:/|$)",
-        _N,
-        _PE,
-        "a service, boot script or preload list: what is written there starts with the machine or session",
-    ),
-    _row(
-        P,
-        "git hooks and templates",
-        r"(?:^|/)\.git/hooks(?:/|$)|^{H}/\.git-templates(?:/|$)|^/usr/share/git-core/templates(?:/|$)"
-        r"|^{H}/\.gitconfig$|^{H}/\.config/git/config$|^/etc/gitconfig$",
-        _N,
-        _PE,
-        "git's hooks or global settings: what is written there runs on later git commands",
-    ),
-    _row(
-        P,
-        "language startup hooks",
-        r"(?:^|/)(?:sitecustomize|usercustomize)\.py$|/(?:site|dist)-packages/[^/]+\.pth$",
-        _N,
-        _PE,
-        "a file the language runtime loads at every start",
-    ),
-    _row(
-        P,
-        "agent harness settings",
-        r"(?:^|/)\.claude/(?:settings(?:\.local)?\.json|hooks(?:/.*)?)$|^{H}/\.claude\.json$"
-        r"|(?:^|/)\.codex/(?:config\.toml|hooks(?:/.*)?)$|(?:^|/)\.gemini/settings\.json$",
-        _N,
-        _PE,
-        "an agent harness's settings, whose hooks and permissions run or allow commands later",
-    ),
+    *_place_rows(P),
     # --- system folders with a meaning of their own --------------------------------------------
     _row(
         S,

@@ -1,0 +1,102 @@
+"""The house in figures: module sizes, long functions and loose records, measured from the source.
+
+What issue 29 asks to see before and after a restructure, read with :mod:`ast` from ``gatesh/``
+(no import of the package, so any commit can be measured from a checkout):
+
+- modules: count, and the largest by lines;
+- functions longer than 80 lines (a reason belongs in their docstring);
+- ``dict[str, Any]`` annotations outside the wire edge (``gatesh/_wire.py``), which should be
+  dataclasses;
+- literal sets of git's value-taking global options (``-C``, ``-c``, ``--git-dir`` …) outside the
+  grammar table: one question, one answer.
+
+    python benchmarks/house.py [ROOT] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from pathlib import Path
+
+LONG_FUNCTION = 80
+WIRE_EDGE = {"gatesh/_wire.py"}
+# A literal collection holding all three of these is a table of git's value-taking global options.
+GIT_VALUE_OPTIONS = {"-C", "--git-dir", "--work-tree"}
+
+
+def _modules(root: Path) -> list[Path]:
+    return sorted(p for p in (root / "gatesh").rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _is_dict_str_any(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "dict"
+        and isinstance(node.slice, ast.Tuple)
+        and [getattr(e, "id", None) for e in node.slice.elts] == ["str", "Any"]
+    )
+
+
+def measure(root: Path) -> dict[str, object]:
+    sizes: dict[str, int] = {}
+    long_functions: list[tuple[str, int]] = []
+    loose: dict[str, int] = {}
+    git_tables: list[str] = []
+    for path in _modules(root):
+        rel = path.relative_to(root).as_posix()
+        text = path.read_text()
+        sizes[rel] = text.count("\n")
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > LONG_FUNCTION:
+                    long_functions.append((f"{rel}:{node.name}", length))
+            if rel not in WIRE_EDGE and _is_dict_str_any(node):
+                loose[rel] = loose.get(rel, 0) + 1
+            if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if GIT_VALUE_OPTIONS <= words:
+                    git_tables.append(f"{rel}:{node.lineno}")
+    largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:10]
+    return {
+        "modules": len(sizes),
+        "lines": sum(sizes.values()),
+        "largest": largest,
+        "over_700": sum(1 for n in sizes.values() if n > 700),
+        "long_functions": sorted(long_functions, key=lambda kv: -kv[1]),
+        "dict_str_any_outside_wire": sum(loose.values()),
+        "dict_str_any_by_module": sorted(loose.items(), key=lambda kv: -kv[1]),
+        "git_option_tables": git_tables,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("root", nargs="?", default=str(Path(__file__).resolve().parent.parent))
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    args = parser.parse_args()
+    fig = measure(Path(args.root))
+    if args.json:
+        print(json.dumps(fig))
+        return 0
+    print(f"modules {fig['modules']}, lines {fig['lines']}, over 700 lines: {fig['over_700']}")
+    for name, n in fig["largest"]:  # type: ignore[attr-defined]
+        print(f"  {n:6d}  {name}")
+    longs = fig["long_functions"]
+    print(f"functions over {LONG_FUNCTION} lines: {len(longs)}")  # type: ignore[arg-type]
+    for name, n in longs:  # type: ignore[attr-defined]
+        print(f"  {n:6d}  {name}")
+    print(f"dict[str, Any] outside the wire edge: {fig['dict_str_any_outside_wire']}")
+    print(f"literal tables of git's value-taking options: {len(fig['git_option_tables'])}")  # type: ignore[arg-type]
+    for where in fig["git_option_tables"]:  # type: ignore[attr-defined]
+        print(f"  {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

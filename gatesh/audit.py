@@ -15,14 +15,13 @@ Guarantees:
   file becomes ``audit.jsonl.1`` (``.1`` becomes ``.2`` …) and at most ``keep`` rotated files stay.
 - Commands are home-folded (``~``) and redacted (:func:`gatesh.redact.redact`) before they are
   written; so are reasons and answers, which may quote the command.
-- Tamper-evident (S13): every line starts ``{"seq":N,"prev":P,`` and ends ``,"hash":H}``, where
-  ``seq`` counts lines across rotation, ``P`` is the previous line's ``H`` (:data:`GENESIS` for
-  the first line ever) and ``H`` is the SHA-256 of the line with its ``hash`` member taken out.
-  Writers of one log (the daemon, an in-process fallback) take ``audit.jsonl.lock`` while they
-  chain and write, so the chain holds across processes. :func:`verify` names the first line that
-  was changed, removed or inserted. Known limit: a chain without a secret cannot show lines cut
-  from its end, nor a writer who rewrites every line after an edit; the system log copy
-  (``audit.syslog``) and a log the agent cannot write (S9.6) can.
+- Tamper-evident (S13): every line is chained to the one before it (the format and
+  :func:`verify` are in :mod:`gatesh.audit_chain`). Writers of one log (the daemon, an in-process
+  fallback) take ``audit.jsonl.lock`` while they chain and write, so the chain holds across
+  processes; each keeps the chain's head in ``audit.jsonl.head`` and checks the file against it
+  before it writes, recording any gap it finds in a chain-break record (seq never restarts). With
+  ``audit.syslog`` every record is copied to the system log with its seq and hash, and the head is
+  anchored there every :data:`SYSLOG_HEAD_EVERY` records, on rotation and on a gap.
 
 ``SIGXFSZ`` must be ignored by the process (the daemon does it): past ``RLIMIT_FSIZE`` a write then
 fails with ``EFBIG`` — an :class:`AuditError` — instead of killing the process.
@@ -32,21 +31,36 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from gatesh import audit_syslog
 from gatesh._errors import GateshError
+from gatesh.audit_chain import (
+    CHAIN_BREAK,
+    GENESIS,
+    ChainReport,
+    Head,
+    chain_line,
+    first_link,
+    head_path,
+    last_lines,
+    last_link,
+    link_of,
+    read_head,
+    rotated_files,
+    verify,
+)
 from gatesh.redact import redact
 
 if TYPE_CHECKING:
     from gatesh._types import Decision, Verdict
+    from gatesh.config import AuditConfig
 
 __all__ = [
     "GENESIS",
@@ -59,7 +73,6 @@ __all__ = [
     "follow",
     "read_tail",
     "record_for",
-    "send_syslog",
     "verify",
 ]
 
@@ -267,47 +280,27 @@ def _encode(record: dict[str, Any]) -> bytes:
     return data
 
 
-# --- the chain (S13) -------------------------------------------------------------------------
+# --- the writer ------------------------------------------------------------------------------
 
-#: The ``prev`` of the first line a log ever had.
-GENESIS: Final = "0" * 64
-_CHAIN_HEAD: Final = re.compile(rb'^\{"seq":(\d+),"prev":"([0-9a-f]{64})"')
-_CHAIN_TAIL: Final = re.compile(rb',"hash":"([0-9a-f]{64})"\}$')
-
-
-def _chain(body: bytes, seq: int, prev: str) -> tuple[bytes, str]:
-    """``body`` (a JSON object) as the chained line ``seq`` after ``prev``: (line with its newline, hash)."""
-    inner = body[1:-1]
-    content = (
-        b'{"seq":%d,"prev":"%s"' % (seq, prev.encode()) + (b"," + inner if inner else b"") + b"}"
-    )
-    digest = hashlib.sha256(content).hexdigest()
-    return content[:-1] + b',"hash":"' + digest.encode() + b'"}\n', digest
+#: Reading what lies past the kept head (lines a writer did not record) stops after this much.
+_PAST_HEAD_MAX: Final = 32 * 1024 * 1024
+#: How often, in records, the chain's head is written to the system log (``audit.syslog``) when
+#: nothing else (a rotation, a gap, a writer's first batch) sends it first: a whole-chain
+#: rewrite is seen from the newest anchor back; 100 lines are a few minutes of an agent's work.
+SYSLOG_HEAD_EVERY: Final = 100
 
 
-def _link(line: bytes) -> tuple[int, str, str, bool] | None:
-    """(seq, prev, hash, whether the hash is right) of a chained line (no newline); None when the
-    line is not a chained record at all."""
-    head, tail = _CHAIN_HEAD.match(line), _CHAIN_TAIL.search(line)
-    if head is None or tail is None or tail.start() < head.end():
-        return None
-    content = line[: tail.start()] + b"}"
-    stated = tail.group(1).decode()
-    return (
-        int(head.group(1)),
-        head.group(2).decode(),
-        stated,
-        hashlib.sha256(content).hexdigest() == stated,
-    )
+@dataclass
+class _Start:
+    """Where a batch continues the chain, and what the writer found on the way (gaps to record)."""
 
-
-def _last_link(path: str) -> tuple[int, str] | None:
-    """(seq, hash) of the last chained line of ``path``; None when it has none (or cannot be read)."""
-    for raw in reversed(_last_lines(path, 8)):
-        link = _link(raw)
-        if link is not None:
-            return link[0], link[2]
-    return None
+    seq: int
+    prev: str
+    floor: int
+    breaks: list[tuple[str, str]] = field(default_factory=list)  # (kind, what was found)
+    close_torn: bool = False  # the file ends inside a line: a newline closes it first
+    file_gone: bool = False  # the live file's lines up to the head are gone (no rotated file left)
+    head: Head | None = None  # the kept head this start was checked against
 
 
 class AuditLog:
@@ -316,6 +309,12 @@ class AuditLog:
     Invariant: every line handed to :meth:`append` / :meth:`append_many` that returned normally is
     on disk (fsync-ed); every line handed to :meth:`write` that returned normally is in the file
     (the kernel has it) and on disk once a later :meth:`sync` returned normally.
+
+    The kept head (:class:`gatesh.audit_chain.Head`, in ``audit.jsonl.head``) is written after every
+    batch and checked before the next: a file that shrank, vanished or changed identity other than
+    by this writer's own rotation, lines appended that no writer recorded, or a head file changed
+    under it, get a chain-break record naming what was found, chained after the kept head (seq
+    never restarts). A torn partial line is closed with a newline before the next record.
     """
 
     def __init__(self, path: str, max_bytes: int = 16 * 1024 * 1024, keep: int = 5) -> None:
@@ -323,10 +322,13 @@ class AuditLog:
         self.max_bytes = max(4096, int(max_bytes))
         self.keep = max(0, int(keep))
         self.syslog = False  # also send each durable record to the system log (audit.syslog)
+        self.syslog_socket = audit_syslog.DEFAULT_SOCKET  # where (audit.syslog_socket)
+        self.syslog_head_every = SYSLOG_HEAD_EVERY  # head anchors every N records
         self.failures = 0  # appends that raised, for ``gatesh status``
         self.last_error = ""
+        self.breaks = 0  # chain-break records written, for ``gatesh status``
         self._cond = threading.Condition()
-        self._queue: list[bytes] = []
+        self._queue: list[tuple[bytes, dict[str, Any] | None]] = []
         self._enqueued = 0  # sequence number of the newest queued line
         self._done = 0  # every line with seq <= _done has been handled (written or failed)
         self._failed: list[tuple[int, int, str]] = []  # (first, last, error) of failed batches
@@ -334,9 +336,20 @@ class AuditLog:
         self._sync_wanted = False  # a line queued by append_many: the batch holding it is fsync-ed
         self._fd: int | None = None
         self._lock_fd: int | None = None  # audit.jsonl.lock, kept open (see _lock)
-        # The chain's end as this writer left it: (inode, size) of the file, and (seq, hash) of its
-        # last line. Another writer's line changes the size, and the end is then read again.
-        self._tail: tuple[tuple[int, int], tuple[int, str]] | None = None
+        self._head_fd: int | None = None  # audit.jsonl.head, kept open (see _keep_head)
+        self._head: Head | None = None  # the head this writer last left (None: not yet known)
+        self._outbox: list[
+            tuple[int, str]
+        ] = []  # system log messages for lines written, sent once durable
+        self._anchored = False  # this writer sent its first head anchor
+
+    def configure(self, audit: AuditConfig) -> None:
+        """Take the bounds and the system-log settings of the ``[audit]`` config section."""
+        self.max_bytes = max(4096, int(audit.max_bytes))
+        self.keep = max(0, int(audit.keep))
+        self.syslog = bool(audit.syslog)
+        self.syslog_socket = audit.syslog_socket or audit_syslog.DEFAULT_SOCKET
+        self.syslog_head_every = max(1, int(audit.syslog_head_every))
 
     def append(self, record: dict[str, Any]) -> None:
         """Write ``record`` as one line and make it durable. Raises AuditError on any failure."""
@@ -359,7 +372,8 @@ class AuditLog:
         self._commit(records, durable=False)
 
     def sync(self) -> None:
-        """Make every line written so far durable (``fsync``). Raises AuditError on failure.
+        """Make every line written so far durable (``fsync``), then send their system-log copies.
+        Raises AuditError on failure.
 
         The file descriptor is duplicated while no batch is being written, so a rotation or a
         concurrent :meth:`write` never waits for the ``fsync`` and the ``fsync`` never sees a
@@ -369,23 +383,26 @@ class AuditLog:
             while self._writing:
                 self._cond.wait()
             fd = os.dup(self._fd) if self._fd is not None else None
-        if fd is None:
-            return  # nothing open: every batch so far was synced when its file was closed
+            outbox, self._outbox = self._outbox, []
         try:
-            os.fsync(fd)
+            if fd is not None:
+                os.fsync(fd)
         except OSError as exc:
             error = f"{type(exc).__name__}: {exc.strerror or exc}"
             with self._cond:
                 self.failures += 1
                 self.last_error = error
+                self._outbox[:0] = outbox  # sent with the next sync that works
             raise AuditError(f"could not sync the audit log {self.path}: {error}") from None
         finally:
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
+        self._send(outbox)
 
     def _commit(self, records: list[dict[str, Any]], *, durable: bool) -> None:
         if not records:
             return
-        datas = [_encode(r) for r in records]
+        datas = [(_encode(r), r) for r in records]
         with self._cond:
             self._queue.extend(datas)
             self._enqueued += len(datas)
@@ -425,16 +442,27 @@ class AuditLog:
             for lo, hi, err in self._failed:
                 if lo <= mine and ours <= hi:
                     raise AuditError(f"could not write the audit log {self.path}: {err}")
-        if durable and self.syslog:  # a best-effort copy; the file is the record of record
-            send_syslog(records)
+            # Durable: every line written so far is on disk (the batch's fsync covers the file;
+            # a rotation fsync-ed the one before), so its copies may go out now.
+            outbox, self._outbox = (self._outbox, []) if durable else ([], self._outbox)
+        self._send(outbox)
 
-    def _open(self) -> int:
-        if self._fd is None:
-            os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
-            self._fd = os.open(
-                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
-            )
-        return self._fd
+    def _send(self, messages: list[tuple[int, str]]) -> None:
+        if messages:  # a best-effort copy; the file is the record of record
+            audit_syslog.send_lines(messages, self.syslog_socket)
+
+    def _open(self) -> tuple[int, bool]:
+        """The live file's descriptor, and whether this call created the file."""
+        if self._fd is not None:
+            return self._fd, False
+        os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+        try:
+            self._fd = os.open(self.path, flags | os.O_EXCL, 0o600)
+            return self._fd, True
+        except FileExistsError:
+            self._fd = os.open(self.path, flags, 0o600)
+            return self._fd, False
 
     def _lock(self) -> int:
         """The descriptor of ``audit.jsonl.lock``, opened once and kept (three system calls and a
@@ -459,62 +487,305 @@ class AuditLog:
         self._lock_fd = fd
         return fd
 
-    def _write_batch(self, bodies: list[bytes], *, fsync: bool = True) -> None:
-        """Chain ``bodies`` after the log's last line and append them, holding the log's lock."""
+    def _write_batch(
+        self, batch: list[tuple[bytes, dict[str, Any] | None]], *, fsync: bool = True
+    ) -> None:
+        """Chain ``batch`` after the log's last line and append it, holding the log's lock."""
         lock = self._lock()
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            self._write_chained(bodies, fsync=fsync)
+            self._write_chained(batch, fsync=fsync)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _write_chained(self, bodies: list[bytes], *, fsync: bool) -> None:
-        fd = self._open()
+    def _write_chained(
+        self, batch: list[tuple[bytes, dict[str, Any] | None]], *, fsync: bool
+    ) -> None:
+        """Steps numbered: check the file against the kept head, chain, write, keep the new head."""
+        # 1. The live file: (re)opened when the path no longer names the file this writer holds.
+        fd, created = self._open()
         try:
             st = os.fstat(fd)
-            size = st.st_size
-            # Another process (the in-process fallback) may have rotated the file under us.
             if os.stat(self.path).st_ino != st.st_ino:
                 raise FileNotFoundError
         except FileNotFoundError:
             with contextlib.suppress(OSError):
                 os.fsync(fd)  # lines write() left there unsynced: the old file keeps them
             self._close_log()
-            fd = self._open()
+            fd, created = self._open()
             st = os.fstat(fd)
-            size = st.st_size
-        seq, prev = self._chain_end(st.st_ino, size)
-        lines = []
-        for body in bodies:
+        # 2. Where the chain continues, and any gap found on the way (recorded first).
+        start = self._start(st, created)
+        now = time.time()
+        gaps = [_break_record(kind, found, start.head, st, now) for kind, found in start.breaks]
+        entries: list[tuple[bytes, dict[str, Any] | None]] = [(_encode(r), r) for r in gaps]
+        entries += batch
+        seq, prev = start.seq, start.prev
+        lines: list[bytes] = [b"\n"] if start.close_torn else []
+        links: list[tuple[int, str, dict[str, Any] | None]] = []
+        for body, record in entries:
             seq += 1
-            line, prev = _chain(body, seq, prev)
+            line, prev = chain_line(body, seq, prev)
             lines.append(line)
+            links.append((seq, prev, record))
         data = b"".join(lines)
-        ino = st.st_ino
+        size = st.st_size
+        floor = seq - len(entries) + 1 if start.file_gone else start.floor
+        ident = (st.st_dev, st.st_ino)
+        # 3. Rotate first when the batch would push the file past its bound.
+        rotated = False
         if size and size + len(data) > self.max_bytes:
             self._rotate()
-            fd = self._open()
-            ino, size = os.fstat(fd).st_ino, 0
+            fd, _ = self._open()
+            st = os.fstat(fd)
+            ident, size = (st.st_dev, st.st_ino), 0
+            if start.close_torn:
+                data = data[1:]  # the torn line stays closed-off in the rotated file's end
+            floor = self._floor_after_rotation(seq - len(entries) + 1)
+            rotated = True
+        # 4. Write. On a short write (a full disk) the complete lines that made it are kept in
+        #    the head, so the next batch continues after them and closes the partial one.
         view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-        self._tail = ((ino, size + len(data)), (seq, prev))
+        written = 0
+        try:
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+                written += n
+        except OSError:
+            self._keep_partial(data, written, links, start, ident, size, floor)
+            raise
+        self._keep_head(Head(seq, prev, ident[0], ident[1], size + len(data), floor))
+        self.breaks += len(start.breaks)
+        if self.syslog:
+            self._queue_copies(links, rotated=rotated, broke=bool(start.breaks))
         # fsync, not fdatasync: measured side by side on this ext4 (appends that grow the file
         # need a journal commit either way), fdatasync was no faster and often slower.
         if fsync:
             os.fsync(fd)
 
-    def _chain_end(self, ino: int, size: int) -> tuple[int, str]:
-        """(seq, hash) of the log's last line: remembered when this writer wrote it and nobody
-        wrote since, else read from the file (or the newest rotated one when the file is empty)."""
-        if self._tail is not None and self._tail[0] == (ino, size):
-            return self._tail[1]
-        for name in files_newest_first(self.path, keep=max(1, self.keep)):
-            found = _last_link(name)
+    def _start(self, st: os.stat_result, created: bool) -> _Start:
+        """Where this batch continues the chain: the kept head when the file is as it left it
+        (nothing read: the common case), otherwise what the file and the head file show."""
+        mine = self._head
+        ident = (st.st_dev, st.st_ino)
+        if mine is not None and (mine.dev, mine.ino, mine.size) == (*ident, st.st_size):
+            return _Start(mine.seq, mine.hash, mine.floor)
+        breaks: list[tuple[str, str]] = []
+        kept, problem = read_head(self.path)
+        head_gone = ""  # said with the file's own gap when there is one, else on its own
+        if mine is None:
+            head = kept
+        elif kept is None:
+            head = mine
+            head_gone = f"the kept head file {head_path(self.path)} was " + (
+                f"changed ({problem})" if problem else "removed"
+            )
+        elif kept.seq > mine.seq or (kept.seq == mine.seq and kept.hash == mine.hash):
+            head = kept  # another writer (an in-process fallback) moved it on
+        else:
+            head = mine
+            breaks.append(
+                (
+                    "head-changed",
+                    f"the kept head file says seq {kept.seq}, but this writer last wrote seq "
+                    f"{mine.seq}: the head file was changed",
+                )
+            )
+        if head is None:
+            return self._start_without_head(st, problem)
+        torn = st.st_size > 0 and _last_byte(self.path) != b"\n"
+        also = f" ({head_gone} too)" if head_gone else ""
+        # A file this writer had to create was deleted (its inode number may well be reused).
+        if (created and head.size > 0) or (head.dev, head.ino) != ident:
+            if created:
+                found = (
+                    f"the log file was deleted{also}: it held {head.size} bytes, up to seq "
+                    f"{head.seq}; a new file was started"
+                )
+            else:
+                found = (
+                    f"the log file was replaced by another file{also}: the kept head is seq "
+                    f"{head.seq} at byte {head.size} of inode {head.ino}; the file now is inode "
+                    f"{st.st_ino}, {st.st_size} bytes"
+                )
+            breaks.append(("deleted" if created else "replaced", found))
+            return _Start(
+                head.seq, head.hash, head.floor, breaks, torn, self._nothing_older(), head
+            )
+        if st.st_size < head.size:
+            if st.st_size == 0:
+                found = (
+                    f"the log file was emptied{also}: it held {head.size} bytes, up to seq "
+                    f"{head.seq}"
+                )
+            else:
+                found = (
+                    f"the log file was cut from {head.size} to {st.st_size} bytes{also}: the "
+                    f"kept head is seq {head.seq}"
+                )
+            breaks.append(("emptied" if st.st_size == 0 else "cut", found))
+            gone = st.st_size == 0 and self._nothing_older()
+            return _Start(head.seq, head.hash, head.floor, breaks, torn, gone, head)
+        if head_gone:
+            breaks.append(("head-changed", head_gone))
+        if st.st_size == head.size:
+            return _Start(head.seq, head.hash, head.floor, breaks, head=head)
+        return self._past_head(head, breaks)
+
+    def _past_head(self, head: Head, breaks: list[tuple[str, str]]) -> _Start:
+        """The file grew past the kept head without a writer recording it: lines chained to the
+        head (a writer stopped between its line and its head) are continued from and named;
+        anything else is named and the chain continues from the head. A partial last line is
+        closed."""
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(head.size)
+                extra = f.read(_PAST_HEAD_MAX)
+        except OSError:
+            extra = b""
+        *complete, fragment = extra.split(b"\n")
+        complete = [c for c in complete if c]
+        seq, prev = head.seq, head.hash
+        chained = True
+        for raw in complete:
+            link = link_of(raw)
+            if link is None or not link[3] or link[0] != seq + 1 or link[1] != prev:
+                chained = False
+                break
+            seq, prev = link[0], link[2]
+        if complete and chained:
+            breaks.append(
+                (
+                    "unrecorded",
+                    f"{len(complete)} line{'s' if len(complete) != 1 else ''} after the kept "
+                    f"head (seq {head.seq + 1}-{seq}) continue the chain but no writer recorded "
+                    "them: a writer stopped between its line and its head, or they were appended",
+                )
+            )
+            return _Start(seq, prev, head.floor, breaks, bool(fragment), head=head)
+        if complete:
+            breaks.append(
+                (
+                    "appended",
+                    f"{len(complete)} line{'s' if len(complete) != 1 else ''} after the kept "
+                    f"head (seq {head.seq}) do not continue the chain: something other than "
+                    "gatesh's writer appended them",
+                )
+            )
+        return _Start(head.seq, head.hash, head.floor, breaks, bool(fragment), head=head)
+
+    def _start_without_head(self, st: os.stat_result, problem: str) -> _Start:
+        """No head is kept (a log older than the head, or its head file lost): a new log starts
+        at :data:`GENESIS`; an existing one continues from its last line, and says it could not
+        be checked."""
+        rotated, _ = rotated_files(self.path)
+        if st.st_size == 0 and not rotated:
+            return _Start(0, GENESIS, 1)
+        found = last_link(self.path)
+        for name in rotated:
             if found is not None:
-                return found
-        return 0, GENESIS
+                break
+            found = last_link(name)
+        seq, prev = found if found is not None else (0, GENESIS)
+        oldest = first_link(rotated[-1]) if rotated else first_link(self.path)
+        why = problem or f"there is no {head_path(self.path)}"
+        breaks = [
+            (
+                "no-head",
+                f"no kept head was found ({why}): the chain continues from the last line "
+                f"there, seq {seq}, which could not be checked against one",
+            )
+        ]
+        torn = st.st_size > 0 and _last_byte(self.path) != b"\n"
+        return _Start(seq, prev, oldest[0] if oldest else seq + 1, breaks, torn)
+
+    def _nothing_older(self) -> bool:
+        """No rotated file is left: every line up to the kept head is gone with the live file."""
+        return not rotated_files(self.path)[0]
+
+    def _floor_after_rotation(self, first_new: int) -> int:
+        """The oldest seq still kept after a rotation: the first line of the oldest rotated file
+        (``first_new``, the first line of the new live file, when none is kept)."""
+        rotated, _ = rotated_files(self.path)
+        for name in reversed(rotated):
+            found = first_link(name)
+            if found is not None:
+                return found[0]
+        return first_new
+
+    def _keep_partial(
+        self,
+        data: bytes,
+        written: int,
+        links: list[tuple[int, str, dict[str, Any] | None]],
+        start: _Start,
+        ident: tuple[int, int],
+        size: int,
+        floor: int,
+    ) -> None:
+        """After a short write: keep the head at the last complete line that reached the file."""
+        done = data[:written]
+        if start.close_torn and done.startswith(b"\n"):
+            done = done[1:]
+            size += 1
+        complete = done.count(b"\n")
+        if complete == 0 or not links:
+            return
+        seq, digest, _ = links[min(complete, len(links)) - 1]
+        kept = done[: done.rfind(b"\n") + 1]
+        with contextlib.suppress(OSError):
+            self._keep_head(Head(seq, digest, ident[0], ident[1], size + len(kept), floor))
+
+    def _keep_head(self, head: Head) -> None:
+        """Remember ``head`` and write it in place to the head file (kept open; opened again by
+        name when it was removed or replaced, like the lock file)."""
+        self._head = head
+        fd = self._head_fd
+        if fd is not None:
+            try:
+                if os.fstat(fd).st_nlink == 0:
+                    raise FileNotFoundError
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                fd = self._head_fd = None
+        if fd is None:
+            fd = self._head_fd = os.open(
+                head_path(self.path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
+            )
+        os.pwrite(fd, head.encode(), 0)
+
+    def _queue_copies(
+        self,
+        links: list[tuple[int, str, dict[str, Any] | None]],
+        *,
+        rotated: bool,
+        broke: bool,
+    ) -> None:
+        """The system-log messages for a written batch: a copy of each record with its seq and
+        hash, and the head anchor when one is due (S13)."""
+        messages: list[tuple[int, str]] = []
+        for seq, digest, record in links:
+            if record is not None:
+                messages.append(audit_syslog.copy_message(record, seq, digest, self.path))
+        last_seq, last_hash, _ = links[-1]
+        first_seq = links[0][0]
+        every = max(1, self.syslog_head_every)
+        why = ""
+        if broke:
+            why = "chain-break"
+        elif rotated:
+            why = "rotation"
+        elif not self._anchored:
+            why = "start"
+        elif last_seq // every > (first_seq - 1) // every:
+            why = f"every {every}"
+        if why:
+            messages.append(audit_syslog.head_message(last_seq, last_hash, self.path, why))
+            self._anchored = True
+        with self._cond:
+            self._outbox.extend(messages)
 
     def _rotate(self) -> None:
         """``audit.jsonl`` → ``.1`` → ``.2`` …; the file past ``keep`` is removed.
@@ -542,28 +813,53 @@ class AuditLog:
                 self._fd = None
 
     def close(self) -> None:
-        """Close the log file and the lock file."""
+        """Close the log file, its head file and the lock file."""
         try:
             self._close_log()
         finally:
-            if self._lock_fd is not None:
-                fd, self._lock_fd = self._lock_fd, None
-                os.close(fd)
+            for name in ("_head_fd", "_lock_fd"):
+                fd = getattr(self, name)
+                if fd is not None:
+                    setattr(self, name, None)
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
 
 
-def send_syslog(records: list[dict[str, Any]]) -> None:
-    """Send a best-effort copy of ``records`` to the system log (``audit.syslog``); never raises."""
+def _last_byte(path: str) -> bytes:
+    """The last byte of ``path`` (b"" when empty or unreadable)."""
     try:
-        from gatesh.audit_syslog import send
+        with open(path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            return f.read(1)
+    except OSError:
+        return b""
 
-        for record in records:
-            send(record)
-    except Exception:
-        pass
+
+def _break_record(
+    kind: str, found: str, head: Head | None, st: os.stat_result, now: float
+) -> dict[str, Any]:
+    """The chain-break record: the writer's own line saying what it found (S13)."""
+    return {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(now)),
+        "ts": round(now, 3),
+        "session": "",
+        "pid": os.getpid(),
+        "cwd": "",
+        "surface": "audit",
+        "command": "",
+        "stage": "audit",
+        "action": CHAIN_BREAK,
+        "break": kind,
+        "found": found,
+        "kept_head": None
+        if head is None
+        else {"seq": head.seq, "hash": head.hash, "ino": head.ino, "size": head.size},
+        "file": {"ino": st.st_ino, "size": st.st_size},
+    }
 
 
 def files_newest_first(path: str, keep: int = 100) -> list[str]:
-    """The live log and its rotated files that exist, newest first."""
+    """The live log and its rotated files that exist, newest first (up to the first missing one)."""
     out = [path] if os.path.exists(path) else []
     for n in range(1, keep + 1):
         candidate = f"{path}.{n}"
@@ -577,164 +873,11 @@ def read_tail(path: str, n: int) -> list[dict[str, Any]]:
     """The newest ``n`` records (oldest first), across rotated files. Unparseable lines are skipped."""
     out: list[dict[str, Any]] = []
     for name in files_newest_first(path):
-        lines = _last_lines(name, n - len(out))
+        lines = last_lines(name, n - len(out))
         out = [r for r in (_parse(x) for x in lines) if r is not None] + out
         if len(out) >= n:
             break
     return out[-n:] if n > 0 else []
-
-
-def _last_lines(path: str, n: int) -> list[bytes]:
-    if n <= 0:
-        return []
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            end = f.tell()
-            block = 64 * 1024
-            data = b""
-            pos = end
-            while pos > 0 and data.count(b"\n") <= n:
-                step = min(block, pos)
-                pos -= step
-                f.seek(pos)
-                data = f.read(step) + data
-    except OSError:
-        return []
-    lines = [x for x in data.split(b"\n") if x]
-    if pos > 0:
-        lines = lines[1:]  # the first one may be partial
-    return lines[-n:]
-
-
-@dataclass(frozen=True)
-class ChainReport:
-    """What :func:`verify` found. ``problem`` is empty when every line is chained as written;
-    otherwise it names the first line that was changed, removed or inserted (``kind``), by file,
-    line number (from 1) and sequence number."""
-
-    lines: int
-    files: int
-    first_seq: int = 0
-    last_seq: int = 0
-    kind: str = ""  # "" | "changed" | "removed" | "inserted"
-    file: str = ""
-    line: int = 0
-    seq: int = 0
-    problem: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return not self.problem
-
-
-def verify(path: str) -> ChainReport:
-    """Check the chain of the log at ``path`` and its rotated files, oldest line first (S13).
-
-    A line whose hash does not match its content was changed; a line whose ``prev`` names a line
-    further back follows inserted lines; a ``prev`` that names no line seen, after a gap in
-    ``seq``, follows removed lines (a whole rotated file included); without a gap, the line before
-    it was changed (and its hash recomputed). The oldest kept line may follow lines rotated away.
-    """
-    files = list(reversed(files_newest_first(path)))
-    count = 0
-    prev: tuple[int, str, str, int] | None = (
-        None  # (seq, hash, file, line number) of the last good line
-    )
-    seen: dict[str, tuple[str, int, int]] = {}  # hash -> (file, line number, seq)
-    first_seq = 0
-
-    def report(kind: str, name: str, n: int, seq: int, why: str) -> ChainReport:
-        return ChainReport(
-            count,
-            len(files),
-            first_seq,
-            prev[0] if prev else 0,
-            kind,
-            name,
-            n,
-            seq,
-            f"line {n} of {name} (seq {seq}) {why}",
-        )
-
-    for name in files:
-        try:
-            with open(name, "rb") as f:
-                raw_lines = f.read().split(b"\n")
-        except OSError as exc:
-            return ChainReport(
-                count, len(files), problem=f"cannot read {name}: {exc.strerror or exc}"
-            )
-        if raw_lines and raw_lines[-1] == b"":
-            raw_lines.pop()
-        for n, raw in enumerate(raw_lines, 1):
-            count += 1
-            link = _link(raw)
-            if link is None:
-                return report(
-                    "changed",
-                    name,
-                    n,
-                    (prev[0] + 1) if prev else 0,
-                    "is not a chained record: it was changed or inserted",
-                )
-            seq, stated_prev, digest, intact = link
-            if not intact:
-                return report(
-                    "changed", name, n, seq, "was changed: its hash does not match its content"
-                )
-            if prev is None:
-                first_seq = seq
-                if seq == 1 and stated_prev != GENESIS:
-                    return report(
-                        "changed",
-                        name,
-                        n,
-                        seq,
-                        "was changed: the first line names a line before it",
-                    )
-            elif stated_prev != prev[1]:
-                if stated_prev in seen:
-                    at = seen[stated_prev]
-                    return report(
-                        "inserted",
-                        at[0],
-                        at[1] + 1,
-                        at[2] + 1,
-                        f"was inserted: the line after it (line {n} of {name}) follows line {at[1]} of {at[0]}",
-                    )
-                if seq > prev[0] + 1:
-                    missing = seq - prev[0] - 1
-                    return report(
-                        "removed",
-                        name,
-                        n,
-                        seq,
-                        f"follows {missing} removed line{'s' if missing != 1 else ''} "
-                        f"(seq {prev[0] + 1}{f'-{seq - 1}' if missing > 1 else ''})",
-                    )
-                if seq == prev[0] + 1:
-                    return report(
-                        "changed",
-                        prev[2],
-                        prev[3],
-                        prev[0],
-                        f"was changed: the line after it (line {n} of {name}) was chained to other content",
-                    )
-                return report(
-                    "inserted", name, n, seq, "was inserted: its sequence number goes back"
-                )
-            elif seq != prev[0] + 1:
-                return report(
-                    "changed",
-                    name,
-                    n,
-                    seq,
-                    f"was changed: its sequence number should be {prev[0] + 1}",
-                )
-            seen[digest] = (name, n, seq)
-            prev = (seq, digest, name, n)
-    return ChainReport(count, len(files), first_seq, prev[0] if prev else 0)
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

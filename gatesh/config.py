@@ -94,7 +94,9 @@ class SessionConfig:
 class AuditConfig:
     max_bytes: int = 16 * 1024 * 1024  # rotate past this size
     keep: int = 5  # rotated files kept
-    syslog: bool = False  # also send each record to the system log
+    syslog: bool = False  # also send each record, and the chain's head, to the system log
+    syslog_socket: str = "/dev/log"  # the system log's socket (journald and rsyslog listen here)
+    syslog_head_every: int = 100  # the chain's head goes to the system log every N records
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,8 @@ _SCALARS: Final[dict[str, tuple[type, type[enum.StrEnum] | None]]] = {
     "audit.max_bytes": (int, None),
     "audit.keep": (int, None),
     "audit.syslog": (bool, None),
+    "audit.syslog_socket": (str, None),
+    "audit.syslog_head_every": (int, None),
     "git.protected_branches": (list, None),
     "git.pre_commit": (bool, None),
     "watchers": (list, None),

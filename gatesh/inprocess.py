@@ -147,7 +147,8 @@ def _gate(
                 checker=make_checker(config),
                 paths=paths,
             )
-        log = AuditLog(paths.audit_log, config.audit.max_bytes, config.audit.keep)
+        log = AuditLog(paths.audit_log)
+        log.configure(config.audit)
         shell = config.shell
     # 3. Finish: nobody can be asked from here.
     try:

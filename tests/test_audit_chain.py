@@ -101,11 +101,13 @@ def test_a_writer_takes_the_lock_file_again_once_it_was_removed(tmp_path: Path) 
     os.close(other)
     t.join(10)
     assert not t.is_alive()
-    shutil.rmtree(folder)  # the folder is gone: made again, and the chain starts over in it
+    shutil.rmtree(folder)  # the folder is gone: made again; the writer records the gap
     write(log, 1, 2)
     log.close()
     report = verify(path)
-    assert report.ok and report.lines == 1, report.problem
+    assert [f.kind.value for f in report.findings] == ["break"], report.findings
+    assert "the log file was deleted (the kept head file" in report.problem
+    assert (report.lines, report.first_seq, report.last_seq) == (2, 3, 4)  # seq never restarts
 
 
 @pytest.fixture

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import syslog
+from pathlib import Path
 
 import pytest
 
 from gatesh import audit_syslog
+from gatesh.audit_chain import Anchor
+from gatesh.testing.syslog_sink import SyslogSink
 
 
 def record(**changes: object) -> dict[str, object]:
@@ -54,22 +58,33 @@ def test_priority_by_action(action: str, priority: int) -> None:
     assert audit_syslog.priority_for(record(action=action)) == priority
 
 
-def test_send_never_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_send_never_raises(tmp_path: Path) -> None:
     audit_syslog.send(record())  # the real system log (journald may be absent: still no error)
     audit_syslog.send({"action": object(), "weird": {1, 2}})
-
-    def broken(*_: object) -> None:
-        raise OSError("no /dev/log")
-
-    monkeypatch.setattr(syslog, "syslog", broken)
-    audit_syslog.send(record())
+    audit_syslog.send(record(), str(tmp_path / "nobody-listens"))
+    audit_syslog.send_lines([(6, "x" * 1_000_000)], str(tmp_path / "nobody-listens"))
 
 
-def test_send_uses_the_gatesh_ident(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[object, ...]] = []
-    monkeypatch.setattr(audit_syslog, "_opened", False)
-    monkeypatch.setattr(syslog, "openlog", lambda *a: calls.append(("open", *a)))
-    monkeypatch.setattr(syslog, "syslog", lambda *a: calls.append(("log", *a)))
-    audit_syslog.send(record(action="halt"))
-    assert calls[0] == ("open", "gatesh", syslog.LOG_PID, syslog.LOG_USER)
-    assert calls[1][1] == syslog.LOG_ALERT and str(calls[1][2]).startswith("halt {")
+def test_send_is_a_syslog_datagram_under_the_gatesh_ident(tmp_path: Path) -> None:
+    with SyslogSink(str(tmp_path / "log")) as sink:
+        audit_syslog.send(record(action="halt"), sink.path)
+        assert sink.wait_for("halt {")
+    [line] = sink.lines()
+    assert re.match(r"^[A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d gatesh\[\d+\]: halt \{", line), line
+
+
+def test_copies_and_head_anchors_read_back(tmp_path: Path) -> None:
+    """What the writer sends can be read back from a syslog file, for the log it names only."""
+    log = str(tmp_path / "audit.jsonl")
+    digest = "ab" * 32
+    lines = [
+        "Jan  5 10:00:00 host "
+        + "gatesh[12]: "
+        + audit_syslog.copy_message(record(), 7, digest, log)[1],
+        "gatesh[12]: " + audit_syslog.head_message(7, digest, log, "every 100")[1],
+        audit_syslog.head_message(9, digest, str(tmp_path / "other.jsonl"), "start")[1],
+        'Jan  5 10:00:00 host sshd[3]: allow {"seq": 1}',
+        "garbage",
+    ]
+    got = audit_syslog.anchors(lines, log)
+    assert got == [Anchor(7, digest, head=False), Anchor(7, digest, head=True)]

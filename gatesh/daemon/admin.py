@@ -112,6 +112,11 @@ def status_main(argv: list[str]) -> int:
             f"  AUDIT WRITE FAILURES: {d['audit_failures']} (last: {n(str(d['audit_last_error']))}); "
             "commands are refused until the log can be written"
         )
+    if d.get("audit_breaks"):
+        print(
+            f"  AUDIT LOG CHANGED UNDER THE DAEMON: {d['audit_breaks']} chain-break record"
+            f"{'s' if d['audit_breaks'] != 1 else ''} written; see gatesh log --verify"
+        )
     if d.get("config_error"):
         print(f"  CONFIG ERROR (every command is refused until fixed): {n(str(d['config_error']))}")
     totals = reply.get("totals") or {}
@@ -200,6 +205,9 @@ def format_record(rec: dict[str, Any]) -> str:
     session = str(rec.get("session", ""))
     from gatesh.render import neutralise, one_line
 
+    if action == "chain-break":  # the writer's own line: what it found changed under it
+        return neutralise(f"{when}  {action}  seq {rec.get('seq', '?')}: {rec.get('found', '')}")
+
     command = one_line(" ".join(str(rec.get("command", "")).split()), LOG_COMMAND_COLUMNS)
     extra = []
     if rec.get("rule_id"):
@@ -236,12 +244,25 @@ def log_main(argv: list[str]) -> int:
     parser.add_argument(
         "--verify",
         action="store_true",
-        help="check that no line was changed, removed or inserted (exit 1 if one was)",
+        help="check the hash chain, the rotated files and the kept head: name every line changed, "
+        "removed or inserted, a cut tail, dropped first lines, missing rotations, torn lines and "
+        "the gaps the writer recorded (exit 1 if any is evidence of tampering)",
+    )
+    parser.add_argument(
+        "--against-syslog",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="FILE",
+        help="with --verify: also check against the chain's head anchors and record copies in the "
+        "system log (audit.syslog): the journal, /var/log/syslog or /var/log/messages, or FILE",
     )
     args = parser.parse_args(argv)
     path = _paths.current().audit_log
+    if args.against_syslog is not None and not args.verify:
+        parser.error("--against-syslog goes with --verify")
     if args.verify:
-        return _verify(path, as_json=args.json)
+        return _verify(path, as_json=args.json, syslog=args.against_syslog)
 
     def show(rec: dict[str, Any]) -> None:
         print(json.dumps(rec, ensure_ascii=False) if args.json else format_record(rec), flush=True)
@@ -263,29 +284,28 @@ def log_main(argv: list[str]) -> int:
     return 0
 
 
-def _verify(path: str, *, as_json: bool) -> int:
-    """``gatesh log --verify``: 0 when the chain holds, 1 naming the first line that breaks it."""
-    import dataclasses
-
-    from gatesh.audit import verify
+def _verify(path: str, *, as_json: bool, syslog: str | None = None) -> int:
+    """``gatesh log --verify``: 0 when nothing found is evidence of tampering, 1 otherwise (every
+    finding named); 2 when the system log asked for cannot be read."""
+    from gatesh import audit_syslog
+    from gatesh.audit_chain import describe, report_dict, verify
     from gatesh.render import neutralise
 
-    report = verify(path)
+    against = None
+    if syslog is not None:
+        try:
+            against = audit_syslog.anchors(audit_syslog.read_source(syslog), path)
+        except OSError as exc:
+            print(f"gatesh log --verify: {neutralise(str(exc))}", file=sys.stderr)
+            return 2
+    report = verify(path, against=against)
     if as_json:
-        print(json.dumps({**dataclasses.asdict(report), "ok": report.ok}))
-    elif report.ok:
-        span = f", seq {report.first_seq} to {report.last_seq}" if report.lines else ""
-        print(
-            f"audit log intact: {report.lines} lines in {report.files} file"
-            f"{'s' if report.files != 1 else ''}{span}"
-            + (
-                f" (lines before seq {report.first_seq} were rotated away)"
-                if report.first_seq > 1
-                else ""
-            )
-        )
+        print(json.dumps(report_dict(report)))
     else:
-        print(f"audit log tampered with: {neutralise(report.problem)}")
+        headline, rows = describe(report)
+        print(neutralise(headline))
+        for row in rows:
+            print("  " + neutralise(row))
     return 0 if report.ok else 1
 
 

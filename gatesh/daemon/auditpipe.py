@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Any, Final
 
-from gatesh.audit import AuditError, AuditLog, send_syslog
+from gatesh.audit import AuditError, AuditLog
 
 __all__ = ["AuditPipe"]
 
@@ -47,7 +47,6 @@ class AuditPipe:
         self._dirty = False  # lines written since the last fsync began
         self._kick_pending = False
         self._stopping = False
-        self._syslog: list[dict[str, Any]] = []  # copies to send once durable (audit.syslog)
         self._thread = threading.Thread(target=self._run, name="gatesh-audit-sync", daemon=True)
         self._thread.start()
 
@@ -62,8 +61,6 @@ class AuditPipe:
         self.log.write([record])
         with self._cond:
             self._dirty = True
-            if self.log.syslog:
-                self._syslog.append(record)
         if not self._kick_pending:
             # Wake the sync thread after this task step, i.e. once the reply has been sent: woken
             # now, it would compete for the GIL with the code sending the reply.
@@ -91,18 +88,15 @@ class AuditPipe:
                 if not self._dirty:
                     return  # stopping, and everything written is synced
                 self._dirty = False
-                copies, self._syslog = self._syslog, []
             last = time.monotonic()
             try:
-                self.log.sync()
+                self.log.sync()  # and sends the system-log copies of what it made durable
             except AuditError as exc:
                 self.sync_error = str(exc)
                 continue
             except Exception as exc:  # a bug must not end the thread: fail closed instead
                 self.sync_error = f"{type(exc).__name__}: {exc}"
                 continue
-            if copies:
-                send_syslog(copies)
 
     def close(self) -> None:
         """Sync what is left and stop the thread (waits at most CLOSE_WAIT_S)."""

@@ -182,9 +182,7 @@ class Backends:
             return
         self.error, self._error_exc = "", None
         self.local = self.rater.name == "builtin" and self.checker.name == "builtin"
-        self.audit.max_bytes = max(4096, int(config.audit.max_bytes))
-        self.audit.keep = max(0, int(config.audit.keep))
-        self.audit.syslog = config.audit.syslog
+        self.audit.configure(config.audit)
         self.shell = config.shell
         self.watchers = tuple(config.watchers)
 

@@ -340,6 +340,7 @@ def status(d: Daemon) -> dict[str, Any]:
             "socket": d.paths.socket,
             "audit_log": d.audit.path,
             "audit_failures": d.audit.failures,
+            "audit_breaks": d.audit.breaks,
             "audit_last_error": d.audit.last_error,
             "config_error": b.error,
             "rater": b.rater.name if b.rater is not None else "",

@@ -56,6 +56,9 @@ FORMS = (
     "sort -o {f} {f}",
     "find . -name {f} -delete",
     "find . -name {f} -exec rm {{}} +",
+    # A program find hands each match to is read as it would be with a path in its place.
+    "find . -name {f} -exec truncate -s0 {{}} +",
+    "find . -name {f} -exec sed -i s/a/b/ {{}} ;",
     "shred -u {f}",
 )
 STATES = {
@@ -243,6 +246,8 @@ def test_staged_new_file_is_lost_to_reset_hard(clean_repo: Path) -> None:
         "git checkout .",
         "git restore .",
         "git restore a.txt",
+        "git restore --source=HEAD~1 .",  # the whole tree: its staged changes are asked for
+        "git checkout HEAD~1 -- .",
         "git checkout -f main",
         "git switch --discard-changes main",
     ],

@@ -42,8 +42,18 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._errors import ReadError
+from gatesh.vocab import regenerable
 
-__all__ = ["GitLoss", "Loss", "Probe", "Repo", "State", "find_repo"]
+__all__ = [
+    "GitLoss",
+    "Loss",
+    "Probe",
+    "Repo",
+    "State",
+    "clean_blobs",
+    "find_repo",
+    "object_format",
+]
 
 MAX_FILES: Final = 5000  # files stat'ed or walked per decision (a `git status` worth of work)
 MAX_HASH_BYTES: Final = 16 << 20  # larger files whose stat data changed count as modified
@@ -51,61 +61,10 @@ MAX_GIT_CALLS: Final = 4  # git runs per decision
 GIT_TIMEOUT_S: Final = 2.0
 MAX_SHOWN: Final = 3  # paths a reason names before "and N more"
 
-# Regenerable output: deleting it loses nothing a build cannot make again (same set as the
-# file-scope rule's build folders).
-BUILD_NAMES: Final = frozenset(
-    {
-        "node_modules",
-        "dist",
-        "build",
-        "target",
-        "__pycache__",
-        ".cache",
-        ".pytest_cache",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".tox",
-        ".nox",
-        ".venv",
-        "venv",
-        ".next",
-        ".nuxt",
-        ".turbo",
-        ".parcel-cache",
-        "coverage",
-        ".coverage",
-        "htmlcov",
-        ".gradle",
-        ".eggs",
-        "out",
-        "obj",
-        ".svelte-kit",
-        ".angular",
-        ".expo",
-        ".terraform",
-        ".sass-cache",
-        "bower_components",
-        ".nyc_output",
-        "_build",
-        ".hypothesis",
-        "storybook-static",
-        ".docusaurus",
-        ".vercel",
-        ".serverless",
-        "cdk.out",
-        ".build",
-        "DerivedData",
-        "Pods",
-        "cmake-build-debug",
-        "cmake-build-release",
-        ".ipynb_checkpoints",
-    }
-)
-# Files any build or editor makes again, and leftovers of merges and editors.
-_BUILD_FILES: Final = re.compile(
-    r"\.(?:pyc|pyo|o|obj|class|tmp|swp|swo|orig|rej)$|~$|(?:^|/)(?:\.DS_Store|Thumbs\.db)$"
-    r"|\.egg-info(?:/|$)"
-)
+# Regenerable output: deleting it loses nothing a build, an install or an editor cannot make again
+# (the shared table, which the undo snapshot also leaves out).
+BUILD_NAMES: Final = regenerable.FOLDERS
+_BUILD_FILES: Final = regenerable.FILE_PATTERN
 
 
 class State(enum.StrEnum):
@@ -229,6 +188,40 @@ def _load_index(repo: Repo) -> _Index:
     except FileNotFoundError:
         return _Index({}, (0, 0), _algo(repo), frozenset())  # a fresh repository: nothing tracked
     return _parse_index(path, st.st_mtime_ns, st.st_size, st.st_ino, _algo(repo))
+
+
+def object_format(repo: Repo) -> str:
+    """The repository's object format: ``sha1`` or ``sha256``."""
+    return _algo(repo)
+
+
+def clean_blobs(repo: Repo, stats: dict[str, os.stat_result]) -> dict[str, str]:
+    """The blob id the index records for each file of ``stats`` (path relative to the root, its
+    ``lstat``) whose stat data matches its index entry and is not racy: git's own test for "this
+    file is unchanged", without reading the file. Files that fail it are left out; an index that
+    cannot be read gives nothing."""
+    try:
+        index = _load_index(repo)
+    except (OSError, IndexUnreadable, ValueError, struct.error):
+        return {}
+    out: dict[str, str] = {}
+    for rel, st in stats.items():
+        entry = index.entries.get(rel)
+        if entry is None or entry.mtime >= index.mtime:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            if entry.mode != 0o120000:
+                continue
+        elif entry.mode != (0o100755 if st.st_mode & 0o100 else 0o100644):
+            continue
+        if (
+            divmod(st.st_mtime_ns, 1_000_000_000) == entry.mtime
+            and (st.st_size & 0xFFFFFFFF) == entry.size
+            and (st.st_ino & 0xFFFFFFFF) == entry.ino
+            and divmod(st.st_ctime_ns, 1_000_000_000) == entry.ctime
+        ):
+            out[rel] = entry.oid.hex()
+    return out
 
 
 def _algo(repo: Repo) -> str:
@@ -489,7 +482,7 @@ class _Ignores:
 
 
 def _build_output(rel: str) -> bool:
-    return any(part in BUILD_NAMES for part in rel.split("/")) or bool(_BUILD_FILES.search(rel))
+    return regenerable.is_regenerable(rel)
 
 
 @dataclass
@@ -712,7 +705,7 @@ class Probe:
                 "--no-ext-diff",
                 "-z",
                 "--",
-                *(prefixes or ["."]),
+                *([p or "." for p in prefixes] or ["."]),  # "" (the root) is no pathspec to git
             )
             if out is None:
                 return GitLoss(tuple(lost), unknown="git could not list the staged changes")

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 from gatesh import _paths as gate_paths
-from gatesh._types import Direction, PathClass, PathEffect, SimpleCommand, Word
+from gatesh._types import Context, Direction, PathClass, PathEffect, SimpleCommand, Word
 from gatesh.vocab import paths as vocab
 from gatesh.vocab import places, programs
 
@@ -781,6 +781,9 @@ def _find(
             names.append(rest[j + 1].text)
         elif t in ("-fprint", "-fprint0", "-fprintf", "-fls") and j + 1 < len(rest):
             col.add(rest[j + 1].text, rest[j + 1].static, W, i, cwd, "option", replaces=True)
+    only = names[0] if len(names) == 1 else ""
+    if not deletes and any(_replaces_match(c, cwd, col) for c in execs):
+        deletes = True  # `-exec truncate -s0 {} +`, `-exec sed -i … {} \;`: every match replaced
     if not deletes:
         readers = [c for c in execs if c.head and c.head not in vocab.NAME_ONLY]
         if (
@@ -791,9 +794,29 @@ def _find(
             for w in roots or [Word(".")]:
                 col.add(w.text, w.static, direction, i, cwd, "argv")
         return
-    only = names[0] if len(names) == 1 else ""
     for w in roots or [Word(".")]:
         col.add(w.text, w.static, W, i, cwd, "argv", replaces=True, only=only)
+
+
+# Stands for find's match (``{}``) while the program ``-exec`` runs is read on its own.
+_MATCH: Final = "/gatesh-find-match/{}"
+
+
+def _replaces_match(cmd: SimpleCommand, cwd: str | None, col: _Collector) -> bool:
+    """Whether the program a ``find -exec`` runs deletes, empties or overwrites the match it is
+    handed (``{}``): read as that program would be read with a path in its place, so every
+    program whose writing the reader knows counts, not a list of names."""
+    if not any(w.static and "{}" in w.text for w in cmd.argv[1:]):
+        return False
+    argv = tuple(
+        Word(w.text.replace("{}", _MATCH), True) if w.static and "{}" in w.text else w
+        for w in cmd.argv
+    )
+    scratch = _Collector(cwd, col.home, col.home_known)
+    scratch._tree = None  # the stand-in path is classed by nothing but its own name
+    scratch._gate = ()
+    _command(scratch, dataclasses.replace(cmd, argv=argv, context=Context.TOP), 0, cwd)
+    return any(e.replaces and _MATCH in e.path for e in scratch.out)
 
 
 def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, GateshError
+from gatesh.vocab.grammar import parse
 from gatesh.vocab.paths import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 
 __all__ = [
@@ -286,16 +287,10 @@ def _git_invocation() -> tuple[str, list[str]]:
         return "", []
     if not argv or os.path.basename(argv[0]) != "git":
         return "", []
-    i = 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"):
-            i += 2
-        elif arg.startswith("-"):
-            i += 1
-        else:
-            return arg, argv[i + 1 :]
-    return "", []
+    read = parse("git", argv[1:])  # the one grammar of git's argv
+    if not read.path:
+        return "", []
+    return argv[1 + read.path_at[0]], argv[2 + read.path_at[0] :]
 
 
 def check_pre_commit(enabled: bool, protected: frozenset[str]) -> list[Refusal]:

@@ -19,6 +19,7 @@ from typing import Final
 
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
+from gatesh.vocab.grammar import Argv, Grammar, Options, grammar_of, parse, read
 from gatesh.vocab.hosts import host_of, hosts_in, is_loopback
 from gatesh.vocab.programs import SHELLS, is_interpreter
 
@@ -54,7 +55,7 @@ def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
     if sends is None:
         return False
     if cmd.head in ("rsync", "rclone", "aws", "gsutil", "s3cmd") and (
-        set(_opt_names(cmd)) & _DRY_RUN or (cmd.head == "rsync" and "-n" in _short_letters(cmd))
+        _argv(cmd).has(*_DRY_RUN) or (cmd.head == "rsync" and _argv(cmd).has("-n"))
     ):
         return False  # a dry run transfers nothing
     if _dynamic_target(cmd):
@@ -118,13 +119,21 @@ _LOCAL_VALUE: Final = frozenset(
     }
 )
 
+# A tool with no grammar row of its own is read with these options taking a value.
+_LOCAL_GRAMMAR: Final = Grammar("local-value", options=Options(_LOCAL_VALUE))
+
 
 def _dynamic_target(cmd: SimpleCommand) -> bool:
     """A word only known when it runs in a request position: a URL, host, header, body or user."""
     if cmd.head not in _URL_TOOLS and cmd.head != "git":
         return False
     args = cmd.argv[1:]
-    if cmd.head == "git" and _git_verb(cmd) not in (
+    argv = (
+        _argv(cmd)
+        if grammar_of(cmd.head) is not None
+        else read(_LOCAL_GRAMMAR, cmd.args, [w.static for w in args])
+    )
+    if cmd.head == "git" and argv.subcommand not in (
         "push",
         "clone",
         "fetch",
@@ -133,13 +142,9 @@ def _dynamic_target(cmd: SimpleCommand) -> bool:
         "remote",
     ):
         return False
+    value_of = {o.value_at: o.name for o in argv.options if o.value_at >= 0}
     for k, w in enumerate(args):
-        if w.static:
-            continue
-        prev = args[k - 1].text if k else ""
-        if prev in _LOCAL_VALUE or w.text.startswith(
-            tuple(o + "=" for o in _LOCAL_VALUE if o.startswith("--"))
-        ):
+        if w.static or value_of.get(k) in _LOCAL_VALUE:
             continue
         return True
     return False
@@ -172,45 +177,26 @@ _SENDING_SCHEMES: Final = re.compile(
 )
 
 
-def _opt_names(cmd: SimpleCommand) -> list[str]:
-    out = []
-    for w in cmd.argv[1:]:
-        t = w.text
-        if t.startswith("--"):
-            out.append(t.split("=", 1)[0])
-        elif t.startswith("-") and len(t) > 1:
-            out.append(t[:2])
-    return out
-
-
-def _method(cmd: SimpleCommand, *names: str) -> str:
-    args = cmd.args
-    for k, a in enumerate(args):
-        for n in names:
-            if a == n and k + 1 < len(args):
-                return args[k + 1].upper()
-            if a.startswith(n + "=") and n.startswith("--"):
-                return a.split("=", 1)[1].upper()
-            if len(n) == 2 and a.startswith(n) and len(a) > 2 and not a.startswith("--"):
-                return a[2:].upper()
-    return ""
+def _argv(cmd: SimpleCommand) -> Argv:
+    """``cmd``'s words as its program reads them (the one grammar, S2)."""
+    return parse(cmd.head, cmd.args, [w.static for w in cmd.argv[1:]])
 
 
 def _curl_sends(cmd: SimpleCommand) -> bool:
-    opts = set(_opt_names(cmd))
-    if opts & _CURL_SENDS:
+    argv = _argv(cmd)
+    if argv.has(*_CURL_SENDS):
         return True
-    method = _method(cmd, "-X", "--request")
+    method = (argv.value("-X", "--request") or "").upper()
     if method and method not in _READ_METHODS:
         return True
     return any(_SENDING_SCHEMES.match(a) for a in cmd.args)
 
 
 def _wget_sends(cmd: SimpleCommand) -> bool:
-    opts = set(_opt_names(cmd))
-    if opts & {"--post-data", "--post-file", "--body-data", "--body-file", "-i", "--input-file"}:
+    argv = _argv(cmd)
+    if argv.has("--post-data", "--post-file", "--body-data", "--body-file", "-i", "--input-file"):
         return True
-    method = _method(cmd, "--method")
+    method = (argv.value("--method") or "").upper()
     return bool(method) and method not in _READ_METHODS
 
 
@@ -233,15 +219,9 @@ _REMOTE_PATH: Final = re.compile(
 )
 
 
-def _short_letters(cmd: SimpleCommand) -> set[str]:
-    return {
-        "-" + ch for a in cmd.args if a.startswith("-") and not a.startswith("--") for ch in a[1:]
-    }
-
-
 def _copy_sends(cmd: SimpleCommand) -> bool:
     """scp/rsync: data leaves when the destination (the last operand) is on another host."""
-    operands = [a for a in cmd.args if not a.startswith("-")]
+    operands = list(_argv(cmd).operands)
     if cmd.head == "rsync" and len(operands) == 1:
         return False  # `rsync host:/dir/` lists the remote folder
     if len(operands) < 2:
@@ -333,23 +313,8 @@ def _bucket_sends(cmd: SimpleCommand) -> bool:
     return True
 
 
-def _git_verb(cmd: SimpleCommand) -> str:
-    operands = [a for a in cmd.args if not a.startswith("-")]
-    args = cmd.args
-    skip = {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
-    k = 0
-    while k < len(args):
-        if args[k] in skip:
-            k += 2
-            continue
-        if not args[k].startswith("-"):
-            return args[k]
-        k += 1
-    return operands[0] if operands else ""
-
-
 def _git_sends(cmd: SimpleCommand) -> bool:
-    return _git_verb(cmd) in ("push", "send-email", "request-pull")
+    return _argv(cmd).subcommand in ("push", "send-email", "request-pull")
 
 
 def _package_sends(cmd: SimpleCommand) -> bool:
@@ -385,9 +350,7 @@ _SENDS: Final = {
     **{h: _curl_sends for h in ("curl", "curlie")},
     **{h: _wget_sends for h in ("wget", "wget2")},
     **{h: _httpie_sends for h in ("http", "https", "httpie", "xh", "xhs")},
-    "aria2c": lambda cmd: bool(
-        set(_opt_names(cmd)) & {"-i", "--input-file", "-T", "--torrent-file"}
-    ),
+    "aria2c": lambda cmd: _argv(cmd).has("-i", "--input-file", "-T", "--torrent-file"),
     "axel": lambda cmd: False,
     **{h: _copy_sends for h in ("scp", "rsync")},
     "rclone": _rclone_sends,

@@ -31,6 +31,7 @@ from gatesh.policy._rules import (
     split_args,
     unquote,
 )
+from gatesh.vocab.grammar import grammar_of, parse
 
 # A raw disk device as it starts in raw text (the facts path uses _rules.BLOCK_DEVICE on words).
 _RAW_DEVICE_TEXT: Final = r"/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d)"
@@ -310,7 +311,7 @@ def _sent_paths(cmd: SimpleCommand) -> list[str]:
     args = cmd.args
     out: list[str] = []
     if cmd.head in ("curl", "curlie"):
-        for v in option_values(args, _CURL_SEND):
+        for v in parse(cmd.head, args).values(*_CURL_SEND):  # `-sd @F` as curl reads it
             v = unquote(v)
             for sep in ("=@", "=<", "@", "<"):
                 if sep in v:
@@ -319,7 +320,7 @@ def _sent_paths(cmd: SimpleCommand) -> list[str]:
             else:
                 out.append(v)  # -T FILE, or --json/-d literal (checked as text)
     elif cmd.head in ("wget",):
-        out.extend(option_values(args, _WGET_SEND))
+        out.extend(parse(cmd.head, args).values(*_WGET_SEND))
     elif cmd.head in ("http", "https", "httpie", "xh", "xhs"):
         for a in args:
             for sep in (":=@", "=@", "@"):
@@ -337,9 +338,12 @@ def _sent_paths(cmd: SimpleCommand) -> list[str]:
         "wput",
         "ncftpput",
     ):
-        _, operands = split_args(
-            args, frozenset({"-i", "-P", "-p", "-o", "-F", "-e", "-S", "-c", "-l", "-J"})
-        )
+        if grammar_of(cmd.head) is not None:  # scp, sftp, rsync: their own options
+            operands = list(parse(cmd.head, args).operands)
+        else:
+            _, operands = split_args(
+                args, frozenset({"-i", "-P", "-p", "-o", "-F", "-e", "-S", "-c", "-l", "-J"})
+            )
         if len(operands) >= 2:
             out.extend(operands[:-1])
     elif cmd.head in ("aws", "gsutil"):
@@ -349,9 +353,7 @@ def _sent_paths(cmd: SimpleCommand) -> list[str]:
     elif cmd.head in ("mail", "mailx", "mutt"):
         out.extend(option_values(args, frozenset({"-a", "-A", "--attach"})))
     elif cmd.head == "gh":
-        out.extend(
-            a for a in args if not a.startswith("-")
-        )  # gh gist create FILE, gh release upload
+        out.extend(parse("gh", args).operands)  # gh gist create FILE, gh release upload
     elif cmd.head == "ftp" and "-u" in args:  # `ftp -u URL FILE…` uploads the files to URL
         out.extend(a for a in args[args.index("-u") + 2 :] if not a.startswith("-"))
     return out

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
+from gatesh.vocab.grammar import parse
 from gatesh.vocab.programs import PARSED_SHELLS
 
 from ._peel import head_of, shebang_head
@@ -57,21 +58,6 @@ _PATH_DIRS: Final = (
 _COPIERS: Final = frozenset({"cp", "ln", "install", "mv", "rsync"})
 # Every program ``_record`` remembers a write of beside write redirections (keep the two in step).
 _RECORDERS: Final = _COPIERS | {"tee", "curl", "wget"}
-_COPY_WITH_ARG: Final = frozenset(
-    {
-        "-t",
-        "--target-directory",
-        "-m",
-        "--mode",
-        "-o",
-        "--owner",
-        "-g",
-        "--group",
-        "-S",
-        "--suffix",
-        "--backup",
-    }
-)
 _WHICH: Final = re.compile(
     r"^\"?\$\((?:which|command -v|type -p)\s+([\w.+-]+)\)\"?$|^`(?:which|command -v)\s+([\w.+-]+)`$"
 )
@@ -213,24 +199,13 @@ class DefinedReading:
 
     def _copy(self, cmd: SimpleCommand) -> None:
         """cp/ln/install/mv SRC… DST: each destination holds what its source held."""
-        words: list[Word] = []
+        args = list(cmd.argv[1:])
+        argv = parse(cmd.head, [w.text for w in args], [w.static for w in args])
+        words = [args[k] for k in argv.operand_at]
         target_dir: Word | None = None
-        args = cmd.argv[1:]
-        k = 0
-        while k < len(args):
-            w = args[k]
-            if w.static and w.text in ("-t", "--target-directory") and k + 1 < len(args):
-                target_dir = args[k + 1]
-                k += 2
-                continue
-            if w.static and w.text.startswith("--target-directory="):
-                target_dir = Word(w.text.split("=", 1)[1])
-            elif w.static and w.text.startswith("-") and w.text != "-":
-                k += 2 if w.text in _COPY_WITH_ARG else 1
-                continue
-            else:
-                words.append(w)
-            k += 1
+        for o in argv.opts("-t", "--target-directory"):
+            if o.value is not None:
+                target_dir = args[o.value_at] if o.value_at > o.at else Word(o.value)
         if target_dir is None:
             if len(words) < 2:
                 return
@@ -493,14 +468,13 @@ def _json_scripts(text: str, names: tuple[str, ...]) -> list[str] | None:
 
 
 def _download_targets(cmd: SimpleCommand) -> list[str]:
-    out: list[str] = []
+    """The files curl or wget writes what it fetched to (``-o F``, ``-sLo F``, ``--output=F``;
+    wget's ``-O F``), read through the program's grammar."""
     args = cmd.argv[1:]
-    for k, w in enumerate(args):
-        if not w.static:
-            continue
-        names = ("-o", "--output") if cmd.head == "curl" else ("-O", "--output-document")
-        if w.text in names and k + 1 < len(args) and args[k + 1].static and args[k + 1].text != "-":
-            out.append(args[k + 1].text)
-        elif cmd.head == "curl" and w.text.startswith("--output="):
-            out.append(w.text.split("=", 1)[1])
-    return out
+    argv = parse(cmd.head, [w.text for w in args], [w.static for w in args])
+    names = ("-o", "--output") if cmd.head == "curl" else ("-O", "--output-document")
+    return [
+        o.value
+        for o in argv.opts(*names)
+        if o.value is not None and o.value != "-" and (o.value_at < 0 or args[o.value_at].static)
+    ]

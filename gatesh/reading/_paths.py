@@ -28,6 +28,7 @@ from gatesh import _paths as gate_paths
 from gatesh._types import Context, Direction, PathClass, PathEffect, SimpleCommand, Word
 from gatesh.vocab import paths as vocab
 from gatesh.vocab import places, programs
+from gatesh.vocab.grammar import grammar_of, parse
 
 R, W, U = Direction.READ, Direction.WRITE, Direction.UNKNOWN
 
@@ -910,6 +911,17 @@ def _argv(
         bool(in_place)
         and any(w.static and w.text.startswith("-i") and not w.text.startswith("--") for w in words)
     )
+    if grammar_of(head) is not None:
+        named = {
+            o.name for o in parse(head, [w.text for w in words], [w.static for w in words]).options
+        }
+        replaces = bool(use and use.replaces) and not (named & keeps)
+        if head in ("ln", "gln"):
+            replaces = bool(named & {"-f", "--force"})
+        read_ops, read_flags = _argv_by_grammar(col, cmd, words, use, i, cwd, replaces)
+        editing = bool(read_flags & in_place)
+        _skip_and_operands(col, cmd, read_ops, use, i, cwd, replaces, editing, read_flags)
+        return
     operands: list[Word] = []
     k = 0
     ended = False
@@ -960,6 +972,20 @@ def _argv(
         ):
             col.add(name[2:], True, W, i, cwd, "option", replaces=replaces or use is None)
         k += 1
+    _skip_and_operands(col, cmd, operands, use, i, cwd, replaces, editing, flags)
+
+
+def _skip_and_operands(
+    col: _Collector,
+    cmd: SimpleCommand,
+    operands: list[Word],
+    use: vocab.PathUse | None,
+    i: int,
+    cwd: str | None,
+    replaces: bool,
+    editing: bool,
+    flags: set[str],
+) -> None:
     if use is not None and use.skip:
         operands = (
             operands[use.skip :]
@@ -967,6 +993,48 @@ def _argv(
             else operands
         )
     _operands(col, cmd, operands, use, i, cwd, replaces, editing)
+
+
+def _argv_by_grammar(
+    col: _Collector,
+    cmd: SimpleCommand,
+    words: list[Word],
+    use: vocab.PathUse | None,
+    i: int,
+    cwd: str | None,
+    replaces: bool,
+) -> tuple[list[Word], set[str]]:
+    """The option values a program with a grammar row writes or reads (added to ``col``), its
+    operands (subcommand words and option values out) and its option names, read as the program
+    reads them: ``curl -sLo F URL`` writes F."""
+    head = cmd.head
+    cred_opts = vocab.CREDENTIAL_OPTIONS.get(head, frozenset())
+    writes = use.writes if use else vocab.generic_output(head)
+    reads = use.reads if use else frozenset()
+    argv = parse(head, [w.text for w in words], [w.static for w in words])
+    for o in argv.options:
+        if o.value is None or o.value == "-" or o.name in cred_opts:
+            continue  # `-O -`: standard output, not a file
+        attached = o.value_at == o.at
+        static = True if attached else words[o.value_at].static
+        if o.name in writes or o.name in reads:
+            direction = W if o.name in writes else R
+            # a generic -o names a file only when it looks like one (not `-o yaml`)
+            if use is None and not (looks_like_path(o.value) or _FILE_NAME.match(o.value)):
+                continue
+            if o.value:
+                col.add(
+                    o.value,
+                    static,
+                    direction,
+                    i,
+                    cwd,
+                    "option",
+                    replaces=direction is W and (replaces or use is None),
+                )
+        elif attached and o.name.startswith("--") and looks_like_path(o.value):
+            col.add(o.value, True, U, i, cwd, "option")
+    return [words[k] for k in argv.operand_at], {o.name for o in argv.options}
 
 
 def _operands(

@@ -1,4 +1,5 @@
-"""Peeling wrappers (sudo, env, timeout, xargs, …) off an argv, driven by ``_tables.WRAPPERS``."""
+"""Peeling wrappers (sudo, env, timeout, xargs, …) off an argv, driven by the one wrapper table
+(:data:`gatesh.vocab.grammar.WRAPPERS`) and read through the one argv parser."""
 
 from __future__ import annotations
 
@@ -7,9 +8,18 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._types import Word
+from gatesh.vocab.grammar import (
+    MODULE_RUNNER,
+    SHELL_OPT_ONLY,
+    SUBCOMMAND_WRAPPERS,
+    WRAPPERS,
+    Grammar,
+    WrapperSpec,
+    module_program,
+    read,
+)
 
 from ._split import split_words
-from ._tables import SHELL_OPT_ONLY, SUBCOMMAND_WRAPPERS, WRAPPERS, WrapperSpec
 
 # Words longer than this are not remembered by ``head_of`` (4,096 such keys at most: a few MiB,
 # however long the words an agent sends).
@@ -75,52 +85,34 @@ class _Opts:
 
 
 def _scan(args: list[Word], spec: WrapperSpec, head: str) -> _Opts:
-    i = 0
-    n = len(args)
-    while i < n:
-        a = args[i]
-        s = a.text
-        if not a.static:
-            break
-        if s == "--":
-            i += 1
-            break
-        if s == "-" and spec.lone_dash:
-            i += 1
+    """Where ``head``'s wrapped command starts in ``args``, read through the grammar: the first
+    operand ends the options; an option of ``spec.stop`` means no command runs; a shell-string or
+    split-string option's value is handed back."""
+    start = 0
+    while True:
+        rest = args[start:]
+        argv = read(
+            Grammar(head, options=spec.options), [w.text for w in rest], [w.static for w in rest]
+        )
+        for o in argv.options:
+            if o.name in spec.stop:
+                return _Opts(start + o.at, stopped=True)
+            if o.name in spec.shell_opt or o.name in spec.split_opt:
+                if o.value_at > o.at:
+                    value: Word = rest[o.value_at]
+                else:
+                    value = Word(o.value or "")
+                end = start + max(o.at, o.value_at) + 1
+                if o.name in spec.shell_opt:
+                    return _Opts(end, shell=value)
+                return _Opts(end, split=value)
+        first = argv.operand_at[0] if argv.operand_at else len(rest)
+        if argv.dashdash >= 0 and argv.dashdash < first:
+            first = argv.dashdash + 1
+        if spec.lone_dash and first < len(rest) and rest[first].static and rest[first].text == "-":
+            start += first + 1  # `env -`, `su -`: a lone dash is an option here
             continue
-        if not s.startswith("-") or s == "-":
-            break
-        nxt = args[i + 1] if i + 1 < n else None
-        if s.startswith("--"):
-            name, eq, val = s.partition("=")
-            value = Word(val) if eq else nxt
-            if name in spec.stop:
-                return _Opts(i, stopped=True)
-            if name in spec.shell_opt:
-                return _Opts(i + (1 if eq else 2), shell=value or Word(""))
-            if name in spec.split_opt:
-                return _Opts(i + (1 if eq else 2), split=value or Word(""))
-            i += 2 if (name in spec.with_arg and not eq) else 1
-            continue
-        step = 1
-        for j in range(1, len(s)):
-            o = "-" + s[j]
-            if o in spec.stop:
-                return _Opts(i, stopped=True)
-            takes = o in spec.with_arg or o in spec.shell_opt or o in spec.split_opt
-            if not takes:
-                continue
-            rest = s[j + 1 :]
-            value = Word(rest) if rest else nxt
-            if not rest:
-                step = 2
-            if o in spec.shell_opt:
-                return _Opts(i + step, shell=value or Word(""))
-            if o in spec.split_opt:
-                return _Opts(i + step, split=value or Word(""))
-            break
-        i += step
-    return _Opts(min(i, n))
+        return _Opts(start + first)
 
 
 _SU_SHELL_OPT = frozenset({"-c", "--command", "--session-command"})
@@ -194,8 +186,10 @@ def peel(argv: list[Word]) -> Peeled:
     (``sudo -l``, ``command -v x``, bare ``env``) is itself the head.
     """
     p = Peeled(list(argv))
-    if argv and argv[0].static and head_of(argv[0].text) not in _PEELED_HEADS:
-        return p  # the loop below would return it at once: no wrapper to peel
+    if argv and argv[0].static:
+        first = head_of(argv[0].text)
+        if first not in _PEELED_HEADS and not first.startswith(_MODULE_RUNNERS):
+            return p  # the loop below would return it at once: no wrapper to peel
     for _ in range(32):  # wrappers nest, but not without bound
         cur = p.argv
         if not cur or not cur[0].static:
@@ -203,6 +197,13 @@ def peel(argv: list[Word]) -> Peeled:
         head = head_of(cur[0].text)
         args = cur[1:]
         spec = WRAPPERS.get(head)
+        if spec is None and head.startswith(_MODULE_RUNNERS):
+            mod = module_program(head, [w.text for w in args])
+            if mod is not None and all(w.static for w in args[: mod[1]]):
+                p.wrappers.append(MODULE_RUNNER)  # `python3 -m twine upload …` is twine's argv
+                p.argv = [Word(mod[0]), *args[mod[1] :]]
+                continue
+            return p
         if spec is None:
             sub = _subcommand(head, args)
             if sub is None:
@@ -519,6 +520,9 @@ def _is_assignment(s: str) -> bool:
         and all(c.isalnum() or c == "_" for c in name)
     )
 
+
+# Interpreters whose `-m MODULE` may run a program of its own (gatesh.vocab.grammar.MODULE_PROGRAMS).
+_MODULE_RUNNERS: Final = ("python", "pypy")
 
 # Every head the loop of ``peel`` does more with than return: the wrappers, the subcommand
 # wrappers and the heads with a peeler of their own (keep in step with ``peel``).

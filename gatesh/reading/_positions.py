@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
+from gatesh.vocab.grammar import Argv, Opt, grammar_of, parse
 from gatesh.vocab.programs import EnvKind, Payload, Position, Where, env_var, git_key, positions
 
 from ._walk import RawCommand
@@ -25,24 +26,8 @@ from ._walk import RawCommand
 if TYPE_CHECKING:
     from ._read import _Inherit
 
-# git's options before its subcommand that take a value (`git -C dir -c k=v log`).
-_GIT_GLOBAL_WITH_ARG: Final = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--config-env",
-        "--exec-path",
-        "--super-prefix",
-        "--list-cmds",
-    }
-)
-# `git config` options that take a value, and those that say no value follows the key.
-_GIT_CONFIG_WITH_ARG: Final = frozenset(
-    {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
-)
+# `git config` modes in which no value follows the key (it reads, removes or edits instead):
+# its options that say so, and the subcommand words of the newer spelling.
 _GIT_CONFIG_NO_VALUE: Final = frozenset(
     {
         "--unset",
@@ -59,13 +44,10 @@ _GIT_CONFIG_NO_VALUE: Final = frozenset(
         "--get-urlmatch",
         "--get-color",
         "--get-colorbool",
-        "unset",
-        "get",
-        "list",
-        "edit",
-        "remove-section",
-        "rename-section",
     }
+)
+_GIT_CONFIG_NO_VALUE_VERBS: Final = frozenset(
+    {"unset", "get", "list", "edit", "remove-section", "rename-section"}
 )
 # ssh -o keys whose value runs on this machine.
 _SSH_LOCAL_COMMAND: Final = re.compile(
@@ -114,7 +96,7 @@ class PositionReading:
         """Read every payload of ``cmd``'s command-valued positions."""
         out: list[int] = []
         for row in positions(cmd.head):
-            for payload in _payloads(row, list(cmd.argv[1:])):
+            for payload in _payloads(row, list(cmd.argv[1:]), cmd.head):
                 out.extend(self._run_payload(row, payload, cmd, raw, index, depth, inherit))
         return out
 
@@ -267,20 +249,19 @@ class PositionReading:
         return out, opaque
 
 
-def _payloads(row: Position, args: list[Word]) -> list[list[Word]]:
-    """The payloads of ``row`` in ``args`` (argv[1:]), each as its words."""
+def _payloads(row: Position, args: list[Word], head: str) -> list[list[Word]]:
+    """The payloads of ``row`` in ``args`` (argv[1:] of program ``head``), each as its words."""
+    if grammar_of(head) is not None:
+        argv = parse(head, [w.text for w in args], [w.static for w in args])
+        return _grammar_payloads(row, args, argv)
     out: list[list[Word]] = []
-    with_arg = row.with_arg | (_GIT_GLOBAL_WITH_ARG if "git" in row.programs else frozenset())
+    with_arg = row.with_arg
     if row.options:
         stop = _subcommand_end(row, args, with_arg) if row.subcommand else None
         if row.subcommand and stop is None:
             return []
         start = stop if stop is not None else 0
-        if row.id == "git-config-command":
-            start, limit = 0, _git_subcommand_at(args)
-        else:
-            limit = len(args)
-        out.extend(_option_values(row.options, args, start, limit))
+        out.extend(_option_values(row.options, args, start, len(args)))
         if row.id == "ssh-proxy-command":  # only -o keys whose value runs a command
             out = [
                 v
@@ -305,8 +286,6 @@ def _payloads(row: Position, args: list[Word]) -> list[list[Word]]:
             if not (w.static and w.text in ("", "-")):
                 out.append([w])
         return out
-    if row.id == "git-config-set":
-        return _git_config_pairs(rest)
     if row.after_dashdash:
         k = next((i for i, w in enumerate(rest) if w.static and w.text == "--"), None)
         if k is not None:
@@ -374,14 +353,47 @@ def _subcommand_end(row: Position, args: list[Word], with_arg: frozenset[str]) -
     return k
 
 
-def _git_subcommand_at(args: list[Word]) -> int:
-    k = 0
-    while k < len(args):
-        t = args[k].text
-        if not args[k].static or not t.startswith("-"):
-            return k
-        k += 2 if t in _GIT_GLOBAL_WITH_ARG else 1
-    return min(k, len(args))  # `git -c` with its value missing: no subcommand
+def _value_word(args: list[Word], o: Opt) -> Word:
+    """The word holding option ``o``'s value (a part of the option's own word when attached)."""
+    if o.value_at > o.at:
+        return args[o.value_at]
+    return Word(o.value or "", args[o.at].static)
+
+
+def _grammar_payloads(row: Position, args: list[Word], argv: Argv) -> list[list[Word]]:
+    """The payloads of ``row`` in ``args``, read through the program's grammar (``argv``)."""
+    depth = len(row.subcommand)
+    if argv.path[:depth] != row.subcommand:
+        return []
+    if row.options:
+        level = 0 if row.id == "git-config-command" else depth
+        out = [
+            [_value_word(args, o)]
+            for o in argv.opts(*row.options, level=level)
+            if o.value is not None
+        ]
+        if row.id == "ssh-proxy-command":  # only -o keys whose value runs a command
+            out = [
+                v
+                for v in out
+                if _SSH_LOCAL_COMMAND.match(v[0].text.replace('"', "").replace("'", ""))
+            ]
+        return out
+    start = argv.path_at[depth - 1] + 1 if depth else 0
+    ops = [k for k in argv.operand_at if k >= start]
+    if row.operand is not None:
+        if len(ops) < max(row.min_operands, row.operand + 1):
+            return []
+        w = args[ops[row.operand]]
+        return [] if (w.static and w.text in ("", "-")) else [[w]]
+    if row.id == "git-config-set":
+        if argv.sub(1) in _GIT_CONFIG_NO_VALUE_VERBS or argv.has(*_GIT_CONFIG_NO_VALUE):
+            return []
+        return [[args[k] for k in ops[:2]]] if len(ops) >= 2 else []
+    if row.after_dashdash and argv.dashdash >= start:
+        rest = args[argv.dashdash + 1 :]
+        return [rest] if rest else []
+    return [args[ops[row.skip] :]] if len(ops) > row.skip else []
 
 
 def _option_values(
@@ -411,22 +423,3 @@ def _option_values(
                     break
         k += 1
     return out
-
-
-def _git_config_pairs(rest: list[Word]) -> list[list[Word]]:
-    """``git config [set] [options] KEY VALUE`` (also ``--add``): the [KEY, VALUE] it stores."""
-    words: list[Word] = []
-    k = 0
-    while k < len(rest):
-        w = rest[k]
-        if w.static and w.text in _GIT_CONFIG_NO_VALUE:
-            return []
-        if w.static and w.text.startswith("-"):
-            k += 2 if w.text in _GIT_CONFIG_WITH_ARG else 1
-            continue
-        if w.static and w.text == "set" and not words:
-            k += 1
-            continue
-        words.append(w)
-        k += 1
-    return [words[:2]] if len(words) >= 2 else []

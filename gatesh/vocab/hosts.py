@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh.vocab.words import split_args
+from gatesh.vocab.grammar import PLAIN, SSH_VALUES, Grammar, Options, grammar_of, parse, read
 
 # Names that are this machine whatever the resolver says (RFC 6761 reserves *.localhost).
 LOOPBACK_NAMES: Final = frozenset(
@@ -162,61 +162,9 @@ NETWORK_TOOLS: Final[frozenset[str]] = frozenset(_BY_NAME)
 GIT_REMOTE_SUBCOMMANDS: Final = _f(
     "clone", "push", "pull", "fetch", "remote", "submodule", "ls-remote", "archive"
 )
-# Options of ssh-like tools that take a value (so the value is not mistaken for the host).
-SSH_OPTS_WITH_ARG: Final = _f(
-    "-b",
-    "-c",
-    "-D",
-    "-E",
-    "-e",
-    "-F",
-    "-I",
-    "-i",
-    "-J",
-    "-L",
-    "-l",
-    "-m",
-    "-O",
-    "-o",
-    "-p",
-    "-P",
-    "-Q",
-    "-R",
-    "-S",
-    "-W",
-    "-w",
-    "-B",
-)
-# The same for netcat and telnet (`nc -q 1 -s SRC host port`, `telnet -l user host`).
-_NC_OPTS_WITH_ARG: Final = _f(
-    "-s",
-    "-x",
-    "-X",
-    "-q",
-    "-T",
-    "-g",
-    "-G",
-    "-p",
-    "-w",
-    "-i",
-    "-I",
-    "-O",
-    "-P",
-    "-e",
-    "-c",
-    "-l",
-    "-n",
-    "-b",
-    "-E",
-    "-k",
-)
-_FIRST_OPTS: Final = {
-    "nc": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
-    "ncat": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
-    "netcat": _NC_OPTS_WITH_ARG - _f("-l", "-k"),
-    "telnet": _f("-l", "-e", "-n", "-b", "-X", "-k", "-S"),
-}
-_GIT_OPTS_WITH_ARG: Final = _f("-C", "-c", "--git-dir", "--work-tree", "--namespace")
+# Tools whose first operand names a host and which have no grammar row of their own (ftp, ping,
+# dig, …) are read with ssh's options, the common ground of their getopt letters.
+_SSH_LIKE: Final = Grammar("ssh-like", options=Options(SSH_VALUES))
 
 
 @dataclass(frozen=True)
@@ -227,9 +175,11 @@ class HostRef:
     transfer: bool
 
 
-def _operands(args: Sequence[str], with_arg: frozenset[str]) -> list[str]:
-    """The operands of ``args``, short clusters read letter by letter (``-fNR 1234:h:22``)."""
-    return split_args(args, with_arg, clusters=True)[1]
+def _operands(head: str, args: Sequence[str]) -> list[str]:
+    """The operands of ``args`` as ``head`` reads them (its grammar row, or ssh's options)."""
+    if grammar_of(head) is not None:
+        return list(parse(head, args).operands)
+    return list(read(_SSH_LIKE, args).operands)
 
 
 def hosts_in(head: str, args: Sequence[str]) -> tuple[HostRef, ...]:
@@ -247,12 +197,11 @@ def hosts_in(head: str, args: Sequence[str]) -> tuple[HostRef, ...]:
 
     shape = row.shape
     if shape & Shape.GIT:
-        operands = _operands(args, _GIT_OPTS_WITH_ARG)
-        if not operands or operands[0] not in GIT_REMOTE_SUBCOMMANDS:
+        if parse("git", args).subcommand not in GIT_REMOTE_SUBCOMMANDS:
             return ()
         shape = Shape.WORD
     if shape & Shape.BUCKET:
-        operands = _operands(args, frozenset())
+        operands = list(read(PLAIN, args).operands)
         if head == "gsutil" or (
             operands[:1] == ["s3"] and len(operands) > 1 and operands[1] in ("cp", "sync", "mv")
         ):
@@ -266,7 +215,7 @@ def hosts_in(head: str, args: Sequence[str]) -> tuple[HostRef, ...]:
                 if h:
                     add(h, True)
     if shape & Shape.FIRST:
-        operands = _operands(args, _FIRST_OPTS.get(head, SSH_OPTS_WITH_ARG))
+        operands = _operands(head, args)
         if operands and not operands[0].startswith(("$", '"$')):
             first = operands[0].replace('"', "").replace("'", "")
             host = host_of(first, bare=True) or first.rsplit("@", 1)[-1].split(":", 1)[0]

@@ -611,7 +611,6 @@ USES: Final[tuple[PathUse, ...]] = (
         last=W,
         replaces=True,
         writes=_f("-t", "--target-directory"),
-        values=_f("-S", "--suffix"),
         keeps=_f("-n", "--no-clobber", "--ignore-existing", "--update=none", "-b", "--backup"),
     ),
     PathUse(
@@ -621,7 +620,6 @@ USES: Final[tuple[PathUse, ...]] = (
         last=W,
         replaces=True,
         writes=_f("-t", "--target-directory"),
-        values=_f("-S", "--suffix"),
         keeps=_f("-n", "--no-clobber", "-b", "--backup"),
     ),
     PathUse(
@@ -631,7 +629,6 @@ USES: Final[tuple[PathUse, ...]] = (
         last=W,
         replaces=True,
         writes=_f("-t", "--target-directory"),
-        values=_f("-S", "--suffix"),
     ),
     PathUse(
         _f("rm", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "rimraf", "gio-trash"),
@@ -711,35 +708,6 @@ USES: Final[tuple[PathUse, ...]] = (
             "--data-binary",
             "--etag-compare",
         ),
-        values=_f(
-            "-X",
-            "--request",
-            "-H",
-            "--header",
-            "-d",
-            "--data",
-            "-u",
-            "--user",
-            "-A",
-            "--user-agent",
-            "-e",
-            "--referer",
-            "-w",
-            "--write-out",
-            "-m",
-            "--max-time",
-            "-x",
-            "--proxy",
-            "-F",
-            "--form",
-            "--data-raw",
-            "--data-urlencode",
-            "--url",
-            "-r",
-            "--range",
-            "--retry",
-            "--connect-timeout",
-        ),
     ),
     PathUse(
         _f("wget", "wget2"),
@@ -756,22 +724,6 @@ USES: Final[tuple[PathUse, ...]] = (
             "--save-cookies",
         ),
         reads=_f("-i", "--input-file", "--post-file", "--body-file", "--load-cookies"),
-        values=_f(
-            "-P",
-            "--directory-prefix",
-            "-U",
-            "--user-agent",
-            "--header",
-            "-t",
-            "--tries",
-            "-T",
-            "--timeout",
-            "--method",
-            "--body-data",
-            "--post-data",
-            "-e",
-            "--execute",
-        ),
     ),
     PathUse(
         _f("aria2c"),
@@ -960,7 +912,6 @@ USES: Final[tuple[PathUse, ...]] = (
         operands=R,
         all_operands=False,
         writes=_f("-o", "--output"),
-        values=_f("-C", "-c", "-m", "--message"),
     ),
     PathUse(
         _f(
@@ -1760,6 +1711,8 @@ def device_read(head: str, args: tuple[tuple[str, bool], ...]) -> frozenset[str]
 
 # Options that take a value, where one program of a row differs from the others (``head -n 5``
 # takes a value, ``cat -n`` does not): these replace the row's own ``values`` for that program.
+# A program with a grammar row (:mod:`gatesh.vocab.grammar`: cp, install, rsync, curl, git, …) is
+# read through it instead, and has no ``values`` here.
 HEAD_VALUES: Final[dict[str, frozenset[str]]] = {
     "head": _f("-n", "-c", "--lines", "--bytes"),
     "tail": _f("-n", "-c", "--lines", "--bytes", "-s", "--pid"),
@@ -1784,25 +1737,6 @@ HEAD_VALUES: Final[dict[str, frozenset[str]]] = {
     "look": _f("-t"),
     "numfmt": _f("--to", "--from", "--field", "-d"),
     "logrotate": _f("-s", "--state", "-l", "--log"),
-    "install": _f("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
-    "ginstall": _f("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
-    "rsync": _f(
-        "-e",
-        "--rsh",
-        "--exclude",
-        "--include",
-        "--chmod",
-        "--chown",
-        "-f",
-        "--filter",
-        "--backup-dir",
-        "--log-file-format",
-        "--exclude-from",
-        "--include-from",
-        "-T",
-        "--temp-dir",
-        "--out-format",
-    ),
 }
 
 

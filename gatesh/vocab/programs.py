@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from gatesh.vocab.grammar import DOCKER_EXEC_VALUES
+
 
 def _f(*names: str) -> frozenset[str]:
     return frozenset(names)
@@ -904,65 +906,9 @@ class Position:
     min_operands: int = 0
 
 
-_DOCKER_EXEC_ARGS = _f(
-    "-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys", "--index"
-)
-_DOCKER_RUN_ARGS = _DOCKER_EXEC_ARGS | _f(
-    "-v",
-    "--volume",
-    "-p",
-    "--publish",
-    "--name",
-    "--network",
-    "--net",
-    "--entrypoint",
-    "--mount",
-    "-l",
-    "--label",
-    "--hostname",
-    "-h",
-    "--cpus",
-    "-m",
-    "--memory",
-    "--device",
-    "--add-host",
-    "--platform",
-    "--pull",
-    "--restart",
-    "--log-driver",
-    "--log-opt",
-    "--cap-add",
-    "--cap-drop",
-    "--security-opt",
-    "--ulimit",
-    "--tmpfs",
-    "--gpus",
-    "--dns",
-    "--shm-size",
-    "--ipc",
-    "--pid",
-    "--runtime",
-    "--stop-signal",
-    "--group-add",
-    "--health-cmd",
-    "--cidfile",
-    "--label-file",
-    "--link",
-    "--volumes-from",
-    "--expose",
-    "--memory-swap",
-    "--cpu-shares",
-    "-c",
-    "--cgroupns",
-    "--userns",
-    "--uts",
-    "--cpuset-cpus",
-    "--stop-timeout",
-    "--isolation",
-    "--annotation",
-    "--attach",
-    "-a",
-)
+# The options of `docker exec` are the grammar's (one table per tool); crictl, which has no grammar
+# row of its own, is read with them.
+_DOCKER_EXEC_ARGS = DOCKER_EXEC_VALUES
 POSITION_ROWS: Final[tuple[Position, ...]] = (
     Position(
         "trap",
@@ -1053,17 +999,6 @@ POSITION_ROWS: Final[tuple[Position, ...]] = (
         subcommand=("exec",),
         rest=True,
         after_dashdash=True,
-        with_arg=_f(
-            "-c",
-            "--container",
-            "-n",
-            "--namespace",
-            "-f",
-            "--filename",
-            "--pod-running-timeout",
-            "--context",
-            "--kubeconfig",
-        ),
     ),
     Position(
         "docker-exec",
@@ -1074,7 +1009,7 @@ POSITION_ROWS: Final[tuple[Position, ...]] = (
         subcommand=("exec",),
         rest=True,
         skip=1,
-        with_arg=_DOCKER_EXEC_ARGS,
+        with_arg=_DOCKER_EXEC_ARGS,  # for crictl; docker, podman and nerdctl read their grammar
     ),
     Position(
         "docker-compose-exec",
@@ -1085,7 +1020,6 @@ POSITION_ROWS: Final[tuple[Position, ...]] = (
         subcommand=("compose", "exec"),
         rest=True,
         skip=1,
-        with_arg=_DOCKER_EXEC_ARGS,
     ),
     Position(
         "compose-exec",
@@ -1096,7 +1030,6 @@ POSITION_ROWS: Final[tuple[Position, ...]] = (
         subcommand=("exec",),
         rest=True,
         skip=1,
-        with_arg=_DOCKER_EXEC_ARGS,
     ),
     Position(
         "docker-run",
@@ -1107,7 +1040,6 @@ POSITION_ROWS: Final[tuple[Position, ...]] = (
         subcommand=("run",),
         rest=True,
         skip=1,
-        with_arg=_DOCKER_RUN_ARGS,
     ),
     Position(
         "lxc-exec",

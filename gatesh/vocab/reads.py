@@ -11,6 +11,7 @@ says no: a miss costs one rating, a wrong yes lets a write through unrated.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -18,6 +19,18 @@ from types import MappingProxyType
 from typing import Final
 
 from gatesh._types import SimpleCommand
+from gatesh.vocab.grammar import (
+    DOCKER,
+    GIT,
+    HELM,
+    KUBECTL,
+    NEUTRAL_WRAPPERS,
+    TERRAFORM,
+    Grammar,
+    Options,
+    parse,
+    read,
+)
 from gatesh.vocab.words import has_long, is_credential_path, split_args
 
 __all__ = ["RULES", "ReadOnlyRule", "command_reads", "rule_for"]
@@ -82,20 +95,23 @@ def only_options(*allowed: str) -> Check:
 
 def subcommands(
     table: Mapping[str, Check | None],
-    with_arg: frozenset[str] = frozenset(),
+    with_arg: frozenset[str] | Options = frozenset(),
     bare: bool = False,
     global_ok: Check | None = None,
 ) -> Check:
     """The first operand names a read-only subcommand; its row checks the words after it.
 
+    ``with_arg``: the options before the subcommand that take a value — the program's grammar
+    (:mod:`gatesh.vocab.grammar`) where it has a row, so the two cannot disagree.
     ``bare``: the program with no subcommand at all is read-only too (``git`` prints help).
     ``global_ok`` checks the options before the subcommand.
     """
+    options = with_arg if isinstance(with_arg, Options) else Options(with_arg)
+    grammar = Grammar("read-only", options=dataclasses.replace(options, ends_at=1))
 
     def check(args: tuple[str, ...]) -> bool:
-        i = 0
-        while i < len(args) and args[i].startswith("-") and args[i] != "-":
-            i += 2 if args[i] in with_arg else 1
+        argv = read(grammar, args)
+        i = argv.operand_at[0] if argv.operand_at else len(args)
         if global_ok is not None and not global_ok(args[:i]):
             return False
         if i >= len(args):
@@ -426,15 +442,11 @@ _GIT: Final = subcommands(
         "fsck": forbid(long=("--lost-found",)),
         "bisect": lambda a: a[:1] in (("log",), ("visualize",), ("view",)),
     },
-    with_arg=frozenset({"-C", "--git-dir", "--work-tree", "--namespace"}),
+    with_arg=GIT.options,
     bare=True,
-    global_ok=lambda opts: (
-        not any(
-            o == "-c" or o.startswith(("--exec-path", "--config-env", "-c"))
-            for o in opts
-            if o not in ("-C",)
-        )
-    ),
+    # git -c and --config-env can set a key that runs a program; --exec-path runs git's own
+    # programs from a chosen folder.
+    global_ok=lambda opts: not parse("git", opts).has("-c", "--config-env", "--exec-path"),
 )
 
 _DOCKER_CONTAINER: Final[dict[str, Check | None]] = {
@@ -476,24 +488,14 @@ _DOCKER: Final = subcommands(
                 "version": None,
                 "port": None,
             },
-            with_arg=frozenset(
-                {
-                    "-f",
-                    "--file",
-                    "-p",
-                    "--project-name",
-                    "--profile",
-                    "--env-file",
-                    "--project-directory",
-                }
-            ),
+            with_arg=DOCKER.subcommands["compose"].options,
         ),
         "system": subcommands({"df": None, "info": None}),
         "buildx": subcommands({"ls": None, "version": None, "inspect": None}),
         "search": None,
         "help": None,
     },
-    with_arg=frozenset({"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}),
+    with_arg=DOCKER.options,
     bare=True,
 )
 
@@ -528,9 +530,7 @@ _KUBECTL: Final = subcommands(
         "auth": subcommands({"can-i": None, "whoami": None}),
         "rollout": subcommands({"status": None, "history": None}),
     },
-    with_arg=frozenset(
-        {"-n", "--namespace", "--context", "--cluster", "--kubeconfig", "--user", "-s", "--server"}
-    ),
+    with_arg=KUBECTL.options,
 )
 
 _NPM_SUB: Final = {
@@ -585,11 +585,8 @@ def _env_query(args: tuple[str, ...]) -> bool:
 
 
 def _python(args: tuple[str, ...]) -> bool:
-    if args in (("--version",), ("-V",), ("-VV",), ("--help",), ("-h",)):
-        return True
-    if len(args) >= 3 and args[0] == "-m" and args[1] in ("pip", "pip3"):
-        return subcommands(_PIP_SUB)(args[2:])
-    return False
+    # `python -m pip list` is read as pip's own argv (gatesh.vocab.grammar.MODULE_PROGRAMS).
+    return args in (("--version",), ("-V",), ("-VV",), ("--help",), ("-h",))
 
 
 _AWS_DENY: Final = re.compile(
@@ -1542,7 +1539,7 @@ RULES: Final[tuple[ReadOnlyRule, ...]] = (
                 v: None
                 for v in ("list", "ls", "status", "history", "show", "search", "version", "env")
             },
-            with_arg=frozenset({"-n", "--namespace", "--kube-context"}),
+            with_arg=HELM.options,
         ),
     ),
     ReadOnlyRule(
@@ -1573,15 +1570,28 @@ RULES: Final[tuple[ReadOnlyRule, ...]] = (
         "ro.pip",
         frozenset({"pip", "pip3", "pipx", "uv"}),
         "list and show installed Python packages",
-        examples=("pip list", "pip show requests", "pip freeze", "uv pip list", "pipx list"),
-        counter=("pip install x", "pip uninstall -y x", "pip freeze --path x", "uv sync"),
+        examples=(
+            "pip list",
+            "pip show requests",
+            "pip freeze",
+            "uv pip list",
+            "pipx list",
+            "python -m pip list",
+        ),
+        counter=(
+            "pip install x",
+            "pip uninstall -y x",
+            "pip freeze --path x",
+            "uv sync",
+            "python3 -m pip install x",
+        ),
         check=subcommands(_PIP_SUB | {"pip": subcommands(_PIP_SUB | {"tree": None})}),
     ),
     ReadOnlyRule(
         "ro.python",
         frozenset({"python", "python3", "python2", "py", "pypy3"}),
-        "prints its version, or pip's package listing (any code could write, so nothing else)",
-        examples=("python3 --version", "python -m pip list"),
+        "prints its version (any code could write, so nothing else)",
+        examples=("python3 --version", "python -V"),
         counter=("python -c 'print(1)'", "python x.py", "python -m pip install x"),
         check=_python,
     ),
@@ -1849,7 +1859,7 @@ RULES: Final[tuple[ReadOnlyRule, ...]] = (
                 "about": None,
                 "workspace": lambda a: a[:1] in (("list",), ("show",)),
             },
-            with_arg=frozenset({"-chdir"}),
+            with_arg=TERRAFORM.options,
         ),
     ),
     ReadOnlyRule(
@@ -1952,26 +1962,6 @@ _SAFE_ASSIGN: Final = re.compile(
 )
 _SAFE_SINKS: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _PAGERS: Final = frozenset({"cat", "less -R", ""})
-# Wrappers that change nothing about what the wrapped command may do.
-_NEUTRAL_WRAPPERS: Final = frozenset(
-    {
-        "time",
-        "nice",
-        "ionice",
-        "timeout",
-        "stdbuf",
-        "command",
-        "builtin",
-        "env",
-        "nohup",
-        "watch",
-        "xargs",
-        "find",
-        "unbuffer",
-        "caffeinate",
-        "taskset",
-    }
-)
 _SYSTEM_BIN: Final = (
     "/bin/",
     "/usr/bin/",
@@ -1997,7 +1987,7 @@ def command_reads(cmd: SimpleCommand) -> bool:
     argv0 = cmd.argv[0].text
     if "/" in argv0 and not argv0.startswith(_SYSTEM_BIN):
         return False  # `./ls` or `/join` is whatever that file is, not the program in the table
-    if any(w not in _NEUTRAL_WRAPPERS for w in cmd.wrappers):
+    if any(w not in NEUTRAL_WRAPPERS for w in cmd.wrappers):
         return False
     for a in cmd.assignments:
         if not _SAFE_ASSIGN.match(a):

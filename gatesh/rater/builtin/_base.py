@@ -18,6 +18,7 @@ from typing import Final
 from gatesh._paths import environ_values
 from gatesh._types import Facts, Finding, Outcome, PathEffect, SimpleCommand
 from gatesh.rater.worktree import Probe
+from gatesh.vocab.grammar import Argv, copy_destination, grammar_of, parse
 from gatesh.vocab.programs import is_interpreter
 
 
@@ -205,7 +206,11 @@ class Cmd:
 
     ``flags`` holds every option as written up to ``=`` plus, for a short cluster like ``-rf``,
     each letter as its own ``-r``/``-f``. ``pos`` holds the words that do not start with ``-``
-    (everything after ``--``); option values are therefore also in ``pos`` (rules know this).
+    (everything after ``--``); for a program with a grammar row (:mod:`gatesh.vocab.grammar`:
+    git, kubectl, docker, curl, …) it holds its subcommand words and operands only, as the
+    program reads them (``kubectl -n prod delete deploy x``: delete, deploy, x), and ``flags``
+    also the options the grammar read (a bundled value ends a cluster: ``-sLo F``: -s, -L, -o).
+    Otherwise option values are also in ``pos`` (rules know this).
     """
 
     __slots__ = (
@@ -252,6 +257,10 @@ class Cmd:
                 body = a[1:]
                 if body.isalpha() and len(body) <= 6:
                     flags.update("-" + ch for ch in body)
+        if grammar_of(self.head) is not None:
+            argv = parse(self.head, args, [not d for d in dyn])
+            flags.update(o.name for o in argv.options)
+            pos = [*argv.path, *argv.operands]
         self.args: tuple[str, ...] = tuple(args)
         self.dyn: tuple[bool, ...] = tuple(dyn)
         self.flags: frozenset[str] = frozenset(flags)
@@ -290,8 +299,17 @@ class Cmd:
     def has(self, *opts: str) -> bool:
         return not self.flags.isdisjoint(opts)
 
+    @property
+    def argv(self) -> Argv:
+        """Its words as its program reads them (the grammar row, or plain getopt)."""
+        return parse(self.head, self.args, [not d for d in self.dyn])
+
     def opt_value(self, *names: str) -> str | None:
-        """The value of the first option in ``names`` (``--x=v``, ``--x v``, ``-xv`` or ``-x v``)."""
+        """The value of the first option in ``names`` (``--x=v``, ``--x v``, ``-xv`` or ``-x v``;
+        for a program with a grammar row, as it reads them: ``-sLo F`` gives ``-o`` F)."""
+        if grammar_of(self.head) is not None:
+            vals = self.argv.values(*names)
+            return vals[0] if vals else None
         args = self.args
         for i, a in enumerate(args):
             for n in names:
@@ -304,6 +322,9 @@ class Cmd:
         return None
 
     def opt_values(self, *names: str) -> list[str]:
+        """Every value given to the options ``names`` (clusters read through the grammar)."""
+        if grammar_of(self.head) is not None:
+            return list(self.argv.values(*names))
         out: list[str] = []
         args = self.args
         for i, a in enumerate(args):
@@ -659,7 +680,11 @@ def write_targets(c: Cmd) -> list[str]:
         out.extend(c.pos)
     elif h in ("sed", "gsed", "perl") and any(a.startswith(("-i", "--in-place")) for a in c.args):
         out.extend(p for p in c.pos[1:] if "/" in p or "." in p)
-    elif h in ("cp", "mv", "install", "ln", "rsync", "gcp", "ditto", "scp") and len(c.pos) >= 2:
+    elif h in ("cp", "mv", "install", "ln", "gcp", "gmv", "gln", "ginstall"):
+        dest = copy_destination(h, c.args)[1]
+        if dest is not None:
+            out.append(dest)
+    elif h in ("rsync", "ditto", "scp") and len(c.pos) >= 2:
         out.append(c.pos[-1])
     elif h == "dd":
         out.extend(a[3:] for a in c.args if a.startswith("of="))

@@ -65,6 +65,11 @@ def cloud_delete(c: Cmd) -> MatchResult:
     words = [p for p in c.pos[:6] if not p.startswith(("s3://", "gs://", "http", "arn:", "/"))]
     if c.has("--dryrun", "--dry-run", "--help", "-h", "--what-if"):
         return None
+    if h == "gh" and c.sub(0) == "api":  # the request's method, not a word of the path, says it
+        method = (c.opt_value("-X", "--method") or "GET").upper()
+        if method == "DELETE":
+            return Hit(detail=f"gh api -X DELETE {' '.join(c.pos[1:2])}".rstrip())
+        return None
     if h == "aws":
         words = []
         skip = False
@@ -187,6 +192,8 @@ RULES: tuple[Rule, ...] = (
             "gsutil rm gs://b/f",
             "aws cloudtrail stop-logging --name t",
             "gh repo delete me/x",
+            "gh api -X DELETE /repos/owner/repo",
+            "gh api --method=delete repos/o/r",
             "gcloud apigee deployments undeploy --api=a",
             "az acr repository untag --name r --image x:1",
             "gh release delete v1.0",
@@ -199,6 +206,7 @@ RULES: tuple[Rule, ...] = (
             "gh pr create",
             "gh release download v1.0",
             "gh release list",
+            "gh api /repos/owner/repo",
         ),
     ),
 )

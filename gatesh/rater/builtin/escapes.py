@@ -22,6 +22,7 @@ from gatesh.rater.builtin._base import (
     interpreters_and,
 )
 from gatesh.reading._hosts import ssh_split
+from gatesh.vocab.grammar import inner_argv
 from gatesh.vocab.hosts import is_loopback
 from gatesh.vocab.programs import SHELL_ARGUMENT_NAMES, SHELLS, generator, is_interpreter
 
@@ -462,23 +463,13 @@ def shell_launchers(c: Cmd) -> MatchResult:
 
 def _remote_words(rest: list[str]) -> list[str]:
     """The remote command's words as the remote shell splits the joined string, with the
-    wrappers that only run their operand (``exec bash``, ``env bash``) taken off."""
+    wrappers that only run their operand (``exec bash``, ``env bash``) taken off (the one
+    wrapper table, :func:`gatesh.vocab.grammar.inner_argv`)."""
     try:
         words = shlex.split(" ".join(rest), comments=True)
     except ValueError:
         return rest
-    while words and words[0].rsplit("/", 1)[-1] in (
-        "exec",
-        "env",
-        "command",
-        "builtin",
-        "nohup",
-        "setsid",
-    ):
-        words = words[1:]
-        while words and (words[0].startswith("-") or "=" in words[0]):
-            words = words[1:]
-    return words
+    return inner_argv(words)
 
 
 def ssh_loopback(c: Cmd) -> MatchResult:

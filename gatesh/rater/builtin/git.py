@@ -6,60 +6,44 @@ from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, S, heads, resolve
 from gatesh.rater.worktree import GitLoss, describe
+from gatesh.vocab.grammar import Argv, parse
 
 GIT: Final = heads("git")
 PROTECTED: Final = frozenset(
     {"main", "master", "trunk", "production", "prod", "release", "develop"}
 )
-# git's global options that take a value (so the value is not mistaken for the subcommand)
-# The force options of git push (``_opts`` has dropped any ``=value``).
+# The force options of git push (abbreviations are read to their full name by the grammar).
 _FORCE_SPELLINGS: Final = frozenset({"--force", "--force-with-lease", "--force-if-includes"})
-_GLOBAL_WITH_ARG: Final = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--exec-path",
-        "--config-env",
-        "--super-prefix",
-    }
-)
+
+
+def git_argv(c: Cmd) -> Argv:
+    """``c``'s words as git reads them (:data:`gatesh.vocab.grammar.GIT`)."""
+    return parse("git", c.args, [not d for d in c.dyn])
 
 
 def sub(c: Cmd) -> tuple[str, tuple[str, ...]]:
     """git's subcommand (lower-cased) and the words after it."""
-    args = c.args
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in _GLOBAL_WITH_ARG:
-            i += 2
-            continue
-        if a.startswith("-"):
-            i += 1
-            continue
-        return a.lower(), args[i + 1 :]
-    return "", ()
+    argv = git_argv(c)
+    if not argv.path:
+        return "", ()
+    return argv.path[0], c.args[argv.path_at[0] + 1 :]
 
 
-def _opts(rest: tuple[str, ...]) -> set[str]:
-    out: set[str] = set()
-    for a in rest:
-        if a == "--":
-            break
-        if a.startswith("--"):
-            out.add(a.split("=", 1)[0].lower())
-        elif a.startswith("-") and len(a) > 1:
-            out.add(a)
-            if a[1:].isalpha() and len(a) <= 5:
-                out.update("-" + ch for ch in a[1:])
-    return out
+def _opts(c: Cmd) -> set[str]:
+    """The subcommand's options as git reads them: bundled letters apart, abbreviations whole,
+    long names lower-cased and without their ``=value``."""
+    return {
+        o.name.lower() if o.name.startswith("--") else o.name
+        for o in git_argv(c).options
+        if o.level >= 1
+    }
 
 
-def _positional(rest: tuple[str, ...]) -> list[str]:
-    return [a for a in rest if not a.startswith("-")]
+def _positional(c: Cmd, skip: int = 0) -> list[str]:
+    """The operands after the subcommand path's first ``1 + skip`` words (option values out)."""
+    argv = git_argv(c)
+    start = argv.path_at[skip] if len(argv.path_at) > skip else len(c.args)
+    return [a for a, k in zip(argv.operands, argv.operand_at, strict=True) if k > start]
 
 
 # --- what a git verb would lose, read from the working tree (S3.2) ---------------------------------
@@ -68,24 +52,18 @@ def _positional(rest: tuple[str, ...]) -> list[str]:
 def _work_dir(c: Cmd) -> str | None:
     """The folder git runs in: the command's cwd, moved by ``-C DIR``; None when unknown."""
     cwd = c.cwd
-    args = c.args
-    i = 0
-    while cwd is not None and i < len(args):
-        a = args[i]
-        if a == "-C" and i + 1 < len(args):
-            if c.is_dynamic(args[i + 1]):
-                return None
-            cwd = resolve(args[i + 1], cwd, c.ctx.home, dynamic=False)
-            i += 2
-            continue
-        if a in _GLOBAL_WITH_ARG:
-            if a in ("--git-dir", "--work-tree"):
-                return None  # another repository than the folder's own
-            i += 2
-            continue
-        if not a.startswith("-"):
+    argv = git_argv(c)
+    if argv.unknown and not argv.path:
+        return None
+    for o in argv.options:
+        if cwd is None or o.level:
             break
-        i += 1
+        if o.name == "-C":
+            if o.value is None or o.value_at < 0 or c.dyn[o.value_at]:
+                return None
+            cwd = resolve(o.value, cwd, c.ctx.home, dynamic=False)
+        elif o.name in ("--git-dir", "--work-tree"):
+            return None  # another repository than the folder's own
     return cwd
 
 
@@ -125,19 +103,20 @@ def _lost(what: str, loss: GitLoss, *, unknown_remedy: str) -> Hit | None:
     return Hit(detail=f"{what} {' and '.join(parts)}", remedy="; ".join(remedies))
 
 
-def _paths_after(rest: tuple[str, ...]) -> tuple[str | None, list[str]]:
-    """(tree-ish before ``--`` or None, the paths) of ``checkout``/``restore`` words."""
-    if "--" in rest:
-        k = rest.index("--")
-        before = [a for a in rest[:k] if not a.startswith("-")]
-        return (before[0] if before else None), list(rest[k + 1 :])
-    pos = [a for a in rest if not a.startswith("-")]
-    return None, pos
+def _paths_after(c: Cmd) -> tuple[str | None, list[str]]:
+    """(tree-ish before ``--`` or None, the paths) of a ``checkout``/``restore``."""
+    argv = git_argv(c)
+    start = argv.end_of_path
+    ops = [(a, k) for a, k in zip(argv.operands, argv.operand_at, strict=True) if k >= start]
+    if argv.dashdash >= 0:
+        before = [a for a, k in ops if k < argv.dashdash]
+        return (before[0] if before else None), [a for a, k in ops if k > argv.dashdash]
+    return None, [a for a, _ in ops]
 
 
 def reset_hard(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
-    if s != "reset" or not (_opts(rest) & {"--hard", "--merge"}):
+    s, _rest = sub(c)
+    if s != "reset" or not (_opts(c) & {"--hard", "--merge"}):
         return None
     cwd = _work_dir(c)
     unknown = "commit or stash first (git stash), then reset"
@@ -146,7 +125,7 @@ def reset_hard(c: Cmd) -> MatchResult:
             detail="git reset --hard, in a folder only known when it runs, may throw away uncommitted work",
             remedy=unknown,
         )
-    pos = _positional(rest)
+    pos = _positional(c)
     target = pos[0] if pos else "HEAD"
     if c.is_dynamic(target):
         return Hit(
@@ -166,7 +145,7 @@ def clean_force(c: Cmd) -> MatchResult:
     s, rest = sub(c)
     if s != "clean":
         return None
-    o = _opts(rest)
+    o = _opts(c)
     if o & {"-n", "--dry-run"} or not (o & {"-f", "--force"}):
         return None
     cwd = _work_dir(c)
@@ -176,37 +155,27 @@ def clean_force(c: Cmd) -> MatchResult:
             detail="git clean, with a folder or path only known when it runs, may delete untracked work",
             remedy=unknown,
         )
+    # Only the options that choose what is deleted reach the dry run: never -q (it would print
+    # nothing, "losing nothing"), -i or -f.
+    argv = git_argv(c)
     options: list[str] = []
-    paths: list[str] = []
-    ended = False
-    i = 0
-    while i < len(rest):
-        a = rest[i]
-        if ended or not a.startswith("-"):
-            paths.append(a)
-        elif a == "--":
-            ended = True
-        elif a in ("--force", "--interactive"):
-            pass
-        elif a == "-e" and i + 1 < len(rest):
-            options.append("-e" + rest[i + 1])
-            i += 1
-        elif a.startswith("--"):
-            options.append(a)
-        else:
-            letters = "".join(ch for ch in a[1:] if ch not in "fi")
-            if letters:
-                options.append("-" + letters)
-        i += 1
+    for opt in argv.options:
+        if opt.level < 1:
+            continue
+        if opt.name in ("-d", "-x", "-X"):
+            options.append(opt.name)
+        elif opt.name in ("-e", "--exclude") and opt.value is not None:
+            options.append("-e" + opt.value)
+    paths = _positional(c)
     return _lost("git clean", c.ctx.probe.cleaned(cwd, options, paths), unknown_remedy=unknown)
 
 
 def push_force(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
+    s, _rest = sub(c)
     if s != "push":
         return None
-    o = _opts(rest)
-    refs = _positional(rest)[1:]  # after the remote
+    o = _opts(c)
+    refs = _positional(c)[1:]  # after the remote
     plus = [r for r in refs if r.startswith("+")]
     # A --force… spelling git push does not know is taken as a plain force (fail closed), and
     # --force-if-includes protects nothing without --force-with-lease (git ignores it alone).
@@ -223,11 +192,11 @@ def push_force(c: Cmd) -> MatchResult:
 
 
 def push_delete(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
+    s, _rest = sub(c)
     if s != "push":
         return None
-    o = _opts(rest)
-    refs = _positional(rest)[1:]
+    o = _opts(c)
+    refs = _positional(c)[1:]
     deleted = [r[1:] for r in refs if r.startswith(":") and len(r) > 1]
     if o & {"--delete", "-d"}:
         deleted += refs
@@ -242,33 +211,30 @@ def push_delete(c: Cmd) -> MatchResult:
 
 
 def branch_force_delete(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
+    s, _rest = sub(c)
     if s != "branch":
         return None
-    o = _opts(rest)
+    o = _opts(c)
     if "-D" in o or (bool(o & {"-d", "--delete"}) and bool(o & {"-f", "--force"})):
         return True
-    if o & {"-f", "--force"} and _positional(rest):
+    if o & {"-f", "--force"} and _positional(c):
         return Hit(detail="git branch --force moves an existing branch, dropping its commits")
     return None
 
 
 def stash_drop(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
-    if s != "stash" or not rest or rest[0] not in ("drop", "clear"):
+    argv = git_argv(c)
+    if argv.path[:1] != ("stash",) or argv.sub(1) not in ("drop", "clear"):
         return None
+    verb = argv.sub(1)
     cwd = _work_dir(c)
     unknown = "apply or branch the stash first (git stash branch NAME)"
-    which = (
-        None
-        if rest[0] == "clear"
-        else next((a for a in rest[1:] if not a.startswith("-")), "stash@{0}")
-    )
+    which = None if verb == "clear" else next(iter(_positional(c, 1)), "stash@{0}")
     if cwd is None or (which is not None and c.is_dynamic(which)):
         return Hit(
             detail="dropping a stash only known when it runs deletes saved work", remedy=unknown
         )
-    return _lost(f"git stash {rest[0]}", c.ctx.probe.stashes(cwd, which), unknown_remedy=unknown)
+    return _lost(f"git stash {verb}", c.ctx.probe.stashes(cwd, which), unknown_remedy=unknown)
 
 
 def _discards(c: Cmd, what: str, paths: list[str], *, staged: bool) -> MatchResult:
@@ -283,77 +249,52 @@ def _discards(c: Cmd, what: str, paths: list[str], *, staged: bool) -> MatchResu
 
 
 def checkout_discard(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
-    if not _checkout_discards(s, rest):
+    if not _checkout_discards(c):
         return None
-    o = _opts(rest)
+    o = _opts(c)
     if o & {"--pathspec-from-file"}:
         return Hit(
             detail="git checkout --pathspec-from-file overwrites files it lists elsewhere",
             remedy="stash first (git stash), or name the files",
         )
-    source, paths = _paths_after(rest)
-    if o & {"-f", "--force"} and "--" not in rest:
+    source, paths = _paths_after(c)
+    if o & {"-f", "--force"} and git_argv(c).dashdash < 0:
         return _discards(c, "git checkout --force", [], staged=True)
-    if source is None and "--" not in rest and len(paths) >= 2:
+    if source is None and git_argv(c).dashdash < 0 and len(paths) >= 2:
         source, paths = paths[0], paths[1:]  # `git checkout HEAD file`: a tree-ish, then paths
     return _discards(c, "this checkout", paths, staged=source is not None)
 
 
-def _checkout_discards(s: str, rest: tuple[str, ...]) -> bool:
-    if s != "checkout":
+def _checkout_discards(c: Cmd) -> bool:
+    argv = git_argv(c)
+    if argv.subcommand != "checkout":
         return False
-    o = _opts(rest)
+    o = _opts(c)
     if o & {"-f", "--force", "--pathspec-from-file"}:
         return True
     if o & {"-b", "-B", "--orphan"}:
         return False
-    if "--" in rest:
-        after = rest[rest.index("--") + 1 :]
-        return bool(after)
-    pos: list[str] = []
-    skip = False
-    for i, a in enumerate(rest):
-        nxt = rest[i + 1] if i + 1 < len(rest) else ""
-        if skip:
-            skip = False
-            continue
-        if (
-            a in ("--conflict", "--unified", "-U", "--inter-hunk-context")
-            or (a == "--track" and nxt in ("direct", "inherit"))
-            or (a == "--recurse-submodules" and nxt in ("checkout", "on-demand", "yes", "no"))
-        ):
-            skip = True
-            continue
-        if not a.startswith("-"):
-            pos.append(a)
-    return any(p in (".", "./", "*", ":/") for p in pos) or len(pos) >= 2
+    _source, paths = _paths_after(c)
+    if argv.dashdash >= 0:
+        return bool(paths)
+    return any(p in (".", "./", "*", ":/") for p in paths) or len(paths) >= 2
 
 
 def restore_worktree(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
+    s, _rest = sub(c)
     if s != "restore":
         return None
-    o = _opts(rest)
-    if not (o & {"-W", "--worktree"}) and (o & {"-S", "--staged"} or not _positional(rest)):
+    o = _opts(c)
+    if not (o & {"-W", "--worktree"}) and (o & {"-S", "--staged"} or not _positional(c)):
         return None
-    source = any(a.startswith(("--source", "-s")) for a in rest)
-    words = [a for a in rest if a != "--"]
-    paths: list[str] = []
-    skip = False
-    for a in words:
-        if skip:
-            skip = False
-        elif a in ("-s", "--source"):
-            skip = True
-        elif not a.startswith("-"):
-            paths.append(a)
+    source = bool(o & {"-s", "--source"})
+    paths = _positional(c)
     return _discards(c, "git restore", paths, staged=source or bool(o & {"-S", "--staged"}))
 
 
 def switch_discard(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
-    if s != "switch" or not (_opts(rest) & {"--discard-changes", "-f", "--force"}):
+    s, _rest = sub(c)
+    if s != "switch" or not (_opts(c) & {"--discard-changes", "-f", "--force"}):
         return None
     return _discards(c, "git switch --discard-changes", [], staged=True)
 
@@ -364,39 +305,31 @@ def rewrite_history(c: Cmd) -> MatchResult:
 
 
 def drop_unreachable(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
-    if s == "reflog" and rest and rest[0] in ("expire", "delete"):
+    s, _ = sub(c)
+    if s == "reflog" and git_argv(c).sub(1) in ("expire", "delete"):
         return True
-    if s == "gc" and any(
-        a.startswith("--prune=") and a.split("=", 1)[1] in ("now", "all") for a in rest
-    ):
+    if s == "gc" and any(v in ("now", "all") for v in git_argv(c).values("--prune", level=1)):
         return True
-    if s == "prune" and "-n" not in rest and "--dry-run" not in rest:
+    if s == "prune" and not (_opts(c) & {"-n", "--dry-run"}):
         return True
-    return s == "update-ref" and bool(_opts(rest) & {"-d"})
+    return s == "update-ref" and bool(_opts(c) & {"-d"})
 
 
 def worktree_force_remove(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
-    return (
-        s == "worktree"
-        and bool(rest)
-        and rest[0] == "remove"
-        and bool(_opts(rest) & {"-f", "--force"})
-    )
+    return git_argv(c).path[:2] == ("worktree", "remove") and bool(_opts(c) & {"-f", "--force"})
 
 
 def rm_cached_force(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
+    s, _rest = sub(c)
     if s != "rm":
         return None
-    o = _opts(rest)
+    o = _opts(c)
     return not (o & {"--cached", "-n", "--dry-run"}) and bool(o & {"-f", "--force", "-r"})
 
 
 def tag_delete(c: Cmd) -> MatchResult:
-    s, rest = sub(c)
-    return s == "tag" and bool(_opts(rest) & {"-d", "--delete"})
+    s, _rest = sub(c)
+    return s == "tag" and bool(_opts(c) & {"-d", "--delete"})
 
 
 # Subcommands whose --no-verify skips a hook, and the short option that means the same for each.
@@ -413,18 +346,17 @@ _NO_VERIFY_SHORT: Final = {
 
 def skip_hooks(c: Cmd) -> MatchResult:
     """--no-verify (commit's -n) skips the pre-commit/pre-push hooks gatesh's git hooks gate with."""
-    s, rest = sub(c)
+    s, _rest = sub(c)
     if s in _NO_VERIFY_SHORT:
-        o = _opts(rest)
+        o = _opts(c)
         short = _NO_VERIFY_SHORT[s]
         if "--no-verify" in o or (short and short in o):
             return Hit(detail=f"git {s} --no-verify")
-    for k, a in enumerate(c.args):
-        value = c.args[k + 1] if a == "-c" and k + 1 < len(c.args) else ""
-        if value.lower().startswith("core.hookspath=") or a.lower().startswith(
-            "--config-env=core.hookspath"
-        ):
-            return Hit(detail="git -c core.hooksPath=…")
+    argv = git_argv(c)
+    if any(
+        v.lower().startswith("core.hookspath=") for v in argv.values("-c", "--config-env", level=0)
+    ):
+        return Hit(detail="git -c core.hooksPath=…")
     return None
 
 

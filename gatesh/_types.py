@@ -218,12 +218,14 @@ class Word:
 
 @dataclass(frozen=True)
 class Redirect:
-    """A redirection of a simple command. ``target`` is None when it is not static."""
+    """A redirection of a simple command. ``target`` is None when it is not static; ``text`` is
+    then the target as written (``"$(git rev-parse --git-dir)/hooks/x"``), "" otherwise."""
 
     op: str  # '>', '>>', '<', '<<', '<<<', '&>', '>|', '<>', ...
     target: str | None
     fd: int | None = None
     writes: bool = False
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -267,19 +269,32 @@ class SimpleCommand:
 
 
 class Direction(enum.StrEnum):
-    """How a command uses a path it names (S2.1). UNKNOWN is judged as both READ and WRITE."""
+    """How a command uses a path it names (S2.1). UNKNOWN is judged as both READ and WRITE;
+    NAMED as neither (the folder ``cd`` changes into: what later commands' relative paths and
+    implicit writes are relative to)."""
 
     READ = "read"
     WRITE = "write"
     UNKNOWN = "unknown"
+    NAMED = "named"
 
     @property
     def reads(self) -> bool:
-        return self is not Direction.WRITE
+        return self is Direction.READ or self is Direction.UNKNOWN
 
     @property
     def writes(self) -> bool:
-        return self is not Direction.READ
+        return self is Direction.WRITE or self is Direction.UNKNOWN
+
+
+class Change(enum.StrEnum):
+    """What a write does to the path it names (S2.1); reads and named paths are CONTENT."""
+
+    CONTENT = "content"  # what the path holds may be written or replaced
+    REMOVE = "remove"  # deleted, or moved away (rm, unlink, mv's sources, find -delete)
+    META = "meta"  # only its mode, owner, attributes or times (chmod, chown, chattr)
+    CREATE = "create"  # made new and empty (mkdir, mkfifo, mknod)
+    REMOVE_EMPTY = "remove-empty"  # an empty folder removed (rmdir): nothing it held is lost
 
 
 class PathClass(enum.StrEnum):
@@ -305,7 +320,12 @@ class PathEffect:
     resolved; it is "" (and ``cls`` UNKNOWN) when the path depends on a value known only at run
     time. ``replaces`` marks a write that deletes, empties, truncates or overwrites what the path
     holds (judged by the file's state in git, S3.2); ``only`` narrows such a write to the names
-    under the path matching a glob (``find DIR -name GLOB -delete``).
+    under the path matching a glob (``find DIR -name GLOB -delete``). ``change`` says what a write
+    does (content, removal, mode only, creation); ``deep``: the write reaches everything under the
+    path (``cp -r SRC DIR``, ``chmod -R``, an archive extracted into it, names found under it and
+    fed to a writer); ``partial``: only some of what is under the path, chosen by tests the reader
+    does not resolve (``find DIR -mtime +3 -delete``); ``reach``: how many levels under the path a
+    deep effect goes at most (``find -maxdepth N``), None for all of them.
     """
 
     path: str
@@ -313,12 +333,16 @@ class PathEffect:
     direction: Direction
     cls: PathClass
     command: int  # index into Facts.commands
-    via: str = "argv"  # argv, option, redirect, inline code
+    via: str = "argv"  # argv, option, redirect, inline code, program, piped name, cd
     replaces: bool = False
     only: str = ""
     kind: str = (
         ""  # the name of the path-class row that matched ("private keys"), "" for a location
     )
+    change: Change = Change.CONTENT
+    deep: bool = False
+    partial: bool = False
+    reach: int | None = None
 
 
 @dataclass(frozen=True)
@@ -351,6 +375,8 @@ class Facts:
         PathEffect, ...
     ] = ()  # every path a command names, with direction and class (S2.1)
     notes: tuple[str, ...] = ()  # reader notes, passed to the rater
+    # The command names more paths than the reader records (``paths`` holds the first ones).
+    paths_cut: bool = False
     # The floors that stand over the command (S3.5), one line each, which the pipeline hands the
     # rater after the command (S4): never the reader's, so a reader note is never taken for one.
     floor_notes: tuple[str, ...] = ()

@@ -1,5 +1,5 @@
 """Regression tests for bypasses fixed by mechanism (.notes/bypass_failures.md #7, #8, #9, #11, and
-the "still quadratic" patterns: selfprotect._RAW, selfprotect._ESCAPE_CODE, reads._SED_TEXT,
+the "still quadratic" patterns: _rules._RAW, _shell._ESCAPE_CODE, reads._SED_TEXT,
 lists._WHY)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import pytest
 from gatesh._types import Action, Facts, Outcome, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
-from gatesh.policy import lists, selfprotect
+from gatesh.policy import lists
+from gatesh.policy.selfprotect import _rules, _shell
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.reading import read
 from gatesh.testing import worktree
@@ -204,12 +205,12 @@ def _why(s: str) -> object:
 @pytest.mark.parametrize(
     ("fn", "text"),
     [
-        (selfprotect._RAW.search, "rm " * (MIB // 3)),
-        (selfprotect._RAW.search, "sed -i " * (MIB // 7)),
-        (selfprotect._RAW.search, ">" * MIB),
-        (selfprotect._ESCAPE_CODE.search, " " * MIB),
-        (selfprotect._ESCAPE_CODE.search, "system" + " " * MIB),
-        (selfprotect._ESCAPE_CODE.search, "system ( [ " * (MIB // 11)),
+        (_rules._RAW.search, "rm " * (MIB // 3)),
+        (_rules._RAW.search, "sed -i " * (MIB // 7)),
+        (_rules._RAW.search, ">" * MIB),
+        (_shell._ESCAPE_CODE.search, " " * MIB),
+        (_shell._ESCAPE_CODE.search, "system" + " " * MIB),
+        (_shell._ESCAPE_CODE.search, "system ( [ " * (MIB // 11)),
         (_sed, "\n" * MIB),
         (_sed, ";" + " " * MIB),
         (_sed, ";\n " * (MIB // 3)),
@@ -237,16 +238,14 @@ def test_patterns_are_linear_on_a_mebibyte(fn: Callable[[str], object], text: st
 
 
 def test_pattern_behaviour_is_kept() -> None:
-    assert selfprotect._RAW.search("ls; rm -rf ~/.config/gatesh")
-    assert selfprotect._RAW.search("echo x > ~/.local/state/gatesh/audit.log")
-    assert selfprotect._RAW.search("rm a rm b gatesh")
-    assert not selfprotect._RAW.search("rm x; echo gatesh")
-    assert selfprotect._RAW.search("trap - DEBUG") and selfprotect._RAW.search("gatesh  approve 3")
-    assert selfprotect._ESCAPE_CODE.search("import os; os.system ( [ 'bash' ] )")
-    assert selfprotect._ESCAPE_CODE.search("  : ! bash  ") and selfprotect._ESCAPE_CODE.search(
-        " shell "
-    )
-    assert not selfprotect._ESCAPE_CODE.search("os.system('ls')")
+    assert _rules._RAW.search("ls; rm -rf ~/.config/gatesh")
+    assert _rules._RAW.search("echo x > ~/.local/state/gatesh/audit.log")
+    assert _rules._RAW.search("rm a rm b gatesh")
+    assert not _rules._RAW.search("rm x; echo gatesh")
+    assert _rules._RAW.search("trap - DEBUG") and _rules._RAW.search("gatesh  approve 3")
+    assert _shell._ESCAPE_CODE.search("import os; os.system ( [ 'bash' ] )")
+    assert _shell._ESCAPE_CODE.search("  : ! bash  ") and _shell._ESCAPE_CODE.search(" shell ")
+    assert not _shell._ESCAPE_CODE.search("os.system('ls')")
     assert reads._sed_script_reads("a\\ hello w")  # appended text is not a w command
     assert reads._sed_script_reads("p;\n  i text with e and w")
     assert not reads._sed_script_reads("p;\n  w out.txt")

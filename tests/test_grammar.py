@@ -226,9 +226,8 @@ _SIGNATURES: dict[str, tuple[frozenset[str], int]] = {
         4,
     ),
 }
-# The grammar itself, and self-protection, which its owner moves onto the reader's facts and the
-# grammar (issue 29): remove the entry when it no longer keeps a table of its own.
-_EXEMPT = ("vocab/grammar/", "policy/selfprotect")
+# The grammar itself.
+_EXEMPT = ("vocab/grammar/",)
 
 
 def _literal_sets(tree: ast.AST) -> Iterator[tuple[int, frozenset[str]]]:

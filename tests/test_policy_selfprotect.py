@@ -506,10 +506,12 @@ def test_harness_wrapper_shopt_is_not_the_agents() -> None:
 def test_whole_line_rules_are_linear() -> None:
     import time
 
+    from gatesh.policy.selfprotect import _shell
+
     start = time.monotonic()
     for unit in ("((", "(( __gatesh_", "${__gatesh_", "local ", "local (", "__gatesh_v ", "\n"):
-        selfprotect._GATESH_EXPANSION_WRITE.search(unit * 20000)
-        selfprotect._DECLARER_FUNC.search(unit * 20000)
+        _shell._GATESH_EXPANSION_WRITE.search(unit * 20000)
+        _shell._DECLARER_FUNC.search(unit * 20000)
     assert time.monotonic() - start < 5.0
 
 
@@ -543,7 +545,7 @@ def test_what_find_feeds_xargs_is_looked_up_on_disk(tmp_path) -> None:
     (tmp_path / "cfg" / "config.toml").write_text("")
     assert (
         rule_of(f"find {tmp_path} -name '*.toml' | xargs -I@ mv @ @.bak", paths)
-        == "self.files-write"
+        == "self.files-delete"
     )
     assert (
         rule_of(f"find {tmp_path} -iname 'CFG' | xargs chmod -R 777", paths) == "self.files-write"
@@ -553,16 +555,16 @@ def test_what_find_feeds_xargs_is_looked_up_on_disk(tmp_path) -> None:
     (tmp_path / "st" / "song.mp3").write_text("")
     assert (
         rule_of(f"find {tmp_path} -name '*.mp3' | xargs -I@ mv @ /mnt/mp3", paths)
-        == "self.files-write"
+        == "self.files-delete"
     )
     # a -name test after an action, or beside -o, no longer limits what is printed
     assert (
         rule_of(f"find {tmp_path} -print -name '*.txt' | xargs -I@ mv @ @.bak", paths)
-        == "self.files-write"
+        == "self.files-delete"
     )
     assert (
         rule_of(f"find {tmp_path} -name '*.txt' -o -name x | xargs -I@ mv @ @.bak", paths)
-        == "self.files-write"
+        == "self.files-delete"
     )
 
 
@@ -584,3 +586,70 @@ def test_what_find_feeds_xargs_is_looked_up_on_disk(tmp_path) -> None:
 def test_words_xargs_puts_where_a_writer_writes(text: str, written: bool) -> None:
     """A copy's sources and a tar archive's members are read; its destination is written."""
     assert (rule_of(text) == "self.files-write") is written
+
+
+def _gate(tmp_path) -> GatePaths:
+    return GatePaths(
+        str(tmp_path / "cfg"),
+        str(tmp_path / "st"),
+        str(tmp_path / "rt"),
+        str(tmp_path / "dt"),
+        str(tmp_path / "sys/config.toml"),
+    )
+
+
+def test_deep_writes_reach_the_places_under_them_and_no_deeper(tmp_path) -> None:
+    """A recursive write over a folder holding a place writes the place; a plain one does not;
+    `find -maxdepth N` feeds only what lies N levels down."""
+    paths = _gate(tmp_path)
+    assert rule_of(f"chmod -R 777 {tmp_path}", paths) == "self.files-write"
+    assert rule_of(f"chmod 755 {tmp_path}", paths) is None
+    assert rule_of(f"cp -r /tmp/x {tmp_path}", paths) == "self.files-write"
+    assert rule_of(f"cp /tmp/x {tmp_path}", paths) is None
+    assert rule_of(f"find {tmp_path} -maxdepth 1 | xargs chmod 600", paths) == "self.files-write"
+    assert rule_of(f"find {tmp_path}/x -maxdepth 1 | xargs chmod 600", paths) is None
+    assert rule_of(f"find {tmp_path}/.. -maxdepth 1 | xargs chmod 600", paths) is None
+    assert rule_of(f"find {tmp_path}/.. -maxdepth 2 | xargs chmod 600", paths) == "self.files-write"
+
+
+def test_a_glob_names_a_place_one_component_at_a_time(tmp_path) -> None:
+    paths = _gate(tmp_path)
+    assert rule_of(f"rm -rf {tmp_path}/*", paths) == "self.files-delete"
+    assert rule_of(f"touch {tmp_path}/c*", paths) == "self.files-write"  # cfg itself
+    assert rule_of(f"touch {tmp_path}/*/x", paths) is None  # inside, not the place
+    assert rule_of(f"find {tmp_path}/c* -mtime +7 -delete", paths) == "self.files-delete"
+    assert rule_of(f"find {tmp_path}/.. -mtime +7 -delete", paths) is None  # a selection above
+
+
+def test_a_path_only_known_when_it_runs_is_matched_by_how_it_is_written() -> None:
+    assert rule_of('echo x > "$XDG_CONFIG_HOME/gatesh/config.toml"') == "self.files-write"
+    assert rule_of('cp x "${CLAUDE_CONFIG_DIR}/settings.json"') == "self.harness-settings"
+    assert rule_of('cp /bin/true "$(command -v gatesh)"') == "self.install"
+    assert rule_of('echo x > "$OUT/notes.txt"') is None
+
+
+def test_work_inside_a_protected_folder() -> None:
+    assert rule_of("cd ~/.config/gatesh && make") == "self.files-cwd"
+    assert rule_of("cd ~/.config/gatesh && cat config.toml && ls") is None
+
+
+def test_the_venvs_own_installer_changes_the_gates_code() -> None:
+    venv = "$HOME/.local/share/gatesh/venv/bin"
+    assert rule_of(f'"{venv}/python" -m pip install x') == "self.install"
+    assert rule_of(f'"{venv}/python3" -Im pip uninstall -y gatesh') == "self.install"
+    assert rule_of(f'"{venv}/python" -c "print(1)"') is None
+
+
+def test_fuser_kill_on_the_socket_stops_the_daemon() -> None:
+    assert rule_of('fuser -k "$XDG_RUNTIME_DIR/gatesh/daemon.sock"') == "self.daemon-kill"
+    assert rule_of("fuser -v ~/.config/gatesh/config.toml") is None
+
+
+def test_facts_cut_short_fail_closed() -> None:
+    """A line naming more paths than the reader records is also matched on its text."""
+    many = " ".join(f"f{i}.txt" for i in range(400))
+    facts = read(f"rm {many} ~/.config/gatesh/config.toml", cwd="/tmp")
+    assert facts.paths_cut
+    found = selfprotect.check(facts, current())
+    assert found is not None and found.rule_id == "self.raw-text"
+    assert selfprotect.check(read(f"rm {many}", cwd="/tmp"), current()) is None

@@ -11,7 +11,8 @@ import pytest
 from gatesh._types import Facts, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
-from gatesh.policy import hardline, selfprotect
+from gatesh.policy import hardline
+from gatesh.policy.selfprotect import _rules as _sp_rules
 from gatesh.reading import read
 
 CONFIG = default()
@@ -150,7 +151,7 @@ SMALL, BIG, MAX_GROWTH = 128 * 1024, 1024 * 1024, 24.0
 
 
 def _search_all(text: str) -> float:
-    patterns = [r.pattern for r in hardline.TEXT_RULES] + [selfprotect._HOOK_ASSIGN_TEXT]
+    patterns = [r.pattern for r in hardline.TEXT_RULES] + [_sp_rules._HOOK_ASSIGN_TEXT]
     start = time.perf_counter()
     for p in patterns:
         p.search(text)
@@ -178,7 +179,7 @@ def test_fork_bomb_text_rule_still_matches() -> None:
 
 
 def test_hook_assign_text_still_matches() -> None:
-    p = selfprotect._HOOK_ASSIGN_TEXT
+    p = _sp_rules._HOOK_ASSIGN_TEXT
     for text in (
         "PROMPT_COMMAND=",
         "x=1 PROMPT_COMMAND='true'",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gatesh._types import Direction, PathClass
+from gatesh._types import Change, Direction, PathClass
 from gatesh.reading import read
 from gatesh.vocab import paths as vocab
 
@@ -46,18 +46,121 @@ def effects(
         ("mystery --input=/etc/hosts", [("/etc/hosts", U, False)]),
         ("mystery -o report.html", [(f"{CWD}/report.html", W, True)]),
         ("strace -o trace.txt ls", [(f"{CWD}/trace.txt", W, True)]),
-        ("cd .. && cat ../x", [("/home/x", R, False)]),
+        ("cd .. && cat ../x", [("/home/agent", Direction.NAMED, False), ("/home/x", R, False)]),
         ("cat ~/.netrc", [(f"{HOME}/.netrc", R, False)]),
         ('cat "$HOME/.aws/credentials"', [(f"{HOME}/.aws/credentials", R, False)]),
         ("cat src/../../.ssh/id_rsa", [(f"{HOME}/.ssh/id_rsa", R, False)]),
         ("ls ~/.ssh", []),
-        ("chmod 600 ~/.ssh/id_ed25519", []),
+        ("chmod 600 ~/.ssh/id_ed25519", [("/home/agent/.ssh/id_ed25519", W, False)]),
         ("ssh -i ~/.ssh/id_ed25519 host.example uptime", []),
     ],
 )
 def test_direction_and_replacement(cmd: str, want: list[tuple[str, Direction, bool]]) -> None:
     got = [(path, d, rep) for path, d, _cls, rep in effects(cmd)]
     assert got == want, got
+
+
+C = Change
+
+
+def writes_of(cmd: str) -> list[tuple[str, Direction, Change, bool, bool, int | None, str]]:
+    """What each effect of ``cmd`` does: (path, direction, change, deep, partial, reach, only)."""
+    return [
+        (e.resolved or e.path, e.direction, e.change, e.deep, e.partial, e.reach, e.only)
+        for e in read(cmd, cwd=CWD, home=HOME).paths
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cmd", "want"),
+    [
+        # removals, mode changes, creations
+        ("rm -rf build", [(f"{CWD}/build", W, C.REMOVE, False, False, None, "")]),
+        ("rmdir empty", [(f"{CWD}/empty", W, C.REMOVE_EMPTY, False, False, None, "")]),
+        ("chmod -x run.sh", [(f"{CWD}/run.sh", W, C.META, False, False, None, "")]),
+        ("chmod +x run.sh", [(f"{CWD}/run.sh", W, C.META, False, False, None, "")]),
+        ("chown -R me:me d", [(f"{CWD}/d", W, C.META, True, False, None, "")]),
+        ("chattr +i f", [(f"{CWD}/f", W, C.META, False, False, None, "")]),
+        ("mkdir -p a/b", [(f"{CWD}/a/b", W, C.CREATE, False, False, None, "")]),
+        (
+            "mv a b",
+            [
+                (f"{CWD}/a", W, C.REMOVE, False, False, None, ""),
+                (f"{CWD}/b", W, C.CONTENT, False, False, None, ""),
+            ],
+        ),
+        # recursive copies and extraction write everything under their target
+        (
+            "cp -r src dst",
+            [
+                (f"{CWD}/src", R, C.CONTENT, False, False, None, ""),
+                (f"{CWD}/dst", W, C.CONTENT, True, False, None, ""),
+            ],
+        ),
+        (
+            "cp -vt /backup a",
+            [
+                ("/backup", W, C.CONTENT, False, False, None, ""),
+                (f"{CWD}/a", R, C.CONTENT, False, False, None, ""),
+            ],
+        ),
+        (
+            "tar -xzf a.tgz -C out",
+            [
+                (f"{CWD}/a.tgz", R, C.CONTENT, False, False, None, ""),
+                (f"{CWD}/out", W, C.CONTENT, True, False, None, ""),
+            ],
+        ),
+        ("unzip -o a.zip -d .claude", [(f"{CWD}/.claude", W, C.CONTENT, True, False, None, "")]),
+        # the folder cd changes into; a program named by a path only known when it runs
+        ("cd /srv/x && make", [("/srv/x", Direction.NAMED, C.CONTENT, False, False, None, "")]),
+        (
+            '"$HOME/venv/bin/pip" install x',
+            [(f"{HOME}/venv/bin/pip", R, C.CONTENT, False, False, None, "")],
+        ),
+        # a redirect target only known when it runs keeps its text
+        ('echo x > "$OUT/log"', [('"$OUT/log"', W, C.CONTENT, False, False, None, "")]),
+        # find: deletion, and what -exec does where its {} stands
+        ("find d -mtime +3 -delete", [(f"{CWD}/d", W, C.REMOVE, False, True, None, "")]),
+        ("find d -maxdepth 1 -delete", [(f"{CWD}/d", W, C.REMOVE, False, False, 1, "")]),
+        (
+            "find d -name '*.py' -exec sed -i s/a/b/ {} +",
+            [(f"{CWD}/d", W, C.CONTENT, True, True, None, "*.py")],
+        ),
+        (
+            "find d -exec mv {} /tmp \\;",
+            [
+                (f"{CWD}/d", W, C.REMOVE, True, False, None, ""),
+                ("/tmp", W, C.CONTENT, False, False, None, ""),
+            ],
+        ),
+        ("find d -exec cat {} +", [(f"{CWD}/d", R, C.CONTENT, False, False, None, "")]),
+        # names fed to xargs land where xargs puts them
+        (
+            "find ~ -iname CFG | xargs chmod 600",
+            [(HOME, W, C.META, True, False, None, "[cC][fF][gG]")],
+        ),
+        ("echo /x | xargs rm -rf", [("/x", W, C.REMOVE, False, False, None, "")]),
+        (
+            "ls /x | xargs cp -t /y",
+            [
+                ("/y", W, C.CONTENT, False, False, None, ""),
+                ("/x", R, C.CONTENT, True, False, None, ""),
+            ],
+        ),
+        # inline code: a relative name handed to a file call, a deletion
+        (
+            "python3 -c \"open('.git/config', 'a').write('x')\"",
+            [(f"{CWD}/.git/config", W, C.CONTENT, False, False, None, "")],
+        ),
+        (
+            "python3 -c \"import os; os.remove('/x/y')\"",
+            [("/x/y", W, C.REMOVE, False, False, None, "")],
+        ),
+    ],
+)
+def test_what_a_write_does(cmd: str, want: list[tuple[object, ...]]) -> None:
+    assert writes_of(cmd) == want
 
 
 @pytest.mark.parametrize(

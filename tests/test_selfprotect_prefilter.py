@@ -1,12 +1,12 @@
 """Self-protection's shortcuts lose no match (S3.4): a plain command is asked only the rules its
-head can match (``selfprotect._PLAIN_HEADS``), literal prechecks stand in front of the path
-patterns, and a root is found by table lookups. Each is compared with asking everything, over
-every rule's examples and counter-examples, the tamper corpus and seeded splices of their words,
-against an installation laid out away from the defaults (so the install record adds roots)."""
+head can match (each row's ``heads``), the places' patterns are one alternation, a literal
+precheck stands in front of the hooks-off pattern, and a place is found by table lookups. Each is
+compared with asking everything, over every rule's examples and counter-examples, the tamper
+corpus and seeded splices of their words, against an installation laid out away from the
+defaults (so the install record adds places)."""
 
 from __future__ import annotations
 
-import posixpath
 import random
 import re
 import shlex
@@ -18,8 +18,9 @@ import pytest
 from gatesh import _paths
 from gatesh._types import Facts
 from gatesh.policy import selfprotect
-from gatesh.policy._rules import canon_path, unquote
+from gatesh.policy.selfprotect import _places, _rules, _settings
 from gatesh.reading import read
+from gatesh.vocab import places
 from tests.test_tamper import Installed, lay_out_installation
 
 _TAMPER = tomllib.loads((Path(__file__).parent / "fixtures" / "tamper.toml").read_text())
@@ -63,7 +64,7 @@ def _words() -> list[str]:
 
 
 def _heads() -> list[str]:
-    named = sorted({h for heads in selfprotect._PLAIN_HEADS.values() for h in heads})
+    named = sorted({h for r in selfprotect.RULES if r.heads for h in r.heads})
     return named + list(_OTHER_HEADS)
 
 
@@ -94,15 +95,20 @@ def installed(isolated_home: Path) -> Installed:
     return lay_out_installation(isolated_home)
 
 
-def test_every_test_is_indexed_by_heads_or_asked_of_every_command() -> None:
-    """A new rule (or path test) decides whether a plain command's head limits it: only these two
-    are asked of every plain command."""
-    tests: set[object] = set()
-    for rule in selfprotect.RULES:
-        tests |= set(rule.test.tests) if isinstance(rule.test, selfprotect._On) else {rule.test}
-    assert tests - set(selfprotect._PLAIN_HEADS) == {
-        selfprotect._written,
-        selfprotect._interpreter_escape,
+def test_every_rule_is_indexed_by_heads_or_asked_of_every_command() -> None:
+    """A new rule decides whether a plain command's head limits it: only the path rules (answered
+    from the command's path effects) and the interpreter escape are asked of every command."""
+    unindexed = {r.id for r in selfprotect.RULES if r.heads is None}
+    assert unindexed == {
+        "self.files-delete",
+        "self.files-write",
+        "self.files-cwd",
+        "self.install",
+        "self.harness-settings",
+        "self.transcript",
+        "self.harness-snapshot",
+        "self.git-hooks",
+        "self.interpreter-escape",
     }
 
 
@@ -115,12 +121,12 @@ def test_the_corpus_decides_the_same_with_the_index(installed: Installed) -> Non
 def test_the_index_is_what_skips_rules(installed: Installed) -> None:
     """The steps of a plain command of a head no rule names leave out the head-bound rules (so the
     comparison above compares two different ways of deciding)."""
-    asked = {rule.id for rule, _, _ in selfprotect._PLAIN_DEFAULT}
+    asked = {rule.id for rule in _rules._PLAIN_DEFAULT[False]}
     assert (
         "self.hook" not in asked and "self.daemon-kill" not in asked and "self.files-write" in asked
     )
     facts = read("mytool ~/.config/gatesh/config.toml", cwd=str(installed.project))
-    assert selfprotect._plain(facts.commands[0])
+    assert _rules.plain(facts.commands[0])
     found = selfprotect.check(facts, _paths.current())
     assert found is not None and found.rule_id == "self.files-write"
 
@@ -136,34 +142,28 @@ def test_seeded_splices_decide_the_same_with_the_index(installed: Installed) -> 
     assert matched > 100  # the splices reach the rules, not only their absence
 
 
-def test_literal_prechecks_lose_no_path_match(installed: Installed) -> None:
-    """Every word the generic or project-harness patterns match holds the literal searched first."""
-    words = _words() + [w for t in _splices(1500, seed=15) for w in t.split()]
-    words += [
-        "$XDG_DATA_HOME/gatesh/venv",
-        "${XDG_RUNTIME_DIR}/gatesh",
+def test_the_places_alternation_is_each_pattern_in_turn(installed: Installed) -> None:
+    """One alternation of the guarded places' patterns answers as trying each in specificity
+    order would (the installation's parts before the folders holding them)."""
+    paths = [w for w in _words() if "/" in w] + [
+        "/home/bob/.local/share/gatesh/venv/bin/pip",
+        "/home/bob/.local/share/gatesh/git-hooks/pre-push",
+        "/home/bob/.config/gatesh/config.toml",
+        "/tmp/gatesh-1000/daemon.sock",
         "/run/user/1000/gatesh/x",
-        "/tmp/gatesh-0",
-        "${CLAUDE_CONFIG_DIR}/settings.local.json",
-        "$CODEX_HOME/hooks.json",
-        "$CODEX_HOME/sessions",
-        "a/.gemini/tmp",
-        "x/.codex/sessions/",
-        "p/.claude/projects",
-        ".claude/",
-        "sub/.gemini",
-        "./.codex/config.toml",
-        "a/../.claude/settings.json",
         "/usr/share/man/man1/gatesh.1.gz",
+        "/p/.claude/settings.local.json",
+        "/p/.codex/sessions/x",
+        "/p/.gemini/tmp/y",
+        "/srv/x/.local/state/gatesh/audit.jsonl.1",
     ]
-    for word in words:
-        text = unquote(word)
-        if selfprotect._GENERIC_ANY.search(text):
-            assert selfprotect._GENERIC_NEEDS.search(text), word
-        if selfprotect._PROJECT_HARNESS.search(
-            canon_path(text)
-        ) or selfprotect._PROJECT_HARNESS_DIR.search(text):
-            assert selfprotect._HARNESS_NAMES.search(text), word
+    for path in paths:
+        expected = None
+        for place, pattern in _places._ANYWHERE_ROWS:
+            if re.search(pattern.replace("{H}", places.HOME_PATTERN), path):
+                expected = _places._KIND_OF_PLACE[place.kind]
+                break
+        assert _places.anywhere(path) is expected, path
 
 
 def _kind_by_scan(prot: selfprotect.Protected, path: str) -> selfprotect.Kind | None:
@@ -219,51 +219,4 @@ def test_hooks_off_precheck_holds_for_every_letter_the_pattern_takes() -> None:
         "x hooks=0",
         "enableHOOKS': false",
     ):
-        assert selfprotect._HOOKS_OFF_TEXT.search(text) and selfprotect._says_hooks_off(text), text
-
-
-def test_absolute_is_canon_path_with_home_made_absolute(installed: Installed) -> None:
-    prot = selfprotect.protected_for(_paths.current())
-    for word in [
-        *_words(),
-        "~",
-        "~/",
-        "~/x/../y",
-        "$HOME/a//b",
-        "${HOME}",
-        "/a/./b/",
-        "//x",
-        "rel/../x",
-        "~other/x",
-    ]:
-        path = canon_path(word)
-        if path == "~" or path.startswith("~/"):
-            path = prot.home + path[1:]
-        expected = posixpath.normpath(path) if path.startswith("/") else path
-        assert selfprotect._absolute(word, prot) == expected, word
-
-
-def test_a_relative_word_without_a_gate_name_names_nothing(installed: Installed) -> None:
-    """What ``_touches`` skips (a word not led by ``/``, ``~`` or ``$`` holding no _RELATIVE_NEEDS
-    literal) is a word every test after the skip would pass over: not made absolute, no generic or
-    project-harness match, no ``.git``."""
-    prot = selfprotect.protected_for(_paths.current())
-    words = (
-        _words()
-        + [w for t in _splices(1500, seed=16) for w in t.split()]
-        + [" /etc/gatesh", "\t~/x", "a b"]
-    )
-    skipped = 0
-    for word in words:
-        text = unquote(word)
-        if not text or text.startswith("-"):
-            continue
-        lead = text.lstrip()[:1]
-        if lead in ("/", "~", "$") or selfprotect._RELATIVE_NEEDS.search(text):
-            continue
-        skipped += 1
-        assert not selfprotect._absolute(text, prot).startswith("/"), word
-        assert not selfprotect._GENERIC_ANY.search(text) and ".git" not in text, word
-        assert not selfprotect._PROJECT_HARNESS.search(canon_path(text))
-        assert not selfprotect._PROJECT_HARNESS_DIR.search(text), word
-    assert skipped > 500
+        assert _settings._HOOKS_OFF_TEXT.search(text) and _settings.says_hooks_off(text), text

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
 
 from gatesh._types import Facts, SimpleCommand
 from gatesh.vocab.words import (  # re-exported for the policy tables
@@ -20,6 +19,9 @@ from gatesh.vocab.words import (  # re-exported for the policy tables
 )
 from gatesh.vocab.words import (
     CREDENTIAL_PATH as CREDENTIAL_PATH,
+)
+from gatesh.vocab.words import (
+    FIND_FILTERS as FIND_FILTERS,
 )
 from gatesh.vocab.words import (
     SYSTEM_DIRS as SYSTEM_DIRS,
@@ -106,45 +108,3 @@ class TextRule:
             if not any(literal in text for literal in group):
                 return None
         return self.pattern.search(text)
-
-
-# Tests that pick some files out of the tree: with one, find deletes a selection, not everything.
-FIND_FILTERS: Final = frozenset(
-    {
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-size",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-nouser",
-        "-nogroup",
-        "-perm",
-        "-empty",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-used",
-        "-lname",
-        "-ilname",
-        "-fstype",
-        "-newermt",
-        "-context",
-    }
-)

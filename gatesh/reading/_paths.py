@@ -25,10 +25,11 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 from gatesh import _paths as gate_paths
-from gatesh._types import Context, Direction, PathClass, PathEffect, SimpleCommand, Word
+from gatesh._types import Change, Context, Direction, PathClass, PathEffect, SimpleCommand, Word
 from gatesh.vocab import paths as vocab
 from gatesh.vocab import places, programs
 from gatesh.vocab.grammar import grammar_of, parse
+from gatesh.vocab.words import FIND_FILTERS
 
 R, W, U = Direction.READ, Direction.WRITE, Direction.UNKNOWN
 
@@ -64,8 +65,11 @@ _LETTERS: Final = re.compile(r"^[A-Za-z]+$")
 _KEY: Final = re.compile(r"^[\w.-]+$")
 _FILE_NAME: Final = re.compile(r"^[\w.+-]+\.[A-Za-z0-9]{1,6}$")
 _CODEISH: Final = re.compile(r"[()\"'<>|;&{}`$\\,*]")
+# A variable a path starts with: home, the working folder or the temporary folder (a path alone),
+# or any other variable, defaulted or not, before a `/` (`$XDG_STATE_HOME/gatesh`).
 _VAR_PREFIX: Final = re.compile(
     r"^(?:\$HOME|\$\{HOME\}|\$PWD|\$\{PWD\}|\$TMPDIR|\$\{TMPDIR(?::-[^}]*)?\})(?=/|$)"
+    r"|^(?:\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*(?::?[-=+?][^{}]*)?\})(?=/)"
 )
 
 
@@ -215,7 +219,7 @@ class _Collector:
         self._tree: str | bool | None = False  # False: not looked up yet
         self._gate: tuple[str, ...] | None = None
         self.out: list[PathEffect] = []
-        self._seen: set[tuple[str, Direction, int, bool]] = set()
+        self._seen: set[tuple[str, Direction, int, bool, Change, bool]] = set()
 
     @property
     def tree(self) -> str | None:
@@ -241,10 +245,14 @@ class _Collector:
         via: str,
         replaces: bool = False,
         only: str = "",
+        change: Change = Change.CONTENT,
+        deep: bool = False,
+        partial: bool = False,
+        reach: int | None = None,
     ) -> None:
         if len(self.out) >= MAX_EFFECTS or not text or len(text) > _WORD_CAP:
             return
-        key = (text, direction, index, replaces)
+        key = (text, direction, index, replaces, change, deep)
         if key in self._seen:
             return
         self._seen.add(key)
@@ -253,7 +261,21 @@ class _Collector:
         resolved = resolve(text, cwd, self.home, static=static, home_known=self.home_known)
         if not resolved:
             self.out.append(
-                PathEffect(text, "", direction, PathClass.UNKNOWN, index, via, replaces, only)
+                PathEffect(
+                    text,
+                    "",
+                    direction,
+                    PathClass.UNKNOWN,
+                    index,
+                    via,
+                    replaces,
+                    only,
+                    "",
+                    change,
+                    deep,
+                    partial,
+                    reach,
+                )
             )
             return
         resolved = self._follow(resolved)
@@ -269,6 +291,10 @@ class _Collector:
                 replaces,
                 only,
                 row.name if row is not None else "",
+                change,
+                deep,
+                partial,
+                reach,
             )
         )
 
@@ -308,7 +334,12 @@ def effects(
         _command(col, cmd, i, cur, commands[i + 1 : i + 4])
         for w in fed.get(i, ()):
             col.add(w.text, w.static, U, i, cur, "piped name")
+        if cmd.context == "xargs":
+            _fed_to_xargs(col, commands, pipelines, i, cur)
         if cmd.head in ("cd", "pushd", "chdir") and cmd.context in ("top", "function"):
+            folder = _cd_operand(cmd)
+            if folder is not None:
+                col.add(folder.text, folder.static, Direction.NAMED, i, cur, "cd")
             cur = _cd(cmd, cur, h)
     return tuple(col.out)
 
@@ -392,7 +423,9 @@ def _fed_names(
             src, dst = commands[a], commands[b]
             if src.head not in ("echo", "printf"):
                 continue
-            if dst.head in _NAME_READERS or dst.context == "xargs":
+            if dst.context == "xargs":
+                continue  # where xargs puts them is _fed_to_xargs's
+            if dst.head in _NAME_READERS:
                 out.setdefault(b, []).extend(
                     w for w in src.argv[1:] if looks_like_path(w.text.replace('"', ""))
                 )
@@ -406,11 +439,117 @@ def _fed_names(
     return out
 
 
-def _cd(cmd: SimpleCommand, cur: str | None, home: str) -> str | None:
+# Programs whose first operand is a pattern or a script, not a path (unless given by -e/-f).
+_PATTERN_FIRST: Final = frozenset(
+    {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk"}
+)
+# find's actions: a -name test after one of them no longer limits what it prints; the operators
+# that let it print what a -name test alone would not.
+_FIND_ACTIONS: Final = frozenset(
+    {
+        "-print",
+        "-print0",
+        "-printf",
+        "-fprint",
+        "-fprint0",
+        "-fprintf",
+        "-ls",
+        "-fls",
+        "-exec",
+        "-execdir",
+        "-ok",
+        "-okdir",
+        "-delete",
+        "-quit",
+        "-prune",
+    }
+)
+_FIND_OPERATORS: Final = frozenset({"-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)"})
+
+
+def _fed_to_xargs(
+    col: _Collector,
+    commands: Sequence[SimpleCommand],
+    pipelines: Sequence[Sequence[int]],
+    i: int,
+    cwd: str | None,
+) -> None:
+    """The names the commands before ``commands[i]`` (built by xargs) in its pipeline print, as
+    effects of ``commands[i]`` where xargs puts them (:func:`placed`): everything a ``find`` finds
+    under its start folders (only the names its ``-name`` tests let through, when they all must
+    hold), and the paths other feeders name and may list (``ls DIR``, ``cat LIST``)."""
+    cmd = commands[i]
+    effects: list[Placed] | None = None
+    for pipe in pipelines:
+        if i not in pipe:
+            continue
+        for a in pipe[: list(pipe).index(i)]:
+            if a >= len(commands):
+                continue
+            if effects is None:
+                effects = placed(col, cmd, i, cwd, append=True)
+                if not effects:
+                    return
+            for word, only, under, reach in _feeder_paths(commands[a]):
+                for p in effects:
+                    col.add(
+                        word.text,
+                        word.static,
+                        p.direction,
+                        i,
+                        cwd,
+                        "piped name",
+                        replaces=p.replaces,
+                        only=only,
+                        change=p.change,
+                        deep=under or p.deep,
+                        reach=reach if under and not p.deep else None,
+                    )
+
+
+def _feeder_paths(feeder: SimpleCommand) -> list[tuple[Word, str, bool, int | None]]:
+    """The folders and files whose names ``feeder`` may print, each with the glob every printed
+    name matches ("" for any), whether the names may lie under it, and how deep at most: echo's
+    and printf's words are the names themselves; find prints what is under its start folders;
+    another program's path-like operands (not grep's or sed's pattern) may be listed."""
+    words = list(feeder.argv[1:])
+    if feeder.head in ("echo", "printf"):
+        return [(w, "", False, None) for w in words if looks_like_path(w.text.replace('"', ""))]
+    if feeder.head == "find":
+        roots, _, _, rest, depth = _find_parts(words)
+        names: list[str] = []
+        if not any(w.text in _FIND_OPERATORS for w in rest):
+            for j, w in enumerate(rest[:-1]):
+                if w.text in _FIND_ACTIONS:
+                    break
+                if w.text in ("-name", "-iname"):
+                    glob = rest[j + 1].text
+                    names.append(_folded_glob(glob) if w.text == "-iname" else glob)
+        only = names[0] if names else ""
+        return [(w, only, True, depth) for w in roots or [Word(".")]]
+    if feeder.head in _PATTERN_FIRST and not any(
+        w.text.startswith(("-e", "-f", "--regexp", "--file", "--expression")) for w in words
+    ):
+        first = next((k for k, w in enumerate(words) if not w.text.startswith("-")), None)
+        if first is not None:
+            words = words[:first] + words[first + 1 :]
+    return [
+        (w, "", True, None)
+        for w in words
+        if not (w.static and w.text.startswith("-")) and looks_like_path(w.text.replace('"', ""))
+    ]
+
+
+def _cd_operand(cmd: SimpleCommand) -> Word | None:
+    """The folder ``cd``/``pushd`` changes into, as written (None: home, or ``cd -``)."""
     operands = [w for w in cmd.argv[1:] if not (w.static and w.text.startswith("-"))]
-    if not operands:
+    return operands[0] if operands else None
+
+
+def _cd(cmd: SimpleCommand, cur: str | None, home: str) -> str | None:
+    w = _cd_operand(cmd)
+    if w is None:
         return home
-    w = operands[0]
     target = resolve(w.text, cur, home, static=w.static)
     return target or None
 
@@ -423,6 +562,10 @@ def _command(
     following: Sequence[SimpleCommand] = (),
 ) -> None:
     for r in cmd.redirects:
+        if r.target is None and r.writes and r.text:
+            # a target only known when it runs (`> "$f"`, `> ${XDG_STATE_HOME:-…}/x`)
+            col.add(r.text, False, W, i, cwd, "redirect", replaces=r.op in _TRUNCATING)
+            continue
         if r.target is None or r.op.startswith("<<"):
             continue
         if r.op in (">&", "<&") and (r.target.isdigit() or r.target == "-"):
@@ -436,6 +579,11 @@ def _command(
     head = cmd.head
     words = list(cmd.argv[1:])
     _wrapped(col, cmd, i, cwd)
+    program = cmd.argv[0] if cmd.argv else None
+    if program is not None and not program.static and "/" in program.text:
+        # a program named by a path only known when it runs (`"$HOME/venv/bin/pip"`)
+        if looks_like_path(program.text.replace('"', "")):
+            col.add(program.text, False, R, i, cwd, "program")
     if head == "find":
         _find(col, cmd, words, i, cwd, [c for c in following if c.context.startswith("find")])
         return
@@ -536,15 +684,18 @@ def _command(
         return
     if programs.is_interpreter(head) or head in ("awk", "gawk", "mawk", "nawk"):
         for code in _inline_code(cmd):
+            deleted = removed(code)
             for text, direction, replaces in code_paths(code):
-                col.add(text, True, direction, i, cwd, "inline code", replaces=replaces)
+                change = Change.REMOVE if text in deleted else Change.CONTENT
+                col.add(
+                    text, True, direction, i, cwd, "inline code", replaces=replaces, change=change
+                )
     use = vocab.use_of(head)
     if use is None and programs.is_interpreter(head):
         use = _INTERPRETER_USE
     if cmd.argv[0].static and "/" in cmd.argv[0].text:
-        col.add(
-            cmd.argv[0].text, True, R, i, cwd, "argv"
-        )  # the program file itself is read to run it
+        # the program file itself is read to run it
+        col.add(cmd.argv[0].text, True, R, i, cwd, "program")
     _argv(col, cmd, words, use, i, cwd)
     if use is None or use is _INTERPRETER_USE or head in _EMBEDDERS:
         _embedded(col, cmd, words, i, cwd)
@@ -705,46 +856,6 @@ def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> No
                 col.add(words[k + 1], True, direction, i, cwd, "option", replaces=direction is W)
 
 
-_FIND_DELETERS: Final = frozenset(
-    {"rm", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "rmdir"}
-)
-_FIND_WITH_VALUE: Final = frozenset(
-    {
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-regex",
-        "-iregex",
-        "-newer",
-        "-type",
-        "-user",
-        "-group",
-        "-perm",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-ctime",
-        "-maxdepth",
-        "-mindepth",
-        "-wholename",
-        "-lname",
-        "-printf",
-        "-fprint",
-        "-amin",
-        "-cmin",
-        "-used",
-        "-samefile",
-        "-inum",
-        "-links",
-        "-uid",
-        "-gid",
-        "-fstype",
-    }
-)
-
-
 def _find(
     col: _Collector,
     cmd: SimpleCommand,
@@ -753,19 +864,16 @@ def _find(
     cwd: str | None,
     execs: Sequence[SimpleCommand],
 ) -> None:
-    """``find ROOTS … -delete`` / ``-exec rm {} …``: every match under each root is deleted.
+    """``find ROOTS … -delete`` / ``-exec CMD {} …``: every match under each root is deleted, or
+    handed to CMD where its ``{}`` stands (:func:`placed` says what CMD does there).
 
     ``execs`` are the commands the reader peeled out of this find's ``-exec`` parts (wrappers such
     as ``env``, ``sudo`` or ``busybox`` already taken off), so ``-exec sudo rm {} ;`` deletes too.
+    A test that picks some files (``-name``, ``-mtime`` …) makes the effect ``partial``; a lone
+    ``-name`` pattern is its ``only``.
     """
-    roots: list[Word] = []
-    k = 0
-    while k < len(words) and not (words[k].static and words[k].text.startswith(("-", "(", "!"))):
-        roots.append(words[k])
-        k += 1
-    deletes = any(c.head in _FIND_DELETERS for c in execs)
-    names: list[str] = []
-    rest = words[k:]
+    roots, names, filtered, rest, depth = _find_parts(words)
+    deletes = False
     in_exec = False
     for j, w in enumerate(rest):
         t = w.text
@@ -776,48 +884,119 @@ def _find(
             deletes = True
         elif t in ("-exec", "-execdir", "-ok", "-okdir"):
             in_exec = True
-            if j + 1 < len(rest) and rest[j + 1].text.rsplit("/", 1)[-1] in _FIND_DELETERS:
-                deletes = True
-        elif t in ("-name", "-iname") and j + 1 < len(rest):
-            names.append(rest[j + 1].text)
         elif t in ("-fprint", "-fprint0", "-fprintf", "-fls") and j + 1 < len(rest):
             col.add(rest[j + 1].text, rest[j + 1].static, W, i, cwd, "option", replaces=True)
     only = names[0] if len(names) == 1 else ""
-    if not deletes and any(_replaces_match(c, cwd, col) for c in execs):
-        deletes = True  # `-exec truncate -s0 {} +`, `-exec sed -i … {} \;`: every match replaced
-    if not deletes:
-        readers = [c for c in execs if c.head and c.head not in vocab.NAME_ONLY]
-        if (
-            readers
-        ):  # `find ~/.ssh -exec cat {} \;`: every match under each root is handed to the program
-            uses = [vocab.use_of(c.head) for c in readers]
-            direction = R if all(u is not None and u.operands is R for u in uses) else U
-            for w in roots or [Word(".")]:
-                col.add(w.text, w.static, direction, i, cwd, "argv")
-        return
-    for w in roots or [Word(".")]:
-        col.add(w.text, w.static, W, i, cwd, "argv", replaces=True, only=only)
+    targets = roots or [Word(".")]
+    if deletes:
+        for w in targets:
+            col.add(
+                w.text,
+                w.static,
+                W,
+                i,
+                cwd,
+                "argv",
+                replaces=True,
+                only=only,
+                change=Change.REMOVE,
+                partial=filtered,
+                reach=depth,
+            )
+    for c in execs:
+        for p in placed(col, c, i, cwd, append=False):
+            for w in targets:
+                col.add(
+                    w.text,
+                    w.static,
+                    p.direction,
+                    i,
+                    cwd,
+                    "argv",
+                    replaces=p.replaces,
+                    only=only if p.direction.writes else "",
+                    change=p.change,
+                    deep=p.direction.writes,
+                    partial=filtered,
+                    reach=depth,
+                )
 
 
-# Stands for find's match (``{}``) while the program ``-exec`` runs is read on its own.
-_MATCH: Final = "/gatesh-find-match/{}"
+def _find_parts(
+    words: Sequence[Word],
+) -> tuple[list[Word], list[str], bool, list[Word], int | None]:
+    """find's (start folders, ``-name``/``-iname`` patterns as case-exact globs, whether any test
+    picks files out of the tree, the expression's words, its ``-maxdepth`` or None). Options
+    before the start folders (``-L``, ``-H``, ``-P``, ``-D X``, ``-O3``) are passed over."""
+    k = 0
+    while k < len(words) and words[k].static and _FIND_LEADING.match(words[k].text):
+        k += 2 if words[k].text == "-D" else 1
+    roots: list[Word] = []
+    while k < len(words) and not (words[k].static and words[k].text.startswith(("-", "(", "!"))):
+        roots.append(words[k])
+        k += 1
+    rest = list(words[k:])
+    names: list[str] = []
+    for j, w in enumerate(rest[:-1]):
+        if w.text in ("-name", "-iname"):
+            glob = rest[j + 1].text
+            names.append(_folded_glob(glob) if w.text == "-iname" else glob)
+    filtered = any(w.static and w.text in FIND_FILTERS for w in rest)
+    depth: int | None = None
+    for j, w in enumerate(rest[:-1]):
+        if w.static and w.text == "-maxdepth" and rest[j + 1].text.isdigit():
+            depth = int(rest[j + 1].text)
+    return roots, names, filtered, rest, depth
 
 
-def _replaces_match(cmd: SimpleCommand, cwd: str | None, col: _Collector) -> bool:
-    """Whether the program a ``find -exec`` runs deletes, empties or overwrites the match it is
-    handed (``{}``): read as that program would be read with a path in its place, so every
-    program whose writing the reader knows counts, not a list of names."""
-    if not any(w.static and "{}" in w.text for w in cmd.argv[1:]):
-        return False
-    argv = tuple(
-        Word(w.text.replace("{}", _MATCH), True) if w.static and "{}" in w.text else w
+_FIND_LEADING: Final = re.compile(r"^-(?:[HLPxEsXd]|D|O\d)$")
+
+
+def _folded_glob(glob: str) -> str:
+    """``glob`` matching without regard to case (``-iname``): each letter as ``[xX]``."""
+    return "".join(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() else ch for ch in glob)
+
+
+# What a command find -exec or xargs builds does where its input words go: one effect each.
+_MARK: Final = "/\x00fed"
+
+
+@dataclasses.dataclass(frozen=True)
+class Placed:
+    """What ``cmd`` does to a word put where find or xargs puts its input (see :func:`placed`)."""
+
+    direction: Direction
+    change: Change
+    replaces: bool
+    deep: bool = False
+
+
+def placed(
+    col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None, *, append: bool
+) -> list[Placed]:
+    """The effects ``cmd`` (a command find -exec or xargs builds) has on the words put in at its
+    ``{}`` placeholders, or, with ``append`` and no placeholder, after its own words: ``cmd`` read
+    with a marker path there, through the same tables as every command."""
+    words = [
+        Word(w.text.replace("{}", _MARK), True) if w.static and "{}" in w.text else w
         for w in cmd.argv
-    )
-    scratch = _Collector(cwd, col.home, col.home_known)
-    scratch._tree = None  # the stand-in path is classed by nothing but its own name
-    scratch._gate = ()
-    _command(scratch, dataclasses.replace(cmd, argv=argv, context=Context.TOP), 0, cwd)
-    return any(e.replaces and _MATCH in e.path for e in scratch.out)
+    ]
+    if append and not any(w.static and "{}" in w.text for w in cmd.argv):
+        words.append(Word(_MARK, True))
+    if not any(_MARK in w.text for w in words[1:]):
+        return []
+    probe = dataclasses.replace(cmd, argv=tuple(words), redirects=(), context=Context.TOP)
+    scratch = _Collector(col.cwd, col.home, col.home_known)
+    scratch._tree, scratch._gate = None, ()
+    _command(scratch, probe, i, cwd)
+    marked = {w.text for w in words[1:] if _MARK in w.text}
+    out: list[Placed] = []
+    for e in scratch.out:
+        if e.path in marked and e.direction is not Direction.NAMED:
+            p = Placed(e.direction, e.change, e.replaces, e.deep)
+            if p not in out:
+                out.append(p)
+    return out
 
 
 def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
@@ -878,11 +1057,17 @@ def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
             "option",
             replaces=mode == "c",
         )
-    if mode == "x" and folder is not None:
-        col.add(folder.text, folder.static, W, i, cwd, "option")
+    if mode == "x":
+        # everything the archive holds lands in its folder (the current one without -C)
+        place = folder if folder is not None else Word(".")
+        col.add(place.text, place.static, W, i, cwd, "option", deep=True)
     if mode == "c":
+        removes = any(w.static and w.text == "--remove-files" for w in words)
         for w in operands:
-            _word(col, w, R, i, cwd, all_operands=True)
+            if removes:  # the members are deleted once archived
+                _word(col, w, W, i, cwd, all_operands=True, change=Change.REMOVE)
+            else:
+                _word(col, w, R, i, cwd, all_operands=True)
 
 
 def _argv(
@@ -911,6 +1096,7 @@ def _argv(
         bool(in_place)
         and any(w.static and w.text.startswith("-i") and not w.text.startswith("--") for w in words)
     )
+    modes = _pattern(use.modes) if use is not None and use.modes else None
     if grammar_of(head) is not None:
         named = {
             o.name for o in parse(head, [w.text for w in words], [w.static for w in words]).options
@@ -918,17 +1104,25 @@ def _argv(
         replaces = bool(use and use.replaces) and not (named & keeps)
         if head in ("ln", "gln"):
             replaces = bool(named & {"-f", "--force"})
-        read_ops, read_flags = _argv_by_grammar(col, cmd, words, use, i, cwd, replaces)
+        deep = use is not None and bool(named & use.deep)
+        read_ops, read_flags = _argv_by_grammar(col, cmd, words, use, i, cwd, replaces, deep)
         editing = bool(read_flags & in_place)
-        _skip_and_operands(col, cmd, read_ops, use, i, cwd, replaces, editing, read_flags)
+        _skip_and_operands(col, cmd, read_ops, use, i, cwd, replaces, editing, read_flags, deep)
         return
+    deep = use is not None and bool(use.deep) and _given(words, use.deep)
     operands: list[Word] = []
     k = 0
     ended = False
     while k < len(words):
         w = words[k]
         t = w.text
-        if ended or not w.static or not t.startswith("-") or t == "-":
+        if (
+            ended
+            or not w.static
+            or not t.startswith("-")
+            or t == "-"
+            or (modes is not None and modes.match(t))
+        ):
             operands.append(w)
             k += 1
             continue
@@ -956,6 +1150,7 @@ def _argv(
                     cwd,
                     "option",
                     replaces=direction is W and (replaces or use is None),
+                    deep=deep and direction is W,
                 )
             k += 1 if eq else 2
             continue
@@ -972,7 +1167,7 @@ def _argv(
         ):
             col.add(name[2:], True, W, i, cwd, "option", replaces=replaces or use is None)
         k += 1
-    _skip_and_operands(col, cmd, operands, use, i, cwd, replaces, editing, flags)
+    _skip_and_operands(col, cmd, operands, use, i, cwd, replaces, editing, flags, deep)
 
 
 def _skip_and_operands(
@@ -985,6 +1180,7 @@ def _skip_and_operands(
     replaces: bool,
     editing: bool,
     flags: set[str],
+    deep: bool = False,
 ) -> None:
     if use is not None and use.skip:
         operands = (
@@ -992,7 +1188,30 @@ def _skip_and_operands(
             if not (flags & (use.reads | {"-e", "--expression", "--regexp"}))
             else operands
         )
-    _operands(col, cmd, operands, use, i, cwd, replaces, editing)
+    _operands(col, cmd, operands, use, i, cwd, replaces, editing, deep)
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(text: str) -> re.Pattern[str]:
+    """``text`` compiled (the few patterns of the path-use table, compiled once each)."""
+    return re.compile(text)
+
+
+def _given(words: Sequence[Word], options: frozenset[str]) -> bool:
+    """Whether one of ``options`` is given among ``words`` (a long one whole or before ``=``, a
+    short one alone or inside a cluster such as ``-rf``)."""
+    for w in words:
+        t = w.text
+        if not w.static or not t.startswith("-") or t == "-":
+            continue
+        if t == "--":
+            return False
+        if t.startswith("--"):
+            if t.split("=", 1)[0] in options:
+                return True
+        elif any("-" + ch in options for ch in t[1:]):
+            return True
+    return False
 
 
 def _argv_by_grammar(
@@ -1003,6 +1222,7 @@ def _argv_by_grammar(
     i: int,
     cwd: str | None,
     replaces: bool,
+    deep: bool = False,
 ) -> tuple[list[Word], set[str]]:
     """The option values a program with a grammar row writes or reads (added to ``col``), its
     operands (subcommand words and option values out) and its option names, read as the program
@@ -1031,6 +1251,7 @@ def _argv_by_grammar(
                     cwd,
                     "option",
                     replaces=direction is W and (replaces or use is None),
+                    deep=deep and direction is W,
                 )
         elif attached and o.name.startswith("--") and looks_like_path(o.value):
             col.add(o.value, True, U, i, cwd, "option")
@@ -1046,6 +1267,7 @@ def _operands(
     cwd: str | None,
     replaces: bool,
     editing: bool,
+    deep: bool = False,
 ) -> None:
     if use is None:
         for w in operands:
@@ -1054,8 +1276,10 @@ def _operands(
     last = use.last if len(operands) >= 2 else None
     body = operands[:-1] if last is not None else operands
     base = W if editing else use.operands
+    change = use.change if base is W else Change.CONTENT
     if cmd.head in ("mv", "gmv") and last is not None:
         base = W  # moved away: gone from where it was (its content lives on at the destination)
+        change = Change.REMOVE
     for w in body:
         if base is not None:
             _word(
@@ -1066,6 +1290,8 @@ def _operands(
                 cwd,
                 all_operands=use.all_operands or editing,
                 replaces=replaces and base is W and cmd.head not in ("mv", "gmv"),
+                change=change,
+                deep=deep and base is W,
             )
     if last is not None:
         dest = operands[-1]
@@ -1076,13 +1302,23 @@ def _operands(
             and not os.path.islink(folder)
         )
         # `cp a.txt b.txt src/` writes src/a.txt and src/b.txt: the folder itself is only added to
-        _word(col, dest, last, i, cwd, all_operands=True, replaces=replaces and not into)
+        _word(
+            col,
+            dest,
+            last,
+            i,
+            cwd,
+            all_operands=True,
+            replaces=replaces and not into,
+            deep=deep and last is W,
+        )
         if into and last is W and use.operands is R:
             for w in body:
                 if (
                     w.static
                     and w.text
                     and not any(ch in w.text for ch in "*?[")
+                    and "{}" not in w.text  # a name find or xargs puts in
                     and w.text.rstrip("/")
                 ):
                     col.add(
@@ -1093,6 +1329,7 @@ def _operands(
                         cwd,
                         "argv",
                         replaces=replaces,
+                        deep=deep,
                     )
 
 
@@ -1105,6 +1342,8 @@ def _word(
     *,
     all_operands: bool,
     replaces: bool = False,
+    change: Change = Change.CONTENT,
+    deep: bool = False,
 ) -> None:
     t = w.text
     if (
@@ -1116,19 +1355,19 @@ def _word(
         return
     if not w.static:
         if looks_like_path(t.replace('"', "")) or all_operands:
-            col.add(t, False, direction, i, cwd, "argv", replaces=replaces)
+            col.add(t, False, direction, i, cwd, "argv", replaces, "", change, deep)
         return
     if all_operands or looks_like_path(t):
         if "=" in t and not t.startswith(("/", "~", ".")):
             key, _, value = t.partition("=")
             if looks_like_path(value) and _KEY.match(key):
-                col.add(value, True, direction, i, cwd, "option", replaces=replaces)
+                col.add(value, True, direction, i, cwd, "option", replaces, "", change, deep)
             return
-        col.add(t, True, direction, i, cwd, "argv", replaces=replaces)
+        col.add(t, True, direction, i, cwd, "argv", replaces, "", change, deep)
     elif "=" in t:
         key, _, value = t.partition("=")
         if _KEY.match(key) and looks_like_path(value):
-            col.add(value, True, direction, i, cwd, "option")
+            col.add(value, True, direction, i, cwd, "option", False, "", change, deep)
 
 
 # --- inline code ----------------------------------------------------------------------------------
@@ -1137,6 +1376,8 @@ _INLINE_FLAGS: Final = frozenset(
     {"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-x", "--execute"}
 )
 _LITERAL: Final = re.compile(r"""(['"`])((?:/|~/|\./|\.\./)[^'"`\s$]{1,512}?)\1""")
+# A relative file name in program text: a dotted name or a name with a folder (`.git/config`).
+_REL_LITERAL: Final = re.compile(r"""(['"`])((?:\.[\w.-]+|[\w.-]+/[\w./-]+))\1""")
 # A perl/ruby open mode written into the literal: open(F, ">/etc/x"), open(">>log").
 _MODE_LITERAL: Final = re.compile(r"""(['"])\s*(\+?[<>]{1,2})\s*((?:/|~/)[^'"\s]{1,512})\1""")
 _WRITE_CALL: Final = re.compile(
@@ -1185,6 +1426,18 @@ def _inline_code(cmd: SimpleCommand) -> Iterator[str]:
         yield cmd.raw[:65536]
 
 
+def removed(code: str) -> frozenset[str]:
+    """The literal paths ``code`` hands a deletion call (``os.remove('x')``, ``unlink "/y"``)."""
+    if len(code) > 65536:
+        code = code[:65536]
+    out = {m.group(2) for m in _DELETE_LITERAL.finditer(code)}
+    for m in _LITERAL.finditer(code):
+        before = code[max(0, m.start() - 80) : m.start()]
+        if _DELETE_CALL.search(before.rsplit(";", 1)[-1].rsplit("\n", 1)[-1]):
+            out.add(m.group(2))
+    return frozenset(out)
+
+
 def code_paths(code: str) -> Iterator[tuple[str, Direction, bool]]:
     """(path, direction, replaces) for each path literal in ``code``, by the call it is given to."""
     if len(code) > 65536:
@@ -1199,6 +1452,23 @@ def code_paths(code: str) -> Iterator[tuple[str, Direction, bool]]:
     for m in _DELETE_LITERAL.finditer(code):
         taken.add(m.start(2))
         yield m.group(2), W, True
+    for m in _REL_LITERAL.finditer(code):
+        # a relative name (`'.git/config'`, `'.gitconfig'`) counts only as a file call's argument
+        if m.start(2) in taken:
+            continue
+        before = code[max(0, m.start() - 80) : m.start()]
+        before = before.rsplit(";", 1)[-1].rsplit("\n", 1)[-1]
+        after = _MODE_AFTER.match(code[m.end() : m.end() + 24])
+        if after is not None:
+            taken.add(m.start(2))
+            mode = after.group(1)
+            if any(ch in mode for ch in "wax+"):
+                yield m.group(2), W, "w" in mode
+            else:
+                yield m.group(2), R, False
+        elif _WRITE_CALL.search(before):
+            taken.add(m.start(2))
+            yield m.group(2), W, not _APPEND_CALL.search(before)
     for m in _LITERAL.finditer(code):
         path = m.group(2)
         if m.start(2) in taken:

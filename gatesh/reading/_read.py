@@ -30,6 +30,7 @@ from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
 from ._defined import RECIPE_RUNNERS, DefinedReading, Written
 from ._hosts import hosts_in, ssh_split
+from ._paths import MAX_EFFECTS
 from ._paths import effects as path_effects
 from ._peel import Peeled, head_of, peel, shebang_head
 from ._positions import PositionReading
@@ -417,13 +418,22 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         if not any(b.value is None and b.source for b in bindings):
             return bindings
         out: list[Binding] = []
+        # HOME is the home folder the reader resolves `~` with, unless the text assigns it
+        home = (
+            None
+            if any(b.name == "HOME" for b in bindings)
+            else (self.home or os.path.expanduser("~"))
+        )
         for b in bindings:
             if b.value is None and b.source:
                 known = TextEnv(out, text, dict(inherit.bindings))
                 at = b.start
 
                 def lookup(n: str, at: int = at, known: TextEnv = known) -> str | None:
-                    return self._positional(inherit, "", n) if n.isdigit() else known.certain(n, at)
+                    if n.isdigit():
+                        return self._positional(inherit, "", n)
+                    value = known.certain(n, at)
+                    return home if value is None and n == "HOME" else value
 
                 got = expand(Word(b.source, False), lookup)
                 if got is not None and len(got) <= 1:
@@ -1230,6 +1240,13 @@ def make_facts(reader: Reader, text: str) -> Facts:
     assigns_home = any(a.startswith("HOME=") for a in reader.assignments) or any(
         a.startswith("HOME=") for c in reader.commands for a in c.assignments
     )
+    paths = path_effects(
+        reader.commands,
+        reader.cwd,
+        reader.home,
+        assigns_home=assigns_home,
+        pipelines=reader.pipelines,
+    )
     return Facts(
         text=text,
         commands=tuple(reader.commands),
@@ -1239,13 +1256,8 @@ def make_facts(reader: Reader, text: str) -> Facts:
         assignments=tuple(reader.assignments),
         scripts=tuple(reader.scripts),
         code=tuple(reader.code),
-        paths=path_effects(
-            reader.commands,
-            reader.cwd,
-            reader.home,
-            assigns_home=assigns_home,
-            pipelines=reader.pipelines,
-        ),
+        paths=paths,
+        paths_cut=len(paths) >= MAX_EFFECTS,
         notes=tuple(reader.notes),
         readable=not reader.unreadable,
         unreadable=reader.unreadable,

@@ -838,7 +838,7 @@ class _Walker:
                 writes = False  # fd duplication or close, not a file
             if not word.static:
                 cmd.target_words[len(cmd.redirects)] = word
-            cmd.redirects.append(Redirect(op, target, fd, writes))
+            cmd.redirects.append(Redirect(op, target, fd, writes, "" if word.static else word.text))
             if op == "<" and fd in (None, 0):
                 cmd.stdin_word = word
         if walk:

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._types import Direction, PathClass
+from gatesh._types import Change, Direction, PathClass
 from gatesh.vocab import places
 from gatesh.vocab.places import Meaning
 from gatesh.vocab.words import split_args
@@ -245,6 +245,10 @@ class PathUse:
     value is not a path (skipped). ``replaces``: a written path loses what it held unless one of
     ``keeps`` is given (``tee -a``, ``cp -n``). ``in_place``: options that make operands written
     (``sed -i``); ``skip``: leading operands that are not paths (grep's pattern, sed's script).
+    ``change``: what writing an operand does to it (``PathEffect.change``); ``deep``: options
+    (``-R``, ``--recursive``; a short one counts inside a cluster) after which a written path is
+    written with everything under it; ``modes``: a pattern of words that begin with ``-`` but are
+    operands, not options (``chmod -x FILE``, ``chattr -i FILE``).
     """
 
     heads: frozenset[str]
@@ -259,6 +263,9 @@ class PathUse:
     in_place: frozenset[str] = frozenset()
     skip: int = 0
     all_operands: bool = True  # every operand is a path (False: only words that look like one)
+    change: Change = Change.CONTENT  # what a written path undergoes (REMOVE: rm; META: chmod)
+    deep: frozenset[str] = frozenset()  # options that make a write reach all under the path
+    modes: str = ""  # a pattern: words that look like options but are operands (chmod's `-x`)
 
 
 def _f(*names: str) -> frozenset[str]:
@@ -388,25 +395,16 @@ NAME_ONLY: Final = _f(
     "cd",
     "pushd",
     "popd",
-    "mkdir",
     "which",
     "type",
     "command",
     "whereis",
-    "chmod",
-    "chown",
-    "chgrp",
-    "chattr",
-    "setfacl",
     "find",
     "fd",
     "locate",
     "tree",
     "exa",
     "eza",
-    "rmdir",
-    "mkfifo",
-    "mknod",
     "export",
     "echo",
     "printf",
@@ -598,6 +596,74 @@ USES: Final[tuple[PathUse, ...]] = (
         values=_f("-d", "--date", "-t", "-r", "--reference"),
     ),
     PathUse(
+        _f("chmod", "chown", "chgrp"),
+        "changes the mode or owner of the files (the first operand is the mode or owner)",
+        operands=W,
+        skip=1,
+        reads=_f("--reference"),
+        values=_f("--from"),
+        change=Change.META,
+        deep=_f("-R", "--recursive"),
+        modes=r"^-[rwxXst]+$",
+    ),
+    PathUse(
+        _f("chattr"),
+        "changes the attributes of the files (the first operand is the attribute change)",
+        operands=W,
+        skip=1,
+        values=_f("-v", "-p"),
+        change=Change.META,
+        deep=_f("-R"),
+        modes=r"^-[aAcCdDeFijmPsStTux]+$",
+    ),
+    PathUse(
+        _f("setfacl"),
+        "changes the access lists of the files",
+        operands=W,
+        values=_f("-m", "--modify", "-x", "--remove", "--set"),
+        reads=_f("-M", "--modify-file", "-X", "--remove-file", "--set-file"),
+        change=Change.META,
+        deep=_f("-R", "--recursive"),
+    ),
+    PathUse(
+        _f("mkdir", "mkfifo"),
+        "creates the folders or pipes it names",
+        operands=W,
+        values=_f("-m", "--mode", "--context"),
+        change=Change.CREATE,
+    ),
+    PathUse(
+        _f("mknod"),
+        "creates the device or pipe it names (the words after the name are its type and numbers)",
+        operands=W,
+        all_operands=False,
+        values=_f("-m", "--mode", "--context"),
+        change=Change.CREATE,
+    ),
+    PathUse(
+        _f("rmdir"),
+        "removes the empty folders it names",
+        operands=W,
+        change=Change.REMOVE_EMPTY,
+    ),
+    PathUse(
+        _f("unzip"),
+        "reads the archive it is given (its first operand; the rest name members) and extracts it "
+        "into -d DIR",
+        operands=R,
+        all_operands=False,
+        writes=_f("-d"),
+        values=_f("-P", "-x"),
+        deep=_f("-d"),
+    ),
+    PathUse(
+        _f("lsof", "fuser"),
+        "names the files whose users it lists (fuser -k kills them): their content is untouched",
+        operands=Direction.NAMED,
+        all_operands=False,
+        values=_f("-p", "-u", "-g", "-c", "-s", "-a", "-n", "--namespace", "-d", "-i"),
+    ),
+    PathUse(
         _f("tee"),
         "writes its input to every file it names",
         operands=W,
@@ -612,6 +678,7 @@ USES: Final[tuple[PathUse, ...]] = (
         replaces=True,
         writes=_f("-t", "--target-directory"),
         keeps=_f("-n", "--no-clobber", "--ignore-existing", "--update=none", "-b", "--backup"),
+        deep=_f("-r", "-R", "-a", "--recursive", "--archive", "--delete"),
     ),
     PathUse(
         _f("mv", "gmv"),
@@ -636,6 +703,7 @@ USES: Final[tuple[PathUse, ...]] = (
         operands=W,
         replaces=True,
         values=_f("-n", "--iterations", "-s", "--size"),
+        change=Change.REMOVE,
     ),
     PathUse(
         _f("truncate"),

@@ -49,6 +49,7 @@ __all__ = [
     "gate_roots",
     "place",
     "resolve",
+    "spellings",
 ]
 
 
@@ -974,3 +975,33 @@ def gate_roots(gate: GatePaths, install: Installation) -> tuple[str, ...]:
         gate.home or os.path.expanduser("~"), {}, install, gate=gate, places=_GATE_ROWS
     )
     return tuple(dict.fromkeys(r.path for r in resolved))
+
+
+# The variables a base comes from, and the folder under it (``$XDG_STATE_HOME/gatesh``): how a
+# command names a place without saying where it is.
+_BASE_VARIABLES: Final = {
+    Base.XDG_CONFIG: ("XDG_CONFIG_HOME", ""),
+    Base.XDG_DATA: ("XDG_DATA_HOME", ""),
+    Base.GATE_CONFIG: ("XDG_CONFIG_HOME", "gatesh"),
+    Base.GATE_STATE: ("XDG_STATE_HOME", "gatesh"),
+    Base.GATE_DATA: ("XDG_DATA_HOME", "gatesh"),
+    Base.GATE_RUNTIME: ("XDG_RUNTIME_DIR", "gatesh"),
+    Base.CLAUDE: ("CLAUDE_CONFIG_DIR", ""),
+    Base.CODEX: ("CODEX_HOME", ""),
+}
+
+
+def spellings(place: Place) -> tuple[str, ...]:
+    """Patterns of the ways a command names ``place`` through the variables its folders come
+    from (``$XDG_CONFIG_HOME/gatesh/config.toml``, ``${CLAUDE_CONFIG_DIR}/settings.json``):
+    a path written so is that place wherever the variable points."""
+    out: list[str] = []
+    for spot in place.at:
+        found = _BASE_VARIABLES.get(spot.base)
+        if found is None:
+            continue
+        var, sub = found
+        rel = "/".join(p for p in (sub, spot.rel) if p)
+        tail = ("/" + re.escape(rel) if rel else "") + ("(?:/|$)" if spot.folder else "$")
+        out.append(r"\$(?:\{" + var + r"\}|" + var + r"\b)" + tail)
+    return tuple(dict.fromkeys(out))

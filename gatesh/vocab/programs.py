@@ -423,6 +423,7 @@ class Invocation:
     module: bool = False
     stdin: bool = False
     unknown: bool = False
+    module_name: str = ""  # the module ``-m`` runs, when it is given in argv ("" otherwise)
 
 
 def invocation(
@@ -461,7 +462,8 @@ def invocation(
         if a.startswith("--") or (len(name) > 2 and name in lang.value_opts):
             k += 1 if eq or a in ("--version", "--help") else (2 if name in lang.value_opts else 1)
             if name in ("-m", "--module"):
-                return Invocation(tuple(inline), module=True)
+                given = val if eq else (word(k - 1) or "")
+                return Invocation(tuple(inline), module=True, module_name=given)
             continue
         if a in lang.inline and len(a) > 2:  # a single-dash long name (-eval, -ex, -command)
             if word(k + 1) is not None:
@@ -494,7 +496,8 @@ def invocation(
                 break
             if opt in lang.value_opts:
                 if opt == "-m":
-                    return Invocation(tuple(inline), module=True)
+                    given = rest if rest else (word(k + 1) or "")
+                    return Invocation(tuple(inline), module=True, module_name=given)
                 step = 1 if rest else 2
                 break
             if opt in lang.digit_opts:

@@ -24,6 +24,48 @@ from gatesh.vocab.programs import (
     invocation,
 )
 
+# Tests that pick some files out of the tree: with one, find deletes a selection, not everything.
+FIND_FILTERS: Final = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-size",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-nouser",
+        "-nogroup",
+        "-perm",
+        "-empty",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-used",
+        "-lname",
+        "-ilname",
+        "-fstype",
+        "-newermt",
+        "-context",
+    }
+)
+
+
 # --- words and options --------------------------------------------------------------------
 
 _QUOTES: Final = str.maketrans("", "", "\"'")

@@ -23,7 +23,7 @@ import functools
 import os
 from typing import Final
 
-from gatesh._types import Direction, PathClass, PathEffect
+from gatesh._types import Change, Direction, PathClass, PathEffect
 from gatesh.rater.builtin._base import A, C, Ctx, D, Hit, MatchResult, Rule, S, Severity, fold_home
 from gatesh.rater.worktree import Loss, State, describe
 from gatesh.vocab import paths as vocab
@@ -56,10 +56,17 @@ def _effects(ctx: Ctx, meaning: Meaning, *, reading: bool) -> tuple[PathEffect, 
             read, write = _meanings(e.cls, e.kind)
             if e.direction.reads:
                 lists.setdefault((read, True), []).append(e)
-            if e.direction.writes:
+            if e.direction.writes and _writes_content(e):
                 lists.setdefault((write, False), []).append(e)
         by.update((key, tuple(found)) for key, found in lists.items())
     return by.get((meaning, reading), ())
+
+
+def _writes_content(e: PathEffect) -> bool:
+    """Whether a write puts, replaces or removes content (what writing a path of a class means):
+    a mode, owner or attribute change, or an empty folder made or removed, is the privilege and
+    file rules' business, not the path class's."""
+    return e.change is Change.CONTENT or e.change is Change.REMOVE
 
 
 @functools.lru_cache(maxsize=256)  # a pure function of a class and a row name (a few dozen of them)

@@ -1,0 +1,200 @@
+"""Lay out the harm harness's world, inside a build jail (run as a script there; standard library).
+
+``python3 -I -S _seed.py install CONFIG_JSON`` runs gatesh's own ``install.sh`` from the source
+copy in the world's HOME, as a person would (the only step with a network: pip).
+``python3 -I -S _seed.py seed CONFIG_JSON`` writes everything else (below) and prints the seed's
+facts as one JSON object: the canaries, the repository's objects, the remote's refs.
+
+The world, the same for every row (:mod:`gatesh.testing.world` holds the paths and the config):
+
+- a HOME from the stock skeleton, with fake credentials each carrying its own canary string;
+- gatesh installed by ``install.sh``, with the Claude Code, Codex and Gemini hooks, the
+  repository's git hooks, and a user config holding one deny entry;
+- ``~/project``, a repository in the middle of a task: pushed commits on ``main`` and
+  ``feature``, a pushed tag, one commit not pushed, a stash, an uncommitted edit, untracked files,
+  ignored ``.env`` and ``app.db``; its remote is the bare repository ``/srv/git/project.git``;
+- tool configs naming the loopback package registries (npm, PyPI), and a person's documents.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+
+def _write(root: str, files: dict[str, str], mode: int = 0o644) -> None:
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(path, mode)
+
+
+def _run(argv: list[str], cwd: str, env: dict[str, str], check: bool = True) -> str:
+    proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    if check and proc.returncode != 0:
+        raise SystemExit(
+            f"_seed: {' '.join(argv)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
+    return proc.stdout.strip()
+
+
+def install(config: dict[str, Any]) -> None:
+    env = dict(config["env"])
+    env.update(config.get("install_env") or {})
+    home = config["home"]
+    out = _run(["sh", "install.sh"], cwd=os.path.join(home, config["source"]), env=env)
+    sys.stdout.write(out + "\n")
+
+
+def _git(repo: str, env: dict[str, str], *args: str) -> str:
+    return _run(["git", *args], cwd=repo, env=env)
+
+
+def _stop_daemon(runtime: str) -> None:
+    lock = os.path.join(runtime, "gatesh", "daemon.lock")
+    try:
+        with open(lock, encoding="ascii") as f:
+            pid = int(f.read().strip())
+    except (OSError, ValueError):
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        return
+    for _ in range(200):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+
+
+def _remove_tree(path: str) -> None:
+    if not os.path.lexists(path):
+        return
+    if os.path.isdir(path) and not os.path.islink(path):
+        for entry in os.listdir(path):
+            _remove_tree(os.path.join(path, entry))
+        os.rmdir(path)
+    else:
+        os.unlink(path)
+
+
+def seed(config: dict[str, Any]) -> dict[str, Any]:
+    env = dict(config["env"])
+    home, repo, remote = config["home"], config["repo"], config["remote"]
+    gatesh = config["gatesh"]
+    # 1. HOME: the stock skeleton, credentials, tool configs, documents.
+    for name in (".bashrc", ".profile", ".bash_logout"):
+        src = os.path.join("/etc/skel", name)
+        if os.path.isfile(src):
+            with open(src, encoding="utf-8", errors="surrogateescape") as f:
+                _write(home, {name: f.read()})
+    _write(home, config["home_files"])
+    _write(home, config["secret_files"], mode=0o600)
+    os.chmod(os.path.join(home, ".ssh"), 0o700)
+    # 2. The remote and the repository in the middle of a task.
+    os.makedirs(remote, exist_ok=True)
+    _git(remote, env, "init", "-q", "--bare", "-b", "main")
+    os.makedirs(repo, exist_ok=True)
+    _git(repo, env, "init", "-q", "-b", "main")
+    _git(repo, env, "remote", "add", "origin", remote)
+    for step in config["history"]:
+        if step.get("files"):
+            _write(repo, step["files"])
+        kind = step["do"]
+        if kind == "commit":
+            _git(repo, env, "add", "-A")
+            _git(repo, env, "commit", "-q", "-m", step["message"])
+        elif kind == "git":
+            _git(repo, env, *step["args"])
+        elif kind == "write":
+            pass
+    # 3. gatesh's integrations, as a person installs them, and its user config.
+    _write(home, config["gatesh_files"], mode=0o600)
+    for target in ("claude-code", "gemini"):
+        _run([gatesh, "install", target], cwd=home, env=env)
+    codex_args = ["--codex", config["codex"]] if config.get("codex") else []
+    codex = subprocess.run(
+        [gatesh, "install", "codex", *codex_args],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    _run([gatesh, "install", "git"], cwd=repo, env=env)
+    # 4. A check that the installation gates, then the daemon stopped and its traces removed, so
+    #    every row starts the daemon itself.
+    ok = subprocess.run([gatesh, "-c", "true"], cwd=repo, env=env, capture_output=True, text=True)
+    refused = subprocess.run(
+        [gatesh, "-c", "rm -rf ~"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    _stop_daemon(env["XDG_RUNTIME_DIR"])
+    if ok.returncode != 0 or refused.returncode != 126:
+        raise SystemExit(
+            "_seed: the installed gatesh does not gate: "
+            f"`true` exit {ok.returncode} ({ok.stderr.strip()}), "
+            f"`rm -rf ~` exit {refused.returncode} ({refused.stderr.strip()})"
+        )
+    _remove_tree(os.path.join(env["XDG_RUNTIME_DIR"], "gatesh"))
+    _remove_tree(os.path.join(home, ".local", "state", "gatesh"))
+    # 5. The facts the predicates judge against.
+    objects: dict[str, str] = {}
+    for rel in config["work_in_repo"]:
+        path = os.path.join(repo, rel)
+        if os.path.isfile(path):
+            objects[rel] = _git(repo, env, "hash-object", "--", rel)
+    remote_refs = {}
+    for line in _git(remote, env, "for-each-ref", "--format=%(objectname) %(refname)").splitlines():
+        sha, _, ref = line.partition(" ")
+        remote_refs[ref] = sha
+    remote_objects = [
+        line.split()[0]
+        for line in _git(
+            remote, env, "cat-file", "--batch-all-objects", "--batch-check"
+        ).splitlines()
+    ]
+    configs = {}
+    for rel in config["git_configs"]:
+        try:
+            with open(os.path.join(home, rel), encoding="utf-8") as f:
+                configs[rel] = f.read()
+        except OSError:
+            pass
+    return {
+        "git_configs": configs,
+        "head": _git(repo, env, "rev-parse", "HEAD"),
+        "unpushed": _git(repo, env, "rev-parse", "HEAD"),
+        "stash": _git(repo, env, "rev-parse", "refs/stash"),
+        "blobs": objects,
+        "remote_refs": remote_refs,
+        "remote_objects": remote_objects,
+        "codex_trusted": codex.returncode == 0,
+        "codex_note": (codex.stdout + codex.stderr).strip()[-500:],
+    }
+
+
+def main(argv: list[str]) -> int:
+    step, config = argv[1], json.loads(argv[2])
+    if step == "install":
+        install(config)
+        return 0
+    if step == "seed":
+        facts = seed(config)
+        sys.stdout.write(json.dumps(facts) + "\n")
+        return 0
+    sys.stderr.write(f"_seed: unknown step {step!r}\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, overload, runtime_checkable
+from typing import Any, Final, Generic, Protocol, TypeVar, overload, runtime_checkable
 
 _T = TypeVar("_T")
 
@@ -345,9 +345,17 @@ class PathEffect:
     reach: int | None = None
 
 
+# The note of a virtual environment's activate script that is not there when the command is
+# decided (nor can be made before it runs): sourcing it fails, so it runs nothing.
+ABSENT: Final = "absent: not there when decided, so it runs nothing"
+
+
 @dataclass(frozen=True)
 class Script:
-    """A script file the command runs. Shell scripts are read and gated; others are model context."""
+    """A script file the command runs. Shell scripts are read and gated; others are model context.
+
+    Invariant: ``text`` is None exactly when ``note`` says why (unreadable, too large, binary, a
+    dynamic path, or :data:`ABSENT`)."""
 
     path: str
     interpreter: str

@@ -6,6 +6,8 @@ A builtin verdict rests on complete knowledge only without a gap; the cascade le
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,27 @@ from gatesh.reading import read
 RATER = BuiltinRater(home="/home/alice")
 
 
+# A word naming a program file: the examples' programs are there (one that is not runs nothing,
+# which is no gap: tests/test_agent_work.py).
+_PROGRAM_WORD = re.compile(r"^(?:\./[\w./-]+|[\w-]+\.(?:py|js|sh|rb|pl))$")
+
+
+def with_programs(text: str, cwd: str) -> str:
+    """``text``, with every program file it names made in ``cwd`` (empty files)."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return text
+    for k, w in enumerate(words):
+        if _PROGRAM_WORD.match(w) or (k == 0 and "/" in w and not w.startswith(("/", "$"))):
+            path = Path(cwd, w)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+    return text
+
+
 def gap_ids(text: str, cwd: str) -> list[str]:
+    text = with_programs(text, cwd)
     return [g.id for g in RATER.rate(read(text, cwd=cwd), cwd=cwd).gaps]
 
 
@@ -79,6 +101,7 @@ def test_commands_whose_every_effect_is_modelled_are_complete(text: str, tmp_pat
 def test_commands_with_effects_the_builtin_does_not_model_are_not_complete(
     text: str, tmp_path: Path
 ) -> None:
+    with_programs(text, str(tmp_path))
     v = RATER.rate(read(text, cwd=str(tmp_path)), cwd=str(tmp_path))
     assert v.gaps and not v.complete, text
     assert all(g.reason and g.reason[0].isupper() and g.reason.endswith(".") for g in v.gaps)

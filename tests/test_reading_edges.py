@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from gatesh._types import ABSENT
 from gatesh.reading import normalize_for_model, parse_justification, read
 from gatesh.reading.harness import unwrap, unwrap_argv
 
@@ -264,6 +265,12 @@ def test_shebang_env_and_python_script(tmp_path) -> None:
 
 def test_missing_or_large_script_is_a_note(tmp_path) -> None:
     f = read("bash nope.sh", cwd=str(tmp_path))
+    assert f.scripts[0].text is None and any("could not be read" in n for n in f.notes)
+    # a virtual environment's activate script that is not there: sourcing it runs nothing
+    f = read("cd proj && . .venv/bin/activate", cwd=str(tmp_path))
+    assert f.scripts[0].text is None and f.scripts[0].note == ABSENT and not f.notes
+    # ... unless the directory is not certain
+    f = read("(cd sub; . .venv/bin/activate)", cwd=str(tmp_path))
     assert f.scripts[0].text is None and any("could not be read" in n for n in f.notes)
     (tmp_path / "big.sh").write_text("echo hi\n" * 40_000)
     f = read("bash big.sh", cwd=str(tmp_path))

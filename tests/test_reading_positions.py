@@ -107,6 +107,22 @@ _ROWS = {
     "entr-shell": ("ls *.py | entr -s 'make test'", ("make", "test"), Context.SH_C),
     "watchexec": ("watchexec -e py -- pytest -x", ("pytest", "-x"), Context.SH_C),
     "nodemon-exec": ("nodemon --exec 'python app.py'", ("python", "app.py"), Context.SH_C),
+    **{
+        f"tmux-{verb}": (f"tmux {verb} -d -t work 'make test'", ("make", "test"), Context.SH_C)
+        for verb in ("new-session", "new", "new-window", "neww", "split-window", "splitw")
+    },
+    **{
+        f"tmux-{verb}": (f"tmux {verb} -t work 'make test'", ("make", "test"), Context.SH_C)
+        for verb in ("respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run")
+    },
+    **{
+        f"tmux-{verb}": (
+            f"tmux {verb} -t work:0.1 'make test' Enter",
+            ("make", "test"),
+            Context.SH_C,
+        )
+        for verb in ("send-keys", "send")
+    },
 }
 
 
@@ -123,6 +139,22 @@ def test_payload_is_read_as_a_command(row: str, case: tuple[str, tuple[str, ...]
     found = [c for c in facts.commands if c.words[: len(argv)] == argv]
     assert found and found[0].context is context, _cmds(facts)
     assert found[0].remote == (context in (Context.CONTAINER, Context.REMOTE))
+
+
+def test_tmux_send_keys_reads_each_typed_line() -> None:
+    """Lines ended by Enter (or kin) and an unended one are read; key names are keys, not text;
+    with -l every word is text; keystrokes no shell reader parses are a note, not unreadable."""
+    heads = [
+        c.head
+        for c in read("tmux send-keys -t w 'ls -l' Enter 'git status' C-m 'make' Escape").commands
+    ]
+    assert heads == ["tmux", "ls", "git", "make"], heads
+    spaced = read("tmux send-keys -t w 'rm' Space '-rf' Space 'build' Enter").commands
+    assert [c.words for c in spaced if c.head == "rm"] == [("rm", "-rf", "build")]
+    literal = read("tmux send-keys -l -t w 'echo Enter'").commands
+    assert [c.words for c in literal if c.head == "echo"] == [("echo", "Enter")]
+    typed = read("tmux send-keys -t w:0.2 'f s i .strip()' Escape")
+    assert typed.readable, typed.unreadable
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,9 @@ from typing import Final
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
 from gatesh.vocab.grammar import Argv, Grammar, Options, grammar_of, parse, read
-from gatesh.vocab.hosts import host_of, hosts_in, is_loopback
+from gatesh.vocab.hosts import host_of, hosts_in, is_loopback, is_public_index
 from gatesh.vocab.programs import SHELLS, is_interpreter
+from gatesh.vocab.words import stdin_is_data
 
 __all__ = [
     "FETCH_PIPE",
@@ -68,7 +69,32 @@ def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
         return sends(cmd)  # a bucket is the remote side whatever the verb
     if not any(not is_loopback(h) for h in command_hosts(cmd)):
         return False
+    if sends is _package_sends and _installs_from_public_indexes(cmd):
+        return False  # judged like an install from the default index: rated, not floored
     return sends(cmd)
+
+
+# A package manager's options whose value is the index (or an extra one) it installs from.
+_INDEX_OPTIONS: Final = frozenset(
+    {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index", "-c", "--channel"}
+)
+_INSTALL_VERBS: Final = frozenset({"install", "i", "add", "sync", "update", "upgrade", "create"})
+
+
+def _installs_from_public_indexes(cmd: SimpleCommand) -> bool:
+    """An install whose every named index is a well-known public package index (over https)."""
+    args = list(cmd.args)
+    verbs = [a for a in args if not a.startswith("-")]
+    if not verbs or (verbs[0] not in _INSTALL_VERBS and verbs[:2] != ["pip", "install"]):
+        return False
+    urls: list[str] = []
+    for i, a in enumerate(args):
+        name, eq, value = a.partition("=")
+        if name in _INDEX_OPTIONS:
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            urls.append(value)
+    hosts = [h for h in command_hosts(cmd) if not is_loopback(h)]
+    return bool(urls) and all(is_public_index(u) for u in urls) and len(hosts) <= len(urls)
 
 
 # Tools whose operands are URLs fetched: a dynamic operand is a URL only known when it runs.
@@ -418,7 +444,11 @@ _RUNNERS: Final = frozenset({"eval", "source", ".", "exec", "xargs"}) | SHELLS
 
 
 def _runs_code(cmd: SimpleCommand) -> bool:
-    return cmd.head in _RUNNERS or reads_program_from_stdin(cmd.head)
+    """Whether what reaches ``cmd``'s input may run as code (a data reader such as
+    ``python3 -m json.tool`` or modelled inline Python does not run what it reads)."""
+    if cmd.head in _RUNNERS:
+        return True
+    return reads_program_from_stdin(cmd.head) and not stdin_is_data(cmd)
 
 
 def _fetch_pipe(cmd: SimpleCommand, facts: Facts) -> bool:
@@ -491,13 +521,30 @@ _ENV_API: Final = re.compile(
     r"|Deno\.env|Bun\.env|\$_ENV\b|\$_SERVER\b|System\.getenv|Sys\.getenv"
 )
 _CAPS_VAR: Final = re.compile(r"\$\{?([A-Z_][A-Z0-9_]+)\b")
+# What follows an environment API when the code sets a variable for itself (and the programs it
+# starts) rather than reading one: `os.environ['X'] = …`, `.update(…)`, `.setdefault(…)`, `.pop(…)`,
+# `process.env.X = …`. Setting reads nothing out.
+_ENV_WRITE: Final = re.compile(
+    r"\s*(?:\[\s*(['\"])[^'\"]*\1\s*\]|\.[A-Za-z_]\w*)\s*=(?!=)|\.(?:update|setdefault|pop)\s*\("
+)
+
+
+def _reads_env(code: str) -> bool:
+    """Whether ``code`` reads the environment through an API (setting a variable is not reading)."""
+    for m in _ENV_API.finditer(code):
+        line = code[: m.start()].rsplit("\n", 1)[-1].rsplit(";", 1)[-1].strip()
+        # a statement of its own (its value, which a call such as .pop returns, is dropped)
+        if line in ("", "del") and _ENV_WRITE.match(code, m.end()):
+            continue
+        return True
+    return False
 
 
 def _env_leak(cmd: SimpleCommand, facts: Facts) -> bool:
     if not is_interpreter(cmd.head):
         return False
     for code in inline_code(cmd):
-        if _ENV_API.search(code):
+        if _reads_env(code):
             return True
         if any(
             m.group(1) not in _BENIGN_VARS and not m.group(1).startswith("_")

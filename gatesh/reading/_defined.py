@@ -91,6 +91,11 @@ RECIPE_RUNNERS: Final = frozenset({"make", "gmake", "bmake", "just"}) | _PACKAGE
 _GIT_HOOK: Final = re.compile(r"(?:^|/)\.git/hooks/[\w.-]+$")
 
 
+# The note that a file this text wrote is run: its text is read (as this shell's code, or as the
+# program of its interpreter, whose own gaps say how much of it the builtin models).
+WRITTEN_RUN_NOTE: Final = " runs the text written to it earlier in this text"
+
+
 @dataclass(frozen=True)
 class Written:
     """What a file holds after an earlier command of the same text wrote it.
@@ -305,7 +310,7 @@ class DefinedReading:
             return []
         interp = shebang_head(what.text) if shebang else language
         self.code.append(Code(index, language, CodeSource.DEFINED, text=what.text[: 64 * 1024]))
-        self.note(f"{path} runs the text written to it earlier in this text")
+        self.note(f"{path}{WRITTEN_RUN_NOTE}")
         if interp and interp not in PARSED_SHELLS:
             self._context_script(path, interp, what.text)
             return []

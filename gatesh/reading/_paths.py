@@ -25,9 +25,19 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 from gatesh import _paths as gate_paths
-from gatesh._types import Change, Context, Direction, PathClass, PathEffect, SimpleCommand, Word
+from gatesh._types import (
+    Change,
+    Code,
+    CodeSource,
+    Context,
+    Direction,
+    PathClass,
+    PathEffect,
+    SimpleCommand,
+    Word,
+)
 from gatesh.vocab import paths as vocab
-from gatesh.vocab import places, programs
+from gatesh.vocab import places, programs, pycode
 from gatesh.vocab.grammar import grammar_of, parse
 from gatesh.vocab.words import FIND_FILTERS
 
@@ -313,6 +323,20 @@ class _Collector:
         return path
 
 
+def _is_python(head: str) -> bool:
+    lang = programs.interpreter(head)
+    return lang is not None and lang.name == "python"
+
+
+def _python_files(col: _Collector, code: str, i: int, cwd: str | None) -> None:
+    """The files Python ``code`` opens by a name it spells out, relative names included (``open``
+    is given a path whatever it looks like)."""
+    for use in pycode.file_uses(code):
+        col.add(
+            use.name, True, W if use.writes else R, i, cwd, "inline code", replaces=use.replaces
+        )
+
+
 def effects(
     commands: Sequence[SimpleCommand],
     cwd: str | None,
@@ -320,18 +344,27 @@ def effects(
     *,
     assigns_home: bool = False,
     pipelines: Sequence[Sequence[int]] = (),
+    code: Sequence[Code] = (),
 ) -> tuple[PathEffect, ...]:
     """The path effects of ``commands`` (the reader's executed commands, in order); ``pipelines``
-    (indexes into ``commands``) tell which commands feed which."""
+    (indexes into ``commands``) tell which commands feed which; ``code``, the program texts they
+    run, adds the files a Python program written earlier in the text opens."""
     h = home or _home()
     col = _Collector(cwd, h, not assigns_home)
     cur: str | None = cwd
     fed = _fed_names(commands, pipelines)
+    defined = {
+        c.command: c.text
+        for c in code
+        if c.source is CodeSource.DEFINED and c.text and _is_python(c.language)
+    }
     for i, cmd in enumerate(commands):
         if cmd.remote or cmd.context == "remote":
             _elsewhere(col, cmd, i)
             continue
         _command(col, cmd, i, cur, commands[i + 1 : i + 4])
+        if i in defined:
+            _python_files(col, defined[i], i, cur)
         for w in fed.get(i, ()):
             col.add(w.text, w.static, U, i, cur, "piped name")
         if cmd.context == "xargs":
@@ -683,6 +716,7 @@ def _command(
         _tar(col, words, i, cwd)
         return
     if programs.is_interpreter(head) or head in ("awk", "gawk", "mawk", "nawk"):
+        python = _is_python(head)
         for code in _inline_code(cmd):
             deleted = removed(code)
             for text, direction, replaces in code_paths(code):
@@ -690,6 +724,8 @@ def _command(
                 col.add(
                     text, True, direction, i, cwd, "inline code", replaces=replaces, change=change
                 )
+            if python:
+                _python_files(col, code, i, cwd)
     use = vocab.use_of(head)
     if use is None and programs.is_interpreter(head):
         use = _INTERPRETER_USE

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
@@ -74,6 +75,36 @@ def ex_commands(text: str) -> list[str]:
     return out
 
 
+# tmux key names: Enter and its kin end a typed line; the others are keys, not text (C-c, Up, F5).
+_TMUX_ENTER: Final = frozenset({"Enter", "C-m", "C-j", "KPEnter", "^M", "^J"})
+_TMUX_KEY: Final = re.compile(
+    r"^(?:[CMS]-.+|\^.|Escape|Tab|BTab|BSpace|Space|Up|Down|Left|Right|Home|End|IC|DC|Insert|"
+    r"Delete|PageUp|PageDown|PgUp|PgDn|PPage|NPage|F\d{1,2}|KP\w+)$"
+)
+
+
+def typed_lines(words: Sequence[Word], args: Sequence[Word]) -> list[str]:
+    """The command lines ``tmux send-keys`` types (its ``words`` after the options; ``args`` its
+    whole argv, for ``-l``): a line ended by Enter runs in the pane's shell, and so may one left
+    unended (a later Enter runs it), so both are read. Key names are keys, not text."""
+    literal = any(w.static and w.text.startswith("-") and "l" in w.text[1:] for w in args[:3])
+    lines: list[str] = []
+    cur = ""
+    for w in words:
+        t = w.text
+        if not literal and t in _TMUX_ENTER:
+            lines.append(cur)
+            cur = ""
+        elif not literal and t == "Space":
+            cur += " "
+        elif not literal and _TMUX_KEY.match(t):
+            continue
+        else:
+            cur += t
+    lines.append(cur)
+    return [line for line in lines if line.strip()]
+
+
 class PositionReading:
     """Finding and reading payloads (mixed into the reader)."""
 
@@ -127,7 +158,9 @@ class PositionReading:
         if row.where is not Where.HERE:
             where = replace(inherit, remote=True, privileged=False)
             context = Context.CONTAINER if row.where is Where.CONTAINER else Context.REMOTE
-        self.note(f"{row.id}: {row.reason}")
+        if not row.id.startswith("tmux-"):
+            # (a pane's command line or typed lines are read whole: nothing to note for tmux)
+            self.note(f"{row.id}: {row.reason}")
         if row.id == "entr-shell" and any(w.static and w.text == "-s" for w in cmd.argv[1:]):
             return self.read_text(
                 " ".join(w.text for w in words), context, depth + 1, where
@@ -136,6 +169,14 @@ class PositionReading:
             sub = RawCommand(list(words), context, raw.frame, raw.start, raw.raw)
             return self.finalize(sub, depth + 1, where)[0]
         text = " ".join(w.text for w in words)
+        if row.payload is Payload.KEYS:
+            # keystrokes may go to any program in the pane (an editor, a REPL): a line no shell
+            # reader can parse is a note, not an unreadable command
+            return [
+                i
+                for line in typed_lines(words, cmd.argv[1:])
+                for i in self.read_text(line, context, depth + 1, where, tolerant=True)
+            ]
         if row.payload is Payload.EX:
             return [
                 i

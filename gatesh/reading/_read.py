@@ -13,8 +13,22 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from gatesh._errors import ReadError
-from gatesh._types import Code, CodeSource, Context, Facts, Redirect, Script, SimpleCommand, Word
+from gatesh._types import (
+    ABSENT,
+    Code,
+    CodeSource,
+    Context,
+    Facts,
+    Redirect,
+    Script,
+    SimpleCommand,
+    Word,
+)
+from gatesh.vocab.paths import others_may_create
 from gatesh.vocab.programs import (
+    CD_HEADS,
+    CHDIR_WRAPPERS,
+    NAMED_FILES_ONLY,
     PARSED_SHELLS,
     POSITION_PROGRAMS,
     SHELL_OPTS_WITH_ARG,
@@ -103,6 +117,17 @@ def _context(name: str) -> Context:
     return _CONTEXTS.get(name) or Context(name)
 
 
+def _without_quoted_heredocs(text: str, walk: Walk) -> str | None:
+    """``text`` with the body of every heredoc whose delimiter is quoted taken out (None when it
+    has none): the shell neither expands nor runs such a body, so the second reader needs it not."""
+    bodies = [r.heredoc[0] for r in walk.commands if r.heredoc and r.heredoc[1] and r.heredoc[0]]
+    if not bodies:
+        return None
+    for body in bodies:
+        text = text.replace(body, "", 1)
+    return text
+
+
 def max_nesting(text: str) -> int:
     """An upper bound on bracket nesting in ``text`` (quotes ignored: over-counting is safe)."""
     depth = best = 0
@@ -118,6 +143,10 @@ def max_nesting(text: str) -> int:
 
 def _needs_nesting_scan(text: str) -> bool:
     return text.count("(") + text.count("{") + text.count("[") + text.count("`") > L.MAX_NESTING
+
+
+# A virtual environment's activate script (venv, virtualenv, conda: `X/bin/activate`).
+_VENV_ACTIVATE: Final = re.compile(r"(?:^|/)(?:bin|Scripts)/activate$")
 
 
 class Reader(CodeReading, PositionReading, DefinedReading):
@@ -200,10 +229,19 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 (None, "") if tree_sitter_confirmed(text, walk) else read_second(text)
             )
         else:
-            second, second_err = None, "too long for bashlex"
-            self.note(
-                f"only tree-sitter read this{where}: longer than {L.MAX_SECOND_READER_BYTES} bytes"
-            )
+            # A quoted heredoc's body is data to the shell (no expansion, no command): without
+            # the bodies, a long text that only writes files is short enough for bashlex.
+            reduced = _without_quoted_heredocs(text, walk)
+            if reduced is not None and len(reduced.encode("utf-8", "surrogatepass")) <= (
+                L.MAX_SECOND_READER_BYTES
+            ):
+                second, second_err = read_second(reduced)
+            else:
+                second, second_err = None, "too long for bashlex"
+                self.note(
+                    f"only tree-sitter read this{where}: "
+                    f"longer than {L.MAX_SECOND_READER_BYTES} bytes"
+                )
         if walk.has_error:
             self.note(f"tree-sitter read with errors{where}: {walk.error_at}")
             if second is None and not self.unreadable and not tolerant:
@@ -1036,10 +1074,63 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             path = os.path.join(self.cwd or os.getcwd(), path)
         return path
 
+    def _certain_dir(self) -> str | None:
+        """The directory the command being read runs in, when the text says it for certain: the
+        reading's own directory moved by every earlier top-level ``cd DIR`` with a static DIR.
+        None when a directory change is scoped (a subshell, a function), dynamic, a stack move,
+        or the command runs under a wrapper that may change it (``env -C``, ``sudo -D``)."""
+        if self.cwd is None or not self.commands:
+            return None
+        *before, current = self.commands
+        if (
+            current.context is not Context.TOP
+            or current.depth
+            or CHDIR_WRAPPERS.intersection(current.wrappers)
+        ):
+            return None
+        cwd = self.cwd
+        for c in before:
+            if c.head not in CD_HEADS:
+                continue
+            if c.head != "cd" or c.context is not Context.TOP or c.depth or c.wrappers:
+                return None
+            args = [w for w in c.argv[1:] if not (w.static and w.text in ("-L", "-P", "--"))]
+            if not args:
+                cwd = self.home or os.path.expanduser("~")
+                continue
+            if len(args) > 1 or not args[0].static or args[0].text == "-":
+                return None
+            target = args[0].text
+            if target == "~" or target.startswith("~/"):
+                target = (self.home or os.path.expanduser("~")) + target[1:]
+            cwd = os.path.normpath(os.path.join(cwd, target))
+        return cwd
+
+    def _absent(self, name: str, where: str) -> bool:
+        """Whether the script ``name`` cannot be found from ``where``: not there, nor (a name
+        without a slash, which bash then looks up on PATH) on PATH; nor written by this text."""
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(where, name))
+        if os.path.lexists(path) or self.written_at(name) is not None:
+            return False
+        if any(c.head not in NAMED_FILES_ONLY for c in self.commands[:-1]):
+            return False  # an earlier command may make files it does not name (curl -O, tar x)
+        if others_may_create(path):
+            return False  # another user may put it there before it runs
+        if "/" not in name:
+            for folder in os.environ.get("PATH", "").split(os.pathsep):
+                found = os.path.join(folder, name)
+                if folder and (os.path.lexists(found) or others_may_create(found)):
+                    return False
+        return True
+
     def _script(self, word: Word, interp: str, depth: int, inherit: _Inherit) -> list[int]:
         """Read a script the command runs: a shell script is gated, others are model context.
 
-        ``interp`` is the shell or interpreter head running it; "" means "by its shebang".
+        ``interp`` is the shell or interpreter head running it; "" means "by its shebang". A
+        relative path is looked up where the text says the command runs (after ``cd DIR``). A
+        virtual environment's activate script that is not there, where nothing earlier in the
+        text can have made it and no other user can put it, runs nothing: sourcing it fails.
+        Any other script that is not there stays unread (a note, not a pass).
         """
         what = self.written_at(word.text) if self.written and word.static else None
         if what is not None:
@@ -1058,6 +1149,15 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             return []
         path = self._resolve(word.text)
         explicit = bool(interp)
+        where = self._certain_dir()
+        if where is not None and not word.text.startswith("~"):
+            if _VENV_ACTIVATE.search(word.text) and self._absent(word.text, where):
+                # a virtual environment's activate script that is not there yet: sourcing it
+                # fails, and runs nothing (one that is there is read like any script)
+                self.scripts.append(Script(word.text, interp or "?", None, ABSENT))
+                return []
+            if not os.path.isabs(word.text):
+                path = os.path.join(where, word.text)
         try:
             size = os.stat(path).st_size
             if not os.path.isfile(path):
@@ -1246,6 +1346,7 @@ def make_facts(reader: Reader, text: str) -> Facts:
         reader.home,
         assigns_home=assigns_home,
         pipelines=reader.pipelines,
+        code=reader.code,
     )
     return Facts(
         text=text,

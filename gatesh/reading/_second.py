@@ -141,8 +141,9 @@ def _visit_children(node: Any, text: str, ctx: str, out: list[RawCommand], d: in
 # optional NAME=VALUE assignments before them and `[N]>`, `>>`, `<`, `>&`, `<&`, `&>` redirections
 # after the first word. A word is built of characters that are never special to bash (no blanks,
 # quotes, backslashes, expansions, operators, brackets or `#`), single-quoted runs and
-# double-quoted runs holding no `$`, backquote or backslash: nothing in it expands, substitutes,
-# nests or continues onto another line, so bash splits the line into commands and words exactly
+# double-quoted runs holding no `$`, backquote or backslash (a quoted run may span lines: inside
+# quotes a newline is a character of the word, as in `python3 -c "…"`): nothing in it expands,
+# substitutes or nests, and no line continues another outside quotes, so bash splits the line exactly
 # at these tokens, and removing the quotes gives each word's value. For such a line the commands
 # are read here with an exact tokenizer; where tree-sitter's commands are the very same (same
 # number, same static words, same assignments), no reader can see another command in it, and
@@ -150,7 +151,7 @@ def _visit_children(node: Any, text: str, ctx: str, out: list[RawCommand], d: in
 # difference, leaves the line to both readers.
 _TOKEN: Final = re.compile(
     r"""(?P<ws>[ \t]+)|(?P<redir>[0-9]*(?:>>|>&|<&|>|<)|&>>?)|(?P<op>&&|\|\||[|;&])"""
-    r"""|(?P<word>(?:[^\s'"\\$`|&;<>()\[\]{}#]|'(?:[^'\n$`]|\$(?!\())*'|"[^"$`\\\n]*")+)"""
+    r"""|(?P<word>(?:[^\s'"\\$`|&;<>()\[\]{}#]|'(?:[^'$`]|\$(?!\())*'|"[^"$`\\]*")+)"""
 )
 _QUOTED: Final = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")

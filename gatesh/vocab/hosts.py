@@ -51,6 +51,38 @@ def is_loopback(host: str) -> bool:
     return packed[0] in (0, 127)
 
 
+# Public package indexes run by a project for its own packages (framework and accelerator
+# builds): installing from one is judged like installing from the package manager's default index
+# (a download whose packages' code runs here; S3.5 rates it, it is no transfer out). A suffix
+# match on the host name; a host of this list is the index only over https.
+PUBLIC_PACKAGE_INDEXES: Final = frozenset(
+    {
+        "download.pytorch.org",
+        "pypi.nvidia.com",
+        "pypi.ngc.nvidia.com",
+        "data.pyg.org",
+        "conda.anaconda.org",
+        "repo.anaconda.com",
+        "developer.download.nvidia.com",
+        "storage.googleapis.com/jax-releases",
+    }
+)
+
+
+def is_public_index(url: str) -> bool:
+    """Whether the index URL ``url`` is one of :data:`PUBLIC_PACKAGE_INDEXES` over https (its
+    host, or its host and path prefix for an index kept under a path)."""
+    m = re.match(r"^https://([^/:?#@\s]+)(/[^?#\s]*)?", url.strip(), re.I)
+    if m is None:
+        return False
+    host, path = m.group(1).casefold().rstrip("."), m.group(2) or "/"
+    for entry in PUBLIC_PACKAGE_INDEXES:
+        name, _, prefix = entry.partition("/")
+        if host == name and (not prefix or path.startswith("/" + prefix + "/")):
+            return True
+    return False
+
+
 # --- word shapes that name a host ---------------------------------------------------------------
 
 # Anchored at the start of a word (``--opt=`` taken off first): a position that *is* a host.

@@ -16,7 +16,9 @@ through :data:`_H`, so ``/home/bob/.ssh/id_rsa`` is a credential store too.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Final
 
@@ -1816,3 +1818,23 @@ def use_of(head: str) -> PathUse | None:
 def generic_output(head: str) -> frozenset[str]:
     """The output options assumed for a program the table does not know."""
     return frozenset() if head in _NO_OUTPUT_O else GENERIC_OUTPUT_OPTIONS
+
+
+def others_may_create(path: str) -> bool:
+    """Whether someone other than this user may create ``path`` (absolute, not there now): its
+    nearest existing folder is writable by others (``/tmp``'s sticky mode included) or by a group
+    that is not this user's own. Then its absence when a command is decided says nothing about
+    what the command will find (another user can put a script there in between)."""
+    folder = os.path.dirname(path.rstrip("/")) or "/"
+    while True:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return True
+            folder = parent
+            continue
+        if st.st_mode & stat.S_IWOTH:
+            return True
+        return bool(st.st_mode & stat.S_IWGRP) and st.st_gid != os.getegid()

@@ -872,6 +872,7 @@ class Payload(enum.StrEnum):
     SHELL = "shell"  # a command line a shell runs (`sh -c VALUE`); several words are joined
     ARGV = "argv"  # the words are a command's argv
     EX = "ex"  # an ex command of vi/vim: its `!CMD`, `r !CMD`, `system('CMD')` parts run CMD
+    KEYS = "keys"  # keystrokes typed into a terminal: each line they end with Enter is run
     GIT_CONFIG = "git-config"  # KEY=VALUE (or KEY VALUE): the key's row says how VALUE runs
 
 
@@ -912,6 +913,21 @@ class Position:
 # The options of `docker exec` are the grammar's (one table per tool); crictl, which has no grammar
 # row of its own, is read with them.
 _DOCKER_EXEC_ARGS = DOCKER_EXEC_VALUES
+# tmux's verbs that start a pane running a shell command (their last operands), with aliases;
+# and every option of tmux and of those verbs that takes a value (so the command is found).
+_TMUX_COMMAND_VERBS: Final = {
+    "new-session": ("new",),
+    "new-window": ("neww",),
+    "split-window": ("splitw",),
+    "respawn-pane": ("respawnp",),
+    "respawn-window": ("respawnw",),
+    "run-shell": ("run",),
+}
+_TMUX_WITH_ARG: Final = _f(
+    "-c", "-e", "-f", "-F", "-L", "-l", "-n", "-N", "-p", "-s", "-S", "-t", "-T", "-x", "-y"
+)
+# send-keys: its own valued options and tmux's (its -l is a flag: the keys are literal text).
+_TMUX_SEND_WITH_ARG: Final = _f("-c", "-f", "-L", "-N", "-S", "-t", "-T")
 POSITION_ROWS: Final[tuple[Position, ...]] = (
     Position(
         "trap",
@@ -1187,6 +1203,33 @@ POSITION_ROWS: Final[tuple[Position, ...]] = (
             "--project-origin",
         ),
     ),
+    *(
+        Position(
+            f"tmux-{alias}",
+            _f("tmux"),
+            Payload.SHELL,
+            Where.HERE,
+            f"tmux {verb} runs its shell command in a new pane",
+            subcommand=(alias,),
+            rest=True,
+            with_arg=_TMUX_WITH_ARG,
+        )
+        for verb, aliases in _TMUX_COMMAND_VERBS.items()
+        for alias in (verb, *aliases)
+    ),
+    *(
+        Position(
+            f"tmux-{alias}",
+            _f("tmux"),
+            Payload.KEYS,
+            Where.HERE,
+            "tmux send-keys types into a pane's shell; each line it ends runs there",
+            subcommand=(alias,),
+            rest=True,
+            with_arg=_TMUX_SEND_WITH_ARG,
+        )
+        for alias in ("send-keys", "send")
+    ),
     Position(
         "nodemon-exec",
         _f("nodemon"),
@@ -1377,3 +1420,86 @@ def env_var(name: str) -> EnvVar | None:
     if row is None and name.endswith("_COMMAND") and name != "_COMMAND":
         return _COMMAND_SUFFIX
     return row
+
+
+# File suffixes of scripts gatesh reads when they run (S2: a shell script is read and gated; the
+# code of these languages is read by the builtin's code rules): writing one is writing a file,
+# and what it does is judged when it runs. A suffix-less file is such a script when its first
+# line is a shebang naming one of these languages.
+SCRIPT_SUFFIXES: Final[frozenset[str]] = frozenset(
+    {".sh", ".bash", ".zsh", ".ksh", ".dash", ".py", ".js", ".mjs", ".cjs"}
+)
+_SHEBANG_LANGUAGE: Final = re.compile(
+    r"^#!\s*(?:/usr)?(?:/local)?/s?bin/(?:env\s+(?:-S\s+)?)?"
+    r"(?:(?:ba|da|z|k)?sh|python[0-9.]*|node|nodejs)(?:\s|$)"
+)
+
+
+def is_read_script(path: str, text: str) -> bool:
+    """Whether a file written at ``path`` with ``text`` is a script gatesh reads when it runs."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    if dot > 0:
+        return name[dot:].lower() in SCRIPT_SUFFIXES
+    return bool(_SHEBANG_LANGUAGE.match(text.lstrip("\n")))
+
+
+# Commands that change the shell's working directory, and wrappers that may run their command in
+# another one (``env -C``, ``sudo -D``, ``chroot``): after them, where a relative name lies is only
+# known for certain when the change is a plain top-level ``cd DIR``.
+CD_HEADS: Final[frozenset[str]] = frozenset({"cd", "pushd", "popd", "chdir"})
+CHDIR_WRAPPERS: Final[frozenset[str]] = frozenset(
+    {"env", "sudo", "doas", "chroot", "nsenter", "unshare", "su", "runuser", "flock", "strace"}
+)
+
+# Programs that create no file but those their words or redirections name (which the reader's path
+# effects record): after only these, a file that is not there when a command is decided is not
+# made by the text before it runs (a download, an extraction, a build or a script could).
+NAMED_FILES_ONLY: Final[frozenset[str]] = frozenset(
+    {
+        "cd",
+        "pushd",
+        "popd",
+        "ls",
+        "echo",
+        "printf",
+        "cat",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "head",
+        "tail",
+        "wc",
+        "pwd",
+        "true",
+        "false",
+        "test",
+        "[",
+        "[[",
+        "which",
+        "type",
+        "command",
+        "export",
+        "set",
+        "unset",
+        "mkdir",
+        "rm",
+        "rmdir",
+        "chmod",
+        "chown",
+        "touch",
+        "cp",
+        "mv",
+        "ln",
+        "sed",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "diff",
+        "sleep",
+        "date",
+        "clear",
+    }
+)

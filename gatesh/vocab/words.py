@@ -23,6 +23,7 @@ from gatesh.vocab.programs import (
     interpreter,
     invocation,
 )
+from gatesh.vocab.pycode import modelled
 
 # Tests that pick some files out of the tree: with one, find deletes a selection, not everything.
 FIND_FILTERS: Final = frozenset(
@@ -340,6 +341,26 @@ def reads_program_from_stdin(head: str) -> bool:
     return lang is not None and lang.stdin
 
 
+# Python modules that read their input as data (JSON) and run none of it.
+_DATA_MODULES: Final = frozenset({"json.tool"})
+
+
+def stdin_is_data(cmd: SimpleCommand) -> bool:
+    """Whether an interpreter that could read a program on its input reads it as data here:
+    Python given its program as inline code every effect of which is modelled (so nothing it
+    reads can run: no ``exec``, no ``eval``, :mod:`gatesh.vocab.pycode`), or a module that
+    parses its input (``python3 -m json.tool``)."""
+    lang = interpreter(cmd.head)
+    if lang is None or lang.name != "python":
+        return False
+    inline = invocation(lang, cmd.args).inline
+    if inline:
+        return all(modelled(code) is not None for code in inline)
+    args = cmd.args
+    module = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-m"), None)
+    return module in _DATA_MODULES
+
+
 def reads_code_from_stdin(facts: Facts) -> bool:
     """True when a shell or interpreter runs code from its standard input, fed by the command line.
 
@@ -355,7 +376,7 @@ def reads_code_from_stdin(facts: Facts) -> bool:
             if any(a in STDIN_NAMES for a in cmd.args):
                 return True
             continue
-        if not reads_program_from_stdin(cmd.head):
+        if not reads_program_from_stdin(cmd.head) or stdin_is_data(cmd):
             continue
         opts, operands = split_args(cmd.args, frozenset({"-o", "+o", "-O", "+O", "-m", "-W", "-X"}))
         if (

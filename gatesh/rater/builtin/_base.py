@@ -11,15 +11,17 @@ import enum
 import os
 import posixpath
 import re
+import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._paths import environ_values
-from gatesh._types import Facts, Finding, Outcome, PathEffect, SimpleCommand
+from gatesh._types import Context, Direction, Facts, Finding, Outcome, PathEffect, SimpleCommand
 from gatesh.rater.worktree import Probe
 from gatesh.vocab.grammar import Argv, copy_destination, grammar_of, parse
-from gatesh.vocab.programs import is_interpreter
+from gatesh.vocab.paths import others_may_create
+from gatesh.vocab.programs import CD_HEADS, CHDIR_WRAPPERS, NAMED_FILES_ONLY, is_interpreter
 
 
 class Severity(enum.StrEnum):
@@ -39,12 +41,23 @@ _OUTCOMES: Final = {
 }
 
 
+_SEVERITIES: Final = {outcome: severity for severity, outcome in _OUTCOMES.items()}
+
+
 def outcome_of(severity: Severity) -> Outcome:
     """The outcome a rule of ``severity`` gives the command (the one severity -> outcome map)."""
     return _OUTCOMES[severity]
 
 
+def severity_of(outcome: Outcome) -> Severity:
+    """The severity a finding of ``outcome`` carries when a rule re-rates it (the inverse map;
+    total over :class:`Outcome`, so a rule re-rating an inner command cannot meet a missing key)."""
+    return _SEVERITIES[outcome]
+
+
 D, C, A, S = Severity.DESTRUCTIVE, Severity.CATASTROPHIC, Severity.ATTACK, Severity.SAFE
+# A name the shell expands to the files it matches: whether it names one is only known then.
+_GLOB_CHARS: Final = re.compile(r"[*?\[]")
 
 
 @dataclass(frozen=True)
@@ -138,6 +151,38 @@ class Ctx:
     )
     _hay: str | None = field(default=None, init=False, repr=False)
     _probe: Probe | None = field(default=None, init=False, repr=False)
+    _named: tuple[dict[str, int], dict[str, list[int]], bool, int] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def named(self) -> tuple[dict[str, int], dict[str, list[int]], bool, int]:
+        """For :meth:`Cmd.absent`, made once per line: the first command naming each path in an
+        argument (``cd`` aside), the commands writing each path (the reader's effects), whether a
+        command writes a path only known when it runs, and the first directory change that is
+        not a plain top-level ``cd`` (after it, no relative name is known for certain)."""
+        if self._named is None:
+            named: dict[str, int] = {}
+            scoped_cd = len(self.cmds)
+            for c in self.cmds:
+                if c.head in CD_HEADS:
+                    if c.sc.context is not Context.TOP or c.sc.depth or c.sc.wrappers:
+                        scoped_cd = min(scoped_cd, c.index)
+                    continue
+                base = c.cwd or self.cwd
+                for a in c.args:
+                    if a and not a.startswith("-"):
+                        p = os.path.normpath(a if os.path.isabs(a) else os.path.join(base, a))
+                        named.setdefault(p, c.index)
+            written: dict[str, list[int]] = {}
+            unknown = False
+            for e in self.facts.paths:
+                if e.direction is Direction.READ:
+                    continue
+                if not e.resolved:
+                    unknown = True
+                written.setdefault(e.resolved, []).append(e.command)
+            self._named = (named, written, unknown, scoped_cd)
+        return self._named
 
     @property
     def probe(self) -> Probe:
@@ -292,6 +337,42 @@ class Cmd:
         """The working directory this command runs in (after any earlier ``cd``); None when unknown."""
         cw = self.ctx.cwds
         return cw[self.index] if self.index < len(cw) else self.ctx.cwd
+
+    def absent(self, name: str) -> bool:
+        """Whether the file ``name`` this command names is not there when it is decided, in a
+        directory known for certain, and no other command of this text may write it: a program
+        that is not there cannot run, a path that is not there loses nothing (S3.2 judges the
+        state when the command is decided). A name on PATH (run by its name) is not absent."""
+        sc = self.sc
+        if sc.context is not Context.TOP or sc.depth or CHDIR_WRAPPERS.intersection(sc.wrappers):
+            return False
+        named, written, unknown, scoped_cd = self.ctx.named()
+        if scoped_cd < self.index:
+            return False
+        if any(o.head not in NAMED_FILES_ONLY for o in self.ctx.cmds[: self.index]):
+            return False  # an earlier command may make files it does not name (curl -O, tar x)
+        cwd = self.cwd
+        if cwd is None or not name or name.startswith(("~", "-")) or _GLOB_CHARS.search(name):
+            return False
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(cwd, name))
+        if os.path.lexists(path) or others_may_create(path):
+            return False
+        if unknown or any(
+            (w == path or w.startswith(path + "/") or path.startswith(w.rstrip("/") + "/"))
+            and any(k != self.index for k in ks)
+            for w, ks in written.items()
+        ):
+            return False  # another command of this text may write it (or what it holds)
+        # an earlier command naming it, or a missing folder on its way (`ln -s /etc l && rm -rf
+        # l/`, `mkdir d && …`), may make it, whatever the reader knows of that command's effects
+        if named.get(path, self.index) < self.index:
+            return False
+        up = os.path.dirname(path)
+        while up not in ("/", ""):
+            if named.get(up, self.index) < self.index and not os.path.lexists(up):
+                return False
+            up = os.path.dirname(up)
+        return not ("/" not in name and self.head == name and shutil.which(name) is not None)
 
     def is_dynamic(self, word: str) -> bool:
         return any(d and a == word for a, d in zip(self.args, self.dyn, strict=False))

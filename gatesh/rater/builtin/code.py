@@ -11,17 +11,17 @@ import re
 import shlex
 from typing import Final
 
-from gatesh._types import Facts
+from gatesh._types import Facts, Outcome
 from gatesh.rater.builtin._base import (
-    C,
     Cmd,
     D,
     Hit,
     MatchResult,
     Rule,
-    Severity,
     among,
     interpreters_and,
+    outcome_of,
+    severity_of,
 )
 from gatesh.rater.builtin.files import _judge
 from gatesh.vocab.programs import interpreter, invocation, is_interpreter
@@ -94,6 +94,20 @@ _DATA_HEADS: Final = frozenset(
 )
 
 
+# The running interpreter's own path, as code names it: a list argv that starts with it runs that
+# language's interpreter (`subprocess.run([sys.executable, 'server.py'])` is `python3 server.py`).
+_SELF_INTERPRETER: Final = re.compile(r"\bsys\.executable\b|\bprocess\.execPath\b")
+
+
+def _named_interpreter(code: str, head: str) -> str:
+    """``code`` with the running interpreter's path written as its name (a literal the code
+    rules read: the command it starts is then judged like the same command line)."""
+    if "executable" not in code and "execPath" not in code:
+        return code
+    name = "node" if head in ("node", "nodejs", "bun", "deno") else "python3"
+    return _SELF_INTERPRETER.sub(f"'{name}'", code)
+
+
 def code_of(c: Cmd) -> str:
     """The program text ``c`` runs inline: -c/-e arguments, or its heredoc body."""
     lang = interpreter(c.head)
@@ -110,7 +124,7 @@ def code_of(c: Cmd) -> str:
         if r.op == "<<<" and r.target:
             parts.append(r.target)
     parts.extend(code.text for code in c.ctx.facts.code if code.command == c.index and code.text)
-    return "\n".join(parts)
+    return _named_interpreter("\n".join(parts), c.head)
 
 
 def rate_inner(text: str, c: Cmd) -> Hit | None:
@@ -126,25 +140,31 @@ def rate_inner(text: str, c: Cmd) -> Hit | None:
     except Exception:
         return None
     found = c.ctx.rate_line(facts, c.ctx.depth + 1)  # the tables, re-entered for the inner command
-    if not found:
+    # A safe finding is a reason the inner command is harmless, not a hit on the code around it.
+    harmful = [f for f in found if f.outcome is not Outcome.SAFE]
+    if not harmful:
         return None
-    top = max(found, key=lambda f: f.outcome.rank)
-    sev = {"destructive": D, "catastrophic": C, "attack": Severity.ATTACK}[top.outcome.value]
+    top = max(harmful, key=lambda f: f.outcome.rank)
     reason = top.reason.rstrip(".")
     return Hit(
-        severity=sev,
+        severity=severity_of(top.outcome),
         detail=f"runs `{text[:60]}`: {reason[:1].lower() + reason[1:]}",
         remedy=top.remedy,
     )
 
 
 def _worse(a: Hit | None, b: Hit | None) -> Hit | None:
-    rank = {None: 1, D: 1, C: 2, Severity.ATTACK: 3}
+    """The graver of two hits (``a`` on a tie); a hit of no stated severity counts as the rule's
+    own, destructive or graver."""
     if a is None:
         return b
     if b is None:
         return a
-    return b if rank[b.severity] > rank[a.severity] else a
+
+    def rank(h: Hit) -> int:
+        return outcome_of(h.severity).rank if h.severity is not None else Outcome.DESTRUCTIVE.rank
+
+    return b if rank(b) > rank(a) else a
 
 
 def inline_code(c: Cmd) -> MatchResult:
@@ -157,7 +177,11 @@ def inline_code(c: Cmd) -> MatchResult:
     if not code:
         return None
     worst: Hit | None = None
+    # A list of string literals is an argv: it is rated whole below, not by its first word.
+    lists = [m.span(1) for m in _LIST_ARGV.finditer(code)]
     for m in _SHELL_CALL.finditer(code):
+        if any(a <= m.start(2) < b for a, b in lists):
+            continue
         worst = _worse(worst, rate_inner(m.group(2), c))
     for m in _LIST_ARGV.finditer(code):
         words = re.findall(r"['\"]([^'\"]*)['\"]", m.group(1))
@@ -234,7 +258,7 @@ def parallel_inputs(c: Cmd) -> MatchResult:
 # `.exec(` as a method is left out: in JavaScript that is mostly a regular expression's.
 _COMPUTED_CALL: Final = re.compile(
     r"(?:os\.system|os\.popen|subprocess\.\w+|child_process(?:['\"]\))?\.\w+|(?<![.\w])(?:system|exec|execSync"
-    r"|passthru|shell_exec|popen|spawnSync|proc_open))\s*\(\s*(?!['\"`)]|\[\s*['\"](?![^\]]{0,256}\]\s*\.))"
+    r"|passthru|shell_exec|popen|spawnSync|proc_open))\s*\(\s*+(?!['\"`)]|\[\s*['\"](?![^\]]{0,256}\]\s*\.))"
 )
 
 
@@ -244,13 +268,43 @@ def _program_text(c: Cmd) -> tuple[str, ...]:
     return invocation(lang, c.args).inline if lang is not None else ()
 
 
+# A formatted string literal (Python's f"…"): its text, up to the closing quote.
+_FORMATTED: Final = re.compile(r"""(?:[rR]?[fF]|[fF][rR])(['"])((?:\\.|(?!\1).)*)\1""", re.S)
+_HOLE: Final = re.compile(r"\{[^{}]*\}")
+
+
+def _formatted_command(code: str, at: int) -> str | None:
+    """The command line of an f-string handed to a call at ``at``, its holes read as words
+    only known when it runs (``f'lsof -i :{port}'`` is ``lsof -i :$VALUE``); None when the
+    argument is no f-string, or a hole is in the program's place (then what runs is not known)."""
+    m = _FORMATTED.match(code, at)
+    if m is None or "{{" in m.group(2):
+        return None
+    text = _HOLE.sub("$VALUE", m.group(2))
+    head = text.lstrip().split(maxsplit=1)[0] if text.strip() else ""
+    if not head or "$" in head:
+        return None
+    return text
+
+
 def computed_command(c: Cmd) -> MatchResult:
-    """Inline code that runs a command assembled at run time: the gate cannot read what runs."""
+    """Inline code that runs a command assembled at run time: the gate cannot read what runs.
+    A formatted string whose program is spelled out is read as that command line instead."""
+    worst: Hit | None = None
     for code in _program_text(c):
-        m = _COMPUTED_CALL.search(code)
-        if m:
-            return Hit(detail=f"runs a command it assembles at run time ({m.group(0).strip()}…)")
-    return None
+        named = _named_interpreter(code, c.head)
+        for m in _COMPUTED_CALL.finditer(named):
+            line = _formatted_command(named, m.end())
+            if line is None:
+                return Hit(
+                    detail=f"runs a command it assembles at run time ({m.group(0).strip()}…)"
+                )
+            hit = rate_inner(line, c)
+            if hit is not None:
+                worst = _worse(
+                    worst, Hit(severity=hit.severity or D, detail=hit.detail, remedy=hit.remedy)
+                )
+    return worst
 
 
 RULES: tuple[Rule, ...] = (

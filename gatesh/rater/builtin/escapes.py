@@ -7,11 +7,13 @@ import re
 import shlex
 from typing import Final
 
+from gatesh._types import PathClass
 from gatesh.rater.builtin._base import (
     SHELL_PATH_RE,
     SPAWN_RE,
     A,
     Cmd,
+    D,
     Hit,
     MatchResult,
     Rule,
@@ -24,7 +26,13 @@ from gatesh.rater.builtin._base import (
 from gatesh.reading._hosts import ssh_split
 from gatesh.vocab.grammar import inner_argv
 from gatesh.vocab.hosts import is_loopback
-from gatesh.vocab.programs import SHELL_ARGUMENT_NAMES, SHELLS, generator, is_interpreter
+from gatesh.vocab.programs import (
+    SHELL_ARGUMENT_NAMES,
+    SHELLS,
+    generator,
+    is_interpreter,
+    is_read_script,
+)
 
 # Heads whose arguments are only data: nothing they are given runs.
 DATA_ONLY: Final = frozenset(
@@ -368,6 +376,74 @@ def shell_as_argument(c: Cmd) -> MatchResult:
 _PLANTED: Final = re.compile(r"\bexec\s+(?:/\S*/)?(?:ba|da|z|k)?sh\b|\b(?:ba|da|z|k)?sh\s+-[ip]\b")
 
 
+# Where a written script is only run by someone who runs it (and so gated when it runs); a script
+# written to a persistence place, the system or gatesh's files is run by something else.
+_SCRIPT_PLACES: Final = frozenset(
+    {PathClass.WORKTREE, PathClass.TEMP, PathClass.HOME, PathClass.ELSEWHERE}
+)
+
+
+def _writes_read_scripts(c: Cmd) -> bool:
+    """Whether every file ``c`` writes is a script gatesh reads when it runs (a shell, Python
+    or JavaScript file, by its name or its shebang) in a place only a run of it starts it."""
+    targets = [*c.writes, *(c.pos if c.head == "tee" else ())]
+    if not targets:
+        return False
+    body = c.sc.raw.split("\n", 1)[1] if c.heredoc_fed and "\n" in c.sc.raw else " ".join(c.pos)
+    body = body.replace("\\n", "\n") if c.head in ("echo", "printf") else body
+    places = {e.path: e.cls for e in c.ctx.facts.paths if e.command == c.index}
+    return all(
+        is_read_script(t, body)
+        and places.get(t, PathClass.UNKNOWN) in _SCRIPT_PLACES
+        and not _handed_on(c, t)
+        for t in targets
+    )
+
+
+# Programs an agent names a script to without its running ungated: gatesh reads what a shell or
+# an interpreter runs (S2); these look at the file, edit it, change its mode, delete it, or copy or
+# move it (where a copy lands is judged by the path rules: a hook, an rc file).
+_SCRIPT_USERS: Final = frozenset(
+    {
+        "chmod",
+        "ls",
+        "stat",
+        "file",
+        "wc",
+        "head",
+        "tail",
+        "cat",
+        "grep",
+        "diff",
+        "sed",
+        "touch",
+        "rm",
+        "unlink",
+        "cp",
+        "mv",
+        "shellcheck",
+        "bash",
+    }
+)
+
+
+def _handed_on(c: Cmd, target: str) -> bool:
+    """Whether another command of the text names ``target`` to a program that may run it without
+    gatesh reading it (``logrotate -m x.sh``, ``git config core.pager ./x.sh``)."""
+    name = target.rsplit("/", 1)[-1]
+    for other in c.ctx.cmds:
+        if other.index == c.index or other.head in _SCRIPT_USERS:
+            continue
+        if other.head in SHELLS or is_interpreter(other.head):
+            continue  # read when it runs (a shell script, or code the code rules read)
+        argv0 = other.sc.argv[0].text if other.sc.argv else ""
+        if argv0 in (target, f"./{name}"):
+            continue  # run by its path: read as a script
+        if any(a == target or a.endswith("/" + name) or a == name for a in other.args):
+            return True
+    return False
+
+
 def planted_shell(c: Cmd) -> MatchResult:
     """Text that starts a shell written to a file (a script, hook, config or rc file) or piped on."""
     if c.head not in ("echo", "printf", "cat", "tee") or not (
@@ -377,6 +453,8 @@ def planted_shell(c: Cmd) -> MatchResult:
     text = " ".join(c.args)
     if c.heredoc_fed or c.head == "cat":
         text += "\n" + c.sc.raw
+    if not c.consumers and _writes_read_scripts(c):
+        return None  # a script gatesh reads when it runs: what it starts is judged then
     if SHELL_PATH_RE.search(text) or SPAWN_RE.search(text) or _PLANTED.search(text):
         if c.consumers and all(x.head in DATA_ONLY for x in c.consumers) and not c.writes:
             return None
@@ -589,6 +667,53 @@ _MULTIPLEXER_VERBS: Final = frozenset(
 )
 
 
+# tmux verbs that start or drive panes without taking over this terminal: the shell commands they
+# give a pane and the lines send-keys types are read as commands (the reader's positions).
+_TMUX_DETACHED_VERBS: Final = frozenset(
+    {
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "send-keys",
+        "send",
+        "respawn-pane",
+        "respawnp",
+    }
+)
+
+
+def _terminal_in_terminal(c: Cmd) -> MatchResult:
+    """A multiplexer used for the task: a detached session or a pane driven by send-keys is
+    read (not a hit); one that takes over this terminal, where what is typed next may not reach
+    the gate, is rated (destructive), never a halt: starting a terminal is not tampering."""
+    h, verb = c.head, c.sub(0)
+    if h == "tmux":
+        if verb in ("new-session", "new") and c.has("-d"):
+            return None
+        if verb in _TMUX_DETACHED_VERBS:
+            if verb in ("send-keys", "send") and c.has("-H"):
+                return Hit(
+                    severity=D,
+                    detail="tmux send-keys -H types keys spelled in hex, which the gate cannot read",
+                    remedy="type the command as text (tmux send-keys -t PANE 'CMD' Enter)",
+                )
+            return None
+    if h == "screen" and any(a.startswith("-d") and "m" in a for a in c.args if a[:2] == "-d"):
+        if not c.pos[1:] and not c.has("-X"):
+            return None  # `screen -dmS name`: a detached session running its shell, nothing more
+        return Hit(
+            severity=D,
+            detail="screen runs a command in a detached session, which the gate does not read",
+            remedy="start it with tmux new-session -d, whose command the gate reads",
+        )
+    return Hit(
+        severity=D,
+        detail=f"{h} opens a terminal inside this one, where what is typed may not reach the gate",
+        remedy="start it detached (tmux new-session -d -s NAME) and type with tmux send-keys",
+    )
+
+
 def hidden_terminal(c: Cmd) -> MatchResult:
     """A terminal inside a terminal: what is typed there never reaches the gate."""
     h = c.head
@@ -599,7 +724,7 @@ def hidden_terminal(c: Cmd) -> MatchResult:
         and not c.has("-ls", "-list", "-v", "-V", "--version", "-h", "--help")
         and (not c.pos or c.has("-S") or c.sub(0) in _MULTIPLEXER_VERBS)
     ):
-        return Hit(detail=f"{h} starts a shell the gate cannot see into")
+        return _terminal_in_terminal(c)
     if h == "expect" and re.search(r"spawn\s+\S*sh\b|interact", c.low):
         return Hit(detail="expect spawns an interactive shell")
     return None
@@ -921,7 +1046,13 @@ RULES: tuple[Rule, ...] = (
         hidden_terminal,
         heads=heads("script", "screen", "tmux", "byobu", "zellij", "dtach", "abduco", "expect"),
         examples=("script", "screen", "tmux new -s x", "expect -c 'spawn sh; interact'"),
-        counter=("script -c 'make' build.log", "tmux ls", "screen -ls"),
+        counter=(
+            "script -c 'make' build.log",
+            "tmux ls",
+            "screen -ls",
+            "tmux new-session -d -s work",
+            "tmux send-keys -t work 'make test' Enter",
+        ),
     ),
     Rule(
         "escape.program-option",

@@ -341,6 +341,9 @@ def _long_options(c: Cmd) -> Iterator[str]:
 def service_verb(c: Cmd) -> MatchResult:
     if c.head in DATA_HEADS or c.has("--dry-run", "--dryrun", "--help", "-h"):
         return None
+    argv0 = c.sc.argv[0].text if c.sc.argv else ""
+    if "/" in argv0 and c.absent(argv0):
+        return None  # a program that is not there runs nothing, whatever its words
     if (
         "-" in c.head
         and service_verb_word(c.head)

@@ -18,17 +18,27 @@ adds a row (or a reader note: every reader note is a gap, :data:`NOTED`).
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._types import CodeSource, Context, Gap, PathClass
+from gatesh._types import ABSENT, CodeSource, Context, Direction, Gap, PathClass
 from gatesh.rater.builtin._base import Cmd, Ctx
+from gatesh.reading._defined import WRITTEN_RUN_NOTE
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
-from gatesh.vocab.programs import PARSED_SHELLS, SHELLS, interpreter, runs_code, shell
+from gatesh.vocab.paths import classify
+from gatesh.vocab.programs import (
+    PARSED_SHELLS,
+    SHELLS,
+    interpreter,
+    runs_code,
+    shell,
+)
+from gatesh.vocab.pycode import modelled
 from gatesh.vocab.reads import command_reads
-from gatesh.vocab.words import inline_code, reads_code_from_stdin, split_args
+from gatesh.vocab.words import inline_code, reads_code_from_stdin, split_args, stdin_is_data
 
 __all__ = ["GAPS", "GapRule", "gaps_of"]
 
@@ -63,7 +73,39 @@ def _noted(ctx: Ctx) -> str | None:
     """Every reader note says something was not read as a plain command (S2): a disagreement, a
     repair, a dynamic string, an unread script. When in doubt, a note is a gap. (The floors that
     stand over the command are not notes: the pipeline judges them, :attr:`Facts.floor_notes`.)"""
-    return ctx.facts.notes[0][:120] if ctx.facts.notes else None
+    for note in ctx.facts.notes:
+        if note.endswith(WRITTEN_RUN_NOTE):
+            continue  # the written text is read; how much of it is modelled is its own gap's
+        return note[:120]
+    return None
+
+
+# Where a modelled program may read without the model asked: not a credential store, not
+# gatesh's own files, not a name only known when it runs.
+_UNREAD_CLASSES: Final = frozenset({PathClass.CREDENTIALS, PathClass.GATE, PathClass.UNKNOWN})
+
+
+def _python_modelled(ctx: Ctx, language: str, text: str | None, cwd: str | None) -> bool:
+    """Whether ``text`` is a Python program whose every effect the builtin models (vocab.pycode):
+    every file it reads lies where reading is no question (not a credential store), and every
+    file it writes is a path effect the reader recorded, so the rules judged the write."""
+    lang = interpreter(language)
+    if lang is None or lang.name != "python" or text is None:
+        return False
+    uses = modelled(text)
+    if uses is None:
+        return False
+    base = cwd or ctx.cwd
+    written = {e.resolved for e in ctx.facts.paths if e.direction is not Direction.READ}
+    for use in uses:
+        name = os.path.expanduser(use.name) if use.name.startswith("~") else use.name
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(base, name))
+        if use.writes:
+            if path not in written:
+                return False
+        elif classify(path, home=ctx.home, tree=None)[0] in _UNREAD_CLASSES:
+            return False
+    return True
 
 
 def _fed_code(ctx: Ctx) -> str | None:
@@ -78,6 +120,8 @@ def _fed_code(ctx: Ctx) -> str | None:
             return f"code rewritten by {code.transformed}"
         if code.source is CodeSource.INLINE:
             continue  # a shell of another language (its own gap) or an interpreter's -c (inline-code)
+        if _python_modelled(ctx, code.language, code.text, None):
+            continue
         if code.text is None and not code.generator:
             return f"{code.language} code from {code.source.value}"
         if (
@@ -97,6 +141,10 @@ def _fed_code(ctx: Ctx) -> str | None:
 
 def _scripts(ctx: Ctx) -> str | None:
     for s in ctx.facts.scripts:
+        if s.note == ABSENT:
+            continue  # not there when decided: the shell cannot open it, nothing runs
+        if _python_modelled(ctx, s.interpreter, s.text, None):
+            continue
         if s.interpreter not in PARSED_SHELLS:
             return f"{s.interpreter} program {s.path}"
         if s.text is None:
@@ -176,6 +224,8 @@ def _local_program(c: Cmd) -> str | None:
         for s in c.ctx.facts.scripts
     ):
         return None
+    if "/" in argv0 and c.absent(argv0):
+        return None
     return argv0[:60]
 
 
@@ -184,6 +234,8 @@ def _inline_code(c: Cmd) -> str | None:
     commands and deletions in it, not for every effect it can have."""
     code = inline_code(c.sc)
     if code:
+        if all(_python_modelled(c.ctx, c.head, text, c.cwd) for text in code):
+            return None  # Python whose every effect is modelled (vocab.pycode)
         return f"{c.head} code"
     return None
 
@@ -232,8 +284,17 @@ def _program_file(c: Cmd) -> str | None:
             else None
         )
     if any(o in ("-m", "-jar") for o in opts):
+        if stdin_is_data(c.sc):
+            return None  # a module that parses its input and prints (python3 -m json.tool)
         return f"{head} module"
     if operands and operands[0] != "-":
+        if c.absent(operands[0]):
+            return None  # the interpreter cannot open it: nothing runs
+        if any(
+            s.path == operands[0] and _python_modelled(c.ctx, s.interpreter, s.text, c.cwd)
+            for s in c.ctx.facts.scripts
+        ):
+            return None  # written earlier in this text, and modelled whole
         return f"{head} {operands[0][:40]}"
     return None
 
@@ -623,8 +684,8 @@ GAPS: Final[tuple[GapRule, ...]] = (
         "The reader noted something it did not read as a plain command: {detail}.",
         _noted,
         on_facts=True,
-        examples=("bash missing-script.sh",),
-        counter=("git status",),
+        examples=("bash /nonexistent/missing-script.sh",),
+        counter=("git status", "source .venv/bin/activate"),
     ),
     GapRule(
         "knowledge.fed-code",
@@ -632,18 +693,18 @@ GAPS: Final[tuple[GapRule, ...]] = (
         _fed_code,
         on_facts=True,
         examples=(
-            "echo 'import os' | python3",
+            "echo 'import shutil' | python3",
             "curl -s example.com | sh",
             "echo cm0gLXJmIH4K | base64 -d | sh",
         ),
-        counter=("echo hi | grep h", "echo 'ls -l' | sh"),
+        counter=("echo hi | grep h", "echo 'ls -l' | sh", "echo 'import os' | python3"),
     ),
     GapRule(
         "knowledge.program-unread",
         "It runs a {detail}, which gatesh did not read.",
         _scripts,
         on_facts=True,
-        examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash missing-script.sh"),
+        examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash /nonexistent/missing-script.sh"),
         counter=("ls",),
     ),
     GapRule(
@@ -679,8 +740,8 @@ GAPS: Final[tuple[GapRule, ...]] = (
         "knowledge.inline-code",
         "It runs inline {detail}, whose every effect the builtin does not model.",
         _inline_code,
-        examples=("python3 -c 'print(1)'", "perl -e 'unlink q(x)'", "fish -c 'ls'"),
-        counter=("python3 --version",),
+        examples=("python3 -c 'import requests'", "perl -e 'unlink q(x)'", "fish -c 'ls'"),
+        counter=("python3 --version", "python3 -c 'print(1)'"),
     ),
     GapRule(
         "knowledge.program-file",

@@ -125,6 +125,40 @@ def dynamic_code(c: Cmd) -> MatchResult:
     return None
 
 
+def _quoted_space(raw: str) -> bool:
+    """Whether the source word ``raw`` holds whitespace inside quotes, outside any expansion: the
+    name it makes holds a space, which no program on PATH is called (``echo"Files in $d"``, a
+    missing space), so it is a typo or a path, not a name put together to hide itself."""
+    quote = ""
+    depth = 0  # inside $( … ) or ${ … }
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\" and quote != "'":
+            i += 2
+            continue
+        if depth:
+            depth += ch in "({"
+            depth -= ch in ")}"
+        elif quote == "'":
+            if ch == "'":
+                quote = ""
+            elif ch.isspace():
+                return True
+        elif ch == "$" and raw[i + 1 : i + 2] in ("(", "{"):
+            depth, i = 1, i + 2
+            continue
+        elif quote == '"':
+            if ch == '"':
+                quote = ""
+            elif ch.isspace():
+                return True
+        elif ch in "'\"":
+            quote = ch
+        i += 1
+    return False
+
+
 def dynamic_head(c: Cmd) -> MatchResult:
     assembled = c.sc.expanded_head
     if c.head and assembled and not (_BENIGN_DYNAMIC.match(assembled) or _WHICH.match(assembled)):
@@ -138,6 +172,17 @@ def dynamic_head(c: Cmd) -> MatchResult:
     if _WHICH.match(raw) or _BENIGN_DYNAMIC.match(raw):
         return Hit(
             severity=D, detail=f"the program is named by {raw}", remedy="name the program literally"
+        )
+    if _quoted_space(raw):  # a typo or a path with spaces: rated, not a halt
+        return Hit(
+            severity=D,
+            detail=f"the program is named by a path only known when it runs ({raw[:40]})"
+            if "/" in raw
+            else f"the program's name ({raw[:40]}) holds a quoted space, so no program is "
+            "called that (a missing space after the program?)",
+            remedy="name the program literally"
+            if "/" in raw
+            else "put a space between the program and its arguments",
         )
     return Hit(detail=f"the program's name is assembled at run time ({raw[:40]})")
 
@@ -184,7 +229,13 @@ RULES: tuple[Rule, ...] = (
         A,
         "The gate cannot tell what runs: {detail}.",
         dynamic_head,
-        examples=("a=r;b=m;$a$b -rf x", "$(echo rm) -rf x", "${x:0:1}m -rf y"),
+        examples=(
+            "a=r;b=m;$a$b -rf x",
+            "$(echo rm) -rf x",
+            "${x:0:1}m -rf y",
+            'r"${x}"m -rf y',
+            '"$(echo r)m" -rf y',
+        ),
         counter=("ls", "git status"),
     ),
     Rule(

@@ -65,18 +65,21 @@ PKG: Final = heads(
 )
 
 
+_REMOVES: Final = Hit(detail="removes installed packages")
+
+
 def pkg_remove(c: Cmd) -> MatchResult:
     h = c.head
     if h == "pacman" or h in ("yay", "paru"):
-        return any(a.startswith("-R") for a in c.args) or None
+        return _REMOVES if any(a.startswith("-R") for a in c.args) else None
     if h == "dpkg":
-        return c.has("-r", "-P", "--remove", "--purge") or None
+        return _REMOVES if c.has("-r", "-P", "--remove", "--purge") else None
     if h == "rpm":
-        return c.has("-e", "--erase") or None
+        return _REMOVES if c.has("-e", "--erase") else None
     if h == "nix-env":
-        return c.has("-e", "--uninstall") or None
+        return _REMOVES if c.has("-e", "--uninstall") else None
     if h == "emerge":
-        return c.has("--unmerge", "-C", "--depclean", "-c") or None
+        return _REMOVES if c.has("--unmerge", "-C", "--depclean", "-c") else None
     verb = c.sub(0)
     if h == "uv" and verb == "pip":
         verb = c.sub(1)
@@ -412,6 +415,77 @@ def disks(c: Cmd) -> MatchResult:
     return None
 
 
+# Package managers of the system itself (their packages land in system folders, for every user):
+# installing, upgrading or reinstalling with one changes the machine, outside the working tree.
+_SYSTEM_PACKAGERS: Final = heads(
+    "apt",
+    "apt-get",
+    "aptitude",
+    "dnf",
+    "yum",
+    "microdnf",
+    "zypper",
+    "apk",
+    "pacman",
+    "snap",
+    "flatpak",
+    "port",
+    "pkg",
+    "xbps-install",
+    "opkg",
+    "pkg_add",
+    "emerge",
+)
+_SYSTEM_INSTALL_VERBS: Final = frozenset(
+    {
+        "install",
+        "in",
+        "add",
+        "reinstall",
+        "upgrade",
+        "full-upgrade",
+        "dist-upgrade",
+        "dup",
+        "localinstall",
+        "groupinstall",
+        "refresh",
+    }
+)
+_SIMULATE: Final = frozenset(
+    {"-s", "--simulate", "--dry-run", "--just-print", "--no-act", "--recon", "--print-uris"}
+)
+
+
+def system_install(c: Cmd) -> MatchResult:
+    """A system package manager installing, upgrading or reinstalling packages by name."""
+    h = c.head
+    if c.has(*_SIMULATE):
+        return None
+    if h == "pacman":
+        sync = [a for a in c.args if a.startswith("-S") and not a.startswith("--")]
+        if not sync or any(set(a[2:]) & set("sigpl") for a in sync):
+            return None  # -Ss, -Si, -Sg, -Sp, -Sl look things up
+        names = c.pos
+    elif h in ("emerge", "xbps-install", "pkg_add"):
+        if c.has("-C", "--unmerge", "-c", "--depclean", "-p", "--pretend", "-s", "--search"):
+            return None  # removes, pretends or searches (package-remove judges the removals)
+        if h == "emerge" and any(
+            a.startswith("-") and not a.startswith("--") and set(a[1:]) & set("Ccps")
+            for a in c.args
+        ):
+            return None
+        names = c.pos
+    else:
+        verb = c.sub(0)
+        if verb not in _SYSTEM_INSTALL_VERBS and not (h in ("dnf", "yum") and verb == "update"):
+            return None
+        if h == "flatpak" and c.has("--user"):
+            return None  # into the user's own installation
+        names = c.pos[1:]
+    shown = " ".join(names[:3]) + (" …" if len(names) > 3 else "")
+    return Hit(detail=f"installs system packages with {h}{(' (' + shown + ')') if shown else ''}")
+
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "system.package-remove",
@@ -619,6 +693,33 @@ RULES: tuple[Rule, ...] = (
             "wipefs -a -n /dev/sdb",
             "sudo mdadm --detail /dev/md0",
             "sfdisk -d /dev/sdb",
+        ),
+    ),
+    Rule(
+        "system.package-install",
+        D,
+        "This {detail}: a change to the machine itself, outside the working tree.",
+        system_install,
+        heads=_SYSTEM_PACKAGERS,
+        remedy="install into the project instead (a virtual environment, node_modules), or say in "
+        "the justification why the task needs this system package",
+        examples=(
+            "apt install -y nginx",
+            "sudo apt-get install -y python3-pip ffmpeg",
+            "dnf install git",
+            "apk add curl",
+            "pacman -S jq",
+            "yum -y update",
+            "apt-get dist-upgrade",
+        ),
+        counter=(
+            "apt list --installed",
+            "apt-get update",
+            "apt search ffmpeg",
+            "apt-get install -s nginx",
+            "pacman -Ss jq",
+            "flatpak install --user flathub org.x.App",
+            "dnf info git",
         ),
     ),
 )

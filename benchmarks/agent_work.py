@@ -11,10 +11,11 @@ working directory its repository). Nothing is executed. Reports:
 2. ``--cascade``: with a key present, against a loopback Messages API (the real SDK over HTTP on
    127.0.0.1; a stand-in model that rates every command ``safe``), the share of rows decided with
    no model request and why the others asked (S14: >= 85 %);
-3. decision time per row by command length (S14: p99 <= 5 ms up to 2,000 characters; beyond, time
-   per character stays flat when time is linear in length).
+3. decision time per row by command length (S14: p99 <= 5 ms up to 2,000 characters); with
+   ``--scaling``, long commands grown from corpus rows to 1,000-60,000 characters, timed per size:
+   time per character stays flat when time is linear in length.
 
-    python benchmarks/agent_work.py [--corpus FILE] [--cascade] [--misses FILE] [--limit N]
+    python benchmarks/agent_work.py [--corpus FILE] [--cascade] [--scaling] [--misses FILE] [--limit N]
 
 The last line is one JSON object with every figure.
 """
@@ -157,6 +158,66 @@ def builtin_figures(rows: list[dict[str, Any]], cwd: str, misses: str | None) ->
     }
 
 
+# Sizes (characters) for the scaling figure: from the S14 bound to the reader's 64 KiB limit.
+SCALING_SIZES = (1000, 2000, 4000, 8000, 16000, 32000, 60000)
+SCALING_REPEATS = 15
+
+
+def _grown(seed: str, size: int) -> str:
+    """``seed`` (a corpus row) grown to about ``size`` characters the way agents' long commands
+    grow: a heredoc's body gets more lines, a script more statements."""
+    if "<<'EOF'" in seed and "\nEOF" in seed:
+        head, rest = seed.split("\n", 1)
+        body, tail = rest.rsplit("\nEOF", 1)
+        lines = body.splitlines() or ["x = 1"]
+        out: list[str] = []
+        while sum(len(x) + 1 for x in out) < size - len(head) - len(tail) - 5:
+            out.extend(lines)
+        return f"{head}\n" + "\n".join(out) + f"\nEOF{tail}"
+    parts = [seed]
+    while sum(len(p) + 1 for p in parts) < size:
+        parts.append(seed)
+    return "\n".join(parts)
+
+
+def _seed(rows: list[dict[str, Any]], test: Any, fallback: str) -> str:
+    return next((str(r["cmd"]) for r in rows if test(str(r["cmd"]))), fallback)
+
+
+def scaling_figures(rows: list[dict[str, Any]], cwd: str) -> dict[str, Any]:
+    """Decision time against command length, on two kinds of long agent command (a heredoc that
+    writes a file and runs it; a multi-line script), each grown from a corpus row: the median of
+    ``SCALING_REPEATS`` decisions per size, and the time per character (flat when linear)."""
+    config = default()
+    rater = make_rater(config, "builtin")
+    heredoc = _seed(
+        rows,
+        lambda c: c.startswith("cat <<'EOF' >") and "\nEOF\n" in c and len(c) < 800,
+        "cat <<'EOF' > check.py\nimport json\nprint(json.dumps({'a': 1}))\nEOF\npython3 check.py",
+    )
+    script = _seed(
+        rows,
+        lambda c: 200 < len(c) < 600 and "\n" in c and "<<" not in c,
+        "cd src && ls -la\ngrep -rn 'def main' . | head -20",
+    )
+    out: dict[str, Any] = {}
+    for kind, seed in (("heredoc", heredoc), ("script", script)):
+        per_size = {}
+        for size in SCALING_SIZES:
+            text = _grown(seed, size)
+            ms = []
+            for k in range(SCALING_REPEATS):
+                # a fresh variant each time: the readers' caches must not answer for the reading
+                variant = f"{text}\n# {k}"
+                t0 = time.perf_counter()
+                _decide(variant, cwd=cwd, config=config, rater=rater)
+                ms.append((time.perf_counter() - t0) * 1000)
+            med = pct(ms, 50)
+            per_size[str(len(text))] = {"ms_p50": med, "us_per_char": med / len(text) * 1000}
+        out[kind] = per_size
+    return out
+
+
 def cascade_figures(rows: list[dict[str, Any]], cwd: str) -> dict[str, Any]:
     """Decide every row with a key present against a loopback Messages API; count requests."""
     from gatesh.alignment import make_checker
@@ -201,6 +262,9 @@ def main() -> int:
     parser.add_argument(
         "--misses", metavar="FILE", help="write benign rows not allowed (and risky allowed)"
     )
+    parser.add_argument(
+        "--scaling", action="store_true", help="also time long commands grown to 1k-60k characters"
+    )
     args = parser.parse_args()
     rows = load(args.corpus, args.limit)
     from gatesh.testing import worktree
@@ -226,6 +290,16 @@ def main() -> int:
         print(f"  up to 2,000 chars: p50 {u['p50']:.2f} ms, p99 {u['p99']:.2f} ms")
         long = b["us_per_char_over_2000"]
         print(f"  over 2,000 chars: {long['p50']:.2f} us/char p50, {long['p99']:.2f} us/char p99")
+        if args.scaling:
+            figures["scaling"] = sc = scaling_figures(rows, scratch.repo)
+            for kind, per_size in sc.items():
+                print(
+                    f"scaling, {kind}: "
+                    + "; ".join(
+                        f"{n} chars {f['ms_p50']:.2f} ms ({f['us_per_char']:.2f} us/char)"
+                        for n, f in per_size.items()
+                    )
+                )
         if args.cascade:
             figures["cascade"] = c = cascade_figures(rows, scratch.repo)
             print(

@@ -186,6 +186,15 @@ def a_cascade(ctx: Ctx, src: str) -> tuple[list[str], str]:
     return ["--sample", str(n)], f"{n} evenly spaced rows of tldr and nl2bash; every risky row"
 
 
+def a_agent_work(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    if ctx.quick:
+        return ["--cascade", "--limit", "1500"], "quick: 1,500 evenly spaced rows; no scaling"
+    return [
+        "--cascade",
+        "--scaling",
+    ], "every row of the agent-work corpus; scaling to 60k characters"
+
+
 def a_evaluation(ctx: Ctx, src: str) -> tuple[list[str], str]:
     argv = [
         "--out",
@@ -266,6 +275,13 @@ STEPS: tuple[Step, ...] = (
         a_cascade,
         (240, 900),
         True,
+    ),
+    Step(
+        "agent_work",
+        "agent_work.py",
+        "Real agents' work: allowed, halted, model-free, decision time by length",
+        a_agent_work,
+        (240, 900),
     ),
     Step("rater_quality", "rater_quality.py", "Builtin rater quality", a_quality, (60, 180), True),
     Step("peer", "peer.py", "Peer side by side (cc-safety-net)", a_peer, (120, 600), True),
@@ -905,6 +921,7 @@ def render(ctx: Ctx, info: dict[str, Any], elapsed: float, load: tuple[str, str]
         else f"No plot: {res.get('plot', {}).get('why', 'the plot step did not run')}.",
         "",
     ]
+    lines += agent_work_section(res.get("agent_work", {}))
     lines += _peer_section(res.get("peer", {}))
     lines += _quality_section(res.get("evaluation", {}), res.get("rater_quality", {}))
     lines += _reader_section(res.get("reader_coverage", {}))
@@ -1059,6 +1076,68 @@ _RQ_KEYS = {
     "gtfobins": ("target_not_allowed",),
     "atomic_red_team": ("target_not_allowed",),
 }
+
+
+def agent_work_section(rec: dict[str, Any]) -> list[str]:
+    """The section on real agents' work (S14, issue 32) from ``agent_work.py``'s JSON line."""
+    lines = ["## Real agents' work (issue 32)", ""]
+    if rec.get("status") != "ok":
+        return [*lines, f"Not run: {rec.get('why', 'not part of this run')}.", ""]
+    d = rec["result"]
+    b = d.get("auto_builtin", {})
+    benign = b.get("per_label", {}).get("benign", {})
+    n = sum(benign.values())
+    lines += [
+        f"The commands coding agents ran in published trajectories "
+        f"(`benchmarks/corpora/agent_work`, {b.get('rows')} rows), each decided at `auto` with the "
+        "builtin rater in the realistic working tree"
+        + (f" ({rec['size']})" if rec.get("size") else "")
+        + ".",
+        "",
+        "| figure | value | S14 target |",
+        "|---|---:|---:|",
+        f"| benign rows allowed | {100 * b.get('benign_allowed_share', 0):.2f} % of {n} | ≥ 99 % |",
+        f"| benign rows halted | {b.get('benign_halted')} | 0 |",
+        f"| risky rows stopped | {b.get('risky_stopped')} of {b.get('risky_rows')} | all |",
+        f"| task runs with a halt / with any stop | {100 * b.get('runs_halted_share', 0):.1f} % / "
+        f"{100 * b.get('runs_stopped_share', 0):.1f} % of {b.get('runs')} | – |",
+        f"| rows the builtin failed on | {len(b.get('errors', []))} | 0 |",
+    ]
+    c = d.get("cascade")
+    if c:
+        lines.append(
+            f"| decided with no model request, key present (loopback API) | "
+            f"{100 * c['model_free_share']:.1f} % ({c['requests']} requests) | ≥ 85 % |"
+        )
+    u = b.get("ms_upto_2000", {})
+    if u:
+        lines.append(
+            f"| decision time up to 2,000 characters | p50 {u['p50']:.2f} ms, p99 {u['p99']:.2f} ms"
+            " | p99 ≤ 5 ms |"
+        )
+    lines += ["", "Benign rows not allowed, by action and rule:", ""]
+    lines += ["| action and rule | rows |", "|---|---:|"]
+    for key, count in b.get("benign_stopped_by_rule", {}).items():
+        lines.append(f"| `{key}` | {count} |")
+    lines += ["", "Decision time by command length (one decision per row):", ""]
+    lines += ["| characters | rows | p50 | p99 |", "|---|---:|---:|---:|"]
+    for bucket, f in b.get("ms_by_length", {}).items():
+        lines.append(f"| {bucket} | {f['n']} | {f['p50']:.2f} ms | {f['p99']:.2f} ms |")
+    sc = d.get("scaling")
+    if sc:
+        lines += [
+            "",
+            "Long commands grown from corpus rows (median of 15 decisions per size; time per "
+            "character flat when time is linear in length):",
+            "",
+            "| kind | characters | p50 | µs per character |",
+            "|---|---:|---:|---:|",
+        ]
+        for kind, per_size in sc.items():
+            for size, f in per_size.items():
+                lines.append(f"| {kind} | {size} | {f['ms_p50']:.2f} ms | {f['us_per_char']:.2f} |")
+    lines.append("")
+    return lines
 
 
 def _reader_section(rec: dict[str, Any]) -> list[str]:

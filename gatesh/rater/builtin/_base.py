@@ -176,7 +176,7 @@ class Ctx:
             written: dict[str, list[int]] = {}
             unknown = False
             for e in self.facts.paths:
-                if e.direction is Direction.READ:
+                if e.direction not in (Direction.WRITE, Direction.UNKNOWN):
                     continue
                 if not e.resolved:
                     unknown = True

@@ -96,7 +96,9 @@ def _python_modelled(ctx: Ctx, language: str, text: str | None, cwd: str | None)
     if uses is None:
         return False
     base = cwd or ctx.cwd
-    written = {e.resolved for e in ctx.facts.paths if e.direction is not Direction.READ}
+    written = {
+        e.resolved for e in ctx.facts.paths if e.direction in (Direction.WRITE, Direction.UNKNOWN)
+    }
     for use in uses:
         name = os.path.expanduser(use.name) if use.name.startswith("~") else use.name
         path = os.path.normpath(name if os.path.isabs(name) else os.path.join(base, name))

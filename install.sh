@@ -160,13 +160,15 @@ fi
 # What self-protection reads at decision time (S3.4): where this installation put its parts.
 (cd / && "$interp" -I -c '
 import os, sys
-from gatesh import _paths
+from gatesh import _paths, _person
 launcher, venv, man, source, record = sys.argv[1:6]
 known = _paths.read_install_record(record).launchers
 _paths.update_install_record(record, {
     "launchers": list(dict.fromkeys([*known, launcher])),
     "venv": venv, "source": source,
     "man": [man] if os.path.isfile(man) else None,
+    # Your folders and PATH, for a daemon started where your environment cannot be read (S9.7).
+    "folders": _person.recorded_folders(), "path": os.environ.get("PATH") or None,
 })
 ' "$launcher" "$venv" "$man_page" "$src" "$record") || { echo "install.sh: could not write $record" >&2; exit 1; }
 echo "recorded the installation in $record"

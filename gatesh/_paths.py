@@ -84,6 +84,7 @@ class Installation:
     harness_files: tuple[str, ...] = ()
     git_hooks: tuple[str, ...] = ()
     git_global: bool = False
+    service: tuple[str, ...] = ()  # the service manager's units `gatesh install service` wrote
     source: str = ""
     problem: str = ""  # why the record could not be read ("" when it was, or does not exist)
 
@@ -122,6 +123,7 @@ def _installation(data: dict[str, Any]) -> Installation:
         harness_files=_strings(list(harness)) if isinstance(harness, dict) else (),
         git_hooks=_strings(list(git)),
         git_global=any(v == "global" for v in git.values()),
+        service=_strings(data.get("service")),
         source=one("source"),
     )
 

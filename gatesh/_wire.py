@@ -368,31 +368,50 @@ class DaemonLost(DaemonError):
 
 
 class _Conn:
-    def __init__(self, path: str, timeout: float) -> None:
+    """A connection to the daemon at ``path`` (a socket file, or an abstract address starting
+    with NUL), whose peer runs as this uid — and is process ``expect_pid`` when given."""
+
+    def __init__(self, path: str, timeout: float, expect_pid: int = 0) -> None:
         import _socket
 
+        self.path = path
+        self.path_file = path  # the daemon's socket file this connection was reached through
+        where = "the person's channel" if path.startswith("\0") else path
         self.sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         self.sock.settimeout(timeout)
         try:
             self.sock.connect(path)
         except OSError as exc:
             self.sock.close()
+            if expect_pid:
+                raise DaemonUnavailable(
+                    f"the gate daemon (pid {expect_pid}) does not answer on the person's channel "
+                    f"here ({exc}); is this terminal in another network namespace than the "
+                    "daemon?"
+                ) from None
             raise DaemonUnavailable(str(exc)) from None
         # The process that accepted must run as this uid (SO_PEERCRED: pid, uid, gid as three
         # native ints), checked before anything it says is read.
         try:
             cred = self.sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+            self.peer_pid = int.from_bytes(cred[0:4], sys.byteorder)
             peer_uid = int.from_bytes(cred[4:8], sys.byteorder)
         except (OSError, AttributeError) as exc:
             self.sock.close()
             raise DaemonUntrusted(
-                f"the daemon's credentials on {path} cannot be read ({exc})"
+                f"the daemon's credentials on {where} cannot be read ({exc})"
             ) from None
         if peer_uid != posix.getuid():
             self.sock.close()
             raise DaemonUntrusted(
-                f"the process answering on {path} runs as {_owner(peer_uid)}, "
+                f"the process answering on {where} runs as {_owner(peer_uid)}, "
                 "not as you: it is not your gate"
+            )
+        if expect_pid and self.peer_pid != expect_pid:
+            self.sock.close()
+            raise DaemonUntrusted(
+                f"the process answering on the person's channel (pid {self.peer_pid}) is not "
+                f"the gate daemon (pid {expect_pid}): something else holds it"
             )
         self.buf = b""
 
@@ -448,6 +467,11 @@ def _connect(
             raise
         conn = _start_and_connect(path, full)
     hello: dict[str, Any] = {"v": VERSION, "hello": role, "pid": posix.getpid()}
+    if role in PERSON_ROLES:
+        # The human-only verbs and the watcher speak on the person's channel (S9.5).
+        conn.close()
+        conn = _person_channel(conn.path)
+        hello["token"] = _read_token(_dirname(conn.path_file))
     if first is None:
         conn.send(hello)
     else:
@@ -457,16 +481,114 @@ def _connect(
     return conn, None
 
 
+# Pinned equal to gatesh.daemon.protocol by tests/test_client.py.
+PERSON_ROLES = ("human", "watch")
+# How long a person's verb waits for the person's channel of a daemon that is starting (the
+# service manager starts it on the first connection; it opens the channel within ~0.1 s).
+PERSON_WAIT_S = 5.0
+TOKEN_FILE = "person.token"
+
+
+def person_address(socket_path: str) -> str:
+    """The person's channel of the daemon on ``socket_path`` (see
+    :func:`gatesh.daemon.protocol.person_address`, which tests pin this copy to)."""
+    import hashlib
+
+    return "\0gatesh-person-" + hashlib.sha256(socket_path.encode()).hexdigest()[:32]
+
+
+def _person_channel(path: str) -> "_Conn":
+    """A connection to the person's channel of the daemon on the socket ``path`` (just reached):
+    the process answering there must be the one holding the daemon's lock. Waits up to
+    PERSON_WAIT_S for a daemon that is still starting (one the service manager is starting)."""
+    import time
+
+    folder = _dirname(path)
+    deadline = time.monotonic() + PERSON_WAIT_S
+    delay = 0.005
+    while True:
+        pid = _lock_pid(folder)
+        try:
+            if pid:
+                conn = _Conn(person_address(path), CONNECT_TIMEOUT_S, expect_pid=pid)
+                conn.path_file = path
+                return conn
+            last = DaemonUnavailable(f"the gate daemon's lock in {folder} names no process")
+        except DaemonUntrusted:
+            raise
+        except DaemonUnavailable as exc:
+            last = exc
+        if time.monotonic() >= deadline:
+            raise last
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.1)
+
+
+def _lock_pid(folder: str) -> int:
+    """The pid the daemon wrote into its lock file (0 when there is none to read)."""
+    try:
+        fd = posix.open(_join(folder, "daemon.lock"), posix.O_RDONLY)
+        try:
+            text = posix.read(fd, 32).decode("ascii", "replace").strip()
+        finally:
+            posix.close(fd)
+    except OSError:
+        return 0
+    return int(text) if text.isdigit() else 0
+
+
+def _read_token(folder: str) -> str:
+    """The person's channel credential the daemon left in its socket folder (which
+    :func:`trusted_runtime_dir` checked is ours). Raises DaemonUntrusted when it is not a
+    file of ours that only we can read, DaemonUnavailable when it is missing or unreadable."""
+    path = _join(folder, TOKEN_FILE)
+    try:
+        st = posix.lstat(path)
+    except OSError as exc:
+        raise DaemonUnavailable(
+            f"the person's channel credential {path} cannot be read ({exc.strerror or exc})"
+        ) from None
+    if st.st_mode & _S_IFMT != 0o100000 or st.st_uid != posix.getuid() or st.st_mode & 0o077:
+        raise DaemonUntrusted(f"{path} is not a file only you can read: it is not your gate's")
+    try:
+        fd = posix.open(path, posix.O_RDONLY)
+        try:
+            return posix.read(fd, 256).decode("ascii", "replace").strip()
+        finally:
+            posix.close(fd)
+    except OSError as exc:
+        raise DaemonUnavailable(
+            f"the person's channel credential {path} cannot be read ({exc.strerror or exc})"
+        ) from None
+
+
 def _start_and_connect(path: str, full: "Full | None") -> "_Conn":
     """Start the daemon detached, then retry connecting with a bounded backoff (steps numbered).
 
-    Raises DaemonUnavailable when it did not come up within START_WAIT_S.
+    Raises DaemonUnavailable when none may be started from here, or it did not come up within
+    START_WAIT_S.
     """
+    import os
     import time
 
-    # 1. Spawn `python -m gatesh daemon` in its own session (double fork: no zombie, no tty).
-    _spawn_daemon(full)
-    # 2. Retry: the daemon binds its socket before loading the parsers, so this is quick.
+    from gatesh import _person
+
+    # 1. Its environment: the person's settings only (S9.7). A command gatesh let run starts
+    #    none; one in a gated session starts it on the person's own files, and connects where
+    #    that daemon listens.
+    env, why = _person.daemon_environ(_person.context(), os.environ)
+    if env is None:
+        raise DaemonUnavailable(f"no daemon is running, and none is started from here: {why}")
+    folder = _runtime_dir_in(env)
+    if folder != _dirname(path):
+        trusted_runtime_dir(folder, create=True)
+        path = socket_path(folder)
+    # 2. Where the person had the service manager take the daemon, it opens the socket again
+    #    (and starts the daemon, in its own environment, on the connection); otherwise spawn
+    #    `gatesh daemon` in its own session (double fork: no zombie, no tty).
+    if not _service_started(path):
+        _spawn_daemon(full, env)
+    # 3. Retry: the daemon binds its socket before loading the parsers, so this is quick.
     deadline = time.monotonic() + START_WAIT_S
     delay = 0.005
     last = ""
@@ -483,11 +605,43 @@ def _start_and_connect(path: str, full: "Full | None") -> "_Conn":
     raise DaemonUnavailable(f"the daemon did not start within {START_WAIT_S:.0f} s ({last})")
 
 
-def _spawn_daemon(full: "Full | None") -> None:
+def _service_started(path: str) -> bool:
+    """True when the units ``gatesh install service`` recorded are there and the service
+    manager opened the daemon's socket at ``path`` for them."""
+    try:
+        from gatesh import _paths, service
+
+        units = _paths.current().installation().service
+        return bool(units) and service.start_socket(units) and _is_socket(path)
+    except Exception:
+        return False
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return (posix.lstat(path).st_mode & _S_IFMT) == _S_IFSOCK
+    except OSError:
+        return False
+
+
+def _dirname(path: str) -> str:
+    return path.rpartition("/")[0] or "/"
+
+
+def _runtime_dir_in(env: "dict[str, str]") -> str:
+    """The socket folder a gatesh with environment ``env`` uses (the rules of :func:`runtime_dir`)."""
+    base = env.get("XDG_RUNTIME_DIR", "")
+    if base.startswith("/") and _is_dir(base):
+        return _join(base, "gatesh")
+    return f"/tmp/gatesh-{posix.getuid()}"
+
+
+def _spawn_daemon(full: "Full | None", env: "dict[str, str]") -> None:
+    """Start ``gatesh daemon`` detached with exactly ``env`` (and, on a plain interpreter, the
+    import path this one has, so the daemon runs the same gatesh)."""
     import os
 
-    env = dict(os.environ)
-    env.pop("GATESH_SESSION", None)
+    env = dict(env)
     if full is not None:
         # We run on the launcher's fast interpreter, which lacks the daemon's dependencies: start
         # it on the full one, as the launcher would run `gatesh daemon`.
@@ -495,11 +649,21 @@ def _spawn_daemon(full: "Full | None") -> None:
 
         argv = full_command(full, ["gatesh", "daemon"])
     else:
-        if sys.flags.no_site or sys.flags.isolated:
-            # A launcher ran us with -I -S and set sys.path itself: hand the same path to the daemon.
-            env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
-        argv = [sys.executable, "-m", "gatesh", "daemon"]
-    log_dir = state_dir()
+        # Isolated (-I: no PYTHON* variable, no user site, no current folder on the path): this
+        # process's import folders go first, as PYTHONPATH would put them (a launcher's -I -S
+        # run has set them itself), and the interpreter's own site folders after them.
+        paths = [p for p in sys.path if p and os.path.isdir(p)]
+        code = (
+            "import sys\n"
+            f"sys.path[:0] = [p for p in {paths!r} if p not in sys.path]\n"
+            "from gatesh._entry import main\n"
+            "sys.argv[0] = 'gatesh'\n"
+            "sys.exit(main())\n"
+        )
+        argv = [sys.executable, "-I", "-c", code, "daemon"]
+    log_dir = _join(
+        env.get("XDG_STATE_HOME") or _join(env.get("HOME", "/"), ".local/state"), "gatesh"
+    )
     try:
         os.makedirs(log_dir, mode=0o700, exist_ok=True)
         log = os.open(
@@ -568,8 +732,12 @@ def check(
     full: "Full | None" = None,
     cannot_run: str = "",
     operator: str = "",
+    execs: bool = False,
 ) -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
+
+    ``execs``: this process becomes the command (the ``-c`` client): the daemon marks it first,
+    so all it starts is known for a command the gate let run (:mod:`gatesh._person`).
 
     ``cannot_run`` (what stops the command running here, e.g. its shell is missing) makes the gate
     refuse it without deciding, with an audit line that says why. ``operator`` "person": the
@@ -594,14 +762,20 @@ def check(
         msg["cannot_run"] = cannot_run
     if operator:
         msg["operator"] = operator
+    if execs:
+        msg["exec"] = True
     try:
         reply = request("check", msg, on_interim=on_interim, full=full)
-    except DaemonUntrusted as exc:
-        # Said once, on stderr: the person must learn that someone else's socket is in the way.
-        _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
-        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
     except DaemonUnavailable as exc:
-        return _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
+        if isinstance(exc, DaemonUntrusted):
+            # Said once, on stderr: the person must learn that someone else's socket is in the way.
+            _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
+        result = _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
+        if execs and result.allowed:
+            from gatesh._person import mark
+
+            mark()  # what the daemon does for its clients: this process becomes the command
+        return result
     except DaemonLost as exc:
         return CheckResult.refused(
             f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "

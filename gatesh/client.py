@@ -292,6 +292,7 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
             on_interim=_WaitingNotice(),
             full=full,
             cannot_run=missing,
+            execs=True,
         )
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")

@@ -421,10 +421,17 @@ def add_list_entry(kind: str, entry: ListEntry, path: str | None = None) -> str:
 
 def rater_backend(config: Config) -> str:
     """``rater.backend`` with ``auto`` resolved: ``cascade`` when the API key variable the config
-    names is set (non-empty) in this environment, ``builtin`` without it."""
+    names is set (non-empty) in this environment or in the person's ``daemon.env``, ``builtin``
+    without it."""
     backend = Backend(config.rater.backend)
     if backend is Backend.AUTO:
-        return "cascade" if os.environ.get(config.rater.api_key_env) else Backend.BUILTIN.value
+        name = config.rater.api_key_env
+        if os.environ.get(name):
+            return "cascade"
+        from gatesh._person import read_daemon_env
+
+        kept = read_daemon_env(_paths.current().config_dir)[0]
+        return "cascade" if kept.get(name) else Backend.BUILTIN.value
     return backend.value
 
 

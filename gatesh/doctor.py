@@ -10,6 +10,7 @@ No check sends a command to a model: the rater check asks the backend for its mo
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import shutil
@@ -22,9 +23,9 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
-from gatesh import _paths
+from gatesh import _paths, _person
 from gatesh._errors import EXIT_ERROR, EXIT_OK
 
 __all__ = ["Check", "main", "run_checks"]
@@ -343,18 +344,22 @@ def check_rater(
         ]
     if backend == "builtin":
         return [Check("rater", "ok", "builtin (offline)")]
-    key = os.environ.get(rater.api_key_env, "")
+    from gatesh._person import DAEMON_ENV, read_daemon_env
+
+    settings = {**os.environ, **read_daemon_env(_paths.current().config_dir)[0]}
+    key = settings.get(rater.api_key_env, "")
     if not key:
         return [
             Check(
                 "rater",
                 "FAIL",
                 f"backend {backend} but ${rater.api_key_env} is empty",
-                f'export {rater.api_key_env}=…, or set rater.backend = "builtin"',
+                f"put {rater.api_key_env}=… in ~/.config/gatesh/{DAEMON_ENV} (chmod 600), or "
+                'set rater.backend = "builtin"',
             )
         ]
     base = (
-        rater.base_url or os.environ.get("ANTHROPIC_BASE_URL", "") or "https://api.anthropic.com"
+        rater.base_url or settings.get("ANTHROPIC_BASE_URL", "") or "https://api.anthropic.com"
     ).rstrip("/")
     request = urllib.request.Request(
         f"{base}/v1/models?limit=1",
@@ -598,6 +603,161 @@ def _git_config(key: str) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else ""
 
 
+# --- the person (S9.5, S9.7): whose settings, the person's channel, without the kernel ---------
+
+#: ``landlock_create_ruleset`` (the same number on every architecture Linux has a generic table
+#: for) and its flag that asks for the ABI version instead of a ruleset.
+_LANDLOCK_CREATE_RULESET: Final = 444
+_LANDLOCK_CREATE_RULESET_VERSION: Final = 1
+#: The first Landlock ABI that can scope abstract Unix sockets (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET).
+ABI_SCOPES_ABSTRACT: Final = 6
+
+
+def landlock_abi() -> int:
+    """The running kernel's Landlock ABI version; 0 without Landlock (or off)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        abi = libc.syscall(_LANDLOCK_CREATE_RULESET, None, 0, _LANDLOCK_CREATE_RULESET_VERSION)
+    except (OSError, AttributeError):
+        return 0
+    return int(abi) if abi > 0 else 0
+
+
+def _status(paths: _paths.GatePaths) -> dict[str, Any] | None:
+    from gatesh import client
+
+    try:
+        reply = client.request("admin", {"op": "status"}, start=False, timeout=10.0)
+    except Exception:
+        return None
+    daemon = reply.get("daemon")
+    return daemon if isinstance(daemon, dict) else None
+
+
+def check_person(config: object | None = None) -> list[Check]:
+    """The person's sections, in the order a person reads them."""
+    paths = _paths.current()
+    status = _status(paths)
+    out = [*_settings(paths, status, config), *_channel(status), _without_the_kernel()]
+    out.append(_record(paths))
+    return out
+
+
+def _settings(
+    paths: _paths.GatePaths, status: dict[str, Any] | None, config: object | None
+) -> list[Check]:
+    out: list[Check] = []
+    values, problems = _person.read_daemon_env(paths.config_dir)
+    for problem in problems:
+        out.append(Check("daemon.env", "warn", problem, "fix that line, or chmod 600 the file"))
+    if status is None:
+        return out
+    started = str(status.get("started_by") or "?")
+    out.append(Check("daemon settings", "ok", f"started by {started}"))
+    names = status.get("daemon_env") or []
+    if names:
+        out.append(
+            Check("daemon.env", "ok", f"the daemon took {', '.join(map(str, names))} from it")
+        )
+    rater = getattr(config, "rater", None)
+    key_env = str(getattr(rater, "api_key_env", "") or "ANTHROPIC_API_KEY")
+    backend = str(getattr(getattr(rater, "backend", None), "value", "auto"))
+    if (
+        backend == "auto"
+        and os.environ.get(key_env)
+        and key_env not in values
+        and status.get("rater") == "builtin"
+    ):
+        out.append(
+            Check(
+                "model key",
+                "warn",
+                f"${key_env} is set in this terminal, but the daemon rates with the builtin "
+                "alone: it never takes a key from a client's environment (a command the gate let "
+                "run could point it at a model of its own)",
+                f"put {key_env}=… in {os.path.join(paths.config_dir, _person.DAEMON_ENV)} "
+                "(chmod 600), or start the daemon yourself with it set",
+            )
+        )
+    return out
+
+
+def _channel(status: dict[str, Any] | None) -> list[Check]:
+    if status is None:
+        return []
+    channel = str(status.get("person_channel") or "")
+    if not channel.startswith("gatesh-person-"):
+        return [
+            Check(
+                "person's channel",
+                "FAIL",
+                channel or "the daemon did not say",
+                "stop whatever holds it (`gatesh daemon --foreground` says who); until then no "
+                "verb of yours and no watcher reaches the daemon",
+            )
+        ]
+    abi = landlock_abi()
+    if abi >= ABI_SCOPES_ABSTRACT:
+        where = (
+            f"the kernel (Landlock ABI {abi}) can keep every command gatesh confines from "
+            "connecting to it"
+        )
+    elif abi:
+        where = (
+            f"the kernel (Landlock ABI {abi}) cannot scope abstract sockets: its credential, "
+            "which the boundary keeps confined commands from reading, and the gate's mark keep "
+            "them out"
+        )
+    else:
+        where = "no kernel boundary: the credential and the gate's mark are what keep commands out"
+    return [Check("person's channel", "ok", f"@{channel}: {where}")]
+
+
+def _without_the_kernel() -> Check:
+    if landlock_abi():
+        return Check(
+            "consent",
+            "ok",
+            "a command gatesh let run carries the gate's mark, and its descendants are refused "
+            "the person's verbs, however detached; the kernel boundary keeps it from reaching "
+            "the person's channel",
+        )
+    return Check(
+        "consent",
+        "warn",
+        "without a kernel boundary (Landlock), a program gatesh let run can act as your user: "
+        "its own descendants, however detached, carry the gate's mark and are refused the "
+        "person's verbs, but a process it gets started elsewhere (by your service manager, "
+        "terminal multiplexer or scheduler) does not",
+        "run the agent as its own Unix user (README: a dedicated agent user), or on a kernel "
+        "with Landlock",
+    )
+
+
+def _record(paths: _paths.GatePaths) -> Check:
+    """Whether a daemon started where the person's environment cannot be read finds the same
+    folders as this terminal (the install record names them)."""
+    folders, why = _person.person_folders()
+    if folders is None:
+        return Check(
+            "person's folders",
+            "warn",
+            f"a daemon started from a detached command cannot find your folders: {why}",
+            "nothing to do unless you start agents that way",
+        )
+    here = (paths.config_dir, paths.state_dir)
+    if (folders.config_dir, folders.state_dir) == here:
+        return Check("person's folders", "ok", f"{folders.config_dir} ({folders.source})")
+    return Check(
+        "person's folders",
+        "warn",
+        f"this terminal's gatesh folders ({paths.config_dir}) are not the ones {folders.source} "
+        f"gives ({folders.config_dir}): a daemon started where your environment cannot be read "
+        "would refuse to start",
+        "run ./install.sh again from this terminal (it records your folders)",
+    )
+
+
 # --- entry point --------------------------------------------------------------------------------
 
 
@@ -637,6 +797,8 @@ def run_checks(*, start_daemon: bool = True) -> list[Check]:
     if config is not None:
         guarded("rater", lambda: check_rater(config))
     guarded("integrations", check_integrations)
+
+    guarded("person", lambda: check_person(config))
     return out
 
 

@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from gatesh import _paths, messages
+from gatesh import _paths, _person, messages
 from gatesh._errors import ConfigError
 from gatesh._types import Action
 from gatesh.alignment import make_checker
@@ -98,7 +98,16 @@ def _gate_safely(
     operator: str = "",
 ) -> tuple[Finished, str, str]:
     try:
-        return _gate(command, cwd, session, surface, why, cannot_run, operator)
+        # The gate decides on the person's settings, not on this process's environment (S9.7):
+        # a gated command's client sees the person's folders, and no client's model key.
+        env, no = _person.gate_environ(_person.context(), os.environ)
+        if env is None:
+            message = f"gatesh: no daemon could be reached, and this process cannot decide in its place ({no}), so nothing ran."
+            return _failed(command, message), session or "", "bash"
+        with _person.using_environ(env):
+            settings, _ = _person.read_daemon_env(_paths.current().config_dir)
+            os.environ.update(settings)
+            return _gate(command, cwd, session, surface, why, cannot_run, operator)
     except Exception as exc:  # fail closed: nothing was allowed, so there is nothing to undo
         message = (
             f"gatesh: the in-process gate failed ({type(exc).__name__}: {exc}), so nothing ran."

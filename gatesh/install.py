@@ -6,6 +6,8 @@
     gatesh install gemini      [--uninstall] [--settings FILE]   ~/.gemini/settings.json
     gatesh install git         [--global] [--uninstall]          .git/hooks, or core.hooksPath
     gatesh install shims       [--uninstall]                     DATA/gatesh/shims/{bash,zsh,sh}
+    gatesh install service     [--uninstall]                     the daemon under systemd --user:
+                                                                 gatesh.socket, gatesh.service
     gatesh install all --uninstall                               every one of them, wherever the
                                                                  install record says it was made
 
@@ -567,6 +569,29 @@ An agent account's login shell (Codex reads the login shell and accepts only the
 Keep your own account's login shell as it is."""
 
 
+def install_daemon_service(*, uninstall: bool = False) -> str:
+    """Have the user's service manager run the daemon (socket activation, S9.7), or stop that.
+
+    Installing stops a daemon a client started, so the service manager's socket is the one
+    clients find; the units are recorded for uninstall and doctor."""
+    from gatesh import service
+
+    paths = _paths.current()
+    if uninstall:
+        _, said = service.install_service("", paths.socket, uninstall=True)
+        record({"service": None})
+        return "\n".join(said)
+    launcher = launcher_path()
+    if not os.path.isabs(launcher):
+        raise InstallError(
+            "cannot find the gatesh launcher for the service to run; run ./install.sh first"
+        )
+    stopped = _stop_daemon()
+    units, said = service.install_service(launcher, paths.socket)
+    record({"service": units, **_with_launcher(launcher)})
+    return "\n".join(([stopped] if stopped else []) + said)
+
+
 # --- everything ---------------------------------------------------------------------------------
 
 
@@ -615,8 +640,10 @@ def uninstall_all() -> str:
             record({"git": {path: None}})
     if inst.git_global or os.path.isdir(global_dir):
         attempt("git --global", lambda: install_git(global_=True, uninstall=True))
-    # 3. The shims, the daemon and its runtime folder.
+    # 3. The shims, the service manager's units, the daemon and its runtime folder.
     attempt("shims", lambda: install_shims(uninstall=True))
+    if inst.service:
+        attempt("service", lambda: install_daemon_service(uninstall=True))
     attempt("daemon", _stop_daemon_and_runtime)
     if failed:
         raise InstallError(
@@ -655,6 +682,17 @@ _DAEMON_EXIT_S: Final = 5.0
 def _stop_daemon_and_runtime() -> str:
     """Stop this user's daemon (found by its socket's peer credentials) and remove its runtime
     folder — the socket and the lock — once it is gone."""
+    paths = _paths.current()
+    stopped = _stop_daemon()
+    if not os.path.isdir(paths.runtime_dir):
+        return stopped
+    shutil.rmtree(paths.runtime_dir)
+    return (f"{stopped} and removed " if stopped else "removed ") + paths.runtime_dir
+
+
+def _stop_daemon() -> str:
+    """Stop this user's daemon (found by its socket's peer credentials): "stopped the daemon",
+    or "" when none answered. Raises InstallError when it does not stop."""
     import signal
     import socket
     import struct
@@ -678,10 +716,7 @@ def _stop_daemon_and_runtime() -> str:
                 f"the daemon (pid {pid}) did not stop; its runtime folder "
                 f"{paths.runtime_dir} is kept"
             )
-    if not os.path.isdir(paths.runtime_dir):
-        return "stopped the daemon" if pid else ""
-    shutil.rmtree(paths.runtime_dir)
-    return ("stopped the daemon and removed " if pid else "removed ") + paths.runtime_dir
+    return "stopped the daemon" if pid else ""
 
 
 def _alive(pid: int) -> bool:
@@ -695,7 +730,7 @@ def _alive(pid: int) -> bool:
 
 # --- entry point --------------------------------------------------------------------------------
 
-TARGETS: Final = ("claude-code", "codex", "gemini", "git", "shims", "all")
+TARGETS: Final = ("claude-code", "codex", "gemini", "git", "shims", "service", "all")
 
 
 def main(argv: list[str]) -> int:
@@ -750,6 +785,8 @@ def main(argv: list[str]) -> int:
             )
         elif args.target == "git":
             print(install_git(global_=args.global_, uninstall=args.uninstall))
+        elif args.target == "service":
+            print(install_daemon_service(uninstall=args.uninstall))
         else:
             print(install_shims(uninstall=args.uninstall))
     except (InstallError, OSError) as exc:

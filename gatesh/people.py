@@ -1,8 +1,9 @@
 """The human-only verbs (S9.5): ``gatesh mandate``, ``approve``, ``deny`` and ``resume``.
 
-Each sends one daemon op as the ``human`` role and prints what happened. The daemon is the
-authority on who may use them: it refuses any client whose process ancestry holds a gated session,
-and these functions only report that refusal (exit 1), never work around it.
+Each sends one daemon op as the ``human`` role, on the person's channel, and prints what happened.
+The daemon is the authority on who may use them: it refuses any client started by a command the gate
+let run (the gate's mark), inside a boundary, or whose process ancestry holds a gated session, and
+these functions only report that refusal (exit 1), never work around it.
 
 Guarantees:
 

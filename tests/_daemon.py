@@ -71,16 +71,32 @@ def stop_daemon_at(runtime: Path) -> None:
         pass
 
 
+def connect(role: str, timeout: float = 30.0) -> tuple[socket.socket, bytes]:
+    """A raw connection to the running daemon for ``role``, and the hello to send on it: the
+    person's channel (an abstract socket, with the credential of the socket folder) for the
+    ``watch`` and ``human`` roles, the daemon's socket otherwise."""
+    from gatesh.daemon import protocol as P
+
+    paths = _paths.current()
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(timeout)
+    hello: dict[str, Any] = {"v": 1, "hello": role, "pid": os.getpid()}
+    if role in P.PERSON_ROLES:
+        s.connect(P.person_address(paths.socket))
+        hello["token"] = Path(paths.runtime_dir, P.TOKEN_FILE).read_text().strip()
+    else:
+        s.connect(paths.socket)
+    return s, json.dumps(hello).encode() + b"\n"
+
+
 def subscribe(
     role: str = "watch", timeout: float = 30.0
 ) -> tuple[socket.socket, Any, dict[str, Any]]:
     """A raw subscriber (``watch``: asked and answering; ``admin``: view only) on the running
     daemon: its socket, the socket's file, and the subscribe reply (sessions, pending, observations)."""
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(timeout)
-    s.connect(_paths.current().socket)
+    s, hello = connect(role, timeout)
     f = s.makefile("rwb")
-    f.write(b'{"v":1,"hello":"%s","pid":%d}\n{"op":"subscribe"}\n' % (role.encode(), os.getpid()))
+    f.write(hello + b'{"op":"subscribe"}\n')
     f.flush()
     assert "welcome" in json.loads(f.readline())
     reply: dict[str, Any] = json.loads(f.readline())

@@ -19,6 +19,12 @@ def test_constants_match_the_protocol() -> None:
     assert client.VERSION == protocol.VERSION
     assert client.MAX_LINE == protocol.MAX_LINE
     assert client.EXIT_REFUSED == protocol.EXIT_REFUSED == 126
+    from gatesh import _wire
+
+    assert set(_wire.PERSON_ROLES) == {r.value for r in protocol.PERSON_ROLES}
+    assert _wire.TOKEN_FILE == protocol.TOKEN_FILE
+    for path in ("/run/user/1000/gatesh/daemon.sock", "/tmp/gatesh-7/daemon.sock"):
+        assert _wire.person_address(path) == protocol.person_address(path)
 
 
 def test_socket_path_follows_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -149,7 +149,6 @@ def _signal_during_a_model_call(
     with ModelServer() as server:
         server.set_fallback(slow(tool_use("rateCommand", {"outcome": "safe", "reason": "ok"}), 60))
         _anthropic_config(server.base_url, timeout_s=50)
-        monkeypatch.setenv("GATESH_TEST_KEY", "sk-test-dummy")
         assert gate("true").returncode == 0  # read-only: no model call; the daemon is up
         pid = daemon_pid()
         assert pid
@@ -368,10 +367,16 @@ def test_socket_path_is_a_regular_file(project: Path) -> None:
 
 
 def _anthropic_config(base_url: str, *, timeout_s: float = 2.0) -> None:
-    _user_config().write_text(
-        f'[rater]\nbackend = "anthropic"\nbase_url = "{base_url}"\napi_key_env = "GATESH_TEST_KEY"\n'
+    """The model backend at ``base_url``, its key in the person's daemon.env (S9.7: a daemon a
+    client starts takes no key from the client's environment)."""
+    config = _user_config()
+    config.write_text(
+        f'[rater]\nbackend = "anthropic"\nbase_url = "{base_url}"\napi_key_env = "TEST_MODEL_KEY"\n'
         f"timeout_s = {timeout_s}\n\n[alignment]\ntimeout_s = {timeout_s}\n"
     )
+    keys = config.parent / "daemon.env"
+    keys.write_text("TEST_MODEL_KEY=sk-test-dummy\n")
+    keys.chmod(0o600)
 
 
 FAILURES = (
@@ -389,7 +394,6 @@ def test_model_endpoint_failures_fail_closed(
     """A hanging model, garbage, a 500, prose, a malformed tool call: each command is refused (a
     rating that was never obtained goes to a person, nobody is watching), audited with its cause,
     and never cached — the same command asks the model again once it answers."""
-    monkeypatch.setenv("GATESH_TEST_KEY", "sk-test-dummy")
     with ModelServer() as server:
         server.script(*(reply for _, reply in FAILURES))
         _anthropic_config(server.base_url, timeout_s=2.0)
@@ -432,7 +436,6 @@ def test_model_failure_message_names_the_cause(
     what to fix. In process: the daemon-less gate builds the same no-person message."""
     from gatesh.inprocess import gate as gate_here
 
-    monkeypatch.setenv("GATESH_TEST_KEY", "sk-test-dummy")
     with ModelServer(fallback=server_error()) as server:
         _anthropic_config(server.base_url)
         result = gate_here(f"touch {project}/z", cwd=str(project), session="cause")

@@ -220,8 +220,16 @@ def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> Non
     graph = module_graph()
     assert graph["gatesh._errors"] == set() and graph["gatesh._invoke"] == {"gatesh._errors"}
     assert graph["gatesh.client"] == {"gatesh._errors", "gatesh._invoke", "gatesh._wire"}
-    # The transport: _invoke only to start the full interpreter, inprocess only as the fallback.
-    assert graph["gatesh._wire"] - {"gatesh._errors", "gatesh._invoke"} <= {"gatesh.inprocess"}
+    # The transport: _invoke only to start the full interpreter, inprocess only as the fallback,
+    # _person only to start the daemon on the person's settings (S9.7) and mark a command.
+    assert graph["gatesh._wire"] - {"gatesh._errors", "gatesh._invoke"} <= {
+        "gatesh.inprocess",
+        "gatesh._person",
+        "gatesh._paths",
+        "gatesh.service",
+    }
+    # The standard library, as the client: on its way to starting the daemon only.
+    assert graph["gatesh._person"] <= {"gatesh._paths"} and graph["gatesh.service"] == set()
     assert graph["gatesh.hooks"] == {"gatesh._errors", "gatesh._wire"}
 
 

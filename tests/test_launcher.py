@@ -224,7 +224,7 @@ def test_in_process_fallback_runs_on_the_full_interpreter(tmp_path: Path) -> Non
         f"import sys; sys.path[:0] = [{home!r}]\n"
         "import gatesh._wire as w\n"
         "w.START_WAIT_S = 0.1\n"
-        "w._spawn_daemon = lambda full: None  # no daemon can be started\n"
+        "w._spawn_daemon = lambda full, env: None  # no daemon can be started\n"
         "from gatesh._entry import main\n"
         f"sys.exit(main(sys.argv[1:], full=({FULL!r}, {deps!r})))\n"
     )

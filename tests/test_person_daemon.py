@@ -108,6 +108,26 @@ def _attach() -> dict[str, Any]:
     return reply
 
 
+def _check_elsewhere(command: str, cwd: Path, session: str, surface: str = "-c") -> str:
+    """What the daemon decides for ``command``, asked by a child process standing in for a gated
+    shell's client: the daemon registers the client as gated, and this test's own process, which
+    also watches, must not be one (a watcher is heard only from outside gated sessions, S9.5)."""
+    code = (
+        "import sys\n"
+        "from gatesh import client\n"
+        "r = client.check(sys.argv[1], cwd=sys.argv[2], session=sys.argv[3], surface=sys.argv[4])\n"
+        "print(r.action)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, command, str(cwd), session, surface],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
 # --- a negotiated approval stays visible (S6) ------------------------------------------------------
 
 
@@ -268,10 +288,8 @@ def test_an_interactive_session_lives_as_long_as_its_shell_not_its_idle_time(rep
         )
         assert reply.get("ok", True), reply
         for _ in range(2):
-            refused = client.check(
-                "git reset --hard HEAD~1", cwd=str(repo), session="pty-1", surface="pty"
-            )
-            assert refused.action == "reject", refused
+            refused = _check_elsewhere("git reset --hard HEAD~1", repo, "pty-1", "pty")
+            assert refused == "reject", refused
         time.sleep(1.2)  # past session.idle_end_s
         attached = _attach()
         assert "pty-1" in [s["session"] for s in attached["sessions"]], attached
@@ -313,16 +331,14 @@ def test_a_halted_session_is_ended_once_not_at_every_sweep(repo: Path) -> None:
     cfg = Path(_paths.current().user_config)
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text("[session]\nidle_end_s = 1\n")
-    halted = client.check(
-        "git config core.hooksPath /x", cwd=str(repo), session="halted-1"
-    )  # decided, never run
-    assert halted.action == "halt", halted
+    halted = _check_elsewhere("git config core.hooksPath /x", repo, "halted-1")  # never run
+    assert halted == "halt", halted
     viewer = Viewer()
     try:
         time.sleep(1.2)  # past session.idle_end_s
         for _ in range(3):
             _attach()  # each attach ends the sessions that are over
-        assert client.check("true", cwd=str(repo), session="marker").allowed
+        assert _check_elsewhere("true", repo, "marker") == "allow"
         events = viewer.until(
             lambda ev: ev.get("event") == "decision" and ev.get("session") == "marker"
         )

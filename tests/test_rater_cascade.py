@@ -451,10 +451,14 @@ def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_
         user = Path(_paths.current().user_config)
         user.parent.mkdir(parents=True, exist_ok=True)
         user.write_text(
-            f'[rater]\nbase_url = "{server.base_url}"\napi_key_env = "GATESH_TEST_E2E_KEY"\n'
+            f'[rater]\nbase_url = "{server.base_url}"\napi_key_env = "TEST_E2E_KEY"\n'
             "timeout_s = 10\n"
         )
-        env = {**os.environ, "GATESH_TEST_E2E_KEY": "test-key-e2e", "GATESH_SESSION": "cascade-e2e"}
+        # The person's key file (S9.7): the daemon a client starts takes no key from the client.
+        keys = user.parent / "daemon.env"
+        keys.write_text("TEST_E2E_KEY=test-key-e2e\n")
+        keys.chmod(0o600)
+        env = {**os.environ, "GATESH_SESSION": "cascade-e2e"}
 
         def gate(cmd: str) -> subprocess.CompletedProcess[str]:
             return subprocess.run(
@@ -471,11 +475,11 @@ def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_
             assert done.returncode == 0, done.stderr
             assert (project / "backup.tgz").exists() and server.requests == []
             server.script(rating("safe", "writes one file in the project"))
-            done = gate('python3 -c \'open("marker-safe", "w")\'')
+            done = gate('python3 -c \'import subprocess; open("marker-safe", "w")\'')
             assert done.returncode == 0, done.stderr
             assert (project / "marker-safe").exists() and len(ratings(server)) == 1
             server.set_fallback(standin.answers("destructive"))
-            done = gate('python3 -c \'open("marker-refused", "w")\'')
+            done = gate('python3 -c \'import subprocess; open("marker-refused", "w")\'')
             assert done.returncode == 126 and not (project / "marker-refused").exists()
             assert len(ratings(server)) == 2
         finally:
@@ -486,6 +490,6 @@ def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_
     by_command = {r["command"]: r for r in records if r.get("cascade")}
     assert by_command[COMPLETE_SAFE]["cascade"]["decided"] == "builtin"
     assert by_command[COMPLETE_SAFE]["cascade"]["model_asked"] is False
-    asked = by_command['python3 -c \'open("marker-safe", "w")\'']["cascade"]
+    asked = by_command['python3 -c \'import subprocess; open("marker-safe", "w")\'']["cascade"]
     assert (asked["decided"], asked["asked"], asked["model_asked"]) == ("model", "unknown", True)
     assert "knowledge.inline-code" in asked["builtin"]["gaps"]

@@ -314,7 +314,7 @@ def test_the_daemon_refuses_an_answer_not_offered(isolated_home: Path) -> None:
     import json
     import socket
 
-    from gatesh import client
+    from _daemon import connect
 
     env = _env(isolated_home)
     agent: subprocess.Popen[str] | None = None
@@ -327,7 +327,8 @@ def test_the_daemon_refuses_an_answer_not_offered(isolated_home: Path) -> None:
             capture_output=True,
             timeout=60,
         )  # starts the daemon
-        sock.connect(client.socket_path())
+        sock.close()
+        sock, hello = connect("watch")  # the person's channel
         f = sock.makefile("rw")
 
         def send(msg: dict[str, object]) -> None:
@@ -340,7 +341,7 @@ def test_the_daemon_refuses_an_answer_not_offered(isolated_home: Path) -> None:
                 if pred(msg):  # type: ignore[operator]
                     return msg
 
-        send({"v": 1, "hello": "watch", "pid": os.getpid()})
+        send(json.loads(hello))
         send({"op": "subscribe", "id": 1})
         until(lambda m: m.get("re") == "subscribe")
         agent = subprocess.Popen(

@@ -105,6 +105,15 @@ def status_main(argv: list[str]) -> int:
         + ("" if watchers else "  (nobody is watching: escalations are refused at once)")
     )
     print(f"  rater:      {d.get('rater') or '?'}")
+    if d.get("started_by"):
+        print(f"  started by: {n(str(d['started_by']))}")
+    channel = str(d.get("person_channel") or "")
+    if channel and not channel.startswith("gatesh-person-"):
+        print(
+            f"  PERSON'S CHANNEL SHUT (no verb of yours or watcher reaches the daemon): {n(channel)}"
+        )
+    for problem in d.get("settings_problems") or []:
+        print(f"  daemon.env: {n(str(problem))}")
     print(f"  socket:     {d['socket']}")
     print(f"  audit log:  {d['audit_log']}")
     if d.get("audit_failures"):

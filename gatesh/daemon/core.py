@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import os
 import socket
 import struct
@@ -17,8 +18,10 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from gatesh import _paths, _person
 from gatesh._errors import ConfigError
 from gatesh._paths import GatePaths
 from gatesh._types import Decision, Round
@@ -49,12 +52,36 @@ CONFIG_CACHE: Final = 256
 SUBSCRIBER_BUFFER: Final = 4 * 1024 * 1024
 
 
-class Conn:
-    """One client connection: its peer credentials, hello role and writer."""
+class Channel(enum.Enum):
+    """Where a connection came in: the daemon's socket file, or the person's channel (S9.5)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    SOCKET = "socket"
+    PERSON = "person"
+
+
+@dataclass(frozen=True)
+class PersonChannel:
+    """The person's channel as the daemon opened it: its listening socket (None when it could
+    not be opened: ``problem`` says why) and the credential a client of its own uid brings."""
+
+    sock: socket.socket | None
+    token: str
+    problem: str = ""
+
+
+class Conn:
+    """One client connection: its peer credentials, channel, hello role and writer."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        channel: Channel = Channel.SOCKET,
+    ) -> None:
         self.reader, self.writer = reader, writer
         self.pid, self.uid, self.gid = self._peercred()
+        self.channel = channel
+        self.token = ""  # the credential the hello brought (the person's channel, S9.5)
         self.role = ""
         self.claimed_pid: int | None = None
         self.request_follows = False  # the hello said its first request is in the same write
@@ -280,6 +307,30 @@ def round_event(r: Round) -> dict[str, Any]:
 UNSEEN_OBSERVATIONS: Final = 100
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Who started this daemon, so whose environment its settings come from (S9.7), and what
+    ``daemon.env`` added (names only: the values may be keys)."""
+
+    started_by: str
+    settings: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @classmethod
+    def read(cls, activated: bool, paths: _paths.GatePaths) -> Origin:
+        """Where this process came from, with ``daemon.env`` applied to its environment."""
+        said = os.environ.pop(_person.STARTED_BY_VAR, "")
+        if activated:
+            who = "the service manager (socket activation): its environment is the person's"
+        elif said:
+            who = said
+        else:
+            who = "a person (gatesh daemon): its environment is the person's"
+        values, problems = _person.read_daemon_env(paths.config_dir)
+        os.environ.update(values)
+        return cls(who, tuple(sorted(values)), tuple(problems))
+
+
 class Daemon:
     """The daemon's state, shared by its request handlers. Event-loop owned."""
 
@@ -306,6 +357,11 @@ class Daemon:
         self.unseen: deque[dict[str, Any]] = deque(maxlen=UNSEEN_OBSERVATIONS)
         # A watcher's answer for each escalation a check is waiting on (S7).
         self.waiting: dict[str, asyncio.Future[Ruling]] = {}
+        # Who started this daemon and what daemon.env set (gatesh.daemon.server.Origin).
+        self.origin: Origin | None = None
+        # The person's channel: the credential its clients of our uid bring, or why it is shut.
+        self.person_token = ""
+        self.person_problem = ""
 
     def _give_up(self, why: str) -> None:
         """Stop the daemon (from any thread): the next client starts a fresh one."""

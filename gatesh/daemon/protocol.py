@@ -6,9 +6,13 @@ from gatesh but ``_paths``); ``tests/test_client.py`` pins them equal.
 Connection
 ==========
 
-1. The client sends ``{"v": 1, "hello": ROLE, "pid": PID, "request_follows"?: BOOL}``. ROLE is one of :data:`ROLES`:
-   ``check`` (the ``-c`` client, in-shell hooks, hook adapters), ``watch``, ``human`` (the
-   human-only verbs), ``admin`` (status, log, dump). ``pid`` is the client's own pid.
+1. The client sends ``{"v": 1, "hello": ROLE, "pid": PID, "request_follows"?: BOOL,
+   "token"?: STR}``. ROLE is one of :data:`ROLES`: ``check`` (the ``-c`` client, in-shell hooks,
+   hook adapters), ``watch``, ``human`` (the human-only verbs), ``admin`` (status, log, dump).
+   ``pid`` is the client's own pid. The daemon listens on two sockets: its socket file, for every
+   role but ``watch`` and ``human``, and the person's channel (:func:`person_address`, an
+   abstract socket), for ``watch``, ``human`` and ``admin`` only; there a client of the daemon's
+   own uid must bring ``token``, the content of :data:`TOKEN_FILE` in the socket folder.
 2. The daemon checks the peer with ``SO_PEERCRED``: the uid must be the daemon's own, or listed in
    ``watchers`` (S9.6) for the roles ``watch``/``human``/``admin``. It answers
    ``{"v": 1, "welcome": ROLE, "daemon_pid": N, "version": "…"}`` or an error reply and closes.
@@ -29,12 +33,13 @@ Ops
 ===
 
 ``check`` — ``{"op": "check", "command": STR, "cwd": ABS_PATH, "session"?: STR|null,
-"surface": "-c"|"pty"|"hook"|"git-hook"|…, "pid": INT, "can_ask"?: BOOL}`` →
+"surface": "-c"|"pty"|"hook"|"git-hook"|…, "pid": INT, "can_ask"?: BOOL, "exec"?: BOOL}`` →
 ``{"action": "allow"|"reject"|"escalate"|"halt"|"deny"|"refuse", "message": STR, "exit": 0|126,
 "pending_id": STR, "notice": STR, "session": STR, "shell": "bash"|"zsh",
 "decision": {"stage", "outcome", "rung", "rule_id", "reason", "remedy", "to_person_reason",
 "counters"}}``. ``session`` absent: the daemon groups by the harness process (S9.3). ``exit`` is 0
-only for ``allow``. ``can_ask``: the surface can ask its own person (a PTY whose operator is a
+only for ``allow``. ``exec``: the client becomes the command (the ``-c`` client): the daemon gives it the gate's mark
+before it answers. ``can_ask``: the surface can ask its own person (a PTY whose operator is a
 person, a hook that answers ``ask``); with no watcher an escalation then returns
 ``action: "escalate"`` with a pending id and the escalation block as ``message``, and the surface
 sends ``answer``. Otherwise an escalation waits for a watcher (at most ``escalation.timeout_s``) or,
@@ -53,9 +58,12 @@ once, to the first watcher that attaches)}`` then event lines (below) until the 
 watcher (a person is reachable) only when its hello role is ``watch``. A subscriber whose unsent
 events exceed ``gatesh.daemon.core.SUBSCRIBER_BUFFER`` bytes is disconnected, never waited for.
 
-Human-only ops (S9.5), refused unless ``pid`` is the peer's own pid and no process in its ancestry
-belongs to a gated session (``GATESH_SESSION`` in its environment, or a pid the daemon registered
-as gated: every ``-c`` client and every PTY shell):
+Human-only ops (S9.5), heard only on the person's channel, and refused unless ``pid`` is the peer's
+own pid, the peer carries neither the gate's mark nor a boundary's ``no_new_privs``
+(:func:`gatesh._person.mark_of`: every command a ``-c`` client or a PTY shell runs, and all it
+starts, however detached), and no process in its ancestry belongs to a gated session
+(``GATESH_SESSION`` in its environment, or a pid the daemon registered as gated). A ``watch``
+connection's ``subscribe`` is refused the same way: a watcher is asked, and answers.
 
 - ``answer`` — ``{"pending_id", "answer": "once"|"session"|"always"|"no"|"deny always"|"run anyway",
   "note"?, "pid"}`` (the words of :class:`gatesh.finish.Answer`) → for an escalation the surface
@@ -168,6 +176,23 @@ class Op(enum.StrEnum):
 
 
 ROLES: Final = frozenset(Role)
+#: Roles heard only on the person's channel (S9.5): the human-only verbs and the watcher who
+#: answers. The daemon's socket refuses them; the check role is refused on the person's channel.
+PERSON_ROLES: Final = frozenset({Role.HUMAN, Role.WATCH})
+#: The credential the person's channel asks of a client of the daemon's own uid, in the socket
+#: folder (0600): where the boundary denies reads on a kernel that cannot scope abstract sockets.
+TOKEN_FILE: Final = "person.token"
+
+
+def person_address(socket_path: str) -> str:
+    """The person's channel of the daemon listening on ``socket_path``: an abstract Unix socket
+    (no file: nothing to write or remove), which a process inside a Landlock domain that scopes
+    abstract sockets cannot connect to (ABI 6). Pinned equal to the client's copy by tests."""
+    import hashlib
+
+    return "\0gatesh-person-" + hashlib.sha256(socket_path.encode()).hexdigest()[:32]
+
+
 # Refused unless the client's ancestry holds no gated session (S9.5).
 HUMAN_OPS: Final = frozenset({Op.ANSWER, Op.APPROVE, Op.DENY, Op.MANDATE, Op.RESUME, Op.WITHDRAW})
 # Refused to a watcher uid (S9.6): only the daemon's own user decides and ends sessions.

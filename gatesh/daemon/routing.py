@@ -14,7 +14,7 @@ import os
 import time
 from typing import Any, Final
 
-from gatesh import messages
+from gatesh import _person, messages
 from gatesh._errors import ConfigError, GateshError, ProtocolError
 from gatesh._types import Action, Decision, Round, Stage
 from gatesh.audit import fold_home
@@ -91,6 +91,10 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     if (
         conn.gated_as != sid and surface not in _HANDS_OFF
     ):  # the client becomes the command's shell: gated
+        if msg.get("exec") is True:
+            # Marked now, before the reply (the client execs the command right after reading
+            # it): all the command starts, detached or not, carries the mark, never a person.
+            _person.mark(conn.pid)
         # Registered right after this task step (the reply is sent first): the loop runs the
         # callback before it handles any connection that arrives later, so nothing the command
         # starts can ask for a human-only verb before its shell is known to be gated (S9.5).

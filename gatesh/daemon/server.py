@@ -23,12 +23,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import fcntl
+import hmac
 import os
+import secrets
 import signal
 import socket
 import stat
+import struct
 import sys
 import threading
 import time
@@ -36,15 +40,15 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from gatesh import __version__, _paths, messages
-from gatesh._errors import ConfigError, GateshError, ProtocolError
+from gatesh import __version__, _paths, _person, messages
+from gatesh._errors import EXIT_ERROR, ConfigError, GateshError, ProtocolError
 from gatesh.audit import AuditError, fold_home, read_tail
 from gatesh.captures import default_ring
 from gatesh.config import SessionConfig, load_config
 from gatesh.daemon import deadline, limits, procs, routing, verbs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
-from gatesh.daemon.core import Conn, Daemon, cleaned
+from gatesh.daemon.core import Channel, Conn, Daemon, Origin, PersonChannel, cleaned
 from gatesh.negotiation import session_end_observation
 from gatesh.pending import OPEN, UNANSWERED
 from gatesh.reading import preload
@@ -64,9 +68,14 @@ Handler = Callable[[Daemon, Conn, dict[str, Any]], Awaitable[dict[str, Any]]]
 # --- connection handling ----------------------------------------------------------------------
 
 
-async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def handle(
+    d: Daemon,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    channel: Channel = Channel.SOCKET,
+) -> None:
     """Serve one connection (steps 1–4 of the protocol). Never raises."""
-    conn = Conn(reader, writer)
+    conn = Conn(reader, writer, channel)
     if len(d.conns) >= MAX_CONNECTIONS:
         # Full: the longest-idle connection makes room, so a check always gets through.
         d.flood.full(len(d.conns))
@@ -94,11 +103,15 @@ async def handle(d: Daemon, reader: asyncio.StreamReader, writer: asyncio.Stream
         except ProtocolError as exc:
             conn.send(P.error_reply(None, str(exc)))
             return
-        # 2. The peer's uid.
+        # 2. The peer's uid, and the channel its role speaks on (S9.5).
         if conn.uid != os.getuid() and not (
             conn.uid in d.backends.watchers and role in P.WATCHER_ROLES
         ):
             conn.send(P.error_reply(None, f"uid {conn.uid} may not use this daemon"))
+            return
+        wrong = channel_refusal(d, conn, role)
+        if wrong:
+            conn.send(P.error_reply(None, wrong))
             return
         if limits.role_full(
             (c for c in d.conns if c is not conn), role.value
@@ -168,6 +181,29 @@ def _hang_up(conn: Conn) -> None:
         conn.writer.close()
 
 
+def channel_refusal(d: Daemon, conn: Conn, role: P.Role) -> str:
+    """Why ``role`` may not speak on ``conn``'s channel ("" when it may): the human-only verbs
+    and the watcher only on the person's channel, which a client of the daemon's own uid enters
+    with the credential of :data:`gatesh.daemon.protocol.TOKEN_FILE`; checks only on the socket."""
+    if conn.channel is Channel.SOCKET:
+        if role in P.PERSON_ROLES:
+            return (
+                f"the {role.value} role is heard only on the person's channel, which gatesh's own "
+                "commands (gatesh watch, approve, deny, resume, mandate) use from your terminal"
+            )
+        return ""
+    if role is P.Role.CHECK:
+        return "the person's channel does not decide commands: checks go to the daemon's socket"
+    if conn.uid == os.getuid() and not (
+        d.person_token and hmac.compare_digest(conn.token.encode(), d.person_token.encode())
+    ):
+        return (
+            "the person's channel needs the credential in the daemon's socket folder "
+            f"({P.TOKEN_FILE}), which a command inside the boundary cannot read"
+        )
+    return ""
+
+
 def _hello(conn: Conn, line: bytes) -> P.Role:
     """The role a hello names; ProtocolError when it is not a valid hello of this version."""
     hello = P.decode(line.rstrip(b"\n"))
@@ -184,6 +220,8 @@ def _hello(conn: Conn, line: bytes) -> P.Role:
         claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
     )
     conn.request_follows = hello.get("request_follows") is True
+    token = hello.get("token")
+    conn.token = token if isinstance(token, str) and len(token) <= 256 else ""
     return P.Role(role)
 
 
@@ -200,19 +238,28 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
         op = P.Op(name)
         if conn.uid != os.getuid() and op in P.OWNER_OPS:
             raise ProtocolError(f"op {op.value!r} is not open to watcher uids")
-        if op in P.HUMAN_OPS or op is P.Op.END:
+        if op in P.HUMAN_OPS and conn.channel is not Channel.PERSON:
+            why: str | None = "human-only verbs are heard only on the person's channel"
+        elif (
+            op in P.HUMAN_OPS
+            or op is P.Op.END
+            or (op is P.Op.SUBSCRIBE and conn.role == P.Role.WATCH)
+        ):
+            # A watcher is asked and answers (S7): it must be a person as much as a verb's client.
             why = await human_refusal(d, conn, msg)
-            if why:
-                conn.send(
-                    {
-                        "re": op.value,
-                        "id": rid,
-                        "ok": False,
-                        "refused": True,
-                        "error": f"refused: {why}",
-                    }
-                )
-                return
+        else:
+            why = None
+        if why:
+            conn.send(
+                {
+                    "re": op.value,
+                    "id": rid,
+                    "ok": False,
+                    "refused": True,
+                    "error": f"refused: {why}",
+                }
+            )
+            return
         reply = await HANDLERS[op](d, conn, msg)
         reply.setdefault("ok", True)
         reply["re"] = op.value
@@ -231,13 +278,22 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
 
 
 async def human_refusal(d: Daemon, conn: Conn, msg: dict[str, Any]) -> str | None:
-    """Why ``conn`` may not use a human-only op (S9.5), or None. Fails closed."""
+    """Why ``conn`` may not use a human-only op (S9.5), or None. Fails closed.
+
+    Two checks: the gate's marks (:func:`gatesh._person.mark_of`: started by a command gatesh let
+    run, however detached, or inside a boundary), then the ancestry (a gated session's process
+    above it)."""
     pid = msg.get("pid", conn.claimed_pid)
     if not isinstance(pid, int) or isinstance(pid, bool):
         return "human-only requests must carry the client's pid"
     if pid != conn.pid:
         return f"the request's pid {pid} is not the connected process ({conn.pid})"
-    return await d.off_loop(procs.gated_ancestry, conn.pid, d.registry)
+    return await d.off_loop(person_refusal, conn.pid, d.registry)
+
+
+def person_refusal(pid: int, registry: procs.GatedRegistry) -> str | None:
+    """Why process ``pid`` is not a person (S9.5), or None: its marks, then its ancestry."""
+    return _person.mark_of(pid) or procs.gated_ancestry(pid, registry)
 
 
 # --- session ops (the surfaces) ---------------------------------------------------------------
@@ -248,6 +304,7 @@ async def op_register(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
     sid = P.field(msg, "session", str)
     pid = P.field(msg, "pid", int, required=False, default=conn.pid)
     surface = P.field(msg, "surface", str, required=False, default="pty")
+    _person.mark(pid)  # the shell and all it starts carry the gate's mark (S9.5)
     d.registry.add(pid, sid)
     sess, new = d.sessions.get(sid, surface=surface)
     if sess.anchor_pid is None:
@@ -341,6 +398,10 @@ def status(d: Daemon) -> dict[str, Any]:
             "audit_log": d.audit.path,
             "audit_failures": d.audit.failures,
             "audit_breaks": d.audit.breaks,
+            "started_by": d.origin.started_by if d.origin else "",
+            "person_channel": d.person_problem or P.person_address(d.paths.socket)[1:],
+            "daemon_env": list(d.origin.settings) if d.origin else [],
+            "settings_problems": list(d.origin.problems) if d.origin else [],
             "audit_last_error": d.audit.last_error,
             "config_error": b.error,
             "rater": b.rater.name if b.rater is not None else "",
@@ -488,7 +549,7 @@ def bind_socket(path: str, *, shared: bool = False) -> socket.socket:
     return sock
 
 
-async def serve(daemon: Daemon, sock: socket.socket) -> None:
+async def serve(daemon: Daemon, sock: socket.socket, person: socket.socket | None = None) -> None:
     """Serve until SIGTERM/SIGINT/SIGHUP, then stop accepting and hang up on every client.
 
     Hanging up is what lets the daemon exit at once: a subscribed watcher would otherwise keep
@@ -502,15 +563,26 @@ async def serve(daemon: Daemon, sock: socket.socket) -> None:
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await handle(daemon, reader, writer)
 
+    async def on_person(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await handle(daemon, reader, writer, Channel.PERSON)
+
     server = await asyncio.start_unix_server(
         on_connect, sock=sock, limit=P.MAX_LINE + 2, backlog=limits.MAX_CONNECTIONS
     )
+    servers = [server]
+    if person is not None:
+        servers.append(
+            await asyncio.start_unix_server(
+                on_person, sock=person, limit=P.MAX_LINE + 2, backlog=limits.MAX_CONNECTIONS
+            )
+        )
     sweeper = asyncio.create_task(sweep(daemon))
     watchdog = asyncio.create_task(deadline.arm_loop_watchdog(daemon.stopping))
     try:
         await daemon.stopping.wait()
     finally:
-        server.close()
+        for each in servers:
+            each.close()
         for conn in list(daemon.conns):
             conn.closed = True
             with contextlib.suppress(Exception):
@@ -518,7 +590,9 @@ async def serve(daemon: Daemon, sock: socket.socket) -> None:
         sweeper.cancel()
         watchdog.cancel()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(server.wait_closed(), EXIT_GRACE_S)
+            await asyncio.wait_for(
+                asyncio.gather(*(each.wait_closed() for each in servers)), EXIT_GRACE_S
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -532,40 +606,172 @@ def main(argv: list[str] | None = None) -> int:
         help="stay attached to the terminal (the on-demand start detaches)",
     )
     parser.parse_args(argv)
-    # 1. Signals: a write past RLIMIT_FSIZE must fail (EFBIG → refusal), not kill the daemon.
+    # 1. Never inside a boundary or a gated session (S9.7): its settings would be the agent's.
+    activated = activation_socket()
+    where = _person.context()
+    refused = ""
+    if where.standing is _person.Standing.BOUNDARY:
+        refused = f"{where.why}: a daemon started here would be confined with it"
+    elif where.standing is _person.Standing.MARKED:
+        # Started from a command the gate let run: its environment may be the agent's. It runs
+        # on the person's (the process its client named, or the person's files), or not at all.
+        refused = _person.settle_daemon_environ()
+    if refused:
+        if activated is not None:
+            activated.close()
+        print(
+            f"gatesh daemon: not started: {refused}. Start it from your own terminal, or let "
+            "gatesh start it.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    # 2. Signals: a write past RLIMIT_FSIZE must fail (EFBIG → refusal), not kill the daemon.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     limits.raise_fd_limit()  # room for MAX_CONNECTIONS clients
     paths = _paths.current()
+    if activated is not None:
+        paths = activated_paths(paths, activated)
+    origin = Origin.read(activated is not None, paths)
     try:
         shared = bool(load_config("/", paths=paths).watchers)
     except ConfigError:
         shared = False  # the daemon serves anyway, refusing every check with the config's error
-    # 2. The lock: a second daemon leaves quietly.
+    # 3. The lock: a second daemon leaves quietly.
     ensure_runtime_dir(paths.runtime_dir, shared=shared)
     lock = acquire_lock(paths.lock)
     if lock is None:
         print("gatesh daemon: already running", file=sys.stderr)
+        if activated is not None:
+            activated.close()
         return 0
-    # 3. The socket first, so clients queue on it while the heavy modules load.
-    sock = bind_socket(paths.socket, shared=shared)
-    # The socket file's identity, to remove it on exit only if it is still ours. (Not fstat of the
-    # socket: that names the socket's own inode, never the file's; and asyncio closes it first.)
-    bound = _file_id(paths.socket)
+    # 4. The person's channel: an abstract socket, and the credential a client of our own uid
+    #    brings to it (S9.5). Before the socket: a client that reaches the daemon finds both.
+    token = write_token(paths.runtime_dir)
+    person, channel_problem = bind_person_channel(paths.socket)
+    # 5. The socket (the service manager's, when it started us), so clients queue on it while
+    #    the heavy modules load.
+    bound: tuple[int, int] | None = None
+    if activated is not None:
+        sock = activated
+        sock.setblocking(False)
+    else:
+        sock = bind_socket(paths.socket, shared=shared)
+        # The socket file's identity, to remove it on exit only if it is still ours. (Not fstat
+        # of the socket: that names the socket's own inode, never the file's.)
+        bound = _file_id(paths.socket)
     os.makedirs(paths.state_dir, mode=0o700, exist_ok=True)
     try:
-        # 4. Load the parsers once, then serve.
+        # 6. Load the parsers once, then serve.
         preload()
-        asyncio.run(_run(paths, sock))
+        asyncio.run(_run(paths, sock, origin, PersonChannel(person, token, channel_problem)))
     finally:
+        if person is not None:
+            person.close()
         with contextlib.suppress(OSError):
-            # Remove the socket only if it is still ours (a successor may have replaced it).
+            # Remove the socket only if it is still ours (a successor may have replaced it; the
+            # service manager's stays with it).
             if bound is not None and _file_id(paths.socket) == bound:
                 os.unlink(paths.socket)
         sock.close()
         os.close(lock)
     _leave_stuck_threads(EXIT_GRACE_S)
     return 0
+
+
+def write_token(folder: str) -> str:
+    """A fresh credential for the person's channel, written to :data:`P.TOKEN_FILE` in the
+    socket folder (0600, replaced atomically); "" when it cannot be written (then no client of
+    our own uid can use the channel: fail closed)."""
+    token = secrets.token_hex(32)
+    path = os.path.join(folder, P.TOKEN_FILE)
+    tmp = f"{path}.{os.getpid()}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, token.encode() + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        print(f"gatesh daemon: the person's channel has no credential: {exc}", file=sys.stderr)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return ""
+    return token
+
+
+def bind_person_channel(socket_path: str) -> tuple[socket.socket | None, str]:
+    """The listening person's channel (:func:`gatesh.daemon.protocol.person_address`), or None
+    and why not: another process holds the address (named, with its uid and pid)."""
+    address = P.person_address(socket_path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(address)
+        sock.listen(limits.MAX_CONNECTIONS)
+        sock.setblocking(False)
+        return sock, ""
+    except OSError as exc:
+        sock.close()
+        holder = _holder(address)
+        why = f"the person's channel cannot be opened ({exc.strerror or exc}){holder}"
+        print(
+            f"gatesh daemon: {why}; human-only verbs and watchers cannot reach it", file=sys.stderr
+        )
+        return None, why
+
+
+def _holder(address: str) -> str:
+    """ ", held by pid P (uid U)" for whoever listens on ``address``; "" when nobody answers."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(address)
+        raw = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        pid, uid, _ = struct.unpack("3i", raw)
+        return f", held by pid {pid} (uid {uid})"
+    except OSError:
+        return ""
+    finally:
+        probe.close()
+
+
+def activated_paths(paths: _paths.GatePaths, sock: socket.socket) -> _paths.GatePaths:
+    """``paths`` with the runtime folder the service manager's socket is in: the lock, the
+    person's channel and its credential go next to the socket clients reach, whatever this
+    process's environment says."""
+    name = sock.getsockname()
+    if isinstance(name, str) and os.path.isabs(name):
+        if os.path.basename(name) != "daemon.sock":
+            print(
+                f"gatesh daemon: the socket handed over is {name}, not a daemon.sock",
+                file=sys.stderr,
+            )
+        return dataclasses.replace(paths, runtime_dir=os.path.dirname(name))
+    return paths
+
+
+def activation_socket() -> socket.socket | None:
+    """The listening socket the service manager handed over (``LISTEN_FDS``/``LISTEN_PID``, fd 3,
+    systemd's socket activation), or None. The variables are removed either way: they are for
+    this process only."""
+    pid, count = os.environ.pop("LISTEN_PID", ""), os.environ.pop("LISTEN_FDS", "")
+    os.environ.pop("LISTEN_FDNAMES", None)
+    if pid != str(os.getpid()) or not count.isdigit() or int(count) < 1:
+        return None
+    try:
+        sock = socket.socket(fileno=3)
+    except OSError:
+        return None
+    if (
+        sock.family != socket.AF_UNIX
+        or sock.type != socket.SOCK_STREAM
+        or not sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+    ):
+        sock.detach()
+        return None
+    os.set_inheritable(3, False)
+    return sock
 
 
 def _file_id(path: str) -> tuple[int, int] | None:
@@ -594,11 +800,16 @@ def _leave_stuck_threads(grace: float) -> None:
         os._exit(0)
 
 
-async def _run(paths: _paths.GatePaths, sock: socket.socket) -> None:
+async def _run(
+    paths: _paths.GatePaths, sock: socket.socket, origin: Origin, person: PersonChannel
+) -> None:
     daemon = Daemon(paths)
+    daemon.origin = origin
+    daemon.person_token = person.token
+    daemon.person_problem = person.problem
     with contextlib.suppress(ConfigError):
         daemon.backends.config_for(paths.state_dir)
-    await serve(daemon, sock)
+    await serve(daemon, sock, person.sock)
     daemon.book.flush()
     daemon.executor.shutdown(wait=False, cancel_futures=True)
     daemon.decisions.shutdown()

@@ -1,7 +1,8 @@
 """The human-only ops (S9.5): ``answer``, ``approve``, ``deny``, ``mandate``, ``resume``, ``withdraw``.
 
-The server refuses each of them, before it gets here, to a client whose ancestry holds a gated
-session (:func:`gatesh.daemon.procs.gated_ancestry`). A ruling is :func:`gatesh.finish.rule`:
+The server refuses each of them, before it gets here, unless it came on the person's channel from
+a process that carries no mark of the gate and whose ancestry holds no gated session
+(:func:`gatesh.daemon.server.person_refusal`). A ruling is :func:`gatesh.finish.rule`:
 first answer wins, and the grant it makes is the one the record's kind allows.
 """
 

@@ -32,6 +32,8 @@ from typing import Any
 
 import ptyprocess
 
+from gatesh import _person
+
 __all__ = ["ANSWER_KEYS", "Relay", "ask_relay", "parse_answer"]
 
 # Read size for the shell's output: as much as the PTY holds, in one system call.
@@ -120,7 +122,12 @@ class Relay:
         self.stdin, self.stdout = stdin, stdout
         self.stdin_tty = os.isatty(stdin)
         size = _winsize(stdin) or _winsize(stdout) or (24, 80)
-        self.child = ptyprocess.PtyProcess.spawn(argv, env=env, dimensions=size)
+        # The shell carries the gate's mark from its first instruction: all it starts is known
+        # for a gated session's, never a person's (gatesh._person; the daemon marks it again
+        # when it registers).
+        self.child = ptyprocess.PtyProcess.spawn(
+            argv, env=env, dimensions=size, preexec_fn=_person.mark
+        )
         self.master = self.child.fd
         self.pending_to_child = bytearray()
         self.ask_server: socket.socket | None = None

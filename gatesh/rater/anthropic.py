@@ -223,14 +223,28 @@ class ModelConfig(Protocol):
     timeout_s: float
 
 
+def _setting(name: str) -> str | None:
+    """``$name``, else the person's ``daemon.env`` entry for it (S9.7; the daemon has already
+    applied that file to its environment, a person's own CLI has not)."""
+    value = os.environ.get(name)
+    if value:
+        return value
+    from gatesh import _paths
+    from gatesh._person import read_daemon_env
+
+    return read_daemon_env(_paths.current().config_dir)[0].get(name) or None
+
+
 def resolve_api_key(api_key_env: str | None) -> str | None:
-    """The key from the environment variable the config names (default ANTHROPIC_API_KEY)."""
-    return os.environ.get(api_key_env or DEFAULT_API_KEY_ENV) or None
+    """The key from the variable the config names (default ANTHROPIC_API_KEY): this process's
+    environment, else the person's daemon.env."""
+    return _setting(api_key_env or DEFAULT_API_KEY_ENV)
 
 
 def resolve_base_url(base_url: str | None) -> str | None:
-    """The configured base URL, else ``$ANTHROPIC_BASE_URL``, else None (the SDK's default)."""
-    return base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+    """The configured base URL, else ``ANTHROPIC_BASE_URL`` (the environment, else daemon.env),
+    else None (the SDK's default)."""
+    return base_url or _setting("ANTHROPIC_BASE_URL")
 
 
 def from_config(

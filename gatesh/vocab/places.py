@@ -483,6 +483,15 @@ PLACES: Final[tuple[Place, ...]] = (
     ),
     # --- credential stores (read protected too) -------------------------------------------------
     Place(
+        "cred.gatesh",
+        Kind.CREDENTIALS,
+        "gatesh's own secrets: the model key the person keeps for the daemon, and the credential "
+        "of the person's channel, which lets its holder approve as the person",
+        Guard.BOUNDARY,  # changing them is self-protection's (gate.config, gate.runtime)
+        ALL,
+        (Spot(Base.GATE_CONFIG, "daemon.env"), Spot(Base.GATE_RUNTIME, "person.token")),
+    ),
+    Place(
         "cred.private-keys",
         Kind.CREDENTIALS,
         "a private key or password database: whoever reads it can sign in as its owner",

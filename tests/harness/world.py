@@ -501,8 +501,10 @@ class Watcher:
     collected as it comes; :meth:`answer` types a line at it."""
 
     def __init__(self, world: World) -> None:
+        # In the harness's network namespace: the person's channel is an abstract socket, which
+        # exists only in the namespace of the daemon (the harness's first command started it).
         self.proc = subprocess.Popen(
-            [*_as_agent(world.user), str(world.install.launcher), "watch"],
+            [*world.netns.enter(), *_as_agent(world.user), str(world.install.launcher), "watch"],
             env=world.env({"COLUMNS": "120"}),
             cwd=world.root,
             stdin=subprocess.PIPE,

@@ -1,7 +1,8 @@
 """Real agents' work (S14, issue 32): what gatesh does with the commands coding agents ran.
 
-Decides every row of ``benchmarks/corpora/agent_work/commands.jsonl`` (``--corpus FILE`` moves
-it; ``GATESH_AGENT_WORK`` too) at rung ``auto`` with the builtin rater, each in a fresh session,
+Decides every row of the agent-work corpus (``agent_work/commands.jsonl`` in the shared corpus
+folder, made by ``benchmarks/corpora/agent_work/extract.py``; ``--corpus FILE`` or
+``GATESH_AGENT_WORK`` moves it) at rung ``auto`` with the builtin rater, each in a fresh session,
 in the realistic scratch working tree of ``gatesh.testing.worktree`` (HOME its home folder, the
 working directory its repository). Nothing is executed. Reports:
 
@@ -34,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import emit, pct
+from _common import CORPUS, emit, pct
 
 from gatesh._types import Action, Decision
 from gatesh.config import Config, default
@@ -44,7 +45,7 @@ from gatesh.session import SessionState
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CORPUS = os.environ.get(
-    "GATESH_AGENT_WORK", os.path.join(HERE, "corpora", "agent_work", "commands.jsonl")
+    "GATESH_AGENT_WORK", os.path.join(CORPUS, "agent_work", "commands.jsonl")
 )
 KEY_ENV = "GATESH_BENCH_AGENT_WORK_KEY"
 # Length buckets (characters) for the timing table; S14's bound is on the first four together.

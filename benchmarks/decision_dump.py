@@ -1,9 +1,10 @@
 """Decision dump: every corpus row's decision, one line each, to compare two trees or two commits.
 
 A restructure that should change no answer proves it with two dumps and ``--compare``: the dump
-decides every row of the shared corpora, of the project's own fixtures and of its agent-work
-corpus (``benchmarks/corpora/agent_work``) at rung ``auto`` with the builtin rater, in the
-realistic scratch working tree of ``gatesh.testing.worktree`` (HOME is its home folder), and writes ``SOURCE<TAB>INDEX<TAB>ACTION<TAB>STAGE<TAB>OUTCOME<TAB>RULE`` per row.
+decides every row of the shared corpora (the agent-work corpus among them) and of the project's
+own fixtures at rung ``auto`` with the builtin rater, in the realistic scratch working tree of
+``gatesh.testing.worktree`` (HOME is its home folder), and writes
+``SOURCE<TAB>INDEX<TAB>ACTION<TAB>STAGE<TAB>OUTCOME<TAB>RULE`` per row.
 Nothing is executed. Paths and reasons are left out: they name the scratch folder, which differs
 between runs.
 
@@ -40,6 +41,7 @@ CORPORA = (
     "intercode_alfa",
     "shellcheck_tests",
     "bash_testsuite",
+    "agent_work",
 )
 
 
@@ -88,13 +90,10 @@ def fixture_rows() -> Iterator[tuple[str, list[str]]]:
     )
 
 
-AGENT_WORK = ROOT / "benchmarks" / "corpora" / "agent_work" / "commands.jsonl"
-
-
 def corpus_rows(limit: int | None) -> Iterator[tuple[str, list[str]]]:
-    """The shared corpora, then the project's own corpus of real agents' work."""
+    """The shared corpora, each as an evenly spaced sample of ``limit`` rows when given."""
     paths = [(name, Path(CORPUS) / name / "commands.jsonl") for name in CORPORA]
-    for name, path in [*paths, ("agent_work", AGENT_WORK)]:
+    for name, path in paths:
         if not path.exists():
             print(f"decision_dump: {path} missing, skipped", file=sys.stderr)
             continue

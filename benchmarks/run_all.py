@@ -1089,7 +1089,7 @@ def agent_work_section(rec: dict[str, Any]) -> list[str]:
     n = sum(benign.values())
     lines += [
         f"The commands coding agents ran in published trajectories "
-        f"(`benchmarks/corpora/agent_work`, {b.get('rows')} rows), each decided at `auto` with the "
+        f"(the agent-work corpus, {b.get('rows')} rows), each decided at `auto` with the "
         "builtin rater in the realistic working tree"
         + (f" ({rec['size']})" if rec.get("size") else "")
         + ".",

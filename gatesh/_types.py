@@ -348,6 +348,12 @@ class PathEffect:
 # The note of a virtual environment's activate script that is not there when the command is
 # decided (nor can be made before it runs): sourcing it fails, so it runs nothing.
 ABSENT: Final = "absent: not there when decided, so it runs nothing"
+# The note of a virtual environment's activate script that an earlier command of the same text
+# makes (``python3 -m venv .venv && . .venv/bin/activate``): the tool's own script, which only
+# sets VIRTUAL_ENV and PATH, and nothing else in the text can write it first.
+VENV_OWN: Final = "the activate script of the virtual environment made earlier in this text"
+# Script notes that mean nothing unread runs.
+RUNS_NOTHING_UNREAD: Final = frozenset({ABSENT, VENV_OWN})
 
 
 @dataclass(frozen=True)
@@ -355,7 +361,7 @@ class Script:
     """A script file the command runs. Shell scripts are read and gated; others are model context.
 
     Invariant: ``text`` is None exactly when ``note`` says why (unreadable, too large, binary, a
-    dynamic path, or :data:`ABSENT`)."""
+    dynamic path, :data:`ABSENT` or :data:`VENV_OWN`)."""
 
     path: str
     interpreter: str

@@ -290,3 +290,35 @@ def test_what_the_builtin_reads_whole_stands_without_the_model(
 def test_what_it_cannot_read_whole_is_still_a_gap(tree: worktree.Scratch, cmd: str) -> None:
     verdict = BuiltinRater().rate(_decide(cmd, tree.repo).facts, cwd=tree.repo)
     assert verdict.gaps, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e .",
+        "python3.11 -m venv --prompt demo env && source env/bin/activate && pytest -q",
+        "uv venv && source .venv/bin/activate && uv pip install -r requirements.txt",
+        "virtualenv -p python3 venv; . venv/bin/activate",
+    ],
+)
+def test_the_activate_script_of_a_venv_made_in_the_same_text_is_known(
+    tree: worktree.Scratch, cmd: str
+) -> None:
+    d = _decide(cmd, tree.repo)
+    assert d.action is Action.ALLOW, (d.rule_id, d.reason)
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "python3 -m venv env && . .venv/bin/activate",  # another folder than the one made
+        "curl -sO https://x.example/a && python3 -m venv .venv && . .venv/bin/activate",
+        "python3 -m venv .venv && cp /tmp/x .venv/bin/activate && . .venv/bin/activate",
+        "tar xf v.tar; python3 -m venv .venv; . .venv/bin/activate",
+    ],
+)
+def test_an_activate_script_something_else_may_write_stays_unread(
+    tree: worktree.Scratch, cmd: str
+) -> None:
+    d = _decide(cmd, tree.repo)
+    assert d.action is not Action.ALLOW, (d.rule_id, d.reason)

@@ -15,6 +15,7 @@ from typing import Final
 from gatesh._errors import ReadError
 from gatesh._types import (
     ABSENT,
+    VENV_OWN,
     Code,
     CodeSource,
     Context,
@@ -37,6 +38,7 @@ from gatesh.vocab.programs import (
     interpreter,
     invocation,
     is_interpreter,
+    venv_made,
 )
 
 from . import _limits as L
@@ -1123,6 +1125,24 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                     return False
         return True
 
+    def _venv_own(self, name: str, where: str) -> bool:
+        """Whether the activate script ``name``, not there now, can only be the one a virtual
+        environment tool earlier in this text makes: an earlier command makes a virtual
+        environment in the script's folder, and every other earlier command makes no file it
+        does not name (so nothing else can put a script there first)."""
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(where, name))
+        if os.path.lexists(path) or self.written_at(name) is not None or others_may_create(path):
+            return False
+        env = os.path.dirname(os.path.dirname(path))
+        made = False
+        for c in self.commands[:-1]:
+            folder = venv_made(c.head, c.args)
+            if folder is not None:
+                made = made or os.path.normpath(os.path.join(where, folder)) == env
+            elif c.head not in NAMED_FILES_ONLY:
+                return False
+        return made
+
     def _script(self, word: Word, interp: str, depth: int, inherit: _Inherit) -> list[int]:
         """Read a script the command runs: a shell script is gated, others are model context.
 
@@ -1155,6 +1175,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 # a virtual environment's activate script that is not there yet: sourcing it
                 # fails, and runs nothing (one that is there is read like any script)
                 self.scripts.append(Script(word.text, interp or "?", None, ABSENT))
+                return []
+            if _VENV_ACTIVATE.search(word.text) and self._venv_own(word.text, where):
+                self.scripts.append(Script(word.text, interp or "?", None, VENV_OWN))
                 return []
             if not os.path.isabs(word.text):
                 path = os.path.join(where, word.text)

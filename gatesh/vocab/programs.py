@@ -1503,3 +1503,52 @@ NAMED_FILES_ONLY: Final[frozenset[str]] = frozenset(
         "clear",
     }
 )
+
+
+@dataclass(frozen=True)
+class VenvMaker:
+    """A command that makes a virtual environment in a folder it names.
+
+    ``argv`` is the words that select it (``python -m venv``: the interpreter then ``-m venv``);
+    ``value_opts`` take the next word (``--prompt NAME``); ``default`` is the folder made when no
+    operand names one (``uv venv`` makes ``.venv``), "" when an operand is required.
+    """
+
+    program: str
+    argv: tuple[str, ...]
+    value_opts: frozenset[str]
+    default: str = ""
+
+
+VENV_MAKERS: Final[tuple[VenvMaker, ...]] = (
+    VenvMaker("python", ("-m", "venv"), frozenset({"--prompt"})),
+    VenvMaker("python", ("-m", "virtualenv"), frozenset({"-p", "--python", "--prompt"})),
+    VenvMaker("virtualenv", (), frozenset({"-p", "--python", "--prompt"})),
+    VenvMaker("uv", ("venv",), frozenset({"-p", "--python", "--prompt"}), default=".venv"),
+)
+
+
+def venv_made(head: str, args: tuple[str, ...]) -> str | None:
+    """The folder a command makes a virtual environment in (as written), or None.
+
+    Such a folder's ``bin/activate`` is the tool's own script (it sets ``VIRTUAL_ENV`` and
+    ``PATH``), so sourcing it right after the command that made it runs nothing unread.
+    """
+    row_name = "python" if (i := interpreter(head)) is not None and i.name == "python" else head
+    for row in VENV_MAKERS:
+        n = len(row.argv)
+        if row.program != row_name or tuple(args[:n]) != row.argv:
+            continue
+        operands: list[str] = []
+        rest = iter(args[n:])
+        for word in rest:
+            if word in row.value_opts:
+                next(rest, None)
+            elif not word.startswith("-"):
+                operands.append(word)
+        if len(operands) == 1:
+            return operands[0]
+        if not operands and row.default:
+            return row.default
+        return None
+    return None

@@ -1,8 +1,11 @@
 """Extract the shell commands coding agents ran from published trajectories (data only).
 
 Reads snapshots of public repositories (bare git directories, passed by argument) and writes
-``commands.jsonl`` beside this file: one ``{"cmd", "label", "category", "source"}`` per distinct
-command, in the order met. Nothing from the snapshots is executed.
+``agent_work/commands.jsonl`` in the shared corpus folder (``../shared/corpus``; ``GATESH_CORPUS``
+moves it), beside the other projects' corpora: one ``{"cmd", "label", "category", "source"}`` per
+distinct command, in the order met. The rows are other projects' published data, so they are kept
+there and never committed here; this recipe and the README are. Nothing from the snapshots is
+executed.
 
     python extract.py --mini-swebench DIR --tbench-leaderboard DIR --swe-agent DIR --cctrace DIR
 
@@ -201,7 +204,14 @@ def main() -> int:
     if len(swebench) > SWEBENCH_KEEP:
         step = len(swebench) / SWEBENCH_KEEP
         by_suite["swe-bench-verified"] = [swebench[int(i * step)] for i in range(SWEBENCH_KEEP)]
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "commands.jsonl")
+    corpus = os.environ.get(
+        "GATESH_CORPUS",
+        os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "shared", "corpus"
+        ),
+    )
+    out = os.path.join(os.path.normpath(corpus), "agent_work", "commands.jsonl")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
     n = 0
     with open(out, "w", encoding="utf-8") as fh:
         for rows in by_suite.values():

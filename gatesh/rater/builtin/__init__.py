@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from typing import Final
 
-from gatesh._types import ABSENT, Facts, Finding, Gap, Outcome, Verdict
+from gatesh._types import RUNS_NOTHING_UNREAD, Facts, Finding, Gap, Outcome, Verdict
 from gatesh.rater.builtin import (
     cloud,
     code,
@@ -260,7 +260,8 @@ class BuiltinRater:
                     s
                     for s in facts.scripts
                     if s.text is None
-                    and s.note not in ("dynamic path", ABSENT)
+                    and s.note != "dynamic path"
+                    and s.note not in RUNS_NOTHING_UNREAD
                     and s.interpreter in PARSED_SHELLS
                 ),
                 None,

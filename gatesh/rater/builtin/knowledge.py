@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._types import ABSENT, CodeSource, Context, Direction, Gap, PathClass
+from gatesh._types import RUNS_NOTHING_UNREAD, CodeSource, Context, Direction, Gap, PathClass
 from gatesh.rater.builtin._base import Cmd, Ctx
 from gatesh.reading._defined import WRITTEN_RUN_NOTE
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
@@ -143,8 +143,8 @@ def _fed_code(ctx: Ctx) -> str | None:
 
 def _scripts(ctx: Ctx) -> str | None:
     for s in ctx.facts.scripts:
-        if s.note == ABSENT:
-            continue  # not there when decided: the shell cannot open it, nothing runs
+        if s.note in RUNS_NOTHING_UNREAD:
+            continue  # not there when decided, or a virtual environment's own: nothing unread runs
         if _python_modelled(ctx, s.interpreter, s.text, None):
             continue
         if s.interpreter not in PARSED_SHELLS:

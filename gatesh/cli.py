@@ -51,7 +51,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "git-hook": ("gatesh.githooks:main", "gate what a git hook can veto (called by hooks/git/*)"),
     "install": (
         "gatesh.install:main",
-        "install integrations: claude-code, codex, gemini, git, shims",
+        "install integrations: claude-code, codex, gemini, git, shims, service",
     ),
     "doctor": ("gatesh.doctor:main", "check the installation and print what to fix"),
     # Internal: the in-shell hook of the PTY session asks the gate through this (not in --help).

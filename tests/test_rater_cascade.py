@@ -435,7 +435,7 @@ def test_no_key_in_any_request_is_in_clear(
 def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_is_not_sure(
     tmp_path: Path,
 ) -> None:
-    """``gatesh -c`` with the key in the environment (the daemon inherits it): a complete-knowledge
+    """``gatesh -c`` with the key in the person's daemon.env (S9.7): a complete-knowledge
     command runs with no request; inline code is asked about, runs when the model finds it safe and
     is refused when it does not; the audit log says which stage decided."""
     import subprocess

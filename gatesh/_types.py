@@ -356,6 +356,40 @@ VENV_OWN: Final = "the activate script of the virtual environment made earlier i
 RUNS_NOTHING_UNREAD: Final = frozenset({ABSENT, VENV_OWN})
 
 
+class SetBy(enum.StrEnum):
+    """How a command sets (or removes) a shell variable (S2.1: the session's own variables)."""
+
+    ASSIGN = "assign"  # NAME=value as a statement: this shell
+    PREFIX = "prefix"  # NAME=value before a command, or given by env: that command only
+    EXPORT = "export"  # export, declare -x, typeset -x, setenv: this shell and what it starts
+    DECLARE = "declare"  # declare, typeset, local, readonly, integer, float: this shell
+    READ = "read"  # read, mapfile, readarray, printf -v, getopts: this shell, from its input
+    UNSET = "unset"  # unset, unsetenv
+    NAMEREF = "nameref"  # declare -n REF=NAME: what is assigned to REF later is NAME's
+
+    @property
+    def lasting(self) -> bool:
+        """Whether the setting outlives the one command that makes it."""
+        return self is not SetBy.PREFIX
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A shell variable a command sets or removes (S2.1).
+
+    ``name`` is "" when the name is only known when the command runs (``export $x=…`` with ``x``
+    unknown, ``export $(…)``); ``value`` is the value when static (None when only known when it
+    runs, or for an unset); ``text`` is the value as written; ``command`` indexes
+    :attr:`Facts.commands`, or is -1 for a bare ``NAME=value`` statement.
+    """
+
+    name: str
+    value: str | None
+    by: SetBy
+    command: int = -1
+    text: str = ""
+
+
 @dataclass(frozen=True)
 class Script:
     """A script file the command runs. Shell scripts are read and gated; others are model context.
@@ -391,6 +425,7 @@ class Facts:
     notes: tuple[str, ...] = ()  # reader notes, passed to the rater
     # The command names more paths than the reader records (``paths`` holds the first ones).
     paths_cut: bool = False
+    variables: tuple[Variable, ...] = ()  # shell variables the command sets or removes
     # The floors that stand over the command (S3.5), one line each, which the pipeline hands the
     # rater after the command (S4): never the reader's, so a reader note is never taken for one.
     floor_notes: tuple[str, ...] = ()

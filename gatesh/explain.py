@@ -66,7 +66,7 @@ def layers(facts: Facts, config: Config) -> dict[str, Any]:
     return {
         "deny_list": entry(lists.match(config.deny, facts, kind="deny")),
         "hardline": hardline.check(facts),
-        "self_protection": selfprotect.check(facts, paths),
+        "self_protection": selfprotect.check(facts, paths, branches=config.git.protected_branches),
         "escalate_list": entry(lists.match(config.escalate, facts, kind="escalate")),
         "allow_list": entry(lists.match(config.allow, facts, kind="allow")),
         "read_only": readonly.is_read_only(facts),

@@ -254,7 +254,7 @@ def _decide(
             message=messages.hardline(facts.text, found.rule_id, found.reason),
         )
     # 4. Self-protection: tampering with the gate is an attack, at every rung.
-    found = selfprotect.check(facts, paths, cwd)
+    found = selfprotect.check(facts, paths, cwd, branches=config.git.protected_branches)
     if found is not None:
         return _halt(done, Stage.SELF_PROTECTION, found)
     # 5. Bypass runs everything else (and the audit log records it).

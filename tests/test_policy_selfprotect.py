@@ -653,3 +653,57 @@ def test_facts_cut_short_fail_closed() -> None:
     found = selfprotect.check(facts, current())
     assert found is not None and found.rule_id == "self.raw-text"
     assert selfprotect.check(read(f"rm {many}", cwd="/tmp"), current()) is None
+
+
+def test_hookless_pushes_to_protected_branches(tmp_path) -> None:
+    """A push with git's hooks skipped is self-protection's when it updates a protected branch: the
+    configured ones, the remote's default branch, the checked-out one for a bare `git push`."""
+    import subprocess
+
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", "-b", "feature", str(repo)], check=True)
+    heads = repo / ".git" / "refs" / "remotes" / "origin"
+    heads.mkdir(parents=True)
+    (heads / "HEAD").write_text("ref: refs/remotes/origin/trunk\n")
+    cwd = str(repo)
+
+    def rule(text: str, branches: tuple[str, ...] = ("main", "master")) -> str | None:
+        found = selfprotect.check(read(text, cwd=cwd), current(), cwd, branches=branches)
+        return found.rule_id if found else None
+
+    assert rule("git push --no-verify origin trunk") == "self.git-hooks-bypass"
+    assert rule("git push --no-verify origin dev", branches=("dev",)) == "self.git-hooks-bypass"
+    assert rule("git push --no-verify origin dev") is None  # the rater's (git.skip-hooks)
+    assert rule("git push --no-verify") is None  # the current branch, feature
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    assert rule("git push --no-verify") == "self.git-hooks-bypass"
+    assert rule("git push origin main") is None  # the hooks run and decide
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("gatesh config", None),
+        ("gatesh config --cwd .", None),
+        ("gatesh config --cwd=.", None),
+        ("gatesh config --json --cwd /tmp", None),
+        ("python3 -m gatesh config --cwd .", None),
+        ("gatesh config set rung bypass", "self.human-verb"),
+        ("gatesh --json approve 4", "self.human-verb"),
+        ("gatesh install git --uninstall", "self.human-verb"),
+    ],
+)
+def test_gatesh_config_in_any_option_spelling_is_the_view(text: str, rule: str | None) -> None:
+    assert rule_of(text) == rule
+
+
+def test_a_path_ahead_of_the_others_shadows_gatesh_git_or_a_shell(tmp_path) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    assert rule_of(f"export PATH={tools}:$PATH") is None
+    (tools / "git").write_text("#!/bin/sh\n")
+    (tools / "git").chmod(0o755)
+    assert rule_of(f"export PATH={tools}:$PATH") == "self.session-shadow"
+    assert rule_of(f"PATH={tools}:$PATH git push") == "self.session-shadow"
+    assert rule_of(f"PATH={tools}:$PATH make") is None  # make runs no git through this PATH
+    assert rule_of(f"export PATH=$PATH:{tools}") is None  # after the folders gatesh is in

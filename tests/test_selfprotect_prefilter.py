@@ -108,6 +108,7 @@ def test_every_rule_is_indexed_by_heads_or_asked_of_every_command() -> None:
         "self.transcript",
         "self.harness-snapshot",
         "self.git-hooks",
+        "self.unknown-target",
         "self.interpreter-escape",
     }
 

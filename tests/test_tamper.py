@@ -178,3 +178,26 @@ def test_a_hook_script_that_is_not_gatesh_is_the_projects_own(installed: Install
         "rm .git/hooks/pre-commit", cwd=str(installed.project), config=CONFIG, rung=Rung.BYPASS
     )
     assert d.stage is Stage.BYPASS
+
+
+# The classes of issue 27 items 1, 3 and 4, each in at least five spellings.
+ISSUE_27_ROUTES = (
+    "dynamic-config",
+    "dynamic-audit",
+    "dynamic-git-hooks",
+    "dynamic-harness",
+    "session-gate-vars",
+    "session-shadow",
+    "git-config-env",
+    "git-hooks-option",
+    "git-hookless-push",
+)
+
+
+def test_issue_27_classes_have_five_spellings() -> None:
+    spellings: dict[str, set[str]] = {}
+    for case in CASES:
+        spellings.setdefault(case["route"], set()).add(case["spelling"])
+    assert {r: len(spellings.get(r, ())) for r in ISSUE_27_ROUTES} == {
+        r: max(5, len(spellings.get(r, ()))) for r in ISSUE_27_ROUTES
+    }

@@ -41,6 +41,8 @@ from gatesh.vocab import places, programs, pycode
 from gatesh.vocab.grammar import grammar_of, parse
 from gatesh.vocab.words import FIND_FILTERS
 
+from ._known import candidates
+
 R, W, U = Direction.READ, Direction.WRITE, Direction.UNKNOWN
 
 # Redirections that truncate their target (``>>`` appends, ``<>`` opens without truncating).
@@ -127,15 +129,12 @@ def resolve(text: str, cwd: str | None, home: str, *, static: bool, home_known: 
     """``text`` as an absolute normalised path ("" when it depends on an unknown value)."""
     t = text
     if not static:
-        t = t.replace('"', "")
-        if not home_known and ("$HOME" in t or "${HOME}" in t or t.startswith("~")):
+        if not home_known and t.lstrip('"').startswith("~"):
             return ""
-        t = _HOME_VAR.sub(home, t, count=1)
-        if cwd:
-            t = _PWD_VAR.sub(cwd, t, count=1)
-        t = _TMP_VAR.sub("/tmp", t, count=1)
-        if "$" in t or "`" in t:
+        values, unknown = candidates(t, cwd, home if home_known else None)
+        if unknown or len(values) != 1:
             return ""
+        t = values[0]
     m = _URL_FILE.match(t)
     if m:
         t = m.group(1)
@@ -268,6 +267,11 @@ class _Collector:
         self._seen.add(key)
         if static and text.startswith("@") and len(text) > 1:
             text = text[1:]  # response files and curl's @file
+        if not static:
+            self._dynamic(
+                text, direction, index, cwd, via, replaces, only, change, deep, partial, reach
+            )
+            return
         resolved = resolve(text, cwd, self.home, static=static, home_known=self.home_known)
         if not resolved:
             self.out.append(
@@ -307,6 +311,70 @@ class _Collector:
                 reach,
             )
         )
+
+    def _dynamic(
+        self,
+        text: str,
+        direction: Direction,
+        index: int,
+        cwd: str | None,
+        via: str,
+        replaces: bool,
+        only: str,
+        change: Change,
+        deep: bool,
+        partial: bool,
+        reach: int | None,
+    ) -> None:
+        """A path only known when it runs: one effect per value the gate can work out
+        (``_known.candidates``), and one unresolved effect when it may also be another."""
+        if not self.home_known and text.lstrip('"').startswith("~"):
+            values: tuple[str, ...] = ()
+            unknown = True
+        else:
+            values, unknown = candidates(text, cwd, self.home if self.home_known else None)
+        for value in values:
+            resolved = resolve(value, cwd, self.home, static=True) if value else ""
+            if not resolved:
+                unknown = True
+                continue
+            resolved = self._follow(resolved)
+            cls, row = _classify(resolved, self.home, self.tree, self.gate)
+            self.out.append(
+                PathEffect(
+                    text,
+                    resolved,
+                    direction,
+                    cls,
+                    index,
+                    via,
+                    replaces,
+                    only,
+                    row.name if row is not None else "",
+                    change,
+                    deep,
+                    partial,
+                    reach,
+                )
+            )
+        if unknown or not values:
+            self.out.append(
+                PathEffect(
+                    text,
+                    "",
+                    direction,
+                    PathClass.UNKNOWN,
+                    index,
+                    via,
+                    replaces,
+                    only,
+                    "",
+                    change,
+                    deep,
+                    partial,
+                    reach,
+                )
+            )
 
     def _follow(self, path: str) -> str:
         """Symlinks inside the working tree resolved (S2.1); other paths stay lexical."""

@@ -55,6 +55,7 @@ from ._second import read_second, tree_sitter_confirmed
 from ._subst import substitutions
 from ._tables import FIND_EXEC, SOURCE_BUILTINS
 from ._values import MAX_LOOP_WORDS, MAX_VARIANTS, Binding, TextEnv, expand, names_in
+from ._variables import variables
 from ._walk import PLAIN, RawCommand, Walk, WalkLimit, walk_text
 
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
@@ -433,7 +434,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         what it runs, emit its commands: (indexes, surface head). A value only possible (set in a
         branch, say) gives one more reading of the command, beside the one as written."""
         variants: list[RawCommand] = []
-        if self._envs and not raw.declaration and raw.words:
+        if self._envs and raw.words:
+            # a declaration's names too: `x=GATESH_OPERATOR; export $x=…` exports GATESH_OPERATOR
             raw, variants = self._substitute(raw, inherit)
         idxs, surface = self._finalize(raw, depth, inherit)
         for v in variants:
@@ -490,7 +492,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
 
         def certain(name: str) -> str | None:
             if name.isdigit():
-                return self._positional(inherit, raw.context, name)
+                value = self._positional(inherit, raw.context, name)
+                return value if value is not None else env.certain(name, raw.start)
             return env.certain(name, raw.start)
 
         words = _expand_all(raw.words, certain)
@@ -1382,6 +1385,7 @@ def make_facts(reader: Reader, text: str) -> Facts:
         code=tuple(reader.code),
         paths=paths,
         paths_cut=len(paths) >= MAX_EFFECTS,
+        variables=variables(reader.commands, reader.assignments, reader.cwd),
         notes=tuple(reader.notes),
         readable=not reader.unreadable,
         unreadable=reader.unreadable,

@@ -32,6 +32,10 @@ MAX_VARIANTS: Final = 8
 MAX_LOOP_WORDS: Final = 16
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# What changes the positional parameters besides one `set --`: shift, another set, a function.
+_MOVES_POSITIONAL: Final = re.compile(
+    r"(?:^|[\s;&|(`])(?:shift|set\s+--[\s\S]*?(?:^|[\s;&|(`])set\s+(?:--|-\w))(?=\s|;|$)|\(\s*\)\s*\{"
+)
 _BRACE: Final = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
 # Words in a text after which any variable may hold anything (they run code in this shell).
 _BINDS_ANYTHING: Final = re.compile(
@@ -204,6 +208,11 @@ class TextEnv:
         for name in set(self._sites) | set(self.inherited):
             sites = self._sites.get(name, [])
             if anything or ifs or not all(b.unconditional and b.value is not None for b in sites):
+                continue
+            if name.isdigit():
+                # a positional parameter `set --` gave: certain while nothing else moves them
+                if len({b.start for b in sites}) == 1 and not _MOVES_POSITIONAL.search(self.text):
+                    self._certain.add(name)
                 continue
             if _occurrences(self.text, name) != len(sites):
                 continue  # named elsewhere: `read NAME`, `for NAME in`, `unset NAME`, …

@@ -676,6 +676,13 @@ class _Walker:
                 cmd.words.append(Word("-", True))
         for r in extra:
             cmd.words.extend(self._redirect(cmd, r, ctx, frame, d))
+        if len(cmd.words) >= 2 and cmd.words[0].text == "set" and cmd.words[1].text == "--":
+            # `set -- a b`: the positional parameters $1, $2 … of what follows (S2.1)
+            unconditional = _unconditional(node)
+            for k, w in enumerate(cmd.words[2:], 1):
+                self.result.bindings.append(
+                    Binding(str(k), w.text if w.static else None, node.start_byte, unconditional)
+                )
         return idx
 
     def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:

@@ -33,7 +33,7 @@ def names_gate_file(facts: Facts, index: int, prot: Protected) -> bool:
             if e.resolved:
                 if prot.kind_of(e.resolved) is not None:
                     return True
-            elif prot.unresolved(e.path) is not None:
+            elif prot.unresolved(e.path) not in (None, Kind.UNKNOWN):
                 return True
     return False
 

@@ -38,6 +38,7 @@ class Kind(enum.Enum):
     TRANSCRIPT = "transcript"  # a harness's session transcripts
     SNAPSHOT = "snapshot"  # a harness's shell snapshots (sourced before each command, unread)
     GIT_HOOKS = "git-hooks"  # the git hooks gatesh installed
+    UNKNOWN = "unknown"  # a path only known when it runs, which could be one of the above
 
 
 PK = places.Kind
@@ -128,6 +129,8 @@ class Protected:
     shims: tuple[str, ...] = ()
     git_global: bool = False
     paths: GatePaths | None = None
+    files: frozenset[str] = frozenset()  # the roots that are one file, not a folder
+    named: tuple[str, ...] = ()  # files of a folder place by a glob of their name (audit.jsonl*)
 
     @functools.cached_property
     def _kinds(self) -> dict[str, Kind]:
@@ -200,7 +203,8 @@ class Protected:
     def unresolved(self, text: str) -> Kind | None:
         """The kind of protected place a path only known when it runs is written as naming: a
         place's own variables (``$XDG_STATE_HOME/gatesh``), a command that locates the launcher,
-        or a place's layout in its static part (``$X/.claude/projects/…``)."""
+        or a place's layout in its static part (``$X/.claude/projects/…``); UNKNOWN when it
+        could be one (:meth:`could_be`); None when it cannot."""
         word = unquote(text)
         if "gatesh" in word and _LOCATES_GATESH.search(word):
             return Kind.INSTALL
@@ -208,7 +212,105 @@ class Protected:
             m = _SPELLED.search(word)
             if m is not None and m.lastgroup is not None:
                 return _KIND_OF_PLACE[_SPELLED_ROWS[int(m.lastgroup[1:])][0].kind]
-        return anywhere(word)
+        kind = anywhere(word)
+        if kind is not None:
+            return kind
+        return Kind.UNKNOWN if self.could_be(word) else None
+
+    def could_be(self, word: str) -> bool:
+        """Whether a path written ``word`` (quotes removed), with parts only known when it runs,
+        could be a protected place: what comes after its last unknown part names one or a name in
+        one (``…/gatesh/config.toml``, ``…/hooks/pre-push``, ``…/settings.json``); or what comes
+        before its first unknown part is a folder holding one (``~/.config/$x``); or an unknown
+        part locates the gate's folders (``$XDG_STATE_HOME``, ``$HOME``, ``$(git rev-parse …)``,
+        ``$(which gatesh)``) with nothing after it."""
+        parts = _parts(word)
+        dynamic = [t for is_dyn, t in parts if is_dyn]
+        if not dynamic:
+            return False
+        tail = "" if parts[-1][0] else parts[-1][1]
+        if self._tail_names_place(tail):
+            return True
+        head, known = "", 0
+        for is_dyn, text in parts:
+            if is_dyn and text not in ("$HOME", "${HOME}"):
+                break
+            head += self.home if is_dyn else text
+            known += is_dyn
+        dynamic = dynamic[known:]  # home, read into the head, is no unknown part
+        if head.startswith("~/"):
+            head = self.home + head[1:]
+        if head.startswith("/") and head.endswith("/"):
+            for root, _ in self.roots:
+                if root.startswith(head) and root not in self.volatile:
+                    return True
+        return not tail.strip("/") and any(_LOCATING.match(d) for d in dynamic)
+
+    @functools.cached_property
+    def _tails(self) -> tuple[tuple[tuple[str, ...], bool], ...]:
+        """Each place as its path's names and whether it is one file: the guarded roots, and the
+        places found anywhere (a repository's hooks, a project's harness settings)."""
+        out = [(tuple(root.strip("/").split("/")), root in self.files) for root, _ in self.roots]
+        out += [((".git", "hooks", name), True) for name in GIT_HOOK_NAMES]
+        out += [((f".{h}", n), True) for h, n in _PROJECT_FILES]
+        out += [(tuple(p.strip("/").split("/")), True) for p in self.named]
+        return tuple(out)
+
+    def _tail_names_place(self, tail: str) -> bool:
+        """Whether a path ending in ``tail`` (after an unknown part) may be a place: the tail's
+        leading names are a place's last names (and it ends there, or goes on inside a folder).
+        A single name counts only when it is distinctive (gatesh's, or a place that is one file)."""
+        names = tuple(n for n in tail.split("/") if n)
+        if not names or not tail.startswith("/"):
+            return False  # `"$f".bak`: text glued to an unknown part is part of that name
+        for place, is_file in self._tails:
+            for k in range(min(len(names), len(place)), 0, -1):
+                if not all(
+                    fnmatch.fnmatchcase(n, p) for n, p in zip(names[:k], place[-k:], strict=True)
+                ):
+                    continue
+                inside = len(names) > k
+                if inside and is_file:
+                    continue
+                if k == 1 and not (is_file or "gatesh" in names[0]):
+                    continue  # `…/venv`, `…/projects`: too common a name alone
+                return True
+        return False
+
+
+# A project's harness settings files (harness.project-settings), as (folder name, file name).
+_PROJECT_FILES: Final = (
+    ("claude", "settings.json"),
+    ("claude", "settings.local.json"),
+    ("gemini", "settings.json"),
+    ("codex", "config.toml"),
+    ("codex", "hooks.json"),
+)
+# An unknown part that locates the gate's folders: one of their variables or home, the
+# repository's git folder, where gatesh, git or a shell is.
+_LOCATING: Final = re.compile(
+    r"^\$\{?(?:XDG_(?:CONFIG|STATE|DATA)_HOME|XDG_RUNTIME_DIR|HOME|CLAUDE_CONFIG_DIR|CODEX_HOME"
+    r"|GIT_DIR|GIT_COMMON_DIR)\b"
+    r"|^(?:\$\(|`)\s*git\b[^`)]*\brev-parse\b"
+    r"|^(?:\$\(|`)\s*(?:which|whereis|command\s+-[vV]|type\s+-[pP]|readlink|realpath)\b"
+    r"[^`)]*\b(?:gatesh|git|bash|sh|zsh)\b"
+)
+# A word's parts: `$(…)`, `` `…` ``, `${…}` and `$NAME` are unknown; the rest is static text.
+_DYNAMIC_PART: Final = re.compile(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`|\$\{[^{}]*\}|\$\w+")
+
+
+def _parts(word: str) -> list[tuple[bool, str]]:
+    """``word`` as (unknown?, text) parts in order."""
+    out: list[tuple[bool, str]] = []
+    at = 0
+    for m in _DYNAMIC_PART.finditer(word):
+        if m.start() > at:
+            out.append((False, word[at : m.start()]))
+        out.append((True, m.group(0)))
+        at = m.end()
+    if at < len(word):
+        out.append((False, word[at:]))
+    return out or [(False, word)]
 
 
 def anywhere(path: str, *, removal: bool = False) -> Kind | None:
@@ -336,12 +438,17 @@ def _protected(
     resolved = places.resolve(home, env, inst, gate=paths, places=_GUARDED)
     clean: dict[str, Kind] = {}
     by_kind: dict[places.Kind, list[str]] = {}
+    files: set[str] = set()
+    named: list[str] = []
     for r in resolved:
         if r.names:
+            named.append(posixpath.join(r.path, r.names))
             continue  # a part of a folder that is protected whole
         by_kind.setdefault(r.kind, []).append(r.path)
-        if r.path not in ("/", home):
-            clean.setdefault(r.path, _KIND_OF_PLACE[r.kind])
+        if r.path not in ("/", home) and r.path not in clean:
+            clean[r.path] = _KIND_OF_PLACE[r.kind]
+            if not r.folder:
+                files.add(r.path)
     return Protected(
         roots=tuple(clean.items()),
         home=home,
@@ -352,4 +459,6 @@ def _protected(
         shims=tuple(by_kind.get(PK.SHIMS, ())),
         git_global=inst.git_global,
         paths=paths,
+        files=frozenset(files),
+        named=tuple(named),
     )

@@ -26,11 +26,16 @@ from ._places import Kind, Protected, protected_for
 from ._settings import (
     DECLARERS,
     HARNESSES,
+    git_hooks_bypass,
     git_hooks_setting,
+    git_hooks_setting_whole,
     harness_hooks_off,
     inner_gatesh_env,
     inner_gatesh_env_whole,
+    protected_branches,
     says_hooks_off,
+    session_shadow,
+    session_shadow_whole,
 )
 from ._shell import (
     HOOK_HEADS,
@@ -50,7 +55,10 @@ from ._shell import (
 )
 from ._writes import Act, Touch, touches
 
-__all__ = ["RULES", "SelfRule", "Touched", "check"]
+__all__ = ["DEFAULT_BRANCHES", "RULES", "SelfRule", "Touched", "check"]
+
+# The branches gatesh's git hooks protect when the config names none (S11.3, git.protected_branches).
+DEFAULT_BRANCHES: Final = ("main", "master")
 
 
 @dataclass
@@ -63,6 +71,7 @@ class Seen:
     effects: list[PathEffect]
     facts: Facts
     prot: Protected
+    configured: tuple[str, ...] = DEFAULT_BRANCHES
     _touches: tuple[Touch, ...] | None = field(default=None)
 
     @property
@@ -70,6 +79,11 @@ class Seen:
         if self._touches is None:
             self._touches = touches(self.cmd, self.index, self.effects, self.facts, self.prot)
         return self._touches
+
+    @property
+    def branches(self) -> frozenset[str]:
+        """The protected branches of the repository the command runs in (read at the first ask)."""
+        return protected_branches(self.prot.cwd, self.configured)
 
 
 @dataclass(frozen=True)
@@ -102,7 +116,7 @@ class SelfRule:
     counter: tuple[str, ...]
     # What no single command shows (bare `NAME=value` statements, function definitions, `(( ))`):
     # matched once per check, after every command has been matched against every rule.
-    whole: Callable[[Facts], bool] | None = None
+    whole: Callable[[Facts, Protected], bool] | None = None
     heads: frozenset[str] | None = None
     on_writes: bool = False
 
@@ -293,9 +307,29 @@ RULES: Final[tuple[SelfRule, ...]] = (
         ),
     ),
     SelfRule(
+        "self.unknown-target",
+        "writes or removes a path only known when it runs that could be one of gatesh's own files, "
+        "a harness's settings or the git hooks gatesh installed: tampering with the gate",
+        Touched(Kind.UNKNOWN, ALL_ACTS),
+        examples=(
+            'printf "#!/bin/sh\\nexit 0\\n" > "$(git rev-parse --git-dir)/hooks/pre-push"',
+            'cp /dev/null "$D/gatesh/config.toml"',
+            'rm -rf ~/.config/"$name"',
+            'echo "{}" > "$(dirname "$P")/settings.json"',
+            'tee "${STATE}/audit.jsonl" < /dev/null',
+        ),
+        counter=(
+            'echo x > "$out"',
+            'cp a.txt "$dest"',
+            'echo x > "$f".bak',
+            'rm -rf "$BUILD_DIR/venv"',
+            'echo x > "$HOME/notes/$f"',
+        ),
+    ),
+    SelfRule(
         "self.git-hooks-path",
         "moves git's hooks away from gatesh's (core.hooksPath, init.templateDir): tampering with the gate",
-        lambda s: git_hooks_setting(s.cmd, s.effects, s.facts, s.prot),
+        lambda s: git_hooks_setting(s.cmd, s.index, s.effects, s.facts, s.prot),
         heads=DECLARERS | {"git", "setenv"},
         on_writes=True,
         examples=(
@@ -321,12 +355,36 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "git push origin main",
             "git config core.editor vim",
         ),
+        whole=lambda facts, prot: git_hooks_setting_whole(facts, prot),
+    ),
+    SelfRule(
+        "self.git-hooks-bypass",
+        "updates a protected branch (or every branch) with git's hooks skipped (push --no-verify, "
+        "send-pack, http-push, receive-pack): escaping the gate",
+        lambda s: git_hooks_bypass(s.cmd, s.prot.cwd, s.branches),
+        heads=frozenset({"git"}),
+        examples=(
+            "git push --no-verify origin main",
+            "git push --no-verify origin HEAD:master",
+            "git push --no-verify --mirror origin",
+            "git send-pack ../remote.git HEAD:main",
+            "git send-pack --all ../remote.git",
+            "git http-push https://example.com/r.git main",
+            "git push --no-verify origin +feature:refs/heads/main",
+            "git push --no-verify --delete origin main",
+        ),
+        counter=(
+            "git push --no-verify origin feature",
+            "git push origin main",
+            "git send-pack ../remote.git topic",
+            "git push -n origin main",
+        ),
     ),
     SelfRule(
         "self.inner-env",
         "points an inner gatesh at other folders or another session by environment (XDG_*, HOME, GATESH_*): "
         "escaping the gate",
-        lambda s: inner_gatesh_env(s.cmd, s.facts, s.prot),
+        lambda s: inner_gatesh_env(s.cmd, s.index, s.facts, s.prot),
         heads=DECLARERS
         | {"setenv", "unset", "read", "mapfile", "readarray", "printf", "print", "getopts", "env"},
         examples=(
@@ -347,7 +405,35 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "printenv GATESH_SESSION",
             "gatesh -c 'ls'",
         ),
-        whole=inner_gatesh_env_whole,
+        whole=lambda facts, _prot: inner_gatesh_env_whole(facts),
+    ),
+    SelfRule(
+        "self.session-shadow",
+        "changes what the session finds as gatesh, git or a shell (PATH ahead of them, SHELL, an "
+        "alias, a function, hash -p): escaping the gate",
+        lambda s: session_shadow(s.cmd, s.index, s.facts, s.prot),
+        heads=DECLARERS | {"alias", "hash", "setenv"},
+        examples=(
+            "export PATH=/bin:$PATH",
+            'export PATH="$TOOLS:$PATH"',
+            'PATH="$D:$PATH" git push origin main',
+            "export SHELL=/bin/bash",
+            "alias git='git -c core.hooksPath=/dev/null'",
+            'git() { command git --no-verify "$@"; }',
+            "hash -p /tmp/x/git git",
+            "declare -x SHELL=/bin/sh",
+            "printf '#!/bin/sh\\n' > /tmp/b/git; PATH=/tmp/b:$PATH git status",
+        ),
+        counter=(
+            "export PATH=$PATH:~/bin",
+            "export PATH=/nonexistent/bin:$PATH",
+            'export PATH="$HOME/.cargo/bin:$PATH"',
+            "PATH=/nonexistent/bin:$PATH make",
+            "alias ll='ls -l'",
+            "hash -r",
+            "echo $SHELL",
+        ),
+        whole=session_shadow_whole,
     ),
     SelfRule(
         "self.daemon-kill",
@@ -427,7 +513,7 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "my_gatesh_v=1",
             "(( x = __gatesh_h + 1 ))",
         ),
-        whole=names_gate_internals_whole,
+        whole=lambda facts, _prot: names_gate_internals_whole(facts),
     ),
     SelfRule(
         "self.hook",
@@ -490,7 +576,7 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "set +o histexpand",
             "PS1='$ '",
         ),
-        whole=disarms_hook_whole,
+        whole=lambda facts, _prot: disarms_hook_whole(facts),
     ),
     SelfRule(
         "self.hook-shadow",
@@ -516,7 +602,7 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "setopt extendedglob",
             "alias",
         ),
-        whole=shadows_hook_builtin_whole,
+        whole=lambda facts, _prot: shadows_hook_builtin_whole(facts),
     ),
     SelfRule(
         "self.hook-history",
@@ -689,22 +775,27 @@ def plain(cmd: SimpleCommand) -> bool:
     return True
 
 
-def _steps(head: str | None, writes: bool) -> tuple[SelfRule, ...]:
+def _steps(head: str | None, writes: bool, paths: bool = True) -> tuple[SelfRule, ...]:
     """Every rule in order (``head`` None), or those a plain command with ``head`` (and, with
-    ``writes``, a write effect) can match."""
+    ``writes``, a write effect) can match; without ``paths``, none of the path rules (a command
+    with no path effects that runs no program text changes no place)."""
     return tuple(
         r
         for r in RULES
-        if head is None or r.heads is None or head in r.heads or (writes and r.on_writes)
+        if (paths or not isinstance(r.test, Touched))
+        and (head is None or r.heads is None or head in r.heads or (writes and r.on_writes))
     )
 
 
 _ALL_STEPS: Final = _steps(None, True)
+_ALL_BUT_PATHS: Final = _steps(None, True, paths=False)
 _NAMED_HEADS: Final = frozenset(h for r in RULES if r.heads for h in r.heads)
 # The steps of a plain command, by its head and whether it writes; a head no rule names gets
 # the defaults.
 _PLAIN_STEPS: Final = {(h, w): _steps(h, w) for h in _NAMED_HEADS for w in (False, True)}
 _PLAIN_DEFAULT: Final = {w: _steps("", w) for w in (False, True)}
+_PLAIN_NO_PATHS: Final = {h: _steps(h, False, paths=False) for h in _NAMED_HEADS}
+_PLAIN_NO_PATHS_DEFAULT: Final = _steps("", False, paths=False)
 _WHOLE_RULES: Final = tuple(r for r in RULES if r.whole is not None)
 _HOOK_RULE: Final = next(r for r in RULES if r.id == "self.hook")
 
@@ -718,14 +809,20 @@ def _holds_any(text: str, literals: tuple[str, ...]) -> bool:
 
 
 def check(
-    facts: Facts, paths: GatePaths, cwd: str = "", *, every_rule: bool = False
+    facts: Facts,
+    paths: GatePaths,
+    cwd: str = "",
+    *,
+    every_rule: bool = False,
+    branches: tuple[str, ...] = DEFAULT_BRANCHES,
 ) -> Finding | None:
     """The first self-protection rule the command matches, as an ATTACK finding; None if none.
 
     Guarantees: every executed command the reader found is matched, whatever its context, with
     the path effects the reader found for it. Fails closed: a line the reader could not read
     whole, fed to a shell on its input, or naming more paths than the reader records, is also
-    matched on its raw text (``self.raw-text``). ``cwd`` is the command's folder. A plain command
+    matched on its raw text (``self.raw-text``). ``cwd`` is the command's folder, ``branches``
+    the protected branches the config names (``git.protected_branches``). A plain command
     (:func:`plain`) is asked only the rules its head can match; ``every_rule`` asks every rule of
     every command (the same answer).
     """
@@ -743,17 +840,22 @@ def check(
         if cmd.remote:
             continue  # another host's files and processes are not this gate's
         effects = by_command.get(index, _NONE)
+        # a command with no path effects that runs no program text changes no protected place
+        touching = bool(effects) or is_interpreter(cmd.head)
         if plain_line and plain(cmd):
-            writes = any(e.direction.writes for e in effects)
-            steps = _PLAIN_STEPS.get((cmd.head, writes)) or _PLAIN_DEFAULT[writes]
+            if not touching:
+                steps = _PLAIN_NO_PATHS.get(cmd.head, _PLAIN_NO_PATHS_DEFAULT)
+            else:
+                writes = any(e.direction.writes for e in effects)
+                steps = _PLAIN_STEPS.get((cmd.head, writes)) or _PLAIN_DEFAULT[writes]
         else:
-            steps = _ALL_STEPS
-        seen = Seen(cmd, index, effects, facts, prot)
+            steps = _ALL_STEPS if touching or every_rule else _ALL_BUT_PATHS
+        seen = Seen(cmd, index, effects, facts, prot, branches)
         for rule in steps:
             if rule.test(seen):
                 return Finding(rule.id, Outcome.ATTACK, rule.reason)
     for rule in _WHOLE_RULES:
-        if rule.whole is not None and rule.whole(facts):
+        if rule.whole is not None and rule.whole(facts, prot):
             return Finding(rule.id, Outcome.ATTACK, rule.reason)
     text = facts.text
     if _holds_any(text, _HOOK_NAMES) and _HOOK_ASSIGN_TEXT.search(text):

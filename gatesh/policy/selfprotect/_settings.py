@@ -15,26 +15,32 @@ The files a command writes are the reader's path facts; git's argv is read throu
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+import shutil
 from typing import Final
 
-from gatesh._types import Facts, PathEffect, SimpleCommand
+from gatesh._types import Facts, PathEffect, SetBy, SimpleCommand, Variable
 from gatesh.vocab.grammar import WRAPPERS, parse
 from gatesh.vocab.programs import SHELLS, is_interpreter
-from gatesh.vocab.words import canon_path, option_values, unquote
+from gatesh.vocab.words import canon_path, option_values
 
 from ._places import Protected
 from ._writes import code_writes
 
 __all__ = [
     "DECLARERS",
+    "git_hooks_bypass",
     "git_hooks_setting",
     "harness_hooks_off",
     "inner_gatesh_env",
     "inner_gatesh_env_whole",
+    "protected_branches",
     "runs_gatesh",
     "says_hooks_off",
+    "session_shadow",
+    "session_shadow_whole",
 ]
 
 # Builtins that set variables (and their attributes) for this shell.
@@ -76,29 +82,69 @@ _GIT_CONFIG_FILE: Final = re.compile(
 
 
 def git_hooks_setting(
-    cmd: SimpleCommand, effects: list[PathEffect], facts: Facts, prot: Protected
+    cmd: SimpleCommand, index: int, effects: list[PathEffect], facts: Facts, prot: Protected
 ) -> bool:
     """Moves git's hooks away from gatesh's: ``core.hooksPath`` or ``init.templateDir`` set,
-    unset or overridden (``git config``, ``git -c``, ``--config-env``, ``GIT_CONFIG_*`` variables),
-    a git config file edited to say so, or, when gatesh set the global ``core.hooksPath``, the
-    global config replaced or hidden from git (``GIT_CONFIG_GLOBAL``, ``HOME`` for git)."""
+    unset or overridden (``git config``, ``git -c``, ``--config-env``, the ``GIT_CONFIG_*``
+    variables by any spelling), a git config file edited to say so, another global or system
+    config file that may say so (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``), or, when gatesh
+    set the global ``core.hooksPath``, the global config replaced or hidden from git."""
     if cmd.head == "git" and _git_argv_moves_hooks(cmd.args):
         return True
-    for a in env_words(cmd):
-        name, _, value = a.partition("=")
-        value = unquote(value)
-        if name == "GIT_CONFIG_PARAMETERS" and _HOOK_KEY_TEXT.search(value):
-            return True
-        if name.startswith("GIT_CONFIG_KEY_") and _HOOK_KEYS.match(value):
-            return True
-        if name == "GIT_TEMPLATE_DIR":
-            return True
-        if prot.git_global and (
-            name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")
-            or (name == "HOME" and cmd.head == "git")
-        ):
+    for v in facts.variables:
+        if v.command == index and _git_variable_moves_hooks(v, cmd.head == "git", prot):
             return True
     return _git_config_file_write(effects, facts, prot)
+
+
+def git_hooks_setting_whole(facts: Facts, prot: Protected) -> bool:
+    """A bare ``GIT_CONFIG_GLOBAL=…`` (or another git variable) statement: it holds for every git
+    the line runs later."""
+    return any(
+        v.command == -1 and _git_variable_moves_hooks(v, True, prot) for v in facts.variables
+    )
+
+
+def _git_variable_moves_hooks(v: Variable, for_git: bool, prot: Protected) -> bool:
+    """Whether setting ``v`` (for git, or for the session) can move git's hooks away."""
+    name = v.name
+    value = v.value
+    if not name.startswith(("GIT_", "HOME")) or (v.by is SetBy.UNSET and name.startswith("GIT_")):
+        return False
+    if name == "GIT_CONFIG_PARAMETERS":
+        return value is None or _HOOK_KEY_TEXT.search(value) is not None
+    if name.startswith("GIT_CONFIG_KEY_"):
+        return value is None or _HOOK_KEYS.match(value) is not None
+    if name == "GIT_TEMPLATE_DIR":
+        return True
+    if name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+        return prot.git_global or value is None or _config_file_moves_hooks(value)
+    if name == "GIT_CONFIG_NOSYSTEM":
+        return prot.git_global
+    return name == "HOME" and for_git and prot.git_global
+
+
+# How much of a config file GIT_CONFIG_GLOBAL names is read to see what it sets.
+_CONFIG_BYTES: Final = 65536
+
+
+def _config_file_moves_hooks(path: str) -> bool:
+    """Whether the git config file ``path`` sets the hooks path or template folder or includes
+    another file, read now; a file that cannot be read whole may (it is written later)."""
+    if path == "/dev/null":
+        return False
+    try:
+        with open(os.path.expanduser(path), "rb") as f:
+            data = f.read(_CONFIG_BYTES + 1)
+    except OSError:
+        return True
+    if len(data) > _CONFIG_BYTES:
+        return True
+    text = data.decode("utf-8", "replace")
+    return (
+        _HOOK_KEY_TEXT.search(text) is not None
+        or re.search(r"(?im)^\s*\[include", text) is not None
+    )
 
 
 def _git_argv_moves_hooks(args: tuple[str, ...]) -> bool:
@@ -311,29 +357,25 @@ def runs_gatesh(cmd: SimpleCommand, prot: Protected, *, shells: bool = True) -> 
     return gatesh_argv(cmd) is not None
 
 
-def inner_gatesh_env(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
-    """Points an inner gatesh at other folders or another session: a gate variable exported, set
-    for this shell, unset, or given to a command that runs gatesh or a shell; ``env -i`` before one."""
-    for a in env_words(cmd):
-        name = a.partition("=")[0]
+def inner_gatesh_env(cmd: SimpleCommand, index: int, facts: Facts, prot: Protected) -> bool:
+    """Points an inner gatesh at other folders or another session: a gate variable (GATESH_*,
+    XDG_*, HOME) set for this shell by any spelling (``export``, ``declare``, ``read``,
+    ``printf -v``, a name reference, ``export $x=…``), unset, or given to a command that runs
+    gatesh or a shell; a variable whose name is only known when it runs set for this shell (it
+    could be one); ``env -i`` or ``env -u`` before gatesh."""
+    for v in facts.variables:
+        if v.command != index:
+            continue
+        name = (v.value or "") if v.by is SetBy.NAMEREF else v.name
+        if not name:
+            if v.by.lasting and could_be_sensitive(v.text):
+                return True  # `export $(…)`, `export $x=…`: it may be GATESH_OPERATOR
+            continue
         if not _GATE_ENV.match(name):
             continue
-        if (
-            _ALWAYS_GATE_ENV.match(name)
-            or cmd.head in DECLARERS
-            or runs_gatesh(cmd, prot, shells=name != "HOME")
-        ):
+        if _ALWAYS_GATE_ENV.match(name) or v.by.lasting:
             return True
-    if cmd.head == "unset" and any(_GATE_ENV.match(a) for a in cmd.args if not a.startswith("-")):
-        return True
-    if cmd.head in ("read", "mapfile", "readarray", "printf", "print", "getopts"):
-        # `read XDG_RUNTIME_DIR <<< /tmp/x`, `printf -v GATESH_SESSION x`: set by a builtin.
-        names = (
-            list(option_values(cmd.args, frozenset({"-v"})))
-            if cmd.head in ("printf", "print")
-            else [a for a in cmd.args if not a.startswith("-")]
-        )
-        if any(_GATE_ENV.match(n) for n in names):
+        if runs_gatesh(cmd, prot, shells=name != "HOME"):
             return True
     if "env" in cmd.wrappers or cmd.head == "env":
         raw = cmd.raw
@@ -344,6 +386,19 @@ def inner_gatesh_env(cmd: SimpleCommand, facts: Facts, prot: Protected) -> bool:
     return False
 
 
+# The starts of the names whose setting changes what the gate or its hooks use.
+_SENSITIVE: Final = ("GATESH_", "XDG_", "HOME", "PATH", "SHELL", "GIT_")
+_NAME_START: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def could_be_sensitive(written: str) -> bool:
+    """Whether a variable name only known when it runs, as written (``$x``, ``GIT_$k``,
+    ``arr$n``), could be one the gate or its hooks use: its known start agrees with one."""
+    m = _NAME_START.match(written.lstrip("\"'"))
+    start = m.group(0) if m else ""
+    return any(s.startswith(start) or start.startswith(s) for s in _SENSITIVE)
+
+
 def env_clears(cmd: SimpleCommand) -> bool:
     """``env -i`` (or ``env -``) runs ``cmd`` with an empty environment."""
     return "env" in cmd.wrappers and bool(_ENV_CLEARS.search(cmd.raw))
@@ -352,7 +407,216 @@ def env_clears(cmd: SimpleCommand) -> bool:
 def inner_gatesh_env_whole(facts: Facts) -> bool:
     """Bare ``XDG_RUNTIME_DIR=…`` statements (they change this shell's gate), and the prefix of a
     shell the reader peeled (``XDG_STATE_HOME=/tmp/s bash -c '…'``)."""
-    if facts.assignments and any(_GATE_ENV.match(a.partition("=")[0]) for a in facts.assignments):
-        return True
+    for v in facts.variables:
+        if v.command == -1 and (
+            _GATE_ENV.match(v.name) or (not v.name and could_be_sensitive(v.text))
+        ):
+            return True
     text = facts.text
     return ("GATESH_" in text or "XDG_" in text) and _shell_prefix_text(text)
+
+
+# --- what the session finds by name -------------------------------------------------------------
+
+# The programs the gate and its hooks are found as: gatesh itself, git (whose hooks gate pushes
+# and rebases) and the shells (the shims).
+SHADOWED: Final = frozenset({"gatesh", "git", "bash", "sh", "zsh"})
+
+
+def session_shadow(cmd: SimpleCommand, index: int, facts: Facts, prot: Protected) -> bool:
+    """Changes what the session finds as gatesh, git or a shell: a PATH that puts a folder holding
+    one (now, or written by this line), or a folder only known when it runs, before the others;
+    SHELL set for the session; an alias of gatesh or git; ``hash -p FILE git``."""
+    for v in facts.variables:
+        if v.command != index:
+            continue
+        if v.name == "PATH" and v.by is not SetBy.UNSET:
+            # for one command, only what that command is found as; for the session, all of them
+            names = SHADOWED if v.by.lasting else SHADOWED & {cmd.head}
+            if names and _path_shadows(v, facts, prot, names):
+                return True
+        elif v.name == "SHELL" and v.by.lasting and v.by is not SetBy.UNSET:
+            return True  # programs that start "the user's shell" start this one
+    if cmd.head == "alias":
+        return any(
+            "=" in a and a.split("=", 1)[0] in SHADOWED for a in cmd.args if not a.startswith("-")
+        )
+    if cmd.head == "hash":
+        opts = [a for a in cmd.args if a.startswith("-")]
+        return any(o.startswith("-p") for o in opts) and any(a in SHADOWED for a in cmd.args)
+    return False
+
+
+def session_shadow_whole(facts: Facts, prot: Protected) -> bool:
+    """A function named gatesh, git or a shell, and bare ``PATH=``/``SHELL=`` statements."""
+    if not SHADOWED.isdisjoint(facts.functions):
+        return True
+    for v in facts.variables:
+        if v.command == -1 and v.name == "PATH" and _path_shadows(v, facts, prot):
+            return True
+        if v.command == -1 and v.name == "SHELL":
+            return True
+    return False
+
+
+def _path_shadows(
+    v: Variable, facts: Facts, prot: Protected, names: frozenset[str] = SHADOWED
+) -> bool:
+    """Whether the PATH ``v`` sets puts, before the folders it had, one only known when it runs
+    or one holding gatesh, git or a shell (now, or written by this line)."""
+    entries = (v.value if v.value is not None else v.text).split(":")
+    written = {
+        posixpath.dirname(e.resolved)
+        for e in facts.paths
+        if e.direction.writes and e.resolved and posixpath.basename(e.resolved) in names
+    }
+    home = os.path.expanduser("~")
+    known = _static_values(facts)
+    for entry in entries:
+        entry = entry.strip("\"'")
+        if entry in ("$PATH", "${PATH}"):
+            return False  # what follows comes after the folders gatesh was found in
+        if not entry:
+            continue
+        for spelling in ("${HOME}", "$HOME", "~"):
+            if entry == spelling or entry.startswith(spelling + "/"):
+                entry = home + entry[len(spelling) :]
+        entry = _VARIABLE.sub(lambda m: known.get(m.group(1) or m.group(2), m.group(0)), entry)
+        if "$" in entry or "`" in entry:
+            return True  # a folder only known when it runs
+        folder = posixpath.normpath(entry)
+        if folder in written:
+            return True
+        if folder in prot.shims:
+            continue  # gatesh's own shims: what they hold is the gate
+        for name in names:
+            path = posixpath.join(folder, name)
+            if path in prot.launchers or not os.access(path, os.X_OK):
+                continue  # gatesh's own launcher, or nothing of that name
+            if name == "git" and _same_file(path, shutil.which("git")):
+                continue  # the git the gate itself finds: it runs the hooks
+            return True
+    return False
+
+
+_VARIABLE: Final = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+
+def _static_values(facts: Facts) -> dict[str, str]:
+    """The variables the line gives exactly one static value (``VIRTUAL_ENV=/p/.venv`` of a venv's
+    activate script): a PATH entry naming one is that folder."""
+    values: dict[str, set[str]] = {}
+    for v in facts.variables:
+        if v.name and v.by is not SetBy.UNSET and (v.value is not None or v.text):
+            values.setdefault(v.name, set()).add(v.value if v.value is not None else "\0")
+    return {n: next(iter(vs)) for n, vs in values.items() if len(vs) == 1 and "\0" not in vs}
+
+
+def _same_file(path: str, other: str | None) -> bool:
+    try:
+        return other is not None and os.path.samefile(path, other)
+    except OSError:
+        return False
+
+
+# --- git routes around its hooks ----------------------------------------------------------------
+
+# Plumbing that updates a repository's refs with no pre-push hook run on this side.
+_HOOKLESS_PUSH: Final = frozenset({"send-pack", "http-push", "receive-pack"})
+# Options that push every branch (the protected ones too).
+_EVERY_BRANCH: Final = frozenset({"--all", "--mirror", "--branches"})
+
+
+def git_hooks_bypass(cmd: SimpleCommand, cwd: str, branches: frozenset[str]) -> bool:
+    """Updates a protected branch (or every branch, or a ref only known when it runs) with git's
+    hooks skipped: ``git push --no-verify``, or the plumbing that runs no pre-push hook
+    (``send-pack``, ``http-push``, ``receive-pack``). A push to another branch with hooks skipped
+    is the rater's (``git.skip-hooks``): the hooks gate only the protected ones."""
+    if cmd.head != "git":
+        return False
+    argv = parse("git", cmd.args, tuple(w.static for w in cmd.argv[1:]))
+    sub = argv.subcommand
+    if argv.has("-h", "--help", "--dry-run", level=1) or (
+        sub == "push" and argv.has("-n", level=1)
+    ):
+        return False  # help, or a dry run: nothing is pushed
+    if sub in _HOOKLESS_PUSH:
+        refs = list(argv.operands[1:])
+    elif sub == "push" and argv.has("--no-verify", level=1):
+        refs = list(argv.operands[1:])
+    else:
+        return False
+    if argv.unknown or argv.has(*_EVERY_BRANCH, level=1):
+        return True
+    if sub == "receive-pack":
+        return True  # updates whatever refs the pack on its input names
+    if not refs:
+        current = _current_branch(cwd)
+        return current is None or current in branches
+    deleting = argv.has("--delete", "-d", level=1)
+    for ref in refs:
+        if "$" in ref or "`" in ref:
+            return True
+        src, colon, dst = ref.lstrip("+").partition(":")
+        target = dst if colon else src
+        if deleting:
+            target = src
+        target = target.removeprefix("refs/heads/")
+        if target in ("HEAD", "@"):
+            target = _current_branch(cwd) or "HEAD"
+        if target in branches or target == "HEAD" or not target:
+            return True
+    return False
+
+
+def protected_branches(cwd: str, configured: tuple[str, ...]) -> frozenset[str]:
+    """The branches gatesh's git hooks protect (S11.3): the configured ones and each remote's
+    default branch, read from the repository's files (no git run)."""
+    out = set(configured)
+    top = _git_dir(cwd)
+    if top is not None:
+        remotes = posixpath.join(top, "refs", "remotes")
+        try:
+            names = os.listdir(remotes)
+        except OSError:
+            names = []
+        for remote in names:
+            head = _read_line(posixpath.join(remotes, remote, "HEAD"))
+            if head.startswith("ref: refs/remotes/"):
+                out.add(head.rsplit("/", 1)[-1])
+    return frozenset(out)
+
+
+def _git_dir(cwd: str) -> str | None:
+    probe = cwd
+    for _ in range(64):
+        if not probe:
+            return None
+        dot = posixpath.join(probe, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            line = _read_line(dot)
+            if line.startswith("gitdir:"):
+                return posixpath.normpath(posixpath.join(probe, line[7:].strip()))
+            return None
+        parent = posixpath.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+    return None
+
+
+def _read_line(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline(4096).strip()
+    except OSError:
+        return ""
+
+
+def _current_branch(cwd: str) -> str | None:
+    """The branch checked out in the repository holding ``cwd`` (None: unknown or detached)."""
+    top = _git_dir(cwd)
+    head = _read_line(posixpath.join(top, "HEAD")) if top else ""
+    return head[len("ref: refs/heads/") :] if head.startswith("ref: refs/heads/") else None

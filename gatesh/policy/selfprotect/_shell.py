@@ -14,6 +14,7 @@ import re
 from typing import Final
 
 from gatesh._types import Facts, SimpleCommand
+from gatesh.vocab.grammar import parse
 from gatesh.vocab.programs import SHELLS
 from gatesh.vocab.words import has_short, inline_code, option_values, split_args, unquote
 
@@ -381,22 +382,26 @@ def reruns_edited(cmd: SimpleCommand, facts: Facts) -> bool:
 _HUMAN_VERBS: Final = frozenset(
     {"approve", "deny", "resume", "mandate", "watch", "uninstall", "answer"}
 )
-_CONFIG_READS: Final = frozenset({"show", "get", "path", "list", "--json", "--help"})
+_CONFIG_READS: Final = frozenset({"show", "get", "path", "list"})
 
 
 def human_verb(cmd: SimpleCommand, facts: Facts) -> bool:
-    argv = gatesh_argv(cmd)
-    if argv is None:
+    """Runs a verb only a person may run (S9.5): approve, deny, resume, mandate, watch, answer,
+    install --uninstall; or ``gatesh config`` with operands, which is no read-only view (the view
+    takes only options, in any spelling: ``--cwd .``, ``--cwd=.``, ``--json``). gatesh's argv is
+    read through its grammar (``gatesh.vocab.grammar``)."""
+    args = gatesh_argv(cmd)
+    if args is None:
         return False
-    positional = [a for a in argv if not a.startswith("-")]
-    if not positional:
-        return False
-    verb = positional[0]
+    argv = parse("gatesh", args)
+    if argv.has("-c", level=0):
+        return False  # `gatesh -c CMD` gates CMD: it is judged as CMD
+    verb = argv.subcommand
     if verb in _HUMAN_VERBS:
         return True
-    if verb == "install" and "--uninstall" in argv:
-        return True  # takes gatesh's hooks, git hooks or shims away: a person's call
-    return verb == "config" and any(p not in _CONFIG_READS for p in positional[1:])
+    if verb == "install":
+        return argv.has("--uninstall")  # takes hooks, git hooks or shims away: a person's call
+    return verb == "config" and any(p not in _CONFIG_READS for p in argv.operands)
 
 
 _SHELL_WITH_ARG: Final = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})

@@ -344,9 +344,16 @@ _NO_VERIFY_SHORT: Final = {
 }
 
 
+# Plumbing that updates another repository's refs without this side's pre-push hook (a push to a
+# protected branch this way is self-protection's, self.git-hooks-bypass).
+_HOOKLESS_PUSH: Final = frozenset({"send-pack", "http-push", "receive-pack"})
+
+
 def skip_hooks(c: Cmd) -> MatchResult:
     """--no-verify (commit's -n) skips the pre-commit/pre-push hooks gatesh's git hooks gate with."""
     s, _rest = sub(c)
+    if s in _HOOKLESS_PUSH and not git_argv(c).has("-h", "--help"):
+        return Hit(detail=f"git {s} (plumbing that runs no pre-push hook)")
     if s in _NO_VERIFY_SHORT:
         o = _opts(c)
         short = _NO_VERIFY_SHORT[s]
@@ -373,8 +380,15 @@ RULES: tuple[Rule, ...] = (
             "git commit -nm x",
             "git push --no-verify origin main",
             "git -c core.hooksPath=/dev/null commit -m x",
+            "git send-pack ../remote.git topic",
+            "git http-push https://example.com/r.git topic",
         ),
-        counter=("git commit -m x", "git push -n origin main", "git -c user.name=x commit -m y"),
+        counter=(
+            "git commit -m x",
+            "git push -n origin main",
+            "git -c user.name=x commit -m y",
+            "git send-pack -h",
+        ),
     ),
     Rule(
         "git.reset-hard",

@@ -1372,6 +1372,33 @@ PIP: Final = Grammar(
 )
 
 
+# gatesh's own argv (`gatesh --help`, `gatesh config --help`): what self-protection reads to
+# tell a verb only a person may run from a read-only view (`gatesh config --cwd .` is the view).
+GATESH: Final = Grammar(
+    "gatesh",
+    _f("gatesh", "gatesh.py"),
+    _o(
+        _f("--shell"),
+        # -c's command is the first operand: what follows it is that command's arguments
+        flags=_f("-c", "-l", "--login", "-i", "--human", "-h", "--help", "--version", "--json"),
+        ends_at=1,
+    ),
+    _subs(
+        config=Grammar(
+            "gatesh-config", options=_o(_f("--cwd"), flags=_f("--json", "-h", "--help"))
+        ),
+        install=Grammar(
+            "gatesh-install",
+            options=_o(
+                _f("--codex", "--settings", "--prefix"),
+                flags=_f("--uninstall", "--global", "--force", "--json", "-h", "--help"),
+            ),
+        ),
+    ),
+    open=True,
+    why="gatesh's own usage (gatesh --help, gatesh VERB --help)",
+)
+
 GRAMMARS: Final[tuple[Grammar, ...]] = (
     GIT,
     KUBECTL,
@@ -1392,4 +1419,5 @@ GRAMMARS: Final[tuple[Grammar, ...]] = (
     HELM,
     TERRAFORM,
     PIP,
+    GATESH,
 )

@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from gatesh._types import Rung  # noqa: E402
 from gatesh.testing import harm, jail, world  # noqa: E402
+from gatesh.testing.observed import Observed  # noqa: E402
 
 #: The Codex the world's hooks are trusted with, when the real-harness tests installed it.
 try:
@@ -96,30 +97,23 @@ def load(path: str) -> list[Row]:
 # --- one run ----------------------------------------------------------------------------------------
 
 
-def action_of(report: Mapping[str, Any], cmd: str, gate: bool) -> str:
+def action_of(seen: Observed, cmd: str, gate: bool) -> str:
     """What the gate did with the row: its audit record's action ("run" with the gate off;
     "unknown" when no record names the command — it was then not decided by this gate)."""
     if not gate:
         return "run"
-    for record in report.get("audit") or []:
-        if record.get("command") == cmd and record.get("surface") == "-c":
-            return str(record.get("action"))
+    for record in seen.audit:
+        if record.command == cmd and record.surface == "-c":
+            return record.action
     return "unknown"
 
 
-def exit_of(report: Mapping[str, Any]) -> int | None:
-    code = (report.get("exit") or {}).get("code")
-    return code if isinstance(code, int) else None
-
-
-def effects(report: Mapping[str, Any], predicates: Iterable[str]) -> dict[str, Any]:
+def effects(seen: Observed, predicates: Iterable[str]) -> dict[str, Any]:
     """What a run did, comparable between the baseline and the gated run."""
     changes = sorted(
-        (c["path"], c["kind"])
-        for c in (report.get("fs") or {}).get("changes", [])
-        if not str(c["path"]).startswith(_GATE_OWN)
+        (c.path, c.kind.value) for c in seen.changes if not c.path.startswith(_GATE_OWN)
     )
-    return {"exit": exit_of(report), "changes": changes, "harm": sorted(predicates)}
+    return {"exit": seen.exit_code, "changes": changes, "harm": sorted(predicates)}
 
 
 def run_once(
@@ -127,31 +121,27 @@ def run_once(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the row's line for this run, its effects); the line has "error" when the jail failed."""
     started = time.monotonic()
-    report = jail.run_row(proof, world.job(template, cmd, gate=gate))
+    seen = jail.run_row(proof, world.job(template, cmd, gate=gate))
     seconds = round(time.monotonic() - started, 3)
-    warmup = report.get("warmup") or {}
-    if report.get("ok") and (
-        warmup.get("exit") != 0 or not (report.get("daemon") or {}).get("before")
-    ):
-        report = {
-            "ok": False,
-            "error": f"the warm-up `gatesh -c true` exited {warmup.get('exit')} "
-            f"without a daemon: {warmup.get('stderr', '')}",
-        }
-    if not report.get("ok"):
+    if seen.ok and (seen.warmup_exit != 0 or not seen.daemons_before):
+        seen = Observed.failed(
+            f"the warm-up `gatesh -c true` exited {seen.warmup_exit} without a daemon: "
+            f"{seen.warmup_stderr}"
+        )
+    if not seen.ok:
         line = {"action": "error", "exit": None, "harm": [], "seconds": seconds}
-        line["error"] = str(report.get("error", "the jail failed"))[:2000]
+        line["error"] = seen.error[:2000]
         return line, {}
-    verdict = harm.judge(template.seed, report)
+    verdict = harm.judge(template.seed, seen)
     names = [p.value for p in verdict.predicates]
     line = {
-        "action": action_of(report, cmd, gate),
-        "exit": exit_of(report),
+        "action": action_of(seen, cmd, gate),
+        "exit": seen.exit_code,
         "harm": names,
         "seconds": seconds,
         "why": verdict.why(),
     }
-    return line, effects(report, names)
+    return line, effects(seen, names)
 
 
 def run_row(proof: jail.Proof, template: world.Template, row: Row, gate: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import pytest
 
 from gatesh.testing import harm, world
 from gatesh.testing.harm import Predicate
+from gatesh.testing.observed import Observed
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "harm_rows.jsonl"
 
@@ -58,8 +59,13 @@ def report(**parts: Any) -> dict[str, Any]:
     return base
 
 
+def judged(rep: dict[str, Any]) -> harm.Harm:
+    """The verdict on a report written as the warden writes it (JSON)."""
+    return harm.judge(SEED, Observed.from_json(rep))
+
+
 def fired(rep: dict[str, Any]) -> set[str]:
-    return {p.value for p in harm.judge(SEED, rep).predicates}
+    return {p.value for p in judged(rep).predicates}
 
 
 def change(path: str, kind: str = "changed", **more: Any) -> dict[str, Any]:
@@ -97,7 +103,7 @@ def test_work_lost_when_the_unpushed_commit_or_the_stash_is_unreachable() -> Non
     assert fired(rep) == {"work-lost"}
     rep = report()
     rep["git"]["reachable"][SEED.stash] = False
-    assert "the stash is reachable from no ref" in harm.judge(SEED, rep).why()["work-lost"]
+    assert "the stash is reachable from no ref" in judged(rep).why()["work-lost"]
 
 
 def test_work_lost_for_a_document_or_a_credential_outside_the_repository() -> None:
@@ -248,7 +254,7 @@ def test_shared_state() -> None:
     rep = report()
     rep["git"]["remote"]["refs"] = {"refs/heads/main": "5" * 40}
     rep["git"]["remote_fast_forward"] = {"refs/heads/main": False}
-    why = harm.judge(SEED, rep).why()["shared-state"]
+    why = judged(rep).why()["shared-state"]
     assert "refs/heads/main rewritten on the remote" in why
     assert "refs/tags/v0.1 deleted on the remote" in why
     rep = report()

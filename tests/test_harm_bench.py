@@ -133,3 +133,4 @@ def test_the_fixture_runs_with_the_gate_on(jail_here: None, tmp_path: Path) -> N
     for row in rows:
         assert set(row) >= {"cmd", "label", "gate", "action", "exit", "harm", "seconds"}
         assert row["gate"] == "on", row
+

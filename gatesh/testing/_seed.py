@@ -89,10 +89,27 @@ def _remove_tree(path: str) -> None:
 
 
 def seed(config: dict[str, Any]) -> dict[str, Any]:
+    """Lay the world out (steps numbered) and return the facts the predicates judge against."""
     env = dict(config["env"])
-    home, repo, remote = config["home"], config["repo"], config["remote"]
-    gatesh = config["gatesh"]
     # 1. HOME: the stock skeleton, credentials, tool configs, documents.
+    _home(config)
+    # 2. The remote and the repository in the middle of a task.
+    _repository(config, env)
+    # 3. gatesh's user config and integrations, as a person installs them.
+    codex_trusted, codex_note = _integrations(config, env)
+    # 4. A check that the installation gates; the daemon stopped and its traces removed, so every
+    #    row starts the daemon itself.
+    _check_gates(config, env)
+    # 5. The facts.
+    return {
+        **_facts(config, env),
+        "codex_trusted": codex_trusted,
+        "codex_note": codex_note,
+    }
+
+
+def _home(config: dict[str, Any]) -> None:
+    home = config["home"]
     for name in (".bashrc", ".profile", ".bash_logout"):
         src = os.path.join("/etc/skel", name)
         if os.path.isfile(src):
@@ -101,7 +118,10 @@ def seed(config: dict[str, Any]) -> dict[str, Any]:
     _write(home, config["home_files"])
     _write(home, config["secret_files"], mode=0o600)
     os.chmod(os.path.join(home, ".ssh"), 0o700)
-    # 2. The remote and the repository in the middle of a task.
+
+
+def _repository(config: dict[str, Any], env: dict[str, str]) -> None:
+    repo, remote = config["repo"], config["remote"]
     os.makedirs(remote, exist_ok=True)
     _git(remote, env, "init", "-q", "--bare", "-b", "main")
     os.makedirs(repo, exist_ok=True)
@@ -110,15 +130,16 @@ def seed(config: dict[str, Any]) -> dict[str, Any]:
     for step in config["history"]:
         if step.get("files"):
             _write(repo, step["files"])
-        kind = step["do"]
-        if kind == "commit":
+        if step["do"] == "commit":
             _git(repo, env, "add", "-A")
             _git(repo, env, "commit", "-q", "-m", step["message"])
-        elif kind == "git":
+        elif step["do"] == "git":
             _git(repo, env, *step["args"])
-        elif kind == "write":
-            pass
-    # 3. gatesh's integrations, as a person installs them, and its user config.
+
+
+def _integrations(config: dict[str, Any], env: dict[str, str]) -> tuple[bool, str]:
+    """Every hook; (whether Codex trusts its hooks, what the Codex install said)."""
+    home, gatesh = config["home"], config["gatesh"]
     _write(home, config["gatesh_files"], mode=0o600)
     for target in ("claude-code", "gemini"):
         _run([gatesh, "install", target], cwd=home, env=env)
@@ -131,38 +152,39 @@ def seed(config: dict[str, Any]) -> dict[str, Any]:
         text=True,
         timeout=300,
     )
-    _run([gatesh, "install", "git"], cwd=repo, env=env)
-    # 4. A check that the installation gates, then the daemon stopped and its traces removed, so
-    #    every row starts the daemon itself.
+    _run([gatesh, "install", "git"], cwd=config["repo"], env=env)
+    return codex.returncode == 0, (codex.stdout + codex.stderr).strip()[-500:]
+
+
+def _check_gates(config: dict[str, Any], env: dict[str, str]) -> None:
+    """``true`` runs and the deny entry is refused (a tool the world lacks: harmless if it ran)."""
+    gatesh, repo = config["gatesh"], config["repo"]
     ok = subprocess.run([gatesh, "-c", "true"], cwd=repo, env=env, capture_output=True, text=True)
-    refused = subprocess.run(
-        [gatesh, "-c", "rm -rf ~"], cwd=repo, env=env, capture_output=True, text=True
+    denied = subprocess.run(
+        [gatesh, "-c", config["deny"]], cwd=repo, env=env, capture_output=True, text=True
     )
     _stop_daemon(env["XDG_RUNTIME_DIR"])
-    if ok.returncode != 0 or refused.returncode != 126:
+    if ok.returncode != 0 or denied.returncode != 126:
         raise SystemExit(
             "_seed: the installed gatesh does not gate: "
             f"`true` exit {ok.returncode} ({ok.stderr.strip()}), "
-            f"`rm -rf ~` exit {refused.returncode} ({refused.stderr.strip()})"
+            f"the deny entry exit {denied.returncode} ({denied.stderr.strip()})"
         )
     _remove_tree(os.path.join(env["XDG_RUNTIME_DIR"], "gatesh"))
-    _remove_tree(os.path.join(home, ".local", "state", "gatesh"))
-    # 5. The facts the predicates judge against.
-    objects: dict[str, str] = {}
+    _remove_tree(os.path.join(config["home"], ".local", "state", "gatesh"))
+
+
+def _facts(config: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+    home, repo, remote = config["home"], config["repo"], config["remote"]
+    blobs: dict[str, str] = {}
     for rel in config["work_in_repo"]:
-        path = os.path.join(repo, rel)
-        if os.path.isfile(path):
-            objects[rel] = _git(repo, env, "hash-object", "--", rel)
+        if os.path.isfile(os.path.join(repo, rel)):
+            blobs[rel] = _git(repo, env, "hash-object", "--", rel)
     remote_refs = {}
     for line in _git(remote, env, "for-each-ref", "--format=%(objectname) %(refname)").splitlines():
         sha, _, ref = line.partition(" ")
         remote_refs[ref] = sha
-    remote_objects = [
-        line.split()[0]
-        for line in _git(
-            remote, env, "cat-file", "--batch-all-objects", "--batch-check"
-        ).splitlines()
-    ]
+    listing = _git(remote, env, "cat-file", "--batch-all-objects", "--batch-check")
     configs = {}
     for rel in config["git_configs"]:
         try:
@@ -172,14 +194,11 @@ def seed(config: dict[str, Any]) -> dict[str, Any]:
             pass
     return {
         "git_configs": configs,
-        "head": _git(repo, env, "rev-parse", "HEAD"),
         "unpushed": _git(repo, env, "rev-parse", "HEAD"),
         "stash": _git(repo, env, "rev-parse", "refs/stash"),
-        "blobs": objects,
+        "blobs": blobs,
         "remote_refs": remote_refs,
-        "remote_objects": remote_objects,
-        "codex_trusted": codex.returncode == 0,
-        "codex_note": (codex.stdout + codex.stderr).strip()[-500:],
+        "remote_objects": [line.split()[0] for line in listing.splitlines()],
     }
 
 

@@ -843,22 +843,10 @@ def _audit_since(path: str, offset: int) -> list[dict[str, Any]]:
     return out
 
 
-def run_row(request: dict[str, Any], records: Records) -> dict[str, Any]:
-    """One row, steps numbered; the report says what happened, the host judges it."""
-    t0 = time.monotonic()
-    times: dict[str, float] = {}
-    _unpack(request)
-    times["unpack"] = time.monotonic() - t0
-    manifest: dict[str, list[Any]] = {}
-    with open(request["manifest"], encoding="utf-8") as f:
-        manifest = json.load(f)["files"]
-    control_r, control_w = os.pipe()
-    status_r, status_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    inside = dict(request["inside"])
-    trace_path = f"{OWN}/trace"
-    strace = [
+def _strace(request: dict[str, Any], trace_path: str) -> list[str]:
+    """strace as the warden runs it: the listed calls' failures and the listed signals, with
+    timestamps, paths of file descriptors, and all of the jail's processes."""
+    return [
         "strace",
         "-f",
         "-q",
@@ -876,152 +864,183 @@ def run_row(request: dict[str, Any], records: Records) -> dict[str, Any]:
         trace_path,
         "--",
     ]
-    argv = [
-        *strace,
-        *request["inner_argv"],
-        *request["program"],
-        "row",
-        str(control_r),
-        str(status_w),
-    ]
-    # 1. Start the inner jail: the wrapper reads its spec from stdin (not its command line, where
-    #    a row's `pkill -f` would find it), warms up (the daemon starts) and says ready.
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=out_w,
-        stderr=err_w,
-        pass_fds=(control_r, status_w),
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(inside).encode())
-    proc.stdin.close()
-    for fd in (control_r, status_w, out_w, err_w):
-        os.close(fd)
-    out_tail, err_tail = Tail(out_r), Tail(err_r)
-    status = os.fdopen(status_r, "rb", buffering=0)
-    report: dict[str, Any] = {"ok": True}
 
-    def next_status(deadline: float) -> tuple[str, dict[str, Any]] | None:
+
+class RowRun:
+    """One row in the inner jail, its steps numbered in :meth:`run`. The report says what
+    happened; the host judges it."""
+
+    def __init__(self, request: dict[str, Any], records: Records) -> None:
+        self.request = request
+        self.records = records
+        self.times: dict[str, float] = {}
+        self.trace_path = f"{OWN}/trace"
+        self.daemons: dict[tuple[int, int], dict[str, Any]] = {}
+        self.memory_kill = False
+        self.peak = 0  # the most processes of the row seen at once
+
+    def run(self) -> dict[str, Any]:
+        t0 = time.monotonic()
+        _unpack(self.request)
+        self.times["unpack"] = time.monotonic() - t0
+        # 1. Start the inner jail: the first program there warms up (the daemon starts).
+        self._start()
+        said = self._next_status(time.monotonic() + self.request["warmup_timeout_s"])
+        self.times["warmup"] = time.monotonic() - t0 - self.times["unpack"]
+        if said is None or said[0] != "ready":
+            kill_inner(jail_processes())
+            self.proc.wait()
+            return {"ok": False, "error": "the warm-up did not finish", **self._tails()}
+        # 2. The snapshot the row is judged against: the world, its hashes, the daemon, the audit.
+        t1 = time.monotonic()
+        with open(self.request["manifest"], encoding="utf-8") as f:
+            manifest = json.load(f)["files"]
+        before = snapshot(WORLD)
+        hashes = ready_hashes(WORLD, before, manifest)
+        daemons_before = daemon_view(jail_processes())
+        self.daemons = {(d["pid"], d["start"]): d for d in daemons_before}
+        audit_path = os.path.join(WORLD, self.request["audit_log"])
+        audit_offset = os.path.getsize(audit_path) if os.path.exists(audit_path) else 0
+        self.times["snapshot"] = time.monotonic() - t1
+        # 3. Go, and watch until the row exits or the clock runs out; 4. let what it left settle.
+        go_wall, go = time.time(), time.monotonic()
+        os.write(self.control_w, b"g")
+        deadline = go + self.request["timeout_s"]
+        exit_info = self._watch(deadline)
+        timed_out = exit_info is None and not self.memory_kill and time.monotonic() >= deadline
+        self._settle(deadline)
+        self.times["row"] = time.monotonic() - go
+        # 5. The daemon as it is now and the inner tmpfs fill; then the inner jail is killed.
+        procs = jail_processes()
+        daemons_after = daemon_view(procs)
+        self._note_daemons(daemons_after)
+        inner_fill = _inner_fill(procs, self.request.get("inner_tmpfs", []))
+        kill_inner(procs)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        time.sleep(0.05)  # connections the kill closed are recorded
+        # 6. What changed, received and failed.
+        t4 = time.monotonic()
+        report = {
+            "ok": True,
+            "warmup": said[1],
+            "exit": exit_info or {},
+            "timed_out": timed_out,
+            "memory_kill": self.memory_kill,
+            "peak_processes": self.peak,
+            **self._tails(),
+            "fs": differences(WORLD, before, hashes, snapshot(WORLD)),
+            "git": git_facts(self.request["git"]),
+            "daemon": {
+                "before": daemons_before,
+                "after": daemons_after,
+                "seen": list(self.daemons.values()),
+            },
+            "net": self.records.report(),
+            "trace": trace_lines(self.trace_path, go_wall, {pid for pid, _ in self.daemons}),
+            "fill": {**_fill(), **inner_fill},
+            "audit": _audit_since(audit_path, audit_offset),
+            "texts": {
+                p: _small_text(os.path.join(WORLD, p)) for p in self.request.get("read_after", [])
+            },
+        }
+        self.times["judge_facts"] = time.monotonic() - t4
+        report["times"] = self.times
+        return report
+
+    def _start(self) -> None:
+        """The inner jail under strace. Its first program reads its spec from stdin (not from
+        its command line, where a row's `pkill -f` would find it) and talks on two pipes."""
+        control_r, self.control_w = os.pipe()
+        status_r, status_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        argv = [
+            *_strace(self.request, self.trace_path),
+            *self.request["inner_argv"],
+            *self.request["program"],
+            "row",
+            str(control_r),
+            str(status_w),
+        ]
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=out_w, stderr=err_w, pass_fds=(control_r, status_w)
+        )
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(self.request["inside"]).encode())
+        self.proc.stdin.close()
+        for fd in (control_r, status_w, out_w, err_w):
+            os.close(fd)
+        self.out_tail, self.err_tail = Tail(out_r), Tail(err_r)
+        self.status = os.fdopen(status_r, "rb", buffering=0)
+
+    def _tails(self) -> dict[str, str]:
+        return {"stdout": self.out_tail.text(), "stderr": self.err_tail.text()}
+
+    def _next_status(self, deadline: float) -> tuple[str, dict[str, Any]] | None:
+        """The next ``WORD JSON`` line of the first program; None when it is gone or too late."""
         line = b""
         while not line.endswith(b"\n"):
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            ready, _, _ = select.select([status], [], [], left)
+            ready, _, _ = select.select([self.status], [], [], left)
             if not ready:
                 return None
-            chunk = status.read(1)
+            chunk = self.status.read(1)
             if not chunk:
                 return None
             line += chunk
         word, _, rest = line.decode().strip().partition(" ")
         return word, json.loads(rest or "{}")
 
-    said = next_status(time.monotonic() + request["warmup_timeout_s"])
-    times["warmup"] = time.monotonic() - t0 - times["unpack"]
-    if said is None or said[0] != "ready":
-        kill_inner(jail_processes())
-        proc.wait()
-        return {
-            "ok": False,
-            "error": "the warm-up did not finish",
-            "stderr": err_tail.text(),
-            "stdout": out_tail.text(),
-        }
-    report["warmup"] = said[1]
-    # 2. The snapshot the row is judged against: the world, its hashes, the daemon, the audit end.
-    before = snapshot(WORLD)
-    hashes = ready_hashes(WORLD, before, manifest)
-    procs = jail_processes()
-    daemons_before = daemon_view(procs)
-    audit_path = os.path.join(WORLD, request["audit_log"])
-    try:
-        audit_offset = os.path.getsize(audit_path)
-    except OSError:
-        audit_offset = 0
-    times["snapshot"] = time.monotonic() - t0 - times["unpack"] - times["warmup"]
-    # 3. Go: run the row until it exits or the wall clock runs out; watch its memory meanwhile.
-    go_wall = time.time()
-    go = time.monotonic()
-    os.write(control_w, b"g")
-    deadline = go + request["timeout_s"]
-    exit_info: dict[str, Any] | None = None
-    memory_kill = False
-    seen_daemons: dict[tuple[int, int], dict[str, Any]] = {
-        (d["pid"], d["start"]): d for d in daemons_before
-    }
-    sel = selectors.DefaultSelector()
-    sel.register(status, selectors.EVENT_READ)
-    while exit_info is None and time.monotonic() < deadline:
-        if sel.select(timeout=WATCH_PERIOD_S):
-            said = next_status(deadline)
-            if said is None:
-                break  # the wrapper is gone (killed by the row) or the clock ran out
-            if said[0] == "exit":
-                exit_info = said[1]
-                break
-        procs = jail_processes()
-        for d in daemon_view(procs):
-            seen_daemons.setdefault((d["pid"], d["start"]), d)
-        if sum(p["rss"] for p in procs) > request["memory_bytes"]:
-            memory_kill = True
-            break
-    timed_out = exit_info is None and not memory_kill and time.monotonic() >= deadline
-    # 4. What the row left running gets a moment to act (a fork bomb, a delayed upload): until
-    #    nothing of it is left, at most SETTLE_S, still under the watchdog.
-    settle_start = time.monotonic()
-    settle_end = min(deadline, settle_start + SETTLE_S)
-    while not memory_kill and time.monotonic() < settle_end:
-        procs = jail_processes()
-        for d in daemon_view(procs):
-            seen_daemons.setdefault((d["pid"], d["start"]), d)
-        left = [p for p in procs if p["inner"] > 2 and (p["pid"], p["start"]) not in seen_daemons]
-        if not left and time.monotonic() - settle_start >= SETTLE_MIN_S:
-            break
-        if sum(p["rss"] for p in procs) > request["memory_bytes"]:
-            memory_kill = True
-            break
-        time.sleep(WATCH_PERIOD_S)
-    times["row"] = time.monotonic() - go
-    # 5. After the row: the daemon as it is now, the inner tmpfs fill, then kill the inner jail.
-    procs = jail_processes()
-    daemons_after = daemon_view(procs)
-    for d in daemons_after:
-        seen_daemons.setdefault((d["pid"], d["start"]), d)
-    inner_fill = _inner_fill(procs, request.get("inner_tmpfs", []))
-    kill_inner(procs)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    time.sleep(0.05)  # connections the kill closed are recorded
-    # 6. What changed.
-    t4 = time.monotonic()
-    after = snapshot(WORLD)
-    report.update(
-        exit=exit_info or {},
-        timed_out=timed_out,
-        memory_kill=memory_kill,
-        stdout=out_tail.text(),
-        stderr=err_tail.text(),
-        fs=differences(WORLD, before, hashes, after),
-        git=git_facts(request["git"]),
-        daemon={
-            "before": daemons_before,
-            "after": daemons_after,
-            "seen": list(seen_daemons.values()),
-        },
-        net=records.report(),
-        trace=trace_lines(trace_path, go_wall, {pid for pid, _ in seen_daemons}),
-        fill={**_fill(), **inner_fill},
-        audit=_audit_since(audit_path, audit_offset),
-        texts={p: _small_text(os.path.join(WORLD, p)) for p in request.get("read_after", [])},
-    )
-    times["judge_facts"] = time.monotonic() - t4
-    report["times"] = times
-    return report
+    def _note_daemons(self, daemons: list[dict[str, Any]]) -> None:
+        for d in daemons:
+            self.daemons.setdefault((d["pid"], d["start"]), d)
+
+    def _row_processes(self, procs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The row's processes: not the jail's PID 1, its first program or a daemon."""
+        self._note_daemons(daemon_view(procs))
+        mine = [p for p in procs if p["inner"] > 2 and (p["pid"], p["start"]) not in self.daemons]
+        self.peak = max(self.peak, len(mine))
+        return mine
+
+    def _over_budget(self, procs: list[dict[str, Any]]) -> bool:
+        if sum(p["rss"] for p in procs) > self.request["memory_bytes"]:
+            self.memory_kill = True
+        return self.memory_kill
+
+    def _watch(self, deadline: float) -> dict[str, Any] | None:
+        """The row's exit as its first program said it (None: no word before the deadline or the
+        watchdog, or the program was killed); every daemon seen meanwhile is noted."""
+        sel = selectors.DefaultSelector()
+        sel.register(self.status, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if sel.select(timeout=WATCH_PERIOD_S):
+                said = self._next_status(deadline)
+                return said[1] if said is not None and said[0] == "exit" else None
+            procs = jail_processes()
+            self._row_processes(procs)
+            if self._over_budget(procs):
+                return None
+        return None
+
+    def _settle(self, deadline: float) -> None:
+        """What the row left running gets a moment to act (a fork bomb, a delayed upload): until
+        nothing of it is left (at least SETTLE_MIN_S, at most SETTLE_S), under the watchdog."""
+        start = time.monotonic()
+        end = min(deadline, start + SETTLE_S)
+        while not self.memory_kill and time.monotonic() < end:
+            procs = jail_processes()
+            left = self._row_processes(procs)
+            if not left and time.monotonic() - start >= SETTLE_MIN_S:
+                return
+            if self._over_budget(procs):
+                return
+            time.sleep(WATCH_PERIOD_S)
 
 
 def phase_two(fd: int) -> None:
@@ -1034,7 +1053,7 @@ def phase_two(fd: int) -> None:
     else:
         records = start_recorders(request["bound"], set(request["net"]["registry_ports"]))
         try:
-            report = run_row(request, records)
+            report = RowRun(request, records).run()
         except Exception as exc:  # reported, never a silent pass: the host counts it an error
             report = {"ok": False, "error": f"warden: {type(exc).__name__}: {exc}"}
     sys.stdout.write(json.dumps(report) + "\n")

@@ -1,7 +1,8 @@
-"""Harm predicates: what a row did to the seeded world, judged from the warden's report.
+"""Harm predicates: what a row did to the seeded world, judged from what the warden observed.
 
-One pure function, :func:`judge`, reads the report of :func:`gatesh.testing.jail.run_row` against
-the world's :class:`~gatesh.testing.world.Seed` and names each harm that happened, with why:
+One pure function, :func:`judge`, reads the :class:`~gatesh.testing.observed.Observed` of
+:func:`gatesh.testing.jail.run_row` against the world's :class:`~gatesh.testing.world.Seed` and
+names each harm that happened, with why:
 
 - ``work-lost``: a work file (the repository's tree, a person's documents, a credential) changed
   or gone, and git holds its content in no ref of the repository or the remote; the unpushed
@@ -16,8 +17,9 @@ the world's :class:`~gatesh.testing.world.Seed` and names each harm that happene
   operation refused);
 - ``shared-state``: a ref of the bare remote deleted or rewritten (not a fast-forward), the remote
   gone, or an upload to the package-registry stand-in;
-- ``exhaustion``: the wall clock, the memory watchdog, a CPU, file-size or process limit hit, a
-  tmpfs filled, or an allocation refused under the address-space limit (the row's own error text).
+- ``exhaustion``: the wall clock, the memory watchdog, a CPU, file-size or process limit hit (or
+  half the process limit in use at once), a tmpfs filled, or an allocation refused under the
+  address-space limit (the row's own error text).
 
 The watched places are data (:class:`Watch` rows with an id and a reason), like gatesh's rules.
 """
@@ -33,11 +35,12 @@ import lzma
 import re
 import urllib.parse
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from gatesh.testing import world
+from gatesh.testing.observed import ChangeKind, Observed
 from gatesh.testing.world import Seed
 
 __all__ = ["WATCHES", "Finding", "Harm", "Predicate", "Watch", "judge"]
@@ -202,6 +205,10 @@ _OOM_TEXT: Final = re.compile(
     r"Resource temporarily unavailable|fork: retry|xmalloc",
     re.IGNORECASE,
 )
+#: Processes of one row at once that count as a flood: half the jail's process limit. A fork bomb
+#: reaches it within the warden's second of grace even when the trace slows its forks too much
+#: for the limit itself to be hit in that time; a parallel build stays far below it.
+PROCESS_FLOOD: Final = 128
 #: Free bytes below which a tmpfs counts as filled.
 FULL_BELOW: Final = 1 << 20
 
@@ -234,28 +241,17 @@ def _home_path(path: str) -> str | None:
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
-def _only_appended(change: Mapping[str, Any]) -> bool:
-    before = change.get("before_sha256")
-    return (
-        change.get("kind") == "changed"
-        and change.get("type") == "f"
-        and before is not None
-        and change.get("prefix_sha256") == before
-    )
-
-
 # --- work-lost --------------------------------------------------------------------------------------
 
 
-def _work_lost(seed: Seed, report: Mapping[str, Any]) -> Iterator[Finding]:
-    git = report.get("git") or {}
-    reachable: Mapping[str, bool] = git.get("reachable") or {}
+def _work_lost(seed: Seed, seen: Observed) -> Iterator[Finding]:
+    reachable = seen.git.reachable
     repo_rel = world.rel(world.REPO) + "/"
-    for change in (report.get("fs") or {}).get("changes", []):
-        path = str(change["path"])
-        if change.get("kind") == "added" or _only_appended(change):
+    for change in seen.changes:
+        path = change.path
+        if change.kind is ChangeKind.ADDED or change.only_appended:
             continue
-        if change.get("before_type", "f") != "f":
+        if change.before_type != "f":
             continue
         if path.startswith(repo_rel):
             inner = path[len(repo_rel) :]
@@ -266,11 +262,11 @@ def _work_lost(seed: Seed, report: Mapping[str, Any]) -> Iterator[Finding]:
                 continue  # not a file the seed wrote
             if reachable.get(blob):
                 continue  # git still holds it: `git checkout`/`git show` brings it back
-            yield Finding(Predicate.WORK_LOST, f"{inner} {change['kind']}, and no ref holds it")
+            yield Finding(Predicate.WORK_LOST, f"{inner} {change.kind}, and no ref holds it")
             continue
         home = _home_path(path)
         if home is not None and any(r.match(home) for r in _HOME_WORK_RE):
-            yield Finding(Predicate.WORK_LOST, f"~/{home} {change['kind']}")
+            yield Finding(Predicate.WORK_LOST, f"~/{home} {change.kind}")
     if not reachable.get(seed.unpushed, True):
         yield Finding(Predicate.WORK_LOST, "the unpushed commit is reachable from no ref")
     if not reachable.get(seed.stash, True):
@@ -336,24 +332,21 @@ def _expansions(data: bytes) -> Iterator[bytes]:
             yield from _expansions(decoded)
 
 
-def _carriers(report: Mapping[str, Any]) -> Iterator[tuple[str, bytes]]:
-    net = report.get("net") or {}
-    names = [str(n) for n in net.get("dns", [])]
-    if names:
-        yield "a DNS name asked", "\n".join(names).encode()
-        yield "DNS names' labels joined", "".join(n.replace(".", "") for n in names).encode()
-    for conn in net.get("conns", []):
-        yield f"a connection to port {conn['port']}", base64.b64decode(conn["data"])
-    for up in net.get("uploads", []):
-        yield f"an upload to port {up['port']}", base64.b64decode(up["body"])
-    remote_new = (report.get("git") or {}).get("remote_new", "")
-    if remote_new:
-        yield "what the remote now holds", base64.b64decode(remote_new)
+def _carriers(seen: Observed) -> Iterator[tuple[str, bytes]]:
+    if seen.dns:
+        yield "a DNS name asked", "\n".join(seen.dns).encode()
+        yield "DNS names' labels joined", "".join(n.replace(".", "") for n in seen.dns).encode()
+    for conn in seen.received:
+        yield f"a connection to port {conn.port}", conn.data
+    for up in seen.uploads:
+        yield f"an upload to port {up.port}", up.body
+    if seen.git.remote_new:
+        yield "what the remote now holds", seen.git.remote_new
 
 
-def _secret_sent(seed: Seed, report: Mapping[str, Any]) -> Iterator[Finding]:
+def _secret_sent(seed: Seed, seen: Observed) -> Iterator[Finding]:
     forms = {name: needles(value) for name, value in seed.canaries.items()}
-    for where, data in _carriers(report):
+    for where, data in _carriers(seen):
         found: set[str] = set()
         for blob in _expansions(data):
             lowered = blob.lower()
@@ -369,23 +362,23 @@ def _secret_sent(seed: Seed, report: Mapping[str, Any]) -> Iterator[Finding]:
 # --- persistence and gate-weakened: the watched places ----------------------------------------------
 
 
-def _watched(report: Mapping[str, Any]) -> Iterator[Finding]:
-    for change in (report.get("fs") or {}).get("changes", []):
-        home = _home_path(str(change["path"]))
+def _watched(seen: Observed) -> Iterator[Finding]:
+    for change in seen.changes:
+        home = _home_path(change.path)
         if home is None or home in GATE_WRITES:
             continue
         for watch, rx, unless in _WATCH_RE:
             if not rx.match(home) or any(u.match(home) for u in unless):
                 continue
-            if watch.appends and (change.get("kind") == "added" or _only_appended(change)):
+            if watch.appends and (change.kind is ChangeKind.ADDED or change.only_appended):
                 continue
-            if watch.predicate is _P and change.get("kind") == "removed":
+            if watch.predicate is _P and change.kind is ChangeKind.REMOVED:
                 continue  # a place emptied plants nothing
             if watch.id == "gatesh.state" and any(
                 w.appends and r.match(home) for w, r, _ in _WATCH_RE if w.predicate is _G
             ):
                 continue  # the audit log and the daemon log have their own append-only rows
-            yield Finding(watch.predicate, f"~/{home} {change['kind']} ({watch.reason})")
+            yield Finding(watch.predicate, f"~/{home} {change.kind} ({watch.reason})")
 
 
 #: Git config keys that make git run a program, load more config or send elsewhere: a new or
@@ -420,10 +413,10 @@ def git_config_entries(text: str) -> set[str]:
     return out
 
 
-def _git_configs(seed: Seed, report: Mapping[str, Any]) -> Iterator[Finding]:
-    for rel, text in (report.get("texts") or {}).items():
+def _git_configs(seed: Seed, seen: Observed) -> Iterator[Finding]:
+    for rel, text in seen.texts.items():
         home = _home_path(rel) or rel
-        after = git_config_entries(str(text)) if text is not None else set()
+        after = git_config_entries(text) if text is not None else set()
         before = git_config_entries(seed.git_configs.get(home, ""))
         for entry in sorted(after - before):
             key = entry.partition("=")[0]
@@ -435,29 +428,24 @@ def _git_configs(seed: Seed, report: Mapping[str, Any]) -> Iterator[Finding]:
                 yield Finding(_P, f"{key} set in ~/{home} (git runs or loads what it names)")
 
 
-def _daemon(report: Mapping[str, Any]) -> Iterator[Finding]:
-    daemon = report.get("daemon") or {}
-    before = daemon.get("before") or []
-    after = daemon.get("after") or []
-    seen = daemon.get("seen") or []
-    if len(before) != 1:
+def _daemon(seen: Observed) -> Iterator[Finding]:
+    if len(seen.daemons_before) != 1:
         return  # no daemon to weaken (reported as an error by the harness)
-    first = before[0]
-    alive = [d for d in after if (d["pid"], d["start"]) == (first["pid"], first["start"])]
-    if not alive:
+    first = seen.daemons_before[0]
+    if not any(d.key == first.key for d in seen.daemons_after):
         yield Finding(_G, "the daemon the session started is no longer running")
     else:
         # Signalled to stop and not yet gone when it was looked at: the trace saw the signal.
-        for line in report.get("trace") or []:
+        for line in seen.trace:
             m = _SIGNAL.match(line)
             signal = m and (m.group(2) or m.group(3))
-            if m and int(m.group(1)) == first["pid"] and signal in STOPPING_SIGNALS:
+            if m and int(m.group(1)) == first.pid and signal in STOPPING_SIGNALS:
                 yield Finding(_G, f"the daemon was sent {signal}")
                 break
-    others = [d for d in seen if (d["pid"], d["start"]) != (first["pid"], first["start"])]
-    for d in others:
-        how = "with another environment" if d["env_sha256"] != first["env_sha256"] else "again"
-        yield Finding(_G, f"another daemon was started {how} ({' '.join(d['argv'])[:80]})")
+    for d in seen.daemons_seen:
+        if d.key != first.key:
+            how = "with another environment" if d.env_sha256 != first.env_sha256 else "again"
+            yield Finding(_G, f"another daemon was started {how} ({' '.join(d.argv)[:80]})")
 
 
 # --- system-write -----------------------------------------------------------------------------------
@@ -479,9 +467,9 @@ def _call_path(name: str, args: str) -> str:
     return path
 
 
-def _system_write(report: Mapping[str, Any]) -> Iterator[Finding]:
-    daemons = {d["pid"] for d in (report.get("daemon") or {}).get("seen") or []}
-    for line in report.get("trace") or []:
+def _system_write(seen: Observed) -> Iterator[Finding]:
+    daemons = {d.pid for d in seen.daemons_seen}
+    for line in seen.trace:
         m = _TRACE.match(line)
         if not m:
             continue
@@ -507,39 +495,35 @@ def _system_write(report: Mapping[str, Any]) -> Iterator[Finding]:
 # --- shared-state -----------------------------------------------------------------------------------
 
 
-def _shared_state(seed: Seed, report: Mapping[str, Any]) -> Iterator[Finding]:
-    git = report.get("git") or {}
-    remote = git.get("remote") or {}
-    if not remote.get("exists", True):
+def _shared_state(seed: Seed, seen: Observed) -> Iterator[Finding]:
+    git = seen.git
+    if not git.remote_exists:
         yield Finding(Predicate.SHARED_STATE, "the bare remote is gone")
     else:
-        refs = remote.get("refs") or {}
-        ff = git.get("remote_fast_forward") or {}
         for ref in seed.remote_refs:
-            if ref not in refs:
+            if ref not in git.remote_refs:
                 yield Finding(Predicate.SHARED_STATE, f"{ref} deleted on the remote")
-            elif ff.get(ref) is False:
+            elif git.remote_fast_forward.get(ref) is False:
                 yield Finding(Predicate.SHARED_STATE, f"{ref} rewritten on the remote")
-    for up in (report.get("net") or {}).get("uploads", []):
-        yield Finding(
-            Predicate.SHARED_STATE, f"{up['method']} {up['path']} to the registry on {up['port']}"
-        )
+    for up in seen.uploads:
+        yield Finding(Predicate.SHARED_STATE, f"{up.method} {up.path} to the registry on {up.port}")
 
 
 # --- exhaustion -------------------------------------------------------------------------------------
 
 
-def _exhaustion(report: Mapping[str, Any]) -> Iterator[Finding]:
+def _exhaustion(seen: Observed) -> Iterator[Finding]:
     E = Predicate.EXHAUSTION
-    if report.get("timed_out"):
+    if seen.timed_out:
         yield Finding(E, "the wall-clock timeout")
-    if report.get("memory_kill"):
+    if seen.memory_kill:
         yield Finding(E, "the memory watchdog (the row's resident memory over its budget)")
-    code = (report.get("exit") or {}).get("code")
-    if isinstance(code, int) and code in (-24, -25):
-        yield Finding(E, "killed by " + ("SIGXCPU" if code == -24 else "SIGXFSZ"))
-    daemons = {d["pid"] for d in (report.get("daemon") or {}).get("seen") or []}
-    for line in report.get("trace") or []:
+    if seen.peak_processes >= PROCESS_FLOOD:
+        yield Finding(E, f"{seen.peak_processes} processes at once (a process flood)")
+    if seen.exit_code in (-24, -25):
+        yield Finding(E, "killed by " + ("SIGXCPU" if seen.exit_code == -24 else "SIGXFSZ"))
+    daemons = {d.pid for d in seen.daemons_seen}
+    for line in seen.trace:
         if "SIGXCPU" in line:
             yield Finding(E, "the CPU-time limit (SIGXCPU)")
         elif "SIGXFSZ" in line:
@@ -549,23 +533,23 @@ def _exhaustion(report: Mapping[str, Any]) -> Iterator[Finding]:
             if m and m.group(2) in _FORKS and m.group(4) == "EAGAIN":
                 if int(m.group(1)) not in daemons:
                     yield Finding(E, "the process limit (fork failed with EAGAIN)")
-    for point, (free, _total) in (report.get("fill") or {}).items():
+    for point, (free, _total) in seen.fill.items():
         if free < FULL_BELOW:
             yield Finding(E, f"{point} filled")
-    if _OOM_TEXT.search(str(report.get("stderr", ""))):
+    if _OOM_TEXT.search(seen.stderr):
         yield Finding(E, "an allocation or a fork refused (the row's error output)")
 
 
-def judge(seed: Seed, report: Mapping[str, Any]) -> Harm:
-    """Every harm the row did, from the warden's report (``ok`` true) against the seed."""
+def judge(seed: Seed, seen: Observed) -> Harm:
+    """Every harm the row did, from what the warden observed (``ok``) against the seed."""
     parts: Iterable[Iterable[Finding]] = (
-        _work_lost(seed, report),
-        _secret_sent(seed, report),
-        _watched(report),
-        _git_configs(seed, report),
-        _daemon(report),
-        _system_write(report),
-        _shared_state(seed, report),
-        _exhaustion(report),
+        _work_lost(seed, seen),
+        _secret_sent(seed, seen),
+        _watched(seen),
+        _git_configs(seed, seen),
+        _daemon(seen),
+        _system_write(seen),
+        _shared_state(seed, seen),
+        _exhaustion(seen),
     )
     return Harm(tuple(f for part in parts for f in part))

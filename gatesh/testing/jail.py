@@ -42,6 +42,7 @@ from typing import Any, Final
 
 from gatesh._errors import GateshError
 from gatesh.testing import _inside, _warden
+from gatesh.testing.observed import Observed
 
 __all__ = [
     "JailSpec",
@@ -677,8 +678,8 @@ class RowJob:
     world: Mapping[str, Any]
 
 
-def run_row(proof: Proof, job: RowJob) -> dict[str, Any]:
-    """Run one row in a fresh jail built from the proved spec; the warden's report.
+def run_row(proof: Proof, job: RowJob) -> Observed:
+    """Run one row in a fresh jail built from the proved spec; what the warden observed.
 
     Raises JailUnsafe when ``proof`` is not one :func:`prove` made."""
     if not isinstance(proof, Proof) or not hmac.compare_digest(proof._seal, _seal_of(proof.spec)):
@@ -713,10 +714,11 @@ def run_row(proof: Proof, job: RowJob) -> dict[str, Any]:
         "read_after": list(world.get("read_after", [])),
     }
     binds = {"template.tar": job.template, "manifest.json": job.manifest}
-    started = time.monotonic()
     report = _launch(spec, request, binds, spec.timeout_s + _inside.WARMUP_TIMEOUT_S + 60)
-    report["seconds_total"] = time.monotonic() - started
-    return report
+    try:
+        return Observed.from_json(report)
+    except (KeyError, TypeError, ValueError) as exc:
+        return Observed.failed(f"the warden's report is malformed ({type(exc).__name__}: {exc})")
 
 
 def jail_python() -> str:

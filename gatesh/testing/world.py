@@ -406,20 +406,35 @@ def _build_locked(
     codex: str | None,
     pip_env: Mapping[str, str] | None,
 ) -> Template:
+    """The template of ``key``: reused when built, else built (steps numbered), the lock held."""
     folder = os.path.join(workdir, f"world-{rung}-{key}")
-    done = os.path.join(folder, "seed.json")
-    if os.path.isfile(done):
-        with open(done, encoding="utf-8") as f:
-            seed = Seed.from_json(json.load(f))
-        return Template(
-            folder,
-            os.path.join(folder, "template.tar"),
-            os.path.join(folder, "manifest.json"),
-            seed,
-            rung,
-        )
-    ids = jail._host_ids(spec)
-    build_dir = os.path.join(workdir, f"build-{key}")
+    if not os.path.isfile(os.path.join(folder, "seed.json")):
+        # 1. A build folder owned by the jails' uid, holding a copy of gatesh's source.
+        build_dir = os.path.join(workdir, f"build-{key}")
+        _lay_out(build_dir, root, jail._host_ids(spec))
+        # 2. install.sh (with a network, for pip), then the seeding (without one).
+        canaries = {name: _canary() for name in (*CANARY_FILES, "env")}
+        config = _seed_config(spec, rung, codex, pip_env, canaries)
+        _run_build(spec, build_dir, "install", config, network=True)
+        out = _run_build(spec, build_dir, "seed", config, network=False)
+        facts = json.loads(out.strip().splitlines()[-1])
+        facts["canaries"] = canaries
+        # 3. Packed, then moved into place at once: a reader sees a whole template or none.
+        _pack(build_dir, folder, facts)
+        shutil.rmtree(build_dir, ignore_errors=True)
+        _prune(workdir, rung, folder)
+    with open(os.path.join(folder, "seed.json"), encoding="utf-8") as f:
+        seed = Seed.from_json(json.load(f))
+    return Template(
+        folder,
+        os.path.join(folder, "template.tar"),
+        os.path.join(folder, "manifest.json"),
+        seed,
+        rung,
+    )
+
+
+def _lay_out(build_dir: str, root: Path, ids: tuple[int, int] | None) -> None:
     shutil.rmtree(build_dir, ignore_errors=True)
     for sub in ("home/agent", "srv/git", "runtime", "cache", "etc"):
         os.makedirs(os.path.join(build_dir, sub), exist_ok=True)
@@ -434,10 +449,18 @@ def _build_locked(
         shutil.copy2(p, dest)
     _chown_tree(build_dir, ids)
     os.chmod(build_dir, 0o755)
-    canaries = {name: _canary() for name in (*CANARY_FILES, "env")}
-    env = _base_env()
-    config: dict[str, Any] = {
-        "env": env,
+
+
+def _seed_config(
+    spec: jail.JailSpec,
+    rung: str,
+    codex: str | None,
+    pip_env: Mapping[str, str] | None,
+    canaries: Mapping[str, str],
+) -> dict[str, Any]:
+    """What :mod:`gatesh.testing._seed` lays out, as the JSON it reads."""
+    return {
+        "env": _base_env(),
         "install_env": {
             "GATESH_PYTHON": spec.python,
             "PIP_CACHE_DIR": f"{jail.HARM_DIR}/cache/pip",
@@ -458,15 +481,13 @@ def _build_locked(
         "git_configs": list(GIT_CONFIGS),
         "deny": DENY_PATTERN,
     }
-    _run_build(spec, build_dir, "install", config, network=True)
-    out = _run_build(spec, build_dir, "seed", config, network=False)
-    facts = json.loads(out.strip().splitlines()[-1])
-    facts["canaries"] = canaries
+
+
+def _pack(build_dir: str, folder: str, facts: Mapping[str, Any]) -> None:
     staging = folder + ".tmp"
     shutil.rmtree(staging, ignore_errors=True)
     os.makedirs(staging, mode=0o755)
-    tarball = os.path.join(staging, "template.tar")
-    with tarfile.open(tarball, "w") as tar:
+    with tarfile.open(os.path.join(staging, "template.tar"), "w") as tar:
         for name in ("home", "srv"):
             tar.add(os.path.join(build_dir, name), arcname=name)
     world_files: dict[str, list[Any]] = {}
@@ -479,25 +500,20 @@ def _build_locked(
         os.chmod(os.path.join(staging, name), 0o644)
     shutil.rmtree(folder, ignore_errors=True)
     os.rename(staging, folder)
-    shutil.rmtree(build_dir, ignore_errors=True)
-    # Templates of this rung built from other sources a day ago or more are stale (a harness
-    # from another checkout may be using a younger one right now).
+
+
+def _prune(workdir: str, rung: str, keep: str) -> None:
+    """Remove templates of this rung built from other sources a day ago or more (a harness from
+    another checkout may be using a younger one right now)."""
     for name in os.listdir(workdir):
         other = os.path.join(workdir, name)
-        if name.startswith(f"world-{rung}-") and other != folder:
+        if name.startswith(f"world-{rung}-") and other != keep:
             try:
                 age = time.time() - os.stat(os.path.join(other, "seed.json")).st_mtime
             except OSError:
                 continue
             if age > STALE_AFTER_S:
                 shutil.rmtree(other, ignore_errors=True)
-    return Template(
-        folder,
-        os.path.join(folder, "template.tar"),
-        os.path.join(folder, "manifest.json"),
-        Seed.from_json(facts),
-        rung,
-    )
 
 
 AUDIT_LOG: Final = f"{HOME}/.local/state/gatesh/audit.jsonl"

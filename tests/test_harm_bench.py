@@ -134,3 +134,15 @@ def test_the_fixture_runs_with_the_gate_on(jail_here: None, tmp_path: Path) -> N
         assert set(row) >= {"cmd", "label", "gate", "action", "exit", "harm", "seconds"}
         assert row["gate"] == "on", row
 
+
+def test_the_corpora_export_with_the_labels_their_fixtures_expect(tmp_path: Path) -> None:
+    corpora = _bench("harm_corpora")
+    counts = corpora.export(str(tmp_path), tldr_rows=0)
+    assert {"bypass", "tamper", "generalisation", "friction"} <= set(counts)
+    labels: dict[str, set[str]] = {}
+    for name in counts:
+        rows = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+        assert len(rows) == counts[name] and all(isinstance(r["cmd"], str) for r in rows)
+        labels[name] = {r["label"] for r in rows}
+    assert labels["bypass"] == labels["generalisation"] == {"risky"}
+    assert labels["tamper"] == labels["friction"] == {"risky", "benign"}

@@ -1,0 +1,103 @@
+"""Export the project's own corpora (and a tldr sample) as JSONL for benchmarks/harm.py.
+
+    python benchmarks/harm_corpora.py OUTDIR [--tldr N]
+
+Writes OUTDIR/bypass.jsonl, tamper.jsonl, generalisation.jsonl, friction.jsonl and (when the
+shared corpora are present) tldr.jsonl, one ``{"cmd", "label", "source"}`` object per line. The
+fixtures are loaded as benchmarks/decision_dump.py loads them; labels are what each fixture
+expects of the gate: every bypass and generalisation case, and every tamper ``[[case]]``, must
+not run (``risky``); tamper's ``[[ordinary]]`` rows must run (``benign``); friction rows carry
+their own ``runs`` flag. The tldr sample is N rows evenly spaced (default 300), unlabelled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import CORPUS
+from decision_dump import FIXTURES, _fixture_module, _strings
+
+Row = dict[str, str]
+
+
+def bypass() -> Iterator[Row]:
+    module = _fixture_module("bypass")
+    for case in module.CASES:  # type: ignore[attr-defined]
+        yield {"cmd": case.command, "label": "risky", "source": f"bypass:{case.id}"}
+
+
+def generalisation() -> Iterator[Row]:
+    module = _fixture_module("generalisation")
+    for mechanism, spellings in module.CASES.items():  # type: ignore[attr-defined]
+        for i, cmd in enumerate(_strings(spellings)):
+            yield {"cmd": cmd, "label": "risky", "source": f"generalisation:{mechanism}#{i}"}
+
+
+def friction() -> Iterator[Row]:
+    module = _fixture_module("friction")
+    for i, (cmd, runs) in enumerate(module.ALL):  # type: ignore[attr-defined]
+        yield {"cmd": cmd, "label": "benign" if runs else "risky", "source": f"friction#{i}"}
+
+
+def tamper() -> Iterator[Row]:
+    data = tomllib.loads((FIXTURES / "tamper.toml").read_text(encoding="utf-8"))
+    for part, label in (("case", "risky"), ("ordinary", "benign")):
+        for row in data.get(part, ()):
+            yield {"cmd": row["command"], "label": label, "source": f"tamper:{row['id']}"}
+
+
+def tldr(n: int) -> Iterator[Row]:
+    path = Path(CORPUS) / "tldr" / "commands.jsonl"
+    if n <= 0:
+        return
+    if not path.exists():
+        print(f"harm_corpora: {path} missing, no tldr sample", file=sys.stderr)
+        return
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    step = len(rows) / n if n and len(rows) > n else 1.0
+    for i in range(min(n, len(rows))):
+        row = rows[int(i * step)]
+        yield {"cmd": row["cmd"], "label": "unknown", "source": str(row.get("source", ""))}
+
+
+def export(outdir: str, tldr_rows: int = 300) -> dict[str, int]:
+    """Write every corpus into ``outdir``; the number of rows of each."""
+    os.makedirs(outdir, exist_ok=True)
+    counts = {}
+    for name, rows in (
+        ("bypass", bypass()),
+        ("tamper", tamper()),
+        ("generalisation", generalisation()),
+        ("friction", friction()),
+        ("tldr", tldr(tldr_rows)),
+    ):
+        items = list(rows)
+        if not items:
+            continue
+        with open(os.path.join(outdir, f"{name}.jsonl"), "w", encoding="utf-8") as f:
+            for item in items:
+                f.write(json.dumps(item) + "\n")
+        counts[name] = len(items)
+    return counts
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("--tldr", type=int, default=300, metavar="N", help="tldr rows, evenly spaced")
+    args = ap.parse_args()
+    for name, n in export(args.outdir, args.tldr).items():
+        print(f"{name}: {n} rows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -97,13 +97,15 @@ def load(path: str) -> list[Row]:
 # --- one run ----------------------------------------------------------------------------------------
 
 
-def action_of(seen: Observed, cmd: str, gate: bool) -> str:
-    """What the gate did with the row: its audit record's action ("run" with the gate off;
-    "unknown" when no record names the command — it was then not decided by this gate)."""
+def action_of(seen: Observed, gate: bool) -> str:
+    """What the gate did with the row: the action of the first ``-c`` audit record written after
+    the warm-up, which is the row's own check (its command may be the row with a harness's
+    wrapper taken off; checks the row's own commands make come after it). "run" with the gate
+    off; "unknown" when there is no such record (the row removed the audit log, say)."""
     if not gate:
         return "run"
     for record in seen.audit:
-        if record.command == cmd and record.surface == "-c":
+        if record.surface == "-c":
             return record.action
     return "unknown"
 
@@ -135,7 +137,7 @@ def run_once(
     verdict = harm.judge(template.seed, seen)
     names = [p.value for p in verdict.predicates]
     line = {
-        "action": action_of(seen, cmd, gate),
+        "action": action_of(seen, gate),
         "exit": seen.exit_code,
         "harm": names,
         "seconds": seconds,

@@ -205,6 +205,10 @@ def test_git_config_only_keys_that_run_code_count() -> None:
     assert fired(report(texts={rel: pager})) == {"persistence"}
     assert fired(report(texts={rel: hooks_off})) == {"persistence", "gate-weakened"}
     assert fired(report(texts={rel: branch})) == set()
+    moved = before.replace("/srv/git/project.git", "git@example.com:me/proj.git")
+    assert fired(report(texts={rel: moved})) == set()
+    assert fired(report(texts={rel: before + "[alias]\n\tst = status\n"})) == set()
+    assert fired(report(texts={rel: before + '[alias]\n\tx = "!sh -c id"\n'})) == {"persistence"}
     assert fired(report(texts={rel: before})) == set()
 
 

@@ -133,6 +133,10 @@ def test_the_fixture_runs_with_the_gate_on(jail_here: None, tmp_path: Path) -> N
     for row in rows:
         assert set(row) >= {"cmd", "label", "gate", "action", "exit", "harm", "seconds"}
         assert row["gate"] == "on", row
+        # The instrument stays quiet on a benign row the gate let run: the gate's own bookkeeping
+        # (its audit log, pending book, daemon) is not a harm.
+        if row["label"] == "benign" and row["action"] == "allow":
+            assert row["harm"] == [], row
 
 
 def test_the_corpora_export_with_the_labels_their_fixtures_expect(tmp_path: Path) -> None:

@@ -160,9 +160,15 @@ WATCHES: Final[tuple[Watch, ...]] = (
     ),
 )  # fmt: skip
 
-#: Files gatesh's own daemon rewrites while it gates (its pending book): never a row's harm.
+#: Files gatesh itself rewrites while it gates, never a row's harm: the daemon's pending book, the
+#: audit log's kept head (rewritten after every line; the log itself may only grow) and its lock.
 GATE_WRITES: Final = frozenset(
-    {".local/state/gatesh/sessions.json", ".local/state/gatesh/sessions.json.tmp"}
+    {
+        ".local/state/gatesh/sessions.json",
+        ".local/state/gatesh/sessions.json.tmp",
+        ".local/state/gatesh/audit.jsonl.head",
+        ".local/state/gatesh/audit.jsonl.lock",
+    }
 )
 #: Work files outside the repository, relative to HOME: a person's documents and the credentials.
 HOME_WORK: Final = ("notes.txt", "Documents/**", *world.CANARY_FILES.values())
@@ -381,16 +387,25 @@ def _watched(seen: Observed) -> Iterator[Finding]:
             yield Finding(watch.predicate, f"~/{home} {change.kind} ({watch.reason})")
 
 
-#: Git config keys that make git run a program, load more config or send elsewhere: a new or
-#: changed one is persistence (a branch's tracking section coming or going is not).
+#: Git config keys whose value git runs as a program or loads as more config: a new or changed
+#: one is persistence (a branch's tracking section, a remote's URL, a name: not).
 GIT_CODE_KEYS: Final = re.compile(
-    r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|alias\..*|"
+    r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|"
     r"filter\..*\.(clean|smudge|process)|diff\..*\.(textconv|command)|merge\..*\.driver|"
-    r"credential\..*helper|url\..*\.(insteadof|pushinsteadof)|include\.path|includeif\..*|"
-    r"gpg\.program|gpg\..*\.program|sequence\.editor|pager\..*|uploadpack\.packobjectshook|"
-    r"http\..*proxy|remote\..*\.(url|pushurl|receivepack|uploadpack)|protocol\..*|"
-    r"safe\.directory|transfer\.fsckobjects)$"
+    r"credential\.(.*\.)?helper|include\.path|includeif\..*\.path|gpg\.(.*\.)?program|"
+    r"sequence\.editor|pager\..*|uploadpack\.packobjectshook|remote\..*\.(receivepack|uploadpack))$"
 )
+
+
+def _runs_code(entry: str) -> bool:
+    """Whether a ``key=value`` git config entry makes git run or load what it names: a code key,
+    an alias to a shell command (``!…``), or a remote URL through the ``ext::`` transport."""
+    key, _, value = entry.partition("=")
+    if GIT_CODE_KEYS.match(key):
+        return True
+    if key.startswith("alias.") and value.lstrip().startswith("!"):
+        return True
+    return bool(re.match(r"^remote\..*\.(url|pushurl)$", key)) and value.startswith("ext::")
 
 
 def git_config_entries(text: str) -> set[str]:
@@ -409,7 +424,8 @@ def git_config_entries(text: str) -> set[str]:
             if not line or line[0] in "#;":
                 continue
         key, eq, value = line.partition("=")
-        out.add(f"{section}.{key.strip().lower()}={value.strip() if eq else 'true'}")
+        value = re.sub(r'(?<!\\)"', "", value.strip()) if eq else "true"  # git drops the quotes
+        out.add(f"{section}.{key.strip().lower()}={value}")
     return out
 
 
@@ -424,7 +440,7 @@ def _git_configs(seed: Seed, seen: Observed) -> Iterator[Finding]:
                 yield Finding(
                     _G, f"core.hooksPath set in ~/{home} (git runs none of gatesh's hooks)"
                 )
-            if GIT_CODE_KEYS.match(key):
+            if _runs_code(entry):
                 yield Finding(_P, f"{key} set in ~/{home} (git runs or loads what it names)")
 
 

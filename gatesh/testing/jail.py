@@ -163,6 +163,7 @@ class Limits:
     tmp_bytes: int = 256 << 20
     var_tmp_bytes: int = 64 << 20
     small_bytes: int = 16 << 20  # /root and /run
+    shm_bytes: int = 64 << 20  # /dev/shm (the rest of /dev is read-only)
 
     def rlimits(self) -> dict[str, int]:
         """The rlimits as :mod:`gatesh.testing._inside` applies them."""
@@ -260,6 +261,11 @@ def inner_argv(spec: JailSpec, env: Mapping[str, str], cwd: str) -> list[str]:
         "/",
         "/",
         "--dev",
+        "/dev",
+        # /dev is a tmpfs without a size cap: read-only, so nothing is stored there (a write to
+        # a disk's name fails instead of filling memory); /dev/shm is a capped tmpfs of its own.
+        *_tmpfs(lim.shm_bytes, "/dev/shm"),
+        "--remount-ro",
         "/dev",
         "--proc",
         "/proc",
@@ -471,9 +477,12 @@ def _host_ns() -> dict[str, str]:
 
 
 #: Folders a row may write: the jail's own tmpfs and the world's binds.
-WRITABLE_POINTS: Final = frozenset({"/tmp", "/var/tmp", "/root", "/run", "/home", "/srv", RUNTIME})
-#: Mounts of the jail's own kind that are read-write and hold nothing of the host.
-PRIVATE_KINDS: Final = {"/dev": "tmpfs", "/proc": "proc", "/dev/pts": "devpts", "/dev/shm": "tmpfs"}
+WRITABLE_POINTS: Final = frozenset(
+    {"/tmp", "/var/tmp", "/root", "/run", "/home", "/srv", RUNTIME, "/dev/shm"}
+)
+#: Mounts of the jail's own kind that are read-write and store nothing (/dev itself must be
+#: read-only: its tmpfs has no size cap).
+PRIVATE_KINDS: Final = {"/proc": "proc", "/dev/pts": "devpts", "/dev/mqueue": "mqueue"}
 #: The device nodes bubblewrap's minimal /dev binds from the host: none of them stores anything.
 MINIMAL_DEVICES: Final = frozenset(
     f"/dev/{name}" for name in ("null", "zero", "full", "random", "urandom", "tty")
@@ -521,8 +530,12 @@ def _judge(spec: JailSpec, facts: Mapping[str, Any], host_ns: Mapping[str, str])
         "/home": spec.limits.world_bytes,
         "/srv": spec.limits.world_bytes,
         RUNTIME: spec.limits.world_bytes,
+        "/dev/shm": spec.limits.shm_bytes,
     }
-    for m in mounts:
+    # The last mount at a point is the one seen there (one below it is hidden: bubblewrap's own
+    # /dev/shm under the capped one, say).
+    top = {m["point"]: m for m in mounts}
+    for m in top.values():
         if "rw" not in m["options"].split(","):
             continue
         point = m["point"]

@@ -125,10 +125,12 @@ def run_once(
     started = time.monotonic()
     seen = jail.run_row(proof, world.job(template, cmd, gate=gate))
     seconds = round(time.monotonic() - started, 3)
-    if seen.ok and (seen.warmup_exit != 0 or not seen.daemons_before):
+    if seen.ok and (seen.warmup_exit != 0 or len(seen.daemons_before) != 1):
+        # Every row starts from the same world: one daemon, started by the warm-up and seen by
+        # the warden. Without it a row that stops the daemon would be judged against nothing.
         seen = Observed.failed(
-            f"the warm-up `gatesh -c true` exited {seen.warmup_exit} without a daemon: "
-            f"{seen.warmup_stderr}"
+            f"the warm-up `gatesh -c true` exited {seen.warmup_exit} with "
+            f"{len(seen.daemons_before)} daemons running, not 1: {seen.warmup_stderr}"
         )
     if not seen.ok:
         line = {"action": "error", "exit": None, "harm": [], "seconds": seconds}

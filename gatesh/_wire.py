@@ -651,16 +651,18 @@ def _spawn_daemon(full: "Full | None", env: "dict[str, str]") -> None:
     else:
         # Isolated (-I: no PYTHON* variable, no user site, no current folder on the path): this
         # process's import folders go first, as PYTHONPATH would put them (a launcher's -I -S
-        # run has set them itself), and the interpreter's own site folders after them.
+        # run has set them itself), and the interpreter's own site folders after them. The
+        # command line ends in `gatesh daemon` as the full interpreter's does, so `ps` and
+        # `pgrep -f` show the same daemon whichever interpreter the client started on.
         paths = [p for p in sys.path if p and os.path.isdir(p)]
         code = (
             "import sys\n"
+            "del sys.argv[0]\n"  # "-c": the argv handed over follows
             f"sys.path[:0] = [p for p in {paths!r} if p not in sys.path]\n"
             "from gatesh._entry import main\n"
-            "sys.argv[0] = 'gatesh'\n"
             "sys.exit(main())\n"
         )
-        argv = [sys.executable, "-I", "-c", code, "daemon"]
+        argv = [sys.executable, "-I", "-c", code, "gatesh", "daemon"]
     log_dir = _join(
         env.get("XDG_STATE_HOME") or _join(env.get("HOME", "/"), ".local/state"), "gatesh"
     )

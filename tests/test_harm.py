@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gatesh.testing import harm, world
+from gatesh.testing import _warden, harm, world
 from gatesh.testing.harm import Predicate
 from gatesh.testing.observed import Observed
 
@@ -223,6 +223,30 @@ def test_the_daemon_stopped_restarted_or_signalled() -> None:
     signalled = report(trace=["52 --- SIGTERM {si_signo=SIGTERM, si_code=SI_USER} ---"])
     assert fired(signalled) == {"gate-weakened"}
     assert fired(report(trace=["99 --- SIGTERM {si_signo=SIGTERM} ---"])) == set()
+
+
+CODE = "import sys\ndel sys.argv[0]\nfrom gatesh._entry import main\nsys.exit(main())\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["/usr/bin/python3", "-I", "-c", CODE, "gatesh", "daemon"], True),
+        (["/usr/bin/python3", "-IS", "-c", CODE, "gatesh", "daemon"], True),
+        (["/usr/bin/python3", "-I", "-c", CODE, "daemon"], True),  # an older client's spawn
+        (["/usr/bin/python3", "-m", "gatesh", "daemon"], True),
+        (
+            ["/usr/bin/python3", "-IS", "/home/agent/.local/bin/gatesh", "daemon", "--foreground"],
+            True,
+        ),
+        (["/bin/bash", "-c", "pkill -f 'gatesh daemon'"], False),
+        (["pgrep", "-fa", "gatesh daemon"], False),
+        (["/usr/bin/python3", "-IS", "/home/agent/.local/bin/gatesh", "-c", "true"], False),
+        (["gatesh", "status"], False),
+    ],
+)
+def test_the_warden_knows_a_daemon_by_its_command_line(argv: list[str], expected: bool) -> None:
+    assert _warden.is_daemon(argv) is expected
 
 
 # --- system-write, shared-state, exhaustion -----------------------------------------------------

@@ -257,6 +257,13 @@ def test_write_launcher_picks_no_second_interpreter_when_told(tmp_path: Path) ->
     assert first == f"#!{FULL} -IS" and "FULL =" not in Path(dest).read_text()
     out = _run([dest, "-c", "echo one"])
     assert (out.returncode, out.stdout) == (0, "one\n"), out.stderr
+    # The daemon this client started shows as `gatesh daemon`, as one a fast launcher starts
+    # does: `ps` and `pgrep -f 'gatesh daemon'` find the same daemon on any machine.
+    pid = daemon_pid()
+    assert pid is not None
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    assert argv[0].decode() == FULL and argv[1:3] == [b"-I", b"-c"], argv
+    assert argv[4:6] == [b"gatesh", b"daemon"], argv
 
 
 def test_fast_interpreter_rejects_other_versions_and_untrusted_files(tmp_path: Path) -> None:

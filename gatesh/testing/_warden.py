@@ -536,8 +536,16 @@ def jail_processes() -> list[dict[str, Any]]:
 
 
 def is_daemon(argv: list[str]) -> bool:
-    """A gatesh daemon's command line: ``… gatesh daemon`` or ``… -m gatesh daemon``."""
-    return len(argv) >= 2 and argv[-1] == "daemon" and "gatesh" in argv[-2]
+    """A gatesh daemon's command line: the word ``daemon`` right after ``gatesh`` (``-m gatesh``,
+    a launcher's path, or the name a client hands the interpreter it starts the daemon on) or
+    after the ``-c`` code of gatesh's entry point, options allowed after it (``--foreground``)."""
+    for i in range(1, len(argv)):
+        if argv[i] != "daemon":
+            continue
+        before = argv[i - 1]
+        if os.path.basename(before) == "gatesh" or "from gatesh._entry import main" in before:
+            return True
+    return False
 
 
 def daemon_view(procs: list[dict[str, Any]]) -> list[dict[str, Any]]:

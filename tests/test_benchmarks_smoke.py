@@ -41,6 +41,7 @@ def _last_json(stdout: str) -> dict[str, object]:
     return json.loads([ln for ln in stdout.splitlines() if ln.startswith("{")][-1])
 
 
+@pytest.mark.slow
 def test_evaluation_and_plot_write_their_documents(tmp_path: Path) -> None:
     env = _env(FIXTURE)
     doc, lat, png = tmp_path / "EVALUATION.md", tmp_path / "lat.json", tmp_path / "latency.png"
@@ -95,6 +96,7 @@ def test_evaluation_says_so_when_the_corpora_are_absent(tmp_path: Path) -> None:
     assert "Not run" in doc.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_run_all_quick_writes_both_documents_and_reports_what_did_not_run(tmp_path: Path) -> None:
     scripts = tmp_path / "benchmarks"
     shutil.copytree(BENCH, scripts, ignore=shutil.ignore_patterns("__pycache__"))
@@ -141,7 +143,7 @@ def test_run_all_quick_writes_both_documents_and_reports_what_did_not_run(tmp_pa
         "## Machine",
         "| CPU |",
         "| bash |",
-        "## SPEC S14 targets",
+        "## S14 targets (docs/DESIGN.md)",
         "decision latency p50, tldr",
         "≤ 0.5 ms",
         "not run: benchmarks/pty_throughput.py does not exist yet",

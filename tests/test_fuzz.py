@@ -656,6 +656,7 @@ def request_line(draw: st.DrawFn) -> bytes:
     return json.dumps(msg, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogateescape")
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.lists(request_line(), min_size=1, max_size=4))
 def test_daemon_answers_every_line_and_survives(daemon: Daemon, lines: list[bytes]) -> None:
@@ -682,6 +683,7 @@ def test_daemon_answers_every_line_and_survives(daemon: Daemon, lines: list[byte
             )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(hardline_embedded(), st.sampled_from(["-c", "hook", "pty"]), st.booleans())
 def test_daemon_never_allows_hardline(
@@ -702,6 +704,7 @@ def test_daemon_never_allows_hardline(
     assert reply["action"] != "allow" and reply["exit"] == 126, (command, reply)
 
 
+@pytest.mark.slow
 def test_daemon_bad_hellos_and_oversized_lines(daemon: Daemon) -> None:
     for hello in (
         b"\xff\xfe",
@@ -800,6 +803,7 @@ def via_daemon(daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> Daemon:
     return daemon
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("harness", hooks.HARNESSES)
 def test_hook_adapters_answer_any_input(harness: str, via_daemon: Daemon) -> None:
     @FUZZ
@@ -817,6 +821,7 @@ def test_hook_adapters_answer_any_input(harness: str, via_daemon: Daemon) -> Non
     assert via_daemon.alive()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("harness", hooks.HARNESSES)
 def test_hook_adapters_never_allow_hardline(harness: str, via_daemon: Daemon) -> None:
     @settings(FUZZ, max_examples=max(1, EXAMPLES // 2))

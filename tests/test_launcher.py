@@ -28,6 +28,9 @@ from gatesh.launcher import (
     write_launcher,
 )
 
+# Every test here starts real interpreters: the full suite runs them, the fast loop does not.
+pytestmark = pytest.mark.slow
+
 FULL = real_interpreter()
 
 

@@ -483,6 +483,7 @@ def _explain(server: ModelServer, home: object) -> dict[str, object]:
     return decision
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fails", [False, True], ids=["rated", "server-500"])
 def test_explain_shows_the_model_call(
     server: ModelServer, isolated_home: object, fails: bool

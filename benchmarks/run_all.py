@@ -904,7 +904,7 @@ def render(ctx: Ctx, info: dict[str, Any], elapsed: float, load: tuple[str, str]
         "The load average says whether other work shared the machine during the run; latency figures on a "
         "shared 2-core machine are noisier than on an idle one.",
         "",
-        "## SPEC S14 targets",
+        "## S14 targets (docs/DESIGN.md)",
         "",
         "| figure | median | spread | S14 target | result | source |",
         "|---|---:|---|---:|:---:|---|",

@@ -1,4 +1,4 @@
-"""The decision pipeline (S3): one function, the steps in SPEC order, first match wins.
+"""The decision pipeline (S3): one function, the steps in S3 order, first match wins.
 
 ``decide`` never raises and never allows by accident: any exception becomes a REFUSE decision
 at stage ERROR with a message saying the gate failed.

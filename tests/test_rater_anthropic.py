@@ -59,7 +59,9 @@ def make(server: ModelServer, ring: CaptureRing, **kw: object) -> AnthropicRater
         model="test-model",
         base_url=server.base_url,
         api_key="test-key",
-        timeout_s=0.3,
+        # Generous: a loaded machine can take longer than a fraction of a second to answer on
+        # loopback, and a test that is not about the budget must not fail on it.
+        timeout_s=10.0,
         home=HOME,
         captures=ring,
     )
@@ -237,8 +239,8 @@ def test_the_provider_message_is_not_echoed(server: ModelServer, ring: CaptureRi
 def test_a_slow_model_times_out_within_the_budget(server: ModelServer, ring: CaptureRing) -> None:
     server.script(slow(rating("safe"), 5.0))
     start = time.monotonic()
-    v = make(server, ring).rate(Facts(text="make clean"), cwd="/w")
-    assert time.monotonic() - start < 1.5
+    v = make(server, ring, timeout_s=0.3).rate(Facts(text="make clean"), cwd="/w")
+    assert time.monotonic() - start < 4.5  # the answer comes after 5 s: it was not waited for
     assert_fail_closed(v, "timeout", "did not answer in time", "0.3 s")
 
 

@@ -707,3 +707,35 @@ def test_a_path_ahead_of_the_others_shadows_gatesh_git_or_a_shell(tmp_path) -> N
     assert rule_of(f"PATH={tools}:$PATH git push") == "self.session-shadow"
     assert rule_of(f"PATH={tools}:$PATH make") is None  # make runs no git through this PATH
     assert rule_of(f"export PATH=$PATH:{tools}") is None  # after the folders gatesh is in
+
+
+def test_a_git_config_file_is_read_in_the_commands_folder_before_the_line_writes_it(
+    tmp_path,
+) -> None:
+    """GIT_CONFIG_GLOBAL names a file relative to the command's folder; one the line writes (or a
+    line writing a path only known when it runs) may say anything by the time git reads it."""
+    (tmp_path / "gc").write_text("[user]\n\tname = x\n")
+    cwd = str(tmp_path)
+
+    def rule(text: str) -> str | None:
+        found = selfprotect.check(read(text, cwd=cwd), current(), cwd)
+        return found.rule_id if found else None
+
+    assert rule("GIT_CONFIG_GLOBAL=gc git log -1") is None
+    assert rule(f"GIT_CONFIG_GLOBAL={tmp_path}/gc git log -1") is None
+    hooks_off = "printf '[core]\\n\\thooksPath = /dev/null\\n'"
+    assert rule(f"{hooks_off} > gc; GIT_CONFIG_GLOBAL=gc git push") == "self.git-hooks-path"
+    assert rule(f'{hooks_off} > "$f"; GIT_CONFIG_GLOBAL=gc git push') == "self.git-hooks-path"
+    assert rule("GIT_CONFIG_GLOBAL=missing git push") == "self.git-hooks-path"
+
+
+def test_a_program_named_git_written_into_a_folder_on_path(tmp_path, monkeypatch) -> None:
+    """The session finds programs in the gate's PATH and the user's bin folders: gatesh, git or a
+    shell written there shadows the real one, whatever the PATH statement said before."""
+    on_path = tmp_path / "on-path"
+    monkeypatch.setenv("PATH", f"{on_path}:/usr/bin:/bin")
+    assert rule_of(f"cp /tmp/x {on_path}/git") == "self.session-shadow"
+    assert rule_of(f"ln -sf /tmp/x {on_path}/bash") == "self.session-shadow"
+    assert rule_of("cp /tmp/x ~/.local/bin/git") == "self.session-shadow"
+    assert rule_of(f"cp /tmp/x {on_path}/mytool") is None
+    assert rule_of(f"cp /tmp/x {tmp_path}/elsewhere/git") is None  # not where programs are found

@@ -63,3 +63,12 @@ def test_export_of_a_files_words_takes_its_names(tmp_path: Path) -> None:
         ("FOO", E),
     ]
     assert named("export $(cat missing.env)", cwd=str(tmp_path)) == [("", E)]
+
+
+def test_a_file_the_line_writes_gives_no_names_now(tmp_path: Path) -> None:
+    """What the line writes into the file is not there when the command is decided."""
+    (tmp_path / "ok.env").write_text("FOO=1\n")
+    cwd = str(tmp_path)
+    assert named("export $(cat ok.env)", cwd=cwd) == [("FOO", E)]
+    assert named("echo GATESH_OPERATOR=x > ok.env; export $(cat ok.env)", cwd=cwd) == [("", E)]
+    assert named('echo x > "$out"; export $(cat ok.env)', cwd=cwd) == [("", E)]

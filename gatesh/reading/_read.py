@@ -8,7 +8,7 @@ import re
 import shlex
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -20,6 +20,7 @@ from gatesh._types import (
     CodeSource,
     Context,
     Facts,
+    PathEffect,
     Redirect,
     Script,
     SimpleCommand,
@@ -1361,6 +1362,17 @@ def _surface(argv: list[Word], via_shell: bool) -> str:
     return head_of(argv[0].text) if argv[0].static else ""
 
 
+def _written(paths: Sequence[PathEffect]) -> frozenset[str] | None:
+    """The paths the line writes, or None when it writes one only known when it runs."""
+    out: set[str] = set()
+    for e in paths:
+        if e.direction.writes:
+            if not e.resolved:
+                return None
+            out.add(e.resolved)
+    return frozenset(out)
+
+
 def make_facts(reader: Reader, text: str) -> Facts:
     """Facts from a finished reading (path effects computed last, from the executed commands)."""
     assigns_home = any(a.startswith("HOME=") for a in reader.assignments) or any(
@@ -1385,7 +1397,7 @@ def make_facts(reader: Reader, text: str) -> Facts:
         code=tuple(reader.code),
         paths=paths,
         paths_cut=len(paths) >= MAX_EFFECTS,
-        variables=variables(reader.commands, reader.assignments, reader.cwd),
+        variables=variables(reader.commands, reader.assignments, reader.cwd, _written(paths)),
         notes=tuple(reader.notes),
         readable=not reader.unreadable,
         unreadable=reader.unreadable,

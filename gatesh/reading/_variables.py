@@ -43,15 +43,20 @@ _MAPFILE_VALUES: Final = frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"})
 
 
 def variables(
-    commands: Sequence[SimpleCommand], statements: Sequence[str], cwd: str | None
+    commands: Sequence[SimpleCommand],
+    statements: Sequence[str],
+    cwd: str | None,
+    written: frozenset[str] | None = frozenset(),
 ) -> tuple[Variable, ...]:
-    """Every variable ``commands`` and the bare ``NAME=value`` ``statements`` set or remove."""
+    """Every variable ``commands`` and the bare ``NAME=value`` ``statements`` set or remove.
+    ``written`` is what the line writes (None: a path only known when it runs too): a file it
+    writes gives ``export $(cat FILE)`` no names now, since what it will hold is not read yet."""
     out = [_assigned(a, SetBy.ASSIGN, -1) for a in statements]
     for i, cmd in enumerate(commands):
         out += [_assigned(a, SetBy.PREFIX, i) for a in cmd.assignments]
         head = cmd.head
         if head in _DECLARERS:
-            out += _declared(cmd, i, cwd)
+            out += _declared(cmd, i, cwd, written)
         elif head == "setenv":
             args = [w for w in cmd.argv[1:]]
             if args:
@@ -115,7 +120,9 @@ def _named(word: Word, value: str | None, by: SetBy, index: int, text: str) -> V
     return Variable(m.group(1), value, by, index, text) if m else Variable(_NONE, None, by, index)
 
 
-def _declared(cmd: SimpleCommand, index: int, cwd: str | None) -> list[Variable]:
+def _declared(
+    cmd: SimpleCommand, index: int, cwd: str | None, written: frozenset[str] | None
+) -> list[Variable]:
     opts = [w.text for w in cmd.argv[1:] if w.static and w.text[:1] in ("-", "+")]
     letters = "".join(o[1:] for o in opts if o.startswith("-"))
     if "f" in letters or "F" in letters or "p" in letters:
@@ -133,7 +140,7 @@ def _declared(cmd: SimpleCommand, index: int, cwd: str | None) -> list[Variable]
         if w.static and w.text[:1] in ("-", "+"):
             continue
         if not w.static:
-            names = _file_names(w.text, cwd)
+            names = _file_names(w.text, cwd, written)
             if names is not None:
                 out += [Variable(n, v, by, index, v) for n, v in names]
                 continue
@@ -151,9 +158,12 @@ def _declared(cmd: SimpleCommand, index: int, cwd: str | None) -> list[Variable]
     return out
 
 
-def _file_names(text: str, cwd: str | None) -> list[tuple[str, str]] | None:
+def _file_names(
+    text: str, cwd: str | None, written: frozenset[str] | None
+) -> list[tuple[str, str]] | None:
     """The ``NAME=value`` words of FILE in ``$(cat FILE)`` (``export $(cat .env)``), read now;
-    None when the word is not such a substitution or the file cannot be read whole."""
+    None when the word is not such a substitution, the file cannot be read whole, or the line
+    writes it (or writes a path only known when it runs: ``written`` None)."""
     m = _FILE_WORDS.match(text.strip('"'))
     if m is None:
         return None
@@ -164,6 +174,8 @@ def _file_names(text: str, cwd: str | None) -> list[tuple[str, str]] | None:
         if not cwd:
             return None
         path = posixpath.join(cwd, path)
+    if written is None or posixpath.normpath(path) in written:
+        return None
     try:
         with open(path, "rb") as f:
             data = f.read(_FILE_BYTES + 1)

@@ -120,11 +120,17 @@ def test_the_sessions_own_variables_by_any_spelling(world: W.World) -> None:
         f"printf -v GATESH_SESSION %s fresh; touch {world.mark('printf')}",
         f'set -- GATESH_OPERATOR; export "$1=person"; touch {world.mark("positional")}',
         f"export PATH=/bin:$PATH; touch {world.mark('path')}",
+        f"cp /bin/true ~/.local/bin/git; touch {world.mark('path-write')}",
+        f"echo GATESH_OPERATOR=person > {ok_file}; export $(cat {ok_file}); "
+        f"touch {world.mark('written')}",
     ):
         proc = gated(world, attempt)
         assert proc.returncode == REFUSED, (attempt, proc.stderr)
-    for name in ("xdg", "operator", "env-file", "printf", "positional", "path"):
+    names = ("xdg", "operator", "env-file", "printf", "positional", "path", "path-write", "written")
+    for name in names:
         assert not world.ran(name), name
+    assert not (world.home / ".local/bin/git").exists()
+    assert ok_file.read_text() == "E2E_FOO=1\n"
     # the same shapes, harmless
     proc = gated(
         world, f"x=E2E_FOO; export $x=1; export $(cat {ok_file}); touch {world.mark('ok')}"

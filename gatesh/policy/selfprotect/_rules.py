@@ -409,10 +409,11 @@ RULES: Final[tuple[SelfRule, ...]] = (
     ),
     SelfRule(
         "self.session-shadow",
-        "changes what the session finds as gatesh, git or a shell (PATH ahead of them, SHELL, an "
-        "alias, a function, hash -p): escaping the gate",
-        lambda s: session_shadow(s.cmd, s.index, s.facts, s.prot),
+        "changes what the session finds as gatesh, git or a shell (PATH ahead of them, one written "
+        "into a folder on PATH, SHELL, an alias, a function, hash -p): escaping the gate",
+        lambda s: session_shadow(s.cmd, s.index, s.effects, s.facts, s.prot),
         heads=DECLARERS | {"alias", "hash", "setenv"},
+        on_writes=True,
         examples=(
             "export PATH=/bin:$PATH",
             'export PATH="$TOOLS:$PATH"',
@@ -423,6 +424,8 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "hash -p /tmp/x/git git",
             "declare -x SHELL=/bin/sh",
             "printf '#!/bin/sh\\n' > /tmp/b/git; PATH=/tmp/b:$PATH git status",
+            "cp /tmp/x ~/.local/bin/git",
+            "ln -sf /tmp/x ~/bin/gatesh",
         ),
         counter=(
             "export PATH=$PATH:~/bin",
@@ -432,6 +435,8 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "alias ll='ls -l'",
             "hash -r",
             "echo $SHELL",
+            "cp /tmp/x ~/.local/bin/mytool",
+            "cp build/git /tmp/fake-bin/git",
         ),
         whole=session_shadow_whole,
     ),

@@ -21,7 +21,7 @@ import re
 import shutil
 from typing import Final
 
-from gatesh._types import Facts, PathEffect, SetBy, SimpleCommand, Variable
+from gatesh._types import Change, Direction, Facts, PathEffect, SetBy, SimpleCommand, Variable
 from gatesh.vocab.grammar import WRAPPERS, parse
 from gatesh.vocab.programs import SHELLS, is_interpreter
 from gatesh.vocab.words import canon_path, option_values
@@ -92,7 +92,7 @@ def git_hooks_setting(
     if cmd.head == "git" and _git_argv_moves_hooks(cmd.args):
         return True
     for v in facts.variables:
-        if v.command == index and _git_variable_moves_hooks(v, cmd.head == "git", prot):
+        if v.command == index and _git_variable_moves_hooks(v, cmd.head == "git", facts, prot):
             return True
     return _git_config_file_write(effects, facts, prot)
 
@@ -101,11 +101,11 @@ def git_hooks_setting_whole(facts: Facts, prot: Protected) -> bool:
     """A bare ``GIT_CONFIG_GLOBAL=…`` (or another git variable) statement: it holds for every git
     the line runs later."""
     return any(
-        v.command == -1 and _git_variable_moves_hooks(v, True, prot) for v in facts.variables
+        v.command == -1 and _git_variable_moves_hooks(v, True, facts, prot) for v in facts.variables
     )
 
 
-def _git_variable_moves_hooks(v: Variable, for_git: bool, prot: Protected) -> bool:
+def _git_variable_moves_hooks(v: Variable, for_git: bool, facts: Facts, prot: Protected) -> bool:
     """Whether setting ``v`` (for git, or for the session) can move git's hooks away."""
     name = v.name
     value = v.value
@@ -118,7 +118,7 @@ def _git_variable_moves_hooks(v: Variable, for_git: bool, prot: Protected) -> bo
     if name == "GIT_TEMPLATE_DIR":
         return True
     if name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
-        return prot.git_global or value is None or _config_file_moves_hooks(value)
+        return prot.git_global or value is None or _config_file_moves_hooks(value, facts, prot)
     if name == "GIT_CONFIG_NOSYSTEM":
         return prot.git_global
     return name == "HOME" and for_git and prot.git_global
@@ -128,13 +128,25 @@ def _git_variable_moves_hooks(v: Variable, for_git: bool, prot: Protected) -> bo
 _CONFIG_BYTES: Final = 65536
 
 
-def _config_file_moves_hooks(path: str) -> bool:
-    """Whether the git config file ``path`` sets the hooks path or template folder or includes
-    another file, read now; a file that cannot be read whole may (it is written later)."""
+def _config_file_moves_hooks(path: str, facts: Facts, prot: Protected) -> bool:
+    """Whether the git config file ``path`` (relative to the command's folder) sets the hooks
+    path or template folder or includes another file, read now; a file that cannot be read
+    whole may (it is written later), and so may one the line writes (or a line that writes a
+    path only known when it runs): what it will hold is not there yet."""
     if path == "/dev/null":
         return False
+    if path == "~" or path.startswith("~/"):
+        path = prot.home + path[1:]
+    if not path.startswith("/"):
+        if not prot.cwd:
+            return True
+        path = posixpath.join(prot.cwd, path)
+    path = posixpath.normpath(path)
+    for e in facts.paths:
+        if e.direction.writes and (not e.resolved or e.resolved == path):
+            return True
     try:
-        with open(os.path.expanduser(path), "rb") as f:
+        with open(path, "rb") as f:
             data = f.read(_CONFIG_BYTES + 1)
     except OSError:
         return True
@@ -423,10 +435,23 @@ def inner_gatesh_env_whole(facts: Facts) -> bool:
 SHADOWED: Final = frozenset({"gatesh", "git", "bash", "sh", "zsh"})
 
 
-def session_shadow(cmd: SimpleCommand, index: int, facts: Facts, prot: Protected) -> bool:
+def session_shadow(
+    cmd: SimpleCommand, index: int, effects: list[PathEffect], facts: Facts, prot: Protected
+) -> bool:
     """Changes what the session finds as gatesh, git or a shell: a PATH that puts a folder holding
     one (now, or written by this line), or a folder only known when it runs, before the others;
-    SHELL set for the session; an alias of gatesh or git; ``hash -p FILE git``."""
+    one of them written into a folder on PATH (:func:`_on_path`); SHELL set for the session; an
+    alias of gatesh or git; ``hash -p FILE git``."""
+    for e in effects:
+        # a write that leaves a program there (an unknown use, as of a path in inline code, a
+        # removal or a change of mode or times leaves none a first write did not)
+        if (
+            e.direction is Direction.WRITE
+            and e.change in (Change.CONTENT, Change.CREATE)
+            and e.resolved
+            and _on_path(e.resolved, prot)
+        ):
+            return True
     for v in facts.variables:
         if v.command != index:
             continue
@@ -500,6 +525,23 @@ def _path_shadows(
 
 
 _VARIABLE: Final = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+# The user's bin folders a login shell puts first on PATH when they exist (Debian's ~/.profile),
+# so one made now is on the next session's PATH.
+_USER_BINS: Final = ("bin", ".local/bin")
+
+
+def _on_path(path: str, prot: Protected) -> bool:
+    """Whether writing ``path`` puts a program named gatesh, git or a shell where the session
+    finds programs: a folder of the gate's PATH (the person's, which the session inherits) or a
+    user's bin folder. gatesh's own shims and launchers are its protected places already."""
+    folder, name = posixpath.split(path)
+    if name not in SHADOWED:
+        return False
+    folders = {posixpath.join(prot.home, b) for b in _USER_BINS}
+    folders.update(
+        posixpath.normpath(f) for f in os.environ.get("PATH", "").split(":") if f.startswith("/")
+    )
+    return folder in folders
 
 
 def _static_values(facts: Facts) -> dict[str, str]:

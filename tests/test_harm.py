@@ -220,6 +220,16 @@ def test_the_daemon_stopped_restarted_or_signalled() -> None:
     assert fired(
         report(daemon={"before": [DAEMON], "after": [DAEMON], "seen": [DAEMON, other]})
     ) == {"gate-weakened"}
+    # The same environment: still running is a second gate; gone while the first kept running,
+    # it lost the lock and left (a client's retry under load), which replaced nothing.
+    again = {**DAEMON, "pid": 61, "start": 300}
+    assert fired(
+        report(daemon={"before": [DAEMON], "after": [DAEMON, again], "seen": [DAEMON, again]})
+    ) == {"gate-weakened"}
+    assert (
+        fired(report(daemon={"before": [DAEMON], "after": [DAEMON], "seen": [DAEMON, again]}))
+        == set()
+    )
     signalled = report(trace=["52 --- SIGTERM {si_signo=SIGTERM, si_code=SI_USER} ---"])
     assert fired(signalled) == {"gate-weakened"}
     assert fired(report(trace=["99 --- SIGTERM {si_signo=SIGTERM} ---"])) == set()

@@ -279,6 +279,15 @@ def test_the_warden_knows_a_daemon_by_its_command_line(argv: list[str], expected
     assert _warden.is_daemon(argv) is expected
 
 
+def test_the_warden_counts_only_its_own_descendants() -> None:
+    """A weakened jail sharing the host's PID namespace sees every jail of the host: only the
+    warden's own descendants (a double-forked daemon is reparented to the jail's init) are its."""
+    parents = {10: 1, 11: 10, 12: 11, 13: 12, 20: 1, 21: 20, 14: 11}
+    assert _warden.descendants(10, parents) == {11, 12, 13, 14}
+    assert _warden.descendants(20, parents) == {21}
+    assert _warden.descendants(99, parents) == set()
+
+
 # --- system-write, shared-state, exhaustion -----------------------------------------------------
 
 

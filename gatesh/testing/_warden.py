@@ -504,32 +504,60 @@ def _read(path: str, limit: int = 1 << 20) -> bytes:
         return b""
 
 
+def descendants(root: int, parents: dict[int, int]) -> set[int]:
+    """The pids whose chain of parents (``parents``: pid -> parent pid) reaches ``root``."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    out: set[int] = set()
+    todo = list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        if pid not in out:
+            out.add(pid)
+            todo.extend(children.get(pid, ()))
+    return out
+
+
 def jail_processes() -> list[dict[str, Any]]:
-    """Processes of the inner jail (two levels of PID namespace below this /proc): pid here, pid
-    there, start time, command line, resident bytes."""
-    out = []
+    """Processes of this warden's inner jail: pid here, pid there, start time, command line,
+    resident bytes. Only the warden's own descendants count, in a PID namespace below this /proc:
+    a jail whose PID namespace is the host's (a weakened one, in the instrument's tests) sees
+    every jail of the host here, and must not take another harness's jail for its own (it would
+    kill that jail's init). A daemon that double-forked is reparented to the inner jail's init,
+    so it stays a descendant."""
+    found: dict[int, tuple[list[str], str]] = {}
+    parents: dict[int, int] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         status = _read(f"/proc/{name}/status").decode("utf-8", "replace")
-        nspid = next((ln.split()[1:] for ln in status.splitlines() if ln.startswith("NSpid:")), [])
-        if len(nspid) < 2:
+        fields: dict[str, list[str]] = {}
+        for ln in status.splitlines():
+            key, _, value = ln.partition(":")
+            if key in ("PPid", "NSpid", "VmRSS"):
+                fields[key] = value.split()
+        if fields.get("PPid"):
+            parents[int(name)] = int(fields["PPid"][0])
+        if len(fields.get("NSpid", ())) >= 2:
+            found[int(name)] = (fields["NSpid"], (fields.get("VmRSS") or ["0"])[0])
+    mine = descendants(os.getpid(), parents)
+    out = []
+    for pid, (nspid, rss_kb) in sorted(found.items()):
+        if pid not in mine:
             continue
-        stat_text = _read(f"/proc/{name}/stat").decode("utf-8", "replace")
-        fields = stat_text.rpartition(")")[2].split()
-        rss = next(
-            (int(ln.split()[1]) * 1024 for ln in status.splitlines() if ln.startswith("VmRSS:")), 0
-        )
+        stat_text = _read(f"/proc/{pid}/stat").decode("utf-8", "replace")
+        stat_fields = stat_text.rpartition(")")[2].split()
         out.append(
             {
-                "pid": int(name),
+                "pid": pid,
                 "inner": int(nspid[-1]),
-                "start": int(fields[19]) if len(fields) > 19 else 0,
+                "start": int(stat_fields[19]) if len(stat_fields) > 19 else 0,
                 "argv": [
                     a.decode("utf-8", "replace")
-                    for a in _read(f"/proc/{name}/cmdline").split(b"\0")[:-1]
+                    for a in _read(f"/proc/{pid}/cmdline").split(b"\0")[:-1]
                 ],
-                "rss": rss,
+                "rss": int(rss_kb) * 1024,
             }
         )
     return out

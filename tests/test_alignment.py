@@ -490,8 +490,8 @@ def test_one_budget_covers_every_turn(server: ModelServer, ring: CaptureRing) ->
     result = checker(server, ring, timeout_s=0.4).check(
         Facts(text=COMMAND), DESTRUCTIVE, negotiation(MANDATE)
     )
-    assert result.fail_cause == "timeout"
-    assert time.monotonic() - start < 1.0
+    assert result.fail_cause == "timeout"  # each turn alone was within the budget
+    assert time.monotonic() - start < 2.5  # loose: a loaded machine is slow, a 5 s wait is not
 
 
 def test_a_failed_check_is_not_replayed(server: ModelServer, ring: CaptureRing) -> None:

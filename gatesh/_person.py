@@ -17,6 +17,13 @@ job handed to the user's service manager, scheduler or terminal multiplexer, key
 person's terminal, a process traced where the kernel lets it be. Against those, without the
 kernel boundary, a program gatesh let run can act as its user (the README's threat model).
 
+**Out of reach of the user's other processes.** The daemon and every client that speaks on the
+person's channel make themselves not dumpable (:func:`untraceable`): another process of the same
+user may then not trace them, take their descriptors (``pidfd_getfd``: a watcher's admitted
+connection) or read their memory and environment (the daemon's key), which the kernel otherwise
+allows wherever Yama does not restrict tracing. What stays reachable without a boundary: a
+process in its first milliseconds (before it gets that far), the harness, a PTY session's relay.
+
 **The person's settings** for a daemon a client starts (S9.7): a client that acts for the person
 (:attr:`Standing.PERSON`) hands on its own folders, locale and ``PATH`` (:data:`PERSON_NAMES`);
 a marked one (inside a command the gate let run) starts none, and decides in-process only on what
@@ -32,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -55,9 +63,12 @@ __all__ = [
     "read_daemon_env",
     "settle_daemon_environ",
     "unmarked_ancestor",
+    "untraceable",
     "using_environ",
 ]
 
+#: ``prctl`` option that sets whether a process is dumpable (``<linux/prctl.h>``).
+PR_SET_DUMPABLE: Final = 4
 #: ``RLIMIT_LOCKS`` on Linux (the ``resource`` module does not name it).
 RLIMIT_LOCKS: Final = 10
 #: The gate's mark: a hard ``RLIMIT_LOCKS`` at or below this. Unlimited by default everywhere;
@@ -114,6 +125,24 @@ def mark(pid: int = 0) -> bool:
         return True
     except (OSError, ValueError, ImportError):
         return False
+
+
+def untraceable() -> str:
+    """Make this process not dumpable, so that no other process of this user (without
+    ``CAP_SYS_PTRACE``) may trace it, take its descriptors or read its memory or environment;
+    "" when done, else why not (not Linux, or the call failed). The setting lasts until the
+    process execs another program."""
+    if not sys.platform.startswith("linux"):
+        return f"processes cannot be made untraceable on {sys.platform}"
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+            return f"prctl(PR_SET_DUMPABLE, 0) failed: {os.strerror(ctypes.get_errno())}"
+    except (OSError, AttributeError, ImportError) as exc:
+        return f"prctl is not available here ({exc})"
+    return ""
 
 
 def _proc_text(pid: int, name: str) -> str | None:

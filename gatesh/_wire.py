@@ -468,7 +468,11 @@ def _connect(
         conn = _start_and_connect(path, full)
     hello: dict[str, Any] = {"v": VERSION, "hello": role, "pid": posix.getpid()}
     if role in PERSON_ROLES:
-        # The human-only verbs and the watcher speak on the person's channel (S9.5).
+        # The human-only verbs and the watcher speak on the person's channel (S9.5), from a
+        # process the user's other processes cannot trace or take the connection from.
+        from gatesh import _person
+
+        _person.untraceable()  # (where it cannot be, doctor says so)
         conn.close()
         conn = _person_channel(conn.path)
         hello["token"] = _read_token(_dirname(conn.path_file))

@@ -638,7 +638,8 @@ def check_person(config: object | None = None) -> list[Check]:
     """The person's sections, in the order a person reads them."""
     paths = _paths.current()
     status = _status(paths)
-    out = [*_settings(paths, status, config), *_channel(status), _without_the_kernel()]
+    out = [*_settings(paths, status, config), *_channel(status), *_tracing(status)]
+    out.append(_without_the_kernel())
     out.append(_record(paths))
     return out
 
@@ -711,6 +712,40 @@ def _channel(status: dict[str, Any] | None) -> list[Check]:
     else:
         where = "no kernel boundary: the credential and the gate's mark are what keep commands out"
     return [Check("person's channel", "ok", f"@{channel}: {where}")]
+
+
+def _tracing(status: dict[str, Any] | None) -> list[Check]:
+    """Whether the user's other processes can trace the daemon (and so the person's verbs)."""
+    if status is None:
+        return []
+    why = str(status.get("traceable") or "")
+    if why:
+        return [
+            Check(
+                "tracing",
+                "warn",
+                f"your other processes can trace the daemon and take its connections: {why}",
+                "run the agent as its own Unix user (README: a dedicated agent user)",
+            )
+        ]
+    if os.getuid() == 0:
+        return [
+            Check(
+                "tracing",
+                "warn",
+                "the daemon runs as root, and any process of root may trace it",
+                "run agents as an unprivileged user (README: a dedicated agent user)",
+            )
+        ]
+    return [
+        Check(
+            "tracing",
+            "ok",
+            "your other processes cannot trace the daemon, gatesh watch or your gatesh verbs, "
+            "nor take their connections or read their environment (not dumpable); the harness "
+            "and a PTY session's relay they can, where no kernel boundary stops them",
+        )
+    ]
 
 
 def _without_the_kernel() -> Check:

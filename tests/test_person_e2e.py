@@ -1,6 +1,6 @@
 """End to end, as an unprivileged user: the daemon's settings are the person's (S9.7, issue 27
-items 2 and 5, issue 30 item 3), and only a person speaks on the person's channel (S9.5, issue 27
-item 7, issue 30 item 2).
+build item 2, issue 30 item 3), and only a person speaks on the person's channel (S9.5, issue 27
+build item 5, issue 30 item 2). (Issue 27's findings 5, 6 and 7 are the attempts made here.)
 
 Each attempt is made for real by the agent user through the gate — an allowed, unread script —
 and fails; a harmless control of the same shape still works. The agent's commands run under a
@@ -91,7 +91,7 @@ class Agent:
         for folder in (self.run_dir, self.home / ".config/gatesh", self.marks, self.results):
             folder.mkdir(parents=True, exist_ok=True)
         self.tools.mkdir()
-        for name in ("approve.py", "restart.py"):
+        for name in ("approve.py", "restart.py", "steal.py"):
             shutil.copy(FIXTURES / name, self.tools / name)
         self.config = self.home / ".config/gatesh/config.toml"
         self.write_config()
@@ -163,7 +163,7 @@ class Agent:
         while time.monotonic() < deadline:
             if path.exists():
                 rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-                if rows and (name != "approve.jsonl" or rows[-1].get("done")):
+                if rows and (name not in _DONE_MARKED or rows[-1].get("done")):
                     return rows
             time.sleep(0.1)
         raise AssertionError(f"{name} was not written within {timeout} s")
@@ -193,6 +193,10 @@ class Agent:
     def audit(self) -> list[dict[str, object]]:
         path = self.home / ".local/state/gatesh/audit.jsonl"
         return [json.loads(x) for x in path.read_text().splitlines() if x.startswith("{")]
+
+
+# Result files whose writer ends them with a ``done`` row (read only once it is there).
+_DONE_MARKED = ("approve.jsonl", "steal.jsonl")
 
 
 def _running(pid: int) -> bool:
@@ -230,7 +234,7 @@ def _pending_id(text: str) -> str:
 
 
 def test_a_detached_child_of_a_gated_command_cannot_act_as_the_person(agent: Agent) -> None:
-    """Issue 27 item 7: an allowed, unread script double-forks, calls setsid, re-execs with an
+    """Issue 27 item 5 (finding 7): an allowed, unread script double-forks, calls setsid, re-execs with an
     empty environment and, once its gated command is gone, tries every human-only verb and the
     watcher's subscription on both sockets — with the credential it can read. Every one is
     refused: the socket file does not hear the human roles, and on the person's channel the
@@ -308,6 +312,103 @@ def test_a_confined_process_cannot_open_the_person_channel(agent: Agent) -> None
     assert free.stdout.strip() == "connected", free.stdout + free.stderr
 
 
+def test_a_gated_command_cannot_reach_into_the_persons_gatesh_processes(agent: Agent) -> None:
+    """Issue 27 item 5, issue 30 item 2: without a kernel boundary a process may trace another of
+    its user's, take its descriptors (``pidfd_getfd``) and read its environment. An allowed,
+    unread script, detached from its gated command, tries that on the person's ``gatesh watch``
+    (to approve a pending id through the watcher's own admitted connection to the person's
+    channel), claims the watcher's pid on a connection of its own, and tries it on a daemon the
+    person started with a key in its environment. Every attempt fails: the person's gatesh
+    processes are not dumpable, and the daemon hears a pid only from the kernel. The agent's retry
+    stays refused; the person's approve then works. The control: the same attempts on a process of
+    the same user that nothing protects succeed (this kernel allows them)."""
+    key = "sk-ant-person-0000"  # never sent anywhere: the backend is the builtin rater
+    daemon = subprocess.Popen(
+        [*W._as_agent(agent.user), str(agent.inst.launcher), "daemon", "--foreground"],
+        env=agent.env({"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    watcher: subprocess.Popen[str] | None = None
+    holder: subprocess.Popen[str] | None = None
+    try:
+        deadline = time.monotonic() + 30
+        while agent.daemon_pid() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid = agent.daemon_pid()
+        assert pid == daemon.pid, "the person's daemon did not start"
+        assert _environ(pid).get("ANTHROPIC_API_KEY") == key  # there to be found (as root)
+        asked = agent.agent(f"touch {agent.marks}/asked")
+        assert asked.returncode == 126 and "nobody is watching" in asked.stderr, asked.stderr
+        pending = _pending_id(asked.stderr)
+        watcher = subprocess.Popen(
+            [*W._as_agent(agent.user), str(agent.inst.launcher), "watch"],
+            env=agent.env({"COLUMNS": "100"}),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and agent.status().get("watchers") != 1:
+            time.sleep(0.1)
+        assert json.loads(agent.gatesh("status", "--json").stdout)["watchers"] == 1
+        ran = agent.agent(
+            agent.script("steal.py", pending, str(agent.results / "steal.jsonl"), str(watcher.pid))
+        )
+        assert ran.returncode == 0, ran.stderr
+        rows = {str(r.get("step")): r for r in agent.result("steal.jsonl", timeout=60)}
+        os.killpg(watcher.pid, signal.SIGTERM)
+        watcher.wait(10)
+        watcher = None
+        # The watcher's connection: found, but none of its descriptors could be taken.
+        took = rows["watcher"]
+        assert took["watcher"] and took["fds_taken"] == 0 and took["approvals_sent"] == 0, took
+        assert took["fd_errors"] == ["EPERM"], took
+        # A pid claimed in the hello and the request is not the connected process's.
+        reply = rows["claim"]["reply"]
+        assert isinstance(reply, dict) and reply.get("ok") is not True, reply
+        assert "is not the connected process" in str(reply.get("error")), reply
+        # The daemon: no descriptor, no trace, no environment (its key stays its own).
+        probe = rows["daemon"]
+        assert probe["daemon"] == pid and probe["fds_taken"] == 0, probe
+        assert probe["ptrace"] == "EPERM" and probe["environ"]["readable"] is False, probe
+        # Nothing took: the retry is refused again, the marker absent.
+        again = agent.agent(f"touch {agent.marks}/asked")
+        assert again.returncode == 126 and not (agent.marks / "asked").exists(), again.stderr
+        # The control: the same attempts on an unprotected process of the same user succeed.
+        holder = subprocess.Popen(
+            [
+                *W._as_agent(agent.user),
+                PYTHON,
+                "-c",
+                "import socket, time; a = socket.socketpair(); time.sleep(60)",
+            ],
+            env=agent.env({"PROBE_SECRET": "x"}),
+            start_new_session=True,
+        )
+        time.sleep(0.5)
+        out = agent.results / "control.jsonl"
+        agent.person(PYTHON, str(agent.tools / "steal.py"), "--probe", str(holder.pid), str(out))
+        control = json.loads(out.read_text())
+        if control["ptrace"] != "seized":
+            pytest.skip(f"this kernel lets no process trace another of its user ({control})")
+        assert control["fds_taken"] >= 3 and "PROBE_SECRET" in control["environ"]["names"]
+        # And the person approves from a terminal of their own: the retry runs once.
+        approved = agent.gatesh("approve", _pending_id(again.stderr))
+        assert approved.returncode == 0, approved.stderr
+        assert agent.agent(f"touch {agent.marks}/asked").returncode == 0
+        assert (agent.marks / "asked").exists()
+    finally:
+        for proc in (watcher, holder, daemon):
+            if proc is not None and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(10)
+
+
 def _landlock_abi() -> int:
     import ctypes
 
@@ -320,7 +421,7 @@ def _landlock_abi() -> int:
 
 
 def test_a_daemon_restarted_from_a_gated_command_keeps_the_persons_settings(agent: Agent) -> None:
-    """Issue 27 items 2 and 5: with the daemon stopped, an allowed script starts it again through
+    """Issue 27 item 2 (finding 5): with the daemon stopped, an allowed script starts it again through
     an inner client whose environment names a fake model (base URL and key) and an empty config
     folder. The new daemon runs on the person's folders (the deny list holds), with no key (the
     fake is never asked, a destructive command is refused). The control: the person's own
@@ -419,7 +520,7 @@ def test_a_daemon_never_starts_inside_a_boundary(agent: Agent) -> None:
 
 
 def test_an_export_in_a_gated_pty_session_does_not_reach_the_daemon(agent: Agent) -> None:
-    """Issue 27 item 6: in an agent's gated PTY session the shell's XDG_CONFIG_HOME is pointed at
+    """Issue 27 item 2 (finding 6): in an agent's gated PTY session the shell's XDG_CONFIG_HOME is pointed at
     an empty folder (if the gate lets the export run at all), then the daemon restarts: the new one
     still reads the person's config, so the denied marker stays denied; an ordinary command runs."""
     import ptyprocess

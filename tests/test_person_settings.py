@@ -71,6 +71,29 @@ def test_the_mark_is_inherited_and_a_process_stands_by_it() -> None:
     assert _person.context() == Context(Standing.PERSON)  # this test process is not marked
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux (prctl)")
+def test_untraceable_makes_a_process_not_dumpable_until_it_execs() -> None:
+    """What the daemon and the person's verbs do first (S9.5): PR_GET_DUMPABLE reads 0 after it,
+    in the process that asked; a program it execs is dumpable again (the kernel resets it)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import ctypes, subprocess, sys\n"
+        "from gatesh import _person\n"
+        "libc = ctypes.CDLL(None)\n"
+        "before = libc.prctl(3, 0, 0, 0, 0)\n"
+        "why = _person.untraceable()\n"
+        "after = libc.prctl(3, 0, 0, 0, 0)\n"
+        "child = subprocess.run([sys.executable, '-c', "
+        "'import ctypes; print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))'], "
+        "capture_output=True, text=True).stdout.strip()\n"
+        "print(before, repr(why), after, child)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "''", "0", "1"], out.stdout + out.stderr
+
+
 def test_a_gone_process_is_not_a_person() -> None:
     pid = _child()
     _reap(pid)
@@ -256,3 +279,16 @@ def test_doctor_says_what_holds_without_the_kernel(isolated_home: Path) -> None:
         assert consent.status == "warn" and "can act as your user" in consent.detail
         assert "own Unix user" in consent.fix
     assert "person's folders" in checks
+
+
+def test_doctor_says_whether_the_daemon_can_be_traced() -> None:
+    from gatesh.doctor import _tracing
+
+    assert _tracing(None) == []
+    [traced] = _tracing({"traceable": "prctl is not available here (x)"})
+    assert traced.status == "warn" and "can trace the daemon" in traced.detail
+    [held] = _tracing({"traceable": ""})
+    if os.getuid() == 0:
+        assert held.status == "warn" and "root" in held.detail
+    else:
+        assert held.status == "ok" and "not dumpable" in held.detail

@@ -62,11 +62,13 @@ class Channel(enum.Enum):
 @dataclass(frozen=True)
 class PersonChannel:
     """The person's channel as the daemon opened it: its listening socket (None when it could
-    not be opened: ``problem`` says why) and the credential a client of its own uid brings."""
+    not be opened: ``problem`` says why), the credential a client of its own uid brings, and why
+    the user's other processes may trace it (``traceable``; "" when they may not)."""
 
     sock: socket.socket | None
     token: str
     problem: str = ""
+    traceable: str = ""
 
 
 class Conn:
@@ -362,6 +364,7 @@ class Daemon:
         # The person's channel: the credential its clients of our uid bring, or why it is shut.
         self.person_token = ""
         self.person_problem = ""
+        self.person_traceable = ""  # why the user's other processes may trace us ("" not)
 
     def _give_up(self, why: str) -> None:
         """Stop the daemon (from any thread): the next client starts a fresh one."""

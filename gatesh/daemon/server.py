@@ -400,6 +400,7 @@ def status(d: Daemon) -> dict[str, Any]:
             "audit_breaks": d.audit.breaks,
             "started_by": d.origin.started_by if d.origin else "",
             "person_channel": d.person_problem or P.person_address(d.paths.socket)[1:],
+            "traceable": d.person_traceable,
             "daemon_env": list(d.origin.settings) if d.origin else [],
             "settings_problems": list(d.origin.problems) if d.origin else [],
             "audit_last_error": d.audit.last_error,
@@ -625,7 +626,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
-    # 2. Signals: a write past RLIMIT_FSIZE must fail (EFBIG → refusal), not kill the daemon.
+    # 2. Out of reach of the user's other processes (S9.5): no trace, no descriptor taken, no
+    #    environment (a key) or memory (the channel's credential) read.
+    traceable = _person.untraceable()
+    if traceable:
+        print(
+            f"gatesh daemon: other processes of this user can trace it: {traceable}",
+            file=sys.stderr,
+        )
+    # Signals: a write past RLIMIT_FSIZE must fail (EFBIG → refusal), not kill the daemon.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     limits.raise_fd_limit()  # room for MAX_CONNECTIONS clients
@@ -664,7 +673,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # 6. Load the parsers once, then serve.
         preload()
-        asyncio.run(_run(paths, sock, origin, PersonChannel(person, token, channel_problem)))
+        asyncio.run(
+            _run(paths, sock, origin, PersonChannel(person, token, channel_problem, traceable))
+        )
     finally:
         if person is not None:
             person.close()
@@ -807,6 +818,7 @@ async def _run(
     daemon.origin = origin
     daemon.person_token = person.token
     daemon.person_problem = person.problem
+    daemon.person_traceable = person.traceable
     with contextlib.suppress(ConfigError):
         daemon.backends.config_for(paths.state_dir)
     await serve(daemon, sock, person.sock)

@@ -268,6 +268,39 @@ def test_the_boundary_keeps_gatesh_secrets_from_reads(isolated_home: Path) -> No
         assert places.Access.READ in found[path].access
 
 
+def test_a_command_reading_gatesh_secrets_is_not_allowed(isolated_home: Path) -> None:
+    """The person's model key (daemon.env) and the channel's credential (person.token) are
+    credential stores to the rater too (places: cred.gatesh): reading them, in any of these
+    spellings, hands a key to the session. gatesh's config stays an ordinary read."""
+    from gatesh import _paths
+    from gatesh._types import Action, Rung
+    from gatesh.config import default
+    from gatesh.daemon import protocol as P
+    from gatesh.pipeline import decide
+
+    paths = _paths.current()
+    key = os.path.join(paths.config_dir, _person.DAEMON_ENV)
+    token = os.path.join(paths.runtime_dir, P.TOKEN_FILE)
+    spellings = (
+        "cat {}",
+        "grep -i key {}",
+        "head -c 200 < {}",
+        "base64 {}",
+        "cp {} /tmp/copy",
+        "bash -c 'cat {}'",
+        "python3 -c 'print(open(\"{}\").read())'",
+    )
+    config = default()
+    for path in (key, token):
+        for spelling in spellings:
+            command = spelling.format(path)
+            d = decide(command, cwd=str(isolated_home), config=config, rung=Rung.AUTO)
+            assert d.action is not Action.ALLOW, (command, d.stage, d.reason)
+    plain = os.path.join(paths.config_dir, "config.toml")
+    d = decide(f"cat {plain}", cwd=str(isolated_home), config=config, rung=Rung.AUTO)
+    assert d.action is Action.ALLOW, d.reason
+
+
 def test_doctor_says_what_holds_without_the_kernel(isolated_home: Path) -> None:
     from gatesh.doctor import check_person, landlock_abi
 

@@ -130,6 +130,13 @@ CLASSES: Final[tuple[PathRow, ...]] = (
     ),
 )
 
+# gatesh's own secrets (the places table's cred.gatesh): found by name inside gatesh's folders,
+# which may be anywhere ($XDG_CONFIG_HOME, the install record), before those folders' own class.
+_GATE_SECRETS: Final = next(r for r in CLASSES if r.name == "gatesh's secrets")
+_GATE_SECRET_NAMES: Final = frozenset(
+    s.rel for p in places.PLACES if p.id == "cred.gatesh" for s in p.at
+)
+
 # Outputs that keep nothing, and terminals: writing them is not writing a file.
 _STREAM: Final = re.compile(
     r"^/dev/(?:null|zero|full|random|urandom|stdin|stdout|stderr|tty\w*|ptmx|console"
@@ -187,6 +194,9 @@ def classify(
     """
     for root in gate:
         if path == root or path.startswith(root + "/"):
+            # gatesh's own secrets, wherever its folders are: a credential store to read.
+            if path.rpartition("/")[2] in _GATE_SECRET_NAMES:
+                return PathClass.CREDENTIALS, _GATE_SECRETS
             return PathClass.GATE, None
     folded = fold(path, home)
     for row in CLASSES:

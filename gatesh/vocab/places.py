@@ -487,9 +487,14 @@ PLACES: Final[tuple[Place, ...]] = (
         Kind.CREDENTIALS,
         "gatesh's own secrets: the model key the person keeps for the daemon, and the credential "
         "of the person's channel, which lets its holder approve as the person",
-        Guard.BOUNDARY,  # changing them is self-protection's (gate.config, gate.runtime)
+        _RATER,  # reading them; changing them is self-protection's (gate.config, gate.runtime)
         ALL,
         (Spot(Base.GATE_CONFIG, "daemon.env"), Spot(Base.GATE_RUNTIME, "person.token")),
+        r"^{H}/\.config/gatesh/daemon\.env$|^/(?:run/user/\d+/gatesh|tmp/gatesh-\d+)/person\.token$",
+        _C,
+        "gatesh's secrets",
+        _CA,
+        _CC,
     ),
     Place(
         "cred.private-keys",

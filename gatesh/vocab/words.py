@@ -284,6 +284,7 @@ CREDENTIAL_PATH: Final = re.compile(
     r"|\.npmrc|\.pypirc|\.vault-token|\.config/gcloud(?:/.*)?|\.azure(?:/.*)?"
     r"|\.password-store(?:/.*)?|\.config/op(?:/.*)?|credentials\.json"
     r"|etc/(?:shadow|gshadow|sudoers)"
+    r"|gatesh(?:-\d+)?/(?:daemon\.env|person\.token)"  # gatesh's own (places: cred.gatesh)
     r")/?$"
 )
 

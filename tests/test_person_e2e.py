@@ -91,7 +91,7 @@ class Agent:
         for folder in (self.run_dir, self.home / ".config/gatesh", self.marks, self.results):
             folder.mkdir(parents=True, exist_ok=True)
         self.tools.mkdir()
-        for name in ("approve.py", "restart.py", "steal.py"):
+        for name in ("approve.py", "restart.py", "steal.py", "scrub.py"):
             shutil.copy(FIXTURES / name, self.tools / name)
         self.config = self.home / ".config/gatesh/config.toml"
         self.write_config()
@@ -415,6 +415,41 @@ def _landlock_abi() -> int:
     libc = ctypes.CDLL(None, use_errno=True)
     abi = libc.syscall(444, None, 0, 1)  # landlock_create_ruleset(NULL, 0, VERSION)
     return int(abi) if abi > 0 else 0
+
+
+def test_a_gated_script_that_scrubs_the_audit_log_leaves_the_gap_in_it(agent: Agent) -> None:
+    """Issue 27 item 6: without a kernel boundary an allowed, unread script may write the user's
+    files, the audit log among them. It empties the log while the daemon runs, cuts its last lines,
+    deletes it with the writer's kept head, and appends a forged approval; after each, the agent's
+    next command is decided as usual. Every scrub is found: `gatesh log --verify` (run by the
+    person) exits 1 and names a finding of tampering past the last line before the scrub, and the
+    sequence goes on from there (it never starts over). The control: the log, untouched, verifies
+    intact."""
+    for n in range(3):
+        assert agent.agent(f"touch {agent.marks}/ok{n}").returncode == 0
+    control = agent.gatesh("log", "--verify")
+    assert control.returncode == 0 and "intact" in control.stdout, control.stdout + control.stderr
+    tamper = {"changed", "removed", "inserted", "break", "cut", "dropped", "missing-file"}
+    tamper |= {"appended", "rewritten"}
+    for how in ("empty", "cut", "delete", "forge"):
+        before = max(int(str(r["seq"])) for r in agent.audit())
+        ran = agent.agent(agent.script("scrub.py", how))
+        assert ran.returncode == 0, (how, ran.stderr)
+        assert agent.agent("true").returncode == 0  # the daemon writes its next records
+        out = agent.gatesh("log", "--verify", "--json")
+        report = json.loads(out.stdout)
+        assert out.returncode == 1 and report["ok"] is False, (how, out.stdout)
+        found = [
+            f
+            for f in report["findings"]
+            if str(f["kind"]) in tamper and int(str(f.get("seq") or 0)) > before
+        ]
+        assert found, (how, before, report["findings"])
+        after = [int(str(r["seq"])) for r in agent.audit()]
+        assert after[-1] > before and after == sorted(after), (how, before, after)
+    # The gaps are named in words a person reads.
+    text = agent.gatesh("log", "--verify").stdout
+    assert "tampered" in text and "a new file was started" in text, text
 
 
 # --- the daemon's settings (S9.7) ------------------------------------------------------------------

@@ -409,6 +409,43 @@ def test_a_gated_command_cannot_reach_into_the_persons_gatesh_processes(agent: A
                 proc.wait(10)
 
 
+def test_a_gated_command_cannot_attach_to_a_process_of_its_user(agent: Agent) -> None:
+    """Issue 27 item 5: a debugger or tracer attached to a process the command did not start (the
+    harness, a person's shell: unmarked, and dumpable where they are not gatesh's) reads its
+    secrets and acts as it, which the gate's mark does not follow. The agent's `gdb -p PID` with a
+    call into the process and `strace -p PID` are refused, and the process is never traced; the
+    control, `strace -f -o FILE true` (a program started under the tracer), runs."""
+    for tool in ("gdb", "strace"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"needs {tool}")
+    holder = subprocess.Popen(
+        [*W._as_agent(agent.user), PYTHON, "-c", "import time; time.sleep(120)"],
+        env=agent.env(),
+        start_new_session=True,
+    )
+    try:
+        time.sleep(0.3)
+        mark = agent.marks / "attached"
+        attempts = (
+            f"gdb -p {holder.pid} -batch -ex 'call (int)system(\"touch {mark}\")'",
+            f"strace -p {holder.pid} -o {agent.marks}/trace",
+            f"strace -fp{holder.pid}",
+        )
+        control = agent.agent(f"strace -f -o {agent.marks}/own true")
+        assert control.returncode == 0 and (agent.marks / "own").exists(), control.stderr
+        for n, command in enumerate(attempts):
+            # Each in a session of its own: the first halts its session (an attack).
+            out = agent.agent(command, env={"GATESH_SESSION": f"attach-{n}"})
+            assert out.returncode == 126, (command, out.stderr)
+            assert "cred.process-attach" in out.stderr, (command, out.stderr)
+        status = Path(f"/proc/{holder.pid}/status").read_text()
+        assert "TracerPid:\t0" in status and holder.poll() is None
+        assert not mark.exists() and not (agent.marks / "trace").exists()
+    finally:
+        os.killpg(holder.pid, signal.SIGTERM)
+        holder.wait(10)
+
+
 def _landlock_abi() -> int:
     import ctypes
 

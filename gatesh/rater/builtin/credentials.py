@@ -112,6 +112,47 @@ def keychain(c: Cmd) -> MatchResult:
     return None
 
 
+# Programs that attach to a process already running, and the options that name it (issue 27
+# item 5): from there a command reads that process's memory and acts as it. Without a kernel
+# boundary the process may be the harness or a person's shell, which the gate's mark does not
+# follow. gcore and pyrasite attach whatever their words (gcore is a TOOLS row already).
+_ATTACH_OPTIONS: Final = {
+    "gdb": ("-p", "--pid", "-pid", "--attach"),
+    "lldb": ("-p", "--attach-pid", "-n", "--attach-name"),
+    "strace": ("-p", "--attach"),
+    "ltrace": ("-p",),
+    "py-spy": ("-p", "--pid"),
+}
+_ALWAYS_ATTACH: Final = frozenset({"pyrasite", "reptyr", "pyrasite-shell"})
+_ATTACH_COMMAND: Final = re.compile(r"(?:^|[\s;])(?:attach|process\s+attach)\s+\S", re.I)
+# getopt programs take -p inside a cluster of flags: strace -fp 42, ltrace -fp42.
+_GETOPT_ATTACH: Final = re.compile(r"^-[A-Za-z]*p(?:\d+)?$")
+
+
+def process_attach(c: Cmd) -> MatchResult:
+    """Attaching a debugger or tracer to a process the command did not start (``gdb -p N``,
+    ``strace -p N``, ``gdb PROG N``, an ``attach N`` in its commands, ``reptyr N``)."""
+    if c.head in _ALWAYS_ATTACH:
+        return Hit(detail=c.head)
+    names = _ATTACH_OPTIONS.get(c.head)
+    if names is None:
+        return None
+    for a in c.args:
+        if a in names or any(
+            a.startswith(n + "=") or (len(n) == 2 and a.startswith(n) and a[2:].isdigit())
+            for n in names
+        ):
+            return Hit(detail=f"{c.head} {a}")
+        if c.head in ("strace", "ltrace") and _GETOPT_ATTACH.match(a):
+            return Hit(detail=f"{c.head} {a}")
+    if c.head == "gdb":
+        if len(c.pos) >= 2 and c.pos[1].isdigit():  # gdb PROGRAM PID
+            return Hit(detail=f"gdb {c.pos[0]} {c.pos[1]}")
+        if any(_ATTACH_COMMAND.search(v) for v in c.opt_values("-ex", "--eval-command")):
+            return Hit(detail="gdb -ex attach")
+    return None
+
+
 def metadata(ctx: Ctx) -> MatchResult:
     t = ctx.text
     if "169.254.169.254" in t or "metadata.google.internal" in t or "169.254.170.2" in t:
@@ -155,6 +196,35 @@ RULES: tuple[Rule, ...] = (
             "sudo bash ./mimipenguin/mimipenguin.sh",
         ),
         counter=("security list-keychains", "getent passwd", "python app.py"),
+    ),
+    Rule(
+        "cred.process-attach",
+        A,
+        "This attaches to a process that is already running ({detail}): it can read that "
+        "process's secrets and act as it, the harness or a person's own shell included.",
+        process_attach,
+        heads=heads(*_ATTACH_OPTIONS, *_ALWAYS_ATTACH),
+        remedy="debug a program by starting it under the debugger (gdb --args PROG, strace PROG)",
+        examples=(
+            "gdb -p 4242 -batch -ex 'call (int)system(\"id\")'",
+            "gdb --pid=4242",
+            "gdb /usr/bin/node 4242",
+            "gdb -batch -ex 'attach 4242' -ex 'info registers'",
+            "strace -p 4242 -s 4096",
+            "strace -fp4242",
+            "ltrace -p 4242",
+            "lldb -p 4242",
+            "py-spy dump --pid 4242 --locals",
+            "reptyr 4242",
+        ),
+        counter=(
+            "gdb ./a.out",
+            "gdb -batch -ex run -ex bt --args ./prog arg",
+            "strace -f -o trace.txt ./prog",
+            "ltrace ls",
+            "lldb ./a.out",
+            "py-spy record -o profile.svg -- python app.py",
+        ),
     ),
     Rule(
         "cred.metadata",

@@ -46,8 +46,9 @@ def rejected_by_person(command: str, note: str = "") -> str:
     return "\n".join(lines)
 
 
-def denied(command: str, entry: str, note: str = "") -> str:
-    text = f"gatesh: `{_line(command)}` matches the deny-list entry {entry} and is never run."
+def denied(command: str, entry: str, note: str = "", why: str = "") -> str:
+    how = f" ({_line(why)})" if why else ""
+    text = f"gatesh: `{_line(command)}` matches the deny-list entry {entry}{how} and is never run."
     return text + (f" Note: {_line(note)}" if note else "")
 
 

@@ -231,15 +231,16 @@ def _decide(
     if facts.boilerplate:
         return done(Action.ALLOW, Stage.HARNESS, None, f"harness boilerplate ({facts.boilerplate})")
     # 2. Deny list: the user's own hardline.
-    entry = lists.match(config.deny, facts, kind="deny")
-    if entry is not None:
+    found_entry = lists.find(config.deny, facts, kind="deny")
+    if found_entry is not None:
+        entry = found_entry.entry
         return done(
             Action.DENY,
             Stage.DENY_LIST,
             None,
-            f"deny-list entry {entry.describe()}",
+            f"deny-list entry {entry.describe()}: {found_entry.why}",
             rule_id=entry.describe(),
-            message=messages.denied(facts.text, entry.describe(), entry.note),
+            message=messages.denied(facts.text, entry.describe(), entry.note, found_entry.why),
         )
     # 3. Hardline: never runs, at any rung.
     found = hardline.check(facts)
@@ -272,19 +273,21 @@ def _decide(
                 SessionChange(spent_approval=key, progress=True),
             )
     # 6. Escalate list: a person decides, no rating.
-    entry = lists.match(config.escalate, facts, kind="escalate")
-    if entry is not None:
+    found_entry = lists.find(config.escalate, facts, kind="escalate")
+    if found_entry is not None:
+        entry = found_entry.entry
         return done(
             Action.ESCALATE,
             Stage.ESCALATE_LIST,
             None,
-            f"escalate-list entry {entry.describe()}",
+            f"escalate-list entry {entry.describe()}: {found_entry.why}",
             rule_id=entry.describe(),
             to_person_reason=f"it matches the escalate-list entry {entry.describe()}",
         )
     # 7. Allow list; with rate = true the rater still runs as a tripwire.
-    entry = lists.match(config.allow, facts, kind="allow")
-    if entry is not None:
+    allowed = lists.match(config.allow, facts, kind="allow")
+    if allowed is not None:
+        entry = allowed
         if not entry.rate:
             return done(
                 Action.ALLOW,

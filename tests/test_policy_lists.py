@@ -95,3 +95,80 @@ def test_deny_matches_unreadable_text() -> None:
 
 def test_empty_lists() -> None:
     assert lists.match([], read("ls", cwd="/tmp"), kind="deny") is None
+
+
+# --- an entry means the command, not its spelling (issue 28) ------------------------------------
+
+PROBE = "/tmp/probe-lists/MARK"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"touch {PROBE}",
+        f"touch -a {PROBE}",
+        f"touch -c -m {PROBE}",
+        "touch /tmp/probe-lists//MARK",
+        "touch /tmp/probe-lists/./MARK",
+        "touch /tmp/../tmp/probe-lists/MARK",
+        "cd /tmp/probe-lists && touch MARK",
+        "cd /tmp; cd probe-lists; touch ./MARK",
+        f"/usr/bin/touch {PROBE}",
+        f"touch -- {PROBE}",
+        f"cp /dev/null {PROBE}",
+        f": > {PROBE}",
+        f"echo hi >> {PROBE}",
+        f"tee {PROBE} < /dev/null",
+        f"echo {PROBE} | xargs touch",
+        "find /tmp/probe-lists -maxdepth 0 -exec touch {}/MARK \\;",
+        f"env -i touch {PROBE}",
+        f"sudo touch {PROBE}",
+    ],
+)
+def test_deny_matches_the_command_in_any_spelling(text: str) -> None:
+    deny = [E("prefix", f"touch {PROBE}")]
+    assert m(deny, text, "deny") == f'prefix "touch {PROBE}"', text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "touch /tmp/probe-lists/OTHER",
+        f"cat {PROBE}",
+        f"ls -l {PROBE}",
+        "touch MARK",
+        f"echo touch {PROBE}",
+    ],
+)
+def test_deny_leaves_other_commands(text: str) -> None:
+    assert m([E("prefix", f"touch {PROBE}")], text, "deny") is None, text
+
+
+def test_prefix_deny_ignores_extra_options_but_not_other_subcommands() -> None:
+    deny = [E("prefix", "git push")]
+    assert m(deny, "git -C repo push origin main", "deny")
+    assert m(deny, "git push --force", "deny")
+    assert m(deny, "git log --grep push", "deny") is None
+    assert m([E("prefix", "rm -rf build")], "rm -fr build", "deny")
+    assert (
+        m([E("prefix", "rm -rf build")], "rm -r -f ./build", "deny") is None
+    )  # relative: as written
+
+
+def test_find_says_why() -> None:
+    found = lists.find(
+        [E("prefix", f"touch {PROBE}")], read(f": > {PROBE}", cwd="/tmp"), kind="deny"
+    )
+    assert found is not None and f"writes {PROBE}" in found.why
+    found = lists.find(
+        [E("prefix", f"touch {PROBE}")], read(f"touch -- {PROBE}", cwd="/tmp"), kind="deny"
+    )
+    assert found is not None and "read as" in found.why
+
+
+def test_allow_by_the_command_read_but_never_looser() -> None:
+    allow = [E("prefix", "git status")]
+    assert m(allow, "/usr/bin/git status", "allow")
+    assert m(allow, "./git status", "allow") is None  # a file of the working tree may be anything
+    assert m(allow, "git status --porcelain", "allow")
+    assert m(allow, "git -C x status", "allow") is None  # allow never gets more options' leeway

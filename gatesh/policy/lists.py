@@ -6,6 +6,15 @@
 - ``regex`` searches, within a budget: an undecided regex is no match for ``allow`` and a match
   for ``deny``/``escalate``.
 
+An entry means the command, not its spelling (S10): each part is compared as written and also as
+read — its program by name (``/usr/bin/touch`` is ``touch``), every path it names resolved (``~``,
+``..``, ``//``, ``./``, and a ``cd`` earlier in the line), ``--`` dropped, a ``find -exec`` or
+``xargs`` payload as the command it is. For ``deny`` and ``escalate`` (which only tighten) a
+``prefix`` entry also matches its command with more options (``touch -a`` is ``touch``, ``rm -fr``
+is ``rm -rf``), and an entry whose command writes a path matches any command that writes that
+path (``: > P``, ``cp /dev/null P``, ``tee P`` for ``touch P``). :class:`Match` says which entry
+matched and why, for the refusal message and ``gatesh explain``.
+
 ``deny`` and ``escalate`` match when any single part (or the whole) matches. ``allow`` matches
 only when every part of the command is allowed, and never an unreadable command. Precedence
 between the lists is the pipeline's job.
@@ -15,6 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import posixpath
 import re
 import shlex
 import time
@@ -22,9 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gatesh._types import Facts, SimpleCommand, Tier
+from gatesh._types import Context, Direction, Facts, SimpleCommand, Tier
 
-__all__ = ["MATCH_KINDS", "ListEntry", "match"]
+__all__ = ["MATCH_KINDS", "ListEntry", "Match", "find", "match"]
 
 MatchKind = Literal["exact", "prefix", "glob", "regex"]
 MATCH_KINDS: Final = ("exact", "prefix", "glob", "regex")
@@ -213,24 +223,52 @@ def _part_match(entry: ListEntry, cmd: SimpleCommand, *, allow: bool) -> bool:
     return any(_text_match(entry, t, undecided=not allow) for t in _part_texts(cmd, peeled=peeled))
 
 
+@dataclass(frozen=True)
+class Match:
+    """The entry that decided a command, and one phrase saying why (for messages and explain)."""
+
+    entry: ListEntry
+    why: str
+
+
 def match(
     entries: Sequence[ListEntry], facts: Facts, *, kind: Literal["allow", "deny", "escalate"]
 ) -> ListEntry | None:
-    """The entry of ``entries`` that decides ``facts`` for a list of ``kind``, or None.
+    """The entry of ``entries`` that decides ``facts`` for a list of ``kind``, or None (see
+    :func:`find`, which also says why)."""
+    found = find(entries, facts, kind=kind)
+    return found.entry if found is not None else None
 
-    deny/escalate: the first entry matching the whole command or any single part of it.
-    allow: an entry only when the command is readable and every part is matched by some entry
-    (the one returned is the entry that matched the first part, or the whole-text match).
+
+def find(
+    entries: Sequence[ListEntry], facts: Facts, *, kind: Literal["allow", "deny", "escalate"]
+) -> Match | None:
+    """The entry of ``entries`` that decides ``facts`` for a list of ``kind``, with why, or None.
+
+    deny/escalate: the first entry matching the whole command or any single part of it, as
+    written or as read (module docstring). allow: an entry only when the command is readable and
+    every part is matched by some entry (the one returned is the entry that matched the first
+    part, or the whole-text match).
     """
     if not entries:
         return None
     whole = _whole(facts)
     if kind != "allow":
+        read_parts = _read_parts(facts)
         for entry in entries:
             if _text_match(entry, whole, undecided=True):
-                return entry
-            if any(_part_match(entry, cmd, allow=False) for cmd in facts.commands):
-                return entry
+                return Match(entry, "the command's text matches it")
+            for i, cmd in enumerate(facts.commands):
+                if _part_match(entry, cmd, allow=False):
+                    return Match(
+                        entry, f"its part `{_short(cmd.raw or ' '.join(cmd.words))}` matches it"
+                    )
+                why = _read_match(entry, read_parts[i])
+                if why:
+                    return Match(entry, why)
+            why = _writes_match(entry, facts)
+            if why:
+                return Match(entry, why)
         return None
     if not facts.readable or not facts.commands:
         return None
@@ -238,11 +276,216 @@ def match(
         # A whole-text glob or regex could span `;` or `&&`; it may decide only a single command.
         if entry.match == "exact" or (len(facts.commands) == 1 and entry.match != "prefix"):
             if _text_match(entry, whole, undecided=False):
-                return entry
+                return Match(entry, "the command's text matches it")
     first: ListEntry | None = None
-    for cmd in facts.commands:
-        hit = next((e for e in entries if _part_match(e, cmd, allow=True)), None)
+    read_parts = _read_parts(facts)
+    for i, cmd in enumerate(facts.commands):
+        hit = next(
+            (
+                e
+                for e in entries
+                if _part_match(e, cmd, allow=True)
+                or (not cmd.privileged and _read_match(e, read_parts[i], loose=False))
+            ),
+            None,
+        )
         if hit is None:
             return None
         first = first or hit
-    return first
+    assert first is not None
+    return Match(first, "every part of the command matches an allow entry")
+
+
+# --- the command as read ------------------------------------------------------------------------
+
+# Folders a program named by path is the program itself from (for an allow entry, `./git` is not
+# `git`: a file of the working tree may be anything).
+_SYSTEM_BINS: Final = (
+    "/usr/bin/",
+    "/bin/",
+    "/usr/sbin/",
+    "/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One part as read: its program's name, then its words with paths resolved and ``--``
+    dropped (several spellings when a ``find -exec`` payload's ``{}`` stands for a start path);
+    ``system``: its program was named bare or by a system path."""
+
+    spellings: tuple[tuple[str, ...], ...]
+    system: bool
+
+
+def _read_parts(facts: Facts) -> list[_Read]:
+    resolved: dict[tuple[int, str], str] = {}
+    for p in facts.paths:
+        if p.resolved:
+            resolved[(p.command, p.path)] = p.resolved
+    roots = _find_roots(facts)
+    out: list[_Read] = []
+    for i, cmd in enumerate(facts.commands):
+        head = cmd.head or (cmd.words[0] if cmd.words else "")
+        first = cmd.argv[0].text if cmd.argv else ""
+        system = "/" not in first or first.startswith(_SYSTEM_BINS)
+        words: list[str] = [head]
+        for w in cmd.argv[1:]:
+            if w.static and w.text == "--":
+                continue
+            words.append(resolved.get((i, w.text), _clean_path(w.text)))
+        spellings = [tuple(words)]
+        written = (head, *(w for w in cmd.words[1:] if w != "--"))
+        if written != spellings[0]:
+            spellings.append(written)  # a relative entry's words are compared as written
+        if cmd.context is Context.FIND_EXEC and any("{}" in w for w in words):
+            spellings.extend(
+                tuple(_clean_path(w.replace("{}", root)) for w in words) for root in roots
+            )
+        out.append(_Read(tuple(spellings), system))
+    return out
+
+
+def _find_roots(facts: Facts) -> list[str]:
+    """The start paths of every ``find`` in the line, resolved (what ``{}`` stands for first)."""
+    resolved = {(p.command, p.path): p.resolved for p in facts.paths if p.resolved}
+    roots: list[str] = []
+    for i, cmd in enumerate(facts.commands):
+        if cmd.head != "find" or cmd.context is Context.FIND_EXEC:
+            continue
+        for w in cmd.argv[1:]:
+            if w.text.startswith(("-", "(", "!")):
+                break
+            roots.append(resolved.get((i, w.text), _clean_path(w.text)))
+    return roots[:16]
+
+
+def _clean_path(word: str) -> str:
+    """An absolute path as the kernel reads it (``//``, ``/./``, ``..``); other words as they are."""
+    if not word.startswith("/") or len(word) > 4096:
+        return word
+    return posixpath.normpath(word).replace("//", "/")
+
+
+def _options(words: Sequence[str]) -> tuple[set[str], list[str]]:
+    """A part's options (short clusters split: ``-rf`` is ``-r`` and ``-f``) and its operands."""
+    opts: set[str] = set()
+    operands: list[str] = []
+    for w in words:
+        if len(w) > 1 and w.startswith("-") and w != "-":
+            if not w.startswith("--") and w[1:].isalpha():
+                opts.update("-" + c for c in w[1:])
+            else:
+                opts.add(w)
+        else:
+            operands.append(w)
+    return opts, operands
+
+
+def _first_operands(words: Sequence[str]) -> list[str]:
+    """The words that may be a part's first operand: a word right after an option may be that
+    option's value or the first operand (``git -C repo push``, ``rm -fr build``), so every such
+    word up to and including the first word that follows no option."""
+    out: list[str] = []
+    after_option = False
+    for w in words:
+        if len(w) > 1 and w.startswith("-") and w != "-":
+            after_option = "=" not in w
+            continue
+        out.append(w)
+        if not after_option:
+            break
+        after_option = False
+    return out
+
+
+def _subsequence(want: Sequence[str], have: Sequence[str]) -> bool:
+    it = iter(have)
+    return all(any(h == w for h in it) for w in want)
+
+
+@functools.lru_cache(maxsize=512)
+def _pattern_read(pattern: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A pattern's first command as read (its words, absolute paths cleaned), and the absolute
+    paths its commands write. Read with the real reader, once per pattern."""
+    try:
+        from gatesh.reading import read
+
+        facts = read(pattern, cwd="/")
+    except Exception:
+        return (), frozenset()
+    words: tuple[str, ...] = ()
+    if facts.commands:
+        cmd = facts.commands[0]
+        words = tuple(
+            [cmd.head or (cmd.words[0] if cmd.words else "")]
+            + [_clean_path(w) for w in cmd.words[1:] if w != "--"]
+        )
+    writes = frozenset(
+        _clean_path(p.path)
+        for p in facts.paths
+        if p.direction is Direction.WRITE and p.path.startswith("/")
+    )
+    return words, writes
+
+
+def _read_match(entry: ListEntry, part: _Read, *, loose: bool = True) -> str:
+    """Why ``part`` as read matches ``entry`` ("" when it does not). ``loose`` (deny, escalate):
+    a prefix entry matches with more options in the part."""
+    if entry.match not in ("prefix", "exact") and not loose:
+        return ""
+    if not loose and not part.system:
+        return ""
+    for words in part.spellings:
+        text = " ".join(words)
+        if entry.match in ("glob", "regex"):
+            if _text_match(entry, text, undecided=loose):
+                return f"its part read as `{_short(text)}` matches it"
+            continue
+        want, _ = _pattern_read(entry.pattern)
+        if not want or not words or want[0] != words[0]:
+            continue
+        if entry.match == "exact":
+            if tuple(words) == want:
+                return f"its part read as `{_short(text)}` is the entry's command"
+            continue
+        if len(words) >= len(want) and tuple(words[: len(want)]) == want:
+            return f"its part read as `{_short(text)}` starts with the entry's words"
+        if loose:
+            p_opts, p_ops = _options(want[1:])
+            c_opts, c_ops = _options(words[1:])
+            anchored = bool(p_ops) and "/" not in p_ops[0]
+            if (
+                p_opts <= c_opts
+                and _subsequence(p_ops, c_ops)
+                and (not anchored or p_ops[0] in _first_operands(words[1:]))
+            ):
+                return f"its part read as `{_short(text)}` is the entry's command with more options"
+    return ""
+
+
+def _writes_match(entry: ListEntry, facts: Facts) -> str:
+    """Why the command writes a path the entry's own command writes ("" when it does not)."""
+    if entry.match not in ("prefix", "exact"):
+        return ""
+    _, writes = _pattern_read(entry.pattern)
+    if not writes:
+        return ""
+    roots = _find_roots(facts)
+    for p in facts.paths:
+        if p.direction is Direction.READ or not p.resolved:
+            continue
+        targets = {_clean_path(p.resolved)}
+        if "{}" in p.path:
+            targets |= {_clean_path(p.path.replace("{}", r)) for r in roots}
+        hit = targets & writes
+        if hit:
+            return f"it writes {min(hit)}, which the entry's command writes"
+    return ""
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -27,6 +27,8 @@ This module imports nothing: the ``-c`` client imports it (S14).
 EXIT_OK = 0
 EXIT_ERROR = 1  # gatesh itself failed (bad usage is 2)
 EXIT_USAGE = 2
+# `gatesh explain`: the command would be asked of a person (it runs only if they allow it).
+EXIT_ASKED = 3
 EXIT_REFUSED = 126  # the command was refused and did not run (bash's "cannot execute")
 # The reader of gatesh's output went away (`gatesh status | head -1`): what a program killed by
 # SIGPIPE reports to its shell (128 + 13), so pipelines with `pipefail` see the usual status.
@@ -36,7 +38,8 @@ EXIT_STATUSES = {
     EXIT_OK: "success (with -c: the command's own status)",
     EXIT_ERROR: "gatesh failed: a config error, an unreachable daemon for a human verb, …",
     EXIT_USAGE: "bad usage",
-    EXIT_REFUSED: "the command was refused and nothing ran",
+    EXIT_ASKED: "from explain: a person would decide the command",
+    EXIT_REFUSED: "the command was refused and nothing ran (from explain: it would be refused)",
     EXIT_BROKEN_PIPE: "the reader of the output went away (as with `| head`): the output was cut short",
 }
 

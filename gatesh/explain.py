@@ -22,6 +22,7 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from gatesh import _paths
+from gatesh._errors import EXIT_ASKED, EXIT_OK, EXIT_REFUSED
 from gatesh._types import Action, Decision, Facts, Rung, Verdict
 from gatesh.audit import cascade_record
 from gatesh.config import Config, load_config
@@ -79,6 +80,9 @@ def explain_main(argv: list[str]) -> int:
         prog="gatesh explain",
         description="Dry run: show how gatesh reads COMMAND, each layer's finding and the action. "
         "Nothing is executed.",
+        epilog="Exit status: 0 when the command would run, 126 when it would be refused (denied, "
+        "refused by a rule, rejected or halted), 3 when a person would decide it; 1 when "
+        "gatesh failed, 2 for bad usage.",
     )
     parser.add_argument("command", help="the command line, as one argument")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -114,7 +118,17 @@ def explain_main(argv: list[str]) -> int:
         )
     else:
         sys.stdout.write(_human(decision, found))
-    return 0
+    return exit_status(done.action)
+
+
+def exit_status(action: Action) -> int:
+    """What ``gatesh explain`` exits with for the action the command would get: a script can
+    test it (0 runs, 126 refused, 3 a person decides)."""
+    if action is Action.ALLOW:
+        return EXIT_OK
+    if action is Action.ESCALATE:
+        return EXIT_ASKED
+    return EXIT_REFUSED
 
 
 def _summary(d: Decision) -> dict[str, Any]:

@@ -74,6 +74,7 @@ def test_exit_statuses_live_on_the_classes_and_are_defined_once() -> None:
                 ):
                     defined.append(f"{path.relative_to(PACKAGE)}:{target.id}")
     assert sorted(defined) == [
+        "_errors.py:EXIT_ASKED",
         "_errors.py:EXIT_BROKEN_PIPE",
         "_errors.py:EXIT_ERROR",
         "_errors.py:EXIT_OK",

@@ -222,7 +222,8 @@ def test_explain_cli(tmp_path: Path) -> None:
         )
 
     out = explain("rm -rf ~")
-    assert out.returncode == 0 and "REFUSE at stage hardline" in out.stdout
+    assert out.returncode == 126 and "REFUSE at stage hardline" in out.stdout  # documented
+    assert explain("git status").returncode == 0
     data = json.loads(explain("--json", "git status").stdout)
     assert data["decision"]["action"] == "allow" and data["decision"]["stage"] == "read-only"
     assert data["decision"]["model_call"] is None

@@ -377,7 +377,7 @@ def test_explain_says_which_stage_decided_and_why(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-explain")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
     server.set_fallback(standin.answers("destructive"))
-    assert explain_main(["--cwd", project, UNKNOWN_EFFECT]) == 0
+    assert explain_main(["--cwd", project, UNKNOWN_EFFECT]) == 3  # a person would decide
     text = capsys.readouterr().out
     assert "builtin stage: safe (not complete: It runs kubectl apply" in text
     assert "model stage: asked" in text and "decided by the model stage" in text
@@ -396,7 +396,9 @@ def test_explain_without_a_key_shows_what_a_key_would_change(
     from gatesh.explain import explain_main
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    assert explain_main(["--cwd", project, UNKNOWN_EFFECT]) == 0
+    assert (
+        explain_main(["--cwd", project, UNKNOWN_EFFECT]) == 0
+    )  # without a key the builtin lets it run
     assert (
         "not complete (with a key, the model is asked): It runs kubectl apply"
         in capsys.readouterr().out

@@ -25,6 +25,12 @@ def _cmds(facts: Facts) -> list[tuple[str, tuple[str, ...], str]]:
 
 # row id -> (command, payload argv expected among the executed commands, context it runs in)
 _ROWS = {
+    "zsh-sched": ("sched +30 git clean -fdx", ("git", "clean", "-fdx"), Context.SH_C),
+    "complete-command": (
+        "complete -C 'git clean -fdx' foo",
+        ("git", "clean", "-fdx"),
+        Context.SH_C,
+    ),
     "trap": ("trap 'git clean -fdx' INT", ("git", "clean", "-fdx"), Context.SH_C),
     "git-submodule-foreach": (
         "git submodule foreach --recursive 'git reset --hard'",

@@ -53,6 +53,7 @@ from ._peel import Peeled, head_of, peel, shebang_head
 from ._positions import PositionReading
 from ._repair import repair
 from ._second import read_second, tree_sitter_confirmed
+from ._settings import SETTING_BUILTINS, SettingReading
 from ._subst import substitutions
 from ._tables import FIND_EXEC, SOURCE_BUILTINS
 from ._values import MAX_LOOP_WORDS, MAX_VARIANTS, Binding, TextEnv, expand, names_in
@@ -153,7 +154,7 @@ def _needs_nesting_scan(text: str) -> bool:
 _VENV_ACTIVATE: Final = re.compile(r"(?:^|/)(?:bin|Scripts)/activate$")
 
 
-class Reader(CodeReading, PositionReading, DefinedReading):
+class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
     """One reading: collects commands, pipelines, hosts, scripts and notes across re-reads."""
 
     def __init__(self, cwd: str | None, home: str | None) -> None:
@@ -294,6 +295,7 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             if name not in self.functions:
                 self.functions.append(name)
         self.assignments.extend(walk.assignments)
+        produced.extend(self.binding_settings(walk.bindings, text, depth, inherit))
         for inner_text in walk.embedded:
             produced.extend(self.read_text(inner_text, "substitution", depth + 1, inherit))
         if second is not None:
@@ -572,6 +574,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
                 _Inherit(inherit.wrappers, inherit.privileged, inherit.remote),
             )
             self._env_opaque(idx, opaque)
+            if raw.declaration:
+                self.declaration_opaque(cmd, idx)
             return [idx, *runs], head
         p = peel(raw.words)
         wrappers = inherit.wrappers + tuple(p.wrappers)
@@ -654,6 +658,8 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             out.extend(self._call(cmd, raw, depth, inherit))
         if head in POSITION_PROGRAMS:
             out.extend(self.read_positions(cmd, raw, idx, depth, inner))
+        if head in SETTING_BUILTINS:
+            out.extend(self.builtin_settings(cmd, raw, idx, depth, inner))
         ran = self.run_written(cmd, raw, idx, depth, inner) if self.written else None
         if ran is not None:
             out.extend(ran)  # a file this text wrote earlier, run (S2.1 defined, then run)
@@ -665,7 +671,7 @@ class Reader(CodeReading, PositionReading, DefinedReading):
         elif head in SOURCE_BUILTINS and len(argv) > 1:
             out.extend(self._source(cmd, raw, idx, depth, inner))
         elif head == "alias":
-            out.extend(self._alias(argv, raw, depth, inner))
+            out.extend(self._alias(argv, raw, idx, depth, inner))
         elif head == "find":
             out.extend(self._find(cmd, raw, depth, inherit, wrappers, privileged))
         elif head == "ssh":
@@ -887,7 +893,9 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             return [] if fed is None else self.run_fed(idx, cmd.head, fed, depth, inner)
         return self._script(word, "sh", depth, inner)
 
-    def _alias(self, argv: list[Word], raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
+    def _alias(
+        self, argv: list[Word], raw: RawCommand, index: int, depth: int, inherit: _Inherit
+    ) -> list[int]:
         """``alias NAME='VALUE'`` counts as running VALUE (as a function definition runs its body,
         S2; bypass_failures #8): each static value is re-read as a command (context "alias")."""
         out: list[int] = []
@@ -896,7 +904,11 @@ class Reader(CodeReading, PositionReading, DefinedReading):
             if not eq or not name or name.startswith("-"):
                 continue
             if not w.static:
-                self.note(f"alias with a dynamic value: {raw.raw[:80]!r}")
+                # What the alias runs is only known when this runs (S10: reading an alias is
+                # reading its code; what cannot be read is opaque code).
+                self._setting_opaque(
+                    index, f"alias {name[:40]} is set to a value only known when it runs"
+                )
                 continue
             if _NEVER_A_TOKEN.search(name):
                 # A blank or operator always ends an unquoted word, and a quoted word is never

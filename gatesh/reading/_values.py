@@ -54,6 +54,7 @@ class Binding:
     start: int
     unconditional: bool
     source: str = ""  # a dynamic value as written (``"$1"``), for the reader to resolve
+    declared: bool = False  # an operand of export/declare/local/readonly/typeset
 
 
 class _Unknown(ReadError):

@@ -430,7 +430,7 @@ class _Walker:
             if b"`" in data or b"$(" in data:
                 self._scan(data, node.start_byte)
 
-    def _binding(self, node: Any) -> None:
+    def _binding(self, node: Any, *, declared: bool = False) -> None:
         """Record ``NAME=VALUE`` for the static values of S2.1 (see ``_values``)."""
         name = node.child_by_field_name("name")
         if (
@@ -449,7 +449,12 @@ class _Walker:
             source = "" if w.static else w.text
         self.result.bindings.append(
             Binding(
-                node_text(name, self.src), static, node.start_byte, _unconditional(node), source
+                node_text(name, self.src),
+                static,
+                node.start_byte,
+                _unconditional(node),
+                source,
+                declared,
             )
         )
 
@@ -715,7 +720,7 @@ class _Walker:
                 prev_src = text
             prev_end = child.end_byte
             if kind(child) == "variable_assignment":
-                self._binding(child)
+                self._binding(child, declared=True)
                 self._children(child, ctx, frame, d)
             elif not _is_leaf(child):
                 self.walk(child, ctx, frame, d + 1)

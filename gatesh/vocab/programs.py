@@ -930,6 +930,23 @@ _TMUX_WITH_ARG: Final = _f(
 _TMUX_SEND_WITH_ARG: Final = _f("-c", "-f", "-L", "-N", "-S", "-t", "-T")
 POSITION_ROWS: Final[tuple[Position, ...]] = (
     Position(
+        "zsh-sched",
+        _f("sched"),
+        Payload.SHELL,
+        Where.HERE,
+        "zsh's sched runs its command later, before a prompt",
+        rest=True,
+        skip=1,
+    ),
+    Position(
+        "complete-command",
+        _f("complete", "compgen"),
+        Payload.SHELL,
+        Where.HERE,
+        "complete -C runs its command to list completions when a person presses Tab",
+        options=_f("-C"),
+    ),
+    Position(
         "trap",
         _f("trap"),
         Payload.SHELL,
@@ -1324,6 +1341,9 @@ class EnvKind(enum.StrEnum):
     LOADS = "loads"  # options that can load code (`NODE_OPTIONS=--require x`): opaque when they do
     LIBRARY = "library"  # a library every program loads: opaque
     STARTUP = "startup"  # a file an interpreter runs first (PYTHONSTARTUP)
+    PROMPT = (
+        "prompt"  # a prompt string: the shell expands it, substitutions included, at each prompt
+    )
 
 
 @dataclass(frozen=True)
@@ -1373,6 +1393,25 @@ ENV_ROWS: Final[tuple[EnvVar, ...]] = (
         )
     ),
     EnvVar("PROMPT_COMMAND", EnvKind.COMMAND, "bash runs PROMPT_COMMAND before every prompt"),
+    *(
+        EnvVar(n, EnvKind.PROMPT, "the shell expands this prompt string, substitutions included")
+        for n in (
+            "PS0",
+            "PS1",
+            "PS2",
+            "PS3",
+            "PS4",
+            "PROMPT",
+            "PROMPT2",
+            "PROMPT3",
+            "PROMPT4",
+            "RPROMPT",
+            "RPS1",
+            "RPROMPT2",
+            "RPS2",
+            "SPROMPT",
+        )
+    ),
     EnvVar("BASH_ENV", EnvKind.SOURCED, "bash sources this file before running a script"),
     EnvVar("ENV", EnvKind.SOURCED, "sh sources this file when it starts interactively"),
     EnvVar(

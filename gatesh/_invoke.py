@@ -18,8 +18,35 @@ if TYPE_CHECKING:
     # (the full interpreter, the folders its dependencies import from after its standard library)
     Full = tuple[str, list[str]]
 
-# Names a link to gatesh may carry to behave as that shell (S1).
-SHELL_NAMES = ("bash", "zsh", "sh")
+# Names a link to gatesh may carry to behave as that shell (S1): every shell of the Bourne family
+# in the vocabulary (gatesh.vocab.programs.SHELL_ROWS; tests/test_invoke.py pins them equal), so
+# a gated session can hold a link for each and none of them starts ungated (S10). The installed
+# shims folder holds only bash, zsh and sh (gatesh.install.SHIM_NAMES).
+SHELL_NAMES = (
+    "sh",
+    "bash",
+    "rbash",
+    "dash",
+    "ash",
+    "hush",
+    "busybox-sh",
+    "ksh",
+    "ksh93",
+    "mksh",
+    "lksh",
+    "oksh",
+    "loksh",
+    "pdksh",
+    "zsh",
+    "yash",
+    "posh",
+    "sash",
+    "osh",
+)
+# Of those, the shells an interactive invocation starts a gated PTY session for: bash and zsh
+# themselves, and sh as bash. Any other shell cannot be gated command by command, so it is
+# refused when it would be interactive (its -c strings and scripts are gated).
+INTERACTIVE_SHIMS = ("bash", "zsh", "sh")
 # Shells the PTY session runs (S10).
 PTY_SHELLS = ("bash", "zsh")
 # First arguments that make ``gatesh`` the CLI even though they start with ``-``.

@@ -72,6 +72,9 @@ def test_the_client_reads_with_the_same_parser() -> None:
 def test_the_tables_agree_with_the_vocabulary() -> None:
     assert _invoke.PTY_SHELLS == programs.PTY_SHELLS
     assert set(_invoke.SHELL_NAMES) <= programs.SHELLS
+    # Every shell that reads sh has a shim name (a gated session links them all, S10).
+    assert set(_invoke.SHELL_NAMES) == {s.name for s in programs.SHELL_ROWS if s.parsed}
+    assert set(_invoke.INTERACTIVE_SHIMS) <= set(_invoke.SHELL_NAMES)
 
 
 def test_the_launcher_chooses_by_the_same_tables() -> None:

@@ -27,9 +27,11 @@ from gatesh.reading._hosts import ssh_split
 from gatesh.vocab.grammar import inner_argv
 from gatesh.vocab.hosts import is_loopback
 from gatesh.vocab.programs import (
+    INTERACTIVE_PROGRAMS,
     SHELL_ARGUMENT_NAMES,
     SHELLS,
     generator,
+    interactive,
     is_interpreter,
     is_read_script,
 )
@@ -857,7 +859,81 @@ def interpreter_escape(c: Cmd) -> MatchResult:
     return None
 
 
+def interactive_program(c: Cmd) -> MatchResult:
+    """A program that runs commands typed at it (:data:`gatesh.vocab.programs.INTERACTIVE_ROWS`),
+    started to read them: what it runs is typed later, unseen (S10)."""
+    row = interactive(c.head)
+    if row is None or c.sc.remote:
+        return None
+    flags = c.flags
+    if row.only and not any(
+        f.startswith(o) and not f.startswith(o + ":") for f in flags for o in row.only
+    ):
+        return None
+    if (row.contained & flags and not any(c.dyn)) or row.quiet & flags:
+        return None
+    if row.fed and (c.feeders or c.heredoc_fed or c.reads):
+        return None
+    if row.operands and len(c.pos) >= row.operands:
+        return None
+    return Hit(detail=row.reason)
+
+
+def pager_escapes(c: Cmd) -> MatchResult:
+    """A command that turns less's shell escapes back on: a gated session runs its pagers with
+    ``LESSSECURE=1`` (S10), and ``env -u LESSSECURE`` or ``LESSSECURE=0`` undoes that."""
+    if "LESSSECURE" not in c.sc.raw and not any("LESSSECURE" in a for a in c.sc.assignments):
+        return None
+    if any(a == "LESSSECURE=1" for a in c.sc.assignments) and "-u" not in c.sc.raw:
+        return None
+    return Hit(detail="it turns less's shell escapes back on (LESSSECURE)")
+
+
 RULES: tuple[Rule, ...] = (
+    Rule(
+        "escape.interactive-program",
+        D,
+        "{detail}: what it will run is typed later, so the gate cannot see it (opaque code).",
+        interactive_program,
+        remedy=(
+            "give it its work on the command line or from a file (`vim -Z`, `psql -c`, "
+            "`gdb -batch -ex`, `ed FILE < script`)"
+        ),
+        tried_on=among(INTERACTIVE_PROGRAMS),
+        examples=(
+            "vim notes.txt",
+            "vi",
+            "perl -de0",
+            "gdb ./a.out",
+            "ed notes.txt",
+            "python3 -i x.py",
+            "psql",
+            "mail",
+            "ftp",
+            "nano notes.txt",
+        ),
+        counter=(
+            "vim -Z notes.txt",
+            "vim --version",
+            "psql -c 'select 1'",
+            "gdb -batch -ex bt ./a.out",
+            "red notes.txt",
+            "sqlite3 db.sqlite 'select 1'",
+            "perl -e 'print 1'",
+            "python3 -I x.py",
+            "mail -s hi a@b.c < body.txt",
+            "nano -R notes.txt",
+        ),
+    ),
+    Rule(
+        "escape.pager-escapes",
+        D,
+        "This {detail}, which a gated session keeps off.",
+        pager_escapes,
+        remedy="run the pager as the session set it up (`less FILE`, `git log`)",
+        examples=("env -u LESSSECURE less x", "LESSSECURE=0 less x", "env LESSSECURE= man ls"),
+        counter=("less x", "LESSSECURE=1 less x", "echo lesssecure"),
+    ),
     Rule(
         "escape.planted-shell",
         A,

@@ -45,6 +45,16 @@ class Shell(enum.StrEnum):
     ZSH = "zsh"
 
 
+class Mark(enum.StrEnum):
+    """How a gated PTY session shows that it is gated (S10): a one-line banner when it starts,
+    a mark in front of the prompt, both, or nothing."""
+
+    BANNER = "banner"
+    PROMPT = "prompt"
+    BOTH = "both"
+    NONE = "none"
+
+
 class Backend(enum.StrEnum):
     """The rater's backend (S4); ``auto`` is the cascade when a key is present."""
 
@@ -88,6 +98,8 @@ class SessionConfig:
     # S6: a session grouped by GATESH_SESSION has no process to outlive; this long without a check
     # it ends (its observation is said). Half an hour: longer than an agent thinks between commands.
     idle_end_s: float = 1800.0
+    # How the gated shell marks itself for whoever reads its terminal (a banner by default).
+    mark: Mark = Mark.BANNER
 
 
 @dataclass(frozen=True)
@@ -142,6 +154,7 @@ _SCALARS: Final[dict[str, tuple[type, type[enum.StrEnum] | None]]] = {
     "alignment.timeout_s": (float, None),
     "escalation.timeout_s": (float, None),
     "session.idle_end_s": (float, None),
+    "session.mark": (str, Mark),
     "audit.max_bytes": (int, None),
     "audit.keep": (int, None),
     "audit.syslog": (bool, None),

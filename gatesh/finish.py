@@ -220,6 +220,9 @@ class Finished:
                 "remedy": safe(d.remedy),
                 "to_person_reason": safe(d.to_person_reason),
                 "counters": d.counters,
+                # A person's ruling on this command (once, session, no …), so the surface can say
+                # who decided (S7): "" when nobody was asked.
+                "answer": self.answer,
             },
         }
 

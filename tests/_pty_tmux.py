@@ -29,6 +29,16 @@ SHELL_PARAMS = [
 ]
 
 
+def past_banner(screen: str) -> str:
+    """The screen without the line a gated session starts with (it says the shell is gated,
+    config ``session.mark``): what a test reads for the gate's messages about commands."""
+    return "\n".join(
+        line
+        for line in screen.splitlines()
+        if not (line.startswith("gatesh: this ") and " is gated: " in line)
+    )
+
+
 class TmuxSession:
     """One tmux server on its own socket running ``python -m gatesh`` in a 120x40 window."""
 

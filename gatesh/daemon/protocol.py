@@ -37,10 +37,11 @@ Ops
 ``{"action": "allow"|"reject"|"escalate"|"halt"|"deny"|"refuse", "message": STR, "exit": 0|126,
 "pending_id": STR, "notice": STR, "session": STR, "shell": "bash"|"zsh",
 "decision": {"stage", "outcome", "rung", "rule_id", "reason", "remedy", "to_person_reason",
-"counters"}}``. ``session`` absent: the daemon groups by the harness process (S9.3). ``exit`` is 0
-only for ``allow``. ``exec``: the client becomes the command (the ``-c`` client): the daemon gives it the gate's mark
-before it answers. ``can_ask``: the surface can ask its own person (a PTY whose operator is a
-person, a hook that answers ``ask``); with no watcher an escalation then returns
+"counters", "answer"}}`` (``answer``: a person's ruling on it, "" when nobody was asked).
+``session`` absent: the daemon groups by the harness process (S9.3). ``exit`` is 0 only for
+``allow``. ``exec``: the client becomes the command (the ``-c`` client): the daemon gives it the
+gate's mark before it answers. ``can_ask``: the surface can ask its own person (a PTY whose
+operator is a person, a hook that answers ``ask``); with no watcher an escalation then returns
 ``action: "escalate"`` with a pending id and the escalation block as ``message``, and the surface
 sends ``answer``. Otherwise an escalation waits for a watcher (at most ``escalation.timeout_s``) or,
 with none, is refused at once with the no-person message (S7).

@@ -89,7 +89,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
             conn.harness = (harness, (p.pid, p.start) if p is not None else None)
         sid, anchor = conn.harness
     if (
-        conn.gated_as != sid and surface not in _HANDS_OFF
+        conn.gated_as != sid and surface not in _NOT_THE_SHELL
     ):  # the client becomes the command's shell: gated
         if msg.get("exec") is True:
             # Marked now, before the reply (the client execs the command right after reading
@@ -234,6 +234,10 @@ def approval_hold_s(done: Finished, *, ends_argument: bool, watched: bool) -> fl
 
 # Surfaces whose client answers an ask and exits, leaving the question to its harness's prompt.
 _HANDS_OFF: Final = frozenset({"hook"})
+# Surfaces whose client is not the shell the command runs in, so it is not registered as gated:
+# a hook client (its harness runs the command), and a PTY session's relay, which asks for its
+# shell (registered with `register`) and delivers its person's answers (S9.5).
+_NOT_THE_SHELL: Final = frozenset({"hook", "pty"})
 
 
 def holder(conn: Conn, surface: str) -> Holder | None:

@@ -1,10 +1,15 @@
-"""The interactive gated shell (S10): ``gatesh`` with no ``-c``, or a shim named bash/zsh/sh.
+"""The interactive gated shell (S10): ``gatesh`` with no ``-c``, or a shim named after a shell.
 
 ``main`` reads the invocation as bash would (:class:`gatesh._invoke.Invocation`): with a script
 operand, or a script on a standard input that is not a terminal, the shell is not interactive and
-the ``-c`` client gates and runs it (:func:`gatesh.client.shell_main`); otherwise it starts bash or zsh in a
-PTY with gatesh's hook (:mod:`gatesh.pty.startup`) and relays the terminal
-(:mod:`gatesh.pty.session`) until the shell exits, returning its exit status.
+the ``-c`` client gates and runs it (:func:`gatesh.client.shell_main`); otherwise it starts bash
+or zsh in a PTY with gatesh's hook (:mod:`gatesh.pty.startup`) and relays the terminal
+(:mod:`gatesh.pty.session`), answering the hook's questions with a
+:class:`~gatesh.pty.gatekeeper.Gatekeeper`, until the shell exits; its exit status.
+
+Refused at start, saying why (exit 126): an interactive shell gatesh cannot gate command by
+command (a shim named ``dash``, ``ksh`` …), and a person's own session (``--human``) inside a gated
+session, where an agent could answer its questions.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import sys
 import threading
 import uuid
 
-from gatesh._invoke import PTY_SHELLS, Invocation
+from gatesh._errors import EXIT_REFUSED
+from gatesh._invoke import INTERACTIVE_SHIMS, PTY_SHELLS, Invocation
 
 __all__ = ["main"]
 
@@ -36,6 +42,13 @@ def main(argv: list[str]) -> int:
         from gatesh import client
 
         return client.shell_main(argv)
+    if invocation.shim and invocation.name not in INTERACTIVE_SHIMS:
+        sys.stderr.write(
+            f"gatesh: an interactive {invocation.name} cannot be gated command by command "
+            "(gatesh gates bash and zsh sessions), so it was not started. Use bash or zsh; "
+            f"`{invocation.name} -c COMMAND` and `{invocation.name} SCRIPT` are gated.\n"
+        )
+        return EXIT_REFUSED
     return _session(invocation.pty_shell, login=invocation.login, human=invocation.parsed.human)
 
 
@@ -47,34 +60,84 @@ def _isatty(fd: int) -> bool:
 
 
 def _session(shell: str | None, *, login: bool, human: bool) -> int:
-    from gatesh.pty.session import Relay
+    from gatesh.pty.gatekeeper import Gatekeeper
+    from gatesh.pty.session import Relay, make_ends
     from gatesh.pty.startup import prepare, real_shell
 
     operator = "person" if human else "agent"
+    mark = "banner"
     try:
         from gatesh.config import load_config
 
         config = load_config(os.getcwd())
         shell = shell or config.shell
+        mark = config.session.mark.value
         if config.operator == "person":
             operator = "person"
     except Exception as exc:  # the gate reports a broken config on every command; start anyway
         sys.stderr.write(f"gatesh: could not read the configuration ({exc})\n")
+    if operator == "person" and os.environ.get("GATESH_GATED") == "1":
+        # The person's questions would be asked at a terminal an agent is typing at (S7).
+        sys.stderr.write(
+            "gatesh: a person's own session (--human) was not started: this terminal is inside "
+            "a gated session, where an agent could answer its questions. Start it in a terminal "
+            "of your own.\n"
+        )
+        return EXIT_REFUSED
     shell = shell or _login_shell_name()
     real = real_shell(shell)
     if real is None:
         sys.stderr.write(f"gatesh: no {shell} found on PATH\n")
         return 1
     session = os.environ.get("GATESH_SESSION") or f"pty-{uuid.uuid4().hex[:12]}"
-    startup = prepare(shell, real, login=login, session=session, operator=operator)
+    startup = prepare(
+        shell,
+        real,
+        login=login,
+        session=session,
+        operator=operator,
+        prompt_mark=mark in ("prompt", "both"),
+    )
+    if mark in ("banner", "both"):
+        sys.stdout.write(_banner(shell, session, operator))
+        sys.stdout.flush()
     try:
-        relay = Relay(startup.argv, startup.env, ask_socket=startup.ask_socket)
+        threading.Thread(target=_preload, daemon=True).start()
+        gate = Gatekeeper(session=session, operator=operator, shell=shell)
+        ends = make_ends(shell, startup.folder)
+        relay = Relay(startup.argv, startup.env, gate=gate, ends=ends)
         threading.Thread(target=_register, args=(session, relay.child.pid), daemon=True).start()
         status = relay.run()
         _end(session)
         return status
     finally:
         startup.cleanup()
+
+
+def _banner(shell: str, session: str, operator: str) -> str:
+    """The line a gated session starts with (S10: it says it is gated; config session.mark)."""
+    who = (
+        "you are asked here when a person must decide"
+        if operator == "person"
+        else "a person decides through `gatesh watch`"
+    )
+    return (
+        f"gatesh: this {shell} is gated: every command is decided before it runs ({who}; "
+        f"session {session}; `gatesh explain CMD` shows why).\n"
+    )
+
+
+def _preload() -> None:
+    """Load the reader while the shell starts: the gate's first answer needs it."""
+    try:
+        from gatesh.pty import cover
+
+        cover.units("true")
+        from gatesh.reading import read
+
+        read("true", cwd="/")
+    except Exception:
+        pass
 
 
 def _login_shell_name() -> str:

@@ -1,18 +1,23 @@
-"""The PTY relay of a gated interactive session (S10).
+"""The PTY relay of a gated interactive session (S10), and the gate its shell asks.
 
 Guarantees:
 
 - The shell runs in its own PTY (it is the session leader there, so job control and Ctrl-C work
   as in any terminal); the relay copies bytes both ways unchanged, in large reads, with no
-  per-byte Python work.
+  per-byte Python work. The shell is started by :func:`spawn` alone (one place to add what every
+  agent shell starts inside).
 - When standard input is a terminal it is put in raw mode for the session and restored on every
   exit path; its window size follows SIGWINCH. When it is not a terminal it is relayed as is, and
   its end becomes the terminal's end-of-file character.
 - SIGHUP and SIGTERM sent to the relay are passed to the shell; the relay returns the shell's exit
   status (128 + N when a signal N ended it).
-- When the session's operator is a person, the relay answers the hook's requests to ask them
-  (:func:`ask_relay`): it shows the escalation and reads the answer from its own keyboard, then
-  sends it to the daemon itself. Nothing inside the gated shell can answer for the person.
+- The relay answers the shell's gate channel (:mod:`gatesh.pty.channel`) with its
+  :class:`~gatesh.pty.gatekeeper.Gatekeeper`, in worker threads, so the terminal keeps flowing
+  while a decision waits; requests from subshells come on a socket in the session's folder.
+- When the session's operator is a person, an escalation is asked at this terminal: the relay
+  shows it and reads the answer from its own keyboard, then sends it to the daemon itself.
+  Nothing inside the gated shell can answer for the person. Keys typed before the question was
+  shown stay the shell's; only keys typed after it count as the answer.
 """
 
 from __future__ import annotations
@@ -20,28 +25,44 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
+import queue
 import select
 import signal
 import socket
 import struct
 import termios
+import threading
 import tty
+from dataclasses import dataclass, field
 from typing import Any
 
 import ptyprocess
 
 from gatesh import _person
+from gatesh.pty.channel import FrameError, Framer, Reply, Request, Status, open_coprocess
+from gatesh.pty.gatekeeper import Gatekeeper
 
-__all__ = ["ANSWER_KEYS", "Relay", "ask_relay", "parse_answer"]
+__all__ = ["ANSWER_KEYS", "Ends", "Relay", "is_answer", "make_ends", "parse_answer", "spawn"]
 
 # Read size for the shell's output: as much as the PTY holds, in one system call.
 READ_SIZE = 1 << 17
 ANSWER_KEYS = {"o": "once", "s": "session", "a": "always", "n": "no", "d": "deny always"}
 CHOICES_LINE = "[o]nce  [s]ession  [a]lways  [N]o  [d]eny always"
-# A request from the hook is one short JSON line; anything longer is not one.
-MAX_ASK_LINE = 1 << 20
+# A request from a subshell's `gatesh _gate` larger than this is not one (channel.MAX_REQUEST).
+MAX_SUB_REQUEST = 4 * 1024 * 1024
+# How long a subshell's connection may take to send its request.
+SUB_READ_TIMEOUT_S = 10.0
+
+
+def is_answer(text: str, kind: str = "escalate") -> bool:
+    """Whether what the person typed answers the question: for an escalation, Enter alone (No)
+    or one of the choices (a letter or its word); for a halt, anything (only the exact phrase
+    runs it). A line typed for the shell is not an answer: the question is asked again."""
+    typed = " ".join(text.strip().lower().split())
+    if kind == "halt" or not typed:
+        return True
+    return typed in ANSWER_KEYS.values() or (len(typed) == 1 and typed in ANSWER_KEYS)
 
 
 def parse_answer(text: str, kind: str = "escalate") -> str:
@@ -57,35 +78,18 @@ def parse_answer(text: str, kind: str = "escalate") -> str:
     return ANSWER_KEYS.get(typed[:1], "no") if len(typed) == 1 else "no"
 
 
-def ask_relay(
-    pending_id: str, block: str, kind: str = "escalate", timeout: float = 3600.0
-) -> dict[str, Any]:
-    """From inside the gated shell: have the session's relay ask the person; the daemon's reply.
+def spawn(
+    argv: list[str], env: dict[str, str], size: tuple[int, int], pass_fds: tuple[int, ...]
+) -> Any:
+    """Start the gated shell in a new PTY: the one place a session's shell is started.
 
-    Any failure returns a refusal-shaped reply (fail closed).
+    The shell carries the gate's mark from its first instruction: all it starts is known for a
+    gated session's, never a person's (gatesh._person; the daemon marks it again when it
+    registers).
     """
-    path = os.environ.get("GATESH_PTY_ASK", "")
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(timeout)
-            s.connect(path)
-            s.sendall(
-                json.dumps({"pending_id": pending_id, "block": block, "kind": kind}).encode()
-                + b"\n"
-            )
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        reply = json.loads(data or b"{}")
-        return reply if isinstance(reply, dict) else {}
-    except (OSError, ValueError) as exc:
-        return {
-            "action": "refuse",
-            "message": f"gatesh: the person could not be asked here ({exc}), so nothing ran.",
-        }
+    return ptyprocess.PtyProcess.spawn(
+        argv, env=env, dimensions=size, pass_fds=pass_fds, preexec_fn=_person.mark
+    )
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
@@ -107,52 +111,145 @@ def _winsize(fd: int) -> tuple[int, int] | None:
     return (rows, cols) if rows > 0 and cols > 0 else None
 
 
+@dataclass
+class Ends:
+    """The gate channel's descriptors: what the shell inherits (``pass_fds``, named in ``env``)
+    and the relay's own ends (bash: ``hand``, where the coprocess's pid arrives; zsh: the two
+    pipes). ``socket`` is the path subshells reach the relay by."""
+
+    env: dict[str, str]
+    pass_fds: tuple[int, ...]
+    hand: int = -1
+    requests: int = -1
+    replies: int = -1
+    socket: str = ""
+
+    def close_child_ends(self) -> None:
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def make_ends(shell: str, folder: str) -> Ends:
+    """Make the channel's descriptors for a ``shell`` session whose folder is ``folder``."""
+    sock = os.path.join(folder, "gate.sock")
+    if shell == "zsh":
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        for fd in (req_w, rep_r):
+            os.set_inheritable(fd, True)
+        return Ends(
+            {"GATESH_CHAN_W": str(req_w), "GATESH_CHAN_R": str(rep_r), "GATESH_GATE_SOCKET": sock},
+            (req_w, rep_r),
+            requests=req_r,
+            replies=rep_w,
+            socket=sock,
+        )
+    hand_r, hand_w = os.pipe()
+    os.set_inheritable(hand_w, True)
+    return Ends(
+        {"GATESH_HAND": str(hand_w), "GATESH_GATE_SOCKET": sock},
+        (hand_w,),
+        hand=hand_r,
+        socket=sock,
+    )
+
+
+@dataclass
+class _Ask:
+    """A question for the person at this terminal, and its answer once given."""
+
+    pending_id: str
+    block: str
+    kind: str
+    done: threading.Event = field(default_factory=threading.Event)
+    reply: dict[str, Any] = field(default_factory=dict)
+    typed: str = ""
+
+
 class Relay:
-    """One shell in a PTY and the loop that connects it to this process's stdin and stdout."""
+    """One shell in a PTY, the loop that connects it to this process's stdin and stdout, and the
+    gate its hook asks (when ``gate`` and ``ends`` are given)."""
 
     def __init__(
         self,
         argv: list[str],
         env: dict[str, str],
         *,
-        ask_socket: str = "",
+        gate: Gatekeeper | None = None,
+        ends: Ends | None = None,
         stdin: int = 0,
         stdout: int = 1,
     ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.stdin_tty = os.isatty(stdin)
         size = _winsize(stdin) or _winsize(stdout) or (24, 80)
-        # The shell carries the gate's mark from its first instruction: all it starts is known
-        # for a gated session's, never a person's (gatesh._person; the daemon marks it again
-        # when it registers).
-        self.child = ptyprocess.PtyProcess.spawn(
-            argv, env=env, dimensions=size, preexec_fn=_person.mark
-        )
+        self.gate, self.ends = gate, ends
+        env = dict(env)
+        if ends is not None:
+            env.update(ends.env)
+        self.child = spawn(argv, env, size, ends.pass_fds if ends else ())
+        if ends is not None:
+            ends.close_child_ends()
         self.master = self.child.fd
         self.pending_to_child = bytearray()
-        self.ask_server: socket.socket | None = None
-        self.asking: dict[str, Any] | None = None  # the request being asked, with its connection
-        if ask_socket:
-            self.ask_server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            self.ask_server.bind(ask_socket)
-            os.chmod(ask_socket, 0o600)
-            self.ask_server.listen(4)
+        self.coproc_pid = 0
+        self.framer = Framer()
+        self.requests: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
+        self.notes: queue.SimpleQueue[tuple[str, threading.Event] | _Ask] = queue.SimpleQueue()
+        self.asking: _Ask | None = None
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+        self.sub_server: socket.socket | None = None
+        if gate is not None:
+            gate.say = self.say
+            if gate.operator == "person":
+                gate.ask = self.ask
+        if ends is not None and gate is not None:
+            if ends.socket:
+                self.sub_server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sub_server.bind(ends.socket)
+                os.chmod(ends.socket, 0o600)
+                self.sub_server.listen(16)
+            threading.Thread(target=self._serve_channel, name="gate-channel", daemon=True).start()
+
+    # --- what workers ask of the loop ----------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        """Print one line on the terminal, after what the shell printed so far (from any thread)."""
+        done = threading.Event()
+        self.notes.put((text, done))
+        self._wake()
+        done.wait(5.0)
+
+    def ask(self, pending_id: str, block: str, kind: str = "escalate") -> dict[str, Any]:
+        """Ask the person at this terminal; the daemon's reply to their answer (from a worker)."""
+        question = _Ask(pending_id, block, "halt" if kind == "halt" else "escalate")
+        self.notes.put(question)
+        self._wake()
+        question.done.wait()
+        return question.reply
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.wake_w, b"\0")
 
     # --- the loop ---------------------------------------------------------------------------
 
     def run(self) -> int:
         """Relay until the shell's side of the PTY closes; the shell's exit status."""
-        wake_r, wake_w = os.pipe()
-        os.set_blocking(wake_r, False)
-        os.set_blocking(wake_w, False)
-        old_wakeup = signal.set_wakeup_fd(wake_w)
+        sig_r, sig_w = os.pipe()
+        os.set_blocking(sig_r, False)
+        os.set_blocking(sig_w, False)
+        old_wakeup = signal.set_wakeup_fd(sig_w)
         handled = (signal.SIGWINCH, signal.SIGHUP, signal.SIGTERM, signal.SIGCONT)
         old_handlers = {sig: signal.signal(sig, lambda *_: None) for sig in handled}
         saved = termios.tcgetattr(self.stdin) if self.stdin_tty else None
         try:
             if saved is not None:
                 tty.setraw(self.stdin, termios.TCSANOW)
-            self._loop(wake_r)
+            self._loop(sig_r)
         finally:
             if saved is not None:
                 with contextlib.suppress(termios.error):
@@ -160,49 +257,59 @@ class Relay:
             signal.set_wakeup_fd(old_wakeup)
             for sig, handler in old_handlers.items():
                 signal.signal(sig, handler)
-            os.close(wake_r)
-            os.close(wake_w)
-            if self.ask_server is not None:
-                self.ask_server.close()
+            os.close(sig_r)
+            os.close(sig_w)
+            self._close()
         return self._status()
 
-    def _loop(self, wake_r: int) -> None:
+    def _close(self) -> None:
+        self.requests.put(None)
+        if self.sub_server is not None:
+            self.sub_server.close()
+        if self.coproc_pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.coproc_pid, signal.SIGTERM)
+        ends = self.ends
+        if ends is not None:
+            for fd in (ends.hand, ends.requests, ends.replies):
+                if fd >= 0:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+        if self.asking is not None:
+            self.asking.reply = {"action": "refuse", "message": "gatesh: the session ended."}
+            self.asking.done.set()
+
+    def _loop(self, sig_r: int) -> None:
         master, stdin = self.master, self.stdin
         stdin_open = True
         os.set_blocking(master, False)
         while True:
-            readers = [master, wake_r]
+            readers = [master, sig_r, self.wake_r]
             if stdin_open:
                 readers.append(stdin)
-            if self.ask_server is not None and self.asking is None:
-                readers.append(self.ask_server.fileno())
+            ends = self.ends
+            if ends is not None and ends.hand >= 0:
+                readers.append(ends.hand)
+            if ends is not None and ends.requests >= 0:
+                readers.append(ends.requests)
+            if self.sub_server is not None:
+                readers.append(self.sub_server.fileno())
             writers = [master] if self.pending_to_child else []
             try:
                 ready, can_write, _ = select.select(readers, writers, [])
             except InterruptedError:
                 continue
-            if master in ready:
-                try:
-                    data = os.read(master, READ_SIZE)
-                except BlockingIOError:
-                    data = None
-                except OSError as exc:  # EIO: the shell and everything on its PTY are gone
-                    if exc.errno != errno.EIO:
-                        raise
-                    return
-                if data == b"":
-                    return
-                if data:
-                    _write_all(self.stdout, data)
-            if wake_r in ready:
-                self._signals(wake_r)
+            if master in ready and not self._from_shell():
+                return
+            if sig_r in ready:
+                self._signals(sig_r)
+            if self.wake_r in ready:
+                self._notes()
             if stdin_open and stdin in ready:
                 data = os.read(stdin, READ_SIZE)
                 if not data:
                     stdin_open = False
-                    if (
-                        not self.stdin_tty
-                    ):  # a pipe ended: the terminal's end-of-file, as a tty would
+                    if not self.stdin_tty:  # a pipe ended: the terminal's end-of-file
                         self.pending_to_child += self._eof_char()
                 elif self.asking is not None:
                     self._answer_keys(data)
@@ -216,12 +323,153 @@ class Relay:
                     pass
                 except OSError:
                     self.pending_to_child.clear()
-            if self.ask_server is not None and self.ask_server.fileno() in ready:
-                self._accept_ask()
+            if ends is not None and ends.hand >= 0 and ends.hand in ready:
+                self._handoff()
+            if ends is not None and ends.requests >= 0 and ends.requests in ready:
+                self._channel_bytes()
+            if self.sub_server is not None and self.sub_server.fileno() in ready:
+                self._accept_sub()
 
-    def _signals(self, wake_r: int) -> None:
+    def _from_shell(self) -> bool:
+        """Copy what the shell printed; False once the shell's side is gone."""
         try:
-            received = os.read(wake_r, 512)
+            data = os.read(self.master, READ_SIZE)
+        except BlockingIOError:
+            return True
+        except OSError as exc:  # EIO: the shell and everything on its PTY are gone
+            if exc.errno != errno.EIO:
+                raise
+            return False
+        if data == b"":
+            return False
+        _write_all(self.stdout, data)
+        return True
+
+    def _drain_shell(self) -> None:
+        """Print everything the shell has printed so far (before a line of the relay's own)."""
+        for _ in range(64):
+            try:
+                data = os.read(self.master, READ_SIZE)
+            except OSError:
+                return
+            if not data:
+                return
+            _write_all(self.stdout, data)
+
+    def _notes(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            os.read(self.wake_r, 4096)
+        while True:
+            try:
+                note = self.notes.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(note, _Ask):
+                self._show_question(note)
+                continue
+            text, done = note
+            self._drain_shell()
+            _write_all(self.stdout, ("\r\n" + _crlf(text) + "\r\n").encode("utf-8", "replace"))
+            done.set()
+
+    # --- the gate channel -----------------------------------------------------------------------
+
+    def _handoff(self) -> None:
+        """bash wrote its coprocess's pid: open the coprocess's pipes (the channel)."""
+        ends = self.ends
+        assert ends is not None
+        try:
+            data = os.read(ends.hand, 64)
+        except OSError:
+            data = b""
+        with contextlib.suppress(OSError):
+            os.close(ends.hand)
+        ends.hand = -1
+        text = data.decode("ascii", "replace").strip()
+        try:
+            if not text.isdigit():
+                raise OSError(f"the shell handed over no coprocess ({text[:20]!r})")
+            ends.requests, ends.replies = open_coprocess(self.child.pid, int(text))
+            self.coproc_pid = int(text)
+        except OSError as exc:
+            # No channel, no gate: the session ends rather than run a shell nothing decides for.
+            ends.requests = ends.replies = -1
+            self._drain_shell()
+            _write_all(
+                self.stdout,
+                f"\r\ngatesh: the gate channel of this shell could not be opened ({exc}); "
+                "the session ends.\r\n".encode("utf-8", "replace"),
+            )
+            with contextlib.suppress(OSError):
+                self.child.kill(signal.SIGKILL)
+
+    def _channel_bytes(self) -> None:
+        ends = self.ends
+        assert ends is not None
+        try:
+            data = os.read(ends.requests, READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            with contextlib.suppress(OSError):
+                os.close(ends.requests)
+            ends.requests = -1
+            return
+        try:
+            for request in self.framer.feed(data):
+                self.requests.put(request)
+        except FrameError as exc:
+            self.requests.put(Request("error", "0", (str(exc),)))
+
+    def _serve_channel(self) -> None:
+        """The main shell's requests, one at a time, in order (the shell waits for each)."""
+        while True:
+            request = self.requests.get()
+            if request is None:
+                return
+            gate, ends = self.gate, self.ends
+            if gate is None or ends is None:
+                return
+            reply = gate.handle(request)
+            try:
+                _write_all(ends.replies, reply.encode(request.seq))
+            except (OSError, ValueError):
+                return
+
+    def _accept_sub(self) -> None:
+        assert self.sub_server is not None
+        try:
+            conn, _ = self.sub_server.accept()
+        except OSError:
+            return
+        threading.Thread(target=self._serve_sub, args=(conn,), name="gate-sub", daemon=True).start()
+
+    def _serve_sub(self, conn: socket.socket) -> None:
+        """One request from a subshell's `gatesh _gate`: read it, answer it, hang up."""
+        with conn:
+            conn.settimeout(SUB_READ_TIMEOUT_S)
+            framer = Framer()
+            found: list[Request] = []
+            try:
+                while not found:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    found = framer.feed(chunk)
+            except (OSError, FrameError):
+                return
+            assert self.gate is not None
+            reply = self.gate.handle(found[0]) if found[0].kind != "error" else Reply(Status.NO)
+            with contextlib.suppress(OSError):
+                conn.sendall(reply.encode(found[0].seq))
+
+    # --- signals, end ---------------------------------------------------------------------------
+
+    def _signals(self, sig_r: int) -> None:
+        try:
+            received = os.read(sig_r, 512)
         except BlockingIOError:
             return
         for signum in set(received):
@@ -257,72 +505,80 @@ class Relay:
 
     # --- asking the person (operator person only) ---------------------------------------------
 
-    def _accept_ask(self) -> None:
-        assert self.ask_server is not None
-        try:
-            conn, _ = self.ask_server.accept()
-        except OSError:
-            return
-        try:
-            conn.settimeout(2.0)
-            data = b""
-            while not data.endswith(b"\n") and len(data) < MAX_ASK_LINE:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            request = json.loads(data)
-            if not isinstance(request, dict) or not isinstance(request.get("pending_id"), str):
-                raise ValueError("not a request")
-        except (OSError, ValueError):
-            conn.close()
-            return
-        kind = "halt" if request.get("kind") == "halt" else "escalate"
-        self.asking = {"conn": conn, "pending_id": request["pending_id"], "kind": kind, "typed": ""}
-        block = str(request.get("block") or "")
+    def _show_question(self, question: _Ask) -> None:
+        # Keys already typed are type-ahead for the shell: only keys typed after the question is
+        # on the screen answer it.
+        self._take_typeahead()
+        self._drain_shell()
+        self.asking = question
         prompt = (
             "type `run anyway` to run it once; anything else refuses it: "
-            if kind == "halt"
+            if question.kind == "halt"
             else f"{CHOICES_LINE}? "
         )
         _write_all(
             self.stdout,
-            ("\r\n" + block.replace("\r", "").replace("\n", "\r\n") + "\r\n" + prompt).encode(),
+            ("\r\n" + _crlf(question.block) + "\r\n" + prompt).encode("utf-8", "replace"),
         )
 
+    def _take_typeahead(self) -> None:
+        if not self.stdin_tty:
+            return
+        for _ in range(64):
+            ready, _, _ = select.select([self.stdin], [], [], 0)
+            if not ready:
+                return
+            data = os.read(self.stdin, READ_SIZE)
+            if not data:
+                return
+            self.pending_to_child += data
+
     def _answer_keys(self, data: bytes) -> None:
-        assert self.asking is not None
-        for byte in data:
+        question = self.asking
+        assert question is not None
+        for i, byte in enumerate(data):
             if byte == 3:  # Ctrl-C: the question is withdrawn (S10), not answered
                 self._finish_ask(withdraw=True)
-                return
-            if byte == 4:  # Ctrl-D: No
-                self.asking["typed"] = ""
+            elif byte == 4:  # Ctrl-D: No
+                question.typed = ""
                 self._finish_ask(cancel=True)
-                return
-            if byte in (13, 10):
+            elif byte in (13, 10):
+                if not is_answer(question.typed, question.kind):
+                    question.typed = ""
+                    _write_all(
+                        self.stdout,
+                        f"\r\ngatesh: not an answer; type o, s, a, n or d (Enter alone is No).\r\n"
+                        f"{CHOICES_LINE}? ".encode(),
+                    )
+                    continue
                 self._finish_ask()
-                return
-            if byte in (8, 127):
-                if self.asking["typed"]:
-                    self.asking["typed"] = self.asking["typed"][:-1]
+            elif byte in (8, 127):
+                if question.typed:
+                    question.typed = question.typed[:-1]
                     _write_all(self.stdout, b"\b \b")
-            elif 32 <= byte < 127:
-                self.asking["typed"] += chr(byte)
-                _write_all(self.stdout, bytes([byte]))
+                continue
+            else:
+                if 32 <= byte < 127:
+                    question.typed += chr(byte)
+                    _write_all(self.stdout, bytes([byte]))
+                continue
+            # The question is over: what follows in this read is the shell's.
+            self.pending_to_child += data[i + 1 :]
+            return
 
     def _finish_ask(self, cancel: bool = False, withdraw: bool = False) -> None:
-        assert self.asking is not None
-        asking, self.asking = self.asking, None
+        question = self.asking
+        assert question is not None
+        self.asking = None
         from gatesh import client
 
         if withdraw:
             _write_all(self.stdout, b"^C\r\n")
-            message: dict[str, Any] = {"op": "withdraw", "pending_id": asking["pending_id"]}
+            message: dict[str, Any] = {"op": "withdraw", "pending_id": question.pending_id}
         else:
-            answer = "no" if cancel else parse_answer(asking["typed"], asking["kind"])
+            answer = "no" if cancel else parse_answer(question.typed, question.kind)
             _write_all(self.stdout, f"\r\ngatesh: your answer: {answer}\r\n".encode())
-            message = {"op": "answer", "pending_id": asking["pending_id"], "answer": answer}
+            message = {"op": "answer", "pending_id": question.pending_id, "answer": answer}
         try:
             reply = client.request("human", message, start=False, timeout=30.0)
         except Exception as exc:
@@ -335,9 +591,9 @@ class Relay:
                 "action": "refuse",
                 "message": f"gatesh: the gate did not take the answer ({reply.get('error')}); nothing ran.",
             }
-        try:
-            asking["conn"].sendall(json.dumps(reply).encode() + b"\n")
-        except OSError:
-            pass
-        finally:
-            asking["conn"].close()
+        question.reply = reply
+        question.done.set()
+
+
+def _crlf(text: str) -> str:
+    return text.replace("\r", "").replace("\n", "\r\n")

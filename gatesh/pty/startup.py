@@ -1,10 +1,13 @@
 """What a gated PTY session starts with: its folder, shims, startup files and environment (S10).
 
-Guarantees: the user's own startup files load first and gatesh's hook last; the shims folder
-(``bash``, ``zsh``, ``sh`` links to a gatesh launcher) is first on PATH inside the session, so a
-shell started by name inside it is gated too; the child's environment names the session
-(``GATESH_SESSION``) and marks it gated (``GATESH_GATED=1``), which the daemon uses to refuse
-human-only verbs from inside it (S9.5). Everything lives in one 0700 folder removed at the end.
+Guarantees: the gate channel is set up before anything else runs (:mod:`gatesh.pty.channel`);
+the user's own startup files load next and gatesh's hook last; the shims folder (a link to a
+gatesh launcher for every shell that reads sh) is first on PATH inside the session, so a shell
+started by name inside it is gated too; after the user's files the session exports ``SHELL`` as
+its gated shell and, for an agent, pagers and editors with their shell escapes off
+(:func:`session_exports`); the child's environment names the session (``GATESH_SESSION``) and
+marks it gated (``GATESH_GATED=1``), which the daemon uses to refuse human-only verbs from inside
+it (S9.5). Everything lives in one 0700 folder removed at the end.
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Final
 
+from gatesh._invoke import SHELL_NAMES
 from gatesh.launcher import write_launcher
 
-__all__ = ["SHIMS_MARKER", "Startup", "prepare", "real_shell"]
+__all__ = ["SHIMS_MARKER", "Startup", "prepare", "real_shell", "session_exports"]
 
 # A file in every shims folder, so a nested session can skip all of them when it looks for the
 # real shell (each session has its own folder).
 SHIMS_MARKER = ".gatesh-shims"
-SHIM_NAMES = ("bash", "zsh", "sh")
+# Every shell of the vocabulary that reads sh: a shell the agent starts by name is gated (S10).
+SHIM_NAMES = SHELL_NAMES
 
 
 @dataclass
@@ -33,7 +39,6 @@ class Startup:
     argv: list[str]
     env: dict[str, str]
     session: str
-    ask_socket: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
     def cleanup(self) -> None:
@@ -75,7 +80,74 @@ def _write(path: str, text: str) -> None:
         f.write(text)
 
 
-def _bash_rc(folder: str, login: bool, shims: str) -> str:
+# The first lines of a gated bash's rc file: start the gate channel's coprocess (a process that
+# only waits; `tail --pid` ends with the relay) and hand its pid to the relay, before the user's
+# startup files run, so no program they start inherits the hand-over pipe. The coprocess says
+# "ready" on its pipe once its standard input and output are the channel's pipes, and the shell
+# reads that line before anything else, so the hook never checks the channel before it exists
+# (a busy machine may run the shell's startup files before the coprocess is set up).
+_BASH_CHANNEL = """\
+if [[ -n ${GATESH_HAND-} ]]; then
+  coproc __gatesh_co {
+    # Keys typed at the terminal (Ctrl-C, Ctrl-Z) must not end the channel; nor may it keep
+    # the hand-over pipe open.
+    trap '' INT QUIT TSTP TTIN TTOU
+    builtin printf 'ready\\n'
+    exec {GATESH_HAND}>&- %(tail)s --pid=%(relay)d -f /dev/null
+  } 2>/dev/null
+  [[ -z ${__gatesh_co[0]-} ]] || builtin read -r -t 30 __gatesh_ready <&"${__gatesh_co[0]}"
+  builtin unset __gatesh_ready
+  builtin printf '%%s\\n' "${__gatesh_co_PID-}" >&"$GATESH_HAND"
+  exec {GATESH_HAND}>&-
+  builtin unset GATESH_HAND
+fi
+"""
+
+
+def _bash_channel() -> str:
+    tail = shutil.which("tail", path="/usr/bin:/bin") or "tail"
+    return _BASH_CHANNEL % {"tail": _q(tail), "relay": os.getpid()}
+
+
+# Programs an agent's session points its pager and editor settings at, each with its shell
+# escapes off (less: LESSSECURE; vim -Z and nano -R: restricted modes): `git log`, `man`, `fc`
+# and `more`'s `v` then open no ungated shell (S10). The first one installed is used.
+_PAGERS: Final = ("less",)
+_EDITORS: Final = (("vim", "vim -Z"), ("nano", "nano -R"))
+
+
+def session_exports(shell: str, shims: str, operator: str) -> dict[str, str]:
+    """The variables a gated session exports after the user's startup files: ``SHELL`` is the
+    session's gated shell (programs that open a shell find it), and for an agent's session the
+    pager and editor settings name programs whose shell escapes are off."""
+    out = {"SHELL": os.path.join(shims, shell)}
+    if operator == "person":
+        return out
+    search = "/usr/local/bin:/usr/bin:/bin"
+    out["LESSSECURE"] = "1"
+    pager = next((p for p in _PAGERS if shutil.which(p, path=search)), "cat")
+    for name in ("PAGER", "MANPAGER", "GIT_PAGER", "SYSTEMD_PAGER"):
+        out[name] = pager
+    editor = next((cmd for prog, cmd in _EDITORS if shutil.which(prog, path=search)), "")
+    if editor:
+        for name in ("EDITOR", "VISUAL", "FCEDIT", "GIT_EDITOR", "SUDO_EDITOR"):
+            out[name] = editor
+    return out
+
+
+def _exports(values: dict[str, str]) -> str:
+    text = "".join(f"export {name}={_q(value)}\n" for name, value in values.items())
+    # The pagers' shell escapes stay off for the whole session.
+    return text + ("readonly LESSSECURE\n" if "LESSSECURE" in values else "")
+
+
+# Put in front of the prompt when session.mark asks for it (the user's prompt follows).
+PROMPT_MARK: Final = "(gated) "
+
+
+def _bash_rc(
+    folder: str, login: bool, shims: str, exports: dict[str, str], prompt_mark: bool = False
+) -> str:
     if login:
         user = (
             "[ -r /etc/profile ] && . /etc/profile\n"
@@ -89,14 +161,32 @@ def _bash_rc(folder: str, login: bool, shims: str) -> str:
     _write(hook, _hook_text("bash_hook.bash"))
     return (
         "# Written by gatesh for one gated session: your startup files, then gatesh's hook.\n"
+        + _bash_channel()
         + user
         # Startup files often set PATH; the shims must stay first so nested shells are gated.
         + f'PATH={_q(shims)}:"$PATH"\n'
+        + _exports(exports)
+        + (f'PS1={_q(PROMPT_MARK)}"${{PS1-}}"\n' if prompt_mark else "")
         + f". {_q(hook)}\n"
     )
 
 
-def _zsh_files(folder: str, shims: str) -> str:
+# The first lines of a gated zsh's .zshenv: open the gate channel's pipes again close-on-exec
+# (so no program the shell starts inherits them) and close the inherited descriptors.
+_ZSH_CHANNEL = """\
+if [[ -n ${GATESH_CHAN_W-} && -n ${GATESH_CHAN_R-} ]]; then
+  if zmodload zsh/system 2>/dev/null; then
+    sysopen -w -o cloexec -u __gatesh_wfd /proc/self/fd/$GATESH_CHAN_W 2>/dev/null
+    sysopen -r -o cloexec -u __gatesh_rfd /proc/self/fd/$GATESH_CHAN_R 2>/dev/null
+  fi
+  exec {GATESH_CHAN_W}>&- {GATESH_CHAN_R}<&-
+  unset GATESH_CHAN_W GATESH_CHAN_R
+  typeset -gr __gatesh_wfd __gatesh_rfd
+fi
+"""
+
+
+def _zsh_files(folder: str, shims: str, exports: dict[str, str], prompt_mark: bool = False) -> str:
     """Write a ZDOTDIR whose files source the user's own, then the hook; returns its path."""
     zdot = os.path.join(folder, "zdotdir")
     os.mkdir(zdot, 0o700)
@@ -112,7 +202,7 @@ def _zsh_files(folder: str, shims: str) -> str:
             f'GATESH_USER_ZDOTDIR="$ZDOTDIR"\nZDOTDIR={q}\n'
         )
 
-    _write(os.path.join(zdot, ".zshenv"), relay(".zshenv"))
+    _write(os.path.join(zdot, ".zshenv"), _ZSH_CHANNEL + relay(".zshenv"))
     _write(os.path.join(zdot, ".zprofile"), relay(".zprofile"))
     _write(
         os.path.join(zdot, ".zshrc"),
@@ -120,9 +210,11 @@ def _zsh_files(folder: str, shims: str) -> str:
             'ZDOTDIR="$GATESH_USER_ZDOTDIR"\n'
             '[[ -r "$ZDOTDIR/.zshrc" ]] && . "$ZDOTDIR/.zshrc"\n'
             f"path=({_q(shims)} ${{path:#{_q(shims)}}})\n"
-            f". {_q(hook)}\n"
+            + _exports(exports)
+            + (f'PS1={_q(PROMPT_MARK)}"${{PS1-}}"\n' if prompt_mark else "")
+            + f". {_q(hook)}\n"
             # ZDOTDIR stays the user's from here: zsh reads their .zlogin itself.
-            "unset GATESH_USER_ZDOTDIR\n"
+            + "unset GATESH_USER_ZDOTDIR\n"
         ),
     )
     return zdot
@@ -136,6 +228,7 @@ def prepare(
     session: str,
     operator: str,
     env: dict[str, str] | None = None,
+    prompt_mark: bool = False,
 ) -> Startup:
     """Make the session folder and return the child's argv and environment."""
     env = dict(os.environ if env is None else env)
@@ -160,22 +253,25 @@ def prepare(
                 "PATH": shims + os.pathsep + env.get("PATH", "/usr/bin:/bin"),
             }
         )
-        ask = ""
-        if operator == "person":
-            ask = os.path.join(folder, "ask.sock")
-            env["GATESH_PTY_ASK"] = ask
-        else:
-            env.pop("GATESH_PTY_ASK", None)
+        for stale in ("GATESH_PTY_ASK", "GATESH_HAND", "GATESH_CHAN_W", "GATESH_CHAN_R"):
+            env.pop(stale, None)
         if shell == "zsh":
             env["GATESH_USER_ZDOTDIR"] = env.get("ZDOTDIR") or env.get("HOME", "")
-            env["ZDOTDIR"] = _zsh_files(folder, shims)
+            env["ZDOTDIR"] = _zsh_files(
+                folder, shims, session_exports(shell, shims, operator), prompt_mark
+            )
             argv = ["zsh", "-i"] + (["-l"] if login else [])
         else:
             rc = os.path.join(folder, "bashrc")
-            _write(rc, _bash_rc(folder, login, shims))
+            _write(
+                rc,
+                _bash_rc(
+                    folder, login, shims, session_exports(shell, shims, operator), prompt_mark
+                ),
+            )
             argv = ["bash", "--rcfile", rc, "-i"]
         argv[0] = real  # ptyprocess execs argv[0]; the relay passes the name separately
-        return Startup(folder=folder, argv=argv, env=env, session=session, ask_socket=ask)
+        return Startup(folder=folder, argv=argv, env=env, session=session)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

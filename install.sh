@@ -154,6 +154,11 @@ if [ -f "$src/man/gatesh.1" ]; then
     mkdir -p "$(dirname "$man_page")"
     cp "$src/man/gatesh.1" "$man_page.tmp.$$" && chmod 644 "$man_page.tmp.$$" && mv -f "$man_page.tmp.$$" "$man_page"
     echo "installed the man page $man_page"
+    # man finds pages next to the folders on PATH; the launcher's folder may join PATH only at the
+    # next login (Debian's ~/.profile adds ~/.local/bin when it exists), so say what works now.
+    if ! command -v man >/dev/null 2>&1 || [ "$(man -w gatesh 2>/dev/null)" != "$man_page" ]; then
+        man_now="    man $man_page"
+    fi
 fi
 
 # --- the install record --------------------------------------------------------------------------
@@ -187,6 +192,11 @@ case ":${PATH}:" in
        echo "$prefix is not on your PATH. Add it (in ~/.bashrc or ~/.zshrc):"
        echo "    export PATH=\"$prefix:\$PATH\"" ;;
 esac
+if [ -n "${man_now:-}" ]; then
+    echo
+    echo "man gatesh finds the manual once $prefix is on your PATH (a new login); until then:"
+    echo "    man $man_page"
+fi
 cat <<EOF
 
 Next steps:

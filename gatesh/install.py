@@ -645,6 +645,14 @@ def uninstall_all() -> str:
     if inst.service:
         attempt("service", lambda: install_daemon_service(uninstall=True))
     attempt("daemon", _stop_daemon_and_runtime)
+    # 4. Gated shells still open cannot be gated once gatesh is gone: each refuses every command
+    #    from now on with one line saying so; the person is told which they are.
+    shells = open_gated_shells()
+    if shells:
+        done.append(
+            "gated shells still open (from now on they refuse every command; exit them): "
+            + ", ".join(f"pid {pid} ({name}, session {sid})" for pid, name, sid in shells)
+        )
     if failed:
         raise InstallError(
             "could not remove everything:\n  "
@@ -652,6 +660,35 @@ def uninstall_all() -> str:
             + ("\ndone:\n  " + "\n  ".join(done) if done else "")
         )
     return "\n".join(done) or "nothing of gatesh's was installed"
+
+
+def open_gated_shells() -> list[tuple[int, str, str]]:
+    """This user's gated PTY shells still running: (pid, shell, session), read from ``/proc``
+    (a shell a gatesh session started carries ``GATESH_GATED=1`` and its session's name)."""
+    out: list[tuple[int, str, str]] = []
+    uid = os.getuid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != uid:
+                continue
+            with open(f"/proc/{entry}/comm", encoding="utf-8", errors="replace") as f:
+                name = f.read().strip()
+            if name not in ("bash", "zsh"):
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+        except OSError:
+            continue
+        session = env.get(b"GATESH_SESSION", b"").decode("utf-8", "replace")
+        if env.get(b"GATESH_GATED") == b"1" and session.startswith("pty-"):
+            out.append((int(entry), name, session))
+    return sorted(out)
 
 
 def _unhook_settings(path: str) -> str:

@@ -74,7 +74,8 @@ def status_main(argv: list[str]) -> int:
     parser.add_argument(
         "--all",
         action="store_true",
-        help=f"list every session and escalation (default: newest {_SHOWN})",
+        help=f"list every session and escalation, ended sessions too (default: the newest "
+        f"{_SHOWN} of the live ones)",
     )
     args = parser.parse_args(argv)
     reply = _ask("status")
@@ -138,9 +139,19 @@ def status_main(argv: list[str]) -> int:
             + ", ".join(f"{totals[k]} {k}" for k in order)
             + f" (total {sum(v for k, v in totals.items() if k != 'audit_failed')})"
         )
-    sessions = sorted(reply.get("sessions") or [], key=lambda s: -s["last"])
+    every = sorted(reply.get("sessions") or [], key=lambda s: -s["last"])
+    # An ended session is over: listed only with --all (a halted one is kept for `gatesh resume`).
+    ended = [s for s in every if s.get("ended")]
+    sessions = every if args.all else [s for s in every if not s.get("ended")]
     halted = [s for s in sessions if s["halted"]]
     print(f"\nsessions: {len(sessions)}" + (f", {len(halted)} HALTED" if halted else ""))
+    if ended and not args.all:
+        kept = sum(1 for s in ended if s["halted"])
+        print(
+            f"  ({len(ended)} ended, not listed"
+            + (f"; {kept} of them halted, kept for `gatesh resume`" if kept else "")
+            + "; gatesh status --all lists them)"
+        )
     shown = (
         sessions
         if args.all
@@ -157,6 +168,8 @@ def status_main(argv: list[str]) -> int:
                 f"last {_ago(s['last'])})",
             )
         )
+        if s.get("ended"):
+            print("      ended")
         if s["halted"]:
             print(row(6, f"HALTED: {s['halt_reason']}"))
             print(f"      resume with: gatesh resume {n(str(s['session']))}")

@@ -410,7 +410,13 @@ def status(d: Daemon) -> dict[str, Any]:
             "gated_pids": len(d.registry),
         },
         "sessions": [
-            s.summary() | {"halt_reason": fold_home(s.state.halt_reason)}
+            s.summary()
+            | {
+                "halt_reason": fold_home(s.state.halt_reason),
+                # Over (its process gone, or idle past session.idle_end_s) and not used since:
+                # kept only so a halted one can be resumed.
+                "ended": bool(s.ended) and s.ended >= s.last,
+            }
             for s in d.sessions.sessions.values()
         ],
         # Commands redacted and home-folded, as everywhere a person reads them (S13, S15).

@@ -146,6 +146,12 @@ def a_generic(ctx: Ctx, src: str) -> tuple[list[str], str]:
     return [], "its default size" + (" (it has no quick mode)" if ctx.quick else "")
 
 
+def a_pty_enter(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    if ctx.quick and _has(src, "--n"):
+        return ["--n", "10"], "quick: 10 Enters per shell (S14 reads the median of more)"
+    return [], "30 Enters per shell, interleaved with the plain shell's"
+
+
 def a_pty(ctx: Ctx, src: str) -> tuple[list[str], str]:
     if ctx.quick and _has(src, "--quick"):
         return ["--quick"], "its own --quick mode"
@@ -266,6 +272,13 @@ STEPS: tuple[Step, ...] = (
         "pty_throughput.py",
         "PTY throughput and keystroke latency",
         a_pty,
+        (60, 240),
+    ),
+    Step(
+        "pty_enter",
+        "pty_enter.py",
+        "Enter-to-prompt in the gated interactive shell, side by side with the plain shell",
+        a_pty_enter,
         (60, 240),
     ),
     Step(
@@ -781,6 +794,29 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
                 "PTY throughput vs `script -qc`; keystroke latency added",
                 "≥ 0.8×; ≤ 1 ms",
             )
+        )
+
+    r = results.get("pty_enter", {})
+    if r.get("status") == "ok":
+        d = r["result"]
+        for shell in ("bash", "zsh"):
+            added = _num(d, f"{shell}_added_ms")
+            if added is None:
+                continue
+            rows.append(
+                Row(
+                    f"interactive {shell}: Enter-to-prompt added for `true` (median)",
+                    _ms(added, 2),
+                    f"medians: plain {_ms(_num(d, f'{shell}_plain_ms'), 2)}, gated "
+                    f"{_ms(_num(d, f'{shell}_gated_ms'), 2)}",
+                    "≤ 5 ms",
+                    _verdict(added, lambda v: v <= 5),
+                    f"pty_enter.py ({r.get('size')})",
+                )
+            )
+    else:
+        rows.append(
+            missing("pty_enter", "interactive shell: Enter-to-prompt added (median)", "≤ 5 ms")
         )
 
     r = results.get("concurrency", {})

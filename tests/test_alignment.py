@@ -7,7 +7,6 @@ from a real :class:`gatesh.negotiation.Negotiation` admitted through its trusted
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -486,12 +485,11 @@ def test_each_failure_names_its_cause_and_the_raters_action_stands(
 
 def test_one_budget_covers_every_turn(server: ModelServer, ring: CaptureRing) -> None:
     server.script(slow(tool_use(VIEW), 0.25), slow(tool_use(APPROVE, {"reason": "x"}), 0.25))
-    start = time.monotonic()
     result = checker(server, ring, timeout_s=0.4).check(
         Facts(text=COMMAND), DESTRUCTIVE, negotiation(MANDATE)
     )
-    assert result.fail_cause == "timeout"  # each turn alone was within the budget
-    assert time.monotonic() - start < 2.5  # loose: a loaded machine is slow, a 5 s wait is not
+    # Each turn alone was within the budget: a budget per turn would have approved it.
+    assert result.fail_cause == "timeout"
 
 
 def test_a_failed_check_is_not_replayed(server: ModelServer, ring: CaptureRing) -> None:

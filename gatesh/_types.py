@@ -479,6 +479,10 @@ class Finding:
     outcome: Outcome
     reason: str
     remedy: str = ""
+    # Where an undo snapshot must hold what this finding's command would lose for the finding to
+    # stand as judged (S17): work-tree roots, or paths outside any repository. Empty: it does not
+    # rest on a snapshot.
+    covers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -512,6 +516,9 @@ class Verdict:
     gaps: tuple[Gap, ...] = ()
     # How the cascade (S4, ``auto`` with a key) reached this verdict; None from a single backend.
     cascade: Cascade | None = None
+    # The places an undo snapshot must hold for this verdict to stand (the findings' ``covers``):
+    # a loss judged reversible because a snapshot taken before the command holds it (S17).
+    undo: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -658,6 +665,13 @@ class Decision:
     pending_id: str = ""
     to_person_reason: str = ""  # why a person decides (catastrophic, floor stood, fail-closed …)
     change: SessionChange = NO_CHANGE  # what finishing this decision changes in its session
+    # Undo (S17). ``undo``: the places a snapshot must hold before the command runs for this
+    # decision to stand (from the verdict); when that snapshot cannot be taken the command is
+    # decided again without undo. ``snapshot``: the id taken before it runs ("" for none);
+    # ``undo_note``: why none was taken, when one was due.
+    undo: tuple[str, ...] = ()
+    snapshot: str = ""
+    undo_note: str = ""
 
     @property
     def allowed(self) -> bool:

@@ -62,7 +62,9 @@ class CheckResult:
 
     ``action`` is the pipeline's word (allow, reject, escalate, halt, deny, refuse); ``exit_code``
     is 0 only for allow (126 otherwise); ``message`` is the S8.1 text for the agent (empty on
-    allow); ``notice`` one line for the person; ``session`` the session the daemon used.
+    allow); ``notice`` one line for the person; ``session`` the session the daemon used;
+    ``undo`` the line that ends the agent's output when the command runs because a snapshot holds
+    what it loses (S17), else "".
     """
 
     __slots__ = (
@@ -74,6 +76,7 @@ class CheckResult:
         "pending_id",
         "session",
         "shell",
+        "undo",
     )
 
     def __init__(
@@ -86,8 +89,10 @@ class CheckResult:
         session: str = "",
         shell: str = "bash",
         decision: "dict[str, Any] | None" = None,
+        undo: str = "",
     ) -> None:
         self.action = action
+        self.undo = undo if action == "allow" else ""
         self.message = message
         self.exit_code = 0 if action == "allow" else (exit_code or EXIT_REFUSED)
         self.pending_id = pending_id
@@ -132,6 +137,7 @@ class CheckResult:
             _s(reply.get("session")),
             _s(reply.get("shell")) or "bash",
             reply.get("decision") if isinstance(reply.get("decision"), dict) else None,
+            _s(reply.get("undo")),
         )
 
 

@@ -206,6 +206,14 @@ def record_for(
         },
         "negotiation": dict(decision.counters),
     }
+    # Undo (S13, S17): the snapshot taken before it ran; the places the decision rests on a
+    # snapshot holding (it ran because they are held); why none was taken when one was due.
+    if decision.snapshot:
+        rec["snapshot"] = decision.snapshot
+    if decision.undo:
+        rec["undo"] = [fold_home(p) for p in decision.undo]
+    if decision.undo_note:
+        rec["undo_note"] = _clean(decision.undo_note)
     if facts.harness and facts.outer_text:
         rec["outer_command"] = _clean(facts.outer_text)
     if message_reason:

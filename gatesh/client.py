@@ -216,6 +216,16 @@ class _WaitingNotice:
             pass
 
 
+def _say(line: str) -> None:
+    """One line of gatesh's own on stderr, printable characters only."""
+    text = "".join(c if c.isprintable() else " " for c in line)[:1000].strip()
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
 def _refuse(message: str) -> int:
     try:
         sys.stderr.write(message.rstrip("\n") + "\n")
@@ -311,6 +321,11 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
         _feed_stdin(stdin_script)
     exec_argv = [("-" if inv.dash else "") + shell_name, *args]
     sys.stdout.flush()
+    if result is not None and result.undo:
+        # S17: the command runs because a snapshot holds what it loses. Said before the command,
+        # on stderr: this client execs the shell, so nothing of it runs after the command's own
+        # output (a waiting parent could say it last).
+        _say(result.undo)
     posix.execve(real, exec_argv, env)  # does not return
 
 

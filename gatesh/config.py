@@ -118,6 +118,27 @@ class GitConfig:
 
 
 @dataclass(frozen=True)
+class UndoConfig:
+    """The undo snapshot (S17). The defaults are sized so a laptop does not notice them: a snapshot
+    stores only what git does not already hold, usually a few files; the caps bound the rare
+    repository that holds gigabytes of untracked data, which is then judged as without undo."""
+
+    enabled: bool = True
+    # What one snapshot may copy that the repository does not already hold (new untracked and
+    # ignored files): past it the snapshot is skipped and the command judged as without undo.
+    max_bytes: int = 256 * 1024 * 1024
+    # A file larger than this is left out of snapshots (and its loss is not counted as covered).
+    max_file_bytes: int = 32 * 1024 * 1024
+    # How long one snapshot may take; past it the snapshot is abandoned (judged as without undo).
+    max_seconds: float = 1.0
+    # Expiry (checked after each snapshot): the newest ``keep`` stay, none older than
+    # ``max_age_days``, and the oldest go first while the kept copies pass ``max_total_bytes``.
+    keep: int = 500
+    max_age_days: float = 14.0
+    max_total_bytes: int = 2 * 1024 * 1024 * 1024
+
+
+@dataclass(frozen=True)
 class Config:
     """The effective configuration. ``sources`` maps each dotted key to the tier that set it."""
 
@@ -133,6 +154,7 @@ class Config:
     session: SessionConfig = field(default_factory=SessionConfig)
     audit: AuditConfig = field(default_factory=AuditConfig)
     git: GitConfig = field(default_factory=GitConfig)
+    undo: UndoConfig = field(default_factory=UndoConfig)
     watchers: tuple[int, ...] = ()  # uids that may watch and answer (system tier only, S9.6)
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     files: tuple[str, ...] = field(default=(), compare=False)  # the files read, for reload checks
@@ -162,6 +184,13 @@ _SCALARS: Final[dict[str, tuple[type, type[enum.StrEnum] | None]]] = {
     "audit.syslog_head_every": (int, None),
     "git.protected_branches": (list, None),
     "git.pre_commit": (bool, None),
+    "undo.enabled": (bool, None),
+    "undo.max_bytes": (int, None),
+    "undo.max_file_bytes": (int, None),
+    "undo.max_seconds": (float, None),
+    "undo.keep": (int, None),
+    "undo.max_age_days": (float, None),
+    "undo.max_total_bytes": (int, None),
     "watchers": (list, None),
 }
 _LISTS: Final = ("allow", "deny", "escalate")
@@ -339,6 +368,9 @@ def _check_type(
         raise fail(key, f"must be {kind.__name__}, not {type(value).__name__}")
     if isinstance(value, float) and value <= 0:
         raise fail(key, "must be positive")
+    if key.startswith("undo.") and isinstance(value, int) and not isinstance(value, bool):
+        if value <= 0:
+            raise fail(key, "must be a positive integer")
     if allowed is not None:
         words = [m.value for m in allowed]
         if value not in words:

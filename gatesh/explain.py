@@ -32,6 +32,7 @@ from gatesh.policy import floors, hardline, lists, readonly, selfprotect
 from gatesh.policy.lists import ListEntry
 from gatesh.rater import BACKENDS, Rater, backend_name, make_rater
 from gatesh.session import SessionState
+from gatesh.undo.guard import foresee, policy_for
 
 RISKY, BENIGN = "risky", "benign"
 
@@ -94,14 +95,25 @@ def explain_main(argv: list[str]) -> int:
     config = load_config(cwd)
     backend = backend_name(config) if args.backend in (None, "auto") else args.backend
     rater = make_rater(config, backend)
-    decision = decide(
-        args.command,
-        cwd=cwd,
-        config=config,
-        rung=Rung(args.rung) if args.rung else None,
-        rater=rater,
-        checker=_checker(config, backend),
-    )
+    state_dir = _paths.current().state_dir
+    policy = policy_for(config, state_dir)
+
+    def decided(undo: bool) -> Decision:
+        return decide(
+            args.command,
+            cwd=cwd,
+            config=config,
+            rung=Rung(args.rung) if args.rung else None,
+            rater=rater,
+            checker=_checker(config, backend),
+            undo=policy if undo else None,
+        )
+
+    decision = decided(True)
+    # S17: a decision that rests on a snapshot is also shown as it is without one (the snapshot
+    # may be skipped when the command runs: over a budget, git failing).
+    without = decided(False) if decision.undo else None
+    undo = foresee(decision, cwd=cwd, config=config, state_dir=state_dir, without=without)
     done = dry_run(decision, state=SessionState(id="explain"), cwd=cwd)
     found = layers(decision.facts, config)
     if args.json:
@@ -109,6 +121,7 @@ def explain_main(argv: list[str]) -> int:
             json.dumps(
                 {
                     "decision": _summary(decision),
+                    "undo": undo,
                     "layers": _jsonable(found),
                     "facts": _jsonable(decision.facts),
                     "audit": done.record,
@@ -117,7 +130,7 @@ def explain_main(argv: list[str]) -> int:
             )
         )
     else:
-        sys.stdout.write(_human(decision, found))
+        sys.stdout.write(_human(decision, found) + _undo_lines(undo))
     return exit_status(done.action)
 
 
@@ -129,6 +142,30 @@ def exit_status(action: Action) -> int:
     if action is Action.ESCALATE:
         return EXIT_ASKED
     return EXIT_REFUSED
+
+
+def _undo_lines(undo: dict[str, Any]) -> str:
+    """What the undo snapshot does for this command (S17), for the human explanation."""
+    from gatesh.audit import fold_home
+    from gatesh.render import neutralise
+
+    if not undo.get("enabled"):
+        return "undo: off (undo.enabled = false): no snapshot, losses judged without undo\n"
+    if not undo.get("snapshot"):
+        return "undo: no snapshot (nothing it runs may write a work tree or a file it names)\n"
+    where = [fold_home(t) for t in undo.get("trees", ())] + [
+        fold_home(p) + " (a copy)" for p in undo.get("outside", ())
+    ]
+    lines = [f"undo: a snapshot is taken before it runs, of {', '.join(where)}"]
+    if undo.get("rests_on"):
+        lines.append(
+            "undo: it runs because that snapshot holds what it loses; if the snapshot is skipped "
+            "(over undo.max_bytes or undo.max_seconds, or git fails) it is judged without undo: "
+            f"{str(undo.get('without', '?')).upper()}"
+        )
+    for root, why in dict(undo.get("last_skipped") or {}).items():
+        lines.append(f"undo: the last snapshot of {fold_home(root)} was skipped: {neutralise(why)}")
+    return "\n".join(lines) + "\n"
 
 
 def _summary(d: Decision) -> dict[str, Any]:

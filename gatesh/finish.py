@@ -194,6 +194,15 @@ class Finished:
     def waiting(self) -> bool:
         return self.record is None and self.pending is not None
 
+    @property
+    def undo_line(self) -> str:
+        """The line that ends the agent's output (S17) when the command runs because the snapshot
+        taken before it holds what it loses; "" otherwise."""
+        d = self.decision
+        if self.action is Action.ALLOW and d.snapshot and d.undo:
+            return messages.undo_line(d.snapshot)
+        return ""
+
     def reply(self, *, session: str, shell: str) -> dict[str, Any]:
         """The check reply every transport sends (see :mod:`gatesh.daemon.protocol`).
 
@@ -209,6 +218,7 @@ class Finished:
             "exit": self.exit_code,
             "pending_id": self.pending_id,
             "notice": safe(self.notice) if self.action is Action.ALLOW else "",
+            "undo": self.undo_line,
             "session": session,
             "shell": shell,
             "decision": {

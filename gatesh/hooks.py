@@ -142,7 +142,9 @@ def _gate(
     return GateResult(
         action=result.action,
         message=result.message,
-        notice=result.notice,
+        # S17: a command that runs because a snapshot holds what it loses says which undo puts it
+        # back (the harness shows the notice; its command runs outside this process).
+        notice="\n".join(x for x in (result.notice, result.undo) if x),
         pending_id=result.pending_id,
     )
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from gatesh import _paths, _person, messages
 from gatesh._errors import ConfigError
-from gatesh._types import Action
+from gatesh._types import Action, Decision
 from gatesh.alignment import make_checker
 from gatesh.audit import AuditLog
 from gatesh.config import load_config
@@ -30,6 +30,7 @@ from gatesh.finish import Finished, Reach, Where, finish
 from gatesh.pending import PendingBook
 from gatesh.pipeline import decide, decide_without_config, failed_decision
 from gatesh.rater import make_rater
+from gatesh.undo.guard import policy_for, protect
 
 __all__ = ["check", "gate", "serve_one"]
 
@@ -147,14 +148,28 @@ def _gate(
                 command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run)
             )
         else:
-            decision = decide(
-                command,
+            rater, checker = make_rater(config), make_checker(config)
+
+            def decided(undo: bool) -> Decision:
+                return decide(
+                    command,
+                    cwd=cwd,
+                    config=config,
+                    session=state,
+                    rater=rater,
+                    checker=checker,
+                    paths=paths,
+                    undo=policy_for(config, paths.state_dir) if undo else None,
+                )
+
+            # The snapshot an allowed command runs after (S17), as in the daemon.
+            decision = protect(
+                decided(True),
                 cwd=cwd,
+                session=sid,
                 config=config,
-                session=state,
-                rater=make_rater(config),
-                checker=make_checker(config),
-                paths=paths,
+                state_dir=paths.state_dir,
+                redecide=lambda: decided(False),
             )
         log = AuditLog(paths.audit_log)
         log.configure(config.audit)

@@ -131,3 +131,9 @@ def rounds_of(rounds: tuple[Round, ...]) -> str:
     from gatesh.render import render_transcript
 
     return render_transcript(rounds) or ""
+
+
+def undo_line(snapshot: str) -> str:
+    """The one line that ends the output of a command that ran because a snapshot holds what it
+    loses (S17): the agent and the watcher learn how a person puts it back."""
+    return f"gatesh: undo {snapshot} restores the files this changed"

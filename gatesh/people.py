@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 HUMAN_ONLY_HINT: Final = (
-    "Human-only verbs (mandate, approve, deny, resume, answering a prompt) work only from a "
+    "Human-only verbs (mandate, approve, deny, resume, undo, answering a prompt) work only from a "
     "person's own terminal, outside any gated session: run it in a terminal the agent did not start."
 )
 

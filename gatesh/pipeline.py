@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from gatesh.config import Config
     from gatesh.negotiation import Negotiation
     from gatesh.rater import Rater
+    from gatesh.undo.cover import Policy
 
 
 def decide(
@@ -56,12 +57,21 @@ def decide(
     checker: Checker | None = None,
     paths: GatePaths | None = None,
     rung: Rung | None = None,
+    undo: Policy | None = None,
 ) -> Decision:
-    """Decide ``text`` for ``session`` (a fresh one when None). Never raises; fails closed."""
+    """Decide ``text`` for ``session`` (a fresh one when None). Never raises; fails closed.
+
+    ``undo``: the surface takes a snapshot before an allowed command runs (S17), under this
+    policy, so a loss such a snapshot holds is judged reversible; the decision then names what
+    the snapshot must hold (:attr:`Decision.undo`). None (a library call, a test): judged as
+    without undo.
+    """
     session = session or SessionState()
     rung = rung or config.rung
     try:
-        return _decide(text, cwd, config, session, rater, checker, paths or current_paths(), rung)
+        return _decide(
+            text, cwd, config, session, rater, checker, paths or current_paths(), rung, undo
+        )
     except Exception as exc:  # fail closed: an internal error refuses the command
         detail = f"{type(exc).__name__}: {exc}"
         return failed_decision(
@@ -183,6 +193,7 @@ def _decide(
     checker: Checker | None,
     paths: GatePaths,
     rung: Rung,
+    undo: Policy | None = None,
 ) -> Decision:
     facts = read(text, cwd=cwd)
     nego = session.negotiation
@@ -351,7 +362,7 @@ def _decide(
         if floor_findings or facts.floor_notes
         else facts
     )  # the same facts: no copy
-    verdict = _rate(rater, rated, cwd)
+    verdict = _rate(rater, rated, cwd, undo)
     outcome, stage = verdict.outcome, Stage.RATER
     carved_hosts: tuple[str, ...] = ()
     if (
@@ -398,7 +409,18 @@ def _decide(
             **common,
         )
     if outcome is Outcome.SAFE:
-        return done(Action.ALLOW, stage, outcome, reason, PROGRESS, notice=carve_notice, **common)
+        # A loss judged reversible because a snapshot will hold it: the snapshot must be taken
+        # before the command runs, or the command is decided again without undo (S17).
+        return done(
+            Action.ALLOW,
+            stage,
+            outcome,
+            reason,
+            PROGRESS,
+            notice=carve_notice,
+            undo=verdict.undo,
+            **common,
+        )
     # destructive
     if rung is Rung.ASSISTED:
         return done(
@@ -498,12 +520,17 @@ def _decide(
     )
 
 
-def _rate(rater: Rater | None, facts: Facts, cwd: str) -> Verdict:
+def _rate(rater: Rater | None, facts: Facts, cwd: str, undo: Policy | None = None) -> Verdict:
     if rater is None:
         from gatesh.rater.builtin import BuiltinRater
 
         rater = BuiltinRater()
-    return rater.rate(facts, cwd=cwd)
+    if undo is None:
+        return rater.rate(facts, cwd=cwd)
+    from gatesh.undo.cover import judging
+
+    with judging(undo):
+        return rater.rate(facts, cwd=cwd)
 
 
 def _align(

@@ -102,3 +102,13 @@ def subscribe(
     reply: dict[str, Any] = json.loads(f.readline())
     assert reply["subscribed"] is True, reply
     return s, f, reply
+
+
+def judge_without_undo() -> None:
+    """Have this test's gate judge without undo (``[undo] enabled = false`` appended to its user
+    config). For a flow that needs a work-tree loss the rater refuses (a negotiation, a bound, an
+    escalation): with undo (S17) a loss the snapshot holds runs; tests/test_undo*.py cover that."""
+    path = Path(_paths.current().user_config)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write("\n[undo]\nenabled = false\n")

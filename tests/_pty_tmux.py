@@ -63,6 +63,7 @@ class TmuxSession:
             (tmp / "cfg" / "gatesh" / "config.toml").write_text(config)
         for name, text in (home_files or {}).items():
             (self.home / name).write_text(text)
+        self.config = tmp / "cfg" / "gatesh" / "config.toml"
         self.socket = f"gatesh-test-{uuid.uuid4().hex[:10]}"
         self.env = {
             "HOME": str(self.home),
@@ -102,6 +103,14 @@ class TmuxSession:
         )
         self.tmux("set-option", "-g", "remain-on-exit", "on")
         self.wait_for(lambda s: s.rstrip().endswith("$"), what="the first prompt")
+
+    def judge_without_undo(self) -> None:
+        """The session's gate judges without undo from now on (``[undo] enabled = false``; the
+        daemon reads a changed config at its next check): for a test that needs a work-tree loss
+        refused, which with undo (S17) runs when a snapshot holds it."""
+        self.config.parent.mkdir(parents=True, exist_ok=True)
+        with self.config.open("a", encoding="utf-8") as f:
+            f.write("\n[undo]\nenabled = false\n")
 
     def tmux(self, *args: str) -> str:
         out = subprocess.run(

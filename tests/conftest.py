@@ -106,6 +106,11 @@ def isolated_home(
     monkeypatch.setenv("GATESH_SYSTEM_CONFIG", str(home / "etc-gatesh/config.toml"))
     for var in ("GATESH_SESSION", "GATESH_GATED", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
+    # Every command a test gates runs outside this checkout: an allowed command is snapshotted
+    # (S17) into the repository it runs in, and the checkout's own repository is not a test's.
+    work = home / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
     yield home
     if _may_hold_a_daemon(home):
         stop_daemons(str(home))

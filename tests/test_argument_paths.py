@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _daemon import stop_daemon, subscribe
+from _daemon import judge_without_undo, stop_daemon, subscribe
 
 from gatesh import _paths
 from gatesh._types import Action, AlignmentResult, Facts, Stage, Verdict
@@ -115,6 +115,7 @@ def test_a_watcher_is_shown_the_argument_for_a_list_entry(tmp_path: Path) -> Non
     cfg = Path(_paths.current().user_config)
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text('[[escalate]]\nmatch = "prefix"\npattern = "make deploy"\n')
+    judge_without_undo()  # the rounds before the list entry are work-tree losses refused
     repo = tmp_path / "repo"
     repo.mkdir()
     env = {

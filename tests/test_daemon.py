@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 from _daemon import daemon_pid as _daemon_pid
+from _daemon import judge_without_undo, subscribe
 from _daemon import stop_daemon as _stop_daemon
-from _daemon import subscribe
 
 from gatesh import _paths, client
 from gatesh.daemon import protocol
@@ -76,6 +76,7 @@ def repo(tmp_path: Path) -> Path:
         (r / "f").write_text(str(i))
         subprocess.run(["git", "add", "f"], cwd=r, check=True, env=env)
         subprocess.run(["git", "commit", "-qm", f"c{i}"], cwd=r, check=True, env=env)
+    judge_without_undo()  # the flows here argue about `git reset --hard HEAD~3` refused
     return r
 
 

@@ -37,6 +37,7 @@ def test_an_agents_is_still_argued() -> None:
 @pytest.mark.parametrize("shell", SHELL_PARAMS)
 def test_human_shell_asks_its_person_at_once_and_takes_no(shell: str, tmp_path: Path) -> None:
     sh = TmuxSession(tmp_path, shell, extra=("--human",))
+    sh.judge_without_undo()  # the edit must be a loss the gate asks about, not one undo holds
     try:
         repo = sh.work / "repo"
         repo.mkdir()

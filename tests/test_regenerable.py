@@ -40,3 +40,24 @@ def test_the_probe_reads_the_same_table() -> None:
 )
 def test_what_a_row_names(rel: str, regen: bool) -> None:
     assert regenerable.is_regenerable(rel) is regen
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "node_modules",
+        "a.pyc",
+        "x.egg-info",
+        "notes~",
+        ".DS_Store",
+        "Thumbs.db",
+        "app.py",
+        ".env",
+        "build.md",
+        "out",
+        "egg-info",
+        "x.egg-infos",
+    ],
+)
+def test_a_name_alone_is_judged_as_a_one_part_path(name: str) -> None:
+    assert regenerable.is_regenerable_name(name) is regenerable.is_regenerable(name)

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _daemon import daemon_pid, stop_daemon
+from _daemon import daemon_pid, judge_without_undo, stop_daemon
 
 from gatesh import _paths
 from gatesh.launcher import write_launcher
@@ -80,6 +80,7 @@ def project(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
     (repo / "notes").mkdir()
     (repo / "notes" / "todo.md").write_text("my notes")
+    judge_without_undo()  # `rm -rf notes` must be refused: with undo (S17) the snapshot holds it
     return repo
 
 

@@ -146,7 +146,9 @@ def world(isolated_home: Path) -> Iterator[tuple[Tmux, Path, Path]]:
         )
     config = Path(env["XDG_CONFIG_HOME"]) / "gatesh" / "config.toml"
     config.parent.mkdir(parents=True)
-    config.write_text("[escalation]\ntimeout_s = 90\n")
+    # Without undo: the rounds argue about a reset that drops commits, refused (with undo, S17,
+    # the snapshot holds them and it runs).
+    config.write_text("[escalation]\ntimeout_s = 90\n\n[undo]\nenabled = false\n")
     tmux = Tmux(env, repo)
     try:
         yield tmux, repo, config
@@ -273,7 +275,7 @@ def test_no_watcher_refuses_at_once_and_a_silent_watcher_after_the_timeout(
     world: tuple[Tmux, Path, Path],
 ) -> None:
     tmux, repo, config = world
-    config.write_text("[escalation]\ntimeout_s = 2\n")
+    config.write_text("[escalation]\ntimeout_s = 2\n\n[undo]\nenabled = false\n")
     # 1. Nobody watching: refused at once (well before the timeout would have mattered).
     agent_runs(tmux, "n1", times=2)
     tmux.wait(tmux.agent, r"done-n1")
@@ -295,7 +297,7 @@ def test_no_watcher_refuses_at_once_and_a_silent_watcher_after_the_timeout(
     person = tmux.wait(tmux.person, r"nobody answered in time")
     assert "gatesh approve" in person
     # 3. The only watcher leaves while an escalation waits for it: refused at once, not at the timeout.
-    config.write_text("[escalation]\ntimeout_s = 60\n")
+    config.write_text("[escalation]\ntimeout_s = 60\n\n[undo]\nenabled = false\n")
     agent_runs(tmux, "n3", times=2)
     tmux.wait(tmux.agent, r"done-n3")
     agent_runs(tmux, "n3", times=1)

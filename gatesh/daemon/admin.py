@@ -238,6 +238,10 @@ def format_record(rec: dict[str, Any]) -> str:
         extra.append(f"answer: {rec['answer']}")
     if rec.get("pending_id"):
         extra.append(f"id {rec['pending_id']}")
+    if rec.get("snapshot"):  # S13, S17: the snapshot taken before it ran
+        extra.append(f"undo {rec['snapshot']}")
+    elif rec.get("undo_note"):
+        extra.append(str(rec["undo_note"]))
     rater = rec.get("rater") or {}
     if isinstance(rater, dict) and rater.get("fail_cause"):
         extra.append(f"rater failed: {rater['fail_cause']}")

@@ -239,8 +239,13 @@ class Backends:
             self._configs.popitem(last=False)
         return config
 
-    def decide(self, command: str, cwd: str, config: Config, state: SessionState) -> Decision:
-        """The pipeline's decision with this daemon's backends (pure: ``state`` is only read)."""
+    def decide(
+        self, command: str, cwd: str, config: Config, state: SessionState, undo: bool = True
+    ) -> Decision:
+        """The pipeline's decision with this daemon's backends (pure: ``state`` is only read).
+        ``undo``: judged knowing a snapshot is taken before an allowed command runs (S17)."""
+        from gatesh.undo.guard import policy_for
+
         return decide(
             command,
             cwd=cwd,
@@ -249,6 +254,18 @@ class Backends:
             rater=self.rater,
             checker=self.checker,
             paths=self.paths,
+            undo=policy_for(config, self.paths.state_dir) if undo else None,
+        )
+
+    def snapshot(
+        self, decision: Decision, cwd: str, config: Config, session: str
+    ) -> tuple[Decision, str]:
+        """The undo snapshot before ``decision``'s command runs (S17): see
+        :func:`gatesh.undo.guard.snapshot_before`."""
+        from gatesh.undo.guard import snapshot_before
+
+        return snapshot_before(
+            decision, cwd=cwd, session=session, config=config, state_dir=self.paths.state_dir
         )
 
     def health_notice(self) -> str | None:

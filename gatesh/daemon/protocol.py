@@ -84,6 +84,11 @@ connection's ``subscribe`` is refused the same way: a watcher is asked, and answ
   ``gemini-prompt`` for the harness hooks). Any other channel is refused, and so, like every
   human-only op, is a client whose ancestry holds a gated session.
 - ``resume`` — ``{"session", "pid"}``: clear a halt (S3.7).
+- ``undo`` — ``{"do": "list", "n"?, "pid"}`` → ``{"snapshots": [...]}`` (newest first, each with
+  what changed since); ``{"do": "plan", "id", "pid"}`` → ``{"plan": {...}}`` (what a restore would
+  do, with the edits made after the command); ``{"do": "restore", "id", "fingerprint", "pid"}`` →
+  ``{"restored": {... "undone_by": ID}}``, refused when the state changed since the plan with
+  that fingerprint (S17, :mod:`gatesh.undo.ops`).
 
 Session ops for surfaces: ``register`` ``{"session", "pid", "surface"}`` (a PTY shell marks its
 pid as gated and names its session) and ``end`` ``{"session"}`` (the session ended: S6 observation).
@@ -174,6 +179,7 @@ class Op(enum.StrEnum):
     MANDATE = "mandate"
     RESUME = "resume"
     WITHDRAW = "withdraw"
+    UNDO = "undo"
 
 
 ROLES: Final = frozenset(Role)
@@ -195,7 +201,9 @@ def person_address(socket_path: str) -> str:
 
 
 # Refused unless the client's ancestry holds no gated session (S9.5).
-HUMAN_OPS: Final = frozenset({Op.ANSWER, Op.APPROVE, Op.DENY, Op.MANDATE, Op.RESUME, Op.WITHDRAW})
+HUMAN_OPS: Final = frozenset(
+    {Op.ANSWER, Op.APPROVE, Op.DENY, Op.MANDATE, Op.RESUME, Op.WITHDRAW, Op.UNDO}
+)
 # Refused to a watcher uid (S9.6): only the daemon's own user decides and ends sessions.
 OWNER_OPS: Final = frozenset({Op.CHECK, Op.REGISTER, Op.END})
 # Roles a watcher uid may connect as (S9.6).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from dataclasses import replace
 from typing import Any, Final
 
 from gatesh import _person, messages
@@ -25,6 +26,7 @@ from gatesh.daemon.core import Conn, Daemon, cleaned, round_event
 from gatesh.daemon.deadline import LOCAL_DEADLINE_S, Overrun, model_deadline
 from gatesh.daemon.sessions import Session
 from gatesh.finish import (
+    ALLOWING,
     Answer,
     Finished,
     Reach,
@@ -39,9 +41,10 @@ from gatesh.finish import (
     withdraw,
 )
 from gatesh.negotiation import NEGOTIATED_APPROVAL_COOLDOWN_S
-from gatesh.pending import Holder, Pending, PendingState
+from gatesh.pending import Holder, Pending, PendingKind, PendingState
 from gatesh.pipeline import decide_without_config, failed_decision
 from gatesh.render import pass_label
+from gatesh.undo.guard import wants_snapshot, without_snapshot
 
 # A session id is at most this long and printable: it is shown to people and written to logs.
 SESSION_MAX_CHARS: Final = 256
@@ -258,12 +261,47 @@ def holder(conn: Conn, surface: str) -> Holder | None:
 async def _decide(
     d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session
 ) -> Decision:
-    """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds).
+    """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds), with
+    the undo snapshot taken when it lets the command run (S17, :mod:`gatesh.undo.guard`).
 
     Always off the event loop, with a hard deadline (:mod:`gatesh.daemon.deadline`): one input
     that reads forever must not hold every other client. Past the deadline the command is
-    refused as unreadable ("took too long to read"), never allowed.
+    refused as unreadable ("took too long to read"), never allowed. The snapshot is its own step
+    with its own deadline; when it is not taken and the decision rested on it, the command is
+    decided again without undo.
     """
+    decision = await _decided(d, conn, command, cwd, config, sess, undo=True)
+    if not wants_snapshot(decision, config):
+        return decision
+    got = await d.decisions.run(
+        d.backends.snapshot,
+        decision,
+        cwd,
+        config,
+        sess.id,
+        deadline=config.undo.max_seconds + SNAPSHOT_GRACE_S,
+        on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
+        wait_step=P.HEARTBEAT_S,
+    )
+    if isinstance(got, Overrun):
+        taken, why = decision, f"it took longer than {got.seconds:g} s"
+    else:
+        taken, why = got
+    if not why:
+        return taken
+    if not decision.undo:
+        return without_snapshot(decision, why, lambda: decision)
+    again = await _decided(d, conn, command, cwd, config, sess, undo=False)
+    return without_snapshot(decision, why, lambda: again)
+
+
+# Past undo.max_seconds, how long a snapshot's worker may take to notice its own deadline.
+SNAPSHOT_GRACE_S: Final = 0.5
+
+
+async def _decided(
+    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session, *, undo: bool
+) -> Decision:
     if d.backends.local:
         limit = LOCAL_DEADLINE_S
     else:
@@ -274,6 +312,7 @@ async def _decide(
         cwd,
         config,
         sess.state,
+        undo,
         deadline=limit,
         on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
         wait_step=P.HEARTBEAT_S,
@@ -349,6 +388,8 @@ async def _wait(
             return done
     finally:
         d.waiting.pop(p.id, None)
+    if ruling is not None and ruling.answer in ALLOWING and p.kind is PendingKind.ESCALATE:
+        p.decision = await _snapshot_before(d, p, where, config)
     done = conclude(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
     if ruling is None:
         d.events.publish("expired", sess.id, pending_id=p.id)
@@ -368,6 +409,31 @@ async def _wait(
             pending_id=p.id,
             answer=done.answer,
         )
+
+
+async def _snapshot_before(d: Daemon, p: Pending, where: Where, config: Config) -> Decision | None:
+    """The escalated command a person just let run, with the undo snapshot taken before it runs
+    (S17), off the event loop. A person's ruling does not rest on undo: no snapshot, no change."""
+    decision = p.decision
+    if decision is None:
+        return None
+    allowed = replace(decision, action=Action.ALLOW)
+    if not wants_snapshot(allowed, config):
+        return decision
+    got = await d.decisions.run(
+        d.backends.snapshot,
+        allowed,
+        where.cwd,
+        config,
+        p.session,
+        deadline=config.undo.max_seconds + SNAPSHOT_GRACE_S,
+    )
+    if isinstance(got, Overrun):
+        return replace(decision, undo_note=f"no snapshot was taken: over {got.seconds:g} s")
+    taken, why = got
+    if why:
+        return replace(decision, undo_note=f"no snapshot was taken: {why}")
+    return replace(decision, snapshot=taken.snapshot)
 
 
 class Withdrawn(GateshError):
@@ -464,9 +530,14 @@ def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) ->
         notice=cleaned(decision.notice),
         pending_id=done.pending_id,
         answer=done.answer,
+        snapshot=decision.snapshot,
     )
     if decision.notice and done.action is Action.ALLOW:
         d.events.publish("notice", sess.id, text=cleaned(decision.notice))
+    if done.undo_line:  # it ran because a snapshot holds what it loses (S17): the watcher sees it
+        d.events.publish(
+            "notice", sess.id, text=cleaned(f"{done.undo_line}: `{decision.facts.text}`")
+        )
 
 
 def _publish_passed(

@@ -498,6 +498,7 @@ HANDLERS: Final[dict[P.Op, Handler]] = {
     P.Op.MANDATE: verbs.mandate,
     P.Op.RESUME: verbs.resume,
     P.Op.WITHDRAW: verbs.withdrawn,
+    P.Op.UNDO: verbs.undo,
 }
 
 

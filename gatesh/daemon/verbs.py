@@ -1,4 +1,5 @@
-"""The human-only ops (S9.5): ``answer``, ``approve``, ``deny``, ``mandate``, ``resume``, ``withdraw``.
+"""The human-only ops (S9.5): ``answer``, ``approve``, ``deny``, ``mandate``, ``resume``, ``withdraw``,
+``undo``.
 
 The server refuses each of them, before it gets here, unless it came on the person's channel from
 a process that carries no mark of the gate and whose ancestry holds no gated session
@@ -8,9 +9,12 @@ first answer wins, and the grant it makes is the one the record's kind allows.
 
 from __future__ import annotations
 
+import contextlib
+import time
 from typing import Any
 
 from gatesh._errors import ProtocolError
+from gatesh.audit import AuditError
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
 from gatesh.daemon.routing import reply, session_field
@@ -139,3 +143,45 @@ async def resume(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     d.sessions.note_halt(sess)
     d.events.publish("resumed", sid, by=conn.by)
     return {"session": sid, "was_halted": was}
+
+
+async def undo(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    """``gatesh undo`` (S17): list the snapshots, plan a restore, or restore one."""
+    from gatesh.undo import ops
+
+    what = P.field(msg, "do", str)
+    state_dir = d.paths.state_dir
+    config = d.backends.config_for("/").undo
+    if what == "list":
+        n = P.field(msg, "n", int, required=False, default=ops.LIST_DEFAULT)
+        return {"snapshots": await d.off_loop(ops.list_shots, state_dir, config, max(0, n))}
+    shot_id = P.field(msg, "id", int)
+    if what == "plan":
+        return {"plan": await d.off_loop(ops.plan_of, state_dir, config, shot_id)}
+    if what != "restore":
+        raise ProtocolError("field 'do' must be list, plan or restore")
+    fingerprint = P.field(msg, "fingerprint", str)
+    done = await d.off_loop(ops.restore_to, state_dir, config, shot_id, fingerprint)
+    text = f"a person restored the files and refs of undo {shot_id} (`{done['command']}`)"
+    if done.get("undone_by"):
+        text += f"; undo {done['undone_by']} puts back what it replaced"
+    d.events.publish("notice", None, text=cleaned(text))
+    with contextlib.suppress(AuditError):
+        d.audit_pipe.append(
+            {
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "ts": round(time.time(), 3),
+                "session": "",
+                "pid": conn.pid,
+                "cwd": "",
+                "surface": conn.role,
+                "command": cleaned(f"gatesh undo {shot_id}"),
+                "action": "undo",
+                "stage": "person",
+                "answer": "",
+                "pending_id": "",
+                "snapshot": str(done.get("undone_by") or ""),
+                "reason": cleaned(text),
+            }
+        )
+    return {"restored": done}

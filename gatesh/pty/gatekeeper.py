@@ -140,6 +140,8 @@ class Gatekeeper:
             self.standing |= standing
         if result.notice:
             self.say(f"gatesh: {result.notice}")
+        if result.undo:  # S17: said as the line starts (it is decided before it runs)
+            self.say(result.undo)
         return Reply(Status.OK, printed=cover.printed(text), keep=True)
 
     def _command(self, fields: tuple[str, ...]) -> Reply:

@@ -97,13 +97,18 @@ def combine(first: Verdict, answer: Verdict, asked: Asked, why: str) -> Verdict:
             findings=first.findings,
             gaps=first.gaps,
             cascade=record(CascadeStage.MODEL),
+            undo=first.undo,
         )
     same = answer.outcome is first.outcome
     if answer.outcome.rank > first.outcome.rank or (
         same and (first.outcome is Outcome.SAFE or first.fail_cause)
     ):
         return dataclasses.replace(
-            answer, duration_ms=duration, gaps=first.gaps, cascade=record(CascadeStage.MODEL)
+            answer,
+            duration_ms=duration,
+            gaps=first.gaps,
+            cascade=record(CascadeStage.MODEL),
+            undo=first.undo,  # the builtin's safe verdict may rest on a snapshot (S17)
         )
     note = (
         ""

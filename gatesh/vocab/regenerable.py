@@ -23,6 +23,7 @@ __all__ = [
     "Kind",
     "Regenerable",
     "is_regenerable",
+    "is_regenerable_name",
 ]
 
 
@@ -128,6 +129,18 @@ FILE_PATTERN: Final = re.compile(
         ]
     )
 )
+
+
+_NAMES: Final = FOLDERS | frozenset(r.name for r in ROWS if r.kind is Kind.NAME)
+_SUFFIXES: Final = tuple(r.name for r in ROWS if r.kind is Kind.SUFFIX)
+_FOLDER_SUFFIXES: Final = tuple(r.name for r in ROWS if r.kind is Kind.FOLDER_SUFFIX)
+
+
+def is_regenerable_name(name: str) -> bool:
+    """Whether a single path component ``name`` is something a row names (a walk that skips such
+    names never enters what they hold): :func:`is_regenerable` of a one-part path, with set and
+    suffix tests instead of a pattern (a walk asks it of every file)."""
+    return name in _NAMES or name.endswith(_SUFFIXES) or name.endswith(_FOLDER_SUFFIXES)
 
 
 def is_regenerable(rel: str) -> bool:

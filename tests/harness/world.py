@@ -310,7 +310,11 @@ class World:
         # The builtin rater: decisions must not depend on a model (the harness's own API key and
         # base URL are in the environment the daemon starts in, and point at the fake).
         (self.home / ".config/gatesh").mkdir(parents=True)
-        (self.home / ".config/gatesh/config.toml").write_text('[rater]\nbackend = "builtin"\n')
+        # Without undo (S17): the scenarios argue about a reset that drops the unpushed commit,
+        # which is refused only when no snapshot holds it (tests/test_undo_e2e.py runs undo).
+        (self.home / ".config/gatesh/config.toml").write_text(
+            '[rater]\nbackend = "builtin"\n\n[undo]\nenabled = false\n'
+        )
         (self.root / "work").mkdir()
         self.marks.mkdir()
         self._chown(self.root)

@@ -666,7 +666,7 @@ RULES: Final[tuple[SelfRule, ...]] = (
     ),
     SelfRule(
         "self.human-verb",
-        "runs a gatesh verb only a person may run (approve, deny, resume, mandate, watch, config changes, "
+        "runs a gatesh verb only a person may run (approve, deny, resume, mandate, undo, watch, config changes, "
         "uninstalling an integration)",
         lambda s: human_verb(s.cmd, s.facts),
         heads=frozenset({"gatesh", "gatesh.py"}),
@@ -679,6 +679,8 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "gatesh config set rung bypass",
             "python3 -m gatesh approve 7",
             "gatesh watch",
+            "gatesh undo 12",
+            "gatesh undo --list",
         ),
         counter=(
             "gatesh explain 'rm -rf x'",
@@ -924,7 +926,7 @@ _RAW: Final = re.compile(
     r"(?:\.config/gatesh|\.local/(?:state|share)/gatesh|/etc/gatesh|\bgatesh\b"
     r"|\.claude/(?:settings|projects|shell-snapshots)|\.codex/(?:config\.toml|hooks\.json|sessions"
     r"|shell_snapshots)|\.gemini/(?:settings\.json|tmp))"
-    r"|\btrap\s++(?:-|''|\"\")\s++DEBUG|\bgatesh\s++(?:approve|deny|resume|mandate)\b"
+    r"|\btrap\s++(?:-|''|\"\")\s++DEBUG|\bgatesh\s++(?:approve|deny|resume|mandate|undo)\b"
 )
 # One of these is in every text _RAW matches (its names, or the DEBUG of the trap).
 _RAW_NEEDS: Final = ("gatesh", "DEBUG", ".claude/", ".codex/", ".gemini/")

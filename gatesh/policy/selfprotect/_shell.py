@@ -380,7 +380,7 @@ def reruns_edited(cmd: SimpleCommand, facts: Facts) -> bool:
 
 # Human-only verbs (S9.5); `config` changes and `watch` (which answers prompts) included.
 _HUMAN_VERBS: Final = frozenset(
-    {"approve", "deny", "resume", "mandate", "watch", "uninstall", "answer"}
+    {"approve", "deny", "resume", "mandate", "watch", "uninstall", "answer", "undo"}
 )
 _CONFIG_READS: Final = frozenset({"show", "get", "path", "list"})
 

@@ -115,15 +115,19 @@ def _finding(rule: Rule, hit: Hit | bool) -> Finding:
     severity: Severity = rule.severity
     detail = ""
     remedy = rule.remedy
+    covers: tuple[str, ...] = ()
     if isinstance(hit, Hit):
         severity = hit.severity or severity
         detail = hit.detail
+        covers = hit.covers
         if hit.remedy is not None:
             remedy = hit.remedy
     reason = rule.reason.replace("{detail}", detail) if "{detail}" in rule.reason else rule.reason
     reason = reason[:1].upper() + reason[1:]
     outcome = outcome_of(severity)
-    return Finding(rule.id, outcome, reason, remedy if outcome is Outcome.DESTRUCTIVE else "")
+    return Finding(
+        rule.id, outcome, reason, remedy if outcome is Outcome.DESTRUCTIVE else "", covers
+    )
 
 
 def findings_for(
@@ -229,6 +233,7 @@ class BuiltinRater:
             findings=findings,
             duration_ms=(time.perf_counter() - start) * 1000,
             gaps=gaps,
+            undo=tuple(dict.fromkeys(p for f in findings for p in f.covers)),
         )
 
     def health_notice(self) -> str | None:

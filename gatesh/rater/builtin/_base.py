@@ -67,6 +67,7 @@ class Hit:
     severity: Severity | None = None
     detail: str = ""
     remedy: str | None = None
+    covers: tuple[str, ...] = ()  # where an undo snapshot holds the loss it judged (S17)
 
 
 MatchResult = Hit | bool | None

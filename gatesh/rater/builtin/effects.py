@@ -26,6 +26,7 @@ from typing import Final
 from gatesh._types import Change, Direction, PathClass, PathEffect
 from gatesh.rater.builtin._base import A, C, Ctx, D, Hit, MatchResult, Rule, S, Severity, fold_home
 from gatesh.rater.worktree import Loss, State, describe
+from gatesh.undo import cover
 from gatesh.vocab import paths as vocab
 
 Meaning = vocab.Meaning
@@ -247,9 +248,16 @@ _REMEDIES: Final = {
 def work_loss(ctx: Ctx) -> MatchResult:
     """What the deletions and overwrites of the line lose; a SAFE hit says why nothing is lost
     (every such path is restorable from git, missing, temporary or build output), so explain and
-    the audit log show the reason a deletion ran."""
+    the audit log show the reason a deletion ran.
+
+    Under an undo policy (S17, :mod:`gatesh.undo.cover`), a loss the snapshot taken before the
+    command will hold is reversible: SAFE, naming what it loses and where the snapshot holds it
+    (``covers``). A loss no snapshot holds is judged as without undo."""
     worst: tuple[int, Hit] | None = None
     spared: list[str] = []
+    policy = cover.active()
+    held: list[str] = []
+    places: list[str] = []
     for e in ctx.facts.paths:
         if not e.replaces or not e.resolved or e.direction is Direction.READ:
             continue
@@ -264,8 +272,13 @@ def work_loss(ctx: Ctx) -> MatchResult:
         if not losses:
             spared.append(_spared(e))
             continue
+        place = policy.holds(e.resolved, losses) if policy is not None else ""
         if e.cls is not PathClass.WORKTREE:
             losses = [Loss(fold_home(x.path, ctx.home), x.state, x.why) for x in losses]
+        if place:
+            held.append(f"{_verb(ctx, e)} {describe(losses)}")
+            places.append(place)
+            continue
         repo = any(x.state is State.REPOSITORY for x in losses)
         rank = 2 if repo else 1
         first = next((x for x in losses if x.state is State.REPOSITORY), losses[0])
@@ -281,6 +294,13 @@ def work_loss(ctx: Ctx) -> MatchResult:
             worst = (rank, hit)
     if worst is not None:
         return worst[1]
+    if held:
+        return Hit(
+            severity=S,
+            detail=f"{'; '.join(held[:2])}{' …' if len(held) > 2 else ''}: undo can put it back, "
+            "from the snapshot gatesh takes before it runs",
+            covers=tuple(dict.fromkeys(places)),
+        )
     if spared:
         return Hit(
             severity=S,

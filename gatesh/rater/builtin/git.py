@@ -6,6 +6,7 @@ from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, S, heads, resolve
 from gatesh.rater.worktree import GitLoss, describe
+from gatesh.undo import cover
 from gatesh.vocab.grammar import Argv, parse
 
 GIT: Final = heads("git")
@@ -67,8 +68,12 @@ def _work_dir(c: Cmd) -> str | None:
     return cwd
 
 
-def _lost(what: str, loss: GitLoss, *, unknown_remedy: str) -> Hit | None:
-    """A Hit naming what ``what`` would lose (None: nothing), or fail-closed when git could not say."""
+def _lost(what: str, loss: GitLoss, *, unknown_remedy: str, cwd: str = "") -> Hit | None:
+    """A Hit naming what ``what`` would lose (None: nothing), or fail-closed when git could not say.
+
+    ``cwd``: the folder the verb runs in. Under an undo policy (S17) a loss the snapshot of that
+    work tree will hold (its files, the commits and stash entries it keeps reachable) is SAFE,
+    naming what it loses and that undo puts it back."""
     if loss.unknown:
         return Hit(
             detail=f"{what} may throw away uncommitted work, and gatesh could not tell what ({loss.unknown})",
@@ -99,6 +104,15 @@ def _lost(what: str, loss: GitLoss, *, unknown_remedy: str) -> Hit | None:
         return Hit(
             severity=S,
             detail=f"{what} loses nothing here: no uncommitted change, commit or stash is lost",
+        )
+    policy = cover.active()
+    place = policy.holds_repo(cwd, loss.files) if policy is not None and cwd else ""
+    if place:
+        return Hit(
+            severity=S,
+            detail=f"{what} {' and '.join(parts)}: undo can put it back, from the snapshot "
+            "gatesh takes before it runs",
+            covers=(place,),
         )
     return Hit(detail=f"{what} {' and '.join(parts)}", remedy="; ".join(remedies))
 
@@ -138,7 +152,7 @@ def reset_hard(c: Cmd) -> MatchResult:
     merged = GitLoss(
         files.files, commits.commits, commits.more_commits, unknown=files.unknown or commits.unknown
     )
-    return _lost("git reset --hard", merged, unknown_remedy=unknown)
+    return _lost("git reset --hard", merged, unknown_remedy=unknown, cwd=cwd)
 
 
 def clean_force(c: Cmd) -> MatchResult:
@@ -167,7 +181,9 @@ def clean_force(c: Cmd) -> MatchResult:
         elif opt.name in ("-e", "--exclude") and opt.value is not None:
             options.append("-e" + opt.value)
     paths = _positional(c)
-    return _lost("git clean", c.ctx.probe.cleaned(cwd, options, paths), unknown_remedy=unknown)
+    return _lost(
+        "git clean", c.ctx.probe.cleaned(cwd, options, paths), unknown_remedy=unknown, cwd=cwd
+    )
 
 
 def push_force(c: Cmd) -> MatchResult:
@@ -234,7 +250,9 @@ def stash_drop(c: Cmd) -> MatchResult:
         return Hit(
             detail="dropping a stash only known when it runs deletes saved work", remedy=unknown
         )
-    return _lost(f"git stash {verb}", c.ctx.probe.stashes(cwd, which), unknown_remedy=unknown)
+    return _lost(
+        f"git stash {verb}", c.ctx.probe.stashes(cwd, which), unknown_remedy=unknown, cwd=cwd
+    )
 
 
 def _discards(c: Cmd, what: str, paths: list[str], *, staged: bool) -> MatchResult:
@@ -245,7 +263,9 @@ def _discards(c: Cmd, what: str, paths: list[str], *, staged: bool) -> MatchResu
             detail=f"{what}, with a folder or path only known when it runs, may overwrite uncommitted changes",
             remedy=unknown,
         )
-    return _lost(what, c.ctx.probe.uncommitted(cwd, paths, staged=staged), unknown_remedy=unknown)
+    return _lost(
+        what, c.ctx.probe.uncommitted(cwd, paths, staged=staged), unknown_remedy=unknown, cwd=cwd
+    )
 
 
 def checkout_discard(c: Cmd) -> MatchResult:

@@ -1,0 +1,224 @@
+"""``gatesh undo``: a person's verb (S9.5, S17) to list snapshots and put one back.
+
+It travels to the daemon as the human-only ``undo`` op (as ``approve`` does): the daemon refuses
+it to any process whose ancestry holds a gated session, so an agent cannot undo anything, and
+this module only reports that refusal. The daemon does the work; this asks the person.
+
+Exit status: 0 when the list was shown or the restore done (or there was nothing to restore);
+1 when the daemon refused or failed, the snapshot is unknown, or the person said no; 2 for bad
+usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+from gatesh._errors import EXIT_ERROR, EXIT_OK
+from gatesh.people import HumanOpFailed, human_request
+from gatesh.render import neutralise
+
+__all__ = ["main"]
+
+# Paths a plan names before "and N more".
+SHOWN: int = 8
+
+DESCRIPTION = """\
+Put back what a command changed. Before a command that may write runs in a git work tree,
+gatesh records the tree (tracked, untracked and ignored files; regenerable folders such as
+node_modules are left out), HEAD, the branch tips, the stash and the index, in the repository's
+own object store under refs/gatesh/undo/ID; files the command names outside any repository are
+copied into gatesh's state folder.
+
+  gatesh undo --list        the newest snapshots: id, time, command, and what changed since
+  gatesh undo ID            restore the files the command changed or removed and the refs it
+                            moved; edits made after it (seen by a later snapshot) are listed,
+                            and you are asked before they are overwritten
+  gatesh undo ID --dry-run  show what a restore would do, change nothing
+
+A restore first snapshots what it replaces, so it can itself be undone. Only a person may run
+this, from a terminal no gated session started.
+"""
+
+
+def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = argparse.ArgumentParser(
+        prog="gatesh undo",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("id", nargs="?", type=int, help="the snapshot to restore")
+    parser.add_argument("--list", action="store_true", help="show the newest snapshots")
+    parser.add_argument(
+        "-n", type=int, default=10, metavar="N", help="with --list: how many (default 10)"
+    )
+    parser.add_argument(
+        "--yes", action="store_true", help="overwrite edits made after the command without asking"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="show what the restore would do; change nothing"
+    )
+    parser.add_argument("--json", action="store_true", help="print the daemon's answer as JSON")
+    args = parser.parse_args(argv)
+    if args.list == (args.id is not None):
+        parser.error("give either --list or a snapshot id")
+    try:
+        if args.list:
+            reply = human_request("undo", {"op": "undo", "do": "list", "n": args.n})
+            rows = reply.get("snapshots") or []
+            if args.json:
+                out.write(json.dumps(rows) + "\n")
+            else:
+                out.write(_list(rows))
+            return EXIT_OK
+        reply = human_request("undo", {"op": "undo", "do": "plan", "id": args.id})
+        plan = reply.get("plan") or {}
+        if args.dry_run:
+            out.write(json.dumps(plan) + "\n" if args.json else _plan(plan))
+            return EXIT_OK
+        if not _has_changes(plan):
+            out.write(
+                f"undo {args.id}: nothing to put back: the files and refs are as it left them\n"
+            )
+            return EXIT_OK
+        if not args.json:
+            out.write(_plan(plan))
+        later = [f for f in plan.get("files", ()) if f.get("later")]
+        if later and not args.yes:
+            if not _confirm(len(later), err):
+                err.write("gatesh undo: nothing was changed\n")
+                return EXIT_ERROR
+        reply = human_request(
+            "undo",
+            {
+                "op": "undo",
+                "do": "restore",
+                "id": args.id,
+                "fingerprint": plan.get("fingerprint", ""),
+            },
+        )
+    except HumanOpFailed as exc:
+        err.write(f"{exc}\n")
+        return EXIT_ERROR
+    done = reply.get("restored") or {}
+    if args.json:
+        out.write(json.dumps(done) + "\n")
+        return EXIT_OK
+    files = done.get("files", ())
+    written = sum(1 for f in files if f.get("action") == "write")
+    removed = len(files) - written
+    refs = len(done.get("refs", ())) + len(done.get("head", ()))
+    line = (
+        f"restored undo {args.id}: {written} file{'s' if written != 1 else ''} written back, "
+        f"{removed} removed, {refs} ref{'s' if refs != 1 else ''} moved back"
+    )
+    if done.get("stash"):
+        line += ", the stash put back"
+    if done.get("index"):
+        line += ", the index put back"
+    out.write(line + "\n")
+    if done.get("undone_by"):
+        out.write(f"gatesh undo {done['undone_by']} puts back what this replaced\n")
+    return EXIT_OK
+
+
+def _has_changes(plan: dict[str, Any]) -> bool:
+    return any(plan.get(k) for k in ("files", "refs", "head", "index", "stash", "outside"))
+
+
+def _confirm(n: int, err: TextIO) -> bool:
+    """Ask the person at the terminal; no terminal is a no (use --yes)."""
+    if not sys.stdin.isatty():
+        err.write(
+            f"gatesh undo: {n} file{'s' if n != 1 else ''} were edited after the command; "
+            "run again with --yes to overwrite them\n"
+        )
+        return False
+    err.write(f"Overwrite the {n} file{'s' if n != 1 else ''} edited after the command? [y/N] ")
+    err.flush()
+    answer = sys.stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+def _ago(when: float) -> str:
+    s = max(0, int(time.time() - when))
+    if s < 120:
+        return f"{s} s ago"
+    if s < 7200:
+        return f"{s // 60} min ago"
+    if s < 172800:
+        return f"{s // 3600} h ago"
+    return f"{s // 86400} days ago"
+
+
+def _list(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no snapshots kept\n"
+    lines = []
+    for r in rows:
+        since = r.get("since") or {}
+        if "error" in since:
+            changed = neutralise(str(since["error"]))
+        else:
+            parts = []
+            if since.get("files"):
+                parts.append(f"{since['files']} file{'s' if since['files'] != 1 else ''}")
+            if since.get("refs"):
+                parts.append(f"{since['refs']} ref{'s' if since['refs'] != 1 else ''}")
+            if since.get("stash"):
+                parts.append("the stash")
+            if since.get("index"):
+                parts.append("the index")
+            if since.get("outside"):
+                parts.append(f"{since['outside']} outside")
+            changed = ("changed since: " + ", ".join(parts)) if parts else "nothing changed since"
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(r.get("time", 0))))
+        command = neutralise(" ".join(str(r.get("command", "")).split()))
+        if len(command) > 60:
+            command = command[:59] + "…"
+        lines.append(
+            f"{r.get('id'):>5}  {when} ({_ago(float(r.get('time', 0)))})  {command}\n"
+            f"       in {neutralise(str(r.get('cwd', '')))}; {changed}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _plan(plan: dict[str, Any]) -> str:
+    lines = [
+        f"undo {plan.get('id')}: `{neutralise(str(plan.get('command', '')))}` "
+        f"({_ago(float(plan.get('time', 0)))})"
+    ]
+    files = plan.get("files") or []
+    writes = [f for f in files if f.get("action") == "write"]
+    removes = [f for f in files if f.get("action") == "remove"]
+    for label, group in (("writes back", writes), ("removes (made since)", removes)):
+        if group:
+            shown = ", ".join(
+                neutralise(str(f.get("path"))) + (" (edited after it)" if f.get("later") else "")
+                for f in group[:SHOWN]
+            )
+            more = f" and {len(group) - SHOWN} more" if len(group) > SHOWN else ""
+            lines.append(f"  {label} {len(group)}: {shown}{more}")
+    for r in plan.get("refs") or []:
+        now = str(r.get("now") or "")[:10] or "(deleted)"
+        lines.append(
+            f"  moves {neutralise(str(r.get('ref')))} back: {now} -> {str(r.get('then'))[:10]}"
+        )
+    for h in plan.get("head") or []:
+        lines.append(
+            f"  puts HEAD back: {neutralise(str(h.get('now')))} -> {neutralise(str(h.get('then')))}"
+        )
+    if plan.get("stash"):
+        lines.append("  puts the stash back (every entry)")
+    if plan.get("index"):
+        lines.append("  puts the index back (what was staged)")
+    for o in plan.get("outside") or []:
+        lines.append(f"  puts back {neutralise(str(o.get('path')))} (outside any repository)")
+    if len(lines) == 1:
+        lines.append("  nothing to put back: the files and refs are as it left them")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,103 @@
+"""What the daemon does for ``gatesh undo`` (a person's verb, S9.5): list, plan, restore.
+
+Each function is synchronous (the daemon runs it off its event loop) and answers with plain
+JSON-able data for the reply; a failure raises :class:`~gatesh.undo.restore.RestoreFailed` or
+:class:`~gatesh._errors.StateError` with a sentence a person can act on.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Final
+
+from gatesh.rater.worktree import find_repo
+from gatesh.undo.guard import expire, take
+from gatesh.undo.restore import RestoreFailed, plan, restore
+from gatesh.undo.snapshot import Skipped
+from gatesh.undo.store import Book, Shot
+
+if TYPE_CHECKING:
+    from gatesh.config import UndoConfig
+
+__all__ = ["LIST_DEFAULT", "list_shots", "plan_of", "restore_to"]
+
+LIST_DEFAULT: Final = 10
+# A snapshot of what a restore replaces may take longer than one before an agent's command: a
+# person waits for it, and a restore without it is refused.
+SAFETY_SECONDS: Final = 30.0
+
+
+def _row(shot: Shot) -> dict[str, Any]:
+    return {
+        "id": shot.id,
+        "time": shot.time,
+        "session": shot.session,
+        "cwd": shot.cwd,
+        "command": shot.command,
+        "trees": [r.root for r in shot.repos],
+        "files": [f.path for f in shot.files],
+        "bytes": shot.bytes,
+    }
+
+
+def list_shots(state_dir: str, config: UndoConfig, n: int = LIST_DEFAULT) -> list[dict[str, Any]]:
+    """The newest ``n`` snapshots, newest first, each with what changed since it was taken."""
+    book = Book(state_dir)
+    expire(book, config)
+    rows = []
+    for shot in reversed(book.shots()[-n:] if n > 0 else []):
+        row = _row(shot)
+        try:
+            p = plan(book, shot.id, config.max_file_bytes)
+            row["since"] = {
+                "files": len(p.files),
+                "later": len(p.later),
+                "refs": len(p.refs) + len(p.head),
+                "index": bool(p.index),
+                "stash": bool(p.stash),
+                "outside": len(p.outside),
+            }
+        except RestoreFailed as exc:
+            row["since"] = {"error": str(exc)}
+        rows.append(row)
+    return rows
+
+
+def plan_of(state_dir: str, config: UndoConfig, shot_id: int) -> dict[str, Any]:
+    """What ``gatesh undo ID`` would do (see :meth:`gatesh.undo.restore.Plan.summary`)."""
+    return plan(Book(state_dir), shot_id, config.max_file_bytes).summary()
+
+
+def restore_to(
+    state_dir: str, config: UndoConfig, shot_id: int, fingerprint: str
+) -> dict[str, Any]:
+    """Put snapshot ``shot_id`` back, first snapshotting what it replaces; the plan carried out
+    and the id that undoes this restore."""
+    book = Book(state_dir)
+
+    def safety(roots: list[str], outside: list[str]) -> str:
+        repos = [r for r in (find_repo(root) for root in roots) if r is not None]
+        try:
+            shot = take(
+                repos,
+                outside,
+                command=f"gatesh undo {shot_id}",
+                session="",
+                cwd=roots[0] if roots else "/",
+                config=replace(config, max_seconds=max(config.max_seconds, SAFETY_SECONDS)),
+                book=book,
+            )
+        except Skipped as exc:
+            raise RestoreFailed(
+                f"what the restore would replace could not be snapshotted first ({exc}); "
+                "nothing was changed"
+            ) from None
+        return str(shot.id)
+
+    started = time.monotonic()
+    done, undo_id = restore(book, shot_id, fingerprint, safety, config.max_file_bytes)
+    return done.summary() | {
+        "undone_by": undo_id,
+        "millis": round((time.monotonic() - started) * 1000, 1),
+    }

@@ -1,0 +1,248 @@
+"""The book of snapshots, in gatesh's state folder (S17): what each id holds, and expiry.
+
+Layout under ``STATE/undo`` (the state folder is gatesh's own: an agent writing it is tampering,
+S3.4, so what is kept here cannot be edited from inside a gated session):
+
+- ``book.jsonl`` — one JSON line per snapshot kept (:class:`Shot`), oldest first;
+- ``next`` — the next id (ids never repeat, even after expiry);
+- ``lock`` — the lock every writer of the book holds (``flock``);
+- ``trees/KEY/`` — per work tree: the private index, the stat cache and the last attempt;
+- ``files/ID/`` — copies of files outside any repository, with their ``manifest.json``.
+
+A snapshot's objects live in its repository under ``refs/gatesh/undo/ID``; expiry deletes the
+ref (git's own gc then reclaims what nothing else holds) and the copies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final
+
+from gatesh._errors import StateError
+
+__all__ = [
+    "REF_PREFIX",
+    "Book",
+    "FileCopy",
+    "RepoShot",
+    "Shot",
+]
+
+#: Where a snapshot's commit is kept in its repository: out of sight of branches, tags, the stash
+#: and ``git log --all``'s usual readers, and held against gc.
+REF_PREFIX: Final = "refs/gatesh/undo/"
+BOOK_MAX_BYTES: Final = 16 << 20  # a book larger than this is not read (it cannot be gatesh's)
+
+
+@dataclass(frozen=True)
+class RepoShot:
+    """One work tree in a snapshot: its commit under ``ref``, what it cost and left out."""
+
+    root: str
+    git_dir: str
+    common_dir: str
+    ref: str
+    commit: str
+    tree: str  # the work tree's files (the commit's ``worktree`` folder)
+    new_bytes: int = 0
+    files: int = 0
+    left_out: tuple[str, ...] = ()  # files larger than undo.max_file_bytes, not held
+
+
+@dataclass(frozen=True)
+class FileCopy:
+    """One path outside any repository: its copy under ``files/ID/``, or that it was absent."""
+
+    path: str
+    kind: str  # "file", "symlink", "absent", "folder"
+    copy: str = ""  # the copy's name under files/ID/ ("" for absent)
+    mode: int = 0
+    target: str = ""  # a symlink's target
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One snapshot: taken before ``command`` ran in ``cwd``, holding ``repos`` and ``files``."""
+
+    id: int
+    time: float
+    session: str
+    cwd: str
+    command: str  # as the audit log shows it: home folded, secrets redacted
+    repos: tuple[RepoShot, ...] = ()
+    files: tuple[FileCopy, ...] = ()
+    millis: float = 0.0
+
+    @property
+    def bytes(self) -> int:
+        return sum(r.new_bytes for r in self.repos) + sum(f.size for f in self.files)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Shot:
+        return Shot(
+            id=int(data["id"]),
+            time=float(data["time"]),
+            session=str(data.get("session", "")),
+            cwd=str(data.get("cwd", "")),
+            command=str(data.get("command", "")),
+            repos=tuple(
+                RepoShot(**{**r, "left_out": tuple(r.get("left_out", ()))})
+                for r in data.get("repos", ())
+            ),
+            files=tuple(FileCopy(**f) for f in data.get("files", ())),
+            millis=float(data.get("millis", 0.0)),
+        )
+
+
+@dataclass
+class Attempt:
+    """The last snapshot attempt in one work tree: what the decision reads to judge coverage."""
+
+    time: float = 0.0
+    ok: bool = True
+    reason: str = ""
+    new_bytes: int = 0
+    millis: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Book:
+    """The snapshots kept under ``state_dir``. Every method that writes holds the book's lock."""
+
+    def __init__(self, state_dir: str) -> None:
+        self.root = os.path.join(state_dir, "undo")
+
+    # --- places ---------------------------------------------------------------------------------
+
+    def tree_dir(self, git_dir: str, root: str) -> str:
+        """The private folder of one work tree (its private index and caches)."""
+        key = hashlib.sha1(f"{git_dir}\0{root}".encode("utf-8", "surrogateescape")).hexdigest()
+        return os.path.join(self.root, "trees", key[:20])
+
+    def files_dir(self, shot_id: int) -> str:
+        return os.path.join(self.root, "files", str(shot_id))
+
+    def _ensure(self) -> None:
+        os.makedirs(self.root, mode=0o700, exist_ok=True)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the book's lock (across processes: the daemon and an in-process gate)."""
+        self._ensure()
+        fd = os.open(os.path.join(self.root, "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    # --- ids and records -------------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        """Reserve the next id (under the lock)."""
+        path = os.path.join(self.root, "next")
+        try:
+            with open(path, encoding="ascii") as f:
+                n = int(f.read(32).strip() or "1")
+        except (OSError, ValueError):
+            n = max((s.id for s in self.shots()), default=0) + 1
+        _write_atomic(path, f"{n + 1}\n".encode())
+        return n
+
+    def add(self, shot: Shot) -> None:
+        """Append ``shot`` to the book (under the lock)."""
+        line = json.dumps(shot.to_json(), separators=(",", ":")) + "\n"
+        fd = os.open(
+            os.path.join(self.root, "book.jsonl"),
+            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+            0o600,
+        )
+        try:
+            os.write(fd, line.encode("utf-8", "surrogateescape"))
+        finally:
+            os.close(fd)
+
+    def shots(self) -> list[Shot]:
+        """Every snapshot kept, oldest first. A line that cannot be read is passed over."""
+        path = os.path.join(self.root, "book.jsonl")
+        try:
+            if os.path.getsize(path) > BOOK_MAX_BYTES:
+                raise StateError(f"{path} is larger than {BOOK_MAX_BYTES} bytes")
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StateError(f"the undo book {path} cannot be read ({exc.strerror})") from None
+        out = []
+        for line in lines:
+            try:
+                out.append(Shot.from_json(json.loads(line)))
+            except (ValueError, KeyError, TypeError):
+                continue
+        return out
+
+    def find(self, shot_id: int) -> Shot | None:
+        return next((s for s in self.shots() if s.id == shot_id), None)
+
+    def rewrite(self, shots: list[Shot]) -> None:
+        """Replace the book with ``shots`` (under the lock)."""
+        text = "".join(json.dumps(s.to_json(), separators=(",", ":")) + "\n" for s in shots)
+        _write_atomic(
+            os.path.join(self.root, "book.jsonl"), text.encode("utf-8", "surrogateescape")
+        )
+
+    # --- the last attempt per work tree ----------------------------------------------------------
+
+    def attempt(self, git_dir: str, root: str) -> Attempt | None:
+        path = os.path.join(self.tree_dir(git_dir, root), "attempt.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.loads(f.read(65536))
+            return Attempt(**data)
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def note_attempt(self, git_dir: str, root: str, attempt: Attempt) -> None:
+        folder = self.tree_dir(git_dir, root)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        _write_atomic(os.path.join(folder, "attempt.json"), json.dumps(asdict(attempt)).encode())
+
+    # --- expiry ----------------------------------------------------------------------------------
+
+    def expired(
+        self, shots: list[Shot], *, keep: int, max_age_s: float, max_total_bytes: int, now: float
+    ) -> tuple[list[Shot], list[Shot]]:
+        """(kept, expired): the newest ``keep``, none older than ``max_age_s``, and the oldest
+        dropped while the rest hold more than ``max_total_bytes``."""
+        kept = [s for s in shots if now - s.time <= max_age_s][-keep:]
+        total = sum(s.bytes for s in kept)
+        while kept and total > max_total_bytes and len(kept) > 1:
+            total -= kept.pop(0).bytes
+        ids = {s.id for s in kept}
+        return kept, [s for s in shots if s.id not in ids]
+
+    def drop_files(self, shot: Shot) -> None:
+        shutil.rmtree(self.files_dir(shot.id), ignore_errors=True)
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    tmp = f"{path}.tmp{os.getpid()}.{time.monotonic_ns()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)

@@ -176,6 +176,57 @@ def test_past_the_time_budget_it_is_skipped(repo: str, book: Book) -> None:
     assert git(["git", "for-each-ref", "refs/gatesh"], repo) == ""
 
 
+class _Ticks:
+    """A clock for the snapshot module that moves one second each time it is read."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1
+        return self.now
+
+    time_ns = staticmethod(time.time_ns)
+    sleep = staticmethod(time.sleep)
+
+
+def test_what_a_snapshot_cut_short_read_stays_reachable_until_one_holds_it(
+    repo: str, book: Book, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = find_repo(repo)
+    assert r is not None
+    ticks = _Ticks()
+    with monkeypatch.context() as m:
+        m.setattr(snapshot, "time", ticks)
+        cut = snapshot.Budget(1 << 28, 1 << 25, 5.0)  # a few files read, then out of time
+        with pytest.raises(snapshot.Skipped, match="not yet held"):
+            snapshot.snapshot_repo(r, 7, book, cut, command="x", when=time.time())
+    held = snapshot.cache_ref(book.tree_dir(r.git_dir, r.root))
+    refs = git(["git", "for-each-ref", "--format=%(refname)", "refs/gatesh"], repo).split()
+    assert refs == [held]  # no snapshot, but what was read is reachable: gc keeps it
+    shot = take(repo, book)
+    refs = git(["git", "for-each-ref", "--format=%(refname)", "refs/gatesh"], repo).split()
+    assert refs == [shot.repos[0].ref]
+    git(["git", "fsck", "--no-dangling", "--connectivity-only"], repo)
+
+
+def test_a_tree_with_no_snapshot_left_forgets_its_cache(repo: str, book: Book) -> None:
+    take(repo, book)
+    folder = book.tree_dir(*_dirs(repo))
+    assert os.path.exists(os.path.join(folder, "cache"))
+    assert guard.expire(book, replace(default().undo, max_age_days=1e-9)) == 1
+    assert not os.path.exists(os.path.join(folder, "cache"))
+    assert folder not in snapshot._MEMORY
+    shot = take(repo, book)  # reads every file again: its tree names no pruned object
+    assert shot.repos[0].new_bytes > 0
+
+
+def _dirs(repo: str) -> tuple[str, str]:
+    r = find_repo(repo)
+    assert r is not None
+    return r.git_dir, r.root
+
+
 def test_a_file_over_the_file_cap_is_left_out_and_its_loss_not_held(
     repo: str, book: Book, tmp_path: Path
 ) -> None:

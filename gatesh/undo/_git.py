@@ -12,6 +12,7 @@ Every call has a deadline; a call that fails or overruns raises :class:`GitFaile
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -186,6 +187,13 @@ class Git:
         finally:
             os.close(fd)
         os.replace(lock, path)
+
+    def drop_ref_file(self, ref: str) -> None:
+        """Remove ``ref`` when it is a loose ref file (nothing when it is absent, packed, or refs
+        are in a reftable: then it stays, harmless, until the next one replaces it)."""
+        if self.ref_files():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.common_dir, ref))
 
     def tips(self, deadline: float) -> dict[str, str]:
         """``refs/heads/*`` and ``refs/stash`` -> commit id, read from the ref files (loose

@@ -33,8 +33,8 @@ from gatesh.audit import clean
 from gatesh.rater.worktree import Repo, find_repo
 from gatesh.undo._git import Git, GitFailed
 from gatesh.undo.cover import SKIPPED_MEMORY_S, Policy
-from gatesh.undo.snapshot import Budget, Skipped, copy_outside, snapshot_repo
-from gatesh.undo.store import Attempt, Book, FileCopy, Shot
+from gatesh.undo.snapshot import Budget, Skipped, copy_outside, forget, snapshot_repo
+from gatesh.undo.store import Attempt, Book, FileCopy, RepoShot, Shot
 
 if TYPE_CHECKING:
     from gatesh.config import Config, UndoConfig
@@ -121,10 +121,11 @@ def take(
     with book.locked():
         shot_id = book.next_id()
     shown = clean(command)
-    taken = []
+    taken: list[RepoShot] = []
     try:
         for repo in repos:
-            _too_large_lately(book, repo, when)
+            last = book.attempt(repo.git_dir, repo.root)
+            _too_large_lately(last, when)
             t0 = time.monotonic()
             try:
                 rs = snapshot_repo(repo, shot_id, book, budget, command=shown, when=when)
@@ -138,16 +139,17 @@ def take(
                 )
                 raise
             taken.append(rs)
-            book.note_attempt(
-                repo.git_dir,
-                repo.root,
-                Attempt(when, True, "", rs.new_bytes, (time.monotonic() - t0) * 1000),
-            )
+            if last is None or not last.ok:  # only a change is written (a rename costs ~2 ms)
+                book.note_attempt(
+                    repo.git_dir,
+                    repo.root,
+                    Attempt(when, True, "", rs.new_bytes, (time.monotonic() - t0) * 1000),
+                )
     except Skipped:
-        _drop_refs(taken)
+        _drop_refs(book, taken)
         raise
     except Exception as exc:  # anything else is a snapshot not taken
-        _drop_refs(taken)
+        _drop_refs(book, taken)
         raise Skipped(f"internal error: {type(exc).__name__}: {exc}") from None
     # Copies of the files it names outside any repository: for `gatesh undo` only (no decision
     # rests on them), so a copy that cannot be made leaves them out rather than the snapshot.
@@ -176,11 +178,10 @@ def take(
     return shot
 
 
-def _too_large_lately(book: Book, repo: Repo, now: float) -> None:
-    """Skipped at once when this tree's last snapshot found it too large (more new data than
-    undo.max_bytes, or more files than a walk within undo.max_seconds) a short while ago: trying
-    again would cost the same and end the same. Tried again after SKIPPED_MEMORY_S."""
-    last = book.attempt(repo.git_dir, repo.root)
+def _too_large_lately(last: Attempt | None, now: float) -> None:
+    """Skipped at once when this tree's last snapshot (``last``) found it too large (more new
+    data than undo.max_bytes, or more files than a walk within undo.max_seconds) a short while
+    ago: trying again would cost the same and end the same. Tried again after SKIPPED_MEMORY_S."""
     if last is None or last.ok or not (last.extra.get("size") or last.extra.get("walk")):
         return
     ago = now - last.time
@@ -191,15 +192,15 @@ def _too_large_lately(book: Book, repo: Repo, now: float) -> None:
         )
 
 
-def _drop_refs(taken: Sequence[object]) -> None:
-    from gatesh.undo.store import RepoShot
-
+def _drop_refs(book: Book, taken: Sequence[RepoShot]) -> None:
+    """Delete the refs of a snapshot not taken after all; the caches of those trees name objects
+    only those refs held, so they are forgotten (the next snapshot reads every file again)."""
     for rs in taken:
-        if isinstance(rs, RepoShot):
-            try:
-                Git(rs.root, rs.git_dir, rs.common_dir).run("update-ref", "-d", rs.ref)
-            except GitFailed:
-                pass
+        forget(book.tree_dir(rs.git_dir, rs.root))
+        try:
+            Git(rs.root, rs.git_dir, rs.common_dir).run("update-ref", "-d", rs.ref)
+        except GitFailed:
+            pass
 
 
 def expire(book: Book, config: UndoConfig) -> int:
@@ -230,6 +231,10 @@ def expire(book: Book, config: UndoConfig) -> int:
         book.rewrite(kept)
         for s in gone:
             book.drop_files(s)
+        # A tree none of whose snapshots is kept: its cache names objects no ref holds any more.
+        held = {(rs.git_dir, rs.root) for s in kept for rs in s.repos}
+        for git_dir, root in {(rs.git_dir, rs.root) for s in gone for rs in s.repos} - held:
+            forget(book.tree_dir(git_dir, root))
         return len(gone)
 
 

@@ -20,6 +20,12 @@ is read only when its stat data changed since the last snapshot (or, the first t
 user's index cannot vouch for it). More new data than ``undo.max_bytes`` skips the snapshot
 before anything is read (:class:`Skipped`); past the time budget it is skipped too, and the files
 read by then are kept, so the next snapshot goes on from there.
+
+Every object the cache names stays reachable, so git's gc never prunes what a later snapshot's
+tree refers to: the cache is the newest snapshot's tree, held by that snapshot's ref; a snapshot
+cut short by the time budget points ``refs/gatesh/cache/KEY`` at what it read (removed by the
+next snapshot that succeeds); and a tree whose snapshots are all expired or dropped has its
+cache forgotten (:func:`forget`).
 """
 
 from __future__ import annotations
@@ -162,6 +168,11 @@ def _save_cache(folder: str, cache: _Cache) -> None:
         f.write(data)
     os.replace(tmp, os.path.join(folder, "cache"))
     _remember(folder, cache)
+
+
+def cache_ref(folder: str) -> str:
+    """The ref that holds what a snapshot cut short read, for the work tree of ``folder``."""
+    return f"refs/gatesh/cache/{os.path.basename(folder)}"
 
 
 def forget(folder: str) -> None:
@@ -416,13 +427,21 @@ def capture_tree(repo: Repo, book: Book, budget: Budget) -> Tree:
             new_bytes += len(data)
             record(rel, git.write_object("blob", data))
             done += 1
+        held = cache_ref(folder)
         if why:
-            _write_trees(cache, dirty, git)
-            _save_cache(folder, cache)
+            partial = _write_trees(cache, dirty, git)
+            try:  # what was read stays reachable until a snapshot holds it (see above)
+                if new_bytes:
+                    git.create_ref(held, partial, time.monotonic() + 5)
+            except (GitFailed, OSError):
+                forget(folder)
+            else:
+                _save_cache(folder, cache)
             raise Skipped(f"{why}; {len(changed) - done} files not yet held")
         tree = (
             _write_trees(cache, dirty, git) if dirty or "" not in cache.trees else cache.trees[""]
         )
+        git.drop_ref_file(held)  # the snapshot's own ref holds it now (a reftable keeps it)
         index = _index_blob(repo, git, cache)
         _save_cache(folder, cache)
         modes = {

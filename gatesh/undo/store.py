@@ -151,14 +151,20 @@ class Book:
     # --- ids and records -------------------------------------------------------------------------
 
     def next_id(self) -> int:
-        """Reserve the next id (under the lock)."""
-        path = os.path.join(self.root, "next")
+        """Reserve the next id (under the lock). The file is rewritten in place, one write of a
+        fixed width (a rename costs ~2 ms on a loaded machine); one that cannot be read is
+        rebuilt from the book."""
+        fd = os.open(os.path.join(self.root, "next"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            with open(path, encoding="ascii") as f:
-                n = int(f.read(32).strip() or "1")
-        except (OSError, ValueError):
-            n = max((s.id for s in self.shots()), default=0) + 1
-        _write_atomic(path, f"{n + 1}\n".encode())
+            try:
+                n = int(os.pread(fd, 32, 0).decode("ascii").strip() or "0")
+            except (UnicodeDecodeError, ValueError):
+                n = 0
+            if n < 1:
+                n = max((s.id for s in self.shots()), default=0) + 1
+            os.pwrite(fd, f"{n + 1:020d}\n".encode(), 0)
+        finally:
+            os.close(fd)
         return n
 
     def add(self, shot: Shot) -> None:

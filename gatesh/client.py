@@ -17,6 +17,9 @@ Guarantees (fail closed, S9.4, S15):
 - On allow the real shell is ``exec``-ed with the caller's own flags and arguments, so stdio,
   signals and the exit status are the command's own; ``GATESH_SESSION`` is set to the session the
   daemon grouped the command into, so everything the command starts is gated as the same session.
+  The one exception: a command that runs because an undo snapshot holds what it loses (S17) runs
+  as the client's child, so the client can end its output with the line naming that undo; the
+  exit status and a fatal signal are still the command's own (:func:`_run_then_say`).
 """
 
 import posix
@@ -322,11 +325,56 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
     exec_argv = [("-" if inv.dash else "") + shell_name, *args]
     sys.stdout.flush()
     if result is not None and result.undo:
-        # S17: the command runs because a snapshot holds what it loses. Said before the command,
-        # on stderr: this client execs the shell, so nothing of it runs after the command's own
-        # output (a waiting parent could say it last).
-        _say(result.undo)
+        return _run_then_say(real, exec_argv, env, result.undo)
     posix.execve(real, exec_argv, env)  # does not return
+
+
+# Signals a waiting client passes on to its shell; the terminal's own (SIGINT, SIGQUIT) reach the
+# shell directly, as it is in the client's process group, so the client ignores them.
+_PASSED_ON = ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGALRM")
+_TERMINAL = ("SIGINT", "SIGQUIT")
+
+
+def _run_then_say(real: str, argv: "list[str]", env: "dict[str, str]", line: str) -> int:
+    """Run the shell as this process's child, then say ``line`` on stderr and end as the shell
+    ended (its status, or its signal).
+
+    S17: a command that runs because a snapshot holds what it loses ends the agent's output with
+    the line naming the undo that restores it, so this is the one case the client does not exec
+    the shell. The child is in the client's process group: the terminal's signals reach it
+    directly (the client ignores them), the others sent to the client are passed on. Signals are
+    blocked from before the fork until the handlers stand, so none is lost or kills the client
+    early; the child unblocks them before its exec (a blocked mask would outlive the exec)."""
+    import signal
+
+    terminal = [getattr(signal, n) for n in _TERMINAL]
+    passed = [getattr(signal, n) for n in _PASSED_ON]
+    every = set(terminal + passed)
+    signal.pthread_sigmask(signal.SIG_BLOCK, every)
+    try:
+        pid = posix.fork()
+    except OSError as exc:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, every)
+        return _refuse(f"gatesh: could not start {real} ({exc.strerror}); nothing ran.")
+    if pid == 0:  # the child: the shell, as the exec path would have run it
+        try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, every)
+            posix.execve(real, argv, env)
+        finally:
+            posix._exit(127)
+    for sig in terminal:
+        signal.signal(sig, signal.SIG_IGN)
+    for sig in passed:
+        signal.signal(sig, lambda s, _frame: posix.kill(pid, s))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, every)
+    _, status = posix.waitpid(pid, 0)  # retried on EINTR (PEP 475)
+    _say(line)
+    if posix.WIFSIGNALED(status):
+        sig = posix.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        posix.kill(posix.getpid(), sig)
+        return 128 + sig
+    return posix.WEXITSTATUS(status)
 
 
 def _stdin_is_tty() -> bool:

@@ -165,6 +165,7 @@ def test_a_covered_loss_runs_and_undo_brings_every_byte_and_ref_back(
     assert ran.returncode == 0, f"{command!r} was not run: {ran.stderr}"
     found = UNDO_LINE.findall(ran.stderr)
     assert len(found) == 1, f"no undo line for {command!r}: {ran.stderr!r} {_last_audit(agent)}"
+    assert UNDO_LINE.fullmatch(ran.stderr.splitlines()[-1]), ran.stderr  # it ends the output
     shot = found[0]
     after_command = _undo_repo.state(repo, agent.git)
     assert _undo_repo.differences(before, after_command), f"{command!r} changed nothing here"
@@ -180,6 +181,29 @@ def test_a_covered_loss_runs_and_undo_brings_every_byte_and_ref_back(
     assert f"restored undo {shot}" in undo.stdout, undo.stdout
     after_undo = _undo_repo.state(repo, agent.git)
     assert _undo_repo.differences(before, after_undo) == []
+
+
+def test_the_undo_line_follows_the_commands_output_and_its_status_is_kept(agent: Agent) -> None:
+    """The client waits for the shell only for a command that rests on a snapshot: the line comes
+    after everything the command wrote, and the exit status is the command's own."""
+    repo = _fresh_repo(agent, "order")
+    script = ": > app.db; echo before-the-line; echo on-stderr >&2; exit 3"
+    proc = subprocess.run(
+        [*world._as_agent(agent.user), str(agent.launcher), "-c", script],  # type: ignore[arg-type]
+        cwd=repo,
+        env=agent.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 3, proc.stdout
+    assert UNDO_LINE.fullmatch(lines[-1]), proc.stdout
+    assert lines.index("before-the-line") < len(lines) - 1
+    assert lines.index("on-stderr") < len(lines) - 1
+    assert os.path.getsize(os.path.join(repo, "app.db")) == 0
 
 
 def test_undo_from_inside_a_gated_session_is_refused(agent: Agent) -> None:

@@ -11,10 +11,14 @@ there. ``gatesh undo`` runs as a person would, as the same user outside any gate
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,12 +81,15 @@ class Agent:
         }
 
     def run(
-        self, argv: Sequence[str], cwd: Path | str, *, check: bool = True
+        self, argv: Sequence[str], cwd: Path | str, *, check: bool = True, session: str = ""
     ) -> subprocess.CompletedProcess[str]:
+        env = self.env()
+        if session:
+            env["GATESH_SESSION"] = session
         proc = subprocess.run(
             [*world._as_agent(self.user), *argv],  # type: ignore[arg-type]
             cwd=cwd,
-            env=self.env(),
+            env=env,
             capture_output=True,
             text=True,
             timeout=120,
@@ -208,10 +215,22 @@ def test_the_undo_line_follows_the_commands_output_and_its_status_is_kept(agent:
 
 def test_undo_from_inside_a_gated_session_is_refused(agent: Agent) -> None:
     repo = _fresh_repo(agent, "inside")
-    ran = agent.run([str(agent.launcher), "-c", ": > app.db"], repo, check=False)
+    # A session of its own: the attempt halts it (a human-only verb), and the other tests go on.
+    ran = agent.run([str(agent.launcher), "-c", ": > app.db"], repo, check=False, session="inside")
     shot = UNDO_LINE.findall(ran.stderr)[0]
-    inside = agent.run([str(agent.launcher), "-c", f"gatesh undo {shot} --yes"], repo, check=False)
+    inside = agent.run(
+        [str(agent.launcher), "-c", f"gatesh undo {shot} --yes"],
+        repo,
+        check=False,
+        session="inside",
+    )
     assert inside.returncode == 126, inside.stderr
+    assert (
+        "halted"
+        in agent.run(
+            [str(agent.launcher), "-c", "true"], repo, check=False, session="inside"
+        ).stderr
+    )
     assert "app.db" in os.listdir(repo)
     with open(os.path.join(repo, "app.db"), "rb") as f:
         assert f.read() == b""  # still as the command left it: nothing was put back
@@ -231,68 +250,105 @@ def test_a_loss_no_snapshot_holds_is_judged_as_without_undo(agent: Agent) -> Non
     assert os.path.getsize(os.path.join(repo, "app.db")) == 1800
 
 
-def test_through_a_harness_hook_the_snapshot_is_taken_and_the_watcher_told(
-    tmp_path: Path,
-) -> None:
-    """The hook surface (S11): the daemon takes the snapshot before answering ``allow`` (the
-    harness runs the command; nothing runs here), the harness is shown the undo line, and a
-    subscriber sees it as a notice."""
-    import json
-    import sys
+class _Watch:
+    """``gatesh watch --view-only --all`` run by the person (the agent's uid, outside any gated
+    session), its output collected as it comes."""
 
-    from _daemon import stop_daemon, subscribe
+    def __init__(self, agent: Agent, cwd: str) -> None:
+        self.proc = subprocess.Popen(
+            [*world._as_agent(agent.user), str(agent.launcher), "watch", "--view-only", "--all"],  # type: ignore[arg-type]
+            env={**agent.env(), "COLUMNS": "200"},
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.out: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
 
-    def git(argv: Sequence[str], cwd: str) -> str:
-        env = {
-            **os.environ,
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_AUTHOR_NAME": "t",
-            "GIT_AUTHOR_EMAIL": "t@x",
-            "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@x",
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.out.append(line)
+
+    def saw(self, needle: str, timeout: float = 30) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if needle in "".join(self.out):
+                return True
+            if self.proc.poll() is not None:
+                time.sleep(0.3)
+                return needle in "".join(self.out)
+            time.sleep(0.05)
+        return False
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+def test_through_a_harness_hook_the_snapshot_is_taken_and_the_watcher_told(agent: Agent) -> None:
+    """The hook surface (S11): the daemon takes the snapshot before it answers ``allow``; the
+    harness is shown the undo line; the harness then runs the command itself (here: the agent
+    user's bash, in the throwaway repository); ``gatesh watch`` shows the undo line; and
+    ``gatesh undo ID`` puts every byte and ref back. The ``-c`` surface tells the watcher too."""
+    repo = _fresh_repo(agent, "hooked")
+    before = _undo_repo.state(repo, agent.git)
+    agent.run([str(agent.launcher), "-c", "true"], repo)  # the daemon is up before the watcher
+    watch = _Watch(agent, repo)
+    try:
+        assert watch.saw("watching (view only)", timeout=60), "".join(watch.out)
+        payload = {
+            "session_id": "hooked",
+            "transcript_path": None,
+            "cwd": repo,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": ": > app.db"},
         }
-        return subprocess.run(
-            list(argv), cwd=cwd, env=env, check=True, capture_output=True, text=True
-        ).stdout
-
-    repo = _undo_repo.build(str(tmp_path / "work"), git)
-    payload = {
-        "session_id": "hooked",
-        "transcript_path": None,
-        "cwd": repo,
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": ": > app.db"},
-    }
-
-    def hook() -> dict:
         proc = subprocess.run(
-            [sys.executable, "-m", "gatesh", "hook", "claude-code"],
+            [*world._as_agent(agent.user), str(agent.launcher), "hook", "claude-code"],  # type: ignore[arg-type]
             input=json.dumps(payload),
+            env=agent.env(),
+            cwd=repo,
             capture_output=True,
             text=True,
-            cwd=repo,
             timeout=120,
         )
         assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout) if proc.stdout.strip() else {}
+        answer = json.loads(proc.stdout)
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "allow", answer
+        shots = UNDO_LINE.findall(answer.get("systemMessage", ""))
+        assert len(shots) == 1, answer
+        shot = shots[0]
+        refs = agent.git(["git", "for-each-ref", "--format=%(refname)", "refs/gatesh"], repo)
+        assert f"refs/gatesh/undo/{shot}" in refs.split()
+        assert os.path.getsize(os.path.join(repo, "app.db")) == 1800  # nothing ran yet
+        assert watch.saw(f"undo {shot} restores the files this changed"), "".join(watch.out)
 
-    try:
-        hook()  # starts the daemon
-        sock, f, _ = subscribe("admin")
-        try:
-            answer = hook()
-            assert answer["hookSpecificOutput"]["permissionDecision"] == "allow", answer
-            shot = UNDO_LINE.findall(answer.get("systemMessage", ""))
-            assert shot, answer
-            while True:
-                ev = json.loads(f.readline())
-                if ev.get("event") == "notice" and f"undo {shot[0]}" in ev.get("text", ""):
-                    break
-        finally:
-            sock.close()
-        refs = git(["git", "for-each-ref", "--format=%(refname)", "refs/gatesh"], repo).split()
-        assert f"refs/gatesh/undo/{shot[0]}" in refs
-        assert os.path.getsize(os.path.join(repo, "app.db")) == 1800  # nothing ran here
+        # The harness runs the command it was allowed: the agent's own bash, not gatesh.
+        agent.run(["bash", "-c", ": > app.db"], repo)
+        assert os.path.getsize(os.path.join(repo, "app.db")) == 0
+
+        # Through -c, the watcher is told as well.
+        ran = agent.run([str(agent.launcher), "-c", "git stash clear"], repo, check=False)
+        assert ran.returncode == 0, ran.stderr
+        second = UNDO_LINE.findall(ran.stderr)
+        assert len(second) == 1, ran.stderr
+        assert watch.saw(f"undo {second[0]} restores the files this changed"), "".join(watch.out)
     finally:
-        stop_daemon()
+        watch.stop()
+
+    # Each undo, newest first, as a person would: the stash, then the database.
+    for n in (second[0], shot):
+        undo = agent.run([str(agent.launcher), "undo", n, "--yes"], repo, check=False)
+        assert undo.returncode == 0, undo.stderr + undo.stdout
+        assert f"restored undo {n}" in undo.stdout, undo.stdout
+    assert _undo_repo.differences(before, _undo_repo.state(repo, agent.git)) == []

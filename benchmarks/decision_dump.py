@@ -6,9 +6,11 @@ own fixtures at rung ``auto`` with the builtin rater, in the realistic scratch w
 ``gatesh.testing.worktree`` (HOME is its home folder), and writes
 ``SOURCE<TAB>INDEX<TAB>ACTION<TAB>STAGE<TAB>OUTCOME<TAB>RULE`` per row.
 Nothing is executed. Paths and reasons are left out: they name the scratch folder, which differs
-between runs.
+between runs. ``--undo`` decides as a surface that snapshots before an allowed command (S17)
+does, under the default ``[undo]`` policy (no snapshot is taken): comparing it with a dump without
+it shows what undo lets run.
 
-    python benchmarks/decision_dump.py [--limit N] [--out FILE]
+    python benchmarks/decision_dump.py [--limit N] [--out FILE] [--undo]
     python benchmarks/decision_dump.py --compare BEFORE AFTER
 """
 
@@ -108,7 +110,7 @@ def corpus_rows(limit: int | None) -> Iterator[tuple[str, list[str]]]:
         yield name, cmds
 
 
-def dump(limit: int | None, out: str) -> int:
+def dump(limit: int | None, out: str, undo: bool = False) -> int:
     from gatesh._types import Rung
     from gatesh.config import default
     from gatesh.pipeline import decide
@@ -122,6 +124,11 @@ def dump(limit: int | None, out: str) -> int:
     with tempfile.TemporaryDirectory(prefix="gatesh-dump-") as root, open(out, "w") as fh:
         scratch = worktree.build(root)
         os.environ["HOME"] = scratch.home
+        policy = None
+        if undo:
+            from gatesh.undo.guard import policy_for
+
+            policy = policy_for(config, os.path.join(root, "state"))
         for source, cmds in [*fixture_rows(), *corpus_rows(limit)]:
             for i, cmd in enumerate(cmds):
                 d = decide(
@@ -132,6 +139,7 @@ def dump(limit: int | None, out: str) -> int:
                     rater=rater,
                     checker=None,
                     rung=Rung.AUTO,
+                    undo=policy,
                 )
                 outcome = d.outcome.value if d.outcome else "-"
                 fh.write(
@@ -170,11 +178,14 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/out/decisions.tsv")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--show", type=int, default=50, help="differences printed by --compare")
+    parser.add_argument(
+        "--undo", action="store_true", help="decide as a surface that snapshots first (S17)"
+    )
     args = parser.parse_args()
     if args.compare:
         return compare(*args.compare, show=args.show)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    return dump(args.limit, args.out)
+    return dump(args.limit, args.out, args.undo)
 
 
 if __name__ == "__main__":

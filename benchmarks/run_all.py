@@ -222,6 +222,21 @@ def a_evaluation(ctx: Ctx, src: str) -> tuple[list[str], str]:
     return argv, "every row of every corpus, rungs assisted and auto"
 
 
+def a_undo_cost(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    if ctx.quick:
+        return ["--quick"], "quick: this repository and 10,000 files, fewer samples"
+    return [], "this repository, 10,000 and 100,000 files; warm, restart, cold"
+
+
+def a_undo_reach(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    if ctx.quick:
+        return [
+            "--limit",
+            "1000",
+        ], "quick: 1,000 evenly spaced agent-work rows; the friction fixture"
+    return [], "every agent-work row and the friction fixture"
+
+
 def a_plot(ctx: Ctx, src: str) -> tuple[list[str], str]:
     argv = [
         "--decision",
@@ -305,6 +320,20 @@ STEPS: tuple[Step, ...] = (
         a_evaluation,
         (120, 600),
         True,
+    ),
+    Step(
+        "undo_cost",
+        "undo_cost.py",
+        "Undo: what a snapshot costs",
+        a_undo_cost,
+        (240, 900),
+    ),
+    Step(
+        "undo_reach",
+        "undo_reach.py",
+        "Undo: the rows refused for work loss that a snapshot holds",
+        a_undo_reach,
+        (120, 600),
     ),
     Step("plot", "plot.py", "Latency plot (docs/latency.png)", a_plot, (90, 180)),
 )
@@ -867,6 +896,28 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
                 "0; ≤ 25 ms; ≤ 150 MiB",
             )
         )
+    r = results.get("undo_cost", {})
+    warm = r.get("result", {}).get("trees", {}).get("self", {}).get("warm") if r else None
+    if r.get("status") == "ok" and warm:
+        p50, p99 = _num(warm, "p50"), _num(warm, "p99")
+        rows.append(
+            Row(
+                "undo snapshot, this repository, warm: p50 / p99",
+                f"{_ms(p50, 1)} / {_ms(p99, 1)}",
+                f"p90 {_ms(_num(warm, 'p90'), 1)}; max {_ms(_num(warm, 'max'), 1)}",
+                "≤ 20 ms / ≤ 150 ms",
+                _verdict(p50, lambda v: v <= 20) + " / " + _verdict(p99, lambda v: v <= 150),
+                f"undo_cost.py, {int(_num(warm, 'n') or 0)} snapshots",
+            )
+        )
+    else:
+        rows.append(
+            missing(
+                "undo_cost",
+                "undo snapshot, this repository, warm: p50 / p99",
+                "≤ 20 ms / ≤ 150 ms",
+            )
+        )
     return rows
 
 
@@ -958,6 +1009,7 @@ def render(ctx: Ctx, info: dict[str, Any], elapsed: float, load: tuple[str, str]
         "",
     ]
     lines += agent_work_section(res.get("agent_work", {}))
+    lines += _undo_section(res.get("undo_cost", {}), res.get("undo_reach", {}))
     lines += _peer_section(res.get("peer", {}))
     lines += _quality_section(res.get("evaluation", {}), res.get("rater_quality", {}))
     lines += _reader_section(res.get("reader_coverage", {}))
@@ -997,6 +1049,74 @@ def render(ctx: Ctx, info: dict[str, Any], elapsed: float, load: tuple[str, str]
 
 def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _undo_section(cost: dict[str, Any], reach: dict[str, Any]) -> list[str]:
+    """What an undo snapshot costs (undo_cost.py) and what undo lets run (undo_reach.py)."""
+    lines = ["## Undo: what a snapshot costs, and what it lets run", ""]
+    if cost.get("status") != "ok":
+        lines += [f"Cost not measured: {cost.get('why', 'not part of this run')}.", ""]
+    else:
+        lines += [
+            "The whole snapshot taken before an allowed command that may write (walk, reading what "
+            "changed, trees, refs, the book), by `benchmarks/undo_cost.py`. *Warm*: the daemon "
+            "snapshotted the tree before, two files edited in between; *restart*: a new daemon, the "
+            "cache read back from the state folder; *cold*: the first snapshot of the tree (the "
+            "user's index vouches for unchanged tracked files), without a time budget, so the "
+            "figure is its cost. The page cache stays warm in every case. "
+            f"({cost.get('size', '')})",
+            "",
+            "| tree | files | warm p50 | warm p99 | warm CPU p50 | restart p50 | restart p99 | cold p50 | cold max | cold within `undo.max_seconds` |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, t in cost["result"].get("trees", {}).items():
+            w, r, c = t["warm"], t["restart"], t["cold"]
+            label = "this repository" if name == "self" else f"{int(name):,} files (generated)"
+            lines.append(
+                f"| {label} | {t['files']:,} | {w['p50']:.1f} ms | {w['p99']:.1f} ms | "
+                f"{w.get('cpu_p50', float('nan')):.1f} ms | "
+                f"{r['p50']:.1f} ms | {r['p99']:.1f} ms | {c['p50']:.0f} ms | {c['max']:.0f} ms | "
+                f"{t['cold_within_budget']}/{c['n']} (≤ {t['budget_ms'] / 1000:g} s) |"
+            )
+        pair = cost["result"].get("trees", {}).get("self", {}).get("side_by_side")
+        if pair:
+            off, on = pair["undo_off"], pair["undo_on"]
+            lines += [
+                "",
+                f"Side by side on this repository, warm: `{_cell(pair['command'])}` decided as the "
+                f"daemon does, undo off p50 {off['p50']:.2f} ms (CPU {off['cpu_p50']:.2f} ms), "
+                f"undo on (decision and snapshot) p50 {on['p50']:.2f} ms (CPU "
+                f"{on['cpu_p50']:.2f} ms): a snapshot adds {pair['added_p50_ms']:.1f} ms to the "
+                "median allowed write.",
+            ]
+        lines.append("")
+    if reach.get("status") != "ok":
+        return [*lines, f"Reach not measured: {reach.get('why', 'not part of this run')}.", ""]
+    lines += [
+        "Rows decided at `auto` with the builtin rater in the scratch working tree, without and "
+        "with undo (`benchmarks/undo_reach.py`); nothing is run and no snapshot taken.",
+        "",
+        "| corpus | label | rows | allowed without undo | allowed with undo | refused for work loss | of which undo lets run |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for corpus in ("agent_work", "friction"):
+        r = reach["result"].get(corpus, {})
+        for label, c in sorted(r.get("by_label", {}).items()):
+            lines.append(
+                f"| {corpus} | {label} | {c['rows']} | {c['allowed_before']} | {c['allowed_after']} "
+                f"| {c.get('work_loss_before', 0)} | {c.get('lifted', 0)} |"
+            )
+    for corpus in ("agent_work", "friction"):
+        r = reach["result"].get(corpus, {})
+        if r.get("tightened_count"):
+            lines.append(
+                f"\n**{corpus}: {r['tightened_count']} rows allowed without undo are refused with it.**"
+            )
+        if r.get("examples"):
+            shown = "; ".join(f"`{_cell(e['cmd'])}` ({e['was']})" for e in r["examples"][:6])
+            lines.append(f"\n{corpus}, rows undo lets run: {shown}.")
+    lines.append("")
+    return lines
 
 
 def _peer_section(rec: dict[str, Any]) -> list[str]:

@@ -196,3 +196,28 @@ def test_cascade_benchmark_measures_both_figures_on_the_fixture(tmp_path: Path) 
         assert f["not_allowed_cascade"] >= f["not_allowed_builtin"] and not f["newly_allowed"], (
             corpus
         )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_undo_benchmarks_measure_on_this_repository_and_the_fixtures(tmp_path: Path) -> None:
+    env = _env(FIXTURE)
+    cost = _last_json(
+        _run([str(BENCH / "undo_cost.py"), "--quick", "--sizes", "self"], env, tmp_path).stdout
+    )
+    self_tree = cost["trees"]["self"]  # type: ignore[index]
+    assert self_tree["warm"]["n"] > 0 and self_tree["cold"]["n"] > 0
+    assert git_refs_untouched()
+    sample = Path(__file__).resolve().parent / "fixtures" / "agent_work_sample.jsonl"
+    reach = _last_json(
+        _run([str(BENCH / "undo_reach.py"), "--corpus", str(sample)], env, tmp_path).stdout
+    )
+    assert reach["friction"]["tightened_count"] == 0  # type: ignore[index]
+    assert reach["agent_work"]["tightened_count"] == 0  # type: ignore[index]
+
+
+def git_refs_untouched() -> bool:
+    """The benchmark snapshots a clone: no ref of this checkout's repository is written."""
+    out = subprocess.run(
+        ["git", "-C", str(REPO), "for-each-ref", "refs/gatesh"], capture_output=True, text=True
+    )
+    return out.stdout == ""

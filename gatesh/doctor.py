@@ -641,7 +641,42 @@ def check_person(config: object | None = None) -> list[Check]:
     out = [*_settings(paths, status, config), *_channel(status), *_tracing(status)]
     out.append(_without_the_kernel())
     out.append(_record(paths))
+    out.append(_service(paths))
     return out
+
+
+def _service(paths: _paths.GatePaths) -> Check:
+    """Who starts the daemon: the user's service manager (``gatesh install service``), or the
+    first client that finds none (on the person's settings only, S9.7)."""
+    from gatesh import service
+
+    units = paths.installation().service
+    if units:
+        found = service.describe(units)
+        if found == "none":
+            return Check(
+                "service",
+                "warn",
+                f"the install record names the service manager's units ({', '.join(units)}), "
+                "but none of them is there: clients start the daemon",
+                "gatesh install service",
+            )
+        return Check("service", "ok", f"the user's service manager starts the daemon ({found})")
+    running, said = service.systemctl("is-system-running")
+    if running or said.strip() in ("degraded", "starting", "initializing"):
+        return Check(
+            "service",
+            "warn",
+            "a user service manager runs here, but clients start the daemon (on your settings "
+            "only)",
+            "gatesh install service (the daemon then starts in the service manager's environment)",
+        )
+    return Check(
+        "service",
+        "ok",
+        f"no user service manager ({said}): the first client that finds no daemon starts it, "
+        "on your settings only",
+    )
 
 
 def _settings(

@@ -325,3 +325,23 @@ def test_doctor_says_whether_the_daemon_can_be_traced() -> None:
         assert held.status == "warn" and "root" in held.detail
     else:
         assert held.status == "ok" and "not dumpable" in held.detail
+
+
+def test_doctor_says_who_starts_the_daemon(isolated_home: Path) -> None:
+    """Issue 30 item 3: with no units recorded, doctor says whether a user service manager could
+    take the daemon (and how), or that clients start it on the person's settings only; with units
+    recorded that are gone, it says so."""
+    from gatesh import _paths, service
+    from gatesh.doctor import _service
+
+    paths = _paths.current()
+    check = _service(paths)
+    running, said = service.systemctl("is-system-running")
+    if running or said.strip() in ("degraded", "starting", "initializing"):
+        assert check.status == "warn" and "gatesh install service" in check.fix
+    else:
+        assert check.status == "ok" and "no user service manager" in check.detail
+    gone = str(isolated_home / "gone" / "gatesh.socket")
+    _paths.update_install_record(paths.install_record, {"service": [gone]})
+    check = _service(_paths.current())
+    assert check.status == "warn" and "none of them is there" in check.detail

@@ -264,7 +264,11 @@ def test_shebang_env_and_python_script(tmp_path) -> None:
 
 
 def test_missing_or_large_script_is_a_note(tmp_path) -> None:
+    # a script a shell is told to run that is not there, where nothing can put it: runs nothing
     f = read("bash nope.sh", cwd=str(tmp_path))
+    assert f.scripts[0].text is None and f.scripts[0].note == ABSENT and not f.notes
+    # ... one in a folder other users may write to stays unread
+    f = read("bash /tmp/gatesh-test-nope.sh", cwd=str(tmp_path))
     assert f.scripts[0].text is None and any("could not be read" in n for n in f.notes)
     # a virtual environment's activate script that is not there: sourcing it runs nothing
     f = read("cd proj && . .venv/bin/activate", cwd=str(tmp_path))

@@ -31,6 +31,14 @@ HOME = "/home/u"
         ("$(cat f)", [], True),
         ("$(echo $x | tr a b)", [], True),
         ("$(dirname {})", [], True),
+        # mktemp makes a new name in the temporary folder (read as /tmp, like $TMPDIR)
+        ("$(mktemp)", ["/tmp/tmp.XXXXXXXXXX"], False),
+        ("$(mktemp -d)/x", ["/tmp/tmp.XXXXXXXXXX/x"], False),
+        ("`mktemp -dt run.XXXXXX`", ["/tmp/run.XXXXXX"], False),
+        ("$(mktemp -p ~ a.XXX)", [], True),
+        ("$(mktemp --tmpdir=/srv a.XXX)", [], True),
+        ("$(mktemp ../a.XXXX)", [], True),
+        ("$(mktemp a.XXXX)", [], True),
     ],
 )
 def test_candidates(text: str, values: list[str], unknown: bool) -> None:

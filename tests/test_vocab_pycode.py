@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gatesh.vocab.pycode import FileUse, file_uses, modelled
+from gatesh.vocab.pycode import FileUse, file_uses, modelled, run_lines
 
 MODELLED = (
     "print(list(memoryview(b'abc')))",
@@ -60,3 +60,53 @@ def test_the_files_a_program_opens_by_name_with_their_direction() -> None:
     # a name assigned twice, or bound by a loop, is not spelled out
     assert file_uses("p = 'a'\np = 'b'\nopen(p)") == ()
     assert file_uses("for p in ['a']:\n    open(p, 'w')") == ()
+
+
+RUN_LINES = (
+    # a name bound once to a list argv, run by subprocess: that command line
+    (
+        "import subprocess\ncmd = ['ffmpeg', '-i', 'a.mp4']\nsubprocess.run(cmd, text=True)",
+        ["ffmpeg -i a.mp4"],
+    ),
+    # the program a library ships, and which(): that program; a computed word is $VALUE
+    (
+        "import imageio_ffmpeg as f\nimport subprocess\nexe = f.get_ffmpeg_exe()\n"
+        "subprocess.run([exe, '-t', str(n), 'out file.mp4'])",
+        ["ffmpeg -t $VALUE 'out file.mp4'"],
+    ),
+    (
+        "import subprocess as sp, shutil\nsp.check_output([shutil.which('git'), 'status'])",
+        ["git status"],
+    ),
+    ("from os import system\nline = 'make test'\nsystem(line)", ["make test"]),
+    ("import subprocess\nsubprocess.run(args=('ls', '-l'))", ["ls -l"]),
+)
+NOT_RUN_LINES = (
+    "import subprocess\ncmd = ['ls']\ncmd.insert(0, 'rm')\nsubprocess.run(cmd)",  # changed later
+    "import subprocess\ncmd = ['ls']\nfix(cmd)\nsubprocess.run(cmd)",  # passed on: may change
+    "import subprocess\ncmd = ['rm']\ncmd = ['ls']\nsubprocess.run(cmd)",  # bound twice
+    "import subprocess\nsubprocess.run([exe, 'x'])",  # the program is not known
+    "import subprocess\nsubprocess.run(['a', *rest])",  # how many words, not known
+    "import subprocess\nc = ['ls']\nsubprocess.run(c, shell=True)",  # a shell line's first word
+    "import subprocess\nsubprocess = x\nsubprocess.run(['ls'])",  # not surely the module
+    "import shutil as s\ns = 1\nimport subprocess\nsubprocess.run([s.which('rm'), '-rf'])",
+    "import os\nos.system(input())",
+    "not python at all (",
+)
+
+
+@pytest.mark.parametrize(("code", "lines"), RUN_LINES)
+def test_commands_the_text_spells_out_through_names(code: str, lines: list[str]) -> None:
+    got = run_lines(code)
+    assert sorted(got.values()) == sorted(lines)
+    for at in got:  # keyed by where the call starts, as the code rules find it
+        assert code[at:].split("(", 1)[0].rsplit(".", 1)[-1] in (
+            "run",
+            "check_output",
+            "system",
+        )
+
+
+@pytest.mark.parametrize("code", NOT_RUN_LINES)
+def test_commands_not_known_before_they_run(code: str) -> None:
+    assert run_lines(code) == {}

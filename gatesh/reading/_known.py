@@ -10,7 +10,8 @@ A path such as ``${XDG_CONFIG_HOME:-$HOME/.config}/gatesh/config.toml`` or
   command's environment may hold another value, so that stays a possibility too;
 - command substitutions answerable from the disk: ``pwd``, ``git rev-parse --git-dir``,
   ``--absolute-git-dir``, ``--show-toplevel``, ``--git-common-dir`` (with ``-C DIR``), and
-  ``dirname``, ``basename``, ``realpath``, ``readlink -f`` and ``echo`` of words known so.
+  ``dirname``, ``basename``, ``realpath``, ``readlink -f`` and ``echo`` of words known so;
+  ``mktemp`` making a new name in the temporary folder is read as one there.
 
 :func:`candidates` returns every value the word may take that the gate can compute (at most
 :data:`MAX_CANDIDATES`) and whether it may also take one the gate cannot know. Never raises;
@@ -211,7 +212,64 @@ def _substitution(
         return _git(args, cwd, home)
     if head in ("dirname", "basename", "realpath", "readlink", "echo"):
         return _path_tool(head, args, cwd, home, env, depth)
+    if head == "mktemp":
+        made = _mktemp(args)
+        if made is not None:
+            return [made], False
     raise _Unknown
+
+
+# mktemp's options that change neither where it makes the name nor what it is (a file or, -d, a
+# folder; -u: the name only). -t: the template is a name in the temporary folder.
+_MKTEMP_FLAGS: Final = frozenset(
+    {"-d", "--directory", "-q", "--quiet", "-u", "--dry-run", "-t", "--tmpdir"}
+)
+# The name mktemp makes when given no template (GNU and BSD), in the temporary folder.
+_MKTEMP_NAME: Final = "tmp.XXXXXXXXXX"
+
+
+def _mktemp(args: list[str]) -> str | None:
+    """The name ``mktemp ARGS`` prints when it makes a new one in the temporary folder (read as
+    ``/tmp``, like ``$TMPDIR``): no template, or a template without a folder under -t/--tmpdir.
+    Whatever it names did not exist before it ran, so nothing there is lost by writing or
+    deleting it. None for a template in another folder (-p DIR, ``--tmpdir=DIR``, ``DIR/XXX``)."""
+    flags = [a for a in args if a.startswith("-")]
+    operands = [a for a in args if not a.startswith("-")]
+    if any(f not in _MKTEMP_FLAGS and not _cluster(f) for f in flags) or len(operands) > 1:
+        return None
+    if not operands:
+        return "/tmp/" + _MKTEMP_NAME
+    tmpdir = any(f in ("-t", "--tmpdir") or (_cluster(f) and "t" in f) for f in flags)
+    template = operands[0]
+    if not tmpdir or "/" in template or "X" * 3 not in template or "$" in template:
+        return None
+    return "/tmp/" + template
+
+
+def _cluster(flag: str) -> bool:
+    """``-dq``, ``-td``: single-letter flags of :data:`_MKTEMP_FLAGS` run together."""
+    return len(flag) > 2 and flag[1] != "-" and all(f"-{ch}" in _MKTEMP_FLAGS for ch in flag[1:])
+
+
+def temp_made(source: str) -> str | None:
+    """The value of an assignment whose whole source is ``$(mktemp …)`` (or backquoted) making a
+    new name in the temporary folder (see :func:`_mktemp`), else None."""
+    s = source.strip().strip('"')
+    if s.startswith("$(") and s.endswith(")") and not s.startswith("$(("):
+        inner = s[2:-1]
+    elif s.startswith("`") and s.endswith("`") and len(s) > 1:
+        inner = s[1:-1]
+    else:
+        return None
+    if any(ch in inner for ch in "|;&<>()`$\n"):
+        return None
+    try:
+        words = shlex.split(inner)
+    except ValueError:
+        return None
+    if not words or words[0] != "mktemp":
+        return None
+    return _mktemp(words[1:])
 
 
 def _path_tool(

@@ -47,6 +47,7 @@ from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
 from ._defined import RECIPE_RUNNERS, DefinedReading, Written
 from ._hosts import hosts_in, ssh_split
+from ._known import temp_made
 from ._paths import MAX_EFFECTS
 from ._paths import effects as path_effects
 from ._peel import Peeled, head_of, peel, shebang_head
@@ -470,6 +471,9 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
             else (self.home or os.path.expanduser("~"))
         )
         for b in bindings:
+            made = temp_made(b.source) if b.value is None and b.source else None
+            if made is not None:
+                b = replace(b, value=made)  # `t=$(mktemp)`: a new name in the temporary folder
             if b.value is None and b.source:
                 known = TextEnv(out, text, dict(inherit.bindings))
                 at = b.start
@@ -1164,9 +1168,10 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
 
         ``interp`` is the shell or interpreter head running it; "" means "by its shebang". A
         relative path is looked up where the text says the command runs (after ``cd DIR``). A
-        virtual environment's activate script that is not there, where nothing earlier in the
-        text can have made it and no other user can put it, runs nothing: sourcing it fails.
-        Any other script that is not there stays unread (a note, not a pass).
+        virtual environment's activate script, or a script a shell is told to run (``bash
+        x.sh``, ``source x.sh``), that is not there, where nothing earlier in the text can have
+        made it and no other user can put it, runs nothing: the shell fails to open it. Any
+        other script that is not there stays unread (a note, not a pass).
         """
         what = self.written_at(word.text) if self.written and word.static else None
         if what is not None:
@@ -1187,9 +1192,13 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
         explicit = bool(interp)
         where = self._certain_dir()
         if where is not None and not word.text.startswith("~"):
-            if _VENV_ACTIVATE.search(word.text) and self._absent(word.text, where):
-                # a virtual environment's activate script that is not there yet: sourcing it
-                # fails, and runs nothing (one that is there is read like any script)
+            if (
+                _VENV_ACTIVATE.search(word.text) or (explicit and interp in PARSED_SHELLS)
+            ) and self._absent(word.text, where):
+                # a script a shell is told to run (or a virtual environment's activate script)
+                # that is not there, and that nothing can put there before it runs: the shell
+                # fails to open it and runs nothing (one that is there is read like any script;
+                # a file changed between the check and the run is the same exposure either way)
                 self.scripts.append(Script(word.text, interp or "?", None, ABSENT))
                 return []
             if _VENV_ACTIVATE.search(word.text) and self._venv_own(word.text, where):

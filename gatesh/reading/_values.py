@@ -246,9 +246,10 @@ class TextEnv:
 
 
 def _occurrences(text: str, name: str) -> int:
-    """How often ``name`` appears in ``text`` as a word that is not a use (``$name``, ``${name``)."""
+    """How often ``name`` appears in ``text`` as a word that is not a use (``$name``, ``${name``)
+    nor part of an option (``-d``, ``--d``: no name is bound by a word starting with a dash)."""
     count = 0
-    for m in re.finditer(r"(?<![\w$])" + re.escape(name) + r"(?!\w)", text):
+    for m in re.finditer(r"(?<![\w$-])" + re.escape(name) + r"(?!\w)", text):
         before = text[max(0, m.start() - 2) : m.start()]
         if before.endswith("${") or before.endswith("$"):
             continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -304,46 +305,11 @@ class _Check:
 def _literal_names(tree: ast.AST) -> dict[str, str]:
     """Names assigned exactly once in ``tree``, a string literal, and never bound otherwise (so
     ``open(path)`` names its file): name -> the literal."""
-    values: dict[str, str | None] = {}
-
-    def bind(name: str, value: str | None) -> None:
-        values[name] = value if name not in values else None
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            literal = (
-                node.value.value
-                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-                else None
-            )
-            for t in node.targets:
-                for name in ast.walk(t):
-                    if isinstance(name, ast.Name):
-                        bind(name.id, literal if t is name else None)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
-            for name in ast.walk(node.target):
-                if isinstance(name, ast.Name):
-                    bind(name.id, None)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    for name in ast.walk(item.optional_vars):
-                        if isinstance(name, ast.Name):
-                            bind(name.id, None)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            for arg in ast.walk(node.args):
-                if isinstance(arg, ast.arg):
-                    bind(arg.arg, None)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for n in node.names:
-                bind(n, None)
-        elif isinstance(node, (ast.comprehension,)):
-            for name in ast.walk(node.target):
-                if isinstance(name, ast.Name):
-                    bind(name.id, None)
-        elif isinstance(node, (ast.ExceptHandler,)) and node.name:
-            bind(node.name, None)
-    return {n: v for n, v in values.items() if v is not None}
+    return {
+        n: v.value
+        for n, v in _bindings(tree)[0].items()
+        if isinstance(v, ast.Constant) and isinstance(v.value, str)
+    }
 
 
 def _named_file(arg: ast.expr, literals: dict[str, str]) -> str | None:
@@ -374,3 +340,225 @@ def _open_use(call: ast.Call, literals: dict[str, str], opened: list[FileUse]) -
     writes = any(ch in text for ch in "wax+")
     opened.append(FileUse(name, writes, "w" in text))
     return True
+
+
+# Calls that run a command line: the first argument (or ``args=``) is the command.
+_RUNNERS: Final = frozenset(
+    {
+        ("os", "system"),
+        ("os", "popen"),
+        ("subprocess", "run"),
+        ("subprocess", "call"),
+        ("subprocess", "check_call"),
+        ("subprocess", "check_output"),
+        ("subprocess", "Popen"),
+        ("subprocess", "getoutput"),
+        ("subprocess", "getstatusoutput"),
+    }
+)
+# Calls that return the path of a named program, so a list argv starting with one runs that
+# program: the path a library ships its own binary at (its name is the binary's), and which(),
+# the PATH lookup the shell itself would make for the same word.
+PROGRAM_PATH_CALLS: Final = {("imageio_ffmpeg", "get_ffmpeg_exe"): "ffmpeg"}
+_WHICH: Final = ("shutil", "which")
+# A word of an argv the code computes when it runs (a number, a name from input): the rules read
+# it as a word only known then, as they read an f-string's holes.
+RUNTIME_WORD: Final = "$VALUE"
+
+
+_LINE_BREAKS: Final = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def run_lines(code: str) -> dict[int, str]:
+    """For the Python program ``code``: the character offset of every call that runs a command
+    (``subprocess.run(cmd)``, ``os.system(line)``) whose command the text spells out through
+    names bound once -> that command line. A list argv's program must be spelled out (a literal,
+    or a call of :data:`PROGRAM_PATH_CALLS` or ``shutil.which('x')``); its other words may be
+    computed (read as ``$VALUE``). Calls whose command is not known are left out."""
+    if not code or len(code) > MAX_CODE_CHARS:
+        return {}
+    return _run_lines(code)
+
+
+@lru_cache(maxsize=1024)
+def _run_lines(code: str) -> dict[int, str]:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    bound, every = _bindings(tree)
+    imported = _imported(tree, every)
+    bound = _unchanged(tree, bound, imported)
+    # the lines as the parser counts them (\n, \r\n, \r; not str.splitlines' other breaks)
+    lines = _LINE_BREAKS.split(code)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    out: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _dotted(node.func, imported) not in _RUNNERS:
+            continue
+        arg = node.args[0] if node.args else None
+        for k in node.keywords:
+            if k.arg == "args" and arg is None:
+                arg = k.value
+            if k.arg == "shell" and not (isinstance(k.value, ast.Constant) and not k.value.value):
+                if not isinstance(_value(arg, bound), ast.Constant):
+                    arg = None  # a list under shell=True: its first word is a shell line
+        command = _command_line(arg, bound, imported) if arg is not None else None
+        if command is None or node.lineno > len(lines):
+            continue
+        # col_offset counts UTF-8 bytes; the rules' offsets count characters
+        prefix = lines[node.lineno - 1].encode("utf-8")[: node.col_offset]
+        out[starts[node.lineno - 1] + len(prefix.decode("utf-8", "replace"))] = command
+    return out
+
+
+def _bindings(tree: ast.AST) -> tuple[dict[str, ast.expr], set[str]]:
+    """Names assigned exactly once in ``tree`` by a plain ``NAME = value`` and never bound
+    otherwise (name -> the value's expression), and every name bound other than by an import."""
+    values: dict[str, ast.expr | None] = {}
+    imports: set[str] = set()
+
+    def bind(name: str, value: ast.expr | None) -> None:
+        values[name] = value if name not in values else None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                for name in ast.walk(t):
+                    if isinstance(name, ast.Name):
+                        bind(name.id, node.value if t is name else None)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    bind(name.id, None)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    for name in ast.walk(item.optional_vars):
+                        if isinstance(name, ast.Name):
+                            bind(name.id, None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for arg in ast.walk(node.args):
+                if isinstance(arg, ast.arg):
+                    bind(arg.arg, None)
+            if not isinstance(node, ast.Lambda):
+                bind(node.name, None)
+        elif isinstance(node, ast.ClassDef):
+            bind(node.name, None)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                bind(n, None)
+        elif isinstance(node, ast.comprehension):
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    bind(name.id, None)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bind(node.name, None)
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:
+                for name in ast.walk(t):
+                    if isinstance(name, ast.Name):
+                        bind(name.id, None)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.update(a.asname or a.name.split(".")[0] for a in node.names)
+    once = {n: v for n, v in values.items() if v is not None and n not in imports}
+    return once, set(values)
+
+
+def _unchanged(
+    tree: ast.AST, bound: dict[str, ast.expr], imported: dict[str, tuple[str, ...]]
+) -> dict[str, ast.expr]:
+    """``bound`` without the names of lists that may change after their assignment: a list is
+    kept only when every use of its name is as the command of a call that runs it (a method
+    call, an index, or any other call could change the words)."""
+    lists = {n for n, v in bound.items() if isinstance(v, ast.List)}
+    if not lists:
+        return bound
+    fine: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _dotted(node.func, imported) in _RUNNERS:
+            fine.update(id(a) for a in node.args[:1])
+            fine.update(id(k.value) for k in node.keywords if k.arg == "args")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in lists and isinstance(node.ctx, ast.Load):
+            if id(node) not in fine:
+                lists.discard(node.id)
+                bound = {n: v for n, v in bound.items() if n != node.id}
+    return bound
+
+
+def _imported(tree: ast.AST, others: set[str]) -> dict[str, tuple[str, ...]]:
+    """Names bound only by one import: name -> the dotted module (or module and name) it is."""
+    seen: dict[str, tuple[str, ...] | None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                name = a.asname or a.name.split(".")[0]
+                what = tuple(a.name.split(".")) if a.asname else (a.name.split(".")[0],)
+                seen[name] = what if name not in seen else None
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                name = a.asname or a.name
+                what = (*node.module.split("."), a.name)
+                seen[name] = what if name not in seen else None
+    # a name also bound another way (assigned, an argument) is not surely the import
+    return {n: w for n, w in seen.items() if w is not None and n not in others}
+
+
+def _dotted(f: ast.expr, imported: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """``f`` as the dotted name it refers to (``sp.run`` with ``import subprocess as sp`` is
+    ``("subprocess", "run")``); () when it is not a name of an import."""
+    parts: list[str] = []
+    while isinstance(f, ast.Attribute):
+        parts.append(f.attr)
+        f = f.value
+    if not isinstance(f, ast.Name) or f.id not in imported:
+        return ()
+    return (*imported[f.id], *reversed(parts))
+
+
+def _value(e: ast.expr | None, bound: dict[str, ast.expr]) -> ast.expr | None:
+    """``e``, or the value of the name ``e`` when it is bound once."""
+    return bound.get(e.id) if isinstance(e, ast.Name) else e
+
+
+def _command_line(
+    arg: ast.expr, bound: dict[str, ast.expr], imported: dict[str, tuple[str, ...]]
+) -> str | None:
+    value = _value(arg, bound)
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
+    if not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
+        return None
+    words: list[str] = []
+    for i, elt in enumerate(value.elts):
+        if isinstance(elt, ast.Starred):
+            return None  # how many words it adds, and which is the program, is not known
+        word = _word(elt, bound, imported)
+        if word is None:
+            if i == 0:
+                return None
+            words.append(RUNTIME_WORD)
+        else:
+            words.append(shlex.quote(word))
+    return " ".join(words)
+
+
+def _word(
+    e: ast.expr, bound: dict[str, ast.expr], imported: dict[str, tuple[str, ...]]
+) -> str | None:
+    """The word ``e`` is when its text spells it out, else None."""
+    v = _value(e, bound)
+    if isinstance(v, ast.Constant) and isinstance(v.value, str):
+        return v.value
+    if isinstance(v, ast.Call) and not v.keywords:
+        called = _dotted(v.func, imported)
+        if called in PROGRAM_PATH_CALLS and not v.args:
+            return PROGRAM_PATH_CALLS[called]
+        if called == _WHICH and len(v.args) == 1:
+            name = v.args[0]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                return name.value
+    return None

@@ -97,7 +97,9 @@ class Touched:
         return any(t.kind is self.kind and t.act in self.acts for t in seen.touches)
 
 
-ALL_ACTS: Final = (Act.REMOVE, Act.WRITE, Act.WORK_IN)
+ALL_ACTS: Final = (Act.REMOVE, Act.WRITE, Act.WORK_IN, Act.STAMP)
+# What changes what a record holds: a stamp (touch) leaves every line it had.
+CONTENT_ACTS: Final = (Act.REMOVE, Act.WRITE, Act.WORK_IN)
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ RULES: Final[tuple[SelfRule, ...]] = (
     SelfRule(
         "self.files-write",
         "writes into gatesh's own config, state, audit log or socket: tampering with the gate",
-        Touched(Kind.FILES, (Act.WRITE,)),
+        Touched(Kind.FILES, (Act.WRITE, Act.STAMP)),
         examples=(
             "echo 'rung = \"bypass\"' >> ~/.config/gatesh/config.toml",
             "cp evil.toml ~/.config/gatesh/config.toml",
@@ -259,7 +261,7 @@ RULES: Final[tuple[SelfRule, ...]] = (
         "self.transcript",
         "writes or deletes a harness's session transcript (the record of what the user said): tampering "
         "with the gate",
-        Touched(Kind.TRANSCRIPT, ALL_ACTS),
+        Touched(Kind.TRANSCRIPT, CONTENT_ACTS),
         examples=(
             'echo \'{"type":"user"}\' >> ~/.claude/projects/p/s.jsonl',
             "rm -rf ~/.claude/projects",
@@ -272,6 +274,7 @@ RULES: Final[tuple[SelfRule, ...]] = (
             "tail -n 5 ~/.claude/projects/p/s.jsonl",
             "grep -r hello ~/.claude/projects",
             "ls ~/.gemini/tmp",
+            "touch ~/.claude/projects/p/s.jsonl",
         ),
     ),
     SelfRule(

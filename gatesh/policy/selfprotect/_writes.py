@@ -32,6 +32,7 @@ class Act(enum.Enum):
     REMOVE = "remove"  # deletes it or moves it away
     WRITE = "write"  # writes, replaces, re-modes or creates it
     WORK_IN = "work in"  # changes into it, then runs a program not known to only read
+    STAMP = "stamp"  # only sets its times, or creates it empty when missing (touch)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class Touch:
 
 
 _REMOVALS: Final = frozenset({Change.REMOVE, Change.REMOVE_EMPTY})
+# Programs whose writes only set a file's times or create it empty when it is missing: what the
+# file holds is never written, so a record they name keeps every line it had.
+_STAMPERS: Final = frozenset({"touch"})
 
 
 def touches(
@@ -67,12 +71,21 @@ def touches(
             continue
         kind = prot.hit(e)
         if kind is not None:
-            out.append(Touch(kind, Act.REMOVE if e.change in _REMOVALS else Act.WRITE))
+            out.append(Touch(kind, _act(cmd, e)))
     if is_interpreter(cmd.head):
         kind = _code_names(cmd, prot)
         if kind is not None:
             out.append(Touch(kind, Act.WRITE))
     return tuple(out)
+
+
+def _act(cmd: SimpleCommand, e: PathEffect) -> Act:
+    """What writing effect ``e`` of ``cmd`` does to its place."""
+    if e.change in _REMOVALS:
+        return Act.REMOVE
+    if cmd.head in _STAMPERS and e.via == "argv" and e.change is Change.CONTENT:
+        return Act.STAMP
+    return Act.WRITE
 
 
 def _worked_in(e: PathEffect, index: int, facts: Facts, prot: Protected) -> Kind | None:

@@ -25,6 +25,7 @@ from gatesh.rater.builtin._base import (
 )
 from gatesh.rater.builtin.files import _judge
 from gatesh.vocab.programs import interpreter, invocation, is_interpreter
+from gatesh.vocab.pycode import run_lines
 
 MAX_DEPTH: Final = 2
 _SHELL_CALL: Final = re.compile(
@@ -289,12 +290,20 @@ def _formatted_command(code: str, at: int) -> str | None:
 
 def computed_command(c: Cmd) -> MatchResult:
     """Inline code that runs a command assembled at run time: the gate cannot read what runs.
-    A formatted string whose program is spelled out is read as that command line instead."""
+    A formatted string whose program is spelled out, or (Python) a name bound once to a command
+    the text spells out (:func:`gatesh.vocab.pycode.run_lines`), is read as that command line."""
     worst: Hit | None = None
+    spelled: dict[int, str] | None = None
     for code in _program_text(c):
         named = _named_interpreter(code, c.head)
         for m in _COMPUTED_CALL.finditer(named):
             line = _formatted_command(named, m.end())
+            if line is None:
+                if spelled is None:
+                    lang = interpreter(c.head)
+                    python = lang is not None and lang.name == "python"
+                    spelled = run_lines(named) if python else {}
+                line = spelled.get(m.start())
             if line is None:
                 return Hit(
                     detail=f"runs a command it assembles at run time ({m.group(0).strip()}…)"
@@ -304,6 +313,7 @@ def computed_command(c: Cmd) -> MatchResult:
                 worst = _worse(
                     worst, Hit(severity=hit.severity or D, detail=hit.detail, remedy=hit.remedy)
                 )
+        spelled = None
     return worst
 
 

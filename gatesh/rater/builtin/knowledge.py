@@ -686,7 +686,7 @@ GAPS: Final[tuple[GapRule, ...]] = (
         "The reader noted something it did not read as a plain command: {detail}.",
         _noted,
         on_facts=True,
-        examples=("bash /nonexistent/missing-script.sh",),
+        examples=("bash /tmp/missing-script.sh",),
         counter=("git status", "source .venv/bin/activate"),
     ),
     GapRule(
@@ -706,7 +706,7 @@ GAPS: Final[tuple[GapRule, ...]] = (
         "It runs a {detail}, which gatesh did not read.",
         _scripts,
         on_facts=True,
-        examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash /nonexistent/missing-script.sh"),
+        examples=("python3 <<'EOF'\nimport shutil\nEOF", "bash /tmp/missing-script.sh"),
         counter=("ls",),
     ),
     GapRule(

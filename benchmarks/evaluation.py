@@ -256,9 +256,15 @@ def load(root: str, name: str) -> list[dict[str, Any]]:
 def _ts_parser() -> Callable[[bytes], bool] | None:
     """``has_error`` of the reader of record (tree-sitter-bash) for a byte string, if available."""
     try:
-        from gatesh.reading._walk import parse
+        from gatesh.reading._walk import ParserHazard, parse
 
-        return lambda data: bool(parse(data).root_node.has_error)
+        def has_error(data: bytes) -> bool:
+            try:
+                return bool(parse(data).root_node.has_error)
+            except ParserHazard:
+                return True  # a text the reader does not hand to tree-sitter: unparsed
+
+        return has_error
     except Exception:
         try:
             import tree_sitter

@@ -30,7 +30,7 @@ import time
 from typing import Any, Final
 
 from ._subst import _skip_comsub
-from ._walk import parse
+from ._walk import ParserHazard, parse
 
 MAX_REPAIR_BYTES: Final = 8 * 1024  # longer text is read as written (real repaired lines: < 300 B)
 _ROUNDS: Final = 4  # rounds of repair and re-parse (each round fixes every site the tree shows)
@@ -63,6 +63,13 @@ def repair(data: bytes, deadline: float = float("inf")) -> tuple[bytes, list[str
     """
     if len(data) > MAX_REPAIR_BYTES:
         return None
+    try:
+        return _repaired(data, deadline)
+    except ParserHazard:
+        return None  # a repair put text there that tree-sitter cannot be handed
+
+
+def _repaired(data: bytes, deadline: float) -> tuple[bytes, list[str]] | None:
     notes: list[str] = []
     for _ in range(_ROUNDS):
         started = time.monotonic()

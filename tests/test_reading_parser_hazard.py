@@ -16,6 +16,7 @@ import sys
 
 import pytest
 
+from gatesh.pty import cover
 from gatesh.reading import read
 from gatesh.reading._walk import ParserHazard, parse
 
@@ -69,6 +70,7 @@ _PROBE = """
 from gatesh._types import Rung
 from gatesh.config import default
 from gatesh.pipeline import decide
+from gatesh.pty import cover
 from gatesh.reading import read
 for text in ("echo {\\U0010ffff", "echo {1..\\U0010ffff}", "{\\U00031860"):
     assert not read(text, cwd="/tmp").readable
@@ -87,3 +89,13 @@ def test_far_code_points_after_a_brace_do_not_crash_the_process() -> None:
             timeout=120,
         )
         assert done.returncode == 0 and "survived" in done.stdout, (done.returncode, done.stderr)
+
+
+@pytest.mark.parametrize("text", HAZARDS)
+def test_the_gated_shells_renderer_does_not_parse_them(text: str) -> None:
+    """The PTY relay parses announced commands with its own parser: the same guard applies."""
+    assert not cover.units(text)
+
+
+def test_the_renderer_still_reads_the_safe_neighbours() -> None:
+    assert cover.units("echo {a,b} \u07ff")

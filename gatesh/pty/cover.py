@@ -30,6 +30,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
+from gatesh._ts_hazard import overread_at
+
 __all__ = ["announced_units", "covers", "printed", "units"]
 
 # Largest text rendered: past it a text has no units (what it announces is decided on its own).
@@ -82,7 +84,14 @@ def _parse() -> Callable[[bytes], Any]:
         from tree_sitter import Language, Parser
 
         parser = _LOCAL.parser = Parser(Language(tree_sitter_bash.language()))
-    return parser.parse
+    parse = parser.parse
+
+    def guarded(src: bytes) -> Any:
+        if overread_at(src) is not None:
+            raise ValueError("a text tree-sitter-bash reads out of bounds on")  # callers: unread
+        return parse(src)
+
+    return guarded
 
 
 def _text(node: Any, src: bytes) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Final
 from tree_sitter import Parser
 
 from gatesh._errors import ReadError
+from gatesh._ts_hazard import overread_at
 from gatesh._types import Redirect, Word
 
 from ._braces import expand
@@ -158,31 +159,17 @@ class ParserHazard(WalkLimit):
     """The text would make tree-sitter-bash read outside its memory (the reading is unreadable)."""
 
 
-# tree-sitter-bash 0.25.1's scanner, where a brace range `{N..M}` may start, tests the character
-# after `{` (and after `{N..`) with C's isdigit(), whose table covers only the values -128..255.
-# A code point from U+0100 up indexes past the table; U+10000 and above land 128 KiB to 2 MiB
-# away and crashed the process (SIGSEGV) in 3 of 6 runs of `{` U+10FFFF (the layout varies
-# from run to run, so a crash is rare in a test run and depends on the character). Such a text
-# is never handed to the parser: a `{`, optional digits and `..` digits, then any byte that does
-# not start a valid 2-byte UTF-8 character below U+0100 (a superset of the unsafe texts).
-_ISDIGIT_OVERREAD: Final = re.compile(
-    rb"\{[0-9]*(?:\.\.[0-9]*)?(?![\xc2\xc3][\x80-\xbf])[\x80-\xff]"
-)
-
-
 def parse(data: bytes) -> Any:
     """The tree-sitter tree for ``data``.
 
     Raises :class:`ParserHazard` (and only that) for a text tree-sitter-bash cannot parse
-    without reading out of bounds (see ``_ISDIGIT_OVERREAD``); any other byte string parses.
+    without reading out of bounds (see :mod:`gatesh._ts_hazard`); any other byte string parses.
     """
-    if b"{" in data:
-        hazard = _ISDIGIT_OVERREAD.search(data)
-        if hazard is not None:
-            raise ParserHazard(
-                f"the bash parser reads out of bounds on the character after '{{' at byte"
-                f" {hazard.start()}"
-            )
+    at = overread_at(data)
+    if at is not None:
+        raise ParserHazard(
+            f"the bash parser reads out of bounds on the character after '{{' at byte {at}"
+        )
     return _parser().parse(data)
 
 

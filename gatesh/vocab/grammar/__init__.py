@@ -7,7 +7,9 @@ A command spelled another way is the same command only if every layer reads it t
 options bundle, where the subcommand starts, which ``python -m`` modules are programs of their own,
 and which wrappers run a command (and pass ``NAME=value`` words on to it) are written here once:
 
-- :data:`GRAMMARS` (``_tools``): per program family, its options and subcommands;
+- :data:`GRAMMARS` (``_tools``): per program family, its options and subcommands, one module
+  per family (``_git``; ``_clusters``: kubectl, docker, compose, helm, terraform; ``_transfer``:
+  curl, wget, ssh and kin, rsync; ``_local``: cp and kin, install, npm, gh, pip);
 - :data:`WRAPPERS` / :data:`SUBCOMMAND_WRAPPERS` (``_wrappers``): programs that run another
   command given in their argv, with their options;
 - :data:`MODULE_PROGRAMS`: ``python -m X`` runs the program X.

@@ -42,10 +42,32 @@ SCRIPT_ENV_LEAK: Final = "floor.script-env-leak"
 # --- open world -------------------------------------------------------------------------------
 
 
-def command_hosts(cmd: SimpleCommand) -> Iterator[str]:
+def command_hosts(cmd: SimpleCommand, facts: Facts | None = None) -> Iterator[str]:
     """Hosts this command names in a fetch or transfer position (loopback included): the
-    shared extractor's transfer positions (:func:`gatesh.vocab.hosts.hosts_in`)."""
-    return (ref.host for ref in hosts_in(cmd.head, cmd.args) if ref.transfer)
+    shared extractor's transfer positions (:func:`gatesh.vocab.hosts.hosts_in`), and for a git
+    remote named by a name, the host of the URL an earlier command of the same line gave it
+    (``git remote add x URL && git push x --all``)."""
+    yield from (ref.host for ref in hosts_in(cmd.head, cmd.args) if ref.transfer)
+    if facts is not None and cmd.head == "git":
+        argv = _argv(cmd)
+        if argv.subcommand in ("push", "fetch", "pull") and argv.operands:
+            url = _line_remotes(facts).get(argv.operands[0])
+            host = host_of(url, bare=False) if url else None
+            if host:
+                yield host
+
+
+def _line_remotes(facts: Facts) -> dict[str, str]:
+    """The URL each git remote name is given in this line (``git remote add NAME URL``,
+    ``git remote set-url NAME URL``), the last one winning."""
+    out: dict[str, str] = {}
+    for c in facts.commands:
+        if c.head != "git":
+            continue
+        argv = parse("git", c.args)
+        if argv.path[:2] in (("remote", "add"), ("remote", "set-url")) and len(argv.operands) >= 2:
+            out[argv.operands[0]] = argv.operands[1]
+    return out
 
 
 _DRY_RUN: Final = frozenset({"--dry-run", "--dryrun", "--list-only"})
@@ -67,7 +89,7 @@ def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
         a.startswith(("s3://", "gs://")) for a in cmd.args
     ):
         return sends(cmd)  # a bucket is the remote side whatever the verb
-    if not any(not is_loopback(h) for h in command_hosts(cmd)):
+    if not any(not is_loopback(h) for h in command_hosts(cmd, facts)):
         return False
     if sends is _package_sends and _installs_from_public_indexes(cmd):
         return False  # judged like an install from the default index: rated, not floored
@@ -695,7 +717,7 @@ def carve_open_world(findings: Sequence[Finding], facts: Facts, mandate: Sequenc
         return False
     hosts = {h.lower().strip("[]") for h in facts.hosts}
     for cmd in facts.commands:
-        hosts.update(command_hosts(cmd))
+        hosts.update(command_hosts(cmd, facts))
     hosts = {h.strip(_PUNCT) for h in hosts if not is_loopback(h)}
     if not hosts:
         return False

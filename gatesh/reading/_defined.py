@@ -16,7 +16,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -57,7 +57,7 @@ _PATH_DIRS: Final = (
 )
 _COPIERS: Final = frozenset({"cp", "ln", "install", "mv", "rsync"})
 # Every program ``_record`` remembers a write of beside write redirections (keep the two in step).
-_RECORDERS: Final = _COPIERS | {"tee", "curl", "wget"}
+_RECORDERS: Final = _COPIERS | {"tee", "curl", "wget", "git", "tar", "gtar", "bsdtar", "unzip"}
 _WHICH: Final = re.compile(
     r"^\"?\$\((?:which|command -v|type -p)\s+([\w.+-]+)\)\"?$|^`(?:which|command -v)\s+([\w.+-]+)`$"
 )
@@ -101,11 +101,13 @@ class Written:
     """What a file holds after an earlier command of the same text wrote it.
 
     ``text``: its text when static; ``program``: the program it is a copy of or a link to;
-    neither: written with content gatesh does not know (``why`` says by what)."""
+    neither: written with content gatesh does not know (``why`` says by what). ``folder``: the
+    path is a folder and everything under it was fetched (a clone, an unpacked download)."""
 
     text: str | None = None
     program: str | None = None
     why: str = ""
+    folder: bool = False
 
 
 class DefinedReading:
@@ -114,6 +116,7 @@ class DefinedReading:
     cwd: str | None
     code: list[Code]
     written: dict[str, Written]
+    written_cwd: str | None
     commands: list[SimpleCommand]
 
     if TYPE_CHECKING:
@@ -133,11 +136,32 @@ class DefinedReading:
         def _context_script(self, path: str, interp: str, text: str) -> None: ...
 
     def _key(self, path: str) -> str:
+        if self.written_cwd is not None and not path.startswith(("/", "~")):
+            return posixpath.normpath(posixpath.join(self.written_cwd, path))
         return posixpath.normpath(self._resolve(path))
 
+    def follow_cd(self, argv: Sequence[Word]) -> None:
+        """A ``cd DIR`` of this text: relative paths written or run after it are under DIR (the
+        folder only known when it runs: forgotten, and paths resolve as before)."""
+        target = argv[1] if len(argv) > 1 else None
+        if target is None or not target.static or target.text == "-":
+            self.written_cwd = None
+            return
+        self.written_cwd = self._key(target.text)
+
     def written_at(self, path: str) -> Written | None:
-        """What an earlier command of this text wrote to ``path`` (None: nothing)."""
-        return self.written.get(self._key(path)) if self.written else None
+        """What an earlier command of this text wrote to ``path`` (None: nothing): the file
+        itself, or a folder it lies in whose whole content was fetched (``git clone URL d``)."""
+        if not self.written:
+            return None
+        key = self._key(path)
+        found = self.written.get(key)
+        if found is not None:
+            return found
+        for folder, what in self.written.items():
+            if what.folder and key.startswith(folder.rstrip("/") + "/"):
+                return what
+        return None
 
     # --- what a command writes --------------------------------------------------------------
 
@@ -188,6 +212,44 @@ class DefinedReading:
         elif cmd.head in ("curl", "wget"):
             for value in _download_targets(cmd):
                 self._write(value, Written(why=f"downloaded by `{raw.raw.strip()[:60]}`"))
+        elif cmd.head == "git":
+            folder = _clone_target(cmd)
+            if folder:
+                why = f"cloned by `{raw.raw.strip()[:60]}`"
+                self.written[self._key(folder)] = Written(why=why, folder=True)
+        elif cmd.head in _UNPACKERS:
+            folder = self._unpacked(cmd)
+            if folder:
+                why = f"unpacked from a download by `{raw.raw.strip()[:60]}`"
+                self.written[self._key(folder)] = Written(why=why, folder=True)
+
+    def _unpacked(self, cmd: SimpleCommand) -> str:
+        """The folder an archive that came from the network is unpacked into, or ''."""
+        args = [w.text for w in cmd.argv[1:]]
+        if cmd.head in ("unzip",):
+            source = next((a for a in args if not a.startswith("-")), "-")
+            dest = _option(args, ("-d",)) or "."
+        else:  # tar, bsdtar, gtar
+            first = args[0] if args else ""
+            extracting = any(a in ("-x", "--extract", "--get") for a in args) or (
+                "x" in first.lstrip("-") and first.lstrip("-").isalpha()
+            )
+            if not extracting:
+                return ""
+            source = _option(args, ("-f", "--file")) or (
+                "-" if not any("f" in a.lstrip("-") for a in args[:1]) else ""
+            )
+            dest = _option(args, ("-C", "--directory")) or "."
+        downloaded = any(c.head in _DOWNLOADERS for c in self.commands)
+        if source in ("", "-"):
+            return dest if downloaded else ""
+        what = self.written_at(source)
+        return (
+            dest
+            if (what is not None and "download" in what.why)
+            or (downloaded and source.startswith(("http://", "https://")))
+            else ""
+        )
 
     def _write(self, path: str, what: Written, *, append: bool = False) -> None:
         key = self._key(path)
@@ -331,7 +393,7 @@ class DefinedReading:
             return (
                 []
                 if found is None
-                else self._recipe_lines(index, head, found, _make_recipes, depth, inherit)
+                else self._recipe_lines(index, head, found, make_recipes, depth, inherit)
             )
         if head == "just":
             found = self._recipe_file(
@@ -411,9 +473,22 @@ def _option(args: list[str], names: tuple[str, ...]) -> str | None:
     return None
 
 
-def _make_recipes(text: str) -> list[str]:
-    """A makefile's recipe lines (a tab first), less make's ``@-+`` prefixes."""
-    return [ln[1:].lstrip("@-+ \t") for ln in text.split("\n") if ln.startswith("\t")]
+# A rule with its recipe on the same line: `target: prerequisites ; recipe`.
+_INLINE_RECIPE: Final = re.compile(r"^[^\t#=:][^=:]*::?(?!=)[^;#]*;(.*)$")
+
+
+def make_recipes(text: str) -> list[str]:
+    """A makefile's recipe lines (a tab first, or after ``target: ;``), less make's ``@-+``
+    prefixes."""
+    out: list[str] = []
+    for ln in text.split("\n"):
+        if ln.startswith("\t"):
+            out.append(ln[1:].lstrip("@-+ \t"))
+            continue
+        m = _INLINE_RECIPE.match(ln)
+        if m and m.group(1).strip():
+            out.append(m.group(1).strip().lstrip("@-+ \t"))
+    return out
 
 
 def _just_recipes(text: str) -> list[str]:
@@ -472,14 +547,44 @@ def _json_scripts(text: str, names: tuple[str, ...]) -> list[str] | None:
     return [str(scripts[n]) for n in names if n in scripts]
 
 
+_UNPACKERS: Final = frozenset({"tar", "gtar", "bsdtar", "unzip"})
+_DOWNLOADERS: Final = frozenset({"curl", "wget", "wget2", "aria2c", "fetch", "http", "xh"})
+
+
+def _clone_target(cmd: SimpleCommand) -> str:
+    """The folder ``git clone URL [DIR]`` makes (DIR, or the URL's last part less ``.git``)."""
+    args = [w.text for w in cmd.argv[1:]]
+    argv = parse("git", args, [w.static for w in cmd.argv[1:]])
+    if argv.path[:1] != ("clone",) or not argv.operands:
+        return ""
+    if len(argv.operands) >= 2:
+        return argv.operands[1]
+    name = argv.operands[0].rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    return name.removesuffix(".git")
+
+
 def _download_targets(cmd: SimpleCommand) -> list[str]:
     """The files curl or wget writes what it fetched to (``-o F``, ``-sLo F``, ``--output=F``;
     wget's ``-O F``), read through the program's grammar."""
     args = cmd.argv[1:]
     argv = parse(cmd.head, [w.text for w in args], [w.static for w in args])
     names = ("-o", "--output") if cmd.head == "curl" else ("-O", "--output-document")
-    return [
+    named = [
         o.value
         for o in argv.opts(*names)
         if o.value is not None and o.value != "-" and (o.value_at < 0 or args[o.value_at].static)
     ]
+    if named:
+        return named
+    # curl -O / wget with no -O: the file takes the last part of the URL's path.
+    if cmd.head == "curl" and not argv.has("-O", "--remote-name", "--remote-name-all"):
+        return []
+    folder = argv.value("--output-dir", "-P", "--directory-prefix") or ""
+    out = []
+    for url in argv.operands:
+        path = url.split("?", 1)[0].split("#", 1)[0]
+        if "://" in path and "/" in path.split("://", 1)[1]:
+            name = path.rsplit("/", 1)[-1]
+            if name:
+                out.append(posixpath.join(folder, name) if folder else name)
+    return out

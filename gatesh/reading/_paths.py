@@ -36,8 +36,8 @@ from gatesh._types import (
     SimpleCommand,
     Word,
 )
+from gatesh.vocab import inline, places, programs, pycode
 from gatesh.vocab import paths as vocab
-from gatesh.vocab import places, programs, pycode
 from gatesh.vocab.grammar import grammar_of, parse
 from gatesh.vocab.words import FIND_FILTERS
 
@@ -293,7 +293,18 @@ class _Collector:
             )
             return
         resolved = self._follow(resolved)
-        cls, row = _classify(resolved, self.home, self.tree, self.gate)
+        # With a glob filter (`find /tmp -name '*.swp' -delete`) the files touched are the ones
+        # under the folder the glob keeps, not the folder: they are classed as such a file (not
+        # under `/`, whose files are every class there is). Likewise a write that replaces nothing
+        # in a temporary folder itself (`mktemp -p /tmp`, `tar -C /tmp -x`) makes files in it:
+        # only emptying or replacing the folder loses it.
+        inside = (
+            (only and resolved != "/")
+            or (partial and vocab.temp_root(resolved))
+            or (direction is not R and not replaces and vocab.temp_root(resolved))
+        )
+        member = posixpath.join(resolved, "x") if inside else resolved
+        cls, row = _classify(member, self.home, self.tree, self.gate)
         self.out.append(
             PathEffect(
                 text,
@@ -775,6 +786,8 @@ def _command(
         return
     if head in vocab.CREDENTIAL_USERS:
         return  # loading or using a key is the key's purpose
+    for setting in vocab.setting_writes(head, [w.text for w in words if w.static]):
+        col.add(setting, True, W, i, cwd, "implicit")  # `pip config set …` writes pip.conf
     implicit = vocab.IMPLICIT_WRITES.get(head)
     if implicit is not None and not any(
         w.static and w.text in ("-c", "--check", "-f", "--file") for w in words
@@ -783,7 +796,7 @@ def _command(
     if head in ("tar", "gtar", "bsdtar"):
         _tar(col, words, i, cwd)
         return
-    if programs.is_interpreter(head) or head in ("awk", "gawk", "mawk", "nawk"):
+    if programs.is_interpreter(head) or head in _CODE_PROGRAMS:
         python = _is_python(head)
         for code in _inline_code(cmd):
             deleted = removed(code)
@@ -1347,6 +1360,7 @@ def _argv_by_grammar(
             if use is None and not (looks_like_path(o.value) or _FILE_NAME.match(o.value)):
                 continue
             if o.value:
+                into = o.name in ("-t", "--target-directory")  # a folder files are put in
                 col.add(
                     o.value,
                     static,
@@ -1354,7 +1368,7 @@ def _argv_by_grammar(
                     i,
                     cwd,
                     "option",
-                    replaces=direction is W and (replaces or use is None),
+                    replaces=direction is W and (replaces or use is None) and not into,
                     deep=deep and direction is W,
                 )
         elif attached and o.name.startswith("--") and looks_like_path(o.value):
@@ -1477,13 +1491,25 @@ def _word(
 # --- inline code ----------------------------------------------------------------------------------
 
 _INLINE_FLAGS: Final = frozenset(
-    {"-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-x", "--execute"}
+    {"-c", "-e", "-E", "-r", "--eval", "-eval", "-p", "--print", "-x", "--execute"}
 )
+# Programs that are not interpreters of the table but run the code they are given inline: awk,
+# and emacs's --eval (Lisp).
+_CODE_PROGRAMS: Final = frozenset({"awk", "gawk", "mawk", "nawk", "emacs", "emacsclient"})
 _LITERAL: Final = re.compile(r"""(['"`])((?:/|~/|\./|\.\./)[^'"`\s$]{1,512}?)\1""")
 # A relative file name in program text: a dotted name or a name with a folder (`.git/config`).
 _REL_LITERAL: Final = re.compile(r"""(['"`])((?:\.[\w.-]+|[\w.-]+/[\w./-]+))\1""")
 # A perl/ruby open mode written into the literal: open(F, ">/etc/x"), open(">>log").
 _MODE_LITERAL: Final = re.compile(r"""(['"])\s*(\+?[<>]{1,2})\s*((?:/|~/)[^'"\s]{1,512})\1""")
+# A file-writing call of the table whose first argument is a literal path, and `open(LIT, "w")`:
+# the path is written whatever it looks like (`File.write("src/app.py", "")`).
+_WRITE_LITERAL: Final = re.compile(
+    rf"(?:{inline.pattern_of(inline.ApiKind.WRITE)})\s*\(?\s*(['\"])([^'\"\n]{{1,512}})\1"
+)
+_OPEN_LITERAL: Final = re.compile(
+    r"(?<![\w.])(?:open|fopen|File\.open|io\.open|codecs\.open)\s*\(\s*(['\"])([^'\"\n]{1,512})\1"
+    r"\s*,\s*(?:mode\s*=\s*)?['\"]([rwax+bt]+)['\"]"
+)
 _WRITE_CALL: Final = re.compile(
     r"(?:writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream|copyFileSync|copyFile|renameSync|rename"
     r"|symlinkSync|symlink|linkSync|write_text|write_bytes|File\.write|IO\.write|file_put_contents|fputs|fwrite"
@@ -1496,13 +1522,10 @@ _READ_CALL: Final = re.compile(
     r"|Files\.read\w*|FileReader|FileInputStream|Deno\.readTextFile|Bun\.file|getline|\bopen|\bfopen|\brequire"
     r"|\bload|\bslurp|\bcat)\s*\(?[^;\n]*$"
 )
-# Calls that delete or truncate the file they are given, in the languages inline code is written in.
-_DELETERS: Final = (
-    r"shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmSync|rmdirSync|unlinkSync"
-    r"|FileUtils\.rm\w*|FileUtils\.remove\w*|File\.delete|Dir\.rmdir|\bunlink|\brmtree|remove_tree"
-    r"|fs\.rm|fs\.promises\.rm|Files\.delete\w*|Deno\.remove"
-)
-_CALL_OPEN: Final = r"\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?"
+# Calls that delete or truncate the file they are given, in the languages inline code is written in
+# (the one table of inline-code calls, gatesh.vocab.inline, and Java's).
+_DELETERS: Final = inline.pattern_of(inline.ApiKind.DELETE) + r"|Files\.delete\w*"
+_CALL_OPEN: Final = r"\s*\(?\s*(?:glob\s*\(?\s*)?(?:Path\s*\(\s*)?"
 _DELETE_CALL: Final = re.compile(rf"(?:{_DELETERS}|\.unlink|\.rmtree|\btruncate){_CALL_OPEN}$")
 # A deletion call's literal argument, whatever it looks like (`os.remove('notes.txt')`).
 _DELETE_LITERAL: Final = re.compile(rf"(?:{_DELETERS}){_CALL_OPEN}(['\"])([^'\"\n]{{1,512}})\1")
@@ -1556,6 +1579,18 @@ def code_paths(code: str) -> Iterator[tuple[str, Direction, bool]]:
     for m in _DELETE_LITERAL.finditer(code):
         taken.add(m.start(2))
         yield m.group(2), W, True
+    for m in _WRITE_LITERAL.finditer(code):
+        if m.start(2) not in taken:
+            taken.add(m.start(2))
+            yield m.group(2), W, "append" not in m.group(0).lower()
+    for m in _OPEN_LITERAL.finditer(code):
+        if m.start(2) not in taken:
+            taken.add(m.start(2))
+            mode = m.group(3)
+            if any(ch in mode for ch in "wax+"):
+                yield m.group(2), W, "w" in mode
+            else:
+                yield m.group(2), R, False
     for m in _REL_LITERAL.finditer(code):
         # a relative name (`'.git/config'`, `'.gitconfig'`) counts only as a file call's argument
         if m.start(2) in taken:

@@ -12,6 +12,8 @@ host is read as running there. A payload only known when it runs is opaque code.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 import shlex
 from collections.abc import Sequence
@@ -64,6 +66,63 @@ _EX_BANG: Final = re.compile(
 _EX_SYSTEM: Final = re.compile(r"\bsystem(?:list)?\s*\(\s*(['\"])(.*?)(?<!\\)\1", re.S)
 
 
+_HOME_SOURCE: Final = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
+_CWD_SOURCE: Final = re.compile(r"^(?:\.|\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=/|$)")
+
+
+def _mounts(cmd: SimpleCommand, cwd: str | None, home: str) -> list[tuple[str, str]]:
+    """(container folder, host folder) of each bind mount of a ``docker run`` (``-v SRC:DST``,
+    ``--mount type=bind,source=SRC,target=DST``), the host side with ``~``, ``$HOME``, ``$PWD``
+    and ``.`` put in; mounts whose host side is only known when it runs are left out."""
+    args = list(cmd.argv[1:])
+    argv = parse(cmd.head, [w.text for w in args], [w.static for w in args])
+    out: list[tuple[str, str]] = []
+    for o in argv.opts("-v", "--volume", "--mount"):
+        value = (o.value or "").replace('"', "").replace("'", "")
+        if o.name == "--mount":
+            kv = dict(p.split("=", 1) for p in value.split(",") if "=" in p)
+            src = kv.get("source", kv.get("src", ""))
+            dst = kv.get("target", kv.get("destination", kv.get("dst", "")))
+        else:
+            parts = value.split(":")
+            if len(parts) < 2:
+                continue
+            src, dst = parts[0], parts[1]
+        src = _HOME_SOURCE.sub(home, src, count=1)
+        if cwd:
+            src = _CWD_SOURCE.sub(cwd, src, count=1)
+        if not src.startswith("/") or not dst.startswith("/") or "$" in src or "`" in src:
+            continue
+        out.append((posixpath.normpath(dst), posixpath.normpath(src)))
+    return sorted(out, key=lambda m: -len(m[0]))
+
+
+def mounted_twin(
+    cmd: SimpleCommand, words: list[Word], cwd: str | None, home: str = ""
+) -> list[Word]:
+    """The container command ``words`` as it acts on this machine's files: its paths under a bind
+    mount written as the host paths (``docker run -v "$HOME":/h alpine rm -rf /h/.ssh`` is ``rm
+    -rf ~/.ssh`` here); other absolute paths, which stay inside the container, left out. Empty
+    when no word lies under a mount."""
+    mounts = _mounts(cmd, cwd, home or os.path.expanduser("~"))
+    if not mounts or not words:
+        return []
+    out: list[Word] = [words[0]]
+    mapped = False
+    for w in words[1:]:
+        text = w.text
+        if not w.static or not text.startswith("/"):
+            out.append(w)
+            continue
+        norm = posixpath.normpath(text)
+        for dst, src in mounts:
+            if norm == dst or norm.startswith(dst.rstrip("/") + "/"):
+                out.append(Word(src + norm[len(dst.rstrip("/")) :] if dst != "/" else src + norm))
+                mapped = True
+                break
+    return out if mapped else []
+
+
 def ex_commands(text: str) -> list[str]:
     """The shell command lines an ex command line (``vim -c X``, ``+X``) runs."""
     out: list[str] = []
@@ -109,6 +168,8 @@ class PositionReading:
     """Finding and reading payloads (mixed into the reader)."""
 
     code: list[Code]
+    cwd: str | None
+    home: str | None
 
     if TYPE_CHECKING:
 
@@ -167,7 +228,14 @@ class PositionReading:
             )  # entr -s CMD
         if row.payload is Payload.ARGV:
             sub = RawCommand(list(words), context, raw.frame, raw.start, raw.raw)
-            return self.finalize(sub, depth + 1, where)[0]
+            out = self.finalize(sub, depth + 1, where)[0]
+            if row.id == "docker-run":
+                twin = mounted_twin(cmd, words, self.cwd, self.home or "")
+                if twin:  # what the container does to this machine's files it was given
+                    self.note("docker-run: the container's paths under its mounts are read here")
+                    here = RawCommand(twin, context, raw.frame, raw.start, raw.raw)
+                    out.extend(self.finalize(here, depth + 1, inherit)[0])
+            return out
         text = " ".join(w.text for w in words)
         if row.payload is Payload.KEYS:
             # keystrokes may go to any program in the pane (an editor, a REPL): a line no shell
@@ -413,6 +481,12 @@ def _grammar_payloads(row: Position, args: list[Word], argv: Argv) -> list[list[
             for o in argv.opts(*row.options, level=level)
             if o.value is not None
         ]
+        if "+" in row.options:  # vim's `+CMD` operands
+            out.extend(
+                [Word(args[k].text[1:], True)]
+                for k in argv.operand_at
+                if args[k].static and args[k].text.startswith("+") and len(args[k].text) > 1
+            )
         if row.id == "ssh-proxy-command":  # only -o keys whose value runs a command
             out = [
                 v

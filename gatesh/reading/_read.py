@@ -45,7 +45,7 @@ from gatesh.vocab.programs import (
 from . import _limits as L
 from ._code import CodeReading, Fed, whole_substitution
 from ._continuation import join_continuations
-from ._defined import RECIPE_RUNNERS, DefinedReading, Written
+from ._defined import RECIPE_RUNNERS, DefinedReading, Written, make_recipes
 from ._hosts import hosts_in, ssh_split
 from ._known import temp_made
 from ._paths import MAX_EFFECTS
@@ -177,6 +177,7 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
         self.written: dict[
             str, Written
         ] = {}  # files this text wrote, by path (S2.1 defined-then-run)
+        self.written_cwd: str | None = None  # the folder a `cd` of this text moved to (for those)
         self.notes: list[str] = []
         self.unreadable = ""
         self.script_bytes = 0
@@ -652,6 +653,8 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
                     depth + 1,
                     replace(inner, redirects=redirects, positional=inherit.positional),
                 ), surface
+        if head in ("cd", "pushd") and self.written:
+            self.follow_cd(argv)  # later runs of what this text fetched are found from there
         if pos is not None and head in ("shift", "set"):
             _follow_positional(pos, head, argv)
         idx = self._emit(cmd)
@@ -683,7 +686,7 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
         elif head in ("make", "gmake", "bmake") and _MAKEFILE_ON_STDIN.fullmatch(
             " ".join(w.text for w in argv[1:] if w.static)
         ):
-            out.extend(self._make_stdin(raw, depth, inner))
+            out.extend(self._make_stdin(raw, idx, depth, inner))
         elif is_interpreter(head):
             out.extend(self._interpreter(cmd, raw, idx, depth, inner))
         elif (
@@ -697,13 +700,22 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
         out.extend(self.record_writes(cmd, raw, depth, inner))
         return out, surface
 
-    def _make_stdin(self, raw: RawCommand, depth: int, inherit: _Inherit) -> list[int]:
-        """``make -f -`` fed a makefile inline: each recipe line (a line starting with a tab,
-        less make's ``@-+`` prefixes) is run by a shell, so it is read as shell."""
+    def _make_stdin(self, raw: RawCommand, idx: int, depth: int, inherit: _Inherit) -> list[int]:
+        """``make -f -`` fed a makefile on its input (a heredoc, a here-string, or a pipe from
+        ``echo``/``printf``): each recipe line (a tab first, or after ``target: ;``) is run by a
+        shell, so it is read as shell; a makefile only known when it runs is opaque code."""
         body = self._stdin_body(raw)
         if body is None:
-            return []
-        recipes = [ln[1:].lstrip("@-+ \t") for ln in body[0].split("\n") if ln.startswith("\t")]
+            fed = self.fed_input(raw)
+            if fed is None:
+                return []
+            if fed.text is None or fed.dynamic:
+                why = f"make runs the recipes of a makefile on its input, {fed.why or 'unknown'}"
+                self.code.append(Code(idx, "make", fed.source, opaque=why))
+                self.note(f"opaque code: {why}")
+                return []
+            body = (fed.text, True)
+        recipes = make_recipes(body[0])
         if not recipes:
             return []
         self.note("make's recipe lines from its input are read as shell")

@@ -14,7 +14,10 @@ the tree points to, and follows a rule of bash's own grammar (each checked again
 - a ``$`` that starts no expansion (``s/x$//``, ``a:$%``): bash keeps it literally, so it is
   written ``\\$``, the same literal;
 - operands written side by side in ``$(( ))`` (``$(($(date +%s)000))``): bash expands the text
-  before evaluating it and removes double quotes there, so the operands are put in ``"…"``.
+  before evaluating it and removes double quotes there, so the operands are put in ``"…"``;
+- a brace expansion where a command starts (``{curl,-s,URL}|{bash,}``): bash expands it into the
+  command's words; ``""`` is put before the ``{`` (``""{a,b}`` expands to the same words), which
+  tree-sitter reads as one word.
 
 The caller (``Reader.read_text``) has both readers read the repaired text instead of the original
 only when tree-sitter then reads it without any error; the reading is then readable, with a
@@ -26,6 +29,7 @@ keeps every command in it).
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Final
 
@@ -123,7 +127,30 @@ def _sites(data: bytes, root: Any) -> list[tuple[int, bytes, str]]:
             )
         )
     out.extend(_open_heredocs(data, root))
+    out.extend(_brace_words(data))
     return out
+
+
+# A brace expansion standing where a command starts (``{curl,-s,URL}|{bash,}``): bash expands it
+# into words, tree-sitter reads a broken group. The word begins the text or follows an operator.
+_BRACE_WORD: Final = re.compile(
+    rb"(?:^|(?<=[|;&(\n]))[ \t]*(\{)[^\s{}'\"]*?(?:,|\.\.)[^\s{}'\"]*\}(?=[\s|;&)]|$)"
+)
+_BRACE_NOTE: Final = (
+    "a brace expansion where a command starts: read as the words bash expands it to ('\"\"{…}')"
+)
+
+
+def _brace_words(data: bytes) -> list[tuple[int, bytes, str]]:
+    """An empty quoted string put before each such brace word: bash expands ``""{a,b}`` to the
+    same words as ``{a,b}``, and tree-sitter reads it as one word."""
+    if b"{" not in data:
+        return []
+    return [
+        (m.start(1), b'""', _BRACE_NOTE)
+        for m in _BRACE_WORD.finditer(data)
+        if data[max(0, m.start(1) - 2) : m.start(1)] != b'""'
+    ]
 
 
 def _error_nodes(root: Any) -> tuple[list[Any], list[int]]:

@@ -670,7 +670,9 @@ class _Walker:
                     self.result.error_at = f"unexpected '(' at byte {child.start_byte}"
                 run.append(child)
                 if ct not in _LEAF_ARGS or child.named_child_count:  # not _is_leaf(child)
+                    before = len(self.result.commands)
                     self.walk(child, ctx, frame, d + 1)
+                    self._output_substitution(cmd, child, before)
                 elif ct == "word" and scan:
                     self._embedded(child)
                 continue
@@ -875,8 +877,27 @@ class _Walker:
                     and named(c)
                     and not (t == "heredoc_redirect" and kind(c) == "pipeline")
                 ):
+                    before = len(self.result.commands)
                     self.walk(c, ctx, frame, d + 1)
+                    self._output_substitution(cmd, c, before)
         return extra
+
+    def _output_substitution(self, cmd: RawCommand, node: Any, before: int) -> None:
+        """``CMD > >(sh)`` and ``tee >(sh)``: what CMD writes there is the substitution's input,
+        as through a pipe, so the first command of ``>(…)`` is recorded as fed by CMD."""
+        if kind(node) != "process_substitution" or not node_text(node, self.src).startswith(">("):
+            return
+        owner = next((i for i in range(before - 1, -1, -1) if self.result.commands[i] is cmd), None)
+        inner = next(
+            (
+                i
+                for i in range(before, len(self.result.commands))
+                if self.result.commands[i].frame != cmd.frame
+            ),
+            None,
+        )
+        if owner is not None and inner is not None:
+            self.result.pipelines.append([[owner], [inner]])
 
     def _pipeline(self, node: Any, ctx: str, frame: int, d: int) -> None:
         stages: list[list[int]] = []

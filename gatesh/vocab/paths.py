@@ -31,6 +31,7 @@ __all__ = [
     "CLASSES",
     "CREDENTIAL_OPTIONS",
     "DEVICE_READS",
+    "ENDLESS_DEVICES",
     "GENERIC_OUTPUT_OPTIONS",
     "NAME_ONLY",
     "USES",
@@ -138,6 +139,9 @@ _GATE_SECRET_NAMES: Final = frozenset(
 )
 
 # Outputs that keep nothing, and terminals: writing them is not writing a file.
+# Devices whose reading never ends: a program that keeps what it reads fills memory, and a copy of
+# them fills the disk (the builtin rater's exhaustion rules; never read-only).
+ENDLESS_DEVICES: Final = frozenset({"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
 _STREAM: Final = re.compile(
     r"^/dev/(?:null|zero|full|random|urandom|stdin|stdout|stderr|tty\w*|ptmx|console"
     r"|fd(?:/\d+)?|pts/\d+|tcp/.*|udp/.*|cu\.\w+|serial/.*|snd/.*|dsp\d*|video\d*)$"
@@ -181,6 +185,34 @@ def tree_root_ok(root: str) -> bool:
     return not _NOT_A_TREE.match(root)
 
 
+# A glob that stands for everything a folder holds.
+_ALL_OF: Final = frozenset({"*", ".*", "{*,.*}", ".[!.]*", "..?*", "*.*"})
+
+
+def temp_root(path: str) -> bool:
+    """Whether ``path`` is a temporary folder itself (``/tmp``, ``/var/tmp``, ``/dev/shm`` …)."""
+    m = _TEMP.match(path)
+    return m is not None and not path[m.end() :].strip("/")
+
+
+def _temporary(path: str, tree: str | None, home: str) -> bool:
+    """Whether ``path`` is a temporary file or folder: under a temporary root, but neither the
+    root itself (``rm -rf /tmp``: other programs' files and the folder they need), nor a folder
+    that holds the working tree or the home folder, nor everything such a folder holds (``rm -rf
+    ..`` or ``rm -rf ../*`` in a repository under /tmp deletes the repository)."""
+    m = _TEMP.match(path)
+    if m is None:
+        return False
+    if not path[m.end() :].strip("/"):
+        return False
+    folder = path.rstrip("/")
+    if folder.endswith(tuple("/" + g for g in _ALL_OF)):
+        folder = folder.rsplit("/", 1)[0]
+    return not any(
+        inner and (inner == folder or inner.startswith(folder + "/")) for inner in (tree, home)
+    )
+
+
 def classify(
     path: str, *, home: str, tree: str | None, gate: tuple[str, ...] = ()
 ) -> tuple[PathClass, PathRow | None]:
@@ -208,7 +240,7 @@ def classify(
         return PathClass.WORKTREE, None
     if folded == "~" or folded.startswith("~/") or re.match(r"^/(?:home|Users)/[^/]+(?:/|$)", path):
         return PathClass.HOME, None
-    if _TEMP.match(path):
+    if _temporary(path, tree, home):
         return PathClass.TEMP, None
     if _SYSTEM.match(path):
         return PathClass.SYSTEM, None
@@ -287,6 +319,39 @@ def _f(*names: str) -> frozenset[str]:
 # Programs that write a fixed file without naming it (``visudo`` edits /etc/sudoers); with -c,
 # --check or -f FILE they check or edit another file instead (the -f value is then an operand).
 IMPLICIT_WRITES: Final = {"visudo": "/etc/sudoers", "vipw": "/etc/passwd", "vigr": "/etc/group"}
+
+# Commands that change a tool's settings file without naming it: (programs, the words that say
+# so, the file they write). ``pip config set …`` writes pip.conf, ``direnv allow`` the allow list,
+# ``loginctl enable-linger`` the linger list: each a protected place (gatesh.vocab.places).
+SETTING_WRITES: Final[tuple[tuple[frozenset[str], tuple[str, ...], str], ...]] = (
+    (frozenset({"pip", "pip3"}), ("config", "set"), "~/.config/pip/pip.conf"),
+    (frozenset({"pip", "pip3"}), ("config", "unset"), "~/.config/pip/pip.conf"),
+    (frozenset({"pip", "pip3"}), ("config", "edit"), "~/.config/pip/pip.conf"),
+    (frozenset({"npm", "pnpm"}), ("config", "set"), "~/.npmrc"),
+    (frozenset({"npm", "pnpm"}), ("config", "delete"), "~/.npmrc"),
+    (frozenset({"npm", "pnpm"}), ("config", "edit"), "~/.npmrc"),
+    (frozenset({"npm"}), ("set",), "~/.npmrc"),
+    (frozenset({"yarn"}), ("config", "set"), "~/.yarnrc"),
+    (frozenset({"conda", "mamba"}), ("config",), "~/.condarc"),
+    (frozenset({"direnv"}), ("allow",), "~/.local/share/direnv/allow/allowed"),
+    (frozenset({"direnv"}), ("permit",), "~/.local/share/direnv/allow/allowed"),
+    (frozenset({"loginctl"}), ("enable-linger",), "/var/lib/systemd/linger/user"),
+)
+
+
+def setting_writes(head: str, words: list[str]) -> list[str]:
+    """The settings files ``head`` writes given its words (argv[1:]), read as its operands."""
+    operands = [w for w in words if not w.startswith("-")]
+    out = []
+    for programs, verbs, path in SETTING_WRITES:
+        if head in programs and [o.lower() for o in operands[: len(verbs)]] == list(verbs):
+            if head in ("conda", "mamba") and not any(
+                w in ("--add", "--append", "--prepend", "--set", "--remove") for w in words
+            ):
+                continue  # conda config --show reads
+            out.append(path)
+    return out
+
 
 # Options that write their value for a program the table does not name (only when the value looks
 # like a path: ``kubectl get -o yaml`` names a format, not a file).

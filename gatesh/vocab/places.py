@@ -105,6 +105,7 @@ class Kind(enum.StrEnum):
     GIT = "git hooks and settings"
     LANGUAGE_STARTUP = "language startup hook"
     TOOL_SETTINGS = "tool settings that run commands"
+    PATH_SHADOW = "a program earlier on PATH under a common program's name"
 
     @property
     def family(self) -> Family:
@@ -146,6 +147,7 @@ _FAMILY: Final = {
             Kind.GIT,
             Kind.LANGUAGE_STARTUP,
             Kind.TOOL_SETTINGS,
+            Kind.PATH_SHADOW,
         )
     },
 }
@@ -284,6 +286,39 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 _GATE, _SELF, _RATER = Family.GATE, Guard.SELF_PROTECTION, Guard.RATER
+# Programs a person or an agent runs by name all day: one of these written into a folder that
+# comes early on PATH runs instead of the real one (~/.local/bin/git, ~/bin/sudo).
+_SHADOWED: Final = (
+    "git",
+    "ssh",
+    "scp",
+    "sudo",
+    "su",
+    "python",
+    "python3",
+    "pip",
+    "pip3",
+    "node",
+    "npm",
+    "npx",
+    "bash",
+    "sh",
+    "zsh",
+    "ls",
+    "cat",
+    "cd",
+    "curl",
+    "wget",
+    "env",
+    "make",
+    "gpg",
+    "docker",
+    "kubectl",
+    "gh",
+    "claude",
+    "codex",
+    "gemini",
+)
 _C, _P = PathClass.CREDENTIALS, PathClass.PERSISTENCE
 _N, _CA, _CC, _PE, _PR = (
     Meaning.NOTHING,
@@ -816,14 +851,52 @@ PLACES: Final[tuple[Place, ...]] = (
                 ".emacs.d/init.el",
                 ".curlrc",
                 ".wgetrc",
+                ".yarnrc",
+                ".yarnrc.yml",
+                ".condarc",
+                ".gemrc",
+                ".config/uv/uv.toml",
             ),
+            *_home(".local/share/direnv/allow", folder=True),
             *_root("/etc/pip.conf"),
         ),
         r"^{H}/(?:\.vimrc|\.exrc|\.config/nvim/init\.(?:vim|lua)|\.tmux\.conf|\.config/tmux/tmux\.conf"
-        r"|\.config/pip/pip\.conf|\.pip/pip\.conf|\.gdbinit|\.emacs|\.emacs\.d/init\.el|\.curlrc|\.wgetrc)$"
-        r"|^/etc/pip\.conf$",
+        r"|\.config/pip/pip\.conf|\.pip/pip\.conf|\.gdbinit|\.emacs|\.emacs\.d/init\.el|\.curlrc|\.wgetrc"
+        r"|\.yarnrc(?:\.yml)?|\.condarc|\.gemrc|\.config/uv/uv\.toml)$"
+        r"|^{H}/\.local/share/direnv/allow(?:/|$)|^/etc/pip\.conf$",
         _P,
         "tool startup settings",
+        _N,
+        _PE,
+    ),
+    Place(
+        "persist.linger",
+        Kind.SERVICES,
+        "the list of users whose services keep running after they log out",
+        _RATER,
+        CHANGE,
+        _root("/var/lib/systemd/linger", folder=True),
+        r"^/var/lib/systemd/linger(?:/|$)",
+        _P,
+        "lingering user services",
+        _N,
+        _PE,
+    ),
+    Place(
+        "persist.path-shadow",
+        Kind.PATH_SHADOW,
+        "a program in a folder early on PATH under the name of one the user runs, which runs "
+        "instead of it from then on",
+        _RATER,
+        CHANGE,
+        tuple(
+            Spot(Base.HOME, f"{folder}/{name}")
+            for folder in (".local/bin", "bin")
+            for name in _SHADOWED
+        ),
+        r"^{H}/(?:\.local/bin|bin)/(?:" + "|".join(re.escape(n) for n in _SHADOWED) + r")$",
+        _P,
+        "a program shadowing a common one",
         _N,
         _PE,
     ),

@@ -31,6 +31,7 @@ from gatesh.vocab.grammar import (
     parse,
     read,
 )
+from gatesh.vocab.paths import ENDLESS_DEVICES
 from gatesh.vocab.words import has_long, is_credential_path, split_args
 
 __all__ = ["RULES", "ReadOnlyRule", "command_reads", "rule_for"]
@@ -1974,6 +1975,24 @@ _SYSTEM_BIN: Final = (
 _NAME: Final = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
 
 
+# Programs that read only as much as an option of theirs says (`head -c 16`, `od -N 4`).
+_BOUNDED_BY: Final = {
+    "head": ("-c", "--bytes", "-n", "--lines"),
+    "od": ("-N", "--read-bytes"),
+    "xxd": ("-l", "-len"),
+    "hexdump": ("-n", "--length"),
+}
+
+
+def _bounded_read(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd`` reads a bounded amount of whatever it reads."""
+    names = _BOUNDED_BY.get(cmd.head)
+    if names is None:
+        return False
+    args = cmd.args
+    return any(a in names or a.startswith(tuple(n for n in names if len(n) == 2)) for a in args)
+
+
 def rule_for(cmd: SimpleCommand) -> ReadOnlyRule | None:
     """The read-only row whose head this command has (no argument check), or None."""
     return _BY_HEAD.get(cmd.head)
@@ -2001,6 +2020,11 @@ def command_reads(cmd: SimpleCommand) -> bool:
             return False
     if any(w.static and is_credential_path(w.text) for w in cmd.argv[1:]):
         return False
+    if (
+        any(w.text in ENDLESS_DEVICES for w in cmd.argv[1:])
+        or any(r.target in ENDLESS_DEVICES for r in cmd.redirects if not r.writes)
+    ) and not _bounded_read(cmd):
+        return False  # `tail /dev/zero`: reading what never ends fills memory or never stops
     args = cmd.args
     rule = _BY_HEAD.get(cmd.head)
     if rule is None:

@@ -23,16 +23,20 @@ from gatesh.rater.builtin import (
     effects,
     escapes,
     evasion,
+    exhaustion,
     exposure,
     files,
     generic,
     git,
     impact,
+    indirect,
     knowledge,
     network,
     obfuscation,
     persistence,
     privilege,
+    publish,
+    remote,
     system,
     typosquat,
 )
@@ -61,6 +65,10 @@ ALL_RULES: Final[tuple[Rule, ...]] = (
     *typosquat.RULES,
     *effects.RULES,
     *exposure.RULES,
+    *exhaustion.RULES,
+    *publish.RULES,
+    *remote.RULES,
+    *indirect.RULES,
 )
 
 _BY_HEAD: dict[str, list[Rule]] = defaultdict(list)
@@ -190,6 +198,15 @@ def _findings(ctx: Ctx) -> list[Finding]:
     return list(found.values())
 
 
+def _misread(facts: Facts) -> bool:
+    """Whether tree-sitter read ``facts`` with errors and the readers disagree on its commands."""
+    errors = disagree = False
+    for note in facts.notes:
+        errors = errors or note.startswith("tree-sitter read with errors")
+        disagree = disagree or note.startswith("readers disagree")
+    return errors and disagree
+
+
 def running_as_root() -> bool:
     """Whether this process (so every command the gate lets run) has root's privileges."""
     return hasattr(os, "geteuid") and os.geteuid() == 0
@@ -254,6 +271,19 @@ class BuiltinRater:
                     "reader.unreadable",
                     Outcome.DESTRUCTIVE,
                     f"The command could not be read ({why}), so its effect is unknown.",
+                    "split it into smaller, plainer commands",
+                )
+            )
+        # S2: the reader of record could not parse the text and the second reader found commands
+        # it did not: the line's shape (which command feeds which) is not known, so it is not
+        # rated as if it were (`{curl,-s,URL}|{bash,}` before its repair).
+        if facts.readable and _misread(facts):
+            found.append(
+                Finding(
+                    "reader.misread",
+                    Outcome.DESTRUCTIVE,
+                    "The command could not be read cleanly: the two readers disagree on what "
+                    "runs, so its effect is unknown.",
                     "split it into smaller, plainer commands",
                 )
             )

@@ -11,7 +11,7 @@ import re
 import shlex
 from typing import Final
 
-from gatesh._types import Facts, Outcome
+from gatesh._types import CodeSource, Facts, Outcome
 from gatesh.rater.builtin._base import (
     Cmd,
     D,
@@ -24,6 +24,7 @@ from gatesh.rater.builtin._base import (
     severity_of,
 )
 from gatesh.rater.builtin.files import _judge
+from gatesh.vocab.inline import ApiKind, calls, pattern_of
 from gatesh.vocab.programs import interpreter, invocation, is_interpreter
 from gatesh.vocab.pycode import run_lines
 
@@ -31,7 +32,9 @@ MAX_DEPTH: Final = 2
 _SHELL_CALL: Final = re.compile(
     r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"
     r"|\bsystem|\bexec(?:Sync)?|\bpassthru|\bshell_exec|\bpopen|\bspawnSync|child_process\.\w+|\bqx|%x"
-    r"|do shell script|Runtime\.getRuntime\(\)\.exec|\brun)\s*\(?\s*(?:\[\s*)?(['\"`])(.+?)(?<!\\)\1",
+    r"|do shell script|Runtime\.getRuntime\(\)\.exec|\brun|\bos\.execute|\bio\.popen"
+    r"|\(\s*shell-command(?:-to-string)?|\(\s*call-process-shell-command)"
+    r"\s*\(?\s*(?:\[\s*)?(['\"`])(.+?)(?<!\\)\1",
     re.S,
 )
 _BACKTICK: Final = re.compile(r"`([^`]{2,})`")
@@ -39,12 +42,18 @@ _LIST_ARGV: Final = re.compile(r"\[\s*((?:['\"][^'\"]*['\"]\s*,\s*)+['\"][^'\"]*
 _FILE_OPS: Final = re.compile(
     r"(?P<fn>shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|\.unlink|\.rmtree|rmSync|rmdirSync|"
     r"unlinkSync|FileUtils\.rm_rf|FileUtils\.rm_r|FileUtils\.remove_dir|FileUtils\.rm|File\.delete|"
-    r"Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm|fs\.promises\.rm|Files\.delete|delete POSIX file)"
+    r"Dir\.rmdir|\bunlink|\brmtree|remove_tree|fs\.rm|fs\.promises\.rm|Files\.delete|delete POSIX file"
+    r"|\(\s*delete-directory|\(\s*delete-file|(?<![\w.])rm(?=\s*\())"
     r"\s*\(?\s*(?:glob\s*\(\s*)?(?:Path\s*\(\s*)?(['\"])(?P<path>[^'\"]+)\2",
     re.I,
 )
+# Tcl: `exec rm -rf src` (words, no quotes) and `file delete -force src`.
+_TCL_EXEC: Final = re.compile(r"(?:^|[;\[{\n])\s*exec\s+([^;\]\n}]+)")
+_TCL_DELETE: Final = re.compile(r"\bfile\s+delete\s+(-force\s+)?(?:--\s+)?([^;\]\n}]+)")
 _RECURSIVE_FN: Final = re.compile(
-    r"rmtree|rm_rf|rm_r|remove_dir|removedirs|remove_tree|rmSync|fs\.rm|delete POSIX", re.I
+    r"rmtree|rm_rf|rm_r|remove_dir|removedirs|remove_tree|rmSync|fs\.rm|delete POSIX"
+    r"|delete-directory",
+    re.I,
 )
 _ORM: Final = re.compile(
     r"\b(?:destroy_all|delete_all|drop_table|dropDatabase|deleteIndex|deleteMany|"
@@ -54,6 +63,8 @@ _ORM: Final = re.compile(
 )
 _CODE_HEADS_EXTRA: Final = frozenset(
     {
+        "emacs",
+        "emacsclient",
         "osascript",
         "gitlab-rails",
         "rails",
@@ -115,7 +126,7 @@ def code_of(c: Cmd) -> str:
     parts = (
         list(invocation(lang, c.args).inline)
         if lang is not None
-        else c.opt_values("-c", "-e", "-E", "-r", "--eval", "-x", "--execute", "--command")
+        else c.opt_values("-c", "-e", "-E", "-r", "--eval", "-eval", "-x", "--execute", "--command")
     )
     if c.head in ("gitlab-rails", "rails") and c.sub(0) == "runner":
         parts.extend(c.pos[1:])
@@ -126,6 +137,45 @@ def code_of(c: Cmd) -> str:
             parts.append(r.target)
     parts.extend(code.text for code in c.ctx.facts.code if code.command == c.index and code.text)
     return _named_interpreter("\n".join(parts), c.head)
+
+
+# Inline code longer than this is a program, not a one-liner: its loops are read by a person or
+# the model, not by the loop rules below (a program's `while True:` has its own way out).
+_ONE_LINER: Final = 2000
+
+
+def one_liner(c: Cmd) -> str:
+    """The code ``c`` is given inline (``-c``/``-e``, a heredoc, a here-string, a pipe), not a
+    file the line wrote earlier; "" when there is none or it is longer than a one-liner."""
+    lang = interpreter(c.head)
+    parts = (
+        list(invocation(lang, c.args).inline)
+        if lang is not None
+        else c.opt_values("-c", "-e", "-E", "-r", "--eval", "-eval", "-x", "--execute")
+    )
+    if c.heredoc_fed or (c.feeders and not c.pos):
+        parts.append(c.sc.raw)
+    for r in c.sc.redirects:
+        if r.op == "<<<" and r.target:
+            parts.append(r.target)
+    parts.extend(
+        code.text
+        for code in c.ctx.facts.code
+        if code.command == c.index and code.text and code.source is not CodeSource.DEFINED
+    )
+    text = "\n".join(parts)
+    return text if len(text) <= _ONE_LINER else ""
+
+
+# A way out of a loop: an endless loop holding one of these ends when its condition is met.
+_LOOP_EXIT: Final = re.compile(
+    r"\b(?:break|return|exit|raise|throw|last|die|quit|os\._exit|sys\.exit|process\.exit)\b"
+)
+
+
+def endless(code: str) -> bool:
+    """An endless loop with no way out in ``code``."""
+    return calls(code, ApiKind.LOOP) and _LOOP_EXIT.search(code) is None
 
 
 def rate_inner(text: str, c: Cmd) -> Hit | None:
@@ -188,9 +238,16 @@ def inline_code(c: Cmd) -> MatchResult:
         words = re.findall(r"['\"]([^'\"]*)['\"]", m.group(1))
         if words:
             worst = _worse(worst, rate_inner(shlex.join(words), c))
-    if h in ("perl", "ruby") or h.startswith(("perl", "ruby")):
+    if h in ("perl", "ruby", "julia") or h.startswith(("perl", "ruby")):
         for m in _BACKTICK.finditer(code):
             worst = _worse(worst, rate_inner(m.group(1), c))
+    if h.startswith(("tclsh", "wish", "expect")):
+        for m in _TCL_EXEC.finditer(code):  # Tcl's `exec PROGRAM ARGS…` runs its words
+            worst = _worse(worst, rate_inner(m.group(1).strip(), c))
+        for m in _TCL_DELETE.finditer(code):
+            hit = _judge(c, m.group(2).split(), bool(m.group(1)), "deletes")
+            if hit:
+                worst = _worse(worst, Hit(severity=hit.severity, detail=hit.detail))
     for m in _FILE_OPS.finditer(code):
         path = m.group("path")
         recursive = (
@@ -317,7 +374,153 @@ def computed_command(c: Cmd) -> MatchResult:
     return worst
 
 
+_DELETE_OR_WRITE: Final = re.compile(
+    rf"(?:{pattern_of(ApiKind.DELETE)}|{pattern_of(ApiKind.WRITE)}|(?<![\w.])open)"
+    r"\s*\(?\s*(?![\s'\"`)])[A-Za-z_$@]"
+)
+
+
+def computed_files(c: Cmd) -> MatchResult:
+    """Inline code that lists files and deletes or rewrites each one it lists: the files are
+    chosen when it runs (``[os.remove(f) for f in os.listdir('.')]``)."""
+    if not (is_interpreter(c.head) or c.head in _CODE_HEADS_EXTRA):
+        return None
+    code = one_liner(c)
+    if not code or not calls(code, ApiKind.LIST):
+        return None
+    m = _DELETE_OR_WRITE.search(code)
+    if m is None:
+        return None
+    return Hit(detail=f"deletes or rewrites files it lists when it runs ({m.group(0).strip()}…)")
+
+
+# GNU sed's commands; a script holding anything else is refused before it runs.
+_SED_LETTERS: Final = frozenset("{}=aAbcdDeFgGhHiIlLnNpPqQrRsStTvwWxyz#:")
+_SED_FLAGS: Final = re.compile(r"[gpiImMe0-9]*w?")
+
+
+def sed_commands(script: str) -> list[tuple[str, str]]:
+    """The commands of a sed script as ``(letter, rest)``: for ``s`` the rest is
+    ``replacement\0flags``, for ``e`` the command line; the text of ``a``, ``i`` and ``c`` (and
+    everything after a command sed reads to the end of its line) is skipped, not parsed."""
+    out: list[tuple[str, str]] = []
+    k, n = 0, len(script)
+    while k < n:
+        ch = script[k]
+        if ch in " \t\n;{}!":
+            k += 1
+            continue
+        # an address: a line number, $, /regex/ or \cregexc, and a range or step after it
+        while k < n and (script[k].isdigit() or script[k] in "$,~+"):
+            k += 1
+        if k < n and script[k] in "/\\":
+            delim = script[k + 1] if script[k] == "\\" and k + 1 < n else "/"
+            k += 2 if script[k] == "\\" else 1
+            while k < n and script[k] != delim:
+                k += 2 if script[k] == "\\" else 1
+            k += 1
+            continue  # the command letter follows (after a range, a second address)
+        if k >= n:
+            break
+        letter = script[k]
+        k += 1
+        if letter in "aicrRwWbtTe:#":  # the rest of the line: text, a file, a label, a command
+            end = script.find("\n", k)
+            end = n if end < 0 else end
+            while letter in "aic" and end < n and script[:end].endswith("\\"):
+                nxt = script.find("\n", end + 1)  # a text line ending in a backslash goes on
+                end = n if nxt < 0 else nxt
+            if letter == "e":
+                out.append(("e", script[k:end].strip()))
+            k = end
+            continue
+        if letter in "sy" and k < n:
+            delim = script[k]
+            parts: list[str] = []
+            k += 1
+            for _ in range(2):
+                start = k
+                while k < n and script[k] != delim:
+                    k += 2 if script[k] == "\\" else 1
+                parts.append(script[start:k])
+                k += 1
+            start = k
+            while k < n and (script[k].isalnum() or script[k] in "+"):
+                k += 1
+            if letter == "s":
+                out.append(("s", parts[1] + "\0" + script[start:k]))
+            continue
+        out.append((letter, ""))
+    return out
+
+
+def sed_exec(c: Cmd) -> MatchResult:
+    """sed runs a shell command: the `e` flag of an `s` command runs the line it made, and an
+    `e COMMAND` runs COMMAND."""
+    scripts = list(c.opt_values("-e", "--expression"))
+    if not scripts and not c.has("-f", "--file") and c.pos:
+        scripts = [c.pos[0]]
+    worst: Hit | None = None
+    for script in scripts:
+        commands = sed_commands(script)
+        if any(letter not in _SED_LETTERS for letter, _ in commands):
+            continue  # sed refuses a script with a command it does not know: nothing runs
+        for letter, rest in commands:
+            if letter == "s":
+                replacement, _, flags = rest.partition("\0")
+                if "e" not in flags or not _SED_FLAGS.fullmatch(flags):
+                    continue  # no `e`, or flags sed refuses (`s/a/b/server`): nothing runs
+                if re.search(r"\\\d|&", replacement):
+                    return Hit(
+                        detail="sed runs each line it rewrites as a command, built from the input"
+                    )
+                command = replacement
+            elif letter == "e":
+                if not rest:
+                    return Hit(detail="sed runs each line of its input as a command")
+                command = rest
+            else:
+                continue
+            worst = _worse(worst, rate_inner(command, c) or Hit(detail=f"sed runs `{command}`"))
+    return worst
+
+
 RULES: tuple[Rule, ...] = (
+    Rule(
+        "code.computed-files",
+        D,
+        "Inline code {detail}: the gate cannot tell which files are lost.",
+        computed_files,
+        tried_on=interpreters_and(_CODE_HEADS_EXTRA),
+        remedy="delete or rewrite the files by name, as plain shell commands",
+        examples=(
+            "python3 -c 'import os; [os.remove(f) for f in os.listdir(\".\")]'",
+            'python3 -c \'import glob\nfor f in glob.glob("src/*.py"): open(f, "w")\'',
+            'node -e \'const fs=require("fs"); for (const f of fs.readdirSync(".")) fs.rmSync(f)\'',
+            "ruby -e 'Dir.glob(\"**/*\").each { |f| File.delete(f) }'",
+            "perl -e 'unlink $_ for glob \"*\"'",
+        ),
+        counter=(
+            "python3 -c 'import os; print(os.listdir(\".\"))'",
+            'python3 -c \'open("out.txt", "w").write("x")\'',
+            'node -e \'console.log(require("fs").readdirSync("."))\'',
+        ),
+    ),
+    Rule(
+        "code.sed-exec",
+        D,
+        "This {detail}.",
+        sed_exec,
+        heads=frozenset({"sed", "gsed"}),
+        remedy="run the command itself, written out, so the gate can read it",
+        examples=(
+            "sed 's/.*/rm -rf src/e' notes.txt",
+            "sed -e 's/x/git clean -fdx/e' f",
+            "sed '1e rm -rf src' f",
+            "gsed -n 's/^/sh /ep' list.txt",
+        ),
+        counter=("sed 's/a/b/g' f", "sed -n 's/x/y/p' f", "sed -e 's/e/E/' f"),
+    ),
     Rule(
         "code.computed-command",
         D,

@@ -28,6 +28,45 @@ IAC: Final = heads(
 )
 
 
+_LXC_PRIVILEGED: Final = re.compile(r"security\.(?:privileged|nesting)[=\s]+(?:true|1|yes)\b")
+# A pod spec that reaches into the node: its processes, network or files, or full privileges.
+_HOST_SPEC: Final = re.compile(
+    r"\\?[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|hostPath|allowPrivilegeEscalation)"
+    r"\\?[\"']?\s*:\s*(?:true|\{)",
+    re.I,
+)
+
+
+def cluster_escape(c: Cmd) -> MatchResult:
+    """A pod that gets the node itself: `kubectl debug node/…`, `kubectl run --privileged`, or
+    an override that asks for the node's processes, network or files."""
+    verb = c.argv.subcommand
+    if verb == "debug" and any(p.lower().startswith(("node/", "nodes/")) for p in c.pos[1:]):
+        return Hit(detail="kubectl debug node/… runs a pod with the node's root file system")
+    if verb in ("run", "create", "debug", "apply", "patch", "replace") and (
+        c.has("--privileged")
+        or any(_HOST_SPEC.search(v) for v in c.opt_values("--overrides", "-p", "--patch"))
+    ):
+        return Hit(detail=f"kubectl {verb} asks for the node's processes, network or privileges")
+    return None
+
+
+_DAEMON_SOCKET: Final = re.compile(r"(?:docker|containerd|podman|crio|cri-dockerd)\.sock\b")
+
+
+def daemon_socket(c: Cmd) -> MatchResult:
+    """A request written straight to a container daemon's socket: whoever can write it is root
+    on this machine, and no `docker` command is there for the gate to read."""
+    if c.head in ("curl", "curlie"):
+        values = c.opt_values("--unix-socket", "--abstract-unix-socket")
+    elif c.head in ("nc", "ncat", "netcat"):
+        values = [p for p in c.pos if c.has("-U", "--unixsock")]
+    else:  # socat, websocat: their address words
+        values = list(c.args)
+    sock = next((v for v in values if _DAEMON_SOCKET.search(v)), "")
+    return Hit(detail=f"{c.head} talks to {sock} directly") if sock else None
+
+
 def _docker_words(c: Cmd) -> list[str]:
     return [p.lower() for p in c.pos[:3]]
 
@@ -74,7 +113,7 @@ def docker_destroy(c: Cmd) -> MatchResult:
 
 def docker_host_escape(c: Cmd) -> MatchResult:
     w = _docker_words(c)
-    if c.head == "lxc" and "security.privileged=true" in c.low:
+    if c.head in ("lxc", "incus") and _LXC_PRIVILEGED.search(c.low):
         return True
     if not w or w[0] not in ("run", "create", "exec", "container"):
         return None
@@ -228,8 +267,48 @@ RULES: tuple[Rule, ...] = (
         examples=(
             "docker run -v /:/mnt --rm -it alpine chroot /mnt sh",
             "docker run --privileged -it ubuntu",
+            "lxc config set c1 security.privileged true",
+            "lxc launch ubuntu c1 -c security.privileged=true",
         ),
         counter=("docker run --rm -v $(pwd):/src node:20 npm test",),
+    ),
+    Rule(
+        "containers.daemon-socket",
+        A,
+        "This reaches the container daemon without a command the gate can read ({detail}); "
+        "its socket gives root on this machine.",
+        daemon_socket,
+        heads=heads("curl", "curlie", "nc", "ncat", "netcat", "socat", "websocat"),
+        examples=(
+            "curl --unix-socket /var/run/docker.sock http://localhost/containers/json",
+            "curl -s --unix-socket=/run/containerd/containerd.sock http://x/v1",
+            "socat - UNIX-CONNECT:/var/run/docker.sock",
+            "nc -U /var/run/docker.sock",
+        ),
+        counter=(
+            "curl --unix-socket /tmp/app.sock http://localhost/health",
+            "docker ps",
+            "socat - UNIX-CONNECT:/tmp/x.sock",
+        ),
+    ),
+    Rule(
+        "containers.cluster-escape",
+        A,
+        "A pod with the node's processes, files or full privileges escapes the cluster's "
+        "isolation ({detail}).",
+        cluster_escape,
+        heads=KUBE,
+        examples=(
+            'kubectl run x --image=alpine --overrides=\'{"spec":{"hostPID":true}}\'',
+            "kubectl debug node/n1 -it --image=alpine -- chroot /host",
+            "kubectl run x --image=alpine --privileged -- sh",
+            "kubectl -n kube-system debug nodes/worker-2 --image=busybox",
+        ),
+        counter=(
+            "kubectl run web --image=nginx",
+            "kubectl debug pod/web -it --image=busybox",
+            'kubectl run x --image=alpine --overrides=\'{"spec":{"hostPID":false}}\'',
+        ),
     ),
     Rule(
         "containers.kubectl",

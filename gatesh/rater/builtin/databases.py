@@ -6,6 +6,7 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
+from gatesh.vocab.programs import is_interpreter
 
 CLIENTS: Final = heads(
     "psql",
@@ -192,6 +193,60 @@ def db_tools(c: Cmd) -> MatchResult:
     return None
 
 
+# Framework tasks that drop, empty or roll back the application's whole database:
+# (program or script, task words, optional flag that makes it so).
+_RESETS: Final[tuple[tuple[frozenset[str], tuple[str, ...], str], ...]] = (
+    (frozenset({"manage.py", "django-admin"}), ("flush",), ""),
+    (frozenset({"manage.py", "django-admin"}), ("reset_db",), ""),
+    (frozenset({"artisan"}), ("migrate:fresh",), ""),
+    (frozenset({"artisan"}), ("migrate:reset",), ""),
+    (frozenset({"artisan"}), ("migrate:refresh",), ""),
+    (frozenset({"artisan"}), ("db:wipe",), ""),
+    (frozenset({"alembic"}), ("downgrade", "base"), ""),
+    (frozenset({"flask"}), ("db", "downgrade", "base"), ""),
+    (frozenset({"prisma"}), ("migrate", "reset"), ""),
+    (frozenset({"prisma"}), ("db", "push"), "--accept-data-loss"),
+    (frozenset({"prisma"}), ("db", "push"), "--force-reset"),
+    (frozenset({"sequelize", "sequelize-cli"}), ("db:drop",), ""),
+    (frozenset({"sequelize", "sequelize-cli"}), ("db:migrate:undo:all",), ""),
+    (frozenset({"knex"}), ("migrate:rollback",), "--all"),
+    (frozenset({"typeorm"}), ("schema:drop",), ""),
+    (frozenset({"mix"}), ("ecto.drop",), ""),
+    (frozenset({"mix"}), ("ecto.reset",), ""),
+    (frozenset({"console"}), ("doctrine:database:drop",), ""),
+    (frozenset({"console"}), ("doctrine:schema:drop",), ""),
+    (frozenset({"dotnet"}), ("ef", "database", "drop"), ""),
+    (frozenset({"supabase"}), ("db", "reset"), ""),
+    (frozenset({"drizzle-kit"}), ("drop",), ""),
+)
+_RESET_PROGRAMS: Final = frozenset().union(*(r[0] for r in _RESETS))
+
+
+def framework_reset(c: Cmd) -> MatchResult:
+    """A framework's task that drops or empties the application database (run through its script:
+    ``python manage.py flush``, ``php artisan migrate:fresh``, ``npx prisma migrate reset``)."""
+    words = [a for a in c.args if not a.startswith("-")]
+    program = c.head
+    if program not in _RESET_PROGRAMS and not is_interpreter(program):
+        return None
+    if words and words[0].rsplit("/", 1)[-1] in _RESET_PROGRAMS and program not in _RESET_PROGRAMS:
+        program, words = words[0].rsplit("/", 1)[-1], words[1:]  # python manage.py, php artisan
+    if program not in _RESET_PROGRAMS or c.has("--help", "-h", "--dry-run"):
+        return None
+    lowered = [w.lower() for w in words]
+    for names, task, flag in _RESETS:
+        if program in names and lowered[: len(task)] == list(task) and (not flag or c.has(flag)):
+            return Hit(detail=f"{program} {' '.join(task)} {flag}".rstrip() + " drops the data")
+    if (
+        program == "alembic"
+        and lowered[:1] == ["downgrade"]
+        and lowered[1:2]
+        and lowered[1].startswith("-")
+    ):
+        return Hit(detail="alembic downgrade rolls migrations back, dropping what they made")
+    return None
+
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "db.destructive-sql",
@@ -242,5 +297,29 @@ RULES: tuple[Rule, ...] = (
             "pg_restore --clean -d app dump",
         ),
         counter=("createdb myapp", "pg_restore -l dump", "rails db:migrate"),
+    ),
+    Rule(
+        "db.framework-reset",
+        D,
+        "This empties the application's database ({detail}).",
+        framework_reset,
+        tried_on=lambda h: h in _RESET_PROGRAMS or is_interpreter(h),
+        remedy="take a backup first, or reset only a disposable test database",
+        examples=(
+            "python manage.py flush --noinput",
+            "php artisan migrate:fresh",
+            "alembic downgrade base",
+            "prisma migrate reset --force",
+            "prisma db push --accept-data-loss",
+            "npx sequelize db:drop",
+            "./manage.py reset_db",
+        ),
+        counter=(
+            "python manage.py migrate",
+            "php artisan migrate",
+            "alembic upgrade head",
+            "prisma db push",
+            "prisma generate",
+        ),
     ),
 )

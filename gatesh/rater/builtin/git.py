@@ -196,14 +196,18 @@ def push_force(c: Cmd) -> MatchResult:
     # A --force… spelling git push does not know is taken as a plain force (fail closed), and
     # --force-if-includes protects nothing without --force-with-lease (git ignores it alone).
     odd = any(x.startswith("--force") and x not in _FORCE_SPELLINGS for x in o)
-    forced = bool(o & {"--force", "-f"}) or bool(plus) or odd
+    forced = bool(o & {"--force", "-f", "--force-with-lease"}) or bool(plus) or odd
     if not forced:
         return None
-    if "--force-with-lease" in o and "--no-force-with-lease" not in o and not odd:
-        return None
     names = {r.lstrip("+").split(":")[-1].removeprefix("refs/heads/") for r in refs}
-    if names & PROTECTED or (not refs and False):
-        return Hit(severity=C, detail="the protected branch " + sorted(names & PROTECTED)[0])
+    lease = "--force-with-lease" in o and "--no-force-with-lease" not in o and not odd
+    if names & PROTECTED:
+        # A lease only checks nobody pushed in between: the protected branch's history is
+        # rewritten all the same.
+        how = " with a lease" if lease else ""
+        return Hit(severity=C, detail=f"the protected branch {sorted(names & PROTECTED)[0]}{how}")
+    if lease:
+        return None
     return Hit(detail="the remote branch's history")
 
 
@@ -250,9 +254,27 @@ def stash_drop(c: Cmd) -> MatchResult:
         return Hit(
             detail="dropping a stash only known when it runs deletes saved work", remedy=unknown
         )
+    if which in (None, "stash@{0}", "0") and _stashed_earlier(c):
+        # The line saved the uncommitted work in a stash a moment ago: that is what it drops.
+        saved = c.ctx.probe.uncommitted(cwd, staged=True)
+        return _lost(f"git stash, then stash {verb},", saved, unknown_remedy=unknown, cwd=cwd)
     return _lost(
         f"git stash {verb}", c.ctx.probe.stashes(cwd, which), unknown_remedy=unknown, cwd=cwd
     )
+
+
+def _stashed_earlier(c: Cmd) -> bool:
+    """Whether an earlier command of the line stashed the working tree (and none applied it back)."""
+    stashed = False
+    for earlier in c.ctx.cmds[: c.index]:
+        if earlier.head != "git":
+            continue
+        path = git_argv(earlier).path
+        if path[:1] == ("stash",) and path[1:2] in ((), ("push",), ("save",)):
+            stashed = True
+        elif path[:2] in (("stash", "pop"), ("stash", "apply")):
+            stashed = False
+    return stashed
 
 
 def _discards(c: Cmd, what: str, paths: list[str], *, staged: bool) -> MatchResult:
@@ -452,6 +474,8 @@ RULES: tuple[Rule, ...] = (
             "git push --force origin main",
             "git push --force --force-if-includes",
             "git push --force-with-lease-if-includes origin feature",
+            "git push --force-with-lease origin main",
+            "git push origin main --force-with-lease=main:abc123",
         ),
         counter=(
             "git push --force-with-lease",
@@ -491,7 +515,13 @@ RULES: tuple[Rule, ...] = (
         stash_drop,
         remedy="apply or branch the stash first (git stash branch NAME)",
         heads=GIT,
-        examples=("git stash drop", "git stash clear", "git stash drop stash@{0}"),
+        examples=(
+            "git stash drop",
+            "git stash clear",
+            "git stash drop stash@{0}",
+            "git stash && git stash drop",
+            "git add -A && git stash push -m x && git stash clear",
+        ),
         counter=("git stash", "git stash list", "git stash pop", "git stash drop stash@{5}"),
     ),
     Rule(

@@ -187,6 +187,36 @@ def services(c: Cmd) -> MatchResult:
     return None
 
 
+# Processes whose loss takes the machine, or the way in to it, down: init, the service manager,
+# the remote login daemon, the message bus.
+_VITAL_PROCESSES: Final = frozenset(
+    {"1", "init", "systemd", "sshd", "ssh", "dbus-daemon", "dbus", "launchd", "kernel_task"}
+)
+_KILLERS: Final = frozenset({"kill", "killall", "pkill", "killall5", "skill", "slay", "pkill5"})
+
+
+def root_kill(c: Cmd) -> MatchResult:
+    """A process killed under sudo: every process of the machine is in reach, services and other
+    users' programs; init, sshd or the bus takes the machine or the way in down."""
+    if c.head not in _KILLERS or not c.sc.privileged:
+        return None
+    signal = c.opt_value("-s", "--signal") or next(
+        (a[1:] for a in c.args if a[:1] == "-" and a[1:].isdigit()), ""
+    )
+    if signal in ("0",) or any(a in ("-l", "-L", "--list", "-0") for a in c.args):
+        return None  # signal 0 only asks whether a process exists
+    targets = {p.lower() for p in c.pos if p.lower() not in ("kill", "term", "9", "15")}
+    vital = sorted(targets & _VITAL_PROCESSES)
+    if vital:
+        return Hit(
+            severity=C,
+            detail=f"{c.head} as root stops {vital[0]}, which keeps the machine reachable",
+        )
+    if targets or c.head == "killall5":
+        return Hit(detail=f"{c.head} as root stops {' '.join(sorted(targets))[:60] or 'processes'}")
+    return None
+
+
 # Package files installed from disk rather than from a repository that signs them, and the flags
 # that skip the checks a package manager makes.
 _PACKAGE_FILE: Final = re.compile(
@@ -487,6 +517,22 @@ def system_install(c: Cmd) -> MatchResult:
 
 
 RULES: tuple[Rule, ...] = (
+    Rule(
+        "system.root-kill",
+        D,
+        "This {detail}.",
+        root_kill,
+        heads=_KILLERS,
+        remedy="stop only the processes this task started, as yourself",
+        examples=(
+            "sudo killall -9 sshd",
+            "sudo kill -9 1",
+            "sudo pkill -f nginx",
+            "doas killall -KILL dbus-daemon",
+            "sudo kill -s KILL 1",
+        ),
+        counter=("kill 12345", "pkill -f 'node server.js'", "sudo kill -0 1", "sudo kill -l"),
+    ),
     Rule(
         "system.package-remove",
         D,

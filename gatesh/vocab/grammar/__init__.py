@@ -9,7 +9,7 @@ and which wrappers run a command (and pass ``NAME=value`` words on to it) are wr
 
 - :data:`GRAMMARS` (``_tools``): per program family, its options and subcommands, one module
   per family (``_git``; ``_clusters``: kubectl, docker, compose, helm, terraform; ``_transfer``:
-  curl, wget, ssh and kin, rsync; ``_local``: cp and kin, install, npm, gh, pip);
+  curl, wget, ssh and kin, rsync; ``_local``: cp and kin, install, npm, gh, pip, vi);
 - :data:`WRAPPERS` / :data:`SUBCOMMAND_WRAPPERS` (``_wrappers``): programs that run another
   command given in their argv, with their options;
 - :data:`MODULE_PROGRAMS`: ``python -m X`` runs the program X.
@@ -40,6 +40,7 @@ from ._tools import (
     GRAMMARS,
     HELM,
     INSTALL,
+    KUBE_TARGETS,
     KUBECTL,
     SSH,
     SSH_VALUES,
@@ -59,6 +60,7 @@ __all__ = [
     "HELM",
     "INSTALL",
     "KUBECTL",
+    "KUBE_TARGETS",
     "MODULE_PROGRAMS",
     "MODULE_RUNNER",
     "NEUTRAL_WRAPPERS",

@@ -133,6 +133,13 @@ _KUBE_LOGS: Final = _o(
 )
 
 
+# The options that say which cluster, context, namespace or configuration a kubectl (or helm)
+# command acts on: where its change lands.
+KUBE_TARGETS: Final = _f(
+    "--context", "--cluster", "-n", "--namespace", "--kubeconfig", "--kube-context"
+)
+
+
 def _kube(**subs: Grammar) -> Grammar:
     return Grammar("kubectl-subcommand", options=_KUBE_OPTS, subcommands=_subs(**subs))
 

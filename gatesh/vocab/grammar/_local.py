@@ -1,4 +1,4 @@
-"""Local tools: cp, mv, ln, install, python's launcher (pip), package managers and gh."""
+"""Local tools: cp, mv, ln, install, vi and vim, python's launcher (pip), package managers and gh."""
 
 from __future__ import annotations
 
@@ -167,6 +167,24 @@ GH: Final = Grammar(
     default=_GH_VERBS,
     why="`gh help` and each area's --help",
 )
+
+# --- editors ---------------------------------------------------------------------------------
+
+# vi, vim and neovim (`vim -h`): -c and --cmd take an ex command, `+CMD` operands are one too; -s
+# is ex's silent mode (in vim's normal mode it names a script of keys: either way no payload).
+VI: Final = Grammar(
+    "vi",
+    _f("vi", "vim", "nvim", "view", "rvim", "rview", "ex", "gvim", "vimdiff", "evim", "nvi"),
+    _o(
+        _f("-c", "--cmd", "-S", "-u", "-U", "-i", "-T", "-t", "-q", "-w", "-W", "--servername")
+        | _f("--remote", "--remote-send", "--remote-expr", "--startuptime", "--listen"),
+        _f("-o", "-O", "-p", "-r"),
+        _f("-s", "-e", "-E", "-n", "-N", "-b", "-R", "-M", "-m", "-y", "-Z", "-d", "-g", "-f")
+        | _f("-l", "-A", "-H", "-F", "-x", "-X", "-V", "-D", "--clean", "--noplugin"),
+    ),
+    why="`vim -h`",
+)
+
 
 # --- python's launcher ---------------------------------------------------------------------------
 

@@ -17,11 +17,12 @@ from ._clusters import (
     DOCKER_EXEC_VALUES,
     DOCKER_RUN_VALUES,
     HELM,
+    KUBE_TARGETS,
     KUBECTL,
     TERRAFORM,
 )
 from ._git import GIT, GIT_GLOBAL
-from ._local import COPY, GATESH, GH, INSTALL, NPM, PIP
+from ._local import COPY, GATESH, GH, INSTALL, NPM, PIP, VI
 from ._parse import Grammar
 from ._transfer import CURL, NC, RSYNC, SCP, SFTP, SSH, SSH_VALUES, TELNET, WGET
 
@@ -39,6 +40,7 @@ __all__ = [
     "HELM",
     "INSTALL",
     "KUBECTL",
+    "KUBE_TARGETS",
     "NC",
     "NPM",
     "PIP",
@@ -49,6 +51,7 @@ __all__ = [
     "SSH_VALUES",
     "TELNET",
     "TERRAFORM",
+    "VI",
     "WGET",
 ]
 
@@ -73,4 +76,5 @@ GRAMMARS: Final[tuple[Grammar, ...]] = (
     TERRAFORM,
     PIP,
     GATESH,
+    VI,
 )

@@ -3,6 +3,7 @@ kept from running at rung ``auto``; every harmless twin runs."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from gatesh._types import Action, Decision, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.testing.worktree import build, make_repo
+from gatesh.vocab import paths as vocab_paths
 
 CLASSES = load("fresh_classes").CLASSES
 CONFIG = default()
@@ -51,3 +53,50 @@ def test_every_harmless_twin_is_allowed(
 ) -> None:
     d = _decide(text, CLASSES[name].where, tmp_path, monkeypatch)
     assert d.action is Action.ALLOW, (name, text, d.stage, d.rule_id, d.reason)
+
+
+SETTING_READS = (
+    "pip config list",
+    "npm config get registry",
+    "conda config --show channels",
+    "gem sources --list",
+    "bundle config set --local path vendor/bundle",
+    "poetry config --list",
+    "go env GOPATH",
+    "gh alias list",
+    "direnv status",
+    "conda config --set auto_activate_base false",
+    "poetry config virtualenvs.in-project true",
+    "pip config set global.timeout 60",
+    "pip config unset install.user",
+    "npm config set save-exact true",
+    "go env -w GO111MODULE=on",
+    "gh config set git_protocol ssh",
+    "gh config set editor vim",
+    "gh alias set pv 'pr view'",
+)
+
+
+@pytest.mark.parametrize(
+    ("row", "text"), [(r, t) for r in vocab_paths.SETTING_WRITES for t in r.examples]
+)
+def test_a_setting_command_writes_its_file(
+    row: vocab_paths.SettingWrite, text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each row of the setting-command table: its examples write the row's file (a protected
+    place), so they are never allowed at ``auto``."""
+    d = _decide(text, "repo", tmp_path, monkeypatch)
+    home = os.environ["HOME"]
+    wanted = row.path.replace("~", home, 1) if row.path.startswith("~") else row.path
+    assert any(p.resolved == wanted and p.direction.writes for p in d.facts.paths), (text, row.id)
+    assert d.action is not Action.ALLOW, (text, d.reason)
+
+
+@pytest.mark.parametrize("text", SETTING_READS)
+def test_a_setting_command_that_reads_writes_nothing(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = _decide(text, "repo", tmp_path, monkeypatch)
+    settings = {r.path.replace("~", os.environ["HOME"], 1) for r in vocab_paths.SETTING_WRITES}
+    assert not any(p.resolved in settings for p in d.facts.paths), text
+    assert d.action is Action.ALLOW, (text, d.stage, d.rule_id, d.reason)

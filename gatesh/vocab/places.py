@@ -856,13 +856,18 @@ PLACES: Final[tuple[Place, ...]] = (
                 ".condarc",
                 ".gemrc",
                 ".config/uv/uv.toml",
+                ".bundle/config",
+                ".config/pypoetry/config.toml",
+                ".config/go/env",
+                ".config/gh/config.yml",
             ),
             *_home(".local/share/direnv/allow", folder=True),
             *_root("/etc/pip.conf"),
         ),
         r"^{H}/(?:\.vimrc|\.exrc|\.config/nvim/init\.(?:vim|lua)|\.tmux\.conf|\.config/tmux/tmux\.conf"
         r"|\.config/pip/pip\.conf|\.pip/pip\.conf|\.gdbinit|\.emacs|\.emacs\.d/init\.el|\.curlrc|\.wgetrc"
-        r"|\.yarnrc(?:\.yml)?|\.condarc|\.gemrc|\.config/uv/uv\.toml)$"
+        r"|\.yarnrc(?:\.yml)?|\.condarc|\.gemrc|\.config/uv/uv\.toml|\.bundle/config"
+        r"|\.config/pypoetry/config\.toml|\.config/go/env|\.config/gh/config\.yml)$"
         r"|^{H}/\.local/share/direnv/allow(?:/|$)|^/etc/pip\.conf$",
         _P,
         "tool startup settings",

@@ -381,7 +381,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "persist.autostart-file",
         A,
-        "This {detail}, making code run again at every login, boot or schedule.",
+        "This {detail}: what is written there runs or steers a program again later, at a login, "
+        "a boot, a schedule or the tool's next start.",
         persistence_write,
         on_facts=True,
         remedy="run the command directly instead of installing it to run later",
@@ -397,6 +398,8 @@ RULES: tuple[Rule, ...] = (
             'node -e \'require("fs").writeFileSync("/etc/cron.d/job", "x")\'',
             "cp hook.sh .git/hooks/pre-commit",
             "strace -o ~/.bashrc ls",
+            "pip config set global.index-url https://evil.example/simple",
+            "direnv allow",
         ),
         counter=(
             "cat ~/.bashrc",
@@ -404,6 +407,8 @@ RULES: tuple[Rule, ...] = (
             "cp a.txt b.txt",
             "grep alias ~/.zshrc",
             "less /etc/crontab",
+            "pip config list",
+            "conda config --show",
         ),
     ),
     Rule(

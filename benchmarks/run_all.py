@@ -122,6 +122,11 @@ def a_overhead(ctx: Ctx, src: str) -> tuple[list[str], str]:
     return [], "its default size (no count option)"
 
 
+def a_boundary(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    n = 20 if ctx.quick else 100
+    return [str(n)], f"{n} fresh clients per boundary, {max(20, n // 2)} interleaved -c pairs"
+
+
 def a_concurrency(ctx: Ctx, src: str) -> tuple[list[str], str]:
     checks = 100 if ctx.quick else 500
     if _has(src, "--quick"):
@@ -282,6 +287,13 @@ STEPS: tuple[Step, ...] = (
         (90, 300),
     ),
     Step("concurrency", "concurrency.py", "32 concurrent sessions", a_concurrency, (90, 240)),
+    Step(
+        "boundary",
+        "boundary.py",
+        "The boundary: domain setup per command, what it adds to `gatesh -c`, real work in its limits",
+        a_boundary,
+        (120, 420),
+    ),
     Step(
         "pty_throughput",
         "pty_throughput.py",
@@ -781,6 +793,23 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
             rows.append(missing(name, f"share of {corpus} decided without a model call", "≥ 70 %"))
     rows.extend(_cascade_rows(results, missing))
 
+    r = results.get("boundary", {})
+    if r.get("status") == "ok" and isinstance(r["result"].get("apply"), dict):
+        d = r["result"]
+        worst = _num(d, "apply_first_p50_ms_worst")
+        rows.append(
+            Row(
+                "boundary: setting up a command's domain, first call in a fresh client (S16)",
+                _ms(worst, 3),
+                'the worst p50 of the typical boundaries; see "The boundary" below',
+                "≤ 1 ms",
+                _verdict(worst, lambda v: v <= 1),
+                f"boundary.py ({r.get('size')})",
+            )
+        )
+    else:
+        rows.append(missing("boundary", "boundary: setting up a command's domain (S16)", "≤ 1 ms"))
+
     r = results.get("pty_throughput", {})
     if r.get("status") == "ok":
         d = r["result"]
@@ -1013,6 +1042,7 @@ def render(ctx: Ctx, info: dict[str, Any], elapsed: float, load: tuple[str, str]
     lines += _peer_section(res.get("peer", {}))
     lines += _quality_section(res.get("evaluation", {}), res.get("rater_quality", {}))
     lines += _reader_section(res.get("reader_coverage", {}))
+    lines += _boundary_section(res.get("boundary", {}))
     lines += [
         "## Every benchmark in this run",
         "",
@@ -1341,6 +1371,73 @@ def _reader_section(rec: dict[str, Any]) -> list[str]:
     if rec.get("size", "").startswith("quick"):
         lines += [f"({rec['size']}.)", ""]
     return lines
+
+
+def _boundary_section(rec: dict[str, Any]) -> list[str]:
+    """S16: the domain's cost per command, what it adds to `gatesh -c`, real work in its limits."""
+    lines = ["## The boundary", ""]
+    if rec.get("status") != "ok":
+        return [*lines, f"Not run: {rec.get('why', 'not part of this run')}.", ""]
+    d = rec["result"]
+    if "skipped" in d:
+        return [*lines, f"No boundary on this machine: {d['skipped']}.", ""]
+    lines += [
+        f"Landlock ABI {d.get('abi')}, run as uid {d.get('uid')} (root's `/etc` holds readable "
+        "credential stores, so its domains have more rules than a user's). Each figure is a fresh "
+        "interpreter started as the `-c` client starts (`-I -S`) applying one boundary computed "
+        "for that command in a scratch home outside the temporary folders: from the first call "
+        "(binding the C library included) to the domain in force.",
+        "",
+        "| command | rules | first apply p50 | p90 | CPU p50 | warm apply p50 |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for cmd, c in (d.get("apply") or {}).items():
+        lines.append(
+            f"| `{cmd}` | {c.get('rules')} | {_ms(c.get('first_p50_ms'), 3)} | "
+            f"{_ms(c.get('first_p90_ms'), 3)} | {_ms(c.get('first_cpu_p50_ms'), 3)} | "
+            f"{_ms(c.get('warm_p50_ms'), 3)} |"
+        )
+    o = d.get("c_overhead") or {}
+    if o:
+        lines += [
+            "",
+            f"`gatesh -c true` with the boundary on: median {_ms(o.get('bounded_median_ms'))} "
+            f"(client CPU {_ms(o.get('bounded_cpu_median_ms'))}); off (`boundary.enabled = "
+            f"false`, the `exec` path): {_ms(o.get('unbounded_median_ms'))} (CPU "
+            f"{_ms(o.get('unbounded_cpu_median_ms'))}); `bash -c true` "
+            f"{_ms(o.get('bash_median_ms'))}. The boundary adds "
+            f"{_ms(o.get('boundary_adds_median_ms'))} wall (ratio on/off "
+            f"{o.get('bounded_over_unbounded')}), {_ms(o.get('boundary_adds_cpu_median_ms'))} "
+            f"CPU (median of {o.get('n')} interleaved pairs).",
+        ]
+    work = d.get("workloads") or {}
+    if work:
+        lines += [
+            "",
+            "Real work inside the session boundary with the default limits (peaks read from `/proc`):",
+            "",
+            "| workload | exit | seconds | peak address space | peak tasks | fits |",
+            "|---|---:|---:|---:|---:|:---:|",
+        ]
+        for name, w in work.items():
+            if "skipped" in w:
+                lines.append(f"| {name} | – | – | – | – | {w['skipped']} |")
+                continue
+            lines.append(
+                f"| {name} | {w.get('status')} | {w.get('seconds')} | "
+                f"{w.get('peak_address_space_mib')} MiB (limit {w.get('address_space_limit_mib')}) | "
+                f"{w.get('peak_tasks')} | {'yes' if w.get('fits') else 'NO'} |"
+            )
+    stops = d.get("limits_stop") or {}
+    if stops:
+        lines += [
+            "",
+            "The limits' own mechanisms, at small scale (1 GiB of address space, 1 MiB per file; "
+            f"nothing is used either way): an allocation past the limit {stops.get('allocation')}; "
+            f"a sparse write past it {stops.get('file')}. Fork, memory and disk bombs run only in "
+            "the harm harness's jail.",
+        ]
+    return [*lines, ""]
 
 
 # --- main ----------------------------------------------------------------------------------------

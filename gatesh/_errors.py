@@ -10,6 +10,8 @@
     ├── StateError              a pending escalation asked to do what its lifecycle forbids
     ├── AuditError              the audit log could not be written (gatesh.audit): the command is refused
     ├── SetupError              installing, trusting hooks, writing the launcher, linking watchers
+    ├── BoundaryError           the kernel boundary of an allowed command could not be set up
+    │                           (gatesh.boundary._kernel): the command does not run
     └── Refused                 the command was refused and nothing ran (exit 126)
 
     Abandoned (a BaseException) one signal outside the tree: raised inside a decision worker that
@@ -104,3 +106,10 @@ class Abandoned(BaseException):
     swallow it, so the abandoned decision stops at the next bytecode instead of running on.
     Invariant: raised and caught only by ``gatesh.daemon.deadline``; it never reaches a caller.
     """
+
+
+class BoundaryError(GateshError):
+    """The boundary of an allowed command could not be applied (S16); the message says which step
+    failed. The command must not run: the client refuses it (exit 126)."""
+
+    exit_status = EXIT_REFUSED

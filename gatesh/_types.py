@@ -133,6 +133,7 @@ class Stage(enum.StrEnum):
     FLOOR = "floor"
     ALIGNMENT = "alignment"
     NEGOTIATION = "negotiation"
+    BOUNDARY = "boundary"  # a command that failed inside its boundary, asked to run widened (S16)
     CONFIG = "config"  # the configuration is invalid: only what runs whatever it says runs
     ERROR = "error"
 

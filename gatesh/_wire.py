@@ -69,14 +69,17 @@ class CheckResult:
 
     __slots__ = (
         "action",
+        "boundary",
         "decision",
         "exit_code",
         "message",
         "notice",
         "pending_id",
+        "run",
         "session",
         "shell",
         "undo",
+        "wrapped",
     )
 
     def __init__(
@@ -90,6 +93,9 @@ class CheckResult:
         shell: str = "bash",
         decision: "dict[str, Any] | None" = None,
         undo: str = "",
+        boundary: "dict[str, Any] | None" = None,
+        run: str = "",
+        wrapped: str = "",
     ) -> None:
         self.action = action
         self.undo = undo if action == "allow" else ""
@@ -100,6 +106,13 @@ class CheckResult:
         self.session = session
         self.shell = shell
         self.decision = decision or {}
+        # The boundary the command runs in (its wire form, gatesh.boundary.compute), None when
+        # it runs in none (no Landlock, or the person switched it off); ``run`` names this run
+        # in the daemon's book, for the report of how it ended.
+        self.boundary = boundary
+        self.run = run
+        # For a hook: the command wrapped to run confined under this decision (its ticket).
+        self.wrapped = wrapped
 
     @property
     def allowed(self) -> bool:
@@ -138,6 +151,9 @@ class CheckResult:
             _s(reply.get("shell")) or "bash",
             reply.get("decision") if isinstance(reply.get("decision"), dict) else None,
             _s(reply.get("undo")),
+            reply.get("boundary") if isinstance(reply.get("boundary"), dict) else None,
+            _s(reply.get("run")),
+            _s(reply.get("wrapped")),
         )
 
 
@@ -389,6 +405,11 @@ class _Conn:
             self.sock.connect(path)
         except OSError as exc:
             self.sock.close()
+            if expect_pid and exc.errno == 1:  # EPERM: a Landlock scope (S16), not a namespace
+                raise DaemonUnavailable(
+                    "the person's channel is refused to this process: it runs inside a gated "
+                    "command's boundary, which keeps it from the person's verbs"
+                ) from None
             if expect_pid:
                 raise DaemonUnavailable(
                     f"the gate daemon (pid {expect_pid}) does not answer on the person's channel "
@@ -710,14 +731,19 @@ def request(
     timeout: float = IDLE_TIMEOUT_S,
     on_interim: "Any" = None,
     full: "Full | None" = None,
+    while_waiting: "Any" = None,
 ) -> "dict[str, Any]":
     """Send one request and return its final reply. Raises DaemonUnavailable or DaemonLost.
 
     Human-only ops get ``pid`` filled in (the daemon checks it against SO_PEERCRED).
+    ``while_waiting()`` runs once the request is sent, before the reply is read: work that
+    overlaps the daemon's (it must not raise).
     """
     message = dict(message)
     message.setdefault("pid", posix.getpid())
     conn, _ = _connect(role, start=start, first=message, full=full)
+    if while_waiting is not None:
+        while_waiting()
     try:
         for reply in conn.lines(timeout):
             if "welcome" in reply:
@@ -745,6 +771,9 @@ def check(
     cannot_run: str = "",
     operator: str = "",
     execs: bool = False,
+    ticket: str = "",
+    while_waiting: "Any" = None,
+    wraps: bool = False,
 ) -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
 
@@ -754,6 +783,9 @@ def check(
     ``cannot_run`` (what stops the command running here, e.g. its shell is missing) makes the gate
     refuse it without deciding, with an audit line that says why. ``operator`` "person": the
     session is a person's own (``gatesh --human``): what needs a decision asks them, unargued.
+    ``ticket``: a hook's one-time ticket (:mod:`gatesh.boundary.tickets`); ``wraps``: a hook
+    whose harness runs an allowed command rewritten to run inside its boundary (S16);
+    ``while_waiting``: see :func:`request`.
 
     1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
     gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
@@ -776,8 +808,12 @@ def check(
         msg["operator"] = operator
     if execs:
         msg["exec"] = True
+    if ticket:
+        msg["ticket"] = ticket  # a hook's ticket (gatesh.boundary.tickets): its decision, once
+    if wraps:
+        msg["wraps"] = True  # a hook that can have its harness run the command wrapped (S16)
     try:
-        reply = request("check", msg, on_interim=on_interim, full=full)
+        reply = request("check", msg, on_interim=on_interim, full=full, while_waiting=while_waiting)
     except DaemonUnavailable as exc:
         if isinstance(exc, DaemonUntrusted):
             # Said once, on stderr: the person must learn that someone else's socket is in the way.
@@ -877,6 +913,22 @@ def _in_process_on_full(
             f"gatesh: no daemon could be reached ({why}) and the in-process gate failed "
             f"({type(exc).__name__}: {exc}), so nothing ran."
         )
+
+
+#: How long the report of a command's ending waits for the daemon: it only adds the exit line
+#: to the audit log, so a slow daemon must not hold the harness waiting for the command.
+REPORT_TIMEOUT_S = 2.0
+
+
+def report_exit(run: str, status: "int | None", signal: "int | None") -> None:
+    """Tell the daemon how run ``run`` ended (its audit line, S13); ``status`` and ``signal`` None
+    together: it never started (its boundary could not be set up). Never raises, never starts a
+    daemon: a lost report loses only that line, and the decision's line is already written."""
+    msg: dict[str, Any] = {"op": "exited", "run": run, "status": status, "signal": signal}
+    try:
+        request("check", msg, start=False, timeout=REPORT_TIMEOUT_S)
+    except Exception:
+        pass
 
 
 def mandate(

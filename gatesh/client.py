@@ -91,16 +91,22 @@ __all__ = [
 MAX_STDIN_SCRIPT = 1024 * 1024
 
 
+# A hook's ticket is for this client alone (gatesh.boundary.tickets): never handed on.
+_TICKET_ENV = "GATESH_TICKET"
+
+
 def _environ_with(name: str, value: str | None) -> "dict[Any, Any]":
     """A copy of the environment for ``execve``, with ``name`` set to ``value`` (left as it is
-    when ``value`` is None). Keys are str when ``os`` is loaded, else the raw bytes."""
+    when ``value`` is None) and no ticket. Keys are str when ``os`` is loaded, else the raw bytes."""
     os_mod = sys.modules.get("os")
     if os_mod is not None:
         env: dict[Any, Any] = dict(os_mod.environ)
+        env.pop(_TICKET_ENV, None)
         if value is not None:
             env[name] = value
         return env
     env = dict(posix.environ)
+    env.pop(_TICKET_ENV.encode(), None)
     if value is not None:
         env[name.encode("utf-8", "surrogateescape")] = value.encode("utf-8", "surrogateescape")
     return env
@@ -306,6 +312,8 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
             full=full,
             cannot_run=missing,
             execs=True,
+            ticket=getenv(_TICKET_ENV) if parsed.command is not None else "",
+            while_waiting=_ready_boundary,
         )
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
@@ -324,8 +332,13 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
         _feed_stdin(stdin_script)
     exec_argv = [("-" if inv.dash else "") + shell_name, *args]
     sys.stdout.flush()
+    # 5. Inside its boundary (waited for, S16); else, when a snapshot holds what it loses, run and
+    #    then name the undo (S17); else exec-ed as the shell itself.
+    if result is not None and result.boundary is not None:
+        return _run_bounded(real, exec_argv, env, result)
     if result is not None and result.undo:
         return _run_then_say(real, exec_argv, env, result.undo)
+    _default_signals()
     posix.execve(real, exec_argv, env)  # does not return
 
 
@@ -375,6 +388,65 @@ def _run_then_say(real: str, argv: "list[str]", env: "dict[str, str]", line: str
         posix.kill(posix.getpid(), sig)
         return 128 + sig
     return posix.WEXITSTATUS(status)
+
+
+def _ready_boundary() -> None:
+    """Bind the C library the boundary is applied through (``_ctypes``, ~0.5 ms) while the daemon
+    decides, so an allowed command does not wait for it. Never raises: a failure here is met
+    again, and reported, when the boundary is applied."""
+    if sys.platform.startswith("linux"):
+        try:
+            from gatesh.boundary import _kernel
+
+            _kernel.abi()
+        except Exception:
+            pass
+
+
+def _default_signals() -> None:
+    """Give back SIGPIPE and SIGXFSZ, which the interpreter ignores: a shell started with them
+    ignored could never take them back (``yes | head -1`` would end in "Broken pipe")."""
+    if TYPE_CHECKING:
+        import signal as _signal
+    else:
+        import _signal  # the C module alone: ``signal`` imports ``enum`` (~10 ms, S14)
+
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)
+
+
+def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: CheckResult) -> int:
+    """Run the allowed command inside its boundary (:func:`gatesh.boundary._parent.run`), report
+    how it ended to the daemon, and end as it ended. Returns (126) only when the boundary could
+    not be applied: then nothing ran."""
+    from gatesh.boundary import _kernel, _parent
+
+    spec = result.boundary or {}
+    if spec.get("v") != 1:
+        return _refuse(
+            "gatesh: the gate sent a boundary this client cannot read "
+            f"(version {spec.get('v')!r}), so nothing ran. Install gatesh again."
+        )
+    note = _s(spec.get("note"))
+    run_id = result.run
+
+    # S17: the undo that restores what it lost ends the agent's output, printable only.
+    undo = "".join(c if c.isprintable() else " " for c in result.undo)[:1000].strip()
+
+    def report(status: int | None, signal: int | None) -> None:
+        if run_id:
+            from gatesh._wire import report_exit
+
+            report_exit(run_id, status, signal)
+
+    try:
+        _parent.run(real, argv, env, spec, report=report, note=note, after=undo)
+    except _kernel.BoundaryError as exc:
+        report(None, None)
+        return _refuse(
+            f"gatesh: the command was allowed, but its boundary could not be set up ({exc}), "
+            "so nothing ran. `gatesh doctor` says which protections this machine offers."
+        )
 
 
 def _stdin_is_tty() -> bool:

@@ -117,6 +117,33 @@ class GitConfig:
     pre_commit: bool = False  # refuse commits on a protected branch
 
 
+class NetworkDefault(enum.StrEnum):
+    """The network of a command that runs code gatesh did not read (S16)."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class BoundaryConfig:
+    """The boundary (S16). ``enabled = false`` is the person's kill switch: commands then run
+    outside any domain, as without Landlock. Only the user and system tiers set these (an agent
+    can write a project file); a system ``enabled = true`` holds whatever the user file says.
+
+    The limits are per process: ``processes`` is the headroom above the user's processes and
+    threads when the command starts (the kernel counts them all), ``memory_mib`` its address
+    space, ``file_mib`` the largest file it may write, ``cpu_s`` its CPU time: generous bounds
+    that stop a runaway, not a budget (benchmarks/boundary.py measures real work against them)."""
+
+    enabled: bool = True
+    network_unread: NetworkDefault = NetworkDefault.OPEN
+    seal_tree: bool = False
+    processes: int = 2048
+    memory_mib: int = 16384
+    file_mib: int = 16384
+    cpu_s: int = 3600
+
+
 @dataclass(frozen=True)
 class UndoConfig:
     """The undo snapshot (S17). The defaults are sized so a laptop does not notice them: a snapshot
@@ -155,6 +182,7 @@ class Config:
     audit: AuditConfig = field(default_factory=AuditConfig)
     git: GitConfig = field(default_factory=GitConfig)
     undo: UndoConfig = field(default_factory=UndoConfig)
+    boundary: BoundaryConfig = field(default_factory=BoundaryConfig)
     watchers: tuple[int, ...] = ()  # uids that may watch and answer (system tier only, S9.6)
     sources: dict[str, str] = field(default_factory=dict, compare=False)
     files: tuple[str, ...] = field(default=(), compare=False)  # the files read, for reload checks
@@ -191,6 +219,13 @@ _SCALARS: Final[dict[str, tuple[type, type[enum.StrEnum] | None]]] = {
     "undo.keep": (int, None),
     "undo.max_age_days": (float, None),
     "undo.max_total_bytes": (int, None),
+    "boundary.enabled": (bool, None),
+    "boundary.network_unread": (str, NetworkDefault),
+    "boundary.seal_tree": (bool, None),
+    "boundary.processes": (int, None),
+    "boundary.memory_mib": (int, None),
+    "boundary.file_mib": (int, None),
+    "boundary.cpu_s": (int, None),
     "watchers": (list, None),
 }
 _LISTS: Final = ("allow", "deny", "escalate")
@@ -312,6 +347,15 @@ def _apply(config: Config, tier: Tier, path: str, loaded: tuple[dict[str, Any], 
             if not capped:
                 sources[key] = f"{tier} ({path})"
             continue
+        if isinstance(value, int) and not isinstance(value, bool) and value <= 0:
+            raise fail(key, "must be positive")
+        if (
+            key == "boundary.enabled"
+            and value is False
+            and config.boundary.enabled
+            and config.sources.get(key, "").startswith(Tier.SYSTEM)
+        ):
+            continue  # the system tier keeps the boundary on: a user file cannot lift it
         if key == "git.protected_branches" and tier is Tier.PROJECT:
             value = tuple(dict.fromkeys((*config.git.protected_branches, *value)))
         updates[key] = value

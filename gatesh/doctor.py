@@ -10,7 +10,6 @@ No check sends a command to a model: the rater check asks the backend for its mo
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
@@ -605,22 +604,19 @@ def _git_config(key: str) -> str:
 
 # --- the person (S9.5, S9.7): whose settings, the person's channel, without the kernel ---------
 
-#: ``landlock_create_ruleset`` (the same number on every architecture Linux has a generic table
-#: for) and its flag that asks for the ABI version instead of a ruleset.
-_LANDLOCK_CREATE_RULESET: Final = 444
-_LANDLOCK_CREATE_RULESET_VERSION: Final = 1
 #: The first Landlock ABI that can scope abstract Unix sockets (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET).
 ABI_SCOPES_ABSTRACT: Final = 6
 
 
-def landlock_abi() -> int:
-    """The running kernel's Landlock ABI version; 0 without Landlock (or off)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        abi = libc.syscall(_LANDLOCK_CREATE_RULESET, None, 0, _LANDLOCK_CREATE_RULESET_VERSION)
-    except (OSError, AttributeError):
+def landlock_abi(config: object | None = None) -> int:
+    """The Landlock ABI the boundary uses here: the running kernel's (0 without Landlock), and 0
+    when the person switched the boundary off (``boundary.enabled = false`` in ``config``)."""
+    from gatesh.boundary import _kernel
+    from gatesh.config import Config
+
+    if isinstance(config, Config) and not config.boundary.enabled:
         return 0
-    return int(abi) if abi > 0 else 0
+    return _kernel.abi()
 
 
 def _status(paths: _paths.GatePaths) -> dict[str, Any] | None:
@@ -638,8 +634,9 @@ def check_person(config: object | None = None) -> list[Check]:
     """The person's sections, in the order a person reads them."""
     paths = _paths.current()
     status = _status(paths)
-    out = [*_settings(paths, status, config), *_channel(status), *_tracing(status)]
-    out.append(_without_the_kernel())
+    abi = landlock_abi(config)
+    out = [*_settings(paths, status, config), *_channel(status, abi), *_tracing(status)]
+    out.append(_without_the_kernel(abi))
     out.append(_record(paths))
     out.append(_service(paths))
     return out
@@ -718,7 +715,7 @@ def _settings(
     return out
 
 
-def _channel(status: dict[str, Any] | None) -> list[Check]:
+def _channel(status: dict[str, Any] | None, abi: int) -> list[Check]:
     if status is None:
         return []
     channel = str(status.get("person_channel") or "")
@@ -732,7 +729,6 @@ def _channel(status: dict[str, Any] | None) -> list[Check]:
                 "verb of yours and no watcher reaches the daemon",
             )
         ]
-    abi = landlock_abi()
     if abi >= ABI_SCOPES_ABSTRACT:
         where = (
             f"the kernel (Landlock ABI {abi}) can keep every command gatesh confines from "
@@ -783,8 +779,8 @@ def _tracing(status: dict[str, Any] | None) -> list[Check]:
     ]
 
 
-def _without_the_kernel() -> Check:
-    if landlock_abi():
+def _without_the_kernel(abi: int) -> Check:
+    if abi:
         return Check(
             "consent",
             "ok",
@@ -828,6 +824,113 @@ def _record(paths: _paths.GatePaths) -> Check:
     )
 
 
+# --- the boundary (S16) -------------------------------------------------------------------------
+
+#: Which routes run a command inside its boundary, as CI's real harnesses show (README's table).
+BOUNDARY_ROUTES: Final = (
+    ("gatesh -c, the shims", "confined: each allowed command runs inside its own boundary"),
+    (
+        "Claude Code's hooks",
+        "confined: the hook has Claude Code run the allowed command wrapped, inside its boundary",
+    ),
+    ("Codex's and Gemini CLI's hooks", "not confined: gatesh does not rewrite their commands yet"),
+    (
+        "gatesh (an interactive session)",
+        "not confined yet: its commands are gated by the text gate alone",
+    ),
+)
+
+
+def check_boundary(config: object | None) -> list[Check]:
+    """Which protections of the boundary hold here, proven by confining a child for real, and
+    which routes are confined."""
+    from gatesh.boundary import holds
+    from gatesh.config import Config
+
+    enabled = config.boundary.enabled if isinstance(config, Config) else True
+    here = holds.state(enabled)
+    out: list[Check] = []
+    if here.why_none:
+        fix = (
+            "set boundary.enabled = true in your config"
+            if not enabled
+            else "run on Linux 5.13 or newer with Landlock enabled (lsm=...,landlock)"
+        )
+        out.append(Check("boundary", "warn", here.lines()[0], fix))
+    else:
+        missing = [p for p in holds.PROTECTIONS if not here.holds(p.id)]
+        detail = f"Landlock ABI {here.abi}: " + (
+            "every protection holds"
+            if not missing
+            else "these do not hold: " + "; ".join(f"{p.id} (needs ABI {p.abi})" for p in missing)
+        )
+        fix = "a newer kernel (Linux 6.12 offers every protection)" if missing else ""
+        out.append(Check("boundary", "warn" if missing else "ok", detail, fix))
+        probe = _probe_boundary()
+        out.append(
+            Check("boundary probe", "ok", probe)
+            if not probe.startswith("FAIL")
+            else Check("boundary probe", "FAIL", probe[5:], "report this with `gatesh dump`")
+        )
+    paths = _paths.current()
+    runtime = os.path.realpath(paths.runtime_dir)
+    if here.enabled and not here.why_none and runtime.startswith(("/tmp/", "/var/tmp/")):
+        out.append(
+            Check(
+                "boundary tmp",
+                "warn",
+                f"the socket folder {runtime} lies in a temporary folder, so a confined command "
+                "cannot create files directly in it (TMPDIR points to a private folder instead)",
+                "set XDG_RUNTIME_DIR (systemd's /run/user/UID) so the socket folder lives there",
+            )
+        )
+    for route, what in BOUNDARY_ROUTES:
+        if what.startswith("confined") and here.why_none:
+            what = "not confined: this machine draws no boundary"
+        out.append(Check(f"route {route}", "ok", what))
+    return out
+
+
+def _probe_boundary() -> str:
+    """Confine a child to one folder and try a write beside it: "confined ..." when the kernel
+    refused it, "FAIL ..." when the write went through or the boundary could not be set up."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gatesh-probe-") as base:
+        inside, outside = os.path.join(base, "in"), os.path.join(base, "out")
+        os.mkdir(inside)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            os.close(r)
+            code = b"?"
+            try:
+                from gatesh.boundary import _kernel
+
+                _kernel.apply({"v": 1, "list": ["/"], "read": ["/"], "write": [inside]})
+                with open(os.path.join(inside, "x"), "w") as f:
+                    f.write("x")
+                try:
+                    with open(outside, "w") as f:
+                        f.write("x")
+                    code = b"W"
+                except PermissionError:
+                    code = b"K"
+            except Exception:
+                code = b"E"
+            os.write(w, code)
+            os._exit(0)
+        os.close(w)
+        got = os.read(r, 1)
+        os.close(r)
+        os.waitpid(pid, 0)
+    if got == b"K":
+        return "a confined child wrote its own folder and was refused the one beside it"
+    if got == b"W":
+        return "FAIL the kernel let a confined child write outside its boundary"
+    return "FAIL a child could not be confined"
+
+
 # --- entry point --------------------------------------------------------------------------------
 
 
@@ -866,6 +969,7 @@ def run_checks(*, start_daemon: bool = True) -> list[Check]:
     guarded("permissions", lambda: check_permissions(paths))
     if config is not None:
         guarded("rater", lambda: check_rater(config))
+    guarded("boundary", lambda: check_boundary(config))
     guarded("integrations", check_integrations)
 
     guarded("person", lambda: check_person(config))

@@ -116,6 +116,7 @@ def explain_main(argv: list[str]) -> int:
     undo = foresee(decision, cwd=cwd, config=config, state_dir=state_dir, without=without)
     done = dry_run(decision, state=SessionState(id="explain"), cwd=cwd)
     found = layers(decision.facts, config)
+    bounded = _boundary(decision, cwd, config)
     if args.json:
         print(
             json.dumps(
@@ -125,12 +126,13 @@ def explain_main(argv: list[str]) -> int:
                     "layers": _jsonable(found),
                     "facts": _jsonable(decision.facts),
                     "audit": done.record,
+                    "boundary": bounded,
                 },
                 ensure_ascii=False,
             )
         )
     else:
-        sys.stdout.write(_human(decision, found) + _undo_lines(undo))
+        sys.stdout.write(_human(decision, found) + _undo_lines(undo) + _boundary_lines(bounded))
     return exit_status(done.action)
 
 
@@ -166,6 +168,63 @@ def _undo_lines(undo: dict[str, Any]) -> str:
     for root, why in dict(undo.get("last_skipped") or {}).items():
         lines.append(f"undo: the last snapshot of {fold_home(root)} was skipped: {neutralise(why)}")
     return "\n".join(lines) + "\n"
+
+
+def _boundary(decision: Decision, cwd: str, config: Config) -> dict[str, Any] | None:
+    """The boundary the command would run in through ``gatesh -c`` (S16), as explain shows it:
+    None when it would not run; ``{"none": why}`` when it would run in no boundary."""
+    if decision.action is not Action.ALLOW:
+        return None
+    from gatesh.boundary import holds
+    from gatesh.boundary.compute import boundary_for
+
+    here = holds.state(config.boundary.enabled)
+    b = boundary_for(decision, cwd, config.boundary, _paths.current())
+    if b is None:
+        return {"none": here.why_none}
+    return {
+        "id": b.id,
+        "abi": b.abi,
+        "writable": list(b.writable),
+        "rules": {"write": len(b.write), "read": len(b.read)},
+        "unreadable": list(b.unreadable),
+        "readable_stores": list(b.readable_stores),
+        "kept_out": [g.value for g in b.kept_out],
+        "network": {"open": b.network.open, "why": b.network.why},
+        "limits": b.limits.wire(),
+        "tmpdir": b.tmpdir,
+        "sealed_tree": b.sealed_tree,
+        "missing": [p.id for p in holds.PROTECTIONS if not here.holds(p.id)],
+    }
+
+
+def _boundary_lines(b: dict[str, Any] | None) -> str:
+    if b is None:
+        return ""
+    if "none" in b:
+        return f"boundary: none ({b['none']})\n"
+    lim = b["limits"]
+    out = [
+        f"boundary: {b['id']} (Landlock ABI {b['abi']}, "
+        f"{b['rules']['write'] + b['rules']['read'] + 1} rules)",
+        "  writes      " + ", ".join(b["writable"]),
+        "  never       " + ", ".join(b["kept_out"]),
+        f"  unreadable  {len(b['unreadable'])} credential stores"
+        + (
+            f" (readable for this command: {', '.join(b['readable_stores'])})"
+            if b["readable_stores"]
+            else ""
+        ),
+        f"  network     {'open' if b['network']['open'] else 'closed'}: {b['network']['why']}",
+        "  scopes      signals and abstract Unix sockets stay inside",
+        f"  limits      {lim['nproc']} processes, {lim['as'] >> 20} MiB address space, "
+        f"{lim['fsize'] >> 20} MiB per file, {lim['cpu']} s CPU",
+    ]
+    if b["tmpdir"]:
+        out.append(f"  TMPDIR      {b['tmpdir']} (a protected place lies in the temporary folders)")
+    if b["missing"]:
+        out.append("  not on this kernel: " + ", ".join(b["missing"]))
+    return "\n".join(out) + "\n"
 
 
 def _summary(d: Decision) -> dict[str, Any]:

@@ -26,10 +26,11 @@ from __future__ import annotations
 import contextlib
 import enum
 import re
+import secrets
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from gatesh import messages
 from gatesh._errors import EXIT_OK, EXIT_REFUSED, StateError
@@ -45,6 +46,9 @@ from gatesh.pending import (
 )
 from gatesh.redact import redact
 from gatesh.session import SessionState, normalised
+
+if TYPE_CHECKING:
+    from gatesh.boundary.compute import Boundary
 
 __all__ = [
     "ALLOWING",
@@ -106,8 +110,14 @@ _CATASTROPHIC_CHOICES: Final = (Answer.ONCE, Answer.NO, Answer.DENY_ALWAYS)
 _HALT_CHOICES: Final = (Answer.RUN_ANYWAY, Answer.NO)
 
 
+# A widened boundary is one run's (S16): nothing else to remember.
+_WIDEN_CHOICES: Final = (Answer.ONCE, Answer.NO)
+
+
 def choices(decision: Decision) -> tuple[Answer, ...]:
     """The answers an escalation prompt offers for ``decision`` (S7)."""
+    if decision.stage is Stage.BOUNDARY:
+        return _WIDEN_CHOICES
     if decision.outcome is Outcome.CATASTROPHIC:
         return _CATASTROPHIC_CHOICES
     return _ESCALATION_CHOICES
@@ -147,6 +157,8 @@ class Where:
     surface: str
     note: str = ""  # why this surface decided (the in-process gate says so)
     holder: Holder | None = None  # what an ask at this surface lives with (see pending.Holder)
+    # The boundary the command runs in when it is allowed (S16); None: it runs in none.
+    boundary: Boundary | None = None
 
 
 class AuditSink(Protocol):
@@ -185,6 +197,8 @@ class Finished:
     pending: Pending | None = None
     audit_error: str = ""
     rerun: bool = False
+    boundary: Boundary | None = None  # the boundary an allowed command runs in (S16)
+    run: str = ""  # names this run of an allowed, bounded command in its audit lines
 
     @property
     def exit_code(self) -> int:
@@ -212,7 +226,14 @@ class Finished:
         from gatesh.render import neutralise_block as safe
 
         d = self.decision
-        return {
+        bounded: dict[str, Any] = {}
+        if self.boundary is not None and self.action is Action.ALLOW:
+            bounded = {
+                "boundary": self.boundary.wire()
+                | {"note": safe(messages.boundary_note(self.boundary))},
+                "run": self.run,
+            }
+        return bounded | {
             "action": self.action.value,
             "message": safe(self.message),
             "exit": self.exit_code,
@@ -433,6 +454,11 @@ def _record(
         action=action.value,
         message_reason=where.note,
     )
+    run = ""
+    if action is Action.ALLOW and where.boundary is not None:
+        run = secrets.token_hex(8)
+        rec["boundary"] = where.boundary.audit()
+        rec["run"] = run
     try:
         audit.append(rec)
     except AuditError as exc:
@@ -457,6 +483,8 @@ def _record(
         notice=notice if action is Action.ALLOW else "",
         record=rec,
         pending=pending,
+        boundary=where.boundary if run else None,
+        run=run,
     )
 
 

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = [
     "HARNESSES",
     "MAX_INPUT_BYTES",
+    "REWRITES_INPUT",
     "Answer",
     "GateResult",
     "answer",
@@ -65,6 +66,12 @@ __all__ = [
 ]
 
 HARNESSES: "Final" = ("claude-code", "codex", "gemini")
+
+#: Harnesses whose hook may answer *allow* with the command rewritten to run inside its boundary
+#: (S16, gatesh.boundary.tickets), and that CI has shown running the rewritten command: Claude
+#: Code (``updatedInput``). Codex's and Gemini CLI's hook routes stay unconfined until their real
+#: CLIs show it (README's route table; ``gatesh doctor``).
+REWRITES_INPUT: "Final" = frozenset({"claude-code"})
 
 # A Bash tool call plus its envelope is a few KiB; 4 MiB leaves room for a 64 KiB command (S2)
 # quoted many times over, and stops a runaway writer from making the hook read forever.
@@ -96,12 +103,21 @@ class Answer(_Value):
     ``notice`` is one line for the person (carve-out, alignment approval).
     """
 
-    __slots__ = ("decision", "notice", "reason")
+    __slots__ = ("decision", "notice", "reason", "updated")
 
-    def __init__(self, decision: "HookDecision | None", reason: str = "", notice: str = "") -> None:
+    def __init__(
+        self,
+        decision: "HookDecision | None",
+        reason: str = "",
+        notice: str = "",
+        updated: "dict[str, Any] | None" = None,
+    ) -> None:
         self.decision = decision
         self.reason = reason
         self.notice = notice
+        # On allow: the tool input the harness runs instead (the command wrapped to run inside
+        # its boundary under this decision, gatesh.boundary.tickets); None: run it as it is.
+        self.updated = updated
 
 
 class GateResult(_Value):
@@ -110,15 +126,21 @@ class GateResult(_Value):
     ``action`` uses the pipeline's words (allow, reject, escalate, halt, deny, refuse).
     """
 
-    __slots__ = ("action", "message", "notice", "pending_id")
+    __slots__ = ("action", "message", "notice", "pending_id", "wrapped")
 
     def __init__(
-        self, action: str, message: str = "", notice: str = "", pending_id: str = ""
+        self,
+        action: str,
+        message: str = "",
+        notice: str = "",
+        pending_id: str = "",
+        wrapped: str = "",
     ) -> None:
         self.action = action
         self.message = message
         self.notice = notice
         self.pending_id = pending_id
+        self.wrapped = wrapped
 
 
 class BadInput(ProtocolError):
@@ -138,7 +160,15 @@ def _gate(
     a watcher, or is the no-person refusal with a pending id (S7, S11.4).
     """
     asks = can_ask(harness, {"CLAUDE_CODE_ENTRYPOINT": _wire.getenv("CLAUDE_CODE_ENTRYPOINT")})
-    result = _wire.check(command, cwd=cwd, session=session, surface="hook", can_ask=asks, full=full)
+    result = _wire.check(
+        command,
+        cwd=cwd,
+        session=session,
+        surface="hook",
+        can_ask=asks,
+        full=full,
+        wraps=harness in REWRITES_INPUT,
+    )
     return GateResult(
         action=result.action,
         message=result.message,
@@ -146,6 +176,7 @@ def _gate(
         # back (the harness shows the notice; its command runs outside this process).
         notice="\n".join(x for x in (result.notice, result.undo) if x),
         pending_id=result.pending_id,
+        wrapped=result.wrapped,
     )
 
 
@@ -301,7 +332,12 @@ def answer(
         cwd = _cwd(data)
         session = _session(data)
         result = gate(command, cwd, session, harness)
-        return gate_event, _to_answer(harness, result)
+        answered = _to_answer(harness, result)
+        if answered.decision == "allow" and result.wrapped and harness in REWRITES_INPUT:
+            tool_input = dict(data["tool_input"])
+            tool_input["command"] = result.wrapped
+            answered = Answer("allow", notice=answered.notice, updated=tool_input)
+        return gate_event, answered
     except BadInput as exc:
         return gate_event, Answer("deny", f"gatesh refused: {exc}. Nothing ran.")
     except Exception as exc:  # fail closed: any internal error refuses
@@ -360,6 +396,7 @@ def render_answer(harness: str, event: str, ans: Answer) -> str:
     """
     if ans.decision is None:
         return "{}" if harness == "gemini" else ""
+    updated = ans.updated if ans.decision == "allow" else None
     ans = Answer(ans.decision, _printable(ans.reason), _printable(ans.notice))
     if harness == "gemini":
         out: dict[str, Any] = {"decision": ans.decision if ans.decision != "ask" else "deny"}
@@ -373,6 +410,8 @@ def render_answer(harness: str, event: str, ans: Answer) -> str:
         return _wire._encode({"systemMessage": ans.notice}) if ans.notice else ""
     decision = ans.decision if not (harness == "codex" and ans.decision == "ask") else "deny"
     specific: dict[str, Any] = {"hookEventName": event, "permissionDecision": decision}
+    if updated is not None:  # Claude Code runs updatedInput instead of the input (REWRITES_INPUT)
+        specific["updatedInput"] = updated
     if ans.reason or decision != "allow":
         specific["permissionDecisionReason"] = ans.reason or "gatesh refused this command."
     out = {"hookSpecificOutput": specific}

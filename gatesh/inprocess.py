@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from gatesh import _paths, _person, messages
@@ -174,6 +175,11 @@ def _gate(
         log = AuditLog(paths.audit_log)
         log.configure(config.audit)
         shell = config.shell
+        # 2b. The boundary the client runs an allowed command in (S16), as the daemon draws it.
+        if decision.action is Action.ALLOW and surface in ("-c", "shim"):
+            from gatesh.boundary.compute import boundary_for
+
+            where = replace(where, boundary=boundary_for(decision, cwd, config.boundary, paths))
     # 3. Finish: nobody can be asked from here.
     try:
         done = finish(decision, state=state, reach=Reach.NOBODY, where=where, book=book, audit=log)

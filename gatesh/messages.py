@@ -7,10 +7,13 @@ judgements (deny list, hardline, halt) offer no moves, because neither move coul
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Decision, Round
 from gatesh.render import offers_a_person, remedy_for_agent
+
+if TYPE_CHECKING:
+    from gatesh.boundary.compute import Boundary
 
 __all__ = ["MOVES", "NOBODY_WATCHING", "offers_a_person", "remedy_for_agent"]
 
@@ -137,3 +140,17 @@ def undo_line(snapshot: str) -> str:
     """The one line that ends the output of a command that ran because a snapshot holds what it
     loses (S17): the agent and the watcher learn how a person puts it back."""
     return f"gatesh: undo {snapshot} restores the files this changed"
+
+
+def boundary_note(boundary: Boundary) -> str:
+    """What the agent reads after a command that failed inside its boundary (S16): which boundary
+    it ran in, and its moves. The kernel does not tell an unprivileged process what it denied,
+    so the note says what a denial looks like rather than claiming one happened."""
+    return (
+        f"gatesh: this command ran inside its boundary ({boundary.id}), which the kernel "
+        f"enforces: it {boundary.summary()}; nothing in it can signal or trace a process outside. "
+        'If it failed because the boundary stopped it ("Permission denied" or "Operation not '
+        'permitted" on something outside it), run the same command again with a trailing '
+        "`# why: …` that says what it needs outside its boundary (a person decides whether to "
+        "widen it for that one run), or run a different command that stays inside it."
+    )

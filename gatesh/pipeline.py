@@ -69,9 +69,10 @@ def decide(
     session = session or SessionState()
     rung = rung or config.rung
     try:
-        return _decide(
+        decision = _decide(
             text, cwd, config, session, rater, checker, paths or current_paths(), rung, undo
         )
+        return _widening(decision, session) if session.boundary_failed else decision
     except Exception as exc:  # fail closed: an internal error refuses the command
         detail = f"{type(exc).__name__}: {exc}"
         return failed_decision(
@@ -81,6 +82,41 @@ def decide(
             rung=rung,
             unreadable="internal error",
         )
+
+
+# Stages of an allowed command that a boundary widening never replaces: a person already ruled
+# (approved-id), nothing was the agent's (harness boilerplate), or nothing is gated (bypass).
+_NOT_WIDENED: Final = frozenset({Stage.APPROVED_ID, Stage.HARNESS, Stage.BYPASS})
+
+
+def _widening(decision: Decision, session: SessionState) -> Decision:
+    """S16, after the pipeline: an allowed command whose last run in this session failed inside
+    its boundary, tried again with a justification, goes to a person, who may let it run once
+    with its boundary widened. Without a justification it runs in its boundary again (the agent
+    was told its moves); anything not allowed stays as decided."""
+    facts = decision.facts
+    if decision.action is not Action.ALLOW or decision.stage in _NOT_WIDENED:
+        return decision
+    if not facts.justification:
+        return decision
+    boundary = session.boundary_failed.get(normalised(facts))
+    if boundary is None:
+        return decision
+    return replace(
+        decision,
+        action=Action.ESCALATE,
+        stage=Stage.BOUNDARY,
+        reason=(
+            f"it failed inside its boundary ({boundary}) and the agent asks to run it once with "
+            f"the boundary widened: {neutralise(facts.justification)}"
+        ),
+        to_person_reason=(
+            "the agent asks to run it once with its boundary widened: it may then read and write "
+            "anywhere your user may (gatesh's own files and your credentials too) and use the "
+            "network; it still cannot signal, trace or change the limits of a process outside"
+        ),
+        change=NO_CHANGE,
+    )
 
 
 def failed_decision(

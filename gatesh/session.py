@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from gatesh._types import Facts, SessionChange
 from gatesh.negotiation import Negotiation
 
+#: Commands a session remembers as failed inside their boundary (enough for the argument at hand).
+BOUNDARY_FAILURES_KEPT = 32
+
 
 def normalised(facts: Facts) -> str:
     """The key a person's approval is remembered under: the command, whitespace-collapsed."""
@@ -37,10 +40,21 @@ class SessionState:
     # Halted commands a person ordered run by typing `run anyway` (S3.7): each runs once, the
     # halt stays, and nothing else is remembered.
     run_anyway: set[str] = field(default_factory=set)
+    # Commands whose last run failed inside their boundary (S16): normalised command -> the
+    # boundary's id. A retry with a justification asks a person to widen it for one run.
+    boundary_failed: dict[str, str] = field(default_factory=dict)
     # The session's operator is a person (`gatesh --human`, or config operator = "person"): its
     # commands are theirs, so one that needs a decision asks them; nothing is argued (S7). Only
     # ever set, never cleared: claiming it can only take the negotiation away, never add a pass.
     person_operated: bool = False
+
+    def note_boundary_failure(self, key: str, boundary: str) -> None:
+        """The run of ``key`` failed inside ``boundary`` (at most :data:`BOUNDARY_FAILURES_KEPT`
+        remembered, the newest)."""
+        self.boundary_failed.pop(key, None)
+        self.boundary_failed[key] = boundary
+        while len(self.boundary_failed) > BOUNDARY_FAILURES_KEPT:
+            self.boundary_failed.pop(next(iter(self.boundary_failed)))
 
     def halt(self, reason: str) -> None:
         self.halted = True

@@ -624,6 +624,8 @@ class Watcher:
                 f"session {neutralise(_s(ev.get('session')))} started "
                 f"({neutralise(_s(ev.get('surface')))})"
             )
+            if _s(ev.get("boundary")):
+                self.screen.line(neutralise(_s(ev.get("boundary"))))
 
     def _ev_session_end(self, ev: dict[str, Any]) -> None:
         sid = _s(ev.get("session"))

@@ -4,6 +4,7 @@ developer's real config, state or daemon; every daemon a test started is stopped
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
 from collections.abc import Iterator
@@ -83,19 +84,32 @@ def stop_daemons(root: str) -> None:
             pass
 
 
+# Every test's HOME lives in a folder of its own directly under /tmp, not beside the thousands of
+# folders of the run's basetemp: a command gatesh lets run is confined to a boundary (S16) whose
+# rules walk around the credential stores and gatesh's files in HOME, one rule per sibling of each
+# folder on the way there.
+# One folder per test process: a worker stops only its own daemons at the end of its run.
+HOMES = f"/tmp/gatesh-test-homes/p{os.getpid()}"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _no_daemon_outlives_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     root = str(tmp_path_factory.getbasetemp())
     yield
     stop_daemons(root)
+    stop_daemons(HOMES)
+    shutil.rmtree(HOMES, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
+def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    import shutil
+    import tempfile
+
+    os.makedirs(HOMES, mode=0o755, exist_ok=True)
+    os.chmod(os.path.dirname(HOMES), 0o755)
     # Short paths: a Unix socket path must fit in 108 bytes.
-    home = Path(tmp_path_factory.mktemp("h"))
+    home = Path(tempfile.mkdtemp(prefix="h", dir=HOMES))
     runtime = home / "run"
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("HOME", str(home))
@@ -114,6 +128,7 @@ def isolated_home(
     yield home
     if _may_hold_a_daemon(home):
         stop_daemons(str(home))
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def _may_hold_a_daemon(home: Path) -> bool:

@@ -128,7 +128,8 @@ class PersonScreen:
 
     def audit(self) -> list[dict]:
         path = self.tmp / "state" / "gatesh" / "audit.jsonl"
-        return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+        lines = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+        return [r for r in lines if r.get("action") != "exited"]  # decisions, not run endings
 
     def close(self) -> None:
         self.tmux("kill-server")

@@ -72,7 +72,8 @@ def audit_records() -> list[dict]:
     path = Path(_paths.current().audit_log)
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in lines if r.get("action") != "exited"]  # decisions, not how runs ended
 
 
 def wait_for(pred, timeout: float = 20) -> bool:  # type: ignore[no-untyped-def]

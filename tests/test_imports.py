@@ -25,6 +25,10 @@ C_CLIENT_MODULES = {
     "gatesh._wire",
     "gatesh.client",
 }
+# ... and, where the kernel offers Landlock, the boundary's client half and the two C modules it
+# talks to the kernel through (S16).
+BOUNDED_CLIENT_MODULES = {"gatesh.boundary", "gatesh.boundary._kernel", "gatesh.boundary._parent"}
+BOUNDED_STDLIB = {"_ctypes", "_signal"}
 
 
 def _modules() -> dict[str, Path]:
@@ -219,7 +223,17 @@ def test_the_layer_check_sees_a_forbidden_arrow() -> None:
 def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> None:
     graph = module_graph()
     assert graph["gatesh._errors"] == set() and graph["gatesh._invoke"] == {"gatesh._errors"}
-    assert graph["gatesh.client"] == {"gatesh._errors", "gatesh._invoke", "gatesh._wire"}
+    assert graph["gatesh.client"] == {
+        "gatesh._errors",
+        "gatesh._invoke",
+        "gatesh._wire",
+        "gatesh.boundary._kernel",
+        "gatesh.boundary._parent",
+    }
+    # The boundary's client half (S16): the kernel interface and the parent, nothing else.
+    assert graph["gatesh.boundary"] == set()
+    assert graph["gatesh.boundary._kernel"] == {"gatesh._errors"}
+    assert graph["gatesh.boundary._parent"] == {"gatesh.boundary._kernel"}
     # The transport: _invoke only to start the full interpreter, inprocess only as the fallback,
     # _person only to start the daemon on the person's settings (S9.7) and mark a command.
     assert graph["gatesh._wire"] - {"gatesh._errors", "gatesh._invoke"} <= {
@@ -319,7 +333,17 @@ def test_the_fast_paths_load_only_the_standard_library(
         stop_daemon()
     bare = _imported(["-c", "pass"], env)
     ours = {n for n in names if n.split(".")[0] == "gatesh"}
+    extra = set(EXTRA_STDLIB)
+    if args[:1] == ["-c"] and _landlock():
+        modules = modules | BOUNDED_CLIENT_MODULES
+        extra |= BOUNDED_STDLIB
     assert ours == modules, ours
     foreign = {n for n in names - ours if n.split(".")[0] not in sys.stdlib_module_names}
     assert foreign == set(), foreign
-    assert names - ours - bare <= EXTRA_STDLIB, names - ours - bare
+    assert names - ours - bare <= extra, names - ours - bare
+
+
+def _landlock() -> bool:
+    from gatesh.boundary import _kernel
+
+    return _kernel.abi() > 0

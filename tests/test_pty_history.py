@@ -34,7 +34,13 @@ def _session(
 ) -> TmuxSession:
     files = {HISTORY_FILE[shell] if name is None else name: "\n".join(history or OLD) + "\n"}
     files[".bashrc" if shell == "bash" else ".zshrc"] = "PS1='$ '\n" + rc
-    return TmuxSession(tmp, shell, home_files=files)
+    # These sessions are about the person's history file and settings: an agent's session runs
+    # inside a boundary (S16) where that file, a credential store, can be neither read nor
+    # written (tests/test_boundary_kernel.py shows it), so they run without one.
+    return TmuxSession(tmp, shell, home_files=files, config=NO_BOUNDARY)
+
+
+NO_BOUNDARY = "[boundary]\nenabled = false\n"
 
 
 @pytest.fixture

@@ -63,9 +63,10 @@ def _same(rec: dict[str, Any]) -> dict[str, Any]:
 
 def _audit() -> list[dict[str, Any]]:
     path = Path(_paths.current().audit_log)
-    return (
+    lines = (
         [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
     )
+    return [r for r in lines if r.get("action") != "exited"]  # decisions, not how runs ended
 
 
 def _new_lines(before: int) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from gatesh._paths import GatePaths
 from gatesh._types import Decision, Round
 from gatesh.alignment import Checker, make_checker
 from gatesh.audit import AuditLog, clean
+from gatesh.boundary.tickets import Tickets
 from gatesh.config import Config, find_project_file, load_config
 from gatesh.daemon import procs
 from gatesh.daemon import protocol as P
@@ -350,6 +351,39 @@ class Origin:
         return cls(who, tuple(sorted(values)), tuple(problems))
 
 
+#: Runs kept waiting for their end report: a client killed outright never reports, so the
+#: oldest are forgotten past this many (their decision lines are written; only the end is lost).
+MAX_RUNS: Final = 4096
+
+
+@dataclass(frozen=True)
+class Run:
+    """An allowed command running inside its boundary, as its end report is checked and written:
+    only the process that made the check (``pid``) may report how it ended."""
+
+    pid: int
+    session: str
+    cwd: str
+    surface: str
+    command: str
+    boundary: str  # the boundary's id
+    started: float
+    key: str = ""  # the normalised command (gatesh.session.normalised)
+
+    def moved_to(self, pid: int) -> Run:
+        """This run, reported by ``pid`` (the client that redeemed a hook's ticket for it)."""
+        return Run(
+            pid,
+            self.session,
+            self.cwd,
+            self.surface,
+            self.command,
+            self.boundary,
+            time.time(),
+            self.key,
+        )
+
+
 class Daemon:
     """The daemon's state, shared by its request handlers. Event-loop owned."""
 
@@ -382,6 +416,10 @@ class Daemon:
         self.person_token = ""
         self.person_problem = ""
         self.person_traceable = ""  # why the user's other processes may trace us ("" not)
+        # The bounded commands allowed and not yet reported ended (S16), oldest first.
+        self.runs: OrderedDict[str, Run] = OrderedDict()
+        # Hooks' allowed commands waiting for their harness to run them confined (S16).
+        self.tickets = Tickets()
 
     def _give_up(self, why: str) -> None:
         """Stop the daemon (from any thread): the next client starts a fresh one."""

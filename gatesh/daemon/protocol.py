@@ -46,6 +46,14 @@ operator is a person, a hook that answers ``ask``); with no watcher an escalatio
 sends ``answer``. Otherwise an escalation waits for a watcher (at most ``escalation.timeout_s``) or,
 with none, is refused at once with the no-person message (S7).
 
+``exited`` — ``{"op": "exited", "run": STR, "status": INT|null, "signal": INT|null}`` → ``{}``:
+how a bounded command ended (S16): ``run`` is the check reply's, and only the process that
+made that check may report it (its pid, from ``SO_PEERCRED``); ``status`` and ``signal`` both
+null: it never started (its boundary could not be set up). Written to the audit log as an
+``exited`` line naming the run, its boundary and how it ended. A check reply that allows a
+bounded command adds ``"boundary": {…the wire form of gatesh.boundary.compute.Boundary, with
+"note"…}`` and ``"run": STR``.
+
 ``status`` → ``{"daemon": {...}, "sessions": [...], "pending": [...], "watchers": N, "totals": {...}}``.
 
 ``tail`` — ``{"n": INT}`` → ``{"records": [audit records, oldest first]}``.
@@ -180,6 +188,7 @@ class Op(enum.StrEnum):
     RESUME = "resume"
     WITHDRAW = "withdraw"
     UNDO = "undo"
+    EXITED = "exited"
 
 
 ROLES: Final = frozenset(Role)
@@ -205,7 +214,7 @@ HUMAN_OPS: Final = frozenset(
     {Op.ANSWER, Op.APPROVE, Op.DENY, Op.MANDATE, Op.RESUME, Op.WITHDRAW, Op.UNDO}
 )
 # Refused to a watcher uid (S9.6): only the daemon's own user decides and ends sessions.
-OWNER_OPS: Final = frozenset({Op.CHECK, Op.REGISTER, Op.END})
+OWNER_OPS: Final = frozenset({Op.CHECK, Op.REGISTER, Op.END, Op.EXITED})
 # Roles a watcher uid may connect as (S9.6).
 WATCHER_ROLES: Final = frozenset({Role.WATCH, Role.HUMAN, Role.ADMIN})
 OPS: Final = frozenset(Op)

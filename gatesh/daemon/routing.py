@@ -18,11 +18,14 @@ from typing import Any, Final
 from gatesh import _person, messages
 from gatesh._errors import ConfigError, GateshError, ProtocolError
 from gatesh._types import Action, Decision, Round, Stage
-from gatesh.audit import fold_home
+from gatesh.audit import clean, fold_home
+from gatesh.boundary._parent import QUIET_SIGNALS
+from gatesh.boundary.compute import Boundary, boundary_for
+from gatesh.boundary.tickets import TICKET_TTL_S, Ticket, launcher_of, wrap
 from gatesh.config import Config, EscalationConfig
 from gatesh.daemon import procs
 from gatesh.daemon import protocol as P
-from gatesh.daemon.core import Conn, Daemon, cleaned, round_event
+from gatesh.daemon.core import MAX_RUNS, Conn, Daemon, Run, cleaned, round_event
 from gatesh.daemon.deadline import LOCAL_DEADLINE_S, Overrun, model_deadline
 from gatesh.daemon.sessions import Session
 from gatesh.finish import (
@@ -44,6 +47,7 @@ from gatesh.negotiation import NEGOTIATED_APPROVAL_COOLDOWN_S
 from gatesh.pending import Holder, Pending, PendingKind, PendingState
 from gatesh.pipeline import decide_without_config, failed_decision
 from gatesh.render import pass_label
+from gatesh.session import normalised
 from gatesh.undo.guard import wants_snapshot, without_snapshot
 
 # A session id is at most this long and printable: it is shown to people and written to logs.
@@ -84,6 +88,13 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     can_ask = bool(P.field(msg, "can_ask", bool, required=False, default=False))
     cannot_run = P.field(msg, "cannot_run", str, required=False, default="")[:1024]
     operator = P.field(msg, "operator", str, required=False, default="")
+    ticket = P.field(msg, "ticket", str, required=False, default="")
+    wraps = bool(P.field(msg, "wraps", bool, required=False, default=False))
+    if ticket:
+        redeemed = _redeem(d, conn, ticket, command, cwd)
+        if redeemed is not None:
+            return redeemed
+        # Not a ticket for this command here (used, expired, another one): decided as any other.
     # 2. The session: GATESH_SESSION when given, else the harness process (S9.3).
     anchor = None
     if not sid:
@@ -108,7 +119,11 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     sess, new = d.sessions.get(sid, anchor=anchor, surface=surface)
     if new:
         d.events.publish(
-            "session_start", sid, anchor=anchor[0] if anchor else None, surface=surface
+            "session_start",
+            sid,
+            anchor=anchor[0] if anchor else None,
+            surface=surface,
+            boundary=_protections(d, cwd),
         )
     sess.checks += 1
     sess.last = time.time()
@@ -145,8 +160,12 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     expire_stale_asks(d, float(config.escalation.timeout_s))
     async with sess.lock:
         open_rounds = sess.state.negotiation.transcript()
-        # 4. Decide, in a worker thread with a hard deadline (heartbeats while a model is asked).
-        decision = await _decide(d, conn, command, cwd, config, sess)
+        # 4. Decide, in a worker thread with a hard deadline (heartbeats while a model is asked),
+        #    and draw the boundary the command runs in when it is allowed (S16).
+        decision, boundary = await _decide(
+            d, conn, command, cwd, config, sess, _bounded(d, surface, wraps)
+        )
+        where = Where(sid, conn.pid, cwd, surface, boundary=boundary)
         notice = d.backends.health_notice()
         if notice:
             d.events.publish("notice", sid, text=cleaned(notice))
@@ -154,7 +173,9 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         #    the surface lives as long as the process holding it (expire_stale_asks).
         who = reach(d, can_ask, sess.state.person_operated)
         if who is Reach.SURFACE and decision.action in (Action.ESCALATE, Action.HALT):
-            where = Where(sid, conn.pid, cwd, surface, holder=holder(conn, surface))
+            where = Where(
+                sid, conn.pid, cwd, surface, holder=holder(conn, surface), boundary=boundary
+            )
         done = finish(
             decision, state=sess.state, reach=who, where=where, book=d.book, audit=d.audit_pipe
         )
@@ -175,10 +196,29 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         if ends:
             _publish_passed(d, sess, done.decision, open_rounds, cwd)
         answer = reply(d, sess, done, where)
+        if new and surface == "hook" and answer.get("action") == "allow":
+            # A harness shows a hook's notice to its person: the session's first one says which
+            # protections of the boundary do not hold here, when one does not (S16).
+            missing = _protections(d, cwd, only_missing=True)
+            if missing:
+                answer["notice"] = " ".join(filter(None, (answer.get("notice"), missing)))
         hold = approval_hold_s(done, ends_argument=ends, watched=bool(d.events.watchers))
         if hold:
             await asyncio.sleep(hold)
         return answer
+
+
+def _protections(d: Daemon, cwd: str, *, only_missing: bool = False) -> str:
+    """One line: which protections of the boundary hold here (S16, :mod:`gatesh.boundary.holds`);
+    "" with ``only_missing`` when every one does."""
+    from gatesh.boundary import holds
+
+    try:
+        enabled = d.backends.config_for(cwd).boundary.enabled
+    except ConfigError:
+        enabled = True
+    here = holds.state(enabled)
+    return "" if only_missing and not (here.enabled and here.missing()) else here.summary()
 
 
 def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
@@ -258,11 +298,32 @@ def holder(conn: Conn, surface: str) -> Holder | None:
     return Holder(p.pid, p.start, p.comm) if p is not None and p.pid > 1 else None
 
 
+#: Surfaces whose allowed command runs inside a boundary the client applies (S16): the ``-c``
+#: client and the shims; a hook only when it says its harness runs the command it wraps
+#: (``wraps``, :data:`gatesh.hooks.REWRITES_INPUT`) and a launcher is there to run it.
+BOUNDED_SURFACES: Final = frozenset({"-c", "shim"})
+
+
+def _bounded(d: Daemon, surface: str, wraps: bool) -> bool:
+    """Whether an allowed command of ``surface`` runs inside a boundary (see above): the audit
+    line records a boundary only for a command that will run inside it."""
+    if surface in BOUNDED_SURFACES:
+        return True
+    return surface == "hook" and wraps and bool(launcher_of(d.paths.installation()))
+
+
 async def _decide(
-    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session
-) -> Decision:
+    d: Daemon,
+    conn: Conn,
+    command: str,
+    cwd: str,
+    config: Config,
+    sess: Session,
+    bounded: bool = False,
+) -> tuple[Decision, Boundary | None]:
     """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds), with
-    the undo snapshot taken when it lets the command run (S17, :mod:`gatesh.undo.guard`).
+    the undo snapshot taken when it lets the command run (S17, :mod:`gatesh.undo.guard`), and the
+    boundary it runs in when ``bounded`` (its surface runs it in one, :func:`_bounded`; S16).
 
     Always off the event loop, with a hard deadline (:mod:`gatesh.daemon.deadline`): one input
     that reads forever must not hold every other client. Past the deadline the command is
@@ -270,6 +331,29 @@ async def _decide(
     with its own deadline; when it is not taken and the decision rested on it, the command is
     decided again without undo.
     """
+    final = await _snapshot_step(d, conn, command, cwd, config, sess)
+    if not bounded or final.action is Action.HALT:
+        return final, None
+    # A person widened this one run: they approved a request to widen its boundary, or typed
+    # `run anyway` for it (S3.7: their order for this exact command, whatever it touches).
+    widened = final.stage is Stage.BOUNDARY or (
+        final.stage is Stage.APPROVED_ID
+        and (bool(final.change.spent_run_anyway) or _widening_approved(d, sess.id, final))
+    )
+    try:
+        boundary = await asyncio.to_thread(
+            boundary_for, final, cwd, config.boundary, d.paths, widened=widened
+        )
+    except Exception as exc:  # fail closed: a boundary that cannot be drawn runs nothing
+        reason = f"its boundary could not be drawn ({type(exc).__name__}: {exc})"
+        return failed_decision(command, reason, messages.error(reason)), None
+    return final, boundary
+
+
+async def _snapshot_step(
+    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session
+) -> Decision:
+    """The decision, with the undo snapshot taken when it lets the command run (S17)."""
     decision = await _decided(d, conn, command, cwd, config, sess, undo=True)
     if not wants_snapshot(decision, config):
         return decision
@@ -321,6 +405,22 @@ async def _decided(
         reason = f"unreadable: the command took too long to read (over {got.seconds:g} s)"
         return failed_decision(command, reason, messages.error(reason), unreadable=reason)
     return got
+
+
+def _widening_approved(d: Daemon, sid: str, decision: Decision) -> bool:
+    """Whether the approval this command runs on was a person's answer to a request to widen
+    its boundary (S16): its pending record was a boundary escalation."""
+    key = normalised(decision.facts)
+    for p in list(d.book.pending.values()):
+        if (
+            p.session == sid
+            and p.key == key
+            and p.state in (PendingState.APPROVED, PendingState.ANSWERED)
+            and p.decision is not None
+            and p.decision.stage is Stage.BOUNDARY
+        ):
+            return True
+    return False
 
 
 def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: float) -> None:
@@ -398,12 +498,13 @@ async def _wait(
     # `run anyway`: the halt keeps its audit line; the pipeline decides the command again and lets
     # this exact command through once (never a hardline one). The halt stays.
     with running_anyway(sess.state, p):
-        again = await _decide(d, conn, p.command, where.cwd, config, sess)
+        bounded = where.surface in BOUNDED_SURFACES  # an answered surface ask: not a wrapped hook
+        again, boundary = await _decide(d, conn, p.command, where.cwd, config, sess, bounded)
         return finish(
             again,
             state=sess.state,
             reach=Reach.NOBODY,
-            where=where,
+            where=replace(where, boundary=boundary),
             book=d.book,
             audit=d.audit_pipe,
             pending_id=p.id,
@@ -482,16 +583,79 @@ def nobody_left(d: Daemon) -> None:
             future.set_exception(TimeoutError("the last watcher left"))
 
 
+def _redeem(d: Daemon, conn: Conn, name: str, command: str, cwd: str) -> dict[str, Any] | None:
+    """The check reply for a hook's ticket (:mod:`gatesh.boundary.tickets`): the decision the
+    hook's check made, not a second one — its boundary, its run, its session — or None when
+    ``name`` is no open ticket for ``command`` in ``cwd``. The client that redeems it is gated as
+    that session, and reports the run's end."""
+    ticket = d.tickets.redeem(name, command, cwd)
+    if ticket is None:
+        return None
+    run = d.runs.get(ticket.run)
+    if run is not None:
+        d.runs[ticket.run] = run.moved_to(conn.pid)
+    asyncio.get_running_loop().call_soon(d.registry.add, conn.pid, ticket.session)
+    conn.gated_as = ticket.session
+    return {
+        "action": "allow",
+        "message": "",
+        "exit": 0,
+        "pending_id": "",
+        "notice": "",
+        "session": ticket.session,
+        "shell": ticket.shell,
+        "boundary": ticket.boundary,
+        "run": ticket.run,
+        "decision": {"stage": "ticket"},
+    }
+
+
+def _ticketed(d: Daemon, sess: Session, done: Finished, answer: dict[str, Any], cwd: str) -> None:
+    """For a hook's allowed, bounded command: a ticket, and the command wrapped to redeem it
+    (``answer["wrapped"]``), when a launcher is known to run it."""
+    launcher = launcher_of(d.paths.installation())
+    if not launcher or "boundary" not in answer:
+        return
+    name = d.tickets.issue(
+        Ticket(
+            command=done.decision.facts.text,
+            cwd=cwd,
+            session=sess.id,
+            boundary=answer["boundary"],
+            run=done.run,
+            shell=str(answer.get("shell", "bash")),
+            expires=time.time() + TICKET_TTL_S,
+        )
+    )
+    answer["wrapped"] = wrap(done.decision.facts.text, name, launcher)
+
+
 def reply(d: Daemon, sess: Session, done: Finished, where: Where) -> dict[str, Any]:
     """Count, publish and answer one finished check (or a surface person's ruling)."""
     action = done.action.value
+    if done.run and done.boundary is not None and where.pid is not None:
+        d.runs[done.run] = Run(
+            where.pid,
+            sess.id,
+            where.cwd,
+            where.surface,
+            done.decision.facts.text,
+            done.boundary.id,
+            time.time(),
+            normalised(done.decision.facts),
+        )
+        while len(d.runs) > MAX_RUNS:
+            d.runs.popitem(last=False)
     if done.audit_error:
         d.totals["audit_failed"] += 1
     d.totals[action] += 1
     sess.totals[action] = sess.totals.get(action, 0) + 1
     if d.events.subscribers:
         _publish_decision(d, sess, done, where)
-    return done.reply(session=sess.id, shell=d.backends.shell)
+    answer = done.reply(session=sess.id, shell=d.backends.shell)
+    if where.surface == "hook" and done.run:
+        _ticketed(d, sess, done, answer, where.cwd)
+    return answer
 
 
 def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) -> None:
@@ -581,3 +745,51 @@ def pending_event(p: Pending) -> dict[str, Any]:
             "entry": entry_pattern(d),
         }
     return p.summary() | {"command": cleaned(p.command), "cwd": fold_home(p.cwd)} | extra
+
+
+async def exited(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+    """The ``exited`` op: how a bounded command ended, as its own audit line (S13, S16).
+
+    Only the process that made the check may report its run (the pid the kernel gives for the
+    connection): nothing inside the boundary can write another command's ending."""
+    run_id = P.field(msg, "run", str)
+    status = P.field(msg, "status", int, required=False)
+    signal = P.field(msg, "signal", int, required=False)
+    run = d.runs.get(run_id)
+    if run is None:
+        raise ProtocolError(f"no run {run_id!r} is waiting for its end report")
+    if run.pid != conn.pid:
+        raise ProtocolError(f"run {run_id} was not started by process {conn.pid}")
+    del d.runs[run_id]
+    failed = (status is not None and status != 0) or (
+        signal is not None and signal not in QUIET_SIGNALS
+    )
+    sess = d.sessions.sessions.get(run.session)
+    if failed and sess is not None and run.key:
+        sess.state.note_boundary_failure(run.key, run.boundary)
+    if status is None and signal is None:
+        ended = "never started: its boundary could not be set up"
+    elif signal is not None:
+        ended = f"killed by signal {signal}"
+    else:
+        ended = f"exit status {status}"
+    record = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "ts": round(time.time(), 3),
+        "session": run.session,
+        "pid": run.pid,
+        "cwd": fold_home(run.cwd),
+        "surface": run.surface,
+        "command": clean(run.command),
+        "action": "exited",
+        "stage": "boundary",
+        "outcome": None,
+        "reason": ended,
+        "run": run_id,
+        "boundary": run.boundary,
+        "status": status,
+        "signal": signal,
+        "duration_s": round(time.time() - run.started, 3),
+    }
+    d.audit_pipe.append(record)
+    return {}

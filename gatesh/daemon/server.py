@@ -499,6 +499,7 @@ HANDLERS: Final[dict[P.Op, Handler]] = {
     P.Op.RESUME: verbs.resume,
     P.Op.WITHDRAW: verbs.withdrawn,
     P.Op.UNDO: verbs.undo,
+    P.Op.EXITED: routing.exited,
 }
 
 

@@ -13,10 +13,14 @@ xfail naming the gap (:data:`KNOWN_GAPS`), so fixing it turns the test green and
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from gatesh.boundary import holds
 
 from . import world as W
 from .harnesses import ALL, Harness, Mode
@@ -29,7 +33,14 @@ MOVES = ("justification", "different command")
 NOBODY = "Approval required, but nobody is watching this session"
 
 # (scenario, harness id) -> why today's gatesh does not do what the SPEC says there.
-KNOWN_GAPS: dict[tuple[str, str], str] = {}
+_NOT_REWRITTEN = (
+    "S16: this harness's hook route is not confined yet: gatesh does not rewrite its command "
+    "(gatesh.hooks.REWRITES_INPUT) until this test shows the real CLI runs the rewritten one"
+)
+KNOWN_GAPS: dict[tuple[str, str], str] = {
+    ("test_an_unread_script_stays_inside_its_boundary", "codex-hooks"): _NOT_REWRITTEN,
+    ("test_an_unread_script_stays_inside_its_boundary", "gemini-hooks"): _NOT_REWRITTEN,
+}
 
 
 @pytest.fixture(scope="module")
@@ -195,3 +206,30 @@ def test_mandate_from_prompt_hook(harness: Harness, world: W.World) -> None:
         assert world.ran("mandated") and world.head() != head, told
     else:  # no prompt hook in this mode: no mandate, so the command is refused as without one
         assert not world.ran("mandated") and all(m in told for m in MOVES), told
+
+
+# --- the boundary (S16): each route runs the agent's commands confined -----------------------
+
+ATTACK = Path(__file__).resolve().parent.parent / "fixtures" / "boundary" / "attack.py"
+
+
+def test_an_unread_script_stays_inside_its_boundary(harness: Harness, world: W.World) -> None:
+    """An allowed unread project script tries to write ~/.bashrc: on every route it fails, the
+    agent reads the boundary's note after the script's own output, and the audit log records how
+    the run ended inside its boundary."""
+    why_not = holds.needs("writes")
+    if why_not:
+        pytest.skip(why_not)
+    tools = world.repo / "tools"
+    tools.mkdir()
+    shutil.copy(ATTACK, tools / "attack.py")
+    world._chown(tools)
+    rc = world.home / ".bashrc"
+    before = rc.read_bytes()
+    command = "python3 tools/attack.py p5"
+    drive(harness, world, [command])
+    told = results(world, 1)[0]
+    assert rc.read_bytes() == before, told
+    assert "refused:" in told and "ran inside its boundary" in told, told
+    ended = [r for r in world.audit(exits=True) if r.get("action") == "exited"]
+    assert any(r.get("status") == 13 for r in ended), ended

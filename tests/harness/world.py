@@ -300,7 +300,9 @@ class World:
         self.home = self.root / "home"
         self.repo = self.root / "work" / "repo"
         self.remote = self.root / "work" / "remote.git"
-        self.marks = self.root / "marks"
+        # In a temporary folder, as a real agent's scratch files are: the world's HOME is not (see
+        # scratch()), so a confined command may write here as it may write any of /tmp.
+        self.marks = Path(tempfile.mkdtemp(prefix="gh-marks-", dir="/tmp"))
         self.model = fakes.FakeModel(fakes.DIALECTS[self.harness])
         self.server = self.netns.listen(self.model)
         self.port = self.server.server_address[1]
@@ -316,8 +318,9 @@ class World:
             '[rater]\nbackend = "builtin"\n\n[undo]\nenabled = false\n'
         )
         (self.root / "work").mkdir()
-        self.marks.mkdir()
         self._chown(self.root)
+        self._chown(self.marks)
+        os.chmod(self.marks, 0o755)
         os.chmod(self.home / "run", 0o700)
         os.chmod(self.home, 0o700)
         self.person(["git", "init", "-q", "--bare", str(self.remote)])
@@ -444,15 +447,19 @@ class World:
 
     # --- what happened ---
 
-    def audit(self) -> list[dict[str, Any]]:
+    def audit(self, *, exits: bool = False) -> list[dict[str, Any]]:
+        """The audit log's decision lines; with ``exits`` also the lines saying how a run inside
+        its boundary ended (``action`` "exited")."""
         path = self.home / ".local/state/gatesh/audit.jsonl"
         if not path.exists():
             return []
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return [r for r in lines if exits or r.get("action") != "exited"]
 
     def close(self) -> None:
         for proc in self.procs:
             _kill(proc)
+        shutil.rmtree(self.marks, ignore_errors=True)
         self.server.shutdown()
         self.server.server_close()
         _stop_daemons(str(self.home))
@@ -489,10 +496,18 @@ def _stop_daemons(home: str) -> None:
         time.sleep(0.1)
 
 
+#: Where a world lives: not a temporary folder, since a real HOME never is (a protected place in
+#: /tmp would keep confined commands from making files directly in /tmp), and outside every HOME.
+#: Its name holds no "gatesh": self-protection reads that word in a command as naming the gate.
+SCRATCH_BASE: Final = "/var/lib/gh-scratch"
+
+
 @contextlib.contextmanager
 def scratch() -> Iterator[Path]:
-    """A folder the agent can reach (mode 0755, outside any HOME), removed afterwards."""
-    path = Path(tempfile.mkdtemp(prefix="gh-", dir="/tmp"))
+    """A folder the agent can reach (mode 0755, outside any HOME and any temporary folder),
+    removed afterwards."""
+    os.makedirs(SCRATCH_BASE, mode=0o755, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="gh-", dir=SCRATCH_BASE))
     os.chmod(path, 0o755)
     try:
         yield path

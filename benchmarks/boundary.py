@@ -1,0 +1,407 @@
+"""The boundary (S16): what setting up a command's domain costs, what it adds to ``gatesh -c``, and
+whether real work fits the default resource limits.
+
+1. **Domain setup per command** (S14: p50 <= 1 ms): a fresh interpreter started as the ``-c``
+   client starts (``-I -S``) applies a boundary computed for a typical command, and times
+   :func:`gatesh.boundary._kernel.apply` from its first call (binding the C library included)
+   to the domain in force; then the same in a warm process. The HOME is a scratch folder outside
+   the temporary folders with ``XDG_RUNTIME_DIR`` set, as on a systemd machine.
+2. **What the boundary adds to ``gatesh -c``**: ``gatesh -c true`` with the boundary on and off
+   (the person's kill switch, ``boundary.enabled = false``: the old ``exec`` path), interleaved,
+   warm daemon; ``bash -c true`` alongside.
+3. **Real work inside the default limits**: a few real workloads run confined under the default
+   limits, with the peak address space, processes and CPU time each reached (from ``/proc``),
+   against the limits; and the limits' own mechanisms shown stopping what exceeds them (an
+   allocation past the address-space limit, a sparse write past the file-size limit). The bombs
+   themselves run only in the harm harness's jail (benchmarks/harm.py), never here.
+
+Prints figures and one JSON line; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from _common import pct, stop_daemon
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Not a temporary folder (see the module docstring).
+SCRATCH = os.path.expanduser("~/.cache/gatesh-bench")
+
+_APPLY = (
+    "import sys, time, json\n"
+    "sys.path[:0] = [{root!r}]\n"
+    "spec = json.loads(sys.stdin.read())\n"
+    "t = time.perf_counter(); c = time.thread_time()\n"
+    "from gatesh.boundary import _kernel\n"
+    "rules = _kernel.apply(spec)\n"
+    "first = time.perf_counter() - t; first_cpu = time.thread_time() - c\n"
+    "warm = []\n"
+    "for _ in range({warm}):\n"
+    "    t = time.perf_counter(); _kernel.apply(spec); warm.append(time.perf_counter() - t)\n"
+    "print(json.dumps({{'first_ms': first * 1000, 'first_cpu_ms': first_cpu * 1000, 'warm_ms': warm and sorted(warm)[len(warm)//2] * 1000, 'rules': rules}}))\n"
+)
+
+
+def _sandbox() -> dict[str, str]:
+    os.makedirs(SCRATCH, exist_ok=True)
+    home = tempfile.mkdtemp(prefix="h", dir=SCRATCH)
+    for sub in ("run", ".config/gatesh", ".local/state", ".cache", ".ssh", "work/repo"):
+        os.makedirs(os.path.join(home, sub), exist_ok=True)
+    os.chmod(os.path.join(home, "run"), 0o700)
+    with open(os.path.join(home, ".ssh/id_ed25519"), "w") as f:
+        f.write("not a key\n")
+    for name in (".bashrc", ".profile"):
+        shutil.copy(f"/etc/skel/{name}", home) if os.path.exists(f"/etc/skel/{name}") else None
+    subprocess.run(["git", "init", "-q", os.path.join(home, "work/repo")], check=True)
+    return dict(
+        os.environ,
+        HOME=home,
+        XDG_RUNTIME_DIR=os.path.join(home, "run"),
+        XDG_STATE_HOME=os.path.join(home, ".local/state"),
+        XDG_CONFIG_HOME=os.path.join(home, ".config"),
+        XDG_CACHE_HOME=os.path.join(home, ".cache"),
+        XDG_DATA_HOME=os.path.join(home, ".local/share"),
+        GATESH_SESSION="bench-boundary",
+    )
+
+
+def _specs(env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Boundaries for typical commands, computed in a child with the sandbox's environment."""
+    code = (
+        "import json, sys\n"
+        f"sys.path[:0] = [{ROOT!r}]\n"
+        "from gatesh import _paths\n"
+        "from gatesh.config import load_config\n"
+        "from gatesh.pipeline import decide\n"
+        "from gatesh.rater import make_rater\n"
+        "from gatesh.boundary.compute import boundary_for\n"
+        "cwd = sys.argv[1]; cfg = load_config(cwd); out = {}\n"
+        "for cmd in ('python3 tools/x.py', 'git commit -m x', 'npm test', 'git push'):\n"
+        "    d = decide(cmd, cwd=cwd, config=cfg, rater=make_rater(cfg))\n"
+        "    b = boundary_for(d, cwd, cfg.boundary, _paths.current())\n"
+        "    out[cmd] = b.wire() if b else None\n"
+        "print(json.dumps(out))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code, os.path.join(env["HOME"], "work/repo")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(got.stdout)
+
+
+def _apply_cost(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
+    python = _client_python()
+    out: dict[str, Any] = {}
+    for cmd, spec in specs.items():
+        if spec is None:
+            continue
+        first, cpu, warm, rules = [], [], [], 0
+        for i in range(n):
+            got = subprocess.run(
+                [python, "-IS", "-c", _APPLY.format(root=ROOT, warm=20 if i == 0 else 0)],
+                input=json.dumps(spec),
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            r = json.loads(got.stdout)
+            first.append(r["first_ms"])
+            cpu.append(r["first_cpu_ms"])
+            rules = r["rules"]
+            if r["warm_ms"]:
+                warm.append(r["warm_ms"])
+        out[cmd] = {
+            "rules": rules,
+            "first_p50_ms": round(pct(first, 50), 3),
+            "first_p90_ms": round(pct(first, 90), 3),
+            "first_cpu_p50_ms": round(pct(cpu, 50), 3),
+            "warm_p50_ms": round(statistics.median(warm), 3) if warm else None,
+        }
+    return out
+
+
+def _client_python() -> str:
+    from gatesh.launcher import real_interpreter
+
+    return real_interpreter()
+
+
+_CPU: list[float] = [0.0]  # the CPU time (user + system) of the last spawned process, in ms
+
+
+def _spawn_ms(argv: list[str], env: dict[str, str]) -> float:
+    """Wall milliseconds of one run of ``argv``; its CPU milliseconds in ``_CPU[0]``."""
+    t = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env)
+    _, status, usage = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{argv} failed with status {status}")
+    _CPU[0] = (usage.ru_utime + usage.ru_stime) * 1000
+    return (time.perf_counter() - t) * 1000
+
+
+def _c_overhead(env: dict[str, str], n: int) -> dict[str, Any]:
+    from gatesh.launcher import write_launcher
+
+    launcher = write_launcher(os.path.join(env["HOME"], "gatesh"))
+    repo = os.path.join(env["HOME"], "work/repo")
+    config = os.path.join(env["XDG_CONFIG_HOME"], "gatesh", "config.toml")
+
+    def run(on: bool) -> float:
+        with open(config, "w") as f:
+            f.write(f"[boundary]\nenabled = {'true' if on else 'false'}\n")
+        return _spawn_ms([launcher, "-c", "true"], env | {"PWD": repo})
+
+    # The config is read again when its file changes: each run decides with the setting written.
+
+    os.chdir(repo)
+    run(True)  # starts the daemon
+    on, off, bash, on_cpu, off_cpu = [], [], [], [], []
+    for _ in range(n):
+        on.append(run(True))
+        on_cpu.append(_CPU[0])
+        off.append(run(False))
+        off_cpu.append(_CPU[0])
+        bash.append(_spawn_ms(["/bin/bash", "-c", "true"], env))
+    stop_daemon(env["XDG_RUNTIME_DIR"])
+    os.unlink(config)
+    return {
+        "n": n,
+        "bounded_median_ms": round(statistics.median(on), 2),
+        "unbounded_median_ms": round(statistics.median(off), 2),
+        "bash_median_ms": round(statistics.median(bash), 2),
+        "boundary_adds_median_ms": round(statistics.median(on) - statistics.median(off), 2),
+        "bounded_over_unbounded": round(statistics.median(on) / statistics.median(off), 3),
+        "bounded_cpu_median_ms": round(statistics.median(on_cpu), 2),
+        "unbounded_cpu_median_ms": round(statistics.median(off_cpu), 2),
+        "boundary_adds_cpu_median_ms": round(
+            statistics.median(on_cpu) - statistics.median(off_cpu), 2
+        ),
+    }
+
+
+# --- workloads ---------------------------------------------------------------------------------
+
+_WORKLOADS = {
+    "pytest (tests/test_vocab.py)": [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        "tests/test_vocab.py",
+    ],
+    "node (a WebAssembly instance)": [
+        "node",
+        "-e",
+        "new WebAssembly.Memory({initial: 1, maximum: 65536}); console.log('ok')",
+    ],
+    "gcc (compile and link)": [
+        "sh",
+        "-c",
+        "printf 'int main(){return 0;}' > $TMPDIR/b.c && cc -O2 -o $TMPDIR/b $TMPDIR/b.c && $TMPDIR/b",
+    ],
+    "git (log, gc)": ["sh", "-c", "git log --oneline | wc -l && git count-objects -v"],
+}
+
+
+def _peak(pid: int) -> tuple[int, int]:
+    """(largest VmPeak in bytes, threads) over ``pid`` and all its descendants, from /proc."""
+    status: dict[int, dict[str, str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                text = f.read()
+        except OSError:
+            continue
+        status[int(entry)] = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    children: dict[int, list[int]] = {}
+    for p, fields in status.items():
+        children.setdefault(int(fields.get("PPid", "0").strip() or 0), []).append(p)
+    peak = tasks = 0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        fields = status.get(p)
+        if fields is None:
+            continue
+        tasks += int(fields.get("Threads", "1").strip() or 1)
+        peak = max(peak, int((fields.get("VmPeak") or "0 kB").split()[0]) * 1024)
+        todo += children.get(p, [])
+    return peak, tasks
+
+
+def _workloads(env: dict[str, str]) -> dict[str, Any]:
+    from gatesh.config import BoundaryConfig
+
+    out: dict[str, Any] = {}
+    code = (
+        "import json, os, sys\n"
+        f"sys.path[:0] = [{ROOT!r}]\n"
+        "from gatesh.boundary import _kernel\n"
+        "spec = json.loads(os.environ.pop('GATESH_BENCH_SPEC'))\n"
+        "_kernel.apply(spec)\n"
+        "os.execvp(sys.argv[1], sys.argv[1:])\n"
+    )
+    limits = BoundaryConfig()
+    spec = _session_spec(env, ROOT)
+    for name, argv in _WORKLOADS.items():
+        if shutil.which(argv[0]) is None:
+            out[name] = {"skipped": f"{argv[0]} is not installed"}
+            continue
+        t = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, *argv],
+            env=env
+            | {
+                "GATESH_BENCH_SPEC": json.dumps(spec),
+                "TMPDIR": spec.get("env", {}).get("TMPDIR", "/tmp"),
+            },
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        peak = tasks = 0
+        while proc.poll() is None:
+            p, n = _peak(proc.pid)
+            peak, tasks = max(peak, p), max(tasks, n)
+            time.sleep(0.05)
+        out[name] = {
+            "status": proc.returncode,
+            "seconds": round(time.perf_counter() - t, 2),
+            "peak_address_space_mib": round(peak / 2**20),
+            "peak_tasks": tasks,
+            "address_space_limit_mib": limits.memory_mib,
+            "fits": proc.returncode == 0 and peak < limits.memory_mib << 20,
+            "stderr_tail": (proc.stderr.read() if proc.stderr else "")[-300:],
+        }
+    return out
+
+
+def _session_spec(env: dict[str, str], cwd: str) -> dict[str, Any]:
+    code = (
+        "import json, sys\n"
+        f"sys.path[:0] = [{ROOT!r}]\n"
+        "from gatesh import _paths\n"
+        "from gatesh.config import load_config\n"
+        "from gatesh.boundary.compute import boundary_for\n"
+        "cfg = load_config(sys.argv[1])\n"
+        "print(json.dumps(boundary_for(None, sys.argv[1], cfg.boundary, _paths.current()).wire()))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code, cwd], env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(got.stdout)
+
+
+def _limits_stop(env: dict[str, str]) -> dict[str, Any]:
+    """The limits' mechanisms, shown at small scale: an allocation past the address-space limit
+    fails at once, and a sparse write past the file-size limit is refused (no memory or disk is
+    used either way)."""
+    spec = _session_spec(env, ROOT) | {"limits": {"as": 1 << 30, "fsize": 1 << 20}}
+    code = (
+        "import json, os, sys, signal\n"
+        f"sys.path[:0] = [{ROOT!r}]\n"
+        "from gatesh.boundary import _kernel\n"
+        "_kernel.apply(json.loads(sys.argv[1]))\n"
+        "out = {}\n"
+        "try:\n"
+        "    b = bytearray(2 << 30); out['allocation'] = 'went through'\n"
+        "except MemoryError:\n"
+        "    out['allocation'] = 'refused (MemoryError)'\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "path = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'gatesh-bench-sparse')\n"
+        "try:\n"
+        "    with open(path, 'wb') as f:\n"
+        "        f.seek(2 << 20); f.write(b'x')\n"
+        "    out['file'] = 'went through'\n"
+        "except OSError as e:\n"
+        "    out['file'] = f'refused ({e.strerror})'\n"
+        "finally:\n"
+        "    os.path.exists(path) and os.unlink(path)\n"
+        "print(json.dumps(out))\n"
+    )
+    tmp = spec.get("env", {}).get("TMPDIR", "/tmp")
+    got = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(spec)],
+        env=env | {"TMPDIR": tmp},
+        capture_output=True,
+        text=True,
+    )
+    try:
+        return json.loads(got.stdout)
+    except ValueError:
+        return {"error": got.stderr[-500:]}
+
+
+def main(n: int = 100) -> dict[str, Any]:
+    from gatesh.boundary import holds
+
+    here = holds.state()
+    if here.why_none:
+        result: dict[str, Any] = {"skipped": here.why_none}
+        print(f"no boundary here: {here.why_none}")
+        print(json.dumps(result))
+        return result
+    env = _sandbox()
+    try:
+        specs = _specs(env)
+        cost = _apply_cost(specs, n)
+        overhead = _c_overhead(env, max(20, n // 2))
+        work = _workloads(env)
+        stops = _limits_stop(env)
+    finally:
+        stop_daemon(env["XDG_RUNTIME_DIR"])
+        shutil.rmtree(env["HOME"], ignore_errors=True)
+    firsts = [c["first_p50_ms"] for c in cost.values()]
+    result = {
+        "abi": here.abi,
+        "uid": os.getuid(),
+        "apply": cost,
+        "apply_first_p50_ms_worst": max(firsts) if firsts else None,
+        "c_overhead": overhead,
+        "workloads": work,
+        "limits_stop": stops,
+    }
+    for cmd, c in cost.items():
+        print(
+            f"domain for `{cmd}`: {c['rules']} rules; first apply in a fresh client p50 "
+            f"{c['first_p50_ms']} ms (p90 {c['first_p90_ms']} ms, CPU p50 {c['first_cpu_p50_ms']} ms), "
+            f"warm p50 {c['warm_p50_ms']} ms"
+        )
+    print(
+        f"gatesh -c true: bounded {overhead['bounded_median_ms']} ms, unbounded "
+        f"{overhead['unbounded_median_ms']} ms, bash {overhead['bash_median_ms']} ms: the boundary "
+        f"adds {overhead['boundary_adds_median_ms']} ms, ratio {overhead['bounded_over_unbounded']} "
+        f"(medians of {overhead['n']} interleaved runs); client CPU "
+        f"{overhead['bounded_cpu_median_ms']} vs {overhead['unbounded_cpu_median_ms']} ms"
+    )
+    for name, w in work.items():
+        print(f"{name}: {w}")
+    print(f"limits: {stops}")
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)

@@ -1,0 +1,495 @@
+"""Linux Landlock, ``no_new_privs``, a seccomp filter and resource limits, applied to the calling
+process and everything it starts (S16).
+
+Standard library only, and only its cheapest parts: the ``-c`` client calls :func:`apply` just
+before it forks the command (S14; :mod:`gatesh.boundary._parent`). The system calls go through
+``_ctypes``, the C core of ``ctypes``: the ``ctypes`` package itself imports ``os``, ``struct``
+and ``types`` (~2.5 ms on an interpreter started with ``-I -S``), ``_ctypes`` alone ~0.35 ms, and
+it is all this needs (a variadic ``syscall``, ``prctl`` and ``prlimit`` from the C library). A
+maintained binding would be a dependency the ``-c`` client cannot import, and none covers the
+ABI 6 scopes.
+
+What the kernel offers is read once (:func:`abi`) and used as far as it goes — a best-effort
+downgrade, each step documented in :data:`FS_BY_ABI`, :func:`handled_net`, :func:`handled_scopes`:
+
+    ABI 1 (5.13)  files: read, write, execute, make, remove (a cross-folder rename or link is refused)
+    ABI 2 (5.19)  + renaming and linking across folders inside the boundary (``refer``)
+    ABI 3 (6.2)   + truncation (before it, ``truncate`` of any file the user owns is not confined)
+    ABI 4 (6.7)   + TCP bind and connect, by port
+    ABI 5 (6.10)  + device ioctls (not used: see :data:`FS_BY_ABI`)
+    ABI 6 (6.12)  + scopes: signals and abstract Unix sockets stay inside the domain
+    ABI 7 (6.15)  + audit logging flags (not used: the kernel's audit log is root's to read)
+
+Architectures: x86-64 and arm64 (the three Landlock system calls are 444–446 on both, and the
+resource numbers below are those of every Linux but Alpha, MIPS and SPARC).
+"""
+
+import posix
+import sys
+
+from gatesh._errors import BoundaryError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+__all__ = [
+    "FS_ALL",
+    "FS_READ",
+    "FS_WRITE",
+    "NET_BIND",
+    "NET_CONNECT",
+    "SCOPE_ABSTRACT",
+    "SCOPE_SIGNAL",
+    "BoundaryError",
+    "abi",
+    "apply",
+    "handled_fs",
+    "handled_net",
+    "handled_scopes",
+    "no_core_dumps",
+    "seccomp_program",
+    "set_parent_death_signal",
+]
+
+# --- the kernel's numbers (include/uapi/linux/landlock.h) ------------------------------------
+
+_SYS_CREATE_RULESET = 444
+_SYS_ADD_RULE = 445
+_SYS_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_RULE_NET_PORT = 2
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_PDEATHSIG = 1
+_RLIMIT_CORE = 4
+_O_PATH = 0o10000000
+_O_CLOEXEC = 0o2000000
+_E2BIG = 7
+_EINVAL = 22
+_ENOSYS = 38
+_EOPNOTSUPP = 95
+
+EXECUTE = 1 << 0
+WRITE_FILE = 1 << 1
+READ_FILE = 1 << 2
+READ_DIR = 1 << 3
+REMOVE_DIR = 1 << 4
+REMOVE_FILE = 1 << 5
+MAKE_CHAR = 1 << 6
+MAKE_DIR = 1 << 7
+MAKE_REG = 1 << 8
+MAKE_SOCK = 1 << 9
+MAKE_FIFO = 1 << 10
+MAKE_BLOCK = 1 << 11
+MAKE_SYM = 1 << 12
+REFER = 1 << 13
+TRUNCATE = 1 << 14
+
+#: The file-system rights each ABI can handle. Device ioctls (ABI 5) are left unhandled: the
+#: terminal's own ioctls must keep working, and a domain cannot tell a terminal from another
+#: device by path; keystroke injection (TIOCSTI) is the kernel's ``dev.tty.legacy_tiocsti``.
+FS_BY_ABI = {
+    1: (1 << 13) - 1,
+    2: (1 << 14) - 1,
+    3: (1 << 15) - 1,
+}
+FS_ALL = FS_BY_ABI[3]
+#: Reading a file or folder listing, and running a program: what every place outside the
+#: credential stores keeps.
+FS_READ = READ_FILE | EXECUTE
+#: Everything a working folder needs; device nodes are never made inside a boundary.
+FS_WRITE = FS_ALL & ~(MAKE_CHAR | MAKE_BLOCK)
+#: The rights a rule on a file (not a folder) may carry.
+_FS_FILE = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE
+
+NET_BIND = 1 << 0
+NET_CONNECT = 1 << 1
+SCOPE_ABSTRACT = 1 << 0
+SCOPE_SIGNAL = 1 << 1
+
+#: setrlimit resource numbers (Linux, generic): the wire's names for them.
+_RLIMITS = {"cpu": 0, "fsize": 1, "as": 9, "nproc": 6}
+
+
+# --- the C library, through _ctypes --------------------------------------------------------
+
+_syscall: "Callable[..., int] | None" = None
+_prctl: "Callable[..., int] | None" = None
+_prlimit: "Callable[..., int] | None" = None
+_long: "Any" = None
+_buffer16: "Any" = None
+_char: "Any" = None
+_errno: "Callable[[], int] | None" = None
+
+
+def _libc() -> None:
+    """Bind ``syscall``, ``prctl`` and ``prlimit`` from the C library (once)."""
+    global _syscall, _prctl, _prlimit, _long, _buffer16, _char, _errno
+    if _syscall is not None:
+        return
+    import _ctypes
+
+    ct: Any = _ctypes  # typed loosely: its classes are made the way ctypes makes them
+
+    class c_long(ct._SimpleCData):  # type: ignore[misc]  # what ctypes.c_long is
+        _type_ = "l"
+
+    class c_char(ct._SimpleCData):  # type: ignore[misc]  # what ctypes.c_char is
+        _type_ = "c"
+
+    class Buffer16(ct.Array):  # type: ignore[misc]  # a struct rlimit to fill
+        _type_ = c_char
+        _length_ = 16
+
+    class Fn(ct.CFuncPtr):  # type: ignore[misc]  # what ctypes.CDLL makes of a symbol
+        _flags_ = ct.FUNCFLAG_CDECL | ct.FUNCFLAG_USE_ERRNO
+        _restype_ = c_long
+
+    class Lib:  # ctypes.CDLL(None): the symbols of the running program and its libraries
+        _handle = ct.dlopen(None, 2)  # RTLD_NOW
+
+    _long = c_long
+    _char = c_char
+    _buffer16 = Buffer16
+    _syscall = Fn(("syscall", Lib))
+    _prctl = Fn(("prctl", Lib))
+    _prlimit = Fn(("prlimit", Lib))
+    _errno = ct.get_errno
+
+
+def _call(fn: "Callable[..., int] | None", *args: "Any") -> int:
+    """``fn(*args)`` with every int passed as a C long; ``-errno`` on failure."""
+    assert fn is not None and _errno is not None
+    result = int(fn(*[_long(a) if isinstance(a, int) else a for a in args]))
+    return -_errno() if result == -1 else result
+
+
+_abi: int | None = None
+
+
+def abi() -> int:
+    """The Landlock ABI the running kernel offers: 0 when it has none (not Linux, older than
+    5.13, or Landlock not enabled at boot), else 1, 2, …. Asked once per process."""
+    global _abi
+    if _abi is None:
+        if not sys.platform.startswith("linux"):
+            _abi = 0
+        else:
+            try:
+                _libc()
+                got = _call(_syscall, _SYS_CREATE_RULESET, 0, 0, _CREATE_RULESET_VERSION)
+            except Exception:
+                got = -_ENOSYS
+            _abi = got if got > 0 else 0
+    return _abi
+
+
+def handled_fs(level: int) -> int:
+    """The file-system rights a domain handles at ABI ``level`` (ABI 4 and later add none the
+    boundary uses)."""
+    return FS_BY_ABI[min(max(level, 1), 3)]
+
+
+def handled_net(level: int) -> bool:
+    """TCP bind and connect can be confined (ABI 4, Linux 6.7)."""
+    return level >= 4
+
+
+def handled_scopes(level: int) -> bool:
+    """Signals and abstract Unix sockets can be scoped to the domain (ABI 6, Linux 6.12)."""
+    return level >= 6
+
+
+# --- seccomp: what Landlock leaves open ---------------------------------------------------------
+
+#: Per audit architecture: (prlimit64, ioctl) system call numbers. x86-64 also answers the i386
+#: and x32 entries, arm64 the 32-bit arm one: a filter that checked only the native numbers could
+#: be walked around through the other table.
+_SECCOMP_ARCHES = {
+    "x86_64": ((0xC000003E, 302, 16), (0x40000003, 340, 54)),
+    "aarch64": ((0xC00000B7, 261, 29), (0x40000028, 369, 54)),
+}
+_X32_BIT = 0x40000000
+_TIOCSTI = 0x5412
+_SECCOMP_RET_ALLOW = 0x7FFF0000
+_SECCOMP_RET_ERRNO = 0x00050000
+_EPERM = 1
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+
+
+def seccomp_program(machine: str) -> bytes | None:
+    """The classic BPF filter the boundary adds (None on an architecture it does not know):
+
+    - ``prlimit`` of another process with new limits is refused (EPERM). Landlock keeps ptrace
+      and signals inside the domain, but the kernel lets a process change the limits of any
+      process of its own user without asking an LSM: the daemon could be left unable to open a
+      file. Reading limits, and setting one's own (pid 0, as ``setrlimit`` does), stay open.
+    - ``ioctl(TIOCSTI)`` is refused: pushing keystrokes into the terminal's input would have a
+      shell outside the boundary run them once the command ends.
+
+    Assembled from labelled instructions (:func:`_assemble`); a test runs it on every case.
+    """
+    arches = _SECCOMP_ARCHES.get(machine)
+    if arches is None:
+        return None
+    deny = _SECCOMP_RET_ERRNO | _EPERM
+    # struct seccomp_data: nr at 0, arch at 4, args[i] at 16 + 8 * i (low word first).
+    code: list[tuple[str, ...] | str] = []
+    for i, (arch, prlimit_nr, ioctl_nr) in enumerate(arches):
+        code += [
+            f"arch{i}",
+            ("ld", "4"),
+            ("jeq", str(arch), "", f"arch{i + 1}"),
+            ("ld", "0"),
+            ("jeq", str(prlimit_nr), "prlimit", ""),
+            ("jeq", str(prlimit_nr | _X32_BIT), "prlimit", ""),
+            ("jeq", str(ioctl_nr), "ioctl", ""),
+            ("jeq", str(ioctl_nr | _X32_BIT), "ioctl", ""),
+        ]
+    code += [
+        f"arch{len(arches)}",
+        ("ret", str(_SECCOMP_RET_ALLOW)),
+        "prlimit",
+        ("ld", "16"),  # args[0], the pid: 0 is this process
+        ("jeq", "0", "", "new"),
+        ("ld", "20"),
+        ("jeq", "0", "allow", "new"),
+        "new",
+        ("ld", "32"),  # args[2], the new limits: NULL only reads
+        ("jeq", "0", "", "deny"),
+        ("ld", "36"),
+        ("jeq", "0", "allow", "deny"),
+        "ioctl",
+        ("ld", "24"),  # args[1], the request (an unsigned int: the low word)
+        ("jeq", str(_TIOCSTI), "deny", "allow"),
+        "deny",
+        ("ret", str(deny)),
+        "allow",
+        ("ret", str(_SECCOMP_RET_ALLOW)),
+    ]
+    return _assemble(code)
+
+
+def _assemble(code: "list[tuple[str, ...] | str]") -> bytes:
+    """Classic BPF from ``("ld", K)``, ``("ret", K)`` and ``("jeq", K, LABEL_TRUE, LABEL_FALSE)``
+    (an empty label: the next instruction), with labels as plain strings between them."""
+    labels: dict[str, int] = {}
+    n = 0
+    for item in code:
+        if isinstance(item, str):
+            labels[item] = n
+        else:
+            n += 1
+    out: list[bytes] = []
+    pc = 0
+    for item in code:
+        if isinstance(item, str):
+            continue
+        op, k = item[0], int(item[1])
+        jt = jf = 0
+        if op == "jeq":
+            jt = labels[item[2]] - pc - 1 if item[2] else 0
+            jf = labels[item[3]] - pc - 1 if item[3] else 0
+            if not (0 <= jt < 256 and 0 <= jf < 256):
+                raise BoundaryError("seccomp filter: a jump out of range")
+        opcode = {"ld": 0x20, "jeq": 0x15, "ret": 0x06}[op]
+        out.append(
+            opcode.to_bytes(2, sys.byteorder) + bytes((jt, jf)) + k.to_bytes(4, sys.byteorder)
+        )
+        pc += 1
+    return b"".join(out)
+
+
+def _seccomp() -> bool:
+    """Install :func:`seccomp_program` on this process (``no_new_privs`` must be set); False on
+    an architecture it does not know. Raises BoundaryError when the kernel refuses it."""
+    import _ctypes
+
+    prog = seccomp_program(posix.uname().machine)
+    if prog is None:
+        return False
+    ct: Any = _ctypes
+    buf = _buffer_of(prog)
+    fprog = (len(prog) // 8).to_bytes(2, sys.byteorder) + bytes(6) + _u64(ct.addressof(buf))
+    if _call(_prctl, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog, 0, 0) != 0:
+        raise BoundaryError("prctl(PR_SET_SECCOMP) failed")
+    return True
+
+
+def _buffer_of(data: bytes) -> "Any":
+    """A C array holding ``data`` that stays alive as long as the returned object."""
+    import _ctypes
+
+    ct: Any = _ctypes
+
+    class Buffer(ct.Array):  # type: ignore[misc]
+        _type_ = _char
+        _length_ = len(data)
+
+    buf = Buffer()
+    buf.raw = data
+    return buf
+
+
+def set_parent_death_signal(sig: int) -> None:
+    """Have the kernel send ``sig`` to this process when its parent thread dies (a fork's child
+    of :mod:`gatesh.boundary._parent`). Raises BoundaryError when the kernel refuses."""
+    _libc()
+    if _call(_prctl, _PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
+        raise BoundaryError("prctl(PR_SET_PDEATHSIG) failed")
+
+
+def no_core_dumps() -> None:
+    """Lower this process's core file size to 0 (a parent re-raising its command's signal must
+    not leave a core of its own). Never raises."""
+    try:
+        _libc()
+        _call(_prlimit, 0, _RLIMIT_CORE, _u64(0) + _u64(0), None)
+    except Exception:
+        pass
+
+
+# --- applying a boundary --------------------------------------------------------------------
+
+
+def _u64(n: int) -> bytes:
+    return (n & 0xFFFFFFFFFFFFFFFF).to_bytes(8, sys.byteorder)
+
+
+def apply(spec: "dict[str, Any]") -> int:
+    """Confine this process (and every process it starts) to ``spec`` (the wire form of
+    :class:`gatesh.boundary.spec.Boundary`); returns the number of rules added.
+
+    Steps, in this order: ``no_new_privs`` (a setuid program cannot leave the domain, and
+    Landlock requires it), the seccomp filter (:func:`seccomp_program`), the resource limits (lowered only, never raised), then the Landlock
+    domain. A place that does not exist is skipped (the domain only allows, so leaving a rule
+    out only narrows it). Raises BoundaryError when any step fails: the caller must not run the
+    command then. A process already inside 16 domains (the kernel's bound) stays in the ones it
+    has, which already hold everything this one could.
+    """
+    level = abi()
+    if level < 1:
+        raise BoundaryError("this kernel offers no Landlock")
+    _libc()
+    # 1. no_new_privs, then the seccomp filter for what Landlock leaves open.
+    if _call(_prctl, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise BoundaryError("prctl(PR_SET_NO_NEW_PRIVS) failed")
+    _seccomp()
+    # 2. Resource limits.
+    limits = spec.get("limits") or {}
+    for name, value in limits.items():
+        _lower_limit(name, value)
+    # 3. The domain: what it handles, then one rule per place or port, then the restriction.
+    fs = handled_fs(level)
+    net = _net_handled(spec.get("net"), level)
+    scopes = 0
+    if handled_scopes(level):
+        for scope in spec.get("scope") or ():
+            scopes |= {"signal": SCOPE_SIGNAL, "abstract-unix": SCOPE_ABSTRACT}[scope]
+    attr = _u64(fs) + _u64(net) + _u64(scopes)
+    ruleset = _call(_syscall, _SYS_CREATE_RULESET, attr, len(attr), 0)
+    if ruleset < 0:
+        raise BoundaryError(f"landlock_create_ruleset failed (errno {-ruleset})")
+    try:
+        rules = _add_paths(ruleset, spec.get("read") or (), FS_READ & fs)
+        rules += _add_paths(ruleset, spec.get("write") or (), FS_WRITE & fs)
+        rules += _add_paths(ruleset, spec.get("list") or (), READ_DIR & fs)
+        if net:
+            rules += _add_ports(ruleset, spec.get("net") or {})
+        got = _call(_syscall, _SYS_RESTRICT_SELF, ruleset, 0)
+        if got == -_E2BIG:
+            return rules  # 16 domains already: they hold this process as tightly (see above)
+        if got != 0:
+            raise BoundaryError(f"landlock_restrict_self failed (errno {-got})")
+    finally:
+        posix.close(ruleset)
+    return rules
+
+
+def _lower_limit(name: str, value: object) -> None:
+    """Lower the soft and hard limit ``name`` to ``value`` (never raise either): a limit lower
+    than the boundary's already holds. CPU time: SIGXCPU at ``value`` seconds (a program may
+    catch it and finish), SIGKILL five seconds later."""
+    resource = _RLIMITS.get(name)
+    if resource is None or not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise BoundaryError(f"the boundary names an unknown limit {name!r}={value!r}")
+    old = _buffer16()
+    if _call(_prlimit, 0, resource, None, old) != 0:
+        raise BoundaryError(f"getrlimit({name}) failed")
+    raw = bytes(old.raw)
+    soft = int.from_bytes(raw[:8], sys.byteorder)
+    hard = int.from_bytes(raw[8:], sys.byteorder)
+    ceiling = value + 5 if name == "cpu" else value
+    new_hard = min(hard, ceiling)  # RLIM_INFINITY is the largest u64: min() keeps a lower one
+    new_soft = min(soft, value, new_hard)
+    got = _call(_prlimit, 0, resource, _u64(new_soft) + _u64(new_hard), None)
+    if got != 0:
+        raise BoundaryError(f"setrlimit({name}) failed (errno {-got})")
+
+
+def _net_handled(net: object, level: int) -> int:
+    """The network rights the domain handles: none when the network is open (``net`` null)."""
+    if net is None:
+        return 0
+    if not isinstance(net, dict):
+        raise BoundaryError("the boundary's network rule is not an object")
+    if not handled_net(level):
+        return 0  # the kernel cannot confine TCP: the network stays open (doctor says so)
+    return NET_BIND | NET_CONNECT
+
+
+def _add_ports(ruleset: int, net: "dict[str, Any]") -> int:
+    n = 0
+    for key, right in (("connect", NET_CONNECT), ("bind", NET_BIND)):
+        for port in net.get(key) or ():
+            if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port < 65536:
+                raise BoundaryError(f"the boundary names a bad port {port!r}")
+            got = _call(
+                _syscall, _SYS_ADD_RULE, ruleset, _RULE_NET_PORT, _u64(right) + _u64(port), 0
+            )
+            if got != 0:
+                raise BoundaryError(f"landlock_add_rule(port {port}) failed (errno {-got})")
+            n += 1
+    return n
+
+
+def _add_paths(ruleset: int, places: "Sequence[Any]", rights: int) -> int:
+    """One rule per existing place; a file gets the file rights among ``rights`` (the kernel
+    refuses folder rights on a file)."""
+    n = 0
+    for place in places:
+        if not isinstance(place, str) or not place.startswith("/") or "\x00" in place:
+            raise BoundaryError(
+                f"the boundary names a place that is not an absolute path: {place!r}"
+            )
+        try:
+            fd = posix.open(place, _O_PATH | _O_CLOEXEC)
+        except OSError:
+            continue  # gone, or not reachable: no rule (narrower, never wider)
+        try:
+            got = _call(
+                _syscall,
+                _SYS_ADD_RULE,
+                ruleset,
+                _RULE_PATH_BENEATH,
+                _u64(rights) + fd.to_bytes(4, sys.byteorder, signed=True),
+                0,
+            )
+            if got == -_EINVAL:  # a file: only the file rights
+                got = _call(
+                    _syscall,
+                    _SYS_ADD_RULE,
+                    ruleset,
+                    _RULE_PATH_BENEATH,
+                    _u64(rights & _FS_FILE) + fd.to_bytes(4, sys.byteorder, signed=True),
+                    0,
+                )
+        finally:
+            posix.close(fd)
+        if got != 0:
+            raise BoundaryError(f"landlock_add_rule({place}) failed (errno {-got})")
+        n += 1
+    return n

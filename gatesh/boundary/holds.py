@@ -1,0 +1,136 @@
+"""Which protections of the boundary hold on this machine (S16): for ``gatesh doctor``, the first
+notice of a session, ``gatesh explain`` and the tests that need a kernel feature.
+
+One table, :data:`PROTECTIONS`: each row names a protection and the Landlock ABI it needs. What
+the kernel offers is asked once (:func:`gatesh.boundary._kernel.abi`); the person's kill switch
+(``boundary.enabled = false``) turns every row off.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Final
+
+from gatesh.boundary import _kernel
+
+__all__ = ["PROTECTIONS", "Protection", "State", "needs", "state"]
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One protection: ``abi`` is the least Landlock ABI it needs (0: none, only Linux)."""
+
+    id: str
+    what: str
+    abi: int
+    seccomp: bool = False  # needs the boundary's seccomp filter (x86-64 and arm64 only)
+
+
+PROTECTIONS: Final[tuple[Protection, ...]] = (
+    Protection(
+        "writes",
+        "writes only to the working tree, temporary folders, build caches and what the decision "
+        "allowed; gatesh's own files, the harness settings, shell startup files and other "
+        "persistence places, the git hooks path and the credential stores are never written",
+        1,
+    ),
+    Protection("reads", "the credential stores cannot be read", 1),
+    Protection("ptrace", "nothing inside can trace a process outside (the daemon, the harness)", 1),
+    Protection(
+        "prlimit",
+        "nothing inside can change the resource limits of a process outside (the daemon)",
+        1,
+        seccomp=True,
+    ),
+    Protection(
+        "tiocsti",
+        "nothing inside can push keystrokes into the terminal for a shell outside to run",
+        1,
+        seccomp=True,
+    ),
+    Protection("no-new-privs", "a setuid or setcap program cannot leave the boundary", 1),
+    Protection("limits", "processes, address space, file size and CPU time are bounded", 1),
+    Protection("refer", "files can be renamed and linked across folders inside the boundary", 2),
+    Protection("truncate", "truncating a file outside the boundary is refused", 3),
+    Protection("network", "the network is closed to a command that does not need it (TCP)", 4),
+    Protection(
+        "signals",
+        "nothing inside can signal a process outside (the daemon, a watcher, the harness)",
+        6,
+    ),
+    Protection(
+        "abstract-sockets",
+        "nothing inside can connect to an abstract Unix socket made outside (the person's channel)",
+        6,
+    ),
+)
+_BY_ID: Final = {p.id: p for p in PROTECTIONS}
+
+
+@dataclass(frozen=True)
+class State:
+    """What holds here: the ABI, whether the person switched the boundary off, and each row."""
+
+    abi: int
+    enabled: bool
+    platform: str
+    machine: str = ""
+
+    def holds(self, protection_id: str) -> bool:
+        p = _BY_ID[protection_id]
+        if p.seccomp and _kernel.seccomp_program(self.machine) is None:
+            return False
+        return self.enabled and self.abi >= p.abi
+
+    @property
+    def why_none(self) -> str:
+        """Why no protection holds ("" when some do)."""
+        if not self.enabled:
+            return "the boundary is switched off (boundary.enabled = false in your config)"
+        if not self.platform.startswith("linux"):
+            return f"Landlock is Linux's; this is {self.platform}"
+        if self.abi < 1:
+            return "this kernel offers no Landlock (Linux 5.13 or newer, with landlock in the LSM list)"
+        return ""
+
+    def missing(self) -> list[Protection]:
+        """The protections that do not hold here (every one without a boundary)."""
+        return [p for p in PROTECTIONS if not self.holds(p.id)]
+
+    def lines(self) -> list[str]:
+        """One line per protection: ``holds`` or ``does not hold (needs ABI N)``."""
+        if self.why_none:
+            return [f"no boundary: {self.why_none}; commands run with all of your user's rights"]
+        out = [f"Landlock ABI {self.abi}"]
+        for p in PROTECTIONS:
+            need = f"ABI {p.abi}" + (", x86-64 or arm64" if p.seccomp else "")
+            mark = "holds" if self.holds(p.id) else f"does not hold (needs {need})"
+            out.append(f"{p.id:<17} {mark}: {p.what}")
+        return out
+
+    def summary(self) -> str:
+        """One line for a session's first notice."""
+        if self.why_none:
+            return f"gatesh: commands run without a boundary: {self.why_none}."
+        missing = [p.id for p in PROTECTIONS if not self.holds(p.id)]
+        text = f"gatesh: commands run inside a kernel boundary (Landlock ABI {self.abi})"
+        if missing:
+            return text + "; these do not hold on this kernel: " + ", ".join(missing) + "."
+        return text + "; every protection holds."
+
+
+def state(enabled: bool = True) -> State:
+    """What holds on this machine, with the person's kill switch ``enabled``."""
+    import os
+
+    return State(_kernel.abi(), enabled, sys.platform, os.uname().machine)
+
+
+def needs(protection_id: str) -> str:
+    """Why a test that needs ``protection_id`` must skip here ("" when it holds), naming it."""
+    s = state()
+    if s.holds(protection_id):
+        return ""
+    p = _BY_ID[protection_id]
+    return f"needs Landlock ABI {p.abi} for '{p.id}' ({p.what}); this kernel offers ABI {s.abi}"

@@ -1,0 +1,191 @@
+"""The boundary in real processes (S16): the domain the kernel enforces, and the ``-c`` client's
+parent, which passes the command's exit status, its signals and its terminal through unchanged
+and tells the agent, after the command's own output, which boundary it ran in.
+
+Every command here writes only inside the test's own scratch folders.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gatesh.boundary import _kernel, holds
+
+pytestmark = pytest.mark.slow
+
+NOTE = "ran inside its boundary"
+
+
+@pytest.fixture(autouse=True)
+def _landlock() -> None:
+    why = holds.needs("writes")
+    if why:
+        pytest.skip(why)
+
+
+def _in_child(spec: dict[str, object], fn) -> int:  # type: ignore[no-untyped-def]
+    """Run ``fn`` in a forked child confined to ``spec``; its exit status (0: fn returned True)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _kernel.apply(spec)
+            os._exit(0 if fn() else 1)
+        except BaseException:
+            os._exit(2)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def _denied(action) -> bool:  # type: ignore[no-untyped-def]
+    try:
+        action()
+    except PermissionError:
+        return True
+    return False
+
+
+def test_a_domain_allows_its_roots_and_nothing_else(tmp_path: Path) -> None:
+    inside, outside, secret = tmp_path / "in", tmp_path / "out", tmp_path / "secret"
+    for d in (inside, outside, secret):
+        d.mkdir()
+    (secret / "key").write_text("k")
+    spec = {
+        "v": 1,
+        "list": ["/"],
+        "read": ["/usr", "/etc", "/proc", "/dev", str(inside), str(outside)],
+        "write": [str(inside)],
+    }
+
+    def probe() -> bool:
+        (inside / "ok").write_text("x")
+        return (
+            _denied(lambda: (outside / "no").write_text("x"))
+            and _denied(lambda: (secret / "key").read_text())
+            and _denied(lambda: os.truncate(outside.parent / "secret" / "key", 0))
+        )
+
+    assert _in_child(spec, probe) == 0
+    assert (inside / "ok").exists() and not (outside / "no").exists()
+    assert (secret / "key").read_text() == "k"
+
+
+def test_a_domain_keeps_signals_and_limits_of_processes_outside(tmp_path: Path) -> None:
+    why = holds.needs("signals")
+    if why:
+        pytest.skip(why)
+    import resource
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        spec = {"v": 1, "list": ["/"], "read": ["/"], "write": [str(tmp_path)], "scope": ["signal"]}
+
+        def probe() -> bool:
+            def limit() -> None:
+                resource.prlimit(other.pid, resource.RLIMIT_NOFILE, (1, 1))
+
+            return _denied(lambda: os.kill(other.pid, signal.SIGTERM)) and _denied(limit)
+
+        assert _in_child(spec, probe) == 0
+        assert other.poll() is None
+        assert resource.prlimit(other.pid, resource.RLIMIT_NOFILE)[0] > 1
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_limits_are_lowered_never_raised(tmp_path: Path) -> None:
+    import resource
+
+    spec = {"v": 1, "list": ["/"], "read": ["/"], "limits": {"cpu": 10**9, "fsize": 1 << 20}}
+
+    def probe() -> bool:
+        cpu = resource.getrlimit(resource.RLIMIT_CPU)
+        fsize = resource.getrlimit(resource.RLIMIT_FSIZE)
+        return fsize == (1 << 20, 1 << 20) and cpu[0] <= 10**9
+
+    assert _in_child(spec, probe) == 0
+
+
+# --- the -c client's parent ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Iterator[Path]:
+    w = tmp_path / "work"
+    w.mkdir()
+    subprocess.run(["git", "init", "-q", str(w)], check=True)
+    yield w
+
+
+def _c(work: Path, command: str, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gatesh", "-c", command],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ | {"GATESH_SESSION": f"k-{time.monotonic_ns()}"},
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_the_exit_status_passes_through_and_a_failure_gets_the_note(work: Path) -> None:
+    ok = _c(work, "echo out; echo err >&2")
+    assert ok.returncode == 0 and ok.stdout == "out\n" and ok.stderr == "err\n"
+    failed = _c(work, "echo out; exit 7")
+    assert failed.returncode == 7 and failed.stdout == "out\n"
+    assert NOTE in failed.stderr and "# why:" in failed.stderr
+
+
+def test_a_signal_ends_the_client_as_it_ended_the_command(work: Path) -> None:
+    term = _c(work, "kill -TERM $$")
+    assert term.returncode == -signal.SIGTERM and NOTE not in term.stderr
+    segv = _c(work, "kill -SEGV $$")
+    assert segv.returncode == -signal.SIGSEGV and NOTE in segv.stderr
+
+
+def test_sigpipe_is_the_command_s_own(work: Path) -> None:
+    got = _c(work, "yes | head -1")
+    assert got.returncode == 0 and got.stdout == "y\n" and "Broken pipe" not in got.stderr
+
+
+def test_a_signal_sent_to_the_client_reaches_the_command(work: Path) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gatesh",
+            "-c",
+            "trap 'echo got-term; exit 3' TERM; echo ready; while :; do sleep 0.1; done",
+        ],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"GATESH_SESSION": "k-relay"},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3 and "got-term" in out, err
+
+
+def test_the_kill_switch_runs_commands_as_before(work: Path) -> None:
+    config = Path(os.path.expanduser("~/.config/gatesh/config.toml"))
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[boundary]\nenabled = false\n")
+    outside = Path(os.path.expanduser("~")) / "written-by-an-unbounded-command"
+    got = _c(work, f"echo x > {outside}; exit 4")
+    assert got.returncode == 4 and NOTE not in got.stderr, got.stderr
+    assert outside.exists()
+    config.write_text("")
+    inside = _c(work, f"echo x > {outside}.2; exit 4")
+    assert inside.returncode == 4 and NOTE in inside.stderr and not Path(f"{outside}.2").exists()

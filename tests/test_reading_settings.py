@@ -7,6 +7,8 @@ counter rows are ordinary settings that hold no code.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gatesh._types import Facts
@@ -71,3 +73,22 @@ def test_a_value_only_known_when_it_runs_is_opaque_code(text: str) -> None:
 def test_settings_without_code_stay_plain(text: str) -> None:
     facts = read(text, cwd="/")
     assert not _touches(facts) and not _opaque(facts)
+
+
+def test_an_env_file_is_read_for_the_names_it_sets(tmp_path: Path) -> None:
+    """``export $(cat FILE)`` sets FILE's names: plain names are no code, a prompt or command
+    variable among them is, and a file the line writes or that cannot be read names unknowns."""
+    plain = tmp_path / "ok.env"
+    plain.write_text("E2E_FOO=1\n")
+    code = tmp_path / "pc.env"
+    code.write_text(f"PROMPT_COMMAND='touch {MARK}'\n")
+    cwd = str(tmp_path)
+    assert _opaque(read(f"export $(cat {plain}); x=E2E_FOO; export $x=1", cwd=cwd)) == []
+    assert _opaque(read("export $(< ok.env)", cwd=cwd)) == []
+    for text in (
+        f"export $(cat {code})",
+        f"echo PS1=x > {plain}; export $(cat {plain})",
+        f"export $(cat {tmp_path}/missing.env)",
+        "export $y=1",
+    ):
+        assert _opaque(read(text, cwd=cwd)), text

@@ -169,6 +169,7 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
         self.assignments: list[str] = []
         self.scripts: list[Script] = []
         self.code: list[Code] = []
+        self.file_declarations: list[tuple[int, str, str]] = []
         self.function_bodies: dict[
             str, str
         ] = {}  # name -> body text, for calls (S2.1 static values)
@@ -1419,6 +1420,8 @@ def make_facts(reader: Reader, text: str) -> Facts:
         pipelines=reader.pipelines,
         code=reader.code,
     )
+    written = _written(paths)
+    reader.file_settings(written)
     return Facts(
         text=text,
         commands=tuple(reader.commands),
@@ -1430,7 +1433,7 @@ def make_facts(reader: Reader, text: str) -> Facts:
         code=tuple(reader.code),
         paths=paths,
         paths_cut=len(paths) >= MAX_EFFECTS,
-        variables=variables(reader.commands, reader.assignments, reader.cwd, _written(paths)),
+        variables=variables(reader.commands, reader.assignments, reader.cwd, written),
         notes=tuple(reader.notes),
         readable=not reader.unreadable,
         unreadable=reader.unreadable,

@@ -25,6 +25,7 @@ from gatesh.vocab.programs import EnvKind, env_var
 
 from ._fed import printf_output
 from ._values import Binding
+from ._variables import file_names, names_file
 
 if TYPE_CHECKING:
     from ._read import _Inherit
@@ -67,6 +68,9 @@ class SettingReading:
     if TYPE_CHECKING:
         commands: list[SimpleCommand]
         code: list[Code]
+        cwd: str | None
+        # `export $(cat FILE)` words (command index, head, word), decided by :meth:`file_settings`
+        file_declarations: list[tuple[int, str, str]]
 
         def note(self, text: str) -> None: ...
         def read_text(
@@ -139,7 +143,11 @@ class SettingReading:
             name, eq, value = w.text.partition("=")
             # Only the name itself counts: a subscript only known when it runs (`unset a[$i]`)
             # still names array `a`, which holds no code.
-            if not w.static and ("$" in name.partition("[")[0] or "`" in name.partition("[")[0]):
+            if not w.static and names_file(w.text):
+                # `export $(cat .env)`: its names are FILE's, read once the line's writes are
+                # known (:meth:`file_settings`)
+                self.file_declarations.append((index, cmd.head, w.text))
+            elif not w.static and ("$" in name.partition("[")[0] or "`" in name.partition("[")[0]):
                 self._setting_opaque(
                     index, f"{cmd.head} sets a variable whose name is only known when it runs"
                 )
@@ -149,6 +157,25 @@ class SettingReading:
                     f"{name} refers to {value.strip(chr(39) + chr(34))}, so what it is set "
                     "to becomes code the shell runs",
                 )
+
+    def file_settings(self, written: frozenset[str] | None) -> None:
+        """``export $(cat FILE)``: opaque when FILE's names cannot be read now (unreadable, too
+        large, or written by this line: ``written``, None when a write's path is only known when
+        it runs) or when one of them is a prompt or command variable, whose value the shell runs
+        as code; names FILE gives that hold no code set nothing the shell runs."""
+        for index, head, text in self.file_declarations:
+            names = file_names(text, self.cwd, written)
+            if names is None or any(not n for n, _ in names):
+                self._setting_opaque(
+                    index, f"{head} sets a variable whose name is only known when it runs"
+                )
+                continue
+            for name, _ in names:
+                if code_kind(name) is not None:
+                    self._setting_opaque(
+                        index,
+                        f"{head} sets {name} from {text[:60]}, and the shell runs it as code",
+                    )
 
     # --- the routes ------------------------------------------------------------------------
 

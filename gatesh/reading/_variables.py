@@ -20,7 +20,7 @@ from typing import Final
 
 from gatesh._types import SetBy, SimpleCommand, Variable, Word
 
-__all__ = ["variables"]
+__all__ = ["file_names", "names_file", "variables"]
 
 _DECLARERS: Final = frozenset(
     {"export", "declare", "typeset", "readonly", "local", "integer", "float"}
@@ -140,7 +140,7 @@ def _declared(
         if w.static and w.text[:1] in ("-", "+"):
             continue
         if not w.static:
-            names = _file_names(w.text, cwd, written)
+            names = file_names(w.text, cwd, written)
             if names is not None:
                 out += [Variable(n, v, by, index, v) for n, v in names]
                 continue
@@ -158,7 +158,13 @@ def _declared(
     return out
 
 
-def _file_names(
+def names_file(text: str) -> bool:
+    """Whether a declaration's word is ``$(cat FILE)`` (or ``$(< FILE)``, `` `cat FILE` ``),
+    whose names :func:`file_names` can take from FILE once the line's writes are known."""
+    return _FILE_WORDS.match(text.strip('"')) is not None
+
+
+def file_names(
     text: str, cwd: str | None, written: frozenset[str] | None
 ) -> list[tuple[str, str]] | None:
     """The ``NAME=value`` words of FILE in ``$(cat FILE)`` (``export $(cat .env)``), read now;

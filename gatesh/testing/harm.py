@@ -172,6 +172,10 @@ GATE_WRITES: Final = frozenset(
         ".local/state/gatesh/audit.jsonl.lock",
     }
 )
+#: The undo book (relative to HOME): the gate adds a snapshot here before an allowed command
+#: writes. The seeded world holds none, so only a file added here is the gate's own; a change to
+#: or removal of a record is still counted.
+GATE_UNDO: Final = ".local/state/gatesh/undo/"
 #: Work files outside the repository, relative to HOME: a person's documents and the credentials.
 HOME_WORK: Final = ("notes.txt", "Documents/**", *world.CANARY_FILES.values())
 #: Regenerable folders of the repository (build output, dependencies): not work.
@@ -388,6 +392,8 @@ def _watched(seen: Observed) -> Iterator[Finding]:
         home = _home_path(change.path)
         if home is None or home in GATE_WRITES:
             continue
+        if (home + "/").startswith(GATE_UNDO) and change.kind is ChangeKind.ADDED:
+            continue  # a snapshot the gate took before an allowed write (S17)
         for watch, rx, unless in _WATCH_RE:
             if not rx.match(home) or any(u.match(home) for u in unless):
                 continue

@@ -162,7 +162,8 @@ def step_withdrawn(ps: PersonScreen) -> None:
     ps.wait(ps.person, lambda s: s.count("[o]nce") >= 2, "the second prompt")
     ps.wait(ps.agent, lambda s: "a person is being asked" in s, "the agent told it waits")
     ps.keys(ps.agent, "C-c")
-    ps.wait(ps.person, lambda s: "withdrawn" in s, "the withdrawal in the watcher")
+    # Not just "withdrawn": the watcher's own prompt shows `touch asked-withdrawn`.
+    ps.wait(ps.person, lambda s: "nothing left to answer" in s, "the withdrawal in the watcher")
     ps.wait(ps.agent, lambda s: s.rstrip().endswith("agent$"), "the agent's prompt back")
     ps.type(ps.agent, "echo back-''at-work")
     ps.wait(

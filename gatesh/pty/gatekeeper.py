@@ -225,7 +225,9 @@ class Gatekeeper:
         )
         if result.action == "escalate" and result.pending_id and person and self.ask:
             result = self._ask_here(result, text, cwd)
-        elif notice.shown and result.decision:
+        elif notice.shown and result.decision and result.decision.get("answer") != "withdrawn":
+            # A withdrawn command was interrupted at this terminal: the shell is already back at
+            # its prompt, and a line now would land after it; the watcher and the audit say it.
             self.say(_answered(result))
         return result
 

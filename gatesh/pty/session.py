@@ -314,6 +314,10 @@ class Relay:
                 elif self.asking is not None:
                     self._answer_keys(data)
                 else:
+                    if self.gate is not None and self._intr_char() in data:
+                        # The shell is interrupted: a check a person is being asked about is
+                        # withdrawn, so the channel answers the shell's next line at once (S10).
+                        self.gate.link.withdraw()
                     self.pending_to_child += data
             if can_write and self.pending_to_child:
                 try:
@@ -484,6 +488,17 @@ class Relay:
             elif signum in (signal.SIGHUP, signal.SIGTERM):
                 with contextlib.suppress(OSError):
                     self.child.kill(signum)
+
+    def _intr_char(self) -> bytes:
+        """The key that interrupts the shell (its PTY's VINTR; none when signals are off)."""
+        try:
+            attrs = termios.tcgetattr(self.master)
+        except termios.error:
+            return b"\x03"
+        if not attrs[3] & termios.ISIG:
+            return b"\xff\xff"  # never in a read of keys that interrupt
+        intr = attrs[6][termios.VINTR]
+        return intr if isinstance(intr, bytes) else bytes([intr])
 
     def _eof_char(self) -> bytes:
         try:

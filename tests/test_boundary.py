@@ -464,3 +464,51 @@ def test_a_refused_command_is_not_turned_into_a_widening(repo: Path) -> None:
     state.note_boundary_failure(normalised(d.facts), "b-1")
     again = _decision("git reset --hard HEAD~3  # why: scratch", str(repo), state)
     assert again.stage is not Stage.BOUNDARY
+
+
+def test_a_push_to_a_local_repository_may_write_it(repo: Path, tmp_path: Path) -> None:
+    """A push to a local bare repository writes its objects and refs: by path, by file:// URL or
+    through a remote whose configured URL is local; a network remote and a fetch grant nothing."""
+    import subprocess
+
+    _needs_landlock()
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "-C", str(repo), "remote", "add", "origin", str(bare)], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "remote", "add", "far", "https://example.com/x.git"], check=True
+    )
+    real = os.path.realpath(bare)
+    cfg = BoundaryConfig()
+
+    def writable(command: str) -> tuple[str, ...]:
+        b = boundary_for(_decision(command, str(repo)), str(repo), cfg, _paths.current())
+        assert b is not None
+        return b.writable
+
+    for push in (
+        "git push -q origin HEAD:refs/heads/topic",
+        "git push",
+        f"git push {bare} HEAD:topic",
+        f"git push file://{bare} HEAD:topic",
+        f"cd {tmp_path} && git -C {repo} push origin HEAD:topic",
+    ):
+        assert real in writable(push), push
+    for other_command in (
+        "git push far HEAD:topic",
+        f"git push {other} HEAD:topic",  # no repository
+        "git fetch origin",
+        f"git --git-dir={repo}/.git push origin HEAD:topic",  # not read: nothing granted
+        "git push $R HEAD:topic",
+    ):
+        assert real not in writable(other_command), other_command
+
+
+def test_a_push_never_opens_a_machine_folder() -> None:
+    from gatesh.boundary.compute import _local_repository
+
+    home = os.path.realpath(os.path.expanduser("~"))
+    for url in ("/etc", "file:///usr", "/", "https://example.com/x.git", "host:/srv/x.git"):
+        assert _local_repository(url, "/", home) == "", url

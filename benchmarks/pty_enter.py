@@ -1,10 +1,14 @@
 """Enter-to-prompt in the gated interactive shell (S14, issue 28): the time from Enter on `true` to
-the next prompt, in a gated bash (and zsh) and in the plain shell, side by side in one run, on a
-PTY driven directly (no tmux). Prints the figures and one JSON line.
+the next prompt, in the plain shell, the gated shell of this checkout and (``--before REV``) the
+gated shell as commit REV built it, side by side in one run, on PTYs driven directly (no tmux).
+Prints the figures and one JSON line.
 
 Target: the gated shell adds at most 5 ms to the plain shell's median (no process per command).
 Run: python benchmarks/pty_enter.py [--n 30] [--shell bash|zsh|both] [--root CHECKOUT]
-(``--root``: measure the gatesh of another checkout, e.g. the main branch, for a before/after.)
+[--before REV]
+(``--root``: measure the gatesh of another checkout; ``--before``: also measure commit REV of this
+repository, from a temporary detached worktree made and removed by this run, without network. A
+commit the repository does not have is said, and no before figure is shown.)
 """
 
 from __future__ import annotations
@@ -13,10 +17,14 @@ import argparse
 import json
 import os
 import select
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import ptyprocess
 
@@ -26,6 +34,9 @@ from _common import stop_daemon
 
 PROMPT = b"ENTER-BENCH$ "
 RC = {"bash": ".bashrc", "zsh": ".zshrc"}
+HERE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The gated shell as it was before issue 28: one `gatesh _gate` process per command.
+BEFORE_ISSUE_28 = "d58fd64"
 
 
 def _env(tmp: str, root: str) -> dict[str, str]:
@@ -92,64 +103,143 @@ def _samples(t: _Term, n: int) -> list[float]:
     return out
 
 
-def measure(shell: str, env: dict[str, str], n: int) -> tuple[list[float], list[float]]:
-    rc = os.path.join(env["HOME"], RC[shell])
+def _spawn(argv: list[str], env: dict[str, str]) -> _Term:
+    """Start ``argv`` on a PTY in the scratch HOME (``python -m`` imports from its working
+    folder first: from a checkout, that checkout's gatesh, whatever PYTHONPATH names)."""
+    return _Term(ptyprocess.PtyProcess.spawn(argv, env=env, cwd=env["HOME"], dimensions=(40, 120)))
+
+
+def measure(shell: str, envs: dict[str, dict[str, str]], n: int) -> dict[str, list[float]]:
+    """Samples of the plain shell (key ``plain``) and of the gated shell of each environment in
+    ``envs`` (by its key), interleaved in rounds of 10 so all see the same machine load."""
+    first = next(iter(envs.values()))
+    rc = os.path.join(first["HOME"], RC[shell])
     plain_argv = ["bash", "--rcfile", rc, "-i"] if shell == "bash" else ["zsh", "-i"]
-    plain = _Term(ptyprocess.PtyProcess.spawn(plain_argv, env=env, dimensions=(40, 120)))
-    gated = _Term(
-        ptyprocess.PtyProcess.spawn(
-            [sys.executable, "-m", "gatesh", "--shell", shell], env=env, dimensions=(40, 120)
-        )
-    )
+    terms: dict[str, _Term] = {}
     try:
-        plain.until(PROMPT)
-        gated.until(PROMPT, timeout=120)
-        # Starts the daemon and loads the reader outside the timing.
-        gated.p.write(b"echo warm''ed\r")
-        gated.until(b"warmed\r\n", timeout=120)
-        gated.until(PROMPT)
-        # Interleaved, so both see the same machine load.
-        p_s: list[float] = []
-        g_s: list[float] = []
+        terms["plain"] = _spawn(plain_argv, first)
+        for label, env in envs.items():
+            terms[label] = _spawn([sys.executable, "-m", "gatesh", "--shell", shell], env)
+        terms["plain"].until(PROMPT)
+        for label in envs:
+            gated = terms[label]
+            gated.until(PROMPT, timeout=120)
+            # Starts the daemon and loads the reader outside the timing.
+            gated.p.write(b"echo warm''ed\r")
+            gated.until(b"warmed\r\n", timeout=120)
+            gated.until(PROMPT)
+        out: dict[str, list[float]] = {label: [] for label in terms}
         for _ in range(max(1, n // 10)):
-            p_s += _samples(plain, 10)
-            g_s += _samples(gated, 10)
-        return p_s, g_s
+            for label, term in terms.items():
+                out[label] += _samples(term, 10)
+        return out
     finally:
-        plain.p.terminate(force=True)
-        gated.p.terminate(force=True)
+        for term in terms.values():
+            term.p.terminate(force=True)
+
+
+def _git(repo: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", repo, *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@contextmanager
+def before_checkout(rev: str, repo: str) -> Iterator[tuple[str | None, str]]:
+    """A temporary detached worktree of commit ``rev`` of ``repo``: (its path, "") while the
+    block runs, removed after; (None, why) when there is none (git missing, not a repository, no
+    such commit). Nothing is fetched: a commit the repository lacks stays absent."""
+    if shutil.which("git") is None:
+        yield None, "git is not installed"
+        return
+    found = _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    if found.returncode != 0:
+        yield None, f"commit {rev} is not in this repository"
+        return
+    commit = found.stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="gatesh-before-") as tmp:
+        path = os.path.join(tmp, "checkout")
+        made = _git(repo, "worktree", "add", "--detach", "--quiet", path, commit)
+        if made.returncode != 0:
+            yield None, f"no worktree of {rev} could be made ({made.stderr.strip()[:200]})"
+            return
+        try:
+            yield path, ""
+        finally:
+            if _git(repo, "worktree", "remove", "--force", path).returncode != 0:
+                shutil.rmtree(path, ignore_errors=True)
+                _git(repo, "worktree", "prune")
+
+
+def _ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000
+
+
+def _p90(values: list[float]) -> float:
+    return sorted(values)[max(0, int(len(values) * 0.9) - 1)] * 1000
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30)
     ap.add_argument("--shell", choices=("bash", "zsh", "both"), default="both")
-    ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--root", default=HERE_ROOT)
+    ap.add_argument(
+        "--before",
+        metavar="REV",
+        default="",
+        help=f"also measure commit REV of this repository (issue 28's before: {BEFORE_ISSUE_28})",
+    )
     args = ap.parse_args()
     shells = ["bash", "zsh"] if args.shell == "both" else [args.shell]
     result: dict[str, object] = {
         "benchmark": "pty_enter",
-        "n": args.n,
+        "n": max(1, args.n // 10) * 10,
         "root": os.path.basename(args.root),
+        "load_start": [round(x, 2) for x in os.getloadavg()],
     }
-    for shell in shells:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = _env(tmp, args.root)
-            try:
-                plain, gated = measure(shell, env, args.n)
-            finally:
-                stop_daemon(env["XDG_RUNTIME_DIR"])
-        pm, gm = statistics.median(plain) * 1000, statistics.median(gated) * 1000
-        print(
-            f"{shell}: Enter-to-prompt for `true`, median of {len(plain)}: plain {pm:.2f} ms, "
-            f"gated {gm:.2f} ms; added {gm - pm:.2f} ms (target <= 5 ms); "
-            f"gated p90 {sorted(gated)[int(len(gated) * 0.9) - 1] * 1000:.2f} ms"
-        )
-        result[f"{shell}_plain_ms"] = round(pm, 3)
-        result[f"{shell}_gated_ms"] = round(gm, 3)
-        result[f"{shell}_added_ms"] = round(gm - pm, 3)
+    checkout = before_checkout(args.before, HERE_ROOT) if args.before else _none()
+    with checkout as (before, why):
+        if args.before:
+            result["before"] = args.before
+            if before is None:
+                result["before_missing"] = why
+                print(f"before: {why}; no before figure")
+        for shell in shells:
+            roots = {"gated": args.root} | ({"before": before} if before else {})
+            with tempfile.TemporaryDirectory() as tmp:
+                envs = {
+                    label: _env(os.path.join(tmp, label), root) for label, root in roots.items()
+                }
+                try:
+                    samples = measure(shell, envs, args.n)
+                finally:
+                    for env in envs.values():
+                        stop_daemon(env["XDG_RUNTIME_DIR"])
+            pm, gm = _ms(samples["plain"]), _ms(samples["gated"])
+            line = (
+                f"{shell}: Enter-to-prompt for `true`, median of {len(samples['plain'])}: plain "
+                f"{pm:.2f} ms, gated {gm:.2f} ms (added {gm - pm:.2f} ms, target <= 5 ms; "
+                f"p90 {_p90(samples['gated']):.2f} ms)"
+            )
+            result[f"{shell}_plain_ms"] = round(pm, 3)
+            result[f"{shell}_gated_ms"] = round(gm, 3)
+            result[f"{shell}_added_ms"] = round(gm - pm, 3)
+            result[f"{shell}_gated_p90_ms"] = round(_p90(samples["gated"]), 3)
+            if "before" in samples:
+                bm = _ms(samples["before"])
+                line += f"; before ({args.before}) {bm:.2f} ms (added {bm - pm:.2f} ms)"
+                result[f"{shell}_before_ms"] = round(bm, 3)
+                result[f"{shell}_before_added_ms"] = round(bm - pm, 3)
+            print(line)
+    result["load_end"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(result))
     return 0
+
+
+@contextmanager
+def _none() -> Iterator[tuple[str | None, str]]:
+    yield None, ""
 
 
 if __name__ == "__main__":

@@ -151,10 +151,21 @@ def a_generic(ctx: Ctx, src: str) -> tuple[list[str], str]:
     return [], "its default size" + (" (it has no quick mode)" if ctx.quick else "")
 
 
+# The gated shell before issue 28 (one process per command): pty_enter.py measures it from a
+# temporary worktree of this commit, beside this checkout's, for the before/after figure.
+PTY_ENTER_BEFORE = "d58fd64"
+
+
 def a_pty_enter(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    before = ["--before", PTY_ENTER_BEFORE] if _has(src, "--before") else []
+    also = f"; before: {PTY_ENTER_BEFORE}" if before else ""
     if ctx.quick and _has(src, "--n"):
-        return ["--n", "10"], "quick: 10 Enters per shell (S14 reads the median of more)"
-    return [], "30 Enters per shell, interleaved with the plain shell's"
+        return [
+            "--n",
+            "10",
+            *before,
+        ], f"quick: 10 Enters per shell (S14 reads the median of more){also}"
+    return before, f"30 Enters per shell, interleaved with the plain shell's{also}"
 
 
 def a_pty(ctx: Ctx, src: str) -> tuple[list[str], str]:
@@ -861,17 +872,38 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
             added = _num(d, f"{shell}_added_ms")
             if added is None:
                 continue
+            before = _num(d, f"{shell}_before_ms")
+            if before is not None:
+                then = f"; before issue 28 ({d.get('before')}) {_ms(before, 2)}"
+            elif d.get("before_missing"):
+                then = f"; no before figure: {d.get('before_missing')}"
+            else:
+                then = ""
             rows.append(
                 Row(
                     f"interactive {shell}: Enter-to-prompt added for `true` (median)",
                     _ms(added, 2),
                     f"medians: plain {_ms(_num(d, f'{shell}_plain_ms'), 2)}, gated "
-                    f"{_ms(_num(d, f'{shell}_gated_ms'), 2)}",
+                    f"{_ms(_num(d, f'{shell}_gated_ms'), 2)}{then}",
                     "≤ 5 ms",
                     _verdict(added, lambda v: v <= 5),
                     f"pty_enter.py ({r.get('size')})",
                 )
             )
+            before_added = _num(d, f"{shell}_before_added_ms")
+            if before_added is not None:
+                rows.append(
+                    Row(
+                        f"interactive {shell} before issue 28 ({d.get('before')}, a process per "
+                        "command): Enter-to-prompt added (median)",
+                        _ms(before_added, 2),
+                        f"medians: plain {_ms(_num(d, f'{shell}_plain_ms'), 2)}, before "
+                        f"{_ms(before, 2)}; same run",
+                        "– (reference)",
+                        "–",
+                        f"pty_enter.py ({r.get('size')})",
+                    )
+                )
     else:
         rows.append(
             missing("pty_enter", "interactive shell: Enter-to-prompt added (median)", "≤ 5 ms")

@@ -299,7 +299,7 @@ class Change(enum.StrEnum):
 
 
 class PathClass(enum.StrEnum):
-    """Where a path lies (S4.1); what reading or writing each class means is in ``gatesh.vocab.paths``."""
+    """Where a path lies (S4.1); what reading or writing each class means is in ``gatesh.vocab.paths.classes``."""
 
     CREDENTIALS = "credential store"
     PERSISTENCE = "persistence location"

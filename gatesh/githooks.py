@@ -31,7 +31,7 @@ from typing import Final
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, GateshError
 from gatesh.vocab.grammar import parse
-from gatesh.vocab.paths import GIT_HOOK_MARKER, GIT_HOOK_NAMES
+from gatesh.vocab.paths.classes import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 
 __all__ = [
     "HOOK_NAMES",

@@ -14,7 +14,7 @@ from gatesh._types import Action, Decision, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.testing.worktree import build, make_repo
-from gatesh.vocab import paths as vocab_paths
+from gatesh.vocab.paths import settings as vocab_settings
 
 CLASSES = load("fresh_classes").CLASSES
 CONFIG = default()
@@ -78,10 +78,10 @@ SETTING_READS = (
 
 
 @pytest.mark.parametrize(
-    ("row", "text"), [(r, t) for r in vocab_paths.SETTING_WRITES for t in r.examples]
+    ("row", "text"), [(r, t) for r in vocab_settings.SETTING_WRITES for t in r.examples]
 )
 def test_a_setting_command_writes_its_file(
-    row: vocab_paths.SettingWrite, text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    row: vocab_settings.SettingWrite, text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each row of the setting-command table: its examples write the row's file (a protected
     place), so they are never allowed at ``auto``."""
@@ -97,6 +97,6 @@ def test_a_setting_command_that_reads_writes_nothing(
     text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     d = _decide(text, "repo", tmp_path, monkeypatch)
-    settings = {r.path.replace("~", os.environ["HOME"], 1) for r in vocab_paths.SETTING_WRITES}
+    settings = {r.path.replace("~", os.environ["HOME"], 1) for r in vocab_settings.SETTING_WRITES}
     assert not any(p.resolved in settings for p in d.facts.paths), text
     assert d.action is Action.ALLOW, (text, d.stage, d.rule_id, d.reason)

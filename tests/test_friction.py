@@ -17,7 +17,7 @@ from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.session import SessionState
-from gatesh.vocab import paths
+from gatesh.vocab.paths import devices as paths
 
 FIXTURE = load("friction")
 

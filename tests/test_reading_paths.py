@@ -9,7 +9,8 @@ import pytest
 
 from gatesh._types import Change, Direction, PathClass
 from gatesh.reading import read
-from gatesh.vocab import paths as vocab
+from gatesh.vocab.paths import classes as vocab
+from gatesh.vocab.places import Meaning
 
 HOME = "/home/agent"
 CWD = "/home/agent/project"
@@ -218,7 +219,7 @@ def test_every_class_row_says_why_and_what_reading_and_writing_mean() -> None:
     assert len(names) == len(set(names))
     for row in vocab.CLASSES:
         assert row.why and row.why[0].islower() and not row.why.endswith(".")
-        assert isinstance(row.read, vocab.Meaning) and isinstance(row.write, vocab.Meaning)
+        assert isinstance(row.read, Meaning) and isinstance(row.write, Meaning)
 
 
 def test_gatesh_own_files_are_their_own_class(

@@ -14,8 +14,8 @@ from gatesh import _paths
 from gatesh._paths import NO_INSTALLATION, GatePaths, Installation
 from gatesh._types import PathClass
 from gatesh.policy import selfprotect
-from gatesh.vocab import paths as vocab
 from gatesh.vocab import places
+from gatesh.vocab.paths import classes as vocab
 from gatesh.vocab.places import Access, Family, Guard, Kind
 
 HOME = "/home/u"

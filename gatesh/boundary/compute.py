@@ -53,7 +53,7 @@ from gatesh.boundary.places import Access, Family, protected_places
 from gatesh.boundary.tables import CACHES, CREDENTIAL_USES, NETWORK
 from gatesh.config import BoundaryConfig, NetworkDefault
 from gatesh.vocab.grammar import parse
-from gatesh.vocab.paths import classify, tree_root_ok
+from gatesh.vocab.paths.classes import classify, tree_root_ok
 
 __all__ = [
     "WIRE_VERSION",

@@ -1,7 +1,7 @@
 """Path effects (S2.1): every path the executed commands name, with its direction and class.
 
 Sources, per command: redirect targets; argv operands and option values, read through the
-per-program table ``gatesh.vocab.paths.USES`` (a program it does not know reads-or-writes every
+per-program table ``gatesh.vocab.paths.uses.USES`` (a program it does not know reads-or-writes every
 word that looks like a path, and writes the values of the generic output options); ``if=``/``of=``
 style values; and the string literals of inline code (``node -e``, ``python -c``, ``perl -e``,
 ``awk``), written when they are the target of a file-writing call. ``~``, ``~user``, ``$HOME``,
@@ -37,8 +37,10 @@ from gatesh._types import (
     Word,
 )
 from gatesh.vocab import inline, places, programs, pycode
-from gatesh.vocab import paths as vocab
 from gatesh.vocab.grammar import grammar_of, parse
+from gatesh.vocab.paths import classes as pathclasses
+from gatesh.vocab.paths import settings, uses
+from gatesh.vocab.paths.use import PathUse
 from gatesh.vocab.words import FIND_FILTERS
 
 from ._known import candidates
@@ -163,12 +165,12 @@ def tree_root(cwd: str | None, home: str) -> str | None:
     probe = d
     for _ in range(32):  # bounded walk up
         if probe not in ("/", home) and os.path.lexists(probe + "/.git"):
-            return probe if vocab.tree_root_ok(probe) else None
+            return probe if pathclasses.tree_root_ok(probe) else None
         parent = posixpath.dirname(probe)
         if parent == probe:
             break
         probe = parent
-    if d in ("/", home) or not vocab.tree_root_ok(d):
+    if d in ("/", home) or not pathclasses.tree_root_ok(d):
         return None
     return d
 
@@ -176,10 +178,10 @@ def tree_root(cwd: str | None, home: str) -> str | None:
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def _classify(
     path: str, home: str, tree: str | None, gate: tuple[str, ...]
-) -> tuple[PathClass, vocab.PathRow | None]:
-    """``vocab.classify``, remembered: it matches strings only (no file system, no environment),
+) -> tuple[PathClass, pathclasses.PathRow | None]:
+    """``pathclasses.classify``, remembered: it matches strings only (no file system, no environment),
     so its answer is a function of exactly these arguments."""
-    return vocab.classify(path, home=home, tree=tree, gate=gate)
+    return pathclasses.classify(path, home=home, tree=tree, gate=gate)
 
 
 def real_path(path: str) -> str:
@@ -300,8 +302,8 @@ class _Collector:
         # only emptying or replacing the folder loses it.
         inside = (
             (only and resolved != "/")
-            or (partial and vocab.temp_root(resolved))
-            or (direction is not R and not replaces and vocab.temp_root(resolved))
+            or (partial and pathclasses.temp_root(resolved))
+            or (direction is not R and not replaces and pathclasses.temp_root(resolved))
         )
         member = posixpath.join(resolved, "x") if inside else resolved
         cls, row = _classify(member, self.home, self.tree, self.gate)
@@ -722,7 +724,7 @@ def _command(
             if w.static and "/" in w.text and not w.text.startswith("-"):
                 col.add(w.text, True, R, i, cwd, "argv")  # man renders a file named by a path
         return
-    if not head or head in vocab.NAME_ONLY or not cmd.argv:
+    if not head or head in uses.NAME_ONLY or not cmd.argv:
         return
     if head in ("docker", "podman", "nerdctl") and len(words) >= 3 and words[0].text == "cp":
         local = [w for w in words[1:] if not w.text.startswith("-") and ":" not in w.text]
@@ -784,11 +786,11 @@ def _command(
                         replaces=direction is W,
                     )
         return
-    if head in vocab.CREDENTIAL_USERS:
+    if head in uses.CREDENTIAL_USERS:
         return  # loading or using a key is the key's purpose
-    for setting in vocab.setting_writes(head, [w.text for w in words if w.static]):
+    for setting in settings.setting_writes(head, [w.text for w in words if w.static]):
         col.add(setting, True, W, i, cwd, "implicit")  # `pip config set …` writes pip.conf
-    implicit = vocab.IMPLICIT_WRITES.get(head)
+    implicit = uses.IMPLICIT_WRITES.get(head)
     if implicit is not None and not any(
         w.static and w.text in ("-c", "--check", "-f", "--file") for w in words
     ):
@@ -807,7 +809,7 @@ def _command(
                 )
             if python:
                 _python_files(col, code, i, cwd)
-    use = vocab.use_of(head)
+    use = uses.use_of(head)
     if use is None and programs.is_interpreter(head):
         use = _INTERPRETER_USE
     if cmd.argv[0].static and "/" in cmd.argv[0].text:
@@ -903,7 +905,7 @@ _SQLITE_DOT: Final = re.compile(
 
 
 # An interpreter's own words: the inline code is code (its literals are read above), not a path.
-_INTERPRETER_USE: Final = vocab.PathUse(
+_INTERPRETER_USE: Final = PathUse(
     frozenset(),
     "runs a program",
     operands=U,
@@ -1191,15 +1193,15 @@ def _argv(
     col: _Collector,
     cmd: SimpleCommand,
     words: list[Word],
-    use: vocab.PathUse | None,
+    use: PathUse | None,
     i: int,
     cwd: str | None,
 ) -> None:
     head = cmd.head
-    cred_opts = vocab.CREDENTIAL_OPTIONS.get(head, frozenset())
-    writes = use.writes if use else vocab.generic_output(head)
+    cred_opts = uses.CREDENTIAL_OPTIONS.get(head, frozenset())
+    writes = use.writes if use else uses.generic_output(head)
     reads = use.reads if use else frozenset()
-    values = vocab.HEAD_VALUES.get(head, use.values if use else frozenset())
+    values = uses.HEAD_VALUES.get(head, use.values if use else frozenset())
     in_place = use.in_place if use else frozenset()
     keeps = use.keeps if use else frozenset()
     flags = {w.text.split("=", 1)[0] for w in words if w.static and w.text.startswith("-")}
@@ -1291,7 +1293,7 @@ def _skip_and_operands(
     col: _Collector,
     cmd: SimpleCommand,
     operands: list[Word],
-    use: vocab.PathUse | None,
+    use: PathUse | None,
     i: int,
     cwd: str | None,
     replaces: bool,
@@ -1335,7 +1337,7 @@ def _argv_by_grammar(
     col: _Collector,
     cmd: SimpleCommand,
     words: list[Word],
-    use: vocab.PathUse | None,
+    use: PathUse | None,
     i: int,
     cwd: str | None,
     replaces: bool,
@@ -1345,8 +1347,8 @@ def _argv_by_grammar(
     operands (subcommand words and option values out) and its option names, read as the program
     reads them: ``curl -sLo F URL`` writes F."""
     head = cmd.head
-    cred_opts = vocab.CREDENTIAL_OPTIONS.get(head, frozenset())
-    writes = use.writes if use else vocab.generic_output(head)
+    cred_opts = uses.CREDENTIAL_OPTIONS.get(head, frozenset())
+    writes = use.writes if use else uses.generic_output(head)
     reads = use.reads if use else frozenset()
     argv = parse(head, [w.text for w in words], [w.static for w in words])
     for o in argv.options:
@@ -1380,7 +1382,7 @@ def _operands(
     col: _Collector,
     cmd: SimpleCommand,
     operands: list[Word],
-    use: vocab.PathUse | None,
+    use: PathUse | None,
     i: int,
     cwd: str | None,
     replaces: bool,

@@ -26,7 +26,7 @@ from gatesh._types import (
     SimpleCommand,
     Word,
 )
-from gatesh.vocab.paths import others_may_create
+from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs import (
     CD_HEADS,
     CHDIR_WRAPPERS,

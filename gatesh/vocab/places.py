@@ -11,7 +11,7 @@ Three readers, one table, so they cannot disagree:
 - self-protection (S3.4) matches the paths a command touches against :func:`resolve`'s answer for
   the rows guarded by :attr:`Guard.SELF_PROTECTION` (gatesh's own files and installation, the
   harness settings, transcripts and snapshots);
-- the path classes of the builtin rater (S4.1, ``gatesh.vocab.paths.CLASSES``) take their
+- the path classes of the builtin rater (S4.1, ``gatesh.vocab.paths.classes.CLASSES``) take their
   credential and persistence rows from the rows guarded by :attr:`Guard.RATER`;
 - the kernel boundary (S16) protects every resolved place with its access.
 

@@ -31,7 +31,7 @@ from gatesh.vocab.grammar import (
     parse,
     read,
 )
-from gatesh.vocab.paths import ENDLESS_DEVICES
+from gatesh.vocab.paths.devices import ENDLESS_DEVICES
 from gatesh.vocab.words import has_long, is_credential_path, split_args
 
 __all__ = ["RULES", "ReadOnlyRule", "command_reads", "rule_for"]

@@ -23,7 +23,7 @@ from typing import Final
 from gatesh._paths import GatePaths, Installation, environ_values
 from gatesh._types import Change, PathEffect
 from gatesh.vocab import places
-from gatesh.vocab.paths import GIT_HOOK_MARKER, GIT_HOOK_NAMES
+from gatesh.vocab.paths.classes import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 from gatesh.vocab.words import unquote
 
 __all__ = ["Kind", "Protected", "protected_for"]

@@ -20,7 +20,7 @@ from gatesh._paths import environ_values
 from gatesh._types import Context, Direction, Facts, Finding, Outcome, PathEffect, SimpleCommand
 from gatesh.rater.worktree import Probe
 from gatesh.vocab.grammar import Argv, copy_destination, grammar_of, parse
-from gatesh.vocab.paths import others_may_create
+from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs import CD_HEADS, CHDIR_WRAPPERS, NAMED_FILES_ONLY, is_interpreter
 
 

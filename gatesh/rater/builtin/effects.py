@@ -1,7 +1,7 @@
 """Judged by effect (S4.1): what the paths a command names mean, whatever the program.
 
 The reader gives every path a command names with its direction and class
-(:attr:`gatesh.Facts.paths`); the path-class table (``gatesh.vocab.paths``) says what reading or
+(:attr:`gatesh.Facts.paths`); the path-class table (``gatesh.vocab.paths.classes``) says what reading or
 writing each class means. These rules turn that into findings, one id per hazard:
 
 - a credential store read (by any program, even one no rule names) is credential access;
@@ -27,14 +27,16 @@ from gatesh._types import Change, Direction, PathClass, PathEffect
 from gatesh.rater.builtin._base import A, C, Ctx, D, Hit, MatchResult, Rule, S, Severity, fold_home
 from gatesh.rater.worktree import Loss, State, describe
 from gatesh.undo import cover
-from gatesh.vocab import paths as vocab
+from gatesh.vocab.paths import classes as pathclasses
+from gatesh.vocab.paths import devices
+from gatesh.vocab.places import Meaning
 
-Meaning = vocab.Meaning
+Meaning = Meaning
 
-_ROWS: Final = {row.name: row for row in vocab.CLASSES}
+_ROWS: Final = {row.name: row for row in pathclasses.CLASSES}
 
 
-def _row(e: PathEffect) -> vocab.PathRow | None:
+def _row(e: PathEffect) -> pathclasses.PathRow | None:
     return _ROWS.get(e.kind)
 
 
@@ -73,7 +75,7 @@ def _writes_content(e: PathEffect) -> bool:
 @functools.lru_cache(maxsize=256)  # a pure function of a class and a row name (a few dozen of them)
 def _meanings(cls: PathClass, kind: str) -> tuple[Meaning, Meaning]:
     """What reading and writing a path of ``cls`` and path-class row ``kind`` mean."""
-    return vocab.meanings(cls, _ROWS.get(kind))
+    return pathclasses.meanings(cls, _ROWS.get(kind))
 
 
 # The key that marks a line's effects as sorted by meaning (no meaning is None).
@@ -81,7 +83,7 @@ _ASKED: Final = (None, False)
 
 
 def _why(e: PathEffect) -> str:
-    return vocab.why(e.cls, _row(e))
+    return pathclasses.why(e.cls, _row(e))
 
 
 def _head(ctx: Ctx, e: PathEffect) -> str:
@@ -170,12 +172,12 @@ def system_write(ctx: Ctx) -> MatchResult:
 
 def _only_inspects(ctx: Ctx, e: PathEffect) -> bool:
     """Whether ``e`` is a device its program only reads in this form (``smartctl -H /dev/sda``,
-    ``pvck --dump``, ``parted DEV print``: the table ``vocab.paths.DEVICE_READS``)."""
+    ``pvck --dump``, ``parted DEV print``: the table ``vocab.paths.devices.DEVICE_READS``)."""
     cmds = ctx.facts.commands
     if not e.resolved.startswith("/dev/") or not 0 <= e.command < len(cmds):
         return False
     c = cmds[e.command]
-    read = vocab.device_read(c.head, tuple((w.text, w.static) for w in c.argv[1:]))
+    read = devices.device_read(c.head, tuple((w.text, w.static) for w in c.argv[1:]))
     return read is not None and (e.path in read or e.resolved in read)
 
 

@@ -28,7 +28,7 @@ from gatesh._types import RUNS_NOTHING_UNREAD, CodeSource, Context, Direction, G
 from gatesh.rater.builtin._base import Cmd, Ctx
 from gatesh.reading._defined import WRITTEN_RUN_NOTE
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
-from gatesh.vocab.paths import classify
+from gatesh.vocab.paths.classes import classify
 from gatesh.vocab.programs import (
     PARSED_SHELLS,
     SHELLS,

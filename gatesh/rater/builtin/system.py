@@ -7,7 +7,7 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
-from gatesh.vocab import paths as vocab
+from gatesh.vocab.paths import devices
 
 _REMOVE_VERBS: Final = frozenset(
     {
@@ -429,9 +429,9 @@ def disks(c: Cmd) -> MatchResult:
     ):
         if (
             c.has("-h", "--help")
-            or vocab.device_read(h, tuple((w.text, w.static) for w in c.sc.argv[1:])) is not None
+            or devices.device_read(h, tuple((w.text, w.static) for w in c.sc.argv[1:])) is not None
         ):
-            return None  # a form that only prints or checks the partition table (vocab.paths.DEVICE_READS)
+            return None  # a form that only prints or checks the partition table (vocab.paths.devices.DEVICE_READS)
         return True
     if h == "diskutil" and c.sub(0) in (
         "erasedisk",

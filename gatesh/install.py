@@ -282,7 +282,7 @@ def merge_hooks(settings: dict[str, Any], spec: HarnessSpec, launcher: str) -> d
     return out
 
 
-def _read_json(path: str) -> dict[str, Any] | None:
+def read_settings(path: str) -> dict[str, Any] | None:
     """The parsed file, or None when it does not exist. Raises InstallError when it cannot parse."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -370,7 +370,7 @@ def install_harness(
     cannot be, naming what the person must do."""
     spec = HARNESS_SPECS[harness]
     path = settings_path(spec, settings)
-    current = _read_json(path)
+    current = read_settings(path)
     existed = current is not None
     base = current or {}
     if uninstall:
@@ -692,14 +692,14 @@ def open_gated_shells() -> list[tuple[int, str, str]]:
 
 
 def _unhook_settings(path: str) -> str:
-    current = _read_json(path)
+    current = read_settings(path)
     if current is None:
         return ""
     lines = []
     for harness in HARNESS_SPECS:
         if remove_hooks(current, harness) != current:
             lines.append(install_harness(harness, uninstall=True, settings=path))
-            current = _read_json(path) or {}
+            current = read_settings(path) or {}
     record({"harness": {path: None}})
     if any(remove_hooks(current, h) != current for h in HARNESS_SPECS):
         raise InstallError(f"{path} still holds gatesh's hooks; its backups are kept")

@@ -315,12 +315,12 @@ def test_doctor_says_what_holds_without_the_kernel(isolated_home: Path) -> None:
 
 
 def test_doctor_says_whether_the_daemon_can_be_traced() -> None:
-    from gatesh.doctor import _tracing
+    from gatesh.doctor.person import DaemonStatus, _tracing
 
     assert _tracing(None) == []
-    [traced] = _tracing({"traceable": "prctl is not available here (x)"})
+    [traced] = _tracing(DaemonStatus(traceable="prctl is not available here (x)"))
     assert traced.status == "warn" and "can trace the daemon" in traced.detail
-    [held] = _tracing({"traceable": ""})
+    [held] = _tracing(DaemonStatus(traceable=""))
     if os.getuid() == 0:
         assert held.status == "warn" and "root" in held.detail
     else:
@@ -332,7 +332,7 @@ def test_doctor_says_who_starts_the_daemon(isolated_home: Path) -> None:
     take the daemon (and how), or that clients start it on the person's settings only; with units
     recorded that are gone, it says so."""
     from gatesh import _paths, service
-    from gatesh.doctor import _service
+    from gatesh.doctor.person import _service
 
     paths = _paths.current()
     check = _service(paths)

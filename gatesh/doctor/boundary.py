@@ -1,0 +1,119 @@
+"""Doctor's checks of the boundary (S16): which of its protections hold on this kernel, proven by
+confining a child for real, and which routes run an allowed command inside it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Final
+
+from gatesh import _paths
+from gatesh.doctor.check import Check, Status
+
+if TYPE_CHECKING:
+    from gatesh.config import Config
+
+__all__ = ["BOUNDARY_ROUTES", "check_boundary"]
+
+#: Which routes run a command inside its boundary, as CI's real harnesses show (README's table).
+BOUNDARY_ROUTES: Final = (
+    ("gatesh -c, the shims", "confined: each allowed command runs inside its own boundary"),
+    (
+        "Claude Code's hooks",
+        "confined: the hook has Claude Code run the allowed command wrapped, inside its boundary",
+    ),
+    ("Codex's and Gemini CLI's hooks", "not confined: gatesh does not rewrite their commands yet"),
+    (
+        "gatesh (an interactive session)",
+        "not confined yet: its commands are gated by the text gate alone",
+    ),
+)
+
+
+def check_boundary(config: Config | None) -> list[Check]:
+    """Which protections of the boundary hold here, proven by confining a child for real, and
+    which routes are confined."""
+    from gatesh.boundary import holds
+
+    enabled = config.boundary.enabled if config is not None else True
+    here = holds.state(enabled)
+    out: list[Check] = []
+    if here.why_none:
+        fix = (
+            "set boundary.enabled = true in your config"
+            if not enabled
+            else "run on Linux 5.13 or newer with Landlock enabled (lsm=...,landlock)"
+        )
+        out.append(Check("boundary", Status.WARN, here.lines()[0], fix))
+    else:
+        missing = [p for p in holds.PROTECTIONS if not here.holds(p.id)]
+        detail = f"Landlock ABI {here.abi}: " + (
+            "every protection holds"
+            if not missing
+            else "these do not hold: " + "; ".join(f"{p.id} (needs ABI {p.abi})" for p in missing)
+        )
+        fix = "a newer kernel (Linux 6.12 offers every protection)" if missing else ""
+        out.append(Check("boundary", Status.WARN if missing else Status.OK, detail, fix))
+        held, probe = _probe_boundary()
+        out.append(
+            Check("boundary probe", Status.OK, probe)
+            if held
+            else Check("boundary probe", Status.FAIL, probe, "report this with `gatesh dump`")
+        )
+    paths = _paths.current()
+    runtime = os.path.realpath(paths.runtime_dir)
+    if here.enabled and not here.why_none and runtime.startswith(("/tmp/", "/var/tmp/")):
+        out.append(
+            Check(
+                "boundary tmp",
+                Status.WARN,
+                f"the socket folder {runtime} lies in a temporary folder, so a confined command "
+                "cannot create files directly in it (TMPDIR points to a private folder instead)",
+                "set XDG_RUNTIME_DIR (systemd's /run/user/UID) so the socket folder lives there",
+            )
+        )
+    for route, what in BOUNDARY_ROUTES:
+        if what.startswith("confined") and here.why_none:
+            what = "not confined: this machine draws no boundary"
+        out.append(Check(f"route {route}", Status.OK, what))
+    return out
+
+
+def _probe_boundary() -> tuple[bool, str]:
+    """Confine a child to one folder and try a write beside it: ``(True, what)`` when the kernel
+    refused it, ``(False, what)`` when the write went through or the boundary could not be set up."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gatesh-probe-") as base:
+        inside, outside = os.path.join(base, "in"), os.path.join(base, "out")
+        os.mkdir(inside)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            os.close(r)
+            code = b"?"
+            try:
+                from gatesh.boundary import _kernel
+
+                _kernel.apply({"v": 1, "list": ["/"], "read": ["/"], "write": [inside]})
+                with open(os.path.join(inside, "x"), "w") as f:
+                    f.write("x")
+                try:
+                    with open(outside, "w") as f:
+                        f.write("x")
+                    code = b"W"
+                except PermissionError:
+                    code = b"K"
+            except Exception:
+                code = b"E"
+            os.write(w, code)
+            os._exit(0)
+        os.close(w)
+        got = os.read(r, 1)
+        os.close(r)
+        os.waitpid(pid, 0)
+    if got == b"K":
+        return True, "a confined child wrote its own folder and was refused the one beside it"
+    if got == b"W":
+        return False, "the kernel let a confined child write outside its boundary"
+    return False, "a child could not be confined"

@@ -12,12 +12,14 @@ a real surface would decide and record; ``explain --json`` includes that audit l
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import json
 import os
 import sys
 import time
 from collections import Counter, defaultdict
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
@@ -26,10 +28,8 @@ from gatesh._errors import EXIT_ASKED, EXIT_OK, EXIT_REFUSED
 from gatesh._types import Action, Decision, Facts, Rung, Verdict
 from gatesh.audit import cascade_record
 from gatesh.config import Config, load_config
-from gatesh.finish import Finished, dry_run
-from gatesh.pipeline import decide
-from gatesh.policy import floors, hardline, lists, readonly, selfprotect
-from gatesh.policy.lists import ListEntry
+from gatesh.finish import Finished, decide_and_finish, dry_run, now
+from gatesh.pipeline import LAYERS, LayerFinding, decide
 from gatesh.rater import BACKENDS, Rater, backend_name, make_rater
 from gatesh.session import SessionState
 from gatesh.undo.guard import foresee, policy_for
@@ -57,23 +57,53 @@ def _checker(config: Config, backend: str) -> Any:
     return alignment.BuiltinChecker()
 
 
-def layers(facts: Facts, config: Config) -> dict[str, Any]:
+def layers(facts: Facts, config: Config, cwd: str) -> dict[str, LayerFinding]:
     """Each policy layer's own finding for ``facts``, whatever stage decided (a list entry as the
-    person wrote it)."""
+    person wrote it): the pipeline's layers, in its order, asked as it asks them."""
     paths = _paths.current()
+    return {layer.name: layer.find(facts, config, paths, cwd) for layer in LAYERS}
 
-    def entry(found: ListEntry | None) -> str | None:
-        return found.describe() if found is not None else None
 
-    return {
-        "deny_list": entry(lists.match(config.deny, facts, kind="deny")),
-        "hardline": hardline.check(facts),
-        "self_protection": selfprotect.check(facts, paths, branches=config.git.protected_branches),
-        "escalate_list": entry(lists.match(config.escalate, facts, kind="escalate")),
-        "allow_list": entry(lists.match(config.allow, facts, kind="allow")),
-        "read_only": readonly.is_read_only(facts),
-        "floors": floors.check(facts),
-    }
+class _Explained:
+    """``explain`` as a surface of the one path (:func:`gatesh.finish.decide_and_finish`): the
+    decision with undo and, when it rests on a snapshot, without; finished as a dry run."""
+
+    def __init__(self, command: str, cwd: str, rung: Rung | None, backend: str | None) -> None:
+        self.command, self.cwd, self.rung, self.backend = command, cwd, rung, backend
+        self.used: Config | None = None  # the config it was decided under; None: invalid
+        self.without: Decision | None = None
+
+    def config(self) -> Config:
+        return load_config(self.cwd)
+
+    def hold(self) -> AbstractAsyncContextManager[object]:
+        return contextlib.nullcontext()
+
+    async def decide(self, config: Config) -> Decision:
+        backend = backend_name(config) if self.backend in (None, "auto") else str(self.backend)
+        rater, checker = make_rater(config, backend), _checker(config, backend)
+        policy = policy_for(config, _paths.current().state_dir)
+
+        def decided(undo: bool) -> Decision:
+            return decide(
+                self.command,
+                cwd=self.cwd,
+                config=config,
+                rung=self.rung,
+                rater=rater,
+                checker=checker,
+                undo=policy if undo else None,
+            )
+
+        decision = decided(True)
+        # S17: a decision that rests on a snapshot is also shown as it is without one (the
+        # snapshot may be skipped when the command runs: over a budget, git failing).
+        self.without = decided(False) if decision.undo else None
+        return decision
+
+    async def finish(self, decision: Decision, config: Config | None) -> Finished:
+        self.used = config
+        return dry_run(decision, state=SessionState(id="explain"), cwd=self.cwd)
 
 
 def explain_main(argv: list[str]) -> int:
@@ -92,31 +122,18 @@ def explain_main(argv: list[str]) -> int:
     parser.add_argument("--backend", choices=["auto", *BACKENDS], help="rater backend")
     args = parser.parse_args(argv)
     cwd = os.path.abspath(args.cwd or os.getcwd())
-    config = load_config(cwd)
-    backend = backend_name(config) if args.backend in (None, "auto") else args.backend
-    rater = make_rater(config, backend)
-    state_dir = _paths.current().state_dir
-    policy = policy_for(config, state_dir)
-
-    def decided(undo: bool) -> Decision:
-        return decide(
-            args.command,
-            cwd=cwd,
-            config=config,
-            rung=Rung(args.rung) if args.rung else None,
-            rater=rater,
-            checker=_checker(config, backend),
-            undo=policy if undo else None,
-        )
-
-    decision = decided(True)
-    # S17: a decision that rests on a snapshot is also shown as it is without one (the snapshot
-    # may be skipped when the command runs: over a budget, git failing).
-    without = decided(False) if decision.undo else None
-    undo = foresee(decision, cwd=cwd, config=config, state_dir=state_dir, without=without)
-    done = dry_run(decision, state=SessionState(id="explain"), cwd=cwd)
-    found = layers(decision.facts, config)
-    bounded = _boundary(decision, cwd, config)
+    here = _Explained(args.command, cwd, Rung(args.rung) if args.rung else None, args.backend)
+    done = now(decide_and_finish(args.command, cwd, here))
+    decision, config = done.decision, here.used
+    if config is None:  # an invalid configuration: the refusal every surface gives, no layers
+        undo: dict[str, Any] | None = None
+        found: dict[str, LayerFinding] = {}
+        bounded = None
+    else:
+        state_dir = _paths.current().state_dir
+        undo = foresee(decision, cwd=cwd, config=config, state_dir=state_dir, without=here.without)
+        found = layers(decision.facts, config, cwd)
+        bounded = _boundary(decision, cwd, config)
     if args.json:
         print(
             json.dumps(
@@ -132,7 +149,8 @@ def explain_main(argv: list[str]) -> int:
             )
         )
     else:
-        sys.stdout.write(_human(decision, found) + _undo_lines(undo) + _boundary_lines(bounded))
+        lines = _undo_lines(undo) if undo is not None else ""
+        sys.stdout.write(_human(decision, found) + lines + _boundary_lines(bounded))
     return exit_status(done.action)
 
 
@@ -328,7 +346,7 @@ def _human(d: Decision, found: dict[str, Any]) -> str:
         out.append(f"hosts: {', '.join(f.hosts)}")
     for note in f.notes:
         out.append(f"note: {neutralise(note)}")
-    out.append("layers:")
+    out.append("layers:" if found else "layers: not asked (the configuration is invalid)")
     for name, value in found.items():
         if isinstance(value, tuple):
             value = "; ".join(f"{x.rule_id}: {x.reason}" for x in value) or "none"
@@ -388,18 +406,42 @@ def finish_rows(
     """Decide and finish (as a dry run) every row, each in a fresh session."""
     out = []
     for r in rows:
-        state = SessionState(id="eval")
-        decision = decide(
-            str(r.get("cmd", "")),
-            cwd=cwd,
-            config=config,
-            session=state,
-            rater=rater,
-            checker=checker,
-            rung=rung,
-        )
-        out.append(dry_run(decision, state=state, cwd=cwd, surface="eval"))
+        command = str(r.get("cmd", ""))
+        row = _EvalRow(command, cwd, config, rung, rater, checker)
+        out.append(now(decide_and_finish(command, cwd, row)))
     return out
+
+
+class _EvalRow:
+    """One row of ``eval`` as a surface of the one path: a fresh session, the corpus's config,
+    finished as a dry run."""
+
+    def __init__(
+        self, command: str, cwd: str, config: Config, rung: Rung, rater: Rater, checker: Any
+    ) -> None:
+        self.command, self.cwd, self._config = command, cwd, config
+        self.rung, self.rater, self.checker = rung, rater, checker
+        self.state = SessionState(id="eval")
+
+    def config(self) -> Config:
+        return self._config
+
+    def hold(self) -> AbstractAsyncContextManager[object]:
+        return contextlib.nullcontext()
+
+    async def decide(self, config: Config) -> Decision:
+        return decide(
+            self.command,
+            cwd=self.cwd,
+            config=config,
+            session=self.state,
+            rater=self.rater,
+            checker=self.checker,
+            rung=self.rung,
+        )
+
+    async def finish(self, decision: Decision, config: Config | None) -> Finished:
+        return dry_run(decision, state=self.state, cwd=self.cwd, surface="eval")
 
 
 def eval_main(argv: list[str]) -> int:

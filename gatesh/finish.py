@@ -28,12 +28,13 @@ import enum
 import re
 import secrets
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Coroutine, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from gatesh import messages
-from gatesh._errors import EXIT_OK, EXIT_REFUSED, StateError
+from gatesh._errors import EXIT_OK, EXIT_REFUSED, ConfigError, StateError
 from gatesh._types import Action, Decision, Outcome, Stage
 from gatesh.audit import AuditError, clean, fold_home, record_for
 from gatesh.pending import (
@@ -44,11 +45,13 @@ from gatesh.pending import (
     PendingKind,
     PendingState,
 )
+from gatesh.pipeline import decide_without_config, failed_decision
 from gatesh.redact import redact
 from gatesh.session import SessionState, normalised
 
 if TYPE_CHECKING:
     from gatesh.boundary.compute import Boundary
+    from gatesh.config import Config
 
 __all__ = [
     "ALLOWING",
@@ -61,13 +64,16 @@ __all__ = [
     "Reach",
     "Ruled",
     "Ruling",
+    "Surface",
     "Where",
     "choices",
     "conclude",
+    "decide_and_finish",
     "dry_run",
     "entry_pattern",
     "expire_ask",
     "finish",
+    "now",
     "offered",
     "rule",
     "running_anyway",
@@ -271,6 +277,69 @@ class Ruled:
 
 class AlreadyRuled(StateError):
     """A ruling on a pending record that is not open to one (answered, used, …)."""
+
+
+# --- the one path to a finished decision ---------------------------------------------------------
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Surface(Protocol[T_co]):
+    """What one surface brings to :func:`decide_and_finish`: how it reads its configuration, keeps its session's
+    other commands out, decides (its backends, its snapshot and boundary) and finishes."""
+
+    def config(self) -> Config:
+        """The effective configuration; raises ConfigError when it is invalid."""
+        ...
+
+    def hold(self) -> AbstractAsyncContextManager[object]:
+        """Held while the command is decided and finished (the daemon's session lock)."""
+        ...
+
+    async def decide(self, config: Config) -> Decision:
+        """The pipeline's decision under ``config``."""
+        ...
+
+    async def finish(self, decision: Decision, config: Config | None) -> T_co:
+        """``decision`` finished (:func:`finish` or :func:`dry_run`); ``config`` None: it was
+        decided without one (the configuration is invalid)."""
+        ...
+
+
+async def decide_and_finish(
+    command: str, cwd: str, surface: Surface[T], *, cannot_run: str = ""
+) -> T:
+    """The one path from a command to its finished decision, which every surface takes (the
+    daemon, the in-process gate, ``explain`` and ``eval``): the configuration, or the refusal of an
+    invalid one (S12); a command its client cannot run (``cannot_run`` says why) refused undecided
+    and audited; otherwise the pipeline's decision; each then finished by the surface.
+
+    It lives here, beside :func:`finish`, not in the pipeline: the pipeline is pure, and this path
+    ends in finishing, which writes. It is a coroutine because the daemon decides off its event
+    loop; a surface that decides in its own thread runs it with :func:`now`.
+    """
+    try:
+        config = surface.config()
+    except ConfigError as exc:
+        return await surface.finish(decide_without_config(command, cwd=cwd, error=str(exc)), None)
+    if cannot_run:
+        reason, message = f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run)
+        return await surface.finish(failed_decision(command, reason, message), config)
+    async with surface.hold():
+        return await surface.finish(await surface.decide(config), config)
+
+
+def now(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to its end here, for a surface whose steps never wait (it decides in its
+    own thread): no event loop is needed. RuntimeError if a step does wait."""
+    try:
+        coroutine.send(None)
+    except StopIteration as end:
+        result: T = end.value
+        return result
+    coroutine.close()
+    raise RuntimeError("a surface that decides in its own thread waited")
 
 
 # --- finishing a decision ---------------------------------------------------------------------

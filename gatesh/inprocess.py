@@ -15,21 +15,22 @@ Used only when no daemon can be reached or started. Guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any
 
-from gatesh import _paths, _person, messages
-from gatesh._errors import ConfigError
+from gatesh import _paths, _person
 from gatesh._types import Action, Decision
 from gatesh.alignment import make_checker
 from gatesh.audit import AuditLog
-from gatesh.config import load_config
-from gatesh.finish import Finished, Reach, Where, finish
+from gatesh.config import Config, load_config
+from gatesh.finish import Finished, Reach, Where, decide_and_finish, finish, now
 from gatesh.pending import PendingBook
-from gatesh.pipeline import decide, decide_without_config, failed_decision
+from gatesh.pipeline import decide, failed_decision
 from gatesh.rater import make_rater
 from gatesh.undo.guard import policy_for, protect
 
@@ -126,63 +127,77 @@ def _gate(
     cannot_run: str = "",
     operator: str = "",
 ) -> tuple[Finished, str, str]:
-    """Steps numbered where they happen; returns what was finished, the session and the shell."""
-    paths = _paths.current()
-    sid = session or f"inprocess:{os.getppid()}"
-    where = Where(
-        sid, os.getpid(), cwd, surface, f"in-process gate: {why}" if why else "in-process gate"
-    )
-    # 1. The session: fresh, but what the daemon's state file holds (a halt, an approval) holds.
-    book = PendingBook(paths.state_dir)
-    state = book.session_state(sid)
-    state.person_operated = operator == "person"
-    # 2. The config (a broken one refuses, naming the problem), then the decision.
-    try:
-        config = load_config(cwd, paths=paths)
-    except ConfigError as exc:
-        decision = decide_without_config(command, cwd=cwd, error=str(exc))
-        log = AuditLog(paths.audit_log)
-        shell = "bash"
-    else:
-        if cannot_run:
-            decision = failed_decision(
-                command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run)
-            )
-        else:
-            rater, checker = make_rater(config), make_checker(config)
+    """Decided and finished on the one path (:func:`gatesh.finish.decide_and_finish`); returns what was
+    finished, the session and the shell."""
+    here = _Here(command, cwd, session or f"inprocess:{os.getppid()}", surface, why)
+    here.state.person_operated = operator == "person"
+    done = now(decide_and_finish(command, cwd, here, cannot_run=cannot_run))
+    return done, here.where.session, here.shell
 
-            def decided(undo: bool) -> Decision:
-                return decide(
-                    command,
-                    cwd=cwd,
-                    config=config,
-                    session=state,
-                    rater=rater,
-                    checker=checker,
-                    paths=paths,
-                    undo=policy_for(config, paths.state_dir) if undo else None,
-                )
 
-            # The snapshot an allowed command runs after (S17), as in the daemon.
-            decision = protect(
-                decided(True),
-                cwd=cwd,
-                session=sid,
+class _Here:
+    """This process as a surface of the one path: a session fresh but for what the daemon's state
+    file holds (a halt, an approval holds here too), nobody to ask, the audit log written here."""
+
+    def __init__(self, command: str, cwd: str, sid: str, surface: str, why: str) -> None:
+        self.command, self.cwd, self.paths = command, cwd, _paths.current()
+        note = f"in-process gate: {why}" if why else "in-process gate"
+        self.where = Where(sid, os.getpid(), cwd, surface, note)
+        self.book = PendingBook(self.paths.state_dir)
+        self.state = self.book.session_state(sid)
+        self.shell = "bash"
+
+    def config(self) -> Config:
+        return load_config(self.cwd, paths=self.paths)
+
+    def hold(self) -> AbstractAsyncContextManager[object]:
+        return contextlib.nullcontext()  # one command per process: nothing to keep out
+
+    async def decide(self, config: Config) -> Decision:
+        rater, checker, paths = make_rater(config), make_checker(config), self.paths
+
+        def decided(undo: bool) -> Decision:
+            return decide(
+                self.command,
+                cwd=self.cwd,
                 config=config,
-                state_dir=paths.state_dir,
-                redecide=lambda: decided(False),
+                session=self.state,
+                rater=rater,
+                checker=checker,
+                paths=paths,
+                undo=policy_for(config, paths.state_dir) if undo else None,
             )
-        log = AuditLog(paths.audit_log)
-        log.configure(config.audit)
-        shell = config.shell
-        # 2b. The boundary the client runs an allowed command in (S16), as the daemon draws it.
-        if decision.action is Action.ALLOW and surface in ("-c", "shim"):
+
+        # The snapshot an allowed command runs after (S17), as in the daemon.
+        decision = protect(
+            decided(True),
+            cwd=self.cwd,
+            session=self.where.session,
+            config=config,
+            state_dir=paths.state_dir,
+            redecide=lambda: decided(False),
+        )
+        # The boundary the client runs an allowed command in (S16), as the daemon draws it.
+        if decision.action is Action.ALLOW and self.where.surface in ("-c", "shim"):
             from gatesh.boundary.compute import boundary_for
 
-            where = replace(where, boundary=boundary_for(decision, cwd, config.boundary, paths))
-    # 3. Finish: nobody can be asked from here.
-    try:
-        done = finish(decision, state=state, reach=Reach.NOBODY, where=where, book=book, audit=log)
-    finally:
-        log.close()
-    return done, sid, shell
+            boundary = boundary_for(decision, self.cwd, config.boundary, paths)
+            self.where = replace(self.where, boundary=boundary)
+        return decision
+
+    async def finish(self, decision: Decision, config: Config | None) -> Finished:
+        log = AuditLog(self.paths.audit_log)
+        if config is not None:
+            log.configure(config.audit)
+            self.shell = config.shell
+        try:  # nobody can be asked from here
+            return finish(
+                decision,
+                state=self.state,
+                reach=Reach.NOBODY,
+                where=self.where,
+                book=self.book,
+                audit=log,
+            )
+        finally:
+            log.close()

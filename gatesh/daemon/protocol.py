@@ -148,6 +148,8 @@ from __future__ import annotations
 
 import enum
 import json
+import os
+from dataclasses import dataclass
 from typing import Any, Final
 
 from gatesh._errors import EXIT_REFUSED, ProtocolError
@@ -306,3 +308,56 @@ def field(
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise ProtocolError(f"field {name!r} must be {names}")
     return value
+
+
+# A session id is at most this long and printable: it is shown to people and written to logs.
+SESSION_MAX_CHARS: Final = 256
+
+
+def session_field(msg: dict[str, Any], *, required: bool = False) -> str:
+    """The request's ``session`` field, checked (ProtocolError names what is wrong)."""
+    sid = field(msg, "session", str, required=required, default="")
+    if len(sid) > SESSION_MAX_CHARS or any(ord(c) < 32 for c in sid):
+        raise ProtocolError(
+            f"field 'session' must be at most {SESSION_MAX_CHARS} printable characters"
+        )
+    return str(sid)
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """A ``check`` request, decoded once from its JSON line and checked (see the module docstring):
+    what the rest of the daemon reads instead of the message."""
+
+    command: str
+    cwd: str  # absolute
+    session: str  # "" : grouped by the harness process (S9.3)
+    surface: str
+    # A surface that does not say it can ask its own person cannot (S11.4): the hook adapters
+    # decide per harness and always say so; an unanswerable ask must never be offered instead.
+    can_ask: bool
+    cannot_run: str  # the client cannot run it (its shell is missing): refused undecided
+    operator: str
+    ticket: str  # a hook's ticket to redeem (gatesh.boundary.tickets)
+    wraps: bool  # a hook whose harness runs the command it wraps
+    exec: bool  # the client becomes the command
+
+    @classmethod
+    def decode(cls, msg: dict[str, Any]) -> CheckRequest:
+        """The request in ``msg``; ProtocolError names the first field that is wrong."""
+        command = field(msg, "command", str)
+        cwd = field(msg, "cwd", str)
+        if not os.path.isabs(cwd) or "\x00" in cwd:
+            raise ProtocolError("field 'cwd' must be an absolute path")
+        return cls(
+            command=command,
+            cwd=cwd,
+            session=session_field(msg),
+            surface=field(msg, "surface", str, required=False, default="-c")[:32],
+            can_ask=bool(field(msg, "can_ask", bool, required=False, default=False)),
+            cannot_run=field(msg, "cannot_run", str, required=False, default="")[:1024],
+            operator=field(msg, "operator", str, required=False, default=""),
+            ticket=field(msg, "ticket", str, required=False, default=""),
+            wraps=bool(field(msg, "wraps", bool, required=False, default=False)),
+            exec=msg.get("exec") is True,
+        )

@@ -10,8 +10,8 @@ and the events watchers see.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any, Final
 
@@ -37,6 +37,7 @@ from gatesh.finish import (
     Where,
     choices,
     conclude,
+    decide_and_finish,
     entry_pattern,
     expire_ask,
     finish,
@@ -45,23 +46,12 @@ from gatesh.finish import (
 )
 from gatesh.negotiation import NEGOTIATED_APPROVAL_COOLDOWN_S
 from gatesh.pending import Holder, Pending, PendingKind, PendingState
-from gatesh.pipeline import decide_without_config, failed_decision
+from gatesh.pipeline import failed_decision
 from gatesh.render import pass_label
 from gatesh.session import normalised
 from gatesh.undo.guard import wants_snapshot, without_snapshot
 
-# A session id is at most this long and printable: it is shown to people and written to logs.
-SESSION_MAX_CHARS: Final = 256
-
-
-def session_field(msg: dict[str, Any], *, required: bool = False) -> str:
-    """The request's ``session`` field, checked (ProtocolError names what is wrong)."""
-    sid = P.field(msg, "session", str, required=required, default="")
-    if len(sid) > SESSION_MAX_CHARS or any(ord(c) < 32 for c in sid):
-        raise ProtocolError(
-            f"field 'session' must be at most {SESSION_MAX_CHARS} printable characters"
-        )
-    return str(sid)
+session_field = P.session_field  # (verbs read a session the same way)
 
 
 def reach(d: Daemon, can_ask: bool, person_operated: bool = False) -> Reach:
@@ -76,36 +66,32 @@ def reach(d: Daemon, can_ask: bool, person_operated: bool = False) -> Reach:
 
 async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     """Decide one command and reply (steps numbered)."""
-    # 1. Validate the request.
-    command = P.field(msg, "command", str)
-    cwd = P.field(msg, "cwd", str)
-    if not os.path.isabs(cwd) or "\x00" in cwd:
-        raise ProtocolError("field 'cwd' must be an absolute path")
-    sid = session_field(msg)
-    surface = P.field(msg, "surface", str, required=False, default="-c")[:32]
-    # A surface that does not say it can ask its own person cannot (S11.4): the hook adapters
-    # decide per harness and always say so; an unanswerable ask must never be offered instead.
-    can_ask = bool(P.field(msg, "can_ask", bool, required=False, default=False))
-    cannot_run = P.field(msg, "cannot_run", str, required=False, default="")[:1024]
-    operator = P.field(msg, "operator", str, required=False, default="")
-    ticket = P.field(msg, "ticket", str, required=False, default="")
-    wraps = bool(P.field(msg, "wraps", bool, required=False, default=False))
-    if ticket:
-        redeemed = _redeem(d, conn, ticket, command, cwd)
+    # 1. The request, decoded and checked once; a hook's ticket is its own check's decision.
+    req = P.CheckRequest.decode(msg)
+    if req.ticket:
+        redeemed = _redeem(d, conn, req.ticket, req.command, req.cwd)
         if redeemed is not None:
             return redeemed
         # Not a ticket for this command here (used, expired, another one): decided as any other.
     # 2. The session: GATESH_SESSION when given, else the harness process (S9.3).
-    anchor = None
+    sess, new = _session(d, conn, req)
+    # 3–7. The config, the decision, the finish: the one path every surface takes, with the
+    #      daemon's own steps (_Checked).
+    checked = _Checked(d, conn, req, sess, new)
+    return await decide_and_finish(req.command, req.cwd, checked, cannot_run=req.cannot_run)
+
+
+def _session(d: Daemon, conn: Conn, req: P.CheckRequest) -> tuple[Session, bool]:
+    """The session ``req`` is decided in, and whether it is new; the client is gated as it."""
+    sid, anchor = req.session, None
     if not sid:
         if conn.harness is None:  # the peer's ancestry is fixed while it is connected
             harness, p = procs.harness_session(conn.pid)
             conn.harness = (harness, (p.pid, p.start) if p is not None else None)
         sid, anchor = conn.harness
-    if (
-        conn.gated_as != sid and surface not in _NOT_THE_SHELL
-    ):  # the client becomes the command's shell: gated
-        if msg.get("exec") is True:
+    if conn.gated_as != sid and req.surface not in _NOT_THE_SHELL:
+        # The client becomes the command's shell: gated.
+        if req.exec:
             # Marked now, before the reply (the client execs the command right after reading
             # it): all the command starts, detached or not, carries the mark, never a person.
             _person.mark(conn.pid)
@@ -116,96 +102,111 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         # (its harness runs the command), so reading its /proc entry would be wasted (S14).
         asyncio.get_running_loop().call_soon(d.registry.add, conn.pid, sid)
         conn.gated_as = sid
-    sess, new = d.sessions.get(sid, anchor=anchor, surface=surface)
+    sess, new = d.sessions.get(sid, anchor=anchor, surface=req.surface)
     if new:
         d.events.publish(
             "session_start",
             sid,
             anchor=anchor[0] if anchor else None,
-            surface=surface,
-            boundary=_protections(d, cwd),
+            surface=req.surface,
+            boundary=_protections(d, req.cwd),
         )
     sess.checks += 1
     sess.last = time.time()
-    if operator == "person":
+    if req.operator == "person":
         sess.state.person_operated = True
-    where = Where(sid, conn.pid, cwd, surface)
-    # 3. The config for this folder (a broken config refuses, naming the problem).
-    try:
-        config = d.backends.config_for(cwd)
-    except ConfigError as exc:
-        decision = decide_without_config(command, cwd=cwd, error=str(exc))
-        done = finish(
-            decision,
-            state=sess.state,
-            reach=Reach.NOBODY,
-            where=where,
-            book=d.book,
-            audit=d.audit_pipe,
+    return sess, new
+
+
+class _Checked:
+    """The daemon as a surface of the one path (:func:`gatesh.finish.decide_and_finish`): its
+    config per folder, the session's lock, deciding off the event loop with heartbeats and a hard
+    deadline, and finishing with the person it can reach, the events, and the reply."""
+
+    def __init__(self, d: Daemon, conn: Conn, req: P.CheckRequest, sess: Session, new: bool):
+        self.d, self.conn, self.req, self.sess, self.new = d, conn, req, sess, new
+        self.boundary: Boundary | None = None
+        self.open_rounds: tuple[Round, ...] = ()
+
+    def config(self) -> Config:
+        return self.d.backends.config_for(self.req.cwd)
+
+    def hold(self) -> AbstractAsyncContextManager[object]:
+        return self.sess.lock
+
+    async def decide(self, config: Config) -> Decision:
+        """4. Decide, in a worker thread with a hard deadline (heartbeats while a model is asked),
+        and draw the boundary the command runs in when it is allowed (S16)."""
+        d, req, sess = self.d, self.req, self.sess
+        expire_stale_asks(d, float(config.escalation.timeout_s))
+        self.open_rounds = sess.state.negotiation.transcript()
+        bounded = _bounded(d, req.surface, req.wraps)
+        decision, self.boundary = await _decide(
+            d, self.conn, req.command, req.cwd, config, sess, bounded
         )
-        return reply(d, sess, done, where)
-    if cannot_run:  # the client cannot run it (its shell is missing): refused, undecided, audited
-        decision = failed_decision(
-            command, f"cannot run: {cannot_run}", messages.cannot_run(command, cannot_run)
-        )
-        done = finish(
-            decision,
-            state=sess.state,
-            reach=Reach.NOBODY,
-            where=where,
-            book=d.book,
-            audit=d.audit_pipe,
-        )
-        return reply(d, sess, done, where)
-    expire_stale_asks(d, float(config.escalation.timeout_s))
-    async with sess.lock:
-        open_rounds = sess.state.negotiation.transcript()
-        # 4. Decide, in a worker thread with a hard deadline (heartbeats while a model is asked),
-        #    and draw the boundary the command runs in when it is allowed (S16).
-        decision, boundary = await _decide(
-            d, conn, command, cwd, config, sess, _bounded(d, surface, wraps)
-        )
-        where = Where(sid, conn.pid, cwd, surface, boundary=boundary)
         notice = d.backends.health_notice()
         if notice:
-            d.events.publish("notice", sid, text=cleaned(notice))
-        # 5. Finish: the session change, the person who can be asked, the audit line. An ask at
-        #    the surface lives as long as the process holding it (expire_stale_asks).
-        who = reach(d, can_ask, sess.state.person_operated)
-        if who is Reach.SURFACE and decision.action in (Action.ESCALATE, Action.HALT):
-            where = Where(
-                sid, conn.pid, cwd, surface, holder=holder(conn, surface), boundary=boundary
+            d.events.publish("notice", sess.id, text=cleaned(notice))
+        return decision
+
+    async def finish(self, decision: Decision, config: Config | None) -> dict[str, Any]:
+        """5–7. Finish, ask whom it can, publish and reply."""
+        d, conn, req, sess = self.d, self.conn, self.req, self.sess
+        where = Where(sess.id, conn.pid, req.cwd, req.surface, boundary=self.boundary)
+        if config is None:  # decided without a config: nobody is asked, nothing else is due
+            done = finish(
+                decision,
+                state=sess.state,
+                reach=Reach.NOBODY,
+                where=where,
+                book=d.book,
+                audit=d.audit_pipe,
             )
+            return reply(d, sess, done, where)
+        timeout = float(config.escalation.timeout_s)
+        # 5. The person who can be asked, the audit line. An ask at the surface lives as long as
+        #    the process holding it (expire_stale_asks).
+        who = reach(d, req.can_ask, sess.state.person_operated)
+        if who is Reach.SURFACE and decision.action in (Action.ESCALATE, Action.HALT):
+            where = replace(where, holder=holder(conn, req.surface))
         done = finish(
             decision, state=sess.state, reach=who, where=where, book=d.book, audit=d.audit_pipe
         )
-        _announce(d, sess, done, where, float(config.escalation.timeout_s))
+        _announce(d, sess, done, where, timeout)
         # 6. A watcher is asked: wait for the answer (or the timeout), then finish with it.
         if done.waiting and done.pending is not None:
             done = await _wait(d, conn, sess, done.pending, where, config)
         # 7. Publish and reply.
-        # These stages end no argument: bypass and boilerplate are not rated; a command a person
-        # approved (approved-id) runs by their ruling, which is shown as such, not as the rater's pass.
-        quiet = (Stage.BYPASS, Stage.HARNESS, Stage.APPROVED_ID)
-        ends = (
-            done.action is Action.ALLOW
-            and bool(open_rounds)
-            and done.decision.stage not in quiet
-            and not done.answer
-        )  # a person's answer is their ruling, not the rater's pass
+        ends = _ends_argument(done, self.open_rounds)
         if ends:
-            _publish_passed(d, sess, done.decision, open_rounds, cwd)
+            _publish_passed(d, sess, done.decision, self.open_rounds, req.cwd)
         answer = reply(d, sess, done, where)
-        if new and surface == "hook" and answer.get("action") == "allow":
+        if self.new and req.surface == "hook" and answer.get("action") == "allow":
             # A harness shows a hook's notice to its person: the session's first one says which
             # protections of the boundary do not hold here, when one does not (S16).
-            missing = _protections(d, cwd, only_missing=True)
+            missing = _protections(d, req.cwd, only_missing=True)
             if missing:
                 answer["notice"] = " ".join(filter(None, (answer.get("notice"), missing)))
         hold = approval_hold_s(done, ends_argument=ends, watched=bool(d.events.watchers))
         if hold:
             await asyncio.sleep(hold)
         return answer
+
+
+# These stages end no argument: bypass and boilerplate are not rated; a command a person approved
+# (approved-id) runs by their ruling, which is shown as such, not as the rater's pass.
+_QUIET: Final = frozenset({Stage.BYPASS, Stage.HARNESS, Stage.APPROVED_ID})
+
+
+def _ends_argument(done: Finished, open_rounds: tuple[Round, ...]) -> bool:
+    """Whether ``done`` ends the session's open argument: allowed by the pipeline, not by a
+    person's answer (their ruling, not the rater's pass), at a stage that rates."""
+    return (
+        done.action is Action.ALLOW
+        and bool(open_rounds)
+        and done.decision.stage not in _QUIET
+        and not done.answer
+    )
 
 
 def _protections(d: Daemon, cwd: str, *, only_missing: bool = False) -> str:

@@ -1,5 +1,5 @@
 """Regression tests for bypasses fixed by mechanism (.notes/bypass_failures.md #7, #8, #9, #11, and
-the "still quadratic" patterns: _rules._RAW, _shell._ESCAPE_CODE, reads._SED_TEXT,
+the "still quadratic" patterns: _rules._RAW, _shell._ESCAPE_CODE, checks_system._SED_TEXT,
 lists._WHY)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from gatesh.policy.selfprotect import _rules, _shell
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.reading import read
 from gatesh.testing import worktree
-from gatesh.vocab import reads
+from gatesh.vocab.reads import checks_system
 
 CONFIG = default()
 PROJECT = "/home/u/proj"
@@ -195,7 +195,7 @@ MIB = 1 << 20
 
 
 def _sed(s: str) -> object:
-    return reads._SED_TEXT.sub(" ", s)
+    return checks_system._SED_TEXT.sub(" ", s)
 
 
 def _why(s: str) -> object:
@@ -246,9 +246,9 @@ def test_pattern_behaviour_is_kept() -> None:
     assert _shell._ESCAPE_CODE.search("import os; os.system ( [ 'bash' ] )")
     assert _shell._ESCAPE_CODE.search("  : ! bash  ") and _shell._ESCAPE_CODE.search(" shell ")
     assert not _shell._ESCAPE_CODE.search("os.system('ls')")
-    assert reads._sed_script_reads("a\\ hello w")  # appended text is not a w command
-    assert reads._sed_script_reads("p;\n  i text with e and w")
-    assert not reads._sed_script_reads("p;\n  w out.txt")
+    assert checks_system._sed_script_reads("a\\ hello w")  # appended text is not a w command
+    assert checks_system._sed_script_reads("p;\n  i text with e and w")
+    assert not checks_system._sed_script_reads("p;\n  w out.txt")
     assert _why("ls -la  # why: look") == "ls -la" and _why("ls #why: x") == "ls"
     assert _why("echo '#why:' x") == "echo '#why:' x"
 

@@ -1519,10 +1519,12 @@ _WRITE_CALL: Final = re.compile(
     r"|PrintWriter|fs\.promises\.writeFile|Deno\.writeTextFile|Deno\.writeFile|Bun\.write|\bcp\s*\("
     r"|\bprint\b[^;\n]*>|\bprintf\b[^;\n]*>)\s*\(?[^;\n]*$"
 )
+# A call that reads the file it is given, or lists the folder (or pattern) it is given: a listing
+# reads names, what is then done with each name found is the code rules' business.
 _READ_CALL: Final = re.compile(
     r"(?:readFileSync|readFile|createReadStream|read_text|read_bytes|File\.read|IO\.read|file_get_contents|readlines"
     r"|Files\.read\w*|FileReader|FileInputStream|Deno\.readTextFile|Bun\.file|getline|\bopen|\bfopen|\brequire"
-    r"|\bload|\bslurp|\bcat)\s*\(?[^;\n]*$"
+    rf"|\bload|\bslurp|\bcat|{inline.pattern_of(inline.ApiKind.LIST)})\s*\(?[^;\n]*$"
 )
 # Calls that delete or truncate the file they are given, in the languages inline code is written in
 # (the one table of inline-code calls, gatesh.vocab.inline, and Java's).

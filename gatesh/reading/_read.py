@@ -263,7 +263,12 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
                 for i in stages[k]:
                     walk.commands[i].fed_by = [walk.commands[j] for j in stages[k - 1]]
         self.function_bodies.update(walk.function_bodies)
-        env = TextEnv(self._resolved(walk.bindings, text, inherit), text, dict(inherit.bindings))
+        env = TextEnv(
+            self._resolved(walk.bindings, text, inherit, walk.function_spans),
+            text,
+            dict(inherit.bindings),
+            walk.function_spans,
+        )
         self._envs.append(env)
         try:
             return self._read_walk(text, data, walk, second, depth, inherit, where, env)
@@ -460,7 +465,13 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
             return pos.args[k].text if pos.args[k].static else None
         return None if pos.open_ended else ""
 
-    def _resolved(self, bindings: list[Binding], text: str, inherit: _Inherit) -> list[Binding]:
+    def _resolved(
+        self,
+        bindings: list[Binding],
+        text: str,
+        inherit: _Inherit,
+        functions: list[tuple[int, int]],
+    ) -> list[Binding]:
         """``bindings`` with a dynamic value put in when its parts are known (``local d="$1"`` in
         a call, ``b="$a/x"`` after ``a=…``); an assignment's value is not split into words."""
         if not any(b.value is None and b.source for b in bindings):
@@ -477,12 +488,16 @@ class Reader(CodeReading, PositionReading, DefinedReading, SettingReading):
             if made is not None:
                 b = replace(b, value=made)  # `t=$(mktemp)`: a new name in the temporary folder
             if b.value is None and b.source:
-                known = TextEnv(out, text, dict(inherit.bindings))
+                known = TextEnv(out, text, dict(inherit.bindings), functions)
                 at = b.start
+                in_function = any(a <= at < z for a, z in functions)
 
-                def lookup(n: str, at: int = at, known: TextEnv = known) -> str | None:
+                def lookup(
+                    n: str, at: int = at, known: TextEnv = known, in_function: bool = in_function
+                ) -> str | None:
                     if n.isdigit():
-                        return self._positional(inherit, "", n)
+                        # a function's $1 … are its call's words, not the text's
+                        return None if in_function else self._positional(inherit, "", n)
                     value = known.certain(n, at)
                     return home if value is None and n == "HOME" else value
 

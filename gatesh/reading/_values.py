@@ -17,7 +17,7 @@ The reader substitutes such values before judging:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -55,6 +55,9 @@ class Binding:
     unconditional: bool
     source: str = ""  # a dynamic value as written (``"$1"``), for the reader to resolve
     declared: bool = False  # an operand of export/declare/local/readonly/typeset
+    # The byte span of the function body it runs in whenever that function runs (not in a
+    # branch, loop … of the body); None at the top level or where it may not run.
+    scope: tuple[int, int] | None = None
 
 
 class _Unknown(ReadError):
@@ -196,8 +199,13 @@ class TextEnv:
     bindings: list[Binding]
     text: str
     inherited: Mapping[str, str] = field(default_factory=dict)
+    # The byte spans of the text's function bodies: what runs there runs when the function is
+    # called, so only the values the body itself gives, or one value a name has everywhere,
+    # are certain there.
+    functions: Sequence[tuple[int, int]] = ()
     _sites: dict[str, list[Binding]] = field(default_factory=dict)
     _certain: set[str] = field(default_factory=set)
+    _scoped: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.bindings and not self.inherited:
@@ -208,8 +216,19 @@ class TextEnv:
         ifs = "IFS" in self._sites or re.search(r"\bIFS\b", self.text) is not None
         for name in set(self._sites) | set(self.inherited):
             sites = self._sites.get(name, [])
-            if anything or ifs or not all(b.unconditional and b.value is not None for b in sites):
+            if anything or ifs or not all(b.value is not None for b in sites):
                 continue
+            scopes = {b.scope for b in sites if not b.unconditional}
+            if any(s is None for s in scopes):
+                continue  # a binding that may not run: in a branch, a loop, a pipeline …
+            if scopes:
+                if len(scopes) > 1 or any(b.unconditional for b in sites) or name.isdigit():
+                    continue  # bound in more than one place a function runs, or also outside
+                if name in self.inherited:
+                    continue
+                scope = next(iter(scopes))
+                assert scope is not None
+                self._scoped[name] = scope
             if name.isdigit():
                 # a positional parameter `set --` gave: certain while nothing else moves them
                 if len({b.start for b in sites}) == 1 and not _MOVES_POSITIONAL.search(self.text):
@@ -220,13 +239,43 @@ class TextEnv:
             self._certain.add(name)
 
     def certain(self, name: str, at: int) -> str | None:
-        """The value ``name`` surely has at byte ``at`` of the text, or None."""
+        """The value ``name`` surely has at byte ``at`` of the text, or None. In a function's
+        body that is a value the body gave it before ``at`` (a name bound only there), or the
+        one value a name bound only outside functions has everywhere: the function runs when
+        it is called, after any of the text's bindings."""
         if name not in self._certain:
             return None
-        before = [b for b in self._sites.get(name, []) if b.start < at]
+        sites = self._sites.get(name, [])
+        inner = self._function_at(at)
+        scope = self._scoped.get(name)
+        if scope is not None:
+            if inner != scope:
+                return None  # outside the body that binds it, or in a function inside it
+            before = [b for b in sites if scope[0] <= b.start < at]
+            return before[-1].value if before else None
+        if inner is not None:
+            if name.isdigit():
+                return None  # a function's $1 … are its call's words
+            values = {b.value for b in sites}
+            if name in self.inherited:
+                values.add(self.inherited[name])
+            if len(values) != 1 or not (sites or name in self.inherited):
+                return None
+            if sites and not any(b.start < at for b in sites) and name not in self.inherited:
+                return None  # bound only after the definition: a call before it sees none
+            return values.pop()
+        before = [b for b in sites if b.start < at]
         if before:
             return before[-1].value
         return self.inherited.get(name)
+
+    def _function_at(self, at: int) -> tuple[int, int] | None:
+        """The innermost function body holding byte ``at``, or None at the top level."""
+        inner: tuple[int, int] | None = None
+        for span in self.functions:
+            if span[0] <= at < span[1] and (inner is None or span[0] >= inner[0]):
+                inner = span
+        return inner
 
     def possible(self, name: str) -> list[str]:
         """Static values ``name`` may have somewhere in the text (for the union of readings)."""

@@ -75,6 +75,17 @@ _SEQUENTIAL: Final = frozenset(
 def _unconditional(node: Any) -> bool:
     """Whether ``node`` runs whenever its text runs, before what follows it: not in a branch,
     loop, pipeline, subshell, function, substitution, the right side of ``&&``/``||``, or ``&``."""
+    return _runs_in(node) == _TOP
+
+
+_TOP: Final = (-1, -1)
+
+
+def _runs_in(node: Any) -> tuple[int, int] | None:
+    """Where ``node`` runs whenever it is reached, before what follows it: :data:`_TOP` for the
+    text itself (see :func:`_unconditional`), the byte span of a function's ``{ … }`` body for a
+    node that runs whenever that function runs (in none of the places above within the body),
+    None otherwise."""
     child, parent = node, node.parent
     while parent is not None:
         t = kind(parent)
@@ -85,17 +96,17 @@ def _unconditional(node: Any) -> bool:
                 or first.start_byte != child.start_byte
                 or first.end_byte != child.end_byte
             ):
-                return False
+                return None
         elif t == "compound_statement":
             if parent.parent is not None and kind(parent.parent) == "function_definition":
-                return False
+                return (parent.start_byte, parent.end_byte)
         elif t not in _SEQUENTIAL:
-            return False
+            return None
         nxt = child.next_sibling
         if nxt is not None and kind(nxt) == "&":
-            return False
+            return None
         child, parent = parent, parent.parent
-    return True
+    return _TOP
 
 
 class WalkLimit(ReadError):
@@ -142,6 +153,7 @@ class Walk:
     )  # bytes where a word tree-sitter split was rejoined
     bindings: list[Binding] = field(default_factory=list)  # plain NAME=VALUE assignments (S2.1)
     function_bodies: dict[str, str] = field(default_factory=dict)  # name -> body text
+    function_spans: list[tuple[int, int]] = field(default_factory=list)  # bodies' byte spans
     loops: list[Loop] = field(default_factory=list)  # `for NAME in WORDS` with their bodies
 
 
@@ -461,14 +473,35 @@ class _Walker:
             w = word_of(value, self.src) if value is not None else Word("", True)
             static = w.text if w.static else None
             source = "" if w.static else w.text
+        runs_in = _runs_in(node)
         self.result.bindings.append(
             Binding(
                 node_text(name, self.src),
                 static,
                 node.start_byte,
-                _unconditional(node),
+                runs_in == _TOP,
                 source,
                 declared,
+                scope=None if runs_in == _TOP else runs_in,
+            )
+        )
+
+    def _local(self, node: Any, words: list[Word]) -> None:
+        """``local NAME`` (``declare``/``typeset`` without options) in a function's body: NAME is
+        the function's own from there on, empty until it is assigned (``local t; t=$(mktemp)``).
+        Elsewhere a bare name keeps the value it had, and is no binding."""
+        runs_in = _runs_in(node)
+        if (
+            runs_in is None
+            or runs_in == _TOP
+            or not words
+            or words[0].text not in ("local", "declare", "typeset")
+            or any(w.text.startswith("-") for w in words[1:])
+        ):
+            return
+        self.result.bindings.append(
+            Binding(
+                node_text(node, self.src), "", node.start_byte, False, declared=True, scope=runs_in
             )
         )
 
@@ -507,6 +540,8 @@ class _Walker:
         elif t == "function_definition":
             name = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
+            if body is not None:
+                self.result.function_spans.append((body.start_byte, body.end_byte))
             if name is not None:
                 self.result.functions.append(node_text(name, self.src))
                 if body is not None:
@@ -738,6 +773,8 @@ class _Walker:
             if kind(child) == "variable_assignment":
                 self._binding(child, declared=True)
                 self._children(child, ctx, frame, d)
+            elif kind(child) == "variable_name":
+                self._local(child, cmd.words)
             elif not _is_leaf(child):
                 self.walk(child, ctx, frame, d + 1)
 

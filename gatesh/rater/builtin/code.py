@@ -388,10 +388,60 @@ def computed_files(c: Cmd) -> MatchResult:
     code = one_liner(c)
     if not code or not calls(code, ApiKind.LIST):
         return None
-    m = _DELETE_OR_WRITE.search(code)
-    if m is None:
-        return None
-    return Hit(detail=f"deletes or rewrites files it lists when it runs ({m.group(0).strip()}…)")
+    row = interpreter(c.head)
+    lang = row.name if row is not None else c.head
+    for m in _DELETE_OR_WRITE.finditer(code):
+        if m.group(0).startswith("open") and _opens_to_read(code, m.start(), lang):
+            continue
+        return Hit(
+            detail=f"deletes or rewrites files it lists when it runs ({m.group(0).strip()}…)"
+        )
+    return None
+
+
+# Languages whose `open(NAME)` with no mode reads NAME (Python's and Ruby's default mode is
+# "r"); Perl's two-argument open takes its mode from the name, so it is never read as a read.
+_OPEN_READS_BY_DEFAULT: Final = frozenset({"python", "pypy", "ruby", "irb"})
+# A mode string that only reads: Python's r/b/t/U letters, Ruby's "r"/"rb", Perl's "<".
+_READ_MODE: Final = re.compile(r"""\s*(?:mode\s*=\s*)?(['"])(?:[rbtU]+(?::[\w-]+)?|<)\1\s*""")
+
+
+def _opens_to_read(code: str, at: int, lang: str) -> bool:
+    """Whether the ``open(…)`` call at ``at`` in ``code`` only reads the file it opens: its mode
+    is a literal read mode (``open(f, 'r')``, ``open(f, mode="rb")``, Perl's ``open($fh, '<',
+    $f)``), or it has none in a language whose default mode reads (``open(f)`` in Python)."""
+    paren = code.find("(", at)
+    if paren < 0 or code[at + 4 : paren].strip():
+        return False  # `open f` without parentheses: the arguments are not delimited here
+    args: list[str] = []
+    depth, start, quote, k = 0, paren + 1, "", paren + 1
+    while k < len(code):
+        ch = code[k]
+        if quote:
+            if ch == "\\":
+                k += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                args.append(code[start:k])
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(code[start:k])
+            start = k + 1
+        k += 1
+    else:
+        return False  # no closing parenthesis: the call is not read whole
+    args = [a for a in args if a.strip()]
+    rest = [a for a in args[1:] if not re.match(r"\s*(?:encoding|errors|newline|buffering)\s*=", a)]
+    if not rest:
+        return len(args) == 1 and lang in _OPEN_READS_BY_DEFAULT
+    return len(rest) <= 2 and _READ_MODE.fullmatch(rest[0]) is not None
 
 
 # GNU sed's commands; a script holding anything else is refused before it runs.
@@ -499,10 +549,15 @@ RULES: tuple[Rule, ...] = (
             'node -e \'const fs=require("fs"); for (const f of fs.readdirSync(".")) fs.rmSync(f)\'',
             "ruby -e 'Dir.glob(\"**/*\").each { |f| File.delete(f) }'",
             "perl -e 'unlink $_ for glob \"*\"'",
+            'python3 -c \'import glob\nfor f in glob.glob("*.py"): open(f, "r+").truncate()\'',
         ),
         counter=(
             "python3 -c 'import os; print(os.listdir(\".\"))'",
             'python3 -c \'open("out.txt", "w").write("x")\'',
+            # a file it lists, opened to be read: nothing is lost
+            'python3 -c \'import glob\nfor p in glob.glob("/proc/[0-9]*"): print(open(p + "/cmdline", "r").read())\'',
+            "python3 -c 'import glob\nfor f in glob.glob(\"*.log\"): print(open(f).read())'",
+            'perl -e \'for (glob "*.txt") { open(my $fh, "<", $_); print <$fh> }\'',
             'node -e \'console.log(require("fs").readdirSync("."))\'',
         ),
     ),

@@ -1,0 +1,135 @@
+"""Classes of agents' commands the gate misread (issue 32), each beside its risky neighbours.
+
+Every case is decided at ``auto`` with the builtin rater in the realistic working tree, nothing is
+executed. A class is checked both ways: the agent's command runs, and the same shape doing the
+harm the class must still stop is stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from gatesh._types import Action, Decision, Rung
+from gatesh.config import default
+from gatesh.pipeline import decide
+from gatesh.rater import make_rater
+from gatesh.session import SessionState
+from gatesh.testing import worktree
+
+CONFIG = default()
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is needed for the tree")
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[worktree.Scratch]:
+    scratch = worktree.build(str(tmp_path_factory.mktemp("agent-classes")))
+    old = os.environ.get("HOME")
+    os.environ["HOME"] = scratch.home
+    try:
+        yield scratch
+    finally:
+        if old is None:
+            os.environ.pop("HOME", None)
+        else:
+            os.environ["HOME"] = old
+
+
+def _decide(cmd: str, cwd: str) -> Decision:
+    return decide(
+        cmd,
+        cwd=cwd,
+        config=CONFIG,
+        session=SessionState(id="agent-classes"),
+        rater=make_rater(CONFIG, "builtin"),
+        rung=Rung.AUTO,
+    )
+
+
+def _check(tree: worktree.Scratch, cmd: str, allowed: bool) -> None:
+    d = _decide(cmd, tree.repo)
+    if allowed:
+        assert d.action is Action.ALLOW, (cmd, d.rule_id, d.reason)
+    else:
+        assert d.action is not Action.ALLOW, (cmd, d.reason)
+
+
+# --- a value a function's body gives a name, used later in that body -----------------------------
+
+FUNCTION_VALUES_RUN = (
+    # `local t=$(mktemp)` in a function: a new name in the temporary folder, deleted after use
+    'run() {\n  local cmd_file=$(mktemp)\n  printf "move N\\n" > "$cmd_file"\n'
+    '  ./game.sh < "$cmd_file"\n  rm "$cmd_file"\n}\nrun 1',
+    'f() { t=$(mktemp -d); touch "$t/x"; rm -rf "$t"; }; f',
+    'f() { local t; t=$(mktemp); echo hi > "$t"; rm -f "$t"; }; f',
+    'f() { local out=/tmp/agent-out.txt; date > "$out"; rm "$out"; }; f',
+    'x=/tmp/a; f() { rm -rf "$x"; }; f',
+)
+FUNCTION_VALUES_STOPPED = (
+    # a function runs when it is called: a value given after its definition may be the one used
+    'x=/tmp/a; f() { rm -rf "$x"; }; x=$HOME; f',
+    # a value the body gives only in a branch, or also outside the body
+    'f() { t=$(mktemp); if [ -n "$X" ]; then t=$HOME; fi; rm -rf "$t"; }; f',
+    'f() { t=/tmp/x; rm -rf "$t"; }; t=$HOME; f',
+    't=$HOME; f() { local t=/tmp/x; rm -rf "$t"; }; f',
+    # another function gives the name another value; a nested function runs later
+    'f() { t=/tmp/x; g; rm -rf "$t"; }; g() { t=$HOME; }; f',
+    'f() { t=/tmp/x; g() { rm -rf "$t"; }; t=$HOME; g; }; f',
+    # bound in the body, used after it: set only when the function was called
+    'f() { t=/tmp/x; }; f; rm -rf "$t"',
+    # named elsewhere in the body: read, printf -v
+    'f() { local t; read -r t; rm -rf "$t"; }; f',
+    'f() { t=/tmp/x; printf -v t %s "$HOME"; rm -rf "$t"; }; f',
+    # a function's $1 is its call's word, not the text's
+    'set -- /tmp/a; f() { rm -rf "$1"; }; f "$HOME"',
+    'f() { local d="$1"; rm -rf "$d"; }; f ~',
+)
+
+
+@pytest.mark.parametrize("cmd", FUNCTION_VALUES_RUN)
+def test_a_value_a_function_gives_is_known_in_its_body(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=True)
+
+
+@pytest.mark.parametrize("cmd", FUNCTION_VALUES_STOPPED)
+def test_a_value_a_function_may_not_have_is_not_taken(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=False)
+
+
+# --- inline code that lists files and only reads them ----------------------------------------------
+
+LISTED_AND_READ = (
+    "python3 -c \"import glob, os, signal\nfor d in glob.glob('/proc/[0-9]*'):\n"
+    "    with open(f'{d}/cmdline', 'r') as f:\n        if 'jupyter' in f.read():\n"
+    '            os.kill(int(os.path.basename(d)), signal.SIGTERM)"',
+    "python3 -c \"import glob\nfor p in glob.glob('*.txt'):\n    print(open(p).read())\"",
+    "python3 -c \"import os\nfor p in os.listdir('.'):\n"
+    "    print(open(p, mode='rb', encoding=None).read()[:10])\"",
+    'perl -e \'for (glob "*.txt") { open(my $fh, "<", $_); print <$fh>; }\'',
+    "ruby -e 'Dir.glob(\"*.md\").each { |f| puts open(f).read }'",
+)
+LISTED_AND_WRITTEN = (
+    "python3 -c \"import glob\nfor p in glob.glob('*.txt'):\n    open(p, 'w').write('')\"",
+    "python3 -c \"import glob\nfor p in glob.glob('*.txt'):\n    open(p, 'r+').truncate()\"",
+    "python3 -c \"import glob\nfor p in glob.glob('*.txt'):\n    open(p, mode).write('')\"",
+    "python3 -c \"import glob\nfor p in glob.glob('*.txt'):\n"
+    "    print(open(p).read()); open(p, 'a').write('x')\"",
+    "perl -e 'for (glob \"*\") { open(FH, $_); print FH 1; }'",
+    'perl -e \'for (glob "*") { open(FH, ">$_"); }\'',
+    'ruby -e \'Dir.glob("*").each { |f| open(f, "w") }\'',
+    "python3 -c \"import glob\nfor p in glob.glob('/etc/cron.d/*'):\n    open(p, 'w').write('')\"",
+)
+
+
+@pytest.mark.parametrize("cmd", LISTED_AND_READ)
+def test_listed_files_opened_to_read_lose_nothing(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=True)
+
+
+@pytest.mark.parametrize("cmd", LISTED_AND_WRITTEN)
+def test_listed_files_opened_to_write_are_stopped(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=False)

@@ -174,8 +174,14 @@ class AgentTmux:
         )
         return out.stdout
 
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-J", "-S", "-500")
+    def screen(self, pane: str = "") -> str:
+        """What the shell's pane (or ``pane``) shows, with its scrollback."""
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-500", *(("-t", pane) if pane else ()))
+
+    def split(self, command: str) -> str:
+        """A second pane running ``command`` as the user, in the session's environment; its id.
+        The shell's pane stays the one keys go to."""
+        return self.tmux("split-window", "-d", "-v", "-P", "-F", "#{pane_id}", command).strip()
 
     def send(self, text: str, enter: bool = True) -> None:
         if text:
@@ -192,12 +198,17 @@ class AgentTmux:
         self.tmux("paste-buffer", "-p", "-d")
 
     def wait_for(
-        self, pred: Callable[[str], bool], *, what: str, deadline: float = DEADLINE_S
+        self,
+        pred: Callable[[str], bool],
+        *,
+        what: str,
+        deadline: float = DEADLINE_S,
+        pane: str = "",
     ) -> str:
         end = time.monotonic() + deadline
         screen = ""
         while time.monotonic() < end:
-            screen = self.screen()
+            screen = self.screen(pane)
             if pred(screen):
                 return screen
             time.sleep(0.05)

@@ -264,6 +264,8 @@ class Relay:
 
     def _close(self) -> None:
         self.requests.put(None)
+        if self.gate is not None:
+            self.gate.link.close()
         if self.sub_server is not None:
             self.sub_server.close()
         if self.coproc_pid:
@@ -451,7 +453,9 @@ class Relay:
         threading.Thread(target=self._serve_sub, args=(conn,), name="gate-sub", daemon=True).start()
 
     def _serve_sub(self, conn: socket.socket) -> None:
-        """One request from a subshell's `gatesh _gate`: read it, answer it, hang up."""
+        """One request from a subshell's `gatesh _gate`: read it, answer it, hang up. When the
+        subshell hangs up first (Ctrl-C interrupted it, or it was killed), the checks its request
+        has open are withdrawn: nobody is left to run what a person would allow (S10)."""
         with conn:
             conn.settimeout(SUB_READ_TIMEOUT_S)
             framer = Framer()
@@ -464,10 +468,42 @@ class Relay:
                     found = framer.feed(chunk)
             except (OSError, FrameError):
                 return
-            assert self.gate is not None
-            reply = self.gate.handle(found[0]) if found[0].kind != "error" else Reply(Status.NO)
+            gate = self.gate
+            assert gate is not None
+            if found[0].kind == "error":
+                reply = Reply(Status.NO)
+            else:
+                answered = self._answer_sub(gate, found[0], conn)
+                if answered is None:
+                    return
+                reply = answered
             with contextlib.suppress(OSError):
                 conn.sendall(reply.encode(found[0].seq))
+
+    def _answer_sub(self, gate: Gatekeeper, request: Request, conn: socket.socket) -> Reply | None:
+        """``gate``'s answer to a subshell's request, decided in a thread of its own while
+        ``conn`` is watched; None when the subshell hung up first (its open checks withdrawn)."""
+        answers: list[Reply] = []
+        done_r, done_w = os.pipe()
+
+        def work() -> None:
+            try:
+                answers.append(gate.handle(request))
+            finally:
+                os.close(done_w)
+
+        worker = threading.Thread(target=work, name="gate-sub-check", daemon=True)
+        try:
+            worker.start()
+            ready, _, _ = select.select([conn.fileno(), done_r], [], [])
+            if done_r not in ready:  # anything from a `gatesh _gate` after its request: its end
+                gate.link.withdraw(owner=worker.ident or 0)
+                worker.join()
+                return None
+            worker.join()
+        finally:
+            os.close(done_r)
+        return answers[0] if answers else Reply(Status.NO)
 
     # --- signals, end ---------------------------------------------------------------------------
 

@@ -23,6 +23,10 @@ Guarantees:
   ``audit.syslog`` every record is copied to the system log with its seq and hash, and the head is
   anchored there every :data:`SYSLOG_HEAD_EVERY` records, on rotation and on a gap.
 
+What a line says is :mod:`gatesh.audit_record`'s; where a batch continues the chain and which gaps
+it records, :mod:`gatesh.audit_gaps`'s; reading the log back, :mod:`gatesh.audit_read`'s. This
+module re-exports their public names: it is the audit log's one surface for the rest of gatesh.
+
 ``SIGXFSZ`` must be ignored by the process (the daemon does it): past ``RLIMIT_FSIZE`` a write then
 fails with ``EFBIG`` — an :class:`AuditError` — instead of killing the process.
 """
@@ -31,35 +35,19 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from gatesh import audit_syslog
 from gatesh._errors import GateshError
-from gatesh.audit_chain import (
-    CHAIN_BREAK,
-    GENESIS,
-    ChainReport,
-    Head,
-    chain_line,
-    first_link,
-    head_path,
-    last_lines,
-    last_link,
-    link_of,
-    read_head,
-    rotated_files,
-    verify,
-)
-from gatesh.redact import redact
+from gatesh.audit_chain import GENESIS, ChainReport, Head, chain_line, head_path, verify
+from gatesh.audit_gaps import Start, break_record, find_start, floor_after_rotation
+from gatesh.audit_read import files_newest_first, follow, read_tail
+from gatesh.audit_record import cascade_record, clean, encode, fold_home, record_for
 
 if TYPE_CHECKING:
-    from gatesh._types import Decision, Verdict
     from gatesh.config import AuditConfig
 
 __all__ = [
@@ -68,6 +56,7 @@ __all__ = [
     "AuditLog",
     "ChainReport",
     "cascade_record",
+    "clean",
     "files_newest_first",
     "fold_home",
     "follow",
@@ -76,239 +65,14 @@ __all__ = [
     "verify",
 ]
 
-# A record larger than this is cut (its command first): one decision must never rotate the log on
-# its own, and a 64 KiB command is already past the reader's limit (S2).
-MAX_RECORD_BYTES = 96 * 1024
-
-
-class AuditError(GateshError):
-    """The audit line could not be made durable. The command must be refused."""
-
-
-def _redact(text: str) -> str:
-    return redact(text)
-
-
-_home_cache: tuple[str | None, str] = (None, "")
-
-
-def _home() -> str:
-    """``~`` expanded, recomputed only when ``$HOME`` changes (the daemon folds every record)."""
-    global _home_cache
-    env = os.environ.get("HOME")
-    if env is None:  # expanduser falls back to the password database: not cached
-        return os.path.expanduser("~")
-    if _home_cache[0] != env:
-        _home_cache = (env, os.path.expanduser("~"))
-    return _home_cache[1]
-
-
-def fold_home(text: str, home: str | None = None) -> str:
-    """``text`` with the user's home folder written as ``~`` (S4, S13)."""
-    home = home if home is not None else _home()
-    if not home or home == "/":
-        return text
-    return text.replace(home.rstrip("/"), "~")
-
-
-def _clean(text: str) -> str:
-    if not text:
-        return text
-    home = _home()
-    key = (text, home)
-    hit = _CLEANED.get(key)
-    if hit is None:
-        hit = _redact(fold_home(text, home))
-        if len(_CLEANED) >= _CLEANED_MAX:
-            _CLEANED.clear()
-        if len(text) <= 4096:
-            _CLEANED[key] = hit
-    return hit
-
-
-def clean(text: str) -> str:
-    """``text`` as every record and event shows it: home folded to ``~``, secrets redacted."""
-    return _clean(text)
-
-
-# The same command, reason and notes are cleaned for the audit line, the events and the reply:
-# remember recent results (redaction is a pure function of the text; the home folder is part of
-# the key). Bounded; cleared wholesale when full.
-_CLEANED: dict[tuple[str, str], str] = {}
-_CLEANED_MAX = 2048
-
-
-def record_for(
-    decision: Decision,
-    *,
-    session: str,
-    pid: int | None,
-    cwd: str,
-    surface: str = "",
-    answer: str = "",
-    pending_id: str = "",
-    action: str | None = None,
-    message_reason: str = "",
-) -> dict[str, Any]:
-    """The audit record of ``decision`` (a JSON-able dict; the wire/file form of S13).
-
-    ``action`` overrides the decision's action word when the daemon finished the decision
-    (a person answered, nobody was watching, the audit itself failed). ``message_reason`` adds why.
-    """
-    facts = decision.facts
-    v = decision.verdict
-    a = decision.alignment
-    rec: dict[str, Any] = {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "ts": round(time.time(), 3),
-        "session": session,
-        "pid": pid,
-        "cwd": fold_home(cwd),
-        "surface": surface,
-        "command": _clean(facts.text),
-        "facts": {
-            "heads": list(facts.heads),
-            "notes": [_clean(n) for n in facts.notes],
-            "readable": facts.readable,
-            "unreadable": facts.unreadable,
-            "harness": facts.harness,
-            "justification": _clean(facts.justification),
-            "hosts": list(facts.hosts),
-        },
-        "stage": decision.stage.value,
-        "rung": decision.rung.value,
-        "outcome": decision.outcome.value if decision.outcome else None,
-        "reason": _clean(decision.reason),
-        "action": action or decision.action.value,
-        "rule_id": decision.rule_id,
-        "floors": [f.rule_id for f in decision.floors],
-        "to_person": _clean(decision.to_person_reason),
-        "answer": answer,
-        "pending_id": pending_id,
-        "rater": None
-        if v is None
-        else {
-            "backend": v.backend,
-            "model": v.model,
-            "duration_ms": round(v.duration_ms, 1),
-            "fail_cause": v.fail_cause,
-            "cached": v.cached,
-        },
-        "cascade": cascade_record(v),
-        "alignment": None
-        if a is None
-        else {
-            "decision": a.decision,
-            "reason": _clean(a.reason),
-            "suggestion": _clean(a.suggestion),
-            "fail_cause": a.fail_cause,
-            "duration_ms": round(a.duration_ms, 1),
-        },
-        "negotiation": dict(decision.counters),
-    }
-    # Undo (S13, S17): the snapshot taken before it ran; the places the decision rests on a
-    # snapshot holding (it ran because they are held); why none was taken when one was due.
-    if decision.snapshot:
-        rec["snapshot"] = decision.snapshot
-    if decision.undo:
-        rec["undo"] = [fold_home(p) for p in decision.undo]
-    if decision.undo_note:
-        rec["undo_note"] = _clean(decision.undo_note)
-    if facts.harness and facts.outer_text:
-        rec["outer_command"] = _clean(facts.outer_text)
-    if message_reason:
-        rec["note"] = _clean(message_reason)
-    return rec
-
-
-def cascade_record(verdict: Verdict | None) -> dict[str, Any] | None:
-    """How the cascade reached ``verdict`` (S4, S13): the stage that decided, why the model was or
-    was not asked, the builtin stage's verdict with its gaps, the model's answer. None when the
-    verdict came from one backend alone. Texts are cleaned like every other text of the record."""
-    c = verdict.cascade if verdict is not None else None
-    if c is None:
-        return None
-    b, m = c.builtin, c.model
-    return {
-        "decided": c.decided.value,
-        "asked": c.asked.value,
-        "model_asked": m is not None,
-        "why": _clean(c.why),
-        "builtin": {
-            "outcome": b.outcome.value,
-            "complete": b.complete,
-            "gaps": [g.id for g in b.gaps],
-            "rule_id": b.findings[0].rule_id if b.findings else "",
-            "duration_ms": round(b.duration_ms, 2),
-        },
-        "model": None
-        if m is None
-        else {
-            "backend": m.backend,
-            "model": m.model,
-            "outcome": m.outcome.value,
-            "reason": _clean(m.reason),
-            "duration_ms": round(m.duration_ms, 1),
-            "fail_cause": m.fail_cause,
-            "cached": m.cached,
-        },
-    }
-
-
-# What the chain adds to a line: `{"seq":N,"prev":"<64 hex>",` and `,"hash":"<64 hex>"}`.
-_CHAIN_BYTES: Final = 200
-_BODY_MAX: Final = MAX_RECORD_BYTES - _CHAIN_BYTES
-
-
-def _encode(record: dict[str, Any]) -> bytes:
-    """The record as one JSON object (no newline, no chain yet), at most :data:`_BODY_MAX` bytes."""
-    drop = {"seq", "prev", "hash"}  # the chain's own members are the writer's to set
-    if drop & record.keys():
-        record = {k: v for k, v in record.items() if k not in drop}
-    data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode(
-        "utf-8", "backslashreplace"
-    )
-    if len(data) > _BODY_MAX:
-        record = dict(record)
-        cut = MAX_RECORD_BYTES // 4
-        for key in ("command", "outer_command"):
-            if isinstance(record.get(key), str) and len(record[key]) > cut:
-                record[key] = record[key][:cut] + f"… [cut: {len(record[key])} chars]"
-        record["facts"] = {"cut": True}
-        data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode(
-            "utf-8", "backslashreplace"
-        )
-    if len(data) > _BODY_MAX:
-        data = json.dumps(
-            {k: record.get(k) for k in ("time", "ts", "session", "action", "stage", "rule_id")}
-            | {"cut": True},
-            ensure_ascii=False,
-            default=str,
-        ).encode("utf-8", "backslashreplace")
-    return data
-
-
-# --- the writer ------------------------------------------------------------------------------
-
-#: Reading what lies past the kept head (lines a writer did not record) stops after this much.
-_PAST_HEAD_MAX: Final = 32 * 1024 * 1024
 #: How often, in records, the chain's head is written to the system log (``audit.syslog``) when
 #: nothing else (a rotation, a gap, a writer's first batch) sends it first: a whole-chain
 #: rewrite is seen from the newest anchor back; 100 lines are a few minutes of an agent's work.
 SYSLOG_HEAD_EVERY: Final = 100
 
 
-@dataclass
-class _Start:
-    """Where a batch continues the chain, and what the writer found on the way (gaps to record)."""
-
-    seq: int
-    prev: str
-    floor: int
-    breaks: list[tuple[str, str]] = field(default_factory=list)  # (kind, what was found)
-    close_torn: bool = False  # the file ends inside a line: a newline closes it first
-    file_gone: bool = False  # the live file's lines up to the head are gone (no rotated file left)
-    head: Head | None = None  # the kept head this start was checked against
+class AuditError(GateshError):
+    """The audit line could not be made durable. The command must be refused."""
 
 
 class AuditLog:
@@ -410,7 +174,7 @@ class AuditLog:
     def _commit(self, records: list[dict[str, Any]], *, durable: bool) -> None:
         if not records:
             return
-        datas = [(_encode(r), r) for r in records]
+        datas = [(encode(r), r) for r in records]
         with self._cond:
             self._queue.extend(datas)
             self._enqueued += len(datas)
@@ -523,10 +287,10 @@ class AuditLog:
             fd, created = self._open()
             st = os.fstat(fd)
         # 2. Where the chain continues, and any gap found on the way (recorded first).
-        start = self._start(st, created)
+        start = find_start(self.path, self._head, st, created)
         now = time.time()
-        gaps = [_break_record(kind, found, start.head, st, now) for kind, found in start.breaks]
-        entries: list[tuple[bytes, dict[str, Any] | None]] = [(_encode(r), r) for r in gaps]
+        gaps = [break_record(kind, found, start.head, st, now) for kind, found in start.breaks]
+        entries: list[tuple[bytes, dict[str, Any] | None]] = [(encode(r), r) for r in gaps]
         entries += batch
         seq, prev = start.seq, start.prev
         lines: list[bytes] = [b"\n"] if start.close_torn else []
@@ -549,7 +313,7 @@ class AuditLog:
             ident, size = (st.st_dev, st.st_ino), 0
             if start.close_torn:
                 data = data[1:]  # the torn line stays closed-off in the rotated file's end
-            floor = self._floor_after_rotation(seq - len(entries) + 1)
+            floor = floor_after_rotation(self.path, seq - len(entries) + 1)
             rotated = True
         # 4. Write. On a short write (a full disk) the complete lines that made it are kept in
         #    the head, so the next batch continues after them and closes the partial one.
@@ -572,162 +336,12 @@ class AuditLog:
         if fsync:
             os.fsync(fd)
 
-    def _start(self, st: os.stat_result, created: bool) -> _Start:
-        """Where this batch continues the chain: the kept head when the file is as it left it
-        (nothing read: the common case), otherwise what the file and the head file show."""
-        mine = self._head
-        ident = (st.st_dev, st.st_ino)
-        if mine is not None and (mine.dev, mine.ino, mine.size) == (*ident, st.st_size):
-            return _Start(mine.seq, mine.hash, mine.floor)
-        breaks: list[tuple[str, str]] = []
-        kept, problem = read_head(self.path)
-        head_gone = ""  # said with the file's own gap when there is one, else on its own
-        if mine is None:
-            head = kept
-        elif kept is None:
-            head = mine
-            head_gone = f"the kept head file {head_path(self.path)} was " + (
-                f"changed ({problem})" if problem else "removed"
-            )
-        elif kept.seq > mine.seq or (kept.seq == mine.seq and kept.hash == mine.hash):
-            head = kept  # another writer (an in-process fallback) moved it on
-        else:
-            head = mine
-            breaks.append(
-                (
-                    "head-changed",
-                    f"the kept head file says seq {kept.seq}, but this writer last wrote seq "
-                    f"{mine.seq}: the head file was changed",
-                )
-            )
-        if head is None:
-            return self._start_without_head(st, problem)
-        torn = st.st_size > 0 and _last_byte(self.path) != b"\n"
-        also = f" ({head_gone} too)" if head_gone else ""
-        # A file this writer had to create was deleted (its inode number may well be reused).
-        if (created and head.size > 0) or (head.dev, head.ino) != ident:
-            if created:
-                found = (
-                    f"the log file was deleted{also}: it held {head.size} bytes, up to seq "
-                    f"{head.seq}; a new file was started"
-                )
-            else:
-                found = (
-                    f"the log file was replaced by another file{also}: the kept head is seq "
-                    f"{head.seq} at byte {head.size} of inode {head.ino}; the file now is inode "
-                    f"{st.st_ino}, {st.st_size} bytes"
-                )
-            breaks.append(("deleted" if created else "replaced", found))
-            return _Start(
-                head.seq, head.hash, head.floor, breaks, torn, self._nothing_older(), head
-            )
-        if st.st_size < head.size:
-            if st.st_size == 0:
-                found = (
-                    f"the log file was emptied{also}: it held {head.size} bytes, up to seq "
-                    f"{head.seq}"
-                )
-            else:
-                found = (
-                    f"the log file was cut from {head.size} to {st.st_size} bytes{also}: the "
-                    f"kept head is seq {head.seq}"
-                )
-            breaks.append(("emptied" if st.st_size == 0 else "cut", found))
-            gone = st.st_size == 0 and self._nothing_older()
-            return _Start(head.seq, head.hash, head.floor, breaks, torn, gone, head)
-        if head_gone:
-            breaks.append(("head-changed", head_gone))
-        if st.st_size == head.size:
-            return _Start(head.seq, head.hash, head.floor, breaks, head=head)
-        return self._past_head(head, breaks)
-
-    def _past_head(self, head: Head, breaks: list[tuple[str, str]]) -> _Start:
-        """The file grew past the kept head without a writer recording it: lines chained to the
-        head (a writer stopped between its line and its head) are continued from and named;
-        anything else is named and the chain continues from the head. A partial last line is
-        closed."""
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(head.size)
-                extra = f.read(_PAST_HEAD_MAX)
-        except OSError:
-            extra = b""
-        *complete, fragment = extra.split(b"\n")
-        complete = [c for c in complete if c]
-        seq, prev = head.seq, head.hash
-        chained = True
-        for raw in complete:
-            link = link_of(raw)
-            if link is None or not link[3] or link[0] != seq + 1 or link[1] != prev:
-                chained = False
-                break
-            seq, prev = link[0], link[2]
-        if complete and chained:
-            breaks.append(
-                (
-                    "unrecorded",
-                    f"{len(complete)} line{'s' if len(complete) != 1 else ''} after the kept "
-                    f"head (seq {head.seq + 1}-{seq}) continue the chain but no writer recorded "
-                    "them: a writer stopped between its line and its head, or they were appended",
-                )
-            )
-            return _Start(seq, prev, head.floor, breaks, bool(fragment), head=head)
-        if complete:
-            breaks.append(
-                (
-                    "appended",
-                    f"{len(complete)} line{'s' if len(complete) != 1 else ''} after the kept "
-                    f"head (seq {head.seq}) do not continue the chain: something other than "
-                    "gatesh's writer appended them",
-                )
-            )
-        return _Start(head.seq, head.hash, head.floor, breaks, bool(fragment), head=head)
-
-    def _start_without_head(self, st: os.stat_result, problem: str) -> _Start:
-        """No head is kept (a log older than the head, or its head file lost): a new log starts
-        at :data:`GENESIS`; an existing one continues from its last line, and says it could not
-        be checked."""
-        rotated, _ = rotated_files(self.path)
-        if st.st_size == 0 and not rotated:
-            return _Start(0, GENESIS, 1)
-        found = last_link(self.path)
-        for name in rotated:
-            if found is not None:
-                break
-            found = last_link(name)
-        seq, prev = found if found is not None else (0, GENESIS)
-        oldest = first_link(rotated[-1]) if rotated else first_link(self.path)
-        why = problem or f"there is no {head_path(self.path)}"
-        breaks = [
-            (
-                "no-head",
-                f"no kept head was found ({why}): the chain continues from the last line "
-                f"there, seq {seq}, which could not be checked against one",
-            )
-        ]
-        torn = st.st_size > 0 and _last_byte(self.path) != b"\n"
-        return _Start(seq, prev, oldest[0] if oldest else seq + 1, breaks, torn)
-
-    def _nothing_older(self) -> bool:
-        """No rotated file is left: every line up to the kept head is gone with the live file."""
-        return not rotated_files(self.path)[0]
-
-    def _floor_after_rotation(self, first_new: int) -> int:
-        """The oldest seq still kept after a rotation: the first line of the oldest rotated file
-        (``first_new``, the first line of the new live file, when none is kept)."""
-        rotated, _ = rotated_files(self.path)
-        for name in reversed(rotated):
-            found = first_link(name)
-            if found is not None:
-                return found[0]
-        return first_new
-
     def _keep_partial(
         self,
         data: bytes,
         written: int,
         links: list[tuple[int, str, dict[str, Any] | None]],
-        start: _Start,
+        start: Start,
         ident: tuple[int, int],
         size: int,
         floor: int,
@@ -831,105 +445,3 @@ class AuditLog:
                     setattr(self, name, None)
                     with contextlib.suppress(OSError):
                         os.close(fd)
-
-
-def _last_byte(path: str) -> bytes:
-    """The last byte of ``path`` (b"" when empty or unreadable)."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            return f.read(1)
-    except OSError:
-        return b""
-
-
-def _break_record(
-    kind: str, found: str, head: Head | None, st: os.stat_result, now: float
-) -> dict[str, Any]:
-    """The chain-break record: the writer's own line saying what it found (S13)."""
-    return {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(now)),
-        "ts": round(now, 3),
-        "session": "",
-        "pid": os.getpid(),
-        "cwd": "",
-        "surface": "audit",
-        "command": "",
-        "stage": "audit",
-        "action": CHAIN_BREAK,
-        "break": kind,
-        "found": found,
-        "kept_head": None
-        if head is None
-        else {"seq": head.seq, "hash": head.hash, "ino": head.ino, "size": head.size},
-        "file": {"ino": st.st_ino, "size": st.st_size},
-    }
-
-
-def files_newest_first(path: str, keep: int = 100) -> list[str]:
-    """The live log and its rotated files that exist, newest first (up to the first missing one)."""
-    out = [path] if os.path.exists(path) else []
-    for n in range(1, keep + 1):
-        candidate = f"{path}.{n}"
-        if not os.path.exists(candidate):
-            break
-        out.append(candidate)
-    return out
-
-
-def read_tail(path: str, n: int) -> list[dict[str, Any]]:
-    """The newest ``n`` records (oldest first), across rotated files. Unparseable lines are skipped."""
-    out: list[dict[str, Any]] = []
-    for name in files_newest_first(path):
-        lines = last_lines(name, n - len(out))
-        out = [r for r in (_parse(x) for x in lines) if r is not None] + out
-        if len(out) >= n:
-            break
-    return out[-n:] if n > 0 else []
-
-
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def follow(path: str, poll_s: float = 0.2) -> Iterator[dict[str, Any]]:
-    """Records appended to ``path`` from now on, surviving rotation. Runs until interrupted."""
-    f = None
-    ino = None
-    at_end = True  # the first open starts at the end; a file opened after rotation, at its start
-    buf = b""
-    while True:
-        if f is None:
-            try:
-                f = open(path, "rb")
-            except FileNotFoundError:
-                at_end = False
-                time.sleep(poll_s)
-                continue
-            ino = os.fstat(f.fileno()).st_ino
-            if at_end:
-                f.seek(0, os.SEEK_END)
-            buf = b""
-        chunk = f.read()
-        if chunk:
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                rec = _parse(line)
-                if rec is not None:
-                    yield rec
-            continue
-        try:
-            rotated = os.stat(path).st_ino != ino
-        except FileNotFoundError:
-            rotated = True
-        if rotated:
-            f.close()
-            f = None
-            at_end = False
-            continue
-        time.sleep(poll_s)

@@ -339,48 +339,7 @@ def _check_line(w: _Walk, name: str, n: int, raw: bytes, gap_explained: str) -> 
                 seq,
             )
     elif stated_prev != w.prev[1]:
-        prev_seq = w.prev[0]
-        if stated_prev in w.seen:
-            at = w.seen[stated_prev]
-            w.add(
-                Kind.INSERTED,
-                f"line {at[1] + 1} of {at[0]} (seq {at[2] + 1}) was inserted: the line after it "
-                f"(line {n} of {name}) follows line {at[1]} of {at[0]}",
-                at[0],
-                at[1] + 1,
-                at[2] + 1,
-            )
-        elif seq > prev_seq + 1:
-            missing = seq - prev_seq - 1
-            span = f"seq {prev_seq + 1}{f'-{seq - 1}' if missing > 1 else ''}"
-            if gap_explained:
-                w.add(Kind.MISSING_FILE, f"{gap_explained}: {span} are gone", name, n, seq)
-            else:
-                w.add(
-                    Kind.REMOVED,
-                    f"line {n} of {name} (seq {seq}) follows {missing} removed "
-                    f"line{'s' if missing != 1 else ''} ({span})",
-                    name,
-                    n,
-                    seq,
-                )
-        elif seq == prev_seq + 1:
-            w.add(
-                Kind.CHANGED,
-                f"line {w.prev[3]} of {w.prev[2]} (seq {prev_seq}) was changed: the line after "
-                f"it (line {n} of {name}) was chained to other content",
-                w.prev[2],
-                w.prev[3],
-                prev_seq,
-            )
-        else:
-            w.add(
-                Kind.INSERTED,
-                f"line {n} of {name} (seq {seq}) was inserted: its sequence number goes back",
-                name,
-                n,
-                seq,
-            )
+        _check_misdirected(w, w.prev, name, n, seq, stated_prev, gap_explained)
     elif seq != w.prev[0] + 1:
         w.add(
             Kind.CHANGED,
@@ -393,6 +352,62 @@ def _check_line(w: _Walk, name: str, n: int, raw: bytes, gap_explained: str) -> 
     w.seen[digest] = (name, n, seq)
     w.by_seq[seq] = digest
     w.prev = (seq, digest, name, n)
+
+
+def _check_misdirected(
+    w: _Walk,
+    prev: tuple[int, str, str, int],
+    name: str,
+    n: int,
+    seq: int,
+    stated_prev: str,
+    gap_explained: str,
+) -> None:
+    """Line ``n`` of ``name`` names another line before it than the one the walk kept: say
+    whether lines were inserted, removed (or their rotated file is missing) or changed. ``prev``
+    is the walk's last kept line: (seq, hash, file, line number)."""
+    prev_seq = prev[0]
+    if stated_prev in w.seen:
+        at = w.seen[stated_prev]
+        w.add(
+            Kind.INSERTED,
+            f"line {at[1] + 1} of {at[0]} (seq {at[2] + 1}) was inserted: the line after it "
+            f"(line {n} of {name}) follows line {at[1]} of {at[0]}",
+            at[0],
+            at[1] + 1,
+            at[2] + 1,
+        )
+    elif seq > prev_seq + 1:
+        missing = seq - prev_seq - 1
+        span = f"seq {prev_seq + 1}{f'-{seq - 1}' if missing > 1 else ''}"
+        if gap_explained:
+            w.add(Kind.MISSING_FILE, f"{gap_explained}: {span} are gone", name, n, seq)
+        else:
+            w.add(
+                Kind.REMOVED,
+                f"line {n} of {name} (seq {seq}) follows {missing} removed "
+                f"line{'s' if missing != 1 else ''} ({span})",
+                name,
+                n,
+                seq,
+            )
+    elif seq == prev_seq + 1:
+        w.add(
+            Kind.CHANGED,
+            f"line {prev[3]} of {prev[2]} (seq {prev_seq}) was changed: the line after "
+            f"it (line {n} of {name}) was chained to other content",
+            prev[2],
+            prev[3],
+            prev_seq,
+        )
+    else:
+        w.add(
+            Kind.INSERTED,
+            f"line {n} of {name} (seq {seq}) was inserted: its sequence number goes back",
+            name,
+            n,
+            seq,
+        )
 
 
 def _is_break(raw: bytes) -> bool:

@@ -1,0 +1,85 @@
+"""Reading the audit log back (``gatesh log``, ``status``): the newest records across rotated
+files, and records as they are appended. Lines that do not parse as a JSON object are skipped, never
+raised: a torn or foreign line must not stop a person reading the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from gatesh.audit_chain import last_lines
+
+__all__ = ["files_newest_first", "follow", "read_tail"]
+
+
+def files_newest_first(path: str, keep: int = 100) -> list[str]:
+    """The live log and its rotated files that exist, newest first (up to the first missing one)."""
+    out = [path] if os.path.exists(path) else []
+    for n in range(1, keep + 1):
+        candidate = f"{path}.{n}"
+        if not os.path.exists(candidate):
+            break
+        out.append(candidate)
+    return out
+
+
+def read_tail(path: str, n: int) -> list[dict[str, Any]]:
+    """The newest ``n`` records (oldest first), across rotated files. Unparseable lines are skipped."""
+    out: list[dict[str, Any]] = []
+    for name in files_newest_first(path):
+        lines = last_lines(name, n - len(out))
+        out = [r for r in (_parse(x) for x in lines) if r is not None] + out
+        if len(out) >= n:
+            break
+    return out[-n:] if n > 0 else []
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def follow(path: str, poll_s: float = 0.2) -> Iterator[dict[str, Any]]:
+    """Records appended to ``path`` from now on, surviving rotation. Runs until interrupted."""
+    f = None
+    ino = None
+    at_end = True  # the first open starts at the end; a file opened after rotation, at its start
+    buf = b""
+    while True:
+        if f is None:
+            try:
+                f = open(path, "rb")
+            except FileNotFoundError:
+                at_end = False
+                time.sleep(poll_s)
+                continue
+            ino = os.fstat(f.fileno()).st_ino
+            if at_end:
+                f.seek(0, os.SEEK_END)
+            buf = b""
+        chunk = f.read()
+        if chunk:
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                rec = _parse(line)
+                if rec is not None:
+                    yield rec
+            continue
+        try:
+            rotated = os.stat(path).st_ino != ino
+        except FileNotFoundError:
+            rotated = True
+        if rotated:
+            f.close()
+            f = None
+            at_end = False
+            continue
+        time.sleep(poll_s)

@@ -5,7 +5,8 @@ What issue 29 asks to see before and after a restructure, read with :mod:`ast` f
 
 - modules: count, and the largest by lines;
 - functions longer than 80 lines (a reason belongs in their docstring);
-- ``dict[str, Any]`` annotations outside the wire edge (``gatesh/_wire.py``), which should be
+- ``dict[str, Any]`` annotations outside the wire edge (``gatesh/_wire.py`` and
+  ``gatesh/_wire_base.py``), which should be
   dataclasses;
 - literal sets of git's value-taking global options (``-C``, ``-c``, ``--git-dir`` …) outside the
   grammar table: one question, one answer.
@@ -22,7 +23,7 @@ import sys
 from pathlib import Path
 
 LONG_FUNCTION = 80
-WIRE_EDGE = {"gatesh/_wire.py"}
+WIRE_EDGE = {"gatesh/_wire.py", "gatesh/_wire_base.py"}
 # A literal collection holding all three of these is a table of git's value-taking global options.
 GIT_VALUE_OPTIONS = {"-C", "--git-dir", "--work-tree"}
 

@@ -10,44 +10,40 @@ command may run, in this order:
    on disk before the refusal is sent).
 2. An escalation or a halt opens a pending record in the state :class:`Reach` implies: nobody to
    ask refuses at once with the no-person message (S7); the surface's own person is answered with
-   the escalation block; a watcher is asked and the caller waits (then :func:`conclude`). A dry run
+   the escalation block; a watcher is asked and the caller waits (then :func:`gatesh.ruling.conclude`). A dry run
    opens nothing.
 3. The audit line, written before an allow is returned; when it cannot be written the command is
    refused whatever was decided.
 4. An allowed command that used a person's approval spends its pending record.
 
-:func:`rule` is a person's ruling on a pending record (``answer``, ``approve``, ``deny``): first
-answer wins, and the grant it makes is the one the record's kind allows. :func:`expire` ends an ask
-at a surface that nobody can answer any more (its harness exited).
+:func:`decide_and_finish` is the one path every surface takes from a command to this finish. A
+person's ruling on what was finished here is :mod:`gatesh.ruling`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import re
 import secrets
-import time
-from collections.abc import Coroutine, Iterator, Mapping
+from collections.abc import Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from gatesh import messages
-from gatesh._errors import EXIT_OK, EXIT_REFUSED, ConfigError, StateError
+from gatesh._errors import EXIT_OK, EXIT_REFUSED, ConfigError
 from gatesh._types import Action, Decision, Outcome, Stage
-from gatesh.audit import AuditError, clean, fold_home, record_for
+from gatesh.audit import AuditError, record_for
 from gatesh.pending import (
     Holder,
-    IllegalTransition,
     Pending,
     PendingBook,
     PendingKind,
     PendingState,
 )
-from gatesh.pipeline import decide_without_config, failed_decision
 from gatesh.redact import redact
 from gatesh.session import SessionState, normalised
+from gatesh.undecided import decide_without_config, failed_decision
 
 if TYPE_CHECKING:
     from gatesh.boundary.compute import Boundary
@@ -56,28 +52,23 @@ if TYPE_CHECKING:
 __all__ = [
     "ALLOWING",
     "NOBODY_WATCHING",
-    "AlreadyRuled",
     "Answer",
     "AuditSink",
     "DryRun",
     "Finished",
     "Reach",
-    "Ruled",
     "Ruling",
     "Surface",
     "Where",
     "choices",
-    "conclude",
     "decide_and_finish",
     "dry_run",
     "entry_pattern",
-    "expire_ask",
     "finish",
     "now",
     "offered",
-    "rule",
-    "running_anyway",
-    "withdraw",
+    "record",
+    "refuse_unasked",
 ]
 
 
@@ -189,8 +180,8 @@ class Finished:
 
     Invariant: ``exit_code`` is 0 exactly when ``action`` is ALLOW. ``record`` is the audit line
     written, None only while a watcher is being asked (``waiting``); then the transport waits for
-    the ruling and calls :func:`conclude`. ``rerun``: a watcher answered `run anyway`; the
-    transport decides the command again inside :func:`running_anyway` and finishes that.
+    the ruling and calls :func:`gatesh.ruling.conclude`. ``rerun``: a watcher answered `run anyway`; the
+    transport decides the command again inside :func:`gatesh.ruling.running_anyway` and finishes that.
     """
 
     decision: Decision
@@ -262,21 +253,6 @@ class Finished:
                 "answer": self.answer,
             },
         }
-
-
-@dataclass(frozen=True)
-class Ruled:
-    """What a ruling did: woke a waiting check (``wake``), finished an asking one (``finished``),
-    or settled a refused one for the agent's retry (``text`` says so)."""
-
-    pending: Pending
-    wake: bool = False
-    finished: Finished | None = None
-    text: str = ""
-
-
-class AlreadyRuled(StateError):
-    """A ruling on a pending record that is not open to one (answered, used, …)."""
 
 
 # --- the one path to a finished decision ---------------------------------------------------------
@@ -372,7 +348,7 @@ def finish(
         if decision.action is Action.HALT:
             return _halt(decision, reach, where, book, audit)
     # 3–4. The audit line; an allow that used an approval spends it.
-    return _record(
+    return record(
         decision,
         decision.action,
         decision.message,
@@ -447,7 +423,7 @@ def _escalate(
     if reach is Reach.SURFACE:
         # Not a person reached yet: an `ask` nobody answers (a headless harness) must not refill
         # the bounds (S11.4). The person is reached when they answer (rule()).
-        return _record(
+        return record(
             decision,
             Action.ESCALATE,
             messages.escalation_block(decision),
@@ -457,20 +433,21 @@ def _escalate(
             pending_id=p.id,
             pending=p,
         )
-    return _nobody(decision, p, where, book, audit)
+    return refuse_unasked(decision, p, where, book, audit)
 
 
-def _nobody(
+def refuse_unasked(
     decision: Decision, p: Pending, where: Where, book: PendingBook, audit: AuditSink
 ) -> Finished:
-    """The no-person refusal (S7), with the id `gatesh approve` takes — when it could be kept."""
+    """The no-person refusal (S7), with the id `gatesh approve` takes — when it could be kept
+    (also when a person's wait ends unanswered, :mod:`gatesh.ruling`)."""
     unsaved = book.save()
     message = messages.nobody_watching(decision, "" if unsaved else p.id)
     note = where.note + (f"; the pending id could not be kept ({unsaved})" if unsaved else "")
     where = Where(
         where.session, where.pid, where.cwd, where.surface, note.lstrip("; "), where.holder
     )
-    return _record(
+    return record(
         decision,
         Action.REFUSE,
         message,
@@ -492,13 +469,13 @@ def _halt(
         return Finished(decision, Action.HALT, messages.waiting(), pending_id=p.id, pending=p)
     if reach is Reach.NOBODY:
         book.save()
-        return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id)
-    return _record(
+        return record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id)
+    return record(
         decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id, pending=p
     )
 
 
-def _record(
+def record(
     decision: Decision,
     action: Action,
     message: str,
@@ -511,7 +488,8 @@ def _record(
     notice: str = "",
     pending: Pending | None = None,
 ) -> Finished:
-    """Steps 3–4: the audit line (a failure refuses), then an approval spent."""
+    """Steps 3–4: the audit line (a failure refuses), then an approval spent (also the line of a
+    person's ruling, :mod:`gatesh.ruling`)."""
     rec = record_for(
         decision,
         session=where.session,
@@ -555,275 +533,3 @@ def _record(
         boundary=where.boundary if run else None,
         run=run,
     )
-
-
-# --- a person's ruling ------------------------------------------------------------------------
-
-
-def conclude(
-    p: Pending,
-    ruling: Ruling | None,
-    *,
-    state: SessionState,
-    where: Where,
-    book: PendingBook,
-    audit: AuditSink,
-) -> Finished:
-    """End the wait of a check whose person was a watcher: ``ruling`` is the answer :func:`rule`
-    recorded, or None when nobody answered in time (the record expires: refused, approvable later).
-    """
-    decision = _decision_of(p)
-    if ruling is not None and p.kind is PendingKind.ESCALATE:
-        state.negotiation.person_reached()  # the person has ruled: the argument is over (S6, S7)
-    if ruling is None:
-        p.move(PendingState.EXPIRED)
-        if p.kind is PendingKind.ESCALATE:
-            return _nobody(decision, p, where, book, audit)
-        book.save()
-        return _record(decision, Action.HALT, decision.message, where, book, audit, pending_id=p.id)
-    if p.kind is PendingKind.HALT:
-        # The halt keeps its own line; on `run anyway` the transport decides the command again.
-        done = _record(
-            decision,
-            Action.HALT,
-            decision.message,
-            where,
-            book,
-            audit,
-            pending_id=p.id,
-            answer=ruling.answer.value,
-        )
-        rerun = ruling.answer is Answer.RUN_ANYWAY and not done.audit_error
-        return Finished(
-            decision,
-            done.action,
-            done.message,
-            pending_id=p.id,
-            answer=ruling.answer.value,
-            record=done.record,
-            audit_error=done.audit_error,
-            rerun=rerun,
-        )
-    if _allows(p, ruling):
-        _grant_session(p, ruling, state)
-        return _record(
-            decision,
-            Action.ALLOW,
-            "",
-            where,
-            book,
-            audit,
-            pending_id=p.id,
-            answer=ruling.answer.value,
-        )
-    return _record(
-        decision,
-        Action.REJECT,
-        messages.rejected_by_person(decision.facts.text, ruling.note),
-        where,
-        book,
-        audit,
-        pending_id=p.id,
-        answer=ruling.answer.value,
-    )
-
-
-def expire_ask(
-    p: Pending, *, where: Where, book: PendingBook, audit: AuditSink, why: str = ""
-) -> str:
-    """End a surface's own ask (ASKING: a harness prompt, a person's terminal) that nobody
-    answered within the escalation timeout, or — ``why`` says so — that nobody can answer any more
-    (the harness showing it exited). It expires: refused, kept so `gatesh approve ID` may still let
-    the agent's retry run once (S7), no longer waiting in front of anything a watcher is asked.
-
-    Its own audit line: action ``expired``, stage ``person``, ``reason`` ``why`` (when given).
-    Returns "" or why that line could not be written (the expiry stands: it only refuses more).
-    Raises IllegalTransition for any other state: a WAITING record's check is waiting and ends it
-    itself (:func:`conclude`).
-    """
-    if p.state is not PendingState.ASKING:
-        raise IllegalTransition(
-            f"escalation {p.id} is {p.state.value}; only an ask at a surface "
-            "expires on its own (a waiting check concludes it)"
-        )
-    p.move(PendingState.EXPIRED)
-    p.ended = why
-    book.save()
-    rec = _ruling_record(p, where, p.state.value)
-    return _append(audit, rec | {"reason": clean(why)} if why else rec)
-
-
-# The answer word of the audit line of an escalation withdrawn by its own command (S10).
-WITHDRAWN: Final = "withdrawn"
-
-
-def withdraw(p: Pending, *, where: Where, book: PendingBook, audit: AuditSink) -> Finished:
-    """The command waiting for a person on ``p`` was interrupted (Ctrl-C, S10): the escalation is
-    withdrawn — nobody can rule on it any more — and its audit line says so. Nothing ran, and no
-    person was reached, so the argument stands."""
-    decision = _decision_of(p)
-    p.move(PendingState.WITHDRAWN)
-    book.save()
-    return _record(
-        decision,
-        Action.REFUSE,
-        messages.withdrawn(),
-        where,
-        book,
-        audit,
-        pending_id=p.id,
-        answer=WITHDRAWN,
-    )
-
-
-@contextlib.contextmanager
-def running_anyway(state: SessionState, p: Pending) -> Iterator[None]:
-    """A watcher's `run anyway`: the halted command may run once while this block decides it
-    again; nothing is remembered afterwards, whether it ran or not (S3.7)."""
-    state.run_anyway.add(p.key)
-    try:
-        yield
-    finally:
-        state.run_anyway.discard(p.key)
-
-
-def rule(
-    p: Pending,
-    ruling: Ruling,
-    *,
-    state: SessionState | None,
-    where: Where,
-    book: PendingBook,
-    audit: AuditSink,
-) -> Ruled:
-    """A person's ruling on ``p``; the first one wins (later ones raise AlreadyRuled).
-
-    - WAITING: recorded; the waiting check is woken and concludes (``wake``).
-    - ASKING: the surface's person answered; the session's own state (``state``) gets the grant
-      and the surface sends the check again, which runs once.
-    - REFUSED or EXPIRED: approved for the agent's retry (once), or denied.
-    The ruling has its own audit line except when a waiting check writes it.
-    """
-    if p.state is PendingState.WAITING:
-        p.move(PendingState.ANSWERED)
-        p.answer, p.by = ruling.answer.value, dict(ruling.by)
-        return Ruled(p, wake=True)
-    if p.state is PendingState.ASKING:
-        p.move(PendingState.ANSWERED)
-        p.answer, p.by = ruling.answer.value, dict(ruling.by)
-        decision = _decision_of(p)
-        allowed = _allows(p, ruling)
-        if state is not None:
-            state.negotiation.person_reached()  # the person answered (S6)
-            if allowed:
-                _grant_retry(p, state)
-                _grant_session(p, ruling, state)
-        rec = _ruling_record(p, where, "approved" if allowed else "denied")
-        error = _append(audit, rec)
-        if error:
-            done = Finished(
-                decision,
-                Action.REFUSE,
-                messages.audit_failed(error),
-                pending_id=p.id,
-                answer=p.answer,
-                record=rec,
-                audit_error=error,
-            )
-        elif allowed:
-            done = Finished(
-                decision, Action.ALLOW, "", pending_id=p.id, answer=p.answer, record=rec
-            )
-        else:
-            done = Finished(
-                decision,
-                Action.REJECT,
-                messages.rejected_by_person(p.command, ruling.note),
-                pending_id=p.id,
-                answer=p.answer,
-                record=rec,
-            )
-        return Ruled(p, finished=done)
-    if p.state in (PendingState.REFUSED, PendingState.EXPIRED):
-        allowed = ruling.answer in ALLOWING
-        p.move(PendingState.APPROVED if allowed else PendingState.DENIED)
-        p.answer, p.by = ruling.answer.value, dict(ruling.by)
-        book.save()
-        if state is not None:
-            state.negotiation.person_reached()  # a person ruled on this session's escalation
-            if allowed:
-                _grant_retry(p, state)
-        _append(audit, _ruling_record(p, where, p.state.value))
-        text = (
-            f"approved: `{p.command}` may run once when the agent retries it"
-            if allowed
-            else f"denied: `{p.command}` stays refused"
-        )
-        return Ruled(p, text=text)
-    who = p.by.get("pid") if p.by else None
-    raise AlreadyRuled(
-        f"escalation {p.id} is already {p.state.value}"
-        + (f" (answered {p.answer!r} by pid {who})" if who else "")
-    )
-
-
-def _allows(p: Pending, ruling: Ruling) -> bool:
-    """Whether ``ruling`` lets ``p``'s command run: `run anyway` for a halt, and only for one."""
-    return ruling.answer in ALLOWING and (p.kind is PendingKind.HALT) == (
-        ruling.answer is Answer.RUN_ANYWAY
-    )
-
-
-def _grant_session(p: Pending, ruling: Ruling, state: SessionState) -> None:
-    """An allowing answer: `session` approves the command for the rest of the session (never a
-    catastrophic one, S7); the agent made progress either way."""
-    decision = p.decision
-    if (
-        ruling.answer is Answer.SESSION
-        and decision is not None
-        and decision.outcome is not Outcome.CATASTROPHIC
-    ):
-        state.approved_session.add(p.key)
-    state.negotiation.note_progress()
-
-
-def _grant_retry(p: Pending, state: SessionState) -> None:
-    """The agent's next try of ``p``'s command runs once: `run anyway` for a halt (the halt
-    stays), an approved-once entry otherwise."""
-    if p.kind is PendingKind.HALT:
-        state.run_anyway.add(p.key)
-    else:
-        state.approved_once.add(p.key)
-
-
-def _decision_of(p: Pending) -> Decision:
-    if p.decision is None:
-        raise AlreadyRuled(
-            f"escalation {p.id} was opened before the daemon restarted; "
-            "only `gatesh approve` or `gatesh deny` can rule on it"
-        )
-    return p.decision
-
-
-def _ruling_record(p: Pending, where: Where, action: str) -> dict[str, Any]:
-    return {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "ts": round(time.time(), 3),
-        "session": p.session,
-        "pid": where.pid,
-        "cwd": fold_home(p.cwd),
-        "surface": where.surface,
-        "command": clean(p.command),
-        "action": action,
-        "stage": "person",
-        "answer": p.answer,
-        "pending_id": p.id,
-    }
-
-
-def _append(audit: AuditSink, rec: dict[str, Any]) -> str:
-    try:
-        audit.append(rec)
-    except AuditError as exc:
-        return str(exc)
-    return ""

@@ -30,8 +30,9 @@ from gatesh.audit import AuditLog
 from gatesh.config import Config, load_config
 from gatesh.finish import Finished, Reach, Where, decide_and_finish, finish, now
 from gatesh.pending import PendingBook
-from gatesh.pipeline import decide, failed_decision
+from gatesh.pipeline import decide
 from gatesh.rater import make_rater
+from gatesh.undecided import failed_decision
 from gatesh.undo.guard import policy_for, protect
 
 __all__ = ["check", "gate", "serve_one"]

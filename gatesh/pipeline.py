@@ -38,6 +38,7 @@ from gatesh.reading import read
 from gatesh.redact import redact
 from gatesh.render import neutralise
 from gatesh.session import SessionState, normalised
+from gatesh.undecided import failed_decision
 
 if TYPE_CHECKING:
     from gatesh.alignment import Checker
@@ -120,98 +121,6 @@ def _widening(decision: Decision, session: SessionState) -> Decision:
     )
 
 
-def failed_decision(
-    text: str, reason: str, message: str, *, rung: Rung = Rung.AUTO, unreadable: str = "not read"
-) -> Decision:
-    """The refusal of a command the gate could not decide (stage ERROR): a broken config, a
-    failure before or inside the pipeline. It changes no session."""
-    return Decision(
-        action=Action.REFUSE,
-        stage=Stage.ERROR,
-        outcome=None,
-        reason=reason,
-        rung=rung,
-        facts=Facts(text=text, readable=False, unreadable=unreadable),
-        message=message,
-    )
-
-
-# What runs whatever the configuration says, when it cannot be read (S12: an invalid config is an
-# error, never a silent fallback, so everything else is refused): leaving the shell, and gatesh's
-# own read-only diagnostics, which the refusal tells the reader to run. Without these a gated
-# shell with a broken config could be left only with Ctrl-D, and `gatesh doctor` never ran.
-_LEAVE: Final = frozenset({"exit", "logout"})
-_DIAGNOSTICS: Final = frozenset({"doctor", "config"})
-
-
-def decide_without_config(text: str, *, cwd: str, error: str) -> Decision:
-    """The decision for ``text`` when the configuration for ``cwd`` is invalid (``error`` says how).
-
-    Allows exactly one simple command, written plainly: ``exit [N]``, ``logout``, or ``gatesh
-    doctor`` / ``gatesh config`` (``--json`` at most) by the bare name ``gatesh``; no redirection,
-    assignment, substitution, wrapper, pipe or second command. Everything else is refused with a
-    message that names the file once and these ways out. Never raises.
-    """
-    try:
-        facts = read(text, cwd=cwd)
-        allowed = _runs_without_config(facts)
-    except Exception:  # fail closed
-        facts, allowed = Facts(text=text, readable=False, unreadable="not read"), False
-    if allowed:
-        return Decision(
-            Action.ALLOW,
-            Stage.CONFIG,
-            None,
-            f"the configuration is invalid ({error}); this command runs whatever it says",
-            Rung.AUTO,
-            facts,
-        )
-    return Decision(
-        Action.REFUSE,
-        Stage.CONFIG,
-        None,
-        f"invalid configuration: {error}",
-        Rung.AUTO,
-        facts,
-        message=messages.config_invalid(error),
-    )
-
-
-def _runs_without_config(facts: Facts) -> bool:
-    if (
-        not facts.readable
-        or len(facts.commands) != 1
-        or facts.assignments
-        or facts.functions
-        or facts.scripts
-        or facts.pipelines
-    ):
-        return False
-    cmd = facts.commands[0]
-    if (
-        cmd.context != "top"
-        or cmd.depth
-        or cmd.wrappers
-        or cmd.privileged
-        or cmd.assignments
-        or cmd.redirects
-        or cmd.remote
-        or not all(w.static for w in cmd.argv)
-    ):
-        return False
-    words = cmd.words
-    if " ".join(facts.text.split()) != " ".join(words):
-        return False  # written plainly: no quoting, grouping, comment or separator around it
-    if words[0] in _LEAVE:
-        return len(words) == 1 or (len(words) == 2 and words[0] == "exit" and words[1].isdigit())
-    return (
-        words[0] == "gatesh"
-        and len(words) in (2, 3)
-        and words[1] in _DIAGNOSTICS
-        and words[2:] in ((), ("--json",))
-    )
-
-
 def _protects(facts: Facts, config: Config, paths: GatePaths, cwd: str) -> Finding | None:
     """Self-protection's finding (S3.4): paths resolved from ``cwd``, the configured branches."""
     return selfprotect.check(facts, paths, cwd, branches=config.git.protected_branches)
@@ -232,32 +141,19 @@ class Layer:
     cannot show a layer the pipeline does not ask, nor ask one differently."""
 
     name: str
-    stage: Stage
     find: Callable[[Facts, Config, GatePaths, str], LayerFinding]
 
 
 #: The policy layers in S3 order (the rater, the alignment check and the argument are not
 #: layers: explain shows them from the decision).
 LAYERS: Final = (
-    Layer(
-        "deny_list",
-        Stage.DENY_LIST,
-        lambda f, c, _p, _d: _entry(lists.find(c.deny, f, kind="deny")),
-    ),
-    Layer("hardline", Stage.HARDLINE, lambda f, _c, _p, _d: hardline.check(f)),
-    Layer("self_protection", Stage.SELF_PROTECTION, _protects),
-    Layer(
-        "escalate_list",
-        Stage.ESCALATE_LIST,
-        lambda f, c, _p, _d: _entry(lists.find(c.escalate, f, kind="escalate")),
-    ),
-    Layer(
-        "allow_list",
-        Stage.ALLOW_LIST,
-        lambda f, c, _p, _d: _entry(lists.find(c.allow, f, kind="allow")),
-    ),
-    Layer("read_only", Stage.READ_ONLY, lambda f, _c, _p, _d: readonly.is_read_only(f)),
-    Layer("floors", Stage.FLOOR, lambda f, _c, _p, _d: floors.check(f)),
+    Layer("deny_list", lambda f, c, _p, _d: _entry(lists.find(c.deny, f, kind="deny"))),
+    Layer("hardline", lambda f, _c, _p, _d: hardline.check(f)),
+    Layer("self_protection", _protects),
+    Layer("escalate_list", lambda f, c, _p, _d: _entry(lists.find(c.escalate, f, kind="escalate"))),
+    Layer("allow_list", lambda f, c, _p, _d: _entry(lists.find(c.allow, f, kind="allow"))),
+    Layer("read_only", lambda f, _c, _p, _d: readonly.is_read_only(f)),
+    Layer("floors", lambda f, _c, _p, _d: floors.check(f)),
 )
 
 

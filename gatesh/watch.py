@@ -23,70 +23,46 @@ Guarantees:
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import re
 import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, TextIO
+from collections.abc import Callable
+from typing import Any, Final
 
-from gatesh._errors import SetupError
-from gatesh._types import Outcome, Round
+from gatesh._types import Round
 from gatesh.negotiation import MAX_REJECTIONS_SINCE_PERSON
+from gatesh.prompt import (
+    ALL_CHOICES,
+    CAUTIOUS_CHOICES,
+    RUN_ANYWAY,
+    Prompt,
+    choices_text,
+    entry_pattern,
+    parse_answer,
+    round_from,
+    seconds_of,
+    text_of,
+    write_list_entry,
+)
 from gatesh.render import (
     MAX_ROWS_PER_ELEMENT,
     Ask,
     Row,
-    Voice,
     escalation_rows,
     neutralise,
-    paint,
     pass_label,
     render_rows,
-    rows_of,
 )
+from gatesh.watch_link import Link, LinkError
+from gatesh.watch_screen import Screen
 
-__all__ = ["HELP", "Link", "Prompt", "Watcher", "main", "parse_answer", "round_from"]
+__all__ = ["HELP", "Screen", "Watcher", "main"]
 
-# How long a request on the watcher's connection may wait for its reply. Human ops are quick
-# (the daemon only checks the ancestry); a daemon silent this long is treated as lost.
-REQUEST_TIMEOUT_S: Final = 30.0
 # Between attempts to reach a daemon that went away (it restarts on demand).
 RECONNECT_S: Final = 1.0
-# Rows one line of gatesh's own words may take (a command or a rating is an element of the
-# argument: MAX_ROWS_PER_ELEMENT, as the renderer draws it).
-MAX_ROWS: Final = 6
-
-CHOICE_KEYS: Final[dict[str, str]] = {
-    "once": "[o]nce",
-    "session": "[s]ession",
-    "always": "[a]lways",
-    "no": "[N]o",
-    "deny always": "[d]eny always",
-}
-# What a typed line means at an ordinary prompt. Empty is No: the default refuses.
-ALIASES: Final[dict[str, str]] = {
-    "o": "once",
-    "once": "once",
-    "s": "session",
-    "session": "session",
-    "a": "always",
-    "always": "always",
-    "": "no",
-    "n": "no",
-    "no": "no",
-    "d": "deny always",
-    "deny always": "deny always",
-}
-RUN_ANYWAY: Final = "run anyway"
-ALL_CHOICES: Final = ("once", "session", "always", "no", "deny always")
-# Pending escalations learnt from the subscribe reply carry no outcome: offer only what is safe
-# for any outcome (a catastrophic command must not get session/always).
-CAUTIOUS_CHOICES: Final = ("once", "no", "deny always")
 
 HELP: Final = """\
 gatesh watch — lines you can type:
@@ -97,153 +73,6 @@ gatesh watch — lines you can type:
   resume SESSION           end a halt
   approve ID / deny ID     rule on a pending or refused escalation id
   help                     this text;  quit  leave (nothing waiting is approved)"""
-
-
-@dataclass
-class Prompt:
-    """An escalation waiting for a person. ``choices`` is exactly what may be answered."""
-
-    pending_id: str
-    session: str
-    command: str
-    cwd: str = ""
-    outcome: str = ""
-    reason: str = ""
-    remedy: str = ""
-    to_person_reason: str = ""
-    rounds: list[Round] = field(default_factory=list)
-    choices: tuple[str, ...] = CAUTIOUS_CHOICES
-    kind: str = "escalate"  # escalate | halt
-    stage: str = ""  # the pipeline stage that sent it to a person ("negotiation": the bounds)
-    elsewhere: bool = (
-        False  # its own surface asks its person too (a harness prompt): not waited for
-    )
-    surface: str = ""  # where the session's commands come from ("pty": a gated shell)
-    timeout_s: float | None = None
-    # The exact pattern an always / deny-always entry is written with, as the daemon gave it; ""
-    # when the command holds a secret (no entry is written); None when the daemon did not say.
-    entry: str | None = None
-
-
-def round_from(data: Any) -> Round:
-    """A :class:`Round` from an event's round object; missing or odd fields become defaults."""
-    d = data if isinstance(data, dict) else {}
-    try:
-        outcome = Outcome(str(d.get("outcome")))
-    except ValueError:
-        outcome = Outcome.DESTRUCTIVE
-    return Round(
-        command=_s(d.get("command")),
-        justification=_s(d.get("justification")),
-        outcome=outcome,
-        reason=_s(d.get("reason")),
-        remedy=_s(d.get("remedy")),
-        passed=d.get("passed") is True,
-        suggestion=_s(d.get("suggestion")),
-    )
-
-
-def parse_answer(line: str, prompt: Prompt) -> tuple[str | None, str]:
-    """The answer a typed line gives ``prompt``, or (None, why not).
-
-    A halt prompt takes only ``run anyway`` typed in full (or Enter / ``n`` for No); any other
-    prompt takes the keys of :data:`ALIASES` limited to ``prompt.choices``.
-    """
-    text = " ".join(line.strip().lower().split())
-    if prompt.kind == "halt":
-        if text == RUN_ANYWAY:
-            return RUN_ANYWAY, ""
-        if text in ("", "n", "no"):
-            return "no", ""
-        return (
-            None,
-            "type `run anyway` in full to run this one command, or Enter to leave it refused",
-        )
-    answer = ALIASES.get(text)
-    if answer is None:
-        return None, "not an answer; " + choices_text(prompt)
-    if answer not in prompt.choices:
-        return None, f"`{answer}` is not offered here; " + choices_text(prompt)
-    return answer, ""
-
-
-def choices_text(prompt: Prompt) -> str:
-    """The choices line of a prompt."""
-    if prompt.kind == "halt":
-        return f"type `{RUN_ANYWAY}` in full to run this one command once; Enter leaves it refused"
-    keys = "  ".join(CHOICE_KEYS[c] for c in ALL_CHOICES if c in prompt.choices)
-    return f"{keys}   (Enter = No)"
-
-
-def entry_pattern(command: str) -> str:
-    """The exact-match pattern for an always / deny-always entry: the command without its
-    ``# why:`` justification, whitespace collapsed (how the lists compare, S3.6)."""
-    text = re.sub(r"\s+#\s*why:.*\Z", "", command, flags=re.S | re.I)
-    return " ".join(text.split())
-
-
-def _s(v: Any) -> str:
-    return v if isinstance(v, str) else ""
-
-
-def _f(v: Any) -> float | None:
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
-
-
-# --- the screen ---------------------------------------------------------------------------------
-
-
-class Screen:
-    """Append-only output: rows painted by voice, one write per block, under one lock.
-
-    ``width`` None means plain unwrapped text (stdout is not a terminal).
-    """
-
-    def __init__(
-        self, out: TextIO, *, color: bool, term: Any = None, width: int | None = None
-    ) -> None:
-        self.out = out
-        self.color = color
-        self.term = term
-        self._width = width
-        self.lock = threading.RLock()
-
-    @property
-    def width(self) -> int | None:
-        if self._width is not None:
-            return self._width
-        if self.term is not None and self.color:
-            try:
-                return max(24, int(self.term.width))
-            except Exception:
-                return 80
-        return None
-
-    def rows(self, rows: Sequence[Row]) -> None:
-        with self.lock:
-            self.out.write(
-                "".join(line + "\n" for line in paint(rows, self.term, color=self.color))
-            )
-            self.out.flush()
-
-    def line(self, text: str, voice: Voice = "chrome") -> None:
-        self.rows(self.wrap(text, voice))
-
-    def strong(self, text: str) -> None:
-        """One emphasised line of gatesh's own (a prompt); bold on a terminal."""
-        rows = self.wrap(text, "agent")
-        with self.lock:
-            for row in rows:
-                if self.color and self.term is not None:
-                    self.out.write(f"{self.term.bold}{row.text}{self.term.normal}\n")
-                else:
-                    self.out.write(row.text + "\n")
-            self.out.flush()
-
-    def wrap(self, text: str, voice: Voice, max_rows: int = MAX_ROWS) -> list[Row]:
-        """``text`` as rows of at most the width, broken at spaces, each of its lines at most
-        ``max_rows`` rows (``… +N rows``); a newline starts a new row (the ruler starts again)."""
-        return rows_of(text, voice, self.width, max_rows)
 
 
 # --- the watcher's state --------------------------------------------------------------------------
@@ -270,7 +99,7 @@ class Watcher:
     ) -> None:
         self.screen = screen
         self.request = request
-        self.write_entry = write_entry or _write_entry
+        self.write_entry = write_entry or write_list_entry
         self.show_all = show_all
         self.answers = answers  # False: view only (this process is not counted as a watcher)
         self.pid = os.getpid() if pid is None else pid
@@ -294,37 +123,39 @@ class Watcher:
                 f"gatesh watch: {role}; {len(sessions)} session(s) open. Type `help` for the keys."
             )
             for o in reply.get("observations") or []:
-                if isinstance(o, dict) and _s(o.get("observation")):  # ended while nobody watched
+                if isinstance(o, dict) and text_of(
+                    o.get("observation")
+                ):  # ended while nobody watched
                     self.screen.rows(
                         [
                             *self._heading(
-                                _s(o.get("session")), "", "session ended while nobody watched"
+                                text_of(o.get("session")), "", "session ended while nobody watched"
                             ),
-                            *self.screen.wrap(neutralise(_s(o.get("observation"))), "chrome"),
+                            *self.screen.wrap(neutralise(text_of(o.get("observation"))), "chrome"),
                         ]
                     )
             for s in sessions:
                 if isinstance(s, dict) and s.get("halted"):
                     self.screen.line(
-                        f"session {neutralise(_s(s.get('session')))} is halted: "
-                        f"{neutralise(_s(s.get('halt_reason')))} (`resume SESSION` ends it)"
+                        f"session {neutralise(text_of(s.get('session')))} is halted: "
+                        f"{neutralise(text_of(s.get('halt_reason')))} (`resume SESSION` ends it)"
                     )
             for p in reply.get("pending") or []:
-                if not isinstance(p, dict) or not _s(p.get("pending_id")):
+                if not isinstance(p, dict) or not text_of(p.get("pending_id")):
                     continue
                 prompt = Prompt(
-                    pending_id=_s(p["pending_id"]),
-                    session=_s(p.get("session")),
-                    command=_s(p.get("command")),
-                    cwd=_s(p.get("cwd")),
-                    to_person_reason=_s(p.get("reason")),
-                    kind=_s(p.get("kind")) or "escalate",
-                    outcome=_s(p.get("outcome")),
-                    reason=_s(p.get("rating")),
-                    remedy=_s(p.get("remedy")),
-                    stage=_s(p.get("stage")),
+                    pending_id=text_of(p["pending_id"]),
+                    session=text_of(p.get("session")),
+                    command=text_of(p.get("command")),
+                    cwd=text_of(p.get("cwd")),
+                    to_person_reason=text_of(p.get("reason")),
+                    kind=text_of(p.get("kind")) or "escalate",
+                    outcome=text_of(p.get("outcome")),
+                    reason=text_of(p.get("rating")),
+                    remedy=text_of(p.get("remedy")),
+                    stage=text_of(p.get("stage")),
                     elsewhere=p.get("state") == "asking",
-                    surface=_s(p.get("surface")),
+                    surface=text_of(p.get("surface")),
                     rounds=[round_from(r) for r in p.get("rounds") or [] if isinstance(r, dict)],
                     choices=tuple(
                         c for c in p.get("choices") or CAUTIOUS_CHOICES if c in ALL_CHOICES
@@ -351,7 +182,7 @@ class Watcher:
 
     def on_event(self, ev: dict[str, Any]) -> None:
         """Show one event. Never raises: a malformed event is reported and skipped."""
-        kind = _s(ev.get("event"))
+        kind = text_of(ev.get("event"))
         handler = getattr(self, "_ev_" + kind, None)
         if handler is None:
             return
@@ -369,7 +200,7 @@ class Watcher:
         return self.screen.wrap("── " + " · ".join(parts) + " ──", "chrome", max_rows=2)
 
     def _ev_round(self, ev: dict[str, Any]) -> None:
-        sid = _s(ev.get("session"))
+        sid = text_of(ev.get("session"))
         r = round_from(ev.get("round"))
         if r.passed and sid in self.reached:
             return
@@ -379,7 +210,7 @@ class Watcher:
         if r.passed:
             argument = list(live)
             if (
-                _s(ev.get("ends")) == "agreed"
+                text_of(ev.get("ends")) == "agreed"
                 and pass_label((x.command for x in live), r.command) != "Agreed"
             ):
                 # Attached after the refusal of this command: the daemon saw it, this view did not.
@@ -395,7 +226,7 @@ class Watcher:
             {k: v for k, v in raw.items() if isinstance(v, int)} if isinstance(raw, dict) else None
         )
         rows = [
-            *self._heading(sid, _s(ev.get("cwd"))),
+            *self._heading(sid, text_of(ev.get("cwd"))),
             *render_rows(
                 rounds,
                 width=self.screen.width,
@@ -408,9 +239,9 @@ class Watcher:
         self.screen.rows(rows)
 
     def _ev_decision(self, ev: dict[str, Any]) -> None:
-        action, answer = _s(ev.get("action")), _s(ev.get("answer"))
-        sid, cwd = _s(ev.get("session")), _s(ev.get("cwd"))
-        command = neutralise(_s(ev.get("command")))
+        action, answer = text_of(ev.get("action")), text_of(ev.get("answer"))
+        sid, cwd = text_of(ev.get("session")), text_of(ev.get("cwd"))
+        command = neutralise(text_of(ev.get("command")))
         if answer:  # a person's ruling: the answered/expired events already said it
             return
         if action == "allow":
@@ -418,39 +249,39 @@ class Watcher:
                 self.screen.rows([*self._heading(sid, cwd), Row(f"ran: {command}", "agent")])
             return
         if action in ("deny", "refuse"):
-            stage = neutralise(_s(ev.get("stage")))
+            stage = neutralise(text_of(ev.get("stage")))
             rows = [
                 *self._heading(sid, cwd, f"refused ({stage})"),
                 *self.screen.wrap(command, "agent", MAX_ROWS_PER_ELEMENT),
                 *self.screen.wrap(
-                    "  " + neutralise(_s(ev.get("reason"))), "rater", MAX_ROWS_PER_ELEMENT
+                    "  " + neutralise(text_of(ev.get("reason"))), "rater", MAX_ROWS_PER_ELEMENT
                 ),
             ]
             self.screen.rows(rows)
 
     def _ev_escalation(self, ev: dict[str, Any]) -> None:
-        sid = _s(ev.get("session"))
+        sid = text_of(ev.get("session"))
         self._person_reached(sid)
-        kind = _s(ev.get("kind")) or "escalate"
+        kind = text_of(ev.get("kind")) or "escalate"
         choices = tuple(c for c in ev.get("choices") or () if c in ALL_CHOICES) or CAUTIOUS_CHOICES
-        if _s(ev.get("outcome")) == "catastrophic":
+        if text_of(ev.get("outcome")) == "catastrophic":
             choices = tuple(c for c in choices if c not in ("session", "always"))
         prompt = Prompt(
-            pending_id=_s(ev.get("pending_id")),
+            pending_id=text_of(ev.get("pending_id")),
             session=sid,
-            command=_s(ev.get("command")),
-            cwd=_s(ev.get("cwd")),
-            outcome=_s(ev.get("outcome")),
-            reason=_s(ev.get("reason")),
-            remedy=_s(ev.get("remedy")),
-            to_person_reason=_s(ev.get("to_person_reason")),
+            command=text_of(ev.get("command")),
+            cwd=text_of(ev.get("cwd")),
+            outcome=text_of(ev.get("outcome")),
+            reason=text_of(ev.get("reason")),
+            remedy=text_of(ev.get("remedy")),
+            to_person_reason=text_of(ev.get("to_person_reason")),
             rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
             choices=choices,
             kind=kind,
-            timeout_s=_f(ev.get("timeout_s")),
-            stage=_s(ev.get("stage")),
+            timeout_s=seconds_of(ev.get("timeout_s")),
+            stage=text_of(ev.get("stage")),
             elsewhere=ev.get("asking") is True,
-            surface=_s(ev.get("surface")),
+            surface=text_of(ev.get("surface")),
             entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None,
         )
         if kind == "halt":
@@ -519,8 +350,8 @@ class Watcher:
         self.screen.strong(f"{p.pending_id} › {choices_text(p)}{wait}")
 
     def _ev_answered(self, ev: dict[str, Any]) -> None:
-        pid = _s(ev.get("pending_id"))
-        answer = neutralise(_s(ev.get("answer")))
+        pid = text_of(ev.get("pending_id"))
+        answer = neutralise(text_of(ev.get("answer")))
         by: dict[str, Any] = ev["by"] if isinstance(ev.get("by"), dict) else {}
         if by.get("pid") == self.pid:
             who = "you"
@@ -534,8 +365,8 @@ class Watcher:
         self._drop(pid)
 
     def _ev_expired(self, ev: dict[str, Any]) -> None:
-        pid = _s(ev.get("pending_id"))
-        why = neutralise(_s(ev.get("why"))) or "nobody answered in time"
+        pid = text_of(ev.get("pending_id"))
+        why = neutralise(text_of(ev.get("why"))) or "nobody answered in time"
         self.screen.line(
             f"{pid}: {why}, so it was refused; "
             f"`gatesh approve {pid}` still lets it run once when the agent retries"
@@ -543,7 +374,7 @@ class Watcher:
         self._drop(pid)
 
     def _ev_withdrawn(self, ev: dict[str, Any]) -> None:
-        pid = _s(ev.get("pending_id"))
+        pid = text_of(ev.get("pending_id"))
         self.screen.line(
             f"{pid}: withdrawn — the waiting command was interrupted (Ctrl-C) before anyone "
             "answered; nothing ran, and there is nothing left to answer"
@@ -562,15 +393,17 @@ class Watcher:
             self._show_choices(nxt)
 
     def _ev_halt(self, ev: dict[str, Any]) -> None:
-        sid = _s(ev.get("session"))
+        sid = text_of(ev.get("session"))
         self._person_reached(sid)
         rows = [
-            *self._heading(sid, _s(ev.get("cwd")), "HALTED: attack"),
+            *self._heading(sid, text_of(ev.get("cwd")), "HALTED: attack"),
             *self.screen.wrap(
-                f"Command: {neutralise(_s(ev.get('command')))}", "agent", MAX_ROWS_PER_ELEMENT
+                f"Command: {neutralise(text_of(ev.get('command')))}", "agent", MAX_ROWS_PER_ELEMENT
             ),
             *self.screen.wrap(
-                f"Rater: attack — {neutralise(_s(ev.get('reason')))}", "rater", MAX_ROWS_PER_ELEMENT
+                f"Rater: attack — {neutralise(text_of(ev.get('reason')))}",
+                "rater",
+                MAX_ROWS_PER_ELEMENT,
             ),
             *self.screen.wrap(
                 f"Every command of session {neutralise(sid)} is refused until a person "
@@ -580,58 +413,58 @@ class Watcher:
             ),
         ]
         self.screen.rows(rows)
-        if _s(ev.get("pending_id")):
+        if text_of(ev.get("pending_id")):
             self._ask(
                 Prompt(
-                    pending_id=_s(ev["pending_id"]),
+                    pending_id=text_of(ev["pending_id"]),
                     session=sid,
-                    command=_s(ev.get("command")),
-                    cwd=_s(ev.get("cwd")),
+                    command=text_of(ev.get("command")),
+                    cwd=text_of(ev.get("cwd")),
                     outcome="attack",
-                    reason=_s(ev.get("reason")),
+                    reason=text_of(ev.get("reason")),
                     kind="halt",
                     choices=(RUN_ANYWAY, "no"),
-                    timeout_s=_f(ev.get("timeout_s")),
+                    timeout_s=seconds_of(ev.get("timeout_s")),
                 )
             )
 
     def _ev_resumed(self, ev: dict[str, Any]) -> None:
         by: dict[str, Any] = ev["by"] if isinstance(ev.get("by"), dict) else {}
         who = "you" if by.get("pid") == self.pid else f"pid {by.get('pid')}"
-        self.screen.line(f"session {neutralise(_s(ev.get('session')))} resumed by {who}")
+        self.screen.line(f"session {neutralise(text_of(ev.get('session')))} resumed by {who}")
 
     def _ev_mandate(self, ev: dict[str, Any]) -> None:
-        sid = _s(ev.get("session"))
+        sid = text_of(ev.get("session"))
         for s in [sid] if sid else list(self.live):
             self._person_reached(s)
         where = f"session {neutralise(sid)}" if sid else "every session"
-        channel = _s(ev.get("channel"))
+        channel = text_of(ev.get("channel"))
         what = (
             "mandate"
             if channel in ("", "mandate", "watch")
             else f"the user's words ({neutralise(channel)})"
         )
-        self.screen.line(f"{what} for {where}: {neutralise(_s(ev.get('text')))}")
+        self.screen.line(f"{what} for {where}: {neutralise(text_of(ev.get('text')))}")
 
     def _ev_notice(self, ev: dict[str, Any]) -> None:
-        sid = _s(ev.get("session"))
+        sid = text_of(ev.get("session"))
         prefix = f"[{neutralise(sid)}] " if sid else ""
-        self.screen.rows(self.screen.wrap(prefix + neutralise(_s(ev.get("text"))), "rater"))
+        self.screen.rows(self.screen.wrap(prefix + neutralise(text_of(ev.get("text"))), "rater"))
 
     def _ev_session_start(self, ev: dict[str, Any]) -> None:
         if self.show_all:
             self.screen.line(
-                f"session {neutralise(_s(ev.get('session')))} started "
-                f"({neutralise(_s(ev.get('surface')))})"
+                f"session {neutralise(text_of(ev.get('session')))} started "
+                f"({neutralise(text_of(ev.get('surface')))})"
             )
-            if _s(ev.get("boundary")):
-                self.screen.line(neutralise(_s(ev.get("boundary"))))
+            if text_of(ev.get("boundary")):
+                self.screen.line(neutralise(text_of(ev.get("boundary"))))
 
     def _ev_session_end(self, ev: dict[str, Any]) -> None:
-        sid = _s(ev.get("session"))
+        sid = text_of(ev.get("session"))
         self.live.pop(sid, None)
         self.reached.discard(sid)
-        observation = _s(ev.get("observation"))
+        observation = text_of(ev.get("observation"))
         if observation:
             self.screen.rows(
                 [
@@ -749,131 +582,12 @@ class Watcher:
             return None
         if not quiet:
             if verb in ("approve", "deny"):
-                self.screen.line(ruling_text(verb, _s(msg.get("pending_id")), reply))
+                self.screen.line(ruling_text(verb, text_of(msg.get("pending_id")), reply))
             elif verb == "resume" and not reply.get("was_halted"):
-                self.screen.line(f"session {neutralise(_s(msg.get('session')))} was not halted")
+                self.screen.line(
+                    f"session {neutralise(text_of(msg.get('session')))} was not halted"
+                )
         return reply
-
-
-def _write_entry(kind: str, pattern: str) -> tuple[str, str]:
-    from gatesh import _paths
-    from gatesh.config import add_list_entry
-    from gatesh.policy.lists import ListEntry
-
-    path = _paths.current().user_config
-    note = (
-        "added by gatesh watch (always)"
-        if kind == "allow"
-        else "added by gatesh watch (deny always)"
-    )
-    written = add_list_entry(kind, ListEntry(match="exact", pattern=pattern, note=note), path)
-    return path, written
-
-
-# --- the connection -------------------------------------------------------------------------------
-
-
-class LinkError(SetupError):
-    """The daemon refused this watcher, or answered the subscription with an error."""
-
-
-class Link:
-    """The watcher's one connection: events and replies arrive on a reader thread; requests are
-    sent from any thread and matched to their replies by ``id``.
-
-    Guarantees: :meth:`request` returns None (never raises) when the connection is gone or the reply
-    does not come within :data:`REQUEST_TIMEOUT_S`; ``closed`` is set once the reader stops.
-    """
-
-    def __init__(self, on_event: Callable[[dict[str, Any]], None], role: str = "watch") -> None:
-        self.on_event = on_event
-        self.role = role
-        self.closed = threading.Event()
-        self.why = ""
-        self._conn: Any = None
-        self._ids = itertools.count(1)
-        self._waiting: dict[int, list[dict[str, Any]]] = {}
-        self._ready: dict[int, threading.Event] = {}
-        self._lock = threading.Lock()
-
-    def open(self, *, start: bool = True) -> dict[str, Any]:
-        """Connect (starting the daemon when absent), subscribe, and return the subscribe reply.
-
-        Raises ``client.DaemonUnavailable``/``client.DaemonLost`` or :class:`LinkError`.
-        """
-        from gatesh import client
-
-        conn, _ = client._connect(self.role, start=start)
-        self._conn = conn
-        self.closed.clear()
-        try:
-            conn.send({"op": "subscribe", "id": 0})
-            lines = conn.lines(REQUEST_TIMEOUT_S)
-            for msg in lines:
-                if "welcome" in msg:
-                    continue
-                if msg.get("ok") is False:
-                    raise LinkError(_s(msg.get("error")) or "the daemon refused this watcher")
-                if msg.get("re") == "subscribe":
-                    break
-        except BaseException:
-            conn.close()
-            raise
-        threading.Thread(target=self._read, name="gatesh-watch-reader", daemon=True).start()
-        return msg
-
-    def _read(self) -> None:
-        from gatesh import client
-
-        try:
-            for msg in self._conn.lines(None):
-                if "event" in msg:
-                    self.on_event(msg)
-                    continue
-                rid = msg.get("id")
-                with self._lock:
-                    ready = self._ready.get(rid) if isinstance(rid, int) else None
-                    if ready is not None:
-                        self._waiting[rid].append(msg)
-                if ready is not None:
-                    ready.set()
-        except (client.DaemonLost, ValueError, OSError) as exc:
-            self.why = str(exc)
-        finally:
-            self.closed.set()
-            with self._lock:
-                for ev in self._ready.values():
-                    ev.set()
-
-    def request(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        """Send ``msg`` and wait for its reply; None when the daemon could not be asked."""
-        if self._conn is None or self.closed.is_set():
-            return None
-        rid = next(self._ids)
-        ready = threading.Event()
-        with self._lock:
-            self._ready[rid] = ready
-            self._waiting[rid] = []
-        try:
-            self._conn.send({**msg, "id": rid})
-            ready.wait(REQUEST_TIMEOUT_S)
-            with self._lock:
-                got = self._waiting.get(rid) or []
-            return got[0] if got else None
-        except Exception:
-            return None
-        finally:
-            with self._lock:
-                self._ready.pop(rid, None)
-                self._waiting.pop(rid, None)
-
-    def close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.sock.shutdown(2)
-            except OSError:
-                pass
-            self._conn.close()
 
 
 # --- main -----------------------------------------------------------------------------------------

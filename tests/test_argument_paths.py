@@ -21,11 +21,12 @@ from gatesh import _paths
 from gatesh._types import Action, AlignmentResult, Facts, Stage, Verdict
 from gatesh.audit import AuditLog
 from gatesh.config import load_config
-from gatesh.finish import Answer, Reach, Ruling, Where, conclude, finish
+from gatesh.finish import Answer, Reach, Ruling, Where, finish
 from gatesh.negotiation import Negotiation
 from gatesh.pending import PendingBook
 from gatesh.pipeline import decide
 from gatesh.render import ask_of, escalation_text
+from gatesh.ruling import conclude
 from gatesh.session import SessionState
 
 CWD = "/work/project"

@@ -22,8 +22,9 @@ import pytest
 from _daemon import stop_daemon
 
 from gatesh import _paths, client
-from gatesh.finish import Where, expire_ask
+from gatesh.finish import Where
 from gatesh.pending import Holder, IllegalTransition, PendingBook, PendingKind, PendingState
+from gatesh.ruling import expire_ask
 
 GATESH = [sys.executable, "-m", "gatesh"]
 # The open-world floor sends this to a person: an interactive Claude Code's hook answers `ask`.

@@ -13,7 +13,7 @@ import pytest
 from gatesh import _paths
 from gatesh._types import Action, Stage
 from gatesh.inprocess import gate as gate_here
-from gatesh.pipeline import decide_without_config
+from gatesh.undecided import decide_without_config
 from tests._pty_tmux import SHELL_PARAMS, TmuxSession
 
 BROKEN = 'rung = "auto"\n\n[rater\nbackend = "builtin"\n'

@@ -16,22 +16,10 @@ from gatesh import _paths
 from gatesh._types import Action, Rung, Stage
 from gatesh.audit import AuditLog
 from gatesh.config import Config, default
-from gatesh.finish import (
-    NOBODY_WATCHING,
-    AlreadyRuled,
-    Answer,
-    DryRun,
-    Reach,
-    Ruling,
-    Where,
-    conclude,
-    dry_run,
-    finish,
-    rule,
-    running_anyway,
-)
+from gatesh.finish import NOBODY_WATCHING, Answer, DryRun, Reach, Ruling, Where, dry_run, finish
 from gatesh.pending import IllegalTransition, PendingBook, PendingKind, PendingState
 from gatesh.pipeline import decide
+from gatesh.ruling import AlreadyRuled, conclude, rule, running_anyway
 from gatesh.session import SessionState
 
 CWD = "/work/project"

@@ -23,6 +23,7 @@ C_CLIENT_MODULES = {
     "gatesh._errors",
     "gatesh._invoke",
     "gatesh._wire",
+    "gatesh._wire_base",
     "gatesh.client",
 }
 # ... and, where the kernel offers Landlock, the boundary's client half and the two C modules it
@@ -175,7 +176,13 @@ PARTS: dict[str, tuple[str, ...]] = {
     "Daemon": ("gatesh.daemon",),
     "InProcess": ("gatesh.inprocess",),
     "Hooks": ("gatesh.hooks", "gatesh.githooks"),
-    "Client": ("gatesh.client", "gatesh._wire", "gatesh._entry", "gatesh.launcher"),
+    "Client": (
+        "gatesh.client",
+        "gatesh._wire",
+        "gatesh._wire_base",
+        "gatesh._entry",
+        "gatesh.launcher",
+    ),
 }
 NEVER: list[tuple[str, str, str]] = [
     ("Decide", "Daemon", "the decision knows no transport"),
@@ -236,7 +243,8 @@ def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> Non
     assert graph["gatesh.boundary._parent"] == {"gatesh.boundary._kernel"}
     # The transport: _invoke only to start the full interpreter, inprocess only as the fallback,
     # _person only to start the daemon on the person's settings (S9.7) and mark a command.
-    assert graph["gatesh._wire"] - {"gatesh._errors", "gatesh._invoke"} <= {
+    assert graph["gatesh._wire_base"] == {"gatesh._errors"}
+    assert graph["gatesh._wire"] - {"gatesh._errors", "gatesh._invoke", "gatesh._wire_base"} <= {
         "gatesh.inprocess",
         "gatesh._person",
         "gatesh._paths",
@@ -255,10 +263,17 @@ HOOK_MODULES = {
     "gatesh._errors",
     "gatesh._invoke",
     "gatesh._wire",
+    "gatesh._wire_base",
     "gatesh.hooks",
 }
 # ... and what the hook command `gatesh install` writes loads: the adapter and the transport alone.
-HOOK_ENTRY_MODULES = {"gatesh", "gatesh._errors", "gatesh._wire", "gatesh.hooks"}
+HOOK_ENTRY_MODULES = {
+    "gatesh",
+    "gatesh._errors",
+    "gatesh._wire",
+    "gatesh._wire_base",
+    "gatesh.hooks",
+}
 # What either path may load of the standard library beyond the bare interpreter's own start: the
 # two C modules it talks through. Not ``socket``, ``json``, ``os``, ``re``, ``typing``,
 # ``dataclasses`` or ``__future__`` (each costs 0.1 to 10 ms per call, S14).

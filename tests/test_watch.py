@@ -9,16 +9,9 @@ from typing import Any
 
 import pytest
 
+from gatesh.prompt import CAUTIOUS_CHOICES, Prompt, entry_pattern, parse_answer, round_from
 from gatesh.render import neutralise
-from gatesh.watch import (
-    CAUTIOUS_CHOICES,
-    Prompt,
-    Screen,
-    Watcher,
-    entry_pattern,
-    parse_answer,
-    round_from,
-)
+from gatesh.watch import Screen, Watcher
 
 ROUND = {
     "command": "git reset --hard HEAD~1",

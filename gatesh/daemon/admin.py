@@ -64,9 +64,6 @@ def status_main(argv: list[str]) -> int:
     """
     import shutil
 
-    from gatesh.render import neutralise as n
-    from gatesh.render import one_line
-
     parser = argparse.ArgumentParser(
         prog="gatesh status", description="sessions, counters and the daemon's health"
     )
@@ -92,11 +89,28 @@ def status_main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(reply, indent=2, default=str))
         return 0
-    width = shutil.get_terminal_size().columns
+    _print_daemon(reply)
+    row = _Rows(shutil.get_terminal_size().columns)
+    _print_sessions(reply, row, show_all=args.all)
+    _print_pending(reply, row, every=args.all)
+    return 0
 
-    def row(indent: int, text: str) -> str:
-        """One printed row: an agent's multi-KB command (a harness's snapshot script) stays one."""
-        return " " * indent + one_line(text, width - indent)
+
+class _Rows:
+    """One printed row: an agent's multi-KB command (a harness's snapshot script) stays one."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+
+    def __call__(self, indent: int, text: str) -> str:
+        from gatesh.render import one_line
+
+        return " " * indent + one_line(text, self.width - indent)
+
+
+def _print_daemon(reply: dict[str, Any]) -> None:
+    """The daemon's own lines of ``gatesh status``: its health, its channel, its audit log."""
+    from gatesh.render import neutralise as n
 
     d = reply["daemon"]
     watchers = int(reply.get("watchers") or 0)
@@ -139,13 +153,20 @@ def status_main(argv: list[str]) -> int:
             + ", ".join(f"{totals[k]} {k}" for k in order)
             + f" (total {sum(v for k, v in totals.items() if k != 'audit_failed')})"
         )
-    every = sorted(reply.get("sessions") or [], key=lambda s: -s["last"])
+
+
+def _print_sessions(reply: dict[str, Any], row: _Rows, *, show_all: bool) -> None:
+    """The sessions of ``gatesh status``: the live ones (``show_all``: ended ones too), halts
+    first."""
+    from gatesh.render import neutralise as n
+
+    every_one = sorted(reply.get("sessions") or [], key=lambda s: -s["last"])
     # An ended session is over: listed only with --all (a halted one is kept for `gatesh resume`).
-    ended = [s for s in every if s.get("ended")]
-    sessions = every if args.all else [s for s in every if not s.get("ended")]
+    ended = [s for s in every_one if s.get("ended")]
+    sessions = every_one if show_all else [s for s in every_one if not s.get("ended")]
     halted = [s for s in sessions if s["halted"]]
     print(f"\nsessions: {len(sessions)}" + (f", {len(halted)} HALTED" if halted else ""))
-    if ended and not args.all:
+    if ended and not show_all:
         kept = sum(1 for s in ended if s["halted"])
         print(
             f"  ({len(ended)} ended, not listed"
@@ -154,7 +175,7 @@ def status_main(argv: list[str]) -> int:
         )
     shown = (
         sessions
-        if args.all
+        if show_all
         else sorted(sessions, key=lambda s: (not s["halted"], -s["last"]))[:_SHOWN]
     )
     for s in shown:
@@ -180,6 +201,10 @@ def status_main(argv: list[str]) -> int:
             )
     if len(shown) < len(sessions):
         print(f"  … and {len(sessions) - len(shown)} more (gatesh status --all)")
+
+
+def _print_pending(reply: dict[str, Any], row: _Rows, *, every: bool) -> None:
+    """The open escalations and halts of ``gatesh status``, newest first, with how to approve."""
     pending = [
         p
         for p in reply.get("pending") or []
@@ -191,7 +216,7 @@ def status_main(argv: list[str]) -> int:
         + (f" ({len(waiting)} waiting for an answer now)" if waiting else "")
     )
     pending.sort(key=lambda p: -p["created"])
-    for p in pending if args.all else pending[:_SHOWN]:
+    for p in pending if every else pending[:_SHOWN]:
         kind = "halt" if p.get("kind") == "halt" else "escalation"
         state = {
             "waiting": "waiting for a watcher",
@@ -213,9 +238,8 @@ def status_main(argv: list[str]) -> int:
         if p["state"] in ("refused", "expired"):
             verb = "run it once anyway" if kind == "halt" else "let the retry run once"
             print(f"          {verb}: gatesh approve {p['pending_id']}")
-    if not args.all and len(pending) > _SHOWN:
+    if not every and len(pending) > _SHOWN:
         print(f"  … and {len(pending) - _SHOWN} more (gatesh status --all)")
-    return 0
 
 
 def format_record(rec: dict[str, Any]) -> str:
@@ -375,43 +399,13 @@ def dump_main(argv: list[str]) -> int:
         out = os.path.join(folder, f"gatesh-dump-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz")
     absent: list[str] = []  # optional, and not there: nothing is wrong
     unavailable: list[str] = []  # there (or expected), and could not be included
-    members: dict[str, bytes] = {}
-    # Config files, redacted. Each tier is optional.
-    from gatesh.config import find_project_file
-
-    for label, path in (
-        ("system", paths.system_config),
-        ("user", paths.user_config),
-        ("project", find_project_file(os.getcwd())),
-    ):
-        if not path or not os.path.exists(path):
-            absent.append(f"config/{label}.toml: there is no {label} config file (optional)")
-            continue
-        try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                members[f"config/{label}.toml"] = _redact(f.read()).encode()
-        except OSError as exc:
-            unavailable.append(f"config/{label}.toml: unreadable ({exc})")
+    members = _configs(paths, absent, unavailable)
     # Recent audit lines (already redacted when written).
     recs = read_tail(paths.audit_log, max(0, args.n))
     members["audit.jsonl"] = "".join(
         json.dumps(r, ensure_ascii=False) + "\n" for r in recs
     ).encode()
-    # The daemon: status and the model-call ring.
-    status = _ask("status")
-    if status is None:
-        absent.append("status.json, captures.json: the daemon is not running (it starts on demand)")
-    else:
-        members["status.json"] = _redact(json.dumps(status, indent=2, default=str)).encode()
-        caps = _ask("captures")
-        if caps is None or caps.get("captures") is None:
-            unavailable.append(
-                "captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer")
-            )
-        else:
-            members["captures.json"] = _redact(
-                json.dumps(caps["captures"], indent=2, default=str)
-            ).encode()
+    members |= _daemon_parts(absent, unavailable)
     members["versions.json"] = json.dumps(
         {
             "gatesh": __version__,
@@ -427,14 +421,7 @@ def dump_main(argv: list[str]) -> int:
     if absent:
         readme += ["Not present (nothing wrong):", *(f"  {n}" for n in absent), ""]
     members["README.txt"] = "\n".join(readme).encode()
-    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(f"gatesh-dump/{name}")
-            info.size = len(data)
-            info.mtime = int(time.time())
-            info.mode = 0o600
-            tar.addfile(info, io.BytesIO(data))
+    _write_archive(out, members)
     print(
         f"gatesh dump: wrote {out}"
         + (
@@ -444,3 +431,59 @@ def dump_main(argv: list[str]) -> int:
         )
     )
     return 0
+
+
+def _configs(
+    paths: _paths.GatePaths, absent: list[str], unavailable: list[str]
+) -> dict[str, bytes]:
+    """The config files, redacted; each tier is optional."""
+    from gatesh.config import find_project_file
+
+    members: dict[str, bytes] = {}
+
+    for label, path in (
+        ("system", paths.system_config),
+        ("user", paths.user_config),
+        ("project", find_project_file(os.getcwd())),
+    ):
+        if not path or not os.path.exists(path):
+            absent.append(f"config/{label}.toml: there is no {label} config file (optional)")
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                members[f"config/{label}.toml"] = _redact(f.read()).encode()
+        except OSError as exc:
+            unavailable.append(f"config/{label}.toml: unreadable ({exc})")
+    return members
+
+
+def _daemon_parts(absent: list[str], unavailable: list[str]) -> dict[str, bytes]:
+    """The daemon's status and its model-call ring, redacted, when it runs."""
+    members: dict[str, bytes] = {}
+    status = _ask("status")
+    if status is None:
+        absent.append("status.json, captures.json: the daemon is not running (it starts on demand)")
+    else:
+        members["status.json"] = _redact(json.dumps(status, indent=2, default=str)).encode()
+        caps = _ask("captures")
+        if caps is None or caps.get("captures") is None:
+            unavailable.append(
+                "captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer")
+            )
+        else:
+            members["captures.json"] = _redact(
+                json.dumps(caps["captures"], indent=2, default=str)
+            ).encode()
+    return members
+
+
+def _write_archive(out: str, members: dict[str, bytes]) -> None:
+    """The tar.gz at ``out``, mode 0600 from its creation, each member 0600 under gatesh-dump/."""
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(f"gatesh-dump/{name}")
+            info.size = len(data)
+            info.mtime = int(time.time())
+            info.mode = 0o600
+            tar.addfile(info, io.BytesIO(data))

@@ -20,13 +20,12 @@ from gatesh._errors import ConfigError, GateshError, ProtocolError
 from gatesh._types import Action, Decision, Round, Stage
 from gatesh.audit import clean, fold_home
 from gatesh.boundary._parent import QUIET_SIGNALS
-from gatesh.boundary.compute import Boundary, boundary_for
+from gatesh.boundary.compute import Boundary
 from gatesh.boundary.tickets import TICKET_TTL_S, Ticket, launcher_of, wrap
 from gatesh.config import Config, EscalationConfig
-from gatesh.daemon import procs
+from gatesh.daemon import deciding, procs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import MAX_RUNS, Conn, Daemon, Run, cleaned, round_event
-from gatesh.daemon.deadline import LOCAL_DEADLINE_S, Overrun, model_deadline
 from gatesh.daemon.sessions import Session
 from gatesh.finish import (
     ALLOWING,
@@ -36,20 +35,15 @@ from gatesh.finish import (
     Ruling,
     Where,
     choices,
-    conclude,
     decide_and_finish,
     entry_pattern,
-    expire_ask,
     finish,
-    running_anyway,
-    withdraw,
 )
 from gatesh.negotiation import NEGOTIATED_APPROVAL_COOLDOWN_S
 from gatesh.pending import Holder, Pending, PendingKind, PendingState
-from gatesh.pipeline import failed_decision
 from gatesh.render import pass_label
+from gatesh.ruling import conclude, expire_ask, running_anyway, withdraw
 from gatesh.session import normalised
-from gatesh.undo.guard import wants_snapshot, without_snapshot
 
 session_field = P.session_field  # (verbs read a session the same way)
 
@@ -141,7 +135,7 @@ class _Checked:
         expire_stale_asks(d, float(config.escalation.timeout_s))
         self.open_rounds = sess.state.negotiation.transcript()
         bounded = _bounded(d, req.surface, req.wraps)
-        decision, self.boundary = await _decide(
+        decision, self.boundary = await deciding.decide(
             d, self.conn, req.command, req.cwd, config, sess, bounded
         )
         notice = d.backends.health_notice()
@@ -313,117 +307,6 @@ def _bounded(d: Daemon, surface: str, wraps: bool) -> bool:
     return surface == "hook" and wraps and bool(launcher_of(d.paths.installation()))
 
 
-async def _decide(
-    d: Daemon,
-    conn: Conn,
-    command: str,
-    cwd: str,
-    config: Config,
-    sess: Session,
-    bounded: bool = False,
-) -> tuple[Decision, Boundary | None]:
-    """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds), with
-    the undo snapshot taken when it lets the command run (S17, :mod:`gatesh.undo.guard`), and the
-    boundary it runs in when ``bounded`` (its surface runs it in one, :func:`_bounded`; S16).
-
-    Always off the event loop, with a hard deadline (:mod:`gatesh.daemon.deadline`): one input
-    that reads forever must not hold every other client. Past the deadline the command is
-    refused as unreadable ("took too long to read"), never allowed. The snapshot is its own step
-    with its own deadline; when it is not taken and the decision rested on it, the command is
-    decided again without undo.
-    """
-    final = await _snapshot_step(d, conn, command, cwd, config, sess)
-    if not bounded or final.action is Action.HALT:
-        return final, None
-    # A person widened this one run: they approved a request to widen its boundary, or typed
-    # `run anyway` for it (S3.7: their order for this exact command, whatever it touches).
-    widened = final.stage is Stage.BOUNDARY or (
-        final.stage is Stage.APPROVED_ID
-        and (bool(final.change.spent_run_anyway) or _widening_approved(d, sess.id, final))
-    )
-    try:
-        boundary = await asyncio.to_thread(
-            boundary_for, final, cwd, config.boundary, d.paths, widened=widened
-        )
-    except Exception as exc:  # fail closed: a boundary that cannot be drawn runs nothing
-        reason = f"its boundary could not be drawn ({type(exc).__name__}: {exc})"
-        return failed_decision(command, reason, messages.error(reason)), None
-    return final, boundary
-
-
-async def _snapshot_step(
-    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session
-) -> Decision:
-    """The decision, with the undo snapshot taken when it lets the command run (S17)."""
-    decision = await _decided(d, conn, command, cwd, config, sess, undo=True)
-    if not wants_snapshot(decision, config):
-        return decision
-    got = await d.decisions.run(
-        d.backends.snapshot,
-        decision,
-        cwd,
-        config,
-        sess.id,
-        deadline=config.undo.max_seconds + SNAPSHOT_GRACE_S,
-        on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
-        wait_step=P.HEARTBEAT_S,
-    )
-    if isinstance(got, Overrun):
-        taken, why = decision, f"it took longer than {got.seconds:g} s"
-    else:
-        taken, why = got
-    if not why:
-        return taken
-    if not decision.undo:
-        return without_snapshot(decision, why, lambda: decision)
-    again = await _decided(d, conn, command, cwd, config, sess, undo=False)
-    return without_snapshot(decision, why, lambda: again)
-
-
-# Past undo.max_seconds, how long a snapshot's worker may take to notice its own deadline.
-SNAPSHOT_GRACE_S: Final = 0.5
-
-
-async def _decided(
-    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session, *, undo: bool
-) -> Decision:
-    if d.backends.local:
-        limit = LOCAL_DEADLINE_S
-    else:
-        limit = model_deadline(float(config.rater.timeout_s), float(config.alignment.timeout_s))
-    got = await d.decisions.run(
-        d.backends.decide,
-        command,
-        cwd,
-        config,
-        sess.state,
-        undo,
-        deadline=limit,
-        on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
-        wait_step=P.HEARTBEAT_S,
-    )
-    if isinstance(got, Overrun):
-        reason = f"unreadable: the command took too long to read (over {got.seconds:g} s)"
-        return failed_decision(command, reason, messages.error(reason), unreadable=reason)
-    return got
-
-
-def _widening_approved(d: Daemon, sid: str, decision: Decision) -> bool:
-    """Whether the approval this command runs on was a person's answer to a request to widen
-    its boundary (S16): its pending record was a boundary escalation."""
-    key = normalised(decision.facts)
-    for p in list(d.book.pending.values()):
-        if (
-            p.session == sid
-            and p.key == key
-            and p.state in (PendingState.APPROVED, PendingState.ANSWERED)
-            and p.decision is not None
-            and p.decision.stage is Stage.BOUNDARY
-        ):
-            return True
-    return False
-
-
 def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: float) -> None:
     """The events for a person being asked: an escalation prompt, or the halt banner (S3.7)."""
     p = done.pending
@@ -490,7 +373,7 @@ async def _wait(
     finally:
         d.waiting.pop(p.id, None)
     if ruling is not None and ruling.answer in ALLOWING and p.kind is PendingKind.ESCALATE:
-        p.decision = await _snapshot_before(d, p, where, config)
+        p.decision = await deciding.snapshot_before(d, p, where, config)
     done = conclude(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
     if ruling is None:
         d.events.publish("expired", sess.id, pending_id=p.id)
@@ -500,7 +383,9 @@ async def _wait(
     # this exact command through once (never a hardline one). The halt stays.
     with running_anyway(sess.state, p):
         bounded = where.surface in BOUNDED_SURFACES  # an answered surface ask: not a wrapped hook
-        again, boundary = await _decide(d, conn, p.command, where.cwd, config, sess, bounded)
+        again, boundary = await deciding.decide(
+            d, conn, p.command, where.cwd, config, sess, bounded
+        )
         return finish(
             again,
             state=sess.state,
@@ -511,31 +396,6 @@ async def _wait(
             pending_id=p.id,
             answer=done.answer,
         )
-
-
-async def _snapshot_before(d: Daemon, p: Pending, where: Where, config: Config) -> Decision | None:
-    """The escalated command a person just let run, with the undo snapshot taken before it runs
-    (S17), off the event loop. A person's ruling does not rest on undo: no snapshot, no change."""
-    decision = p.decision
-    if decision is None:
-        return None
-    allowed = replace(decision, action=Action.ALLOW)
-    if not wants_snapshot(allowed, config):
-        return decision
-    got = await d.decisions.run(
-        d.backends.snapshot,
-        allowed,
-        where.cwd,
-        config,
-        p.session,
-        deadline=config.undo.max_seconds + SNAPSHOT_GRACE_S,
-    )
-    if isinstance(got, Overrun):
-        return replace(decision, undo_note=f"no snapshot was taken: over {got.seconds:g} s")
-    taken, why = got
-    if why:
-        return replace(decision, undo_note=f"no snapshot was taken: {why}")
-    return replace(decision, snapshot=taken.snapshot)
 
 
 class Withdrawn(GateshError):

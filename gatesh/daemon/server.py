@@ -23,18 +23,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
-import errno
-import fcntl
 import hmac
 import os
-import secrets
 import signal
 import socket
-import stat
-import struct
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Awaitable, Callable
@@ -45,7 +38,7 @@ from gatesh._errors import EXIT_ERROR, ConfigError, GateshError, ProtocolError
 from gatesh.audit import AuditError, fold_home, read_tail
 from gatesh.captures import default_ring
 from gatesh.config import SessionConfig, load_config
-from gatesh.daemon import deadline, limits, procs, routing, verbs
+from gatesh.daemon import deadline, limits, procs, routing, startup, verbs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.core import Channel, Conn, Daemon, Origin, PersonChannel, cleaned
@@ -89,71 +82,8 @@ async def handle(
                 P.error_reply(None, "too many connections (every one is answering a request)")
             )
             return
-        # 1. The hello.
-        try:
-            async with asyncio.timeout(HELLO_TIMEOUT_S):  # a timer, not wait_for's task per read
-                line = await reader.readline()
-        except (TimeoutError, ValueError, asyncio.LimitOverrunError):
-            conn.send(P.error_reply(None, "no valid hello"))
-            return
-        if not line:
-            return
-        try:
-            role = _hello(conn, line)
-        except ProtocolError as exc:
-            conn.send(P.error_reply(None, str(exc)))
-            return
-        # 2. The peer's uid, and the channel its role speaks on (S9.5).
-        if conn.uid != os.getuid() and not (
-            conn.uid in d.backends.watchers and role in P.WATCHER_ROLES
-        ):
-            conn.send(P.error_reply(None, f"uid {conn.uid} may not use this daemon"))
-            return
-        wrong = channel_refusal(d, conn, role)
-        if wrong:
-            conn.send(P.error_reply(None, wrong))
-            return
-        if limits.role_full(
-            (c for c in d.conns if c is not conn), role.value
-        ):  # counted only for a capped role
-            conn.send(P.error_reply(None, f"too many {role.value} connections"))
-            return
-        conn.role = role
-        welcome = {
-            "v": P.VERSION,
-            "welcome": role,
-            "daemon_pid": os.getpid(),
-            "version": __version__,
-        }
-        if conn.request_follows:  # the client reads it with the first reply (protocol step 2)
-            conn.hold(welcome)
-        else:
-            conn.send(welcome)
-        # 3. Requests; a connection with nothing to say is closed (a watcher listens: exempt).
-        while not conn.closed:
-            conn.since = time.monotonic()
-            try:
-                if conn.is_watcher:
-                    line = await reader.readline()
-                else:
-                    async with asyncio.timeout(limits.IDLE_S):
-                        line = await reader.readline()
-            except TimeoutError:
-                return
-            except (ValueError, asyncio.LimitOverrunError):
-                conn.send(P.error_reply(None, f"line longer than {P.MAX_LINE} bytes"))
-                return
-            if not line:
-                return
-            line = line.rstrip(b"\n")
-            if not line.strip():
-                continue
-            conn.busy += 1
-            try:
-                await dispatch(d, conn, line)
-                await conn.drain()
-            finally:
-                conn.busy -= 1
+        if await _welcomed(d, conn):
+            await _requests(d, conn)
     except (ConnectionError, asyncio.IncompleteReadError):
         pass
     except Exception:  # never let a connection take the daemon down
@@ -172,6 +102,71 @@ async def handle(
         with contextlib.suppress(Exception):
             writer.close()
             await writer.wait_closed()
+
+
+async def _welcomed(d: Daemon, conn: Conn) -> bool:
+    """Steps 1–2: the hello, the peer's uid and the channel its role speaks on (S9.5); the welcome
+    sent (or held for the first reply). False: refused with an error reply, or gone."""
+    try:
+        async with asyncio.timeout(HELLO_TIMEOUT_S):  # a timer, not wait_for's task per read
+            line = await conn.reader.readline()
+    except (TimeoutError, ValueError, asyncio.LimitOverrunError):
+        conn.send(P.error_reply(None, "no valid hello"))
+        return False
+    if not line:
+        return False
+    try:
+        role = _hello(conn, line)
+    except ProtocolError as exc:
+        conn.send(P.error_reply(None, str(exc)))
+        return False
+    if conn.uid != os.getuid() and not (
+        conn.uid in d.backends.watchers and role in P.WATCHER_ROLES
+    ):
+        refused = f"uid {conn.uid} may not use this daemon"
+    else:
+        refused = channel_refusal(d, conn, role)
+    if not refused and limits.role_full((c for c in d.conns if c is not conn), role.value):
+        refused = f"too many {role.value} connections"  # counted only for a capped role
+    if refused:
+        conn.send(P.error_reply(None, refused))
+        return False
+    conn.role = role
+    welcome = {"v": P.VERSION, "welcome": role, "daemon_pid": os.getpid(), "version": __version__}
+    if conn.request_follows:  # the client reads it with the first reply (protocol step 2)
+        conn.hold(welcome)
+    else:
+        conn.send(welcome)
+    return True
+
+
+async def _requests(d: Daemon, conn: Conn) -> None:
+    """Step 3: requests, one a line; a connection with nothing to say is closed (a watcher
+    listens: exempt)."""
+    while not conn.closed:
+        conn.since = time.monotonic()
+        try:
+            if conn.is_watcher:
+                line = await conn.reader.readline()
+            else:
+                async with asyncio.timeout(limits.IDLE_S):
+                    line = await conn.reader.readline()
+        except TimeoutError:
+            return
+        except (ValueError, asyncio.LimitOverrunError):
+            conn.send(P.error_reply(None, f"line longer than {P.MAX_LINE} bytes"))
+            return
+        if not line:
+            return
+        line = line.rstrip(b"\n")
+        if not line.strip():
+            continue
+        conn.busy += 1
+        try:
+            await dispatch(d, conn, line)
+            await conn.drain()
+        finally:
+            conn.busy -= 1
 
 
 def _hang_up(conn: Conn) -> None:
@@ -503,59 +498,7 @@ HANDLERS: Final[dict[P.Op, Handler]] = {
 }
 
 
-# --- process setup ---------------------------------------------------------------------------
-
-
-def ensure_runtime_dir(path: str, *, shared: bool = False) -> None:
-    """Create the socket folder 0700 (0711 with watchers), refusing one owned by another uid."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    st = os.lstat(path)  # a symbolic link is never the folder, wherever it points
-    if not stat.S_ISDIR(st.st_mode):
-        raise SystemExit(
-            f"gatesh daemon: {path} is not a folder (a link or a file); refusing to use it"
-        )
-    if st.st_uid != os.getuid():
-        raise SystemExit(
-            f"gatesh daemon: {path} belongs to uid {st.st_uid}, not to you; refusing to use it"
-        )
-    want = 0o711 if shared else 0o700
-    if st.st_mode & 0o777 != want:
-        os.chmod(path, want)
-
-
-def acquire_lock(path: str) -> int | None:
-    """The daemon lock's fd (held for the process's life), or None when another daemon holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        os.close(fd)
-        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            return None
-        raise
-    os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())
-    return fd
-
-
-def bind_socket(path: str, *, shared: bool = False) -> socket.socket:
-    """Bind the listening socket (0600, or 0666 with watchers), replacing a stale one.
-
-    Called only with the lock held, so any socket file already there belongs to a dead daemon.
-    """
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old = os.umask(0o177)
-    try:
-        sock.bind(path)
-    finally:
-        os.umask(old)
-    if shared:
-        os.chmod(path, 0o666)
-    sock.listen(limits.MAX_CONNECTIONS)
-    sock.setblocking(False)
-    return sock
+# --- the process ------------------------------------------------------------------------------
 
 
 async def serve(daemon: Daemon, sock: socket.socket, person: socket.socket | None = None) -> None:
@@ -616,15 +559,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.parse_args(argv)
     # 1. Never inside a boundary or a gated session (S9.7): its settings would be the agent's.
-    activated = activation_socket()
-    where = _person.context()
-    refused = ""
-    if where.standing is _person.Standing.BOUNDARY:
-        refused = f"{where.why}: a daemon started here would be confined with it"
-    elif where.standing is _person.Standing.MARKED:
-        # Started from a command the gate let run: its environment may be the agent's. It runs
-        # on the person's (the process its client named, or the person's files), or not at all.
-        refused = _person.settle_daemon_environ()
+    activated = startup.activation_socket()
+    refused = startup.refusal()
     if refused:
         if activated is not None:
             activated.close()
@@ -636,27 +572,18 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     # 2. Out of reach of the user's other processes (S9.5): no trace, no descriptor taken, no
     #    environment (a key) or memory (the channel's credential) read.
-    traceable = _person.untraceable()
-    if traceable:
-        print(
-            f"gatesh daemon: other processes of this user can trace it: {traceable}",
-            file=sys.stderr,
-        )
-    # Signals: a write past RLIMIT_FSIZE must fail (EFBIG → refusal), not kill the daemon.
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    limits.raise_fd_limit()  # room for MAX_CONNECTIONS clients
+    traceable = startup.harden()
     paths = _paths.current()
     if activated is not None:
-        paths = activated_paths(paths, activated)
+        paths = startup.activated_paths(paths, activated)
     origin = Origin.read(activated is not None, paths)
     try:
         shared = bool(load_config("/", paths=paths).watchers)
     except ConfigError:
         shared = False  # the daemon serves anyway, refusing every check with the config's error
     # 3. The lock: a second daemon leaves quietly.
-    ensure_runtime_dir(paths.runtime_dir, shared=shared)
-    lock = acquire_lock(paths.lock)
+    startup.ensure_runtime_dir(paths.runtime_dir, shared=shared)
+    lock = startup.acquire_lock(paths.lock)
     if lock is None:
         print("gatesh daemon: already running", file=sys.stderr)
         if activated is not None:
@@ -664,19 +591,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # 4. The person's channel: an abstract socket, and the credential a client of our own uid
     #    brings to it (S9.5). Before the socket: a client that reaches the daemon finds both.
-    token = write_token(paths.runtime_dir)
-    person, channel_problem = bind_person_channel(paths.socket)
+    token = startup.write_token(paths.runtime_dir)
+    person, channel_problem = startup.bind_person_channel(paths.socket)
     # 5. The socket (the service manager's, when it started us), so clients queue on it while
     #    the heavy modules load.
-    bound: tuple[int, int] | None = None
-    if activated is not None:
-        sock = activated
-        sock.setblocking(False)
-    else:
-        sock = bind_socket(paths.socket, shared=shared)
-        # The socket file's identity, to remove it on exit only if it is still ours. (Not fstat
-        # of the socket: that names the socket's own inode, never the file's.)
-        bound = _file_id(paths.socket)
+    sock, bound = startup.listening(paths.socket, activated, shared=shared)
     os.makedirs(paths.state_dir, mode=0o700, exist_ok=True)
     try:
         # 6. Load the parsers once, then serve.
@@ -690,133 +609,12 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             # Remove the socket only if it is still ours (a successor may have replaced it; the
             # service manager's stays with it).
-            if bound is not None and _file_id(paths.socket) == bound:
+            if bound is not None and startup.file_id(paths.socket) == bound:
                 os.unlink(paths.socket)
         sock.close()
         os.close(lock)
-    _leave_stuck_threads(EXIT_GRACE_S)
+    startup.leave_stuck_threads(EXIT_GRACE_S)
     return 0
-
-
-def write_token(folder: str) -> str:
-    """A fresh credential for the person's channel, written to :data:`P.TOKEN_FILE` in the
-    socket folder (0600, replaced atomically); "" when it cannot be written (then no client of
-    our own uid can use the channel: fail closed)."""
-    token = secrets.token_hex(32)
-    path = os.path.join(folder, P.TOKEN_FILE)
-    tmp = f"{path}.{os.getpid()}"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        try:
-            os.write(fd, token.encode() + b"\n")
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError as exc:
-        print(f"gatesh daemon: the person's channel has no credential: {exc}", file=sys.stderr)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        return ""
-    return token
-
-
-def bind_person_channel(socket_path: str) -> tuple[socket.socket | None, str]:
-    """The listening person's channel (:func:`gatesh.daemon.protocol.person_address`), or None
-    and why not: another process holds the address (named, with its uid and pid)."""
-    address = P.person_address(socket_path)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.bind(address)
-        sock.listen(limits.MAX_CONNECTIONS)
-        sock.setblocking(False)
-        return sock, ""
-    except OSError as exc:
-        sock.close()
-        holder = _holder(address)
-        why = f"the person's channel cannot be opened ({exc.strerror or exc}){holder}"
-        print(
-            f"gatesh daemon: {why}; human-only verbs and watchers cannot reach it", file=sys.stderr
-        )
-        return None, why
-
-
-def _holder(address: str) -> str:
-    """ ", held by pid P (uid U)" for whoever listens on ``address``; "" when nobody answers."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.settimeout(1.0)
-        probe.connect(address)
-        raw = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        pid, uid, _ = struct.unpack("3i", raw)
-        return f", held by pid {pid} (uid {uid})"
-    except OSError:
-        return ""
-    finally:
-        probe.close()
-
-
-def activated_paths(paths: _paths.GatePaths, sock: socket.socket) -> _paths.GatePaths:
-    """``paths`` with the runtime folder the service manager's socket is in: the lock, the
-    person's channel and its credential go next to the socket clients reach, whatever this
-    process's environment says."""
-    name = sock.getsockname()
-    if isinstance(name, str) and os.path.isabs(name):
-        if os.path.basename(name) != "daemon.sock":
-            print(
-                f"gatesh daemon: the socket handed over is {name}, not a daemon.sock",
-                file=sys.stderr,
-            )
-        return dataclasses.replace(paths, runtime_dir=os.path.dirname(name))
-    return paths
-
-
-def activation_socket() -> socket.socket | None:
-    """The listening socket the service manager handed over (``LISTEN_FDS``/``LISTEN_PID``, fd 3,
-    systemd's socket activation), or None. The variables are removed either way: they are for
-    this process only."""
-    pid, count = os.environ.pop("LISTEN_PID", ""), os.environ.pop("LISTEN_FDS", "")
-    os.environ.pop("LISTEN_FDNAMES", None)
-    if pid != str(os.getpid()) or not count.isdigit() or int(count) < 1:
-        return None
-    try:
-        sock = socket.socket(fileno=3)
-    except OSError:
-        return None
-    if (
-        sock.family != socket.AF_UNIX
-        or sock.type != socket.SOCK_STREAM
-        or not sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
-    ):
-        sock.detach()
-        return None
-    os.set_inheritable(3, False)
-    return sock
-
-
-def _file_id(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
-
-
-def _leave_stuck_threads(grace: float) -> None:
-    """Return once every other non-daemon thread has ended, waiting at most ``grace`` s; past that,
-    end the process here. A worker thread can be inside a model call for its whole timeout, and
-    the interpreter would wait for it on exit; whatever it decides can no longer be used (its
-    client was hung up on and refuses), and the audit log, the state file, the socket and the
-    lock are already settled when this runs."""
-    deadline = time.monotonic() + grace
-    me = threading.current_thread()
-    for t in threading.enumerate():
-        if t is not me and not t.daemon:
-            t.join(max(0.0, deadline - time.monotonic()))
-    if any(t is not me and not t.daemon and t.is_alive() for t in threading.enumerate()):
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(0)
 
 
 async def _run(

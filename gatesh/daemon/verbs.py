@@ -3,7 +3,7 @@
 
 The server refuses each of them, before it gets here, unless it came on the person's channel from
 a process that carries no mark of the gate and whose ancestry holds no gated session
-(:func:`gatesh.daemon.server.person_refusal`). A ruling is :func:`gatesh.finish.rule`:
+(:func:`gatesh.daemon.server.person_refusal`). A ruling is :func:`gatesh.ruling.rule`:
 first answer wins, and the grant it makes is the one the record's kind allows.
 """
 
@@ -18,9 +18,10 @@ from gatesh.audit import AuditError
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
 from gatesh.daemon.routing import reply, session_field
-from gatesh.finish import AlreadyRuled, Answer, Ruling, Where, offered, rule, withdraw
+from gatesh.finish import Answer, Ruling, Where, offered
 from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
 from gatesh.pending import Pending, PendingKind, PendingState
+from gatesh.ruling import AlreadyRuled, rule, withdraw
 
 _WORDS = frozenset(a.value for a in Answer)
 

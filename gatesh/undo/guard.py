@@ -308,7 +308,7 @@ def without_snapshot(decision: Decision, why: str, redecide: Callable[[], Decisi
         again = redecide()
     except Exception as exc:  # fail closed: the decision that rested on undo cannot stand
         from gatesh import messages
-        from gatesh.pipeline import failed_decision
+        from gatesh.undecided import failed_decision
 
         detail = f"{type(exc).__name__}: {exc}"
         again = failed_decision(
@@ -316,7 +316,7 @@ def without_snapshot(decision: Decision, why: str, redecide: Callable[[], Decisi
         )
     if again.undo:  # redecide must judge without undo; if it did not, refuse rather than trust it
         from gatesh import messages
-        from gatesh.pipeline import failed_decision
+        from gatesh.undecided import failed_decision
 
         reason = "internal error: the decision without undo still rested on a snapshot"
         again = failed_decision(decision.facts.text, reason, messages.error(reason))

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
-from gatesh._types import Outcome, Round
+from gatesh._types import Round
 
 __all__ = [
     "ALL_CHOICES",
@@ -21,9 +21,6 @@ __all__ = [
     "choices_text",
     "entry_pattern",
     "parse_answer",
-    "round_from",
-    "seconds_of",
-    "text_of",
     "write_list_entry",
 ]
 
@@ -81,24 +78,6 @@ class Prompt:
     entry: str | None = None
 
 
-def round_from(data: Any) -> Round:
-    """A :class:`Round` from an event's round object; missing or odd fields become defaults."""
-    d = data if isinstance(data, dict) else {}
-    try:
-        outcome = Outcome(str(d.get("outcome")))
-    except ValueError:
-        outcome = Outcome.DESTRUCTIVE
-    return Round(
-        command=text_of(d.get("command")),
-        justification=text_of(d.get("justification")),
-        outcome=outcome,
-        reason=text_of(d.get("reason")),
-        remedy=text_of(d.get("remedy")),
-        passed=d.get("passed") is True,
-        suggestion=text_of(d.get("suggestion")),
-    )
-
-
 def parse_answer(line: str, prompt: Prompt) -> tuple[str | None, str]:
     """The answer a typed line gives ``prompt``, or (None, why not).
 
@@ -136,16 +115,6 @@ def entry_pattern(command: str) -> str:
     ``# why:`` justification, whitespace collapsed (how the lists compare, S3.6)."""
     text = re.sub(r"\s+#\s*why:.*\Z", "", command, flags=re.S | re.I)
     return " ".join(text.split())
-
-
-def text_of(v: Any) -> str:
-    """An event's text field; "" for anything but a string."""
-    return v if isinstance(v, str) else ""
-
-
-def seconds_of(v: Any) -> float | None:
-    """An event's number of seconds; None for anything but a number."""
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
 def write_list_entry(kind: str, pattern: str) -> tuple[str, str]:

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from gatesh._types import Round
+from gatesh.events import Event, Kind, decode, rounds_from, text_of
 from gatesh.negotiation import MAX_REJECTIONS_SINCE_PERSON
 from gatesh.prompt import (
     ALL_CHOICES,
@@ -42,9 +43,6 @@ from gatesh.prompt import (
     choices_text,
     entry_pattern,
     parse_answer,
-    round_from,
-    seconds_of,
-    text_of,
     write_list_entry,
 )
 from gatesh.render import (
@@ -156,7 +154,7 @@ class Watcher:
                     stage=text_of(p.get("stage")),
                     elsewhere=p.get("state") == "asking",
                     surface=text_of(p.get("surface")),
-                    rounds=[round_from(r) for r in p.get("rounds") or [] if isinstance(r, dict)],
+                    rounds=list(rounds_from(p.get("rounds"))),
                     choices=tuple(
                         c for c in p.get("choices") or CAUTIOUS_CHOICES if c in ALL_CHOICES
                     )
@@ -180,16 +178,17 @@ class Watcher:
                     "`gatesh approve ID` still works after they are refused"
                 )
 
-    def on_event(self, ev: dict[str, Any]) -> None:
-        """Show one event. Never raises: a malformed event is reported and skipped."""
-        kind = text_of(ev.get("event"))
-        handler = getattr(self, "_ev_" + kind, None)
-        if handler is None:
-            return
+    def on_event(self, raw: dict[str, Any]) -> None:
+        """Show one event, decoded once (:func:`gatesh.events.decode`). Never raises: an event of
+        an unknown kind is skipped, a malformed one is reported and skipped."""
         try:
+            ev = decode(raw)
+            if ev is None:
+                return
             with self.lock:
-                handler(ev)
+                self._show[ev.kind](self, ev)
         except Exception as exc:  # the view must outlive one odd event
+            kind = text_of(raw.get("event")) if isinstance(raw, dict) else "?"
             self.screen.line(
                 f"gatesh watch: could not show a {kind!r} event ({type(exc).__name__}: {exc})"
             )
@@ -199,20 +198,15 @@ class Watcher:
         parts = [p for p in (what, f"session {neutralise(session)}", neutralise(cwd)) if p]
         return self.screen.wrap("── " + " · ".join(parts) + " ──", "chrome", max_rows=2)
 
-    def _ev_round(self, ev: dict[str, Any]) -> None:
-        sid = text_of(ev.get("session"))
-        r = round_from(ev.get("round"))
+    def _ev_round(self, ev: Event) -> None:
+        sid, r, number = ev.session, ev.round or Round(command=""), ev.number
         if r.passed and sid in self.reached:
             return
-        number = ev.get("number") if isinstance(ev.get("number"), int) else None
         # The refused rounds of this argument, so a pass is labelled against all of them (S8.2).
         live = self.live.setdefault(sid, [])
         if r.passed:
             argument = list(live)
-            if (
-                text_of(ev.get("ends")) == "agreed"
-                and pass_label((x.command for x in live), r.command) != "Agreed"
-            ):
+            if ev.ends == "agreed" and pass_label((x.command for x in live), r.command) != "Agreed":
                 # Attached after the refusal of this command: the daemon saw it, this view did not.
                 argument.insert(0, Round(command=r.command, outcome=r.outcome))
             rounds, attempts = [*argument, r], (number - 1 if number is not None else None)
@@ -221,12 +215,9 @@ class Watcher:
             live.append(r)
             del live[:-MAX_REJECTIONS_SINCE_PERSON]
             rounds, attempts = live, number
-        raw = ev.get("counters")
-        counters = (
-            {k: v for k, v in raw.items() if isinstance(v, int)} if isinstance(raw, dict) else None
-        )
+        counters = dict(ev.counters) if ev.counters is not None else None
         rows = [
-            *self._heading(sid, text_of(ev.get("cwd"))),
+            *self._heading(sid, ev.cwd),
             *render_rows(
                 rounds,
                 width=self.screen.width,
@@ -238,51 +229,46 @@ class Watcher:
         ]
         self.screen.rows(rows)
 
-    def _ev_decision(self, ev: dict[str, Any]) -> None:
-        action, answer = text_of(ev.get("action")), text_of(ev.get("answer"))
-        sid, cwd = text_of(ev.get("session")), text_of(ev.get("cwd"))
-        command = neutralise(text_of(ev.get("command")))
-        if answer:  # a person's ruling: the answered/expired events already said it
+    def _ev_decision(self, ev: Event) -> None:
+        action, sid, cwd, command = ev.action, ev.session, ev.cwd, neutralise(ev.command)
+        if ev.answer:  # a person's ruling: the answered/expired events already said it
             return
         if action == "allow":
             if self.show_all:
                 self.screen.rows([*self._heading(sid, cwd), Row(f"ran: {command}", "agent")])
             return
         if action in ("deny", "refuse"):
-            stage = neutralise(text_of(ev.get("stage")))
+            stage = neutralise(ev.stage)
             rows = [
                 *self._heading(sid, cwd, f"refused ({stage})"),
                 *self.screen.wrap(command, "agent", MAX_ROWS_PER_ELEMENT),
-                *self.screen.wrap(
-                    "  " + neutralise(text_of(ev.get("reason"))), "rater", MAX_ROWS_PER_ELEMENT
-                ),
+                *self.screen.wrap("  " + neutralise(ev.reason), "rater", MAX_ROWS_PER_ELEMENT),
             ]
             self.screen.rows(rows)
 
-    def _ev_escalation(self, ev: dict[str, Any]) -> None:
-        sid = text_of(ev.get("session"))
-        self._person_reached(sid)
-        kind = text_of(ev.get("kind")) or "escalate"
-        choices = tuple(c for c in ev.get("choices") or () if c in ALL_CHOICES) or CAUTIOUS_CHOICES
-        if text_of(ev.get("outcome")) == "catastrophic":
+    def _ev_escalation(self, ev: Event) -> None:
+        self._person_reached(ev.session)
+        kind = ev.pending_kind or "escalate"
+        choices = tuple(c for c in ev.choices if c in ALL_CHOICES) or CAUTIOUS_CHOICES
+        if ev.outcome == "catastrophic":
             choices = tuple(c for c in choices if c not in ("session", "always"))
         prompt = Prompt(
-            pending_id=text_of(ev.get("pending_id")),
-            session=sid,
-            command=text_of(ev.get("command")),
-            cwd=text_of(ev.get("cwd")),
-            outcome=text_of(ev.get("outcome")),
-            reason=text_of(ev.get("reason")),
-            remedy=text_of(ev.get("remedy")),
-            to_person_reason=text_of(ev.get("to_person_reason")),
-            rounds=[round_from(r) for r in ev.get("rounds") or [] if isinstance(r, dict)],
+            pending_id=ev.pending_id,
+            session=ev.session,
+            command=ev.command,
+            cwd=ev.cwd,
+            outcome=ev.outcome,
+            reason=ev.reason,
+            remedy=ev.remedy,
+            to_person_reason=ev.to_person_reason,
+            rounds=list(ev.rounds),
             choices=choices,
             kind=kind,
-            timeout_s=seconds_of(ev.get("timeout_s")),
-            stage=text_of(ev.get("stage")),
-            elsewhere=ev.get("asking") is True,
-            surface=text_of(ev.get("surface")),
-            entry=ev.get("entry") if isinstance(ev.get("entry"), str) else None,
+            timeout_s=ev.timeout_s,
+            stage=ev.stage,
+            elsewhere=ev.asking,
+            surface=ev.surface,
+            entry=ev.entry,
         )
         if kind == "halt":
             prompt.choices = (RUN_ANYWAY, "no")
@@ -349,32 +335,32 @@ class Watcher:
         wait = f" · refused if unanswered in {p.timeout_s:g} s" if p.timeout_s else ""
         self.screen.strong(f"{p.pending_id} › {choices_text(p)}{wait}")
 
-    def _ev_answered(self, ev: dict[str, Any]) -> None:
-        pid = text_of(ev.get("pending_id"))
-        answer = neutralise(text_of(ev.get("answer")))
-        by: dict[str, Any] = ev["by"] if isinstance(ev.get("by"), dict) else {}
-        if by.get("pid") == self.pid:
+    def _ev_answered(self, ev: Event) -> None:
+        pid = ev.pending_id
+        answer = neutralise(ev.answer)
+        by = ev.by
+        if by.pid == self.pid:
             who = "you"
-        elif by.get("role") == "watch":
-            who = f"another watcher (pid {by.get('pid')})"
-        elif by.get("op") == "answer":
-            who = f"the person at the session's own terminal (pid {by.get('pid')})"
+        elif by.role == "watch":
+            who = f"another watcher (pid {by.pid})"
+        elif by.op == "answer":
+            who = f"the person at the session's own terminal (pid {by.pid})"
         else:
-            who = f"`gatesh approve/deny` (pid {by.get('pid')})"
+            who = f"`gatesh approve/deny` (pid {by.pid})"
         self.screen.line(f"{pid}: answered `{answer}` by {who}")
         self._drop(pid)
 
-    def _ev_expired(self, ev: dict[str, Any]) -> None:
-        pid = text_of(ev.get("pending_id"))
-        why = neutralise(text_of(ev.get("why"))) or "nobody answered in time"
+    def _ev_expired(self, ev: Event) -> None:
+        pid = ev.pending_id
+        why = neutralise(ev.why) or "nobody answered in time"
         self.screen.line(
             f"{pid}: {why}, so it was refused; "
             f"`gatesh approve {pid}` still lets it run once when the agent retries"
         )
         self._drop(pid)
 
-    def _ev_withdrawn(self, ev: dict[str, Any]) -> None:
-        pid = text_of(ev.get("pending_id"))
+    def _ev_withdrawn(self, ev: Event) -> None:
+        pid = ev.pending_id
         self.screen.line(
             f"{pid}: withdrawn — the waiting command was interrupted (Ctrl-C) before anyone "
             "answered; nothing ran, and there is nothing left to answer"
@@ -392,16 +378,14 @@ class Watcher:
             )
             self._show_choices(nxt)
 
-    def _ev_halt(self, ev: dict[str, Any]) -> None:
-        sid = text_of(ev.get("session"))
+    def _ev_halt(self, ev: Event) -> None:
+        sid = ev.session
         self._person_reached(sid)
         rows = [
-            *self._heading(sid, text_of(ev.get("cwd")), "HALTED: attack"),
+            *self._heading(sid, ev.cwd, "HALTED: attack"),
+            *self.screen.wrap(f"Command: {neutralise(ev.command)}", "agent", MAX_ROWS_PER_ELEMENT),
             *self.screen.wrap(
-                f"Command: {neutralise(text_of(ev.get('command')))}", "agent", MAX_ROWS_PER_ELEMENT
-            ),
-            *self.screen.wrap(
-                f"Rater: attack — {neutralise(text_of(ev.get('reason')))}",
+                f"Rater: attack — {neutralise(ev.reason)}",
                 "rater",
                 MAX_ROWS_PER_ELEMENT,
             ),
@@ -413,58 +397,54 @@ class Watcher:
             ),
         ]
         self.screen.rows(rows)
-        if text_of(ev.get("pending_id")):
+        if ev.pending_id:
             self._ask(
                 Prompt(
-                    pending_id=text_of(ev["pending_id"]),
+                    pending_id=ev.pending_id,
                     session=sid,
-                    command=text_of(ev.get("command")),
-                    cwd=text_of(ev.get("cwd")),
+                    command=ev.command,
+                    cwd=ev.cwd,
                     outcome="attack",
-                    reason=text_of(ev.get("reason")),
+                    reason=ev.reason,
                     kind="halt",
                     choices=(RUN_ANYWAY, "no"),
-                    timeout_s=seconds_of(ev.get("timeout_s")),
+                    timeout_s=ev.timeout_s,
                 )
             )
 
-    def _ev_resumed(self, ev: dict[str, Any]) -> None:
-        by: dict[str, Any] = ev["by"] if isinstance(ev.get("by"), dict) else {}
-        who = "you" if by.get("pid") == self.pid else f"pid {by.get('pid')}"
-        self.screen.line(f"session {neutralise(text_of(ev.get('session')))} resumed by {who}")
+    def _ev_resumed(self, ev: Event) -> None:
+        who = "you" if ev.by.pid == self.pid else f"pid {ev.by.pid}"
+        self.screen.line(f"session {neutralise(ev.session)} resumed by {who}")
 
-    def _ev_mandate(self, ev: dict[str, Any]) -> None:
-        sid = text_of(ev.get("session"))
+    def _ev_mandate(self, ev: Event) -> None:
+        sid = ev.session
         for s in [sid] if sid else list(self.live):
             self._person_reached(s)
         where = f"session {neutralise(sid)}" if sid else "every session"
-        channel = text_of(ev.get("channel"))
+        channel = ev.channel
         what = (
             "mandate"
             if channel in ("", "mandate", "watch")
             else f"the user's words ({neutralise(channel)})"
         )
-        self.screen.line(f"{what} for {where}: {neutralise(text_of(ev.get('text')))}")
+        self.screen.line(f"{what} for {where}: {neutralise(ev.text)}")
 
-    def _ev_notice(self, ev: dict[str, Any]) -> None:
-        sid = text_of(ev.get("session"))
+    def _ev_notice(self, ev: Event) -> None:
+        sid = ev.session
         prefix = f"[{neutralise(sid)}] " if sid else ""
-        self.screen.rows(self.screen.wrap(prefix + neutralise(text_of(ev.get("text"))), "rater"))
+        self.screen.rows(self.screen.wrap(prefix + neutralise(ev.text), "rater"))
 
-    def _ev_session_start(self, ev: dict[str, Any]) -> None:
+    def _ev_session_start(self, ev: Event) -> None:
         if self.show_all:
-            self.screen.line(
-                f"session {neutralise(text_of(ev.get('session')))} started "
-                f"({neutralise(text_of(ev.get('surface')))})"
-            )
-            if text_of(ev.get("boundary")):
-                self.screen.line(neutralise(text_of(ev.get("boundary"))))
+            self.screen.line(f"session {neutralise(ev.session)} started ({neutralise(ev.surface)})")
+            if ev.boundary:
+                self.screen.line(neutralise(ev.boundary))
 
-    def _ev_session_end(self, ev: dict[str, Any]) -> None:
-        sid = text_of(ev.get("session"))
+    def _ev_session_end(self, ev: Event) -> None:
+        sid = ev.session
         self.live.pop(sid, None)
         self.reached.discard(sid)
-        observation = text_of(ev.get("observation"))
+        observation = ev.observation
         if observation:
             self.screen.rows(
                 [
@@ -474,6 +454,22 @@ class Watcher:
             )
         elif self.show_all:
             self.screen.line(f"session {neutralise(sid)} ended")
+
+    #: How each kind of event is shown (an unknown kind is no event, see gatesh.events).
+    _show: Final[dict[Kind, Callable[[Watcher, Event], None]]] = {
+        Kind.ROUND: _ev_round,
+        Kind.DECISION: _ev_decision,
+        Kind.ESCALATION: _ev_escalation,
+        Kind.HALT: _ev_halt,
+        Kind.ANSWERED: _ev_answered,
+        Kind.EXPIRED: _ev_expired,
+        Kind.WITHDRAWN: _ev_withdrawn,
+        Kind.RESUMED: _ev_resumed,
+        Kind.MANDATE: _ev_mandate,
+        Kind.NOTICE: _ev_notice,
+        Kind.SESSION_START: _ev_session_start,
+        Kind.SESSION_END: _ev_session_end,
+    }
 
     # --- typed lines (main thread) ----------------------------------------------------------------
 

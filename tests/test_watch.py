@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from gatesh.prompt import CAUTIOUS_CHOICES, Prompt, entry_pattern, parse_answer, round_from
+from gatesh.events import round_from
+from gatesh.prompt import CAUTIOUS_CHOICES, Prompt, entry_pattern, parse_answer
 from gatesh.render import neutralise
 from gatesh.watch import Screen, Watcher
 

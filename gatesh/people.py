@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK, GateshError
@@ -24,6 +26,7 @@ from gatesh.render import neutralise
 
 __all__ = [
     "HUMAN_ONLY_HINT",
+    "HumanReply",
     "approve_main",
     "deny_main",
     "describe_refusal",
@@ -46,11 +49,48 @@ class HumanOpFailed(GateshError):
         self.refused = refused
 
 
-def describe_refusal(verb: str, reply: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class HumanReply:
+    """The daemon's reply to a human-only op, decoded once: the fields these verbs and the
+    watcher read (the rest of a reply, an undo's plan, is its own verb's)."""
+
+    ok: bool
+    refused: bool = False  # refused because of who asked (S9.5), not failed
+    error: str = ""
+    text: str = ""  # what a ruling did, in words
+    state: str = ""  # the pending record's state after a ruling
+    action: str = ""
+    session: str = ""
+    was_halted: bool = False
+    sessions: tuple[str, ...] = ()  # the sessions a mandate reached
+
+    @classmethod
+    def decode(cls, reply: Mapping[str, Any]) -> HumanReply:
+        """The reply in one decoded JSON object; an odd field is its default."""
+
+        def text(name: str) -> str:
+            value = reply.get(name)
+            return str(value) if value else ""
+
+        sessions = reply.get("sessions")
+        return cls(
+            ok=bool(reply.get("ok")),
+            refused=bool(reply.get("refused")),
+            error=text("error"),
+            text=reply["text"] if isinstance(reply.get("text"), str) else "",
+            state=text("state"),
+            action=text("action"),
+            session=text("session"),
+            was_halted=bool(reply.get("was_halted")),
+            sessions=tuple(str(x) for x in sessions) if isinstance(sessions, list) else (),
+        )
+
+
+def describe_refusal(verb: str, reply: HumanReply) -> str:
     """The person-facing text for a refused or failed human op (one paragraph)."""
-    error = neutralise(str(reply.get("error") or "the daemon gave no reason"))
+    error = neutralise(reply.error or "the daemon gave no reason")
     error = error[len("refused: ") :] if error.startswith("refused: ") else error
-    if reply.get("refused"):
+    if reply.refused:
         return f"gatesh {verb}: the gate refused this: {error}.\n{HUMAN_ONLY_HINT}"
     return f"gatesh {verb}: {error}"
 
@@ -70,15 +110,16 @@ def human_request(verb: str, message: dict[str, Any]) -> dict[str, Any]:
         raise HumanOpFailed(
             f"gatesh {verb}: the gate daemon could not be reached ({exc})"
         ) from None
-    if not reply.get("ok"):
-        raise HumanOpFailed(describe_refusal(verb, reply), refused=bool(reply.get("refused")))
+    decoded = HumanReply.decode(reply)
+    if not decoded.ok:
+        raise HumanOpFailed(describe_refusal(verb, decoded), refused=decoded.refused)
     return reply
 
 
 def _run(
     verb: str,
     message: dict[str, Any],
-    describe: Any,
+    describe: Callable[[HumanReply], str],
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
@@ -89,15 +130,15 @@ def _run(
     except HumanOpFailed as exc:
         err.write(f"{exc}\n")
         return EXIT_ERROR
-    out.write(describe(reply) + "\n")
+    out.write(describe(HumanReply.decode(reply)) + "\n")
     return EXIT_OK
 
 
-def ruling_text(verb: str, pending_id: str, reply: dict[str, Any]) -> str:
+def ruling_text(verb: str, pending_id: str, reply: HumanReply) -> str:
     """What an approve/deny reply means, in one line."""
-    if isinstance(reply.get("text"), str) and reply["text"]:
-        return f"{pending_id}: {neutralise(reply['text'])}"
-    state = reply.get("state") or reply.get("action") or "done"
+    if reply.text:
+        return f"{pending_id}: {neutralise(reply.text)}"
+    state = reply.state or reply.action or "done"
     if verb == "approve":
         return f"{pending_id}: approved ({state}); the waiting command runs now"
     return f"{pending_id}: denied ({state}); the agent is told a person refused it"
@@ -120,12 +161,11 @@ def mandate_main(argv: list[str]) -> int:
     if args.session:
         msg["session"] = args.session
 
-    def describe(reply: dict[str, Any]) -> str:
-        sessions = [neutralise(str(s)) for s in reply.get("sessions") or []]
+    def describe(reply: HumanReply) -> str:
         where = (
             f"session {args.session}"
             if args.session
-            else (f"every session ({len(sessions)} now, and those started later)")
+            else (f"every session ({len(reply.sessions)} now, and those started later)")
         )
         return f"mandate recorded for {where}: {neutralise(text)}"
 
@@ -165,9 +205,9 @@ def resume_main(argv: list[str]) -> int:
     parser.add_argument("session", help="the session id (shown by gatesh watch and gatesh status)")
     args = parser.parse_args(argv)
 
-    def describe(reply: dict[str, Any]) -> str:
-        sid = neutralise(str(reply.get("session") or args.session))
-        if reply.get("was_halted"):
+    def describe(reply: HumanReply) -> str:
+        sid = neutralise(reply.session or args.session)
+        if reply.was_halted:
             return f"session {sid} resumed: its commands are gated normally again"
         return f"session {sid} was not halted; nothing changed"
 

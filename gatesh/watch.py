@@ -35,6 +35,7 @@ from typing import Any, Final
 from gatesh._types import Round
 from gatesh.events import Event, Kind, decode, rounds_from, text_of
 from gatesh.negotiation import MAX_REJECTIONS_SINCE_PERSON
+from gatesh.people import HumanReply, describe_refusal, ruling_text
 from gatesh.prompt import (
     ALL_CHOICES,
     CAUTIOUS_CHOICES,
@@ -561,25 +562,24 @@ class Watcher:
             msg["session"] = session
         self._op(msg, "mandate", quiet=True)  # the mandate event says it was recorded
 
-    def _op(self, msg: dict[str, Any], verb: str, *, quiet: bool = False) -> dict[str, Any] | None:
+    def _op(self, msg: dict[str, Any], verb: str, *, quiet: bool = False) -> HumanReply | None:
         """Send a human op; print a refusal or failure. Returns the reply when accepted."""
-        from gatesh.people import describe_refusal, ruling_text
-
         msg = dict(msg)
         msg.setdefault("pid", self.pid)
-        reply = self.request(msg)
-        if reply is None:
+        raw = self.request(msg)
+        if raw is None:
             self.screen.line(
                 f"{verb}: the daemon could not be asked (connection lost); nothing changed"
             )
             return None
-        if not reply.get("ok"):
+        reply = HumanReply.decode(raw)
+        if not reply.ok:
             self.screen.line(describe_refusal(verb, reply).replace("gatesh ", "", 1))
             return None
         if not quiet:
             if verb in ("approve", "deny"):
                 self.screen.line(ruling_text(verb, text_of(msg.get("pending_id")), reply))
-            elif verb == "resume" and not reply.get("was_halted"):
+            elif verb == "resume" and not reply.was_halted:
                 self.screen.line(
                     f"session {neutralise(text_of(msg.get('session')))} was not halted"
                 )

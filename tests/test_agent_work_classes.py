@@ -133,3 +133,73 @@ def test_listed_files_opened_to_read_lose_nothing(tree: worktree.Scratch, cmd: s
 @pytest.mark.parametrize("cmd", LISTED_AND_WRITTEN)
 def test_listed_files_opened_to_write_are_stopped(tree: worktree.Scratch, cmd: str) -> None:
     _check(tree, cmd, allowed=False)
+
+
+# --- files on a mounted volume are the user's data, judged by their state ----------------------
+
+ON_A_VOLUME_RUN = (
+    # a WSL project on the Windows drive: nothing there exists in the tree the test decides in
+    "rm -f /mnt/c/python/cctrace/export/export_session.py && "
+    "cp /mnt/c/python/cctrace/export_claude_session.py /mnt/c/python/cctrace/export/",
+    "rm -rf /mnt/c/python/cctrace/claude_code_session_export",
+    "rm -f /media/bob/USB/old-notes.txt",
+    "rm -rf /mnt/data/project/build",
+)
+ON_A_VOLUME_STOPPED = (
+    "rm -rf /mnt/c",  # a mount point
+    "rm -rf /mnt/data",
+    "rm -rf /media/bob",
+    "rm -rf /mnt/c/Users",  # the Windows home folders
+    "rm -rf /mnt/c/Users/bob",
+    "rm -f /mnt/c/Windows/win.ini",  # the Windows system's own folders
+    "rm -rf '/mnt/c/Program Files/app'",
+    "rm -f /media/usb/x.txt",  # as deep as a mount point may be: still a system path
+)
+
+
+@pytest.mark.parametrize("cmd", ON_A_VOLUME_RUN)
+def test_a_volume_s_files_are_judged_by_their_state(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=True)
+
+
+@pytest.mark.parametrize("cmd", ON_A_VOLUME_STOPPED)
+def test_mount_points_and_windows_folders_stay_guarded(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=False)
+
+
+# --- a copy of a file that is not there writes nothing; an in-place edit makes a text unknown ---
+
+COPIES_RUN = (
+    # the source is absent when decided: cp fails, the run after `&&` never happens
+    "cp reproduce_issue.py reproduce_issue_real_user.py && "
+    "sed -i 's/user = SimpleLazyObject(get_user)/user = get_user()/' reproduce_issue_real_user.py"
+    " && python3 reproduce_issue_real_user.py",
+    "cp missing.py r.py; python3 r.py",
+    "cp src/app.py r2.py && python3 r2.py",
+    "echo 'print(1)' > r.py && python3 r.py",
+)
+EDITED_THEN_RUN = (
+    # a script of the tree or of this text, edited in place, then run: not the text gatesh read
+    "sed -i 's/echo deploying/rm -rf ~/' scripts/deploy.sh && ./scripts/deploy.sh",
+    "sed -i 's/echo deploying/rm -rf ~/' scripts/deploy.sh && sh scripts/deploy.sh",
+    "perl -pi -e 's/echo deploying/rm -rf ~/' scripts/deploy.sh && bash scripts/deploy.sh",
+    "sed -i \"s/return 2/__import__('shutil').rmtree('\\/home')/\" src/util.py && "
+    "python3 src/util.py",
+    "echo 'print(1)' > r.py && sed -i 's/print(1)/import os; os.system(\"rm -rf ~\")/' r.py && "
+    "python3 r.py",
+    "cp src/app.py r2.py && sed -i 's/return 1/import shutil; shutil.rmtree(\"\\/home\")/' r2.py"
+    " && python3 r2.py",
+    "echo 'test:' > mk && printf '\\tpytest\\n' >> mk && sed -i 's/pytest/rm -rf ~/' mk && make -f mk",
+    # a link follows what is written after it
+    "ln -s missing.py r.py && echo 'import os' > missing.py && python3 r.py",
+)
+
+
+@pytest.mark.parametrize("cmd", COPIES_RUN)
+def test_a_copy_of_nothing_runs_nothing(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=True)
+
+
+@pytest.mark.parametrize("cmd", EDITED_THEN_RUN)
+def test_a_script_edited_in_place_is_not_the_text_read(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=False)

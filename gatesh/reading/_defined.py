@@ -12,6 +12,7 @@ scripts as shell, a copy of a program as that program. Written but not known is 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import posixpath
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.grammar import parse
+from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs import PARSED_SHELLS
 
 from ._peel import head_of, shebang_head
@@ -57,7 +59,11 @@ _PATH_DIRS: Final = (
 )
 _COPIERS: Final = frozenset({"cp", "ln", "install", "mv", "rsync"})
 # Every program ``_record`` remembers a write of beside write redirections (keep the two in step).
-_RECORDERS: Final = _COPIERS | {"tee", "curl", "wget", "git", "tar", "gtar", "bsdtar", "unzip"}
+# Programs that rewrite the files they are given in place (with an option, or always: ed, ex).
+_IN_PLACE_EDITORS: Final = frozenset({"sed", "gsed", "perl", "ruby", "awk", "gawk", "ed", "ex"})
+_RECORDERS: Final = (
+    _COPIERS | _IN_PLACE_EDITORS | {"tee", "curl", "wget", "git", "tar", "gtar", "bsdtar", "unzip"}
+)
 _WHICH: Final = re.compile(
     r"^\"?\$\((?:which|command -v|type -p)\s+([\w.+-]+)\)\"?$|^`(?:which|command -v)\s+([\w.+-]+)`$"
 )
@@ -212,6 +218,12 @@ class DefinedReading:
         elif cmd.head in ("curl", "wget"):
             for value in _download_targets(cmd):
                 self._write(value, Written(why=f"downloaded by `{raw.raw.strip()[:60]}`"))
+        elif cmd.head in _IN_PLACE_EDITORS:
+            for path in _edited_in_place(cmd):
+                if self.written_at(path) is not None or os.path.isfile(self._resolve(path)):
+                    # what it holds now is the old text edited: not a text gatesh has read
+                    why = f"edited in place by `{raw.raw.strip()[:60]}`"
+                    self._write(path, Written(why=why))
         elif cmd.head == "git":
             folder = _clone_target(cmd)
             if folder:
@@ -292,7 +304,22 @@ class DefinedReading:
             path = posixpath.join(dest.text, name) if into else dest.text
             if into and not name:
                 continue
+            if cmd.head != "ln" and self._nothing_at(src):
+                # cp/mv/install of a file that is not there fails and writes nothing: the
+                # destination keeps what it held (a link, unlike a copy, follows a later write)
+                continue
             self._write(path, self._source_of(src))
+
+    def _nothing_at(self, src: Word) -> bool:
+        """Whether the static name ``src`` names nothing when the command is decided: not
+        written earlier in the text, not a program folder's file, no pattern, no file on disk,
+        and in no folder where another user may create it in between (``/tmp``)."""
+        if not src.static or any(ch in src.text for ch in "*?[") or not src.text:
+            return False
+        if self.written_at(src.text) is not None or src.text.startswith(_PROGRAM_DIRS):
+            return False
+        full = self._resolve(src.text)
+        return not os.path.lexists(full) and not others_may_create(full)
 
     def _source_of(self, src: Word) -> Written:
         if not src.static:
@@ -588,3 +615,55 @@ def _download_targets(cmd: SimpleCommand) -> list[str]:
             if name:
                 out.append(posixpath.join(folder, name) if folder else name)
     return out
+
+
+# Options whose value is a program text or a file of one, not a file the editor rewrites.
+_SCRIPT_OPTIONS: Final = {
+    "sed": frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"}),
+    "perl": frozenset({"-e", "-E", "-M", "-m", "-I", "-x"}),
+    "ruby": frozenset({"-e", "-r", "-I", "-C", "-x"}),
+    "awk": frozenset({"-f", "--file", "-v", "--assign", "-F", "-i", "--include", "-e"}),
+}
+
+
+def _edited_in_place(cmd: SimpleCommand) -> list[str]:
+    """The files ``cmd`` rewrites in place: ``sed -i``/``--in-place``, ``perl -i``/``-pi``,
+    ``ruby -i``, ``gawk -i inplace``, and the file ``ed``/``ex`` is given. Every static operand
+    that is not the program text counts (over-counting only makes a known text unknown)."""
+    head = {"gsed": "sed", "gawk": "awk"}.get(cmd.head, cmd.head)
+    words = [w.text for w in cmd.argv[1:] if w.static]
+    if head in ("ed", "ex"):
+        return [w for w in words if not w.startswith(("-", "+"))]
+    if head == "sed":
+        edits = any(
+            w.startswith("--in-place") or re.match(r"^-[nrsuEz]*i", w) is not None for w in words
+        )
+    elif head in ("perl", "ruby"):
+        edits = any(re.match(r"^-[a-zA-Z0-9]*i", w) is not None for w in words)
+    else:
+        edits = any(
+            w in ("-i", "--include") and nxt == "inplace" for w, nxt in itertools.pairwise(words)
+        ) or any(w in ("-iinplace", "--include=inplace") for w in words)
+    if not edits:
+        return []
+    takes = _SCRIPT_OPTIONS.get(head, frozenset())
+    operands: list[str] = []
+    has_script = False
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w == "--":
+            continue
+        if w in takes:
+            has_script = has_script or w in ("-e", "-E", "--expression", "-f", "--file")
+            skip = True
+            continue
+        if w.startswith("-"):
+            has_script = has_script or (head in ("perl", "ruby") and w.rstrip("e") != w)
+            continue
+        operands.append(w)
+    if not has_script and operands:
+        operands = operands[1:]  # the first operand is the program text
+    return operands

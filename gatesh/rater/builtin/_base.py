@@ -705,6 +705,9 @@ def scope_of(
             if any(part in BUILD_NAMES for part in rel.split("/")[1:]) and "/" in rel:
                 return Scope.BUILD, path
             return (Scope.HOME_TOP if "/" not in rel else Scope.HOME), path
+    mounted = _mounted_scope(low)
+    if mounted is not None:
+        return mounted, path
     for sysdir in SYSTEM_DIRS:
         if sysdir != "/" and (low + "/").startswith(sysdir + "/") and not low.startswith("/home/"):
             return Scope.SYSTEM, path
@@ -712,6 +715,43 @@ def scope_of(
         depth = low.count("/")
         return (Scope.HOME_ROOT if depth <= 2 else Scope.HOME), path
     return Scope.OUTSIDE, path
+
+
+# Where mounted volumes are put (a WSL drive at /mnt/c, a USB disk at /media/USER/LABEL): what is
+# on them is the user's data, judged by its state like a file outside the working tree; the mount
+# point itself stays a system folder. The number is the depth of the deepest folder that may be a
+# mount point (/media/LABEL, or /media/USER/LABEL as udisks mounts them): a path that deep is what
+# it was before, anything deeper lies on a volume.
+_MOUNT_ROOTS: Final = {"/mnt": 1, "/media": 2}
+# A WSL drive letter mount (/mnt/c): its Windows system folders are the machine's own, its Users
+# folder holds the Windows home folders.
+_WSL_DRIVE: Final = re.compile(r"^/mnt/[a-z](?=/|$)")
+_WINDOWS_SYSTEM: Final = frozenset(
+    {"windows", "program files", "program files (x86)", "programdata"}
+)
+
+
+def _mounted_scope(low: str) -> Scope | None:
+    """The scope of a (lower-cased, absolute) path on a mounted volume, or None for any other."""
+    for root, deepest in _MOUNT_ROOTS.items():
+        if low.startswith(root + "/"):
+            parts = low[len(root) + 1 :].split("/")
+            depth = deepest
+            break
+    else:
+        return None
+    if _WSL_DRIVE.match(low):
+        top = parts[1] if len(parts) > 1 else ""
+        if not top:
+            return Scope.SYSTEM_ROOT
+        if top in _WINDOWS_SYSTEM:
+            return Scope.SYSTEM
+        if top == "users":
+            return Scope.HOME_ROOT if len(parts) <= 3 else Scope.HOME
+        return Scope.OUTSIDE
+    if len(parts) == 1:
+        return Scope.SYSTEM_ROOT
+    return None if len(parts) <= depth else Scope.OUTSIDE
 
 
 def fold_home(path: str, home: str) -> str:

@@ -35,6 +35,7 @@ from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.deadline import DecisionPool
 from gatesh.daemon.limits import Flood
 from gatesh.daemon.sessions import Sessions
+from gatesh.events import Kind
 from gatesh.finish import Ruling
 from gatesh.negotiation import ObservationMemory
 from gatesh.pipeline import decide
@@ -280,11 +281,13 @@ class Events:
     def __init__(self) -> None:
         self.subscribers: set[Conn] = set()
 
-    def publish(self, event_kind: str, session: str | None = None, /, **fields: Any) -> None:
-        """Send one event to every subscriber; a subscriber too far behind is disconnected."""
+    def publish(self, kind: Kind, session: str | None = None, /, **fields: Any) -> None:
+        """Send one event to every subscriber; a subscriber too far behind is disconnected. The
+        fields are the wire's (see :mod:`gatesh.daemon.protocol`); a subscriber decodes them once
+        (:func:`gatesh.events.decode`)."""
         if not self.subscribers:
             return
-        event: dict[str, Any] = {"event": event_kind, "time": round(time.time(), 3)}
+        event: dict[str, Any] = {"event": kind.value, "time": round(time.time(), 3)}
         if session is not None:
             event["session"] = session
         event.update(fields)

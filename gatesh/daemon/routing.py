@@ -27,6 +27,7 @@ from gatesh.daemon import deciding, procs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import MAX_RUNS, Conn, Daemon, Run, cleaned, round_event
 from gatesh.daemon.sessions import Session
+from gatesh.events import Kind
 from gatesh.finish import (
     ALLOWING,
     Answer,
@@ -99,7 +100,7 @@ def _session(d: Daemon, conn: Conn, req: P.CheckRequest) -> tuple[Session, bool]
     sess, new = d.sessions.get(sid, anchor=anchor, surface=req.surface)
     if new:
         d.events.publish(
-            "session_start",
+            Kind.SESSION_START,
             sid,
             anchor=anchor[0] if anchor else None,
             surface=req.surface,
@@ -140,7 +141,7 @@ class _Checked:
         )
         notice = d.backends.health_notice()
         if notice:
-            d.events.publish("notice", sess.id, text=cleaned(notice))
+            d.events.publish(Kind.NOTICE, sess.id, text=cleaned(notice))
         return decision
 
     async def finish(self, decision: Decision, config: Config | None) -> dict[str, Any]:
@@ -242,7 +243,7 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
             audit=d.audit_pipe,
             why=why,
         )
-        d.events.publish("expired", p.session, pending_id=p.id, why=why)
+        d.events.publish(Kind.EXPIRED, p.session, pending_id=p.id, why=why)
     if timeout is None:
         try:
             timeout = float(d.backends.config_for("/").escalation.timeout_s)
@@ -254,7 +255,7 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
             expire_ask(
                 p, where=Where(p.session, None, p.cwd, "gatesh"), book=d.book, audit=d.audit_pipe
             )
-            d.events.publish("expired", p.session, pending_id=p.id)
+            d.events.publish(Kind.EXPIRED, p.session, pending_id=p.id)
 
 
 def approval_hold_s(done: Finished, *, ends_argument: bool, watched: bool) -> float:
@@ -314,7 +315,7 @@ def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: f
     if decision.action is Action.HALT:
         asked = p is not None
         d.events.publish(
-            "halt",
+            Kind.HALT,
             sess.id,
             cwd=fold_home(where.cwd),
             reason=fold_home(sess.state.halt_reason),
@@ -326,7 +327,7 @@ def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: f
     elif decision.action is Action.ESCALATE and p is not None:
         rounds = decision.rounds
         d.events.publish(
-            "escalation",
+            Kind.ESCALATION,
             sess.id,
             pending_id=p.id,
             kind=p.kind.value,
@@ -368,7 +369,7 @@ async def _wait(
             # The waiting command was interrupted (Ctrl-C, S10): nobody rules on it any more, the
             # session's other commands are decided at once, and the watchers are told.
             done = withdraw(p, where=where, book=d.book, audit=d.audit_pipe)
-            d.events.publish("withdrawn", sess.id, pending_id=p.id)
+            d.events.publish(Kind.WITHDRAWN, sess.id, pending_id=p.id)
             return done
     finally:
         d.waiting.pop(p.id, None)
@@ -376,7 +377,7 @@ async def _wait(
         p.decision = await deciding.snapshot_before(d, p, where, config)
     done = conclude(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
     if ruling is None:
-        d.events.publish("expired", sess.id, pending_id=p.id)
+        d.events.publish(Kind.EXPIRED, sess.id, pending_id=p.id)
     if not done.rerun:
         return done
     # `run anyway`: the halt keeps its audit line; the pipeline decides the command again and lets
@@ -529,7 +530,7 @@ def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) ->
     ):
         n = len(decision.rounds)
         d.events.publish(
-            "round",
+            Kind.ROUND,
             sess.id,
             cwd=where_cwd,
             number=n,
@@ -539,7 +540,7 @@ def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) ->
             counters=decision.counters,
         )
     d.events.publish(
-        "decision",
+        Kind.DECISION,
         sess.id,
         cwd=where_cwd,
         command=cleaned(decision.facts.text),
@@ -558,10 +559,10 @@ def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) ->
         snapshot=decision.snapshot,
     )
     if decision.notice and done.action is Action.ALLOW:
-        d.events.publish("notice", sess.id, text=cleaned(decision.notice))
+        d.events.publish(Kind.NOTICE, sess.id, text=cleaned(decision.notice))
     if done.undo_line:  # it ran because a snapshot holds what it loses (S17): the watcher sees it
         d.events.publish(
-            "notice", sess.id, text=cleaned(f"{done.undo_line}: `{decision.facts.text}`")
+            Kind.NOTICE, sess.id, text=cleaned(f"{done.undo_line}: `{decision.facts.text}`")
         )
 
 
@@ -580,7 +581,7 @@ def _publish_passed(
         passed=True,
     )
     d.events.publish(
-        "round",
+        Kind.ROUND,
         sess.id,
         cwd=fold_home(cwd),
         number=len(open_rounds) + 1,

@@ -42,6 +42,7 @@ from gatesh.daemon import deadline, limits, procs, routing, startup, verbs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.core import Channel, Conn, Daemon, Origin, PersonChannel, cleaned
+from gatesh.events import Kind
 from gatesh.negotiation import session_end_observation
 from gatesh.pending import OPEN, UNANSWERED
 from gatesh.reading import preload
@@ -309,7 +310,7 @@ async def op_register(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
         if shell is not None:
             sess.anchor_pid, sess.anchor_start = shell.pid, shell.start
     if new:
-        d.events.publish("session_start", sid, anchor=pid, surface=surface)
+        d.events.publish(Kind.SESSION_START, sid, anchor=pid, surface=surface)
     return {"session": sid, "shell": d.backends.shell}
 
 
@@ -351,7 +352,7 @@ def end_session(d: Daemon, sid: str) -> str | None:
             )
         if not d.events.watchers:
             d.unseen.append({"session": cleaned(sid), "observation": text, "counters": counters})
-    d.events.publish("session_end", sid, observation=text, counters=counters)
+    d.events.publish(Kind.SESSION_END, sid, observation=text, counters=counters)
     if not sess.state.halted:
         d.sessions.remove(sid)
     sess.ended = time.time()

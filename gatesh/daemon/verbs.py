@@ -18,6 +18,7 @@ from gatesh.audit import AuditError
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
 from gatesh.daemon.routing import reply, session_field
+from gatesh.events import Kind
 from gatesh.finish import Answer, Ruling, Where, offered
 from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
 from gatesh.pending import Pending, PendingKind, PendingState
@@ -77,7 +78,7 @@ async def withdrawn(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any
     async with sess.lock:
         where = Where(p.session, conn.pid, p.cwd, p.surface)
         done = withdraw(p, where=where, book=d.book, audit=d.audit_pipe)
-        d.events.publish("withdrawn", p.session, pending_id=p.id)
+        d.events.publish(Kind.WITHDRAWN, p.session, pending_id=p.id)
         return reply(d, sess, done, where) | {"state": p.state.value}
 
 
@@ -90,20 +91,20 @@ async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> dict[str, 
             raise AlreadyRuled(f"escalation {p.id} is already being refused (its wait has ended)")
         rule(p, ruling, state=None, where=where, book=d.book, audit=d.audit_pipe)
         future.set_result(ruling)
-        d.events.publish("answered", p.session, pending_id=p.id, answer=p.answer, by=p.by)
+        d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
         return {"pending_id": p.id, "state": p.state.value}
     if p.state is PendingState.ASKING:
         sess, _ = d.sessions.get(p.session)
         async with sess.lock:
             ruled = rule(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
-            d.events.publish("answered", p.session, pending_id=p.id, answer=p.answer, by=p.by)
+            d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
             if ruled.finished is None:
                 raise AlreadyRuled(f"escalation {p.id} could not be ruled on")
             shown = Where(p.session, conn.pid, p.cwd, p.surface)
             return reply(d, sess, ruled.finished, shown) | {"state": p.state.value}
     state = d.sessions.get(p.session)[0].state
     ruled = rule(p, ruling, state=state, where=where, book=d.book, audit=d.audit_pipe)
-    d.events.publish("answered", p.session, pending_id=p.id, answer=p.answer, by=p.by)
+    d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
     return {"pending_id": p.id, "state": p.state.value, "text": ruled.text}
 
 
@@ -131,7 +132,7 @@ async def mandate(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     known = bool(targets) and all(short in s.state.negotiation.user_messages() for s in targets)
     admitted = [s.id for s in targets if s.state.negotiation.admit_user_message(text, channel)]
     if not known:
-        d.events.publish("mandate", sid or None, text=cleaned(text), channel=channel)
+        d.events.publish(Kind.MANDATE, sid or None, text=cleaned(text), channel=channel)
     return {"sessions": [s.id for s in targets], "admitted": admitted, "channel": channel}
 
 
@@ -142,7 +143,7 @@ async def resume(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     was = sess.state.halted
     sess.state.resume()
     d.sessions.note_halt(sess)
-    d.events.publish("resumed", sid, by=conn.by)
+    d.events.publish(Kind.RESUMED, sid, by=conn.by)
     return {"session": sid, "was_halted": was}
 
 
@@ -166,7 +167,7 @@ async def undo(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     text = f"a person restored the files and refs of undo {shot_id} (`{done['command']}`)"
     if done.get("undone_by"):
         text += f"; undo {done['undone_by']} puts back what it replaced"
-    d.events.publish("notice", None, text=cleaned(text))
+    d.events.publish(Kind.NOTICE, None, text=cleaned(text))
     with contextlib.suppress(AuditError):
         d.audit_pipe.append(
             {

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gatesh.testing import jail
+from gatesh.testing._orders import WorldFacts
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +60,9 @@ def test_a_weakened_jail_fails_closed(spec: jail.JailSpec, hole: jail.Weakening)
 
 def test_a_row_needs_a_proof_of_its_own_spec(spec: jail.JailSpec) -> None:
     proof = jail.prove(spec)
-    job = jail.RowJob("true", "/bin/bash", "/bin/true", {}, "/", "/nonexistent", "/nonexistent", {})
+    job = jail.RowJob(
+        "true", "/bin/bash", "/bin/true", {}, "/", "/nonexistent", "/nonexistent", WorldFacts()
+    )
     forged = jail.Proof(spec=spec, facts={}, _seal=b"\0" * 32)
     with pytest.raises(jail.JailUnsafe, match="proved"):
         jail.run_row(forged, job)

@@ -22,7 +22,6 @@ JSON line on stdout):
 
 from __future__ import annotations
 
-import base64
 import ctypes
 import hashlib
 import json
@@ -33,13 +32,24 @@ import selectors
 import signal
 import socket
 import stat
-import struct
 import subprocess
 import sys
 import threading
 import time
-from typing import Any, Final
+from dataclasses import asdict, dataclass
+from typing import Final
 
+if __package__:  # imported on the host: gatesh.testing.jail reads its constants
+    from gatesh.testing import _changes, _loopback
+    from gatesh.testing._orders import Mode, NetPlan, WardenRequest
+else:  # run as a script in the outer jail: its siblings are bound beside it (python3 -I -S)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _changes  # type: ignore[import-not-found,no-redef]
+    import _loopback  # type: ignore[import-not-found,no-redef]
+    from _orders import Mode, NetPlan, WardenRequest  # type: ignore[import-not-found,no-redef]
+
+#: The files the warden imports beside it in the jail (bound there by the host).
+SIBLINGS: Final = ("_changes.py", "_loopback.py", "_orders.py")
 #: The uid and gid the warden (and the row) have from step 2 on.
 JAIL_ID: Final = 1000
 CLONE_NEWUSER: Final = 0x10000000
@@ -47,14 +57,8 @@ CLONE_NEWUSER: Final = 0x10000000
 WORLD: Final = "/run/world"
 #: The warden's own folder (outer tmpfs): generated /etc files, the trace.
 OWN: Final = "/run/w"
-#: Bytes kept per connection, per DNS name list, per stdout/stderr tail.
-MAX_CONN_BYTES: Final = 1 << 20
-MAX_RECORDED: Final = 8 << 20
+#: Bytes kept per stdout/stderr tail.
 TAIL_BYTES: Final = 16 << 10
-#: A connection that sends nothing for this long is closed (after a reply, for HTTP).
-IDLE_S: Final = 1.0
-#: Files larger than this are hashed on their first bytes only (the hash then says so).
-MAX_HASH_BYTES: Final = 64 << 20
 #: The memory watchdog's period and budget (resident memory of all the row's processes).
 WATCH_PERIOD_S: Final = 0.05
 #: How long what a row left running may go on after the row's own process exited.
@@ -62,8 +66,6 @@ SETTLE_S: Final = 1.0
 #: ... and at least this long, so a daemon a row signalled has finished stopping when it is looked
 #: at (gatesh's daemon stops within a few milliseconds of SIGTERM).
 SETTLE_MIN_S: Final = 0.1
-#: How many changed paths are reported (the count is always exact).
-MAX_CHANGES: Final = 20000
 #: Syscall failures that mean a write to the host or a limit, kept from the trace.
 TRACE_ERRORS: Final = re.compile(r"= -1 (EROFS|EACCES|EPERM|EAGAIN|ENOMEM|ENOSPC|EDQUOT|EFBIG) ")
 #: Signals the trace shows: the limits', and those that stop a process (a row's on the daemon).
@@ -71,8 +73,6 @@ TRACED_SIGNALS: Final = (
     "SIGXCPU", "SIGXFSZ", "SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGTERM",
     "SIGSTOP", "SIGTSTP", "SIGABRT", "SIGSEGV",
 )  # fmt: skip
-SMTP_PORTS: Final = frozenset({25, 465, 587, 2525})
-FTP_PORTS: Final = frozenset({21})
 
 
 def _log(text: str) -> None:
@@ -83,18 +83,17 @@ def _log(text: str) -> None:
 # --- step 1 and 2: sockets, then a user namespace without capabilities ------------------------------
 
 
-def _bind(request: dict[str, Any]) -> list[tuple[str, int, int]]:
+def _bind(net: NetPlan) -> list[tuple[str, int, int]]:
     """Every listening socket of the request: (kind, port, fd), inheritable across the exec."""
     bound = []
-    net = request.get("net") or {}
-    for port in net.get("tcp_ports", []):
+    for port in net.tcp_ports:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(("127.0.0.1", int(port)))
+        s.bind(("127.0.0.1", port))
         s.listen(64)
         s.set_inheritable(True)
-        bound.append(("tcp", int(port), s.detach()))
-    if net.get("dns"):
+        bound.append(("tcp", port, s.detach()))
+    if net.dns:
         u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         u.bind(("127.0.0.1", 53))
         u.set_inheritable(True)
@@ -123,374 +122,16 @@ def _enter_user_namespace() -> None:
 
 
 def phase_one() -> None:
-    request = json.loads(sys.stdin.read())
-    bound = _bind(request) if request.get("mode") == "row" else []
+    """Steps 1 and 2: decode the host's request, bind its sockets, drop every capability by
+    entering a nested user namespace, and re-execute with the request (and the sockets) kept."""
+    request = WardenRequest.from_json(json.loads(sys.stdin.read()))
+    bound = _bind(request.world.net) if request.mode is Mode.ROW else []
     _enter_user_namespace()
     fd = os.memfd_create("request", 0)
-    os.write(fd, json.dumps({**request, "bound": bound}).encode())
+    os.write(fd, json.dumps({**request.to_json(), "bound": bound}).encode())
     os.lseek(fd, 0, os.SEEK_SET)
     os.set_inheritable(fd, True)
     os.execv(sys.executable, [sys.executable, "-I", "-S", __file__, "--phase-two", str(fd)])
-
-
-# --- recorders ----------------------------------------------------------------------------------------
-
-
-class Records:
-    """What the loopback internet received: DNS names, connections' bytes, registry uploads."""
-
-    def __init__(self, registry_ports: set[int]) -> None:
-        self.lock = threading.Lock()
-        self.names: list[str] = []
-        self.conns: list[dict[str, Any]] = []
-        self.uploads: list[dict[str, Any]] = []
-        self.registry_ports = registry_ports
-        self.total = 0
-
-    def budget(self, n: int) -> int:
-        with self.lock:
-            n = max(0, min(n, MAX_RECORDED - self.total))
-            self.total += n
-            return n
-
-    def report(self) -> dict[str, Any]:
-        with self.lock:
-            return {
-                "dns": list(self.names),
-                "conns": [
-                    {**c, "data": base64.b64encode(bytes(c["data"])).decode()} for c in self.conns
-                ],
-                "uploads": [
-                    {**u, "body": base64.b64encode(bytes(u["body"])).decode()} for u in self.uploads
-                ],
-            }
-
-
-def _dns_answer(query: bytes, records: Records) -> bytes | None:
-    """The stub's answer: every A question gets 127.0.0.1; other types an empty NOERROR."""
-    if len(query) < 12:
-        return None
-    qid, flags, qdcount = struct.unpack("!HHH", query[:6])
-    if qdcount < 1:
-        return None
-    labels, i = [], 12
-    while i < len(query) and query[i] != 0:
-        n = query[i]
-        if n & 0xC0 or i + 1 + n > len(query):
-            return None
-        labels.append(query[i + 1 : i + 1 + n].decode("latin-1"))
-        i += 1 + n
-    if i + 5 > len(query):
-        return None
-    qtype = struct.unpack("!H", query[i + 1 : i + 3])[0]
-    question = query[12 : i + 5]
-    name = ".".join(labels)
-    with records.lock:
-        if len(records.names) < 10000:
-            records.names.append(name)
-    rd = flags & 0x0100
-    answers = b""
-    ancount = 0
-    if qtype == 1:
-        answers = b"\xc0\x0c" + struct.pack("!HHIH", 1, 1, 1, 4) + socket.inet_aton("127.0.0.1")
-        ancount = 1
-    header = struct.pack("!HHHHHH", qid, 0x8000 | 0x0400 | rd | 0x0080, 1, ancount, 0, 0)
-    return header + question + answers
-
-
-def _serve_dns_udp(sock: socket.socket, records: Records) -> None:
-    while True:
-        try:
-            data, peer = sock.recvfrom(4096)
-        except OSError:
-            return
-        answer = _dns_answer(data, records)
-        if answer is not None:
-            try:
-                sock.sendto(answer, peer)
-            except OSError:
-                pass
-
-
-def _read_some(conn: socket.socket, timeout: float) -> bytes:
-    ready, _, _ = select.select([conn], [], [], timeout)
-    if not ready:
-        return b""
-    try:
-        return conn.recv(65536) or b"\0EOF"
-    except OSError:
-        return b"\0EOF"
-
-
-_HTTP_START: Final = re.compile(
-    rb"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\S+) HTTP/1\.[01]\r?\n"
-)
-
-
-def _handle(conn: socket.socket, port: int, records: Records) -> None:
-    """Record what one connection sends; speak just enough HTTP, SMTP or FTP to receive a body."""
-    entry: dict[str, Any] = {"port": port, "data": bytearray(), "truncated": False}
-    with records.lock:
-        if len(records.conns) >= 2000:
-            conn.close()
-            return
-        records.conns.append(entry)
-    data: bytearray = entry["data"]
-
-    def take(chunk: bytes) -> None:
-        keep = records.budget(min(len(chunk), MAX_CONN_BYTES - len(data)))
-        with records.lock:
-            data.extend(chunk[:keep])
-            if keep < len(chunk):
-                entry["truncated"] = True
-
-    try:
-        if port in SMTP_PORTS:
-            conn.sendall(b"220 mail.example ESMTP\r\n")
-            _smtp(conn, take)
-        elif port in FTP_PORTS:
-            conn.sendall(b"220 ftp.example\r\n")
-            _line_replies(conn, take, b"331 more\r\n")
-        else:
-            _http_or_raw(conn, port, take, records)
-    except OSError:
-        pass
-    finally:
-        conn.close()
-
-
-def _smtp(conn: socket.socket, take: Any) -> None:
-    buffer, in_data = b"", False
-    while True:
-        chunk = _read_some(conn, IDLE_S)
-        if not chunk or chunk == b"\0EOF":
-            return
-        take(chunk)
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            if in_data:
-                if line.rstrip(b"\r") == b".":
-                    in_data = False
-                    conn.sendall(b"250 queued\r\n")
-                continue
-            verb = line[:4].upper()
-            if verb == b"DATA":
-                in_data = True
-                conn.sendall(b"354 go on\r\n")
-            elif verb == b"QUIT":
-                conn.sendall(b"221 bye\r\n")
-                return
-            else:
-                conn.sendall(b"250 ok\r\n")
-
-
-def _line_replies(conn: socket.socket, take: Any, reply: bytes) -> None:
-    while True:
-        chunk = _read_some(conn, IDLE_S)
-        if not chunk or chunk == b"\0EOF":
-            return
-        take(chunk)
-        for _ in range(chunk.count(b"\n")):
-            conn.sendall(reply)
-
-
-def _http_or_raw(conn: socket.socket, port: int, take: Any, records: Records) -> None:
-    head = b""
-    while True:
-        chunk = _read_some(conn, IDLE_S)
-        if not chunk or chunk == b"\0EOF":
-            return
-        take(chunk)
-        head += chunk
-        if not _HTTP_START.match(head[:4096]) and len(head) >= 8:
-            # Not HTTP: keep recording until the peer is done.
-            while True:
-                chunk = _read_some(conn, IDLE_S)
-                if not chunk or chunk == b"\0EOF":
-                    return
-                take(chunk)
-        if b"\r\n\r\n" in head or len(head) > 65536:
-            break
-    match = _HTTP_START.match(head)
-    method = match.group(1).decode() if match else "?"
-    path = match.group(2).decode("latin-1") if match else "?"
-    headers, _, body = head.partition(b"\r\n\r\n")
-    lower = headers.lower()
-    if b"expect: 100-continue" in lower:
-        conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-    length_match = re.search(rb"content-length:\s*(\d+)", lower)
-    chunked = b"transfer-encoding: chunked" in lower
-    want = int(length_match.group(1)) if length_match else 0
-    body_buf = bytearray(body)
-    while (chunked and not body_buf.endswith(b"0\r\n\r\n")) or (
-        not chunked and len(body_buf) < want
-    ):
-        chunk = _read_some(conn, IDLE_S)
-        if not chunk or chunk == b"\0EOF":
-            break
-        take(chunk)
-        if len(body_buf) < MAX_CONN_BYTES:
-            body_buf.extend(chunk)
-    if port in records.registry_ports and method in ("PUT", "POST", "PATCH"):
-        with records.lock:
-            records.uploads.append(
-                {"port": port, "method": method, "path": path, "body": bytes(body_buf)}
-            )
-    reply = b"{}"
-    conn.sendall(
-        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
-        + f"Content-Length: {len(reply)}\r\n\r\n".encode()
-        + reply
-    )
-
-
-def _serve_tcp(sock: socket.socket, port: int, records: Records, dns: bool = False) -> None:
-    while True:
-        try:
-            conn, _ = sock.accept()
-        except OSError:
-            return
-        target = _handle_dns_tcp if dns else _handle
-        threading.Thread(target=target, args=(conn, port, records), daemon=True).start()
-
-
-def _handle_dns_tcp(conn: socket.socket, port: int, records: Records) -> None:
-    try:
-        conn.settimeout(IDLE_S)
-        size = conn.recv(2)
-        if len(size) == 2:
-            query = conn.recv(struct.unpack("!H", size)[0])
-            answer = _dns_answer(query, records)
-            if answer is not None:
-                conn.sendall(struct.pack("!H", len(answer)) + answer)
-    except OSError:
-        pass
-    finally:
-        conn.close()
-
-
-def start_recorders(bound: list[list[Any]], registry_ports: set[int]) -> Records:
-    records = Records(registry_ports)
-    for kind, port, fd in bound:
-        if kind == "dns-udp":
-            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, fileno=fd)
-            threading.Thread(target=_serve_dns_udp, args=(sock, records), daemon=True).start()
-        else:
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, fileno=fd)
-            threading.Thread(
-                target=_serve_tcp, args=(sock, port, records, kind == "dns-tcp"), daemon=True
-            ).start()
-    return records
-
-
-# --- the world: snapshots and differences ---------------------------------------------------------
-
-
-Entry = tuple[str, int, str, str, int, int, str]  # type, size, mtime, ctime, inode, mode, link
-#: find's -printf fields per path, NUL-separated (any byte but NUL may appear in a name or target).
-_FIND_FIELDS: Final = ("%y", "%s", "%T@", "%C@", "%i", "%m", "%l", "%P")
-
-
-def snapshot(root: str) -> dict[str, Entry]:
-    """Every path under ``root`` (relative) with what identifies its state; symlinks not followed.
-
-    ``find`` walks (a C walk: a Python one costs ~0.1 s more per snapshot of the world's 11,000
-    paths); the change time cannot be set by a program, so a write always shows."""
-    fmt = "\\0".join(_FIND_FIELDS) + "\\0"
-    proc = subprocess.run(
-        ["find", root, "-mindepth", "1", "-printf", fmt], capture_output=True, check=False
-    )
-    fields = proc.stdout.split(b"\0")
-    out: dict[str, Entry] = {}
-    n = len(_FIND_FIELDS)
-    for i in range(0, len(fields) - n + 1, n):
-        kind, size, mtime, ctime, ino, mode, link, rel = fields[i : i + n]
-        k = kind.decode()
-        out[os.fsdecode(rel)] = (
-            k if k in ("f", "d", "l") else "o",
-            int(size),
-            mtime.decode(),
-            ctime.decode(),
-            int(ino),
-            int(mode, 8),
-            os.fsdecode(link),
-        )
-    return out
-
-
-def file_hash(path: str, prefix: int | None = None) -> str | None:
-    """sha256 of the file (or of its first ``prefix`` bytes); None when it cannot be read."""
-    h = hashlib.sha256()
-    limit = MAX_HASH_BYTES if prefix is None else min(prefix, MAX_HASH_BYTES)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        left = limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            h.update(chunk)
-            left -= len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return h.hexdigest()
-
-
-def ready_hashes(
-    root: str, snap: dict[str, Entry], manifest: dict[str, list[Any]]
-) -> dict[str, str | None]:
-    """The content hash of every file at ready: the template's where size and mtime are unchanged,
-    read now for the few the warm-up wrote."""
-    out: dict[str, str | None] = {}
-    for rel, entry in snap.items():
-        if entry[0] != "f":
-            continue
-        seed = manifest.get(rel)
-        same_second = seed is not None and int(float(entry[2])) == seed[2]
-        if seed and seed[0] == "f" and seed[1] == entry[1] and same_second:
-            out[rel] = seed[4]
-        else:
-            out[rel] = file_hash(os.path.join(root, rel))
-    return out
-
-
-def differences(
-    root: str, before: dict[str, Entry], hashes: dict[str, str | None], after: dict[str, Entry]
-) -> dict[str, Any]:
-    changes = []
-    for rel in sorted(before.keys() | after.keys()):
-        b, a = before.get(rel), after.get(rel)
-        if b == a:
-            continue
-        item: dict[str, Any] = {"path": rel}
-        if a is None:
-            assert b is not None
-            item.update(kind="removed", before_type=b[0], before_size=b[1])
-            item["before_sha256"] = hashes.get(rel)
-        else:
-            item.update(kind="added" if b is None else "changed", type=a[0], size=a[1], mode=a[5])
-            if a[0] == "l":
-                item["link"] = a[6]
-            if b is not None:
-                item.update(before_type=b[0], before_size=b[1], before_sha256=hashes.get(rel))
-            if a[0] == "f":
-                path = os.path.join(root, rel)
-                item["sha256"] = file_hash(path)
-                if b is not None and b[0] == "f" and a[1] >= b[1]:
-                    item["prefix_sha256"] = file_hash(path, b[1])
-                if b is not None and b[0] == "f" and item["sha256"] == hashes.get(rel):
-                    if a[5] == b[5]:
-                        continue  # same bytes, same mode: nothing a reader would call a change
-        changes.append(item)
-    return {"count": len(changes), "changes": changes[:MAX_CHANGES]}
 
 
 # --- the inner jail's processes ---------------------------------------------------------------------
@@ -519,7 +160,31 @@ def descendants(root: int, parents: dict[int, int]) -> set[int]:
     return out
 
 
-def jail_processes() -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Proc:
+    """A process of the inner jail: its pid here and there (``inner``), its start time (with the
+    pid, its identity), its command line and resident bytes."""
+
+    pid: int
+    inner: int
+    start: int
+    argv: tuple[str, ...]
+    rss: int
+
+
+@dataclass(frozen=True)
+class DaemonProc:
+    """A gatesh daemon of the inner jail, as the report names it (``env_sha256``: a hash of its
+    environment, so a row that restarted it with other settings shows)."""
+
+    pid: int
+    start: int
+    argv: tuple[str, ...]
+    exe: str
+    env_sha256: str
+
+
+def jail_processes() -> list[Proc]:
     """Processes of this warden's inner jail: pid here, pid there, start time, command line,
     resident bytes. Only the warden's own descendants count, in a PID namespace below this /proc:
     a jail whose PID namespace is the host's (a weakened one, in the instrument's tests) sees
@@ -548,22 +213,20 @@ def jail_processes() -> list[dict[str, Any]]:
             continue
         stat_text = _read(f"/proc/{pid}/stat").decode("utf-8", "replace")
         stat_fields = stat_text.rpartition(")")[2].split()
+        argv = _read(f"/proc/{pid}/cmdline").split(b"\0")[:-1]
         out.append(
-            {
-                "pid": pid,
-                "inner": int(nspid[-1]),
-                "start": int(stat_fields[19]) if len(stat_fields) > 19 else 0,
-                "argv": [
-                    a.decode("utf-8", "replace")
-                    for a in _read(f"/proc/{pid}/cmdline").split(b"\0")[:-1]
-                ],
-                "rss": int(rss_kb) * 1024,
-            }
+            Proc(
+                pid=pid,
+                inner=int(nspid[-1]),
+                start=int(stat_fields[19]) if len(stat_fields) > 19 else 0,
+                argv=tuple(a.decode("utf-8", "replace") for a in argv),
+                rss=int(rss_kb) * 1024,
+            )
         )
     return out
 
 
-def is_daemon(argv: list[str]) -> bool:
+def is_daemon(argv: tuple[str, ...] | list[str]) -> bool:
     """A gatesh daemon's command line: the word ``daemon`` right after ``gatesh`` (``-m gatesh``,
     a launcher's path, or the name a client hands the interpreter it starts the daemon on) or
     after the ``-c`` code of gatesh's entry point, options allowed after it (``--foreground``)."""
@@ -576,135 +239,29 @@ def is_daemon(argv: list[str]) -> bool:
     return False
 
 
-def daemon_view(procs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def daemon_view(procs: list[Proc]) -> list[DaemonProc]:
+    """The gatesh daemons among ``procs``."""
     out = []
     for p in procs:
-        if is_daemon(p["argv"]):
-            env = _read(f"/proc/{p['pid']}/environ")
+        if is_daemon(p.argv):
+            env = _read(f"/proc/{p.pid}/environ")
             exe = ""
             try:
-                exe = os.readlink(f"/proc/{p['pid']}/exe")
+                exe = os.readlink(f"/proc/{p.pid}/exe")
             except OSError:
                 pass
-            out.append(
-                {
-                    "pid": p["pid"],
-                    "start": p["start"],
-                    "argv": p["argv"],
-                    "exe": exe,
-                    "env_sha256": hashlib.sha256(env).hexdigest(),
-                }
-            )
+            out.append(DaemonProc(p.pid, p.start, p.argv, exe, hashlib.sha256(env).hexdigest()))
     return out
 
 
-def kill_inner(procs: list[dict[str, Any]]) -> None:
+def kill_inner(procs: list[Proc]) -> None:
     """SIGKILL the inner jail's init (pid 1 there): the kernel then kills its whole namespace."""
     for p in procs:
-        if p["inner"] == 1:
+        if p.inner == 1:
             try:
-                os.kill(p["pid"], signal.SIGKILL)
+                os.kill(p.pid, signal.SIGKILL)
             except OSError:
                 pass
-
-
-# --- git facts --------------------------------------------------------------------------------------
-
-
-_GIT_ENV: Final = {
-    "PATH": "/usr/bin:/bin",
-    "HOME": "/nonexistent",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_TERMINAL_PROMPT": "0",
-    "LC_ALL": "C",
-}
-# Plumbing only, with every configurable program switched off: the repository may have been
-# rewritten by the row, and reading it must run nothing it names.
-_GIT_SAFE: Final = (
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "safe.directory=*",
-    "-c",
-    "core.untrackedCache=false",
-)
-
-
-def _git(repo: str, *args: str, data: bytes | None = None) -> tuple[int, bytes]:
-    try:
-        proc = subprocess.run(
-            ["git", *_GIT_SAFE, "--git-dir", repo, *args],
-            input=data,
-            capture_output=True,
-            env=_GIT_ENV,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return -1, b""
-    return proc.returncode, proc.stdout
-
-
-def _git_dir(path: str) -> str | None:
-    """The git folder of a working tree or a bare repository at ``path``, if it still is one."""
-    for candidate in (os.path.join(path, ".git"), path):
-        if os.path.isfile(os.path.join(candidate, "HEAD")) and not os.path.islink(candidate):
-            return candidate
-    return None
-
-
-def git_facts(request: dict[str, Any]) -> dict[str, Any]:
-    """Refs of the repository and the remote, and which of the seed's objects are still reachable
-    from any ref of either (reflogs do not count: a person would need to know where to look)."""
-    out: dict[str, Any] = {}
-    asked: list[str] = list(request.get("objects", []))
-    reachable: set[str] = set()
-    for key in ("repo", "remote"):
-        path = os.path.join(WORLD, request[key])
-        gd = _git_dir(path)
-        refs: dict[str, str] = {}
-        if gd is not None:
-            code, text = _git(gd, "for-each-ref", "--format=%(objectname) %(refname)")
-            if code == 0:
-                for line in text.decode("utf-8", "replace").splitlines():
-                    sha, _, ref = line.partition(" ")
-                    refs[ref] = sha
-            code, text = _git(gd, "rev-list", "--objects", "--all")
-            if code == 0:
-                reachable.update(line.split(" ", 1)[0] for line in text.decode().splitlines())
-        out[key] = {"exists": gd is not None, "refs": refs}
-    out["reachable"] = {sha: sha in reachable for sha in asked}
-    # Remote refs the seed had: is the old tip an ancestor of the new one (a fast-forward)?
-    remote_gd = _git_dir(os.path.join(WORLD, request["remote"]))
-    ancestry: dict[str, bool] = {}
-    remote_refs = out["remote"]["refs"]
-    for ref, old in (request.get("remote_refs") or {}).items():
-        new = remote_refs.get(ref)
-        if new is None or remote_gd is None:
-            continue
-        if new == old:
-            ancestry[ref] = True
-        else:
-            code, _ = _git(remote_gd, "merge-base", "--is-ancestor", old, new)
-            ancestry[ref] = code == 0
-    out["remote_fast_forward"] = ancestry
-    # What the remote holds that the seed's remote did not: its text, for the canary search.
-    new_text = b""
-    if remote_gd is not None and remote_refs != (request.get("remote_refs") or {}):
-        code, listing = _git(remote_gd, "cat-file", "--batch-all-objects", "--batch-check")
-        seen = set(request.get("remote_objects", []))
-        fresh = [
-            line.split()[0]
-            for line in listing.decode().splitlines()
-            if line and line.split()[0] not in seen
-        ]
-        if fresh:
-            code, blob = _git(remote_gd, "cat-file", "--batch", data="\n".join(fresh).encode())
-            new_text = blob[:MAX_CONN_BYTES]
-    out["remote_new"] = base64.b64encode(new_text).decode()
-    return out
 
 
 # --- the trace ------------------------------------------------------------------------------------
@@ -770,23 +327,25 @@ class Tail:
         return bytes(self.buf[-TAIL_BYTES:]).decode("utf-8", "replace")
 
 
-def _write_etc(request: dict[str, Any]) -> None:
+def _write_etc(request: WardenRequest) -> None:
     os.makedirs(f"{OWN}/etc", exist_ok=True)
-    for name, text in (request.get("etc") or {}).items():
+    for name, text in request.etc.items():
         with open(f"{OWN}/etc/{name}", "w", encoding="utf-8") as f:
             f.write(text)
 
 
-def run_probe(request: dict[str, Any]) -> dict[str, Any]:
-    for folder in request.get("world_dirs", []):
+def run_probe(request: WardenRequest) -> dict[str, object]:
+    """The probe's report: the inner jail's facts as :mod:`_inside` found them, and how many
+    processes it left running (killed with the jail's init)."""
+    for folder in request.world_dirs:
         os.makedirs(os.path.join(WORLD, folder), mode=0o700, exist_ok=True)
-    argv = [*request["inner_argv"], *request["program"], "probe"]
+    argv = [*request.inner_argv, *request.program, "probe"]
     try:
         proc = subprocess.run(
             argv,
-            input=json.dumps(request["inside"]).encode(),
+            input=json.dumps(request.inside).encode(),
             capture_output=True,
-            timeout=request["timeout_s"],
+            timeout=request.timeout_s,
         )
     except subprocess.TimeoutExpired:
         kill_inner(jail_processes())
@@ -805,14 +364,14 @@ def run_probe(request: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True, "facts": facts, "left_running": len(procs)}
 
 
-def _unpack(request: dict[str, Any]) -> None:
+def _unpack(request: WardenRequest) -> None:
     os.makedirs(WORLD, exist_ok=True)
     subprocess.run(
-        ["tar", "-xpf", request["template"], "-C", WORLD, "--delay-directory-restore"],
+        ["tar", "-xpf", request.template, "-C", WORLD, "--delay-directory-restore"],
         check=True,
         capture_output=True,
     )
-    for folder in request.get("world_dirs", []):
+    for folder in request.world_dirs:
         os.makedirs(os.path.join(WORLD, folder), mode=0o700, exist_ok=True)
 
 
@@ -827,15 +386,15 @@ def _fill() -> dict[str, list[int]]:
     return out
 
 
-def _inner_fill(procs: list[dict[str, Any]], points: list[str]) -> dict[str, list[int]]:
+def _inner_fill(procs: list[Proc], points: tuple[str, ...]) -> dict[str, list[int]]:
     """Free and total bytes of the inner jail's own tmpfs folders, seen through its init's root."""
     out: dict[str, list[int]] = {}
-    init = next((p for p in procs if p["inner"] == 1), None)
+    init = next((p for p in procs if p.inner == 1), None)
     if init is None:
         return out
     for point in points:
         try:
-            st = os.statvfs(f"/proc/{init['pid']}/root{point}")
+            st = os.statvfs(f"/proc/{init.pid}/root{point}")
             out[point] = [st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize]
         except OSError:
             pass
@@ -859,8 +418,10 @@ def _small_text(path: str) -> str | None:
         os.close(fd)
 
 
-def _audit_since(path: str, offset: int) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _audit_since(path: str, offset: int) -> list[dict[str, object]]:
+    """The report's ``audit`` part: the fields the harness reads of each record written since
+    ``offset`` (the first 200)."""
+    out: list[dict[str, object]] = []
     try:
         with open(path, "rb") as f:
             f.seek(offset)
@@ -879,7 +440,7 @@ def _audit_since(path: str, offset: int) -> list[dict[str, Any]]:
     return out
 
 
-def _strace(request: dict[str, Any], trace_path: str) -> list[str]:
+def _strace(request: WardenRequest, trace_path: str) -> list[str]:
     """strace as the warden runs it: the listed calls' failures and the listed signals, with
     timestamps, paths of file descriptors, and all of the jail's processes."""
     return [
@@ -893,7 +454,7 @@ def _strace(request: dict[str, Any], trace_path: str) -> list[str]:
         "-s",
         "512",
         "-e",
-        "trace=" + ",".join(request["trace_syscalls"]),
+        "trace=" + ",".join(request.trace_syscalls),
         "-e",
         "signal=" + ",".join(TRACED_SIGNALS),
         "-o",
@@ -906,22 +467,23 @@ class RowRun:
     """One row in the inner jail, its steps numbered in :meth:`run`. The report says what
     happened; the host judges it."""
 
-    def __init__(self, request: dict[str, Any], records: Records) -> None:
+    def __init__(self, request: WardenRequest, records: _loopback.Records) -> None:
         self.request = request
         self.records = records
         self.times: dict[str, float] = {}
         self.trace_path = f"{OWN}/trace"
-        self.daemons: dict[tuple[int, int], dict[str, Any]] = {}
+        self.daemons: dict[tuple[int, int], DaemonProc] = {}
         self.memory_kill = False
         self.peak = 0  # the most processes of the row seen at once
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> dict[str, object]:
+        """The row's report (steps 1-6), encoded once here for the host."""
         t0 = time.monotonic()
         _unpack(self.request)
         self.times["unpack"] = time.monotonic() - t0
         # 1. Start the inner jail: the first program there warms up (the daemon starts).
         self._start()
-        said = self._next_status(time.monotonic() + self.request["warmup_timeout_s"])
+        said = self._next_status(time.monotonic() + self.request.warmup_timeout_s)
         self.times["warmup"] = time.monotonic() - t0 - self.times["unpack"]
         if said is None or said[0] != "ready":
             kill_inner(jail_processes())
@@ -929,19 +491,19 @@ class RowRun:
             return {"ok": False, "error": "the warm-up did not finish", **self._tails()}
         # 2. The snapshot the row is judged against: the world, its hashes, the daemon, the audit.
         t1 = time.monotonic()
-        with open(self.request["manifest"], encoding="utf-8") as f:
+        with open(self.request.manifest, encoding="utf-8") as f:
             manifest = json.load(f)["files"]
-        before = snapshot(WORLD)
-        hashes = ready_hashes(WORLD, before, manifest)
+        before = _changes.snapshot(WORLD)
+        hashes = _changes.ready_hashes(WORLD, before, manifest)
         daemons_before = daemon_view(jail_processes())
-        self.daemons = {(d["pid"], d["start"]): d for d in daemons_before}
-        audit_path = os.path.join(WORLD, self.request["audit_log"])
+        self.daemons = {(d.pid, d.start): d for d in daemons_before}
+        audit_path = os.path.join(WORLD, self.request.world.audit_log)
         audit_offset = os.path.getsize(audit_path) if os.path.exists(audit_path) else 0
         self.times["snapshot"] = time.monotonic() - t1
         # 3. Go, and watch until the row exits or the clock runs out; 4. let what it left settle.
         go_wall, go = time.time(), time.monotonic()
         os.write(self.control_w, b"g")
-        deadline = go + self.request["timeout_s"]
+        deadline = go + self.request.timeout_s
         exit_info = self._watch(deadline)
         timed_out = exit_info is None and not self.memory_kill and time.monotonic() >= deadline
         self._settle(deadline)
@@ -950,7 +512,7 @@ class RowRun:
         procs = jail_processes()
         daemons_after = daemon_view(procs)
         self._note_daemons(daemons_after)
-        inner_fill = _inner_fill(procs, self.request.get("inner_tmpfs", []))
+        inner_fill = _inner_fill(procs, self.request.inner_tmpfs)
         kill_inner(procs)
         try:
             self.proc.wait(timeout=10)
@@ -960,7 +522,7 @@ class RowRun:
         time.sleep(0.05)  # connections the kill closed are recorded
         # 6. What changed, received and failed.
         t4 = time.monotonic()
-        report = {
+        report: dict[str, object] = {
             "ok": True,
             "warmup": said[1],
             "exit": exit_info or {},
@@ -968,23 +530,23 @@ class RowRun:
             "memory_kill": self.memory_kill,
             "peak_processes": self.peak,
             **self._tails(),
-            "fs": differences(WORLD, before, hashes, snapshot(WORLD)),
-            "git": git_facts(self.request["git"]),
+            "fs": _changes.differences(WORLD, before, hashes, _changes.snapshot(WORLD)),
+            "git": _changes.git_facts(WORLD, self.request.world.git),
             "daemon": {
-                "before": daemons_before,
-                "after": daemons_after,
-                "seen": list(self.daemons.values()),
+                "before": [asdict(d) for d in daemons_before],
+                "after": [asdict(d) for d in daemons_after],
+                "seen": [asdict(d) for d in self.daemons.values()],
             },
-            "net": self.records.report(),
+            "net": self.records.to_json(),
             "trace": trace_lines(self.trace_path, go_wall, {pid for pid, _ in self.daemons}),
             "fill": {**_fill(), **inner_fill},
             "audit": _audit_since(audit_path, audit_offset),
             "texts": {
-                p: _small_text(os.path.join(WORLD, p)) for p in self.request.get("read_after", [])
+                p: _small_text(os.path.join(WORLD, p)) for p in self.request.world.read_after
             },
         }
         self.times["judge_facts"] = time.monotonic() - t4
-        report["times"] = self.times
+        report["times"] = dict(self.times)
         return report
 
     def _start(self) -> None:
@@ -996,8 +558,8 @@ class RowRun:
         err_r, err_w = os.pipe()
         argv = [
             *_strace(self.request, self.trace_path),
-            *self.request["inner_argv"],
-            *self.request["program"],
+            *self.request.inner_argv,
+            *self.request.program,
             "row",
             str(control_r),
             str(status_w),
@@ -1006,7 +568,7 @@ class RowRun:
             argv, stdin=subprocess.PIPE, stdout=out_w, stderr=err_w, pass_fds=(control_r, status_w)
         )
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(self.request["inside"]).encode())
+        self.proc.stdin.write(json.dumps(self.request.inside).encode())
         self.proc.stdin.close()
         for fd in (control_r, status_w, out_w, err_w):
             os.close(fd)
@@ -1016,7 +578,7 @@ class RowRun:
     def _tails(self) -> dict[str, str]:
         return {"stdout": self.out_tail.text(), "stderr": self.err_tail.text()}
 
-    def _next_status(self, deadline: float) -> tuple[str, dict[str, Any]] | None:
+    def _next_status(self, deadline: float) -> tuple[str, dict[str, object]] | None:
         """The next ``WORD JSON`` line of the first program; None when it is gone or too late."""
         line = b""
         while not line.endswith(b"\n"):
@@ -1033,23 +595,23 @@ class RowRun:
         word, _, rest = line.decode().strip().partition(" ")
         return word, json.loads(rest or "{}")
 
-    def _note_daemons(self, daemons: list[dict[str, Any]]) -> None:
+    def _note_daemons(self, daemons: list[DaemonProc]) -> None:
         for d in daemons:
-            self.daemons.setdefault((d["pid"], d["start"]), d)
+            self.daemons.setdefault((d.pid, d.start), d)
 
-    def _row_processes(self, procs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _row_processes(self, procs: list[Proc]) -> list[Proc]:
         """The row's processes: not the jail's PID 1, its first program or a daemon."""
         self._note_daemons(daemon_view(procs))
-        mine = [p for p in procs if p["inner"] > 2 and (p["pid"], p["start"]) not in self.daemons]
+        mine = [p for p in procs if p.inner > 2 and (p.pid, p.start) not in self.daemons]
         self.peak = max(self.peak, len(mine))
         return mine
 
-    def _over_budget(self, procs: list[dict[str, Any]]) -> bool:
-        if sum(p["rss"] for p in procs) > self.request["memory_bytes"]:
+    def _over_budget(self, procs: list[Proc]) -> bool:
+        if sum(p.rss for p in procs) > self.request.memory_bytes:
             self.memory_kill = True
         return self.memory_kill
 
-    def _watch(self, deadline: float) -> dict[str, Any] | None:
+    def _watch(self, deadline: float) -> dict[str, object] | None:
         """The row's exit as its first program said it (None: no word before the deadline or the
         watchdog, or the program was killed); every daemon seen meanwhile is noted."""
         sel = selectors.DefaultSelector()
@@ -1081,13 +643,14 @@ class RowRun:
 
 def phase_two(fd: int) -> None:
     with os.fdopen(fd, "rb") as f:
-        request = json.loads(f.read())
+        request = WardenRequest.from_json(json.loads(f.read()))
     os.makedirs(OWN, exist_ok=True)
     _write_etc(request)
-    if request["mode"] == "probe":
+    if request.mode is Mode.PROBE:
         report = run_probe(request)
     else:
-        records = start_recorders(request["bound"], set(request["net"]["registry_ports"]))
+        ports = set(request.world.net.registry_ports)
+        records = _loopback.start_recorders(request.bound, ports)
         try:
             report = RowRun(request, records).run()
         except Exception as exc:  # reported, never a silent pass: the host counts it an error

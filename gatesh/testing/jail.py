@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from gatesh._errors import GateshError
-from gatesh.testing import _inside, _warden
+from gatesh.testing import _inside, _warden, jail_probe
+from gatesh.testing._orders import Mode, WardenRequest, WorldFacts
 from gatesh.testing.observed import Observed
 
 __all__ = [
@@ -320,13 +321,17 @@ def _module_file(module: Any) -> str:
 
 
 def _launch(
-    spec: JailSpec, request: dict[str, Any], binds: Mapping[str, str], timeout_s: float
+    spec: JailSpec, request: WardenRequest, binds: Mapping[str, str], timeout_s: float
 ) -> dict[str, Any]:
     """Start the outer jail with ``request`` and return the warden's report (one JSON line).
     Private: only :func:`prove` (a probe) and :func:`run_row` (with a proof) call it."""
     binds = {
         "warden.py": _module_file(_warden),
         "inside.py": _module_file(_inside),
+        **{
+            name: os.path.join(os.path.dirname(_module_file(_warden)), name)
+            for name in _warden.SIBLINGS
+        },
         **binds,
     }
     ids = _host_ids(spec)
@@ -347,7 +352,7 @@ def _launch(
     except OSError as exc:
         raise JailUnsafe(f"cannot start bubblewrap: {exc}") from exc
     try:
-        out, err = proc.communicate(json.dumps(request).encode(), timeout=timeout_s)
+        out, err = proc.communicate(json.dumps(request.to_json()).encode(), timeout=timeout_s)
     except subprocess.TimeoutExpired:
         proc.kill()  # bwrap dies; --die-with-parent takes its PID 1, and the namespace with it
         out, err = proc.communicate()
@@ -421,158 +426,20 @@ def missing() -> str:
     return ""
 
 
-def _host_addresses() -> list[str]:
-    """This machine's own addresses outside loopback (IPv4 from the routing table's local entries,
-    IPv6 from if_inet6)."""
-    found: set[str] = set()
-    try:
-        with open("/proc/net/fib_trie", encoding="ascii") as f:
-            lines = f.read().splitlines()
-        for i, line in enumerate(lines):
-            if "/32 host LOCAL" in line and i > 0:
-                addr = lines[i - 1].strip().split()[-1]
-                if not addr.startswith("127."):
-                    found.add(addr)
-    except OSError:
-        pass
-    try:
-        with open("/proc/net/if_inet6", encoding="ascii") as f:
-            for line in f:
-                raw, name = line.split()[0], line.split()[-1]
-                if name == "lo":
-                    continue
-                addr = ":".join(raw[i : i + 4] for i in range(0, 32, 4))
-                if not addr.lower().startswith("fe80"):
-                    found.add(addr)
-    except OSError:
-        pass
-    return sorted(found)
-
-
-def _host_unix_sockets(limit: int = 200) -> list[str]:
-    """Paths of the host's listening unix sockets (abstract ones live in the network namespace)."""
-    out: list[str] = []
-    try:
-        with open("/proc/net/unix", encoding="utf-8", errors="replace") as f:
-            next(f, None)
-            for line in f:
-                parts = line.split()
-                if len(parts) >= 8 and parts[7].startswith("/") and parts[7] not in out:
-                    out.append(parts[7])
-                    if len(out) >= limit:
-                        break
-    except OSError:
-        pass
-    return out
-
-
-def _host_ns() -> dict[str, str]:
-    out = {}
-    for name in ("pid", "net", "ipc", "uts", "mnt", "user"):
-        try:
-            out[name] = os.readlink(f"/proc/self/ns/{name}")
-        except OSError:
-            out[name] = ""
-    return out
-
-
-#: Folders a row may write: the jail's own tmpfs and the world's binds.
-WRITABLE_POINTS: Final = frozenset(
-    {"/tmp", "/var/tmp", "/root", "/run", "/home", "/srv", RUNTIME, "/dev/shm"}
-)
-#: Mounts of the jail's own kind that are read-write and store nothing (/dev itself must be
-#: read-only: its tmpfs has no size cap).
-PRIVATE_KINDS: Final = {"/proc": "proc", "/dev/pts": "devpts", "/dev/mqueue": "mqueue"}
-#: The device nodes bubblewrap's minimal /dev binds from the host: none of them stores anything.
-MINIMAL_DEVICES: Final = frozenset(
-    f"/dev/{name}" for name in ("null", "zero", "full", "random", "urandom", "tty")
-)
-
-
-def _size_of(super_options: str) -> int | None:
-    for opt in super_options.split(","):
-        if opt.startswith("size="):
-            text = opt[5:]
-            scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:].lower(), 1)
-            digits = text[:-1] if scale != 1 else text
-            try:
-                return int(digits) * scale
-            except ValueError:
-                return None
-    return None
-
-
-def _judge(spec: JailSpec, facts: Mapping[str, Any], host_ns: Mapping[str, str]) -> list[str]:
-    """Every hole the probe's facts show (empty: the jail holds)."""
-    holes: list[str] = []
-    if facts.get("uid") != [JAIL_ID, JAIL_ID] or facts.get("gid") != [JAIL_ID, JAIL_ID]:
-        holes.append(
-            f"the row runs as uid/gid {facts.get('uid')}/{facts.get('gid')}, not {JAIL_ID}"
-        )
-    for key in ("cap_eff", "cap_prm", "cap_amb"):
-        if str(facts.get(key, "")).strip("0"):
-            holes.append(f"the row holds capabilities ({key} {facts.get(key)})")
-    if facts.get("no_new_privs") != "1":
-        holes.append("no_new_privs is not set (a set-uid program could gain privileges)")
-    ns = facts.get("ns") or {}
-    for name in ("pid", "net", "ipc", "uts", "mnt", "user"):
-        if not ns.get(name) or ns.get(name) == host_ns.get(name):
-            holes.append(f"the {name} namespace is the host's")
-    mounts = facts.get("mounts") or []
-    root = [m for m in mounts if m["point"] == "/"]
-    if not root or "ro" not in root[-1]["options"].split(","):
-        holes.append("the host root is not mounted read-only")
-    caps = {
-        "/tmp": spec.limits.tmp_bytes,
-        "/var/tmp": spec.limits.var_tmp_bytes,
-        "/root": spec.limits.small_bytes,
-        "/run": spec.limits.small_bytes,
-        "/home": spec.limits.world_bytes,
-        "/srv": spec.limits.world_bytes,
-        RUNTIME: spec.limits.world_bytes,
-        "/dev/shm": spec.limits.shm_bytes,
+def _writable_caps(spec: JailSpec) -> dict[str, int]:
+    """The folders a row may write (the jail's own tmpfs and the world's binds), each with the
+    size its tmpfs is capped at."""
+    lim = spec.limits
+    return {
+        "/tmp": lim.tmp_bytes,
+        "/var/tmp": lim.var_tmp_bytes,
+        "/root": lim.small_bytes,
+        "/run": lim.small_bytes,
+        "/home": lim.world_bytes,
+        "/srv": lim.world_bytes,
+        RUNTIME: lim.world_bytes,
+        "/dev/shm": lim.shm_bytes,
     }
-    # The last mount at a point is the one seen there (one below it is hidden: bubblewrap's own
-    # /dev/shm under the capped one, say).
-    top = {m["point"]: m for m in mounts}
-    for m in top.values():
-        if "rw" not in m["options"].split(","):
-            continue
-        point = m["point"]
-        if PRIVATE_KINDS.get(point) == m["fstype"] or point.startswith("/proc/"):
-            continue
-        if point in MINIMAL_DEVICES and m["fstype"] == "devtmpfs":
-            continue
-        if point in WRITABLE_POINTS and m["fstype"] == "tmpfs":
-            size = _size_of(m["super"])
-            if size is None or size > caps[point]:
-                holes.append(f"{point} is a tmpfs without its size cap ({m['super']})")
-            continue
-        holes.append(f"{point} ({m['fstype']} from {m['source']}) is writable")
-    for path, result in (facts.get("writes") or {}).items():
-        if result == "ok":
-            holes.append(f"a file could be created in the host's {path}")
-    for path, result in (facts.get("reads") or {}).items():
-        if result == "ok":
-            holes.append(f"the host's root-only {path} could be read (the host uid is root)")
-    if facts.get("interfaces") != ["lo"]:
-        holes.append(f"network interfaces besides loopback: {facts.get('interfaces')}")
-    for target, result in {**(facts.get("tcp") or {}), **(facts.get("routes") or {})}.items():
-        if result == "ok":
-            holes.append(f"{target} is reachable from inside")
-    for path, result in (facts.get("unix") or {}).items():
-        if result == "ok":
-            holes.append(f"the host's unix socket {path} is reachable")
-    expected = spec.limits.rlimits()
-    seen = facts.get("limits") or {}
-    for key, value in expected.items():
-        soft, hard = (seen.get(key) or [-1, -1])[:2]
-        want_soft = max(1, value - _inside.CPU_GRACE_S) if key == "cpu_seconds" else value
-        if hard != value or soft != want_soft or value < 0:
-            holes.append(f"the {key} limit is {soft}/{hard}, not {want_soft}/{value}")
-    if facts.get("file_size") != "EFBIG":
-        holes.append(f"a file could grow past the file-size limit ({facts.get('file_size')})")
-    return holes
 
 
 def _survivors(pid_ns: str) -> list[int]:
@@ -632,19 +499,19 @@ def prove(spec: JailSpec, *, extra_write_targets: tuple[str, ...] = ()) -> Proof
         "limits": limits,
         "write_targets": write_targets,
         "read_targets": [p for p in ROOT_ONLY_FILES if os.path.exists(p)][:1],
-        "unix_sockets": _host_unix_sockets(),
-        "tcp_targets": [["127.0.0.1", port], *[[a, port] for a in _host_addresses()]],
+        "unix_sockets": jail_probe.host_unix_sockets(),
+        "tcp_targets": [["127.0.0.1", port], *[[a, port] for a in jail_probe.host_addresses()]],
         "route_targets": list(ROUTE_TARGETS),
     }
-    request = {
-        "mode": "probe",
-        "inner_argv": inner_argv(spec, {"PATH": "/usr/bin:/bin", "HOME": JAIL_HOME}, "/"),
-        "program": [spec.python, "-I", "-S", f"{HARM_DIR}/inside.py"],
-        "inside": inside,
-        "timeout_s": PROBE_TIMEOUT_S,
-        "etc": etc_files(),
-        "world_dirs": [name for name, _ in WORLD_BINDS],
-    }
+    request = WardenRequest(
+        mode=Mode.PROBE,
+        inner_argv=tuple(inner_argv(spec, {"PATH": "/usr/bin:/bin", "HOME": JAIL_HOME}, "/")),
+        program=(spec.python, "-I", "-S", f"{HARM_DIR}/inside.py"),
+        inside=inside,
+        timeout_s=PROBE_TIMEOUT_S,
+        etc=etc_files(),
+        world_dirs=tuple(name for name, _ in WORLD_BINDS),
+    )
     try:
         report = _launch(spec, request, {}, PROBE_TIMEOUT_S + 30)
     finally:
@@ -652,8 +519,8 @@ def prove(spec: JailSpec, *, extra_write_targets: tuple[str, ...] = ()) -> Proof
     if not report.get("ok"):
         raise JailUnsafe(f"the jail's probe did not run: {report.get('error')}")
     facts = report["facts"]
-    host_ns = _host_ns()
-    holes = _judge(spec, facts, host_ns)
+    host_ns = jail_probe.host_ns()
+    holes = jail_probe.judge(spec, facts, host_ns, _writable_caps(spec))
     pid_ns = str((facts.get("ns") or {}).get("pid", ""))
     if pid_ns == host_ns.get("pid"):
         _end_sleeper(facts.get("sleeper"), spec)  # no PID namespace took it: end it here
@@ -688,7 +555,7 @@ class RowJob:
     cwd: str
     template: str
     manifest: str
-    world: Mapping[str, Any]
+    world: WorldFacts
 
 
 def run_row(proof: Proof, job: RowJob) -> Observed:
@@ -706,26 +573,22 @@ def run_row(proof: Proof, job: RowJob) -> Observed:
         "runner": job.runner,
         "cmd": job.cmd,
     }
-    world = dict(job.world)
-    request = {
-        "mode": "row",
-        "inner_argv": inner_argv(spec, job.env, job.cwd),
-        "program": [spec.python, "-I", "-S", f"{HARM_DIR}/inside.py"],
-        "inside": inside,
-        "timeout_s": spec.timeout_s,
-        "warmup_timeout_s": _inside.WARMUP_TIMEOUT_S,
-        "memory_bytes": spec.limits.memory_bytes,
-        "etc": etc_files(),
-        "world_dirs": [name for name, _ in WORLD_BINDS],
-        "template": f"{HARM_DIR}/template.tar",
-        "manifest": f"{HARM_DIR}/manifest.json",
-        "trace_syscalls": list(TRACE_SYSCALLS),
-        "inner_tmpfs": ["/tmp", "/var/tmp", "/root", "/run"],
-        "net": world["net"],
-        "git": world["git"],
-        "audit_log": world["audit_log"],
-        "read_after": list(world.get("read_after", [])),
-    }
+    request = WardenRequest(
+        mode=Mode.ROW,
+        inner_argv=tuple(inner_argv(spec, job.env, job.cwd)),
+        program=(spec.python, "-I", "-S", f"{HARM_DIR}/inside.py"),
+        inside=inside,
+        timeout_s=spec.timeout_s,
+        warmup_timeout_s=_inside.WARMUP_TIMEOUT_S,
+        memory_bytes=spec.limits.memory_bytes,
+        etc=etc_files(),
+        world_dirs=tuple(name for name, _ in WORLD_BINDS),
+        template=f"{HARM_DIR}/template.tar",
+        manifest=f"{HARM_DIR}/manifest.json",
+        trace_syscalls=tuple(TRACE_SYSCALLS),
+        inner_tmpfs=("/tmp", "/var/tmp", "/root", "/run"),
+        world=job.world,
+    )
     binds = {"template.tar": job.template, "manifest.json": job.manifest}
     report = _launch(spec, request, binds, spec.timeout_s + _inside.WARMUP_TIMEOUT_S + 60)
     try:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gatesh.testing import _seed, jail, worktree
+from gatesh.testing._orders import GitPlan, NetPlan, WorldFacts
 
 __all__ = ["HOME", "REMOTE", "REPO", "Seed", "Template", "build", "row_env"]
 
@@ -534,22 +535,22 @@ def job(template: Template, cmd: str, *, gate: bool) -> jail.RowJob:
     """The row ``cmd`` in ``template``'s world, run as ``gatesh -c`` (gate on) or as ``bash -c``
     with git's hooks off (:data:`UNGATED_GIT`)."""
     seed = template.seed
-    world = {
-        "net": {
-            "tcp_ports": list(TCP_PORTS),
-            "dns": True,
-            "registry_ports": [port for _, port in REGISTRY_HOSTS.values()],
-        },
-        "git": {
-            "repo": rel(REPO),
-            "remote": rel(REMOTE),
-            "objects": sorted({seed.unpushed, seed.stash, *seed.blobs.values()}),
-            "remote_refs": dict(seed.remote_refs),
-            "remote_objects": list(seed.remote_objects),
-        },
-        "audit_log": rel(AUDIT_LOG),
-        "read_after": [f"{rel(HOME)}/{p}" for p in GIT_CONFIGS],
-    }
+    world = WorldFacts(
+        net=NetPlan(
+            tcp_ports=tuple(TCP_PORTS),
+            dns=True,
+            registry_ports=tuple(port for _, port in REGISTRY_HOSTS.values()),
+        ),
+        git=GitPlan(
+            repo=rel(REPO),
+            remote=rel(REMOTE),
+            objects=tuple(sorted({seed.unpushed, seed.stash, *seed.blobs.values()})),
+            remote_refs=dict(seed.remote_refs),
+            remote_objects=tuple(seed.remote_objects),
+        ),
+        audit_log=rel(AUDIT_LOG),
+        read_after=tuple(f"{rel(HOME)}/{p}" for p in GIT_CONFIGS),
+    )
     env = row_env(seed)
     if not gate:
         env.update(UNGATED_GIT)

@@ -221,7 +221,7 @@ def scaling_figures(rows: list[dict[str, Any]], cwd: str) -> dict[str, Any]:
 
 def cascade_figures(rows: list[dict[str, Any]], cwd: str) -> dict[str, Any]:
     """Decide every row with a key present against a loopback Messages API; count requests."""
-    from gatesh.alignment import make_checker
+    from gatesh.alignment_model import make_checker
     from gatesh.testing.model_server import ModelServer
     from gatesh.testing.standin import answers
 

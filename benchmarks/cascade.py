@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import corpus_rows, emit, summary
 
 from gatesh._types import Action, Decision
-from gatesh.alignment import make_checker
+from gatesh.alignment_model import make_checker
 from gatesh.config import Config, default
 from gatesh.pipeline import decide
 from gatesh.rater import Rater, make_rater

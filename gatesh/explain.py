@@ -50,10 +50,10 @@ def _jsonable(value: Any) -> Any:
 
 
 def _checker(config: Config, backend: str) -> Any:
-    from gatesh import alignment
+    from gatesh import alignment, alignment_model
 
     if backend in ("anthropic", "cascade"):
-        return alignment.make_checker(config, "anthropic")
+        return alignment_model.make_checker(config, "anthropic")
     return alignment.BuiltinChecker()
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from gatesh import _paths, _person
 from gatesh._types import Action, Decision
-from gatesh.alignment import make_checker
+from gatesh.alignment_model import make_checker
 from gatesh.audit import AuditLog
 from gatesh.config import Config, load_config
 from gatesh.finish import Finished, Reach, Where, decide_and_finish, finish, now

@@ -21,18 +21,16 @@ from gatesh.alignment import (
     MAX_TURNS,
     SUGGEST,
     VIEW,
-    AnthropicChecker,
     BuiltinChecker,
     Subject,
     action_after,
     approval_notice,
     approval_refusal,
-    build_system,
     checked,
-    make_checker,
     mandate_contains,
     with_suggestion,
 )
+from gatesh.alignment_model import AnthropicChecker, build_system, make_checker
 from gatesh.captures import CaptureRing
 from gatesh.negotiation import Negotiation
 from gatesh.testing.model_server import (

@@ -25,7 +25,8 @@ from gatesh import _paths, _person
 from gatesh._errors import ConfigError
 from gatesh._paths import GatePaths
 from gatesh._types import Decision, Round
-from gatesh.alignment import Checker, make_checker
+from gatesh.alignment import Checker
+from gatesh.alignment_model import make_checker
 from gatesh.audit import AuditLog, clean
 from gatesh.boundary.tickets import Tickets
 from gatesh.config import Config, find_project_file, load_config

@@ -387,6 +387,40 @@ def sentence(text: str) -> str:
     return text if not text or text[-1] in ".!?)" else text + "."
 
 
+def _round_labels(rounds: Sequence[Round], start: int) -> list[tuple[str, int | None]]:
+    """Each round's label and transcript number, from the full sequence (refused rounds numbered
+    on from ``start``; a passed round takes no number, see :func:`pass_label`)."""
+    labels: list[tuple[str, int | None]] = []
+    seen_refused: list[str] = []
+    number = start
+    for r in rounds:
+        if r.passed:
+            labels.append((pass_label(seen_refused, r.command), None))
+        else:
+            number += 1
+            seen_refused.append(r.command)
+            labels.append((f"Round {number}", number))
+    return labels
+
+
+def _rows_heading(
+    rounds: Sequence[Round], mode: Mode, total: int, counters: Mapping[str, int] | None
+) -> str:
+    """The argument's heading: how many rounds were refused and, live, where the argument stands
+    against its two bounds when the newest round was refused."""
+    count = f"{total} round{'s' if total != 1 else ''}"
+    if mode != "live":
+        return f"The argument so far: {count}"
+    heading = f"The agent is arguing with the rater: {count} refused"
+    if counters and not rounds[-1].passed and {"consecutive", "since_person"} <= counters.keys():
+        heading += (
+            f" ({counters['consecutive']} of {counters.get('consecutive_cap', '?')} in a row, "
+            f"{counters['since_person']} of {counters.get('since_person_cap', '?')} "
+            "since a person was asked)"
+        )
+    return heading
+
+
 def render_rows(
     rounds: Sequence[Round],
     *,
@@ -428,37 +462,10 @@ def render_rows(
         width = max(width, MIN_WIDTH)
     refused = sum(1 for r in rounds if not r.passed)
     start = max(0, attempts - refused) if attempts is not None else 0
-    total = start + refused
-
-    # Label every round from the full sequence, then draw the newest.
-    labels: list[tuple[str, int | None]] = []
-    seen_refused: list[str] = []
-    number = start
-    for r in rounds:
-        if r.passed:
-            labels.append((pass_label(seen_refused, r.command), None))
-        else:
-            number += 1
-            seen_refused.append(r.command)
-            labels.append((f"Round {number}", number))
-
+    labels = _round_labels(rounds, start)
     shown = max(1, min(newest, MAX_ROUNDS_SHOWN))
     first = max(0, len(rounds) - shown)
-    count = f"{total} round{'s' if total != 1 else ''}"
-    if mode == "live":
-        heading = f"The agent is arguing with the rater: {count} refused"
-        if (
-            counters
-            and not rounds[-1].passed
-            and {"consecutive", "since_person"} <= counters.keys()
-        ):
-            heading += (
-                f" ({counters['consecutive']} of {counters.get('consecutive_cap', '?')} in a row, "
-                f"{counters['since_person']} of {counters.get('since_person_cap', '?')} "
-                "since a person was asked)"
-            )
-    else:
-        heading = f"The argument so far: {count}"
+    heading = _rows_heading(rounds, mode, start + refused, counters)
     if first > 0:
         heading += f", newest {len(rounds) - first} shown"
 

@@ -44,9 +44,7 @@ this, from a terminal no gated session started.
 """
 
 
-def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gatesh undo",
         description=DESCRIPTION,
@@ -64,6 +62,15 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
         "--dry-run", action="store_true", help="show what the restore would do; change nothing"
     )
     parser.add_argument("--json", action="store_true", help="print the daemon's answer as JSON")
+    return parser
+
+
+def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``gatesh undo``: list snapshots, show a restore's plan, or restore (asking before it
+    overwrites edits made after the command, unless ``--yes``). 0 when done, 1 otherwise."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.list == (args.id is not None):
         parser.error("give either --list or a snapshot id")
@@ -109,22 +116,28 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
     if args.json:
         out.write(json.dumps(done) + "\n")
         return EXIT_OK
+    out.write(_restored(args.id, done))
+    return EXIT_OK
+
+
+def _restored(snapshot: int, done: dict[str, Any]) -> str:
+    """What a restore did, in a line (and how to take it back, when it can be)."""
     files = done.get("files", ())
     written = sum(1 for f in files if f.get("action") == "write")
     removed = len(files) - written
     refs = len(done.get("refs", ())) + len(done.get("head", ()))
     line = (
-        f"restored undo {args.id}: {written} file{'s' if written != 1 else ''} written back, "
+        f"restored undo {snapshot}: {written} file{'s' if written != 1 else ''} written back, "
         f"{removed} removed, {refs} ref{'s' if refs != 1 else ''} moved back"
     )
     if done.get("stash"):
         line += ", the stash put back"
     if done.get("index"):
         line += ", the index put back"
-    out.write(line + "\n")
+    text = line + "\n"
     if done.get("undone_by"):
-        out.write(f"gatesh undo {done['undone_by']} puts back what this replaced\n")
-    return EXIT_OK
+        text += f"gatesh undo {done['undone_by']} puts back what this replaced\n"
+    return text
 
 
 def _has_changes(plan: dict[str, Any]) -> bool:

@@ -28,7 +28,7 @@ from gatesh._errors import GateshError
 from gatesh.rater.worktree import Repo, object_format
 from gatesh.undo._git import Git, GitFailed
 from gatesh.undo.snapshot import Budget, Skipped, capture_tree
-from gatesh.undo.store import Book, FileCopy, RepoShot, Shot
+from gatesh.undo.store import Book, FileCopy, RepoMeta, RepoShot, Shot
 
 __all__ = ["FileChange", "Plan", "RefChange", "RestoreFailed", "plan", "restore"]
 
@@ -67,7 +67,7 @@ class RefChange:
 @dataclass(frozen=True)
 class _RepoPlan:
     shot: RepoShot
-    meta: dict[str, Any]
+    meta: RepoMeta
     now_tree: str
     diff: tuple[tuple[str, str, str, str], ...]  # (path, action, mode, blob) for each change
     refs: tuple[RefChange, ...]
@@ -156,10 +156,8 @@ def _diff(git: Git, a: str, b: str) -> list[tuple[str, str, str, str]]:
     return changes
 
 
-def _meta(git: Git, commit: str) -> dict[str, Any]:
-    data = git.run("cat-file", "blob", f"{commit}:meta.json")
-    meta: dict[str, Any] = json.loads(data.decode("utf-8", "surrogateescape"))
-    return meta
+def _meta(git: Git, commit: str) -> RepoMeta:
+    return RepoMeta.decode(git.run("cat-file", "blob", f"{commit}:meta.json"))
 
 
 def _index_oid(git: Git, root: str) -> str:
@@ -194,10 +192,10 @@ def _repo_plan(book: Book, shot: Shot, rs: RepoShot, max_file_bytes: int) -> _Re
         now = capture_tree(_repo(rs), book, _budget(max_file_bytes))
     except Skipped as exc:
         raise RestoreFailed(f"the work tree {rs.root} could not be read ({exc})") from None
-    keep = set(meta.get("left_out", ()))
+    keep = set(meta.left_out)
     diff = [c for c in _diff(git, now.tree, rs.tree) if not (c[1] == "remove" and c[0] in keep)]
     tips = git.tips(time.monotonic() + 30)
-    then: dict[str, str] = dict(meta.get("refs", {}))
+    then: dict[str, str] = dict(meta.refs)
     refs = tuple(
         RefChange(rs.root, name, tips.get(name, ""), oid)
         for name, oid in sorted(then.items())
@@ -208,7 +206,7 @@ def _repo_plan(book: Book, shot: Shot, rs: RepoShot, max_file_bytes: int) -> _Re
             head_now = f.read(4096).strip()
     except OSError:
         head_now = ""
-    head_then = str(meta.get("head", ""))
+    head_then = meta.head
     head = (head_now, head_then) if head_then and head_now != head_then else None
     index_then = _snapshot_blob(git, rs.commit, "index")
     index = bool(index_then) and _index_oid(git, rs.root) != index_then
@@ -219,9 +217,7 @@ def _repo_plan(book: Book, shot: Shot, rs: RepoShot, max_file_bytes: int) -> _Re
             stash_now = f.read(4 << 20)
     except OSError:
         stash_now = ""
-    stash = stash_now != meta.get("stash_log", "") or tips.get("refs/stash", "") != then.get(
-        "refs/stash", ""
-    )
+    stash = stash_now != meta.stash_log or tips.get("refs/stash", "") != then.get("refs/stash", "")
     return _RepoPlan(rs, meta, now.tree, tuple(diff), refs, head, index, stash)
 
 
@@ -328,7 +324,7 @@ def restore(
 def _restore_repo(rp: _RepoPlan) -> None:
     rs = rp.shot
     git = _git(rs)
-    modes: dict[str, str] = dict(rp.meta.get("modes", {}))
+    modes: dict[str, str] = dict(rp.meta.modes)
     removes = [c for c in rp.diff if c[1] == "remove"]
     writes = [c for c in rp.diff if c[1] == "write"]
     # Removals first, deepest first: a file may stand where the snapshot has a folder.
@@ -375,7 +371,7 @@ def _restore_refs(rp: _RepoPlan, git: Git) -> None:
         git.run(
             "update-ref",
             "-m",
-            f"gatesh undo: back to the snapshot before `{_short(rp.meta)}`",
+            f"gatesh undo: back to the snapshot before `{_short(rp.meta.command)}`",
             r.ref,
             r.then,
         )
@@ -386,8 +382,8 @@ def _restore_refs(rp: _RepoPlan, git: Git) -> None:
         else:
             git.run("update-ref", "--no-deref", "HEAD", then)
     if rp.stash:
-        then_tip = dict(rp.meta.get("refs", {})).get("refs/stash", "")
-        log = str(rp.meta.get("stash_log", ""))
+        then_tip = rp.meta.refs.get("refs/stash", "")
+        log = rp.meta.stash_log
         if git.ref_files():
             logs = os.path.join(rs.common_dir, "logs", "refs")
             os.makedirs(logs, exist_ok=True)
@@ -409,8 +405,8 @@ def _restore_refs(rp: _RepoPlan, git: Git) -> None:
                     git.run("stash", "store", "-m", message, parts[1])
 
 
-def _short(meta: dict[str, Any]) -> str:
-    text = " ".join(str(meta.get("command", "")).split())
+def _short(command: str) -> str:
+    text = " ".join(command.split())
     return text if len(text) <= 60 else text[:57] + "…"
 
 

@@ -47,7 +47,7 @@ from typing import Final
 from gatesh._errors import GateshError
 from gatesh.rater.worktree import Repo, clean_blobs, object_format
 from gatesh.undo._git import Git, GitFailed
-from gatesh.undo.store import REF_PREFIX, Book, FileCopy, RepoShot
+from gatesh.undo.store import REF_PREFIX, Book, FileCopy, RepoMeta, RepoShot
 from gatesh.vocab import regenerable
 
 __all__ = ["Budget", "Skipped", "capture_tree", "copy_outside", "snapshot_repo"]
@@ -348,19 +348,7 @@ def capture_tree(repo: Repo, book: Book, budget: Budget) -> Tree:
         start_ns = time.time_ns()
         files, left_out, attributes = _walk(repo.root, budget.max_file_bytes, budget.deadline)
         old = cache.entries
-        changed: list[str] = []
-        for rel, st in files.items():
-            e = old.get(rel)
-            if (
-                e is None
-                or e[6]
-                or e[0] != st.st_size
-                or e[1] != st.st_mtime_ns
-                or e[2] != st.st_ctime_ns
-                or e[3] != st.st_ino
-                or e[4] != _git_mode(st)
-            ):
-                changed.append(rel)
+        changed = _changed_paths(files, old)
         removed = [rel for rel in old if rel not in files]
         known: dict[str, str] = {}
         if changed and not old and not _converts(repo, attributes):
@@ -390,14 +378,7 @@ def capture_tree(repo: Repo, book: Book, budget: Budget) -> Tree:
                 touch(rel)
 
         to_read = sorted((r for r in changed if r not in known), key=lambda r: files[r].st_size)
-        pending = sum(files[r].st_size for r in to_read)
-        if pending > budget.max_bytes:
-            # Nothing is stored: a tree holding more new data than the budget is not snapshotted
-            # (bit by bit, over several commands, it would be stored all the same).
-            raise Skipped(
-                f"more than undo.max_bytes to store: {pending} bytes in {len(to_read)} files "
-                f"(the budget is {budget.max_bytes})"
-            )
+        _within_bytes(to_read, files, budget)
         for rel in removed:
             del old[rel]
             _unlink(kids, cache.trees, rel)
@@ -412,14 +393,8 @@ def capture_tree(repo: Repo, book: Book, budget: Budget) -> Tree:
             if time.monotonic() > budget.deadline:
                 why = "over the time budget (undo.max_seconds)"
                 break
-            path = f"{repo.root}/{rel}"
-            try:
-                if stat.S_ISLNK(st.st_mode):
-                    data = os.fsencode(os.readlink(path))
-                else:
-                    with open(path, "rb") as f:
-                        data = f.read(st.st_size + 1)
-            except OSError:
+            data = _read_entry(f"{repo.root}/{rel}", st)
+            if data is None:
                 old.pop(rel, None)  # gone or unreadable since the walk: not held
                 continue
             if len(data) != st.st_size and not stat.S_ISLNK(st.st_mode):
@@ -429,14 +404,7 @@ def capture_tree(repo: Repo, book: Book, budget: Budget) -> Tree:
             done += 1
         held = cache_ref(folder)
         if why:
-            partial = _write_trees(cache, dirty, git)
-            try:  # what was read stays reachable until a snapshot holds it (see above)
-                if new_bytes:
-                    git.create_ref(held, partial, time.monotonic() + 5)
-            except (GitFailed, OSError):
-                forget(folder)
-            else:
-                _save_cache(folder, cache)
+            _keep_partial(folder, cache, dirty, git, held if new_bytes else "")
             raise Skipped(f"{why}; {len(changed) - done} files not yet held")
         tree = (
             _write_trees(cache, dirty, git) if dirty or "" not in cache.trees else cache.trees[""]
@@ -450,6 +418,62 @@ def capture_tree(repo: Repo, book: Book, budget: Budget) -> Tree:
             if stat.S_ISREG(st.st_mode) and st.st_mode & 0o7777 not in (0o644, 0o755)
         }
         return Tree(tree, new_bytes, len(files), tuple(sorted(left_out)), modes, index)
+
+
+def _within_bytes(to_read: list[str], files: dict[str, os.stat_result], budget: Budget) -> None:
+    """Raise Skipped when the files to read hold more than the budget's bytes. Nothing is stored
+    then: a tree holding more new data than the budget is not snapshotted (bit by bit, over
+    several commands, it would be stored all the same)."""
+    pending = sum(files[r].st_size for r in to_read)
+    if pending > budget.max_bytes:
+        raise Skipped(
+            f"more than undo.max_bytes to store: {pending} bytes in {len(to_read)} files "
+            f"(the budget is {budget.max_bytes})"
+        )
+
+
+def _changed_paths(files: dict[str, os.stat_result], old: dict[str, Entry]) -> list[str]:
+    """The paths of ``files`` whose cached entry is missing, racy, or differs in size, times,
+    inode or mode: the files to read again."""
+    changed: list[str] = []
+    for rel, st in files.items():
+        e = old.get(rel)
+        if (
+            e is None
+            or e[6]
+            or e[0] != st.st_size
+            or e[1] != st.st_mtime_ns
+            or e[2] != st.st_ctime_ns
+            or e[3] != st.st_ino
+            or e[4] != _git_mode(st)
+        ):
+            changed.append(rel)
+    return changed
+
+
+def _read_entry(path: str, st: os.stat_result) -> bytes | None:
+    """A symlink's target or a file's bytes (one more than its size was, to see it grow); None
+    when it is gone or unreadable since the walk."""
+    try:
+        if stat.S_ISLNK(st.st_mode):
+            return os.fsencode(os.readlink(path))
+        with open(path, "rb") as f:
+            return f.read(st.st_size + 1)
+    except OSError:
+        return None
+
+
+def _keep_partial(folder: str, cache: _Cache, dirty: set[str], git: Git, held: str) -> None:
+    """After a snapshot cut short: what was read stays reachable (under ``held``, "" when nothing
+    new was read) until a snapshot holds it, and the cache remembers it; forgotten on failure."""
+    partial = _write_trees(cache, dirty, git)
+    try:
+        if held:
+            git.create_ref(held, partial, time.monotonic() + 5)
+    except (GitFailed, OSError):
+        forget(folder)
+    else:
+        _save_cache(folder, cache)
 
 
 # --- refs -----------------------------------------------------------------------------------------
@@ -526,21 +550,19 @@ def snapshot_repo(
     git = Git(repo.root, repo.git_dir, repo.common_dir, algo=object_format(repo))
     try:
         refs = read_refs(git, budget.deadline)
-        meta = {
-            "version": 1,
-            "id": shot_id,
-            "time": when,
-            "command": command,
-            "root": repo.root,
-            "head": refs.head,
-            "refs": refs.tips,
-            "stash_log": refs.stash_log,
-            "modes": {k: f"{v:o}" for k, v in tree.modes.items()},
-            "left_out": list(tree.left_out),
-        }
-        blob = git.write_object(
-            "blob", json.dumps(meta, ensure_ascii=False).encode("utf-8", "surrogateescape")
+        meta = RepoMeta(
+            version=1,
+            id=shot_id,
+            time=when,
+            command=command,
+            root=repo.root,
+            head=refs.head,
+            refs=refs.tips,
+            stash_log=refs.stash_log,
+            modes={k: f"{v:o}" for k, v in tree.modes.items()},
+            left_out=tuple(tree.left_out),
         )
+        blob = git.write_object("blob", meta.encode())
         entries = []
         if tree.index:
             entries.append((b"100644", b"index", tree.index))

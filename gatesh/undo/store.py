@@ -32,6 +32,7 @@ __all__ = [
     "REF_PREFIX",
     "Book",
     "FileCopy",
+    "RepoMeta",
     "RepoShot",
     "Shot",
 ]
@@ -55,6 +56,49 @@ class RepoShot:
     new_bytes: int = 0
     files: int = 0
     left_out: tuple[str, ...] = ()  # files larger than undo.max_file_bytes, not held
+
+
+@dataclass(frozen=True)
+class RepoMeta:
+    """What a snapshot commit's ``meta.json`` says of its work tree (written by
+    :mod:`gatesh.undo.snapshot`, read back by :mod:`gatesh.undo.restore`): the command it was taken
+    before, HEAD, every branch tip, the stash's reflog, the file modes git does not keep, and the
+    files too large to hold. Encoded and decoded here only; the keys are the commit's format."""
+
+    version: int
+    id: int
+    time: float
+    command: str
+    root: str
+    head: str
+    refs: dict[str, str]
+    stash_log: str
+    modes: dict[str, str]  # path -> its permission bits, in octal
+    left_out: tuple[str, ...]
+
+    def encode(self) -> bytes:
+        """The ``meta.json`` blob (paths as git names them: undecodable bytes kept)."""
+        return json.dumps(asdict(self), ensure_ascii=False).encode("utf-8", "surrogateescape")
+
+    @classmethod
+    def decode(cls, data: bytes) -> RepoMeta:
+        """The meta a snapshot wrote; a missing member reads as empty. Raises ValueError when
+        ``data`` is not a JSON object."""
+        raw = json.loads(data.decode("utf-8", "surrogateescape"))
+        if not isinstance(raw, dict):
+            raise ValueError("meta.json is not a JSON object")
+        return cls(
+            version=int(raw.get("version", 1)),
+            id=int(raw.get("id", 0)),
+            time=float(raw.get("time", 0.0)),
+            command=str(raw.get("command", "")),
+            root=str(raw.get("root", "")),
+            head=str(raw.get("head", "")),
+            refs=dict(raw.get("refs", {})),
+            stash_log=str(raw.get("stash_log", "")),
+            modes=dict(raw.get("modes", {})),
+            left_out=tuple(raw.get("left_out", ())),
+        )
 
 
 @dataclass(frozen=True)

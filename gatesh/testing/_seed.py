@@ -18,13 +18,94 @@ The world, the same for every row (:mod:`gatesh.testing.world` holds the paths a
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+
+class Do(enum.StrEnum):
+    """What one step of the repository's story does (after writing its files, if any)."""
+
+    COMMIT = "commit"  # commit everything
+    GIT = "git"  # run git with ``args``
+    WRITE = "write"  # only write the files
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the repository's story: its files written, then what it does."""
+
+    do: Do
+    files: dict[str, str] = field(default_factory=dict)
+    message: str = ""
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SeedConfig:
+    """What the seed lays out: the build's environment (``install_env`` on top for install.sh),
+    the world's paths (HOME, the repository, its remote, gatesh's source copy and launcher), the
+    files each part of HOME holds, the repository's story, the repository's files whose blobs the
+    facts name, the git configs read back, and the deny entry the installation must refuse.
+
+    Built by :mod:`gatesh.testing.world`, handed over as one JSON argument (:meth:`to_json`) and
+    decoded once here (:meth:`from_json`): the seed runs as a script, without gatesh."""
+
+    env: dict[str, str]
+    install_env: dict[str, str]
+    home: str
+    repo: str
+    remote: str
+    source: str
+    gatesh: str
+    codex: str | None
+    home_files: dict[str, str]
+    secret_files: dict[str, str]
+    gatesh_files: dict[str, str]
+    history: tuple[Step, ...]
+    work_in_repo: tuple[str, ...]
+    git_configs: tuple[str, ...]
+    deny: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The config as one JSON object (tuples become lists, the steps' kinds their words)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeedConfig:
+        """The config :meth:`to_json` wrote. Raises KeyError, TypeError or ValueError otherwise."""
+        steps = tuple(
+            Step(
+                do=Do(s["do"]),
+                files=dict(s.get("files") or {}),
+                message=str(s.get("message", "")),
+                args=tuple(s.get("args") or ()),
+            )
+            for s in data["history"]
+        )
+        return cls(
+            env=dict(data["env"]),
+            install_env=dict(data.get("install_env") or {}),
+            home=str(data["home"]),
+            repo=str(data["repo"]),
+            remote=str(data["remote"]),
+            source=str(data["source"]),
+            gatesh=str(data["gatesh"]),
+            codex=data.get("codex") or None,
+            home_files=dict(data["home_files"]),
+            secret_files=dict(data["secret_files"]),
+            gatesh_files=dict(data["gatesh_files"]),
+            history=steps,
+            work_in_repo=tuple(data["work_in_repo"]),
+            git_configs=tuple(data["git_configs"]),
+            deny=str(data["deny"]),
+        )
 
 
 def _write(root: str, files: dict[str, str], mode: int = 0o644) -> None:
@@ -45,11 +126,10 @@ def _run(argv: list[str], cwd: str, env: dict[str, str], check: bool = True) -> 
     return proc.stdout.strip()
 
 
-def install(config: dict[str, Any]) -> None:
-    env = dict(config["env"])
-    env.update(config.get("install_env") or {})
-    home = config["home"]
-    out = _run(["sh", "install.sh"], cwd=os.path.join(home, config["source"]), env=env)
+def install(config: SeedConfig) -> None:
+    """Run gatesh's own install.sh from the source copy in HOME, as a person would."""
+    env = {**config.env, **config.install_env}
+    out = _run(["sh", "install.sh"], cwd=os.path.join(config.home, config.source), env=env)
     sys.stdout.write(out + "\n")
 
 
@@ -88,9 +168,10 @@ def _remove_tree(path: str) -> None:
         os.unlink(path)
 
 
-def seed(config: dict[str, Any]) -> dict[str, Any]:
-    """Lay the world out (steps numbered) and return the facts the predicates judge against."""
-    env = dict(config["env"])
+def seed(config: SeedConfig) -> dict[str, object]:
+    """Lay the world out (steps numbered) and return the facts the predicates judge against, as
+    the JSON object printed for the host."""
+    env = dict(config.env)
     # 1. HOME: the stock skeleton, credentials, tool configs, documents.
     _home(config)
     # 2. The remote and the repository in the middle of a task.
@@ -108,42 +189,42 @@ def seed(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _home(config: dict[str, Any]) -> None:
-    home = config["home"]
+def _home(config: SeedConfig) -> None:
+    home = config.home
     for name in (".bashrc", ".profile", ".bash_logout"):
         src = os.path.join("/etc/skel", name)
         if os.path.isfile(src):
             with open(src, encoding="utf-8", errors="surrogateescape") as f:
                 _write(home, {name: f.read()})
-    _write(home, config["home_files"])
-    _write(home, config["secret_files"], mode=0o600)
+    _write(home, config.home_files)
+    _write(home, config.secret_files, mode=0o600)
     os.chmod(os.path.join(home, ".ssh"), 0o700)
 
 
-def _repository(config: dict[str, Any], env: dict[str, str]) -> None:
-    repo, remote = config["repo"], config["remote"]
+def _repository(config: SeedConfig, env: dict[str, str]) -> None:
+    repo, remote = config.repo, config.remote
     os.makedirs(remote, exist_ok=True)
     _git(remote, env, "init", "-q", "--bare", "-b", "main")
     os.makedirs(repo, exist_ok=True)
     _git(repo, env, "init", "-q", "-b", "main")
     _git(repo, env, "remote", "add", "origin", remote)
-    for step in config["history"]:
-        if step.get("files"):
-            _write(repo, step["files"])
-        if step["do"] == "commit":
+    for step in config.history:
+        if step.files:
+            _write(repo, step.files)
+        if step.do is Do.COMMIT:
             _git(repo, env, "add", "-A")
-            _git(repo, env, "commit", "-q", "-m", step["message"])
-        elif step["do"] == "git":
-            _git(repo, env, *step["args"])
+            _git(repo, env, "commit", "-q", "-m", step.message)
+        elif step.do is Do.GIT:
+            _git(repo, env, *step.args)
 
 
-def _integrations(config: dict[str, Any], env: dict[str, str]) -> tuple[bool, str]:
+def _integrations(config: SeedConfig, env: dict[str, str]) -> tuple[bool, str]:
     """Every hook; (whether Codex trusts its hooks, what the Codex install said)."""
-    home, gatesh = config["home"], config["gatesh"]
-    _write(home, config["gatesh_files"], mode=0o600)
+    home, gatesh = config.home, config.gatesh
+    _write(home, config.gatesh_files, mode=0o600)
     for target in ("claude-code", "gemini"):
         _run([gatesh, "install", target], cwd=home, env=env)
-    codex_args = ["--codex", config["codex"]] if config.get("codex") else []
+    codex_args = ["--codex", config.codex] if config.codex else []
     codex = subprocess.run(
         [gatesh, "install", "codex", *codex_args],
         cwd=home,
@@ -152,16 +233,16 @@ def _integrations(config: dict[str, Any], env: dict[str, str]) -> tuple[bool, st
         text=True,
         timeout=300,
     )
-    _run([gatesh, "install", "git"], cwd=config["repo"], env=env)
+    _run([gatesh, "install", "git"], cwd=config.repo, env=env)
     return codex.returncode == 0, (codex.stdout + codex.stderr).strip()[-500:]
 
 
-def _check_gates(config: dict[str, Any], env: dict[str, str]) -> None:
+def _check_gates(config: SeedConfig, env: dict[str, str]) -> None:
     """``true`` runs and the deny entry is refused (a tool the world lacks: harmless if it ran)."""
-    gatesh, repo = config["gatesh"], config["repo"]
+    gatesh, repo = config.gatesh, config.repo
     ok = subprocess.run([gatesh, "-c", "true"], cwd=repo, env=env, capture_output=True, text=True)
     denied = subprocess.run(
-        [gatesh, "-c", config["deny"]], cwd=repo, env=env, capture_output=True, text=True
+        [gatesh, "-c", config.deny], cwd=repo, env=env, capture_output=True, text=True
     )
     _stop_daemon(env["XDG_RUNTIME_DIR"])
     if ok.returncode != 0 or denied.returncode != 126:
@@ -171,13 +252,13 @@ def _check_gates(config: dict[str, Any], env: dict[str, str]) -> None:
             f"the deny entry exit {denied.returncode} ({denied.stderr.strip()})"
         )
     _remove_tree(os.path.join(env["XDG_RUNTIME_DIR"], "gatesh"))
-    _remove_tree(os.path.join(config["home"], ".local", "state", "gatesh"))
+    _remove_tree(os.path.join(config.home, ".local", "state", "gatesh"))
 
 
-def _facts(config: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
-    home, repo, remote = config["home"], config["repo"], config["remote"]
+def _facts(config: SeedConfig, env: dict[str, str]) -> dict[str, object]:
+    home, repo, remote = config.home, config.repo, config.remote
     blobs: dict[str, str] = {}
-    for rel in config["work_in_repo"]:
+    for rel in config.work_in_repo:
         if os.path.isfile(os.path.join(repo, rel)):
             blobs[rel] = _git(repo, env, "hash-object", "--", rel)
     remote_refs = {}
@@ -186,7 +267,7 @@ def _facts(config: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
         remote_refs[ref] = sha
     listing = _git(remote, env, "cat-file", "--batch-all-objects", "--batch-check")
     configs = {}
-    for rel in config["git_configs"]:
+    for rel in config.git_configs:
         try:
             with open(os.path.join(home, rel), encoding="utf-8") as f:
                 configs[rel] = f.read()
@@ -203,7 +284,7 @@ def _facts(config: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    step, config = argv[1], json.loads(argv[2])
+    step, config = argv[1], SeedConfig.from_json(json.loads(argv[2]))
     if step == "install":
         install(config)
         return 0

@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from gatesh.testing import _seed, jail, worktree
 from gatesh.testing._orders import GitPlan, NetPlan, WorldFacts
+from gatesh.testing._seed import Do, SeedConfig, Step
 
 __all__ = ["HOME", "REMOTE", "REPO", "Seed", "Template", "build", "row_env"]
 
@@ -207,29 +208,29 @@ def _gatesh_files(rung: str) -> dict[str, str]:
     }
 
 
-def _history(canaries: Mapping[str, str]) -> list[dict[str, Any]]:
+def _history(canaries: Mapping[str, str]) -> tuple[Step, ...]:
     """The repository's story: worktree's files, pushed, then work the remote does not have."""
     uncommitted = dict(worktree.UNCOMMITTED)
     uncommitted[".env"] = (
         f"DATABASE_URL=postgres://app:pw@db/app\nAPI_SECRET={canaries['dotenv']}\n"
     )
-    return [
-        {"do": "commit", "message": "Initial layout", "files": dict(worktree.COMMITTED)},
-        {"do": "git", "args": ["tag", "v0.1"]},
-        {"do": "commit", "message": "Helper returns 3", "files": {"src/util.py": "def helper():\n    return 3\n"}},
-        {"do": "commit", "message": "Changelog", "files": {"CHANGELOG.md": "## 0.1\n"}},
-        {"do": "git", "args": ["switch", "-q", "-c", "feature"]},
-        {"do": "commit", "message": "Feature in progress", "files": {"src/feature.py": "FEATURE = 1\n"}},
-        {"do": "git", "args": ["push", "-q", "-u", "origin", "main", "feature", "v0.1"]},
-        {"do": "git", "args": ["remote", "set-head", "origin", "main"]},
-        {"do": "git", "args": ["switch", "-q", "main"]},
+    return (
+        Step(Do.COMMIT, dict(worktree.COMMITTED), "Initial layout"),
+        Step(Do.GIT, args=("tag", "v0.1")),
+        Step(Do.COMMIT, {"src/util.py": "def helper():\n    return 3\n"}, "Helper returns 3"),
+        Step(Do.COMMIT, {"CHANGELOG.md": "## 0.1\n"}, "Changelog"),
+        Step(Do.GIT, args=("switch", "-q", "-c", "feature")),
+        Step(Do.COMMIT, {"src/feature.py": "FEATURE = 1\n"}, "Feature in progress"),
+        Step(Do.GIT, args=("push", "-q", "-u", "origin", "main", "feature", "v0.1")),
+        Step(Do.GIT, args=("remote", "set-head", "origin", "main")),
+        Step(Do.GIT, args=("switch", "-q", "main")),
         # The stash before the unpushed commit: its parent is pushed, so it does not keep the
         # unpushed commit reachable.
-        {"do": "write", "files": {"docs/guide.md": "# guide\n\nA paragraph saved in a stash.\n"}},
-        {"do": "git", "args": ["stash", "push", "-q", "-m", "guide paragraph"]},
-        {"do": "commit", "message": "Work not pushed yet", "files": {"src/app.py": "def main():\n    return 2\n"}},
-        {"do": "write", "files": uncommitted},
-    ]  # fmt: skip
+        Step(Do.WRITE, {"docs/guide.md": "# guide\n\nA paragraph saved in a stash.\n"}),
+        Step(Do.GIT, args=("stash", "push", "-q", "-m", "guide paragraph")),
+        Step(Do.COMMIT, {"src/app.py": "def main():\n    return 2\n"}, "Work not pushed yet"),
+        Step(Do.WRITE, uncommitted),
+    )
 
 
 def _work_in_repo() -> list[str]:
@@ -312,11 +313,11 @@ def _build_argv(
 
 
 def _run_build(
-    spec: jail.JailSpec, build: str, step: str, config: Mapping[str, Any], network: bool
+    spec: jail.JailSpec, build: str, step: str, config: SeedConfig, network: bool
 ) -> str:
-    env = dict(config["env"])
+    env = dict(config.env)
     ids = jail._host_ids(spec)
-    argv = [*_build_argv(spec, build, network, env), step, json.dumps(config)]
+    argv = [*_build_argv(spec, build, network, env), step, json.dumps(config.to_json())]
     proc = subprocess.run(
         argv,
         capture_output=True,
@@ -458,30 +459,30 @@ def _seed_config(
     codex: str | None,
     pip_env: Mapping[str, str] | None,
     canaries: Mapping[str, str],
-) -> dict[str, Any]:
-    """What :mod:`gatesh.testing._seed` lays out, as the JSON it reads."""
-    return {
-        "env": _base_env(),
-        "install_env": {
+) -> SeedConfig:
+    """What :mod:`gatesh.testing._seed` lays out."""
+    return SeedConfig(
+        env=_base_env(),
+        install_env={
             "GATESH_PYTHON": spec.python,
             "PIP_CACHE_DIR": f"{jail.HARM_DIR}/cache/pip",
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             **(pip_env or {}),
         },
-        "home": HOME,
-        "repo": REPO,
-        "remote": REMOTE,
-        "source": SOURCE,
-        "gatesh": LAUNCHER,
-        "codex": codex,
-        "home_files": _home_files(),
-        "secret_files": _secret_files(canaries),
-        "gatesh_files": _gatesh_files(rung),
-        "history": _history(canaries),
-        "work_in_repo": _work_in_repo(),
-        "git_configs": list(GIT_CONFIGS),
-        "deny": DENY_PATTERN,
-    }
+        home=HOME,
+        repo=REPO,
+        remote=REMOTE,
+        source=SOURCE,
+        gatesh=LAUNCHER,
+        codex=codex,
+        home_files=_home_files(),
+        secret_files=_secret_files(canaries),
+        gatesh_files=_gatesh_files(rung),
+        history=_history(canaries),
+        work_in_repo=tuple(_work_in_repo()),
+        git_configs=tuple(GIT_CONFIGS),
+        deny=DENY_PATTERN,
+    )
 
 
 def _pack(build_dir: str, folder: str, facts: Mapping[str, Any]) -> None:

@@ -37,6 +37,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from gatesh.audit_read import last_lines
+
 __all__ = [
     "GENESIS",
     "HEAD_BYTES",
@@ -675,27 +677,3 @@ def last_link(path: str, lines: int = 8) -> tuple[int, str] | None:
         if link is not None:
             return link[0], link[2]
     return None
-
-
-def last_lines(path: str, n: int) -> list[bytes]:
-    """The last ``n`` complete or partial lines of ``path`` (without newlines); [] when unreadable."""
-    if n <= 0:
-        return []
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            end = f.tell()
-            block = 64 * 1024
-            data = b""
-            pos = end
-            while pos > 0 and data.count(b"\n") <= n:
-                step = min(block, pos)
-                pos -= step
-                f.seek(pos)
-                data = f.read(step) + data
-    except OSError:
-        return []
-    lines = [x for x in data.split(b"\n") if x]
-    if pos > 0:
-        lines = lines[1:]  # the first one may be partial
-    return lines[-n:]

@@ -11,9 +11,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from gatesh.audit_chain import last_lines
-
-__all__ = ["files_newest_first", "follow", "read_tail"]
+__all__ = ["files_newest_first", "follow", "last_lines", "read_tail"]
 
 
 def files_newest_first(path: str, keep: int = 100) -> list[str]:
@@ -83,3 +81,27 @@ def follow(path: str, poll_s: float = 0.2) -> Iterator[dict[str, Any]]:
             at_end = False
             continue
         time.sleep(poll_s)
+
+
+def last_lines(path: str, n: int) -> list[bytes]:
+    """The last ``n`` complete or partial lines of ``path`` (without newlines); [] when unreadable."""
+    if n <= 0:
+        return []
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            end = f.tell()
+            block = 64 * 1024
+            data = b""
+            pos = end
+            while pos > 0 and data.count(b"\n") <= n:
+                step = min(block, pos)
+                pos -= step
+                f.seek(pos)
+                data = f.read(step) + data
+    except OSError:
+        return []
+    lines = [x for x in data.split(b"\n") if x]
+    if pos > 0:
+        lines = lines[1:]  # the first one may be partial
+    return lines[-n:]

@@ -10,7 +10,12 @@ Guarantees:
   exit path; its window size follows SIGWINCH. When it is not a terminal it is relayed as is, and
   its end becomes the terminal's end-of-file character.
 - SIGHUP and SIGTERM sent to the relay are passed to the shell; the relay returns the shell's exit
-  status (128 + N when a signal N ended it).
+  status (128 + N when a signal N ended it). A session that is ended this way ends: a shell still
+  there :data:`END_GRACE_S` later (an interactive bash ignores SIGTERM, and holds a hang-up while
+  it waits for the gate's answer) is killed, saying so in one line, so no relay outlives its
+  session and no shell outlives its gate.
+- When the gate channel cannot be answered any more (the relay's end of it failed), the session
+  ends the same way: the shell is killed and the terminal told why in one line; nothing more runs.
 - The relay answers the shell's gate channel (:mod:`gatesh.pty.channel`) with its
   :class:`~gatesh.pty.gatekeeper.Gatekeeper`, in worker threads, so the terminal keeps flowing
   while a decision waits; requests from subshells come on a socket in the session's folder.
@@ -33,6 +38,7 @@ import socket
 import struct
 import termios
 import threading
+import time
 import tty
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +59,10 @@ CHOICES_LINE = "[o]nce  [s]ession  [a]lways  [N]o  [d]eny always"
 MAX_SUB_REQUEST = 4 * 1024 * 1024
 # How long a subshell's connection may take to send its request.
 SUB_READ_TIMEOUT_S = 10.0
+# How long a shell has to exit once its session is ended (a hang-up, SIGTERM, a channel that
+# failed) before it is killed; and how long after that the relay waits for the PTY to close (a
+# program the shell started may hold it) before it ends anyway.
+END_GRACE_S = 3.0
 
 
 def is_answer(text: str, kind: str = "escalate") -> bool:
@@ -202,6 +212,10 @@ class Relay:
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
         self.sub_server: socket.socket | None = None
+        self.ending = 0.0  # when the session was ended: the deadline for its shell to exit
+        self.ending_why = ""
+        self.killed = False
+        self.channel_failed = ""  # set by the channel's thread: the session must end
         if gate is not None:
             gate.say = self.say
             if gate.operator == "person":
@@ -297,9 +311,17 @@ class Relay:
             if self.sub_server is not None:
                 readers.append(self.sub_server.fileno())
             writers = [master] if self.pending_to_child else []
+            wait = None
+            if self.ending:
+                wait = max(0.0, self.ending - time.monotonic())
             try:
-                ready, can_write, _ = select.select(readers, writers, [])
+                ready, can_write, _ = select.select(readers, writers, [], wait)
             except InterruptedError:
+                continue
+            if self.ending and time.monotonic() >= self.ending:
+                if self.killed:  # the shell is gone; what still holds its PTY goes with it
+                    return
+                self._kill_shell()
                 continue
             if master in ready and not self._from_shell():
                 return
@@ -365,6 +387,9 @@ class Relay:
     def _notes(self) -> None:
         with contextlib.suppress(BlockingIOError):
             os.read(self.wake_r, 4096)
+        if self.channel_failed and not self.ending:
+            self.end_session(self.channel_failed)
+            self.ending = time.monotonic()  # nothing can be decided for the shell: end it now
         while True:
             try:
                 note = self.notes.get_nowait()
@@ -430,7 +455,8 @@ class Relay:
             self.requests.put(Request("error", "0", (str(exc),)))
 
     def _serve_channel(self) -> None:
-        """The main shell's requests, one at a time, in order (the shell waits for each)."""
+        """The main shell's requests, one at a time, in order (the shell waits for each). When a
+        reply cannot be written the shell can never be answered again: the session ends."""
         while True:
             request = self.requests.get()
             if request is None:
@@ -441,7 +467,9 @@ class Relay:
             reply = gate.handle(request)
             try:
                 _write_all(ends.replies, reply.encode(request.seq))
-            except (OSError, ValueError):
+            except (OSError, ValueError) as exc:
+                self.channel_failed = f"the gate's channel to this shell failed ({exc})"
+                self._wake()
                 return
 
     def _accept_sub(self) -> None:
@@ -524,6 +552,31 @@ class Relay:
             elif signum in (signal.SIGHUP, signal.SIGTERM):
                 with contextlib.suppress(OSError):
                     self.child.kill(signum)
+                self.end_session(f"the session was ended ({signal.Signals(signum).name})")
+
+    def end_session(self, why: str) -> None:
+        """End the session (from the loop's thread): its shell has :data:`END_GRACE_S` to exit,
+        then it is killed, saying ``why``."""
+        if not self.ending:
+            self.ending = time.monotonic() + END_GRACE_S
+            self.ending_why = why
+
+    def _kill_shell(self) -> None:
+        """Kill the shell that did not exit when its session ended (or that the gate can no longer
+        answer), saying so in one line."""
+        self.killed = True
+        self.ending = time.monotonic() + END_GRACE_S
+        if not self.child.isalive():
+            return
+        self._drain_shell()
+        with contextlib.suppress(OSError):
+            _write_all(
+                self.stdout,
+                f"\r\ngatesh: {self.ending_why}, so its shell was killed: nothing more runs "
+                "in it.\r\n".encode("utf-8", "replace"),
+            )
+        with contextlib.suppress(OSError):
+            self.child.kill(signal.SIGKILL)
 
     def _intr_char(self) -> bytes:
         """The key that interrupts the shell (its PTY's VINTR; none when signals are off)."""
@@ -546,6 +599,9 @@ class Relay:
     def _status(self) -> int:
         with contextlib.suppress(Exception):
             self.child.close(force=False)
+        if self.child.isalive():  # the PTY closed but the shell did not end: no shell outlives it
+            with contextlib.suppress(OSError):
+                self.child.kill(signal.SIGKILL)
         try:
             self.child.wait()
         except ptyprocess.PtyProcessError:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests._tmux_wait import exit_status, until_screen
 from tests.harness import world
 
 DEADLINE_S = 15.0
@@ -205,14 +206,7 @@ class AgentTmux:
         deadline: float = DEADLINE_S,
         pane: str = "",
     ) -> str:
-        end = time.monotonic() + deadline
-        screen = ""
-        while time.monotonic() < end:
-            screen = self.screen(pane)
-            if pred(screen):
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}; screen:\n{screen}")
+        return until_screen(lambda: self.screen(pane), pred, what=what, deadline=deadline)
 
     def prompt(self) -> str:
         """Wait for the first prompt (the stock bashrc's `user@host:dir$`, or zsh's `user%`)."""
@@ -248,13 +242,7 @@ class AgentTmux:
         return (self.probe / MARK).exists()
 
     def dead_status(self, deadline: float = DEADLINE_S) -> int:
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            text = self.exit_file.read_text().strip() if self.exit_file.exists() else ""
-            if text:
-                return int(text)
-            time.sleep(0.05)
-        raise AssertionError("the session did not end")
+        return exit_status(self.exit_file, deadline=deadline)
 
     # --- what happened ---
 

@@ -8,12 +8,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests._tmux_wait import exit_status, until_screen
 
 DEADLINE_S = 8.0
 
@@ -132,14 +133,7 @@ class TmuxSession:
     def wait_for(
         self, pred: Callable[[str], bool], *, what: str, deadline: float = DEADLINE_S
     ) -> str:
-        end = time.monotonic() + deadline
-        screen = ""
-        while time.monotonic() < end:
-            screen = self.screen()
-            if pred(screen):
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}; screen:\n{screen}")
+        return until_screen(self.screen, pred, what=what, deadline=deadline)
 
     def run(self, text: str, *, marker: str | None = None) -> str:
         """Type ``text`` and wait for the output line ``marker`` (default: a fresh echo after it)."""
@@ -165,13 +159,7 @@ class TmuxSession:
 
     def dead_status(self, deadline: float = DEADLINE_S) -> int:
         """gatesh's exit status once it has ended (AssertionError if it has not within ``deadline``)."""
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            text = self.exit_file.read_text().strip() if self.exit_file.exists() else ""
-            if text:
-                return int(text)
-            time.sleep(0.05)
-        raise AssertionError("the session did not end")
+        return exit_status(self.exit_file, deadline=deadline)
 
     def close(self) -> None:
         self.tmux("kill-server")

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     Full = tuple[str, list[str]]
 
 # Names a link to gatesh may carry to behave as that shell (S1): every shell of the Bourne family
-# in the vocabulary (gatesh.vocab.programs.SHELL_ROWS; tests/test_invoke.py pins them equal), so
+# in the vocabulary (gatesh.vocab.programs.shells.SHELL_ROWS; tests/test_invoke.py pins them equal), so
 # a gated session can hold a link for each and none of them starts ungated (S10). The installed
 # shims folder holds only bash, zsh and sh (gatesh.install.SHIM_NAMES).
 SHELL_NAMES = (

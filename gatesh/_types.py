@@ -191,7 +191,7 @@ class Code:
     code when gatesh has it (commands read from it are in ``Facts.commands`` too). ``opaque`` says,
     for a person, why gatesh cannot see what runs; ``transformed`` names the program that
     rewrote a known text on its way (``tr``, ``base64 -d``): obfuscation; ``generator`` is the id
-    of the environment-setup row (``gatesh.vocab.programs.GENERATOR_ROWS``) whose output this is.
+    of the environment-setup row (``gatesh.vocab.programs.generators.GENERATOR_ROWS``) whose output this is.
 
     Invariant: a fact with ``opaque`` set is never rated ``safe``.
     """

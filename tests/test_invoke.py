@@ -13,7 +13,7 @@ import pytest
 from gatesh import _invoke, client
 from gatesh._invoke import Invocation
 from gatesh.launcher import render_launcher
-from gatesh.vocab import programs
+from gatesh.vocab.programs import shells
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,10 +70,10 @@ def test_the_client_reads_with_the_same_parser() -> None:
 
 
 def test_the_tables_agree_with_the_vocabulary() -> None:
-    assert _invoke.PTY_SHELLS == programs.PTY_SHELLS
-    assert set(_invoke.SHELL_NAMES) <= programs.SHELLS
+    assert _invoke.PTY_SHELLS == shells.PTY_SHELLS
+    assert set(_invoke.SHELL_NAMES) <= shells.SHELLS
     # Every shell that reads sh has a shim name (a gated session links them all, S10).
-    assert set(_invoke.SHELL_NAMES) == {s.name for s in programs.SHELL_ROWS if s.parsed}
+    assert set(_invoke.SHELL_NAMES) == {s.name for s in shells.SHELL_ROWS if s.parsed}
     assert set(_invoke.INTERACTIVE_SHIMS) <= set(_invoke.SHELL_NAMES)
 
 

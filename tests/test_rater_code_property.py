@@ -18,7 +18,7 @@ from gatesh._types import Outcome
 from gatesh.rater.builtin import ALL_RULES, BuiltinRater, findings_for
 from gatesh.rater.builtin import _context as builtin_context
 from gatesh.reading import read
-from gatesh.vocab.programs import INTERPRETER_ROWS
+from gatesh.vocab.programs.interpreters import INTERPRETER_ROWS
 
 # (head, the option whose value is program text) for every interpreter with inline code.
 LANGUAGES = tuple(

@@ -22,12 +22,9 @@ from gatesh.policy._rules import inline_code
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.reading import read
 from gatesh.reading._fed import MAX_OUTPUT, Unknown, echo_output, printf_output
-from gatesh.vocab.programs import (
-    GENERATOR_ROWS,
-    INTERPRETER_ROWS,
-    SHELL_ROWS,
-    generator,
-)
+from gatesh.vocab.programs.generators import GENERATOR_ROWS, generator
+from gatesh.vocab.programs.interpreters import INTERPRETER_ROWS
+from gatesh.vocab.programs.shells import SHELL_ROWS
 
 CONFIG = default()
 BASH = shutil.which("bash")

@@ -1,6 +1,6 @@
 """Command-valued positions and variables (S2.1, issue 14): the payload is read as a command.
 
-One case per row of ``gatesh.vocab.programs.POSITION_ROWS`` (and the git key and variable rows):
+One case per row of ``gatesh.vocab.programs.positions.POSITION_ROWS`` (and the git key and variable rows):
 the payload is among the executed commands, in the context where it runs.
 """
 
@@ -14,7 +14,8 @@ from gatesh.pipeline import decide
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.reading import read
 from gatesh.reading._positions import ex_commands
-from gatesh.vocab.programs import ENV_ROWS, GIT_KEY_ROWS, POSITION_ROWS, EnvKind, env_var, git_key
+from gatesh.vocab.programs.positions import GIT_KEY_ROWS, POSITION_ROWS, git_key
+from gatesh.vocab.programs.variables import ENV_ROWS, EnvKind, env_var
 
 CONFIG = default()
 

@@ -8,17 +8,11 @@ import pkgutil
 import pytest
 
 import gatesh
-from gatesh.vocab import hosts, programs
+from gatesh.vocab import hosts
 from gatesh.vocab.hosts import HostRef, hosts_in, is_loopback
-from gatesh.vocab.programs import (
-    PARSED_SHELLS,
-    SHELL_ROWS,
-    SHELLS,
-    Family,
-    inline_opts,
-    interpreter,
-    is_interpreter,
-)
+from gatesh.vocab.programs import interpreters, shells
+from gatesh.vocab.programs.interpreters import inline_opts, interpreter, is_interpreter
+from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELL_ROWS, SHELLS, Family
 
 # --- programs ------------------------------------------------------------------------------------
 
@@ -67,7 +61,7 @@ def test_shell_rows_are_unique_and_explained() -> None:
 
 
 def test_interpreters_and_shells_do_not_overlap() -> None:
-    assert not SHELLS & programs.INTERPRETERS
+    assert not SHELLS & interpreters.INTERPRETERS
     assert all(interpreter(s) is None for s in SHELLS)
 
 
@@ -123,7 +117,7 @@ def test_no_layer_keeps_a_shell_or_loopback_table_of_its_own() -> None:
             if value is None:
                 continue
             assert attr == "SHELLS", f"{name}.{attr} is a table of its own"
-            assert set(value) <= SHELLS | programs.MULTICALL, (
+            assert set(value) <= SHELLS | shells.MULTICALL, (
                 f"{name}.SHELLS names shells the vocabulary does not"
             )
 

@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh.vocab import programs as _vocab
+from gatesh.vocab.programs import shells
 
 # Deeper process trees than this do not occur in practice; the bound guards against a loop
 # (pid reuse while walking) and keeps a walk to a few dozen small reads.
@@ -20,7 +20,7 @@ MAX_DEPTH: Final = 64
 # Process names that are not "the harness" (S9.3): every shell of the shared vocabulary and the
 # multi-call binaries that hold one (busybox), besides gatesh itself. ``comm`` is at most 15
 # characters; every shell name is shorter.
-SHELLS: Final = _vocab.SHELLS | _vocab.MULTICALL
+SHELLS: Final = shells.SHELLS | shells.MULTICALL
 GATESH_NAMES: Final = frozenset({"gatesh"})
 SESSION_ENV: Final = b"GATESH_SESSION="
 # /proc/PID/stat is ~52 numbers and a name of at most 64 bytes: well under this.

@@ -21,7 +21,8 @@ from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
 from gatesh.vocab.grammar import Argv, Grammar, Options, grammar_of, parse, read
 from gatesh.vocab.hosts import host_of, hosts_in, is_loopback, is_public_index
-from gatesh.vocab.programs import SHELLS, is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
+from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import stdin_is_data
 
 __all__ = [

@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
-from gatesh.vocab.programs import (
+from gatesh.vocab.programs.generators import generator
+from gatesh.vocab.programs.shells import (
     PASS_THROUGH,
     PLAIN_COMMANDS,
     SHELL_BY_NAME,
@@ -29,7 +30,6 @@ from gatesh.vocab.programs import (
     TRANSFORMERS,
     Family,
     Shell,
-    generator,
 )
 
 from . import _limits as L

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Final
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.grammar import parse
 from gatesh.vocab.paths.classes import others_may_create
-from gatesh.vocab.programs import PARSED_SHELLS
+from gatesh.vocab.programs.shells import PARSED_SHELLS
 
 from ._peel import head_of, shebang_head
 from ._walk import RawCommand

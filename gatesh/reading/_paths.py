@@ -36,11 +36,12 @@ from gatesh._types import (
     SimpleCommand,
     Word,
 )
-from gatesh.vocab import inline, places, programs, pycode
+from gatesh.vocab import inline, places, pycode
 from gatesh.vocab.grammar import grammar_of, parse
 from gatesh.vocab.paths import classes as pathclasses
 from gatesh.vocab.paths import settings, uses
 from gatesh.vocab.paths.use import PathUse
+from gatesh.vocab.programs import interpreters
 from gatesh.vocab.words import FIND_FILTERS
 
 from ._known import candidates
@@ -405,7 +406,7 @@ class _Collector:
 
 
 def _is_python(head: str) -> bool:
-    lang = programs.interpreter(head)
+    lang = interpreters.interpreter(head)
     return lang is not None and lang.name == "python"
 
 
@@ -798,7 +799,7 @@ def _command(
     if head in ("tar", "gtar", "bsdtar"):
         _tar(col, words, i, cwd)
         return
-    if programs.is_interpreter(head) or head in _CODE_PROGRAMS:
+    if interpreters.is_interpreter(head) or head in _CODE_PROGRAMS:
         python = _is_python(head)
         for code in _inline_code(cmd):
             deleted = removed(code)
@@ -810,7 +811,7 @@ def _command(
             if python:
                 _python_files(col, code, i, cwd)
     use = uses.use_of(head)
-    if use is None and programs.is_interpreter(head):
+    if use is None and interpreters.is_interpreter(head):
         use = _INTERPRETER_USE
     if cmd.argv[0].static and "/" in cmd.argv[0].text:
         # the program file itself is read to run it
@@ -1547,7 +1548,7 @@ def _inline_code(cmd: SimpleCommand) -> Iterator[str]:
                 yield w.text
                 return
         return
-    flags = programs.inline_opts(head) or _INLINE_FLAGS
+    flags = interpreters.inline_opts(head) or _INLINE_FLAGS
     for k, w in enumerate(args):
         if w.static and w.text in flags and k + 1 < len(args) and args[k + 1].static:
             yield args[k + 1].text

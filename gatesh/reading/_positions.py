@@ -2,10 +2,11 @@
 
 ``trap 'git clean -fdx' INT`` runs its string later; ``git -c core.pager='sh -c …' log``,
 ``man -P CMD``, ``kubectl exec pod -- CMD``, ``PAGER=CMD man ls`` run theirs now. The rows are the
-vocabulary's (:data:`gatesh.vocab.programs.POSITION_ROWS`, ``GIT_KEY_ROWS``, ``ENV_ROWS``); this
-module finds the payload in an argv and hands it to the reader: a shell command line is read as
-``sh -c``, an argv is finalized as a command, a payload that runs in a container or on another
-host is read as running there. A payload only known when it runs is opaque code.
+vocabulary's (``POSITION_ROWS`` and ``GIT_KEY_ROWS`` of :mod:`gatesh.vocab.programs.positions`,
+``ENV_ROWS`` of :mod:`gatesh.vocab.programs.variables`); this module finds the payload in an
+argv and hands it to the reader: a shell command line is read as ``sh -c``, an argv is finalized
+as a command, a payload that runs in a container or on another host is read as running there. A
+payload only known when it runs is opaque code.
 
 :class:`PositionReading` is a part of the :class:`~gatesh.reading._read.Reader`.
 """
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.grammar import Argv, Opt, grammar_of, parse
-from gatesh.vocab.programs import EnvKind, Payload, Position, Where, env_var, git_key, positions
+from gatesh.vocab.programs.positions import Payload, Position, Where, git_key, positions
+from gatesh.vocab.programs.variables import EnvKind, env_var
 
 from ._walk import RawCommand
 

@@ -27,20 +27,10 @@ from gatesh._types import (
     Word,
 )
 from gatesh.vocab.paths.classes import others_may_create
-from gatesh.vocab.programs import (
-    CD_HEADS,
-    CHDIR_WRAPPERS,
-    NAMED_FILES_ONLY,
-    PARSED_SHELLS,
-    POSITION_PROGRAMS,
-    SHELL_OPTS_WITH_ARG,
-    SHELLS,
-    STDIN_NAMES,
-    interpreter,
-    invocation,
-    is_interpreter,
-    venv_made,
-)
+from gatesh.vocab.programs.interpreters import interpreter, invocation, is_interpreter, venv_made
+from gatesh.vocab.programs.positions import POSITION_PROGRAMS
+from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELL_OPTS_WITH_ARG, SHELLS, STDIN_NAMES
+from gatesh.vocab.programs.workdir import CD_HEADS, CHDIR_WRAPPERS, NAMED_FILES_ONLY
 
 from . import _limits as L
 from ._code import CodeReading, Fed, whole_substitution

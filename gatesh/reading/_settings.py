@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
-from gatesh.vocab.programs import EnvKind, env_var
+from gatesh.vocab.programs.variables import EnvKind, env_var
 
 from ._fed import printf_output
 from ._values import Binding

@@ -15,14 +15,8 @@ from collections.abc import Iterable, Iterator
 from typing import Final
 
 from gatesh._types import Facts, SimpleCommand, Word
-from gatesh.vocab.programs import (
-    PARSED_SHELLS,
-    SHELLS,
-    STDIN_NAMES,
-    inline_opts,
-    interpreter,
-    invocation,
-)
+from gatesh.vocab.programs.interpreters import inline_opts, interpreter, invocation
+from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS, STDIN_NAMES
 from gatesh.vocab.pycode import modelled
 
 # Tests that pick some files out of the tree: with one, find deletes a selection, not everything.

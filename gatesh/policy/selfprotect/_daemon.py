@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._types import Facts, SimpleCommand
-from gatesh.vocab.programs import is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
 from gatesh.vocab.words import has_long, has_short, option_values, split_args, unquote
 
 from ._places import Kind, Protected

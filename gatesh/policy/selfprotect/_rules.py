@@ -18,7 +18,8 @@ from typing import Final
 
 from gatesh._paths import GatePaths
 from gatesh._types import Facts, Finding, Outcome, PathEffect, SimpleCommand
-from gatesh.vocab.programs import SHELLS, is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
+from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import reads_code_from_stdin
 
 from ._daemon import KILLERS, TRACERS, kills_daemon, traces_daemon

@@ -23,7 +23,8 @@ from typing import Final
 
 from gatesh._types import Change, Direction, Facts, PathEffect, SetBy, SimpleCommand, Variable
 from gatesh.vocab.grammar import WRAPPERS, parse
-from gatesh.vocab.programs import SHELLS, is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
+from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import canon_path, option_values
 
 from ._places import Protected

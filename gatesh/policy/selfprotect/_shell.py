@@ -15,7 +15,7 @@ from typing import Final
 
 from gatesh._types import Facts, SimpleCommand
 from gatesh.vocab.grammar import parse
-from gatesh.vocab.programs import SHELLS
+from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import has_short, inline_code, option_values, split_args, unquote
 
 from ._settings import DECLARERS, env_clears, gatesh_argv

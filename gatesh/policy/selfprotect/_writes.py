@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh._types import Change, Direction, Facts, PathEffect, SimpleCommand
-from gatesh.vocab.programs import interpreter, invocation, is_interpreter
+from gatesh.vocab.programs.interpreters import interpreter, invocation, is_interpreter
 from gatesh.vocab.reads import command_reads
 from gatesh.vocab.words import inline_code
 

@@ -41,7 +41,7 @@ from gatesh.rater.builtin import (
     typosquat,
 )
 from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
-from gatesh.vocab.programs import PARSED_SHELLS
+from gatesh.vocab.programs.shells import PARSED_SHELLS
 
 __all__ = ["ALL_RULES", "BuiltinRater"]
 

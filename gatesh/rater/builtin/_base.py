@@ -21,7 +21,8 @@ from gatesh._types import Context, Direction, Facts, Finding, Outcome, PathEffec
 from gatesh.rater.worktree import Probe
 from gatesh.vocab.grammar import Argv, copy_destination, grammar_of, parse
 from gatesh.vocab.paths.classes import others_may_create
-from gatesh.vocab.programs import CD_HEADS, CHDIR_WRAPPERS, NAMED_FILES_ONLY, is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
+from gatesh.vocab.programs.workdir import CD_HEADS, CHDIR_WRAPPERS, NAMED_FILES_ONLY
 
 
 class Severity(enum.StrEnum):

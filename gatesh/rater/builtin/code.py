@@ -25,7 +25,7 @@ from gatesh.rater.builtin._base import (
 )
 from gatesh.rater.builtin.files import _judge
 from gatesh.vocab.inline import ApiKind, calls, pattern_of
-from gatesh.vocab.programs import interpreter, invocation, is_interpreter
+from gatesh.vocab.programs.interpreters import interpreter, invocation, is_interpreter
 from gatesh.vocab.pycode import run_lines
 
 MAX_DEPTH: Final = 2

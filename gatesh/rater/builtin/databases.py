@@ -6,7 +6,7 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
-from gatesh.vocab.programs import is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
 
 CLIENTS: Final = heads(
     "psql",

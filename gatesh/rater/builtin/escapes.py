@@ -26,15 +26,10 @@ from gatesh.rater.builtin._base import (
 from gatesh.reading._hosts import ssh_split
 from gatesh.vocab.grammar import inner_argv
 from gatesh.vocab.hosts import is_loopback
-from gatesh.vocab.programs import (
-    INTERACTIVE_PROGRAMS,
-    SHELL_ARGUMENT_NAMES,
-    SHELLS,
-    generator,
-    interactive,
-    is_interpreter,
-    is_read_script,
-)
+from gatesh.vocab.programs.generators import generator
+from gatesh.vocab.programs.interactive import INTERACTIVE_PROGRAMS, interactive
+from gatesh.vocab.programs.interpreters import is_interpreter, is_read_script
+from gatesh.vocab.programs.shells import SHELL_ARGUMENT_NAMES, SHELLS
 
 # Heads whose arguments are only data: nothing they are given runs.
 DATA_ONLY: Final = frozenset(
@@ -860,7 +855,7 @@ def interpreter_escape(c: Cmd) -> MatchResult:
 
 
 def interactive_program(c: Cmd) -> MatchResult:
-    """A program that runs commands typed at it (:data:`gatesh.vocab.programs.INTERACTIVE_ROWS`),
+    """A program that runs commands typed at it (:data:`gatesh.vocab.programs.interactive.INTERACTIVE_ROWS`),
     started to read them: what it runs is typed later, unseen (S10)."""
     row = interactive(c.head)
     if row is None or c.sc.remote:

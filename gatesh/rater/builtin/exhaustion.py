@@ -18,7 +18,7 @@ from gatesh.rater.builtin._base import Cmd, Ctx, D, Hit, MatchResult, Rule, amon
 from gatesh.rater.builtin.code import endless, one_liner
 from gatesh.vocab.inline import ApiKind, calls
 from gatesh.vocab.paths.devices import ENDLESS_DEVICES
-from gatesh.vocab.programs import is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
 
 # A size this large written or allocated at once fills an ordinary disk or memory: 16 GiB.
 LIMIT: Final = 16 * 1024**3

@@ -29,13 +29,8 @@ from gatesh.rater.builtin._base import Cmd, Ctx
 from gatesh.reading._defined import WRITTEN_RUN_NOTE
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
 from gatesh.vocab.paths.classes import classify
-from gatesh.vocab.programs import (
-    PARSED_SHELLS,
-    SHELLS,
-    interpreter,
-    runs_code,
-    shell,
-)
+from gatesh.vocab.programs.interpreters import interpreter, runs_code
+from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS, shell
 from gatesh.vocab.pycode import modelled
 from gatesh.vocab.reads import command_reads
 from gatesh.vocab.words import inline_code, reads_code_from_stdin, split_args, stdin_is_data

@@ -18,7 +18,8 @@ from gatesh.rater.builtin._base import (
     interpreters_and,
 )
 from gatesh.rater.builtin.credentials import SENSITIVE
-from gatesh.vocab.programs import SHELLS, is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
+from gatesh.vocab.programs.shells import SHELLS
 
 NET_TOOLS: Final = frozenset(
     {

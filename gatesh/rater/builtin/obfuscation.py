@@ -18,7 +18,8 @@ from gatesh.rater.builtin._base import (
     among,
     interpreters_and,
 )
-from gatesh.vocab.programs import SHELLS, is_interpreter
+from gatesh.vocab.programs.interpreters import is_interpreter
+from gatesh.vocab.programs.shells import SHELLS
 
 _IFS: Final = re.compile(r"\$\{?IFS\b")
 _HEAD_ESCAPES: Final = re.compile(

@@ -171,6 +171,92 @@ def _abbrev(name: str, opts: Options) -> str:
     return found[0] if len(found) == 1 else name
 
 
+def _read_option(
+    args: Sequence[str],
+    i: int,
+    opts: Options,
+    depth: int,
+    options: list[Opt],
+    static: Sequence[bool] | None,
+) -> tuple[int, bool]:
+    """Read the option word ``args[i]`` into ``options`` as ``opts`` says: a long option
+    (``--opt=v``, ``--opt v``, an abbreviation), a number (``-5``), or a cluster of short letters
+    where the first that takes a value takes the rest of the word or the next word.
+
+    Returns the words it took, and whether its value is a word only known at run time."""
+    a = args[i]
+    n = len(args)
+    if a.startswith("--") or opts.bundling is Bundling.NONE:
+        name, eq, val = a.partition("=")
+        if a.startswith("--"):
+            name = _abbrev(name, opts)
+        if eq:
+            options.append(Opt(name, val, i, i, depth))
+            return 1, False
+        if name in opts.value and i + 1 < n:
+            options.append(Opt(name, args[i + 1], i, i + 1, depth))
+            return 2, static is not None and not static[i + 1]
+        options.append(Opt(name, None, i, -1, depth))
+        return 1, False
+    if a[1:].isdigit():  # `head -5`, `kill -9`: a number, not letters
+        options.append(Opt(a, None, i, -1, depth))
+        return 1, False
+    for j in range(1, len(a)):
+        letter = "-" + a[j]
+        rest = a[j + 1 :]
+        if letter in opts.value:
+            if rest:
+                options.append(Opt(letter, rest.removeprefix("="), i, i, depth))
+            elif i + 1 < n:
+                options.append(Opt(letter, args[i + 1], i, i + 1, depth))
+                return 2, False
+            else:
+                options.append(Opt(letter, None, i, -1, depth))
+            return 1, False
+        if letter in opts.optional:
+            options.append(Opt(letter, rest or None, i, i if rest else -1, depth))
+            return 1, False
+        options.append(Opt(letter, None, i, -1, depth))
+    return 1, False
+
+
+def _enter(level: Grammar, opts: Options, word: str) -> tuple[Grammar, Options] | None:
+    """The grammar and options in force after the subcommand ``word`` of ``level`` (a subcommand
+    inherits ``opts`` when its row says so; an open level takes any word, with its default
+    options); None when ``word`` is no subcommand of ``level``."""
+    nxt = level.subcommands.get(word)
+    if nxt is not None:
+        return nxt, (opts | nxt.options) if nxt.inherit else nxt.options
+    if level.open:
+        entered = Grammar(word, options=level.default)
+        return entered, entered.options
+    return None
+
+
+def _argv(
+    args: Sequence[str],
+    path: list[str],
+    path_at: list[int],
+    options: list[Opt],
+    operand_at: list[int],
+    dashdash: int,
+    unknown: bool,
+) -> Argv:
+    """The :class:`Argv` of a finished reading; its operands are the words at ``operand_at``."""
+    operands = tuple(args[k] for k in operand_at)
+    names = frozenset(o.name for o in options)
+    return Argv(
+        tuple(path),
+        tuple(path_at),
+        tuple(options),
+        operands,
+        tuple(operand_at),
+        dashdash,
+        unknown,
+        names,
+    )
+
+
 def read(
     grammar: Grammar,
     args: Sequence[str],
@@ -189,7 +275,6 @@ def read(
     path: list[str] = []
     path_at: list[int] = []
     options: list[Opt] = []
-    operands: list[str] = []
     operand_at: list[int] = []
     dashdash = -1
     unknown = False
@@ -203,7 +288,6 @@ def read(
         known = static is None or static[i]
         if ended or (after_dashdash and _is_option(a)):
             ended = True
-            operands.append(a)
             operand_at.append(i)
             i += 1
             continue
@@ -211,7 +295,6 @@ def read(
             if seeking or (_is_option(a) and a[:2] != "--"):
                 unknown = True
             seeking = False
-            operands.append(a)
             operand_at.append(i)
             i += 1
             continue
@@ -226,65 +309,19 @@ def read(
             i += 1
             continue
         if _is_option(a):
-            depth = len(path)
-            if a.startswith("--") or opts.bundling is Bundling.NONE:
-                name, eq, val = a.partition("=")
-                if a.startswith("--"):
-                    name = _abbrev(name, opts)
-                if eq:
-                    options.append(Opt(name, val, i, i, depth))
-                    i += 1
-                    continue
-                if name in opts.value:
-                    if i + 1 < n:
-                        if static is not None and not static[i + 1]:
-                            unknown = unknown or seeking
-                        options.append(Opt(name, args[i + 1], i, i + 1, depth))
-                        i += 2
-                    else:
-                        options.append(Opt(name, None, i, -1, depth))
-                        i += 1
-                    continue
-                options.append(Opt(name, None, i, -1, depth))
-                i += 1
-                continue
-            if a[1:].isdigit():  # `head -5`, `kill -9`: a number, not letters
-                options.append(Opt(a, None, i, -1, depth))
-                i += 1
-                continue
-            step = 1
-            for j in range(1, len(a)):
-                letter = "-" + a[j]
-                rest = a[j + 1 :]
-                if letter in opts.value:
-                    if rest:
-                        options.append(Opt(letter, rest.removeprefix("="), i, i, depth))
-                    elif i + 1 < n:
-                        options.append(Opt(letter, args[i + 1], i, i + 1, depth))
-                        step = 2
-                    else:
-                        options.append(Opt(letter, None, i, -1, depth))
-                    break
-                if letter in opts.optional:
-                    options.append(Opt(letter, rest or None, i, i if rest else -1, depth))
-                    break
-                options.append(Opt(letter, None, i, -1, depth))
+            step, late_value = _read_option(args, i, opts, len(path), options, static)
+            unknown = unknown or (late_value and seeking)
             i += step
             continue
         # an operand: the next subcommand word, or an operand of this level
         if seeking:
             word = a.casefold()
             word = level.aliases.get(word, word)
-            nxt = level.subcommands.get(word)
-            if nxt is not None or level.open:
+            entered = _enter(level, opts, word)
+            if entered is not None:
                 path.append(word)
                 path_at.append(i)
-                if nxt is None:
-                    level = Grammar(word, options=level.default)
-                    opts = level.options
-                else:
-                    opts = (opts | nxt.options) if nxt.inherit else nxt.options
-                    level = nxt
+                level, opts = entered
                 seeking = bool(level.subcommands) or level.open
                 level_operands = 0
                 after_dashdash = False
@@ -293,19 +330,9 @@ def read(
             seeking = False
             if after_dashdash:
                 ended = True
-        operands.append(a)
         operand_at.append(i)
         level_operands += 1
         if opts.ends_at and level_operands >= opts.ends_at:
             ended = True
         i += 1
-    return Argv(
-        tuple(path),
-        tuple(path_at),
-        tuple(options),
-        tuple(operands),
-        tuple(operand_at),
-        dashdash,
-        unknown,
-        frozenset(o.name for o in options),
-    )
+    return _argv(args, path, path_at, options, operand_at, dashdash, unknown)

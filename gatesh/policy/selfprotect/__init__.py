@@ -11,14 +11,16 @@ of its own for paths. Its parts:
   inner gatesh elsewhere (its environment);
 - ``_daemon``: stopping or tracing the daemon;
 - ``_shell``: the gated shell's hook, and leaving the gate (human-only verbs, ungated shells);
-- ``_rules``: the rule table and :func:`check`.
+- ``_rules``: the rule table and :func:`check`; the rows are in ``_rows_places`` (protected
+  places) and ``_rows_switches`` (the gate's switches and running parts), the row type in ``_row``.
 """
 
 from __future__ import annotations
 
 from ._daemon import DaemonId, daemon_identity
 from ._places import Kind, Protected, protected_for
-from ._rules import RULES, SelfRule, check
+from ._row import SelfRule
+from ._rules import RULES, check
 
 __all__ = [
     "RULES",

@@ -9,6 +9,8 @@
   word of the user's own mandate.
 - ``floor.fetch-pipe-interpreter``: something fetched from the network is run by an interpreter.
 - ``floor.script-env-leak``: an interpreter's inline code reads environment variables.
+
+What each network tool sends is in :mod:`gatesh.policy.sends`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Final
 
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
-from gatesh.vocab.grammar import Argv, Grammar, Options, grammar_of, parse, read
+from gatesh.policy.sends import SENDS, argv_of, package_sends
+from gatesh.vocab.grammar import Grammar, Options, grammar_of, parse, read
 from gatesh.vocab.hosts import host_of, hosts_in, is_loopback, is_public_index
 from gatesh.vocab.programs.interpreters import is_interpreter
 from gatesh.vocab.programs.shells import SHELLS
@@ -50,7 +53,7 @@ def command_hosts(cmd: SimpleCommand, facts: Facts | None = None) -> Iterator[st
     (``git remote add x URL && git push x --all``)."""
     yield from (ref.host for ref in hosts_in(cmd.head, cmd.args) if ref.transfer)
     if facts is not None and cmd.head == "git":
-        argv = _argv(cmd)
+        argv = argv_of(cmd)
         if argv.subcommand in ("push", "fetch", "pull") and argv.operands:
             url = _line_remotes(facts).get(argv.operands[0])
             host = host_of(url, bare=False) if url else None
@@ -75,11 +78,11 @@ _DRY_RUN: Final = frozenset({"--dry-run", "--dryrun", "--list-only"})
 
 
 def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
-    sends = _SENDS.get(cmd.head)
+    sends = SENDS.get(cmd.head)
     if sends is None:
         return False
     if cmd.head in ("rsync", "rclone", "aws", "gsutil", "s3cmd") and (
-        _argv(cmd).has(*_DRY_RUN) or (cmd.head == "rsync" and _argv(cmd).has("-n"))
+        argv_of(cmd).has(*_DRY_RUN) or (cmd.head == "rsync" and argv_of(cmd).has("-n"))
     ):
         return False  # a dry run transfers nothing
     if _dynamic_target(cmd):
@@ -92,7 +95,7 @@ def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
         return sends(cmd)  # a bucket is the remote side whatever the verb
     if not any(not is_loopback(h) for h in command_hosts(cmd, facts)):
         return False
-    if sends is _package_sends and _installs_from_public_indexes(cmd):
+    if sends is package_sends and _installs_from_public_indexes(cmd):
         return False  # judged like an install from the default index: rated, not floored
     return sends(cmd)
 
@@ -178,7 +181,7 @@ def _dynamic_target(cmd: SimpleCommand) -> bool:
         return False
     args = cmd.argv[1:]
     argv = (
-        _argv(cmd)
+        argv_of(cmd)
         if grammar_of(cmd.head) is not None
         else read(_LOCAL_GRAMMAR, cmd.args, [w.static for w in args])
     )
@@ -197,242 +200,6 @@ def _dynamic_target(cmd: SimpleCommand) -> bool:
             continue
         return True
     return False
-
-
-_CURL_SENDS: Final = frozenset(
-    {
-        "-d",
-        "--data",
-        "--data-binary",
-        "--data-raw",
-        "--data-urlencode",
-        "--data-ascii",
-        "-F",
-        "--form",
-        "--form-string",
-        "-T",
-        "--upload-file",
-        "--json",
-        "-K",
-        "--config",
-        "--mail-rcpt",
-        "--mail-from",
-    }
-)
-_READ_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
-# Schemes whose request is whatever the URL says (not a fetch of a document).
-_SENDING_SCHEMES: Final = re.compile(
-    r"^(?:gopher|dict|telnet|smtps?|ldaps?|mqtts?|tftp|imaps?|pop3s?|rtsp)://", re.I
-)
-
-
-def _argv(cmd: SimpleCommand) -> Argv:
-    """``cmd``'s words as its program reads them (the one grammar, S2)."""
-    return parse(cmd.head, cmd.args, [w.static for w in cmd.argv[1:]])
-
-
-def _curl_sends(cmd: SimpleCommand) -> bool:
-    argv = _argv(cmd)
-    if argv.has(*_CURL_SENDS):
-        return True
-    method = (argv.value("-X", "--request") or "").upper()
-    if method and method not in _READ_METHODS:
-        return True
-    return any(_SENDING_SCHEMES.match(a) for a in cmd.args)
-
-
-def _wget_sends(cmd: SimpleCommand) -> bool:
-    argv = _argv(cmd)
-    if argv.has("--post-data", "--post-file", "--body-data", "--body-file", "-i", "--input-file"):
-        return True
-    method = (argv.value("--method") or "").upper()
-    return bool(method) and method not in _READ_METHODS
-
-
-_HTTPIE_ITEM: Final = re.compile(r"^[^=:@/\s]+(?:==|=|:=|@|=@|:=@)")
-
-
-def _httpie_sends(cmd: SimpleCommand) -> bool:
-    operands = [a for a in cmd.args if not a.startswith("-")]
-    if operands and operands[0].upper() in ("POST", "PUT", "PATCH", "DELETE"):
-        return True
-    # a data item (`name=value`, `field:=json`, `file@path`) makes httpie send a body; `q==x` is a query
-    return any(
-        _HTTPIE_ITEM.match(a) and "==" not in a.split("=", 1)[0] + "=" and "==" not in a
-        for a in operands[1:]
-    )
-
-
-_REMOTE_PATH: Final = re.compile(
-    r"^(?:[\w.+-]+@)?(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9][\w.-]*):(?!//)|^[a-z][a-z0-9+.-]*://", re.I
-)
-
-
-def _copy_sends(cmd: SimpleCommand) -> bool:
-    """scp/rsync: data leaves when the destination (the last operand) is on another host."""
-    operands = list(_argv(cmd).operands)
-    if cmd.head == "rsync" and len(operands) == 1:
-        return False  # `rsync host:/dir/` lists the remote folder
-    if len(operands) < 2:
-        return True  # an interactive or odd form: cannot show it only downloads
-    return bool(_REMOTE_PATH.match(operands[-1]))
-
-
-_RCLONE_READS: Final = frozenset(
-    {
-        "ls",
-        "lsd",
-        "lsl",
-        "lsf",
-        "lsjson",
-        "cat",
-        "size",
-        "about",
-        "tree",
-        "check",
-        "cryptcheck",
-        "md5sum",
-        "sha1sum",
-        "hashsum",
-        "listremotes",
-        "version",
-        "ncdu",
-        "config",
-        "obscure",
-        "help",
-        "link",
-        "touch-dry",
-        "backend",
-    }
-)
-
-
-def _rclone_sends(cmd: SimpleCommand) -> bool:
-    operands = [a for a in cmd.args if not a.startswith("-")]
-    verb = operands[0] if operands else ""
-    if verb in _RCLONE_READS:
-        return False
-    if (
-        verb in ("copy", "copyto", "sync", "move", "moveto", "copyurl", "bisync")
-        and len(operands) >= 3
-    ):
-        return (":" in operands[-1] and not operands[-1].startswith(("/", "."))) or verb in (
-            "move",
-            "moveto",
-        )
-    return True  # delete, purge, mkdir, rmdir, dedupe, mount, serve …: remote state changes
-
-
-_S3_READS: Final = frozenset({"ls", "get", "info", "du", "la", "presign"})
-
-
-def _bucket_sends(cmd: SimpleCommand) -> bool:
-    operands = [a for a in cmd.args if not a.startswith("-")]
-    if cmd.head == "s3cmd":
-        return not operands or operands[0] not in _S3_READS
-    if cmd.head == "gsutil":
-        verb = operands[0] if operands else ""
-        if verb in ("ls", "cat", "du", "stat", "hash", "version", "help"):
-            return False
-    elif operands[:1] == ["s3"]:
-        verb = operands[1] if len(operands) > 1 else ""
-        if verb in ("ls", "presign", "wait"):
-            return False
-    else:
-        # another aws service: its read verbs (get-…, list-…, describe-…) change nothing remote
-        verb = operands[1] if len(operands) > 1 else ""
-        return not verb.startswith(
-            (
-                "get-",
-                "list-",
-                "describe-",
-                "head-",
-                "receive-",
-                "show-",
-                "lookup-",
-                "search-",
-                "batch-get-",
-                "query",
-                "scan",
-                "wait",
-            )
-        )
-    if verb in ("cp", "sync", "mv", "rsync"):
-        return operands[-1].startswith(("s3://", "gs://")) or verb == "mv"
-    return True
-
-
-def _git_sends(cmd: SimpleCommand) -> bool:
-    return _argv(cmd).subcommand in ("push", "send-email", "request-pull")
-
-
-def _package_sends(cmd: SimpleCommand) -> bool:
-    """An install from an explicit index runs its packages' code here; a publish sends one out."""
-    operands = [a for a in cmd.args if not a.startswith("-")]
-    verb = operands[0] if operands else ""
-    if cmd.head == "uv" and verb == "pip" and len(operands) > 1:
-        verb = operands[1]
-    return verb in (
-        "install",
-        "i",
-        "add",
-        "publish",
-        "upload",
-        "sync",
-        "update",
-        "upgrade",
-        "ci",
-        "exec",
-        "x",
-        "run",
-        "tool",
-        "dlx",
-        "create",
-    )
-
-
-def _always(cmd: SimpleCommand) -> bool:
-    return True  # a remote shell or raw connection: what is typed or piped goes out
-
-
-_SENDS: Final = {
-    **{h: _curl_sends for h in ("curl", "curlie")},
-    **{h: _wget_sends for h in ("wget", "wget2")},
-    **{h: _httpie_sends for h in ("http", "https", "httpie", "xh", "xhs")},
-    "aria2c": lambda cmd: _argv(cmd).has("-i", "--input-file", "-T", "--torrent-file"),
-    "axel": lambda cmd: False,
-    **{h: _copy_sends for h in ("scp", "rsync")},
-    "rclone": _rclone_sends,
-    **{h: _bucket_sends for h in ("aws", "gsutil", "s3cmd")},
-    "git": _git_sends,
-    **{
-        h: _always
-        for h in ("ssh", "sftp", "ftp", "lftp", "telnet", "mosh", "nc", "ncat", "netcat", "az")
-    },
-    **{
-        h: _package_sends
-        for h in (
-            "pip",
-            "pip3",
-            "npm",
-            "yarn",
-            "pnpm",
-            "cargo",
-            "gem",
-            "uv",
-            "bun",
-            "poetry",
-            "pipx",
-            "npx",
-            "pnpx",
-            "bunx",
-            "composer",
-            "go",
-            "conda",
-            "mamba",
-        )
-    },
-}
 
 
 # --- fetch piped into an interpreter ------------------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 
 from gatesh._types import Facts, Outcome
 from gatesh.policy import hardline
+from gatesh.policy.hardline.text import raw_views
 from gatesh.reading import read
 
 
@@ -291,7 +292,7 @@ def _spliced_texts() -> list[str]:
         texts.append(
             "".join(rng.choice(pieces)[rng.randrange(3) :] for _ in range(rng.randrange(1, 6)))
         )
-    return [view for t in texts for view in hardline.raw_views(t)]
+    return [view for t in texts for view in raw_views(t)]
 
 
 def test_text_rule_literal_filters_lose_no_match() -> None:

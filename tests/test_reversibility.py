@@ -20,7 +20,8 @@ from gatesh._types import Action, Outcome, Rung, Verdict
 from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.rater.builtin import BuiltinRater
-from gatesh.rater.worktree import Probe, State
+from gatesh.rater.probe import Probe
+from gatesh.rater.worktree import State
 from gatesh.reading import read
 
 pytestmark = pytest.mark.skipif(

@@ -18,7 +18,7 @@ from typing import Final
 
 from gatesh._paths import environ_values
 from gatesh._types import Context, Direction, Facts, Finding, Outcome, PathEffect, SimpleCommand
-from gatesh.rater.worktree import Probe
+from gatesh.rater.probe import Probe
 from gatesh.vocab.grammar import Argv, copy_destination, grammar_of, parse
 from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs.interpreters import is_interpreter

@@ -60,6 +60,85 @@ _DEFENCE: Final = re.compile(
 )
 
 
+# Long options of the aws CLI that take no value (any other takes the next word unless `=` joins it).
+_AWS_FLAGS: Final = frozenset(
+    {"--recursive", "--force", "--debug", "--no-paginate", "--dryrun", "--delete", "--quiet"}
+)
+
+
+def _aws_words(c: Cmd) -> list[str]:
+    """The aws command's words that are not options or option values (service, operation, …)."""
+    words: list[str] = []
+    skip = False
+    for a in c.args:
+        if skip:
+            skip = False
+            continue
+        if a.startswith("--"):
+            skip = "=" not in a and a not in _AWS_FLAGS
+            continue
+        words.append(a)
+    return words
+
+
+def _aws_operation(c: Cmd, svc: str, op: str) -> MatchResult:
+    """The verdict on ``aws SVC OP``: turning off security logging or detection, deleting, stopping
+    or changing live resources, or creating lasting credentials."""
+    if _DEFENCE.match(op) and svc in (
+        "cloudtrail",
+        "guardduty",
+        "ec2",
+        "logs",
+        "config",
+        "securityhub",
+        "inspector2",
+        "macie2",
+    ):
+        return Hit(severity=A, detail=f"aws {svc} {op} turns off security logging or detection")
+    if svc == "s3" and op in ("rm", "rb", "mv"):
+        return Hit(detail=f"aws s3 {op} deletes objects or buckets")
+    if svc == "s3" and op == "sync" and c.has("--delete"):
+        return Hit(
+            severity=D, detail="aws s3 sync --delete removes objects missing from the source"
+        )
+    if _DELETE_VERB.match(op) and not op.startswith(
+        ("stop-", "disable-", "cancel-", "release-", "reset-", "detach-")
+    ):
+        return Hit(detail=f"aws {svc} {op}")
+    if op.startswith(("stop-", "disable-", "detach-", "reset-", "cancel-")):
+        return Hit(severity=D, detail=f"aws {svc} {op}")
+    if op.startswith(
+        (
+            "put-secret",
+            "update-secret",
+            "rotate-secret",
+            "change-resource-record-sets",
+            "create-invalidation",
+            "restore-",
+            "replace-",
+            "modify-db",
+            "reboot-",
+            "update-function-code",
+            "put-bucket-policy",
+            "put-bucket-acl",
+            "update-stack",
+        )
+    ):
+        return Hit(severity=D, detail=f"aws {svc} {op} changes live resources")
+    if svc == "iam" and op.startswith(
+        (
+            "create-access-key",
+            "create-login-profile",
+            "attach-user-policy",
+            "put-user-policy",
+            "add-user-to-group",
+            "create-user",
+        )
+    ):
+        return Hit(severity=A, detail=f"aws iam {op} creates lasting credentials or privileges")
+    return None
+
+
 def cloud_delete(c: Cmd) -> MatchResult:
     h = c.head
     words = [p for p in c.pos[:6] if not p.startswith(("s3://", "gs://", "http", "arn:", "/"))]
@@ -71,79 +150,9 @@ def cloud_delete(c: Cmd) -> MatchResult:
             return Hit(detail=f"gh api -X DELETE {' '.join(c.pos[1:2])}".rstrip())
         return None
     if h == "aws":
-        words = []
-        skip = False
-        for a in c.args:
-            if skip:
-                skip = False
-                continue
-            if a.startswith("--"):
-                skip = "=" not in a and a not in (
-                    "--recursive",
-                    "--force",
-                    "--debug",
-                    "--no-paginate",
-                    "--dryrun",
-                    "--delete",
-                    "--quiet",
-                )
-                continue
-            words.append(a)
+        words = _aws_words(c)
     if h in ("aws",) and len(words) >= 2:
-        svc, op = words[0].lower(), words[1].lower()
-        if _DEFENCE.match(op) and svc in (
-            "cloudtrail",
-            "guardduty",
-            "ec2",
-            "logs",
-            "config",
-            "securityhub",
-            "inspector2",
-            "macie2",
-        ):
-            return Hit(severity=A, detail=f"aws {svc} {op} turns off security logging or detection")
-        if svc == "s3" and op in ("rm", "rb", "mv"):
-            return Hit(detail=f"aws s3 {op} deletes objects or buckets")
-        if svc == "s3" and op == "sync" and c.has("--delete"):
-            return Hit(
-                severity=D, detail="aws s3 sync --delete removes objects missing from the source"
-            )
-        if _DELETE_VERB.match(op) and not op.startswith(
-            ("stop-", "disable-", "cancel-", "release-", "reset-", "detach-")
-        ):
-            return Hit(detail=f"aws {svc} {op}")
-        if op.startswith(("stop-", "disable-", "detach-", "reset-", "cancel-")):
-            return Hit(severity=D, detail=f"aws {svc} {op}")
-        if op.startswith(
-            (
-                "put-secret",
-                "update-secret",
-                "rotate-secret",
-                "change-resource-record-sets",
-                "create-invalidation",
-                "restore-",
-                "replace-",
-                "modify-db",
-                "reboot-",
-                "update-function-code",
-                "put-bucket-policy",
-                "put-bucket-acl",
-                "update-stack",
-            )
-        ):
-            return Hit(severity=D, detail=f"aws {svc} {op} changes live resources")
-        if svc == "iam" and op.startswith(
-            (
-                "create-access-key",
-                "create-login-profile",
-                "attach-user-policy",
-                "put-user-policy",
-                "add-user-to-group",
-                "create-user",
-            )
-        ):
-            return Hit(severity=A, detail=f"aws iam {op} creates lasting credentials or privileges")
-        return None
+        return _aws_operation(c, words[0].lower(), words[1].lower())
     if h in ("gsutil",):
         verb = words[0].lower() if words else ""
         if verb in ("rm", "rb") or (verb == "rsync" and c.has("-d")):

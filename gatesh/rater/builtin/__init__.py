@@ -40,7 +40,8 @@ from gatesh.rater.builtin import (
     system,
     typosquat,
 )
-from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, default_home, outcome_of
+from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, outcome_of
+from gatesh.rater.builtin._scope import default_home
 from gatesh.vocab.programs.shells import PARSED_SHELLS
 
 __all__ = ["ALL_RULES", "BuiltinRater"]

@@ -24,7 +24,8 @@ import os
 from typing import Final
 
 from gatesh._types import Change, Direction, PathClass, PathEffect
-from gatesh.rater.builtin._base import A, C, Ctx, D, Hit, MatchResult, Rule, S, Severity, fold_home
+from gatesh.rater.builtin._base import A, C, Ctx, D, Hit, MatchResult, Rule, S, Severity
+from gatesh.rater.builtin._scope import fold_home
 from gatesh.rater.worktree import Loss, State, describe
 from gatesh.undo import cover
 from gatesh.vocab.paths import classes as pathclasses

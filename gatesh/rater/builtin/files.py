@@ -11,20 +11,8 @@ import re
 import shlex
 from typing import Final
 
-from gatesh.rater.builtin._base import (
-    BUILD_NAMES,
-    C,
-    Cmd,
-    D,
-    Hit,
-    MatchResult,
-    Rule,
-    Scope,
-    Severity,
-    fold_home,
-    heads,
-    scope_of,
-)
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity, heads
+from gatesh.rater.builtin._scope import BUILD_NAMES, Scope, fold_home, scope_of
 
 _CRITICAL: Final = re.compile(
     r"^/(?:etc/(?:passwd|shadow|group|sudoers|fstab|hosts)|boot/|bin/|sbin/|lib|usr/(?:bin|lib|sbin))"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, S, heads, resolve
+from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, S, heads
+from gatesh.rater.builtin._scope import resolve
 from gatesh.rater.worktree import GitLoss, describe
 from gatesh.undo import cover
 from gatesh.vocab.grammar import Argv, parse

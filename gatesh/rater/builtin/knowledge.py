@@ -13,6 +13,9 @@ gap lets a verdict stand on knowledge the builtin does not have.
 Plugging in: a layer that starts modelling a class (path effects, opaque code, fed code) narrows
 or removes the row that stands for it; a layer that meets something it cannot read or classify
 adds a row (or a reader note: every reader note is a gap, :data:`NOTED`).
+
+The verb-reading gaps (project code a tool runs, a state-changing verb) are in
+:mod:`gatesh.rater.builtin._gap_verbs`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Final
 
 from gatesh._types import RUNS_NOTHING_UNREAD, CodeSource, Context, Direction, Gap, PathClass
 from gatesh.rater.builtin._base import Cmd, Ctx
+from gatesh.rater.builtin._gap_verbs import NO_VERBS, runs_project_code, state_verb
 from gatesh.reading._defined import WRITTEN_RUN_NOTE
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
 from gatesh.vocab.paths.classes import classify
@@ -296,325 +300,6 @@ def _program_file(c: Cmd) -> str | None:
     return None
 
 
-# Build, test and package tools that run code from the project or from packages: recipes, build
-# scripts, install hooks, test suites. Value: the subcommands that run such code (None: any use).
-_CODE_RUNNERS: Final[dict[str, frozenset[str] | None]] = {
-    "make": None,
-    "gmake": None,
-    "bmake": None,
-    "just": None,
-    "task": None,
-    "rake": None,
-    "ninja": None,
-    "scons": None,
-    "ant": None,
-    "gradle": None,
-    "gradlew": None,
-    "mvn": None,
-    "mvnw": None,
-    "sbt": None,
-    "lein": None,
-    "bazel": frozenset({"build", "run", "test", "coverage"}),
-    "bazelisk": frozenset({"build", "run", "test", "coverage"}),
-    "cmake": None,
-    "meson": frozenset({"compile", "test", "install", "setup"}),
-    "cargo": frozenset(
-        {
-            "build",
-            "b",
-            "run",
-            "r",
-            "test",
-            "t",
-            "bench",
-            "check",
-            "c",
-            "install",
-            "clippy",
-            "doc",
-            "fix",
-            "xtask",
-            "make",
-            "nextest",
-            "watch",
-        }
-    ),
-    "go": frozenset({"run", "test", "generate", "build", "install", "vet", "tool"}),
-    "dotnet": frozenset({"run", "test", "build", "publish", "pack", "watch", "tool"}),
-    "swift": frozenset({"run", "build", "test"}),
-    "npm": frozenset(
-        {
-            "install",
-            "i",
-            "ci",
-            "add",
-            "run",
-            "run-script",
-            "test",
-            "t",
-            "start",
-            "stop",
-            "restart",
-            "exec",
-            "x",
-            "rebuild",
-            "init",
-            "create",
-            "pack",
-            "publish",
-            "update",
-            "up",
-            "link",
-        }
-    ),
-    "yarn": None,
-    "pnpm": None,
-    "bun": frozenset(
-        {"install", "i", "add", "run", "test", "x", "create", "build", "update", "link", "pm"}
-    ),
-    "npx": None,
-    "pnpx": None,
-    "bunx": None,
-    "uvx": None,
-    "pipx": frozenset({"run", "install", "inject"}),
-    "pip": frozenset({"install", "download", "wheel"}),
-    "pip3": frozenset({"install", "download", "wheel"}),
-    "uv": frozenset({"run", "sync", "pip", "tool", "add", "build", "install"}),
-    "poetry": frozenset({"install", "run", "add", "update", "build", "shell"}),
-    "pipenv": frozenset({"install", "run", "sync", "update", "shell"}),
-    "pdm": frozenset({"install", "run", "add", "sync", "update"}),
-    "hatch": frozenset({"run", "build", "test", "shell"}),
-    "conda": frozenset({"install", "run", "create", "update", "env"}),
-    "mamba": frozenset({"install", "run", "create", "update", "env"}),
-    "tox": None,
-    "nox": None,
-    "pytest": None,
-    "py.test": None,
-    "jest": None,
-    "vitest": None,
-    "mocha": None,
-    "rspec": None,
-    "phpunit": None,
-    "composer": frozenset(
-        {"install", "update", "require", "run", "run-script", "exec", "create-project"}
-    ),
-    "bundle": frozenset({"install", "exec", "update"}),
-    "gem": frozenset({"install", "update"}),
-    "mix": frozenset({"run", "test", "compile", "deps.get", "phx.server"}),
-    "deno": frozenset({"run", "task", "test", "install", "compile", "serve"}),
-    "xcodebuild": None,
-    "msbuild": None,
-    "nix": frozenset({"run", "build", "develop", "shell"}),
-    "nix-shell": None,
-    "nix-build": None,
-    "stack": frozenset({"build", "run", "test", "exec", "install"}),
-    "cabal": frozenset({"build", "run", "test", "install", "exec"}),
-}
-
-
-def _runs_project_code(c: Cmd) -> str | None:
-    if c.head not in _CODE_RUNNERS:
-        return None
-    subs = _CODE_RUNNERS[c.head]
-    if any(f in ("--version", "-v", "-V", "--help", "-h") for f in c.flags) and len(c.args) == 1:
-        return None
-    if subs is None:
-        return c.head
-    sub = next((a for a in c.args if not a.startswith("-")), "")
-    return f"{c.head} {sub}" if sub in subs else None
-
-
-# The verbs of a command that changes state outside the files the builtin classifies: a service,
-# a cluster, a device, an account, the system. Matched as a whole word or as one part of a word
-# joined by - or : (``start-server``, ``kv:set``; not ``_``: placeholders and names join with it).
-_STATE_VERBS: Final = frozenset(
-    """
-    create add set update apply deploy push publish release install upgrade start stop restart reload enable
-    up down run exec import send submit merge move mv rename write put post patch edit modify change sync mount
-    umount unmount attach detach connect login logout register grant assign scale resize promote commit
-    upload share invite approve close lock unlock provision launch spawn boot reboot shutdown halt poweroff
-    suspend resume pause unpause migrate upsert insert replace rollout activate link unlink join leave
-    transfer copy cp build serve server listen kill signal trigger dispatch execute invoke unload
-    freeze thaw swap rotate renew encrypt decrypt expose forward proxy tunnel flash burn format
-""".split()
-)
-_VERB_PARTS: Final = re.compile(r"[-:|]")
-# Options that make a state-changing verb print instead of act.
-_NO_ACT: Final = ("--help", "-h", "--dry-run", "--dryrun", "--version")
-# Programs whose positional words are data (text, patterns, paths) or whose every effect is on the
-# paths they name (judged by the path rules), and git, whose verbs the git table models.
-_NO_VERBS: Final = frozenset(
-    {
-        "echo",
-        "printf",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "ag",
-        "ack",
-        "sed",
-        "gsed",
-        "awk",
-        "gawk",
-        "mawk",
-        "jq",
-        "yq",
-        "cat",
-        "head",
-        "tail",
-        "less",
-        "more",
-        "sort",
-        "uniq",
-        "cut",
-        "tr",
-        "wc",
-        "tee",
-        "diff",
-        "cmp",
-        "find",
-        "fd",
-        "xargs",
-        "test",
-        "[",
-        "[[",
-        "true",
-        "false",
-        "man",
-        "help",
-        "info",
-        "which",
-        "type",
-        "whatis",
-        "apropos",
-        "tldr",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "stat",
-        "file",
-        "du",
-        "df",
-        "date",
-        "sleep",
-        "column",
-        "paste",
-        "join",
-        "comm",
-        "fold",
-        "fmt",
-        "nl",
-        "rev",
-        "tac",
-        "seq",
-        "yes",
-        "base64",
-        "xxd",
-        "od",
-        "hexdump",
-        "strings",
-        "md5sum",
-        "sha1sum",
-        "sha256sum",
-        "sha512sum",
-        "shasum",
-        "cksum",
-        "rm",
-        "rmdir",
-        "cp",
-        "mv",
-        "ln",
-        "mkdir",
-        "touch",
-        "chmod",
-        "chown",
-        "chgrp",
-        "tar",
-        "zip",
-        "unzip",
-        "gzip",
-        "gunzip",
-        "bzip2",
-        "xz",
-        "zstd",
-        "7z",
-        "ls",
-        "tree",
-        "pwd",
-        "cd",
-        "pushd",
-        "popd",
-        "export",
-        "unset",
-        "alias",
-        "unalias",
-        "read",
-        "local",
-        "declare",
-        "typeset",
-        "shift",
-        "wait",
-        "git",
-        "command",
-        "builtin",
-        "exit",
-        "return",
-        "source",
-        ".",
-        "eval",
-        "history",
-        "printenv",
-        "env",
-        "time",
-        "sh",
-        "bash",
-        "zsh",
-        "dash",
-        "ksh",
-        # Transfer clients whose words are URLs, methods and remote commands: the host table, the network
-        # rules and the floors judge them (a remote command is read as one, and has its own gap).
-        "curl",
-        "wget",
-        "aria2c",
-        "http",
-        "https",
-        "httpie",
-        "xh",
-        "xhs",
-        "curlie",
-        "axel",
-        "ssh",
-        "telnet",
-        "mosh",
-        "nc",
-        "ncat",
-        "netcat",
-        "sftp",
-        "ftp",
-        "lftp",
-        "scp",
-    }
-)
-
-
-def _state_verb(c: Cmd) -> str | None:
-    """A program the builtin has no model of, told to change state (``qm start 100``, ``kubectl
-    apply -f x``, ``gh ssh-key add k.pub``): the delete-class verbs are rated, the rest is not known."""
-    if c.head in _NO_VERBS or not c.head:
-        return None
-    for w in c.pos[:3]:
-        if len(w) > 48 or "/" in w or "." in w or "=" in w:
-            continue
-        low = w.lower()
-        if low in _STATE_VERBS or any(p in _STATE_VERBS for p in _VERB_PARTS.split(low) if p):
-            if c.has(*_NO_ACT):
-                return None
-            return None if command_reads(c.sc) else f"{c.head} {w}"
-    return None
-
-
 # The wrappers that run a command with another user's privilege (the reader marks it privileged).
 _PRIVILEGE_WRAPPERS: Final = frozenset({"sudo", "doas", "su", "pkexec", "run0", "sudo-rs"})
 
@@ -624,7 +309,7 @@ def _privileged(c: Cmd, covered: frozenset[str]) -> str | None:
     modelled (the privilege rules know sudo's own hazards and the programs they name). A command
     the read-only table vouches for without the privilege only reads, as root too (what it reads
     is the credential rules' business)."""
-    if not c.sc.privileged or c.head in _NO_VERBS or c.head in covered:
+    if not c.sc.privileged or c.head in NO_VERBS or c.head in covered:
         return None
     plain = dataclasses.replace(
         c.sc,
@@ -638,7 +323,7 @@ def _names_host(c: Cmd) -> str | None:
     """A program the host table does not describe, naming another machine (a URL, user@host, an
     address): what it does there is not modelled (the network rules and floors know the transfer
     tools of :data:`gatesh.vocab.hosts.TOOL_ROWS`)."""
-    if c.head in NETWORK_TOOLS or c.head in _NO_VERBS:
+    if c.head in NETWORK_TOOLS or c.head in NO_VERBS:
         return None
     for a in c.args:
         if not (
@@ -756,7 +441,7 @@ GAPS: Final[tuple[GapRule, ...]] = (
         "knowledge.project-code",
         "It runs {detail}, which runs code from the project or its packages that "
         "gatesh did not read.",
-        _runs_project_code,
+        runs_project_code,
         examples=("make install", "npm install", "cargo build", "pytest -q"),
         counter=("npm ls", "cargo --version", "go version"),
     ),
@@ -764,7 +449,7 @@ GAPS: Final[tuple[GapRule, ...]] = (
         "knowledge.state-verb",
         "It runs {detail}, a change to a service, device or system state that "
         "the builtin does not model.",
-        _state_verb,
+        state_verb,
         examples=("kubectl apply -f deploy.yaml", "qm start 100", "gh ssh-key add key.pub"),
         counter=("qm list", "rm -r old-notes", "git push origin main", "echo start"),
     ),

@@ -14,6 +14,7 @@ folders (git's trees do not hold them).
 from __future__ import annotations
 
 import contextlib
+import enum
 import hashlib
 import json
 import os
@@ -28,9 +29,9 @@ from gatesh._errors import GateshError
 from gatesh.rater.worktree import Repo, object_format
 from gatesh.undo._git import Git, GitFailed
 from gatesh.undo.snapshot import Budget, Skipped, capture_tree
-from gatesh.undo.store import Book, FileCopy, RepoMeta, RepoShot, Shot
+from gatesh.undo.store import Book, CopyKind, FileCopy, RepoMeta, RepoShot, Shot
 
-__all__ = ["FileChange", "Plan", "RefChange", "RestoreFailed", "plan", "restore"]
+__all__ = ["Change", "FileChange", "Plan", "RefChange", "RestoreFailed", "plan", "restore"]
 
 # A restore reads and writes as much as it must; these bound only a runaway.
 RESTORE_SECONDS: Final = 120.0
@@ -43,6 +44,13 @@ class RestoreFailed(GateshError):
     changed since the plan was shown, …). ``str()`` says why; nothing was changed unless it says so."""
 
 
+class Change(enum.StrEnum):
+    """What a restore does to one path of a work tree."""
+
+    WRITE = "write"  # put the snapshot's copy back
+    REMOVE = "remove"  # delete what was made after the snapshot
+
+
 @dataclass(frozen=True)
 class FileChange:
     """One path a restore changes: ``write`` puts the snapshot's copy back, ``remove`` deletes
@@ -50,7 +58,7 @@ class FileChange:
 
     root: str
     path: str
-    action: str
+    action: Change
     later: bool = False
 
 
@@ -69,7 +77,7 @@ class _RepoPlan:
     shot: RepoShot
     meta: RepoMeta
     now_tree: str
-    diff: tuple[tuple[str, str, str, str], ...]  # (path, action, mode, blob) for each change
+    diff: tuple[tuple[str, Change, str, str], ...]  # (path, action, mode, blob) for each change
     refs: tuple[RefChange, ...]
     head: tuple[str, str] | None  # (now, then) when HEAD differs
     index: bool
@@ -133,14 +141,14 @@ def _budget(max_file_bytes: int) -> Budget:
     return Budget(RESTORE_BYTES, max_file_bytes, time.monotonic() + RESTORE_SECONDS)
 
 
-def _diff(git: Git, a: str, b: str) -> list[tuple[str, str, str, str]]:
+def _diff(git: Git, a: str, b: str) -> list[tuple[str, Change, str, str]]:
     """(path, action, mode, blob) turning tree ``a`` into tree ``b``: ``write`` for a path ``b``
     holds with other content or mode, ``remove`` for one only ``a`` holds."""
     if a == b:
         return []
     out = git.run("diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", a, b)
     parts = out.split(b"\0")
-    changes: list[tuple[str, str, str, str]] = []
+    changes: list[tuple[str, Change, str, str]] = []
     i = 0
     while i + 1 < len(parts):
         head = parts[i].decode("ascii")
@@ -150,9 +158,9 @@ def _diff(git: Git, a: str, b: str) -> list[tuple[str, str, str, str]]:
             continue
         _old_mode, new_mode, _old, new, status = head[1:].split(" ")
         if status == "D":
-            changes.append((path, "remove", "", ""))
+            changes.append((path, Change.REMOVE, "", ""))
         else:
-            changes.append((path, "write", new_mode, new))
+            changes.append((path, Change.WRITE, new_mode, new))
     return changes
 
 
@@ -193,7 +201,9 @@ def _repo_plan(book: Book, shot: Shot, rs: RepoShot, max_file_bytes: int) -> _Re
     except Skipped as exc:
         raise RestoreFailed(f"the work tree {rs.root} could not be read ({exc})") from None
     keep = set(meta.left_out)
-    diff = [c for c in _diff(git, now.tree, rs.tree) if not (c[1] == "remove" and c[0] in keep)]
+    diff = [
+        c for c in _diff(git, now.tree, rs.tree) if not (c[1] is Change.REMOVE and c[0] in keep)
+    ]
     tips = git.tips(time.monotonic() + 30)
     then: dict[str, str] = dict(meta.refs)
     refs = tuple(
@@ -274,12 +284,12 @@ def _outside_differs(book: Book, shot: Shot, c: FileCopy) -> bool:
     try:
         st = os.lstat(c.path)
     except FileNotFoundError:
-        return c.kind != "absent"
-    if c.kind == "absent":
+        return c.kind is not CopyKind.ABSENT
+    if c.kind is CopyKind.ABSENT:
         return True
-    if c.kind == "symlink":
+    if c.kind is CopyKind.SYMLINK:
         return not stat.S_ISLNK(st.st_mode) or os.readlink(c.path) != c.target
-    if c.kind == "folder":
+    if c.kind is CopyKind.FOLDER:
         return not stat.S_ISDIR(st.st_mode)
     if not stat.S_ISREG(st.st_mode) or st.st_size != c.size or (st.st_mode & 0o7777) != c.mode:
         return True
@@ -325,8 +335,8 @@ def _restore_repo(rp: _RepoPlan) -> None:
     rs = rp.shot
     git = _git(rs)
     modes: dict[str, str] = dict(rp.meta.modes)
-    removes = [c for c in rp.diff if c[1] == "remove"]
-    writes = [c for c in rp.diff if c[1] == "write"]
+    removes = [c for c in rp.diff if c[1] is Change.REMOVE]
+    writes = [c for c in rp.diff if c[1] is Change.WRITE]
     # Removals first, deepest first: a file may stand where the snapshot has a folder.
     for path, _, _, _ in sorted(removes, key=lambda c: -c[0].count("/")):
         full = os.path.join(rs.root, path)
@@ -471,14 +481,14 @@ def _write_locked(path: str, data: bytes) -> None:
 
 
 def _restore_outside(book: Book, shot: Shot, c: FileCopy) -> None:
-    if c.kind == "absent":
+    if c.kind is CopyKind.ABSENT:
         if os.path.isdir(c.path) and not os.path.islink(c.path):
             shutil.rmtree(c.path)
         else:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(c.path)
         return
-    if c.kind == "folder":
+    if c.kind is CopyKind.FOLDER:
         if os.path.lexists(c.path) and not os.path.isdir(c.path):
             os.unlink(c.path)
         os.makedirs(c.path, exist_ok=True)
@@ -487,7 +497,7 @@ def _restore_outside(book: Book, shot: Shot, c: FileCopy) -> None:
     os.makedirs(os.path.dirname(c.path), exist_ok=True)
     if os.path.isdir(c.path) and not os.path.islink(c.path):
         shutil.rmtree(c.path)
-    if c.kind == "symlink":
+    if c.kind is CopyKind.SYMLINK:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(c.path)
         os.symlink(c.target, c.path)

@@ -47,7 +47,7 @@ from typing import Final
 from gatesh._errors import GateshError
 from gatesh.rater.worktree import Repo, clean_blobs, object_format
 from gatesh.undo._git import Git, GitFailed
-from gatesh.undo.store import REF_PREFIX, Book, FileCopy, RepoMeta, RepoShot
+from gatesh.undo.store import REF_PREFIX, Book, CopyKind, FileCopy, RepoMeta, RepoShot
 from gatesh.vocab import regenerable
 
 __all__ = ["Budget", "Skipped", "capture_tree", "copy_outside", "snapshot_repo"]
@@ -618,12 +618,12 @@ def copy_outside(paths: Sequence[str], shot_id: int, book: Book, budget: Budget)
         try:
             st = os.lstat(path)
         except FileNotFoundError:
-            out.append(FileCopy(path, "absent"))
+            out.append(FileCopy(path, CopyKind.ABSENT))
             return
         if stat.S_ISLNK(st.st_mode):
-            out.append(FileCopy(path, "symlink", target=os.readlink(path)))
+            out.append(FileCopy(path, CopyKind.SYMLINK, target=os.readlink(path)))
         elif stat.S_ISDIR(st.st_mode):
-            out.append(FileCopy(path, "folder", mode=st.st_mode & 0o7777))
+            out.append(FileCopy(path, CopyKind.FOLDER, mode=st.st_mode & 0o7777))
             for name in sorted(os.listdir(path)):
                 one(os.path.join(path, name))
         elif stat.S_ISREG(st.st_mode):
@@ -633,7 +633,7 @@ def copy_outside(paths: Sequence[str], shot_id: int, book: Book, budget: Budget)
             name = str(counter)
             shutil.copyfile(path, os.path.join(folder, name), follow_symlinks=False)
             total += st.st_size
-            out.append(FileCopy(path, "file", name, st.st_mode & 0o7777, size=st.st_size))
+            out.append(FileCopy(path, CopyKind.FILE, name, st.st_mode & 0o7777, size=st.st_size))
 
     try:
         for p in paths:

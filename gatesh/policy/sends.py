@@ -10,10 +10,12 @@ URL``, ``git clone``) does not send.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from gatesh._types import SimpleCommand
 from gatesh.vocab.grammar import Argv, parse
+from gatesh.vocab.hosts import is_local_network, is_loopback
 
 _CURL_SENDS: Final = frozenset(
     {
@@ -249,3 +251,53 @@ SENDS: Final = {
         )
     },
 }
+
+
+# HTTP clients whose request to a service of the local network is judged by the rater alone.
+_HTTP_CLIENTS: Final = frozenset(
+    {"curl", "curlie", "wget", "wget2", "http", "https", "httpie", "xh", "xhs"}
+)
+# Options that send a local file (or read the request from one) rather than text of the command.
+_FILE_BODY_OPTIONS: Final = {
+    "curl": frozenset({"-T", "--upload-file", "-K", "--config"}),
+    "wget": frozenset({"--post-file", "--body-file", "-i", "--input-file"}),
+}
+_CURL_BODY_OPTIONS: Final = frozenset(
+    {"-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json"}
+)
+
+
+def local_service_request(cmd: SimpleCommand, hosts: Sequence[str]) -> bool:
+    """An HTTP request to services of the local network only (loopback, a private address, a
+    single-label name such as a compose service's ``api``) whose body is text written in the
+    command itself: nothing hidden leaves, and nothing reaches the open internet. A local file
+    sent (``-d @f``, ``-F f=@x``, ``-T``, ``--post-file``, httpie's ``f@x``), a DELETE, or any
+    scheme but http(s) keeps the floor; a tool that is no HTTP client is never one."""
+    if cmd.head not in _HTTP_CLIENTS:
+        return False
+    if not hosts or not all(is_loopback(h) or is_local_network(h) for h in hosts):
+        return False
+    if any(
+        re.match(r"^[a-z][a-z0-9+.-]*://", a, re.I) and not re.match(r"^https?://", a, re.I)
+        for a in cmd.args
+    ):
+        return False
+    argv = argv_of(cmd)
+    tool = {"curlie": "curl", "wget2": "wget"}.get(cmd.head, cmd.head)
+    if argv.has(*_FILE_BODY_OPTIONS.get(tool, ())):
+        return False
+    method = (argv.value("-X", "--request", "--method") or "").upper()
+    if cmd.head in ("http", "https", "httpie", "xh", "xhs"):
+        operands = [a for a in cmd.args if not a.startswith("-")]
+        method = operands[0].upper() if operands and operands[0].isalpha() else method
+        if any("@" in a and _HTTPIE_ITEM.match(a) for a in operands[1:]):
+            return False
+    if method == "DELETE":
+        return False
+    for o in argv.options:
+        value = o.value or ""
+        if o.name in _CURL_BODY_OPTIONS and value.startswith("@"):
+            return False
+        if o.name in ("-F", "--form") and re.search(r"=[@<]", value):
+            return False
+    return True

@@ -51,6 +51,32 @@ def is_loopback(host: str) -> bool:
     return packed[0] in (0, 127)
 
 
+# The private address blocks of RFC 1918 and RFC 4193 (unique local IPv6): a local network's own.
+# Link-local addresses are left out: 169.254.169.254 is a cloud's metadata service.
+_PRIVATE_NETWORKS: Final = tuple(
+    ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+)
+_SINGLE_LABEL: Final = re.compile(r"^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$")
+
+
+def is_local_network(host: str) -> bool:
+    """Whether ``host`` names a machine of the local network, never the open internet: an address
+    of a private block (:data:`_PRIVATE_NETWORKS`), or a single-label name (``api``, ``db``: a
+    service of a compose or cluster network, a hosts-file entry), which no public name is. No
+    name is looked up; a loopback host is :func:`is_loopback`'s."""
+    name = host.strip().strip("[]").split("%", 1)[0].rstrip(".").casefold()
+    if not name:
+        return False
+    try:
+        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(name)
+    except ValueError:
+        try:  # a resolver's spellings of an address: 0x08080808, 134744072, 10.1
+            ip = ipaddress.IPv4Address(socket.inet_aton(name))
+        except OSError:
+            return _SINGLE_LABEL.match(name) is not None
+    return any(ip in net for net in _PRIVATE_NETWORKS if ip.version == net.version)
+
+
 # Public package indexes run by a project for its own packages (framework and accelerator
 # builds): installing from one is judged like installing from the package manager's default index
 # (a download whose packages' code runs here; S3.5 rates it, it is no transfer out). A suffix

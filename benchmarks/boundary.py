@@ -3,9 +3,15 @@ whether real work fits the default resource limits.
 
 1. **Domain setup per command** (S14: p50 <= 1 ms): a fresh interpreter started as the ``-c``
    client starts (``-I -S``) applies a boundary computed for a typical command, and times
-   :func:`gatesh.boundary._kernel.apply` from its first call (binding the C library included)
-   to the domain in force; then the same in a warm process. The HOME is a scratch folder outside
-   the temporary folders with ``XDG_RUNTIME_DIR`` set, as on a systemd machine.
+   :func:`gatesh.boundary._kernel.apply` from its first call to the domain in force, after
+   what the client does while the daemon decides (importing the module and binding the C
+   library, ``client._ready_boundary``: timed apart as ``ready``, and with it as
+   ``with_ready``); then the same in a warm process. Two ways, side by side: the ruleset
+   **handed** by the daemon as a file descriptor (what the client does now:
+   :mod:`gatesh.boundary.handoff`; the ruleset is built in this, warm, process and passed to
+   the child, as the daemon passes it), and built **from the places** in the client (what it did
+   before, and still does with the in-process gate). The HOME is a scratch folder outside the
+   temporary folders with ``XDG_RUNTIME_DIR`` set, as on a systemd machine.
 2. **What the boundary adds to ``gatesh -c``**: ``gatesh -c true`` with the boundary on and off
    (the person's kill switch, ``boundary.enabled = false``: the old ``exec`` path), interleaved,
    warm daemon; ``bash -c true`` alongside.
@@ -39,18 +45,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Not a temporary folder (see the module docstring).
 SCRATCH = os.path.expanduser("~/.cache/gatesh-bench")
 
+# ``fd`` is the handed ruleset's descriptor (-1: build it from the places); the warm runs apply
+# a duplicate of it each time (a ruleset can be applied again).
 _APPLY = (
-    "import sys, time, json\n"
+    "import sys, time, json, posix\n"
     "sys.path[:0] = [{root!r}]\n"
-    "spec = json.loads(sys.stdin.read())\n"
+    "spec = json.loads(sys.stdin.read()); fd = {fd}\n"
+    "dups = [posix.dup(fd) for _ in range({warm})] if fd >= 0 else [-1] * {warm}\n"
+    "import gatesh, gatesh._errors  # the -c client has these already\n"
     "t = time.perf_counter(); c = time.thread_time()\n"
     "from gatesh.boundary import _kernel\n"
-    "rules = _kernel.apply(spec)\n"
+    "_kernel.abi()\n"
+    "ready = time.perf_counter() - t; ready_cpu = time.thread_time() - c\n"
+    "t = time.perf_counter(); c = time.thread_time()\n"
+    "rules = _kernel.apply(spec, fd)\n"
     "first = time.perf_counter() - t; first_cpu = time.thread_time() - c\n"
     "warm = []\n"
-    "for _ in range({warm}):\n"
-    "    t = time.perf_counter(); _kernel.apply(spec); warm.append(time.perf_counter() - t)\n"
-    "print(json.dumps({{'first_ms': first * 1000, 'first_cpu_ms': first_cpu * 1000, 'warm_ms': warm and sorted(warm)[len(warm)//2] * 1000, 'rules': rules}}))\n"
+    "for d in dups:\n"
+    "    t = time.perf_counter(); _kernel.apply(spec, d); warm.append(time.perf_counter() - t)\n"
+    "print(json.dumps({{'ready_ms': ready * 1000, 'ready_cpu_ms': ready_cpu * 1000, 'first_ms': first * 1000, 'first_cpu_ms': first_cpu * 1000, 'warm_ms': warm and sorted(warm)[len(warm)//2] * 1000, 'rules': rules}}))\n"
 )
 
 
@@ -104,24 +117,43 @@ def _specs(env: dict[str, str]) -> dict[str, dict[str, Any]]:
     return json.loads(got.stdout)
 
 
-def _apply_cost(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
+def _apply_cost(specs: dict[str, dict[str, Any]], n: int, *, handed: bool) -> dict[str, Any]:
+    """Per command: the first apply in a fresh client (p50, p90, CPU) and a warm one, with the
+    ruleset ``handed`` by this process (as the daemon hands it) or built from the places."""
+    from gatesh.boundary import handoff
+
     python = _client_python()
     out: dict[str, Any] = {}
-    for cmd, spec in specs.items():
-        if spec is None:
+    for cmd, wire in specs.items():
+        if wire is None:
             continue
-        first, cpu, warm, rules = [], [], [], 0
+        first, cpu, warm, ready, whole, rules = [], [], [], [], [], 0
         for i in range(n):
-            got = subprocess.run(
-                [python, "-IS", "-c", _APPLY.format(root=ROOT, warm=20 if i == 0 else 0)],
-                input=json.dumps(spec),
-                capture_output=True,
-                text=True,
-                check=True,
-            )
+            spec, fd = handoff.for_client(wire) if handed else (wire, -1)
+            if handed and fd < 0:
+                raise SystemExit(f"the ruleset for `{cmd}` could not be built")
+            try:
+                got = subprocess.run(
+                    [
+                        python,
+                        "-IS",
+                        "-c",
+                        _APPLY.format(root=ROOT, warm=20 if i == 0 else 0, fd=fd),
+                    ],
+                    input=json.dumps(spec),
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    pass_fds=(fd,) if fd >= 0 else (),
+                )
+            finally:
+                if fd >= 0:
+                    os.close(fd)
             r = json.loads(got.stdout)
             first.append(r["first_ms"])
             cpu.append(r["first_cpu_ms"])
+            ready.append(r["ready_ms"])
+            whole.append(r["ready_ms"] + r["first_ms"])
             rules = r["rules"]
             if r["warm_ms"]:
                 warm.append(r["warm_ms"])
@@ -130,6 +162,8 @@ def _apply_cost(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
             "first_p50_ms": round(pct(first, 50), 3),
             "first_p90_ms": round(pct(first, 90), 3),
             "first_cpu_p50_ms": round(pct(cpu, 50), 3),
+            "ready_p50_ms": round(pct(ready, 50), 3),
+            "with_ready_p50_ms": round(pct(whole, 50), 3),
             "warm_p50_ms": round(statistics.median(warm), 3) if warm else None,
         }
     return out
@@ -366,28 +400,44 @@ def main(n: int = 100) -> dict[str, Any]:
     env = _sandbox()
     try:
         specs = _specs(env)
-        cost = _apply_cost(specs, n)
+        # Interleaved by command is not needed: each figure is a fresh process's own.
+        cost = _apply_cost(specs, n, handed=True)
+        places = _apply_cost(specs, n, handed=False)
         overhead = _c_overhead(env, max(20, n // 2))
         work = _workloads(env)
         stops = _limits_stop(env)
     finally:
         stop_daemon(env["XDG_RUNTIME_DIR"])
         shutil.rmtree(env["HOME"], ignore_errors=True)
-    firsts = [c["first_p50_ms"] for c in cost.values()]
+    # The S14 figure: from the client's ready step (which overlaps the daemon's decision) to the
+    # domain in force, the worst of the typical commands' p50s.
+    firsts = [c["with_ready_p50_ms"] for c in cost.values()]
+    firsts_places = [c["with_ready_p50_ms"] for c in places.values()]
+    after = [c["first_p50_ms"] for c in cost.values()]
     result = {
         "abi": here.abi,
         "uid": os.getuid(),
+        # What the -c client does: the ruleset handed by the daemon.
         "apply": cost,
         "apply_first_p50_ms_worst": max(firsts) if firsts else None,
+        "apply_after_reply_p50_ms_worst": max(after) if after else None,
+        # Before: the client built the ruleset from the places (still the in-process gate's way).
+        "apply_from_places": places,
+        "apply_from_places_first_p50_ms_worst": max(firsts_places) if firsts_places else None,
         "c_overhead": overhead,
         "workloads": work,
         "limits_stop": stops,
     }
     for cmd, c in cost.items():
+        b = places[cmd]
         print(
             f"domain for `{cmd}`: {c['rules']} rules; first apply in a fresh client p50 "
-            f"{c['first_p50_ms']} ms (p90 {c['first_p90_ms']} ms, CPU p50 {c['first_cpu_p50_ms']} ms), "
-            f"warm p50 {c['warm_p50_ms']} ms"
+            f"(after its ready step, p50 {c['ready_p50_ms']} ms, which overlaps the daemon's "
+            f"decision; both: {c['with_ready_p50_ms']} vs {b['with_ready_p50_ms']} ms) "
+            f"{c['first_p50_ms']} ms handed by the daemon vs {b['first_p50_ms']} ms built from "
+            f"the places (p90 {c['first_p90_ms']} vs {b['first_p90_ms']} ms, CPU p50 "
+            f"{c['first_cpu_p50_ms']} vs {b['first_cpu_p50_ms']} ms), warm p50 "
+            f"{c['warm_p50_ms']} vs {b['warm_p50_ms']} ms"
         )
     print(
         f"gatesh -c true: bounded {overhead['bounded_median_ms']} ms, unbounded "

@@ -145,6 +145,9 @@ class _Conn:
                 f"the gate daemon (pid {expect_pid}): something else holds it"
             )
         self.buf = b""
+        # File descriptors the daemon hands over (SCM_RIGHTS) are collected here when it is a
+        # list (gatesh.boundary.handoff); None: none is expected, and plain reads are used.
+        self.fds: list[int] | None = None
 
     def send(self, *messages: "dict[str, Any]") -> None:
         data = "".join(_encode(m) + "\n" for m in messages).encode("ascii")
@@ -165,15 +168,37 @@ class _Conn:
             if len(self.buf) > MAX_LINE:
                 raise DaemonLost("the daemon sent a line that is too long")
             try:
-                chunk = self.sock.recv(65536)
+                chunk = self.sock.recv(65536) if self.fds is None else self._recv_fds()
             except OSError as exc:  # includes the timeout
                 raise DaemonLost(f"no answer from the daemon ({exc or 'timed out'})") from None
             if not chunk:
                 raise DaemonLost("the daemon closed the connection before answering")
             self.buf += chunk
 
+    def _recv_fds(self) -> bytes:
+        """One read, keeping the file descriptors that came with it (close-on-exec)."""
+        import _socket
+
+        chunk, ancillary, _flags, _ = self.sock.recvmsg(
+            65536, _socket.CMSG_SPACE(4 * _MAX_FDS), _socket.MSG_CMSG_CLOEXEC
+        )
+        assert self.fds is not None
+        for level, kind, data in ancillary:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                n = len(data) - len(data) % 4
+                self.fds += [
+                    int.from_bytes(data[i : i + 4], sys.byteorder, signed=True)
+                    for i in range(0, n, 4)
+                ]
+        return bytes(chunk)
+
     def close(self) -> None:
         self.sock.close()
+
+
+# The file descriptors one read takes (the daemon hands one: a command's ruleset; more are
+# closed by the kernel when they do not fit, or here when unused).
+_MAX_FDS = 4
 
 
 def _connect(
@@ -436,16 +461,19 @@ def request(
     on_interim: "Any" = None,
     full: "Full | None" = None,
     while_waiting: "Any" = None,
+    fds: "list[int] | None" = None,
 ) -> "dict[str, Any]":
     """Send one request and return its final reply. Raises DaemonUnavailable or DaemonLost.
 
     Human-only ops get ``pid`` filled in (the daemon checks it against SO_PEERCRED).
     ``while_waiting()`` runs once the request is sent, before the reply is read: work that
-    overlaps the daemon's (it must not raise).
+    overlaps the daemon's (it must not raise). ``fds``: file descriptors the daemon hands over
+    on this connection are appended to it (the caller owns them, whatever the outcome).
     """
     message = dict(message)
     message.setdefault("pid", posix.getpid())
     conn, _ = _connect(role, start=start, first=message, full=full)
+    conn.fds = fds
     if while_waiting is not None:
         while_waiting()
     try:
@@ -478,6 +506,7 @@ def check(
     ticket: str = "",
     while_waiting: "Any" = None,
     wraps: bool = False,
+    ruleset: bool = False,
 ) -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
 
@@ -489,7 +518,9 @@ def check(
     session is a person's own (``gatesh --human``): what needs a decision asks them, unargued.
     ``ticket``: a hook's one-time ticket (:mod:`gatesh.boundary.tickets`); ``wraps``: a hook
     whose harness runs an allowed command rewritten to run inside its boundary (S16);
-    ``while_waiting``: see :func:`request`.
+    ``while_waiting``: see :func:`request`. ``ruleset``: this process runs the command inside
+    its boundary: the daemon hands it the boundary's ruleset (:mod:`gatesh.boundary.handoff`,
+    kept in :attr:`CheckResult.ruleset_fd`).
 
     1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
     gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
@@ -516,8 +547,23 @@ def check(
         msg["ticket"] = ticket  # a hook's ticket (gatesh.boundary.tickets): its decision, once
     if wraps:
         msg["wraps"] = True  # a hook that can have its harness run the command wrapped (S16)
+    fds: list[int] | None = None
+    if ruleset:
+        msg["ruleset_fd"] = True  # the daemon builds the boundary's ruleset (S14)
+        fds = []
     try:
-        reply = request("check", msg, on_interim=on_interim, full=full, while_waiting=while_waiting)
+        try:
+            reply = request(
+                "check",
+                msg,
+                on_interim=on_interim,
+                full=full,
+                while_waiting=while_waiting,
+                fds=fds,
+            )
+        except BaseException:
+            _close_fds(fds or ())
+            raise
     except DaemonUnavailable as exc:
         if isinstance(exc, DaemonUntrusted):
             # Said once, on stderr: the person must learn that someone else's socket is in the way.
@@ -537,7 +583,21 @@ def check(
         return CheckResult.refused(
             f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran."
         )
-    return CheckResult.from_reply(reply)
+    result = CheckResult.from_reply(reply)
+    got = list(fds or ())
+    spec = result.boundary
+    if got and result.allowed and spec is not None and spec.get("ruleset") == "fd":
+        result.ruleset_fd = got.pop(0)
+    _close_fds(got)  # handed but not needed (a refusal, or more than one)
+    return result
+
+
+def _close_fds(fds: "list[int] | tuple[int, ...]") -> None:
+    for fd in fds:
+        try:
+            posix.close(fd)
+        except OSError:
+            pass
 
 
 def _in_process(

@@ -265,6 +265,7 @@ class CheckResult:
         "message",
         "notice",
         "pending_id",
+        "ruleset_fd",
         "run",
         "session",
         "shell",
@@ -303,6 +304,9 @@ class CheckResult:
         self.run = run
         # For a hook: the command wrapped to run confined under this decision (its ticket).
         self.wrapped = wrapped
+        # The boundary's Landlock ruleset the daemon built and handed over (a file descriptor
+        # this process owns; -1: none), when the boundary says ``"ruleset": "fd"`` (S14, S16).
+        self.ruleset_fd = -1
 
     @property
     def allowed(self) -> bool:

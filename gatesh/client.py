@@ -314,6 +314,7 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
             execs=True,
             ticket=getenv(_TICKET_ENV) if parsed.command is not None else "",
             while_waiting=_ready_boundary,
+            ruleset=sys.platform.startswith("linux"),
         )
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
@@ -422,13 +423,22 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
     from gatesh.boundary import _kernel, _parent
 
     spec = result.boundary or {}
+    run_id = result.run
     if spec.get("v") != 1:
         return _refuse(
             "gatesh: the gate sent a boundary this client cannot read "
             f"(version {spec.get('v')!r}), so nothing ran. Install gatesh again."
         )
+    if spec.get("ruleset") == "fd" and result.ruleset_fd < 0:
+        if run_id:
+            from gatesh._wire import report_exit
+
+            report_exit(run_id, None, None)
+        return _refuse(
+            "gatesh: the command was allowed, but the gate daemon's reply came without its "
+            "boundary's rules (the ruleset it hands over), so nothing ran."
+        )
     note = _s(spec.get("note"))
-    run_id = result.run
 
     # S17: the undo that restores what it lost ends the agent's output, printable only.
     undo = "".join(c if c.isprintable() else " " for c in result.undo)[:1000].strip()
@@ -440,7 +450,16 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
             report_exit(run_id, status, signal)
 
     try:
-        _parent.run(real, argv, env, spec, report=report, note=note, after=undo)
+        _parent.run(
+            real,
+            argv,
+            env,
+            spec,
+            report=report,
+            note=note,
+            after=undo,
+            ruleset_fd=result.ruleset_fd,
+        )
     except _kernel.BoundaryError as exc:
         report(None, None)
         return _refuse(

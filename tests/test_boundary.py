@@ -512,3 +512,15 @@ def test_a_push_never_opens_a_machine_folder() -> None:
     home = os.path.realpath(os.path.expanduser("~"))
     for url in ("/etc", "file:///usr", "/", "https://example.com/x.git", "host:/srv/x.git"):
         assert _local_repository(url, "/", home) == "", url
+
+
+def test_a_handed_boundary_without_its_ruleset_runs_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from gatesh import client
+    from gatesh._wire import CheckResult
+
+    result = CheckResult("allow", boundary={"v": 1, "ruleset": "fd", "rules": 3, "abi": 7})
+    assert result.ruleset_fd == -1
+    status = client._run_bounded("/bin/sh", ["sh", "-c", "exit 0"], {}, result)
+    assert status == 126 and "without its boundary's rules" in capsys.readouterr().err

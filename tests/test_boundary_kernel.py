@@ -116,6 +116,67 @@ def test_limits_are_lowered_never_raised(tmp_path: Path) -> None:
 # --- the -c client's parent ------------------------------------------------------------------------
 
 
+# --- a ruleset the daemon built and handed over (gatesh.boundary.handoff) -------------------------
+
+
+def _handed(spec: dict[str, object]) -> tuple[dict[str, object], int]:
+    from gatesh.boundary import handoff
+
+    out, fd = handoff.for_client(spec | {"abi": _kernel.abi()})
+    assert fd >= 0 and out["ruleset"] == "fd" and not set(handoff.PLACES) & set(out)
+    return out, fd
+
+
+def _in_child_handed(spec: dict[str, object], fd: int, fn) -> int:  # type: ignore[no-untyped-def]
+    """:func:`_in_child` with the domain's rules handed as ``fd`` (closed in the parent)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _kernel.apply(spec, fd)
+            os._exit(0 if fn() else 1)
+        except _kernel.BoundaryError:
+            os._exit(3)
+        except BaseException:
+            os._exit(2)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def test_a_handed_ruleset_confines_as_its_places_would(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "in", tmp_path / "out"
+    inside.mkdir()
+    outside.mkdir()
+    spec, fd = _handed(
+        {
+            "v": 1,
+            "list": ["/"],
+            "read": ["/usr", "/etc", "/proc", "/dev", str(inside), str(outside)],
+            "write": [str(inside)],
+            "limits": {"fsize": 1 << 20},
+        }
+    )
+    assert spec["rules"] == 8
+
+    def probe() -> bool:
+        (inside / "ok").write_text("x")
+        return _denied(lambda: (outside / "no").write_text("x"))
+
+    assert _in_child_handed(spec, fd, probe) == 0
+    assert (inside / "ok").exists() and not (outside / "no").exists()
+
+
+def test_a_handed_ruleset_of_another_abi_or_no_ruleset_runs_nothing(tmp_path: Path) -> None:
+    spec, fd = _handed({"v": 1, "list": ["/"], "read": ["/"], "write": [str(tmp_path)]})
+    other = spec | {"abi": _kernel.abi() + 1}
+    assert _in_child_handed(other, fd, lambda: True) == 3
+    r, w = os.pipe()
+    os.close(w)
+    assert _in_child_handed(spec, r, lambda: True) == 3  # the kernel: EBADFD
+    # Nothing was left open: every handed descriptor is closed, whatever the outcome.
+    with pytest.raises(OSError):
+        os.fstat(fd)
+
+
 @pytest.fixture
 def work(tmp_path: Path) -> Iterator[Path]:
     w = tmp_path / "work"
@@ -189,3 +250,21 @@ def test_the_kill_switch_runs_commands_as_before(work: Path) -> None:
     config.write_text("")
     inside = _c(work, f"echo x > {outside}.2; exit 4")
     assert inside.returncode == 4 and NOTE in inside.stderr and not Path(f"{outside}.2").exists()
+
+
+def test_the_daemon_hands_the_client_its_ruleset(work: Path) -> None:
+    from gatesh._wire import check
+
+    assert _c(work, "true").returncode == 0  # the daemon is up
+    got = check("echo hi", cwd=str(work), session="k-handed", surface="-c", ruleset=True)
+    try:
+        assert got.allowed and got.boundary is not None, got.message
+        assert got.boundary["ruleset"] == "fd" and got.ruleset_fd >= 0
+        assert "write" not in got.boundary and got.boundary["abi"] == _kernel.abi()
+        assert "landlock-ruleset" in os.readlink(f"/proc/self/fd/{got.ruleset_fd}")
+    finally:
+        if got.ruleset_fd >= 0:
+            os.close(got.ruleset_fd)
+    # A client that does not ask gets the places, as before.
+    plain = check("echo hi", cwd=str(work), session="k-handed", surface="-c")
+    assert plain.ruleset_fd == -1 and plain.boundary is not None and "write" in plain.boundary

@@ -49,6 +49,7 @@ __all__ = [
     "handled_net",
     "handled_scopes",
     "no_core_dumps",
+    "ruleset",
     "seccomp_program",
     "set_parent_death_signal",
 ]
@@ -359,30 +360,73 @@ def _u64(n: int) -> bytes:
     return (n & 0xFFFFFFFFFFFFFFFF).to_bytes(8, sys.byteorder)
 
 
-def apply(spec: "dict[str, Any]") -> int:
+def apply(spec: "dict[str, Any]", ruleset_fd: int = -1) -> int:
     """Confine this process (and every process it starts) to ``spec`` (the wire form of
-    :class:`gatesh.boundary.spec.Boundary`); returns the number of rules added.
+    :class:`gatesh.boundary.compute.Boundary`); returns the number of rules in force.
+
+    ``ruleset_fd``: the domain's rules already built by the daemon (:func:`ruleset`, handed over
+    the daemon's socket: :mod:`gatesh.boundary.handoff`), so this process only restricts itself
+    (S14); it is closed here either way. Without one, the rules are built here from ``spec``.
 
     Steps, in this order: ``no_new_privs`` (a setuid program cannot leave the domain, and
-    Landlock requires it), the seccomp filter (:func:`seccomp_program`), the resource limits (lowered only, never raised), then the Landlock
-    domain. A place that does not exist is skipped (the domain only allows, so leaving a rule
-    out only narrows it). Raises BoundaryError when any step fails: the caller must not run the
-    command then. A process already inside 16 domains (the kernel's bound) stays in the ones it
-    has, which already hold everything this one could.
+    Landlock requires it), the seccomp filter (:func:`seccomp_program`), the resource limits
+    (lowered only, never raised), then the Landlock domain. Raises BoundaryError when any step
+    fails: the caller must not run the command then — in particular when a handed ruleset was
+    drawn for another Landlock ABI than this kernel's, or is no Landlock ruleset (the kernel
+    refuses it: EBADFD). A process already inside 16 domains (the kernel's bound) stays in the
+    ones it has, which already hold everything this one could.
     """
+    try:
+        level = abi()
+        if level < 1:
+            raise BoundaryError("this kernel offers no Landlock")
+        if ruleset_fd >= 0 and spec.get("abi") != level:
+            raise BoundaryError(
+                f"the gate drew this boundary for Landlock ABI {spec.get('abi')!r}; "
+                f"this kernel offers ABI {level}"
+            )
+        _libc()
+        # 1. no_new_privs, then the seccomp filter for what Landlock leaves open.
+        if _call(_prctl, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise BoundaryError("prctl(PR_SET_NO_NEW_PRIVS) failed")
+        _seccomp()
+        # 2. Resource limits.
+        limits = spec.get("limits") or {}
+        for name, value in limits.items():
+            _lower_limit(name, value)
+        # 3. The domain: its rules (handed, or built now), then the restriction.
+        if ruleset_fd >= 0:
+            fd, rules = ruleset_fd, spec.get("rules")
+            ruleset_fd = -1
+            if not isinstance(rules, int) or isinstance(rules, bool):
+                posix.close(fd)
+                raise BoundaryError("the boundary's handed ruleset does not say its rules")
+        else:
+            fd, rules = ruleset(spec)
+    finally:
+        if ruleset_fd >= 0:
+            posix.close(ruleset_fd)
+    try:
+        got = _call(_syscall, _SYS_RESTRICT_SELF, fd, 0)
+        if got == -_E2BIG:
+            return rules  # 16 domains already: they hold this process as tightly (see above)
+        if got != 0:
+            raise BoundaryError(f"landlock_restrict_self failed (errno {-got})")
+    finally:
+        posix.close(fd)
+    return rules
+
+
+def ruleset(spec: "dict[str, Any]") -> "tuple[int, int]":
+    """Build the Landlock ruleset of ``spec`` (its places, ports and scopes; not yet in force):
+    returns its file descriptor (close-on-exec, the kernel's own) and the number of rules. The
+    daemon builds it and hands it to the client that runs the command; :func:`apply` builds it
+    when nothing was handed. A place that does not exist is skipped (the domain only allows, so
+    leaving a rule out only narrows it). Raises BoundaryError (nothing left open) on failure."""
     level = abi()
     if level < 1:
         raise BoundaryError("this kernel offers no Landlock")
     _libc()
-    # 1. no_new_privs, then the seccomp filter for what Landlock leaves open.
-    if _call(_prctl, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise BoundaryError("prctl(PR_SET_NO_NEW_PRIVS) failed")
-    _seccomp()
-    # 2. Resource limits.
-    limits = spec.get("limits") or {}
-    for name, value in limits.items():
-        _lower_limit(name, value)
-    # 3. The domain: what it handles, then one rule per place or port, then the restriction.
     fs = handled_fs(level)
     net = _net_handled(spec.get("net"), level)
     scopes = 0
@@ -390,23 +434,19 @@ def apply(spec: "dict[str, Any]") -> int:
         for scope in spec.get("scope") or ():
             scopes |= {"signal": SCOPE_SIGNAL, "abstract-unix": SCOPE_ABSTRACT}[scope]
     attr = _u64(fs) + _u64(net) + _u64(scopes)
-    ruleset = _call(_syscall, _SYS_CREATE_RULESET, attr, len(attr), 0)
-    if ruleset < 0:
-        raise BoundaryError(f"landlock_create_ruleset failed (errno {-ruleset})")
+    fd = _call(_syscall, _SYS_CREATE_RULESET, attr, len(attr), 0)
+    if fd < 0:
+        raise BoundaryError(f"landlock_create_ruleset failed (errno {-fd})")
     try:
-        rules = _add_paths(ruleset, spec.get("read") or (), FS_READ & fs)
-        rules += _add_paths(ruleset, spec.get("write") or (), FS_WRITE & fs)
-        rules += _add_paths(ruleset, spec.get("list") or (), READ_DIR & fs)
+        rules = _add_paths(fd, spec.get("read") or (), FS_READ & fs)
+        rules += _add_paths(fd, spec.get("write") or (), FS_WRITE & fs)
+        rules += _add_paths(fd, spec.get("list") or (), READ_DIR & fs)
         if net:
-            rules += _add_ports(ruleset, spec.get("net") or {})
-        got = _call(_syscall, _SYS_RESTRICT_SELF, ruleset, 0)
-        if got == -_E2BIG:
-            return rules  # 16 domains already: they hold this process as tightly (see above)
-        if got != 0:
-            raise BoundaryError(f"landlock_restrict_self failed (errno {-got})")
-    finally:
-        posix.close(ruleset)
-    return rules
+            rules += _add_ports(fd, spec.get("net") or {})
+    except BaseException:
+        posix.close(fd)
+        raise
+    return fd, rules
 
 
 def _lower_limit(name: str, value: object) -> None:

@@ -74,11 +74,13 @@ def run(
     report: "Callable[[int | None, int | None], None]",
     note: str,
     after: str = "",
+    ruleset_fd: int = -1,
 ) -> "NoReturn":
     """Run ``real`` with ``argv`` and ``env`` inside ``spec`` (the boundary's wire form) and end
     this process as the command ended. ``report(status, signal)`` is called once the command
     ended (one of the two is None); ``note`` is printed on stderr after a failure; ``after``,
-    when given, last of all, whatever the ending (the undo line of S17).
+    when given, last of all, whatever the ending (the undo line of S17). ``ruleset_fd``: the
+    domain's rules as the daemon built them (:mod:`gatesh.boundary.handoff`), closed here.
 
     Raises :class:`gatesh.boundary._kernel.BoundaryError` (before anything ran) when the
     boundary cannot be applied; any later failure of the parent's own ends it with 126 after
@@ -87,7 +89,7 @@ def run(
     from gatesh.boundary import _kernel
 
     # 1. The domain, and what it asks of the environment (a private TMPDIR).
-    _kernel.apply(spec)
+    _kernel.apply(spec, ruleset_fd)
     extra = spec.get("env") or {}
     if extra:
         env = _with(env, extra)

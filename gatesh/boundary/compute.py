@@ -152,6 +152,7 @@ class Boundary:
     def _wire_body(self) -> dict[str, Any]:
         return {
             "v": WIRE_VERSION,
+            "abi": self.abi,
             "list": ["/"],
             "read": list(self.read),
             "write": list(self.write),

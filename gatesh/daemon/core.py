@@ -122,6 +122,38 @@ class Conn:
         except (ConnectionError, RuntimeError):
             self.closed = True
 
+    async def send_with_fd(self, message: dict[str, Any], fd: int) -> None:
+        """Write ``message`` with the file descriptor ``fd`` on its first byte (``SCM_RIGHTS``;
+        :mod:`gatesh.boundary.handoff`), after everything written before it; ``fd`` is closed
+        here either way. The transport's buffer is emptied first, so the bytes keep their order;
+        when the descriptor cannot go, the message goes without it (its client then refuses)."""
+        try:
+            if self.closed:
+                return
+            transport = self.writer.transport
+            for _ in range(200):  # a reader that takes nothing for ~2 s: send without it
+                if not transport.get_write_buffer_size():
+                    break
+                await self.drain()
+                await asyncio.sleep(0.01)
+            data, self.held = self.held + P.encode(message), b""
+            sent = 0
+            if not transport.get_write_buffer_size() and not self.closed:
+                sock = self.writer.get_extra_info("socket").dup()
+                try:
+                    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))]
+                    sent = sock.sendmsg([data[:1]], rights)
+                except OSError:
+                    sent = 0
+                finally:
+                    sock.close()
+            try:
+                self.writer.write(data[sent:])
+            except (ConnectionError, RuntimeError):
+                self.closed = True
+        finally:
+            os.close(fd)
+
     def hold(self, message: dict[str, Any]) -> None:
         """Send ``message`` with the next :meth:`send`, in the same write. Only for a client that
         does not wait for it (one whose request is already on its way): the next line it reads

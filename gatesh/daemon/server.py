@@ -36,6 +36,7 @@ from typing import Any, Final
 from gatesh import __version__, _paths, _person, messages
 from gatesh._errors import EXIT_ERROR, ConfigError, GateshError, ProtocolError
 from gatesh.audit import AuditError, fold_home, read_tail
+from gatesh.boundary import handoff
 from gatesh.captures import default_ring
 from gatesh.config import SessionConfig, load_config
 from gatesh.daemon import deadline, limits, procs, routing, startup, verbs
@@ -261,6 +262,18 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
         reply["re"] = op.value
         if rid is not None:
             reply["id"] = rid
+        boundary = reply.get("boundary")
+        if (
+            op is P.Op.CHECK
+            and msg.get("ruleset_fd") is True
+            and reply.get("action") == "allow"
+            and isinstance(boundary, dict)
+        ):
+            # The client runs it: it gets the ruleset built here (S14; gatesh.boundary.handoff).
+            reply["boundary"], fd = handoff.for_client(boundary)
+            if fd >= 0:
+                await conn.send_with_fd(reply, fd)
+                return
         conn.send(reply)
     except (ProtocolError, GateshError) as exc:
         conn.send(P.error_reply(op.value if op else None, str(exc), rid))

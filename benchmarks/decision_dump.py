@@ -110,7 +110,7 @@ def corpus_rows(limit: int | None) -> Iterator[tuple[str, list[str]]]:
         yield name, cmds
 
 
-def dump(limit: int | None, out: str, undo: bool = False) -> int:
+def dump(limit: int | None, out: str, undo: bool = False, contained: bool = False) -> int:
     from gatesh._types import Rung
     from gatesh.config import default
     from gatesh.pipeline import decide
@@ -125,6 +125,13 @@ def dump(limit: int | None, out: str, undo: bool = False) -> int:
         scratch = worktree.build(root)
         os.environ["HOME"] = scratch.home
         policy = None
+        held = None
+        if contained:
+            from gatesh.boundary.contain import here
+
+            held = here()
+            if held is None:
+                raise SystemExit("decision_dump: --contained needs a kernel that enforces one")
         if undo:
             from gatesh.undo.guard import policy_for
 
@@ -140,6 +147,7 @@ def dump(limit: int | None, out: str, undo: bool = False) -> int:
                     checker=None,
                     rung=Rung.AUTO,
                     undo=policy,
+                    contain=held,
                 )
                 outcome = d.outcome.value if d.outcome else "-"
                 fh.write(
@@ -181,11 +189,16 @@ def main() -> int:
     parser.add_argument(
         "--undo", action="store_true", help="decide as a surface that snapshots first (S17)"
     )
+    parser.add_argument(
+        "--contained",
+        action="store_true",
+        help="decide as a surface that runs the command inside its boundary (S16; needs Landlock)",
+    )
     args = parser.parse_args()
     if args.compare:
         return compare(*args.compare, show=args.show)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    return dump(args.limit, args.out, args.undo)
+    return dump(args.limit, args.out, args.undo, args.contained)
 
 
 if __name__ == "__main__":

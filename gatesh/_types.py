@@ -542,6 +542,8 @@ class Asked(enum.StrEnum):
     COMPLETE = "complete"  # safe, on complete knowledge
     ATTACK = "attack"  # the builtin found an attack
     LEFT = "left-to-builtin"  # ``rater.ask_model`` leaves this case to the builtin
+    # safe, and every gap is one the boundary the command runs in contains (gatesh.boundary.contain)
+    CONTAINED = "contained"
     # Asked: the model may raise the builtin's verdict, never lower it.
     UNKNOWN = "unknown"  # safe, but not on complete knowledge (or the builtin could not assess)
     FLOOR = "floor"  # safe, but a floor stands over it
@@ -550,7 +552,7 @@ class Asked(enum.StrEnum):
 
     @property
     def asks(self) -> bool:
-        return self not in (Asked.COMPLETE, Asked.ATTACK, Asked.LEFT)
+        return self not in (Asked.COMPLETE, Asked.ATTACK, Asked.LEFT, Asked.CONTAINED)
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,10 @@ from typing import Any
 
 from gatesh import _paths
 from gatesh._errors import EXIT_ASKED, EXIT_OK, EXIT_REFUSED
-from gatesh._types import Action, Decision, Facts, Rung, Verdict
+from gatesh._types import Action, Decision, Facts, Outcome, Rung, Verdict
 from gatesh.audit import cascade_record
+from gatesh.boundary.contain import Containment, contained
+from gatesh.boundary.contain import here as contain_here
 from gatesh.config import Config, load_config
 from gatesh.finish import Finished, decide_and_finish, dry_run, now
 from gatesh.pipeline import LAYERS, LayerFinding, decide
@@ -72,6 +74,9 @@ class _Explained:
         self.command, self.cwd, self.rung, self.backend = command, cwd, rung, backend
         self.used: Config | None = None  # the config it was decided under; None: invalid
         self.without: Decision | None = None
+        # As `gatesh -c` decides: knowing the command runs inside its boundary, where this kernel
+        # enforces one (gatesh.boundary.contain); None without.
+        self.held: Containment | None = None
 
     def config(self) -> Config:
         return load_config(self.cwd)
@@ -83,6 +88,7 @@ class _Explained:
         backend = backend_name(config) if self.backend in (None, "auto") else str(self.backend)
         rater, checker = make_rater(config, backend), _checker(config, backend)
         policy = policy_for(config, _paths.current().state_dir)
+        self.held = held = contain_here(config.boundary.enabled)
 
         def decided(undo: bool) -> Decision:
             return decide(
@@ -93,6 +99,7 @@ class _Explained:
                 rater=rater,
                 checker=checker,
                 undo=policy if undo else None,
+                contain=held,
             )
 
         decision = decided(True)
@@ -133,7 +140,7 @@ def explain_main(argv: list[str]) -> int:
         state_dir = _paths.current().state_dir
         undo = foresee(decision, cwd=cwd, config=config, state_dir=state_dir, without=here.without)
         found = layers(decision.facts, config, cwd)
-        bounded = _boundary(decision, cwd, config)
+        bounded = _boundary(decision, cwd, config, here.held)
     if args.json:
         print(
             json.dumps(
@@ -150,7 +157,7 @@ def explain_main(argv: list[str]) -> int:
         )
     else:
         lines = _undo_lines(undo) if undo is not None else ""
-        sys.stdout.write(_human(decision, found) + lines + _boundary_lines(bounded))
+        sys.stdout.write(_human(decision, found, here.held) + lines + _boundary_lines(bounded))
     return exit_status(done.action)
 
 
@@ -188,7 +195,9 @@ def _undo_lines(undo: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _boundary(decision: Decision, cwd: str, config: Config) -> dict[str, Any] | None:
+def _boundary(
+    decision: Decision, cwd: str, config: Config, held: Containment | None = None
+) -> dict[str, Any] | None:
     """The boundary the command would run in through ``gatesh -c`` (S16), as explain shows it:
     None when it would not run; ``{"none": why}`` when it would run in no boundary."""
     if decision.action is not Action.ALLOW:
@@ -213,7 +222,18 @@ def _boundary(decision: Decision, cwd: str, config: Config) -> dict[str, Any] | 
         "tmpdir": b.tmpdir,
         "sealed_tree": b.sealed_tree,
         "missing": [p.id for p in holds.PROTECTIONS if not here.holds(p.id)],
+        "contained": _contained_why(decision, held),
     }
+
+
+def _contained_why(decision: Decision, held: Containment | None) -> str:
+    """Why the boundary counts as knowledge for this verdict ("" when it does not:
+    :mod:`gatesh.boundary.contain`)."""
+    v = decision.verdict
+    if held is None or v is None:
+        return ""
+    gaps = v.cascade.builtin.gaps if v.cascade is not None else v.gaps
+    return held.why() if contained(gaps) else ""
 
 
 def _boundary_lines(b: dict[str, Any] | None) -> str:
@@ -242,6 +262,8 @@ def _boundary_lines(b: dict[str, Any] | None) -> str:
         out.append(f"  TMPDIR      {b['tmpdir']} (a protected place lies in the temporary folders)")
     if b["missing"]:
         out.append("  not on this kernel: " + ", ".join(b["missing"]))
+    if b.get("contained"):
+        out.append(f"  knowledge   what gatesh did not read is contained: {b['contained']}")
     return "\n".join(out) + "\n"
 
 
@@ -280,7 +302,7 @@ def _model_call(v: Verdict | None) -> dict[str, Any] | None:
     }
 
 
-def _cascade_lines(v: Verdict) -> list[str]:
+def _cascade_lines(v: Verdict, held: Containment | None = None) -> list[str]:
     """The cascade's stages for the human explanation: what each said, who decided and why."""
     from gatesh.render import neutralise
 
@@ -291,6 +313,11 @@ def _cascade_lines(v: Verdict) -> list[str]:
         if v.complete:
             return [
                 f"  {'knowledge':<16} complete (with a key, this verdict stands without asking the model)"
+            ]
+        if held is not None and v.outcome is Outcome.SAFE and contained(v.gaps):
+            return [
+                f"  {'knowledge':<16} contained by the boundary (with a key, this verdict stands "
+                "without asking the model): " + "; ".join(neutralise(g.reason) for g in v.gaps)
             ]
         return [
             f"  {'knowledge':<16} not complete (with a key, the model is asked): "
@@ -322,7 +349,7 @@ def _cascade_lines(v: Verdict) -> list[str]:
     return out
 
 
-def _human(d: Decision, found: dict[str, Any]) -> str:
+def _human(d: Decision, found: dict[str, Any], held: Containment | None = None) -> str:
     from gatesh.render import neutralise
 
     f = d.facts
@@ -366,7 +393,7 @@ def _human(d: Decision, found: dict[str, Any]) -> str:
             out.append(
                 f"  {'':<16}   {finding.rule_id} ({finding.outcome.value}): {finding.reason}"
             )
-        out.extend(_cascade_lines(v))
+        out.extend(_cascade_lines(v, held))
     if d.alignment is not None:
         a = d.alignment
         out.append(

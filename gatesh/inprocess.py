@@ -156,6 +156,11 @@ class _Here:
 
     async def decide(self, config: Config) -> Decision:
         rater, checker, paths = make_rater(config), make_checker(config), self.paths
+        # The client runs an allowed -c or shim command inside its boundary (below): judged so.
+        from gatesh.boundary.contain import here
+
+        bounded = self.where.surface in ("-c", "shim")
+        contain = here(config.boundary.enabled) if bounded else None
 
         def decided(undo: bool) -> Decision:
             return decide(
@@ -167,6 +172,7 @@ class _Here:
                 checker=checker,
                 paths=paths,
                 undo=policy_for(config, paths.state_dir) if undo else None,
+                contain=contain,
             )
 
         # The snapshot an allowed command runs after (S17), as in the daemon.

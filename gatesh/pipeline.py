@@ -42,6 +42,7 @@ from gatesh.undecided import failed_decision
 
 if TYPE_CHECKING:
     from gatesh.alignment import Checker
+    from gatesh.boundary.contain import Containment
     from gatesh.config import Config
     from gatesh.negotiation import Negotiation
     from gatesh.rater import Rater
@@ -59,20 +60,23 @@ def decide(
     paths: GatePaths | None = None,
     rung: Rung | None = None,
     undo: Policy | None = None,
+    contain: Containment | None = None,
 ) -> Decision:
     """Decide ``text`` for ``session`` (a fresh one when None). Never raises; fails closed.
 
     ``undo``: the surface takes a snapshot before an allowed command runs (S17), under this
     policy, so a loss such a snapshot holds is judged reversible; the decision then names what
     the snapshot must hold (:attr:`Decision.undo`). None (a library call, a test): judged as
-    without undo.
+    without undo. ``contain``: the surface runs an allowed command inside a boundary this kernel
+    enforces (:mod:`gatesh.boundary.contain`), so what it contains is judged contained; None:
+    as without a boundary.
     """
     session = session or SessionState()
     rung = rung or config.rung
     try:
         facts = read(text, cwd=cwd)
         paths = paths or current_paths()
-        asked = _Asked(facts, cwd, config, session, rater, checker, paths, rung, undo)
+        asked = _Asked(facts, cwd, config, session, rater, checker, paths, rung, undo, contain)
         decision = _decide(asked)
         return _widening(decision, session) if session.boundary_failed else decision
     except Exception as exc:  # fail closed: an internal error refuses the command
@@ -180,6 +184,7 @@ class _Asked:
     paths: GatePaths
     rung: Rung
     undo: Policy | None
+    contain: Containment | None = None
 
     def done(
         self,
@@ -486,7 +491,7 @@ def _rating(a: _Asked) -> _Rating:
         if floor_findings or facts.floor_notes
         else facts
     )  # the same facts: no copy
-    verdict = _rate(a.rater, rated, a.cwd, a.undo)
+    verdict = _rate(a.rater, rated, a.cwd, a.undo, a.contain)
     outcome, stage = verdict.outcome, Stage.RATER
     carved: tuple[str, ...] = ()
     if (
@@ -640,16 +645,23 @@ def _rejected(
     )
 
 
-def _rate(rater: Rater | None, facts: Facts, cwd: str, undo: Policy | None = None) -> Verdict:
+def _rate(
+    rater: Rater | None,
+    facts: Facts,
+    cwd: str,
+    undo: Policy | None = None,
+    contain: Containment | None = None,
+) -> Verdict:
     if rater is None:
         from gatesh.rater.builtin import BuiltinRater
 
         rater = BuiltinRater()
-    if undo is None:
+    if undo is None and contain is None:
         return rater.rate(facts, cwd=cwd)
+    from gatesh.boundary.contain import containing
     from gatesh.undo.cover import judging
 
-    with judging(undo):
+    with judging(undo), containing(contain):
         return rater.rate(facts, cwd=cwd)
 
 

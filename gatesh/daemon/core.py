@@ -275,10 +275,19 @@ class Backends:
         return config
 
     def decide(
-        self, command: str, cwd: str, config: Config, state: SessionState, undo: bool = True
+        self,
+        command: str,
+        cwd: str,
+        config: Config,
+        state: SessionState,
+        undo: bool = True,
+        contained: bool = False,
     ) -> Decision:
         """The pipeline's decision with this daemon's backends (pure: ``state`` is only read).
-        ``undo``: judged knowing a snapshot is taken before an allowed command runs (S17)."""
+        ``undo``: judged knowing a snapshot is taken before an allowed command runs (S17);
+        ``contained``: knowing it runs inside its boundary, where this kernel enforces one
+        (:mod:`gatesh.boundary.contain`)."""
+        from gatesh.boundary.contain import here
         from gatesh.undo.guard import policy_for
 
         return decide(
@@ -290,6 +299,7 @@ class Backends:
             checker=self.checker,
             paths=self.paths,
             undo=policy_for(config, self.paths.state_dir) if undo else None,
+            contain=here(config.boundary.enabled) if contained else None,
         )
 
     def snapshot(

@@ -48,7 +48,7 @@ async def decide(
     with its own deadline; when it is not taken and the decision rested on it, the command is
     decided again without undo.
     """
-    final = await _snapshot_step(d, conn, command, cwd, config, sess)
+    final = await _snapshot_step(d, conn, command, cwd, config, sess, bounded)
     if not bounded or final.action is Action.HALT:
         return final, None
     # A person widened this one run: they approved a request to widen its boundary, or typed
@@ -68,10 +68,17 @@ async def decide(
 
 
 async def _snapshot_step(
-    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session
+    d: Daemon,
+    conn: Conn,
+    command: str,
+    cwd: str,
+    config: Config,
+    sess: Session,
+    bounded: bool = False,
 ) -> Decision:
-    """The decision, with the undo snapshot taken when it lets the command run (S17)."""
-    decision = await _decided(d, conn, command, cwd, config, sess, undo=True)
+    """The decision, with the undo snapshot taken when it lets the command run (S17); judged
+    knowing it runs inside its boundary when ``bounded`` (:mod:`gatesh.boundary.contain`)."""
+    decision = await _decided(d, conn, command, cwd, config, sess, undo=True, contained=bounded)
     if not wants_snapshot(decision, config):
         return decision
     got = await d.decisions.run(
@@ -92,7 +99,7 @@ async def _snapshot_step(
         return taken
     if not decision.undo:
         return without_snapshot(decision, why, lambda: decision)
-    again = await _decided(d, conn, command, cwd, config, sess, undo=False)
+    again = await _decided(d, conn, command, cwd, config, sess, undo=False, contained=bounded)
     return without_snapshot(decision, why, lambda: again)
 
 
@@ -101,7 +108,15 @@ SNAPSHOT_GRACE_S: Final = 0.5
 
 
 async def _decided(
-    d: Daemon, conn: Conn, command: str, cwd: str, config: Config, sess: Session, *, undo: bool
+    d: Daemon,
+    conn: Conn,
+    command: str,
+    cwd: str,
+    config: Config,
+    sess: Session,
+    *,
+    undo: bool,
+    contained: bool = False,
 ) -> Decision:
     if d.backends.local:
         limit = LOCAL_DEADLINE_S
@@ -114,6 +129,7 @@ async def _decided(
         config,
         sess.state,
         undo,
+        contained,
         deadline=limit,
         on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
         wait_step=P.HEARTBEAT_S,

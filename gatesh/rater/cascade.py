@@ -2,7 +2,9 @@
 
 The builtin stage rates every command. Its verdict stands with no model call when it is ``attack``,
 or ``safe`` on complete knowledge (:attr:`gatesh.Verdict.complete`: no gap in what the builtin saw
-and models) with no floor standing over it. Everything else — a safe verdict with a gap, a floor,
+and models) with no floor standing over it — or ``safe`` with no floor whose every gap the boundary
+the command will run in contains (:mod:`gatesh.boundary.contain`: only while the pipeline says the
+command runs inside a boundary this kernel enforces). Everything else — a safe verdict with a gap, a floor,
 ``destructive``, ``catastrophic``, a builtin that could not assess — is asked of the model stage.
 
 Guarantees of :meth:`CascadeRater.rate`:
@@ -60,6 +62,12 @@ def asked_for(first: Verdict, facts: Facts) -> tuple[Asked, str]:
         return _BY_OUTCOME[first.outcome], (
             f"the builtin rated it {first.outcome.value}; the model may raise that, never lower it"
         )
+    if first.gaps and not facts.floor_notes:
+        from gatesh.boundary import contain
+
+        held = contain.active()
+        if held is not None and contain.contained(first.gaps):
+            return Asked.CONTAINED, f"contained by the boundary: {held.why()}"
     if first.gaps:
         return (
             Asked.UNKNOWN,

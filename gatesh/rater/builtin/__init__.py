@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from typing import Final
 
-from gatesh._types import RUNS_NOTHING_UNREAD, Facts, Finding, Gap, Outcome, Verdict
+from gatesh._types import RUNS_NOTHING_UNREAD, Facts, Finding, Gap, Outcome, PathClass, Verdict
 from gatesh.rater.builtin import (
     cloud,
     code,
@@ -42,6 +42,7 @@ from gatesh.rater.builtin import (
 )
 from gatesh.rater.builtin._base import Cmd, Ctx, Hit, Rule, Severity, outcome_of
 from gatesh.rater.builtin._scope import default_home
+from gatesh.vocab.paths.classes import classify
 from gatesh.vocab.programs.shells import PARSED_SHELLS
 
 __all__ = ["ALL_RULES", "BuiltinRater"]
@@ -208,6 +209,29 @@ def _misread(facts: Facts) -> bool:
     return errors and disagree
 
 
+def _contained_script(path: str, ctx: Ctx) -> bool:
+    """Whether an unread shell script at ``path`` is a file of the working tree (it exists: binary,
+    too large) of a command that runs inside a boundary this kernel enforces
+    (:mod:`gatesh.boundary.contain`): it is then rated as a program gatesh did not read (a gap the
+    boundary contains), not refused. A script that is not there is no project's script: often a
+    word the reader took for one, so it stays refused."""
+    from gatesh.boundary import contain
+
+    if contain.active() is None or not path or "\x00" in path:
+        return False
+    from gatesh.rater.worktree import find_repo
+
+    repo = find_repo(ctx.cwd)
+    if repo is None:
+        return False
+    full = os.path.realpath(os.path.join(ctx.cwd, os.path.expanduser(path)))
+    root = os.path.realpath(repo.root)
+    if not os.path.isfile(full):
+        return False
+    cls, _ = classify(full, home=ctx.home, tree=root)
+    return cls is PathClass.WORKTREE and not (full + "/").startswith(root.rstrip("/") + "/.git/")
+
+
 def running_as_root() -> bool:
     """Whether this process (so every command the gate lets run) has root's privileges."""
     return hasattr(os, "geteuid") and os.geteuid() == 0
@@ -299,6 +323,7 @@ class BuiltinRater:
                     and s.note != "dynamic path"
                     and s.note not in RUNS_NOTHING_UNREAD
                     and s.interpreter in PARSED_SHELLS
+                    and not _contained_script(s.path, ctx)
                 ),
                 None,
             )

@@ -18,7 +18,9 @@ whether real work fits the default resource limits.
 3. **Real work inside the default limits**: a few real workloads run confined under the default
    limits, with the peak address space, processes and CPU time each reached (from ``/proc``),
    against the limits; and the limits' own mechanisms shown stopping what exceeds them (an
-   allocation past the address-space limit, a sparse write past the file-size limit). The bombs
+   allocation past the address-space limit, a sparse write past the file-size limit). With
+   ``--suite``, this repository's own fast test suite (``pytest -m 'not slow'``, two workers)
+   runs confined as one more workload (minutes: not by default). The bombs
    themselves run only in the harm harness's jail (benchmarks/harm.py), never here.
 
 Prints figures and one JSON line; asserts nothing.
@@ -284,7 +286,25 @@ def _peak(pid: int) -> tuple[int, int]:
     return peak, tasks
 
 
-def _workloads(env: dict[str, str]) -> dict[str, Any]:
+#: This repository's own fast test suite, run confined (``--suite``).
+_SUITE = {
+    "pytest (this repository's fast suite)": [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-m",
+        "not slow",
+        "-q",
+        "-x",
+        "-n",
+        "2",
+        "-p",
+        "no:cacheprovider",
+    ]
+}
+
+
+def _workloads(env: dict[str, str], suite: bool = False) -> dict[str, Any]:
     from gatesh.config import BoundaryConfig
 
     out: dict[str, Any] = {}
@@ -298,11 +318,12 @@ def _workloads(env: dict[str, str]) -> dict[str, Any]:
     )
     limits = BoundaryConfig()
     spec = _session_spec(env, ROOT)
-    for name, argv in _WORKLOADS.items():
+    for name, argv in (_WORKLOADS | _SUITE if suite else _WORKLOADS).items():
         if shutil.which(argv[0]) is None:
             out[name] = {"skipped": f"{argv[0]} is not installed"}
             continue
         t = time.perf_counter()
+        log = tempfile.TemporaryFile()
         proc = subprocess.Popen(
             [sys.executable, "-c", code, *argv],
             env=env
@@ -311,15 +332,18 @@ def _workloads(env: dict[str, str]) -> dict[str, Any]:
                 "TMPDIR": spec.get("env", {}).get("TMPDIR", "/tmp"),
             },
             cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         peak = tasks = 0
+        step = 1.0 if name in _SUITE else 0.05  # a walk of /proc per step
         while proc.poll() is None:
             p, n = _peak(proc.pid)
             peak, tasks = max(peak, p), max(tasks, n)
-            time.sleep(0.05)
+            time.sleep(step)
+        log.seek(0)
+        tail = log.read().decode("utf-8", "replace").strip()[-300:]
+        log.close()
         out[name] = {
             "status": proc.returncode,
             "seconds": round(time.perf_counter() - t, 2),
@@ -327,7 +351,7 @@ def _workloads(env: dict[str, str]) -> dict[str, Any]:
             "peak_tasks": tasks,
             "address_space_limit_mib": limits.memory_mib,
             "fits": proc.returncode == 0 and peak < limits.memory_mib << 20,
-            "stderr_tail": (proc.stderr.read() if proc.stderr else "")[-300:],
+            "output_tail": tail,
         }
     return out
 
@@ -388,7 +412,7 @@ def _limits_stop(env: dict[str, str]) -> dict[str, Any]:
         return {"error": got.stderr[-500:]}
 
 
-def main(n: int = 100) -> dict[str, Any]:
+def main(n: int = 100, suite: bool = False) -> dict[str, Any]:
     from gatesh.boundary import holds
 
     here = holds.state()
@@ -404,7 +428,7 @@ def main(n: int = 100) -> dict[str, Any]:
         cost = _apply_cost(specs, n, handed=True)
         places = _apply_cost(specs, n, handed=False)
         overhead = _c_overhead(env, max(20, n // 2))
-        work = _workloads(env)
+        work = _workloads(env, suite)
         stops = _limits_stop(env)
     finally:
         stop_daemon(env["XDG_RUNTIME_DIR"])
@@ -454,4 +478,5 @@ def main(n: int = 100) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    args = [a for a in sys.argv[1:] if a != "--suite"]
+    main(int(args[0]) if args else 100, suite="--suite" in sys.argv[1:])

@@ -2,6 +2,7 @@
 
     python benchmarks/harm.py CORPUS.jsonl [--gate on|off] [--rung auto] [--jobs N]
                               [--timeout S] [--out ROWS.jsonl] [--json]
+                              [--boundary on|off] [--baseline ROWS.jsonl] [--harmed-only]
 
 Every row runs in a fresh bubblewrap jail (gatesh.testing.jail) holding the same seeded world
 (gatesh.testing.world): a HOME with canary credentials, gatesh installed by install.sh with every
@@ -18,6 +19,12 @@ anything else: unlabelled). ``--out`` writes one JSON line per row::
 
     {"cmd", "label", "gate", "action", "exit", "harm": [predicates], "seconds", "why",
      "baseline": {…} (gate on), "same_effects": bool (benign rows, gate on), "error"?}
+
+``--boundary off`` switches gatesh's boundary off in the world's config (``boundary.enabled =
+false``, S16): with ``--boundary on`` (the default) beside it, what the boundary adds to the gate.
+``--baseline ROWS.jsonl`` takes each row's gate-off run from an earlier ``--gate off --out`` of the
+same corpus instead of running it again (the gate-off world does not depend on the boundary);
+``--harmed-only`` then runs only the rows whose baseline harmed (the others cannot count).
 
 ``--json`` ends the output with one summary object: ``{"rows", "risky": {"harmed", "harmless",
 "refused", "no_harm_possible"}, "benign": {"ran", "refused"}, "by_predicate": {name: count}, …}``.
@@ -148,11 +155,20 @@ def run_once(
     return line, effects(seen, names)
 
 
-def run_row(proof: jail.Proof, template: world.Template, row: Row, gate: str) -> dict[str, Any]:
-    base, base_effects = run_once(proof, template, row.cmd, gate=False)
+def run_row(
+    proof: jail.Proof,
+    template: world.Template,
+    row: Row,
+    gate: str,
+    baseline: tuple[dict[str, Any], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The row's line: its gate-off run (``baseline``, when given, instead of running it), and
+    with the gate on its gated run judged against it."""
+    base, base_effects = baseline or run_once(proof, template, row.cmd, gate=False)
     out: dict[str, Any] = {"cmd": row.cmd, "label": row.label, "gate": gate}
     if gate == "off":
         out.update(base)
+        out["effects"] = base_effects  # what --baseline compares a later gated run against
         return out
     gated, gated_effects = run_once(proof, template, row.cmd, gate=True)
     out.update(gated)
@@ -263,14 +279,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=20.0, metavar="S", help="per row")
     ap.add_argument("--out", metavar="ROWS.jsonl", help="one JSON line per row")
     ap.add_argument("--json", action="store_true", help="end with the summary as one JSON line")
+    ap.add_argument(
+        "--boundary",
+        choices=("on", "off"),
+        default="on",
+        help="gatesh's boundary (S16) on or off in the world's config",
+    )
+    ap.add_argument(
+        "--baseline",
+        metavar="ROWS.jsonl",
+        help="each row's gate-off run from an earlier --gate off --out of this corpus",
+    )
+    ap.add_argument(
+        "--harmed-only",
+        action="store_true",
+        help="with --baseline: run only the rows whose gate-off run harmed",
+    )
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0:
         ap.error("--jobs needs at least 1 and --timeout a positive number of seconds")
     try:
         rows = load(args.corpus)
+        baselines = _baselines(args.baseline, rows) if args.baseline else {}
     except CorpusError as exc:
         print(f"harm: {exc}", file=sys.stderr)
         return 2
+    if args.harmed_only:
+        if not args.baseline:
+            ap.error("--harmed-only needs --baseline")
+        rows = [r for r in rows if r.cmd not in baselines or baselines[r.cmd][0].get("harm")]
     why_not = jail.missing()
     if why_not:
         print(f"harm: no jail can run here: {why_not}", file=sys.stderr)
@@ -282,7 +319,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"harm: the jail holds; the world template in {workdir} …", file=sys.stderr)
         pip_env = {k: v for k, v in os.environ.items() if k.startswith("PIP_")}
         template = world.build(
-            spec, workdir, str(ROOT), rung=args.rung, codex=_CODEX, pip_env=pip_env
+            spec,
+            workdir,
+            str(ROOT),
+            rung=args.rung,
+            codex=_CODEX,
+            pip_env=pip_env,
+            boundary=args.boundary == "on",
         )
     except jail.JailUnsafe as exc:
         print(f"harm: {exc}", file=sys.stderr)
@@ -290,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     tick = _progress(len(rows))
 
     def one(row: Row) -> dict[str, Any]:
-        line = run_row(proof, template, row, args.gate)
+        line = run_row(proof, template, row, args.gate, baselines.get(row.cmd))
         tick(line)
         return line
 
@@ -302,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.out, "w", encoding="utf-8") as f:
             for ln in lines:
                 f.write(json.dumps(ln) + "\n")
-    summary = summarise(lines, args.gate)
+    summary = summarise(lines, args.gate) | {"boundary": args.boundary}
     for ln in lines:
         if "error" in ln:
             print(f"harm: error on {ln['cmd'][:80]!r}: {ln['error'][:300]}", file=sys.stderr)
@@ -311,6 +354,30 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(_text(summary))
     return 1 if summary["errors"] else 0
+
+
+def _baselines(path: str, rows: list[Row]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """Each row's gate-off line and its effects, from an earlier ``--gate off --out`` run (by
+    command; a row without one, or whose run failed there, runs its baseline again)."""
+    got: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CorpusError(f"{path}: {exc}") from exc
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            ln = json.loads(line)
+        except ValueError as exc:
+            raise CorpusError(f"{path}:{n}: not JSON ({exc})") from exc
+        if ln.get("gate") != "off" or "error" in ln or "effects" not in ln:
+            continue
+        base = {k: ln[k] for k in ("action", "exit", "harm", "seconds", "why") if k in ln}
+        eff = dict(ln["effects"])
+        eff["changes"] = [tuple(c) for c in eff.get("changes", ())]  # as effects() makes them
+        got[ln["cmd"]] = (base, eff)
+    return got
 
 
 def _text(summary: Mapping[str, Any]) -> str:

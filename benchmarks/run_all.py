@@ -124,7 +124,22 @@ def a_overhead(ctx: Ctx, src: str) -> tuple[list[str], str]:
 
 def a_boundary(ctx: Ctx, src: str) -> tuple[list[str], str]:
     n = 20 if ctx.quick else 100
-    return [str(n)], f"{n} fresh clients per boundary, {max(20, n // 2)} interleaved -c pairs"
+    note = f"{n} fresh clients per boundary, {max(20, n // 2)} interleaved -c pairs"
+    if ctx.quick or not _has(src, "--suite"):
+        return [str(n)], note
+    return [str(n), "--suite"], note + ", this repository's fast suite confined"
+
+
+def a_harm_boundary(ctx: Ctx, src: str) -> tuple[list[str], str]:
+    risky, work = (20, 20) if ctx.quick else (120, 100)
+    return [
+        "--sample",
+        str(risky),
+        "--work",
+        str(work),
+        "--out",
+        ctx.path("harm-boundary"),
+    ], f"{risky} rows per risky corpus (generalisation: all), {work} agent-work and tldr rows"
 
 
 def a_concurrency(ctx: Ctx, src: str) -> tuple[list[str], str]:
@@ -303,7 +318,15 @@ STEPS: tuple[Step, ...] = (
         "boundary.py",
         "The boundary: domain setup per command, what it adds to `gatesh -c`, real work in its limits",
         a_boundary,
-        (120, 420),
+        (120, 1800),
+    ),
+    Step(
+        "harm_boundary",
+        "harm_boundary.py",
+        "Harm in the jail with the boundary on and off; ordinary work still runs inside it",
+        a_harm_boundary,
+        (1800, 5400),
+        True,
     ),
     Step(
         "pty_throughput",
@@ -1077,6 +1100,7 @@ def render(ctx: Ctx, info: dict[str, Any], elapsed: float, load: tuple[str, str]
     lines += _quality_section(res.get("evaluation", {}), res.get("rater_quality", {}))
     lines += _reader_section(res.get("reader_coverage", {}))
     lines += _boundary_section(res.get("boundary", {}))
+    lines += _harm_boundary_section(res.get("harm_boundary", {}))
     lines += [
         "## Every benchmark in this run",
         "",
@@ -1405,6 +1429,44 @@ def _reader_section(rec: dict[str, Any]) -> list[str]:
     if rec.get("size", "").startswith("quick"):
         lines += [f"({rec['size']}.)", ""]
     return lines
+
+
+def _harm_boundary_section(rec: dict[str, Any]) -> list[str]:
+    """Issue 30 item 7: harm with the gate and its boundary on vs off; work that still runs."""
+    lines = ["## Harm with the boundary on and off", ""]
+    if rec.get("status") != "ok":
+        return [*lines, f"Not run: {rec.get('why', 'not part of this run')}.", ""]
+    d = rec["result"]
+    lines += [
+        "Every row runs for real in benchmarks/harm.py's jail. Of the rows that harm with the gate "
+        "off, how many still harm with the gate on, with gatesh's boundary on (where the kernel "
+        "enforces it, what it contains counts as knowledge) and off (`boundary.enabled = false`):",
+        "",
+        "| corpus | rows | harm, gate off | gate on, boundary on | boundary off | boundary on: by predicate |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for name, r in (d.get("harm") or {}).items():
+        on, off = r.get("boundary_on") or {}, r.get("boundary_off") or {}
+        preds = ", ".join(f"{k} {v}" for k, v in (on.get("by_predicate") or {}).items() if v)
+        lines.append(
+            f"| {name} | {r.get('rows')} | {r.get('harmed_gate_off')} | {on.get('harmed')} "
+            f"({on.get('share')}) | {off.get('harmed')} ({off.get('share')}) | {preds or 'none'} |"
+        )
+    lines += [
+        "",
+        f"gate-weakened with the boundary on: {d.get('gate_weakened')}; secret-sent: "
+        f"{d.get('secret_sent')}.",
+        "",
+        "Ordinary work, gate on: of the rows that ran (allowed, exit 0) with the boundary off, the "
+        "share that still run with it on:",
+        "",
+    ]
+    for name, r in (d.get("still_runs") or {}).items():
+        lines.append(
+            f"- {name}: {r.get('still_run_boundary_on')} of {r.get('ran_boundary_off')} "
+            f"({r.get('share')})"
+        )
+    return [*lines, ""]
 
 
 def _boundary_section(rec: dict[str, Any]) -> list[str]:

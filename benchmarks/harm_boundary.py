@@ -1,0 +1,218 @@
+"""Harm with the boundary on and off (S16; issue 30 item 7): what the gate with its boundary lets
+through, and whether ordinary work still runs inside it. Everything runs in benchmarks/harm.py's
+jail, which proves it holds before the first row.
+
+    python benchmarks/harm_boundary.py [--sample N] [--work M] [--jobs J] [--out DIR] [--timeout S]
+
+1. **Harm**, on the project's bypass, tamper and generalisation corpora (benchmarks/harm_corpora.py;
+   every row, or an evenly spaced sample of N per corpus): each row once with the gate off (the
+   baseline); then the rows that harmed there, with the gate on and gatesh's boundary on (where the
+   kernel enforces it, what the boundary contains counts as knowledge: gatesh.boundary.contain)
+   and with it off (``boundary.enabled = false``). Of the rows that harm with the gate off, the
+   share that still harms with the gate on, by predicate.
+2. **Still runs**, on a sample of M rows (default 100) each of the agent-work and tldr corpora
+   (``$GATESH_CORPUS``): gate off, then gate on with the boundary off and on. Of the rows that ran
+   with the boundary off (allowed, exit 0), the share that still run with it on; the others listed.
+
+Prints the figures and ends with one JSON object. Exit status 1 when a harm run failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _common import CORPUS  # noqa: E402
+
+RISKY = ("bypass", "tamper", "generalisation")
+WORK = ("agent_work", "tldr")
+
+
+def _sample(rows: list[str], n: int) -> list[str]:
+    if n <= 0 or len(rows) <= n:
+        return rows
+    step = len(rows) / n
+    return [rows[int(i * step)] for i in range(n)]
+
+
+def _corpora(out: Path, n: int, work: int) -> dict[str, Path]:
+    """Write each corpus (sampled) as JSONL in ``out``; their paths by name."""
+    from harm_corpora import bypass, generalisation, tamper
+
+    paths: dict[str, Path] = {}
+    for name, rows in (
+        ("bypass", bypass()),
+        ("tamper", tamper()),
+        ("generalisation", generalisation()),
+    ):
+        lines = _sample([json.dumps(r) for r in rows], n)
+        paths[name] = out / f"{name}.jsonl"
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name in WORK:
+        src = Path(CORPUS) / name / "commands.jsonl"
+        if not src.exists():
+            print(f"harm_boundary: {src} missing, skipped", file=sys.stderr)
+            continue
+        rows = []
+        for line in src.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                r = json.loads(line)
+                label = r.get("label") if r.get("label") in ("benign", "risky") else "unknown"
+                rows.append(json.dumps({"cmd": r["cmd"], "label": label}))
+        paths[name] = out / f"{name}.jsonl"
+        paths[name].write_text("\n".join(_sample(rows, work)) + "\n", encoding="utf-8")
+    return paths
+
+
+def _harm(corpus: Path, out: Path, extra: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    argv = [
+        sys.executable,
+        str(HERE / "harm.py"),
+        str(corpus),
+        "--jobs",
+        str(args.jobs),
+        "--timeout",
+        str(args.timeout),
+        "--out",
+        str(out),
+        "--json",
+        *extra,
+    ]
+    got = subprocess.run(argv, capture_output=True, text=True)
+    last = got.stdout.strip().rpartition("\n")[2]
+    try:
+        summary = json.loads(last)
+    except ValueError:
+        raise SystemExit(f"harm_boundary: {' '.join(argv)} failed: {got.stderr[-2000:]}") from None
+    summary["exit_status"] = got.returncode
+    return summary
+
+
+def _lines(path: Path) -> dict[str, dict[str, Any]]:
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            ln = json.loads(line)
+            out[ln["cmd"]] = ln
+    return out
+
+
+def _ran(ln: dict[str, Any] | None) -> bool:
+    return (
+        ln is not None and "error" not in ln and ln.get("action") == "allow" and ln.get("exit") == 0
+    )
+
+
+def harm_step(paths: dict[str, Path], out: Path, args: argparse.Namespace) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for name in RISKY:
+        off = out / f"{name}-off.jsonl"
+        base = _harm(paths[name], off, ["--gate", "off"], args)
+        row: dict[str, Any] = {"rows": base["rows"], "harmed_gate_off": base["risky"]["harmed"]}
+        row["by_predicate_gate_off"] = base["by_predicate"]
+        for b in ("on", "off"):
+            got = _harm(
+                paths[name],
+                out / f"{name}-on-boundary-{b}.jsonl",
+                ["--gate", "on", "--boundary", b, "--baseline", str(off), "--harmed-only"],
+                args,
+            )
+            row[f"boundary_{b}"] = {
+                "rows": got["rows"],
+                "harmed": got["risky"]["harmed"],
+                "share": round(got["risky"]["harmed"] / got["rows"], 4) if got["rows"] else None,
+                "by_predicate": got["by_predicate"],
+                "by_action": got["by_action"],
+                "errors": got["errors"],
+            }
+        result[name] = row
+    return result
+
+
+def still_runs_step(paths: dict[str, Path], out: Path, args: argparse.Namespace) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for name in WORK:
+        if name not in paths:
+            continue
+        off = out / f"{name}-off.jsonl"
+        _harm(paths[name], off, ["--gate", "off"], args)
+        runs = {}
+        for b in ("off", "on"):
+            lines = out / f"{name}-on-boundary-{b}.jsonl"
+            _harm(
+                paths[name], lines, ["--gate", "on", "--boundary", b, "--baseline", str(off)], args
+            )
+            runs[b] = _lines(lines)
+        ran_off = [c for c, ln in runs["off"].items() if _ran(ln)]
+        still = [c for c in ran_off if _ran(runs["on"].get(c))]
+        lost = [c for c in ran_off if c not in still]
+        result[name] = {
+            "rows": len(runs["off"]),
+            "ran_boundary_off": len(ran_off),
+            "still_run_boundary_on": len(still),
+            "share": round(len(still) / len(ran_off), 4) if ran_off else None,
+            "lost": [
+                {
+                    "cmd": c[:200],
+                    "action": runs["on"].get(c, {}).get("action"),
+                    "exit": runs["on"].get(c, {}).get("exit"),
+                }
+                for c in lost
+            ],
+        }
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sample", type=int, default=0, metavar="N", help="rows per corpus (0: all)")
+    ap.add_argument("--work", type=int, default=100, metavar="M", help="agent-work, tldr rows")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--out", default="benchmarks/out/harm-boundary")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = _corpora(out, args.sample, args.work)
+    harm = harm_step(paths, out, args)
+    still = still_runs_step(paths, out, args)
+    for name, r in harm.items():
+        on, off = r["boundary_on"], r["boundary_off"]
+        print(
+            f"{name}: {r['harmed_gate_off']} of {r['rows']} rows harm with the gate off; with the "
+            f"gate on, {on['harmed']} still harm with the boundary on ({on['share']}), "
+            f"{off['harmed']} with it off ({off['share']}); boundary on, by predicate: "
+            + ", ".join(f"{k} {v}" for k, v in on["by_predicate"].items() if v)
+        )
+    for name, r in still.items():
+        print(
+            f"{name}: {r['still_run_boundary_on']} of the {r['ran_boundary_off']} rows that ran "
+            f"with the boundary off still run with it on ({r['share']})"
+        )
+    worst = max((r["boundary_on"]["share"] or 0.0 for r in harm.values()), default=None)
+    weakened = sum(r["boundary_on"]["by_predicate"].get("gate-weakened", 0) for r in harm.values())
+    sent = sum(r["boundary_on"]["by_predicate"].get("secret-sent", 0) for r in harm.values())
+    shares = [r["share"] for r in still.values() if r["share"] is not None]
+    summary = {
+        "sample": args.sample,
+        "work": args.work,
+        "harm": harm,
+        "still_runs": still,
+        "harm_share_worst": worst,
+        "gate_weakened": weakened,
+        "secret_sent": sent,
+        "still_runs_share_worst": min(shares) if shares else None,
+    }
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -68,10 +68,11 @@ __all__ = [
 HARNESSES: "Final" = ("claude-code", "codex", "gemini")
 
 #: Harnesses whose hook may answer *allow* with the command rewritten to run inside its boundary
-#: (S16, gatesh.boundary.tickets), and that CI has shown running the rewritten command: Claude
-#: Code (``updatedInput``). Codex's and Gemini CLI's hook routes stay unconfined until their real
-#: CLIs show it (README's route table; ``gatesh doctor``).
-REWRITES_INPUT: "Final" = frozenset({"claude-code"})
+#: (S16, gatesh.boundary.tickets), and that CI has shown running the rewritten command (the real
+#: CLIs in tests/harness): Claude Code and Codex (``updatedInput`` with ``permissionDecision``
+#: allow), Gemini CLI (``hookSpecificOutput.tool_input``, merged into the tool call). README's
+#: route table and ``gatesh doctor`` say so.
+REWRITES_INPUT: "Final" = frozenset({"claude-code", "codex", "gemini"})
 
 # A Bash tool call plus its envelope is a few KiB; 4 MiB leaves room for a 64 KiB command (S2)
 # quoted many times over, and stops a runaway writer from making the hook read forever.
@@ -402,15 +403,17 @@ def render_answer(harness: str, event: str, ans: Answer) -> str:
         out: dict[str, Any] = {"decision": ans.decision if ans.decision != "ask" else "deny"}
         if ans.decision != "allow":
             out["reason"] = ans.reason
+        if updated is not None:  # Gemini CLI merges tool_input into the call (REWRITES_INPUT)
+            out["hookSpecificOutput"] = {"hookEventName": event, "tool_input": updated}
         if ans.notice:
             out["systemMessage"] = ans.notice
         return _wire._encode(out)
-    if harness == "codex" and ans.decision == "allow":
+    if harness == "codex" and ans.decision == "allow" and updated is None:
         # Codex rejects permissionDecision "allow" without updatedInput; no decision lets it run.
         return _wire._encode({"systemMessage": ans.notice}) if ans.notice else ""
     decision = ans.decision if not (harness == "codex" and ans.decision == "ask") else "deny"
     specific: dict[str, Any] = {"hookEventName": event, "permissionDecision": decision}
-    if updated is not None:  # Claude Code runs updatedInput instead of the input (REWRITES_INPUT)
+    if updated is not None:  # Claude Code and Codex run updatedInput instead (REWRITES_INPUT)
         specific["updatedInput"] = updated
     if ans.reason or decision != "allow":
         specific["permissionDecisionReason"] = ans.reason or "gatesh refused this command."

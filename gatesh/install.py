@@ -405,9 +405,26 @@ def install_harness(
         )
         if spec.note:
             lines.append(f"  {spec.note}")
+        lines.append("  " + _route(harness))
         if harness == "codex":
             lines.append(trust_codex_hooks(path, codex))
     return "\n".join(lines)
+
+
+def _route(harness: str) -> str:
+    """Whether this hook route runs the agent's commands inside their boundary (S16)."""
+    from gatesh.boundary import holds
+    from gatesh.hooks import REWRITES_INPUT
+
+    here = holds.state()
+    if harness not in REWRITES_INPUT:
+        return "Route not confined: this harness cannot run a rewritten command."
+    if here.why_none:
+        return f"Route not confined: {here.why_none}."
+    return (
+        "Route confined: the hook has the harness run each allowed command wrapped, inside its "
+        "boundary (`gatesh doctor` lists what holds)."
+    )
 
 
 # --- git ----------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ end in tests/test_boundary_e2e.py.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -399,7 +400,6 @@ _INPUT = (
 
 
 def test_claude_code_s_hook_allows_with_the_command_wrapped() -> None:
-    import json
 
     wrapped = "GATESH_TICKET=t /bin/gatesh -c 'make test'"
 
@@ -412,24 +412,38 @@ def test_claude_code_s_hook_allows_with_the_command_wrapped() -> None:
     assert spec["updatedInput"] == {"command": wrapped, "description": "run the tests"}
 
 
-@pytest.mark.parametrize(
-    ("harness", "event", "tool"),
-    [("codex", b"PreToolUse", b"Bash"), ("gemini", b"BeforeTool", b"run_shell_command")],
-)
-def test_a_harness_not_shown_to_run_a_rewrite_gets_none(
-    harness: str, event: bytes, tool: bytes
-) -> None:
-    """Codex's and Gemini CLI's hooks are not confined yet (REWRITES_INPUT): their answer never
-    carries a rewritten command, whatever the gate sent."""
+def test_codex_and_gemini_get_the_rewrite_in_their_own_format() -> None:
+    """Codex runs ``updatedInput`` with ``permissionDecision`` allow; Gemini CLI merges
+    ``hookSpecificOutput.tool_input`` into the call (tests/harness shows both real CLIs running
+    the rewritten command inside its boundary)."""
     wrapped = "GATESH_TICKET=t /bin/gatesh -c 'make test'"
 
     def gate(command: str, cwd: str, session: str | None, h: str) -> hooks.GateResult:
         return hooks.GateResult("allow", wrapped=wrapped)
 
-    assert harness not in hooks.REWRITES_INPUT
+    ev, ans = hooks.answer("codex", _INPUT % (b"PreToolUse", b"Bash"), gate=gate)
+    spec = json.loads(hooks.render_answer("codex", ev, ans))["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "allow" and spec["updatedInput"]["command"] == wrapped
+    ev, ans = hooks.answer("gemini", _INPUT % (b"BeforeTool", b"run_shell_command"), gate=gate)
+    out = json.loads(hooks.render_answer("gemini", ev, ans))
+    assert out["decision"] == "allow"
+    assert out["hookSpecificOutput"]["tool_input"]["command"] == wrapped
+
+
+@pytest.mark.parametrize(
+    ("harness", "event", "tool"),
+    [("codex", b"PreToolUse", b"Bash"), ("gemini", b"BeforeTool", b"run_shell_command")],
+)
+def test_an_allow_without_a_ticket_is_not_rewritten(
+    harness: str, event: bytes, tool: bytes
+) -> None:
+    def gate(command: str, cwd: str, session: str | None, h: str) -> hooks.GateResult:
+        return hooks.GateResult("allow")
+
     ev, ans = hooks.answer(harness, _INPUT % (event, tool), gate=gate)
     assert ans.decision == "allow" and ans.updated is None
-    assert "GATESH_TICKET" not in hooks.render_answer(harness, ev, ans)
+    text = hooks.render_answer(harness, ev, ans)
+    assert "updatedInput" not in text and "tool_input" not in text
 
 
 def test_a_hook_without_a_ticket_allows_as_before() -> None:

@@ -33,14 +33,7 @@ MOVES = ("justification", "different command")
 NOBODY = "Approval required, but nobody is watching this session"
 
 # (scenario, harness id) -> why today's gatesh does not do what the SPEC says there.
-_NOT_REWRITTEN = (
-    "S16: this harness's hook route is not confined yet: gatesh does not rewrite its command "
-    "(gatesh.hooks.REWRITES_INPUT) until this test shows the real CLI runs the rewritten one"
-)
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("test_an_unread_script_stays_inside_its_boundary", "codex-hooks"): _NOT_REWRITTEN,
-    ("test_an_unread_script_stays_inside_its_boundary", "gemini-hooks"): _NOT_REWRITTEN,
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(scope="module")

@@ -292,3 +292,38 @@ def test_a_detached_child_cannot_approve_from_inside(agent: Agent) -> None:
             assert "PermissionError" in str(reply.get("oserror", "")), row
     again = agent.gatesh_c(f"touch {agent.root}/asked-marker")
     assert again.returncode == 126 and not (agent.root / "asked-marker").exists(), again.stderr
+
+
+def test_a_crontab_from_an_allowed_unread_script_fails(agent: Agent) -> None:
+    """``crontab`` is setgid: under ``no_new_privs`` it keeps the caller's groups and cannot write
+    the spool, which lies outside the boundary anyway."""
+    if shutil.which("crontab") is None:
+        pytest.skip("crontab is not installed (Debian: the cron package)")
+    _assert_refused(agent, "p12")
+    listed = agent.run("crontab", "-l")
+    assert "inside the boundary" not in listed.stdout, listed.stdout
+
+
+def test_a_person_widens_the_boundary_for_one_command(agent: Agent) -> None:
+    """A command that failed inside its boundary, tried again with a justification, goes to a
+    person; once they approve it, that one run goes where the user may; the next is confined again."""
+    import re
+
+    target = agent.home / "widened-marker"
+    session = "e2e-widen"
+    first = agent.gatesh_c("python3 tools/attack.py p13", session=session)
+    assert first.returncode == REFUSED and not target.exists(), first.stderr
+    justified = "python3 tools/attack.py p13  # why: the task asks for a marker in my home"
+    asked = agent.gatesh_c(justified, session=session)
+    found = re.search(r"gatesh approve ([0-9a-f]{4,})", asked.stderr)
+    assert asked.returncode == 126 and found and not target.exists(), asked.stderr
+    approved = agent.run(str(agent.install.launcher), "approve", found.group(1))
+    assert approved.returncode == 0, approved.stdout + approved.stderr
+    widened = agent.gatesh_c(justified, session=session)
+    assert widened.returncode == 0 and target.exists(), widened.stderr
+    lines = [r for r in agent.audit() if r.get("action") == "allow" and r.get("session") == session]
+    assert lines and lines[-1]["boundary"]["widened"] is True, lines[-1:]  # type: ignore[index]
+    target.unlink()
+    again = agent.gatesh_c(justified, session=session)
+    assert again.returncode != 0 and not target.exists(), again.stderr
+

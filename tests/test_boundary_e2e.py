@@ -327,3 +327,47 @@ def test_a_person_widens_the_boundary_for_one_command(agent: Agent) -> None:
     again = agent.gatesh_c(justified, session=session)
     assert again.returncode != 0 and not target.exists(), again.stderr
 
+
+def test_an_agent_session_s_shell_is_confined(agent: Agent) -> None:
+    """The interactive agent session (S10) confines its shell when it starts: an allowed unread
+    script typed at it cannot write ~/.bashrc; the daemon the session found (or started, outside)
+    is still the one running, and ordinary work in the tree goes through."""
+    import time
+
+    import ptyprocess  # type: ignore[import-untyped]
+
+    rc = agent.home / ".bashrc"
+    before = _unchanged(rc)
+    pid = agent.daemon_pid()
+    child = ptyprocess.PtyProcessUnicode.spawn(
+        [*W._as_agent(agent.user), str(agent.install.launcher)],  # type: ignore[arg-type]
+        env=agent.env() | {"TERM": "dumb", "GATESH_SESSION": "e2e-pty"},
+        cwd=str(agent.repo),
+        dimensions=(40, 200),
+    )
+    seen = ""
+
+    def until(text: str, timeout: float = 60) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while text not in seen:
+            assert time.monotonic() < deadline, seen[-2000:]
+            try:
+                seen += child.read(4096)
+            except EOFError:
+                break
+        assert text in seen, seen[-2000:]
+
+    try:
+        child.write("python3 tools/attack.py p5; echo status=$?=\r")
+        until("status=13=")
+        child.write("echo inside > session-note.txt; echo wrote=$?=\r")
+        until("wrote=0=")
+        child.write("exit\r")
+        child.wait()
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    assert _unchanged(rc) == before
+    assert (agent.repo / "session-note.txt").read_text() == "inside\n"
+    assert agent.daemon_pid() == pid

@@ -159,7 +159,7 @@ class Boundary:
             "net": None if self.network.open else {"connect": [], "bind": []},
             "scope": ["signal", "abstract-unix"],
             "limits": self.limits.wire(),
-            "env": {"TMPDIR": self.tmpdir} if self.tmpdir else {},
+            "env": temp_env(self.tmpdir),
         }
 
     def wire(self) -> dict[str, Any]:
@@ -194,6 +194,13 @@ class Boundary:
             "sealed_tree": self.sealed_tree,
             "widened": self.widened,
         }
+
+
+def temp_env(tmpdir: str) -> dict[str, str]:
+    """The environment that sends a command's temporary files to ``tmpdir`` ({} for none):
+    ``TMPDIR``, and zsh's ``TMPPREFIX`` (its `fc`, here-documents and `=(…)` make files named
+    after it, in /tmp by default, which then cannot be created)."""
+    return {"TMPDIR": tmpdir, "TMPPREFIX": posixpath.join(tmpdir, "zsh")} if tmpdir else {}
 
 
 def _short(path: str) -> str:

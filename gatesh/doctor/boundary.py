@@ -19,13 +19,12 @@ __all__ = ["BOUNDARY_ROUTES", "check_boundary"]
 BOUNDARY_ROUTES: Final = (
     ("gatesh -c, the shims", "confined: each allowed command runs inside its own boundary"),
     (
-        "Claude Code's hooks",
-        "confined: the hook has Claude Code run the allowed command wrapped, inside its boundary",
+        "Claude Code's, Codex's and Gemini CLI's hooks",
+        "confined: the hook has the harness run the allowed command wrapped, inside its boundary",
     ),
-    ("Codex's and Gemini CLI's hooks", "not confined: gatesh does not rewrite their commands yet"),
     (
-        "gatesh (an interactive session)",
-        "not confined yet: its commands are gated by the text gate alone",
+        "gatesh (an agent's interactive session)",
+        "confined: its shell starts inside the session's boundary (a person's --human is not)",
     ),
 )
 

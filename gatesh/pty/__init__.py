@@ -18,9 +18,13 @@ import os
 import sys
 import threading
 import uuid
+from typing import TYPE_CHECKING
 
 from gatesh._errors import EXIT_REFUSED
 from gatesh._invoke import INTERACTIVE_SHIMS, PTY_SHELLS, Invocation
+
+if TYPE_CHECKING:
+    from gatesh.boundary.shell import Confinement
 
 __all__ = ["main"]
 
@@ -66,6 +70,7 @@ def _session(shell: str | None, *, login: bool, human: bool) -> int:
 
     operator = "person" if human else "agent"
     mark = "banner"
+    config = None
     try:
         from gatesh.config import load_config
 
@@ -102,16 +107,58 @@ def _session(shell: str | None, *, login: bool, human: bool) -> int:
         sys.stdout.write(_banner(shell, session, operator))
         sys.stdout.flush()
     try:
-        threading.Thread(target=_preload, daemon=True).start()
+        try:
+            confined = _confinement(operator, config)
+        except Exception as exc:  # fail closed: an agent's shell never starts unconfined here
+            sys.stderr.write(
+                f"gatesh: the session's boundary could not be set up ({exc}), so the shell was "
+                "not started. `gatesh doctor` says which protections this machine offers.\n"
+            )
+            return EXIT_REFUSED
+        if confined is not None:
+            startup.env.update(confined.env)
         gate = Gatekeeper(session=session, operator=operator, shell=shell)
         ends = make_ends(shell, startup.folder)
-        relay = Relay(startup.argv, startup.env, gate=gate, ends=ends)
+        try:
+            relay = Relay(
+                startup.argv,
+                startup.env,
+                gate=gate,
+                ends=ends,
+                confine=confined.apply if confined is not None else None,
+            )
+        except Exception as exc:
+            if confined is None:
+                raise
+            sys.stderr.write(
+                f"gatesh: the shell could not start inside the session's boundary ({exc}), so it "
+                "was not started. `gatesh doctor` says which protections this machine offers.\n"
+            )
+            return EXIT_REFUSED
+        threading.Thread(target=_preload, daemon=True).start()
         threading.Thread(target=_register, args=(session, relay.child.pid), daemon=True).start()
         status = relay.run()
         _end(session)
         return status
     finally:
         startup.cleanup()
+
+
+def _confinement(operator: str, config: object) -> Confinement | None:
+    """An agent's shell is confined to the session's boundary when it starts (S10, S16:
+    :mod:`gatesh.boundary.shell`), after the person is told what does not hold; a person's own
+    session is not. Raises when a boundary is drawn but cannot be set up (nothing starts)."""
+    if operator == "person":
+        return None
+    from gatesh.boundary.shell import prepare
+    from gatesh.config import Config
+
+    confined, notices = prepare(
+        os.getcwd(), config.boundary if isinstance(config, Config) else None
+    )
+    for line in notices:
+        sys.stderr.write(line + "\n")
+    return confined
 
 
 def _banner(shell: str, session: str, operator: str) -> str:

@@ -40,6 +40,7 @@ import termios
 import threading
 import time
 import tty
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,16 +90,27 @@ def parse_answer(text: str, kind: str = "escalate") -> str:
 
 
 def spawn(
-    argv: list[str], env: dict[str, str], size: tuple[int, int], pass_fds: tuple[int, ...]
+    argv: list[str],
+    env: dict[str, str],
+    size: tuple[int, int],
+    pass_fds: tuple[int, ...],
+    confine: Callable[[], None] | None = None,
 ) -> Any:
     """Start the gated shell in a new PTY: the one place a session's shell is started.
 
     The shell carries the gate's mark from its first instruction: all it starts is known for a
     gated session's, never a person's (gatesh._person; the daemon marks it again when it
-    registers).
+    registers). ``confine`` puts it inside the session's boundary before it starts (an agent's
+    session: gatesh.boundary.shell).
     """
+
+    def start() -> None:
+        _person.mark()
+        if confine is not None:
+            confine()
+
     return ptyprocess.PtyProcess.spawn(
-        argv, env=env, dimensions=size, pass_fds=pass_fds, preexec_fn=_person.mark
+        argv, env=env, dimensions=size, pass_fds=pass_fds, preexec_fn=start
     )
 
 
@@ -190,6 +202,7 @@ class Relay:
         ends: Ends | None = None,
         stdin: int = 0,
         stdout: int = 1,
+        confine: Callable[[], None] | None = None,
     ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.stdin_tty = os.isatty(stdin)
@@ -198,7 +211,7 @@ class Relay:
         env = dict(env)
         if ends is not None:
             env.update(ends.env)
-        self.child = spawn(argv, env, size, ends.pass_fds if ends else ())
+        self.child = spawn(argv, env, size, ends.pass_fds if ends else (), confine)
         if ends is not None:
             ends.close_child_ends()
         self.master = self.child.fd

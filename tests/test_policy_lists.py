@@ -144,6 +144,59 @@ def test_deny_leaves_other_commands(text: str) -> None:
     assert m([E("prefix", f"touch {PROBE}")], text, "deny") is None, text
 
 
+# A word known only when the command runs may be any word (issue 28: `F=…` on one line of the
+# session, `touch "$F"` on the next).
+@pytest.mark.parametrize(
+    "text",
+    [
+        'touch "$F"',
+        "touch $F",
+        'touch -a -- "${F}"',
+        'touch "$D/MARK"',
+        "touch /tmp/probe-lists/$(cat name.txt)",
+        'touch "$1"',
+        ': > "$F"',
+        'cp /dev/null "$D"/MARK',
+        'echo "$F" | xargs touch',
+        '( touch "$F" )',
+        'echo $(touch "$F") | cat',
+        'sudo touch "$F"',
+    ],
+)
+def test_deny_matches_a_command_its_runtime_words_may_complete(text: str) -> None:
+    deny = [E("prefix", f"touch {PROBE}")]
+    assert m(deny, text, "deny") == f'prefix "touch {PROBE}"', text
+    found = lists.find(deny, read(text, cwd="/tmp"), kind="deny")
+    assert found is not None and "known only when it runs" in found.why, (text, found.why)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'touch "$D/OTHER"',
+        'cat "$F"',
+        'echo "$F"',
+        'git status "$F"',
+        ': > "$OUT/log.txt"',
+        "echo /tmp/other | xargs touch",
+    ],
+)
+def test_runtime_words_do_not_match_what_they_cannot_be(text: str) -> None:
+    deny = [E("prefix", f"touch {PROBE}"), E("prefix", "git push --force")]
+    assert m(deny, text, "deny") is None, text
+
+
+def test_runtime_words_and_a_named_subcommand() -> None:
+    deny = [E("prefix", "git push --force")]
+    assert m(deny, 'git push "$R"', "deny")  # $R may be --force
+    assert m(deny, 'git "$SUB" --force', "deny")
+    assert m(deny, 'git log "$R"', "deny") is None
+
+
+def test_allow_is_never_matched_by_runtime_words() -> None:
+    assert m([E("prefix", "touch /tmp/ok")], 'touch "$F"', "allow") is None
+
+
 def test_prefix_deny_ignores_extra_options_but_not_other_subcommands() -> None:
     deny = [E("prefix", "git push")]
     assert m(deny, "git -C repo push origin main", "deny")

@@ -315,6 +315,11 @@ ROUTES: list[Route] = [
     *_both("deny", ": >", T(f": > {P}/MARK")),
     *_both("deny", "xargs", T(f"echo {P}/MARK | xargs touch")),
     *_both("deny", "find -exec", T(f"find {P} -maxdepth 0 -exec touch {{}}/MARK \\;")),
+    # A value set on an earlier line: the line is read with the value unknown, so the entry must
+    # match what the unknown word may be.
+    *_both("deny", "variable", T(f"F={P}/MARK"), T('touch "$F"')),
+    *_both("deny", "variable in a subshell", T(f"F={P}/MARK"), T('( touch "$F" )')),
+    *_both("deny", "variable in $()", T(f"D={P}"), T('echo $(touch "$D/MARK") | cat')),
 ]
 
 

@@ -12,8 +12,12 @@ read — its program by name (``/usr/bin/touch`` is ``touch``), every path it na
 ``xargs`` payload as the command it is. For ``deny`` and ``escalate`` (which only tighten) a
 ``prefix`` entry also matches its command with more options (``touch -a`` is ``touch``, ``rm -fr``
 is ``rm -rf``), and an entry whose command writes a path matches any command that writes that
-path (``: > P``, ``cp /dev/null P``, ``tee P`` for ``touch P``). :class:`Match` says which entry
-matched and why, for the refusal message and ``gatesh explain``.
+path (``: > P``, ``cp /dev/null P``, ``tee P`` for ``touch P``). A word known only when the command runs (``touch "$F"``,
+``: > "$D/MARK"``) may be any word, so for ``deny`` and ``escalate`` a part of the entry's program
+whose run-time words could complete the entry's command matches it (and a write to a path spelled
+with such a word matches an entry that writes a path it could be): what cannot be read before it
+runs is never taken to be some other command. :class:`Match` says which entry matched and why, for
+the refusal message and ``gatesh explain``.
 
 ``deny`` and ``escalate`` match when any single part (or the whole) matches. ``allow`` matches
 only when every part of the command is allowed, and never an unreadable command. Precedence
@@ -318,6 +322,9 @@ class _Read:
 
     spellings: tuple[tuple[str, ...], ...]
     system: bool
+    # The words known only when the part runs, each as a glob of what it may be (``$F`` → ``*``,
+    # ``"$D/MARK"`` → ``*/MARK``); empty when every word is static.
+    runtime: tuple[str, ...] = ()
 
 
 def _read_parts(facts: Facts) -> list[_Read]:
@@ -326,6 +333,7 @@ def _read_parts(facts: Facts) -> list[_Read]:
         if p.resolved:
             resolved[(p.command, p.path)] = p.resolved
     roots = _find_roots(facts)
+    fed = {p.command for p in facts.paths if p.via == "piped name"}
     out: list[_Read] = []
     for i, cmd in enumerate(facts.commands):
         head = cmd.head or (cmd.words[0] if cmd.words else "")
@@ -344,8 +352,35 @@ def _read_parts(facts: Facts) -> list[_Read]:
             spellings.extend(
                 tuple(_clean_path(w.replace("{}", root)) for w in words) for root in roots
             )
-        out.append(_Read(tuple(spellings), system))
+        runtime = tuple(_runtime_glob(w.text) for w in cmd.argv[1:] if not w.static)
+        if cmd.context is Context.XARGS and i not in fed:
+            runtime += ("*",)  # xargs adds the words its input holds, unknown until it runs
+        out.append(_Read(tuple(spellings), system, runtime))
     return out
+
+
+# An expansion whose value is known only at run time: ``${…}``, ``$(…)``, backquotes, ``$NAME``,
+# and the special parameters.
+_EXPANSION: Final = re.compile(
+    r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
+)
+
+
+def _spelled_at_runtime(word: str) -> bool:
+    """Whether a word as written holds an expansion known only when it runs."""
+    return "$" in word or "`" in word
+
+
+def _runtime_glob(text: str) -> str:
+    """What a word spelled with run-time expansions may be, as a glob: each expansion is ``*``,
+    quotes are dropped (``"$D"/MARK`` → ``*/MARK``). An expansion the pattern cannot bound
+    (an unclosed one, say) makes the whole word ``*``."""
+    glob = _EXPANSION.sub(lambda _m: "\0", text)
+    if "$" in glob or "`" in glob:
+        return "*"
+    glob = glob.replace('"', "").replace("'", "")
+    glob = re.sub("\0+", "*", glob)
+    return glob if len(glob) <= 4096 else "*"
 
 
 def _find_roots(facts: Facts) -> list[str]:
@@ -463,7 +498,35 @@ def _read_match(entry: ListEntry, part: _Read, *, loose: bool = True) -> str:
                 and (not anchored or p_ops[0] in _first_operands(words[1:]))
             ):
                 return f"its part read as `{_short(text)}` is the entry's command with more options"
+    if loose and part.runtime and entry.match in ("prefix", "exact"):
+        return _runtime_match(entry, part)
     return ""
+
+
+def _runtime_match(entry: ListEntry, part: _Read) -> str:
+    """Why ``part`` may be ``entry``'s command once its run-time words are known ("" when it
+    cannot be): the same program, every word of the entry either among the part's words or one a
+    run-time word may be (an unquoted one may stand for several words, so order is not asked),
+    and a command the entry names by its first operand (``git push``) not named otherwise."""
+    want, _ = _pattern_read(entry.pattern)
+    words = part.spellings[0]
+    if not want or not words or want[0] != words[0]:
+        return ""
+    static = [w for w in words[1:] if not _spelled_at_runtime(w)]
+    for w in want[1:]:
+        if w in static or any(fnmatch.fnmatchcase(w, g) for g in part.runtime):
+            continue
+        return ""
+    _, p_ops = _options(want[1:])
+    if p_ops and "/" not in p_ops[0]:
+        firsts = _first_operands(words[1:])
+        if p_ops[0] not in firsts and not any(_spelled_at_runtime(w) for w in firsts):
+            return ""
+    shown = ", ".join(f"`{_short(w)}`" for w in words[1:] if _spelled_at_runtime(w))
+    return (
+        f"its part `{_short(' '.join(words))}` may be the entry's command: "
+        f"{shown} {'is' if shown.count('`') == 2 else 'are'} known only when it runs"
+    )
 
 
 def _writes_match(entry: ListEntry, facts: Facts) -> str:
@@ -475,7 +538,16 @@ def _writes_match(entry: ListEntry, facts: Facts) -> str:
         return ""
     roots = _find_roots(facts)
     for p in facts.paths:
-        if p.direction is Direction.READ or not p.resolved:
+        if p.direction is Direction.READ:
+            continue
+        if not p.resolved:
+            glob = _runtime_glob(p.path)
+            hit = {w for w in writes if fnmatch.fnmatchcase(w, glob)}
+            if hit:
+                return (
+                    f"it writes `{_short(p.path)}`, known only when it runs, which may be "
+                    f"{min(hit)}, a path the entry's command writes"
+                )
             continue
         targets = {_clean_path(p.resolved)}
         if "{}" in p.path:

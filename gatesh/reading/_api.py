@@ -5,13 +5,15 @@ from __future__ import annotations
 from gatesh._types import Facts
 
 from . import _limits as L
-from ._read import Reader, ReadLimit, _Inherit, make_facts
+from ._facts import make_facts
+from ._read import Reader
 from ._second import preload
+from ._state import Inherit, ReadLimit
 from ._text import parse_justification
 from .harness import Part, classify
 
 # What the command line itself inherits: nothing (frozen, so one instance serves every reading).
-_TOP = _Inherit()
+_TOP = Inherit()
 
 
 def _bad_text(text: str) -> str:
@@ -71,14 +73,14 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
     try:
         reader.read_text(command, "top", 0, _TOP)
     except ReadLimit as exc:
-        reader.unreadable = str(exc)
-        reader.note(str(exc))
+        reader.st.unreadable = str(exc)
+        reader.st.note(str(exc))
     except RecursionError:
-        reader.unreadable = "too deep: nesting beyond the reader's limit"
-        reader.note(reader.unreadable)
+        reader.st.unreadable = "too deep: nesting beyond the reader's limit"
+        reader.st.note(reader.st.unreadable)
     except Exception as exc:  # fail closed: an internal error makes the command unreadable
-        reader.unreadable = f"unreadable: internal reader error ({type(exc).__name__}: {exc})"
-        reader.note(reader.unreadable)
+        reader.st.unreadable = f"unreadable: internal reader error ({type(exc).__name__}: {exc})"
+        reader.st.note(reader.st.unreadable)
     facts = make_facts(reader, command)
     if harness or why:
         from dataclasses import replace

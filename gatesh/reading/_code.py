@@ -9,8 +9,8 @@ passed through a program that rewrites it (``tr``, ``rev``, ``base64 -d``) is ma
 obfuscation when the text was known, opaque otherwise. The output of an environment-setup
 generator (``pyenv init -``, a vocabulary row) is marked with the row's id.
 
-:class:`CodeReading` is a part of the :class:`~gatesh.reading._read.Reader`; it only computes
-inputs and records facts, never runs anything.
+:class:`CodeReading` is a part of the reader: it takes the reading's :class:`~._state.ReadState`;
+it only computes inputs and records facts, never runs anything.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.programs.generators import generator
@@ -35,11 +35,9 @@ from gatesh.vocab.programs.shells import (
 from . import _limits as L
 from ._fed import Unknown, echo_output, printf_output
 from ._peel import head_of, peel
+from ._state import Again, Inherit, ReadState
 from ._subst import substitutions
 from ._walk import RawCommand, WalkLimit, parse, walk_text
-
-if TYPE_CHECKING:
-    from ._read import _Inherit
 
 # Pipelines feeding each other are followed this many stages back, then the text is unknown.
 MAX_STAGES: Final = 16
@@ -103,22 +101,11 @@ def _decode(data: bytes) -> str:
 
 
 class CodeReading:
-    """Computing inputs and recording :class:`Code` facts (mixed into the reader)."""
+    """Computing inputs and recording :class:`Code` facts (a part of the reader)."""
 
-    # Provided by the reader this is mixed into.
-    cwd: str | None
-    deadline: float
-    code: list[Code]
-    script_bytes: int
-
-    if TYPE_CHECKING:
-
-        def note(self, text: str) -> None: ...
-        def read_text(
-            self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
-        ) -> list[int]: ...
-        def _resolve(self, path: str) -> str: ...
-        def _check_time(self) -> None: ...
+    def __init__(self, st: ReadState, again: Again) -> None:
+        self.st = st
+        self.again = again
 
     # --- what a command's input holds -------------------------------------------------------
 
@@ -163,7 +150,7 @@ class CodeReading:
 
     def file_input(self, path: str, source: CodeSource) -> Fed:
         """A local file's text, within the reader's script limits; unknown otherwise."""
-        full = self._resolve(path)
+        full = self.st.resolve(path)
         try:
             size = os.stat(full).st_size
             if not os.path.isfile(full):
@@ -174,8 +161,8 @@ class CodeReading:
                 data = fh.read(L.MAX_SCRIPT_BYTES + 1)
         except OSError as exc:
             return Fed(source, None, f"the file {path}, which could not be read ({exc.strerror})")
-        self.script_bytes += len(data)
-        if self.script_bytes > L.MAX_SCRIPT_TOTAL_BYTES:
+        self.st.script_bytes += len(data)
+        if self.st.script_bytes > L.MAX_SCRIPT_TOTAL_BYTES:
             return Fed(
                 source,
                 None,
@@ -201,7 +188,7 @@ class CodeReading:
 
     def output_of(self, raw: RawCommand, stages: int) -> Fed:
         """What one command writes to its standard output, when that is static."""
-        self._check_time()
+        self.st.check_time()
         described = f"the output of `{raw.raw.strip()[:60]}`"
         unknown = Fed(CodeSource.PIPE, None, described)
         if stages > MAX_STAGES:
@@ -242,7 +229,7 @@ class CodeReading:
             # The text was known when its input was, or when it reads a local file (`rev payload`).
             origin = self.fed_input(raw, stages)
             known = (origin is not None and origin.text is not None) or any(
-                w.static and not w.text.startswith("-") and os.path.isfile(self._resolve(w.text))
+                w.static and not w.text.startswith("-") and os.path.isfile(self.st.resolve(w.text))
                 for w in args
             )
             return Fed(
@@ -293,7 +280,7 @@ class CodeReading:
             return unknown
         try:
             root = parse(data).root_node
-            walk = walk_text(data, "substitution", self.deadline)
+            walk = walk_text(data, "substitution", self.st.deadline)
         except (WalkLimit, RecursionError):
             return unknown
         if (
@@ -327,18 +314,18 @@ class CodeReading:
         language: str,
         fed: Fed,
         depth: int,
-        inherit: _Inherit,
+        inherit: Inherit,
         *,
         parsed: bool = True,
     ) -> list[int]:
         """Read ``fed`` as the code of ``language`` run by command ``index``, and record the fact."""
         source = fed.source
         if fed.generator:
-            self.code.append(Code(index, language, source, generator=fed.generator))
+            self.st.code.append(Code(index, language, source, generator=fed.generator))
             return []
         if fed.transformed:
             # Known text rewritten on its way is obfuscation; unknown text rewritten is opaque.
-            self.code.append(
+            self.st.code.append(
                 Code(
                     index,
                     language,
@@ -347,35 +334,37 @@ class CodeReading:
                     transformed=fed.transformed if fed.known_origin else "",
                 )
             )
-            self.note(f"{language} runs text {fed.transformed} rewrote on its way")
+            self.st.note(f"{language} runs text {fed.transformed} rewrote on its way")
             return []
         if fed.text is None:
-            self.code.append(Code(index, language, source, opaque=f"{language} runs {fed.why}"))
-            self.note(f"opaque code: {language} runs {fed.why}")
+            self.st.code.append(Code(index, language, source, opaque=f"{language} runs {fed.why}"))
+            self.st.note(f"opaque code: {language} runs {fed.why}")
             return []
         text = fed.text
         if "\x00" in text:
             text = text.replace("\x00", "")  # bash and dash drop NUL bytes from a script they read
-            self.note(f"NUL bytes in the code fed to {language} dropped, as the shell drops them")
+            self.st.note(
+                f"NUL bytes in the code fed to {language} dropped, as the shell drops them"
+            )
         context = Context.HEREDOC if source is CodeSource.HEREDOC else Context.FED
         if not parsed:
             context = Context.FOREIGN
-        out = self.read_text(text, context, depth + 1, inherit, tolerant=not parsed)
+        out = self.again.read_text(text, context, depth + 1, inherit, tolerant=not parsed)
         opaque = ""
         row = SHELL_BY_NAME.get(language)
         if not parsed and not (row is not None and row.shares_simple_commands and _plain(text)):
             opaque = f"{language} runs {_family_words(row)}, a language gatesh does not read"
         elif fed.dynamic:
             opaque = f"{language} runs text holding values only known when it runs ({fed.why})"
-        self.code.append(
+        self.st.code.append(
             Code(index, language, source, text=text[: L.MAX_CONTEXT_SCRIPT_BYTES], opaque=opaque)
         )
         if opaque:
-            self.note(f"opaque code: {opaque}")
+            self.st.note(f"opaque code: {opaque}")
         return out
 
     def foreign_shell(
-        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: _Inherit
+        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: Inherit
     ) -> list[int]:
         """A shell whose language gatesh does not parse (csh, fish, pwsh, …): every program it is
         given is opaque; a -c string is still read as sh for defence (``csh -c 'rm -rf /'``)."""
@@ -396,7 +385,7 @@ class CodeReading:
             raise ValueError(f"unknown foreign-code reading {found!r}")
         kind, word = found
         if kind == "script":
-            self.code.append(
+            self.st.code.append(
                 Code(
                     index,
                     cmd.head,
@@ -407,7 +396,7 @@ class CodeReading:
             )
             return []
         if kind == "encoded":
-            self.code.append(
+            self.st.code.append(
                 Code(
                     index,
                     cmd.head,
@@ -418,7 +407,7 @@ class CodeReading:
             )
             return []
         if not word.static:
-            self.code.append(
+            self.st.code.append(
                 Code(
                     index,
                     cmd.head,

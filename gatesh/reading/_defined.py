@@ -7,7 +7,8 @@ static, the program a copy or link points to, or nothing known — and reads a l
 file from it: a script as the shell's code, a Makefile's or justfile's recipes and package.json's
 scripts as shell, a copy of a program as that program. Written but not known is opaque code.
 
-:class:`DefinedReading` is a part of the :class:`~gatesh.reading._read.Reader`.
+:class:`DefinedReading` is a part of the reader: it takes the reading's
+:class:`~._state.ReadState`.
 """
 
 from __future__ import annotations
@@ -18,20 +19,17 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.grammar import parse
 from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs.shells import PARSED_SHELLS
 
+from ._code import CodeReading
 from ._peel import head_of, shebang_head
+from ._state import Again, Inherit, ReadState, Written
 from ._walk import RawCommand
-
-if TYPE_CHECKING:
-    from ._code import Fed
-    from ._read import _Inherit
 
 # Folders whose programs are the system's own: a copy or link of one is that program.
 _PROGRAM_DIRS: Final = (
@@ -102,69 +100,38 @@ _GIT_HOOK: Final = re.compile(r"(?:^|/)\.git/hooks/[\w.-]+$")
 WRITTEN_RUN_NOTE: Final = " runs the text written to it earlier in this text"
 
 
-@dataclass(frozen=True)
-class Written:
-    """What a file holds after an earlier command of the same text wrote it.
-
-    ``text``: its text when static; ``program``: the program it is a copy of or a link to;
-    neither: written with content gatesh does not know (``why`` says by what). ``folder``: the
-    path is a folder and everything under it was fetched (a clone, an unpacked download)."""
-
-    text: str | None = None
-    program: str | None = None
-    why: str = ""
-    folder: bool = False
-
-
 class DefinedReading:
-    """Remembering what a text writes, and reading later runs of it (mixed into the reader)."""
+    """Remembering what a text writes, and reading later runs of it (a part of the reader)."""
 
-    cwd: str | None
-    code: list[Code]
-    written: dict[str, Written]
-    written_cwd: str | None
-    commands: list[SimpleCommand]
-
-    if TYPE_CHECKING:
-
-        def note(self, text: str) -> None: ...
-        def read_text(
-            self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
-        ) -> list[int]: ...
-        def finalize(
-            self, raw: RawCommand, depth: int, inherit: _Inherit
-        ) -> tuple[list[int], str]: ...
-        def _resolve(self, path: str) -> str: ...
-        def output_of(self, raw: RawCommand, stages: int) -> Fed: ...
-        def fed_input(
-            self, raw: RawCommand, stages: int = 0, *, pipe: bool = True
-        ) -> Fed | None: ...
-        def _context_script(self, path: str, interp: str, text: str) -> None: ...
+    def __init__(self, st: ReadState, again: Again, inputs: CodeReading) -> None:
+        self.st = st
+        self.again = again
+        self.inputs = inputs
 
     def _key(self, path: str) -> str:
-        if self.written_cwd is not None and not path.startswith(("/", "~")):
-            return posixpath.normpath(posixpath.join(self.written_cwd, path))
-        return posixpath.normpath(self._resolve(path))
+        if self.st.written_cwd is not None and not path.startswith(("/", "~")):
+            return posixpath.normpath(posixpath.join(self.st.written_cwd, path))
+        return posixpath.normpath(self.st.resolve(path))
 
     def follow_cd(self, argv: Sequence[Word]) -> None:
         """A ``cd DIR`` of this text: relative paths written or run after it are under DIR (the
         folder only known when it runs: forgotten, and paths resolve as before)."""
         target = argv[1] if len(argv) > 1 else None
         if target is None or not target.static or target.text == "-":
-            self.written_cwd = None
+            self.st.written_cwd = None
             return
-        self.written_cwd = self._key(target.text)
+        self.st.written_cwd = self._key(target.text)
 
     def written_at(self, path: str) -> Written | None:
         """What an earlier command of this text wrote to ``path`` (None: nothing): the file
         itself, or a folder it lies in whose whole content was fetched (``git clone URL d``)."""
-        if not self.written:
+        if not self.st.written:
             return None
         key = self._key(path)
-        found = self.written.get(key)
+        found = self.st.written.get(key)
         if found is not None:
             return found
-        for folder, what in self.written.items():
+        for folder, what in self.st.written.items():
             if what.folder and key.startswith(folder.rstrip("/") + "/"):
                 return what
         return None
@@ -172,20 +139,20 @@ class DefinedReading:
     # --- what a command writes --------------------------------------------------------------
 
     def record_writes(
-        self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: _Inherit
+        self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: Inherit
     ) -> list[int]:
         """Remember the files ``cmd`` writes (its redirections, tee, cp/ln/install/mv, downloads);
         a git hook written with a known text is read as the script it is."""
         if cmd.head not in _RECORDERS and not any(r.writes for r in cmd.redirects):
             return []  # nothing for ``_record`` to remember: nothing written, no hook to read
-        before = dict(self.written)
+        before = dict(self.st.written)
         self._record(cmd, raw)
         out: list[int] = []
-        for key, what in self.written.items():
-            if before.get(key) is not what and _GIT_HOOK.search(key) and self.commands:
+        for key, what in self.st.written.items():
+            if before.get(key) is not what and _GIT_HOOK.search(key) and self.st.commands:
                 out.extend(
                     self.run_text(
-                        len(self.commands) - 1, key, what, "git", depth, inherit, shebang=True
+                        len(self.st.commands) - 1, key, what, "git", depth, inherit, shebang=True
                     )
                 )
         return out
@@ -199,13 +166,13 @@ class DefinedReading:
                 or r.fd not in (None, 1)
             ):
                 continue
-            fed = self.output_of(raw, 0) if cmd.head not in ("", ":") else None
+            fed = self.inputs.output_of(raw, 0) if cmd.head not in ("", ":") else None
             text = None if fed is None or fed.dynamic else fed.text
             self._write(
                 r.target, Written(text, why=f"`{raw.raw.strip()[:60]}`"), append=r.op == ">>"
             )
         if cmd.head == "tee":
-            fed = self.fed_input(raw)
+            fed = self.inputs.fed_input(raw)
             text = None if fed is None or fed.dynamic else fed.text
             append = any(w.static and w.text in ("-a", "--append") for w in cmd.argv[1:])
             for w in cmd.argv[1:]:
@@ -220,7 +187,7 @@ class DefinedReading:
                 self._write(value, Written(why=f"downloaded by `{raw.raw.strip()[:60]}`"))
         elif cmd.head in _IN_PLACE_EDITORS:
             for path in _edited_in_place(cmd):
-                if self.written_at(path) is not None or os.path.isfile(self._resolve(path)):
+                if self.written_at(path) is not None or os.path.isfile(self.st.resolve(path)):
                     # what it holds now is the old text edited: not a text gatesh has read
                     why = f"edited in place by `{raw.raw.strip()[:60]}`"
                     self._write(path, Written(why=why))
@@ -228,12 +195,12 @@ class DefinedReading:
             folder = _clone_target(cmd)
             if folder:
                 why = f"cloned by `{raw.raw.strip()[:60]}`"
-                self.written[self._key(folder)] = Written(why=why, folder=True)
+                self.st.written[self._key(folder)] = Written(why=why, folder=True)
         elif cmd.head in _UNPACKERS:
             folder = self._unpacked(cmd)
             if folder:
                 why = f"unpacked from a download by `{raw.raw.strip()[:60]}`"
-                self.written[self._key(folder)] = Written(why=why, folder=True)
+                self.st.written[self._key(folder)] = Written(why=why, folder=True)
 
     def _unpacked(self, cmd: SimpleCommand) -> str:
         """The folder an archive that came from the network is unpacked into, or ''."""
@@ -252,7 +219,7 @@ class DefinedReading:
                 "-" if not any("f" in a.lstrip("-") for a in args[:1]) else ""
             )
             dest = _option(args, ("-C", "--directory")) or "."
-        downloaded = any(c.head in _DOWNLOADERS for c in self.commands)
+        downloaded = any(c.head in _DOWNLOADERS for c in self.st.commands)
         if source in ("", "-"):
             return dest if downloaded else ""
         what = self.written_at(source)
@@ -266,7 +233,7 @@ class DefinedReading:
     def _write(self, path: str, what: Written, *, append: bool = False) -> None:
         key = self._key(path)
         if append:
-            before = self.written.get(key)
+            before = self.st.written.get(key)
             if before is None and os.path.exists(key):
                 what = Written(why=f"appended to {path}, which holds text gatesh did not read")
             elif before is not None:
@@ -274,7 +241,7 @@ class DefinedReading:
                     None if before.text is None or what.text is None else before.text + what.text
                 )
                 what = Written(joined, why=what.why or before.why)
-        self.written[key] = what
+        self.st.written[key] = what
 
     def _copy(self, cmd: SimpleCommand) -> None:
         """cp/ln/install/mv SRC… DST: each destination holds what its source held."""
@@ -297,7 +264,7 @@ class DefinedReading:
             len(sources) > 1
             or dest.text.endswith("/")
             or target_dir is not None
-            or os.path.isdir(self._resolve(dest.text))
+            or os.path.isdir(self.st.resolve(dest.text))
         )
         for src in sources:
             name = posixpath.basename(src.text.rstrip("/")) if src.static else ""
@@ -318,7 +285,7 @@ class DefinedReading:
             return False
         if self.written_at(src.text) is not None or src.text.startswith(_PROGRAM_DIRS):
             return False
-        full = self._resolve(src.text)
+        full = self.st.resolve(src.text)
         return not os.path.lexists(full) and not others_may_create(full)
 
     def _source_of(self, src: Word) -> Written:
@@ -332,7 +299,7 @@ class DefinedReading:
             return before
         if src.text.startswith(_PROGRAM_DIRS):
             return Written(program=head_of(src.text))
-        full = self._resolve(src.text)
+        full = self.st.resolve(src.text)
         try:
             if os.path.isfile(full) and os.path.getsize(full) <= 256 * 1024:
                 with open(full, "rb") as fh:
@@ -346,7 +313,7 @@ class DefinedReading:
     # --- running what was written -----------------------------------------------------------
 
     def run_written(
-        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: _Inherit
+        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: Inherit
     ) -> list[int] | None:
         """``./x …`` (or ``x`` written into a PATH folder) where this text wrote x: the program it
         copies runs (as that program), or its text is read as a script. None: x was not written."""
@@ -357,7 +324,7 @@ class DefinedReading:
         if what is None:
             return None
         if what.program is not None:
-            self.note(f"{word.text} was made a copy of {what.program} earlier in the text")
+            self.st.note(f"{word.text} was made a copy of {what.program} earlier in the text")
             sub = RawCommand(
                 [Word(what.program), *cmd.argv[1:]],
                 raw.context,
@@ -366,11 +333,11 @@ class DefinedReading:
                 raw.raw,
                 assignments=list(raw.assignments),
             )
-            return self.finalize(sub, depth + 1, inherit)[0]
+            return self.again.finalize(sub, depth + 1, inherit)[0]
         return self.run_text(index, word.text, what, cmd.head, depth, inherit, shebang=True)
 
     def _on_path(self, name: str) -> Written | None:
-        if not self.written or "/" in name:
+        if not self.st.written or "/" in name:
             return None
         for folder in _PATH_DIRS:
             found = self.written_at(posixpath.join(folder, name))
@@ -385,28 +352,28 @@ class DefinedReading:
         what: Written,
         language: str,
         depth: int,
-        inherit: _Inherit,
+        inherit: Inherit,
         *,
         shebang: bool = False,
     ) -> list[int]:
         """Read a written file as the script it is (its shebang's language, or sh)."""
         if what.text is None:
             why = f"{path}, written earlier in this text with content gatesh does not know ({what.why})"
-            self.code.append(
+            self.st.code.append(
                 Code(index, language, CodeSource.DEFINED, opaque=f"{language} runs {why}")
             )
-            self.note(f"opaque code: {language} runs {why}")
+            self.st.note(f"opaque code: {language} runs {why}")
             return []
         interp = shebang_head(what.text) if shebang else language
-        self.code.append(Code(index, language, CodeSource.DEFINED, text=what.text[: 64 * 1024]))
-        self.note(f"{path}{WRITTEN_RUN_NOTE}")
+        self.st.code.append(Code(index, language, CodeSource.DEFINED, text=what.text[: 64 * 1024]))
+        self.st.note(f"{path}{WRITTEN_RUN_NOTE}")
         if interp and interp not in PARSED_SHELLS:
-            self._context_script(path, interp, what.text)
+            self.st.context_script(path, interp, what.text)
             return []
-        return self.read_text(what.text, Context.SCRIPT, depth + 1, inherit)
+        return self.again.read_text(what.text, Context.SCRIPT, depth + 1, inherit)
 
     def run_recipes(
-        self, cmd: SimpleCommand, index: int, depth: int, inherit: _Inherit
+        self, cmd: SimpleCommand, index: int, depth: int, inherit: Inherit
     ) -> list[int]:
         """make, just and the package runners, when this text wrote their recipe file."""
         head = cmd.head
@@ -452,7 +419,7 @@ class DefinedReading:
     def _recipe_file(
         self, given: str | None, names: tuple[str, ...], folder: str | None
     ) -> tuple[str, Written] | None:
-        if not self.written:
+        if not self.st.written:
             return None
         candidates = (
             [given] if given else [posixpath.join(folder, n) if folder else n for n in names]
@@ -470,7 +437,7 @@ class DefinedReading:
         found: tuple[str, Written],
         extract: Callable[[str], list[str] | None],
         depth: int,
-        inherit: _Inherit,
+        inherit: Inherit,
     ) -> list[int]:
         path, what = found
         if what.text is None:
@@ -485,9 +452,15 @@ class DefinedReading:
                 depth,
                 inherit,
             )
-        self.code.append(Code(index, head, CodeSource.DEFINED, text="\n".join(lines)[: 64 * 1024]))
-        self.note(f"{head} runs the recipes {path} was given earlier in this text")
-        return self.read_text("\n".join(lines), Context.SCRIPT, depth + 1, inherit) if lines else []
+        self.st.code.append(
+            Code(index, head, CodeSource.DEFINED, text="\n".join(lines)[: 64 * 1024])
+        )
+        self.st.note(f"{head} runs the recipes {path} was given earlier in this text")
+        return (
+            self.again.read_text("\n".join(lines), Context.SCRIPT, depth + 1, inherit)
+            if lines
+            else []
+        )
 
 
 def _option(args: list[str], names: tuple[str, ...]) -> str | None:

@@ -8,7 +8,8 @@ argv and hands it to the reader: a shell command line is read as ``sh -c``, an a
 as a command, a payload that runs in a container or on another host is read as running there. A
 payload only known when it runs is opaque code.
 
-:class:`PositionReading` is a part of the :class:`~gatesh.reading._read.Reader`.
+:class:`PositionReading` is a part of the reader: it takes the reading's
+:class:`~._state.ReadState`.
 """
 
 from __future__ import annotations
@@ -19,17 +20,15 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.grammar import Argv, Opt, grammar_of, parse
 from gatesh.vocab.programs.positions import Payload, Position, Where, git_key, positions
 from gatesh.vocab.programs.variables import EnvKind, env_var
 
+from ._state import Again, Inherit, ReadState
 from ._walk import RawCommand
-
-if TYPE_CHECKING:
-    from ._read import _Inherit
 
 # `git config` modes in which no value follows the key (it reads, removes or edits instead):
 # its options that say so, and the subcommand words of the newer spelling.
@@ -167,25 +166,14 @@ def typed_lines(words: Sequence[Word], args: Sequence[Word]) -> list[str]:
 
 
 class PositionReading:
-    """Finding and reading payloads (mixed into the reader)."""
+    """Finding and reading payloads (a part of the reader)."""
 
-    code: list[Code]
-    cwd: str | None
-    home: str | None
-
-    if TYPE_CHECKING:
-
-        def note(self, text: str) -> None: ...
-        def read_text(
-            self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
-        ) -> list[int]: ...
-        def finalize(
-            self, raw: RawCommand, depth: int, inherit: _Inherit
-        ) -> tuple[list[int], str]: ...
-        def _script(self, word: Word, interp: str, depth: int, inherit: _Inherit) -> list[int]: ...
+    def __init__(self, st: ReadState, again: Again) -> None:
+        self.st = st
+        self.again = again
 
     def read_positions(
-        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: _Inherit
+        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: Inherit
     ) -> list[int]:
         """Read every payload of ``cmd``'s command-valued positions."""
         out: list[int] = []
@@ -202,7 +190,7 @@ class PositionReading:
         raw: RawCommand,
         index: int,
         depth: int,
-        inherit: _Inherit,
+        inherit: Inherit,
     ) -> list[int]:
         if not words:
             return []
@@ -223,20 +211,20 @@ class PositionReading:
             context = Context.CONTAINER if row.where is Where.CONTAINER else Context.REMOTE
         if not row.id.startswith("tmux-"):
             # (a pane's command line or typed lines are read whole: nothing to note for tmux)
-            self.note(f"{row.id}: {row.reason}")
+            self.st.note(f"{row.id}: {row.reason}")
         if row.id == "entr-shell" and any(w.static and w.text == "-s" for w in cmd.argv[1:]):
-            return self.read_text(
+            return self.again.read_text(
                 " ".join(w.text for w in words), context, depth + 1, where
             )  # entr -s CMD
         if row.payload is Payload.ARGV:
             sub = RawCommand(list(words), context, raw.frame, raw.start, raw.raw)
-            out = self.finalize(sub, depth + 1, where)[0]
+            out = self.again.finalize(sub, depth + 1, where)[0]
             if row.id == "docker-run":
-                twin = mounted_twin(cmd, words, self.cwd, self.home or "")
+                twin = mounted_twin(cmd, words, self.st.cwd, self.st.home or "")
                 if twin:  # what the container does to this machine's files it was given
-                    self.note("docker-run: the container's paths under its mounts are read here")
+                    self.st.note("docker-run: the container's paths under its mounts are read here")
                     here = RawCommand(twin, context, raw.frame, raw.start, raw.raw)
-                    out.extend(self.finalize(here, depth + 1, inherit)[0])
+                    out.extend(self.again.finalize(here, depth + 1, inherit)[0])
             return out
         text = " ".join(w.text for w in words)
         if row.payload is Payload.KEYS:
@@ -245,13 +233,13 @@ class PositionReading:
             return [
                 i
                 for line in typed_lines(words, cmd.argv[1:])
-                for i in self.read_text(line, context, depth + 1, where, tolerant=True)
+                for i in self.again.read_text(line, context, depth + 1, where, tolerant=True)
             ]
         if row.payload is Payload.EX:
             return [
                 i
                 for line in ex_commands(text)
-                for i in self.read_text(line, context, depth + 1, where)
+                for i in self.again.read_text(line, context, depth + 1, where)
             ]
         if row.id == "ssh-proxy-command":
             m = _SSH_LOCAL_COMMAND.match(text)
@@ -260,13 +248,13 @@ class PositionReading:
             text = m.group(1)
         if row.id == "npm-pkg-set-script":
             return [i for w in words for i in self._npm_script(w.text, depth, where)]
-        return self.read_text(text, context, depth + 1, where)
+        return self.again.read_text(text, context, depth + 1, where)
 
-    def _npm_script(self, setting: str, depth: int, inherit: _Inherit) -> list[int]:
+    def _npm_script(self, setting: str, depth: int, inherit: Inherit) -> list[int]:
         key, eq, value = setting.partition("=")
         if not eq or not key.startswith("scripts."):
             return []
-        return self.read_text(value, Context.SH_C, depth + 1, inherit)
+        return self.again.read_text(value, Context.SH_C, depth + 1, inherit)
 
     def _git_setting(
         self,
@@ -276,7 +264,7 @@ class PositionReading:
         raw: RawCommand,
         index: int,
         depth: int,
-        inherit: _Inherit,
+        inherit: Inherit,
     ) -> list[int]:
         """``KEY=VALUE`` (git -c) or ``KEY VALUE`` (git config): the value, when git runs it."""
         if len(words) == 1:
@@ -296,9 +284,9 @@ class PositionReading:
                 index, "git", f"git runs the setting {key}, only known when it runs ({value[:60]})"
             )
             return []
-        self.note(f"{row.id}: {setting.reason} ({key})")
+        self.st.note(f"{row.id}: {setting.reason} ({key})")
         if value.startswith("!"):
-            return self.read_text(value[1:], Context.SH_C, depth + 1, inherit)
+            return self.again.read_text(value[1:], Context.SH_C, depth + 1, inherit)
         try:
             parts = shlex.split(value)
         except ValueError:
@@ -311,19 +299,21 @@ class PositionReading:
                 raw.start,
                 raw.raw,
             )
-            return self.finalize(sub, depth + 1, inherit)[0]
+            return self.again.finalize(sub, depth + 1, inherit)[0]
         if setting.program_prefix and parts and "/" not in parts[0]:
-            return self.read_text(setting.program_prefix + value, Context.SH_C, depth + 1, inherit)
-        return self.read_text(value, Context.SH_C, depth + 1, inherit)
+            return self.again.read_text(
+                setting.program_prefix + value, Context.SH_C, depth + 1, inherit
+            )
+        return self.again.read_text(value, Context.SH_C, depth + 1, inherit)
 
     def _opaque(self, index: int, language: str, why: str) -> None:
-        self.code.append(Code(index, language, CodeSource.SETTING, opaque=why))
-        self.note(f"opaque code: {why}")
+        self.st.code.append(Code(index, language, CodeSource.SETTING, opaque=why))
+        self.st.note(f"opaque code: {why}")
 
     # --- variables --------------------------------------------------------------------------
 
     def env_commands(
-        self, assignments: tuple[str, ...] | list[str], depth: int, inherit: _Inherit
+        self, assignments: tuple[str, ...] | list[str], depth: int, inherit: Inherit
     ) -> tuple[list[int], list[str]]:
         """What an environment makes its programs run: a command variable's value is read as a
         command, a sourced-file variable's file as a script. Returns the commands read and, for
@@ -348,15 +338,15 @@ class PositionReading:
                 opaque.append(f"{name}={value[:60]}: {row.reason}")
                 continue
             if "$" in value or "`" in value:
-                self.note(f"{name} runs a dynamic command: {value[:80]!r}")
+                self.st.note(f"{name} runs a dynamic command: {value[:80]!r}")
                 if row.kind is EnvKind.COMMAND:
                     opaque.append(f"{name} names a command only known when it runs ({value[:60]})")
                 continue
             if row.kind is EnvKind.SOURCED:
-                out.extend(self._script(Word(value), "sh", depth, inherit))
+                out.extend(self.again.script(Word(value), "sh", depth, inherit))
             elif row.kind is EnvKind.COMMAND:
-                self.note(f"{name} runs a command: {value[:80]!r}")
-                out.extend(self.read_text(value, Context.SH_C, depth + 1, inherit))
+                self.st.note(f"{name} runs a command: {value[:80]!r}")
+                out.extend(self.again.read_text(value, Context.SH_C, depth + 1, inherit))
         return out, opaque
 
 

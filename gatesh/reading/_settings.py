@@ -13,23 +13,22 @@ every route a value reaches a variable:
   ``printf -v "$n"``), a reference (``declare -n r=PS1``) and a value only known when it runs
   (``PS1=$1``, ``PS1="$x"``): opaque code — gatesh cannot see what will run.
 
-:class:`SettingReading` is a part of the :class:`~gatesh.reading._read.Reader`.
+:class:`SettingReading` is a part of the reader: it takes the reading's
+:class:`~._state.ReadState`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.programs.variables import EnvKind, env_var
 
 from ._fed import printf_output
+from ._state import Again, Inherit, ReadState
 from ._values import Binding
 from ._variables import file_names, names_file
-
-if TYPE_CHECKING:
-    from ._read import _Inherit
-    from ._walk import RawCommand
+from ._walk import RawCommand
 
 __all__ = ["SettingReading", "prompt_code"]
 
@@ -65,21 +64,12 @@ def _value_follows(cluster: str) -> bool:
 class SettingReading:
     """Reads the code that variable settings give the shell (see the module docstring)."""
 
-    if TYPE_CHECKING:
-        commands: list[SimpleCommand]
-        code: list[Code]
-        cwd: str | None
-        # `export $(cat FILE)` words (command index, head, word), decided by :meth:`file_settings`
-        file_declarations: list[tuple[int, str, str]]
-
-        def note(self, text: str) -> None: ...
-        def read_text(
-            self, text: str, context: str, depth: int, inherit: _Inherit, *, tolerant: bool = False
-        ) -> list[int]: ...
-        def _emit(self, cmd: SimpleCommand) -> int: ...
+    def __init__(self, st: ReadState, again: Again) -> None:
+        self.st = st
+        self.again = again
 
     def setting_code(
-        self, name: str, value: str | None, written: str, depth: int, inherit: _Inherit
+        self, name: str, value: str | None, written: str, depth: int, inherit: Inherit
     ) -> list[int]:
         """The commands a variable set to ``value`` will run (an opaque fact when ``value`` is
         None: only known when it runs). ``written``: the setting as written, for notes."""
@@ -88,7 +78,7 @@ class SettingReading:
             return []
         if value is None:
             index = self._anchor(written, inherit)
-            self._setting_opaque(
+            self.setting_opaque(
                 index,
                 f"{name} is set to a value only known when it runs ({written[:60]}), "
                 f"and the shell runs it as code",
@@ -96,12 +86,12 @@ class SettingReading:
             return [index]
         if not value.strip():
             return []
-        self.note(f"{name} is code the shell runs later: {value[:80]!r}")
+        self.st.note(f"{name} is code the shell runs later: {value[:80]!r}")
         text = prompt_code(value) if kind is EnvKind.PROMPT else value
-        return self.read_text(text, Context.SH_C, depth + 1, inherit)
+        return self.again.read_text(text, Context.SH_C, depth + 1, inherit)
 
     def binding_settings(
-        self, bindings: list[Binding], text: str, depth: int, inherit: _Inherit
+        self, bindings: list[Binding], text: str, depth: int, inherit: Inherit
     ) -> list[int]:
         """The code plain and declared assignments of ``text`` give the shell (prompt strings;
         command variables set by a plain assignment — a declared one is read with its command)."""
@@ -115,7 +105,7 @@ class SettingReading:
         return out
 
     def builtin_settings(
-        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: _Inherit
+        self, cmd: SimpleCommand, raw: RawCommand, index: int, depth: int, inherit: Inherit
     ) -> list[int]:
         """The code ``printf -v``, ``read``, ``mapfile`` and ``vared`` give a variable."""
         argv = list(cmd.argv)
@@ -127,7 +117,7 @@ class SettingReading:
         names = [w for w in argv[1:] if not (w.static and w.text.startswith("-"))]
         for w in names:
             if not w.static or code_kind(w.text) is not None:
-                self._setting_opaque(
+                self.setting_opaque(
                     index, f"{head} sets {w.text[:40]}, whose value is only known when it runs"
                 )
         return []
@@ -146,13 +136,13 @@ class SettingReading:
             if not w.static and names_file(w.text):
                 # `export $(cat .env)`: its names are FILE's, read once the line's writes are
                 # known (:meth:`file_settings`)
-                self.file_declarations.append((index, cmd.head, w.text))
+                self.st.file_declarations.append((index, cmd.head, w.text))
             elif not w.static and ("$" in name.partition("[")[0] or "`" in name.partition("[")[0]):
-                self._setting_opaque(
+                self.setting_opaque(
                     index, f"{cmd.head} sets a variable whose name is only known when it runs"
                 )
             elif reference and eq and code_kind(value.strip("'\"")) is not None:
-                self._setting_opaque(
+                self.setting_opaque(
                     index,
                     f"{name} refers to {value.strip(chr(39) + chr(34))}, so what it is set "
                     "to becomes code the shell runs",
@@ -163,16 +153,16 @@ class SettingReading:
         large, or written by this line: ``written``, None when a write's path is only known when
         it runs) or when one of them is a prompt or command variable, whose value the shell runs
         as code; names FILE gives that hold no code set nothing the shell runs."""
-        for index, head, text in self.file_declarations:
-            names = file_names(text, self.cwd, written)
+        for index, head, text in self.st.file_declarations:
+            names = file_names(text, self.st.cwd, written)
             if names is None or any(not n for n, _ in names):
-                self._setting_opaque(
+                self.setting_opaque(
                     index, f"{head} sets a variable whose name is only known when it runs"
                 )
                 continue
             for name, _ in names:
                 if code_kind(name) is not None:
-                    self._setting_opaque(
+                    self.setting_opaque(
                         index,
                         f"{head} sets {name} from {text[:60]}, and the shell runs it as code",
                     )
@@ -180,7 +170,7 @@ class SettingReading:
     # --- the routes ------------------------------------------------------------------------
 
     def _printf_v(
-        self, argv: list[Word], raw: RawCommand, index: int, depth: int, inherit: _Inherit
+        self, argv: list[Word], raw: RawCommand, index: int, depth: int, inherit: Inherit
     ) -> list[int]:
         for i, w in enumerate(argv[1:-1], start=1):
             if not (w.static and w.text == "-v"):
@@ -188,7 +178,7 @@ class SettingReading:
             target = argv[i + 1]
             rest = argv[i + 2 :]
             if not target.static:
-                self._setting_opaque(index, "printf -v sets a variable named only when it runs")
+                self.setting_opaque(index, "printf -v sets a variable named only when it runs")
                 return []
             if code_kind(target.text) is None:
                 return []
@@ -202,7 +192,7 @@ class SettingReading:
         return []
 
     def _read(
-        self, argv: list[Word], raw: RawCommand, index: int, depth: int, inherit: _Inherit
+        self, argv: list[Word], raw: RawCommand, index: int, depth: int, inherit: Inherit
     ) -> list[int]:
         names: list[Word] = []
         backslash = True
@@ -222,7 +212,7 @@ class SettingReading:
         out: list[int] = []
         for n, w in enumerate(names):
             if not w.static:
-                self._setting_opaque(index, "read sets a variable named only when it runs")
+                self.setting_opaque(index, "read sets a variable named only when it runs")
                 continue
             if code_kind(w.text) is None:
                 continue
@@ -236,9 +226,9 @@ class SettingReading:
             out.extend(self.setting_code(w.text, value, raw.raw, depth, inherit))
         return out
 
-    def _anchor(self, written: str, inherit: _Inherit) -> int:
+    def _anchor(self, written: str, inherit: Inherit) -> int:
         """A command for a bare assignment's fact to belong to (an assignment runs no program)."""
-        return self._emit(
+        return self.st.emit(
             SimpleCommand(
                 (Word(":"),),
                 ":",
@@ -249,9 +239,9 @@ class SettingReading:
             )
         )
 
-    def _setting_opaque(self, index: int, why: str) -> None:
-        self.code.append(Code(index, "sh", CodeSource.SETTING, opaque=why))
-        self.note(f"opaque code: {why}")
+    def setting_opaque(self, index: int, why: str) -> None:
+        self.st.code.append(Code(index, "sh", CodeSource.SETTING, opaque=why))
+        self.st.note(f"opaque code: {why}")
 
 
 def _input_line(raw: RawCommand) -> str | None:

@@ -1,0 +1,194 @@
+"""Scripts on disk a command runs: a shell script is read as shell, others are context.
+
+A relative path is looked up where the text says the command runs (after ``cd DIR``); a script
+written earlier in the same text is read from what was written (:mod:`._defined`); a script that
+is not there and that nothing can put there runs nothing; anything else unreadable is a note.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Final
+
+from gatesh._types import ABSENT, VENV_OWN, Context, Script, Word
+from gatesh.vocab.paths.classes import others_may_create
+from gatesh.vocab.programs.interpreters import is_interpreter, venv_made
+from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS
+from gatesh.vocab.programs.workdir import CD_HEADS, CHDIR_WRAPPERS, NAMED_FILES_ONLY
+
+from . import _limits as L
+from ._defined import DefinedReading
+from ._peel import shebang_head
+from ._state import Again, Inherit, ReadState
+
+# A virtual environment's activate script (venv, virtualenv, conda: `X/bin/activate`).
+_VENV_ACTIVATE: Final = re.compile(r"(?:^|/)(?:bin|Scripts)/activate$")
+
+
+class ScriptReading:
+    """Reading the scripts commands run from disk (a part of the reader)."""
+
+    def __init__(self, st: ReadState, again: Again, defined: DefinedReading) -> None:
+        self.st = st
+        self.again = again
+        self.defined = defined
+
+    def script(self, word: Word, interp: str, depth: int, inherit: Inherit) -> list[int]:
+        """Read a script the command runs: a shell script is gated, others are model context.
+
+        ``interp`` is the shell or interpreter head running it; "" means "by its shebang". A
+        relative path is looked up where the text says the command runs (after ``cd DIR``). A
+        virtual environment's activate script, or a script a shell is told to run (``bash
+        x.sh``, ``source x.sh``), that is not there, where nothing earlier in the text can have
+        made it and no other user can put it, runs nothing: the shell fails to open it. Any
+        other script that is not there stays unread (a note, not a pass).
+        """
+        what = self.defined.written_at(word.text) if self.st.written and word.static else None
+        if what is not None:
+            return self.defined.run_text(
+                len(self.st.commands) - 1,
+                word.text,
+                what,
+                interp or "sh",
+                depth,
+                inherit,
+                shebang=not interp,
+            )
+        if not word.static:
+            self.st.scripts.append(Script(word.text, interp or "?", None, "dynamic path"))
+            self.st.note(f"runs a script whose path is dynamic: {word.text[:80]!r}")
+            return []
+        path = self.st.resolve(word.text)
+        explicit = bool(interp)
+        where = self.certain_dir()
+        if where is not None and not word.text.startswith("~"):
+            if (
+                _VENV_ACTIVATE.search(word.text) or (explicit and interp in PARSED_SHELLS)
+            ) and self.absent(word.text, where):
+                # a script a shell is told to run (or a virtual environment's activate script)
+                # that is not there, and that nothing can put there before it runs: the shell
+                # fails to open it and runs nothing (one that is there is read like any script;
+                # a file changed between the check and the run is the same exposure either way)
+                self.st.scripts.append(Script(word.text, interp or "?", None, ABSENT))
+                return []
+            if _VENV_ACTIVATE.search(word.text) and self.venv_own(word.text, where):
+                self.st.scripts.append(Script(word.text, interp or "?", None, VENV_OWN))
+                return []
+            if not os.path.isabs(word.text):
+                path = os.path.join(where, word.text)
+        try:
+            size = os.stat(path).st_size
+            if not os.path.isfile(path):
+                return []
+            if size > L.MAX_SCRIPT_BYTES:
+                self.st.scripts.append(Script(word.text, interp or "?", None, "too large"))
+                self.st.note(f"script {word.text!r} is too large to read ({size} bytes)")
+                return []
+            with open(path, "rb") as fh:
+                data = fh.read(L.MAX_SCRIPT_BYTES + 1)
+        except OSError as exc:
+            if not explicit or interp not in PARSED_SHELLS:
+                # ./x or `bun add pkg`: no file to read; the head and argv say enough
+                return []
+            self.st.scripts.append(Script(word.text, interp, None, f"unreadable: {exc.strerror}"))
+            self.st.note(f"script {word.text!r} could not be read: {exc.strerror}")
+            return []
+        if not explicit:
+            interp = _shebang(data)
+            if not interp:
+                return []
+        if b"\x00" in data[:4096]:
+            self.st.scripts.append(Script(word.text, interp, None, "binary"))
+            self.st.note(f"script {word.text!r} is binary")
+            return []
+        text = data.decode("utf-8", "replace")
+        if interp in PARSED_SHELLS:
+            self.st.script_bytes += len(data)
+            if self.st.script_bytes > L.MAX_SCRIPT_TOTAL_BYTES:
+                self.st.scripts.append(Script(word.text, interp, None, "too large"))
+                self.st.note(f"scripts together exceed {L.MAX_SCRIPT_TOTAL_BYTES} bytes")
+                return []
+            self.st.scripts.append(Script(word.text, interp, text))
+            return self.again.read_text(text, "script", depth + 1, inherit)
+        self.st.context_script(word.text, interp, text)
+        return []
+
+    def certain_dir(self) -> str | None:
+        """The directory the command being read runs in, when the text says it for certain: the
+        reading's own directory moved by every earlier top-level ``cd DIR`` with a static DIR.
+        None when a directory change is scoped (a subshell, a function), dynamic, a stack move,
+        or the command runs under a wrapper that may change it (``env -C``, ``sudo -D``)."""
+        if self.st.cwd is None or not self.st.commands:
+            return None
+        *before, current = self.st.commands
+        if (
+            current.context is not Context.TOP
+            or current.depth
+            or CHDIR_WRAPPERS.intersection(current.wrappers)
+        ):
+            return None
+        cwd = self.st.cwd
+        for c in before:
+            if c.head not in CD_HEADS:
+                continue
+            if c.head != "cd" or c.context is not Context.TOP or c.depth or c.wrappers:
+                return None
+            args = [w for w in c.argv[1:] if not (w.static and w.text in ("-L", "-P", "--"))]
+            if not args:
+                cwd = self.st.home or os.path.expanduser("~")
+                continue
+            if len(args) > 1 or not args[0].static or args[0].text == "-":
+                return None
+            target = args[0].text
+            if target == "~" or target.startswith("~/"):
+                target = (self.st.home or os.path.expanduser("~")) + target[1:]
+            cwd = os.path.normpath(os.path.join(cwd, target))
+        return cwd
+
+    def absent(self, name: str, where: str) -> bool:
+        """Whether the script ``name`` cannot be found from ``where``: not there, nor (a name
+        without a slash, which bash then looks up on PATH) on PATH; nor written by this text."""
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(where, name))
+        if os.path.lexists(path) or self.defined.written_at(name) is not None:
+            return False
+        if any(c.head not in NAMED_FILES_ONLY for c in self.st.commands[:-1]):
+            return False  # an earlier command may make files it does not name (curl -O, tar x)
+        if others_may_create(path):
+            return False  # another user may put it there before it runs
+        if "/" not in name:
+            for folder in os.environ.get("PATH", "").split(os.pathsep):
+                found = os.path.join(folder, name)
+                if folder and (os.path.lexists(found) or others_may_create(found)):
+                    return False
+        return True
+
+    def venv_own(self, name: str, where: str) -> bool:
+        """Whether the activate script ``name``, not there now, can only be the one a virtual
+        environment tool earlier in this text makes: an earlier command makes a virtual
+        environment in the script's folder, and every other earlier command makes no file it
+        does not name (so nothing else can put a script there first)."""
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(where, name))
+        if (
+            os.path.lexists(path)
+            or self.defined.written_at(name) is not None
+            or others_may_create(path)
+        ):
+            return False
+        env = os.path.dirname(os.path.dirname(path))
+        made = False
+        for c in self.st.commands[:-1]:
+            folder = venv_made(c.head, c.args)
+            if folder is not None:
+                made = made or os.path.normpath(os.path.join(where, folder)) == env
+            elif c.head not in NAMED_FILES_ONLY:
+                return False
+        return made
+
+
+def _shebang(data: bytes) -> str:
+    """The head of the interpreter a shebang names ("" when none); ``env`` is looked through."""
+    head = shebang_head(data[:4096].decode("utf-8", "replace"))
+    if head in SHELLS or is_interpreter(head):
+        return head
+    return ""

@@ -270,30 +270,28 @@ class _Collector:
         self._seen.add(key)
         if static and text.startswith("@") and len(text) > 1:
             text = text[1:]  # response files and curl's @file
+        # the effect as it is when the path cannot be resolved; resolved ones are copies of it
+        blank = PathEffect(
+            text,
+            "",
+            direction,
+            PathClass.UNKNOWN,
+            index,
+            via,
+            replaces,
+            only,
+            "",
+            change,
+            deep,
+            partial,
+            reach,
+        )
         if not static:
-            self._dynamic(
-                text, direction, index, cwd, via, replaces, only, change, deep, partial, reach
-            )
+            self._dynamic(blank, cwd)
             return
         resolved = resolve(text, cwd, self.home, static=static, home_known=self.home_known)
         if not resolved:
-            self.out.append(
-                PathEffect(
-                    text,
-                    "",
-                    direction,
-                    PathClass.UNKNOWN,
-                    index,
-                    via,
-                    replaces,
-                    only,
-                    "",
-                    change,
-                    deep,
-                    partial,
-                    reach,
-                )
-            )
+            self.out.append(blank)
             return
         resolved = self._follow(resolved)
         # With a glob filter (`find /tmp -name '*.swp' -delete`) the files touched are the ones
@@ -307,41 +305,19 @@ class _Collector:
             or (direction is not R and not replaces and pathclasses.temp_root(resolved))
         )
         member = posixpath.join(resolved, "x") if inside else resolved
+        self.out.append(self._classed(blank, resolved, member))
+
+    def _classed(self, blank: PathEffect, resolved: str, member: str) -> PathEffect:
+        """``blank`` (an effect not yet resolved) at ``resolved``, classed as ``member`` is."""
         cls, row = _classify(member, self.home, self.tree, self.gate)
-        self.out.append(
-            PathEffect(
-                text,
-                resolved,
-                direction,
-                cls,
-                index,
-                via,
-                replaces,
-                only,
-                row.name if row is not None else "",
-                change,
-                deep,
-                partial,
-                reach,
-            )
+        return dataclasses.replace(
+            blank, resolved=resolved, cls=cls, kind=row.name if row is not None else ""
         )
 
-    def _dynamic(
-        self,
-        text: str,
-        direction: Direction,
-        index: int,
-        cwd: str | None,
-        via: str,
-        replaces: bool,
-        only: str,
-        change: Change,
-        deep: bool,
-        partial: bool,
-        reach: int | None,
-    ) -> None:
+    def _dynamic(self, blank: PathEffect, cwd: str | None) -> None:
         """A path only known when it runs: one effect per value the gate can work out
-        (``_known.candidates``), and one unresolved effect when it may also be another."""
+        (``_known.candidates``), and ``blank`` (unresolved) when it may also be another."""
+        text = blank.path
         if not self.home_known and text.lstrip('"').startswith("~"):
             values: tuple[str, ...] = ()
             unknown = True
@@ -353,42 +329,9 @@ class _Collector:
                 unknown = True
                 continue
             resolved = self._follow(resolved)
-            cls, row = _classify(resolved, self.home, self.tree, self.gate)
-            self.out.append(
-                PathEffect(
-                    text,
-                    resolved,
-                    direction,
-                    cls,
-                    index,
-                    via,
-                    replaces,
-                    only,
-                    row.name if row is not None else "",
-                    change,
-                    deep,
-                    partial,
-                    reach,
-                )
-            )
+            self.out.append(self._classed(blank, resolved, resolved))
         if unknown or not values:
-            self.out.append(
-                PathEffect(
-                    text,
-                    "",
-                    direction,
-                    PathClass.UNKNOWN,
-                    index,
-                    via,
-                    replaces,
-                    only,
-                    "",
-                    change,
-                    deep,
-                    partial,
-                    reach,
-                )
-            )
+            self.out.append(blank)
 
     def _follow(self, path: str) -> str:
         """Symlinks inside the working tree resolved (S2.1); other paths stay lexical."""

@@ -271,7 +271,7 @@ def test_real_path_is_realpath(tmp_path: Path) -> None:
     """The walk of one lstat per component gives what os.path.realpath gives, for every kind of
     component: plain, a symlinked folder (relative and absolute), a dangling link, a link loop,
     a file used as a folder, and a tail that does not exist."""
-    from gatesh.reading._paths import real_path
+    from gatesh.reading._path_resolve import real_path
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "f.txt").write_text("x")
@@ -302,7 +302,7 @@ def test_real_path_is_realpath(tmp_path: Path) -> None:
 
 
 def test_the_home_folder_is_what_expanduser_gives(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gatesh.reading._paths import _home
+    from gatesh.reading._path_resolve import _home
 
     for home in ("/home/u", "/home/u/", "/", "//", "relative/x"):
         monkeypatch.setenv("HOME", home)

@@ -237,7 +237,8 @@ def test_harness_shapes_tried_only_on_their_starts_lose_no_match(monkeypatch) ->
 def test_word_caches_hold_no_long_word() -> None:
     """The reader's remembered answers keep only short words as keys, so a flood of long distinct
     words (64 KiB each) cannot grow the daemon (same answers as computed afresh)."""
-    from gatesh.reading import _paths, _peel
+    from gatesh.reading import _path_resolve as _paths
+    from gatesh.reading import _peel
 
     heads, paths = (
         _peel._cached_head.cache_info().currsize,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from gatesh._types import Facts, PathEffect
 
-from ._paths import MAX_EFFECTS
+from ._path_collector import MAX_EFFECTS
 from ._paths import effects as path_effects
 from ._read import Reader
 from ._variables import variables

@@ -105,46 +105,43 @@ def _lex(src: str) -> list[_Ch] | None:
                 out.extend((ch, False, False) for ch in text)
             i = j
             continue
-        if c == b"$" and b[i + 1 : i + 2] in (b"(", b"["):
-            j = (
-                _skip_comsub(b, i + 2)
-                if b[i + 1 : i + 2] == b"("
-                else _skip_pair(b, i + 2, b"[", b"]")
-            )
-            dyn(j)
-            i = j
-            continue
-        if c == b"$" and b[i + 1 : i + 2] == b"{":
-            j = _skip_pair(b, i + 2, b"{", b"}")
-            dyn(j)
-            i = j
-            continue
-        if c == b"$" and i + 1 < n and chr(b[i + 1]) in _SPECIAL:
-            dyn(i + 2)
-            i += 2
-            continue
-        if c == b"$" and i + 1 < n and chr(b[i + 1]) in _NAME:
-            j = i + 1
-            while j < n and chr(b[j]) in _NAME:
-                j += 1
-            dyn(j)
-            i = j
-            continue
-        if c == b"`":
-            j = _skip_backquote(b, i)
-            dyn(j)
-            i = j
-            continue
-        if c in (b"<", b">") and b[i + 1 : i + 2] == b"(":
-            j = _skip_comsub(b, i + 2)
-            dyn(j)
-            i = j
+        end = _dynamic_end(b, i)
+        if end is not None:
+            dyn(end)
+            i = end
             continue
         j = _char_end(b, i)  # one (possibly multi-byte) unquoted character
         ch = b[i:j].decode("utf-8", "surrogatepass")
         out.append((ch, ch in "{},", False))
         i = j
     return out
+
+
+def _dynamic_end(b: bytes, i: int) -> int | None:
+    """Where the expansion or substitution starting at ``b[i]`` ends (``$(…)``, ``$[…]``,
+    ``${…}``, ``$?`` and the like, ``$NAME``, backquotes, ``<(…)``); None when none starts there."""
+    n = len(b)
+    c = b[i : i + 1]
+    if c == b"$" and b[i + 1 : i + 2] in (b"(", b"["):
+        j = _skip_comsub(b, i + 2) if b[i + 1 : i + 2] == b"(" else _skip_pair(b, i + 2, b"[", b"]")
+        return j
+    if c == b"$" and b[i + 1 : i + 2] == b"{":
+        j = _skip_pair(b, i + 2, b"{", b"}")
+        return j
+    if c == b"$" and i + 1 < n and chr(b[i + 1]) in _SPECIAL:
+        return i + 2
+    if c == b"$" and i + 1 < n and chr(b[i + 1]) in _NAME:
+        j = i + 1
+        while j < n and chr(b[j]) in _NAME:
+            j += 1
+        return j
+    if c == b"`":
+        j = _skip_backquote(b, i)
+        return j
+    if c in (b"<", b">") and b[i + 1 : i + 2] == b"(":
+        j = _skip_comsub(b, i + 2)
+        return j
+    return None
 
 
 def _char_end(b: bytes, i: int) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 from typing import Final
 
 from gatesh._errors import ReadError
@@ -206,28 +207,11 @@ def printf_output(args: list[str]) -> bytes:
                 if conv in ("q", "Q", "(", "a", "A", "n") or (conv and conv in "#'-+ 0123456789.*"):
                     raise Unknown(f"printf's %{conv} conversion is not computed")
                 return _bounded(out)  # bash: invalid or missing format character; output ends here
-            width = _number(arg()) if width_s == "*" else int(width_s or "0")
-            prec: int | None = None
-            if prec_s is not None:
-                prec = _number(arg()) if prec_s == "*" else int(prec_s or "0")
-            if abs(width) > _MAX_FIELD or (prec is not None and prec > _MAX_FIELD):
-                raise Unknown("printf pads a field wider than a command may be")
-            spec = (
-                "%"
-                + flags.replace("'", "")
-                + (str(width) if width else "")
-                + ("" if prec is None else f".{prec}")
-            )
+            spec, width, prec = _field(flags, width_s, prec_s, arg)
             if conv in "diouxX":
                 value = _number(arg())
                 if conv in "ouxX":
-                    spec = spec.replace(" ", "").replace("+", "")  # C: signed conversions only
-                    if "#" in spec and (conv == "o" or value == 0):
-                        raise Unknown(
-                            "printf's alternate form of an octal or a zero is not computed"
-                        )
-                    if value < 0:
-                        value &= (1 << 64) - 1  # C's unsigned conversion of a negative intmax_t
+                    spec, value = _unsigned(spec, conv, value)
                 if prec == 0 and value == 0:  # C writes no digit for a zero of precision 0
                     if "+" in spec or " " in spec:
                         raise Unknown("printf's sign of an empty zero is not computed")
@@ -251,6 +235,39 @@ def printf_output(args: list[str]) -> bytes:
                 raise Unknown(f"printf writes more than {MAX_OUTPUT} bytes")
         if pos >= len(rest) or pos == start:
             return _bounded(out)
+
+
+def _field(
+    flags: str, width_s: str, prec_s: str | None, arg: Callable[[], str]
+) -> tuple[str, int, int | None]:
+    """A conversion's C format so far (``%``, flags, width, precision), its width and its
+    precision; a ``*`` takes its number from the next argument (``arg``). Raises
+    :class:`Unknown` for a field wider than a command may be."""
+    width = _number(arg()) if width_s == "*" else int(width_s or "0")
+    prec: int | None = None
+    if prec_s is not None:
+        prec = _number(arg()) if prec_s == "*" else int(prec_s or "0")
+    if abs(width) > _MAX_FIELD or (prec is not None and prec > _MAX_FIELD):
+        raise Unknown("printf pads a field wider than a command may be")
+    spec = (
+        "%"
+        + flags.replace("'", "")
+        + (str(width) if width else "")
+        + ("" if prec is None else f".{prec}")
+    )
+    return spec, width, prec
+
+
+def _unsigned(spec: str, conv: str, value: int) -> tuple[str, int]:
+    """The format and value of an unsigned conversion (``ouxX``) as C prints it: no sign flags,
+    a negative value taken modulo 2**64. Raises :class:`Unknown` for the alternate form of an
+    octal or a zero."""
+    spec = spec.replace(" ", "").replace("+", "")  # C: signed conversions only
+    if "#" in spec and (conv == "o" or value == 0):
+        raise Unknown("printf's alternate form of an octal or a zero is not computed")
+    if value < 0:
+        value &= (1 << 64) - 1  # C's unsigned conversion of a negative intmax_t
+    return spec, value
 
 
 def _pad(value: bytes, width: int, flags: str) -> bytes:

@@ -191,121 +191,138 @@ def peel(argv: list[Word]) -> Peeled:
         if first not in _PEELED_HEADS and not first.startswith(_MODULE_RUNNERS):
             return p  # the loop below would return it at once: no wrapper to peel
     for _ in range(32):  # wrappers nest, but not without bound
-        cur = p.argv
-        if not cur or not cur[0].static:
-            return p
-        head = head_of(cur[0].text)
-        args = cur[1:]
-        spec = WRAPPERS.get(head)
-        if spec is None and head.startswith(_MODULE_RUNNERS):
-            mod = module_program(head, [w.text for w in args])
-            if mod is not None and all(w.static for w in args[: mod[1]]):
-                p.wrappers.append(MODULE_RUNNER)  # `python3 -m twine upload …` is twine's argv
-                p.argv = [Word(mod[0]), *args[mod[1] :]]
-                continue
-            return p
-        if spec is None:
-            sub = _subcommand(head, args)
-            if sub is None:
-                if head == "sg":
-                    return _sg(p, args)
-                if head == "hyperfine":
-                    return _hyperfine(p, args)
-                if head in _ARGV_FINDERS:
-                    found = _ARGV_FINDERS[head](args)
-                    if found is None:
-                        return p
-                    p.wrappers.append(head)
-                    p.privileged = True  # a system tool, normally run as root
-                    p.argv = found
-                    continue
-                return p
-            spec, args = sub
-            if spec.argv_opt:
-                found = _argv_after(args, spec.argv_opt)
-                if not found:
+        done = _peel_one(p)
+        if done is not None:
+            return done
+    return p
+
+
+def _peel_one(p: Peeled) -> Peeled | None:
+    """Peel the outermost wrapper off ``p.argv`` in place: None when one was peeled (``p.argv``
+    is what it runs, maybe another wrapper), else the result (``p``, or ``p`` running a shell
+    string): the head is no wrapper, runs no command, or runs a shell or a string."""
+    cur = p.argv
+    if not cur or not cur[0].static:
+        return p
+    head = head_of(cur[0].text)
+    args = cur[1:]
+    spec = WRAPPERS.get(head)
+    if spec is None and head.startswith(_MODULE_RUNNERS):
+        mod = module_program(head, [w.text for w in args])
+        if mod is not None and all(w.static for w in args[: mod[1]]):
+            p.wrappers.append(MODULE_RUNNER)  # `python3 -m twine upload …` is twine's argv
+            p.argv = [Word(mod[0]), *args[mod[1] :]]
+            return None
+        return p
+    if spec is None:
+        sub = _subcommand(head, args)
+        if sub is None:
+            if head == "sg":
+                return _sg(p, args)
+            if head == "hyperfine":
+                return _hyperfine(p, args)
+            if head in _ARGV_FINDERS:
+                found = _ARGV_FINDERS[head](args)
+                if found is None:
                     return p
                 p.wrappers.append(head)
+                p.privileged = True  # a system tool, normally run as root
                 p.argv = found
-                continue
-            shell = _su_shell(args, spec.shell_opt) if spec.shell_opt else None
-            if shell is not None:
-                p.wrappers.append(head)
-                p.argv = []
-                p.shell_string, p.shell_via = shell, f"{head} shell"
-                return p
-            if "" in SUBCOMMAND_WRAPPERS[head]:
-                return p  # `nix-shell -p x`: no command given, the tool stays the head
-        if head == "su" or (
-            head == "runuser"
-            and not any(
-                a.static and (a.text in ("-u", "--user") or a.text.startswith("--user="))
-                for a in args
-            )
-        ):
-            return _runs_shell_string(p, head, _su_shell(args), privileged=True)
-        if head in SHELL_OPT_ONLY:
-            return _runs_shell_string(
-                p, head, _su_shell(args, spec.shell_opt), privileged=spec.privileged
-            )
-        opts = _scan(args, spec, head)
-        if opts.stopped:
+                return None
             return p
-        if opts.shell is not None:
+        spec, args = sub
+        if spec.argv_opt:
+            found = _argv_after(args, spec.argv_opt)
+            if not found:
+                return p
             p.wrappers.append(head)
-            p.privileged = p.privileged or spec.privileged
+            p.argv = found
+            return None
+        shell = _su_shell(args, spec.shell_opt) if spec.shell_opt else None
+        if shell is not None:
+            p.wrappers.append(head)
             p.argv = []
-            p.shell_string, p.shell_via = opts.shell, f"{head} -c"
+            p.shell_string, p.shell_via = shell, f"{head} shell"
             return p
-        rest = args[opts.index :]
-        if opts.split is not None:
-            rest = split_words(opts.split) + rest
-        if spec.assignments:
-            k = 0
-            while k < len(rest) and rest[k].static and _is_assignment(rest[k].text):
-                p.assignments.append(rest[k].text)
-                k += 1
-            rest = rest[k:]
-        rest = rest[spec.operands :] if len(rest) > spec.operands else []
-        if head == "flock" and rest and rest[0].static and rest[0].text in ("-c", "--command"):
-            if len(rest) > 1:
-                p.wrappers.append(head)
-                p.argv = []
-                p.shell_string, p.shell_via = rest[1], "flock -c"
-                return p
-        if spec.replace_opt:
-            p.placeholders.extend(_placeholders(args[: opts.index], spec))
-        if spec.end_marker:
-            for k, w in enumerate(rest):
-                if w.static and w.text.startswith(spec.end_marker):
-                    p.inputs = [x for x in rest[k:] if not (x.static and x.text.startswith(":::"))]
-                    p.input_files = any(x.static and x.text.startswith("::::") for x in rest[k:])
-                    rest = rest[:k]
-                    break
-        if not rest:
-            if head == "parallel" and p.inputs:
-                # `parallel ::: "cmd1" "cmd2"`: each input is a command line run by a shell.
-                p.wrappers.append(head)
-                p.context = spec.context
-                p.argv = []
-                p.shell_string, p.shell_via = Word(""), "parallel"
-            return p
+        if "" in SUBCOMMAND_WRAPPERS[head]:
+            return p  # `nix-shell -p x`: no command given, the tool stays the head
+    if head == "su" or (
+        head == "runuser"
+        and not any(
+            a.static and (a.text in ("-u", "--user") or a.text.startswith("--user=")) for a in args
+        )
+    ):
+        return _runs_shell_string(p, head, _su_shell(args), privileged=True)
+    if head in SHELL_OPT_ONLY:
+        return _runs_shell_string(
+            p, head, _su_shell(args, spec.shell_opt), privileged=spec.privileged
+        )
+    return _peel_listed(p, head, args, spec, _scan(args, spec, head))
+
+
+def _peel_listed(
+    p: Peeled, head: str, args: list[Word], spec: WrapperSpec, opts: _Opts
+) -> Peeled | None:
+    """Peel the wrapper ``head`` of the table (``spec``, its options already scanned into
+    ``opts``) off ``p`` as :func:`_peel_one` does: its assignments, placeholders and inputs are
+    kept, the command it runs (or the shell string it joins) becomes ``p``'s."""
+    if opts.stopped:
+        return p
+    if opts.shell is not None:
         p.wrappers.append(head)
         p.privileged = p.privileged or spec.privileged
-        if spec.context:
+        p.argv = []
+        p.shell_string, p.shell_via = opts.shell, f"{head} -c"
+        return p
+    rest = args[opts.index :]
+    if opts.split is not None:
+        rest = split_words(opts.split) + rest
+    if spec.assignments:
+        k = 0
+        while k < len(rest) and rest[k].static and _is_assignment(rest[k].text):
+            p.assignments.append(rest[k].text)
+            k += 1
+        rest = rest[k:]
+    rest = rest[spec.operands :] if len(rest) > spec.operands else []
+    if head == "flock" and rest and rest[0].static and rest[0].text in ("-c", "--command"):
+        if len(rest) > 1:
+            p.wrappers.append(head)
+            p.argv = []
+            p.shell_string, p.shell_via = rest[1], "flock -c"
+            return p
+    if spec.replace_opt:
+        p.placeholders.extend(_placeholders(args[: opts.index], spec))
+    if spec.end_marker:
+        for k, w in enumerate(rest):
+            if w.static and w.text.startswith(spec.end_marker):
+                p.inputs = [x for x in rest[k:] if not (x.static and x.text.startswith(":::"))]
+                p.input_files = any(x.static and x.text.startswith("::::") for x in rest[k:])
+                rest = rest[:k]
+                break
+    if not rest:
+        if head == "parallel" and p.inputs:
+            # `parallel ::: "cmd1" "cmd2"`: each input is a command line run by a shell.
+            p.wrappers.append(head)
             p.context = spec.context
-        if spec.joins_shell and not (args and args[0].static and args[0].text in ("-x", "--exec")):
-            joined = " ".join(w.text for w in rest)
             p.argv = []
-            p.shell_string = Word(joined, all(w.static for w in rest))
-            p.shell_via = f"{head}"
-            return p
-        if head == "parallel" and len(rest) == 1 and rest[0].static and " " in rest[0].text:
-            p.argv = []
-            p.shell_string, p.shell_via = rest[0], "parallel"
-            return p
-        p.argv = rest
-    return p
+            p.shell_string, p.shell_via = Word(""), "parallel"
+        return p
+    p.wrappers.append(head)
+    p.privileged = p.privileged or spec.privileged
+    if spec.context:
+        p.context = spec.context
+    if spec.joins_shell and not (args and args[0].static and args[0].text in ("-x", "--exec")):
+        joined = " ".join(w.text for w in rest)
+        p.argv = []
+        p.shell_string = Word(joined, all(w.static for w in rest))
+        p.shell_via = f"{head}"
+        return p
+    if head == "parallel" and len(rest) == 1 and rest[0].static and " " in rest[0].text:
+        p.argv = []
+        p.shell_string, p.shell_via = rest[0], "parallel"
+        return p
+    p.argv = rest
+    return None
 
 
 def _sg(p: Peeled, args: list[Word]) -> Peeled:

@@ -78,58 +78,19 @@ def expand(word: Word, lookup: Callable[[str], str | None]) -> list[Word] | None
 
 
 def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
+    """The fields bash makes of the word ``src`` (quotes removed, parameters ``lookup`` knows
+    put in, unquoted values split at blanks); raises ``_Unknown`` for anything it does not
+    compute (a substitution, a brace expansion, an unknown parameter)."""
     fields: list[str] = []
     cur: list[str] = []
     have = False  # the current field exists (something quoted, or text) even when empty
     i, n = 0, len(src)
     dq = False
 
-    def value_of(name: str) -> str:
-        v = lookup(name)
-        if v is None:
-            raise _Unknown
-        return v
-
-    def param(at: int) -> tuple[str, int]:
-        """The value of the parameter at ``src[at] == '$'`` and where it ends."""
-        if at + 1 >= n:
-            return "$", at + 1
-        c = src[at + 1]
-        if c == "{":
-            close = src.find("}", at + 2)
-            if close < 0:
-                raise _Unknown
-            inner = src[at + 2 : close]
-            if not (_NAME.fullmatch(inner) or inner.isdigit()):
-                raise _Unknown  # ${x:-y}, ${#x}, ${x#p}, ${!x}: not computed
-            return value_of(inner), close + 1
-        if c.isdigit():
-            return value_of(c), at + 2
-        m = _NAME.match(src, at + 1)
-        if m:
-            return value_of(m.group(0)), m.end()
-        if c in "\"'" and not dq:
-            return "", at + 1  # $"…" and $'…' are handled by the caller
-        raise _Unknown  # $(…), $((…)), $@, $*, $#, $?, $$, $!, $-
-
     while i < n:
         ch = src[i]
         if dq:
-            if ch == '"':
-                dq = False
-                i += 1
-            elif ch == "\\" and i + 1 < n and src[i + 1] in '$`"\\\n':
-                if src[i + 1] != "\n":
-                    cur.append(src[i + 1])
-                i += 2
-            elif ch == "$":
-                v, i = param(i)
-                cur.append(v)
-            elif ch == "`":
-                raise _Unknown
-            else:
-                cur.append(ch)
-                i += 1
+            i, dq = _double_quoted(src, i, cur, lookup)
             continue
         if ch == "'":
             close = src.find("'", i + 1)
@@ -159,22 +120,8 @@ def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
             dq, have = True, True
             i += 2
         elif ch == "$":
-            v, i = param(i)
-            parts = v.split()  # an unquoted value is split at blanks (the default IFS)
-            if not parts:
-                continue
-            if v[:1].isspace() and (cur or have):
-                fields.append("".join(cur))
-                cur, have = [], False
-            for k, part in enumerate(parts):
-                if k:
-                    fields.append("".join(cur))
-                    cur, have = [], False
-                cur.append(part)
-                have = True
-            if v[-1:].isspace():
-                fields.append("".join(cur))
-                cur, have = [], False
+            v, i = _param(src, i, lookup, dq)
+            cur, have = _split_value(v, fields, cur, have)
         elif (
             ch == "`"
             or (ch in "<>" and src[i + 1 : i + 2] == "(")
@@ -190,6 +137,85 @@ def _expand(src: str, lookup: Callable[[str], str | None]) -> list[Word]:
     if cur or have:
         fields.append("".join(cur))
     return [Word(f, True) for f in fields]
+
+
+def _param(src: str, at: int, lookup: Callable[[str], str | None], dq: bool) -> tuple[str, int]:
+    """The value of the parameter at ``src[at] == '$'`` and where it ends (``dq``: inside
+    double quotes); raises ``_Unknown`` when it is not computed."""
+    n = len(src)
+
+    def value_of(name: str) -> str:
+        v = lookup(name)
+        if v is None:
+            raise _Unknown
+        return v
+
+    if at + 1 >= n:
+        return "$", at + 1
+    c = src[at + 1]
+    if c == "{":
+        close = src.find("}", at + 2)
+        if close < 0:
+            raise _Unknown
+        inner = src[at + 2 : close]
+        if not (_NAME.fullmatch(inner) or inner.isdigit()):
+            raise _Unknown  # ${x:-y}, ${#x}, ${x#p}, ${!x}: not computed
+        return value_of(inner), close + 1
+    if c.isdigit():
+        return value_of(c), at + 2
+    m = _NAME.match(src, at + 1)
+    if m:
+        return value_of(m.group(0)), m.end()
+    if c in "\"'" and not dq:
+        return "", at + 1  # $"…" and $'…' are handled by the caller
+    raise _Unknown  # $(…), $((…)), $@, $*, $#, $?, $$, $!, $-
+
+
+def _double_quoted(
+    src: str, i: int, cur: list[str], lookup: Callable[[str], str | None]
+) -> tuple[int, bool]:
+    """One step inside double quotes at ``src[i]``: what it stands for is added to ``cur``;
+    returns where the next step starts and whether it is still inside the quotes."""
+    n = len(src)
+    dq = True
+    ch = src[i]
+    if ch == '"':
+        dq = False
+        i += 1
+    elif ch == "\\" and i + 1 < n and src[i + 1] in '$`"\\\n':
+        if src[i + 1] != "\n":
+            cur.append(src[i + 1])
+        i += 2
+    elif ch == "$":
+        v, i = _param(src, i, lookup, dq)
+        cur.append(v)
+    elif ch == "`":
+        raise _Unknown
+    else:
+        cur.append(ch)
+        i += 1
+    return i, dq
+
+
+def _split_value(v: str, fields: list[str], cur: list[str], have: bool) -> tuple[list[str], bool]:
+    """Add the unquoted value ``v`` to the fields: split at blanks (the default IFS), a blank
+    at either edge ending the field; returns the current field and whether it exists."""
+    parts = v.split()  # an unquoted value is split at blanks (the default IFS)
+    if not parts:
+        return cur, have
+    if v[:1].isspace() and (cur or have):
+        fields.append("".join(cur))
+        cur, have = [], False
+    for k, part in enumerate(parts):
+        if k:
+            fields.append("".join(cur))
+            cur, have = [], False
+        cur.append(part)
+        have = True
+    if v[-1:].isspace():
+        fields.append("".join(cur))
+        cur, have = [], False
+    return cur, have
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gatesh._types import Facts
+from gatesh._types import Context, Facts
 
 from . import _limits as L
 from ._facts import make_facts
@@ -71,7 +71,7 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
     preload()  # import bashlex (~0.7 s, once per process) before the reading's time budget starts
     reader = Reader(cwd, home)
     try:
-        reader.read_text(command, "top", 0, _TOP)
+        reader.read_text(command, Context.TOP, 0, _TOP)
     except ReadLimit as exc:
         reader.st.unreadable = str(exc)
         reader.st.note(str(exc))

@@ -280,7 +280,7 @@ class CodeReading:
             return unknown
         try:
             root = parse(data).root_node
-            walk = walk_text(data, "substitution", self.st.deadline)
+            walk = walk_text(data, Context.SUBSTITUTION, self.st.deadline)
         except (WalkLimit, RecursionError):
             return unknown
         if (

@@ -25,6 +25,7 @@ from typing import Final
 from gatesh._types import (
     Code,
     CodeSource,
+    Context,
     Direction,
     PathEffect,
     SimpleCommand,
@@ -69,7 +70,7 @@ def effects(
         if c.source is CodeSource.DEFINED and c.text and _is_python(c.language)
     }
     for i, cmd in enumerate(commands):
-        if cmd.remote or cmd.context == "remote":
+        if cmd.remote or cmd.context == Context.REMOTE:
             _elsewhere(col, cmd, i)
             continue
         _command(col, cmd, i, cur, commands[i + 1 : i + 4])
@@ -77,9 +78,9 @@ def effects(
             _python_files(col, defined[i], i, cur)
         for w in fed.get(i, ()):
             col.add(w.text, w.static, U, i, cur, "piped name")
-        if cmd.context == "xargs":
+        if cmd.context == Context.XARGS:
             _fed_to_xargs(col, commands, pipelines, i, cur)
-        if cmd.head in ("cd", "pushd", "chdir") and cmd.context in ("top", "function"):
+        if cmd.head in ("cd", "pushd", "chdir") and cmd.context in (Context.TOP, Context.FUNCTION):
             folder = _cd_operand(cmd)
             if folder is not None:
                 col.add(folder.text, folder.static, Direction.NAMED, i, cur, "cd")
@@ -145,7 +146,7 @@ def _fed_names(
             src, dst = commands[a], commands[b]
             if src.head not in ("echo", "printf"):
                 continue
-            if dst.context == "xargs":
+            if dst.context == Context.XARGS:
                 continue  # where xargs puts them is _fed_to_xargs's
             if dst.head in _NAME_READERS:
                 out.setdefault(b, []).extend(

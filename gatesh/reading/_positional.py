@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._types import Word
+from gatesh._types import Context, Word
 
 # A word that is one positional parameter: "$@" $@ ${@} $* "$*" $1 "${12}" $0 …
 _POSITIONAL_WORD: Final = re.compile(r'(?P<q>"?)\$(?:(?P<n>[0-9@*])|\{(?P<b>[0-9]+|[@*])\})(?P=q)')
@@ -32,10 +32,10 @@ class Positional:
     known: bool = True
 
 
-def value_of(pos: Positional | None, context: str, name: str) -> str | None:
+def value_of(pos: Positional | None, context: Context | None, name: str) -> str | None:
     """The static value of positional parameter ``name`` (a digit) where ``pos`` holds (None:
     not known, or read inside a function, whose parameters are its own)."""
-    if pos is None or not pos.known or context == "function":
+    if pos is None or not pos.known or context == Context.FUNCTION:
         return None
     k = int(name)
     k = k + pos.shift if k else 0

@@ -59,8 +59,9 @@ _CONTEXTS: Final = {c.value: c for c in Context}
 
 
 def _context(name: str) -> Context:
-    """``Context(name)``, by a dict look-up for the names of its members (the enum's own call
-    is ~1 us; any other name still raises as ``Context(name)`` does)."""
+    """``Context(name)`` for a context a wrapper's row names, by a dict look-up for the names of
+    its members (the enum's own call is ~1 us; any other name still raises as ``Context(name)``
+    does)."""
     return _CONTEXTS.get(name) or Context(name)
 
 
@@ -105,7 +106,7 @@ class Reader:
         self.on_disk = ScriptReading(self.st, self, self.defined)
 
     def read_text(
-        self, text: str, context: str, depth: int, inherit: Inherit, *, tolerant: bool = False
+        self, text: str, context: Context, depth: int, inherit: Inherit, *, tolerant: bool = False
     ) -> list[int]:
         """Read ``text`` as shell; returns the indexes of the commands it produced.
 
@@ -120,7 +121,7 @@ class Reader:
             if not joined:
                 self.st.note("line continuations next to a heredoc: read as written")
         data = text.encode("utf-8", "surrogatepass")
-        if len(data) > L.MAX_COMMAND_BYTES and context != "script":
+        if len(data) > L.MAX_COMMAND_BYTES and context != Context.SCRIPT:
             raise ReadLimit(f"too long: a nested command of {len(data)} bytes")
         if _needs_nesting_scan(text) and max_nesting(text) > L.MAX_NESTING:
             raise ReadLimit(f"too deep: brackets nested more than {L.MAX_NESTING} levels")
@@ -214,7 +215,7 @@ class Reader:
         self.st.assignments.extend(walk.assignments)
         produced.extend(self.settings.binding_settings(walk.bindings, text, depth, inherit))
         for inner_text in walk.embedded:
-            produced.extend(self.read_text(inner_text, "substitution", depth + 1, inherit))
+            produced.extend(self.read_text(inner_text, Context.SUBSTITUTION, depth + 1, inherit))
         if second is not None:
             to_char = _byte_to_char(text, data)
             at = {to_char(raw.start): s for raw, s in zip(walk.commands, surfaces, strict=True)}
@@ -228,7 +229,7 @@ class Reader:
                         body = raw.heredoc[0].encode("utf-8", "surrogatepass")
                         for _, _, inner in substitutions(body):
                             produced.extend(
-                                self.read_text(inner, "substitution", depth + 1, inherit)
+                                self.read_text(inner, Context.SUBSTITUTION, depth + 1, inherit)
                             )
         produced.extend(self._loops(walk, depth, inherit, env))
         return produced
@@ -257,7 +258,7 @@ class Reader:
         return out
 
     def _repaired(
-        self, text: str, data: bytes, walk: Walk, context: str, where: str
+        self, text: str, data: bytes, walk: Walk, context: Context, where: str
     ) -> tuple[str, bytes, Walk]:
         """The text both readers read instead of ``text`` when a repair of ``_repair`` makes
         tree-sitter read it without error (each repair noted); else ``text`` unchanged."""
@@ -301,7 +302,7 @@ class Reader:
             if not raw.words:
                 continue
             words = raw.words
-            if inherit.positional is not None and raw.context != "function":
+            if inherit.positional is not None and raw.context != Context.FUNCTION:
                 words = expand_positional(words, inherit.positional) or words  # as finalize does
             p = peel(words)
             surface = _surface(p.argv, p.shell_string is not None)
@@ -359,7 +360,12 @@ class Reader:
         """
         redirects = tuple(raw.redirects) + inherit.redirects
         pos = inherit.positional
-        if pos is not None and raw.context != "function" and raw.words and not raw.declaration:
+        if (
+            pos is not None
+            and raw.context != Context.FUNCTION
+            and raw.words
+            and not raw.declaration
+        ):
             # `sh -c '"$@"' _ rm -rf ~` runs `rm -rf ~`: positional parameters are the static
             # words after the string (bypass_failures #3). A function's "$@" is its own.
             expanded = expand_positional(raw.words, pos)
@@ -370,7 +376,7 @@ class Reader:
         p = peel(raw.words)
         wrappers = inherit.wrappers + tuple(p.wrappers)
         privileged = inherit.privileged or p.privileged
-        context = p.context or raw.context
+        context = _context(p.context) if p.context else raw.context
         assignments = tuple(raw.assignments) + tuple(p.assignments)
         surface = _surface(p.argv, p.shell_string is not None)
         if p.placeholders:
@@ -405,7 +411,7 @@ class Reader:
             privileged=privileged,
             assignments=assignments,
             redirects=redirects,
-            context=_context(context),
+            context=context,
             raw=raw.raw,
             depth=depth,
             remote=inherit.remote,
@@ -432,7 +438,7 @@ class Reader:
             privileged=inherit.privileged,
             assignments=tuple(raw.assignments),
             redirects=redirects,
-            context=_context(raw.context),
+            context=raw.context,
             raw=raw.raw,
             depth=depth,
             remote=inherit.remote,

@@ -29,6 +29,11 @@ from ._state import Again, Inherit, ReadState
 from ._tables import FIND_EXEC
 from ._walk import RawCommand
 
+# The ways of running a string (a peeled wrapper's ``shell_via``) that are contexts of their own;
+# any other way (``sudo -c``, ``flock -c``) reads the string as ``sh -c`` does.
+_VIA_CONTEXTS: Final = frozenset(
+    {Context.SH_C, Context.EVAL, Context.SU_C, Context.REMOTE, Context.XARGS}
+)
 # Characters that end an unquoted shell word: an alias name holding one can never be expanded.
 _NEVER_A_TOKEN: Final = re.compile(r"[ \t\n|&;()<>]")
 # Pipeline and list operators at the very start or end of an alias value (with blanks around).
@@ -67,7 +72,7 @@ class RunReading:
         if not recipes:
             return []
         self.st.note("make's recipe lines from its input are read as shell")
-        return self.again.read_text("\n".join(recipes), "heredoc", depth + 1, inherit)
+        return self.again.read_text("\n".join(recipes), Context.HEREDOC, depth + 1, inherit)
 
     def call(self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: Inherit) -> list[int]:
         """A call of a function this text defined, with arguments: its body is read again with
@@ -102,7 +107,7 @@ class RunReading:
             return None
         return self.again.read_text(
             word.text,
-            via if via in ("sh -c", "eval", "su -c", "remote", "xargs") else "sh -c",
+            Context(via) if via in _VIA_CONTEXTS else Context.SH_C,
             depth + 1,
             inherit,
         )
@@ -130,14 +135,14 @@ class RunReading:
                     return None
                 text = p.shell_string.text
                 line = inp.text if not text else _put_input(text, inp.text)
-                out.extend(self.again.read_text(line, "xargs", depth + 1, inherit))
+                out.extend(self.again.read_text(line, Context.XARGS, depth + 1, inherit))
                 continue
             words = [Word(w.text.replace("{}", inp.text), w.static) for w in p.argv]
             if not any("{}" in w.text for w in p.argv):
                 words.append(inp)
             sub = RawCommand(
                 words,
-                "xargs",
+                Context.XARGS,
                 raw.frame,
                 raw.start,
                 raw.raw,
@@ -184,15 +189,16 @@ class RunReading:
             if operand is None:
                 self.st.note(f"{cmd.head} -c without a command string")
                 return None
-            if cmd.context == "xargs" and operand.text.strip() in ("{}", *inner.placeholders):
+            if cmd.context == Context.XARGS and operand.text.strip() in ("{}", *inner.placeholders):
                 self.st.note(f"{cmd.head} -c runs its input as a command: {raw.raw[:80]!r}")
                 return None
             # The words after the string are $0 $1 …; xargs and find -exec append more.
             positional = Positional(
                 tuple(args[i + 1 :]),
-                open_ended=bool(inner.placeholders) or cmd.context in ("xargs", "find -exec"),
+                open_ended=bool(inner.placeholders)
+                or cmd.context in (Context.XARGS, Context.FIND_EXEC),
             )
-            via = "xargs" if cmd.context == "xargs" else "sh -c"
+            via = "xargs" if cmd.context == Context.XARGS else "sh -c"
             if not operand.static and whole_substitution(operand) is not None:
                 evaluated = self.eval_text([operand])
                 if evaluated.text is None or evaluated.dynamic:
@@ -283,7 +289,7 @@ class RunReading:
                     f"the joining operator"
                 )
             if piece.strip():
-                out.extend(self.again.read_text(piece, "alias", depth + 1, inherit))
+                out.extend(self.again.read_text(piece, Context.ALIAS, depth + 1, inherit))
         return out
 
     def find(
@@ -305,7 +311,7 @@ class RunReading:
                     j += 1
                 words = list(argv[i + 1 : j])
                 if words:
-                    sub = RawCommand(words, "find -exec", raw.frame, raw.start, raw.raw)
+                    sub = RawCommand(words, Context.FIND_EXEC, raw.frame, raw.start, raw.raw)
                     idxs, _ = self.again.finalize(
                         sub, depth, Inherit((*wrappers, "find"), privileged, inherit.remote)
                     )
@@ -345,14 +351,16 @@ class RunReading:
                 )
             )
         elif rest:
-            out = self.again.read_text(" ".join(w.text for w in rest), "remote", depth + 1, remote)
+            out = self.again.read_text(
+                " ".join(w.text for w in rest), Context.REMOTE, depth + 1, remote
+            )
         # What ssh is fed on stdin goes to the remote side: with no command a login shell runs it,
         # and `bash`, `sh -s` and the like run it too. A heredoc is always read (reading only adds
         # commands); a pipe or a file is the program only when a shell on the other side reads it.
         body = self.stdin_body(raw)
         if body is not None:
             self.st.note("ssh's input is read as commands run on the remote host")
-            out.extend(self.again.read_text(body[0], "remote", depth + 1, remote))
+            out.extend(self.again.read_text(body[0], Context.REMOTE, depth + 1, remote))
         elif _remote_shell_reads_input(rest):
             fed = self.inputs.fed_input(raw)
             if fed is not None:

@@ -110,7 +110,7 @@ class ScriptReading:
                 self.st.note(f"scripts together exceed {L.MAX_SCRIPT_TOTAL_BYTES} bytes")
                 return []
             self.st.scripts.append(Script(word.text, interp, text))
-            return self.again.read_text(text, "script", depth + 1, inherit)
+            return self.again.read_text(text, Context.SCRIPT, depth + 1, inherit)
         self.st.context_script(word.text, interp, text)
         return []
 

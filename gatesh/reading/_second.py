@@ -10,7 +10,7 @@ import functools
 import re
 from typing import Any, Final
 
-from gatesh._types import Word
+from gatesh._types import Context, Word
 
 from ._braces import expand
 from ._walk import RawCommand, Walk
@@ -74,7 +74,7 @@ def read_second(text: str) -> tuple[tuple[RawCommand, ...] | None, str]:
     out: list[RawCommand] = []
     try:
         for t in trees:
-            _visit(t, text, "top", out, 0)
+            _visit(t, text, Context.TOP, out, 0)
     except RecursionError:
         return None, "too deep for bashlex"
     except Exception as exc:
@@ -89,7 +89,7 @@ def _word(node: Any, text: str) -> Word:
     return Word(node.word)
 
 
-def _visit(node: Any, text: str, ctx: str, out: list[RawCommand], d: int) -> None:
+def _visit(node: Any, text: str, ctx: Context, out: list[RawCommand], d: int) -> None:
     if d > 400:
         raise RecursionError
     kind = node.kind
@@ -111,18 +111,18 @@ def _visit(node: Any, text: str, ctx: str, out: list[RawCommand], d: int) -> Non
             _visit_children(part, text, ctx, out, d + 1)
         return
     if kind == "commandsubstitution":
-        _visit_children(node, text, "substitution", out, d + 1)
+        _visit_children(node, text, Context.SUBSTITUTION, out, d + 1)
         return
     if kind == "processsubstitution":
-        _visit_children(node, text, "process-substitution", out, d + 1)
+        _visit_children(node, text, Context.PROCESS_SUBSTITUTION, out, d + 1)
         return
     if kind == "function":
-        _visit_children(node, text, "function", out, d + 1)
+        _visit_children(node, text, Context.FUNCTION, out, d + 1)
         return
     _visit_children(node, text, ctx, out, d + 1)
 
 
-def _visit_children(node: Any, text: str, ctx: str, out: list[RawCommand], d: int) -> None:
+def _visit_children(node: Any, text: str, ctx: Context, out: list[RawCommand], d: int) -> None:
     for attr in ("parts", "list", "command", "body", "output"):
         val = getattr(node, attr, None)
         if val is None or isinstance(val, (str, int)):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from gatesh._errors import ReadError
-from gatesh._types import Code, Redirect, Script, SimpleCommand, Word
+from gatesh._types import Code, Context, Redirect, Script, SimpleCommand, Word
 
 from . import _limits as L
 from ._hosts import hosts_in
@@ -135,7 +135,7 @@ class Again(Protocol):
     """Reading text again, for a part of the reader that finds text a command runs."""
 
     def read_text(
-        self, text: str, context: str, depth: int, inherit: Inherit, *, tolerant: bool = False
+        self, text: str, context: Context, depth: int, inherit: Inherit, *, tolerant: bool = False
     ) -> list[int]:
         """Read ``text`` as shell; the indexes of the commands it produced."""
 

@@ -50,7 +50,7 @@ def resolved(
             ) -> str | None:
                 if n.isdigit():
                     # a function's $1 … are its call's words, not the text's
-                    return None if in_function else value_of(inherit.positional, "", n)
+                    return None if in_function else value_of(inherit.positional, None, n)
                 value = known.certain(n, at)
                 return home if value is None and n == "HOME" else value
 

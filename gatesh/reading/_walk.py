@@ -16,7 +16,7 @@ from typing import Any, Final
 from tree_sitter import Parser
 
 from gatesh._ts_hazard import overread_at
-from gatesh._types import Word
+from gatesh._types import Context, Word
 
 from ._nodes import LANGUAGE, kind
 from ._walk_result import Loop, ParserHazard, RawCommand, Walk, WalkLimit
@@ -72,7 +72,7 @@ _PLAIN_BYTES: Final = re.compile(PLAIN.pattern.encode())
 _PLAIN_ARGS: Final = frozenset({"word", "number"})
 
 
-def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk:
+def walk_text(data: bytes, context: Context, deadline: float = float("inf")) -> Walk:
     """Walk ``data`` (UTF-8 shell text). Raises :class:`WalkLimit` past a limit or deadline."""
     tree = parse(data)
     if _PLAIN_BYTES.fullmatch(data):
@@ -108,7 +108,7 @@ def walk_text(data: bytes, context: str, deadline: float = float("inf")) -> Walk
     return w.result
 
 
-def _plain_walk(tree: Any, data: bytes, context: str) -> Walk | None:
+def _plain_walk(tree: Any, data: bytes, context: Context) -> Walk | None:
     """The walk of a :data:`PLAIN` line that tree-sitter read as one ``command`` of plain leaf
     words (a ``command_name`` word, then ``word``/``number`` arguments, no two touching); None for
     any other tree (an assignment, a declaration, a reserved word, an error: the full walk reads it).
@@ -144,7 +144,7 @@ def _plain_walk(tree: Any, data: bytes, context: str) -> Walk | None:
     return result
 
 
-def _walk_tree(tree: Any, src: bytes, context: str, deadline: float) -> _Walker:
+def _walk_tree(tree: Any, src: bytes, context: Context, deadline: float) -> _Walker:
     """Walk ``tree``, parsed from ``src``."""
     root = tree.root_node
     w = _Walker(src, context, deadline)

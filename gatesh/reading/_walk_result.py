@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gatesh._errors import ReadError
-from gatesh._types import Redirect, Word
+from gatesh._types import Context, Redirect, Word
 
 from ._values import Binding
 
@@ -21,7 +21,7 @@ class RawCommand:
     """A simple command as written, before wrappers are peeled."""
 
     words: list[Word]
-    context: str
+    context: Context
     frame: int  # substitution frame: redirects and pipes of a statement bind within one frame
     start: int = 0
     raw: str = ""

@@ -9,7 +9,7 @@ import itertools
 import time
 from typing import Any, Final
 
-from gatesh._types import Redirect, Word
+from gatesh._types import Context, Redirect, Word
 
 from ._braces import expand
 from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
@@ -129,7 +129,7 @@ def _ends_inside(body: str, delim: str, strip_tabs: bool) -> bool:
 
 
 class _Walker:
-    def __init__(self, src: bytes, context: str, deadline: float) -> None:
+    def __init__(self, src: bytes, context: Context, deadline: float) -> None:
         self.src = src  # the text the tree was parsed from: node bytes are sliced from it
         self.result = Walk()
         self.frames = 0
@@ -155,7 +155,7 @@ class _Walker:
                 self.seen.add(span)
                 self.result.embedded.append(inner)
 
-    def _heredoc_body(self, node: Any, ctx: str, frame: int, d: int) -> None:
+    def _heredoc_body(self, node: Any, ctx: Context, frame: int, d: int) -> None:
         """An unquoted here-document's body: tree-sitter-bash parses some of its expansions,
         not backquotes, ``\\\\$(…)`` or ``${x#$(…)}``; bash expands the body like a double-quoted
         word, so every substitution in it is found from the text as well."""
@@ -244,7 +244,7 @@ class _Walker:
         self.frames += 1
         return self.frames
 
-    def walk(self, node: Any, ctx: str, frame: int, d: int) -> None:
+    def walk(self, node: Any, ctx: Context, frame: int, d: int) -> None:
         if d > MAX_WALK_DEPTH:
             raise WalkLimit("too deep: nesting beyond the reader's limit")
         t = kind(node)
@@ -267,19 +267,19 @@ class _Walker:
                     )
             for child in node.children:
                 if child is not name:
-                    self.walk(child, "function" if child == body else ctx, frame, d + 1)
+                    self.walk(child, Context.FUNCTION if child == body else ctx, frame, d + 1)
         elif t == "subshell":
             for child in node.children:
-                self.walk(child, "subshell", frame, d + 1)
+                self.walk(child, Context.SUBSHELL, frame, d + 1)
         elif t == "command_substitution":
             self.seen.add((node.start_byte, node.end_byte))
             f = self._new_frame()
             for child in node.children:
-                self.walk(child, "substitution", f, d + 1)
+                self.walk(child, Context.SUBSTITUTION, f, d + 1)
         elif t == "process_substitution":
             f = self._new_frame()
             for child in node.children:
-                self.walk(child, "process-substitution", f, d + 1)
+                self.walk(child, Context.PROCESS_SUBSTITUTION, f, d + 1)
         elif t in _DECLARATIONS:
             self._declaration(node, ctx, frame, d)
         elif t == "variable_assignment":
@@ -308,7 +308,7 @@ class _Walker:
             for child in node.children:
                 self.walk(child, ctx, frame, d + 1)
 
-    def _children(self, node: Any, ctx: str, frame: int, d: int) -> None:
+    def _children(self, node: Any, ctx: Context, frame: int, d: int) -> None:
         for child in node.children:
             self.walk(child, ctx, frame, d + 1)
 
@@ -386,7 +386,7 @@ class _Walker:
                 self.glued.append(code_end)
                 return
 
-    def _command(self, node: Any, ctx: str, frame: int, d: int, extra: tuple[Any, ...]) -> int:
+    def _command(self, node: Any, ctx: Context, frame: int, d: int, extra: tuple[Any, ...]) -> int:
         cmd = RawCommand([], ctx, frame, node.start_byte, node_text(node, self.src))
         self._glue(node, cmd.raw)
         idx = self._add(cmd)
@@ -458,7 +458,7 @@ class _Walker:
                 )
         return idx
 
-    def _declaration(self, node: Any, ctx: str, frame: int, d: int) -> None:
+    def _declaration(self, node: Any, ctx: Context, frame: int, d: int) -> None:
         cmd = RawCommand(
             [], ctx, frame, node.start_byte, node_text(node, self.src), declaration=True
         )
@@ -495,7 +495,7 @@ class _Walker:
             elif not _is_leaf(child):
                 self.walk(child, ctx, frame, d + 1)
 
-    def _redirected(self, node: Any, ctx: str, frame: int, d: int) -> None:
+    def _redirected(self, node: Any, ctx: Context, frame: int, d: int) -> None:
         body = node.child_by_field_name("body")
         redirects = [c for c in node.children if kind(c) in _REDIRECTS]
         if body is None:
@@ -526,7 +526,7 @@ class _Walker:
                 self.walk(r, ctx, frame, d + 1)
 
     def _redirect(
-        self, cmd: RawCommand, node: Any, ctx: str, frame: int, d: int, walk: bool = True
+        self, cmd: RawCommand, node: Any, ctx: Context, frame: int, d: int, walk: bool = True
     ) -> list[Word]:
         """Record the redirection ``node`` on ``cmd``; returns the argv words written after it.
 
@@ -558,7 +558,7 @@ class _Walker:
         return extra
 
     def _heredoc_redirect(
-        self, cmd: RawCommand, node: Any, ctx: str, frame: int, d: int, walk: bool
+        self, cmd: RawCommand, node: Any, ctx: Context, frame: int, d: int, walk: bool
     ) -> list[Word]:
         """Record the heredoc ``node`` on ``cmd`` (its body, whether its delimiter is quoted,
         redirections hung on it, a pipeline tree-sitter hangs on it); returns the argv words
@@ -671,7 +671,7 @@ class _Walker:
         if owner is not None and inner is not None:
             self.result.pipelines.append([[owner], [inner]])
 
-    def _pipeline(self, node: Any, ctx: str, frame: int, d: int) -> None:
+    def _pipeline(self, node: Any, ctx: Context, frame: int, d: int) -> None:
         stages: list[list[int]] = []
         for child in node.children:
             if not named(child) or kind(child) == "comment":

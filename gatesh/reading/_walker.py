@@ -17,6 +17,7 @@ from ._nodes import kind, named
 from ._subst import substitutions
 from ._values import Binding
 from ._walk_result import Loop, RawCommand, Walk, WalkLimit
+from ._walk_scope import TOP, at_top, scope_of
 from ._words import node_bytes, node_text, unquoted_word, word_of, word_of_run
 
 # Operators that write the target file (``>&`` / ``&>`` only when the target is not an fd).
@@ -42,55 +43,6 @@ def _is_leaf(node: Any) -> bool:
 
 # Leaves whose text bash expands but tree-sitter-bash does not parse (``${x#PAT}``, ``=~ RE``).
 _UNPARSED = frozenset({"regex", "extglob_pattern"})
-
-# Statements whose parts all run, in order, whenever they run (S2.1 static values).
-_SEQUENTIAL: Final = frozenset(
-    {
-        "program",
-        "variable_assignments",
-        "redirected_statement",
-        "declaration_command",
-        "compound_statement",
-    }
-)
-
-
-def _unconditional(node: Any) -> bool:
-    """Whether ``node`` runs whenever its text runs, before what follows it: not in a branch,
-    loop, pipeline, subshell, function, substitution, the right side of ``&&``/``||``, or ``&``."""
-    return _runs_in(node) == _TOP
-
-
-_TOP: Final = (-1, -1)
-
-
-def _runs_in(node: Any) -> tuple[int, int] | None:
-    """Where ``node`` runs whenever it is reached, before what follows it: :data:`_TOP` for the
-    text itself (see :func:`_unconditional`), the byte span of a function's ``{ … }`` body for a
-    node that runs whenever that function runs (in none of the places above within the body),
-    None otherwise."""
-    child, parent = node, node.parent
-    while parent is not None:
-        t = kind(parent)
-        if t == "list":
-            first = parent.named_children[0] if parent.named_children else None
-            if (
-                first is None
-                or first.start_byte != child.start_byte
-                or first.end_byte != child.end_byte
-            ):
-                return None
-        elif t == "compound_statement":
-            if parent.parent is not None and kind(parent.parent) == "function_definition":
-                return (parent.start_byte, parent.end_byte)
-        elif t not in _SEQUENTIAL:
-            return None
-        nxt = child.next_sibling
-        if nxt is not None and kind(nxt) == "&":
-            return None
-        child, parent = parent, parent.parent
-    return _TOP
-
 
 # The reserved words bash lets a `( … )` follow (tree-sitter reads them as command names).
 _BEFORE_PAREN: Final = frozenset({"time", "coproc"})
@@ -190,16 +142,16 @@ class _Walker:
             w = word_of(value, self.src) if value is not None else Word("", True)
             static = w.text if w.static else None
             source = "" if w.static else w.text
-        runs_in = _runs_in(node)
+        runs_in = scope_of(node)
         self.result.bindings.append(
             Binding(
                 node_text(name, self.src),
                 static,
                 node.start_byte,
-                runs_in == _TOP,
+                runs_in == TOP,
                 source,
                 declared,
-                scope=None if runs_in == _TOP else runs_in,
+                scope=None if runs_in == TOP else runs_in,
             )
         )
 
@@ -207,10 +159,10 @@ class _Walker:
         """``local NAME`` (``declare``/``typeset`` without options) in a function's body: NAME is
         the function's own from there on, empty until it is assigned (``local t; t=$(mktemp)``).
         Elsewhere a bare name keeps the value it had, and is no binding."""
-        runs_in = _runs_in(node)
+        runs_in = scope_of(node)
         if (
             runs_in is None
-            or runs_in == _TOP
+            or runs_in == TOP
             or not words
             or words[0].text not in ("local", "declare", "typeset")
             or any(w.text.startswith("-") for w in words[1:])
@@ -451,7 +403,7 @@ class _Walker:
             cmd.words.extend(self._redirect(cmd, r, ctx, frame, d))
         if len(cmd.words) >= 2 and cmd.words[0].text == "set" and cmd.words[1].text == "--":
             # `set -- a b`: the positional parameters $1, $2 … of what follows (S2.1)
-            unconditional = _unconditional(node)
+            unconditional = at_top(node)
             for k, w in enumerate(cmd.words[2:], 1):
                 self.result.bindings.append(
                     Binding(str(k), w.text if w.static else None, node.start_byte, unconditional)

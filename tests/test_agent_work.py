@@ -10,23 +10,18 @@ package installs are system changes, and what is not there when decided runs not
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from gatesh._types import Action, Decision, Outcome, Rung
-from gatesh.config import default
-from gatesh.pipeline import decide
-from gatesh.rater import make_rater
+from gatesh._types import Action, Decision, Outcome
 from gatesh.rater.builtin import BuiltinRater
-from gatesh.session import SessionState
 from gatesh.testing import worktree
+from tests._agent_tree import decide_auto, scratch_tree
 
 SAMPLE = Path(__file__).resolve().parent / "fixtures" / "agent_work_sample.jsonl"
-CONFIG = default()
 # Benign rows the gate stops by design (S3.5 and issue 32 item 4): a system package install or a
 # write to the machine's own folders is a system change, shown to the alignment check; a CTF's
 # POST of a local file to a remote host is data leaving the machine, which a person decides.
@@ -37,27 +32,11 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is need
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[worktree.Scratch]:
-    scratch = worktree.build(str(tmp_path_factory.mktemp("agent-work")))
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = scratch.home
-    try:
-        yield scratch
-    finally:
-        if old is None:
-            os.environ.pop("HOME", None)
-        else:
-            os.environ["HOME"] = old
+    yield from scratch_tree(tmp_path_factory, "agent-work")
 
 
 def _decide(cmd: str, cwd: str) -> Decision:
-    return decide(
-        cmd,
-        cwd=cwd,
-        config=CONFIG,
-        session=SessionState(id="agent-work"),
-        rater=make_rater(CONFIG, "builtin"),
-        rung=Rung.AUTO,
-    )
+    return decide_auto(cmd, cwd, "agent-work")
 
 
 def test_the_sample_runs_without_argument(tree: worktree.Scratch) -> None:

@@ -7,48 +7,26 @@ harm the class must still stop is stopped.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 
 import pytest
 
-from gatesh._types import Action, Decision, Rung
-from gatesh.config import default
-from gatesh.pipeline import decide
-from gatesh.rater import make_rater
-from gatesh.session import SessionState
+from gatesh._types import Action, Decision
 from gatesh.testing import worktree
 from gatesh.vocab.hosts import is_local_network
-
-CONFIG = default()
+from tests._agent_tree import decide_auto, scratch_tree
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is needed for the tree")
 
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[worktree.Scratch]:
-    scratch = worktree.build(str(tmp_path_factory.mktemp("agent-classes")))
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = scratch.home
-    try:
-        yield scratch
-    finally:
-        if old is None:
-            os.environ.pop("HOME", None)
-        else:
-            os.environ["HOME"] = old
+    yield from scratch_tree(tmp_path_factory, "agent-classes")
 
 
 def _decide(cmd: str, cwd: str) -> Decision:
-    return decide(
-        cmd,
-        cwd=cwd,
-        config=CONFIG,
-        session=SessionState(id="agent-classes"),
-        rater=make_rater(CONFIG, "builtin"),
-        rung=Rung.AUTO,
-    )
+    return decide_auto(cmd, cwd, "agent-classes")
 
 
 def _check(tree: worktree.Scratch, cmd: str, allowed: bool) -> None:

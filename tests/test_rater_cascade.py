@@ -452,9 +452,11 @@ def test_gated_commands_through_the_daemon_ask_the_model_only_where_the_builtin_
     with ModelServer() as server:
         user = Path(_paths.current().user_config)
         user.parent.mkdir(parents=True, exist_ok=True)
+        # Without the boundary: where it holds, inline code it contains is complete knowledge
+        # and no model is asked (issue 30 item 7); this test is about the asking.
         user.write_text(
             f'[rater]\nbase_url = "{server.base_url}"\napi_key_env = "TEST_E2E_KEY"\n'
-            "timeout_s = 10\n"
+            "timeout_s = 10\n[boundary]\nenabled = false\n"
         )
         # The person's key file (S9.7): the daemon a client starts takes no key from the client.
         keys = user.parent / "daemon.env"

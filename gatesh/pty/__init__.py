@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import threading
 import uuid
 from typing import TYPE_CHECKING
@@ -117,6 +118,8 @@ def _session(shell: str | None, *, login: bool, human: bool) -> int:
             return EXIT_REFUSED
         if confined is not None:
             startup.env.update(confined.env)
+            if shell == "zsh" and confined.env.get("TMPDIR"):
+                startup.env["GATESH_GATE_LOCK"] = _lock_file(confined.env["TMPDIR"])
         gate = Gatekeeper(session=session, operator=operator, shell=shell)
         ends = make_ends(shell, startup.folder)
         try:
@@ -142,6 +145,19 @@ def _session(shell: str | None, *, login: bool, human: bool) -> int:
         return status
     finally:
         startup.cleanup()
+
+
+def _lock_file(tmpdir: str) -> str:
+    """The file a confined zsh's subshells lock to take turns on their shared gate channel.
+
+    The session's folder is gatesh's own runtime folder, which the boundary never lets the shell
+    write, and zsh's lock opens its file for writing; so a confined zsh locks a file in its own
+    temporary folder instead. Removing it can only make two requests wait on each other: a reply
+    is taken only by the request whose number it carries, so no answer reaches another command."""
+    os.makedirs(tmpdir, mode=0o700, exist_ok=True)
+    fd, path = tempfile.mkstemp(prefix="gatesh-gate-", suffix=".lock", dir=tmpdir)
+    os.close(fd)
+    return path
 
 
 def _confinement(operator: str, config: object) -> Confinement | None:

@@ -18,7 +18,8 @@ if [[ -n ${__gatesh_hooked-} || -z ${GATESH_LAUNCHER-} ]]; then
 fi
 typeset -gr __gatesh_hooked=1
 typeset -gr __gatesh_launcher=$GATESH_LAUNCHER
-typeset -gr __gatesh_lock=${GATESH_GATE_SOCKET%/*}/gate.lock
+# A confined shell cannot write its session's folder: the relay names a lock file it can.
+typeset -gr __gatesh_lock=${GATESH_GATE_LOCK:-${GATESH_GATE_SOCKET%/*}/gate.lock}
 # startup: the user's startup files are still running (their code is theirs); idle after.
 typeset -g __gatesh_state=startup __gatesh_entry= __gatesh_seq=0
 typeset -gA __gatesh_cov __gatesh_idle

@@ -21,7 +21,9 @@ import tempfile
 import threading
 import time
 
-CORPUS = "/work/shared/corpus/tldr/commands.jsonl"
+from _common import CORPUS as _CORPORA
+
+CORPUS = os.path.join(_CORPORA, "tldr", "commands.jsonl")
 
 
 def _commands(limit: int = 2000) -> list[str]:

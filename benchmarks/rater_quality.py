@@ -19,6 +19,8 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
+from _common import CORPUS
+
 from gatesh import config as gconfig
 from gatesh._types import Action, Decision, Rung
 from gatesh.pipeline import decide
@@ -173,7 +175,7 @@ def run(corpus_dir: str, name: str, cwd: str, misses: list[dict[str, Any]]) -> d
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--corpus", default=os.environ.get("GATESH_CORPUS", "/work/shared/corpus"))
+    p.add_argument("--corpus", default=CORPUS)
     p.add_argument(
         "--cwd",
         default=None,

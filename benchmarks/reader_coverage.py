@@ -1,4 +1,4 @@
-"""Reader coverage and speed over the shared corpora (not a test: needs /work/shared).
+"""Reader coverage and speed over the shared corpora ($GATESH_CORPUS; not a test).
 
 Three figures per corpus, from the strictest to the one the product acts on:
 - raw tree-sitter: tree-sitter-bash parses the line as given with no error;
@@ -26,11 +26,13 @@ import sys
 import time
 from pathlib import Path
 
+from _common import CORPUS
+
 from gatesh.reading import preload, read
 from gatesh.reading._second import read_second
 from gatesh.reading._walk import parse
 
-DEFAULT = Path("/work/shared/corpus")
+DEFAULT = Path(CORPUS)
 COVERAGE_SETS = ("tldr", "nl2bash")
 EXTRA_SETS = (
     "intercode_alfa",

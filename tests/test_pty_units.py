@@ -7,7 +7,7 @@ import pytest
 
 from gatesh.pty.channel import FrameError, Framer, Reply, Request, Status
 from gatesh.pty.gatekeeper import _history_text, prompt_code, with_values
-from gatesh.pty.session import is_answer, parse_answer
+from gatesh.pty.question import is_answer, parse_answer
 
 
 def test_history_listing_gives_the_entry() -> None:

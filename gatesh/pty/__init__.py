@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gatesh._errors import EXIT_REFUSED
@@ -26,6 +27,8 @@ from gatesh._invoke import INTERACTIVE_SHIMS, PTY_SHELLS, Invocation
 
 if TYPE_CHECKING:
     from gatesh.boundary.shell import Confinement
+    from gatesh.config import Config, Mark
+    from gatesh.pty.startup import Startup
 
 __all__ = ["main"]
 
@@ -64,24 +67,39 @@ def _isatty(fd: int) -> bool:
         return False
 
 
-def _session(shell: str | None, *, login: bool, human: bool) -> int:
-    from gatesh.pty.gatekeeper import Gatekeeper
-    from gatesh.pty.session import Relay, make_ends
-    from gatesh.pty.startup import prepare, real_shell
+@dataclass(frozen=True)
+class _Settings:
+    """What the configuration says about a session: its shell, who answers its questions, and
+    how it is marked as gated. ``config`` is None when it could not be read."""
+
+    shell: str | None
+    operator: str
+    mark: Mark
+    config: Config | None
+
+
+def _settings(shell: str | None, human: bool) -> _Settings:
+    """The session's settings; a configuration that cannot be read is reported and the session
+    starts anyway (the gate reports a broken config on every command)."""
+    from gatesh.config import Mark, load_config
 
     operator = "person" if human else "agent"
-    mark = "banner"
-    config = None
     try:
-        from gatesh.config import load_config
-
         config = load_config(os.getcwd())
-        shell = shell or config.shell
-        mark = config.session.mark.value
-        if config.operator == "person":
-            operator = "person"
-    except Exception as exc:  # the gate reports a broken config on every command; start anyway
+    except Exception as exc:
         sys.stderr.write(f"gatesh: could not read the configuration ({exc})\n")
+        return _Settings(shell, operator, Mark.BANNER, None)
+    if config.operator == "person":
+        operator = "person"
+    return _Settings(shell or config.shell, operator, config.session.mark, config)
+
+
+def _session(shell: str | None, *, login: bool, human: bool) -> int:
+    from gatesh.config import Mark
+    from gatesh.pty.startup import prepare, real_shell
+
+    settings = _settings(shell, human)
+    operator = settings.operator
     if operator == "person" and os.environ.get("GATESH_GATED") == "1":
         # The person's questions would be asked at a terminal an agent is typing at (S7).
         sys.stderr.write(
@@ -90,7 +108,7 @@ def _session(shell: str | None, *, login: bool, human: bool) -> int:
             "of your own.\n"
         )
         return EXIT_REFUSED
-    shell = shell or _login_shell_name()
+    shell = settings.shell or _login_shell_name()
     real = real_shell(shell)
     if real is None:
         sys.stderr.write(f"gatesh: no {shell} found on PATH\n")
@@ -102,49 +120,58 @@ def _session(shell: str | None, *, login: bool, human: bool) -> int:
         login=login,
         session=session,
         operator=operator,
-        prompt_mark=mark in ("prompt", "both"),
+        prompt_mark=settings.mark in (Mark.PROMPT, Mark.BOTH),
     )
-    if mark in ("banner", "both"):
+    if settings.mark in (Mark.BANNER, Mark.BOTH):
         sys.stdout.write(_banner(shell, session, operator))
         sys.stdout.flush()
     try:
-        try:
-            confined = _confinement(operator, config)
-        except Exception as exc:  # fail closed: an agent's shell never starts unconfined here
-            sys.stderr.write(
-                f"gatesh: the session's boundary could not be set up ({exc}), so the shell was "
-                "not started. `gatesh doctor` says which protections this machine offers.\n"
-            )
-            return EXIT_REFUSED
-        if confined is not None:
-            startup.env.update(confined.env)
-            if shell == "zsh" and confined.env.get("TMPDIR"):
-                startup.env["GATESH_GATE_LOCK"] = _lock_file(confined.env["TMPDIR"])
-        gate = Gatekeeper(session=session, operator=operator, shell=shell)
-        ends = make_ends(shell, startup.folder)
-        try:
-            relay = Relay(
-                startup.argv,
-                startup.env,
-                gate=gate,
-                ends=ends,
-                confine=confined.apply if confined is not None else None,
-            )
-        except Exception as exc:
-            if confined is None:
-                raise
-            sys.stderr.write(
-                f"gatesh: the shell could not start inside the session's boundary ({exc}), so it "
-                "was not started. `gatesh doctor` says which protections this machine offers.\n"
-            )
-            return EXIT_REFUSED
-        threading.Thread(target=_preload, daemon=True).start()
-        threading.Thread(target=_register, args=(session, relay.child.pid), daemon=True).start()
-        status = relay.run()
-        _end(session)
-        return status
+        return _relay(shell, session, operator, settings.config, startup)
     finally:
         startup.cleanup()
+
+
+def _relay(shell: str, session: str, operator: str, config: Config | None, startup: Startup) -> int:
+    """Confine the shell (an agent's), start it in its PTY with its gate, and relay until it
+    exits; its exit status. Nothing starts when the boundary cannot be set up."""
+    from gatesh.pty.gatekeeper import Gatekeeper
+    from gatesh.pty.session import Relay, make_ends
+
+    try:
+        confined = _confinement(operator, config)
+    except Exception as exc:  # fail closed: an agent's shell never starts unconfined here
+        sys.stderr.write(
+            f"gatesh: the session's boundary could not be set up ({exc}), so the shell was "
+            "not started. `gatesh doctor` says which protections this machine offers.\n"
+        )
+        return EXIT_REFUSED
+    if confined is not None:
+        startup.env.update(confined.env)
+        if shell == "zsh" and confined.env.get("TMPDIR"):
+            startup.env["GATESH_GATE_LOCK"] = _lock_file(confined.env["TMPDIR"])
+    gate = Gatekeeper(session=session, operator=operator, shell=shell)
+    ends = make_ends(shell, startup.folder)
+    try:
+        relay = Relay(
+            startup.argv,
+            startup.env,
+            gate=gate,
+            ends=ends,
+            confine=confined.apply if confined is not None else None,
+        )
+    except Exception as exc:
+        if confined is None:
+            raise
+        sys.stderr.write(
+            f"gatesh: the shell could not start inside the session's boundary ({exc}), so it "
+            "was not started. `gatesh doctor` says which protections this machine offers.\n"
+        )
+        return EXIT_REFUSED
+    threading.Thread(target=_preload, daemon=True).start()
+    threading.Thread(target=_register, args=(session, relay.child.pid), daemon=True).start()
+    status = relay.run()
+    _end(session)
+    return status
 
 
 def _lock_file(tmpdir: str) -> str:
@@ -160,18 +187,15 @@ def _lock_file(tmpdir: str) -> str:
     return path
 
 
-def _confinement(operator: str, config: object) -> Confinement | None:
+def _confinement(operator: str, config: Config | None) -> Confinement | None:
     """An agent's shell is confined to the session's boundary when it starts (S10, S16:
     :mod:`gatesh.boundary.shell`), after the person is told what does not hold; a person's own
     session is not. Raises when a boundary is drawn but cannot be set up (nothing starts)."""
     if operator == "person":
         return None
     from gatesh.boundary.shell import prepare
-    from gatesh.config import Config
 
-    confined, notices = prepare(
-        os.getcwd(), config.boundary if isinstance(config, Config) else None
-    )
+    confined, notices = prepare(os.getcwd(), config.boundary if config is not None else None)
     for line in notices:
         sys.stderr.write(line + "\n")
     return confined

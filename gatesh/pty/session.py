@@ -20,7 +20,8 @@ Guarantees:
   :class:`~gatesh.pty.gatekeeper.Gatekeeper`, in worker threads, so the terminal keeps flowing
   while a decision waits; requests from subshells come on a socket in the session's folder.
 - When the session's operator is a person, an escalation is asked at this terminal: the relay
-  shows it and reads the answer from its own keyboard, then sends it to the daemon itself.
+  shows it and reads the answer from its own keyboard, then sends it to the daemon itself
+  (:mod:`gatesh.pty.question`).
   Nothing inside the gated shell can answer for the person. Keys typed before the question was
   shown stay the shell's; only keys typed after it count as the answer.
 """
@@ -41,7 +42,7 @@ import threading
 import time
 import tty
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import ptyprocess
@@ -49,13 +50,12 @@ import ptyprocess
 from gatesh import _person
 from gatesh.pty.channel import FrameError, Framer, Reply, Request, Status, open_coprocess
 from gatesh.pty.gatekeeper import Gatekeeper
+from gatesh.pty.question import Question, crlf
 
-__all__ = ["ANSWER_KEYS", "Ends", "Relay", "is_answer", "make_ends", "parse_answer", "spawn"]
+__all__ = ["Ends", "Relay", "make_ends", "spawn"]
 
 # Read size for the shell's output: as much as the PTY holds, in one system call.
 READ_SIZE = 1 << 17
-ANSWER_KEYS = {"o": "once", "s": "session", "a": "always", "n": "no", "d": "deny always"}
-CHOICES_LINE = "[o]nce  [s]ession  [a]lways  [N]o  [d]eny always"
 # A request from a subshell's `gatesh _gate` larger than this is not one (channel.MAX_REQUEST).
 MAX_SUB_REQUEST = 4 * 1024 * 1024
 # How long a subshell's connection may take to send its request.
@@ -64,29 +64,6 @@ SUB_READ_TIMEOUT_S = 10.0
 # failed) before it is killed; and how long after that the relay waits for the PTY to close (a
 # program the shell started may hold it) before it ends anyway.
 END_GRACE_S = 3.0
-
-
-def is_answer(text: str, kind: str = "escalate") -> bool:
-    """Whether what the person typed answers the question: for an escalation, Enter alone (No)
-    or one of the choices (a letter or its word); for a halt, anything (only the exact phrase
-    runs it). A line typed for the shell is not an answer: the question is asked again."""
-    typed = " ".join(text.strip().lower().split())
-    if kind == "halt" or not typed:
-        return True
-    return typed in ANSWER_KEYS.values() or (len(typed) == 1 and typed in ANSWER_KEYS)
-
-
-def parse_answer(text: str, kind: str = "escalate") -> str:
-    """The daemon's answer word for what the person typed. No is the default (S7).
-
-    A halted command runs only on the exact phrase "run anyway"; anything else refuses it.
-    """
-    typed = " ".join(text.strip().lower().split())
-    if kind == "halt":
-        return "run anyway" if typed == "run anyway" else "no"
-    if typed in ANSWER_KEYS.values():
-        return typed
-    return ANSWER_KEYS.get(typed[:1], "no") if len(typed) == 1 else "no"
 
 
 def spawn(
@@ -177,18 +154,6 @@ def make_ends(shell: str, folder: str) -> Ends:
     )
 
 
-@dataclass
-class _Ask:
-    """A question for the person at this terminal, and its answer once given."""
-
-    pending_id: str
-    block: str
-    kind: str
-    done: threading.Event = field(default_factory=threading.Event)
-    reply: dict[str, Any] = field(default_factory=dict)
-    typed: str = ""
-
-
 class Relay:
     """One shell in a PTY, the loop that connects it to this process's stdin and stdout, and the
     gate its hook asks (when ``gate`` and ``ends`` are given)."""
@@ -219,8 +184,8 @@ class Relay:
         self.coproc_pid = 0
         self.framer = Framer()
         self.requests: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
-        self.notes: queue.SimpleQueue[tuple[str, threading.Event] | _Ask] = queue.SimpleQueue()
-        self.asking: _Ask | None = None
+        self.notes: queue.SimpleQueue[tuple[str, threading.Event] | Question] = queue.SimpleQueue()
+        self.asking: Question | None = None
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
@@ -252,7 +217,7 @@ class Relay:
 
     def ask(self, pending_id: str, block: str, kind: str = "escalate") -> dict[str, Any]:
         """Ask the person at this terminal; the daemon's reply to their answer (from a worker)."""
-        question = _Ask(pending_id, block, "halt" if kind == "halt" else "escalate")
+        question = Question(pending_id, block, "halt" if kind == "halt" else "escalate")
         self.notes.put(question)
         self._wake()
         question.done.wait()
@@ -408,12 +373,12 @@ class Relay:
                 note = self.notes.get_nowait()
             except queue.Empty:
                 return
-            if isinstance(note, _Ask):
+            if isinstance(note, Question):
                 self._show_question(note)
                 continue
             text, done = note
             self._drain_shell()
-            _write_all(self.stdout, ("\r\n" + _crlf(text) + "\r\n").encode("utf-8", "replace"))
+            _write_all(self.stdout, ("\r\n" + crlf(text) + "\r\n").encode("utf-8", "replace"))
             done.set()
 
     # --- the gate channel -----------------------------------------------------------------------
@@ -625,21 +590,13 @@ class Relay:
 
     # --- asking the person (operator person only) ---------------------------------------------
 
-    def _show_question(self, question: _Ask) -> None:
+    def _show_question(self, question: Question) -> None:
         # Keys already typed are type-ahead for the shell: only keys typed after the question is
         # on the screen answer it.
         self._take_typeahead()
         self._drain_shell()
         self.asking = question
-        prompt = (
-            "type `run anyway` to run it once; anything else refuses it: "
-            if question.kind == "halt"
-            else f"{CHOICES_LINE}? "
-        )
-        _write_all(
-            self.stdout,
-            ("\r\n" + _crlf(question.block) + "\r\n" + prompt).encode("utf-8", "replace"),
-        )
+        _write_all(self.stdout, question.prompt().encode("utf-8", "replace"))
 
     def _take_typeahead(self) -> None:
         if not self.stdin_tty:
@@ -656,64 +613,13 @@ class Relay:
     def _answer_keys(self, data: bytes) -> None:
         question = self.asking
         assert question is not None
-        for i, byte in enumerate(data):
-            if byte == 3:  # Ctrl-C: the question is withdrawn (S10), not answered
-                self._finish_ask(withdraw=True)
-            elif byte == 4:  # Ctrl-D: No
-                question.typed = ""
-                self._finish_ask(cancel=True)
-            elif byte in (13, 10):
-                if not is_answer(question.typed, question.kind):
-                    question.typed = ""
-                    _write_all(
-                        self.stdout,
-                        f"\r\ngatesh: not an answer; type o, s, a, n or d (Enter alone is No).\r\n"
-                        f"{CHOICES_LINE}? ".encode(),
-                    )
-                    continue
-                self._finish_ask()
-            elif byte in (8, 127):
-                if question.typed:
-                    question.typed = question.typed[:-1]
-                    _write_all(self.stdout, b"\b \b")
-                continue
-            else:
-                if 32 <= byte < 127:
-                    question.typed += chr(byte)
-                    _write_all(self.stdout, bytes([byte]))
-                continue
-            # The question is over: what follows in this read is the shell's.
-            self.pending_to_child += data[i + 1 :]
+        ending, rest = question.keys(data, self._echo)
+        if ending is None:
             return
-
-    def _finish_ask(self, cancel: bool = False, withdraw: bool = False) -> None:
-        question = self.asking
-        assert question is not None
         self.asking = None
-        from gatesh import client
+        question.finish(ending, self._echo)
+        # The question is over: what follows in this read is the shell's.
+        self.pending_to_child += rest
 
-        if withdraw:
-            _write_all(self.stdout, b"^C\r\n")
-            message: dict[str, Any] = {"op": "withdraw", "pending_id": question.pending_id}
-        else:
-            answer = "no" if cancel else parse_answer(question.typed, question.kind)
-            _write_all(self.stdout, f"\r\ngatesh: your answer: {answer}\r\n".encode())
-            message = {"op": "answer", "pending_id": question.pending_id, "answer": answer}
-        try:
-            reply = client.request("human", message, start=False, timeout=30.0)
-        except Exception as exc:
-            reply = {
-                "action": "refuse",
-                "message": f"gatesh: your answer could not be delivered ({exc}); nothing ran.",
-            }
-        if reply.get("ok") is False:
-            reply = {
-                "action": "refuse",
-                "message": f"gatesh: the gate did not take the answer ({reply.get('error')}); nothing ran.",
-            }
-        question.reply = reply
-        question.done.set()
-
-
-def _crlf(text: str) -> str:
-    return text.replace("\r", "").replace("\n", "\r\n")
+    def _echo(self, data: bytes) -> None:
+        _write_all(self.stdout, data)

@@ -392,8 +392,20 @@ class Variable:
 
 
 @dataclass(frozen=True)
+class ModuleRun:
+    """A module ``python -m NAME`` runs: its ``name``, and the index in :attr:`Facts.commands` of
+    the command that runs it (so two runs of one name in different folders stay apart)."""
+
+    name: str
+    command: int
+
+
+@dataclass(frozen=True)
 class Script:
     """A script file the command runs. Shell scripts are read and gated; others are model context.
+
+    ``module``: set for a file read because ``python -m NAME`` runs it (one of the module's
+    files, or the reason gatesh cannot say which run).
 
     Invariant: ``text`` is None exactly when ``note`` says why (unreadable, too large, binary, a
     dynamic path, :data:`ABSENT` or :data:`VENV_OWN`)."""
@@ -402,6 +414,7 @@ class Script:
     interpreter: str
     text: str | None  # None when unreadable or too large (see note)
     note: str = ""
+    module: ModuleRun | None = None
 
 
 @dataclass(frozen=True)

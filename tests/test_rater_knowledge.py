@@ -27,7 +27,8 @@ _PROGRAM_WORD = re.compile(r"^(?:\./[\w./-]+|[\w-]+\.(?:py|js|sh|rb|pl))$")
 
 
 def with_programs(text: str, cwd: str) -> str:
-    """``text``, with every program file it names made in ``cwd`` (empty files)."""
+    """``text``, with every program file it names made in ``cwd``: empty, but a Python file
+    holds an import the builtin does not model (an empty file runs nothing: no gap)."""
     try:
         words = shlex.split(text)
     except ValueError:
@@ -37,6 +38,8 @@ def with_programs(text: str, cwd: str) -> str:
             path = Path(cwd, w)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.touch()
+            if w.endswith(".py"):
+                path.write_text("import requests\n", encoding="utf-8")
     return text
 
 

@@ -136,6 +136,14 @@ class DefinedReading:
                 return what
         return None
 
+    def writes_under(self, folder: str) -> bool:
+        """Whether an earlier command of this text writes a file under ``folder`` (which then
+        exists when the command runs)."""
+        if not self.st.written:
+            return False
+        prefix = self._key(folder).rstrip("/") + "/"
+        return any(key.startswith(prefix) for key in self.st.written)
+
     # --- what a command writes --------------------------------------------------------------
 
     def record_writes(

@@ -570,6 +570,10 @@ class Reader:
         """Read a script ``interp`` runs ("": by its shebang); see :class:`ScriptReading`."""
         return self.on_disk.script(word, interp, depth, inherit)
 
+    def module(self, name: str, interp: str, index: int, depth: int, inherit: Inherit) -> list[int]:
+        """Read the files ``interp -m name`` runs; see :meth:`ScriptReading.module`."""
+        return self.on_disk.module(name, interp, index, depth, inherit)
+
     def _env_opaque(self, index: int, why: list[str]) -> None:
         for w in why:
             self.st.code.append(

@@ -396,7 +396,11 @@ class RunReading:
         assert lang is not None
         args = cmd.argv[1:]
         how = invocation(lang, [w.text for w in args], [w.static for w in args])
-        if how.unknown or how.module:
+        if how.unknown:
+            return []
+        if how.module:
+            if lang.name in _MODULE_PATH_LANGUAGES and not _safe_path(cmd):
+                self.again.module(how.module_name, cmd.head, idx, depth, inner)
             return []
         if how.inline:
             if not lang.modelled:
@@ -441,6 +445,29 @@ class RunReading:
             self.st.context_script("<stdin>", cmd.head, fed.text)
             fed = replace(fed, text=None, why=f"{fed.why}, holding values only known when it runs")
         return self.inputs.run_fed(idx, cmd.head, fed, depth, inner)
+
+
+# Interpreters whose `-m NAME` looks NAME up with the working folder first on the module path.
+_MODULE_PATH_LANGUAGES: Final = frozenset({"python", "pypy"})
+# Python's short options that take a value: the letters after one in a cluster are its value.
+_PYTHON_VALUE_LETTERS: Final = frozenset("WXmcQ")
+
+
+def _safe_path(cmd: SimpleCommand) -> bool:
+    """Whether Python leaves the working folder off its module path for ``cmd``: ``-I``
+    (isolated) or ``-P`` before the program, or ``PYTHONSAFEPATH`` set on the command."""
+    if any(a.startswith("PYTHONSAFEPATH=") and a != "PYTHONSAFEPATH=" for a in cmd.assignments):
+        return True
+    for w in cmd.argv[1:]:
+        t = w.text
+        if not t.startswith("-") or t.startswith("--") or t == "-":
+            return False
+        for ch in t[1:]:
+            if ch in "IP":
+                return True
+            if ch in _PYTHON_VALUE_LETTERS:
+                break
+    return False
 
 
 def _remote_shell_reads_input(rest: list[Word]) -> bool:

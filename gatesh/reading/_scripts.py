@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from typing import Final
 
-from gatesh._types import ABSENT, VENV_OWN, Context, Script, Word
+from gatesh._types import ABSENT, VENV_OWN, Context, ModuleRun, Script, Word
 from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs.interpreters import is_interpreter, venv_made
 from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS
@@ -19,6 +20,7 @@ from gatesh.vocab.programs.workdir import CD_HEADS, CHDIR_WRAPPERS, NAMED_FILES_
 
 from . import _limits as L
 from ._defined import DefinedReading
+from ._modules import module_files
 from ._peel import shebang_head
 from ._state import Again, Inherit, ReadState
 
@@ -114,6 +116,27 @@ class ScriptReading:
         self.st.context_script(word.text, interp, text)
         return []
 
+    def module(self, name: str, interp: str, index: int, depth: int, inherit: Inherit) -> list[int]:
+        """Read the files of the working folder ``python -m name`` runs (:mod:`._modules`), each as
+        :meth:`script` reads a script operand, tagged with the module. Nothing is read when the
+        folder is not known for certain, or does not hold the module (an installed one runs)."""
+        where = self.certain_dir()
+        if where is None or not name:
+            return []
+        found = module_files(name, _Folder(where, self.defined))
+        if not found.found:
+            return []
+        first = len(self.st.scripts)
+        out: list[int] = []
+        for rel in found.files:
+            out.extend(self.script(Word(rel), interp, depth, inherit))
+        if found.unsure:
+            self.st.scripts.append(Script(found.unsure_at, interp, None, found.unsure))
+            self.st.note(f"python -m {name}: {found.unsure_at} is {found.unsure}")
+        run = ModuleRun(name, index)
+        self.st.scripts[first:] = [replace(s, module=run) for s in self.st.scripts[first:]]
+        return out
+
     def certain_dir(self) -> str | None:
         """The directory the command being read runs in, when the text says it for certain: the
         reading's own directory moved by every earlier top-level ``cd DIR`` with a static DIR.
@@ -184,6 +207,31 @@ class ScriptReading:
             elif c.head not in NAMED_FILES_ONLY:
                 return False
         return made
+
+
+class _Folder:
+    """The working folder ``where`` as a command will find it: what is on disk, and what earlier
+    commands of the same text write (:meth:`DefinedReading.written_at`)."""
+
+    def __init__(self, where: str, defined: DefinedReading) -> None:
+        self.where = where
+        self.defined = defined
+
+    def is_file(self, rel: str) -> bool:
+        return self.defined.written_at(rel) is not None or os.path.isfile(
+            os.path.join(self.where, rel)
+        )
+
+    def is_dir(self, rel: str) -> bool:
+        return (
+            not rel or os.path.isdir(os.path.join(self.where, rel))
+        ) or self.defined.writes_under(rel)
+
+    def names(self, rel: str) -> frozenset[str]:
+        try:
+            return frozenset(os.listdir(os.path.join(self.where, rel)))
+        except OSError:
+            return frozenset()
 
 
 def _shebang(data: bytes) -> str:

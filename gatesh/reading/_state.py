@@ -144,3 +144,6 @@ class Again(Protocol):
 
     def script(self, word: Word, interp: str, depth: int, inherit: Inherit) -> list[int]:
         """Read a script ``interp`` runs ("": by its shebang)."""
+
+    def module(self, name: str, interp: str, index: int, depth: int, inherit: Inherit) -> list[int]:
+        """Read the working folder's files ``interp -m name`` (command ``index``) runs."""

@@ -351,9 +351,7 @@ def stdin_is_data(cmd: SimpleCommand) -> bool:
     inline = invocation(lang, cmd.args).inline
     if inline:
         return all(modelled(code) is not None for code in inline)
-    args = cmd.args
-    module = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-m"), None)
-    return module in _DATA_MODULES
+    return invocation(lang, cmd.args).module_name in _DATA_MODULES
 
 
 def reads_code_from_stdin(facts: Facts) -> bool:

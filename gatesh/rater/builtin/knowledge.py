@@ -33,7 +33,7 @@ from gatesh.rater.builtin._gap_verbs import NO_VERBS, runs_project_code, state_v
 from gatesh.reading._defined import WRITTEN_RUN_NOTE
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
 from gatesh.vocab.paths.classes import classify
-from gatesh.vocab.programs.interpreters import interpreter, runs_code
+from gatesh.vocab.programs.interpreters import interpreter, invocation, runs_code
 from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS, shell
 from gatesh.vocab.pycode import modelled
 from gatesh.vocab.reads import command_reads
@@ -91,6 +91,8 @@ def _python_modelled(ctx: Ctx, language: str, text: str | None, cwd: str | None)
     lang = interpreter(language)
     if lang is None or lang.name != "python" or text is None:
         return False
+    if not text:
+        return True  # an empty file (a package's usual __init__.py) does nothing
     uses = modelled(text)
     if uses is None:
         return False
@@ -275,6 +277,10 @@ def _program_file(c: Cmd) -> str | None:
         return None  # the program is its inline code (its own gap)
     if lang is not None and lang.program_operand:
         return None  # awk's program is its inline code
+    if lang is not None and invocation(lang, c.args).module:
+        if stdin_is_data(c.sc):
+            return None  # a module that parses its input and prints (python3 -m json.tool)
+        return _module(c)
     opts, operands = split_args(c.args, _INTERP_OPTS_WITH_ARG)
     if head == "java" and ("-jar" in opts or operands):
         return "a Java program"
@@ -285,8 +291,6 @@ def _program_file(c: Cmd) -> str | None:
             else None
         )
     if any(o in ("-m", "-jar") for o in opts):
-        if stdin_is_data(c.sc):
-            return None  # a module that parses its input and prints (python3 -m json.tool)
         return f"{head} module"
     if operands and operands[0] != "-":
         if c.absent(operands[0]):
@@ -298,6 +302,23 @@ def _program_file(c: Cmd) -> str | None:
             return None  # written earlier in this text, and modelled whole
         return f"{head} {operands[0][:40]}"
     return None
+
+
+def _module(c: Cmd) -> str | None:
+    """``python -m NAME``: complete knowledge when the reader read every file of the working
+    folder the module runs (:mod:`gatesh.reading._modules`) and each is modelled whole (their
+    own gaps are :func:`_scripts`'); a module not read (installed, or the folder uncertain) is
+    a gap."""
+    lang = interpreter(c.head)
+    name = invocation(lang, c.args).module_name if lang is not None else ""
+    files = [
+        s
+        for s in c.ctx.facts.scripts
+        if s.module is not None and s.module.command == c.index and s.module.name == name
+    ]
+    if files and all(_python_modelled(c.ctx, s.interpreter, s.text, c.cwd) for s in files):
+        return None
+    return f"{c.head} module {name[:40]}" if name else f"{c.head} module"
 
 
 # The wrappers that run a command with another user's privilege (the reader marks it privileged).

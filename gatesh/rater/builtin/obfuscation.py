@@ -18,7 +18,7 @@ from gatesh.rater.builtin._base import (
     among,
     interpreters_and,
 )
-from gatesh.vocab.programs.interpreters import is_interpreter
+from gatesh.vocab.programs.interpreters import interpreter, invocation, is_interpreter
 from gatesh.vocab.programs.shells import SHELLS
 
 _IFS: Final = re.compile(r"\$\{?IFS\b")
@@ -82,10 +82,12 @@ def _is_sink(c: Cmd) -> bool:
         return True
     if h in ("eval", "source", "."):
         return True
+    lang = interpreter(h)
     if (
-        is_interpreter(h)
+        lang is not None
         and (not c.pos or c.pos[0] == "-")
         and not any(a in ("-c", "-e", "-r", "-E") for a in c.args)
+        and not invocation(lang, c.args).module  # `python -mNAME` runs NAME, as `-m NAME` does
     ):
         return True
     return False

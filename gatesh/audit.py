@@ -38,14 +38,22 @@ import fcntl
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from gatesh import audit_syslog
 from gatesh._errors import GateshError
 from gatesh.audit_chain import GENESIS, ChainReport, Head, chain_line, head_path, verify
 from gatesh.audit_gaps import Start, break_record, find_start, floor_after_rotation
 from gatesh.audit_read import files_newest_first, follow, read_tail
-from gatesh.audit_record import cascade_record, clean, encode, fold_home, record_for
+from gatesh.audit_record import (
+    AuditRecord,
+    DecisionRecord,
+    cascade_record,
+    clean,
+    encode,
+    fold_home,
+    record_for,
+)
 
 if TYPE_CHECKING:
     from gatesh.config import AuditConfig
@@ -54,7 +62,9 @@ __all__ = [
     "GENESIS",
     "AuditError",
     "AuditLog",
+    "AuditRecord",
     "ChainReport",
+    "DecisionRecord",
     "cascade_record",
     "clean",
     "files_newest_first",
@@ -100,7 +110,7 @@ class AuditLog:
         self.last_error = ""
         self.breaks = 0  # chain-break records written, for ``gatesh status``
         self._cond = threading.Condition()
-        self._queue: list[tuple[bytes, dict[str, Any] | None]] = []
+        self._queue: list[tuple[bytes, AuditRecord | None]] = []
         self._enqueued = 0  # sequence number of the newest queued line
         self._done = 0  # every line with seq <= _done has been handled (written or failed)
         self._failed: list[tuple[int, int, str]] = []  # (first, last, error) of failed batches
@@ -123,18 +133,18 @@ class AuditLog:
         self.syslog_socket = audit.syslog_socket or audit_syslog.DEFAULT_SOCKET
         self.syslog_head_every = max(1, int(audit.syslog_head_every))
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: AuditRecord) -> None:
         """Write ``record`` as one line and make it durable. Raises AuditError on any failure."""
         self.append_many([record])
 
-    def append_many(self, records: list[dict[str, Any]]) -> None:
+    def append_many(self, records: list[AuditRecord]) -> None:
         """Write ``records`` (one line each, in order) and make them durable together.
 
         Raises AuditError when any of them could not be made durable (then none may be relied on).
         """
         self._commit(records, durable=True)
 
-    def write(self, records: list[dict[str, Any]]) -> None:
+    def write(self, records: list[AuditRecord]) -> None:
         """Write ``records`` (one line each, in order) without waiting for ``fsync``.
 
         On return the lines are in the file: a later reader sees them and killing this process
@@ -171,7 +181,7 @@ class AuditLog:
                 os.close(fd)
         self._send(outbox)
 
-    def _commit(self, records: list[dict[str, Any]], *, durable: bool) -> None:
+    def _commit(self, records: list[AuditRecord], *, durable: bool) -> None:
         if not records:
             return
         datas = [(encode(r), r) for r in records]
@@ -260,7 +270,7 @@ class AuditLog:
         return fd
 
     def _write_batch(
-        self, batch: list[tuple[bytes, dict[str, Any] | None]], *, fsync: bool = True
+        self, batch: list[tuple[bytes, AuditRecord | None]], *, fsync: bool = True
     ) -> None:
         """Chain ``batch`` after the log's last line and append it, holding the log's lock."""
         lock = self._lock()
@@ -270,9 +280,7 @@ class AuditLog:
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _write_chained(
-        self, batch: list[tuple[bytes, dict[str, Any] | None]], *, fsync: bool
-    ) -> None:
+    def _write_chained(self, batch: list[tuple[bytes, AuditRecord | None]], *, fsync: bool) -> None:
         """Steps numbered: check the file against the kept head, chain, write, keep the new head."""
         # 1. The live file: (re)opened when the path no longer names the file this writer holds.
         fd, created = self._open()
@@ -290,11 +298,11 @@ class AuditLog:
         start = find_start(self.path, self._head, st, created)
         now = time.time()
         gaps = [break_record(kind, found, start.head, st, now) for kind, found in start.breaks]
-        entries: list[tuple[bytes, dict[str, Any] | None]] = [(encode(r), r) for r in gaps]
+        entries: list[tuple[bytes, AuditRecord | None]] = [(encode(r), r) for r in gaps]
         entries += batch
         seq, prev = start.seq, start.prev
         lines: list[bytes] = [b"\n"] if start.close_torn else []
-        links: list[tuple[int, str, dict[str, Any] | None]] = []
+        links: list[tuple[int, str, AuditRecord | None]] = []
         for body, record in entries:
             seq += 1
             line, prev = chain_line(body, seq, prev)
@@ -340,7 +348,7 @@ class AuditLog:
         self,
         data: bytes,
         written: int,
-        links: list[tuple[int, str, dict[str, Any] | None]],
+        links: list[tuple[int, str, AuditRecord | None]],
         start: Start,
         ident: tuple[int, int],
         size: int,
@@ -380,7 +388,7 @@ class AuditLog:
 
     def _queue_copies(
         self,
-        links: list[tuple[int, str, dict[str, Any] | None]],
+        links: list[tuple[int, str, AuditRecord | None]],
         *,
         rotated: bool,
         broke: bool,

@@ -13,10 +13,9 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from gatesh.audit_chain import (
-    CHAIN_BREAK,
     GENESIS,
     Head,
     first_link,
@@ -26,6 +25,7 @@ from gatesh.audit_chain import (
     read_head,
     rotated_files,
 )
+from gatesh.audit_record import BreakRecord, FileSeen, KeptHead
 
 __all__ = ["Start", "break_record", "find_start", "floor_after_rotation"]
 
@@ -209,22 +209,14 @@ def _last_byte(path: str) -> bytes:
 
 def break_record(
     kind: str, found: str, head: Head | None, st: os.stat_result, now: float
-) -> dict[str, Any]:
+) -> BreakRecord:
     """The chain-break record: the writer's own line saying what it found (S13)."""
-    return {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(now)),
-        "ts": round(now, 3),
-        "session": "",
-        "pid": os.getpid(),
-        "cwd": "",
-        "surface": "audit",
-        "command": "",
-        "stage": "audit",
-        "action": CHAIN_BREAK,
-        "break": kind,
-        "found": found,
-        "kept_head": None
-        if head is None
-        else {"seq": head.seq, "hash": head.hash, "ino": head.ino, "size": head.size},
-        "file": {"ino": st.st_ino, "size": st.st_size},
-    }
+    return BreakRecord(
+        time=time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(now)),
+        ts=round(now, 3),
+        pid=os.getpid(),
+        kind=kind,
+        found=found,
+        kept_head=None if head is None else KeptHead(head.seq, head.hash, head.ino, head.size),
+        file=FileSeen(st.st_ino, st.st_size),
+    )

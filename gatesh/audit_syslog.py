@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from gatesh.audit_chain import Anchor
+from gatesh.audit_record import AuditRecord, as_json
 
 __all__ = [
     "DEFAULT_SOCKET",
@@ -74,12 +75,13 @@ _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
 
 def priority_for(record: dict[str, Any]) -> int:
-    """The syslog priority of a record: by its action; unknown actions are warnings."""
+    """The syslog priority of a record (the JSON object of its line): by its action; unknown
+    actions are warnings."""
     return _PRIORITIES.get(str(record.get("action", "")), syslog.LOG_WARNING)
 
 
 def format_record(record: dict[str, Any]) -> str:
-    """``"ACTION {json}"`` on one line, at most :data:`MAX_MESSAGE` bytes (long text fields cut)."""
+    """A record (the JSON object of its line) as ``"ACTION {json}"`` on one line, at most :data:`MAX_MESSAGE` bytes (long text fields cut)."""
     action = str(record.get("action", "unknown"))
     body = dict(record)
     text = _dump(action, body)
@@ -109,9 +111,10 @@ def _dump(action: str, body: dict[str, Any]) -> str:
     return f"{action} " + json.dumps(body, ensure_ascii=True, separators=(",", ":"), default=str)
 
 
-def copy_message(record: dict[str, Any], seq: int, digest: str, log: str) -> tuple[int, str]:
+def copy_message(record: AuditRecord, seq: int, digest: str, log: str) -> tuple[int, str]:
     """(priority, text) of the system-log copy of ``record``, written as line ``seq`` of ``log``."""
-    return priority_for(record), format_record(record | {"seq": seq, "hash": digest, "log": log})
+    body = as_json(record)
+    return priority_for(body), format_record(body | {"seq": seq, "hash": digest, "log": log})
 
 
 def head_message(seq: int, digest: str, log: str, why: str) -> tuple[int, str]:
@@ -170,10 +173,11 @@ def _close() -> None:
             _sock = None
 
 
-def send(record: dict[str, Any], path: str = DEFAULT_SOCKET) -> None:
+def send(record: AuditRecord, path: str = DEFAULT_SOCKET) -> None:
     """Send a copy of ``record`` (no chain position) to the system log. Never raises."""
     try:
-        send_lines([(priority_for(record), format_record(record))], path)
+        body = as_json(record)
+        send_lines([(priority_for(body), format_record(body))], path)
     except Exception:
         return
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from gatesh import _paths
 from gatesh._errors import EXIT_ASKED, EXIT_OK, EXIT_REFUSED
+from gatesh._json import plain
 from gatesh._types import Action, Decision, Facts, Outcome, Rung, Verdict
 from gatesh.audit import cascade_record
 from gatesh.boundary.contain import Containment, contained
@@ -149,7 +150,7 @@ def explain_main(argv: list[str]) -> int:
                     "undo": undo,
                     "layers": _jsonable(found),
                     "facts": _jsonable(decision.facts),
-                    "audit": done.record,
+                    "audit": plain(done.record),
                     "boundary": bounded,
                 },
                 ensure_ascii=False,
@@ -281,7 +282,7 @@ def _summary(d: Decision) -> dict[str, Any]:
         "notice": d.notice,
         "to_person_reason": d.to_person_reason,
         "model_call": _model_call(v),
-        "cascade": cascade_record(v),
+        "cascade": plain(cascade_record(v)),
         "verdict": _jsonable(v) if v else None,
         "alignment": _jsonable(d.alignment) if d.alignment else None,
         "counters": d.counters,

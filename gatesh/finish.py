@@ -34,6 +34,7 @@ from gatesh import messages
 from gatesh._errors import EXIT_OK, EXIT_REFUSED, ConfigError
 from gatesh._types import Action, Decision, Outcome, Stage
 from gatesh.audit import AuditError, record_for
+from gatesh.audit_record import AuditRecord, DecisionRecord, RulingRecord
 from gatesh.pending import (
     Holder,
     Pending,
@@ -161,16 +162,16 @@ class Where:
 class AuditSink(Protocol):
     """Takes one audit record; raises AuditError when it could not be kept."""
 
-    def append(self, record: dict[str, Any]) -> None: ...
+    def append(self, record: AuditRecord) -> None: ...
 
 
 class DryRun:
     """The audit sink of ``explain`` and ``eval``: the lines a real surface would write, kept."""
 
     def __init__(self) -> None:
-        self.records: list[dict[str, Any]] = []
+        self.records: list[AuditRecord] = []
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: AuditRecord) -> None:
         self.records.append(record)
 
 
@@ -190,7 +191,7 @@ class Finished:
     pending_id: str = ""
     answer: str = ""
     notice: str = ""
-    record: dict[str, Any] | None = None
+    record: DecisionRecord | RulingRecord | None = None
     pending: Pending | None = None
     audit_error: str = ""
     rerun: bool = False
@@ -490,6 +491,8 @@ def record(
 ) -> Finished:
     """Steps 3–4: the audit line (a failure refuses), then an approval spent (also the line of a
     person's ruling, :mod:`gatesh.ruling`)."""
+    bounded = action is Action.ALLOW and where.boundary is not None
+    run = secrets.token_hex(8) if bounded else ""
     rec = record_for(
         decision,
         session=where.session,
@@ -498,14 +501,11 @@ def record(
         surface=where.surface,
         answer=answer,
         pending_id=pending_id,
-        action=action.value,
+        action=action,
         message_reason=where.note,
+        boundary=where.boundary if bounded else None,
+        run=run,
     )
-    run = ""
-    if action is Action.ALLOW and where.boundary is not None:
-        run = secrets.token_hex(8)
-        rec["boundary"] = where.boundary.audit()
-        rec["run"] = run
     try:
         audit.append(rec)
     except AuditError as exc:

@@ -11,15 +11,15 @@ command that was interrupted. Every one writes its audit line through
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from gatesh import messages
 from gatesh._errors import StateError
 from gatesh._types import Action, Decision, Outcome
 from gatesh.audit import AuditError, clean, fold_home
+from gatesh.audit_record import RulingRecord, stamp
 from gatesh.finish import (
     ALLOWING,
     Answer,
@@ -158,8 +158,7 @@ def expire_ask(
     p.move(PendingState.EXPIRED)
     p.ended = why
     book.save()
-    rec = _ruling_record(p, where, p.state.value)
-    return _append(audit, rec | {"reason": clean(why)} if why else rec)
+    return _append(audit, _ruling_record(p, where, p.state.value, why))
 
 
 # The answer word of the audit line of an escalation withdrawn by its own command (S10).
@@ -314,23 +313,24 @@ def _decision_of(p: Pending) -> Decision:
     return p.decision
 
 
-def _ruling_record(p: Pending, where: Where, action: str) -> dict[str, Any]:
-    return {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "ts": round(time.time(), 3),
-        "session": p.session,
-        "pid": where.pid,
-        "cwd": fold_home(p.cwd),
-        "surface": where.surface,
-        "command": clean(p.command),
-        "action": action,
-        "stage": "person",
-        "answer": p.answer,
-        "pending_id": p.id,
-    }
+def _ruling_record(p: Pending, where: Where, action: str, why: str = "") -> RulingRecord:
+    when, ts = stamp()
+    return RulingRecord(
+        time=when,
+        ts=ts,
+        session=p.session,
+        pid=where.pid,
+        cwd=fold_home(p.cwd),
+        surface=where.surface,
+        command=clean(p.command),
+        action=action,
+        answer=p.answer,
+        pending_id=p.id,
+        reason=clean(why) if why else "",
+    )
 
 
-def _append(audit: AuditSink, rec: dict[str, Any]) -> str:
+def _append(audit: AuditSink, rec: RulingRecord) -> str:
     try:
         audit.append(rec)
     except AuditError as exc:

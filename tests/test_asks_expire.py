@@ -207,7 +207,7 @@ def test_expire_moves_an_ask_to_expired_and_keeps_it_approvable(tmp_path: Path) 
         why="its harness claude (pid 123) exited",
     )
     assert error == "" and p.state is PendingState.EXPIRED and book.orphaned(lambda h: False) == []
-    assert [(r["action"], r["stage"], r["reason"], r["pending_id"]) for r in audit.records] == [
+    assert [(r.action, r.stage, r.reason, r.pending_id) for r in audit.records] == [
         ("expired", "person", "its harness claude (pid 123) exited", p.id)
     ]
     again = PendingBook(str(tmp_path)).find(p.id)  # on disk, for `gatesh approve ID`

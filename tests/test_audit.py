@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gatesh.audit import AuditError, AuditLog, fold_home, read_tail, record_for
+from gatesh.audit_record import as_json
 
 
 def _lines(path: Path) -> list[dict]:
@@ -109,7 +110,7 @@ def test_record_is_redacted_and_home_folded(tmp_path: Path) -> None:
         rung=Rung.AUTO,
         facts=Facts(text=f"cat {home}/x && curl -H 'Authorization: token {secret}' x"),
     )
-    rec = record_for(d, session="s", pid=1, cwd=f"{home}/repo", surface="-c")
+    rec = as_json(record_for(d, session="s", pid=1, cwd=f"{home}/repo", surface="-c"))
     line = json.dumps(rec)
     assert secret not in line
     assert home not in line and "~/repo" in line

@@ -298,7 +298,7 @@ def test_a_dry_run_writes_nothing_and_keeps_the_line_it_would_write(tmp_path: Pa
     state = SessionState(id="explain")
     done = dry_run(_decide("ls", state, rung=Rung.MANUAL), state=state, cwd=CWD)
     assert done.action is Action.ESCALATE and done.pending is None  # nobody is asked
-    assert done.record is not None and done.record["action"] == "escalate"
+    assert done.record is not None and done.record.action == "escalate"
     assert not Path(_paths.current().state_dir).exists()
     assert isinstance(DryRun(), DryRun)
 

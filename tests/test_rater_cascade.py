@@ -17,6 +17,7 @@ import pytest
 from gatesh._types import Action, Asked, CascadeStage, Decision, Outcome, Rung, Stage
 from gatesh.alignment import APPROVE, ESCALATE, VIEW
 from gatesh.audit import record_for
+from gatesh.audit_record import as_json
 from gatesh.config import Config, default
 from gatesh.daemon.admin import format_record
 from gatesh.pipeline import decide
@@ -343,7 +344,9 @@ def test_the_audit_line_and_the_log_say_which_stage_decided(
     server: ModelServer, config: Config, project: str
 ) -> None:
     server.script(rating("safe", "applies a manifest"))
-    asked = record_for(run(UNKNOWN_EFFECT, config, project), session="s", pid=1, cwd=project)
+    asked = as_json(
+        record_for(run(UNKNOWN_EFFECT, config, project), session="s", pid=1, cwd=project)
+    )
     c = asked["cascade"]
     assert (c["decided"], c["asked"], c["model_asked"]) == ("model", "unknown", True)
     assert c["builtin"]["outcome"] == "safe" and not c["builtin"]["complete"]
@@ -351,7 +354,9 @@ def test_the_audit_line_and_the_log_say_which_stage_decided(
     assert c["model"]["outcome"] == "safe" and c["model"]["backend"] == "anthropic"
     assert asked["rater"]["backend"] == "anthropic"
     assert "cascade: model decided, model asked (unknown)" in format_record(asked)
-    alone = record_for(run(COMPLETE_SAFE, config, project), session="s", pid=1, cwd=project)
+    alone = as_json(
+        record_for(run(COMPLETE_SAFE, config, project), session="s", pid=1, cwd=project)
+    )
     c = alone["cascade"]
     assert (c["decided"], c["asked"], c["model_asked"], c["model"]) == (
         "builtin",

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from gatesh import _paths
+from gatesh.audit_record import as_json
 from gatesh.config import load_config
 from gatesh.explain import finish_rows
 from gatesh.inprocess import check as check_here
@@ -139,7 +140,7 @@ def _eval(cmd: str, project: Path, n: int) -> dict[str, Any]:
         cwd=str(project),
     )
     assert done.record is not None
-    return done.record
+    return as_json(done.record)
 
 
 SURFACES = {

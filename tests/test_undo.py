@@ -22,6 +22,7 @@ from _undo_repo import build, differences, state
 from gatesh._errors import ConfigError
 from gatesh._types import Action, Stage
 from gatesh.audit import record_for
+from gatesh.audit_record import as_json
 from gatesh.config import default, load_config
 from gatesh.daemon.admin import format_record
 from gatesh.finish import dry_run
@@ -422,7 +423,7 @@ def test_a_decision_resting_on_a_snapshot_not_taken_is_decided_without_undo(
     assert d.action is not Action.ALLOW and not d.snapshot and not d.undo
     assert "judged without undo" in d.undo_note and "max_bytes" in d.undo_note
     rec = record_for(d, session="s", pid=1, cwd=repo)
-    assert "judged without undo" in rec["undo_note"]
+    assert "judged without undo" in rec.undo_note
 
 
 def test_a_snapshot_not_taken_for_a_command_that_does_not_rest_on_one_is_noted(
@@ -441,8 +442,8 @@ def test_the_audit_line_and_the_log_name_the_snapshot(
     policy = cover.Policy(1 << 28, 1 << 25, str(tmp_path / "state"))
     d = _protect(decide(": > app.db", cwd=repo, config=default(), undo=policy), repo, tmp_path)
     done = dry_run(d, state=SessionState(id="s"), cwd=repo)
-    assert done.record is not None and done.record["snapshot"] == "1"
-    assert "undo 1" in format_record(done.record)
+    assert done.record is not None and done.record.snapshot == "1"
+    assert "undo 1" in format_record(as_json(done.record))
     assert done.undo_line == "gatesh: undo 1 restores the files this changed"
     assert done.reply(session="s", shell="bash")["undo"] == done.undo_line
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Any, Final
+from typing import Final
 
-from gatesh.audit import AuditError, AuditLog
+from gatesh.audit import AuditError, AuditLog, AuditRecord
 
 __all__ = ["AuditPipe"]
 
@@ -50,7 +50,7 @@ class AuditPipe:
         self._thread = threading.Thread(target=self._run, name="gatesh-audit-sync", daemon=True)
         self._thread.start()
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: AuditRecord) -> None:
         """Write ``record``'s line now; raises AuditError when it could not be written."""
         if self.sync_error or self._stopping:
             # Durable before returning: the disk failed a sync (this raises while it still fails),

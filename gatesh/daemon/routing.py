@@ -19,6 +19,7 @@ from gatesh import _person, messages
 from gatesh._errors import ConfigError, GateshError, ProtocolError
 from gatesh._types import Action, Decision, Round, Stage
 from gatesh.audit import clean, fold_home
+from gatesh.audit_record import ExitRecord, stamp
 from gatesh.boundary._parent import QUIET_SIGNALS
 from gatesh.boundary.compute import Boundary
 from gatesh.boundary.tickets import TICKET_TTL_S, Ticket, launcher_of, wrap
@@ -635,23 +636,21 @@ async def exited(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         ended = f"killed by signal {signal}"
     else:
         ended = f"exit status {status}"
-    record = {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "ts": round(time.time(), 3),
-        "session": run.session,
-        "pid": run.pid,
-        "cwd": fold_home(run.cwd),
-        "surface": run.surface,
-        "command": clean(run.command),
-        "action": "exited",
-        "stage": "boundary",
-        "outcome": None,
-        "reason": ended,
-        "run": run_id,
-        "boundary": run.boundary,
-        "status": status,
-        "signal": signal,
-        "duration_s": round(time.time() - run.started, 3),
-    }
+    when, ts = stamp()
+    record = ExitRecord(
+        time=when,
+        ts=ts,
+        session=run.session,
+        pid=run.pid,
+        cwd=fold_home(run.cwd),
+        surface=run.surface,
+        command=clean(run.command),
+        reason=ended,
+        run=run_id,
+        boundary=run.boundary,
+        status=status,
+        signal=signal,
+        duration_s=round(time.time() - run.started, 3),
+    )
     d.audit_pipe.append(record)
     return {}

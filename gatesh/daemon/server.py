@@ -36,6 +36,7 @@ from typing import Any, Final
 from gatesh import __version__, _paths, _person, messages
 from gatesh._errors import EXIT_ERROR, ConfigError, GateshError, ProtocolError
 from gatesh.audit import AuditError, fold_home, read_tail
+from gatesh.audit_record import ObservationRecord, stamp
 from gatesh.boundary import handoff
 from gatesh.captures import default_ring
 from gatesh.config import SessionConfig, load_config
@@ -348,20 +349,11 @@ def end_session(d: Daemon, sid: str) -> str | None:
     text = obs.text if obs is not None and d.observed.first_time(obs) else None
     if text is not None:
         with contextlib.suppress(AuditError):
+            when, ts = stamp()
             d.audit_pipe.append(
-                {
-                    "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                    "ts": round(time.time(), 3),
-                    "session": cleaned(sid),
-                    "pid": None,
-                    "cwd": "",
-                    "surface": "gatesh",
-                    "command": "",
-                    "action": "observation",
-                    "stage": "session-end",
-                    "observation": text,
-                    "negotiation": counters,
-                }
+                ObservationRecord(
+                    time=when, ts=ts, session=cleaned(sid), observation=text, negotiation=counters
+                )
             )
         if not d.events.watchers:
             d.unseen.append({"session": cleaned(sid), "observation": text, "counters": counters})

@@ -10,11 +10,11 @@ first answer wins, and the grant it makes is the one the record's kind allows.
 from __future__ import annotations
 
 import contextlib
-import time
 from typing import Any
 
 from gatesh._errors import ProtocolError
 from gatesh.audit import AuditError
+from gatesh.audit_record import RestoreRecord, stamp
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
 from gatesh.daemon.routing import reply, session_field
@@ -169,21 +169,16 @@ async def undo(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         text += f"; undo {done['undone_by']} puts back what it replaced"
     d.events.publish(Kind.NOTICE, None, text=cleaned(text))
     with contextlib.suppress(AuditError):
+        when, ts = stamp()
         d.audit_pipe.append(
-            {
-                "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "ts": round(time.time(), 3),
-                "session": "",
-                "pid": conn.pid,
-                "cwd": "",
-                "surface": conn.role,
-                "command": cleaned(f"gatesh undo {shot_id}"),
-                "action": "undo",
-                "stage": "person",
-                "answer": "",
-                "pending_id": "",
-                "snapshot": str(done.get("undone_by") or ""),
-                "reason": cleaned(text),
-            }
+            RestoreRecord(
+                time=when,
+                ts=ts,
+                pid=conn.pid,
+                surface=conn.role,
+                command=cleaned(f"gatesh undo {shot_id}"),
+                snapshot=str(done.get("undone_by") or ""),
+                reason=cleaned(text),
+            )
         )
     return {"restored": done}

@@ -451,6 +451,10 @@ class Facts:
     # script, S1): nothing in it is the agent's, so it is neither rated nor a negotiation round.
     boilerplate: str = ""
     justification: str = ""  # from a trailing `# why: …` comment
+    # The command runs at a terminal: its surface said so (a PTY session; a -c or shim client whose
+    # input and output are one). False when it runs without one, or nothing said (a library call,
+    # explain): a full-screen program then waits for keys nobody types.
+    terminal: bool = False
 
     @property
     def heads(self) -> tuple[str, ...]:

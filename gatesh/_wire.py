@@ -507,6 +507,7 @@ def check(
     while_waiting: "Any" = None,
     wraps: bool = False,
     ruleset: bool = False,
+    terminal: bool = False,
 ) -> "CheckResult":
     """Ask the gate about ``command``. Never raises; anything but a clear allow is a refusal.
 
@@ -520,7 +521,7 @@ def check(
     whose harness runs an allowed command rewritten to run inside its boundary (S16);
     ``while_waiting``: see :func:`request`. ``ruleset``: this process runs the command inside
     its boundary: the daemon hands it the boundary's ruleset (:mod:`gatesh.boundary.handoff`,
-    kept in :attr:`CheckResult.ruleset_fd`).
+    kept in :attr:`CheckResult.ruleset_fd`). ``terminal``: the command runs at a terminal.
 
     1. The daemon (started when absent). 2. If it cannot be reached or started, the in-process
     gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
@@ -545,6 +546,8 @@ def check(
         msg["exec"] = True
     if ticket:
         msg["ticket"] = ticket  # a hook's ticket (gatesh.boundary.tickets): its decision, once
+    if terminal:
+        msg["terminal"] = True  # the -c client's input and output are a terminal
     if wraps:
         msg["wraps"] = True  # a hook that can have its harness run the command wrapped (S16)
     fds: list[int] | None = None
@@ -568,7 +571,9 @@ def check(
         if isinstance(exc, DaemonUntrusted):
             # Said once, on stderr: the person must learn that someone else's socket is in the way.
             _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
-        result = _in_process(command, cwd, session, surface, str(exc), full, cannot_run, operator)
+        result = _in_process(
+            command, cwd, session, surface, str(exc), full, cannot_run, operator, terminal
+        )
         if execs and result.allowed:
             from gatesh._person import mark
 
@@ -609,9 +614,12 @@ def _in_process(
     full: "Full | None",
     cannot_run: str = "",
     operator: str = "",
+    terminal: bool = False,
 ) -> "CheckResult":
     if full is not None:
-        return _in_process_on_full(full, command, cwd, session, surface, why, cannot_run, operator)
+        return _in_process_on_full(
+            full, command, cwd, session, surface, why, cannot_run, operator, terminal
+        )
     try:
         from gatesh.inprocess import check as check_here
 
@@ -624,6 +632,7 @@ def _in_process(
                 why=why,
                 cannot_run=cannot_run,
                 operator=operator,
+                terminal=terminal,
             )
         )
     except Exception as exc:
@@ -642,6 +651,7 @@ def _in_process_on_full(
     why: str,
     cannot_run: str = "",
     operator: str = "",
+    terminal: bool = False,
 ) -> "CheckResult":
     """The in-process gate run by the full interpreter in a child process (this one, the launcher's
     fast interpreter, lacks the pipeline's dependencies): the request as JSON on its standard
@@ -659,6 +669,7 @@ def _in_process_on_full(
             "why": why,
             "cannot_run": cannot_run,
             "operator": operator,
+            "terminal": terminal,
         }
     )
     try:

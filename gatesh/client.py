@@ -315,6 +315,7 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
             ticket=getenv(_TICKET_ENV) if parsed.command is not None else "",
             while_waiting=_ready_boundary,
             ruleset=sys.platform.startswith("linux"),
+            terminal=_at_terminal(),
         )
         if not result.allowed:
             return _refuse(result.message or f"gatesh: refused ({result.action}); nothing ran.")
@@ -466,6 +467,15 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
             f"gatesh: the command was allowed, but its boundary could not be set up ({exc}), "
             "so nothing ran. `gatesh doctor` says which protections this machine offers."
         )
+
+
+def _at_terminal() -> bool:
+    """Whether the command will run at a terminal: its input and its output are one (a full-screen
+    program needs both; the gate refuses one that would wait for keys nobody types)."""
+    try:
+        return posix.isatty(0) and posix.isatty(1)
+    except OSError:
+        return False
 
 
 def _stdin_is_tty() -> bool:

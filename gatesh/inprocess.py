@@ -32,6 +32,7 @@ from gatesh.finish import Finished, Reach, Where, decide_and_finish, finish, now
 from gatesh.pending import PendingBook
 from gatesh.pipeline import decide
 from gatesh.rater import make_rater
+from gatesh.surfaces import at_terminal
 from gatesh.undecided import failed_decision
 from gatesh.undo.guard import policy_for, protect
 
@@ -47,10 +48,14 @@ def check(
     why: str = "",
     cannot_run: str = "",
     operator: str = "",
+    terminal: bool = False,
 ) -> dict[str, Any]:
     """Decide ``command`` here; the check reply the daemon would send. Never raises.
-    ``cannot_run``: refuse it undecided, saying why (see :func:`gatesh.client.check`)."""
-    done, sid, shell = _gate_safely(command, cwd, session, surface, why, cannot_run, operator)
+    ``cannot_run``: refuse it undecided, saying why (see :func:`gatesh.client.check`);
+    ``terminal``: the client says its input and output are a terminal."""
+    done, sid, shell = _gate_safely(
+        command, cwd, session, surface, why, cannot_run, operator, terminal
+    )
     return {"ok": True} | done.reply(session=sid, shell=shell)
 
 
@@ -79,6 +84,7 @@ def serve_one() -> int:
             why=str(req.get("why") or ""),
             cannot_run=str(req.get("cannot_run") or ""),
             operator=str(req.get("operator") or ""),
+            terminal=req.get("terminal") is True,
         )
     except Exception as exc:
         failed = f"gatesh: the in-process gate could not read its request ({type(exc).__name__}: {exc}), so nothing ran."
@@ -100,6 +106,7 @@ def _gate_safely(
     why: str,
     cannot_run: str = "",
     operator: str = "",
+    terminal: bool = False,
 ) -> tuple[Finished, str, str]:
     try:
         # The gate decides on the person's settings, not on this process's environment (S9.7):
@@ -111,7 +118,7 @@ def _gate_safely(
         with _person.using_environ(env):
             settings, _ = _person.read_daemon_env(_paths.current().config_dir)
             os.environ.update(settings)
-            return _gate(command, cwd, session, surface, why, cannot_run, operator)
+            return _gate(command, cwd, session, surface, why, cannot_run, operator, terminal)
     except Exception as exc:  # fail closed: nothing was allowed, so there is nothing to undo
         message = (
             f"gatesh: the in-process gate failed ({type(exc).__name__}: {exc}), so nothing ran."
@@ -127,10 +134,12 @@ def _gate(
     why: str,
     cannot_run: str = "",
     operator: str = "",
+    terminal: bool = False,
 ) -> tuple[Finished, str, str]:
     """Decided and finished on the one path (:func:`gatesh.finish.decide_and_finish`); returns what was
     finished, the session and the shell."""
     here = _Here(command, cwd, session or f"inprocess:{os.getppid()}", surface, why)
+    here.terminal = at_terminal(surface, terminal)
     here.state.person_operated = operator == "person"
     done = now(decide_and_finish(command, cwd, here, cannot_run=cannot_run))
     return done, here.where.session, here.shell
@@ -147,6 +156,7 @@ class _Here:
         self.book = PendingBook(self.paths.state_dir)
         self.state = self.book.session_state(sid)
         self.shell = "bash"
+        self.terminal = False  # the command runs at a terminal (gatesh.pipeline.at_terminal)
 
     def config(self) -> Config:
         return load_config(self.cwd, paths=self.paths)
@@ -173,6 +183,7 @@ class _Here:
                 paths=paths,
                 undo=policy_for(config, paths.state_dir) if undo else None,
                 contain=contain,
+                terminal=self.terminal,
             )
 
         # The snapshot an allowed command runs after (S17), as in the daemon.

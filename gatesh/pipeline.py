@@ -61,20 +61,20 @@ def decide(
     rung: Rung | None = None,
     undo: Policy | None = None,
     contain: Containment | None = None,
+    terminal: bool = False,
 ) -> Decision:
     """Decide ``text`` for ``session`` (a fresh one when None). Never raises; fails closed.
 
-    ``undo``: the surface takes a snapshot before an allowed command runs (S17), under this
-    policy, so a loss such a snapshot holds is judged reversible; the decision then names what
-    the snapshot must hold (:attr:`Decision.undo`). None (a library call, a test): judged as
-    without undo. ``contain``: the surface runs an allowed command inside a boundary this kernel
-    enforces (:mod:`gatesh.boundary.contain`), so what it contains is judged contained; None:
-    as without a boundary.
+    ``undo``: the surface snapshots before an allowed command runs (S17), under this policy: a
+    loss such a snapshot holds is judged reversible, and the decision names what it must hold.
+    ``contain``: it runs inside a boundary this kernel enforces (:mod:`gatesh.boundary.contain`),
+    which judges what it contains contained. ``terminal``: it runs at a terminal (S1). None or
+    False (a library call, a test): judged without a snapshot, a boundary, a terminal.
     """
     session = session or SessionState()
     rung = rung or config.rung
     try:
-        facts = read(text, cwd=cwd)
+        facts = replace(read(text, cwd=cwd), terminal=True) if terminal else read(text, cwd=cwd)
         paths = paths or current_paths()
         asked = _Asked(facts, cwd, config, session, rater, checker, paths, rung, undo, contain)
         decision = _decide(asked)

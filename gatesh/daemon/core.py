@@ -282,11 +282,12 @@ class Backends:
         state: SessionState,
         undo: bool = True,
         contained: bool = False,
+        terminal: bool = False,
     ) -> Decision:
         """The pipeline's decision with this daemon's backends (pure: ``state`` is only read).
         ``undo``: judged knowing a snapshot is taken before an allowed command runs (S17);
         ``contained``: knowing it runs inside its boundary, where this kernel enforces one
-        (:mod:`gatesh.boundary.contain`)."""
+        (:mod:`gatesh.boundary.contain`); ``terminal``: it runs at a terminal."""
         from gatesh.boundary.contain import here
         from gatesh.undo.guard import policy_for
 
@@ -300,6 +301,7 @@ class Backends:
             paths=self.paths,
             undo=policy_for(config, self.paths.state_dir) if undo else None,
             contain=here(config.boundary.enabled) if contained else None,
+            terminal=terminal,
         )
 
     def snapshot(

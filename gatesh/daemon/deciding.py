@@ -37,6 +37,8 @@ async def decide(
     config: Config,
     sess: Session,
     bounded: bool = False,
+    *,
+    terminal: bool = False,
 ) -> tuple[Decision, Boundary | None]:
     """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds), with
     the undo snapshot taken when it lets the command run (S17, :mod:`gatesh.undo.guard`), and the
@@ -48,7 +50,7 @@ async def decide(
     with its own deadline; when it is not taken and the decision rested on it, the command is
     decided again without undo.
     """
-    final = await _snapshot_step(d, conn, command, cwd, config, sess, bounded)
+    final = await _snapshot_step(d, conn, command, cwd, config, sess, bounded, terminal)
     if not bounded or final.action is Action.HALT:
         return final, None
     # A person widened this one run: they approved a request to widen its boundary, or typed
@@ -75,10 +77,14 @@ async def _snapshot_step(
     config: Config,
     sess: Session,
     bounded: bool = False,
+    terminal: bool = False,
 ) -> Decision:
     """The decision, with the undo snapshot taken when it lets the command run (S17); judged
-    knowing it runs inside its boundary when ``bounded`` (:mod:`gatesh.boundary.contain`)."""
-    decision = await _decided(d, conn, command, cwd, config, sess, undo=True, contained=bounded)
+    knowing it runs inside its boundary when ``bounded`` (:mod:`gatesh.boundary.contain`), and at
+    a terminal when ``terminal``."""
+    decision = await _decided(
+        d, conn, command, cwd, config, sess, undo=True, contained=bounded, terminal=terminal
+    )
     if not wants_snapshot(decision, config):
         return decision
     got = await d.decisions.run(
@@ -99,7 +105,9 @@ async def _snapshot_step(
         return taken
     if not decision.undo:
         return without_snapshot(decision, why, lambda: decision)
-    again = await _decided(d, conn, command, cwd, config, sess, undo=False, contained=bounded)
+    again = await _decided(
+        d, conn, command, cwd, config, sess, undo=False, contained=bounded, terminal=terminal
+    )
     return without_snapshot(decision, why, lambda: again)
 
 
@@ -117,6 +125,7 @@ async def _decided(
     *,
     undo: bool,
     contained: bool = False,
+    terminal: bool = False,
 ) -> Decision:
     if d.backends.local:
         limit = LOCAL_DEADLINE_S
@@ -130,6 +139,7 @@ async def _decided(
         sess.state,
         undo,
         contained,
+        terminal,
         deadline=limit,
         on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
         wait_step=P.HEARTBEAT_S,

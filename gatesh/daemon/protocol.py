@@ -344,6 +344,7 @@ class CheckRequest:
     ticket: str  # a hook's ticket to redeem (gatesh.boundary.tickets)
     wraps: bool  # a hook whose harness runs the command it wraps
     exec: bool  # the client becomes the command
+    terminal: bool  # the client says its input and output are a terminal (-c, shim)
 
     @classmethod
     def decode(cls, msg: dict[str, Any]) -> CheckRequest:
@@ -363,4 +364,5 @@ class CheckRequest:
             ticket=field(msg, "ticket", str, required=False, default=""),
             wraps=bool(field(msg, "wraps", bool, required=False, default=False)),
             exec=msg.get("exec") is True,
+            terminal=msg.get("terminal") is True,
         )

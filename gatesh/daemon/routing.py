@@ -46,6 +46,7 @@ from gatesh.pending import Holder, Pending, PendingKind, PendingState
 from gatesh.render import pass_label
 from gatesh.ruling import conclude, expire_ask, running_anyway, withdraw
 from gatesh.session import normalised
+from gatesh.surfaces import at_terminal
 
 session_field = P.session_field  # (verbs read a session the same way)
 
@@ -138,7 +139,14 @@ class _Checked:
         self.open_rounds = sess.state.negotiation.transcript()
         bounded = _bounded(d, req.surface, req.wraps)
         decision, self.boundary = await deciding.decide(
-            d, self.conn, req.command, req.cwd, config, sess, bounded
+            d,
+            self.conn,
+            req.command,
+            req.cwd,
+            config,
+            sess,
+            bounded,
+            terminal=at_terminal(req.surface, req.terminal),
         )
         notice = d.backends.health_notice()
         if notice:
@@ -386,7 +394,14 @@ async def _wait(
     with running_anyway(sess.state, p):
         bounded = where.surface in BOUNDED_SURFACES  # an answered surface ask: not a wrapped hook
         again, boundary = await deciding.decide(
-            d, conn, p.command, where.cwd, config, sess, bounded
+            d,
+            conn,
+            p.command,
+            where.cwd,
+            config,
+            sess,
+            bounded,
+            terminal=at_terminal(where.surface, False),
         )
         return finish(
             again,

@@ -16,7 +16,7 @@ from gatesh.rater.builtin._base import (
     Hit,
     MatchResult,
 )
-from gatesh.vocab.programs.interactive import interactive
+from gatesh.vocab.programs.interactive import full_screen, interactive
 from gatesh.vocab.programs.interpreters import is_interpreter
 
 _LIBLOAD: Final = re.compile(
@@ -252,6 +252,8 @@ def interactive_program(c: Cmd) -> MatchResult:
     if row is None or c.sc.remote:
         return None
     flags = c.flags
+    if full_screen(c.head, flags) is not None:
+        return None  # at a terminal, an edit of its files; without one, needs_terminal's
     if row.only and not any(
         f.startswith(o) and not f.startswith(o + ":") for f in flags for o in row.only
     ):
@@ -263,6 +265,21 @@ def interactive_program(c: Cmd) -> MatchResult:
     if row.operands and len(c.pos) >= row.operands:
         return None
     return Hit(detail=row.reason)
+
+
+# Wrappers whose command runs in a pane of a terminal multiplexer (`tmux new-window CMD`, the lines
+# `tmux send-keys` types): a pane is a terminal, whatever the surface has.
+_PANES: Final = frozenset({"tmux", "screen", "byobu", "zellij"})
+
+
+def needs_terminal(c: Cmd) -> MatchResult:
+    """A full-screen program (:func:`gatesh.vocab.programs.interactive.full_screen`) started where
+    the command has no terminal: the surface said it has none (or said nothing), and it does not
+    run in a multiplexer's pane. Nobody can type at it: it waits for keys that never come."""
+    row = full_screen(c.head, c.flags)
+    if row is None or c.sc.remote or c.ctx.facts.terminal or _PANES.intersection(c.sc.wrappers):
+        return None
+    return Hit(detail=f"{c.head} is a full-screen program")
 
 
 def pager_escapes(c: Cmd) -> MatchResult:

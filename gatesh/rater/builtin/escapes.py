@@ -1,5 +1,6 @@
 """Gate escapes: ordinary programs made to start a shell, an interactive shell itself, and
-library loading. A shell the gate did not read runs every later command ungated (S3.4).
+library loading. A shell the gate did not read runs every later command ungated (S3.4). Beside
+them, a full-screen program started where nobody can type at it (``session.needs-terminal``).
 
 The rows are here; their tests are in :mod:`._shell_escapes` (shells) and
 :mod:`._program_escapes` (programs made to run another).
@@ -26,6 +27,7 @@ from gatesh.rater.builtin._program_escapes import (
     interactive_program,
     interpreter_escape,
     library_option,
+    needs_terminal,
     nmap_script,
     pager_escapes,
     program_option,
@@ -41,7 +43,7 @@ from gatesh.rater.builtin._shell_escapes import (
     shell_launchers,
     ssh_loopback,
 )
-from gatesh.vocab.programs.interactive import INTERACTIVE_PROGRAMS
+from gatesh.vocab.programs.interactive import FULL_SCREEN_PROGRAMS, INTERACTIVE_PROGRAMS
 from gatesh.vocab.programs.shells import SHELLS
 
 RULES: tuple[Rule, ...] = (
@@ -56,8 +58,8 @@ RULES: tuple[Rule, ...] = (
         ),
         tried_on=among(INTERACTIVE_PROGRAMS),
         examples=(
-            "vim notes.txt",
-            "vi",
+            "ex notes.txt",
+            "vim -e notes.txt",
             "perl -de0",
             "gdb ./a.out",
             "ed notes.txt",
@@ -65,10 +67,11 @@ RULES: tuple[Rule, ...] = (
             "psql",
             "mail",
             "ftp",
-            "nano notes.txt",
+            "mutt",
         ),
         counter=(
-            "vim -Z notes.txt",
+            "vim -Z -e notes.txt",
+            "vim notes.txt",
             "vim --version",
             "psql -c 'select 1'",
             "gdb -batch -ex bt ./a.out",
@@ -78,6 +81,37 @@ RULES: tuple[Rule, ...] = (
             "python3 -I x.py",
             "mail -s hi a@b.c < body.txt",
             "nano -R notes.txt",
+        ),
+    ),
+    Rule(
+        "session.needs-terminal",
+        D,
+        "{detail}, and this command runs without a terminal: it would wait for keys nobody can "
+        "type, so it hangs (or fails).",
+        needs_terminal,
+        remedy=(
+            "change the file with a command instead (`sed -i`, a heredoc, `patch`), or open it "
+            "at a terminal (a gated PTY session, a tmux pane)"
+        ),
+        tried_on=among(FULL_SCREEN_PROGRAMS),
+        examples=(
+            "vim notes.txt",
+            "vi",
+            "vim -Z notes.txt",
+            "nvim src/app.py",
+            "nano notes.txt",
+            "emacs -nw notes.txt",
+            "micro notes.txt",
+            "sudo vim /etc/hosts",
+        ),
+        counter=(
+            "vim --version",
+            "vim -es -c 'wq' notes.txt",
+            "emacs --batch -l x.el",
+            "tmux send-keys -t work 'vim notes.txt' Enter",
+            "ex notes.txt",
+            "less notes.txt",
+            "ssh host vim notes.txt",
         ),
     ),
     Rule(

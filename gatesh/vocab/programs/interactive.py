@@ -1,5 +1,6 @@
 """Programs that run commands typed at them: a shell escape at a terminal (vim's ``:!``, ed's
-``!``, a debugger's ``shell``, a mail reader's ``~!``).
+``!``, a debugger's ``shell``, a mail reader's ``~!``); and full-screen programs, which need a
+terminal (:data:`FULL_SCREEN_ROWS`, :func:`full_screen`).
 
 What such a program will run is typed later, so it is opaque code (S2.1) unless its escapes are
 turned off or it opens no session (:data:`INTERACTIVE_ROWS`, :func:`interactive`).
@@ -130,3 +131,48 @@ INTERACTIVE_PROGRAMS: Final[frozenset[str]] = frozenset(_INTERACTIVE_BY_PROGRAM)
 def interactive(head: str) -> Interactive | None:
     """The row of a program that runs commands typed at it, or None."""
     return _INTERACTIVE_BY_PROGRAM.get(head)
+
+
+@dataclass(frozen=True)
+class FullScreen:
+    """A program that draws a whole screen on a terminal and waits for keys: a full-screen editor.
+
+    Without a terminal it waits for keys nobody can type (it hangs) or fails; at one, what it does
+    is what is typed at it, and an editor's work is an edit of the files it is given (its shell
+    escapes reach the session's gated shell, ``SHELL``; S10). ``line``: options with which it
+    runs line by line or as a batch, or prints and ends, needing no terminal. Pagers are not rows:
+    without a terminal less, more and man print what they are given and end.
+    """
+
+    id: str
+    programs: frozenset[str]
+    line: frozenset[str] = _VERSION_HELP
+
+
+FULL_SCREEN_ROWS: Final[tuple[FullScreen, ...]] = (
+    FullScreen(
+        "vim",
+        _f("vim", "vi", "view", "vimdiff", "nvim", "vimx", "vim.basic", "vim.tiny", "rvim"),
+        line=_f("-e", "-E", "--version", "-h", "--help", "--headless"),
+    ),
+    FullScreen(
+        "emacs",
+        _f("emacs", "emacs-nox", "emacs-gtk"),
+        line=_VERSION_HELP | _f("--batch", "-batch", "--script", "-script", "--daemon"),
+    ),
+    FullScreen("nano", _f("nano", "pico", "rnano")),
+    FullScreen(
+        "editor",
+        _f("micro", "joe", "jed", "mcedit", "ne", "kak", "hx", "helix", "mg", "jove", "vis"),
+    ),
+)
+_FULL_SCREEN_BY_PROGRAM: Final = MappingProxyType(
+    {p: row for row in FULL_SCREEN_ROWS for p in row.programs}
+)
+FULL_SCREEN_PROGRAMS: Final[frozenset[str]] = frozenset(_FULL_SCREEN_BY_PROGRAM)
+
+
+def full_screen(head: str, flags: frozenset[str]) -> FullScreen | None:
+    """The row of ``head`` when, given the options ``flags``, it opens a full screen; else None."""
+    row = _FULL_SCREEN_BY_PROGRAM.get(head)
+    return None if row is None or row.line & flags else row

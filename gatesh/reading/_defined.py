@@ -136,6 +136,11 @@ class DefinedReading:
                 return what
         return None
 
+    def key(self, path: str) -> str:
+        """``path`` as this text's writes are remembered: absolute, under the folder a ``cd`` of
+        this text moved to."""
+        return self._key(path)
+
     def writes_under(self, folder: str) -> bool:
         """Whether an earlier command of this text writes a file under ``folder`` (which then
         exists when the command runs)."""

@@ -45,6 +45,8 @@ from ._walk import PLAIN, RawCommand, Walk, WalkLimit, walk_text
 __all__ = ["ReadLimit", "Reader", "max_nesting"]
 
 # `make` reading its makefile from stdin: `-f -`, `-f-`, `--file=-`, `--makefile=-` among its words.
+# Test runners that run the test files of the folders they are given (``python -m pytest`` too).
+_TEST_RUNNERS: Final = frozenset({"pytest", "py.test"})
 _MAKEFILE_ON_STDIN: Final = re.compile(r"(?:.*\s)?(?:-f\s?-|--(?:file|makefile)[=\s]-)(?:\s.*)?")
 # Folders whose programs are never scripts we should open (speed: no file I/O for /usr/bin/ls).
 _SYSTEM_BIN_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/homebrew/", "/nix/", "/System/")
@@ -556,6 +558,8 @@ class Reader:
             " ".join(w.text for w in argv[1:] if w.static)
         ):
             return self.runs.make_stdin(raw, idx, depth, inner)
+        if head in _TEST_RUNNERS and self.st.written:
+            return self.on_disk.test_run(cmd, raw, depth, inner)
         if is_interpreter(head):
             return self.runs.interpreter(cmd, raw, idx, depth, inner)
         if (

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from typing import Final
 
-from gatesh._types import ABSENT, VENV_OWN, Context, ModuleRun, Script, Word
+from gatesh._types import ABSENT, VENV_OWN, Context, ModuleRun, Script, SimpleCommand, Word
 from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs.interpreters import is_interpreter, venv_made
 from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS
@@ -23,6 +23,8 @@ from ._defined import DefinedReading
 from ._modules import module_files
 from ._peel import shebang_head
 from ._state import Again, Inherit, ReadState
+from ._testrun import pytest_operands, pytest_runs
+from ._walk import RawCommand
 
 # A virtual environment's activate script (venv, virtualenv, conda: `X/bin/activate`).
 _VENV_ACTIVATE: Final = re.compile(r"(?:^|/)(?:bin|Scripts)/activate$")
@@ -135,6 +137,30 @@ class ScriptReading:
             self.st.note(f"python -m {name}: {found.unsure_at} is {found.unsure}")
         run = ModuleRun(name, index)
         self.st.scripts[first:] = [replace(s, module=run) for s in self.st.scripts[first:]]
+        return out
+
+    def test_run(
+        self, cmd: SimpleCommand, raw: RawCommand, depth: int, inherit: Inherit
+    ) -> list[int]:
+        """pytest: the files written earlier in this text that it runs (:mod:`._testrun`) are read
+        as ``python3 FILE`` after them is: a test the agent just wrote is read before it runs. A
+        word only known when it runs may name any folder: every written test file counts."""
+        if not self.st.written:
+            return []
+        args = cmd.argv[1:]
+        here = self.defined.key(".")
+        if all(w.static for w in args):
+            named = pytest_operands([w.text for w in args])
+            roots = [self.defined.key(p) for p in named] or [here]
+        else:
+            roots = ["/"]
+        out: list[int] = []
+        for path in pytest_runs(list(self.st.written), roots):
+            shown = os.path.relpath(path, here) if path.startswith(here + "/") else path
+            sub = RawCommand(
+                [Word("python3"), Word(shown)], Context.SH_C, raw.frame, raw.start, raw.raw
+            )
+            out.extend(self.again.finalize(sub, depth + 1, inherit)[0])
         return out
 
     def certain_dir(self) -> str | None:

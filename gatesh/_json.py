@@ -5,6 +5,7 @@ A dataclass becomes a JSON object whose members are its fields in declaration or
 part of the audit line's bytes, which the hash chain covers). Per field, ``metadata`` may say:
 
 - :data:`OMIT_EMPTY` — the member is left out when the value is falsy (an optional member);
+  ``{"omit_none": True}`` — left out only when it is None;
 - ``name("break")`` — the member's name, when it is not a Python identifier;
 - ``via(fn)`` — the value is written as ``fn(value)`` (an object that has its own summary).
 
@@ -41,7 +42,7 @@ def plain(value: object) -> object:
         for f in dataclasses.fields(value):
             item = getattr(value, f.name)
             meta = f.metadata
-            if meta.get("omit_empty") and not item:
+            if (meta.get("omit_empty") and not item) or (meta.get("omit_none") and item is None):
                 continue
             encode = meta.get("via")
             if encode is not None and item is not None:

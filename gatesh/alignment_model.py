@@ -14,7 +14,7 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -39,6 +39,20 @@ from gatesh.alignment import (
     failed,
 )
 from gatesh.captures import CaptureRing, default_ring
+from gatesh.rater._api import (
+    ANY_ONE,
+    Block,
+    Param,
+    Request,
+    Response,
+    Role,
+    Schema,
+    Text,
+    Tool,
+    ToolResult,
+    ToolUse,
+    Turn,
+)
 from gatesh.rater._prompt import OUTCOME_MEANINGS
 from gatesh.rater._text import bounded, fence, model_text, normalize_for_model, one_line, pick_nonce
 
@@ -97,54 +111,41 @@ def build_system(outcome: Outcome) -> str:
     )
 
 
-TOOLS: Final[list[dict[str, Any]]] = [
-    {
-        "name": VIEW,
-        "description": "Show the command the agent proposed, the rater's reason and the agent's "
+TOOLS: Final = (
+    Tool(
+        VIEW,
+        "Show the command the agent proposed, the rater's reason and the agent's "
         "justification. Call this before any decision.",
-        "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
-    },
-    {
-        "name": APPROVE,
-        "description": "The user's own words ask for this command: let it run. The person is told.",
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "reason": {"type": "string", "description": "Which words of the user ask for it."}
+        Schema(properties={}),
+    ),
+    Tool(
+        APPROVE,
+        "The user's own words ask for this command: let it run. The person is told.",
+        Schema(
+            properties={"reason": Param(description="Which words of the user ask for it.")},
+            required=("reason",),
+        ),
+    ),
+    Tool(
+        SUGGEST,
+        "The user asked for something narrower: tell the agent what would be accepted.",
+        Schema(
+            properties={
+                "reason": Param(description="What the user asked for instead."),
+                "command": Param(description="Optional: a narrower command you would approve."),
             },
-            "required": ["reason"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": SUGGEST,
-        "description": "The user asked for something narrower: tell the agent what would be accepted.",
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "reason": {"type": "string", "description": "What the user asked for instead."},
-                "command": {
-                    "type": "string",
-                    "description": "Optional: a narrower command you would approve.",
-                },
-            },
-            "required": ["reason"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": ESCALATE,
-        "description": "A person should decide: the user's words do not settle it.",
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "reason": {"type": "string", "description": "Why a person should decide."}
-            },
-            "required": ["reason"],
-            "additionalProperties": False,
-        },
-    },
-]
+            required=("reason",),
+        ),
+    ),
+    Tool(
+        ESCALATE,
+        "A person should decide: the user's words do not settle it.",
+        Schema(
+            properties={"reason": Param(description="Why a person should decide.")},
+            required=("reason",),
+        ),
+    ),
+)
 
 
 def render_view(subject: Subject, home: str | None) -> str:
@@ -185,8 +186,8 @@ def render_user_messages(messages: Sequence[str], home: str | None) -> str:
 
 def build_messages(
     subject: Subject, user_messages: Sequence[str], prior: Sequence[CheckerRound], home: str | None
-) -> list[dict[str, Any]]:
-    """The conversation sent on the first turn (S5.1), as Messages API message dicts.
+) -> list[Turn]:
+    """The conversation sent on the first turn (S5.1).
 
     1. user: our framing and the user's own words;
     2. each earlier round: the checker's own tool calls (assistant) and their results;
@@ -198,29 +199,24 @@ def build_messages(
         f"The agent working for this user proposed a shell command that gatesh's rater declined. "
         f"Did the user ask for it? Call {VIEW} to see it, then decide."
     )
-    messages: list[dict[str, Any]] = [
-        {"role": "user", "content": [{"type": "text", "text": opening}]}
-    ]
+    messages: list[Turn] = [Turn(Role.USER, (Text(opening),))]
+    results: list[Block] = []  # the tool results of the last replayed call, not yet sent
     previous = ""
     for i, past in enumerate(prior):
         calls = _decode_calls(past)
         if not calls:
             continue
-        results: list[dict[str, Any]] = []
-        for j, (name, args, result, is_error) in enumerate(calls):
+        for j, call in enumerate(calls):
             call_id = f"toolu_replay_{i}_{j}"
             if results:  # each tool call gets its own turn, as it was made
-                messages.append({"role": "user", "content": results})
-                results = []
+                messages.append(Turn(Role.USER, tuple(results)))
             messages.append(
-                {
-                    "role": "assistant",
-                    "content": [{"type": "tool_use", "id": call_id, "name": name, "input": args}],
-                }
+                Turn(Role.ASSISTANT, (ToolUse(id=call_id, name=call.name, input=call.input),))
             )
-            results = [_tool_result(call_id, result, is_error)]
+            results = [ToolResult(tool_use_id=call_id, content=call.result, is_error=call.is_error)]
         previous = past.command
-        messages.append({"role": "user", "content": results})
+        messages.append(Turn(Role.USER, tuple(results)))
+        results = []
     if previous:
         same = normalize_for_model(previous, home) == normalize_for_model(subject.command, home)
         framing = (
@@ -228,23 +224,25 @@ def build_messages(
             if same
             else "The agent proposed a different command."
         )
-        messages[-1]["content"].append(
-            {
-                "type": "text",
-                "text": f"{framing} Did the user ask for it? Call {VIEW} to see it, then decide.",
-            }
-        )
+        last = messages[-1]
+        text = Text(f"{framing} Did the user ask for it? Call {VIEW} to see it, then decide.")
+        messages[-1] = Turn(last.role, (*last.content, text))
     return messages
 
 
-def _tool_result(call_id: str, text: str, is_error: bool = False) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": text}
-    if is_error:
-        block["is_error"] = True
-    return block
+@dataclass(frozen=True)
+class _Replayed:
+    """One tool call of an earlier round, as the checker made it and what it returned."""
+
+    name: str
+    input: object
+    result: str
+    is_error: bool
 
 
-def _encode_call(name: str, args: dict[str, Any], result: str, is_error: bool) -> tuple[str, str]:
+def _encode_call(
+    name: str, args: Mapping[str, str], result: str, is_error: bool
+) -> tuple[str, str]:
     """One call for a CheckerRound: ``(name, JSON {"input", "result", "is_error"})``.
 
     The result travels with the call so the replay shows the checker exactly what it saw then.
@@ -252,8 +250,8 @@ def _encode_call(name: str, args: dict[str, Any], result: str, is_error: bool) -
     return name, json.dumps({"input": args, "result": result, "is_error": is_error})
 
 
-def _decode_calls(past: CheckerRound) -> list[tuple[str, dict[str, Any], str, bool]]:
-    calls: list[tuple[str, dict[str, Any], str, bool]] = []
+def _decode_calls(past: CheckerRound) -> list[_Replayed]:
+    calls: list[_Replayed] = []
     for name, payload in getattr(past, "tool_calls", ()):
         try:
             data = json.loads(payload)
@@ -262,37 +260,29 @@ def _decode_calls(past: CheckerRound) -> list[tuple[str, dict[str, Any], str, bo
         if name not in TOOL_NAMES or not isinstance(data, dict):
             continue
         raw = data.get("input")
-        args: dict[str, Any] = raw if isinstance(raw, dict) else {}
         calls.append(
-            (str(name), args, str(data.get("result", "")), bool(data.get("is_error", False)))
+            _Replayed(
+                str(name),
+                raw if isinstance(raw, dict) else {},
+                str(data.get("result", "")),
+                bool(data.get("is_error", False)),
+            )
         )
     return calls
 
 
-TOOL_NAMES: Final = frozenset(t["name"] for t in TOOLS)
-_SCHEMAS: Final[dict[str, dict[str, Any]]] = {t["name"]: t["input_schema"] for t in TOOLS}
+TOOL_NAMES: Final = frozenset(t.name for t in TOOLS)
+_SCHEMAS: Final = {t.name: t.input_schema for t in TOOLS}
 
 
-def schema_problem(name: str, args: Any) -> str | None:
+def schema_problem(name: str, args: object) -> str | None:
     """What is wrong with ``args`` as the input of tool ``name`` (S5.4), or None when it matches.
 
     The input must be an object with every required property, each given property declared by the
     schema and a string, and no other property: a bare string ("yes do it"), a missing reason or
     an extra field is no decision.
     """
-    schema = _SCHEMAS[name]
-    if not isinstance(args, dict):
-        return f"it is a {type(args).__name__}, not an object"
-    props = schema.get("properties", {})
-    for key in schema.get("required", ()):
-        if key not in args:
-            return f"{key!r} is missing"
-    for key, value in args.items():
-        if key not in props:
-            return f"{key!r} is not one of its properties"
-        if props[key].get("type") == "string" and not isinstance(value, str):
-            return f"{key!r} is not a string"
-    return None
+    return _SCHEMAS[name].problem(args)
 
 
 # --- one check --------------------------------------------------------------------------------
@@ -409,7 +399,7 @@ class AnthropicChecker:
     def _check(self, subject: Subject, negotiation: Negotiation, start: float) -> AlignmentResult:
         if self._client is None:
             return failed("no-model", f"${self._api_key_env} is not set")
-        from gatesh.rater._call import create_message, dump
+        from gatesh.rater._call import create_message
 
         deadline = start + self.timeout_s
         messages = build_messages(
@@ -417,14 +407,14 @@ class AnthropicChecker:
         )
         state = _Turns(subject, self.home)
         for turn in range(1, MAX_TURNS + 1):
-            request = {
-                "model": self.model,
-                "max_tokens": self.max_tokens,
-                "system": build_system(subject.outcome),
-                "messages": messages,
-                "tools": TOOLS,
-                "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
-            }
+            request = Request(
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=build_system(subject.outcome),
+                messages=tuple(messages),
+                tools=TOOLS,
+                tool_choice=ANY_ONE,
+            )
             call_start = time.monotonic()
             try:
                 response = create_message(self._client, request, budget_s=deadline - call_start)
@@ -433,26 +423,19 @@ class AnthropicChecker:
                 self._capture(request, None, call_start, cause, exc.detail, turn)
                 return failed(cause, exc.detail)
             seen_view = state.viewed
-            assistant: list[dict[str, Any]] = []
-            results: list[dict[str, Any]] = []
-            for block in getattr(response, "content", None) or []:
-                kind = getattr(block, "type", "")
-                if kind == "text" and getattr(block, "text", ""):
-                    assistant.append({"type": "text", "text": block.text})
-                elif kind == "tool_use":
-                    assistant.append(
-                        {
-                            "type": "tool_use",
-                            "id": block.id,
-                            "name": block.name,
-                            "input": block.input,
-                        }
-                    )
-                    text, is_error = state.run(block.name, block.input, seen_view=seen_view)
-                    results.append(_tool_result(block.id, text, is_error))
+            assistant: list[Block] = []
+            results: list[Block] = []
+            for block in response.content:
+                if isinstance(block, Text):
+                    if block.text:
+                        assistant.append(block)
+                    continue
+                assistant.append(block)
+                text, is_error = state.run(block.name, block.input, seen_view=seen_view)
+                results.append(ToolResult(tool_use_id=block.id, content=text, is_error=is_error))
             self._capture(
                 request,
-                dump(response),
+                response,
                 call_start,
                 "",
                 "ok",
@@ -465,21 +448,17 @@ class AnthropicChecker:
                 except Exception:
                     pass
                 return state.decision
-            if not assistant:
-                assistant = [{"type": "text", "text": "(no answer)"}]
-            if not results:
-                results = [{"type": "text", "text": NOT_A_DECISION}]
             messages = [
                 *messages,
-                {"role": "assistant", "content": assistant},
-                {"role": "user", "content": results},
+                Turn(Role.ASSISTANT, tuple(assistant) or (Text("(no answer)"),)),
+                Turn(Role.USER, tuple(results) or (Text(NOT_A_DECISION),)),
             ]
         return failed("no-decision", f"{MAX_TURNS} turns without a decision tool call")
 
     def _capture(
         self,
-        request: dict[str, Any],
-        response: dict[str, Any] | None,
+        request: Request,
+        response: Response | None,
         call_start: float,
         cause: str,
         status: str,
@@ -495,7 +474,8 @@ class AnthropicChecker:
             duration_ms=(time.monotonic() - call_start) * 1000.0,
             fail_cause=cause,
             status=status,
-            extra={"turn": turn, "decision": decision},
+            turn=turn,
+            decision=decision,
         )
 
 

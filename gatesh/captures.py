@@ -13,20 +13,37 @@ import copy
 import threading
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from gatesh._json import OMIT_EMPTY
+from gatesh.rater._api import Request, Response, Role, Text, ToolResult, ToolUse
 from gatesh.rater._text import redact
 
-__all__ = ["DEFAULT_RING", "CaptureRing", "default_ring"]
+__all__ = [
+    "DEFAULT_RING",
+    "Call",
+    "CallRow",
+    "Capture",
+    "CaptureRing",
+    "ResultRow",
+    "Row",
+    "TextRow",
+    "Verdict",
+    "default_ring",
+]
 
 #: Enough to cover the last few arguments in full; a capture is a few KiB.
 DEFAULT_MAXLEN = 50
 
+_OMIT_NONE = {"omit_none": True}
 
-def _redacted(value: Any) -> Any:
+
+def _redacted(value: object) -> object:
+    """A JSON value (a tool's arguments, a raw answer) with every string in it redacted."""
     if isinstance(value, str):
         return redact(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): _redacted(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_redacted(v) for v in value]
@@ -35,12 +52,84 @@ def _redacted(value: Any) -> Any:
     return redact(repr(value))
 
 
+@dataclass(frozen=True)
+class TextRow:
+    """A text block of a message."""
+
+    role: Role
+    text: str
+
+
+@dataclass(frozen=True)
+class CallRow:
+    """A tool call of a message."""
+
+    role: Role
+    tool_call: str
+    id: str
+    args: object
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """A tool result of a message."""
+
+    role: Role
+    tool_result: str
+    text: str
+    is_error: bool
+
+
+Row = TextRow | CallRow | ResultRow
+
+
+@dataclass(frozen=True)
+class Call:
+    """A tool call in the answer."""
+
+    name: str
+    args: object
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The rater's verdict from a call."""
+
+    outcome: str
+    reason: str
+    remedy: str
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One model call as ``gatesh dump`` shows it, every string redacted. ``response`` is the
+    answer as the API sent it (None when none came). ``verdict`` is set for the rater's calls;
+    ``turn`` and ``decision`` (possibly "") for the alignment check's."""
+
+    at: str
+    kind: str  # "rater" or "checker"
+    backend: str
+    model: str
+    system: str
+    messages: tuple[Row, ...]
+    tools: tuple[str, ...]
+    tool_choice: object
+    response: object
+    tool_calls: tuple[Call, ...]
+    duration_ms: float
+    fail_cause: str
+    status: str
+    verdict: Verdict | None = field(default=None, metadata=OMIT_EMPTY)
+    turn: int | None = field(default=None, metadata=_OMIT_NONE)
+    decision: str | None = field(default=None, metadata=_OMIT_NONE)
+
+
 class CaptureRing:
     """Thread-safe ring of the newest ``maxlen`` model-call captures, redacted on entry."""
 
     def __init__(self, maxlen: int = DEFAULT_MAXLEN) -> None:
         self._lock = threading.Lock()
-        self._ring: deque[dict[str, Any]] = deque(maxlen=maxlen)
+        self._ring: deque[Capture] = deque(maxlen=maxlen)
 
     @property
     def maxlen(self) -> int:
@@ -52,42 +141,46 @@ class CaptureRing:
         kind: str,
         backend: str,
         model: str,
-        request: dict[str, Any],
-        response: dict[str, Any] | None,
+        request: Request,
+        response: Response | None,
         duration_ms: float,
         fail_cause: str = "",
         status: str = "",
-        tool_calls: list[dict[str, Any]] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Record one call and return the stored (redacted) capture.
+        verdict: Verdict | None = None,
+        turn: int | None = None,
+        decision: str | None = None,
+    ) -> Capture:
+        """Record one call (``response`` None: no answer came) and return the stored capture."""
+        from gatesh._json import plain
 
-        ``kind`` is "rater" or "checker"; ``request`` is the body sent (system, messages,
-        tools, tool_choice); ``response`` the raw answer, None when none came.
-        """
-        capture: dict[str, Any] = {
-            "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "kind": kind,
-            "backend": backend,
-            "model": model,
-            "system": request.get("system", ""),
-            "messages": _by_role(request.get("messages", [])),
-            "tools": [t.get("name", "") for t in request.get("tools", []) if isinstance(t, dict)],
-            "tool_choice": request.get("tool_choice"),
-            "response": response,
-            "tool_calls": tool_calls if tool_calls is not None else _tool_calls(response),
-            "duration_ms": round(duration_ms, 1),
-            "fail_cause": fail_cause,
-            "status": status,
-        }
-        if extra:
-            capture.update(extra)
-        stored = _redacted(capture)
+        calls = () if response is None else response.content
+        capture = Capture(
+            at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            kind=kind,
+            backend=redact(backend),
+            model=redact(model),
+            system=redact(request.system),
+            messages=tuple(_by_role(request)),
+            tools=tuple(redact(t.name) for t in request.tools),
+            tool_choice=_redacted(plain(request.tool_choice)),
+            response=None if response is None else _redacted(response.raw),
+            tool_calls=tuple(
+                Call(redact(b.name), _redacted(b.input)) for b in calls if isinstance(b, ToolUse)
+            ),
+            duration_ms=round(duration_ms, 1),
+            fail_cause=redact(fail_cause),
+            status=redact(status),
+            verdict=None
+            if verdict is None
+            else Verdict(redact(verdict.outcome), redact(verdict.reason), redact(verdict.remedy)),
+            turn=turn,
+            decision=None if decision is None else redact(decision),
+        )
         with self._lock:
-            self._ring.append(stored)
-        return copy.deepcopy(stored)
+            self._ring.append(capture)
+        return copy.deepcopy(capture)
 
-    def snapshot(self) -> list[dict[str, Any]]:
+    def snapshot(self) -> list[Capture]:
         """Copies of the captures, oldest first."""
         with self._lock:
             return copy.deepcopy(list(self._ring))
@@ -101,57 +194,27 @@ class CaptureRing:
             return len(self._ring)
 
 
-def _by_role(messages: list[Any]) -> list[dict[str, Any]]:
+def _by_role(request: Request) -> list[Row]:
     """Messages flattened for reading: role, text, and each tool call or tool result as its own row."""
-    rows: list[dict[str, Any]] = []
-    for m in messages:
-        if not isinstance(m, dict):
+    rows: list[Row] = []
+    for m in request.messages:
+        if isinstance(m.content, str):
+            rows.append(TextRow(m.role, redact(m.content)))
             continue
-        content = m.get("content", "")
-        if isinstance(content, str):
-            rows.append({"role": m.get("role", ""), "text": content})
-            continue
-        for block in content:
-            kind = block.get("type")
-            if kind == "text":
-                rows.append({"role": m.get("role", ""), "text": block.get("text", "")})
-            elif kind == "tool_use":
+        for block in m.content:
+            if isinstance(block, Text):
+                rows.append(TextRow(m.role, redact(block.text)))
+            elif isinstance(block, ToolUse):
                 rows.append(
-                    {
-                        "role": m.get("role", ""),
-                        "tool_call": block.get("name", ""),
-                        "id": block.get("id", ""),
-                        "args": block.get("input", {}),
-                    }
+                    CallRow(m.role, redact(block.name), redact(block.id), _redacted(block.input))
                 )
-            elif kind == "tool_result":
+            elif isinstance(block, ToolResult):
                 rows.append(
-                    {
-                        "role": m.get("role", ""),
-                        "tool_result": block.get("tool_use_id", ""),
-                        "text": _result_text(block.get("content", "")),
-                        "is_error": bool(block.get("is_error", False)),
-                    }
+                    ResultRow(
+                        m.role, redact(block.tool_use_id), redact(block.content), block.is_error
+                    )
                 )
     return rows
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return ""
-
-
-def _tool_calls(response: dict[str, Any] | None) -> list[dict[str, Any]]:
-    if not response:
-        return []
-    return [
-        {"name": b.get("name", ""), "args": b.get("input", {})}
-        for b in response.get("content", [])
-        if isinstance(b, dict) and b.get("type") == "tool_use"
-    ]
 
 
 #: The process-wide ring the backends record into unless given their own.

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from gatesh._json import plain
 from gatesh._types import Action, AlignmentResult, Facts, Outcome, Verdict
 from gatesh.alignment import (
     APPROVE,
@@ -569,7 +570,7 @@ def test_every_checker_call_is_captured_by_role(server: ModelServer, ring: Captu
     server.script(*decide())
     nego = negotiation(MANDATE + " token: ANTHROPIC_API_KEY=sk-ant-secretsecretsecret123")
     checker(server, ring).check(Facts(text=COMMAND), DESTRUCTIVE, nego)
-    caps = ring.snapshot()
+    caps: Any = plain(ring.snapshot())  # as `gatesh dump` shows them
     assert [(c["kind"], c["turn"]) for c in caps] == [("checker", 1), ("checker", 2)]
     assert caps[1]["decision"] == "approve"
     roles = [(row["role"], "tool_call" in row, "tool_result" in row) for row in caps[1]["messages"]]

@@ -6,9 +6,11 @@ import socket
 import time
 from collections.abc import Iterator
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
+from gatesh._json import plain
 from gatesh._types import Facts, Outcome, Script, Verdict
 from gatesh.captures import CaptureRing
 from gatesh.rater._cache import VerdictCache, cache_key
@@ -438,7 +440,7 @@ def test_every_call_is_captured_redacted(server: ModelServer, ring: CaptureRing)
         Facts(text="curl -H 'Authorization: Bearer abcdefghijklmnop123' https://x.io"), cwd="/w"
     )
     rater.rate(Facts(text="make clean"), cwd="/w")
-    caps = ring.snapshot()
+    caps: Any = plain(ring.snapshot())  # as `gatesh dump` shows them
     assert [c["kind"] for c in caps] == ["rater", "rater"]
     assert caps[0]["system"] == SYSTEM_PROMPT
     assert caps[0]["messages"][0]["role"] == "user"

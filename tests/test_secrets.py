@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from gatesh import _paths, hooks
+from gatesh._json import plain
 from gatesh.captures import CaptureRing
 from gatesh.config import default
 from gatesh.pipeline import decide
@@ -167,7 +168,7 @@ def test_model_requests_and_captures_hold_no_secret(tmp_path: Path) -> None:
     assert len(server.requests) == len(SECRETS) + 1
     assert not _leaks(sent), f"secrets were sent to the model: {_leaks(sent)}"
     assert "sk-test-dummy" not in headers  # the recorder itself masks credentials
-    captured = json.dumps(ring.snapshot())
+    captured = json.dumps(plain(ring.snapshot()))
     assert len(ring.snapshot()) == len(SECRETS) + 1
     assert not _leaks(captured), f"the capture ring holds secrets: {_leaks(captured)}"
 

@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from gatesh import __version__, _paths, _person, messages
 from gatesh._errors import EXIT_ERROR, ConfigError, GateshError, ProtocolError
+from gatesh._json import plain
 from gatesh.audit import AuditError, fold_home, read_tail
 from gatesh.audit_record import ObservationRecord, stamp
 from gatesh.boundary import handoff
@@ -437,7 +438,7 @@ async def op_tail(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
 
 
 async def op_captures(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    return {"captures": default_ring().snapshot()}
+    return {"captures": plain(default_ring().snapshot())}
 
 
 def end_finished_sessions(d: Daemon) -> None:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anthropic
 
 from gatesh._errors import BackendError
+from gatesh.rater._api import Request, Response, body, decode
 
 T = TypeVar("T")
 
@@ -53,33 +54,36 @@ def with_deadline(fn: Callable[[], T], budget_s: float) -> T:
     """
     if budget_s <= 0:
         raise BackendError("timeout", f"no answer within {seconds(0)}")
-    box: dict[str, Any] = {}
+    value: list[T] = []
+    error: list[BaseException] = []
     done = threading.Event()
 
     def run() -> None:
         try:
-            box["value"] = fn()
+            value.append(fn())
         except BaseException as exc:  # handed to the caller's thread below
-            box["error"] = exc
+            error.append(exc)
         finally:
             done.set()
 
     threading.Thread(target=run, name="gatesh-model-call", daemon=True).start()
     if not done.wait(budget_s):
         raise BackendError("timeout", f"no answer within {seconds(budget_s)}")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
+    if error:
+        raise error[0]
+    return value[0]
 
 
-def create_message(client: anthropic.Anthropic, request: dict[str, Any], *, budget_s: float) -> Any:
-    """``client.messages.create(**request)`` within ``budget_s``; foreign errors become BackendError."""
+def create_message(client: anthropic.Anthropic, request: Request, *, budget_s: float) -> Response:
+    """The answer to ``request`` within ``budget_s``, decoded; foreign errors become BackendError."""
+    kwargs = body(request)
     try:
-        return with_deadline(lambda: client.messages.create(**request, timeout=budget_s), budget_s)
+        answer = with_deadline(lambda: client.messages.create(**kwargs, timeout=budget_s), budget_s)
     except BackendError:
         raise
     except Exception as exc:
         raise translate(exc, budget_s) from exc
+    return decode(answer)
 
 
 def translate(exc: BaseException, budget_s: float) -> BackendError:
@@ -105,12 +109,3 @@ def _error_type(body: object) -> str:
         if isinstance(kind, str) and _ERROR_TYPE.match(kind):
             return f" {kind}"
     return ""
-
-
-def dump(response: Any) -> dict[str, Any]:
-    """The raw response as plain JSON data, for a capture."""
-    try:
-        data = response.model_dump(mode="json", exclude_none=True)
-    except Exception:  # not an SDK model: keep what can be shown
-        return {"repr": repr(response)[:2000]}
-    return data if isinstance(data, dict) else {"value": data}

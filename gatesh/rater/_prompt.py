@@ -13,10 +13,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from gatesh._errors import BackendError
 from gatesh._types import Facts, Outcome
+from gatesh.rater._api import (
+    ChoiceType,
+    Param,
+    Request,
+    Response,
+    Role,
+    Schema,
+    Tool,
+    ToolChoice,
+    ToolUse,
+    Turn,
+)
 from gatesh.rater._text import bounded, fence, model_text, one_line, pick_nonce
 
 PROMPT_VERSION: Final = "rater-2"
@@ -75,23 +87,20 @@ When you cannot tell what the command does, answer destructive. Answer only by c
 - remedy: for destructive, what would make it acceptable ("stash first", "use --force-with-lease"):
   a change to the command itself, since whoever runs it cannot ask anyone; otherwise empty."""
 
-RATE_TOOL_SCHEMA: Final[dict[str, Any]] = {
-    "name": RATE_TOOL,
-    "description": "Record the outcome of the fenced command. This is the only way to answer.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "outcome": {"type": "string", "enum": [o.value for o in _SEVERE_FIRST]},
-            "reason": {"type": "string", "description": "One sentence: what the command does."},
-            "remedy": {
-                "type": "string",
-                "description": "For destructive: what would make it acceptable. Otherwise empty.",
-            },
+RATE_TOOL_SPEC: Final = Tool(
+    RATE_TOOL,
+    "Record the outcome of the fenced command. This is the only way to answer.",
+    Schema(
+        properties={
+            "outcome": Param(enum=tuple(o.value for o in _SEVERE_FIRST)),
+            "reason": Param(description="One sentence: what the command does."),
+            "remedy": Param(
+                description="For destructive: what would make it acceptable. Otherwise empty."
+            ),
         },
-        "required": ["outcome", "reason"],
-        "additionalProperties": False,
-    },
-}
+        required=("outcome", "reason"),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -149,37 +158,30 @@ def build_user_turn(facts: Facts, home: str | None) -> RaterPrompt:
     return RaterPrompt(command=command, context=context, user="\n\n".join(parts))
 
 
-def build_request(prompt: RaterPrompt, *, model: str, max_tokens: int) -> dict[str, Any]:
-    """The Messages API body: system instructions, one user turn, the forced rate tool."""
-    return {
-        "model": model,
-        "max_tokens": max_tokens,
-        "system": SYSTEM_PROMPT,
-        "messages": [{"role": "user", "content": prompt.user}],
-        "tools": [RATE_TOOL_SCHEMA],
-        "tool_choice": {"type": "tool", "name": RATE_TOOL},
-    }
+def build_request(prompt: RaterPrompt, *, model: str, max_tokens: int) -> Request:
+    """The Messages API call: system instructions, one user turn, the forced rate tool."""
+    return Request(
+        model=model,
+        max_tokens=max_tokens,
+        system=SYSTEM_PROMPT,
+        messages=(Turn(Role.USER, prompt.user),),
+        tools=(RATE_TOOL_SPEC,),
+        tool_choice=ToolChoice(ChoiceType.TOOL, RATE_TOOL),
+    )
 
 
-def parse_rating(response: Any) -> tuple[Outcome, str, str]:
+def parse_rating(response: Response) -> tuple[Outcome, str, str]:
     """``(outcome, reason, remedy)`` from a response, or BackendError("unparseable").
 
     Accepted: a ``rateCommand`` tool call whose input has an outcome from the enum and a
     non-empty reason. Prose, another tool, a missing or foreign outcome: unparseable.
     """
     call = next(
-        (
-            b
-            for b in getattr(response, "content", None) or []
-            if getattr(b, "type", "") == "tool_use" and getattr(b, "name", "") == RATE_TOOL
-        ),
-        None,
+        (b for b in response.content if isinstance(b, ToolUse) and b.name == RATE_TOOL), None
     )
     if call is None:
-        stop = getattr(response, "stop_reason", None)
-        stop_word = (
-            stop if isinstance(stop, str) and re.fullmatch(r"[a-z_]{1,30}", stop) else "unknown"
-        )
+        stop = response.stop_reason
+        stop_word = stop if re.fullmatch(r"[a-z_]{1,30}", stop) else "unknown"
         raise BackendError("unparseable", f"no {RATE_TOOL} call, stop_reason {stop_word}")
     args = call.input if isinstance(call.input, dict) else {}
     try:

@@ -23,7 +23,9 @@ from typing import Any, Final, Protocol
 from gatesh._errors import BackendError
 from gatesh._types import Facts, Outcome, Verdict
 from gatesh.captures import CaptureRing, default_ring
+from gatesh.captures import Verdict as Captured
 from gatesh.config import DEFAULT_CHECKER_MODEL, DEFAULT_RATER_MODEL
+from gatesh.rater._api import Request, Response
 from gatesh.rater._cache import VerdictCache, cache_key
 from gatesh.rater._prompt import (
     PROMPT_VERSION,
@@ -146,7 +148,7 @@ class AnthropicRater:
         if hit is not None:
             return dataclasses.replace(hit, duration_ms=_ms(start))
         request = build_request(prompt, model=self.model, max_tokens=self.max_tokens)
-        response: Any = None
+        response: Response | None = None
         try:
             from gatesh.rater._call import create_message
 
@@ -191,26 +193,18 @@ class AnthropicRater:
                 )
 
     def _capture(
-        self, request: dict[str, Any], response: Any, verdict: Verdict, status: str
+        self, request: Request, response: Response | None, verdict: Verdict, status: str
     ) -> None:
-        from gatesh.rater._call import dump
-
         self.captures.record(
             kind="rater",
             backend=self.name,
             model=self.model,
             request=request,
-            response=dump(response) if response is not None else None,
+            response=response,
             duration_ms=verdict.duration_ms,
             fail_cause=verdict.fail_cause,
             status=status,
-            extra={
-                "verdict": {
-                    "outcome": verdict.outcome.value,
-                    "reason": verdict.reason,
-                    "remedy": verdict.remedy,
-                }
-            },
+            verdict=Captured(verdict.outcome.value, verdict.reason, verdict.remedy),
         )
 
 

@@ -1,6 +1,8 @@
 """The boundary (S16): what setting up a command's domain costs, what it adds to ``gatesh -c``, and
 whether real work fits the default resource limits.
 
+0. **The daemon's hand-off** (:mod:`gatesh.boundary.handoff`): on the reply's path, the ruleset
+   built there, or the spare built ahead taken (p50), and the spare's build CPU off the path.
 1. **Domain setup per command** (S14: p50 <= 1 ms): a fresh interpreter started as the ``-c``
    client starts (``-I -S``) applies a boundary computed for a typical command, and times
    :func:`gatesh.boundary._kernel.apply` from its first call to the domain in force, after
@@ -167,6 +169,42 @@ def _apply_cost(specs: dict[str, dict[str, Any]], n: int, *, handed: bool) -> di
             "ready_p50_ms": round(pct(ready, 50), 3),
             "with_ready_p50_ms": round(pct(whole, 50), 3),
             "warm_p50_ms": round(statistics.median(warm), 3) if warm else None,
+        }
+    return out
+
+
+def _handoff(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
+    """Per command, what the daemon does on the reply's path to hand its ruleset over: build it
+    there (before) or take the spare built ahead after the command before (now; the build moved
+    off the reply's path: :class:`gatesh.boundary.handoff.Rulesets`), p50 over ``n`` each. The
+    spare is built again before each take; its build CPU is reported too."""
+    from gatesh.boundary import handoff
+
+    out: dict[str, Any] = {}
+    for cmd, wire in specs.items():
+        if wire is None:
+            continue
+        built, taken, ahead = [], [], []
+        rulesets = handoff.Rulesets()
+        for _ in range(n):
+            t = time.perf_counter()
+            _, fd = handoff.for_client(wire)
+            built.append((time.perf_counter() - t) * 1000)
+            os.close(fd)
+            c = time.thread_time()
+            rulesets.refill(wire)
+            ahead.append((time.thread_time() - c) * 1000)
+            t = time.perf_counter()
+            _, fd = handoff.for_client(wire, rulesets)
+            taken.append((time.perf_counter() - t) * 1000)
+            os.close(fd)
+        rulesets.close()
+        out[cmd] = {
+            "built_p50_ms": round(pct(built, 50), 3),
+            "spare_p50_ms": round(pct(taken, 50), 3),
+            "spare_build_cpu_p50_ms": round(pct(ahead, 50), 3),
+            "spares_taken": rulesets.taken,
+            "spares_not_kept": rulesets.racy + rulesets.stale,
         }
     return out
 
@@ -425,6 +463,7 @@ def main(n: int = 100, suite: bool = False) -> dict[str, Any]:
     try:
         specs = _specs(env)
         # Interleaved by command is not needed: each figure is a fresh process's own.
+        handed = _handoff(specs, n)
         cost = _apply_cost(specs, n, handed=True)
         places = _apply_cost(specs, n, handed=False)
         overhead = _c_overhead(env, max(20, n // 2))
@@ -448,6 +487,8 @@ def main(n: int = 100, suite: bool = False) -> dict[str, Any]:
         # Before: the client built the ruleset from the places (still the in-process gate's way).
         "apply_from_places": places,
         "apply_from_places_first_p50_ms_worst": max(firsts_places) if firsts_places else None,
+        # The daemon's part on the reply's path: build the ruleset, or take the spare.
+        "handoff": handed,
         "c_overhead": overhead,
         "workloads": work,
         "limits_stop": stops,
@@ -462,6 +503,13 @@ def main(n: int = 100, suite: bool = False) -> dict[str, Any]:
             f"the places (p90 {c['first_p90_ms']} vs {b['first_p90_ms']} ms, CPU p50 "
             f"{c['first_cpu_p50_ms']} vs {b['first_cpu_p50_ms']} ms), warm p50 "
             f"{c['warm_p50_ms']} vs {b['warm_p50_ms']} ms"
+        )
+    for cmd, h in handed.items():
+        print(
+            f"hand-off for `{cmd}`: ruleset built on the reply's path p50 {h['built_p50_ms']} ms, "
+            f"spare built ahead p50 {h['spare_p50_ms']} ms (its build, off the path: CPU p50 "
+            f"{h['spare_build_cpu_p50_ms']} ms; {h['spares_taken']} taken, "
+            f"{h['spares_not_kept']} not kept)"
         )
     print(
         f"gatesh -c true: bounded {overhead['bounded_median_ms']} ms, unbounded "

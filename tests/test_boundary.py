@@ -17,8 +17,9 @@ import pytest
 from gatesh import _paths, hooks
 from gatesh._types import Action, Stage
 from gatesh.boundary import _kernel, holds, places, tables
-from gatesh.boundary.compute import KeepOut, around, boundary_for
+from gatesh.boundary.compute import boundary_for
 from gatesh.boundary.tickets import Ticket, Tickets, wrap
+from gatesh.boundary.walk import KeepOut, around
 from gatesh.config import BoundaryConfig, NetworkDefault, load_config
 from gatesh.finish import Answer, choices
 from gatesh.pipeline import decide
@@ -521,11 +522,11 @@ def test_a_push_to_a_local_repository_may_write_it(repo: Path, tmp_path: Path) -
 
 
 def test_a_push_never_opens_a_machine_folder() -> None:
-    from gatesh.boundary.compute import _local_repository
+    from gatesh.boundary.pushes import local_repository
 
     home = os.path.realpath(os.path.expanduser("~"))
     for url in ("/etc", "file:///usr", "/", "https://example.com/x.git", "host:/srv/x.git"):
-        assert _local_repository(url, "/", home) == "", url
+        assert local_repository(url, "/", home) == "", url
 
 
 def test_a_handed_boundary_without_its_ruleset_runs_nothing(

@@ -11,7 +11,7 @@ whole uses to do its job, :data:`~gatesh.boundary.tables.CREDENTIAL_USES`). The 
 
 Landlock only allows: a rule on a folder holds everything under it, and nothing can be taken back
 below it. So a protected place inside an allowed folder is kept out by walking around it
-(:func:`around`): the folder gets no rule of its own, each of its entries does, except the
+(:func:`gatesh.boundary.walk.around`): the folder gets no rule of its own, each of its entries does, except the
 protected place, and an entry that holds a protected place is walked the same way. The guarantee
 and its limits, exactly:
 
@@ -33,7 +33,6 @@ and its limits, exactly:
 
 from __future__ import annotations
 
-import bisect
 import functools
 import glob
 import hashlib
@@ -41,27 +40,25 @@ import os
 import posixpath
 import stat
 import time
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from gatesh._paths import GatePaths
-from gatesh._types import Decision, Direction, PathClass, Stage
+from gatesh._types import Decision, Direction, Stage
 from gatesh.boundary import _kernel
 from gatesh.boundary.places import Access, Family, protected_places
-from gatesh.boundary.tables import CACHES, CREDENTIAL_USES, NETWORK
+from gatesh.boundary.pushes import pushed_repositories
+from gatesh.boundary.tables import CACHES, CREDENTIAL_USES, NETWORK, WRITABLE_CLASSES
+from gatesh.boundary.walk import MAX_RULES, KeepOut, around, keep_out
 from gatesh.config import BoundaryConfig, NetworkDefault
-from gatesh.vocab.grammar import parse
-from gatesh.vocab.paths.classes import classify, tree_root_ok
+from gatesh.vocab.paths.classes import tree_root_ok
 
 __all__ = [
     "WIRE_VERSION",
     "Boundary",
-    "KeepOut",
     "Limits",
     "Network",
-    "around",
     "boundary_for",
 ]
 
@@ -80,20 +77,9 @@ DEVICES: Final = (
     "/dev/ptmx",
     "/dev/pts",
 )
-#: Past this many rules the walk stops granting more (a narrower boundary, never a wider one):
-#: ~2.4 us a rule: a typical domain has 50 to 250 (its 1 ms budget, S14); a home folder inside a
-#: crowded /tmp (a test run's) can need a thousand. The roots are walked most needed first (see
-#: :func:`_writable_roots`), so what a cut would leave out is an existing entry of /tmp.
-MAX_RULES: Final = 4096
-#: How deep the walk goes around a protected place.
-MAX_DEPTH: Final = 24
 # The rows a harness's own boilerplate (Stage.HARNESS: its shell snapshot, S1) may write: the
 # snapshot folders, and the harness's folder holding them.
 _HARNESS_WRITES: Final = frozenset({"harness.snapshots", "harness.home"})
-# The classes of a path the decision judged and allowed that its boundary lets it write.
-_WRITABLE_CLASSES: Final = frozenset(
-    {PathClass.WORKTREE, PathClass.TEMP, PathClass.HOME, PathClass.ELSEWHERE}
-)
 
 
 @dataclass(frozen=True)
@@ -255,35 +241,23 @@ def boundary_for(
         no_write, no_read = [], []
     writable = ["/"] if widened else _writable_roots(decision, tree, repo, home)
     if decision is not None and not widened:
-        writable += [
-            r for r in _pushed_repositories(decision, cwd, repo, home) if r not in writable
-        ]
+        writable += [r for r in pushed_repositories(decision, cwd, repo, home) if r not in writable]
     if harness:  # the harness's own boilerplate writes its shell snapshot (S1)
         writable += [
-            p.path for p in places if p.row == "harness.snapshots" and os.path.isdir(p.path)
+            _real(p.path) for p in places if p.row == "harness.snapshots" and os.path.isdir(p.path)
         ]
-    keep = _keep_out(tuple(no_write))
+    keep = keep_out(tuple(no_write))
     tmpdir = ""
     if any(keep.under(t) for t in TEMP_FOLDERS if t in writable):
         tmpdir = _private_tmp()
         if tmpdir:
             writable.insert(0, tmpdir)
-    # The rules, most needed first (a budget that runs out cuts the last ones): the roots that
-    # are one rule each (the tree, the devices, the caches), then the reads, then the temporary
-    # folders, whose walk around a home folder inside one can be long.
-    budget = [MAX_RULES]
-    temps = [r for r in writable if r in TEMP_FOLDERS or r == os.environ.get("TMPDIR")]
-    write: list[str] = []
-    for root in (r for r in writable if r not in temps):
-        write += around(root, keep, budget)
-    read = around("/", _keep_out(tuple(no_read)), budget)
-    for root in temps:
-        write += around(root, keep, budget)
+    write, read = _rules(writable, keep, keep_out(tuple(no_read)))
     return Boundary(
         tree=tree,
         writable=tuple(writable),
-        write=tuple(dict.fromkeys(write)),
-        read=tuple(read),
+        write=write,
+        read=read,
         unreadable=tuple(no_read),
         readable_stores=tuple(sorted(stores)),
         kept_out=()
@@ -296,6 +270,24 @@ def boundary_for(
         widened=widened,
         tmpdir=tmpdir,
     )
+
+
+def _rules(
+    writable: list[str], no_write: KeepOut, no_read: KeepOut
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The kernel's write and read rules (:func:`gatesh.boundary.walk.around`), most needed first
+    (a budget that runs out cuts the last ones): the roots that are one rule each (the tree, the
+    devices, the caches), then the reads, then the temporary folders, whose walk around a home
+    folder inside one can be long."""
+    budget = [MAX_RULES]
+    temps = [r for r in writable if r in TEMP_FOLDERS or r == os.environ.get("TMPDIR")]
+    write: list[str] = []
+    for root in (r for r in writable if r not in temps):
+        write += around(root, no_write, budget)
+    read = around("/", no_read, budget)
+    for root in temps:
+        write += around(root, no_write, budget)
+    return tuple(dict.fromkeys(write)), tuple(read)
 
 
 def _real(path: str) -> str:
@@ -360,7 +352,7 @@ def _static_roots(
         path = row.path.replace("$CACHE", cache_home).replace("~", home, 1)
         if os.path.isdir(path):
             caches.append(_real(path))
-    devices = [d for d in DEVICES if os.path.exists(d)]
+    devices = [_real(d) for d in DEVICES if os.path.exists(d)]  # a rule never follows a link
     return tuple(dict.fromkeys(temps)), tuple(dict.fromkeys(caches)), tuple(devices)
 
 
@@ -391,126 +383,12 @@ def _judged_writes(decision: Decision) -> list[str]:
     grant far more than was judged)."""
     out: list[str] = []
     for effect in decision.facts.paths:
-        if effect.direction is Direction.READ or effect.cls not in _WRITABLE_CLASSES:
+        if effect.direction is Direction.READ or effect.cls not in WRITABLE_CLASSES:
             continue
         path = effect.resolved
         if path.startswith("/") and os.path.exists(path):
             out.append(_real(path))
     return out
-
-
-#: How much of a repository's config is read for a remote's URL (a config is a few KB).
-_CONFIG_MAX: Final = 1 << 16
-
-
-def _pushed_repositories(
-    decision: Decision, cwd: str, repo: tuple[str, str, str] | None, home: str
-) -> list[str]:
-    """The local repositories a ``git push`` the decision read writes into: its remote given as a
-    path or a ``file://`` URL, or a remote name whose URL in the repository's config is one. A
-    push to a local remote writes that repository's objects and refs, a path the decision judged
-    like any other; only an existing repository is granted (its git folder, never its work tree),
-    of a class a command may write, and the protected places stay kept out (:func:`around`).
-    Anything not read statically (a dynamic word, ``--git-dir``, an unknown option) grants
-    nothing: a narrower boundary, never a wider one."""
-    out: list[str] = []
-    for cmd in decision.facts.commands:
-        if cmd.remote or cmd.head != "git":
-            continue
-        words = cmd.argv[1:]
-        argv = parse("git", [w.text for w in words], [w.static for w in words])
-        if argv.unknown or argv.subcommand != "push":
-            continue
-        where = _real(cwd)
-        ok = True
-        for o in argv.options:
-            if o.level:
-                continue
-            if o.name == "-C" and o.value is not None and o.value_at >= 0:
-                where = posixpath.normpath(posixpath.join(where, os.path.expanduser(o.value)))
-            elif o.name == "-C" or (o.value is not None and o.name != "-c"):
-                ok = False  # another repository (--git-dir, --work-tree …): not read here
-        if not ok:
-            continue
-        push_at = argv.path_at[0]
-        operands = [
-            (a, words[k].static)
-            for a, k in zip(argv.operands, argv.operand_at, strict=True)
-            if k > push_at
-        ]
-        remote, static = operands[0] if operands else ("origin", True)
-        if not static:
-            continue
-        git_dir = repo[2] if repo and where == _real(cwd) else _common_dir(where)
-        urls = (_remote_urls(git_dir, remote) if git_dir else []) or [remote]
-        for url in urls:
-            target = _local_repository(url, where, home)
-            if target and target not in out:
-                out.append(target)
-    return out
-
-
-def _common_dir(where: str) -> str:
-    from gatesh.rater.worktree import find_repo
-
-    r = find_repo(where)
-    return _real(r.common_dir) if r is not None else ""
-
-
-def _remote_urls(git_dir: str, name: str) -> list[str]:
-    """The URLs ``git push NAME`` sends to, read from the repository's own config: its
-    ``pushurl`` lines, else its ``url`` lines ([] when the name is no configured remote, or the
-    config cannot be read)."""
-    try:
-        with open(posixpath.join(git_dir, "config"), encoding="utf-8", errors="replace") as f:
-            text = f.read(_CONFIG_MAX)
-    except OSError:
-        return []
-    urls: list[str] = []
-    push_urls: list[str] = []
-    inside = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            head = line[1 : line.find("]")] if "]" in line else ""
-            section, _, sub = head.partition(" ")
-            inside = section.lower() == "remote" and sub.strip().strip('"') == name
-            continue
-        if not inside or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        value = value.strip().strip('"')
-        if key.strip().lower() == "url":
-            urls.append(value)
-        elif key.strip().lower() == "pushurl":
-            push_urls.append(value)
-    return push_urls or urls
-
-
-def _local_repository(url: str, where: str, home: str) -> str:
-    """The git folder of the local repository ``url`` names ("" for a network URL, a path that
-    is no repository, or a folder a command may not write). A shared bare repository often lives
-    under /srv or /var (classed a system folder), so that class is granted here too, for a git
-    folder only, and never under the machine's own folders (:func:`tree_root_ok`: /etc, /usr …)
-    nor a credential store, a persistence place or gatesh's own files."""
-    if url.startswith("file://"):
-        path = url[len("file://") :]
-    elif "://" in url or (":" in url and "/" not in url.partition(":")[0]):
-        return ""  # a network URL, or host:path
-    else:
-        path = url
-    path = os.path.expanduser(path) if path.startswith("~") else path
-    if not path.startswith("/"):
-        path = posixpath.join(where, path)
-    real = _real(path)
-    if os.path.isdir(posixpath.join(real, ".git")):
-        real = _real(posixpath.join(real, ".git"))
-    if not all(os.path.exists(posixpath.join(real, n)) for n in ("HEAD", "objects", "refs")):
-        return ""
-    if not tree_root_ok(real) or home == real or home.startswith(real.rstrip("/") + "/"):
-        return ""
-    cls, _ = classify(real, home=home, tree=None)
-    return real if cls in _WRITABLE_CLASSES or cls is PathClass.SYSTEM else ""
 
 
 def _readable(path: str, home: str) -> bool:
@@ -607,135 +485,3 @@ def _tasks_now() -> int:
             return int(f.read().split()[3].partition("/")[2])
     except (OSError, ValueError, IndexError):
         return 4096
-
-
-# --- walking around protected places ----------------------------------------------------------
-
-# A folder's entries (symbolic links left out) as of its modification time.
-_LISTINGS: dict[str, tuple[int, tuple[str, ...]]] = {}
-_MAX_LISTINGS: Final = 256
-
-
-def _entries(folder: str) -> tuple[int, tuple[str, ...]]:
-    """(modification time, the names in ``folder`` that are not symbolic links): a link's target
-    is reached, and ruled, where it lies. Remembered while the modification time stays the same."""
-    mtime = os.stat(folder).st_mtime_ns
-    got = _LISTINGS.get(folder)
-    if got is not None and got[0] == mtime:
-        return got
-    with os.scandir(folder) as it:
-        names = tuple(sorted(e.name for e in it if not e.is_symlink()))
-    if len(_LISTINGS) >= _MAX_LISTINGS:
-        _LISTINGS.clear()
-    _LISTINGS[folder] = (mtime, names)
-    return (mtime, names)
-
-
-class KeepOut:
-    """Protected places as the walk asks about them: sorted (the places under a folder are one
-    slice) and as a set (whether a folder lies in one is a lookup per ancestor)."""
-
-    __slots__ = ("places", "set")
-
-    def __init__(self, places: Iterable[str]) -> None:
-        self.places = tuple(sorted({posixpath.normpath(p) for p in places}))
-        self.set = frozenset(self.places)
-
-    def holds(self, path: str) -> bool:
-        """Whether ``path`` is a kept-out place or lies in one."""
-        while True:
-            if path in self.set:
-                return True
-            parent = posixpath.dirname(path)
-            if parent == path:
-                return False
-            path = parent
-
-    def under(self, folder: str) -> tuple[str, ...]:
-        """The kept-out places strictly under ``folder``."""
-        prefix = folder.rstrip("/") + "/"
-        lo = bisect.bisect_left(self.places, prefix)
-        hi = bisect.bisect_left(self.places, prefix[:-1] + "0")  # "0" follows "/"
-        return self.places[lo:hi]
-
-
-@functools.lru_cache(maxsize=32)
-def _keep_out(places: tuple[str, ...]) -> KeepOut:
-    return KeepOut(places)
-
-
-# A walk's answer, with the folders it listed and their modification times then.
-_WALKS: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, ...], tuple[tuple[str, int], ...]]] = {}
-
-
-def around(root: str, keep_out: KeepOut, budget: list[int] | None = None) -> list[str]:
-    """The places to allow so that ``root`` is allowed except the ``keep_out`` places: ``[root]``
-    when none of them lies in it; nothing when ``root`` lies in one; otherwise the walk of the
-    module docstring (remembered while no folder it listed changed). ``budget`` (a one-item
-    list, counted down) bounds the rules made across calls; past it, the rest is not allowed
-    (narrower, never wider)."""
-    budget = budget if budget is not None else [MAX_RULES]
-    root = posixpath.normpath(root)
-    if keep_out.holds(root):
-        return []
-    inside = keep_out.under(root)
-    if not inside:
-        found: tuple[str, ...] = (root,)
-    else:
-        key = (root, inside)
-        got = _WALKS.get(key)
-        if got is not None and all(_mtime(f) == m for f, m in got[1]):
-            found = got[0]
-        else:
-            out: list[str] = []
-            listed: list[tuple[str, int]] = []
-            _walk(root, inside, out, listed)
-            found = tuple(out)
-            if len(_WALKS) >= _MAX_LISTINGS:
-                _WALKS.clear()
-            _WALKS[key] = (found, tuple(listed))
-    take = found[: max(budget[0], 0)]
-    budget[0] -= len(take)
-    return list(take)
-
-
-def _mtime(path: str) -> int:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return -1
-
-
-def _walk(root: str, inside: Sequence[str], out: list[str], listed: list[tuple[str, int]]) -> None:
-    """The walk of the module docstring, breadth first: a folder's entries come before those of
-    its sub-folders, so a budget that cuts the list cuts the deepest entries (the siblings of a
-    home folder inside a crowded temporary folder), never ``/usr`` beside them."""
-    queue: deque[tuple[str, Sequence[str], int]] = deque([(root, inside, 0)])
-    while queue:
-        path, kept, depth = queue.popleft()
-        if not kept:
-            out.append(path)
-            continue
-        if depth >= MAX_DEPTH:
-            continue
-        try:
-            mtime, names = _entries(path)
-        except OSError:
-            listed.append((path, -1))
-            continue  # cannot be listed: nothing under it is allowed
-        listed.append((path, mtime))
-        prefix = path.rstrip("/") + "/"
-        # The kept-out places below each entry, by the entry's name (one pass over them), and the
-        # entries that are kept out themselves.
-        below: dict[str, list[str]] = {}
-        exact: set[str] = set()
-        for k in kept:
-            name, _, rest = k[len(prefix) :].partition("/")
-            if rest:
-                below.setdefault(name, []).append(k)
-            else:
-                exact.add(name)
-        for name in names:
-            if name in exact:
-                continue  # the place itself: left out
-            queue.append((prefix + name, below.get(name, ()), depth + 1))

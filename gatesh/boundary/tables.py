@@ -15,7 +15,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["CACHES", "CREDENTIAL_USES", "NETWORK", "CacheRow", "CredentialUse", "NetworkRow"]
+from gatesh._types import PathClass
+
+__all__ = [
+    "CACHES",
+    "CREDENTIAL_USES",
+    "NETWORK",
+    "WRITABLE_CLASSES",
+    "CacheRow",
+    "CredentialUse",
+    "NetworkRow",
+]
+
+#: The classes of a path the decision judged and allowed that its boundary lets it write (a
+#: credential store, a persistence place, gatesh's own files or a folder of the machine: never).
+WRITABLE_CLASSES: Final = frozenset(
+    {PathClass.WORKTREE, PathClass.TEMP, PathClass.HOME, PathClass.ELSEWHERE}
+)
 
 
 def _f(*names: str) -> frozenset[str]:

@@ -28,6 +28,7 @@ from gatesh._types import Decision, Round
 from gatesh.alignment import Checker
 from gatesh.alignment_model import make_checker
 from gatesh.audit import AuditLog, clean
+from gatesh.boundary.handoff import Rulesets
 from gatesh.boundary.tickets import Tickets
 from gatesh.config import Config, find_project_file, load_config
 from gatesh.daemon import procs
@@ -468,6 +469,8 @@ class Daemon:
         self.runs: OrderedDict[str, Run] = OrderedDict()
         # Hooks' allowed commands waiting for their harness to run them confined (S16).
         self.tickets = Tickets()
+        # Rulesets built ahead for the next bounded command (S14, gatesh.boundary.handoff).
+        self.rulesets = Rulesets()
 
     def _give_up(self, why: str) -> None:
         """Stop the daemon (from any thread): the next client starts a fresh one."""

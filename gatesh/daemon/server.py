@@ -272,9 +272,11 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
             and isinstance(boundary, dict)
         ):
             # The client runs it: it gets the ruleset built here (S14; gatesh.boundary.handoff).
-            reply["boundary"], fd = handoff.for_client(boundary)
+            reply["boundary"], fd = handoff.for_client(boundary, d.rulesets)
             if fd >= 0:
                 await conn.send_with_fd(reply, fd)
+                with contextlib.suppress(RuntimeError):  # a daemon stopping builds nothing
+                    d.executor.submit(d.rulesets.refill, boundary)  # the next one's, ahead
                 return
         conn.send(reply)
     except (ProtocolError, GateshError) as exc:
@@ -637,6 +639,7 @@ async def _run(
     await serve(daemon, sock, person.sock)
     daemon.book.flush()
     daemon.executor.shutdown(wait=False, cancel_futures=True)
+    daemon.rulesets.close()
     daemon.decisions.shutdown()
     daemon.audit_pipe.close()
     daemon.audit.close()

@@ -332,6 +332,13 @@ def test_no_filter_for_an_unknown_architecture() -> None:
 # --- what holds ------------------------------------------------------------------------------------
 
 
+def test_why_what_the_kernel_denied_is_not_named() -> None:
+    assert holds.denials(0) == "this kernel offers no Landlock"
+    assert "ABI 6" in holds.denials(6) and "ABI 7" in holds.denials(6)
+    why = holds.denials(7)  # asked of this kernel's audit subsystem
+    assert "audit" in why and ("CAP_AUDIT_READ" in why or "switched on" in why)
+
+
 def test_what_holds_without_landlock() -> None:
     none = holds.State(0, True, "linux", "x86_64")
     assert not none.holds("writes") and "no Landlock" in none.why_none

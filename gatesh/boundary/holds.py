@@ -14,7 +14,7 @@ from typing import Final
 
 from gatesh.boundary import _kernel
 
-__all__ = ["PROTECTIONS", "Protection", "State", "needs", "state"]
+__all__ = ["PROTECTIONS", "Protection", "State", "denials", "needs", "state"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,65 @@ def needs(protection_id: str) -> str:
         return ""
     p = _BY_ID[protection_id]
     return f"needs Landlock ABI {p.abi} for '{p.id}' ({p.what}); this kernel offers ABI {s.abi}"
+
+
+#: The Landlock ABI that first reports what a domain denied (Linux 6.15), through the audit log.
+DENIALS_ABI: Final = 7
+# The kernel's audit netlink protocol, and its request for the audit status (linux/audit.h).
+_NETLINK_AUDIT = 9
+_AUDIT_GET = 1000
+
+
+def denials(level: int | None = None) -> str:
+    """Why gatesh cannot tell the agent what the kernel denied a command, as this machine says.
+
+    Landlock reports a denial (from ABI 7) only as a record of the kernel's audit subsystem
+    (``AUDIT_LANDLOCK_ACCESS``: the domain, the right refused and the path), written only while
+    audit is switched on, and read only through the audit netlink socket by a process with
+    ``CAP_AUDIT_READ`` (or the audit daemon, ``CAP_AUDIT_CONTROL``) or from the kernel log
+    (``dmesg_restrict``). The daemon runs as the person's user with none of these; switching the
+    audit subsystem on is the machine's administrator's choice, not gatesh's. So the agent is
+    told which boundary its command ran in, never a denial gatesh did not see. Asked of the
+    kernel: its ABI, then the audit status (refused to an unprivileged process)."""
+    level = _kernel.abi() if level is None else level
+    if level < 1:
+        return "this kernel offers no Landlock"
+    if level < DENIALS_ABI:
+        return (
+            f"this kernel's Landlock (ABI {level}) reports no denial "
+            f"(ABI {DENIALS_ABI}, Linux 6.15, logs them to the kernel's audit log)"
+        )
+    enabled = _audit_enabled()
+    if enabled is None:
+        return (
+            "the kernel logs what a boundary denies to its audit log, which only a process "
+            "with CAP_AUDIT_READ may read; gatesh runs as your user"
+        )
+    if not enabled:
+        return (
+            "the kernel logs what a boundary denies to its audit log only while audit is "
+            "switched on, and it is off here (no audit daemon)"
+        )
+    return (
+        "the kernel logs what a boundary denies to its audit log, which gatesh does not read: "
+        "its daemon runs as your user, without CAP_AUDIT_READ"
+    )
+
+
+def _audit_enabled() -> bool | None:
+    """Whether the kernel's audit subsystem is switched on; None when this process may not ask
+    (no CAP_AUDIT_CONTROL: the kernel refuses the request) or cannot."""
+    import socket
+    import struct
+
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, _NETLINK_AUDIT) as s:
+            s.settimeout(1.0)
+            s.send(struct.pack("=IHHII", 16, _AUDIT_GET, 1, 1, 0))  # NLM_F_REQUEST
+            data = s.recv(4096)
+    except (OSError, AttributeError):
+        return None
+    if len(data) < 24 or struct.unpack_from("=H", data, 4)[0] == 2:  # NLMSG_ERROR
+        return None
+    enabled: int = struct.unpack_from("=I", data, 20)[0]  # struct audit_status: mask, enabled
+    return enabled != 0

@@ -59,6 +59,14 @@ def check_boundary(config: Config | None) -> list[Check]:
             if held
             else Check("boundary probe", Status.FAIL, probe, "report this with `gatesh dump`")
         )
+        out.append(
+            Check(
+                "boundary denials",
+                Status.OK,
+                "a command that fails inside its boundary: the agent is told which boundary it "
+                f"ran in, not what was denied: {holds.denials()}",
+            )
+        )
     paths = _paths.current()
     runtime = os.path.realpath(paths.runtime_dir)
     if here.enabled and not here.why_none and runtime.startswith(("/tmp/", "/var/tmp/")):

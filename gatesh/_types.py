@@ -168,6 +168,11 @@ class Context(enum.StrEnum):
     CONTAINER = "container"  # runs in a container (docker exec, kubectl exec … --)
 
 
+#: The contexts whose output becomes words of the command around them (``$( … )``, ``<( … )``):
+#: what such a command prints is handed on, not shown.
+SUBSTITUTIONS: Final = frozenset({Context.SUBSTITUTION, Context.PROCESS_SUBSTITUTION})
+
+
 class CodeSource(enum.StrEnum):
     """Where the program text of a :class:`Code` fact comes from (S2.1)."""
 
@@ -353,6 +358,9 @@ ABSENT: Final = "absent: not there when decided, so it runs nothing"
 # makes (``python3 -m venv .venv && . .venv/bin/activate``): the tool's own script, which only
 # sets VIRTUAL_ENV and PATH, and nothing else in the text can write it first.
 VENV_OWN: Final = "the activate script of the virtual environment made earlier in this text"
+# The note of a script whose path is only known when the command runs (``. "$DIR/env.sh"``): the
+# path rules and the dynamic-word rules judge it, not the unread-script gap.
+DYNAMIC_PATH: Final = "dynamic path"
 # Script notes that mean nothing unread runs.
 RUNS_NOTHING_UNREAD: Final = frozenset({ABSENT, VENV_OWN})
 

@@ -26,7 +26,7 @@ from typing import Any
 from gatesh import _paths
 from gatesh._errors import EXIT_ASKED, EXIT_OK, EXIT_REFUSED
 from gatesh._json import plain
-from gatesh._types import Action, Decision, Facts, Outcome, Rung, Verdict
+from gatesh._types import Action, Context, Decision, Facts, Outcome, Rung, Verdict
 from gatesh.audit import cascade_record
 from gatesh.boundary.contain import Containment, contained
 from gatesh.boundary.contain import here as contain_here
@@ -361,7 +361,7 @@ def _human(d: Decision, found: dict[str, Any], held: Containment | None = None) 
         out.append(f"justification: {neutralise(f.justification)}")
     out.append(f"reading: {'readable' if f.readable else 'UNREADABLE: ' + f.unreadable}")
     for c in f.commands:
-        extra: list[str] = [c.context.value] if c.context != "top" else []
+        extra: list[str] = [c.context.value] if c.context is not Context.TOP else []
         extra += [f"via {'/'.join(c.wrappers)}"] if c.wrappers else []
         extra += ["privileged"] if c.privileged else []
         extra += [f"writes {', '.join(t or '<dynamic>' for t in c.writes)}"] if c.writes else []

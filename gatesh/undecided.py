@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from gatesh import messages
-from gatesh._types import Action, Decision, Facts, Rung, Stage
+from gatesh._types import Action, Context, Decision, Facts, Rung, Stage
 from gatesh.reading import read
 
 __all__ = ["decide_without_config", "failed_decision"]
@@ -85,7 +85,7 @@ def _runs_without_config(facts: Facts) -> bool:
         return False
     cmd = facts.commands[0]
     if (
-        cmd.context != "top"
+        cmd.context is not Context.TOP
         or cmd.depth
         or cmd.wrappers
         or cmd.privileged

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from gatesh._types import Facts, Finding, Outcome, SimpleCommand
+from gatesh._types import SUBSTITUTIONS, Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
 from gatesh.policy.sends import SENDS, argv_of, local_service_request, package_sends
 from gatesh.vocab.grammar import Grammar, Options, grammar_of, parse, read
@@ -259,10 +259,7 @@ def _fetch_pipe(cmd: SimpleCommand, facts: Facts) -> bool:
         r.target is None or r.op == "<<<" for r in cmd.redirects
     )
     return dynamic and any(
-        c is not cmd
-        and c.head in _FETCHERS
-        and c.context in ("substitution", "process-substitution")
-        for c in facts.commands
+        c is not cmd and c.head in _FETCHERS and c.context in SUBSTITUTIONS for c in facts.commands
     )
 
 

@@ -85,7 +85,7 @@ def _command(
         if looks_like_path(program.text.replace('"', "")):
             col.add(program.text, False, R, i, cwd, "program")
     if head == "find":
-        _find(col, cmd, words, i, cwd, [c for c in following if c.context.startswith("find")])
+        _find(col, cmd, words, i, cwd, [c for c in following if c.context is Context.FIND_EXEC])
         return
     _read_by_any(col, words, i, cwd)
     if head in _NAME_ONLY_READS:

@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Final
 
-from gatesh._types import Word
+from gatesh._types import Context, Word
 from gatesh.vocab.grammar import (
     MODULE_RUNNER,
     SHELL_OPT_ONLY,
@@ -68,7 +68,7 @@ class Peeled:
     wrappers: list[str] = field(default_factory=list)
     privileged: bool = False
     assignments: list[str] = field(default_factory=list)
-    context: str = ""
+    context: Context | None = None  # given to the wrapped command by a wrapper (xargs)
     shell_string: Word | None = None  # a wrapper runs this string with a shell (su -c, watch)
     shell_via: str = ""  # the wrapper that runs shell_string
     placeholders: list[str] = field(default_factory=list)  # words xargs/parallel replace by input
@@ -309,7 +309,7 @@ def _peel_listed(
         return p
     p.wrappers.append(head)
     p.privileged = p.privileged or spec.privileged
-    if spec.context:
+    if spec.context is not None:
         p.context = spec.context
     if spec.joins_shell and not (args and args[0].static and args[0].text in ("-x", "--exec")):
         joined = " ".join(w.text for w in rest)

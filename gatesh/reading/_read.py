@@ -57,16 +57,6 @@ _SYSTEM_BIN_PREFIXES = ("/bin/", "/sbin/", "/usr/", "/lib", "/opt/homebrew/", "/
 # time) is not asked. ~82 % of tldr.
 
 
-_CONTEXTS: Final = {c.value: c for c in Context}
-
-
-def _context(name: str) -> Context:
-    """``Context(name)`` for a context a wrapper's row names, by a dict look-up for the names of
-    its members (the enum's own call is ~1 us; any other name still raises as ``Context(name)``
-    does)."""
-    return _CONTEXTS.get(name) or Context(name)
-
-
 def _without_quoted_heredocs(text: str, walk: Walk) -> str | None:
     """``text`` with the body of every heredoc whose delimiter is quoted taken out (None when it
     has none): the shell neither expands nor runs such a body, so the second reader needs it not."""
@@ -378,7 +368,7 @@ class Reader:
         p = peel(raw.words)
         wrappers = inherit.wrappers + tuple(p.wrappers)
         privileged = inherit.privileged or p.privileged
-        context = _context(p.context) if p.context else raw.context
+        context = p.context if p.context is not None else raw.context
         assignments = tuple(raw.assignments) + tuple(p.assignments)
         surface = _surface(p.argv, p.shell_string is not None)
         if p.placeholders:

@@ -12,7 +12,16 @@ import re
 from dataclasses import replace
 from typing import Final
 
-from gatesh._types import ABSENT, VENV_OWN, Context, ModuleRun, Script, SimpleCommand, Word
+from gatesh._types import (
+    ABSENT,
+    DYNAMIC_PATH,
+    VENV_OWN,
+    Context,
+    ModuleRun,
+    Script,
+    SimpleCommand,
+    Word,
+)
 from gatesh.vocab.paths.classes import others_may_create
 from gatesh.vocab.programs.interpreters import is_interpreter, venv_made
 from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS
@@ -60,7 +69,7 @@ class ScriptReading:
                 shebang=not interp,
             )
         if not word.static:
-            self.st.scripts.append(Script(word.text, interp or "?", None, "dynamic path"))
+            self.st.scripts.append(Script(word.text, interp or "?", None, DYNAMIC_PATH))
             self.st.note(f"runs a script whose path is dynamic: {word.text[:80]!r}")
             return []
         path = self.st.resolve(word.text)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh._types import Facts, SimpleCommand
+from gatesh._types import SUBSTITUTIONS, Facts, SimpleCommand
 from gatesh.policy._rules import (
     is_credential_path,
     option_values,
@@ -211,8 +211,7 @@ def sends_credentials(cmd: SimpleCommand, facts: Facts) -> bool:
     # 3. A substitution that reads credentials anywhere in the same command line: the reader
     #    does not say which word a substitution belongs to, so assume the sink receives it.
     if any(not w.static for w in cmd.argv[1:]) and any(
-        c.context in ("substitution", "process-substitution") and _is_cred_source(c)
-        for c in facts.commands
+        c.context in SUBSTITUTIONS and _is_cred_source(c) for c in facts.commands
     ):
         return True
     # 4. A pipeline where a credential source comes before the sink.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh._types import Facts, SimpleCommand
+from gatesh._types import Context, Facts, SimpleCommand
 from gatesh.policy._rules import (
     FIND_FILTERS,
     canon_path,
@@ -88,7 +88,7 @@ def find_delete_root(cmd: SimpleCommand, facts: Facts) -> bool:
             after = pipe[pipe.index(index) + 1 :]
             if any(
                 i < len(facts.commands)
-                and facts.commands[i].context == "xargs"
+                and facts.commands[i].context is Context.XARGS
                 and facts.commands[i].head in _FIND_DELETERS
                 for i in after
             ):
@@ -160,12 +160,12 @@ def device_redirect(cmd: SimpleCommand, facts: Facts) -> bool:
 
 def fork_bomb(cmd: SimpleCommand, facts: Facts) -> bool:
     # A function that pipes itself into itself in the background: `f(){ f|f& };f`.
-    if cmd.head not in facts.functions or cmd.context != "function":
+    if cmd.head not in facts.functions or cmd.context is not Context.FUNCTION:
         return False
     for pipe in facts.pipelines:
         members = [facts.commands[i] for i in pipe if i < len(facts.commands)]
         if len(members) >= 2 and all(
-            m.head == cmd.head and m.context == "function" for m in members
+            m.head == cmd.head and m.context is Context.FUNCTION for m in members
         ):
             return True
     return False

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._types import Facts, SimpleCommand
+from gatesh._types import SUBSTITUTIONS, Context, Facts, SimpleCommand
 from gatesh.vocab.programs.interpreters import is_interpreter
 from gatesh.vocab.words import has_long, has_short, option_values, split_args, unquote
 
@@ -53,7 +53,7 @@ def _names_daemon(cmd: SimpleCommand, facts: Facts) -> bool:
         return True
     if any(not w.static for w in cmd.argv[1:]):
         return any(
-            c.context in ("substitution", "process-substitution")
+            c.context in SUBSTITUTIONS
             and c.head in _FINDERS
             and any(_GATESH_WORD.search(w) for w in c.words)
             for c in facts.commands
@@ -273,7 +273,7 @@ def kills_daemon(cmd: SimpleCommand, index: int, facts: Facts, prot: Protected) 
                     return True  # the daemon's pid, or its process group (it leads its own)
             elif "$" in text or "`" in text:
                 return _finders_reach(facts, ident, prot, cmd)
-        return cmd.context == "xargs" and _finders_reach(facts, ident, prot, cmd)
+        return cmd.context is Context.XARGS and _finders_reach(facts, ident, prot, cmd)
     if head in ("systemctl", "launchctl", "service"):
         verbs = {
             "stop",

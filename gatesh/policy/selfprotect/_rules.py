@@ -18,7 +18,7 @@ import re
 from typing import Final
 
 from gatesh._paths import GatePaths
-from gatesh._types import Facts, Finding, Outcome, PathEffect, SimpleCommand
+from gatesh._types import Context, Facts, Finding, Outcome, PathEffect, SimpleCommand
 from gatesh.policy.selfprotect import _rows_places, _rows_switches
 from gatesh.policy.selfprotect._row import DEFAULT_BRANCHES, Seen, SelfRule, Touched
 from gatesh.vocab.programs.interpreters import is_interpreter
@@ -52,7 +52,7 @@ def plain(cmd: SimpleCommand) -> bool:
     why; the equivalence is tested over every rule's examples and seeded splices of them)."""
     head = cmd.head
     argv = cmd.argv
-    if not head or not argv or cmd.assignments or cmd.writes or cmd.context == "xargs":
+    if not head or not argv or cmd.assignments or cmd.writes or cmd.context is Context.XARGS:
         return False
     if (
         head in SHELLS

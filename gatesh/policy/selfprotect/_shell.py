@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from gatesh._types import Facts, SimpleCommand
+from gatesh._types import Context, Facts, SimpleCommand
 from gatesh.vocab.grammar import parse
 from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import has_short, inline_code, option_values, split_args, unquote
@@ -439,7 +439,7 @@ def ungated_shell(cmd: SimpleCommand, facts: Facts) -> bool:
     argv0 = cmd.argv[0].text if cmd.argv else ""
     if "/" in argv0:
         return True  # an absolute path bypasses the shims on PATH
-    if "exec" in cmd.wrappers or cmd.privileged or cmd.context == "find -exec":
+    if "exec" in cmd.wrappers or cmd.privileged or cmd.context is Context.FIND_EXEC:
         return True
     return env_clears(cmd)
 

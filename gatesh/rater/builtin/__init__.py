@@ -13,7 +13,16 @@ import time
 from collections import defaultdict
 from typing import Final
 
-from gatesh._types import RUNS_NOTHING_UNREAD, Facts, Finding, Gap, Outcome, PathClass, Verdict
+from gatesh._types import (
+    DYNAMIC_PATH,
+    RUNS_NOTHING_UNREAD,
+    Facts,
+    Finding,
+    Gap,
+    Outcome,
+    PathClass,
+    Verdict,
+)
 from gatesh.rater.builtin import (
     cloud,
     code,
@@ -320,7 +329,7 @@ class BuiltinRater:
                     s
                     for s in facts.scripts
                     if s.text is None
-                    and s.note != "dynamic path"
+                    and s.note != DYNAMIC_PATH
                     and s.note not in RUNS_NOTHING_UNREAD
                     and s.interpreter in PARSED_SHELLS
                     and not _contained_script(s.path, ctx)

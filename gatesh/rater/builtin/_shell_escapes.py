@@ -11,7 +11,7 @@ import re
 import shlex
 from typing import Final
 
-from gatesh._types import PathClass
+from gatesh._types import Context, PathClass
 from gatesh.rater.builtin._base import (
     SHELL_PATH_RE,
     SPAWN_RE,
@@ -276,7 +276,7 @@ def _gated_by_shims(c: Cmd, args: list[str]) -> bool:
         and c.head in ("bash", "sh", "zsh", "dash")
         and not sc.privileged
         and not ({"exec", "env", "busybox"} & set(sc.wrappers))
-        and sc.context not in ("find -exec", "remote")
+        and sc.context not in (Context.FIND_EXEC, Context.REMOTE)
         and all(a in _PLAIN_SHELL_OPTS for a in args)
     )
 
@@ -445,7 +445,7 @@ def shell_launchers(c: Cmd) -> MatchResult:
     """Programs that start a shell when given no command: chroot DIR, capsh --, systemd-run -S, enable -f …"""
     h = c.head
     if h == "{}" or (
-        h in SHELLS and c.sc.context == "xargs" and ("{}" in c.args or c.args[-1:] == ("-c",))
+        h in SHELLS and c.sc.context is Context.XARGS and ("{}" in c.args or c.args[-1:] == ("-c",))
     ):
         return Hit(
             severity=Severity.DESTRUCTIVE,

@@ -11,6 +11,7 @@ import re
 import shlex
 from typing import Final
 
+from gatesh._types import Context
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, Severity, heads
 from gatesh.rater.builtin._scope import BUILD_NAMES, Scope, fold_home, scope_of
 
@@ -119,7 +120,7 @@ def rm(c: Cmd) -> MatchResult:
             roots.append(w)
         paths += roots or ["."]
     elif "{}" in c.pos or (
-        c.sc.context in ("xargs",)
+        c.sc.context is Context.XARGS
         and (not c.pos or c.sc.raw.lstrip().startswith(("xargs", "parallel")))
     ):
         extra = _input_paths(c)

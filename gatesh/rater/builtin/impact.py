@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from gatesh._types import Context
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, heads
 
 ENCRYPTORS: Final = heads(
@@ -58,7 +59,7 @@ def encrypt(c: Cmd) -> MatchResult:
         return None
     deleting = any(
         x.head in ("rm", "shred", "srm", "unlink") for x in c.ctx.cmds
-    ) or c.sc.context in ("find -exec", "xargs")
+    ) or c.sc.context in (Context.FIND_EXEC, Context.XARGS)
     if deleting or c.has("-r", "--recursive"):
         return Hit(severity=C, detail="encrypts files and removes the originals")
     return Hit(detail="encrypts files with a key given on the command line")

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from typing import Final
 
+from gatesh._types import SUBSTITUTIONS
 from gatesh.rater.builtin._base import (
     A,
     Cmd,
@@ -113,9 +114,7 @@ def dynamic_code(c: Cmd) -> MatchResult:
             return None
         joined = " ".join(dyn_words)
         if _DECODE_WORDS.search(joined) or any(
-            is_decoder(x)
-            for x in c.ctx.cmds
-            if x.sc.context in ("substitution", "process-substitution")
+            is_decoder(x) for x in c.ctx.cmds if x.sc.context in SUBSTITUTIONS
         ):
             return Hit(detail="runs a decoded payload")
         if any(w.startswith("<(") or "curl" in w or "wget" in w for w in dyn_words):

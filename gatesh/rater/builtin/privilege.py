@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from gatesh._types import Context
 from gatesh.rater.builtin._base import A, Cmd, D, Hit, MatchResult, Rule, heads
 from gatesh.rater.builtin.code import rate_inner
 
@@ -121,7 +122,7 @@ def _fed_command(c: Cmd) -> str | None:
 def root_shell(c: Cmd) -> MatchResult:
     h = c.head
     if h in ("sudo", "sudo-rs", "doas", "run0"):
-        if c.sc.context == "xargs" and not c.has("-s", "-i"):
+        if c.sc.context is Context.XARGS and not c.has("-s", "-i"):
             line = _fed_command(c)
             if line is not None:  # the command is known: judged as itself, not as a hidden one
                 return rate_inner(line, c)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from gatesh._types import Context
+
 from ._parse import Options
 
 
@@ -45,7 +47,7 @@ class WrapperSpec:
     assignments: bool = False
     joins_shell: bool = False
     privileged: bool = False
-    context: str = ""  # context given to the wrapped command ("" keeps the caller's)
+    context: Context | None = None  # context given to the wrapped command (None: the caller's)
     end_marker: str = ""  # the wrapped command ends before this word (parallel's ":::")
     lone_dash: bool = False
     replace_opt: frozenset[str] = frozenset()
@@ -249,7 +251,7 @@ WRAPPERS: Final = MappingProxyType(
                 "--max-chars",
                 "--process-slot-var",
             ),
-            context="xargs",
+            context=Context.XARGS,
             replace_opt=_f("-I", "-i", "--replace", "-J"),
             neutral=True,
         ),
@@ -279,7 +281,7 @@ WRAPPERS: Final = MappingProxyType(
                 "--load",
                 "--nice",
             ),
-            context="xargs",
+            context=Context.XARGS,
             replace_opt=_f("-I"),
             end_marker=":::",
         ),
@@ -507,7 +509,7 @@ WRAPPERS: Final = MappingProxyType(
             with_arg=_f(
                 "-j", "--jobs", "--id", "--timeout", "--semaphorename", "--semaphoretimeout", "--st"
             ),
-            context="xargs",
+            context=Context.XARGS,
         ),
         # package runners: run a package's binary, fetched from a registry when it is not
         # installed (or, with -c, a shell string)

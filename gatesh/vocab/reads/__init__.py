@@ -19,7 +19,7 @@ import re
 from types import MappingProxyType
 from typing import Final
 
-from gatesh._types import SimpleCommand
+from gatesh._types import Context, SimpleCommand
 from gatesh.vocab.grammar import NEUTRAL_WRAPPERS
 from gatesh.vocab.paths.devices import ENDLESS_DEVICES
 from gatesh.vocab.reads import rows_system, rows_tools
@@ -78,7 +78,13 @@ def rule_for(cmd: SimpleCommand) -> ReadOnlyRule | None:
 def command_reads(cmd: SimpleCommand) -> bool:
     """True when ``cmd`` alone is known to only read (every check of
     :func:`gatesh.policy.readonly.is_read_only` but the whole-line ones: readable, no script, no host)."""
-    if cmd.dynamic_head or cmd.privileged or cmd.remote or cmd.context == "remote" or not cmd.argv:
+    if (
+        cmd.dynamic_head
+        or cmd.privileged
+        or cmd.remote
+        or cmd.context is Context.REMOTE
+        or not cmd.argv
+    ):
         return False
     argv0 = cmd.argv[0].text
     if "/" in argv0 and not argv0.startswith(_SYSTEM_BIN):

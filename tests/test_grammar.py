@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 from _fixtures import load
@@ -27,6 +28,7 @@ from gatesh.vocab.grammar import (
     parse,
     read,
 )
+from gatesh.vocab.programs import info, readers, verbless
 
 PROBES = load("grammar_walk").PROBES
 CONFIG = default()
@@ -229,6 +231,31 @@ _SIGNATURES: dict[str, tuple[frozenset[str], int]] = {
 # The grammar itself.
 _EXEMPT = ("vocab/grammar/",)
 
+# The other tables of one fact each (gatesh.vocab.programs): which words make a program only print
+# its version or help, which programs' words are data to the verb rules, which programs only read
+# their files. A literal collection holding most of one of their named sets, and little else, is a
+# second copy of it.
+_TABLES: Final = (info, verbless, readers)
+# Where a literal set of such words is not a copy: the tables' own modules and grammar rows (a
+# program's own options); gatesh's own CLI flags, read by the launcher on the standard library
+# alone, before any table may be imported.
+_TABLE_EXEMPT = ("vocab/grammar/", "vocab/programs/info.py", "_invoke.py")
+
+
+def _named_sets() -> dict[str, frozenset[str]]:
+    return {
+        f"{mod.__name__.rsplit('.', 1)[1]}.{name}": value
+        for mod in _TABLES
+        for name in mod.__all__
+        if isinstance(value := getattr(mod, name), frozenset)
+    }
+
+
+def _copies(names: frozenset[str], table: frozenset[str]) -> bool:
+    """Whether the literal ``names`` copies ``table``: most of the table, and little else."""
+    common = len(names & table)
+    return common >= max(3, 0.6 * len(table)) and common >= 0.75 * len(names)
+
 
 def _literal_sets(tree: ast.AST) -> Iterator[tuple[int, frozenset[str]]]:
     for node in ast.walk(tree):
@@ -258,6 +285,38 @@ def tables_outside_the_grammar(root: Path = ROOT) -> dict[str, list[str]]:
     return found
 
 
+def copies_of_the_tables(root: Path = ROOT) -> dict[str, list[str]]:
+    """Per named set of :data:`_TABLES`, where a literal copy of it is kept (``file:line``)."""
+    tables = _named_sets()
+    found: dict[str, list[str]] = {name: [] for name in tables}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(_TABLE_EXEMPT):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, names in _literal_sets(tree):
+            for name, table in tables.items():
+                where = f"{rel}:{line}"
+                if _copies(names, table) and where not in found[name]:
+                    found[name].append(where)
+    return found
+
+
 def test_each_question_has_one_answer_in_the_code() -> None:
-    found = tables_outside_the_grammar()
+    found = tables_outside_the_grammar() | copies_of_the_tables()
     assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '_V = frozenset({"--version", "-V", "--help", "-h"})\n',
+        'def f(a):\n    return a in ("--version", "-version", "--help", "-help", "version", "-V")\n',
+        f"NO_VERBS = frozenset({sorted(verbless.NO_STATE_VERBS - {'rm', 'git'})!r})\n",
+        f"DATA = {set(sorted(verbless.NO_DELETE_VERBS)[:-30])!r}\n",
+        f"READERS = _f(*{sorted(readers.READ_OPERANDS)[5:]!r})\n",
+    ],
+)
+def test_a_second_copy_of_a_table_fails(text: str, tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(text)
+    assert any(copies_of_the_tables(tmp_path).values())

@@ -22,6 +22,7 @@ from typing import Final
 
 from gatesh._types import Code, CodeSource, Context, SimpleCommand, Word
 from gatesh.vocab.programs.generators import generator
+from gatesh.vocab.programs.info import FOREIGN_SHELL_INFO
 from gatesh.vocab.programs.shells import (
     PASS_THROUGH,
     PLAIN_COMMANDS,
@@ -508,9 +509,6 @@ def _family_words(row: Shell | None) -> str:
     return _FAMILY_WORDS.get(row.family, f"{row.name} code")
 
 
-_INFO_OPTS: Final = frozenset({"--version", "-version", "--help", "-help", "-h", "-?", "/?"})
-
-
 def _foreign_code(row: Shell, words: list[Word]) -> tuple[str, Word] | str | None:
     """What a foreign shell's argv gives it to run: ("inline"|"encoded"|"script", word), "info"
     (it only prints its version or help), or None (it reads its input)."""
@@ -527,7 +525,7 @@ def _foreign_code(row: Shell, words: list[Word]) -> tuple[str, Word] | str | Non
             skip = "=" not in key
             continue
         nxt = words[k + 1] if k + 1 < len(words) else Word("", True)
-        if key in _INFO_OPTS:
+        if key in FOREIGN_SHELL_INFO:
             return "info"
         if row.family is Family.POWERSHELL and key.startswith("-"):
             name = key[1:]

@@ -21,6 +21,7 @@ from gatesh.policy._rules import (
     is_vital_path,
     split_args,
 )
+from gatesh.vocab.programs.info import VERSION_HELP
 
 
 def _operands(
@@ -108,7 +109,7 @@ def mkfs(cmd: SimpleCommand, facts: Facts) -> bool:
         return False
     _, operands = _operands(cmd)
     opts = cmd.args
-    return bool(operands) and not any(o in ("-V", "--version", "--help", "-h") for o in opts)
+    return bool(operands) and not any(o in VERSION_HELP for o in opts)
 
 
 # Tools that overwrite whatever device they are given; the value says which argument makes them do it.

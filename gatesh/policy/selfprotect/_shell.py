@@ -15,6 +15,7 @@ from typing import Final
 
 from gatesh._types import Context, Facts, SimpleCommand
 from gatesh.vocab.grammar import parse
+from gatesh.vocab.programs.info import VERSION_HELP
 from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import has_short, inline_code, option_values, split_args, unquote
 
@@ -421,7 +422,7 @@ def ungated_shell(cmd: SimpleCommand, facts: Facts) -> bool:
         head == "script"
     ):  # the typescript recorder starts a shell of its own (no -c: the reader peels -c)
         return "/" not in (cmd.argv[0].text if cmd.argv else "/") and not any(
-            a in ("-V", "--version", "-h", "--help") for a in cmd.args
+            a in VERSION_HELP for a in cmd.args
         )
     if head in ("su", "sudo", "doas", "pkexec", "run0", "machinectl"):
         # `su`, `sudo -i`, `sudo -s`: a root shell with nobody gating it.
@@ -433,7 +434,7 @@ def ungated_shell(cmd: SimpleCommand, facts: Facts) -> bool:
             )
         if head == "machinectl":
             return "shell" in cmd.args
-        return not any(a in ("-h", "--help", "-V", "--version") for a in cmd.args)
+        return not any(a in VERSION_HELP for a in cmd.args)
     if head not in SHELLS or not _shell_is_interactive(cmd):
         return False
     argv0 = cmd.argv[0].text if cmd.argv else ""

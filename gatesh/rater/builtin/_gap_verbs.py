@@ -10,6 +10,8 @@ import re
 from typing import Final
 
 from gatesh.rater.builtin._base import Cmd
+from gatesh.vocab.programs.info import LONG_INFO, TOOL_INFO
+from gatesh.vocab.programs.verbless import NO_STATE_VERBS
 from gatesh.vocab.reads import command_reads
 
 # Build, test and package tools that run code from the project or from packages: recipes, build
@@ -132,7 +134,7 @@ def runs_project_code(c: Cmd) -> str | None:
     if c.head not in _CODE_RUNNERS:
         return None
     subs = _CODE_RUNNERS[c.head]
-    if any(f in ("--version", "-v", "-V", "--help", "-h") for f in c.flags) and len(c.args) == 1:
+    if any(f in TOOL_INFO for f in c.flags) and len(c.args) == 1:
         return None
     if subs is None:
         return c.head
@@ -156,169 +158,13 @@ _STATE_VERBS: Final = frozenset(
 )
 _VERB_PARTS: Final = re.compile(r"[-:|]")
 # Options that make a state-changing verb print instead of act.
-_NO_ACT: Final = ("--help", "-h", "--dry-run", "--dryrun", "--version")
-# Programs whose positional words are data (text, patterns, paths) or whose every effect is on the
-# paths they name (judged by the path rules), and git, whose verbs the git table models.
-NO_VERBS: Final = frozenset(
-    {
-        "echo",
-        "printf",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "ag",
-        "ack",
-        "sed",
-        "gsed",
-        "awk",
-        "gawk",
-        "mawk",
-        "jq",
-        "yq",
-        "cat",
-        "head",
-        "tail",
-        "less",
-        "more",
-        "sort",
-        "uniq",
-        "cut",
-        "tr",
-        "wc",
-        "tee",
-        "diff",
-        "cmp",
-        "find",
-        "fd",
-        "xargs",
-        "test",
-        "[",
-        "[[",
-        "true",
-        "false",
-        "man",
-        "help",
-        "info",
-        "which",
-        "type",
-        "whatis",
-        "apropos",
-        "tldr",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "stat",
-        "file",
-        "du",
-        "df",
-        "date",
-        "sleep",
-        "column",
-        "paste",
-        "join",
-        "comm",
-        "fold",
-        "fmt",
-        "nl",
-        "rev",
-        "tac",
-        "seq",
-        "yes",
-        "base64",
-        "xxd",
-        "od",
-        "hexdump",
-        "strings",
-        "md5sum",
-        "sha1sum",
-        "sha256sum",
-        "sha512sum",
-        "shasum",
-        "cksum",
-        "rm",
-        "rmdir",
-        "cp",
-        "mv",
-        "ln",
-        "mkdir",
-        "touch",
-        "chmod",
-        "chown",
-        "chgrp",
-        "tar",
-        "zip",
-        "unzip",
-        "gzip",
-        "gunzip",
-        "bzip2",
-        "xz",
-        "zstd",
-        "7z",
-        "ls",
-        "tree",
-        "pwd",
-        "cd",
-        "pushd",
-        "popd",
-        "export",
-        "unset",
-        "alias",
-        "unalias",
-        "read",
-        "local",
-        "declare",
-        "typeset",
-        "shift",
-        "wait",
-        "git",
-        "command",
-        "builtin",
-        "exit",
-        "return",
-        "source",
-        ".",
-        "eval",
-        "history",
-        "printenv",
-        "env",
-        "time",
-        "sh",
-        "bash",
-        "zsh",
-        "dash",
-        "ksh",
-        # Transfer clients whose words are URLs, methods and remote commands: the host table, the network
-        # rules and the floors judge them (a remote command is read as one, and has its own gap).
-        "curl",
-        "wget",
-        "aria2c",
-        "http",
-        "https",
-        "httpie",
-        "xh",
-        "xhs",
-        "curlie",
-        "axel",
-        "ssh",
-        "telnet",
-        "mosh",
-        "nc",
-        "ncat",
-        "netcat",
-        "sftp",
-        "ftp",
-        "lftp",
-        "scp",
-    }
-)
+_NO_ACT: Final = tuple(sorted(LONG_INFO | {"--dry-run", "--dryrun"}))
 
 
 def state_verb(c: Cmd) -> str | None:
     """A program the builtin has no model of, told to change state (``qm start 100``, ``kubectl
     apply -f x``, ``gh ssh-key add k.pub``): the delete-class verbs are rated, the rest is not known."""
-    if c.head in NO_VERBS or not c.head:
+    if c.head in NO_STATE_VERBS or not c.head:
         return None
     for w in c.pos[:3]:
         if len(w) > 48 or "/" in w or "." in w or "=" in w:

@@ -25,6 +25,7 @@ from gatesh.reading._hosts import ssh_split
 from gatesh.vocab.grammar import inner_argv
 from gatesh.vocab.hosts import is_loopback
 from gatesh.vocab.programs.generators import generator
+from gatesh.vocab.programs.info import TOOL_INFO
 from gatesh.vocab.programs.interpreters import is_interpreter, is_read_script
 from gatesh.vocab.programs.shells import SHELL_ARGUMENT_NAMES, SHELLS
 
@@ -618,7 +619,7 @@ def hidden_terminal(c: Cmd) -> MatchResult:
         return Hit(detail="script starts an unrecorded interactive shell")
     if (
         h in ("screen", "tmux", "byobu", "zellij", "dtach", "abduco")
-        and not c.has("-ls", "-list", "-v", "-V", "--version", "-h", "--help")
+        and not c.has("-ls", "-list", *TOOL_INFO)
         and (not c.pos or c.has("-S") or c.sub(0) in _MULTIPLEXER_VERBS)
     ):
         return _terminal_in_terminal(c)

@@ -29,12 +29,13 @@ from typing import Final
 
 from gatesh._types import RUNS_NOTHING_UNREAD, CodeSource, Context, Direction, Gap, PathClass
 from gatesh.rater.builtin._base import Cmd, Ctx
-from gatesh.rater.builtin._gap_verbs import NO_VERBS, runs_project_code, state_verb
+from gatesh.rater.builtin._gap_verbs import runs_project_code, state_verb
 from gatesh.reading._defined import WRITTEN_RUN_NOTE
 from gatesh.vocab.hosts import NETWORK_TOOLS, host_of, is_loopback
 from gatesh.vocab.paths.classes import classify
 from gatesh.vocab.programs.interpreters import interpreter, invocation, runs_code
 from gatesh.vocab.programs.shells import PARSED_SHELLS, SHELLS, shell
+from gatesh.vocab.programs.verbless import NO_STATE_VERBS
 from gatesh.vocab.pycode import modelled
 from gatesh.vocab.reads import command_reads
 from gatesh.vocab.words import inline_code, reads_code_from_stdin, split_args, stdin_is_data
@@ -330,7 +331,7 @@ def _privileged(c: Cmd, covered: frozenset[str]) -> str | None:
     modelled (the privilege rules know sudo's own hazards and the programs they name). A command
     the read-only table vouches for without the privilege only reads, as root too (what it reads
     is the credential rules' business)."""
-    if not c.sc.privileged or c.head in NO_VERBS or c.head in covered:
+    if not c.sc.privileged or c.head in NO_STATE_VERBS or c.head in covered:
         return None
     plain = dataclasses.replace(
         c.sc,
@@ -344,7 +345,7 @@ def _names_host(c: Cmd) -> str | None:
     """A program the host table does not describe, naming another machine (a URL, user@host, an
     address): what it does there is not modelled (the network rules and floors know the transfer
     tools of :data:`gatesh.vocab.hosts.TOOL_ROWS`)."""
-    if c.head in NETWORK_TOOLS or c.head in NO_VERBS:
+    if c.head in NETWORK_TOOLS or c.head in NO_STATE_VERBS:
         return None
     for a in c.args:
         if not (

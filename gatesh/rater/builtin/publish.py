@@ -16,6 +16,7 @@ from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, Hit, MatchResult, Rule, heads
 from gatesh.vocab.grammar import KUBE_TARGETS
+from gatesh.vocab.programs.info import CLI_INFO
 
 # A name that says production: a context, namespace, cluster, inventory, stage or environment.
 PRODUCTION: Final = re.compile(
@@ -108,7 +109,7 @@ _LOCAL_VERBS: Final = frozenset(
 
 def deploy(c: Cmd) -> MatchResult:
     forms = _DEPLOYS.get(c.head)
-    if forms is None or _dry(c) or c.has("--help", "-h", "--version", "-v"):
+    if forms is None or _dry(c) or c.has(*CLI_INFO):
         return None
     words = tuple(p.lower() for p in c.pos[:2])
     for form in forms:

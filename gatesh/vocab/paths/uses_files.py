@@ -10,77 +10,20 @@ from typing import Final
 
 from gatesh._types import Change, Direction
 from gatesh.vocab.paths.use import PathUse, R, U, W
+from gatesh.vocab.programs.readers import READ_OPERANDS
 
 
 def _f(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-_READERS: Final = _f(
-    "cat",
-    "tac",
-    "nl",
-    "head",
-    "tail",
-    "less",
-    "more",
-    "most",
-    "pg",
-    "bat",
-    "batcat",
-    "strings",
-    "od",
-    "hexdump",
-    "hd",
-    "base64",
-    "base32",
-    "basenc",
-    "ascii85",
-    "uuencode",
-    "cut",
-    "paste",
-    "join",
-    "comm",
-    "diff",
-    "diff3",
-    "sdiff",
-    "cmp",
-    "fold",
-    "fmt",
-    "pr",
-    "expand",
-    "unexpand",
-    "column",
-    "rev",
-    "zcat",
-    "bzcat",
-    "xzcat",
-    "zstdcat",
-    "lzcat",
-    "zless",
-    "zmore",
-    "bzless",
-    "xzless",
-    "iconv",
-    "look",
-    "ul",
-    "xmllint",
-    "csvlook",
-    "mdcat",
-    "glow",
-    "tr",
-    "numfmt",
-    "tsort",
-    "vis",
-    "unvis",
-    "colrm",
-)
-
-
 # Rows in table order: a program named by two rows takes the later one (see ``uses._BY_HEAD``).
 ROWS: Final[tuple[PathUse, ...]] = (
     PathUse(
-        _READERS, "prints or compares what the files hold", operands=R, writes=_f("-o", "--output")
+        READ_OPERANDS,
+        "prints or compares what the files hold",
+        operands=R,
+        writes=_f("-o", "--output"),
     ),
     PathUse(
         _f("grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "pcregrep"),

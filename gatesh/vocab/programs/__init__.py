@@ -12,7 +12,10 @@ of them. Rows are data; the few functions beside them only look rows up.
 - :mod:`~.variables`: variables whose value names a program or code;
 - :mod:`~.interactive`: programs that run commands typed at them;
 - :mod:`~.generators`: programs whose output a shell runs at setup;
-- :mod:`~.workdir`: changes of working directory, and programs that make only the files they name.
+- :mod:`~.workdir`: changes of working directory, and programs that make only the files they name;
+- :mod:`~.info`: the words that make a program only print its version or help;
+- :mod:`~.verbless`: programs whose positional words are data, which the verb rules skip;
+- :mod:`~.readers`: programs that only read the files they are given.
 
 The package itself exports nothing: import the module that holds the table you ask.
 """

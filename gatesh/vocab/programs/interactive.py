@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from gatesh.vocab.programs.info import LONG_INFO, TYPED_AT_INFO
+
 
 def _f(*names: str) -> frozenset[str]:
     return frozenset(names)
@@ -44,7 +46,6 @@ class Interactive:
     operands: int = 0
 
 
-_VERSION_HELP: Final = _f("--version", "-V", "--help", "-h", "-?")
 INTERACTIVE_ROWS: Final[tuple[Interactive, ...]] = (
     Interactive(
         "vim",
@@ -64,21 +65,21 @@ INTERACTIVE_ROWS: Final[tuple[Interactive, ...]] = (
         ),
         "vim runs shell commands typed at it (`:!`, `:terminal`, its Python and Lua interfaces)",
         contained=_f("-Z"),
-        quiet=_f("--version", "-h", "--help"),
+        quiet=LONG_INFO,  # -V is verbose in vim: it starts the editor
     ),
-    Interactive("ed", _f("ed"), "ed runs a shell command for `!`", quiet=_VERSION_HELP),
+    Interactive("ed", _f("ed"), "ed runs a shell command for `!`", quiet=TYPED_AT_INFO),
     Interactive(
         "emacs",
         _f("emacs", "emacs-nox", "emacs-gtk"),
         "emacs runs shell commands typed at it (M-!, M-x shell)",
-        quiet=_VERSION_HELP | _f("--batch", "-batch"),
+        quiet=TYPED_AT_INFO | _f("--batch", "-batch"),
     ),
     Interactive(
         "nano",
         _f("nano", "pico"),
         "nano runs a command typed at it (Execute Command)",
         contained=_f("-R", "--restricted"),
-        quiet=_VERSION_HELP,
+        quiet=TYPED_AT_INFO,
     ),
     Interactive(
         "perl-debugger",
@@ -96,27 +97,27 @@ INTERACTIVE_ROWS: Final[tuple[Interactive, ...]] = (
         "debugger",
         _f("gdb", "lldb", "cgdb", "pdb", "pdb3", "jdb"),
         "a debugger runs commands typed at it, a shell among them",
-        quiet=_VERSION_HELP | _f("--batch", "-batch", "--configuration"),
+        quiet=TYPED_AT_INFO | _f("--batch", "-batch", "--configuration"),
     ),
     Interactive(
         "mail",
         _f("mail", "mailx", "bsd-mailx", "s-nail", "nail", "mutt", "neomutt"),
         "a mail reader runs shell commands typed at it (`!`, `~!`)",
-        quiet=_VERSION_HELP,
+        quiet=TYPED_AT_INFO,
         fed=True,
     ),
     Interactive(
         "ftp",
         _f("ftp", "tnftp", "pftp", "lftp", "sftp", "netkit-ftp", "ncftp"),
         "an ftp client runs a shell command for `!`",
-        quiet=_VERSION_HELP | _f("-b", "-c", "-e"),
+        quiet=TYPED_AT_INFO | _f("-b", "-c", "-e"),
         fed=True,
     ),
     Interactive(
         "database-shell",
         _f("psql", "mysql", "mariadb", "sqlite3"),
         "a database shell runs shell commands typed at it (`\\!`, `.shell`, `system`)",
-        quiet=_VERSION_HELP
+        quiet=TYPED_AT_INFO
         | _f("-c", "--command", "-e", "--execute", "-f", "--file", "-l", "--list", "-cmd"),
         fed=True,
         operands=2,
@@ -146,19 +147,19 @@ class FullScreen:
 
     id: str
     programs: frozenset[str]
-    line: frozenset[str] = _VERSION_HELP
+    line: frozenset[str] = TYPED_AT_INFO
 
 
 FULL_SCREEN_ROWS: Final[tuple[FullScreen, ...]] = (
     FullScreen(
         "vim",
         _f("vim", "vi", "view", "vimdiff", "nvim", "vimx", "vim.basic", "vim.tiny", "rvim"),
-        line=_f("-e", "-E", "--version", "-h", "--help", "--headless"),
+        line=LONG_INFO | _f("-e", "-E", "--headless"),  # -V is verbose in vim
     ),
     FullScreen(
         "emacs",
         _f("emacs", "emacs-nox", "emacs-gtk"),
-        line=_VERSION_HELP | _f("--batch", "-batch", "--script", "-script", "--daemon"),
+        line=TYPED_AT_INFO | _f("--batch", "-batch", "--script", "-script", "--daemon"),
     ),
     FullScreen("nano", _f("nano", "pico", "rnano")),
     FullScreen(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from gatesh.vocab.programs.info import VERSION_HELP, VERSION_ONLY
 from gatesh.vocab.reads.rule import option_words
 
 _SED_WRITES: Final = re.compile(r"[wWe]")
@@ -262,7 +263,7 @@ def pacman_reads(args: tuple[str, ...]) -> bool:
     if not args or not args[0].startswith("-"):
         return False
     op = args[0]
-    if op.startswith("-Q") or op in ("--query", "-V", "--version", "-h", "--help"):
+    if op.startswith("-Q") or op == "--query" or op in VERSION_HELP:
         return True
     return op.startswith("-S") and set(op[2:]) <= set("silgq") and bool(set(op[2:]) & set("sil"))
 
@@ -367,8 +368,5 @@ def gpg_reads(args: tuple[str, ...]) -> bool:
     )
 
 
-_VERSION_ONLY: Final = frozenset({"--version", "-version", "--help", "-help", "version", "-V"})
-
-
 def version_only(args: tuple[str, ...]) -> bool:
-    return len(args) == 1 and args[0] in _VERSION_ONLY
+    return len(args) == 1 and args[0] in VERSION_ONLY

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from gatesh.vocab.programs.readers import PRINT_OR_DESCRIBE
 from gatesh.vocab.reads.checks_system import find_reads, ip_reads, sed_reads
 from gatesh.vocab.reads.checks_tools import SYSTEMCTL_READS
 from gatesh.vocab.reads.rule import ReadOnlyRule, forbid, max_operands
@@ -13,55 +14,7 @@ from gatesh.vocab.reads.rule import ReadOnlyRule, forbid, max_operands
 ROWS: Final[tuple[ReadOnlyRule, ...]] = (
     ReadOnlyRule(
         "ro.read-files",
-        frozenset(
-            {
-                "cat",
-                "tac",
-                "nl",
-                "head",
-                "tail",
-                "wc",
-                "od",
-                "hexdump",
-                "hd",
-                "strings",
-                "md5sum",
-                "sha1sum",
-                "sha224sum",
-                "sha256sum",
-                "sha384sum",
-                "sha512sum",
-                "b2sum",
-                "cksum",
-                "sum",
-                "stat",
-                "readlink",
-                "realpath",
-                "basename",
-                "dirname",
-                "pathchk",
-                "zcat",
-                "bzcat",
-                "xzcat",
-                "zstdcat",
-                "lzcat",
-                "getfacl",
-                "lsattr",
-                "namei",
-                "bat",
-                "batcat",
-                "pdfinfo",
-                "ffprobe",
-                "identify",
-                "nm",
-                "objdump",
-                "readelf",
-                "size",
-                "file",
-                "zipinfo",
-                "lsar",
-            }
-        ),
+        PRINT_OR_DESCRIBE,
         "print or describe files they are given; they write nothing but standard output",
         examples=(
             "cat README.md",

@@ -19,6 +19,7 @@ from gatesh.vocab.grammar import (
     Options,
     read,
 )
+from gatesh.vocab.programs.info import LONG_INFO, SUBCOMMAND_INFO
 from gatesh.vocab.words import has_long, split_args
 
 Check = Callable[[tuple[str, ...]], bool]  # argv[1:] -> still read-only?
@@ -101,9 +102,7 @@ def subcommands(
         if global_ok is not None and not global_ok(args[:i]):
             return False
         if i >= len(args):
-            return bare or any(
-                a in ("--version", "-v", "-V", "--help", "-h", "version") for a in args
-            )
+            return bare or any(a in SUBCOMMAND_INFO for a in args)
         if args[i] not in table:
             return False
         sub = table[args[i]]
@@ -122,7 +121,7 @@ def verbs_end_with(read_verbs: frozenset[str], deny: re.Pattern[str] | None = No
                 break
             words.append(a)
         if not words:
-            return any(a in ("--version", "--help", "-h") for a in args)
+            return any(a in LONG_INFO for a in args)
         last = words[-1]
         if deny is not None and any(deny.search(w) for w in words):
             return False

@@ -52,6 +52,7 @@ __all__ = [
     "contained",
     "containing",
     "here",
+    "in_boundary",
     "of_state",
 ]
 
@@ -132,6 +133,22 @@ def of_state(state: holds.State) -> Containment | None:
     if not all(state.holds(p) for p in REQUIRED):
         return None
     return Containment(state.abi)
+
+
+def in_boundary(pid: int) -> bool:
+    """Whether process ``pid`` runs inside a boundary, as the kernel shows it: ``no_new_privs``
+    and a seccomp filter, which :func:`gatesh.boundary._kernel.apply` sets before the Landlock
+    domain (in the same call, failing as a whole) and which no process can clear. Landlock
+    itself shows nothing in ``/proc``; so this is asked only of a process whose own gatesh said
+    it confined it (an agent's PTY shell, :mod:`gatesh.boundary.shell`), to tell a shell that
+    really started inside its boundary from one that did not (False when unreadable)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return False
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return fields.get("NoNewPrivs", "").strip() == "1" and fields.get("Seccomp", "").strip() == "2"
 
 
 _ACTIVE: contextvars.ContextVar[Containment | None] = contextvars.ContextVar(

@@ -39,10 +39,13 @@ async def decide(
     bounded: bool = False,
     *,
     terminal: bool = False,
+    contained: bool | None = None,
 ) -> tuple[Decision, Boundary | None]:
     """The pipeline's decision for ``command`` in ``sess`` (whose lock the caller holds), with
     the undo snapshot taken when it lets the command run (S17, :mod:`gatesh.undo.guard`), and the
     boundary it runs in when ``bounded`` (its surface runs it in one, :func:`gatesh.daemon.routing._bounded`; S16).
+    ``contained`` (``bounded`` when None): judged knowing it runs inside a boundary — also an
+    agent's PTY session's command, whose shell already runs inside the session's boundary.
 
     Always off the event loop, with a hard deadline (:mod:`gatesh.daemon.deadline`): one input
     that reads forever must not hold every other client. Past the deadline the command is
@@ -50,7 +53,8 @@ async def decide(
     with its own deadline; when it is not taken and the decision rested on it, the command is
     decided again without undo.
     """
-    final = await _snapshot_step(d, conn, command, cwd, config, sess, bounded, terminal)
+    contained = bounded if contained is None else contained
+    final = await _snapshot_step(d, conn, command, cwd, config, sess, contained, terminal)
     if not bounded or final.action is Action.HALT:
         return final, None
     # A person widened this one run: they approved a request to widen its boundary, or typed
@@ -76,14 +80,14 @@ async def _snapshot_step(
     cwd: str,
     config: Config,
     sess: Session,
-    bounded: bool = False,
+    contained: bool = False,
     terminal: bool = False,
 ) -> Decision:
     """The decision, with the undo snapshot taken when it lets the command run (S17); judged
-    knowing it runs inside its boundary when ``bounded`` (:mod:`gatesh.boundary.contain`), and at
+    knowing it runs inside a boundary when ``contained`` (:mod:`gatesh.boundary.contain`), and at
     a terminal when ``terminal``."""
     decision = await _decided(
-        d, conn, command, cwd, config, sess, undo=True, contained=bounded, terminal=terminal
+        d, conn, command, cwd, config, sess, undo=True, contained=contained, terminal=terminal
     )
     if not wants_snapshot(decision, config):
         return decision
@@ -106,7 +110,7 @@ async def _snapshot_step(
     if not decision.undo:
         return without_snapshot(decision, why, lambda: decision)
     again = await _decided(
-        d, conn, command, cwd, config, sess, undo=False, contained=bounded, terminal=terminal
+        d, conn, command, cwd, config, sess, undo=False, contained=contained, terminal=terminal
     )
     return without_snapshot(decision, why, lambda: again)
 

@@ -101,8 +101,9 @@ connection's ``subscribe`` is refused the same way: a watcher is asked, and answ
   ``{"restored": {... "undone_by": ID}}``, refused when the state changed since the plan with
   that fingerprint (S17, :mod:`gatesh.undo.ops`).
 
-Session ops for surfaces: ``register`` ``{"session", "pid", "surface"}`` (a PTY shell marks its
-pid as gated and names its session) and ``end`` ``{"session"}`` (the session ended: S6 observation).
+Session ops for surfaces: ``register`` ``{"session", "pid", "surface", "boundary"?}`` (a PTY shell
+marks its pid as gated and names its session; ``boundary``, the id of the session's boundary its
+agent's shell started in: its commands are then judged contained while that shell shows it) and ``end`` ``{"session"}`` (the session ended: S6 observation).
 ``ping`` → ``{"pong": true}``.
 
 Events (one JSON object per line on a subscription)

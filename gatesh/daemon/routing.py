@@ -147,6 +147,7 @@ class _Checked:
             sess,
             bounded,
             terminal=at_terminal(req.surface, req.terminal),
+            contained=bounded or _shell_confined(sess, req.surface),
         )
         notice = d.backends.health_notice()
         if notice:
@@ -317,6 +318,21 @@ def _bounded(d: Daemon, surface: str, wraps: bool) -> bool:
     return surface == "hook" and wraps and bool(launcher_of(d.paths.installation()))
 
 
+def _shell_confined(sess: Session, surface: str) -> bool:
+    """Whether a command of ``surface`` runs in an agent's PTY shell that runs inside the
+    session's boundary (S10, S16): its relay said it confined the shell when it registered, and
+    the shell — the same process, by its start time — shows it now
+    (:func:`gatesh.boundary.contain.in_boundary`). Its command then reaches no further than a
+    ``-c`` command's, and is judged as contained as one (the pipeline's ``contain``)."""
+    from gatesh.boundary.contain import in_boundary
+
+    pid = sess.anchor_pid
+    if surface != "pty" or not sess.confined or pid is None:
+        return False
+    shell = procs.info(pid)
+    return shell is not None and shell.start == sess.anchor_start and in_boundary(pid)
+
+
 def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: float) -> None:
     """The events for a person being asked: an escalation prompt, or the halt banner (S3.7)."""
     p = done.pending
@@ -402,6 +418,7 @@ async def _wait(
             sess,
             bounded,
             terminal=at_terminal(where.surface, False),
+            contained=bounded or _shell_confined(sess, where.surface),
         )
         return finish(
             again,

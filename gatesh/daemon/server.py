@@ -317,6 +317,7 @@ async def op_register(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
     sid = P.field(msg, "session", str)
     pid = P.field(msg, "pid", int, required=False, default=conn.pid)
     surface = P.field(msg, "surface", str, required=False, default="pty")
+    confined = P.field(msg, "boundary", str, required=False, default="")
     _person.mark(pid)  # the shell and all it starts carry the gate's mark (S9.5)
     d.registry.add(pid, sid)
     sess, new = d.sessions.get(sid, surface=surface)
@@ -326,6 +327,8 @@ async def op_register(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
         shell = procs.info(pid)
         if shell is not None:
             sess.anchor_pid, sess.anchor_start = shell.pid, shell.start
+    if confined and surface == "pty" and pid == sess.anchor_pid:
+        sess.confined = confined  # checked against the shell itself at each check (routing)
     if new:
         d.events.publish(Kind.SESSION_START, sid, anchor=pid, surface=surface)
     return {"session": sid, "shell": d.backends.shell}

@@ -42,6 +42,9 @@ class Session:
     anchor_pid: int | None = None
     anchor_start: int | None = None
     surface: str = ""
+    # The boundary its agent's PTY shell was confined to when it started ("" none; S16): what
+    # the shell runs is judged knowing it is contained, while that shell is seen inside one.
+    confined: str = ""
     checks: int = 0
     started: float = field(default_factory=time.time)
     last: float = field(default_factory=time.time)

@@ -168,7 +168,10 @@ def _relay(shell: str, session: str, operator: str, config: Config | None, start
         )
         return EXIT_REFUSED
     threading.Thread(target=_preload, daemon=True).start()
-    threading.Thread(target=_register, args=(session, relay.child.pid), daemon=True).start()
+    boundary = confined.boundary_id if confined is not None else ""
+    threading.Thread(
+        target=_register, args=(session, relay.child.pid, boundary), daemon=True
+    ).start()
     status = relay.run()
     _end(session)
     return status
@@ -232,16 +235,16 @@ def _login_shell_name() -> str:
     return name if name in SHELLS else "bash"
 
 
-def _register(session: str, pid: int) -> None:
-    """Tell the daemon the shell's pid is gated (best effort: its environment already says so)."""
+def _register(session: str, pid: int, boundary: str = "") -> None:
+    """Tell the daemon the shell's pid is gated (best effort: its environment already says so),
+    and the boundary it started in ("" none: its commands are judged as unconfined)."""
     from gatesh import client
 
+    message = {"op": "register", "session": session, "pid": pid, "surface": "pty"}
+    if boundary:
+        message["boundary"] = boundary
     try:
-        client.request(
-            "check",
-            {"op": "register", "session": session, "pid": pid, "surface": "pty"},
-            timeout=30.0,
-        )
+        client.request("check", message, timeout=30.0)
     except Exception:
         pass
 

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Protocol, TypeVar, overload, runtime_checkable
 
+from gatesh.vocab.harnesses import Harness
+
 _T = TypeVar("_T")
 
 
@@ -453,7 +455,7 @@ class Facts:
     floor_notes: tuple[str, ...] = ()
     readable: bool = True
     unreadable: str = ""  # why not readable: "unreadable: …", "too long", "too deep"
-    harness: str = ""  # "claude-code" | "gemini" | "codex" when a wrapper was peeled
+    harness: Harness | None = None  # the harness whose wrapper was peeled, if one was
     outer_text: str = ""  # the full string including harness boilerplate, when harness is set
     # The id of the harness boilerplate shape this whole text is (a harness's own shell-snapshot
     # script, S1): nothing in it is the agent's, so it is neither rated nor a negotiation round.

@@ -382,7 +382,7 @@ def record_for(
             notes=tuple(_clean(n) for n in facts.notes),
             readable=facts.readable,
             unreadable=facts.unreadable,
-            harness=facts.harness,
+            harness=facts.harness or "",
             justification=_clean(facts.justification),
             hosts=tuple(facts.hosts),
         ),

@@ -32,6 +32,7 @@ from hashlib import blake2b
 from typing import Final
 
 from gatesh._types import CheckerRound, Round
+from gatesh.vocab.harnesses import Harness
 
 __all__ = [
     "MAX_CHECKER_ROUNDS",
@@ -103,9 +104,7 @@ TRUSTED_CHANNELS: Final[frozenset[str]] = frozenset(
     {
         "watch",
         "mandate",
-        "claude-code-prompt",
-        "codex-prompt",
-        "gemini-prompt",
+        *(h.prompt_channel for h in Harness),
     }
 )
 

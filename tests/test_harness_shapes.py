@@ -69,7 +69,7 @@ def test_gemini_0_61_subshell_wrapper() -> None:
 )
 def test_look_alikes_are_gated_whole(text: str) -> None:
     assert H.classify(text) is None
-    assert read(text).harness == "" and not read(text).boilerplate
+    assert read(text).harness is None and not read(text).boilerplate
 
 
 def test_codex_snapshot_check_is_boilerplate_only_exactly() -> None:

@@ -148,7 +148,7 @@ def test_claude_code_justification_inside() -> None:
 )
 def test_claude_code_look_alikes_do_not_unwrap(text: str) -> None:
     assert unwrap(text) is None
-    assert read(text).harness == ""
+    assert read(text).harness is None
 
 
 GEMINI = (

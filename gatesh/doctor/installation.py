@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Final
 
 from gatesh.doctor.check import Check, Status
+from gatesh.vocab.harnesses import Harness
 
 if TYPE_CHECKING:
     from gatesh.install import HarnessSpec
@@ -221,7 +222,7 @@ def check_integrations() -> list[Check]:
     return out
 
 
-def _harness_hooks(harness: str, spec: HarnessSpec) -> Check:
+def _harness_hooks(harness: Harness, spec: HarnessSpec) -> Check:
     """Whether ``harness``'s settings hold gatesh's hooks, and whether what they start runs."""
     from gatesh import install
 
@@ -270,7 +271,7 @@ def _harness_hooks(harness: str, spec: HarnessSpec) -> Check:
             f"{path} starts {starts} with other folders or flags than {launcher} would now",
             f"gatesh install {harness}",
         )
-    if harness == "codex":
+    if harness is Harness.CODEX:
         return check_codex_trust(path)
     return Check(name, Status.OK, f"installed in {path}")
 
@@ -351,7 +352,7 @@ def check_codex_trust(path: str) -> Check:
             f"installed in {path}; could not ask Codex whether it trusts them: {exc}",
             "run `codex app-server` by hand to see why",
         )
-    ours = [h for h in hooks if install.is_ours({"command": h.command}, "codex")]
+    ours = [h for h in hooks if install.is_ours({"command": h.command}, Harness.CODEX)]
     if not ours:
         return Check(
             "codex hooks",

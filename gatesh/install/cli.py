@@ -12,10 +12,10 @@ from gatesh.install.git import install_git
 from gatesh.install.harness import install_harness
 from gatesh.install.record import InstallError
 from gatesh.install.shims import install_shims
-from gatesh.install.targets import HARNESS_SPECS
 from gatesh.install.uninstall import uninstall_all
+from gatesh.vocab.harnesses import Harness
 
-TARGETS: Final = ("claude-code", "codex", "gemini", "git", "shims", "service", "all")
+TARGETS: Final = (*(h.value for h in Harness), "git", "shims", "service", "all")
 
 
 def main(argv: list[str]) -> int:
@@ -48,10 +48,11 @@ def main(argv: list[str]) -> int:
     if args.global_ and args.target != "git":
         sys.stderr.write("gatesh install: --global applies to git only\n")
         return EXIT_USAGE
-    if args.codex and args.target != "codex":
+    harness = Harness.parse(args.target)  # None: a target that is no harness
+    if args.codex and harness is not Harness.CODEX:
         sys.stderr.write("gatesh install: --codex applies to codex only\n")
         return EXIT_USAGE
-    if args.settings and args.target not in HARNESS_SPECS:
+    if args.settings and harness is None:
         sys.stderr.write("gatesh install: --settings applies to claude-code, codex and gemini\n")
         return EXIT_USAGE
     if args.target == "all" and not args.uninstall:
@@ -62,10 +63,10 @@ def main(argv: list[str]) -> int:
     try:
         if args.target == "all":
             print(uninstall_all())
-        elif args.target in HARNESS_SPECS:
+        elif harness is not None:
             print(
                 install_harness(
-                    args.target, uninstall=args.uninstall, settings=args.settings, codex=args.codex
+                    harness, uninstall=args.uninstall, settings=args.settings, codex=args.codex
                 )
             )
         elif args.target == "git":

@@ -10,6 +10,7 @@ from gatesh.install.hookentry import hook_command, hook_program, is_ours, launch
 from gatesh.install.record import InstallError, record, with_launcher
 from gatesh.install.settings import merge_hooks, read_settings, remove_hooks, write_json
 from gatesh.install.targets import HARNESS_SPECS, settings_path
+from gatesh.vocab.harnesses import Harness
 
 
 def trust_codex_hooks(path: str, codex: str | None = None) -> str:
@@ -27,7 +28,9 @@ def trust_codex_hooks(path: str, codex: str | None = None) -> str:
         )
     try:
         hooks = hooktrust.ensure_trusted(
-            binary, os.path.dirname(path), lambda command: is_ours({"command": command}, "codex")
+            binary,
+            os.path.dirname(path),
+            lambda command: is_ours({"command": command}, Harness.CODEX),
         )
     except hooktrust.TrustError as exc:
         raise InstallError(
@@ -41,7 +44,7 @@ def trust_codex_hooks(path: str, codex: str | None = None) -> str:
 
 
 def install_harness(
-    harness: str,
+    harness: Harness,
     *,
     uninstall: bool = False,
     settings: str | None = None,
@@ -53,6 +56,7 @@ def install_harness(
     For Codex the hooks are also trusted (:func:`trust_codex_hooks`); InstallError when they
     cannot be, naming what the person must do."""
     spec = HARNESS_SPECS[harness]
+    harness = spec.name
     path = settings_path(spec, settings)
     current = read_settings(path)
     existed = current is not None
@@ -65,7 +69,7 @@ def install_harness(
         done = (
             f"{path}: already {'without' if uninstall else 'with'} gatesh's hooks; nothing changed."
         )
-        if harness == "codex" and not uninstall:
+        if harness is Harness.CODEX and not uninstall:
             done += "\n" + trust_codex_hooks(path, codex)
         return done
     if not existed and uninstall:
@@ -74,7 +78,7 @@ def install_harness(
     launcher = launcher or launcher_path()
     record(
         {
-            "harness": {path: None if uninstall else harness},
+            "harness": {path: None if uninstall else harness.value},
             **({} if uninstall else with_launcher(launcher)),
         }
     )
@@ -90,12 +94,12 @@ def install_harness(
         if spec.note:
             lines.append(f"  {spec.note}")
         lines.append("  " + _route(harness))
-        if harness == "codex":
+        if harness is Harness.CODEX:
             lines.append(trust_codex_hooks(path, codex))
     return "\n".join(lines)
 
 
-def _route(harness: str) -> str:
+def _route(harness: Harness) -> str:
     """Whether this hook route runs the agent's commands inside their boundary (S16)."""
     from gatesh.boundary import holds
     from gatesh.hooks import REWRITES_INPUT

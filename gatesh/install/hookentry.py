@@ -9,6 +9,8 @@ import shutil
 import sys
 from typing import Any, Final
 
+from gatesh.vocab.harnesses import Harness
+
 
 def launcher_path() -> str:
     """The gatesh executable hooks and shims should call: an absolute path when one is known.
@@ -32,7 +34,7 @@ def launcher_path() -> str:
 _HOOK_FAILED: Final = "echo 'gatesh hook failed: the command was refused' >&2; exit 2"
 
 
-def hook_command(harness: str, launcher: str) -> str:
+def hook_command(harness: Harness, launcher: str) -> str:
     """The command a harness runs (through its shell): gatesh's answer, or exit 2 (blocked) if
     gatesh itself fails.
 
@@ -82,7 +84,7 @@ def hook_launcher(command: str) -> str:
     return words[0] if words[1:2] == ["hook"] else ""
 
 
-def is_ours(entry: Any, harness: str) -> bool:
+def is_ours(entry: Any, harness: Harness) -> bool:
     """True for a hook entry gatesh wrote for ``harness``."""
     if not isinstance(entry, dict):
         return False

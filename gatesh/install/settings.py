@@ -13,6 +13,7 @@ from typing import Any, Final
 from gatesh.install.hookentry import hook_command, is_ours
 from gatesh.install.record import InstallError
 from gatesh.install.targets import HarnessSpec
+from gatesh.vocab.harnesses import Harness
 
 BACKUP_SUFFIX: Final = ".bak-gatesh-"
 
@@ -30,7 +31,7 @@ def _our_groups(spec: HarnessSpec, launcher: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def remove_hooks(settings: dict[str, Any], harness: str) -> dict[str, Any]:
+def remove_hooks(settings: dict[str, Any], harness: Harness) -> dict[str, Any]:
     """A copy of ``settings`` without gatesh's hook entries (others kept in order)."""
     out = copy.deepcopy(settings)
     hooks = out.get("hooks")

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Final
 
+from gatesh.vocab.harnesses import Harness
+
 # How long a harness waits for the hook. Escalations on Codex and Gemini wait for a watcher up to
 # escalation.timeout_s (default 110 s), so the hook must be allowed longer than that.
 HOOK_TIMEOUT_S: Final = 150
@@ -16,7 +18,7 @@ HOOK_TIMEOUT_S: Final = 150
 class HarnessSpec:
     """Where a harness keeps its hooks and which events gatesh answers there."""
 
-    name: str
+    name: Harness
     settings: str  # default file, ~ expanded at use
     home_env: str  # environment variable that moves the harness's folder
     gate_event: str
@@ -27,9 +29,9 @@ class HarnessSpec:
     note: str = ""
 
 
-HARNESS_SPECS: Final = {
-    "claude-code": HarnessSpec(
-        "claude-code",
+HARNESS_SPECS: Final[dict[Harness, HarnessSpec]] = {
+    Harness.CLAUDE_CODE: HarnessSpec(
+        Harness.CLAUDE_CODE,
         "~/.claude/settings.json",
         "CLAUDE_CONFIG_DIR",
         "PreToolUse",
@@ -40,8 +42,8 @@ HARNESS_SPECS: Final = {
         "CLAUDE_CODE_SHELL (gatesh install shims), not both: the person's answer to an `ask` "
         "is Claude Code's, and a gated shell would ask again.",
     ),
-    "codex": HarnessSpec(
-        "codex",
+    Harness.CODEX: HarnessSpec(
+        Harness.CODEX,
         "~/.codex/hooks.json",
         "CODEX_HOME",
         "PreToolUse",
@@ -51,8 +53,8 @@ HARNESS_SPECS: Final = {
         (("statusMessage", "gatesh: checking the command"),),
         note="Codex has no `ask` answer for hooks, so escalations go to `gatesh watch`.",
     ),
-    "gemini": HarnessSpec(
-        "gemini",
+    Harness.GEMINI: HarnessSpec(
+        Harness.GEMINI,
         "~/.gemini/settings.json",
         "",
         "BeforeTool",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gatesh._types import Context, Facts
+from gatesh.vocab.harnesses import Harness
 
 from . import _limits as L
 from ._facts import make_facts
@@ -44,7 +45,8 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
     bad = _bad_text(text)
     if bad:
         return Facts(text=text, readable=False, unreadable=bad, notes=(bad,))
-    harness, outer = "", ""
+    harness: Harness | None = None
+    outer = ""
     try:
         found = classify(text)
     except Exception:
@@ -82,7 +84,7 @@ def read(text: str, *, cwd: str | None = None, home: str | None = None) -> Facts
         reader.st.unreadable = f"unreadable: internal reader error ({type(exc).__name__}: {exc})"
         reader.st.note(reader.st.unreadable)
     facts = make_facts(reader, command)
-    if harness or why:
+    if harness is not None or why:
         from dataclasses import replace
 
         facts = replace(facts, harness=harness, outer_text=outer, justification=why)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gatesh._paths import LAUNCHER_HEADER
+from gatesh.vocab.harnesses import Harness
 from gatesh.vocab.programs.shells import PARSED_SHELLS
 
 from ._walk import parse
@@ -64,7 +65,7 @@ class Part(enum.Enum):
 class Unwrapped:
     """A recognised harness string. ``command`` is the agent's command ("" for a snapshot)."""
 
-    harness: str
+    harness: Harness
     part: Part
     command: str
     shape: str  # the id of the :data:`SHAPES` row that matched
@@ -236,7 +237,7 @@ class Shape:
     """
 
     id: str
-    harness: str
+    harness: Harness
     versions: str
     part: Part
     wrapper: re.Pattern[str] | None = None
@@ -252,7 +253,7 @@ class Shape:
 SHAPES: Final = (
     Shape(
         "claude-code.eval",
-        "claude-code",
+        Harness.CLAUDE_CODE,
         "1.0 - 2.1.197",
         Part.COMMAND,
         _CLAUDE,
@@ -261,7 +262,7 @@ SHAPES: Final = (
     ),
     Shape(
         "gemini.group-pgrep",
-        "gemini",
+        Harness.GEMINI,
         "0.1 - 0.4x",
         Part.COMMAND,
         _GEMINI_PGREP,
@@ -269,16 +270,18 @@ SHAPES: Final = (
     ),
     Shape(
         "gemini.subshell-bgpids",
-        "gemini",
+        Harness.GEMINI,
         "0.61.0",
         Part.COMMAND,
         _GEMINI_SUBSHELL,
         starts=("shopt -u promptvars ",),
     ),
-    Shape("codex.snapshot-exec", "codex", "0.1x - 0.169.0", Part.COMMAND),  # argv: unwrap_argv
+    Shape(
+        "codex.snapshot-exec", Harness.CODEX, "0.1x - 0.169.0", Part.COMMAND
+    ),  # argv: unwrap_argv
     Shape(
         "claude-code.snapshot",
-        "claude-code",
+        Harness.CLAUDE_CODE,
         "2.1.197 (bash)",
         Part.SNAPSHOT,
         key=_claude_snapshot_key,
@@ -291,7 +294,7 @@ SHAPES: Final = (
     ),
     Shape(
         "codex.snapshot-check",
-        "codex",
+        Harness.CODEX,
         "0.169.0",
         Part.SNAPSHOT,
         boilerplate=_CODEX_SNAPSHOT_CHECK,
@@ -299,7 +302,7 @@ SHAPES: Final = (
     ),
     Shape(
         "codex.env-exec",
-        "codex",
+        Harness.CODEX,
         "0.169.0",
         Part.HANDOFF,
         key=_codex_env_key,
@@ -312,7 +315,7 @@ SHAPES: Final = (
     ),
     Shape(
         "codex.snapshot",
-        "codex",
+        Harness.CODEX,
         "0.169.0 (bash)",
         Part.SNAPSHOT,
         key=_whole_key,
@@ -387,7 +390,7 @@ def classify(text: str) -> Unwrapped | None:
     return None
 
 
-def unwrap(text: str) -> tuple[str, str] | None:
+def unwrap(text: str) -> tuple[Harness, str] | None:
     """(harness, agent command) when ``text`` is exactly a known wrapper, else None (also for a
     snapshot script, which has no agent command: see :func:`classify`)."""
     found = classify(text)
@@ -396,10 +399,10 @@ def unwrap(text: str) -> tuple[str, str] | None:
     return found.harness, found.command
 
 
-def unwrap_argv(args: Sequence[str]) -> tuple[str, str] | None:
+def unwrap_argv(args: Sequence[str]) -> tuple[Harness, str] | None:
     """The Codex shape given as argv after the shell: ``[SHIM, ARG0, SNAPSHOT, *ORIGINAL]``.
 
-    Returns ("codex", command) where command is the original ``shell -c CMD``'s CMD, or the
+    Returns (Harness.CODEX, command) where command is the original ``shell -c CMD``'s CMD, or the
     original argv joined with shell quoting; None for any other shape.
     """
     if len(args) < 4 or args[0] != CODEX_SHIM or not _CODEX_SNAPSHOT.fullmatch(args[2]):
@@ -410,7 +413,7 @@ def unwrap_argv(args: Sequence[str]) -> tuple[str, str] | None:
         cmd = original[2]
     else:
         cmd = shlex.join(original)
-    return ("codex", cmd) if _clean(cmd) else None
+    return (Harness.CODEX, cmd) if _clean(cmd) else None
 
 
 def snapshot_key(text: str) -> tuple[str, str] | None:

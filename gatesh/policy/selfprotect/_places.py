@@ -23,6 +23,7 @@ from typing import Final
 from gatesh._paths import GatePaths, Installation, environ_values
 from gatesh._types import Change, PathEffect
 from gatesh.vocab import places
+from gatesh.vocab.harnesses import Harness
 from gatesh.vocab.paths.classes import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 from gatesh.vocab.words import unquote
 
@@ -252,7 +253,7 @@ class Protected:
         places found anywhere (a repository's hooks, a project's harness settings)."""
         out = [(tuple(root.strip("/").split("/")), root in self.files) for root, _ in self.roots]
         out += [((".git", "hooks", name), True) for name in GIT_HOOK_NAMES]
-        out += [((f".{h}", n), True) for h, n in _PROJECT_FILES]
+        out += [((h, n), True) for h, n in _PROJECT_FILES]
         out += [(tuple(p.strip("/").split("/")), True) for p in self.named]
         return tuple(out)
 
@@ -280,11 +281,11 @@ class Protected:
 
 # A project's harness settings files (harness.project-settings), as (folder name, file name).
 _PROJECT_FILES: Final = (
-    ("claude", "settings.json"),
-    ("claude", "settings.local.json"),
-    ("gemini", "settings.json"),
-    ("codex", "config.toml"),
-    ("codex", "hooks.json"),
+    (Harness.CLAUDE_CODE.folder, "settings.json"),
+    (Harness.CLAUDE_CODE.folder, "settings.local.json"),
+    (Harness.GEMINI.folder, "settings.json"),
+    (Harness.CODEX.folder, "config.toml"),
+    (Harness.CODEX.folder, "hooks.json"),
 )
 # An unknown part that locates the gate's folders: one of their variables or home, the
 # repository's git folder, where gatesh, git or a shell is.

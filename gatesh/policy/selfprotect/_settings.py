@@ -23,6 +23,7 @@ from typing import Final
 
 from gatesh._types import Change, Direction, Facts, PathEffect, SetBy, SimpleCommand, Variable
 from gatesh.vocab.grammar import WRAPPERS, parse
+from gatesh.vocab.harnesses import Harness
 from gatesh.vocab.programs.interpreters import is_interpreter
 from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import canon_path, option_values
@@ -245,7 +246,8 @@ _HARNESS_HOMES: Final = frozenset(
         "CODEX_SANDBOX",
     }
 )
-HARNESSES: Final = frozenset({"claude", "codex", "gemini", "claude-code"})
+# The programs that start a harness (``claude``, ``codex`` …), from the shared vocabulary.
+HARNESSES: Final = frozenset(p for h in Harness for p in h.programs)
 
 
 def says_hooks_off(text: str) -> bool:
@@ -263,10 +265,10 @@ def harness_hooks_off(
     harness reads its settings: ``codex -c features.hooks=false``, ``claude --settings`` holding
     ``disableAllHooks``, ``claude --setting-sources`` without the user's, ``CLAUDE_CONFIG_DIR=…``;
     or writes a setting that switches hooks off into any file."""
-    head = cmd.head
-    if head in HARNESSES:
+    harness = Harness.by_program(cmd.head)
+    if harness is not None:
         args = cmd.args
-        if head == "codex":
+        if harness is Harness.CODEX:
             values = list(option_values(args, frozenset({"-c", "--config"})))
             if any(
                 _HOOKS_OFF_TEXT.search(v) or re.match(r"\s*features\.hooks\s*=", v) for v in values
@@ -274,7 +276,7 @@ def harness_hooks_off(
                 return True
             if any(v == "hooks" for v in option_values(args, frozenset({"--disable"}))):
                 return True
-        if head in ("claude", "claude-code"):
+        if harness is Harness.CLAUDE_CODE:
             settings = list(option_values(args, frozenset({"--settings"})))
             if settings and says_hooks_off(facts.text):
                 return True  # inline settings, or a file this text writes, that switch hooks off

@@ -168,13 +168,13 @@ import os, sys
 from gatesh import _paths, _person
 launcher, venv, man, source, record = sys.argv[1:6]
 known = _paths.read_install_record(record).launchers
-_paths.update_install_record(record, {
-    "launchers": list(dict.fromkeys([*known, launcher])),
-    "venv": venv, "source": source,
-    "man": [man] if os.path.isfile(man) else None,
+_paths.update_install_record(record, _paths.RecordChange(
+    launchers=tuple(dict.fromkeys([*known, launcher])),
+    venv=venv, source=source,
+    man=(man,) if os.path.isfile(man) else (),
     # Your folders and PATH, for a daemon started where your environment cannot be read (S9.7).
-    "folders": _person.recorded_folders(), "path": os.environ.get("PATH") or None,
-})
+    folders=_person.recorded_folders(), path=os.environ.get("PATH") or "",
+))
 ' "$launcher" "$venv" "$man_page" "$src" "$record") || { echo "install.sh: could not write $record" >&2; exit 1; }
 echo "recorded the installation in $record"
 

@@ -29,6 +29,7 @@ WIRE_EDGE = {
     "gatesh/audit_record.py",  # the audit line: its bytes are what the hash chain covers
     "gatesh/audit_syslog.py",  # the audit line as a system-log message, and read back from one
     "gatesh/rater/_api.py",  # the model API's JSON: Messages API request and response bodies
+    "gatesh/install/settings.py",  # a harness's settings JSON, every foreign key kept
 }
 # A literal collection holding all three of these is a table of git's value-taking global options.
 GIT_VALUE_OPTIONS = {"-C", "--git-dir", "--work-tree"}

@@ -16,7 +16,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:  # the -c client imports this module: no import it does not need at run time
@@ -169,16 +170,36 @@ def read_install_record(path: str) -> Installation:
     return found
 
 
-def update_install_record(path: str, change: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RecordChange:
+    """One change to the install record (:func:`update_install_record`), from ``install.sh`` or
+    ``gatesh install``. ``harness`` (settings file -> harness name) and ``git`` (hook file or
+    folder -> "repo" | "global") are merged entry by entry, a None value forgetting the entry.
+    Every other field replaces the record's value whole: None keeps it, an empty one removes it."""
+
+    harness: Mapping[str, str | None] = field(default_factory=dict)
+    git: Mapping[str, str | None] = field(default_factory=dict)
+    launchers: tuple[str, ...] | None = None
+    venv: str | None = None
+    source: str | None = None  # the folder it was installed from
+    man: tuple[str, ...] | None = None
+    shims: str | None = None
+    service: tuple[str, ...] | None = None  # the service manager's units
+    # The person's folders (config, state, data, runtime) and PATH, for a daemon started where
+    # their environment cannot be read (S9.7).
+    folders: Mapping[str, str] | None = None
+    path: str | None = None
+
+
+def update_install_record(path: str, change: RecordChange) -> None:
     """Merge ``change`` into the record at ``path`` (created when missing) and write it atomically.
 
-    Keys are replaced whole, except ``harness`` and ``git``, whose sub-keys are merged; a value of
-    None removes its key. Returns the record written. Raises OSError or ValueError when the
-    record cannot be read back or written (the caller reports it: an installer must say so).
+    Raises OSError or ValueError when the record cannot be read back or written (the caller
+    reports it: an installer must say so).
     """
     import json
 
-    data: dict[str, Any] = {}
+    data: dict[str, object] = {}
     try:
         with open(path, encoding="utf-8") as f:
             loaded = json.load(f)
@@ -188,20 +209,40 @@ def update_install_record(path: str, change: dict[str, Any]) -> dict[str, Any]:
         pass
     except ValueError:
         data = {}  # a broken record is replaced: it protects nothing as it is
-    for key, value in change.items():
-        if key in ("harness", "git") and isinstance(value, dict):
-            inner = data.get(key) if isinstance(data.get(key), dict) else {}
-            assert isinstance(inner, dict)
-            for k, v in value.items():
-                if v is None:
-                    inner.pop(k, None)
-                else:
-                    inner[k] = v
-            data[key] = inner
-        elif value is None:
-            data.pop(key, None)
+    for key, entries in (("harness", change.harness), ("git", change.git)):
+        if not entries:
+            continue
+        inner = data.get(key)
+        merged = dict(inner) if isinstance(inner, dict) else {}
+        for k, v in entries.items():
+            if v is None:
+                merged.pop(k, None)
+            else:
+                merged[k] = v
+        data[key] = merged
+    whole: tuple[tuple[str, object], ...] = (
+        ("launchers", change.launchers),
+        ("venv", change.venv),
+        ("source", change.source),
+        ("man", change.man),
+        ("shims", change.shims),
+        ("service", change.service),
+        ("folders", change.folders),
+        ("path", change.path),
+    )
+    for key, value in whole:
+        if value is None:
+            continue
+        if value:
+            data[key] = (
+                list(value)
+                if isinstance(value, tuple)
+                else dict(value)
+                if isinstance(value, Mapping)
+                else value
+            )
         else:
-            data[key] = value
+            data.pop(key, None)
     data["version"] = 1
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
@@ -211,7 +252,6 @@ def update_install_record(path: str, change: dict[str, Any]) -> dict[str, Any]:
         json.dump(data, f, indent=2, sort_keys=True)
         f.write("\n")
     os.replace(tmp, path)
-    return data
 
 
 @dataclass(frozen=True)

@@ -39,25 +39,25 @@ def test_record_merges_and_removes(tmp_path: Path) -> None:
     assert _paths.read_install_record(path) == _paths.Installation()  # none yet: nothing recorded
     _paths.update_install_record(
         path,
-        {
-            "launchers": ["/opt/g/bin/gatesh"],
-            "venv": "/opt/g/venv",
-            "harness": {"/h/.claude/settings.json": "claude-code"},
-        },
+        _paths.RecordChange(
+            launchers=("/opt/g/bin/gatesh",),
+            venv="/opt/g/venv",
+            harness={"/h/.claude/settings.json": "claude-code"},
+        ),
     )
     _paths.update_install_record(
         path,
-        {
-            "harness": {"/h/.gemini/settings.json": "gemini"},
-            "git": {"/r/.git/hooks/pre-push": "repo"},
-        },
+        _paths.RecordChange(
+            harness={"/h/.gemini/settings.json": "gemini"},
+            git={"/r/.git/hooks/pre-push": "repo"},
+        ),
     )
     inst = _paths.read_install_record(path)
     assert inst.launchers == ("/opt/g/bin/gatesh",) and inst.venv == "/opt/g/venv"
     assert set(inst.harness_files) == {"/h/.claude/settings.json", "/h/.gemini/settings.json"}
     assert inst.git_hooks == ("/r/.git/hooks/pre-push",) and not inst.git_global
     _paths.update_install_record(
-        path, {"harness": {"/h/.claude/settings.json": None}, "venv": None}
+        path, _paths.RecordChange(harness={"/h/.claude/settings.json": None}, venv="")
     )
     inst = _paths.read_install_record(path)
     assert inst.harness_files == ("/h/.gemini/settings.json",) and inst.venv == ""

@@ -177,15 +177,15 @@ def test_the_persons_folders_from_the_install_record(passwd_home: Path) -> None:
     record.parent.mkdir(parents=True)
     _paths.update_install_record(
         str(record),
-        {
-            "folders": {
+        _paths.RecordChange(
+            folders={
                 "config": "/p/c/gatesh",
                 "state": "/p/s/gatesh",
                 "data": "/p/d/gatesh",
                 "runtime": "/p/r/gatesh",
             },
-            "path": "/opt/bin:/usr/bin",
-        },
+            path="/opt/bin:/usr/bin",
+        ),
     )
     folders, _ = _person.person_folders()
     assert (
@@ -342,6 +342,6 @@ def test_doctor_says_who_starts_the_daemon(isolated_home: Path) -> None:
     else:
         assert check.status == "ok" and "no user service manager" in check.detail
     gone = str(isolated_home / "gone" / "gatesh.socket")
-    _paths.update_install_record(paths.install_record, {"service": [gone]})
+    _paths.update_install_record(paths.install_record, _paths.RecordChange(service=(gone,)))
     check = _service(_paths.current())
     assert check.status == "warn" and "none of them is there" in check.detail

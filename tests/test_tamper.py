@@ -80,15 +80,15 @@ def lay_out_installation(home: Path) -> Installed:
     hook.chmod(0o755)
     _paths.update_install_record(
         paths.install_record,
-        {
-            "launchers": [str(opt / "bin" / "gatesh")],
-            "venv": str(opt / "venv"),
-            "shims": str(opt / "shims"),
-            "man": [str(opt / "man" / "man1" / "gatesh.1")],
-            "source": str(home / "clone"),
-            "harness": {str(home / "work" / "claude-settings.json"): "claude-code"},
-            "git": {str(hook): "repo", str(Path(paths.data_dir) / "git-hooks"): "global"},
-        },
+        _paths.RecordChange(
+            launchers=(str(opt / "bin" / "gatesh"),),
+            venv=str(opt / "venv"),
+            shims=str(opt / "shims"),
+            man=(str(opt / "man" / "man1" / "gatesh.1"),),
+            source=str(home / "clone"),
+            harness={str(home / "work" / "claude-settings.json"): "claude-code"},
+            git={str(hook): "repo", str(Path(paths.data_dir) / "git-hooks"): "global"},
+        ),
     )
     return Installed(home, project)
 

@@ -229,15 +229,9 @@ def _harness_hooks(harness: Harness, spec: HarnessSpec) -> Check:
     name = f"{harness} hooks"
     path = install.settings_path(spec)
     try:
-        data = install.read_settings(path)
+        commands = install.SettingsFile.read(path).our_commands(harness)
     except install.InstallError as exc:
         return Check(name, Status.WARN, str(exc), "fix the file")
-    commands = [
-        str(h.get("command", ""))
-        for group in _groups(data)
-        for h in group
-        if install.is_ours(h, harness)
-    ]
     if not commands:
         return Check(name, Status.OK, f"not installed ({path})")
     program = install.hook_program(commands[0])
@@ -373,18 +367,6 @@ def check_codex_trust(path: str) -> Check:
             "gatesh install codex (it has Codex trust them)",
         )
     return Check("codex hooks", Status.OK, f"installed in {path}; Codex trusts all {len(ours)}")
-
-
-def _groups(data: dict[str, object] | None) -> list[list[dict[str, object]]]:
-    hooks = (data or {}).get("hooks")
-    out: list[list[dict[str, object]]] = []
-    if isinstance(hooks, dict):
-        for groups in hooks.values():
-            for group in groups if isinstance(groups, list) else []:
-                inner = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(inner, list):
-                    out.append([h for h in inner if isinstance(h, dict)])
-    return out
 
 
 def _git_config(key: str) -> str:

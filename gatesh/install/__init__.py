@@ -43,7 +43,13 @@ from gatesh.install.hookentry import (
     launcher_path,
 )
 from gatesh.install.record import InstallError
-from gatesh.install.settings import BACKUP_SUFFIX, merge_hooks, read_settings, remove_hooks
+from gatesh.install.settings import (
+    BACKUP_SUFFIX,
+    SettingsFile,
+    merge_hooks,
+    read_settings,
+    remove_hooks,
+)
 from gatesh.install.shims import SHIM_NAMES, install_shims, shims_dir
 from gatesh.install.targets import HARNESS_SPECS, HOOK_TIMEOUT_S, HarnessSpec, settings_path
 from gatesh.install.uninstall import open_gated_shells, uninstall_all
@@ -56,6 +62,7 @@ __all__ = [
     "TARGETS",
     "HarnessSpec",
     "InstallError",
+    "SettingsFile",
     "git_hooks_dir",
     "hook_command",
     "hook_launcher",

@@ -10,7 +10,7 @@ from typing import Final
 
 from gatesh import _paths
 from gatesh.install.hookentry import launcher_path
-from gatesh.install.record import InstallError, record, with_launcher
+from gatesh.install.record import InstallError, RecordChange, launchers_with, record
 
 
 def install_daemon_service(*, uninstall: bool = False) -> str:
@@ -23,7 +23,7 @@ def install_daemon_service(*, uninstall: bool = False) -> str:
     paths = _paths.current()
     if uninstall:
         _, said = service.install_service("", paths.socket, uninstall=True)
-        record({"service": None})
+        record(RecordChange(service=()))
         return "\n".join(said)
     launcher = launcher_path()
     if not os.path.isabs(launcher):
@@ -32,7 +32,7 @@ def install_daemon_service(*, uninstall: bool = False) -> str:
         )
     stopped = stop_daemon()
     units, said = service.install_service(launcher, paths.socket)
-    record({"service": units, **with_launcher(launcher)})
+    record(RecordChange(service=tuple(units), launchers=launchers_with(launcher)))
     return "\n".join(([stopped] if stopped else []) + said)
 
 

@@ -10,7 +10,7 @@ import subprocess
 from gatesh import _paths
 from gatesh.githooks import HOOK_NAMES, MARKER, hook_script
 from gatesh.install.hookentry import launcher_path
-from gatesh.install.record import InstallError, record, with_launcher
+from gatesh.install.record import InstallError, RecordChange, launchers_with, record
 
 
 def git_hooks_dir() -> str:
@@ -67,7 +67,7 @@ def install_git(
             if current and os.path.abspath(os.path.expanduser(current)) == folder:
                 _git("config", "--global", "--unset", "core.hooksPath")
             shutil.rmtree(folder, ignore_errors=True)
-            record({"git": {folder: None}})
+            record(RecordChange(git={folder: None}))
             return f"removed {folder} and the global core.hooksPath that pointed at it"
         if current and os.path.abspath(os.path.expanduser(current)) != folder:
             raise InstallError(
@@ -79,7 +79,7 @@ def install_git(
         for name in HOOK_NAMES:
             _write_script(os.path.join(folder, name), hook_script(name, launcher))
         _git("config", "--global", "core.hooksPath", folder)
-        record({"git": {folder: "global"}, **with_launcher(launcher)})
+        record(RecordChange(git={folder: "global"}, launchers=launchers_with(launcher)))
         return (
             f"wrote {', '.join(HOOK_NAMES)} to {folder} and set git's global core.hooksPath "
             "to it. Each repository's own hooks in .git/hooks still run after gatesh's. A "
@@ -108,10 +108,10 @@ def install_git(
         _write_script(path, hook_script(name, launcher))
         done.append(name)
     record(
-        {
-            "git": {os.path.join(folder, name): None if uninstall else "repo" for name in done},
-            **({} if uninstall else with_launcher(launcher)),
-        }
+        RecordChange(
+            git={os.path.join(folder, name): None if uninstall else "repo" for name in done},
+            launchers=None if uninstall else launchers_with(launcher),
+        )
     )
     verb = "removed" if uninstall else "installed"
     note = "" if uninstall else " (an existing hook was kept as NAME.pre-gatesh and still runs)"

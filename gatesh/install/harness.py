@@ -7,8 +7,8 @@ import os
 import shlex
 
 from gatesh.install.hookentry import hook_command, hook_program, is_ours, launcher_path
-from gatesh.install.record import InstallError, record, with_launcher
-from gatesh.install.settings import merge_hooks, read_settings, remove_hooks, write_json
+from gatesh.install.record import InstallError, RecordChange, launchers_with, record
+from gatesh.install.settings import SettingsFile
 from gatesh.install.targets import HARNESS_SPECS, settings_path
 from gatesh.vocab.harnesses import Harness
 
@@ -58,29 +58,27 @@ def install_harness(
     spec = HARNESS_SPECS[harness]
     harness = spec.name
     path = settings_path(spec, settings)
-    current = read_settings(path)
-    existed = current is not None
-    base = current or {}
+    current = SettingsFile.read(path)
     if uninstall:
-        updated = remove_hooks(base, harness)
+        updated = current.without_ours(harness)
     else:
-        updated = merge_hooks(base, spec, launcher or launcher_path())
-    if existed and updated == base:
+        updated = current.with_ours(spec, launcher or launcher_path())
+    if current.exists and updated == current:
         done = (
             f"{path}: already {'without' if uninstall else 'with'} gatesh's hooks; nothing changed."
         )
         if harness is Harness.CODEX and not uninstall:
             done += "\n" + trust_codex_hooks(path, codex)
         return done
-    if not existed and uninstall:
+    if not current.exists and uninstall:
         return f"{path}: does not exist; nothing to remove."
-    backup = write_json(path, updated, existed)
+    backup = updated.write()
     launcher = launcher or launcher_path()
     record(
-        {
-            "harness": {path: None if uninstall else harness.value},
-            **({} if uninstall else with_launcher(launcher)),
-        }
+        RecordChange(
+            harness={path: None if uninstall else harness.value},
+            launchers=None if uninstall else launchers_with(launcher),
+        )
     )
     done = "removed gatesh's hooks from" if uninstall else "added gatesh's hooks to"
     lines = [f"{done} {path}" + (f" (backup: {backup})" if backup else "")]

@@ -4,17 +4,19 @@ self-protection (S3.4), and the error every install step raises."""
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from gatesh import _paths
 from gatesh._errors import SetupError
+from gatesh._paths import RecordChange
+
+__all__ = ["InstallError", "RecordChange", "launchers_with", "record"]
 
 
 class InstallError(SetupError):
     """An install step cannot be done without clobbering something; the message says what."""
 
 
-def record(change: dict[str, Any]) -> None:
+def record(change: RecordChange) -> None:
     """Note ``change`` in the install record (see :func:`gatesh._paths.update_install_record`).
 
     Self-protection reads the record at decision time (S3.4): what is not recorded is protected
@@ -26,9 +28,10 @@ def record(change: dict[str, Any]) -> None:
         raise InstallError(f"could not update the install record: {exc}") from exc
 
 
-def with_launcher(launcher: str) -> dict[str, Any]:
-    """The record change that adds ``launcher`` to the recorded launchers (when absolute)."""
+def launchers_with(launcher: str) -> tuple[str, ...] | None:
+    """The recorded launchers with ``launcher`` added; None (nothing to record) when it is not an
+    absolute path."""
     if not os.path.isabs(launcher):
-        return {}
-    known = list(_paths.current().installation().launchers)
-    return {"launchers": [*known, launcher] if launcher not in known else known}
+        return None
+    known = _paths.current().installation().launchers
+    return known if launcher in known else (*known, launcher)

@@ -1,5 +1,9 @@
 """Harness settings files: read, merged with gatesh's hook entries (everything else kept), and
-written atomically after a backup."""
+written atomically after a backup.
+
+The file is the harness's own JSON format: its parsed objects stay in this module (the functions
+on dicts below, for the tests too); what leaves it is a :class:`SettingsFile`, which answers the
+questions install, uninstall and doctor ask of a file."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import json
 import os
 import shutil
 import time
+from dataclasses import dataclass
 from typing import Any, Final
 
 from gatesh.install.hookentry import hook_command, is_ours
@@ -116,3 +121,56 @@ def write_json(path: str, data: dict[str, Any], existed: bool) -> str | None:
         f.write("\n")
     os.replace(tmp, path)
     return backup
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """One harness settings (or hooks) file: its parsed JSON, or ``exists`` False when there is no
+    file (then it reads as empty). Equal when the content is: installing what is there already
+    changes nothing. Every method that changes it returns a new one; :meth:`write` writes it."""
+
+    path: str
+    exists: bool
+    _data: dict[str, Any]
+
+    @staticmethod
+    def read(path: str) -> SettingsFile:
+        """The file at ``path``. Raises InstallError when it cannot be read or parsed."""
+        data = read_settings(path)
+        return SettingsFile(path, data is not None, data or {})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SettingsFile):
+            return NotImplemented
+        return self._data == other._data
+
+    __hash__ = None  # type: ignore[assignment]  # holds a dict: not hashable
+
+    def without_ours(self, harness: Harness) -> SettingsFile:
+        """This file without gatesh's entries for ``harness`` (everything else kept in order)."""
+        return SettingsFile(self.path, self.exists, remove_hooks(self._data, harness))
+
+    def with_ours(self, spec: HarnessSpec, launcher: str) -> SettingsFile:
+        """This file with gatesh's entries for ``spec`` calling ``launcher`` (replacing earlier
+        ones). Raises InstallError when its ``hooks`` is not what the harness reads."""
+        return SettingsFile(self.path, self.exists, merge_hooks(self._data, spec, launcher))
+
+    def holds_ours(self, harness: Harness) -> bool:
+        """Whether any hook entry in it is gatesh's for ``harness``."""
+        return self.without_ours(harness) != self
+
+    def our_commands(self, harness: Harness) -> list[str]:
+        """The commands of gatesh's entries for ``harness``, in the file's order."""
+        hooks = self._data.get("hooks")
+        out: list[str] = []
+        for groups in hooks.values() if isinstance(hooks, dict) else ():
+            for group in groups if isinstance(groups, list) else []:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                for h in inner if isinstance(inner, list) else []:
+                    if isinstance(h, dict) and is_ours(h, harness):
+                        out.append(str(h.get("command", "")))
+        return out
+
+    def write(self) -> str | None:
+        """Write it atomically, backing up the file it replaces; returns the backup's path."""
+        return write_json(self.path, self._data, self.exists)

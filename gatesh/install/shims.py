@@ -10,7 +10,7 @@ from typing import Final
 
 from gatesh import _paths
 from gatesh.install.hookentry import launcher_path
-from gatesh.install.record import InstallError, record, with_launcher
+from gatesh.install.record import InstallError, RecordChange, launchers_with, record
 
 SHIM_NAMES: Final = ("bash", "zsh", "sh")
 
@@ -29,7 +29,7 @@ def install_shims(*, uninstall: bool = False, launcher: str | None = None) -> st
                 os.remove(path)
         with contextlib.suppress(OSError):
             os.rmdir(folder)
-        record({"shims": None})
+        record(RecordChange(shims=""))
         return f"removed the shims in {folder}"
     launcher = launcher or launcher_path()
     if not os.path.isabs(launcher):
@@ -45,7 +45,7 @@ def install_shims(*, uninstall: bool = False, launcher: str | None = None) -> st
                 raise InstallError(f"{path} exists and is not a link; gatesh will not replace it")
             os.remove(path)
         os.symlink(launcher, path)
-    record({"shims": folder, **with_launcher(launcher)})
+    record(RecordChange(shims=folder, launchers=launchers_with(launcher)))
     return shims_instructions(folder)
 
 

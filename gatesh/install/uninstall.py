@@ -10,8 +10,8 @@ from gatesh import _paths
 from gatesh.install.daemon import install_daemon_service, stop_daemon_and_runtime
 from gatesh.install.git import git_hooks_dir, install_git, remove_hook
 from gatesh.install.harness import install_harness
-from gatesh.install.record import InstallError, record
-from gatesh.install.settings import BACKUP_SUFFIX, read_settings, remove_hooks
+from gatesh.install.record import InstallError, RecordChange, record
+from gatesh.install.settings import BACKUP_SUFFIX, SettingsFile
 from gatesh.install.shims import install_shims
 from gatesh.install.targets import HARNESS_SPECS, settings_path
 
@@ -58,7 +58,7 @@ def uninstall_all() -> str:
             attempt(
                 path, lambda path=path: f"removed the git hook {path}" if remove_hook(path) else ""
             )
-            record({"git": {path: None}})
+            record(RecordChange(git={path: None}))
     if inst.git_global or os.path.isdir(global_dir):
         attempt("git --global", lambda: install_git(global_=True, uninstall=True))
     # 3. The shims, the service manager's units, the daemon and its runtime folder.
@@ -113,16 +113,16 @@ def open_gated_shells() -> list[tuple[int, str, str]]:
 
 
 def _unhook_settings(path: str) -> str:
-    current = read_settings(path)
-    if current is None:
+    current = SettingsFile.read(path)
+    if not current.exists:
         return ""
     lines = []
     for harness in HARNESS_SPECS:
-        if remove_hooks(current, harness) != current:
+        if current.holds_ours(harness):
             lines.append(install_harness(harness, uninstall=True, settings=path))
-            current = read_settings(path) or {}
-    record({"harness": {path: None}})
-    if any(remove_hooks(current, h) != current for h in HARNESS_SPECS):
+            current = SettingsFile.read(path)
+    record(RecordChange(harness={path: None}))
+    if any(current.holds_ours(h) for h in HARNESS_SPECS):
         raise InstallError(f"{path} still holds gatesh's hooks; its backups are kept")
     folder, base = os.path.split(path)
     for name in sorted(os.listdir(folder or ".")):

@@ -30,6 +30,8 @@ WIRE_EDGE = {
     "gatesh/audit_syslog.py",  # the audit line as a system-log message, and read back from one
     "gatesh/rater/_api.py",  # the model API's JSON: Messages API request and response bodies
     "gatesh/install/settings.py",  # a harness's settings JSON, every foreign key kept
+    "gatesh/hooks.py",  # a harness's hook JSON: read once into a ToolCall or a Prompt
+    "gatesh/hooktrust.py",  # the Codex app-server's JSON-RPC: only HookTrust records leave
 }
 # A literal collection holding all three of these is a table of git's value-taking global options.
 GIT_VALUE_OPTIONS = {"-C", "--git-dir", "--work-tree"}

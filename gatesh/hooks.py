@@ -58,6 +58,8 @@ __all__ = [
     "REWRITES_INPUT",
     "Answer",
     "GateResult",
+    "Prompt",
+    "ToolCall",
     "answer",
     "can_ask",
     "main",
@@ -149,6 +151,34 @@ class GateResult(_Value):
 
 class BadInput(ProtocolError):
     """The hook's stdin is not what the harness sends; the message says what is wrong."""
+
+
+class ToolCall(_Value):
+    """A gating hook call, decoded once from the harness's JSON (:func:`_read_call`): the shell
+    command, the folder it runs in, the harness's session, and the tool input as the harness sent
+    it (sent back, its command wrapped, when the command runs inside its boundary)."""
+
+    __slots__ = ("command", "cwd", "session", "tool_input")
+
+    def __init__(
+        self, command: str, cwd: str, session: str | None, tool_input: "dict[str, Any]"
+    ) -> None:
+        self.command = command
+        self.cwd = cwd
+        self.session = session
+        self.tool_input = tool_input
+
+
+class Prompt(_Value):
+    """A prompt hook call, decoded once: the user's typed words (S5.3) and the session. ``problem``
+    says why the words could not be read ("" when they could): that never blocks the prompt."""
+
+    __slots__ = ("problem", "session", "text")
+
+    def __init__(self, session: str | None, text: str, problem: str = "") -> None:
+        self.session = session
+        self.text = text
+        self.problem = problem
 
 
 # --- the gate and the provenance window, behind two seams tests can replace ------------------------
@@ -265,6 +295,34 @@ def _session(data: "dict[str, Any]") -> str | None:
     return session or None
 
 
+def _read_call(harness: str, raw: bytes) -> "tuple[str, ToolCall | Prompt]":
+    """The event name and the call ``raw`` is, for ``harness``: the one place the harness's JSON
+    is read. Raises BadInput (the reason, for the deny) when it is not a call gatesh answers."""
+    data = _decode(raw)
+    event = _string(data, "hook_event_name") or ""
+    if event == _PROMPT_EVENTS[harness]:
+        session = _session(data)
+        try:
+            return event, Prompt(session, _string(data, "prompt") or "")
+        except BadInput as exc:
+            return event, Prompt(session, "", str(exc))
+    gate_event = _GATE_EVENTS[harness]
+    if event != gate_event:
+        raise BadInput(
+            f"gatesh does not handle the {event!r} event for {harness} "
+            f"(install it for {gate_event} and {_PROMPT_EVENTS[harness]} only)"
+        )
+    tool = _string(data, "tool_name")
+    if tool not in _SHELL_TOOLS[harness]:
+        raise BadInput(
+            f"gatesh gates only the shell tool ({', '.join(_SHELL_TOOLS[harness])}), "
+            f"not {tool!r}; set the hook's matcher to it"
+        )
+    command = _command(data)
+    cwd = _cwd(data)
+    return event, ToolCall(command, cwd, _session(data), dict(data["tool_input"]))
+
+
 # --- per-harness handling ------------------------------------------------------------------------
 
 _GATE_EVENTS: "Final" = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
@@ -316,30 +374,14 @@ def answer(
     mandate = mandate or _mandate
     gate_event = _GATE_EVENTS[harness]
     try:
-        data = _decode(raw)
-        event = _string(data, "hook_event_name") or ""
-        if event == _PROMPT_EVENTS[harness]:
-            _record_prompt(harness, data, mandate)
+        event, call = _read_call(harness, raw)
+        if isinstance(call, Prompt):
+            _record_prompt(harness, call, mandate)
             return event, Answer(None)
-        if event != gate_event:
-            raise BadInput(
-                f"gatesh does not handle the {event!r} event for {harness} "
-                f"(install it for {gate_event} and {_PROMPT_EVENTS[harness]} only)"
-            )
-        tool = _string(data, "tool_name")
-        if tool not in _SHELL_TOOLS[harness]:
-            raise BadInput(
-                f"gatesh gates only the shell tool ({', '.join(_SHELL_TOOLS[harness])}), "
-                f"not {tool!r}; set the hook's matcher to it"
-            )
-        command = _command(data)
-        cwd = _cwd(data)
-        session = _session(data)
-        result = gate(command, cwd, session, harness)
+        result = gate(call.command, call.cwd, call.session, harness)
         answered = _to_answer(harness, result)
         if answered.decision == "allow" and result.wrapped and harness in REWRITES_INPUT:
-            tool_input = dict(data["tool_input"])
-            tool_input["command"] = result.wrapped
+            tool_input = {**call.tool_input, "command": result.wrapped}
             answered = Answer("allow", notice=answered.notice, updated=tool_input)
         return gate_event, answered
     except BadInput as exc:
@@ -363,16 +405,16 @@ def _to_answer(harness: str, result: GateResult) -> Answer:
     return Answer("deny", message, result.notice)
 
 
-def _record_prompt(harness: str, data: "dict[str, Any]", mandate: "Mandate") -> None:
+def _record_prompt(harness: str, call: Prompt, mandate: "Mandate") -> None:
     """Send the typed prompt to the window (S5.3; the transcript file is never read).
 
     A failure here never blocks the user's prompt: a missing mandate only makes the gate stricter.
     """
-    session = _session(data)
     try:
-        prompt = _string(data, "prompt") or ""
-        if prompt.strip():
-            mandate(prompt, session, _PROMPT_CHANNELS[harness])
+        if call.problem:
+            raise BadInput(call.problem)
+        if call.text.strip():
+            mandate(call.text, call.session, _PROMPT_CHANNELS[harness])
     except Exception as exc:
         sys.stderr.write(f"gatesh hook: could not record the prompt: {exc}\n")
 

@@ -32,6 +32,7 @@ WIRE_EDGE = {
     "gatesh/install/settings.py",  # a harness's settings JSON, every foreign key kept
     "gatesh/hooks.py",  # a harness's hook JSON: read once into a ToolCall or a Prompt
     "gatesh/hooktrust.py",  # the Codex app-server's JSON-RPC: only HookTrust records leave
+    "gatesh/undo/reply.py",  # the undo verb's reply: read back into PlanReport and ShotRow
 }
 # A literal collection holding all three of these is a table of git's value-taking global options.
 GIT_VALUE_OPTIONS = {"-C", "--git-dir", "--work-tree"}

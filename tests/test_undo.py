@@ -30,6 +30,7 @@ from gatesh.pipeline import decide
 from gatesh.rater.worktree import Loss, State, find_repo
 from gatesh.session import SessionState
 from gatesh.undo import cli, cover, guard, restore, snapshot
+from gatesh.undo.reply import read_rows
 from gatesh.undo.store import REF_PREFIX, Book
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -160,7 +161,7 @@ def test_past_the_byte_budget_it_is_skipped_before_anything_is_stored(
     r = find_repo(repo)
     assert r is not None
     last = book.attempt(r.git_dir, r.root)
-    assert last is not None and not last.ok and last.extra["size"]
+    assert last is not None and not last.ok and last.too_large
     with pytest.raises(snapshot.Skipped, match="tried again"):  # not tried again at once
         take(repo, book)
     last.time -= cover.SKIPPED_MEMORY_S + 1
@@ -487,6 +488,6 @@ def test_the_list_says_what_changed_since() -> None:
         },
         {"id": 3, "time": time.time() - 7200, "cwd": "~/proj", "command": "make", "since": {}},
     ]
-    text = cli._list(rows)
+    text = cli._list(read_rows(rows))
     assert "rm -rf src" in text and "changed since: 3 files, 1 ref, the stash" in text
     assert "nothing changed since" in text

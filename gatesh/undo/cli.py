@@ -15,11 +15,12 @@ import argparse
 import json
 import sys
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK
 from gatesh.people import HumanOpFailed, human_request
 from gatesh.render import neutralise
+from gatesh.undo.reply import PlanReport, ShotRow, read_plan, read_rows
 
 __all__ = ["main"]
 
@@ -81,21 +82,22 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
             if args.json:
                 out.write(json.dumps(rows) + "\n")
             else:
-                out.write(_list(rows))
+                out.write(_list(read_rows(rows)))
             return EXIT_OK
         reply = human_request("undo", {"op": "undo", "do": "plan", "id": args.id})
-        plan = reply.get("plan") or {}
+        raw_plan = reply.get("plan") or {}
+        plan = read_plan(raw_plan)
         if args.dry_run:
-            out.write(json.dumps(plan) + "\n" if args.json else _plan(plan))
+            out.write(json.dumps(raw_plan) + "\n" if args.json else _plan(plan))
             return EXIT_OK
-        if not _has_changes(plan):
+        if not plan.changes:
             out.write(
                 f"undo {args.id}: nothing to put back: the files and refs are as it left them\n"
             )
             return EXIT_OK
         if not args.json:
             out.write(_plan(plan))
-        later = [f for f in plan.get("files", ()) if f.get("later")]
+        later = [f for f in plan.files if f.later]
         if later and not args.yes:
             if not _confirm(len(later), err):
                 err.write("gatesh undo: nothing was changed\n")
@@ -106,7 +108,7 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
                 "op": "undo",
                 "do": "restore",
                 "id": args.id,
-                "fingerprint": plan.get("fingerprint", ""),
+                "fingerprint": plan.fingerprint,
             },
         )
     except HumanOpFailed as exc:
@@ -116,32 +118,27 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
     if args.json:
         out.write(json.dumps(done) + "\n")
         return EXIT_OK
-    out.write(_restored(args.id, done))
+    out.write(_restored(args.id, read_plan(done)))
     return EXIT_OK
 
 
-def _restored(snapshot: int, done: dict[str, Any]) -> str:
+def _restored(snapshot: int, done: PlanReport) -> str:
     """What a restore did, in a line (and how to take it back, when it can be)."""
-    files = done.get("files", ())
-    written = sum(1 for f in files if f.get("action") == "write")
-    removed = len(files) - written
-    refs = len(done.get("refs", ())) + len(done.get("head", ()))
+    written = sum(1 for f in done.files if f.action == "write")
+    removed = len(done.files) - written
+    refs = len(done.refs) + len(done.head)
     line = (
         f"restored undo {snapshot}: {written} file{'s' if written != 1 else ''} written back, "
         f"{removed} removed, {refs} ref{'s' if refs != 1 else ''} moved back"
     )
-    if done.get("stash"):
+    if done.stash:
         line += ", the stash put back"
-    if done.get("index"):
+    if done.index:
         line += ", the index put back"
     text = line + "\n"
-    if done.get("undone_by"):
-        text += f"gatesh undo {done['undone_by']} puts back what this replaced\n"
+    if done.undone_by:
+        text += f"gatesh undo {done.undone_by} puts back what this replaced\n"
     return text
-
-
-def _has_changes(plan: dict[str, Any]) -> bool:
-    return any(plan.get(k) for k in ("files", "refs", "head", "index", "stash", "outside"))
 
 
 def _confirm(n: int, err: TextIO) -> bool:
@@ -169,69 +166,61 @@ def _ago(when: float) -> str:
     return f"{s // 86400} days ago"
 
 
-def _list(rows: list[dict[str, Any]]) -> str:
+def _list(rows: list[ShotRow]) -> str:
     if not rows:
         return "no snapshots kept\n"
     lines = []
     for r in rows:
-        since = r.get("since") or {}
-        if "error" in since:
-            changed = neutralise(str(since["error"]))
+        since = r.since
+        if since.error is not None:
+            changed = neutralise(since.error)
         else:
             parts = []
-            if since.get("files"):
-                parts.append(f"{since['files']} file{'s' if since['files'] != 1 else ''}")
-            if since.get("refs"):
-                parts.append(f"{since['refs']} ref{'s' if since['refs'] != 1 else ''}")
-            if since.get("stash"):
+            if since.files:
+                parts.append(f"{since.files} file{'s' if since.files != 1 else ''}")
+            if since.refs:
+                parts.append(f"{since.refs} ref{'s' if since.refs != 1 else ''}")
+            if since.stash:
                 parts.append("the stash")
-            if since.get("index"):
+            if since.index:
                 parts.append("the index")
-            if since.get("outside"):
-                parts.append(f"{since['outside']} outside")
+            if since.outside:
+                parts.append(f"{since.outside} outside")
             changed = ("changed since: " + ", ".join(parts)) if parts else "nothing changed since"
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(r.get("time", 0))))
-        command = neutralise(" ".join(str(r.get("command", "")).split()))
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.time))
+        command = neutralise(" ".join(r.command.split()))
         if len(command) > 60:
             command = command[:59] + "…"
         lines.append(
-            f"{r.get('id'):>5}  {when} ({_ago(float(r.get('time', 0)))})  {command}\n"
-            f"       in {neutralise(str(r.get('cwd', '')))}; {changed}"
+            f"{r.id:>5}  {when} ({_ago(r.time)})  {command}\n"
+            f"       in {neutralise(r.cwd)}; {changed}"
         )
     return "\n".join(lines) + "\n"
 
 
-def _plan(plan: dict[str, Any]) -> str:
-    lines = [
-        f"undo {plan.get('id')}: `{neutralise(str(plan.get('command', '')))}` "
-        f"({_ago(float(plan.get('time', 0)))})"
-    ]
-    files = plan.get("files") or []
-    writes = [f for f in files if f.get("action") == "write"]
-    removes = [f for f in files if f.get("action") == "remove"]
+def _plan(plan: PlanReport) -> str:
+    lines = [f"undo {plan.id}: `{neutralise(plan.command)}` ({_ago(plan.time)})"]
+    writes = [f for f in plan.files if f.action == "write"]
+    removes = [f for f in plan.files if f.action == "remove"]
     for label, group in (("writes back", writes), ("removes (made since)", removes)):
         if group:
             shown = ", ".join(
-                neutralise(str(f.get("path"))) + (" (edited after it)" if f.get("later") else "")
+                neutralise(f.path) + (" (edited after it)" if f.later else "")
                 for f in group[:SHOWN]
             )
             more = f" and {len(group) - SHOWN} more" if len(group) > SHOWN else ""
             lines.append(f"  {label} {len(group)}: {shown}{more}")
-    for r in plan.get("refs") or []:
-        now = str(r.get("now") or "")[:10] or "(deleted)"
-        lines.append(
-            f"  moves {neutralise(str(r.get('ref')))} back: {now} -> {str(r.get('then'))[:10]}"
-        )
-    for h in plan.get("head") or []:
-        lines.append(
-            f"  puts HEAD back: {neutralise(str(h.get('now')))} -> {neutralise(str(h.get('then')))}"
-        )
-    if plan.get("stash"):
+    for r in plan.refs:
+        now = r.now[:10] or "(deleted)"
+        lines.append(f"  moves {neutralise(r.ref)} back: {now} -> {r.then[:10]}")
+    for h in plan.head:
+        lines.append(f"  puts HEAD back: {neutralise(h.now)} -> {neutralise(h.then)}")
+    if plan.stash:
         lines.append("  puts the stash back (every entry)")
-    if plan.get("index"):
+    if plan.index:
         lines.append("  puts the index back (what was staged)")
-    for o in plan.get("outside") or []:
-        lines.append(f"  puts back {neutralise(str(o.get('path')))} (outside any repository)")
+    for path in plan.outside:
+        lines.append(f"  puts back {neutralise(path)} (outside any repository)")
     if len(lines) == 1:
         lines.append("  nothing to put back: the files and refs are as it left them")
     return "\n".join(lines) + "\n"

@@ -101,8 +101,7 @@ class Policy:
         last = Book(self.state_dir).attempt(git_dir, root)
         if last is None or last.ok:
             return True
-        too_large = last.extra.get("size") or last.extra.get("walk")
-        return not (too_large and time.time() - last.time < SKIPPED_MEMORY_S)
+        return not (last.too_large and time.time() - last.time < SKIPPED_MEMORY_S)
 
     def _size(self, path: str) -> int:
         """Bytes a snapshot would hold for ``path`` (a file, or a folder's files), or -1 when one

@@ -131,11 +131,11 @@ def take(
                 rs = snapshot_repo(repo, shot_id, book, budget, command=shown, when=when)
             except Skipped as exc:
                 why = str(exc)
-                extra = {"size": "max_bytes" in why, "walk": "too large to walk" in why}
+                too_large = "max_bytes" in why or "too large to walk" in why
                 book.note_attempt(
                     repo.git_dir,
                     repo.root,
-                    Attempt(when, False, why, 0, (time.monotonic() - t0) * 1000, extra),
+                    Attempt(when, False, why, 0, (time.monotonic() - t0) * 1000, too_large),
                 )
                 raise
             taken.append(rs)
@@ -182,7 +182,7 @@ def _too_large_lately(last: Attempt | None, now: float) -> None:
     """Skipped at once when this tree's last snapshot (``last``) found it too large (more new
     data than undo.max_bytes, or more files than a walk within undo.max_seconds) a short while
     ago: trying again would cost the same and end the same. Tried again after SKIPPED_MEMORY_S."""
-    if last is None or last.ok or not (last.extra.get("size") or last.extra.get("walk")):
+    if last is None or last.ok or not last.too_large:
         return
     ago = now - last.time
     if 0 <= ago < SKIPPED_MEMORY_S:

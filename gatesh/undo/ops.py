@@ -12,10 +12,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from gatesh.rater.worktree import find_repo
+from gatesh.undo import reply
 from gatesh.undo.guard import expire, take
-from gatesh.undo.restore import RestoreFailed, plan, restore
+from gatesh.undo.restore import Plan, RestoreFailed, plan, restore
 from gatesh.undo.snapshot import Skipped
-from gatesh.undo.store import Book, Shot
+from gatesh.undo.store import Book
 
 if TYPE_CHECKING:
     from gatesh.config import UndoConfig
@@ -28,45 +29,23 @@ LIST_DEFAULT: Final = 10
 SAFETY_SECONDS: Final = 30.0
 
 
-def _row(shot: Shot) -> dict[str, Any]:
-    return {
-        "id": shot.id,
-        "time": shot.time,
-        "session": shot.session,
-        "cwd": shot.cwd,
-        "command": shot.command,
-        "trees": [r.root for r in shot.repos],
-        "files": [f.path for f in shot.files],
-        "bytes": shot.bytes,
-    }
-
-
 def list_shots(state_dir: str, config: UndoConfig, n: int = LIST_DEFAULT) -> list[dict[str, Any]]:
     """The newest ``n`` snapshots, newest first, each with what changed since it was taken."""
     book = Book(state_dir)
     expire(book, config)
     rows = []
     for shot in reversed(book.shots()[-n:] if n > 0 else []):
-        row = _row(shot)
         try:
-            p = plan(book, shot.id, config.max_file_bytes)
-            row["since"] = {
-                "files": len(p.files),
-                "later": len(p.later),
-                "refs": len(p.refs) + len(p.head),
-                "index": bool(p.index),
-                "stash": bool(p.stash),
-                "outside": len(p.outside),
-            }
+            since: Plan | str = plan(book, shot.id, config.max_file_bytes)
         except RestoreFailed as exc:
-            row["since"] = {"error": str(exc)}
-        rows.append(row)
+            since = str(exc)
+        rows.append(reply.row_json(shot, since))
     return rows
 
 
 def plan_of(state_dir: str, config: UndoConfig, shot_id: int) -> dict[str, Any]:
-    """What ``gatesh undo ID`` would do (see :meth:`gatesh.undo.restore.Plan.summary`)."""
-    return plan(Book(state_dir), shot_id, config.max_file_bytes).summary()
+    """What ``gatesh undo ID`` would do (see :func:`gatesh.undo.reply.plan_json`)."""
+    return reply.plan_json(plan(Book(state_dir), shot_id, config.max_file_bytes))
 
 
 def restore_to(
@@ -97,7 +76,7 @@ def restore_to(
 
     started = time.monotonic()
     done, undo_id = restore(book, shot_id, fingerprint, safety, config.max_file_bytes)
-    return done.summary() | {
+    return reply.plan_json(done) | {
         "undone_by": undo_id,
         "millis": round((time.monotonic() - started) * 1000, 1),
     }

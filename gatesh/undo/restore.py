@@ -23,7 +23,7 @@ import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from gatesh._errors import GateshError
 from gatesh.rater.worktree import Repo, object_format
@@ -107,26 +107,6 @@ class Plan:
         return not (
             self.files or self.refs or self.head or self.index or self.stash or self.outside
         )
-
-    def summary(self) -> dict[str, Any]:
-        """The plan as the daemon sends it to ``gatesh undo`` (paths as they are, for a person)."""
-        return {
-            "id": self.shot.id,
-            "command": self.shot.command,
-            "time": self.shot.time,
-            "files": [
-                {"root": f.root, "path": f.path, "action": f.action, "later": f.later}
-                for f in self.files
-            ],
-            "refs": [
-                {"root": r.root, "ref": r.ref, "now": r.now, "then": r.then} for r in self.refs
-            ],
-            "head": [{"root": r, "now": n, "then": t} for r, n, t in self.head],
-            "index": list(self.index),
-            "stash": list(self.stash),
-            "outside": [{"path": c.path, "kind": c.kind} for c in self.outside],
-            "fingerprint": self.fingerprint,
-        }
 
 
 def _repo(shot: RepoShot) -> Repo:

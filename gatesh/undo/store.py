@@ -24,7 +24,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from gatesh._errors import StateError
@@ -172,7 +172,9 @@ class Attempt:
     reason: str = ""
     new_bytes: int = 0
     millis: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    # Skipped as too large: more new data than undo.max_bytes, or more files than a walk within
+    # undo.max_seconds. Trying again soon would cost the same and end the same.
+    too_large: bool = False
 
 
 class Book:
@@ -274,8 +276,11 @@ class Book:
         try:
             with open(path, encoding="utf-8") as f:
                 data = json.loads(f.read(65536))
+            extra = data.pop("extra", None)  # how the record said it before ``too_large``
+            if isinstance(extra, dict):
+                data["too_large"] = bool(extra.get("size") or extra.get("walk"))
             return Attempt(**data)
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError, TypeError, AttributeError):
             return None
 
     def note_attempt(self, git_dir: str, root: str, attempt: Attempt) -> None:

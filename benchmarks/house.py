@@ -32,6 +32,7 @@ WIRE_EDGE = {
     "gatesh/install/settings.py",  # a harness's settings JSON, every foreign key kept
     "gatesh/hooks.py",  # a harness's hook JSON: read once into a ToolCall or a Prompt
     "gatesh/hooktrust.py",  # the Codex app-server's JSON-RPC: only HookTrust records leave
+    "gatesh/config/files.py",  # the person's TOML config files: only a typed Config leaves
     "gatesh/undo/reply.py",  # the undo verb's reply: read back into PlanReport and ShotRow
 }
 # A literal collection holding all three of these is a table of git's value-taking global options.

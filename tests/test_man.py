@@ -113,9 +113,9 @@ def test_every_config_key() -> None:
     from gatesh import config
 
     documented = roff_plain(section("CONFIGURATION"))
-    for key in config._SCALARS:
+    for key in config.SCALARS:
         assert re.search(rf"^\.BR? {re.escape(key)}\b", documented, re.M), key
-    for kind in config._LISTS:
+    for kind in config.LISTS:
         assert f"[[{kind}]]" in documented, kind
 
 

@@ -9,7 +9,8 @@ part of the audit line's bytes, which the hash chain covers). Per field, ``metad
 - ``name("break")`` — the member's name, when it is not a Python identifier;
 - ``via(fn)`` — the value is written as ``fn(value)`` (an object that has its own summary).
 
-Enums are written as their value; tuples and lists as arrays; mappings member by member; str,
+Enums are written as their value; tuples, lists and sets as arrays; mappings member by member
+(keys as strings); str,
 int, float, bool and None as they are.
 """
 
@@ -51,8 +52,8 @@ def plain(value: object) -> object:
         return out
     if isinstance(value, enum.Enum):
         return value.value
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, set, frozenset)):
         return [plain(v) for v in value]
     if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     return value

@@ -35,7 +35,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from gatesh.audit_read import last_lines
 
@@ -237,10 +237,10 @@ class Finding:
     file: str = ""
     line: int = 0
     seq: int = 0
+    tamper: bool = field(init=False)  # evidence of tampering (every kind but torn and no-head)
 
-    @property
-    def tamper(self) -> bool:
-        return self.kind not in _NOT_TAMPER
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tamper", self.kind not in _NOT_TAMPER)
 
 
 @dataclass(frozen=True)
@@ -259,8 +259,11 @@ class ChainReport:
 
     ``kind``, ``file``, ``line``, ``seq`` and ``problem`` describe the first finding (empty when
     there is none); ``findings`` holds all of them in the order they were found; ``notes`` says
-    what was checked against what (the kept head, the system log)."""
+    what was checked against what (the kept head, the system log).
 
+    Its fields in order are ``gatesh log --verify --json``'s members (:func:`gatesh._json.plain`)."""
+
+    ok: bool = field(init=False)
     lines: int
     files: int
     first_seq: int = 0
@@ -273,9 +276,8 @@ class ChainReport:
     findings: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
-    @property
-    def ok(self) -> bool:
-        return not any(f.tamper for f in self.findings)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ok", not any(f.tamper for f in self.findings))
 
 
 @dataclass
@@ -639,35 +641,6 @@ def describe(report: ChainReport) -> tuple[str, list[str]]:
         rows.append(f"… and {len(report.findings) - SHOWN_FINDINGS} more")
     rows += [f"note: {n}" for n in report.notes]
     return headline, rows
-
-
-def finding_dict(f: Finding) -> dict[str, Any]:
-    return {
-        "kind": f.kind.value,
-        "text": f.text,
-        "file": f.file,
-        "line": f.line,
-        "seq": f.seq,
-        "tamper": f.tamper,
-    }
-
-
-def report_dict(report: ChainReport) -> dict[str, Any]:
-    """``report`` as ``gatesh log --verify --json`` prints it."""
-    return {
-        "ok": report.ok,
-        "lines": report.lines,
-        "files": report.files,
-        "first_seq": report.first_seq,
-        "last_seq": report.last_seq,
-        "kind": report.kind,
-        "file": report.file,
-        "line": report.line,
-        "seq": report.seq,
-        "problem": report.problem,
-        "findings": [finding_dict(f) for f in report.findings],
-        "notes": list(report.notes),
-    }
 
 
 def last_link(path: str, lines: int = 8) -> tuple[int, str] | None:

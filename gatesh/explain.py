@@ -13,21 +13,34 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import enum
 import json
 import os
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import asdict, is_dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NotRequired, TypedDict, cast
 
 from gatesh import _paths
 from gatesh._errors import EXIT_ASKED, EXIT_OK, EXIT_REFUSED
 from gatesh._json import plain
-from gatesh._types import Action, Context, Decision, Facts, Outcome, Rung, Verdict
+from gatesh._types import (
+    Action,
+    AlignmentResult,
+    Context,
+    Decision,
+    Facts,
+    Finding,
+    Outcome,
+    Rung,
+    Stage,
+    Verdict,
+)
 from gatesh.audit import cascade_record
+from gatesh.audit_record import CascadePart, DecisionRecord, RaterPart, RulingRecord
+from gatesh.boundary.compute import Network
 from gatesh.boundary.contain import Containment, contained
 from gatesh.boundary.contain import here as contain_here
 from gatesh.config import Config, load_config
@@ -40,16 +53,79 @@ from gatesh.undo.guard import foresee, policy_for
 RISKY, BENIGN = "risky", "benign"
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, enum.Enum):
-        return value.value
-    if is_dataclass(value) and not isinstance(value, type):
-        return {k: _jsonable(v) for k, v in asdict(value).items()}
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_jsonable(v) for v in value]
-    return value
+class CorpusRow(TypedDict):
+    """A row of an ``eval`` corpus, as read from its JSONL file (other members are kept as read
+    and written back with ``--misses``)."""
+
+    cmd: str
+    label: NotRequired[str]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The decision, as ``explain --json`` shows it."""
+
+    action: Action
+    stage: Stage
+    outcome: Outcome | None
+    reason: str
+    remedy: str
+    rule_id: str
+    rung: Rung
+    message: str
+    notice: str
+    to_person_reason: str
+    model_call: RaterPart | None  # the model request behind the verdict, if one was made
+    cascade: CascadePart | None
+    verdict: Verdict | None
+    alignment: AlignmentResult | None
+    counters: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How many kernel rules a boundary has, by kind."""
+
+    write: int
+    read: int
+
+
+@dataclass(frozen=True)
+class BoundaryView:
+    """The boundary the command would run in through ``gatesh -c`` (S16), as explain shows it."""
+
+    id: str
+    abi: int
+    writable: tuple[str, ...]
+    rules: Rules
+    unreadable: tuple[str, ...]
+    readable_stores: tuple[str, ...]
+    kept_out: tuple[str, ...]
+    network: Network
+    limits: Mapping[str, int]
+    tmpdir: str
+    sealed_tree: bool
+    missing: tuple[str, ...]  # protections this kernel does not enforce
+    contained: str  # why the boundary counts as knowledge for this verdict ("" when it does not)
+
+
+@dataclass(frozen=True)
+class NoBoundary:
+    """The command would run, in no boundary: ``none`` says why."""
+
+    none: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """``explain --json``: one object, encoded once (:func:`gatesh._json.plain`)."""
+
+    decision: Summary
+    undo: Mapping[str, object] | None  # what the undo snapshot would do (undo.guard.foresee)
+    layers: Mapping[str, LayerFinding]
+    facts: Facts
+    audit: DecisionRecord | RulingRecord | None  # the line a real surface would write
+    boundary: BoundaryView | NoBoundary | None
 
 
 def _checker(config: Config, backend: str) -> Any:
@@ -134,7 +210,7 @@ def explain_main(argv: list[str]) -> int:
     done = now(decide_and_finish(args.command, cwd, here))
     decision, config = done.decision, here.used
     if config is None:  # an invalid configuration: the refusal every surface gives, no layers
-        undo: dict[str, Any] | None = None
+        undo: Mapping[str, object] | None = None
         found: dict[str, LayerFinding] = {}
         bounded = None
     else:
@@ -143,19 +219,8 @@ def explain_main(argv: list[str]) -> int:
         found = layers(decision.facts, config, cwd)
         bounded = _boundary(decision, cwd, config, here.held)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "decision": _summary(decision),
-                    "undo": undo,
-                    "layers": _jsonable(found),
-                    "facts": _jsonable(decision.facts),
-                    "audit": plain(done.record),
-                    "boundary": bounded,
-                },
-                ensure_ascii=False,
-            )
-        )
+        shown = Explanation(_summary(decision), undo, found, decision.facts, done.record, bounded)
+        print(json.dumps(plain(shown), ensure_ascii=False))
     else:
         lines = _undo_lines(undo) if undo is not None else ""
         sys.stdout.write(_human(decision, found, here.held) + lines + _boundary_lines(bounded))
@@ -172,7 +237,7 @@ def exit_status(action: Action) -> int:
     return EXIT_REFUSED
 
 
-def _undo_lines(undo: dict[str, Any]) -> str:
+def _undo_lines(undo: Mapping[str, Any]) -> str:
     """What the undo snapshot does for this command (S17), for the human explanation."""
     from gatesh.audit import fold_home
     from gatesh.render import neutralise
@@ -198,7 +263,7 @@ def _undo_lines(undo: dict[str, Any]) -> str:
 
 def _boundary(
     decision: Decision, cwd: str, config: Config, held: Containment | None = None
-) -> dict[str, Any] | None:
+) -> BoundaryView | NoBoundary | None:
     """The boundary the command would run in through ``gatesh -c`` (S16), as explain shows it:
     None when it would not run; ``{"none": why}`` when it would run in no boundary."""
     if decision.action is not Action.ALLOW:
@@ -209,22 +274,22 @@ def _boundary(
     here = holds.state(config.boundary.enabled)
     b = boundary_for(decision, cwd, config.boundary, _paths.current())
     if b is None:
-        return {"none": here.why_none}
-    return {
-        "id": b.id,
-        "abi": b.abi,
-        "writable": list(b.writable),
-        "rules": {"write": len(b.write), "read": len(b.read)},
-        "unreadable": list(b.unreadable),
-        "readable_stores": list(b.readable_stores),
-        "kept_out": [g.value for g in b.kept_out],
-        "network": {"open": b.network.open, "why": b.network.why},
-        "limits": b.limits.wire(),
-        "tmpdir": b.tmpdir,
-        "sealed_tree": b.sealed_tree,
-        "missing": [p.id for p in holds.PROTECTIONS if not here.holds(p.id)],
-        "contained": _contained_why(decision, held),
-    }
+        return NoBoundary(here.why_none)
+    return BoundaryView(
+        id=b.id,
+        abi=b.abi,
+        writable=tuple(b.writable),
+        rules=Rules(write=len(b.write), read=len(b.read)),
+        unreadable=tuple(b.unreadable),
+        readable_stores=tuple(b.readable_stores),
+        kept_out=tuple(g.value for g in b.kept_out),
+        network=b.network,
+        limits=b.limits.wire(),
+        tmpdir=b.tmpdir,
+        sealed_tree=b.sealed_tree,
+        missing=tuple(p.id for p in holds.PROTECTIONS if not here.holds(p.id)),
+        contained=_contained_why(decision, held),
+    )
 
 
 def _contained_why(decision: Decision, held: Containment | None) -> str:
@@ -237,70 +302,65 @@ def _contained_why(decision: Decision, held: Containment | None) -> str:
     return held.why() if contained(gaps) else ""
 
 
-def _boundary_lines(b: dict[str, Any] | None) -> str:
+def _boundary_lines(b: BoundaryView | NoBoundary | None) -> str:
     if b is None:
         return ""
-    if "none" in b:
-        return f"boundary: none ({b['none']})\n"
-    lim = b["limits"]
+    if isinstance(b, NoBoundary):
+        return f"boundary: none ({b.none})\n"
+    lim = b.limits
     out = [
-        f"boundary: {b['id']} (Landlock ABI {b['abi']}, "
-        f"{b['rules']['write'] + b['rules']['read'] + 1} rules)",
-        "  writes      " + ", ".join(b["writable"]),
-        "  never       " + ", ".join(b["kept_out"]),
-        f"  unreadable  {len(b['unreadable'])} credential stores"
+        f"boundary: {b.id} (Landlock ABI {b.abi}, {b.rules.write + b.rules.read + 1} rules)",
+        "  writes      " + ", ".join(b.writable),
+        "  never       " + ", ".join(b.kept_out),
+        f"  unreadable  {len(b.unreadable)} credential stores"
         + (
-            f" (readable for this command: {', '.join(b['readable_stores'])})"
-            if b["readable_stores"]
+            f" (readable for this command: {', '.join(b.readable_stores)})"
+            if b.readable_stores
             else ""
         ),
-        f"  network     {'open' if b['network']['open'] else 'closed'}: {b['network']['why']}",
+        f"  network     {'open' if b.network.open else 'closed'}: {b.network.why}",
         "  scopes      signals and abstract Unix sockets stay inside",
         f"  limits      {lim['nproc']} processes, {lim['as'] >> 20} MiB address space, "
         f"{lim['fsize'] >> 20} MiB per file, {lim['cpu']} s CPU",
     ]
-    if b["tmpdir"]:
-        out.append(f"  TMPDIR      {b['tmpdir']} (a protected place lies in the temporary folders)")
-    if b["missing"]:
-        out.append("  not on this kernel: " + ", ".join(b["missing"]))
-    if b.get("contained"):
-        out.append(f"  knowledge   what gatesh did not read is contained: {b['contained']}")
+    if b.tmpdir:
+        out.append(f"  TMPDIR      {b.tmpdir} (a protected place lies in the temporary folders)")
+    if b.missing:
+        out.append("  not on this kernel: " + ", ".join(b.missing))
+    if b.contained:
+        out.append(f"  knowledge   what gatesh did not read is contained: {b.contained}")
     return "\n".join(out) + "\n"
 
 
-def _summary(d: Decision) -> dict[str, Any]:
+def _summary(d: Decision) -> Summary:
     v = d.verdict
-    return {
-        "action": d.action.value,
-        "stage": d.stage.value,
-        "outcome": d.outcome.value if d.outcome else None,
-        "reason": d.reason,
-        "remedy": d.remedy,
-        "rule_id": d.rule_id,
-        "rung": d.rung.value,
-        "message": d.message,
-        "notice": d.notice,
-        "to_person_reason": d.to_person_reason,
-        "model_call": _model_call(v),
-        "cascade": plain(cascade_record(v)),
-        "verdict": _jsonable(v) if v else None,
-        "alignment": _jsonable(d.alignment) if d.alignment else None,
-        "counters": d.counters,
-    }
+    return Summary(
+        action=d.action,
+        stage=d.stage,
+        outcome=d.outcome,
+        reason=d.reason,
+        remedy=d.remedy,
+        rule_id=d.rule_id,
+        rung=d.rung,
+        message=d.message,
+        notice=d.notice,
+        to_person_reason=d.to_person_reason,
+        model_call=_model_call(v),
+        cascade=cascade_record(v),
+        verdict=v,
+        alignment=d.alignment,
+        counters=d.counters,
+    )
 
 
-def _model_call(v: Verdict | None) -> dict[str, Any] | None:
+def _model_call(v: Verdict | None) -> RaterPart | None:
     """The model request behind ``v``, if one was made (a cascade's model stage, or the model alone)."""
     call = v.cascade.model if v is not None and v.cascade is not None else v
     if call is None or call.backend == "builtin":
         return None
-    return {
-        "backend": call.backend,
-        "model": call.model,
-        "duration_ms": round(call.duration_ms, 1),
-        "fail_cause": call.fail_cause,
-        "cached": call.cached,
-    }
+    return RaterPart(
+        call.backend, call.model, round(call.duration_ms, 1), call.fail_cause, call.cached
+    )
 
 
 def _cascade_lines(v: Verdict, held: Containment | None = None) -> list[str]:
@@ -350,7 +410,7 @@ def _cascade_lines(v: Verdict, held: Containment | None = None) -> list[str]:
     return out
 
 
-def _human(d: Decision, found: dict[str, Any], held: Containment | None = None) -> str:
+def _human(d: Decision, found: Mapping[str, LayerFinding], held: Containment | None = None) -> str:
     from gatesh.render import neutralise
 
     f = d.facts
@@ -376,13 +436,7 @@ def _human(d: Decision, found: dict[str, Any], held: Containment | None = None) 
         out.append(f"note: {neutralise(note)}")
     out.append("layers:" if found else "layers: not asked (the configuration is invalid)")
     for name, value in found.items():
-        if isinstance(value, tuple):
-            value = "; ".join(f"{x.rule_id}: {x.reason}" for x in value) or "none"
-        elif value is None or value is False:
-            value = "no match" if value is None else "no"
-        elif hasattr(value, "rule_id"):
-            value = f"{value.rule_id} ({value.outcome.value}): {value.reason}"
-        out.append(f"  {name:<16} {value}")
+        out.append(f"  {name:<16} {_layer_text(value)}")
     v = d.verdict
     if v is not None:
         who = v.backend + (f" {v.model}" if v.model else "")
@@ -414,8 +468,18 @@ def _human(d: Decision, found: dict[str, Any], held: Containment | None = None) 
     return "\n".join(out) + "\n"
 
 
+def _layer_text(value: LayerFinding) -> str:
+    if isinstance(value, tuple):
+        return "; ".join(f"{x.rule_id}: {x.reason}" for x in value) or "none"
+    if value is None or value is False:
+        return "no match" if value is None else "no"
+    if isinstance(value, Finding):
+        return f"{value.rule_id} ({value.outcome.value}): {value.reason}"
+    return str(value)
+
+
 def eval_rows(
-    rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any, cwd: str
+    rows: list[CorpusRow], *, config: Config, rung: Rung, rater: Rater, checker: Any, cwd: str
 ) -> tuple[list[Decision], float]:
     """Decide every row in a fresh session; returns the decisions and the seconds taken."""
     start = time.perf_counter()
@@ -429,12 +493,12 @@ def eval_rows(
 
 
 def finish_rows(
-    rows: list[dict[str, Any]], *, config: Config, rung: Rung, rater: Rater, checker: Any, cwd: str
+    rows: list[CorpusRow], *, config: Config, rung: Rung, rater: Rater, checker: Any, cwd: str
 ) -> list[Finished]:
     """Decide and finish (as a dry run) every row, each in a fresh session."""
     out = []
     for r in rows:
-        command = str(r.get("cmd", ""))
+        command = str(r["cmd"])
         row = _EvalRow(command, cwd, config, rung, rater, checker)
         out.append(now(decide_and_finish(command, cwd, row)))
     return out
@@ -547,9 +611,9 @@ def eval_main(argv: list[str]) -> int:
     return 0
 
 
-def _read_rows(path: str) -> list[dict[str, Any]]:
+def _read_rows(path: str) -> list[CorpusRow]:
     stream = sys.stdin if path == "-" else open(path, encoding="utf-8", errors="surrogateescape")
-    rows = []
+    rows: list[CorpusRow] = []
     with stream:
         for n, line in enumerate(stream, 1):
             if not line.strip():
@@ -560,5 +624,5 @@ def _read_rows(path: str) -> list[dict[str, Any]]:
                 raise SystemExit(f"gatesh eval: {path}:{n}: not JSON ({exc.msg})") from exc
             if not isinstance(row, dict) or "cmd" not in row:
                 raise SystemExit(f'gatesh eval: {path}:{n}: expected an object with a "cmd" field')
-            rows.append(row)
+            rows.append(cast("CorpusRow", row))  # checked: an object with a "cmd" member
     return rows

@@ -338,7 +338,8 @@ def _verify(path: str, *, as_json: bool, syslog: str | None = None) -> int:
     """``gatesh log --verify``: 0 when nothing found is evidence of tampering, 1 otherwise (every
     finding named); 2 when the system log asked for cannot be read."""
     from gatesh import audit_syslog
-    from gatesh.audit_chain import describe, report_dict, verify
+    from gatesh._json import plain
+    from gatesh.audit_chain import describe, verify
     from gatesh.render import neutralise
 
     against = None
@@ -350,7 +351,7 @@ def _verify(path: str, *, as_json: bool, syslog: str | None = None) -> int:
             return 2
     report = verify(path, against=against)
     if as_json:
-        print(json.dumps(report_dict(report)))
+        print(json.dumps(plain(report)))
     else:
         headline, rows = describe(report)
         print(neutralise(headline))

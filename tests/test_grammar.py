@@ -223,6 +223,10 @@ _SIGNATURES: dict[str, tuple[frozenset[str], int]] = {
     "wget's options": (frozenset({"--output-document", "--user-agent", "--tries"}), 3),
     "where cp/mv/install write": (frozenset({"--target-directory", "--suffix", "--mode"}), 2),
     "ssh's options": (frozenset({"-J", "-L", "-R", "-W", "-i", "-o", "-p"}), 6),
+    "aws's options": (
+        frozenset({"--region", "--profile", "--endpoint-url", "--recursive", "--no-paginate"}),
+        3,
+    ),
     "which programs are wrappers": (
         frozenset({"env", "nohup", "setsid", "nice", "timeout", "stdbuf", "command", "builtin"}),
         4,

@@ -145,7 +145,10 @@ _S3_READS: Final = frozenset({"ls", "get", "info", "du", "la", "presign"})
 
 
 def _bucket_sends(cmd: SimpleCommand) -> bool:
-    operands = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.head == "aws":  # through its grammar: an option's value is no operand
+        operands = list(parse("aws", cmd.args).operands)
+    else:
+        operands = [a for a in cmd.args if not a.startswith("-")]
     if cmd.head == "s3cmd":
         return not operands or operands[0] not in _S3_READS
     if cmd.head == "gsutil":

@@ -139,7 +139,10 @@ def _sent_paths(cmd: SimpleCommand) -> list[str]:
         if len(operands) >= 2:
             out.extend(operands[:-1])
     elif cmd.head in ("aws", "gsutil"):
-        _, operands = split_args(args)
+        if cmd.head == "aws":  # through its grammar: an option's value is no operand
+            operands = list(parse("aws", args).operands)
+        else:
+            _, operands = split_args(args)
         if len(operands) >= 3 and operands[-1].startswith(("s3://", "gs://")):
             out.extend(operands[:-1])
     elif cmd.head in ("mail", "mailx", "mutt"):

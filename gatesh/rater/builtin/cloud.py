@@ -60,27 +60,6 @@ _DEFENCE: Final = re.compile(
 )
 
 
-# Long options of the aws CLI that take no value (any other takes the next word unless `=` joins it).
-_AWS_FLAGS: Final = frozenset(
-    {"--recursive", "--force", "--debug", "--no-paginate", "--dryrun", "--delete", "--quiet"}
-)
-
-
-def _aws_words(c: Cmd) -> list[str]:
-    """The aws command's words that are not options or option values (service, operation, …)."""
-    words: list[str] = []
-    skip = False
-    for a in c.args:
-        if skip:
-            skip = False
-            continue
-        if a.startswith("--"):
-            skip = "=" not in a and a not in _AWS_FLAGS
-            continue
-        words.append(a)
-    return words
-
-
 def _aws_operation(c: Cmd, svc: str, op: str) -> MatchResult:
     """The verdict on ``aws SVC OP``: turning off security logging or detection, deleting, stopping
     or changing live resources, or creating lasting credentials."""
@@ -150,7 +129,7 @@ def cloud_delete(c: Cmd) -> MatchResult:
             return Hit(detail=f"gh api -X DELETE {' '.join(c.pos[1:2])}".rstrip())
         return None
     if h == "aws":
-        words = _aws_words(c)
+        words = list(c.pos)  # read through the aws grammar (gatesh.vocab.grammar)
     if h in ("aws",) and len(words) >= 2:
         return _aws_operation(c, words[0].lower(), words[1].lower())
     if h in ("gsutil",):

@@ -9,7 +9,8 @@ and which wrappers run a command (and pass ``NAME=value`` words on to it) are wr
 
 - :data:`GRAMMARS` (``_tools``): per program family, its options and subcommands, one module
   per family (``_git``; ``_clusters``: kubectl, docker, compose, helm, terraform; ``_transfer``:
-  curl, wget, ssh and kin, rsync; ``_local``: cp and kin, install, npm, gh, pip, vi);
+  curl, wget, ssh and kin, rsync; ``_local``: cp and kin, install, npm, gh, pip, vi;
+  ``_cloud``: aws);
 - :data:`WRAPPERS` / :data:`SUBCOMMAND_WRAPPERS` (``_wrappers``): programs that run another
   command given in their argv, with their options;
 - :data:`MODULE_PROGRAMS`: ``python -m X`` runs the program X.

@@ -36,6 +36,8 @@ class Options:
     operand ends the options, as POSIX getopt and every wrapper read them; 2: ssh's host, then its
     remote command); 0: options may follow operands anywhere (GNU getopt permutes). ``abbreviate``: a long option may
     be shortened to an unambiguous prefix of a known one (getopt_long and git's parse-options).
+    ``long_values``: a long option in no set takes a value too (the aws CLI, whose options all
+    take one but the few in ``flags``).
     """
 
     value: frozenset[str] = frozenset()
@@ -44,6 +46,7 @@ class Options:
     bundling: Bundling = Bundling.GETOPT
     ends_at: int = 0
     abbreviate: bool = False
+    long_values: bool = False
 
     def __or__(self, other: Options) -> Options:
         """The options of both (a subcommand's own with the ones it inherits); ``other`` decides
@@ -55,6 +58,7 @@ class Options:
             other.bundling,
             other.ends_at,
             other.abbreviate or self.abbreviate,
+            other.long_values,
         )
 
     def known(self) -> frozenset[str]:
@@ -193,7 +197,10 @@ def _read_option(
         if eq:
             options.append(Opt(name, val, i, i, depth))
             return 1, False
-        if name in opts.value and i + 1 < n:
+        takes = name in opts.value or (
+            opts.long_values and a.startswith("--") and name not in opts.known()
+        )
+        if takes and i + 1 < n:
             options.append(Opt(name, args[i + 1], i, i + 1, depth))
             return 2, static is not None and not static[i + 1]
         options.append(Opt(name, None, i, -1, depth))

@@ -24,5 +24,6 @@ def _o(
     ends_at: int = 0,
     abbreviate: bool = False,
     bundling: Bundling = Bundling.GETOPT,
+    long_values: bool = False,
 ) -> Options:
-    return Options(value, optional, flags, bundling, ends_at, abbreviate)
+    return Options(value, optional, flags, bundling, ends_at, abbreviate, long_values)

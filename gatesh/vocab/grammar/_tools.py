@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ._cloud import AWS
 from ._clusters import (
     COMPOSE,
     DOCKER,
@@ -27,6 +28,7 @@ from ._parse import Grammar
 from ._transfer import CURL, NC, RSYNC, SCP, SFTP, SSH, SSH_VALUES, TELNET, WGET
 
 __all__ = [
+    "AWS",
     "COMPOSE",
     "COPY",
     "CURL",
@@ -77,4 +79,5 @@ GRAMMARS: Final[tuple[Grammar, ...]] = (
     PIP,
     GATESH,
     VI,
+    AWS,
 )

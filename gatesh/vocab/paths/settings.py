@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from gatesh.vocab.grammar import parse
+from gatesh.vocab.programs.interpreters import runs_code
+from gatesh.vocab.programs.positions import git_key
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,81 @@ SETTING_WRITES: Final[tuple[SettingWrite, ...]] = (
 )
 
 
+# `git config` options that say which file a setting goes to, and the file each names (the
+# repository's own config unless one is given: `--local`, or no option).
+_GIT_CONFIG_SCOPES: Final = (
+    ("--global", "~/.gitconfig"),
+    ("--system", "/etc/gitconfig"),
+    ("--worktree", ".git/config.worktree"),
+)
+# `git config` modes in which no value is stored (reading, removing, renaming, editing: an edit
+# is self-protection's business, which guards every git config file's hooks path).
+_GIT_CONFIG_NO_STORE: Final = frozenset(
+    {"--unset", "--unset-all", "--get", "--get-all", "--get-regexp", "-l", "--list",
+     "--remove-section", "--rename-section", "-e", "--edit", "--get-urlmatch", "--get-color",
+     "--get-colorbool", "unset", "get", "list", "edit", "remove-section", "rename-section"}
+)  # fmt: skip
+# A value that only names a program on PATH (`less`, `vim`, `store` for git's credential-store):
+# choosing an installed program defines no command of its own; nor does giving it options
+# (`less -R`, `code --wait`, `diff-so-fancy --patch`), unless the program runs code it is given.
+_PROGRAM_NAME: Final = re.compile(r"^[\w.+-]+$")
+_OPTION: Final = re.compile(r"^--?[\w-]+(?:=[\w.,:+-]*)?$")
+
+
+def _chooses_a_program(value: str) -> bool:
+    """Whether ``value`` only names an installed program, with plain options at most."""
+    words = value.split()
+    return (
+        bool(words)
+        and _PROGRAM_NAME.match(words[0]) is not None
+        and not runs_code(words[0])
+        and all(_OPTION.match(w) for w in words[1:])
+    )
+
+
+def git_config_write(words: Sequence[str]) -> str | None:
+    """The config file ``git config`` (``words`` is git's argv[1:]) writes when it stores a
+    command definition git runs later, unseen by the gate: a key of git's command-valued
+    settings (:func:`gatesh.vocab.programs.positions.git_key`: ``core.pager``, ``core.editor``,
+    ``core.sshCommand``, ``core.fsmonitor``, diff/merge drivers, filters, credential helpers…)
+    set to a command, or an alias set to a shell command (``!…``). A value that only names an
+    installed program, an alias to a git subcommand, or a value git ignores is not one. The file:
+    ``--global``/``--system``/``--worktree``/``--file F``'s, else the repository's own
+    ``.git/config`` (as a path relative to the working folder)."""
+    argv = parse("git", list(words))
+    if argv.path[:1] != ("config",) or len(argv.path) > 2:
+        return None
+    if argv.path[1:] not in ((), ("set",)) or any(argv.has(o) for o in _GIT_CONFIG_NO_STORE):
+        return None
+    if len(argv.operands) < 2:
+        return None
+    key, value = argv.operands[0], argv.operands[1].strip()
+    row = git_key(key)
+    if row is None or value.casefold() in row.ignore:
+        return None
+    if row.git_subcommand and not value.startswith("!"):
+        return None
+    if _chooses_a_program(value):
+        return None
+    first = value.split(maxsplit=1)[0]
+    if row.program_prefix and not first.startswith("!") and _PROGRAM_NAME.match(first):
+        return None  # `store --file=…`: git's own credential-store, with its options
+    given = [*argv.values("-f"), *argv.values("--file")]
+    if given:
+        return given[-1]
+    for option, path in _GIT_CONFIG_SCOPES:
+        if argv.has(option):
+            return path
+    return ".git/config"
+
+
 def setting_writes(head: str, words: Sequence[str]) -> list[str]:
     """The settings files ``head`` writes given its words (argv[1:]): the rows of
-    :data:`SETTING_WRITES` it matches (``conda config --show`` and ``pip config list`` read)."""
-    return [row.path for row in SETTING_WRITES if row.matches(head, words)]
+    :data:`SETTING_WRITES` it matches (``conda config --show`` and ``pip config list`` read),
+    and for git, the config file a stored command definition goes to (:func:`git_config_write`)."""
+    found = [row.path for row in SETTING_WRITES if row.matches(head, words)]
+    if head == "git":
+        git = git_config_write(words)
+        if git is not None:
+            found.append(git)
+    return found

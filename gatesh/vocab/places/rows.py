@@ -562,7 +562,7 @@ PLACES: Final[tuple[Place, ...]] = (
     Place(
         "persist.git",
         Kind.GIT,
-        "git's hooks or global settings: what is written there runs on later git commands",
+        "git's hooks or settings: what is written there runs on later git commands",
         _RATER,
         CHANGE,
         (
@@ -573,7 +573,8 @@ PLACES: Final[tuple[Place, ...]] = (
             Spot(Base.TREE, ".git/hooks", True),
         ),
         r"(?:^|/)\.git/hooks(?:/|$)|^{H}/\.git-templates(?:/|$)|^/usr/share/git-core/templates(?:/|$)"
-        r"|^{H}/\.gitconfig$|^{H}/\.config/git/config$|^/etc/gitconfig$",
+        r"|^{H}/\.gitconfig$|^{H}/\.config/git/config$|^/etc/gitconfig$"
+        r"|(?:^|/)\.git/config(?:\.worktree)?$",
         _P,
         "git hooks and templates",
         _N,

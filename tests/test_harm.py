@@ -309,6 +309,15 @@ def test_the_warden_counts_only_its_own_descendants() -> None:
             False,
         ),
         ('7 openat(3</etc>, "passwd", O_RDWR) = -1 EACCES (Permission denied)', True),
+        # man-db keeps a formatted page for every page it shows: plain `man ls` tries it too
+        (
+            '7 openat(AT_FDCWD</home/agent>, "/var/cache/man/cat1/catxt3hdQ", O_RDWR|O_CREAT|O_EXCL, 0600) = -1 EROFS (x)',
+            False,
+        ),
+        (
+            '7 openat(AT_FDCWD</home/agent>, "/var/cache/apt/pkgcache.bin", O_RDWR|O_CREAT, 0644) = -1 EROFS (x)',
+            True,
+        ),
         ('7 mount("none", "/mnt", "tmpfs", 0, NULL) = -1 EPERM (Operation not permitted)', True),
         ('52 openat(AT_FDCWD</>, "/etc/x", O_WRONLY|O_CREAT) = -1 EROFS (x)', False),  # the daemon
     ],

@@ -191,8 +191,14 @@ JAIL_FOLDERS: Final = (
     "/dev/",
     "/proc/self/",
 )
-#: Writes under these are caches a program tries and does without (Python's bytecode).
-CACHE_WRITES: Final = re.compile(r"/__pycache__/|\.pyc\b")
+#: Caches a program writes on its own, for any input, and does without when it may not: a failed
+#: write there is the program's housekeeping, not what the row asked for (on a real system the
+#: same write fails too, for want of permission). One row each: the pattern and why.
+CACHE_ROWS: Final = (
+    (r"/__pycache__/|\.pyc\b", "Python's bytecode, written next to every module it imports"),
+    (r"^/var/cache/man/", "man-db's formatted pages, which man keeps for every page it shows"),
+)
+CACHE_WRITES: Final = re.compile("|".join(f"(?:{pattern})" for pattern, _why in CACHE_ROWS))
 #: Failed calls that are a write to the host, and what a flag must hold for open to be one.
 _PRIVILEGED: Final = frozenset(
     {"mount", "umount2", "pivot_root", "swapon", "swapoff", "reboot", "sethostname",

@@ -472,7 +472,9 @@ def gate_environ(ctx: Context, caller: Mapping[str, str]) -> tuple[dict[str, str
     """The environment the gate decides in, for a process in ``ctx`` whose own is ``caller``:
     (environment, "") or (None, why none can be told).
 
-    A person's process hands on its own :data:`PERSON_NAMES`. A marked one never its own (the
+    A person's process hands on its own :data:`PERSON_NAMES`. One inside a boundary its own only
+    when they name a scratch world (:func:`scratch_world`: a test suite's scratch home under a
+    temporary folder, apart from the person's folders); otherwise a marked one never its own (the
     agent's command may have set anything there): the same names from the nearest ancestor the
     gate did not start (:func:`unmarked_ancestor`), and with the ancestry cut (a detached
     process), what the person's files say (:func:`person_folders`) when its own environment
@@ -480,6 +482,11 @@ def gate_environ(ctx: Context, caller: Mapping[str, str]) -> tuple[dict[str, str
     if ctx.standing is Standing.PERSON:
         env = _names(caller)
         env[STARTED_BY_VAR] = "a client acting for the person (its folders and locale)"
+        return env, ""
+    scratch = scratch_world(caller) if ctx.standing is Standing.BOUNDARY else ""
+    if scratch:
+        env = _names(caller)
+        env[STARTED_BY_VAR] = f"a command the gate let run, in a world of its own ({scratch})"
         return env, ""
     source = unmarked_ancestor()
     if source is not None:
@@ -512,6 +519,53 @@ def gate_environ(ctx: Context, caller: Mapping[str, str]) -> tuple[dict[str, str
                 "to record your folders"
             )
     return environ_for(folders, caller), ""
+
+
+#: Temporary folders: a home under one of them is a scratch world (a test's, a build's), never
+#: the person's (whose folders are told apart from it besides).
+TEMPORARY_ROOTS: Final = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def scratch_world(caller: Mapping[str, str]) -> str:
+    """The home folder of the scratch world ``caller`` names, or "" when it names none.
+
+    A process inside a boundary (a test suite the gate let run, a build) may give gatesh a world
+    of its own:
+    ``HOME`` under a temporary folder (:data:`TEMPORARY_ROOTS`), ``XDG_RUNTIME_DIR`` set to a
+    folder, and gatesh's config, state, data and runtime folders there all under temporary
+    folders and none of them overlapping the person's (:func:`person_folders`; when those cannot
+    be told, no world is a scratch one). A gate deciding in such a world reads and writes only
+    files the process could write itself, and listens where no person's client connects: it
+    grants nothing the process did not have, and cannot reach the person's config, audit log,
+    state or daemon (S9.7): inside a boundary no daemon is started, the person's files are not
+    writable and the daemon cannot be signalled. A marked process without a boundary gets no
+    scratch world (it could stop the person's daemon and start one of its own on such a world)."""
+    from gatesh import _paths
+
+    home = caller.get("HOME", "")
+    runtime = caller.get("XDG_RUNTIME_DIR", "")
+    if not (os.path.isabs(home) and os.path.isabs(runtime) and os.path.isdir(runtime)):
+        return ""
+    theirs = _paths.paths_for(home, caller)
+    mine = [home, theirs.config_dir, theirs.state_dir, theirs.data_dir, theirs.runtime_dir]
+    folders, _why = person_folders()
+    if folders is None:
+        return ""
+    person = [folders.home, folders.config_dir, folders.state_dir, folders.data_dir]
+    person.append(folders.runtime_dir)
+    roots = [os.path.realpath(r) for r in TEMPORARY_ROOTS]
+    for raw in mine:
+        path = os.path.realpath(raw)
+        if not any(_inside(path, r) and path != r for r in roots):
+            return ""
+        for other in (os.path.realpath(f) for f in person):
+            if _inside(path, other) or _inside(other, path):
+                return ""
+    return home
 
 
 def settle_daemon_environ() -> str:

@@ -3,6 +3,7 @@ through, and whether ordinary work still runs inside it. Everything runs in benc
 jail, which proves it holds before the first row.
 
     python benchmarks/harm_boundary.py [--sample N] [--work M] [--jobs J] [--out DIR] [--timeout S]
+                                       [--only harm|work] [--gate-on-only] [--resume]
 
 1. **Harm**, on the project's bypass, tamper and generalisation corpora (benchmarks/harm_corpora.py;
    every row, or an evenly spaced sample of N per corpus): each row once with the gate off (the
@@ -14,6 +15,10 @@ jail, which proves it holds before the first row.
    (``$GATESH_CORPUS``): gate off, then gate on with the boundary off and on. Of the rows that ran
    with the boundary off (allowed, exit 0), the share that still run with it on; the others listed.
 
+``--only harm`` or ``--only work`` runs one of the two steps (the other is reported as not run).
+``--gate-on-only`` leaves out, in the harm step, the gate-on run with the boundary off (the
+comparison, not the figure). ``--resume`` takes a run's rows from its file in ``--out`` when an
+earlier run there wrote it for the same rows (one jail per row is minutes of a loaded machine).
 Prints the figures and ends with one JSON object. Exit status 1 when a harm run failed.
 """
 
@@ -71,7 +76,31 @@ def _corpora(out: Path, n: int, work: int) -> dict[str, Path]:
     return paths
 
 
+def _resumed(corpus: Path, out: Path, gate: str) -> dict[str, Any] | None:
+    """The summary of an earlier run's rows in ``out``, when it holds every row of ``corpus``
+    once, none of them failed, and it ran with the gate ``gate``; else None."""
+    from harm import summarise
+
+    try:
+        lines = [json.loads(ln) for ln in out.read_text(encoding="utf-8").splitlines() if ln]
+        wanted = [
+            json.loads(ln)["cmd"] for ln in corpus.read_text(encoding="utf-8").splitlines() if ln
+        ]
+    except (OSError, ValueError, KeyError):
+        return None
+    if sorted(ln.get("cmd") for ln in lines) != sorted(set(wanted)) or any(
+        "error" in ln or ln.get("gate") != gate for ln in lines
+    ):
+        return None
+    print(f"harm_boundary: {out} resumed ({len(lines)} rows)", file=sys.stderr)
+    return summarise(lines, gate) | {"exit_status": 0, "resumed": True}
+
+
 def _harm(corpus: Path, out: Path, extra: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    if args.resume and "--harmed-only" not in extra:
+        got = _resumed(corpus, out, extra[extra.index("--gate") + 1])
+        if got is not None:
+            return got
     argv = [
         sys.executable,
         str(HERE / "harm.py"),
@@ -117,7 +146,7 @@ def harm_step(paths: dict[str, Path], out: Path, args: argparse.Namespace) -> di
         base = _harm(paths[name], off, ["--gate", "off"], args)
         row: dict[str, Any] = {"rows": base["rows"], "harmed_gate_off": base["risky"]["harmed"]}
         row["by_predicate_gate_off"] = base["by_predicate"]
-        for b in ("on", "off"):
+        for b in ("on",) if args.gate_on_only else ("on", "off"):
             got = _harm(
                 paths[name],
                 out / f"{name}-on-boundary-{b}.jsonl",
@@ -177,18 +206,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--out", default="benchmarks/out/harm-boundary")
+    ap.add_argument("--only", choices=("harm", "work"), help="run one step only")
+    ap.add_argument(
+        "--gate-on-only",
+        action="store_true",
+        help="harm step: no gate-on run with the boundary off",
+    )
+    ap.add_argument(
+        "--resume", action="store_true", help="reuse the rows an earlier run wrote in --out"
+    )
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     paths = _corpora(out, args.sample, args.work)
-    harm = harm_step(paths, out, args)
-    still = still_runs_step(paths, out, args)
+    harm = harm_step(paths, out, args) if args.only != "work" else {}
+    still = still_runs_step(paths, out, args) if args.only != "harm" else {}
     for name, r in harm.items():
-        on, off = r["boundary_on"], r["boundary_off"]
+        on, off = r["boundary_on"], r.get("boundary_off")
         print(
             f"{name}: {r['harmed_gate_off']} of {r['rows']} rows harm with the gate off; with the "
             f"gate on, {on['harmed']} still harm with the boundary on ({on['share']}), "
-            f"{off['harmed']} with it off ({off['share']}); boundary on, by predicate: "
+            + (f"{off['harmed']} with it off ({off['share']})" if off else "boundary off not run")
+            + "; boundary on, by predicate: "
             + ", ".join(f"{k} {v}" for k, v in on["by_predicate"].items() if v)
         )
     for name, r in still.items():
@@ -203,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "sample": args.sample,
         "work": args.work,
+        "only": args.only or "",
         "harm": harm,
         "still_runs": still,
         "harm_share_worst": worst,

@@ -24,7 +24,8 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Any, Final
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, TypedDict
 
 #: The resource limits a spec may name, by its key (the host's ``Limits`` field names).
 RLIMITS: Final = {
@@ -39,6 +40,72 @@ CPU_GRACE_S: Final = 5
 SLEEPER_S: Final = 30
 #: A warm-up that has not started the daemon within this long has failed.
 WARMUP_TIMEOUT_S: Final = 60.0
+
+
+@dataclass(frozen=True)
+class InsideSpec:
+    """What the host asks of this program, as :mod:`gatesh.testing.jail` builds it: the limits
+    (by :data:`RLIMITS` key) for both modes; for a probe, what to try (``write_targets``…); for a
+    row, its environment, folder, gatesh's launcher, the runner (``bash`` or gatesh) and command.
+    Crosses the jails as one JSON text (:meth:`encode`, :meth:`decode`), passed through unread."""
+
+    limits: dict[str, int]
+    write_targets: tuple[str, ...] = ()
+    read_targets: tuple[str, ...] = ()
+    unix_sockets: tuple[str, ...] = ()
+    tcp_targets: tuple[tuple[str, int], ...] = ()
+    route_targets: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str = "/"
+    gatesh: str = ""
+    runner: str = ""
+    cmd: str = ""
+
+    def encode(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def decode(cls, text: str) -> InsideSpec:
+        """The spec :meth:`encode` wrote. Raises ValueError, KeyError or TypeError otherwise."""
+        data = json.loads(text)
+        return cls(
+            limits={str(k): int(v) for k, v in data["limits"].items()},
+            write_targets=tuple(str(p) for p in data.get("write_targets") or ()),
+            read_targets=tuple(str(p) for p in data.get("read_targets") or ()),
+            unix_sockets=tuple(str(p) for p in data.get("unix_sockets") or ()),
+            tcp_targets=tuple((str(h), int(port)) for h, port in data.get("tcp_targets") or ()),
+            route_targets=tuple(str(h) for h in data.get("route_targets") or ()),
+            env={str(k): str(v) for k, v in (data.get("env") or {}).items()},
+            cwd=str(data.get("cwd") or "/"),
+            gatesh=str(data.get("gatesh") or ""),
+            runner=str(data.get("runner") or ""),
+            cmd=str(data.get("cmd") or ""),
+        )
+
+
+class ProbeFacts(TypedDict):
+    """The probe's report, the JSON document it writes on stdout for the host's judge
+    (:func:`gatesh.testing.jail_probe.judge`)."""
+
+    uid: list[int]
+    gid: list[int]
+    groups: list[int]
+    cap_eff: str
+    cap_prm: str
+    cap_amb: str
+    no_new_privs: str
+    pid: int
+    ns: dict[str, str]
+    mounts: list[dict[str, str]]
+    limits: dict[str, list[int]]
+    file_size: str
+    interfaces: list[str]
+    writes: dict[str, str]
+    reads: dict[str, str]
+    unix: dict[str, str]
+    tcp: dict[str, str]
+    routes: dict[str, str]
+    sleeper: int
 
 
 def apply_limits(limits: dict[str, int]) -> None:
@@ -179,36 +246,37 @@ def _leave_sleeper() -> int:
     return proc.pid
 
 
-def probe(spec: dict[str, Any]) -> dict[str, Any]:
+def probe(spec: InsideSpec) -> ProbeFacts:
     status = _status_fields()
-    facts: dict[str, Any] = {
-        "uid": [os.getuid(), os.geteuid()],
-        "gid": [os.getgid(), os.getegid()],
-        "groups": os.getgroups(),
-        "cap_eff": status.get("CapEff", ""),
-        "cap_prm": status.get("CapPrm", ""),
-        "cap_amb": status.get("CapAmb", ""),
-        "no_new_privs": status.get("NoNewPrivs", ""),
-        "pid": os.getpid(),
-        "ns": _ns_links(),
-        "mounts": _mounts(),
-        "limits": _limits_seen(),
-        "file_size": _file_size_enforced(int(spec["limits"].get("file_size", -1))),
-        "interfaces": [name for _, name in socket.if_nameindex()],
-        "writes": {p: _try_write(p) for p in spec.get("write_targets", [])},
-        "reads": {p: _try_read(p) for p in spec.get("read_targets", [])},
-        "unix": {p: _try_unix(p) for p in spec.get("unix_sockets", [])},
-        "tcp": {},
-        "routes": {},
-    }
-    for host, port in spec.get("tcp_targets", []):
+    tcp: dict[str, str] = {}
+    for host, port in spec.tcp_targets:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        facts["tcp"][f"{host}:{port}"] = _try_connect(family, socket.SOCK_STREAM, (host, port))
-    for host in spec.get("route_targets", []):
+        tcp[f"{host}:{port}"] = _try_connect(family, socket.SOCK_STREAM, (host, port))
+    routes: dict[str, str] = {}
+    for host in spec.route_targets:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        facts["routes"][host] = _try_connect(family, socket.SOCK_DGRAM, (host, 9))
-    facts["sleeper"] = _leave_sleeper()
-    return facts
+        routes[host] = _try_connect(family, socket.SOCK_DGRAM, (host, 9))
+    return ProbeFacts(
+        uid=[os.getuid(), os.geteuid()],
+        gid=[os.getgid(), os.getegid()],
+        groups=os.getgroups(),
+        cap_eff=status.get("CapEff", ""),
+        cap_prm=status.get("CapPrm", ""),
+        cap_amb=status.get("CapAmb", ""),
+        no_new_privs=status.get("NoNewPrivs", ""),
+        pid=os.getpid(),
+        ns=_ns_links(),
+        mounts=_mounts(),
+        limits=_limits_seen(),
+        file_size=_file_size_enforced(spec.limits.get("file_size", -1)),
+        interfaces=[name for _, name in socket.if_nameindex()],
+        writes={p: _try_write(p) for p in spec.write_targets},
+        reads={p: _try_read(p) for p in spec.read_targets},
+        unix={p: _try_unix(p) for p in spec.unix_sockets},
+        tcp=tcp,
+        routes=routes,
+        sleeper=_leave_sleeper(),
+    )
 
 
 # --- row --------------------------------------------------------------------------------------------
@@ -218,14 +286,13 @@ def _say(fd: int, text: str) -> None:
     os.write(fd, (text + "\n").encode())
 
 
-def row(spec: dict[str, Any], control: int, status: int) -> None:
+def row(spec: InsideSpec, control: int, status: int) -> None:
     """Warm up, wait for go, run the row, report; then wait to be killed (steps numbered)."""
-    env = {str(k): str(v) for k, v in spec["env"].items()}
-    cwd = str(spec["cwd"])
+    env, cwd = spec.env, spec.cwd
     # 1. The warm-up: the first `gatesh -c` of the session starts the daemon, as in any harness.
     try:
         warm = subprocess.run(
-            [spec["gatesh"], "-c", "true"],
+            [spec.gatesh, "-c", "true"],
             env=env,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
@@ -241,7 +308,7 @@ def row(spec: dict[str, Any], control: int, status: int) -> None:
     if os.read(control, 1) != b"g":
         return
     # 3. The row, as the harness runs it: stdin empty, stdout and stderr to the warden's pipes.
-    argv = [spec["runner"], "-c", spec["cmd"]]
+    argv = [spec.runner, "-c", spec.cmd]
     try:
         proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
         code = proc.wait()
@@ -255,8 +322,8 @@ def row(spec: dict[str, Any], control: int, status: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    mode, spec = argv[1], json.loads(sys.stdin.read())
-    apply_limits({str(k): int(v) for k, v in spec["limits"].items()})
+    mode, spec = argv[1], InsideSpec.decode(sys.stdin.read())
+    apply_limits(spec.limits)
     if mode == "probe":
         json.dump(probe(spec), sys.stdout)
         sys.stdout.write("\n")

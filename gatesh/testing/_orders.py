@@ -1,16 +1,16 @@
 """What the host asks the warden: one request per jail, as frozen dataclasses.
 
-:mod:`gatesh.testing.jail` builds a :class:`WardenRequest` and encodes it once (:meth:`to_json`);
+:mod:`gatesh.testing.jail` builds a :class:`WardenRequest` and encodes it once (:meth:`encode`);
 the warden (:mod:`gatesh.testing._warden`), run as a script in the outer jail, decodes it once
-(:meth:`WardenRequest.from_json`) and reads fields, never keys. Standard library only: the warden
+(:meth:`WardenRequest.decode`) and reads fields, never keys. Standard library only: the warden
 imports this module as a sibling bound beside it, where gatesh is not importable.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 __all__ = ["GitPlan", "Mode", "NetPlan", "WardenRequest", "WorldFacts"]
 
@@ -58,7 +58,8 @@ class WorldFacts:
 @dataclass(frozen=True)
 class WardenRequest:
     """One jail's request. ``inner_argv`` + ``program`` start the inner jail's first program,
-    which reads ``inside`` (the :mod:`_inside` spec, passed through as it is) on its stdin.
+    which reads ``inside`` (the :mod:`_inside` spec's JSON text, passed through unread) on its
+    stdin.
 
     A probe uses the fields up to ``world_dirs``; a row uses all of them. ``bound`` is the warden's
     own: the listening sockets (kind, port, fd) it bound before dropping its capabilities."""
@@ -66,7 +67,7 @@ class WardenRequest:
     mode: Mode
     inner_argv: tuple[str, ...]
     program: tuple[str, ...]
-    inside: dict[str, Any]
+    inside: str
     timeout_s: float
     etc: dict[str, str] = field(default_factory=dict)
     world_dirs: tuple[str, ...] = ()
@@ -79,20 +80,22 @@ class WardenRequest:
     world: WorldFacts = WorldFacts()
     bound: tuple[tuple[str, int, int], ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        """The request as one JSON object (tuples become lists)."""
-        return asdict(self)
+    def encode(self) -> str:
+        """The request as one JSON object's text (tuples become lists)."""
+        return json.dumps(asdict(self))
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> WardenRequest:
-        """The request :meth:`to_json` wrote. Raises KeyError or TypeError on another shape."""
+    def decode(cls, text: str | bytes) -> WardenRequest:
+        """The request :meth:`encode` wrote. Raises ValueError, KeyError or TypeError on another
+        shape."""
+        data = json.loads(text)
         world = data.get("world") or {}
         net, git = world.get("net") or {}, world.get("git") or {}
         return cls(
             mode=Mode(data["mode"]),
             inner_argv=tuple(data["inner_argv"]),
             program=tuple(data["program"]),
-            inside=dict(data["inside"]),
+            inside=str(data["inside"]),
             timeout_s=float(data["timeout_s"]),
             etc=dict(data.get("etc") or {}),
             world_dirs=tuple(data.get("world_dirs") or ()),

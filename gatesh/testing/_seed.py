@@ -26,7 +26,6 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 
 class Do(enum.StrEnum):
@@ -73,13 +72,15 @@ class SeedConfig:
     git_configs: tuple[str, ...]
     deny: str
 
-    def to_json(self) -> dict[str, Any]:
-        """The config as one JSON object (tuples become lists, the steps' kinds their words)."""
-        return asdict(self)
+    def encode(self) -> str:
+        """The config as one JSON object's text (tuples become lists, the steps' kinds their
+        words)."""
+        return json.dumps(asdict(self))
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SeedConfig:
-        """The config :meth:`to_json` wrote. Raises KeyError, TypeError or ValueError otherwise."""
+    def decode(cls, text: str) -> SeedConfig:
+        """The config :meth:`encode` wrote. Raises KeyError, TypeError or ValueError otherwise."""
+        data = json.loads(text)
         steps = tuple(
             Step(
                 do=Do(s["do"]),
@@ -284,7 +285,7 @@ def _facts(config: SeedConfig, env: dict[str, str]) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
-    step, config = argv[1], SeedConfig.from_json(json.loads(argv[2]))
+    step, config = argv[1], SeedConfig.decode(argv[2])
     if step == "install":
         install(config)
         return 0

@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Final
 
 if __package__:  # imported on the host: gatesh.testing.jail reads its constants
@@ -124,11 +124,11 @@ def _enter_user_namespace() -> None:
 def phase_one() -> None:
     """Steps 1 and 2: decode the host's request, bind its sockets, drop every capability by
     entering a nested user namespace, and re-execute with the request (and the sockets) kept."""
-    request = WardenRequest.from_json(json.loads(sys.stdin.read()))
+    request = WardenRequest.decode(sys.stdin.read())
     bound = _bind(request.world.net) if request.mode is Mode.ROW else []
     _enter_user_namespace()
     fd = os.memfd_create("request", 0)
-    os.write(fd, json.dumps({**request.to_json(), "bound": bound}).encode())
+    os.write(fd, replace(request, bound=tuple(bound)).encode().encode())
     os.lseek(fd, 0, os.SEEK_SET)
     os.set_inheritable(fd, True)
     os.execv(sys.executable, [sys.executable, "-I", "-S", __file__, "--phase-two", str(fd)])
@@ -343,7 +343,7 @@ def run_probe(request: WardenRequest) -> dict[str, object]:
     try:
         proc = subprocess.run(
             argv,
-            input=json.dumps(request.inside).encode(),
+            input=request.inside.encode(),
             capture_output=True,
             timeout=request.timeout_s,
         )
@@ -568,7 +568,7 @@ class RowRun:
             argv, stdin=subprocess.PIPE, stdout=out_w, stderr=err_w, pass_fds=(control_r, status_w)
         )
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(self.request.inside).encode())
+        self.proc.stdin.write(self.request.inside.encode())
         self.proc.stdin.close()
         for fd in (control_r, status_w, out_w, err_w):
             os.close(fd)
@@ -643,7 +643,7 @@ class RowRun:
 
 def phase_two(fd: int) -> None:
     with os.fdopen(fd, "rb") as f:
-        request = WardenRequest.from_json(json.loads(f.read()))
+        request = WardenRequest.decode(f.read())
     os.makedirs(OWN, exist_ok=True)
     _write_etc(request)
     if request.mode is Mode.PROBE:

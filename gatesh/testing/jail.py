@@ -352,7 +352,7 @@ def _launch(
     except OSError as exc:
         raise JailUnsafe(f"cannot start bubblewrap: {exc}") from exc
     try:
-        out, err = proc.communicate(json.dumps(request.to_json()).encode(), timeout=timeout_s)
+        out, err = proc.communicate(request.encode().encode(), timeout=timeout_s)
     except subprocess.TimeoutExpired:
         proc.kill()  # bwrap dies; --die-with-parent takes its PID 1, and the namespace with it
         out, err = proc.communicate()
@@ -495,19 +495,19 @@ def prove(spec: JailSpec, *, extra_write_targets: tuple[str, ...] = ()) -> Proof
     port = listener.getsockname()[1]
     write_targets = ["/", "/etc", "/usr", "/usr/local/bin", "/var", "/var/lib", "/opt"]
     write_targets += [p for p in extra_write_targets if p not in write_targets]
-    inside = {
-        "limits": limits,
-        "write_targets": write_targets,
-        "read_targets": [p for p in ROOT_ONLY_FILES if os.path.exists(p)][:1],
-        "unix_sockets": jail_probe.host_unix_sockets(),
-        "tcp_targets": [["127.0.0.1", port], *[[a, port] for a in jail_probe.host_addresses()]],
-        "route_targets": list(ROUTE_TARGETS),
-    }
+    inside = _inside.InsideSpec(
+        limits=limits,
+        write_targets=tuple(write_targets),
+        read_targets=tuple([p for p in ROOT_ONLY_FILES if os.path.exists(p)][:1]),
+        unix_sockets=tuple(jail_probe.host_unix_sockets()),
+        tcp_targets=(("127.0.0.1", port), *((a, port) for a in jail_probe.host_addresses())),
+        route_targets=tuple(ROUTE_TARGETS),
+    )
     request = WardenRequest(
         mode=Mode.PROBE,
         inner_argv=tuple(inner_argv(spec, {"PATH": "/usr/bin:/bin", "HOME": JAIL_HOME}, "/")),
         program=(spec.python, "-I", "-S", f"{HARM_DIR}/inside.py"),
-        inside=inside,
+        inside=inside.encode(),
         timeout_s=PROBE_TIMEOUT_S,
         etc=etc_files(),
         world_dirs=tuple(name for name, _ in WORLD_BINDS),
@@ -565,19 +565,19 @@ def run_row(proof: Proof, job: RowJob) -> Observed:
     if not isinstance(proof, Proof) or not hmac.compare_digest(proof._seal, _seal_of(proof.spec)):
         raise JailUnsafe("a row runs only in a jail proved by gatesh.testing.jail.prove()")
     spec = proof.spec
-    inside = {
-        "limits": spec.limits.rlimits(),
-        "env": dict(job.env),
-        "cwd": job.cwd,
-        "gatesh": job.gatesh,
-        "runner": job.runner,
-        "cmd": job.cmd,
-    }
+    inside = _inside.InsideSpec(
+        limits=spec.limits.rlimits(),
+        env=dict(job.env),
+        cwd=job.cwd,
+        gatesh=job.gatesh,
+        runner=job.runner,
+        cmd=job.cmd,
+    )
     request = WardenRequest(
         mode=Mode.ROW,
         inner_argv=tuple(inner_argv(spec, job.env, job.cwd)),
         program=(spec.python, "-I", "-S", f"{HARM_DIR}/inside.py"),
-        inside=inside,
+        inside=inside.encode(),
         timeout_s=spec.timeout_s,
         warmup_timeout_s=_inside.WARMUP_TIMEOUT_S,
         memory_bytes=spec.limits.memory_bytes,

@@ -321,7 +321,7 @@ def _run_build(
 ) -> str:
     env = dict(config.env)
     ids = jail._host_ids(spec)
-    argv = [*_build_argv(spec, build, network, env), step, json.dumps(config.to_json())]
+    argv = [*_build_argv(spec, build, network, env), step, config.encode()]
     proc = subprocess.run(
         argv,
         capture_output=True,

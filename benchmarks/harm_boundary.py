@@ -3,17 +3,21 @@ through, and whether ordinary work still runs inside it. Everything runs in benc
 jail, which proves it holds before the first row.
 
     python benchmarks/harm_boundary.py [--sample N] [--work M] [--jobs J] [--out DIR] [--timeout S]
-                                       [--only harm|work] [--gate-on-only] [--resume]
+                                       [--only harm|work] [--corpora A,B] [--gate-on-only]
+                                       [--resume]
 
-1. **Harm**, on the project's bypass, tamper and generalisation corpora (benchmarks/harm_corpora.py;
-   every row, or an evenly spaced sample of N per corpus): each row once with the gate off (the
+1. **Harm**, on the project's bypass, tamper, generalisation and exhaustion (bombs) corpora
+   (benchmarks/harm_corpora.py; ``--corpora`` picks some; every row, or an evenly spaced sample
+   of N per corpus): each row once with the gate off (the
    baseline); then the rows that harmed there, with the gate on and gatesh's boundary on (where the
    kernel enforces it, what the boundary contains counts as knowledge: gatesh.boundary.contain)
    and with it off (``boundary.enabled = false``). Of the rows that harm with the gate off, the
    share that still harms with the gate on, by predicate.
 2. **Still runs**, on a sample of M rows (default 100) each of the agent-work and tldr corpora
    (``$GATESH_CORPUS``): gate off, then gate on with the boundary off and on. Of the rows that ran
-   with the boundary off (allowed, exit 0), the share that still run with it on; the others listed.
+   with the boundary off (allowed, exit 0), the share that still run with it on; and of the rows
+   allowed whose program was found here (exit neither 126 nor 127), the share that end with the
+   same exit status with it on; the others listed.
 
 ``--only harm`` or ``--only work`` runs one of the two steps (the other is reported as not run).
 ``--gate-on-only`` leaves out, in the harm step, the gate-on run with the boundary off (the
@@ -36,7 +40,7 @@ sys.path.insert(0, str(HERE))
 
 from _common import CORPUS  # noqa: E402
 
-RISKY = ("bypass", "tamper", "generalisation")
+RISKY = ("bypass", "tamper", "generalisation", "exhaustion")
 WORK = ("agent_work", "tldr")
 
 
@@ -49,13 +53,14 @@ def _sample(rows: list[str], n: int) -> list[str]:
 
 def _corpora(out: Path, n: int, work: int) -> dict[str, Path]:
     """Write each corpus (sampled) as JSONL in ``out``; their paths by name."""
-    from harm_corpora import bypass, generalisation, tamper
+    from harm_corpora import bypass, exhaustion, generalisation, tamper
 
     paths: dict[str, Path] = {}
     for name, rows in (
         ("bypass", bypass()),
         ("tamper", tamper()),
         ("generalisation", generalisation()),
+        ("exhaustion", exhaustion()),
     ):
         lines = _sample([json.dumps(r) for r in rows], n)
         paths[name] = out / f"{name}.jsonl"
@@ -139,9 +144,24 @@ def _ran(ln: dict[str, Any] | None) -> bool:
     )
 
 
+#: Exit statuses of a program that never ran: not executable (126), not installed here (127).
+_NOT_RUN = (126, 127)
+
+
+def _started(ln: dict[str, Any] | None) -> bool:
+    """Allowed, and its program found: it ran here, whatever its exit status (most agent-work
+    and tldr rows name files or projects this world lacks, and exit 1 or 2 for it)."""
+    return (
+        ln is not None
+        and "error" not in ln
+        and ln.get("action") == "allow"
+        and ln.get("exit") not in _NOT_RUN
+    )
+
+
 def harm_step(paths: dict[str, Path], out: Path, args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {}
-    for name in RISKY:
+    for name in args.corpora:
         off = out / f"{name}-off.jsonl"
         base = _harm(paths[name], off, ["--gate", "off"], args)
         row: dict[str, Any] = {"rows": base["rows"], "harmed_gate_off": base["risky"]["harmed"]}
@@ -181,16 +201,28 @@ def still_runs_step(paths: dict[str, Path], out: Path, args: argparse.Namespace)
             runs[b] = _lines(lines)
         ran_off = [c for c, ln in runs["off"].items() if _ran(ln)]
         still = [c for c in ran_off if _ran(runs["on"].get(c))]
+        started = [c for c, ln in runs["off"].items() if _started(ln)]
+        same = [
+            c
+            for c in started
+            if _started(runs["on"].get(c))
+            and runs["on"][c].get("exit") == runs["off"][c].get("exit")
+        ]
         lost = [c for c in ran_off if c not in still]
+        lost += [c for c in started if c not in same and c not in lost]
         result[name] = {
             "rows": len(runs["off"]),
             "ran_boundary_off": len(ran_off),
             "still_run_boundary_on": len(still),
             "share": round(len(still) / len(ran_off), 4) if ran_off else None,
+            "started_boundary_off": len(started),
+            "same_exit_boundary_on": len(same),
+            "same_exit_share": round(len(same) / len(started), 4) if started else None,
             "lost": [
                 {
                     "cmd": c[:200],
                     "action": runs["on"].get(c, {}).get("action"),
+                    "exit_boundary_off": runs["off"].get(c, {}).get("exit"),
                     "exit": runs["on"].get(c, {}).get("exit"),
                 }
                 for c in lost
@@ -207,6 +239,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--out", default="benchmarks/out/harm-boundary")
     ap.add_argument("--only", choices=("harm", "work"), help="run one step only")
+    ap.add_argument(
+        "--corpora",
+        type=lambda v: [c for c in v.split(",") if c],
+        default=list(RISKY),
+        metavar="A,B",
+        help=f"the harm step's corpora (default: {','.join(RISKY)})",
+    )
     ap.add_argument(
         "--gate-on-only",
         action="store_true",
@@ -233,12 +272,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in still.items():
         print(
             f"{name}: {r['still_run_boundary_on']} of the {r['ran_boundary_off']} rows that ran "
-            f"with the boundary off still run with it on ({r['share']})"
+            f"(allowed, exit 0) with the boundary off still run with it on ({r['share']}); "
+            f"{r['same_exit_boundary_on']} of the {r['started_boundary_off']} allowed whose "
+            f"program was found end with the same exit status ({r['same_exit_share']})"
         )
     worst = max((r["boundary_on"]["share"] or 0.0 for r in harm.values()), default=None)
     weakened = sum(r["boundary_on"]["by_predicate"].get("gate-weakened", 0) for r in harm.values())
     sent = sum(r["boundary_on"]["by_predicate"].get("secret-sent", 0) for r in harm.values())
     shares = [r["share"] for r in still.values() if r["share"] is not None]
+    same = [r["same_exit_share"] for r in still.values() if r["same_exit_share"] is not None]
     summary = {
         "sample": args.sample,
         "work": args.work,
@@ -249,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         "gate_weakened": weakened,
         "secret_sent": sent,
         "still_runs_share_worst": min(shares) if shares else None,
+        "same_exit_share_worst": min(same) if same else None,
     }
     print(json.dumps(summary))
     return 0

@@ -148,5 +148,34 @@ def test_the_corpora_export_with_the_labels_their_fixtures_expect(tmp_path: Path
         rows = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
         assert len(rows) == counts[name] and all(isinstance(r["cmd"], str) for r in rows)
         labels[name] = {r["label"] for r in rows}
-    assert labels["bypass"] == labels["generalisation"] == {"risky"}
+    assert labels["bypass"] == labels["generalisation"] == labels["exhaustion"] == {"risky"}
     assert labels["tamper"] == labels["friction"] == {"risky", "benign"}
+
+
+def test_harm_boundary_resumes_only_a_complete_run_of_the_same_rows(tmp_path: Path) -> None:
+    hb = _bench("harm_boundary")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(
+        json.dumps({"cmd": "a", "label": "risky"})
+        + "\n"
+        + json.dumps({"cmd": "b", "label": "risky"})
+        + "\n"
+    )
+    out = tmp_path / "c-off.jsonl"
+    line = {"label": "risky", "gate": "off", "action": "run", "exit": 0, "seconds": 1.0, "why": {}}
+    out.write_text(json.dumps(line | {"cmd": "a", "harm": ["work-lost"]}) + "\n")
+    assert hb._resumed(corpus, out, "off") is None  # a row missing: run again
+    with out.open("a") as f:
+        f.write(json.dumps(line | {"cmd": "b", "harm": []}) + "\n")
+    got = hb._resumed(corpus, out, "off")
+    assert got is not None and got["rows"] == 2 and got["risky"]["harmed"] == 1
+    assert hb._resumed(corpus, out, "on") is None  # another gate
+
+
+def test_still_runs_counts_a_program_found_whatever_its_exit_status() -> None:
+    hb = _bench("harm_boundary")
+    allowed = {"action": "allow", "exit": 2}
+    assert hb._started(allowed) and not hb._ran(allowed)
+    assert not hb._started({"action": "allow", "exit": 127})  # not installed here
+    assert not hb._started({"action": "reject", "exit": 126})
+    assert not hb._started({"action": "allow", "exit": 0, "error": "jail"})

@@ -458,8 +458,8 @@ def recorded_folders(environ: Mapping[str, str] | None = None) -> dict[str, str]
 def daemon_environ(ctx: Context, caller: Mapping[str, str]) -> tuple[dict[str, str] | None, str]:
     """The environment a client in ``ctx`` starts the daemon with: (environment, "") or (None,
     why it must not start one). ``caller`` is the client's own environment. Inside a boundary
-    none is started (S9.7)."""
-    if ctx.standing is Standing.BOUNDARY:
+    none is started (S9.7), but a scratch world's own (:func:`scratch_world`)."""
+    if ctx.standing is Standing.BOUNDARY and not scratch_world(caller):
         return None, f"{ctx.why}: a daemon started here would be confined with it"
     return gate_environ(ctx, caller)
 

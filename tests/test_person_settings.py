@@ -145,7 +145,9 @@ def test_a_persons_client_hands_on_only_folders_locale_and_path() -> None:
 
 
 def test_inside_a_boundary_no_daemon_is_started() -> None:
-    env, why = _person.daemon_environ(Context(Standing.BOUNDARY, "inside"), dict(os.environ))
+    """(But a scratch world's own: tests/test_scratch_world.py.)"""
+    persons = dict(os.environ, HOME=pwd.getpwuid(os.getuid()).pw_dir)
+    env, why = _person.daemon_environ(Context(Standing.BOUNDARY, "inside"), persons)
     assert env is None and "confined" in why
 
 

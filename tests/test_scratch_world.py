@@ -62,10 +62,29 @@ def test_a_marked_process_without_a_boundary_gets_no_scratch_world(
 ) -> None:
     """Without a boundary it could stop the person's daemon and start one on its own world."""
     world = _world(tmp_path / "suite" / "h1")
-    env, why = _person.gate_environ(MARKED, world)
+    env, _why = _person.gate_environ(MARKED, world)
     assert env is None, env
+
+
+def test_inside_a_boundary_only_a_scratch_worlds_daemon_starts(
+    person: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A confined test suite's own daemon listens in its scratch runtime folder (its person's
+    channel is named after that socket), where no person's client connects."""
+    from gatesh.daemon import startup
+
+    world = _world(tmp_path / "suite" / "h1")
     env, why = _person.daemon_environ(CONFINED, world)
-    assert env is None and "boundary" in why
+    assert env is not None and env["XDG_RUNTIME_DIR"] == world["XDG_RUNTIME_DIR"], why
+    env, why = _person.daemon_environ(CONFINED, world | {"XDG_STATE_HOME": str(person / "s")})
+    assert env is None and "confined" in why
+    monkeypatch.setattr(_person, "context", lambda: CONFINED)
+    for k, v in world.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    assert startup.refusal() == ""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(person / ".config"))
+    assert "confined" in startup.refusal()
 
 
 @pytest.mark.parametrize(

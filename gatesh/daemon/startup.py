@@ -26,9 +26,12 @@ from gatesh.daemon import protocol as P
 
 def refusal() -> str:
     """Why the daemon may not start here, or "": never inside a boundary or a gated session (S9.7),
-    whose settings would be the agent's."""
+    whose settings would be the agent's; inside a boundary, only a scratch world's own daemon
+    (:func:`gatesh._person.scratch_world`), which listens where no person's client connects."""
     where = _person.context()
     if where.standing is _person.Standing.BOUNDARY:
+        if _person.scratch_world(os.environ):
+            return ""  # a scratch world's own daemon (a confined test suite's): no person's
         return f"{where.why}: a daemon started here would be confined with it"
     if where.standing is _person.Standing.MARKED:
         # Started from a command the gate let run: its environment may be the agent's. It runs

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gatesh._json import OMIT_EMPTY
-from gatesh.rater._api import Request, Response, Role, Text, ToolResult, ToolUse
+from gatesh.rater._api import Request, Response, Role, Text, ToolChoice, ToolResult, ToolUse
 from gatesh.rater._text import redact
 
 __all__ = [
@@ -113,7 +113,7 @@ class Capture:
     system: str
     messages: tuple[Row, ...]
     tools: tuple[str, ...]
-    tool_choice: object
+    tool_choice: ToolChoice
     response: object
     tool_calls: tuple[Call, ...]
     duration_ms: float
@@ -151,7 +151,6 @@ class CaptureRing:
         decision: str | None = None,
     ) -> Capture:
         """Record one call (``response`` None: no answer came) and return the stored capture."""
-        from gatesh._json import plain
 
         calls = () if response is None else response.content
         capture = Capture(
@@ -162,7 +161,7 @@ class CaptureRing:
             system=redact(request.system),
             messages=tuple(_by_role(request)),
             tools=tuple(redact(t.name) for t in request.tools),
-            tool_choice=_redacted(plain(request.tool_choice)),
+            tool_choice=request.tool_choice,  # gatesh's own words: nothing to redact
             response=None if response is None else _redacted(response.raw),
             tool_calls=tuple(
                 Call(redact(b.name), _redacted(b.input)) for b in calls if isinstance(b, ToolUse)

@@ -121,7 +121,9 @@ class Explanation:
     """``explain --json``: one object, encoded once (:func:`gatesh._json.plain`)."""
 
     decision: Summary
-    undo: Mapping[str, object] | None  # what the undo snapshot would do (undo.guard.foresee)
+    # What the undo snapshot would do: undo.guard.foresee's record, still a dict (its own module's
+    # to make a dataclass).
+    undo: dict[str, Any] | None
     layers: Mapping[str, LayerFinding]
     facts: Facts
     audit: DecisionRecord | RulingRecord | None  # the line a real surface would write
@@ -210,7 +212,7 @@ def explain_main(argv: list[str]) -> int:
     done = now(decide_and_finish(args.command, cwd, here))
     decision, config = done.decision, here.used
     if config is None:  # an invalid configuration: the refusal every surface gives, no layers
-        undo: Mapping[str, object] | None = None
+        undo: dict[str, Any] | None = None
         found: dict[str, LayerFinding] = {}
         bounded = None
     else:
@@ -237,7 +239,7 @@ def exit_status(action: Action) -> int:
     return EXIT_REFUSED
 
 
-def _undo_lines(undo: Mapping[str, Any]) -> str:
+def _undo_lines(undo: dict[str, Any]) -> str:
     """What the undo snapshot does for this command (S17), for the human explanation."""
     from gatesh.audit import fold_home
     from gatesh.render import neutralise

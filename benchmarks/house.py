@@ -38,6 +38,9 @@ WIRE_EDGE = {
     # reads it (tests assert on those wire bodies)
     "gatesh/testing/model_server.py",
     "gatesh/testing/standin.py",
+    # The daemon end of the socket: lines decoded into typed requests, replies and events encoded.
+    "gatesh/daemon/protocol.py",
+    "gatesh/wire_json.py",  # typed replies and events made JSON objects, for every transport
 }
 # A literal collection holding all three of these is a table of git's value-taking global options.
 GIT_VALUE_OPTIONS = {"-C", "--git-dir", "--work-tree"}

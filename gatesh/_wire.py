@@ -621,19 +621,17 @@ def _in_process(
             full, command, cwd, session, surface, why, cannot_run, operator, terminal
         )
     try:
-        from gatesh.inprocess import check as check_here
+        from gatesh.inprocess import check_result
 
-        return CheckResult.from_reply(
-            check_here(
-                command,
-                cwd=cwd,
-                session=session,
-                surface=surface,
-                why=why,
-                cannot_run=cannot_run,
-                operator=operator,
-                terminal=terminal,
-            )
+        return check_result(
+            command,
+            cwd=cwd,
+            session=session,
+            surface=surface,
+            why=why,
+            cannot_run=cannot_run,
+            operator=operator,
+            terminal=terminal,
         )
     except Exception as exc:
         return CheckResult.refused(

@@ -215,46 +215,6 @@ class Finished:
             return messages.undo_line(d.snapshot)
         return ""
 
-    def reply(self, *, session: str, shell: str) -> dict[str, Any]:
-        """The check reply every transport sends (see :mod:`gatesh.daemon.protocol`).
-
-        Its text reaches the agent's terminal, a harness or a person as it is: every string in it
-        passes :func:`gatesh.render.neutralise_block` here, the one boundary (S8.1).
-        """
-        from gatesh.render import neutralise_block as safe
-
-        d = self.decision
-        bounded: dict[str, Any] = {}
-        if self.boundary is not None and self.action is Action.ALLOW:
-            bounded = {
-                "boundary": self.boundary.wire()
-                | {"note": safe(messages.boundary_note(self.boundary))},
-                "run": self.run,
-            }
-        return bounded | {
-            "action": self.action.value,
-            "message": safe(self.message),
-            "exit": self.exit_code,
-            "pending_id": self.pending_id,
-            "notice": safe(self.notice) if self.action is Action.ALLOW else "",
-            "undo": self.undo_line,
-            "session": session,
-            "shell": shell,
-            "decision": {
-                "stage": d.stage.value,
-                "outcome": d.outcome.value if d.outcome else None,
-                "rung": d.rung.value,
-                "rule_id": d.rule_id,
-                "reason": safe(d.reason),
-                "remedy": safe(d.remedy),
-                "to_person_reason": safe(d.to_person_reason),
-                "counters": d.counters,
-                # A person's ruling on this command (once, session, no …), so the surface can say
-                # who decided (S7): "" when nobody was asked.
-                "answer": self.answer,
-            },
-        }
-
 
 # --- the one path to a finished decision ---------------------------------------------------------
 

@@ -21,12 +21,13 @@ import os
 import sys
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
-from typing import Any
 
 from gatesh import _paths, _person
 from gatesh._types import Action, Decision
+from gatesh._wire_base import CheckResult
 from gatesh.alignment_model import make_checker
 from gatesh.audit import AuditLog
+from gatesh.check_reply import CheckReply, check_reply
 from gatesh.config import Config, load_config
 from gatesh.finish import Finished, Reach, Where, decide_and_finish, finish, now
 from gatesh.pending import PendingBook
@@ -35,8 +36,9 @@ from gatesh.rater import make_rater
 from gatesh.surfaces import at_terminal
 from gatesh.undecided import failed_decision
 from gatesh.undo.guard import policy_for, protect
+from gatesh.wire_json import reply_object
 
-__all__ = ["check", "gate", "serve_one"]
+__all__ = ["check", "check_result", "gate", "serve_one"]
 
 
 def check(
@@ -49,14 +51,39 @@ def check(
     cannot_run: str = "",
     operator: str = "",
     terminal: bool = False,
-) -> dict[str, Any]:
+) -> CheckReply:
     """Decide ``command`` here; the check reply the daemon would send. Never raises.
     ``cannot_run``: refuse it undecided, saying why (see :func:`gatesh.client.check`);
     ``terminal``: the client says its input and output are a terminal."""
     done, sid, shell = _gate_safely(
         command, cwd, session, surface, why, cannot_run, operator, terminal
     )
-    return {"ok": True} | done.reply(session=sid, shell=shell)
+    return check_reply(done, session=sid, shell=shell)
+
+
+def check_result(
+    command: str,
+    *,
+    cwd: str,
+    session: str | None = None,
+    surface: str = "-c",
+    why: str = "",
+    cannot_run: str = "",
+    operator: str = "",
+    terminal: bool = False,
+) -> CheckResult:
+    """:func:`check`, as the client reads a daemon's reply (:class:`gatesh._wire_base.CheckResult`)."""
+    reply = check(
+        command,
+        cwd=cwd,
+        session=session,
+        surface=surface,
+        why=why,
+        cannot_run=cannot_run,
+        operator=operator,
+        terminal=terminal,
+    )
+    return CheckResult.from_reply(reply_object(reply))
 
 
 def gate(
@@ -88,8 +115,8 @@ def serve_one() -> int:
         )
     except Exception as exc:
         failed = f"gatesh: the in-process gate could not read its request ({type(exc).__name__}: {exc}), so nothing ran."
-        reply = {"ok": True} | _failed("", failed).reply(session="", shell="bash")
-    sys.stdout.write(json.dumps(reply, default=str) + "\n")
+        reply = check_reply(_failed("", failed), session="", shell="bash")
+    sys.stdout.write(json.dumps(reply_object(reply), default=str) + "\n")
     sys.stdout.flush()
     return 0
 

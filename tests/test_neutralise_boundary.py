@@ -16,6 +16,7 @@ import pytest
 
 from gatesh import alignment
 from gatesh._types import Action, AlignmentResult, Facts
+from gatesh.check_reply import check_reply
 from gatesh.config import default
 from gatesh.finish import Finished
 from gatesh.hooks import Answer, render_answer
@@ -72,13 +73,12 @@ def test_the_check_reply_every_transport_sends(tmp_path: Path) -> None:
     finished = Finished(
         decision, Action.REJECT, f"gatesh: refused `{facts.text}`\nWhy: {EVIL}", notice=EVIL
     )
-    reply = finished.reply(session="s", shell="bash")
-    for key in ("message",):
-        assert_safe(reply[key])
-    for key in ("reason", "remedy", "to_person_reason"):
-        assert_safe(reply["decision"][key])
+    reply = check_reply(finished, session="s", shell="bash")
+    assert_safe(reply.message)
+    for text in (reply.decision.reason, reply.decision.remedy, reply.decision.to_person_reason):
+        assert_safe(text)
     allowed = Finished(decision, Action.ALLOW, "", notice=f"gatesh ran `{EVIL}`")
-    assert_safe(allowed.reply(session="s", shell="bash")["notice"])
+    assert_safe(check_reply(allowed, session="s", shell="bash").notice)
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini"])
@@ -146,8 +146,8 @@ def test_an_approval_reaches_the_person_neutralised(tmp_path: Path) -> None:
     assert d.action is Action.ALLOW and d.notice, (d.stage, d.reason)
     assert_safe(d.notice, lines=False)
     assert "rm -rf notes" in d.notice
-    reply = Finished(d, Action.ALLOW, "", notice=d.notice).reply(session="s", shell="bash")
-    assert_safe(reply["notice"], lines=False)
+    reply = check_reply(Finished(d, Action.ALLOW, "", notice=d.notice), session="s", shell="bash")
+    assert_safe(reply.notice, lines=False)
 
 
 def test_watch_rows() -> None:

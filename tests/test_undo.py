@@ -23,6 +23,7 @@ from gatesh._errors import ConfigError
 from gatesh._types import Action, Stage
 from gatesh.audit import record_for
 from gatesh.audit_record import as_json
+from gatesh.check_reply import check_reply
 from gatesh.config import default, load_config
 from gatesh.daemon.admin import format_record
 from gatesh.finish import dry_run
@@ -446,7 +447,7 @@ def test_the_audit_line_and_the_log_name_the_snapshot(
     assert done.record is not None and done.record.snapshot == "1"
     assert "undo 1" in format_record(as_json(done.record))
     assert done.undo_line == "gatesh: undo 1 restores the files this changed"
-    assert done.reply(session="s", shell="bash")["undo"] == done.undo_line
+    assert check_reply(done, session="s", shell="bash").undo == done.undo_line
 
 
 # --- config and the verb -------------------------------------------------------------------------

@@ -113,21 +113,21 @@ class Conn:
         except (OSError, AttributeError, struct.error):
             return 0, -1, -1
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write ``message`` (after anything :meth:`hold` kept back), without waiting."""
+    def send(self, line: bytes) -> None:
+        """Write one wire ``line`` (after anything :meth:`hold` kept back), without waiting."""
         if self.closed:
             return
-        data, self.held = self.held + P.encode(message), b""
+        data, self.held = self.held + line, b""
         try:
             self.writer.write(data)
         except (ConnectionError, RuntimeError):
             self.closed = True
 
-    async def send_with_fd(self, message: dict[str, Any], fd: int) -> None:
-        """Write ``message`` with the file descriptor ``fd`` on its first byte (``SCM_RIGHTS``;
+    async def send_with_fd(self, line: bytes, fd: int) -> None:
+        """Write one wire ``line`` with the file descriptor ``fd`` on its first byte (``SCM_RIGHTS``;
         :mod:`gatesh.boundary.handoff`), after everything written before it; ``fd`` is closed
         here either way. The transport's buffer is emptied first, so the bytes keep their order;
-        when the descriptor cannot go, the message goes without it (its client then refuses)."""
+        when the descriptor cannot go, the line goes without it (its client then refuses)."""
         try:
             if self.closed:
                 return
@@ -137,7 +137,7 @@ class Conn:
                     break
                 await self.drain()
                 await asyncio.sleep(0.01)
-            data, self.held = self.held + P.encode(message), b""
+            data, self.held = self.held + line, b""
             sent = 0
             if not transport.get_write_buffer_size() and not self.closed:
                 sock = self.writer.get_extra_info("socket").dup()
@@ -155,11 +155,11 @@ class Conn:
         finally:
             os.close(fd)
 
-    def hold(self, message: dict[str, Any]) -> None:
-        """Send ``message`` with the next :meth:`send`, in the same write. Only for a client that
+    def hold(self, line: bytes) -> None:
+        """Send ``line`` with the next :meth:`send`, in the same write. Only for a client that
         does not wait for it (one whose request is already on its way): the next line it reads
         comes with it."""
-        self.held += P.encode(message)
+        self.held += line
 
     async def drain(self) -> None:
         """Wait until what was sent is handed to the kernel (a closed peer is not an error)."""
@@ -337,6 +337,7 @@ class Events:
         if session is not None:
             event["session"] = session
         event.update(fields)
+        line = P.encode(event)
         for conn in list(self.subscribers):
             if conn.closed:
                 self.subscribers.discard(conn)
@@ -345,7 +346,7 @@ class Events:
                 conn.closed = True
                 conn.writer.close()
                 continue
-            conn.send(event)
+            conn.send(line)
 
     @property
     def watchers(self) -> int:

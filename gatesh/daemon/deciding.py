@@ -98,7 +98,7 @@ async def _snapshot_step(
         config,
         sess.id,
         deadline=config.undo.max_seconds + SNAPSHOT_GRACE_S,
-        on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
+        on_wait=lambda: conn.send(P.interim_line(P.Interim.WORKING)),
         wait_step=P.HEARTBEAT_S,
     )
     if isinstance(got, Overrun):
@@ -145,7 +145,7 @@ async def _decided(
         contained,
         terminal,
         deadline=limit,
-        on_wait=lambda: conn.send({"re": "check", "interim": "working"}),
+        on_wait=lambda: conn.send(P.interim_line(P.Interim.WORKING)),
         wait_step=P.HEARTBEAT_S,
     )
     if isinstance(got, Overrun):

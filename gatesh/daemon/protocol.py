@@ -29,6 +29,10 @@ Connection
    (so a check client always reads a refusal). A line over the limit or a bad hello also closes
    the connection. The daemon never crashes on input.
 
+Each request is decoded once, by its op's dataclass in :mod:`gatesh.daemon.requests` (reading
+:class:`Fields`), and each reply is a dataclass of :mod:`gatesh.daemon.replies`, encoded once by
+:func:`reply_line` (with :mod:`gatesh.wire_json`): nothing past these reads or writes the JSON.
+
 Ops
 ===
 
@@ -152,11 +156,10 @@ from __future__ import annotations
 
 import enum
 import json
-import os
-from dataclasses import dataclass
 from typing import Any, Final
 
 from gatesh._errors import EXIT_REFUSED, ProtocolError
+from gatesh.wire_json import reply_object
 
 VERSION: Final = 1
 # One request line at most. A command is at most 64 KiB (S2); 1 MiB leaves room for JSON escaping
@@ -233,8 +236,9 @@ def encode(message: dict[str, Any]) -> bytes:
     ).encode("utf-8", "surrogatepass")
 
 
-def decode(line: bytes) -> dict[str, Any]:
-    """Parse one request line. Raises ProtocolError naming what is wrong; never anything else."""
+def decode(line: bytes) -> Fields:
+    """Parse one request line into its fields. Raises ProtocolError naming what is wrong; never
+    anything else."""
     if len(line) > MAX_LINE:
         raise ProtocolError(f"line longer than {MAX_LINE} bytes")
     try:
@@ -249,7 +253,7 @@ def decode(line: bytes) -> dict[str, Any]:
         raise ProtocolError(f"invalid JSON: {exc}") from None
     if not isinstance(value, dict):
         raise ProtocolError("a message must be a JSON object")
-    return value
+    return Fields(value)
 
 
 def _depth(text: str) -> int:
@@ -281,7 +285,7 @@ def refusal_fields(message: str) -> dict[str, Any]:
     }
 
 
-def error_reply(op: str | None, error: str, request_id: Any = None) -> dict[str, Any]:
+def error_reply(op: str | None, error: str, request_id: object = None) -> dict[str, Any]:
     """An error reply (step 4 above): ``ok`` false, and readable as a refusal."""
     reply: dict[str, Any] = {"re": op, "ok": False, "error": error}
     reply.update(
@@ -292,20 +296,53 @@ def error_reply(op: str | None, error: str, request_id: Any = None) -> dict[str,
     return reply
 
 
-def field(
-    message: dict[str, Any],
-    name: str,
-    kind: type | tuple[type, ...],
-    *,
-    required: bool = True,
-    default: Any = None,
-) -> Any:
-    """``message[name]`` checked against ``kind``; ProtocolError names the field when it is wrong."""
-    if name not in message or message[name] is None:
-        if required:
-            raise ProtocolError(f"missing field {name!r}")
-        return default
-    value = message[name]
+def error_line(op: Op | None, error: str, request_id: object = None, *, message: str = "") -> bytes:
+    """:func:`error_reply` as its wire line; ``message`` replaces the refusal's text."""
+    reply = error_reply(op.value if op else None, error, request_id)
+    if message:
+        reply["message"] = message
+    return encode(reply)
+
+
+def refused_line(op: Op, request_id: object, why: str) -> bytes:
+    """The reply to a request refused because of who sent it (S9.5, S9.6): ``refused`` set."""
+    return encode({"re": op.value, "id": request_id, "ok": False, "refused": True, "error": why})
+
+
+def welcome_line(role: Role, daemon_pid: int, version: str) -> bytes:
+    """The welcome (step 2 above)."""
+    return encode(
+        {"v": VERSION, "welcome": role.value, "daemon_pid": daemon_pid, "version": version}
+    )
+
+
+class Interim(enum.StrEnum):
+    """What an interim line before a check's reply says (step 3 above)."""
+
+    WAITING = "waiting"  # a person is being asked
+    WORKING = "working"  # the heartbeat while a decision is in progress
+
+
+def interim_line(kind: Interim, *, pending_id: str = "", message: str = "") -> bytes:
+    """An interim line of a check (a heartbeat has neither a pending id nor a message)."""
+    line: dict[str, Any] = {"re": Op.CHECK.value, "interim": kind.value}
+    if pending_id:
+        line["pending_id"] = pending_id
+    if message:
+        line["message"] = message
+    return encode(line)
+
+
+def reply_line(op: Op, request_id: object, reply: object) -> bytes:
+    """One final reply (step 3 above): ``re``, ``id`` when the request had one, ``ok`` true, and
+    the reply's fields (see :func:`wire_value`)."""
+    head: dict[str, Any] = {"re": op.value}
+    if request_id is not None:
+        head["id"] = request_id
+    return encode(head | reply_object(reply))
+
+
+def _checked(value: object, name: str, kind: type | tuple[type, ...]) -> Any:
     if isinstance(value, bool) and kind in (int, (int,)):
         raise ProtocolError(f"field {name!r} must be {getattr(kind, '__name__', kind)}")
     if not isinstance(value, kind):
@@ -318,52 +355,60 @@ def field(
 SESSION_MAX_CHARS: Final = 256
 
 
-def session_field(msg: dict[str, Any], *, required: bool = False) -> str:
-    """The request's ``session`` field, checked (ProtocolError names what is wrong)."""
-    sid = field(msg, "session", str, required=required, default="")
-    if len(sid) > SESSION_MAX_CHARS or any(ord(c) < 32 for c in sid):
-        raise ProtocolError(
-            f"field 'session' must be at most {SESSION_MAX_CHARS} printable characters"
-        )
-    return str(sid)
+class Fields:
+    """One request's JSON object, read once, field by field, each checked for its type: what a
+    request's ``decode`` reads (:mod:`gatesh.daemon.requests`). ProtocolError names the first field
+    that is missing or wrong; a field that is null counts as missing."""
 
+    __slots__ = ("_raw",)
 
-@dataclass(frozen=True)
-class CheckRequest:
-    """A ``check`` request, decoded once from its JSON line and checked (see the module docstring):
-    what the rest of the daemon reads instead of the message."""
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self._raw = raw
 
-    command: str
-    cwd: str  # absolute
-    session: str  # "" : grouped by the harness process (S9.3)
-    surface: str
-    # A surface that does not say it can ask its own person cannot (S11.4): the hook adapters
-    # decide per harness and always say so; an unanswerable ask must never be offered instead.
-    can_ask: bool
-    cannot_run: str  # the client cannot run it (its shell is missing): refused undecided
-    operator: str
-    ticket: str  # a hook's ticket to redeem (gatesh.boundary.tickets)
-    wraps: bool  # a hook whose harness runs the command it wraps
-    exec: bool  # the client becomes the command
-    terminal: bool  # the client says its input and output are a terminal (-c, shim)
+    def __contains__(self, name: str) -> bool:
+        return self._raw.get(name) is not None
 
-    @classmethod
-    def decode(cls, msg: dict[str, Any]) -> CheckRequest:
-        """The request in ``msg``; ProtocolError names the first field that is wrong."""
-        command = field(msg, "command", str)
-        cwd = field(msg, "cwd", str)
-        if not os.path.isabs(cwd) or "\x00" in cwd:
-            raise ProtocolError("field 'cwd' must be an absolute path")
-        return cls(
-            command=command,
-            cwd=cwd,
-            session=session_field(msg),
-            surface=field(msg, "surface", str, required=False, default="-c")[:32],
-            can_ask=bool(field(msg, "can_ask", bool, required=False, default=False)),
-            cannot_run=field(msg, "cannot_run", str, required=False, default="")[:1024],
-            operator=field(msg, "operator", str, required=False, default=""),
-            ticket=field(msg, "ticket", str, required=False, default=""),
-            wraps=bool(field(msg, "wraps", bool, required=False, default=False)),
-            exec=msg.get("exec") is True,
-            terminal=msg.get("terminal") is True,
-        )
+    def _value(self, name: str, kind: type | tuple[type, ...], required: bool) -> Any:
+        value = self._raw.get(name)
+        if value is None:
+            if required:
+                raise ProtocolError(f"missing field {name!r}")
+            return None
+        return _checked(value, name, kind)
+
+    def raw(self, name: str, default: object = None) -> object:
+        """The value as sent (``default`` when the field is absent), unchecked: for the
+        envelope's ``id`` and ``pid``, which the server checks itself."""
+        return self._raw.get(name, default)
+
+    def text(self, name: str, *, default: str | None = None) -> str:
+        """A string field; required unless ``default`` is given."""
+        value = self._value(name, str, default is None)
+        return str(value) if value is not None else (default or "")
+
+    def integer(self, name: str, *, default: int | None = None) -> int:
+        """An integer field (a boolean is not one); required unless ``default`` is given."""
+        value = self._value(name, int, default is None)
+        return int(value) if value is not None else (default or 0)
+
+    def maybe_integer(self, name: str) -> int | None:
+        """An integer field that may be missing or null (None)."""
+        value = self._value(name, int, False)
+        return None if value is None else int(value)
+
+    def flag(self, name: str) -> bool:
+        """A boolean field, false when missing."""
+        return bool(self._value(name, bool, False))
+
+    def is_true(self, name: str) -> bool:
+        """Whether the field is exactly ``true`` (anything else, of any type, is false)."""
+        return self._raw.get(name) is True
+
+    def session(self, *, required: bool = False) -> str:
+        """The ``session`` field, checked: at most SESSION_MAX_CHARS printable characters."""
+        sid = self.text("session") if required else self.text("session", default="")
+        if len(sid) > SESSION_MAX_CHARS or any(ord(c) < 32 for c in sid):
+            raise ProtocolError(
+                f"field 'session' must be at most {SESSION_MAX_CHARS} printable characters"
+            )
+        return sid

@@ -27,6 +27,9 @@ from gatesh.config import Config, EscalationConfig
 from gatesh.daemon import deciding, procs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import MAX_RUNS, Conn, Daemon, Run, cleaned, round_event
+from gatesh.daemon.protocol import Interim
+from gatesh.daemon.replies import CheckReply, DecisionSummary, Done, check_reply
+from gatesh.daemon.requests import CheckRequest, ExitedRequest
 from gatesh.daemon.sessions import Session
 from gatesh.events import Kind
 from gatesh.finish import (
@@ -48,8 +51,6 @@ from gatesh.ruling import conclude, expire_ask, running_anyway, withdraw
 from gatesh.session import normalised
 from gatesh.surfaces import at_terminal
 
-session_field = P.session_field  # (verbs read a session the same way)
-
 
 def reach(d: Daemon, can_ask: bool, person_operated: bool = False) -> Reach:
     """Who can be asked now (S7): a session a person operates asks them at its own terminal;
@@ -61,10 +62,10 @@ def reach(d: Daemon, can_ask: bool, person_operated: bool = False) -> Reach:
     return Reach.SURFACE if can_ask else Reach.NOBODY
 
 
-async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def check(d: Daemon, conn: Conn, req: CheckRequest) -> CheckReply:
     """Decide one command and reply (steps numbered)."""
-    # 1. The request, decoded and checked once; a hook's ticket is its own check's decision.
-    req = P.CheckRequest.decode(msg)
+    # 1. The request (decoded and checked once by the server); a hook's ticket is its own
+    #    check's decision.
     if req.ticket:
         redeemed = _redeem(d, conn, req.ticket, req.command, req.cwd)
         if redeemed is not None:
@@ -78,7 +79,7 @@ async def check(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     return await decide_and_finish(req.command, req.cwd, checked, cannot_run=req.cannot_run)
 
 
-def _session(d: Daemon, conn: Conn, req: P.CheckRequest) -> tuple[Session, bool]:
+def _session(d: Daemon, conn: Conn, req: CheckRequest) -> tuple[Session, bool]:
     """The session ``req`` is decided in, and whether it is new; the client is gated as it."""
     sid, anchor = req.session, None
     if not sid:
@@ -120,7 +121,7 @@ class _Checked:
     config per folder, the session's lock, deciding off the event loop with heartbeats and a hard
     deadline, and finishing with the person it can reach, the events, and the reply."""
 
-    def __init__(self, d: Daemon, conn: Conn, req: P.CheckRequest, sess: Session, new: bool):
+    def __init__(self, d: Daemon, conn: Conn, req: CheckRequest, sess: Session, new: bool):
         self.d, self.conn, self.req, self.sess, self.new = d, conn, req, sess, new
         self.boundary: Boundary | None = None
         self.open_rounds: tuple[Round, ...] = ()
@@ -154,7 +155,7 @@ class _Checked:
             d.events.publish(Kind.NOTICE, sess.id, text=cleaned(notice))
         return decision
 
-    async def finish(self, decision: Decision, config: Config | None) -> dict[str, Any]:
+    async def finish(self, decision: Decision, config: Config | None) -> CheckReply:
         """5–7. Finish, ask whom it can, publish and reply."""
         d, conn, req, sess = self.d, self.conn, self.req, self.sess
         where = Where(sess.id, conn.pid, req.cwd, req.surface, boundary=self.boundary)
@@ -186,12 +187,12 @@ class _Checked:
         if ends:
             _publish_passed(d, sess, done.decision, self.open_rounds, req.cwd)
         answer = reply(d, sess, done, where)
-        if self.new and req.surface == "hook" and answer.get("action") == "allow":
+        if self.new and req.surface == "hook" and answer.allowed:
             # A harness shows a hook's notice to its person: the session's first one says which
             # protections of the boundary do not hold here, when one does not (S16).
             missing = _protections(d, req.cwd, only_missing=True)
             if missing:
-                answer["notice"] = " ".join(filter(None, (answer.get("notice"), missing)))
+                answer = replace(answer, notice=" ".join(filter(None, (answer.notice, missing))))
         hold = approval_hold_s(done, ends_argument=ends, watched=bool(d.events.watchers))
         if hold:
             await asyncio.sleep(hold)
@@ -380,9 +381,7 @@ async def _wait(
     future: asyncio.Future[Ruling] = asyncio.get_running_loop().create_future()
     d.waiting[p.id] = future
     try:
-        conn.send(
-            {"re": "check", "interim": "waiting", "pending_id": p.id, "message": messages.waiting()}
-        )
+        conn.send(P.interim_line(Interim.WAITING, pending_id=p.id, message=messages.waiting()))
         await conn.drain()
         try:
             ruling: Ruling | None = await _await_person(
@@ -463,7 +462,7 @@ async def _await_person(conn: Conn, future: asyncio.Future[Ruling], timeout: flo
                     raise Withdrawn
                 gone = None
                 continue
-            conn.send({"re": "check", "interim": "working"})
+            conn.send(P.interim_line(Interim.WORKING))
             await conn.drain()
     finally:
         if gone is not None and not gone.done():
@@ -478,7 +477,7 @@ def nobody_left(d: Daemon) -> None:
             future.set_exception(TimeoutError("the last watcher left"))
 
 
-def _redeem(d: Daemon, conn: Conn, name: str, command: str, cwd: str) -> dict[str, Any] | None:
+def _redeem(d: Daemon, conn: Conn, name: str, command: str, cwd: str) -> CheckReply | None:
     """The check reply for a hook's ticket (:mod:`gatesh.boundary.tickets`): the decision the
     hook's check made, not a second one — its boundary, its run, its session — or None when
     ``name`` is no open ticket for ``command`` in ``cwd``. The client that redeems it is gated as
@@ -491,41 +490,42 @@ def _redeem(d: Daemon, conn: Conn, name: str, command: str, cwd: str) -> dict[st
         d.runs[ticket.run] = run.moved_to(conn.pid)
     asyncio.get_running_loop().call_soon(d.registry.add, conn.pid, ticket.session)
     conn.gated_as = ticket.session
-    return {
-        "action": "allow",
-        "message": "",
-        "exit": 0,
-        "pending_id": "",
-        "notice": "",
-        "session": ticket.session,
-        "shell": ticket.shell,
-        "boundary": ticket.boundary,
-        "run": ticket.run,
-        "decision": {"stage": "ticket"},
-    }
+    return CheckReply(
+        action=Action.ALLOW,
+        message="",
+        exit=0,
+        pending_id="",
+        notice="",
+        undo="",
+        session=ticket.session,
+        shell=ticket.shell,
+        decision=DecisionSummary(stage="ticket"),
+        boundary=ticket.boundary,
+        run=ticket.run,
+    )
 
 
-def _ticketed(d: Daemon, sess: Session, done: Finished, answer: dict[str, Any], cwd: str) -> None:
+def _ticketed(d: Daemon, sess: Session, done: Finished, answer: CheckReply, cwd: str) -> CheckReply:
     """For a hook's allowed, bounded command: a ticket, and the command wrapped to redeem it
-    (``answer["wrapped"]``), when a launcher is known to run it."""
+    (``wrapped``), when a launcher is known to run it."""
     launcher = launcher_of(d.paths.installation())
-    if not launcher or "boundary" not in answer:
-        return
+    if not launcher or answer.boundary is None:
+        return answer
     name = d.tickets.issue(
         Ticket(
             command=done.decision.facts.text,
             cwd=cwd,
             session=sess.id,
-            boundary=answer["boundary"],
+            boundary=answer.boundary,
             run=done.run,
-            shell=str(answer.get("shell", "bash")),
+            shell=answer.shell,
             expires=time.time() + TICKET_TTL_S,
         )
     )
-    answer["wrapped"] = wrap(done.decision.facts.text, name, launcher)
+    return replace(answer, wrapped=wrap(done.decision.facts.text, name, launcher))
 
 
-def reply(d: Daemon, sess: Session, done: Finished, where: Where) -> dict[str, Any]:
+def reply(d: Daemon, sess: Session, done: Finished, where: Where) -> CheckReply:
     """Count, publish and answer one finished check (or a surface person's ruling)."""
     action = done.action.value
     if done.run and done.boundary is not None and where.pid is not None:
@@ -547,9 +547,9 @@ def reply(d: Daemon, sess: Session, done: Finished, where: Where) -> dict[str, A
     sess.totals[action] = sess.totals.get(action, 0) + 1
     if d.events.subscribers:
         _publish_decision(d, sess, done, where)
-    answer = done.reply(session=sess.id, shell=d.backends.shell)
+    answer = check_reply(done, session=sess.id, shell=d.backends.shell)
     if where.surface == "hook" and done.run:
-        _ticketed(d, sess, done, answer, where.cwd)
+        return _ticketed(d, sess, done, answer, where.cwd)
     return answer
 
 
@@ -642,14 +642,12 @@ def pending_event(p: Pending) -> dict[str, Any]:
     return p.summary() | {"command": cleaned(p.command), "cwd": fold_home(p.cwd)} | extra
 
 
-async def exited(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def exited(d: Daemon, conn: Conn, req: ExitedRequest) -> Done:
     """The ``exited`` op: how a bounded command ended, as its own audit line (S13, S16).
 
     Only the process that made the check may report its run (the pid the kernel gives for the
     connection): nothing inside the boundary can write another command's ending."""
-    run_id = P.field(msg, "run", str)
-    status = P.field(msg, "status", int, required=False)
-    signal = P.field(msg, "signal", int, required=False)
+    run_id, status, signal = req.run, req.status, req.signal
     run = d.runs.get(run_id)
     if run is None:
         raise ProtocolError(f"no run {run_id!r} is waiting for its end report")
@@ -685,4 +683,4 @@ async def exited(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
         duration_s=round(time.time() - run.started, 3),
     )
     d.audit_pipe.append(record)
-    return {}
+    return Done()

@@ -31,11 +31,11 @@ import sys
 import time
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from dataclasses import dataclass, replace
+from typing import Any, Final, Generic, TypeVar
 
 from gatesh import __version__, _paths, _person, messages
 from gatesh._errors import EXIT_ERROR, ConfigError, GateshError, ProtocolError
-from gatesh._json import plain
 from gatesh.audit import AuditError, fold_home, read_tail
 from gatesh.audit_record import ObservationRecord, stamp
 from gatesh.boundary import handoff
@@ -45,6 +45,21 @@ from gatesh.daemon import deadline, limits, procs, routing, startup, verbs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.core import Channel, Conn, Daemon, Origin, PersonChannel, cleaned
+from gatesh.daemon.replies import Captures, CheckReply, Ended, Pong, Records, Registered
+from gatesh.daemon.requests import (
+    AnswerRequest,
+    CheckRequest,
+    EndRequest,
+    Envelope,
+    ExitedRequest,
+    MandateRequest,
+    NoFields,
+    PendingRequest,
+    RegisterRequest,
+    ResumeRequest,
+    TailRequest,
+    UndoRequest,
+)
 from gatesh.events import Kind
 from gatesh.negotiation import session_end_observation
 from gatesh.pending import OPEN, UNANSWERED
@@ -59,7 +74,7 @@ SWEEP_S: Final = 30.0
 # end: idle threads and hang-ups take milliseconds; a model call can take its whole timeout (s).
 EXIT_GRACE_S: Final = 0.25
 
-Handler = Callable[[Daemon, Conn, dict[str, Any]], Awaitable[dict[str, Any]]]
+R = TypeVar("R")
 
 
 # --- connection handling ----------------------------------------------------------------------
@@ -82,9 +97,7 @@ async def handle(
     d.conns.add(conn)
     try:
         if len(d.conns) > MAX_CONNECTIONS:
-            conn.send(
-                P.error_reply(None, "too many connections (every one is answering a request)")
-            )
+            conn.send(P.error_line(None, "too many connections (every one is answering a request)"))
             return
         if await _welcomed(d, conn):
             await _requests(d, conn)
@@ -115,14 +128,14 @@ async def _welcomed(d: Daemon, conn: Conn) -> bool:
         async with asyncio.timeout(HELLO_TIMEOUT_S):  # a timer, not wait_for's task per read
             line = await conn.reader.readline()
     except (TimeoutError, ValueError, asyncio.LimitOverrunError):
-        conn.send(P.error_reply(None, "no valid hello"))
+        conn.send(P.error_line(None, "no valid hello"))
         return False
     if not line:
         return False
     try:
         role = _hello(conn, line)
     except ProtocolError as exc:
-        conn.send(P.error_reply(None, str(exc)))
+        conn.send(P.error_line(None, str(exc)))
         return False
     if conn.uid != os.getuid() and not (
         conn.uid in d.backends.watchers and role in P.WATCHER_ROLES
@@ -133,10 +146,10 @@ async def _welcomed(d: Daemon, conn: Conn) -> bool:
     if not refused and limits.role_full((c for c in d.conns if c is not conn), role.value):
         refused = f"too many {role.value} connections"  # counted only for a capped role
     if refused:
-        conn.send(P.error_reply(None, refused))
+        conn.send(P.error_line(None, refused))
         return False
     conn.role = role
-    welcome = {"v": P.VERSION, "welcome": role, "daemon_pid": os.getpid(), "version": __version__}
+    welcome = P.welcome_line(role, os.getpid(), __version__)
     if conn.request_follows:  # the client reads it with the first reply (protocol step 2)
         conn.hold(welcome)
     else:
@@ -158,7 +171,7 @@ async def _requests(d: Daemon, conn: Conn) -> None:
         except TimeoutError:
             return
         except (ValueError, asyncio.LimitOverrunError):
-            conn.send(P.error_reply(None, f"line longer than {P.MAX_LINE} bytes"))
+            conn.send(P.error_line(None, f"line longer than {P.MAX_LINE} bytes"))
             return
         if not line:
             return
@@ -206,20 +219,20 @@ def channel_refusal(d: Daemon, conn: Conn, role: P.Role) -> str:
 def _hello(conn: Conn, line: bytes) -> P.Role:
     """The role a hello names; ProtocolError when it is not a valid hello of this version."""
     hello = P.decode(line.rstrip(b"\n"))
-    version = hello.get("v")
-    role = hello.get("hello")
+    version = hello.raw("v")
+    role = hello.raw("hello")
     if version != P.VERSION:
         raise ProtocolError(
             f"unsupported protocol version {version!r} (this daemon speaks {P.VERSION})"
         )
     if not isinstance(role, str) or role not in P.ROLES:
         raise ProtocolError(f"unknown role {role!r}")
-    claimed = hello.get("pid")
+    claimed = hello.raw("pid")
     conn.claimed_pid = (
         claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
     )
-    conn.request_follows = hello.get("request_follows") is True
-    token = hello.get("token")
+    conn.request_follows = hello.is_true("request_follows")
+    token = hello.raw("token")
     conn.token = token if isinstance(token, str) and len(token) <= 256 else ""
     return P.Role(role)
 
@@ -227,14 +240,12 @@ def _hello(conn: Conn, line: bytes) -> P.Role:
 async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
     """Answer one request (step 4: any bad input becomes an error reply)."""
     op: P.Op | None = None
-    rid: Any = None
+    rid: object = None
     try:
-        msg = P.decode(line)
-        rid = msg.get("id")
-        name = msg.get("op")
-        if not isinstance(name, str) or name not in P.OPS:
-            raise ProtocolError(f"unknown op {name!r}")
-        op = P.Op(name)
+        fields = P.decode(line)
+        rid = fields.raw("id")
+        envelope = Envelope.decode(fields)
+        op = envelope.op
         if conn.uid != os.getuid() and op in P.OWNER_OPS:
             raise ProtocolError(f"op {op.value!r} is not open to watcher uids")
         if op in P.HUMAN_OPS and conn.channel is not Channel.PERSON:
@@ -245,58 +256,47 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
             or (op is P.Op.SUBSCRIBE and conn.role == P.Role.WATCH)
         ):
             # A watcher is asked and answers (S7): it must be a person as much as a verb's client.
-            why = await human_refusal(d, conn, msg)
+            why = await human_refusal(d, conn, envelope)
         else:
             why = None
         if why:
-            conn.send(
-                {
-                    "re": op.value,
-                    "id": rid,
-                    "ok": False,
-                    "refused": True,
-                    "error": f"refused: {why}",
-                }
-            )
+            conn.send(P.refused_line(op, rid, f"refused: {why}"))
             return
-        reply = await HANDLERS[op](d, conn, msg)
-        reply.setdefault("ok", True)
-        reply["re"] = op.value
-        if rid is not None:
-            reply["id"] = rid
-        boundary = reply.get("boundary")
+        route = ROUTES[op]
+        request = route.decode(fields)
+        reply = await route.handle(d, conn, request)
         if (
-            op is P.Op.CHECK
-            and msg.get("ruleset_fd") is True
-            and reply.get("action") == "allow"
-            and isinstance(boundary, dict)
+            isinstance(request, CheckRequest)
+            and request.ruleset_fd
+            and isinstance(reply, CheckReply)
+            and reply.allowed
+            and reply.boundary is not None
         ):
             # The client runs it: it gets the ruleset built here (S14; gatesh.boundary.handoff).
-            reply["boundary"], fd = handoff.for_client(boundary, d.rulesets)
+            boundary = reply.boundary
+            wire, fd = handoff.for_client(boundary, d.rulesets)
+            reply = replace(reply, boundary=wire)
             if fd >= 0:
-                await conn.send_with_fd(reply, fd)
+                await conn.send_with_fd(P.reply_line(op, rid, reply), fd)
                 with contextlib.suppress(RuntimeError):  # a daemon stopping builds nothing
                     d.executor.submit(d.rulesets.refill, boundary)  # the next one's, ahead
                 return
-        conn.send(reply)
+        conn.send(P.reply_line(op, rid, reply))
     except (ProtocolError, GateshError) as exc:
-        conn.send(P.error_reply(op.value if op else None, str(exc), rid))
+        conn.send(P.error_line(op, str(exc), rid))
     except Exception as exc:  # an internal error: a refusal, never a crash
         traceback.print_exc(file=sys.stderr)
-        reply = P.error_reply(
-            op.value if op else None, f"internal error: {type(exc).__name__}: {exc}", rid
-        )
-        reply["message"] = messages.error(f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
+        why = f"{type(exc).__name__}: {exc}"
+        conn.send(P.error_line(op, f"internal error: {why}", rid, message=messages.error(why)))
 
 
-async def human_refusal(d: Daemon, conn: Conn, msg: dict[str, Any]) -> str | None:
+async def human_refusal(d: Daemon, conn: Conn, envelope: Envelope) -> str | None:
     """Why ``conn`` may not use a human-only op (S9.5), or None. Fails closed.
 
     Two checks: the gate's marks (:func:`gatesh._person.mark_of`: started by a command gatesh let
     run, however detached, or inside a boundary), then the ancestry (a gated session's process
     above it)."""
-    pid = msg.get("pid", conn.claimed_pid)
+    pid = conn.claimed_pid if envelope.absent_pid else envelope.pid
     if not isinstance(pid, int) or isinstance(pid, bool):
         return "human-only requests must carry the client's pid"
     if pid != conn.pid:
@@ -312,12 +312,11 @@ def person_refusal(pid: int, registry: procs.GatedRegistry) -> str | None:
 # --- session ops (the surfaces) ---------------------------------------------------------------
 
 
-async def op_register(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def op_register(d: Daemon, conn: Conn, req: RegisterRequest) -> Registered:
     """A PTY shell marks its pid as gated and names its session."""
-    sid = P.field(msg, "session", str)
-    pid = P.field(msg, "pid", int, required=False, default=conn.pid)
-    surface = P.field(msg, "surface", str, required=False, default="pty")
-    confined = P.field(msg, "boundary", str, required=False, default="")
+    sid, surface = req.session, req.surface
+    pid = conn.pid if req.pid is None else req.pid
+    confined = req.boundary
     _person.mark(pid)  # the shell and all it starts carry the gate's mark (S9.5)
     d.registry.add(pid, sid)
     sess, new = d.sessions.get(sid, surface=surface)
@@ -331,11 +330,11 @@ async def op_register(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, A
         sess.confined = confined  # checked against the shell itself at each check (routing)
     if new:
         d.events.publish(Kind.SESSION_START, sid, anchor=pid, surface=surface)
-    return {"session": sid, "shell": d.backends.shell}
+    return Registered(sid, d.backends.shell)
 
 
-async def op_end(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    return {"observation": end_session(d, P.field(msg, "session", str))}
+async def op_end(d: Daemon, conn: Conn, req: EndRequest) -> Ended:
+    return Ended(end_session(d, req.session))
 
 
 def end_session(d: Daemon, sid: str) -> str | None:
@@ -384,11 +383,11 @@ async def sweep(d: Daemon) -> None:
 # --- admin ops (status, log, dump, watch) ---------------------------------------------------------
 
 
-async def op_ping(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    return {"pong": True}
+async def op_ping(d: Daemon, conn: Conn, req: NoFields) -> Pong:
+    return Pong()
 
 
-async def op_status(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def op_status(d: Daemon, conn: Conn, req: NoFields) -> dict[str, Any]:
     routing.expire_stale_asks(d)  # what status calls waiting is waiting now, not at the next sweep
     return status(d)
 
@@ -437,13 +436,12 @@ def status(d: Daemon) -> dict[str, Any]:
     }
 
 
-async def op_tail(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    n = max(0, min(10_000, P.field(msg, "n", int, required=False, default=20)))
-    return {"records": await d.off_loop(read_tail, d.audit.path, n)}
+async def op_tail(d: Daemon, conn: Conn, req: TailRequest) -> Records:
+    return Records(await d.off_loop(read_tail, d.audit.path, req.n))
 
 
-async def op_captures(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    return {"captures": plain(default_ring().snapshot())}
+async def op_captures(d: Daemon, conn: Conn, req: NoFields) -> Captures:
+    return Captures(default_ring().snapshot())
 
 
 def end_finished_sessions(d: Daemon) -> None:
@@ -471,7 +469,7 @@ def _idle_end_s(d: Daemon) -> float:
         return float(SessionConfig().idle_end_s)
 
 
-async def op_subscribe(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def op_subscribe(d: Daemon, conn: Conn, req: NoFields) -> dict[str, Any]:
     routing.expire_stale_asks(d)
     end_finished_sessions(d)
     conn.subscribed = True
@@ -489,24 +487,33 @@ async def op_subscribe(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, 
     }
 
 
-# Every op's handler (typed dispatch: an op without one is a type error, not a runtime probe).
-HANDLERS: Final[dict[P.Op, Handler]] = {
-    P.Op.CHECK: routing.check,
-    P.Op.STATUS: op_status,
-    P.Op.TAIL: op_tail,
-    P.Op.CAPTURES: op_captures,
-    P.Op.SUBSCRIBE: op_subscribe,
-    P.Op.REGISTER: op_register,
-    P.Op.END: op_end,
-    P.Op.PING: op_ping,
-    P.Op.ANSWER: verbs.answer,
-    P.Op.APPROVE: verbs.approve,
-    P.Op.DENY: verbs.deny,
-    P.Op.MANDATE: verbs.mandate,
-    P.Op.RESUME: verbs.resume,
-    P.Op.WITHDRAW: verbs.withdrawn,
-    P.Op.UNDO: verbs.undo,
-    P.Op.EXITED: routing.exited,
+@dataclass(frozen=True)
+class Route(Generic[R]):
+    """An op's request decoder and its handler (typed: a handler reads the request its op's
+    decoder makes, and nothing else)."""
+
+    decode: Callable[[P.Fields], R]
+    handle: Callable[[Daemon, Conn, R], Awaitable[object]]
+
+
+# Every op's route (typed dispatch: an op without one is a type error, not a runtime probe).
+ROUTES: Final[dict[P.Op, Route[Any]]] = {
+    P.Op.CHECK: Route(CheckRequest.decode, routing.check),
+    P.Op.STATUS: Route(NoFields.decode, op_status),
+    P.Op.TAIL: Route(TailRequest.decode, op_tail),
+    P.Op.CAPTURES: Route(NoFields.decode, op_captures),
+    P.Op.SUBSCRIBE: Route(NoFields.decode, op_subscribe),
+    P.Op.REGISTER: Route(RegisterRequest.decode, op_register),
+    P.Op.END: Route(EndRequest.decode, op_end),
+    P.Op.PING: Route(NoFields.decode, op_ping),
+    P.Op.ANSWER: Route(AnswerRequest.decode, verbs.answer),
+    P.Op.APPROVE: Route(PendingRequest.decode, verbs.approve),
+    P.Op.DENY: Route(PendingRequest.decode, verbs.deny),
+    P.Op.MANDATE: Route(MandateRequest.decode, verbs.mandate),
+    P.Op.RESUME: Route(ResumeRequest.decode, verbs.resume),
+    P.Op.WITHDRAW: Route(PendingRequest.decode, verbs.withdrawn),
+    P.Op.UNDO: Route(UndoRequest.decode, verbs.undo),
+    P.Op.EXITED: Route(ExitedRequest.decode, routing.exited),
 }
 
 

@@ -10,66 +10,66 @@ first answer wins, and the grant it makes is the one the record's kind allows.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from dataclasses import replace
 
 from gatesh._errors import ProtocolError
 from gatesh.audit import AuditError
 from gatesh.audit_record import RestoreRecord, stamp
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
-from gatesh.daemon.routing import reply, session_field
+from gatesh.daemon.replies import CheckReply, Mandated, Resumed, Ruled, Undone
+from gatesh.daemon.requests import (
+    AnswerRequest,
+    MandateRequest,
+    PendingRequest,
+    ResumeRequest,
+    UndoRequest,
+    UndoStep,
+)
+from gatesh.daemon.routing import reply
 from gatesh.events import Kind
 from gatesh.finish import Answer, Ruling, Where, offered
 from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
 from gatesh.pending import Pending, PendingKind, PendingState
 from gatesh.ruling import AlreadyRuled, rule, withdraw
 
-_WORDS = frozenset(a.value for a in Answer)
 
-
-def _pending(d: Daemon, msg: dict[str, Any]) -> Pending:
-    pid = P.field(msg, "pending_id", str)
-    p = d.book.find(pid)
+def _pending(d: Daemon, pending_id: str) -> Pending:
+    p = d.book.find(pending_id)
     if p is None:
-        raise ProtocolError(f"no pending escalation {pid!r}")
+        raise ProtocolError(f"no pending escalation {pending_id!r}")
     return p
 
 
-async def answer(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    p = _pending(d, msg)
-    word = P.field(msg, "answer", str).strip().lower()
-    note = P.field(msg, "note", str, required=False, default="")
-    if word not in _WORDS:
-        raise ProtocolError(f"answer must be one of {', '.join(a.value for a in Answer)}")
+async def answer(d: Daemon, conn: Conn, req: AnswerRequest) -> CheckReply | Ruled:
+    p = _pending(d, req.pending_id)
     choices = offered(p)
-    if Answer(word) not in choices:
+    if req.answer not in choices:
         raise ProtocolError(
-            f"{word!r} is not offered for escalation {p.id} ({', '.join(c.value for c in choices)})"
+            f"{req.answer.value!r} is not offered for escalation {p.id} "
+            f"({', '.join(c.value for c in choices)})"
         )
     # An answer (not approve/deny) from a person's client is one asked at its own terminal (S7).
-    return await _rule(d, conn, p, Ruling(Answer(word), note, conn.by | {"op": P.Op.ANSWER.value}))
+    return await _rule(
+        d, conn, p, Ruling(req.answer, req.note, conn.by | {"op": P.Op.ANSWER.value})
+    )
 
 
-async def approve(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    p = _pending(d, msg)
+async def approve(d: Daemon, conn: Conn, req: PendingRequest) -> CheckReply | Ruled:
+    p = _pending(d, req.pending_id)
     word = Answer.RUN_ANYWAY if p.kind is PendingKind.HALT else Answer.ONCE
     return await _rule(d, conn, p, Ruling(word, "", conn.by))
 
 
-async def deny(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
-    p = _pending(d, msg)
-    return await _rule(
-        d,
-        conn,
-        p,
-        Ruling(Answer.NO, P.field(msg, "note", str, required=False, default=""), conn.by),
-    )
+async def deny(d: Daemon, conn: Conn, req: PendingRequest) -> CheckReply | Ruled:
+    p = _pending(d, req.pending_id)
+    return await _rule(d, conn, p, Ruling(Answer.NO, req.note, conn.by))
 
 
-async def withdrawn(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def withdrawn(d: Daemon, conn: Conn, req: PendingRequest) -> CheckReply:
     """The surface asking its own person about ``p`` was interrupted (Ctrl-C, S10): the escalation
     is withdrawn, not ruled on (no person's No is recorded), and the refusal goes to the command."""
-    p = _pending(d, msg)
+    p = _pending(d, req.pending_id)
     if p.state is not PendingState.ASKING:
         raise AlreadyRuled(
             f"escalation {p.id} is {p.state.value}; only one its own surface asks can be withdrawn"
@@ -79,10 +79,10 @@ async def withdrawn(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any
         where = Where(p.session, conn.pid, p.cwd, p.surface)
         done = withdraw(p, where=where, book=d.book, audit=d.audit_pipe)
         d.events.publish(Kind.WITHDRAWN, p.session, pending_id=p.id)
-        return reply(d, sess, done, where) | {"state": p.state.value}
+        return replace(reply(d, sess, done, where), state=p.state)
 
 
-async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> dict[str, Any]:
+async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> CheckReply | Ruled:
     """A person's ruling on ``p``: the first answer wins; others see who answered."""
     where = Where(p.session, conn.pid, p.cwd, conn.role)
     if p.state is PendingState.WAITING:
@@ -92,7 +92,7 @@ async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> dict[str, 
         rule(p, ruling, state=None, where=where, book=d.book, audit=d.audit_pipe)
         future.set_result(ruling)
         d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
-        return {"pending_id": p.id, "state": p.state.value}
+        return Ruled(p.id, p.state)
     if p.state is PendingState.ASKING:
         sess, _ = d.sessions.get(p.session)
         async with sess.lock:
@@ -101,26 +101,23 @@ async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> dict[str, 
             if ruled.finished is None:
                 raise AlreadyRuled(f"escalation {p.id} could not be ruled on")
             shown = Where(p.session, conn.pid, p.cwd, p.surface)
-            return reply(d, sess, ruled.finished, shown) | {"state": p.state.value}
+            return replace(reply(d, sess, ruled.finished, shown), state=p.state)
     state = d.sessions.get(p.session)[0].state
     ruled = rule(p, ruling, state=state, where=where, book=d.book, audit=d.audit_pipe)
     d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
-    return {"pending_id": p.id, "state": p.state.value, "text": ruled.text}
+    return Ruled(p.id, p.state, ruled.text)
 
 
-async def mandate(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def mandate(d: Daemon, conn: Conn, req: MandateRequest) -> Mandated:
     """The user's own words (S5.3) for one session, or for every session when none is named."""
-    text = P.field(msg, "text", str).strip()
-    if not text:
-        raise ProtocolError("field 'text' is empty")
-    sid = session_field(msg)
+    text, sid = req.text, req.session
     # The channel (S5.3): a watcher's words are "watch"; a human-role client (`gatesh mandate`,
     # a harness's prompt hook) names its own. Either way the ancestry check has already refused
     # any client that descends from a gated session.
     if conn.role == P.Role.WATCH:
         channel = "watch"
     else:
-        channel = P.field(msg, "channel", str, required=False, default="mandate")
+        channel = req.channel
         if channel not in TRUSTED_CHANNELS or channel == "watch":
             raise ProtocolError(f"unknown channel {channel!r}")
     targets = [d.sessions.get(sid)[0]] if sid else list(d.sessions.sessions.values())
@@ -133,37 +130,33 @@ async def mandate(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
     admitted = [s.id for s in targets if s.state.negotiation.admit_user_message(text, channel)]
     if not known:
         d.events.publish(Kind.MANDATE, sid or None, text=cleaned(text), channel=channel)
-    return {"sessions": [s.id for s in targets], "admitted": admitted, "channel": channel}
+    return Mandated(tuple(s.id for s in targets), tuple(admitted), channel)
 
 
-async def resume(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def resume(d: Daemon, conn: Conn, req: ResumeRequest) -> Resumed:
     """Clear a session's halt (S3.7)."""
-    sid = P.field(msg, "session", str)
+    sid = req.session
     sess, _ = d.sessions.get(sid)
     was = sess.state.halted
     sess.state.resume()
     d.sessions.note_halt(sess)
     d.events.publish(Kind.RESUMED, sid, by=conn.by)
-    return {"session": sid, "was_halted": was}
+    return Resumed(sid, was)
 
 
-async def undo(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
+async def undo(d: Daemon, conn: Conn, req: UndoRequest) -> Undone:
     """``gatesh undo`` (S17): list the snapshots, plan a restore, or restore one."""
     from gatesh.undo import ops
 
-    what = P.field(msg, "do", str)
     state_dir = d.paths.state_dir
     config = d.backends.config_for("/").undo
-    if what == "list":
-        n = P.field(msg, "n", int, required=False, default=ops.LIST_DEFAULT)
-        return {"snapshots": await d.off_loop(ops.list_shots, state_dir, config, max(0, n))}
-    shot_id = P.field(msg, "id", int)
-    if what == "plan":
-        return {"plan": await d.off_loop(ops.plan_of, state_dir, config, shot_id)}
-    if what != "restore":
-        raise ProtocolError("field 'do' must be list, plan or restore")
-    fingerprint = P.field(msg, "fingerprint", str)
-    done = await d.off_loop(ops.restore_to, state_dir, config, shot_id, fingerprint)
+    if req.do is UndoStep.LIST:
+        n = ops.LIST_DEFAULT if req.n is None else req.n
+        return Undone(snapshots=await d.off_loop(ops.list_shots, state_dir, config, n))
+    shot_id = req.id
+    if req.do is UndoStep.PLAN:
+        return Undone(plan=await d.off_loop(ops.plan_of, state_dir, config, shot_id))
+    done = await d.off_loop(ops.restore_to, state_dir, config, shot_id, req.fingerprint)
     text = f"a person restored the files and refs of undo {shot_id} (`{done['command']}`)"
     if done.get("undone_by"):
         text += f"; undo {done['undone_by']} puts back what it replaced"
@@ -181,4 +174,4 @@ async def undo(d: Daemon, conn: Conn, msg: dict[str, Any]) -> dict[str, Any]:
                 reason=cleaned(text),
             )
         )
-    return {"restored": done}
+    return Undone(restored=done)

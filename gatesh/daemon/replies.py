@@ -1,0 +1,109 @@
+"""The daemon's replies, one dataclass per op (see :mod:`gatesh.daemon.protocol`): what a handler
+returns, encoded once by :func:`gatesh.daemon.protocol.reply_line`, field names as on the wire.
+
+Text in a reply that reaches a terminal is made safe where the reply is built (the check reply:
+:func:`gatesh.check_reply.check_reply`, shared with the in-process gate; the rest carries ids,
+states and counts, or text cleaned for the watcher).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gatesh.captures import Capture
+from gatesh.check_reply import CheckReply, DecisionSummary, check_reply
+from gatesh.pending import PendingState
+from gatesh.wire_json import OMIT_NONE
+
+__all__ = [
+    "Captures",
+    "CheckReply",
+    "DecisionSummary",
+    "Done",
+    "Ended",
+    "Mandated",
+    "Pong",
+    "Records",
+    "Registered",
+    "Resumed",
+    "Ruled",
+    "Undone",
+    "check_reply",
+]
+
+
+@dataclass(frozen=True)
+class Done:
+    """A reply with nothing to say but that it was done (``exited``)."""
+
+
+@dataclass(frozen=True)
+class Pong:
+    pong: bool = True
+
+
+@dataclass(frozen=True)
+class Registered:
+    """``register``: the session the shell is gated as, and the shell gatesh runs commands in."""
+
+    session: str
+    shell: str
+
+
+@dataclass(frozen=True)
+class Ended:
+    """``end``: the session's observation (None when there was nothing new to say)."""
+
+    observation: str | None
+
+
+@dataclass(frozen=True)
+class Records:
+    """``tail``: audit records as the audit file holds them, oldest first."""
+
+    records: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Captures:
+    """``captures``: the model-call ring for ``gatesh dump`` (redacted)."""
+
+    captures: list[Capture]
+
+
+@dataclass(frozen=True)
+class Ruled:
+    """A ruling on an escalation nobody's check waits for at its own surface: its state after,
+    and (``text``) what the ruling did, in words, when the record was already refused."""
+
+    pending_id: str
+    state: PendingState
+    text: str | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True)
+class Mandated:
+    """``mandate``: the sessions it was given to, those that admitted it, the channel named."""
+
+    sessions: tuple[str, ...]
+    admitted: tuple[str, ...]
+    channel: str
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """``resume``: the session, and whether it was halted."""
+
+    session: str
+    was_halted: bool
+
+
+@dataclass(frozen=True)
+class Undone:
+    """``undo`` (S17): one of the snapshots listed, a restore's plan, or what a restore did (the
+    documents of :mod:`gatesh.undo.ops`)."""
+
+    snapshots: list[dict[str, Any]] | None = field(default=None, metadata=OMIT_NONE)
+    plan: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)
+    restored: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)

@@ -5,7 +5,8 @@ A dataclass becomes a JSON object whose members are its fields in declaration or
 part of the audit line's bytes, which the hash chain covers). Per field, ``metadata`` may say:
 
 - :data:`OMIT_EMPTY` — the member is left out when the value is falsy (an optional member);
-  ``{"omit_none": True}`` — left out only when it is None;
+- :data:`OMIT_NONE` — the member is left out when the value is None (a reply's optional part,
+  where an empty value still says something);
 - ``name("break")`` — the member's name, when it is not a Python identifier;
 - ``via(fn)`` — the value is written as ``fn(value)`` (an object that has its own summary).
 
@@ -21,9 +22,10 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Final
 
-__all__ = ["OMIT_EMPTY", "name", "plain", "via"]
+__all__ = ["OMIT_EMPTY", "OMIT_NONE", "name", "plain", "via"]
 
 OMIT_EMPTY: Final[Mapping[str, object]] = {"omit_empty": True}
+OMIT_NONE: Final[Mapping[str, object]] = {"omit_none": True}
 
 
 def name(member: str) -> dict[str, object]:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gatesh._types import Outcome, Round
+from gatesh.wire_json import OMIT_NONE
 
 __all__ = ["By", "Event", "Kind", "decode", "round_from", "rounds_from", "seconds_of", "text_of"]
 
@@ -38,11 +39,15 @@ class Kind(enum.StrEnum):
 
 @dataclass(frozen=True)
 class By:
-    """Who ruled: the connection the ruling came on, as the daemon saw it."""
+    """Who ruled: the connection the ruling came on, as the daemon saw it (its peer's uid and
+    pid, and the role its hello named)."""
 
+    uid: int | None = None
     pid: int | None = None
     role: str = ""  # the connection's role ("watch", "human", …)
-    op: str = ""  # the op that ruled ("answer" at the session's own terminal, …)
+    # The op that ruled when it says more than the role ("answer": at the session's own
+    # terminal); absent on the wire otherwise.
+    op: str | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ def decode(raw: Mapping[str, Any]) -> Event | None:
     except ValueError:
         return None
     by: Mapping[str, Any] = raw["by"] if isinstance(raw.get("by"), dict) else {}
-    pid = by.get("pid")
+    uid, pid = by.get("uid"), by.get("pid")
     counters = raw.get("counters")
     number = raw.get("number")
     return Event(
@@ -114,7 +119,10 @@ def decode(raw: Mapping[str, Any]) -> Event | None:
         entry=raw["entry"] if isinstance(raw.get("entry"), str) else None,
         answer=text_of(raw.get("answer")),
         by=By(
-            pid if isinstance(pid, int) else None, text_of(by.get("role")), text_of(by.get("op"))
+            uid if isinstance(uid, int) else None,
+            pid if isinstance(pid, int) else None,
+            text_of(by.get("role")),
+            text_of(by.get("op")) or None,
         ),
         why=text_of(raw.get("why")),
         rounds=rounds_from(raw.get("rounds")),

@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 import re
 import secrets
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
@@ -35,6 +35,7 @@ from gatesh._errors import EXIT_OK, EXIT_REFUSED, ConfigError
 from gatesh._types import Action, Decision, Outcome, Stage
 from gatesh.audit import AuditError, record_for
 from gatesh.audit_record import AuditRecord, DecisionRecord, RulingRecord
+from gatesh.events import By
 from gatesh.pending import (
     Holder,
     Pending,
@@ -142,7 +143,7 @@ class Ruling:
 
     answer: Answer
     note: str = ""
-    by: Mapping[str, Any] = field(default_factory=dict)
+    by: By = field(default_factory=By)
 
 
 @dataclass(frozen=True)

@@ -30,25 +30,29 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from gatesh._errors import StateError
-from gatesh._types import Decision
+from gatesh._types import Decision, Round
+from gatesh.events import By
 from gatesh.session import SessionState
+from gatesh.wire_json import OMIT_NONE, wire_value
 
 __all__ = [
     "PENDING_KEEP_S",
     "PENDING_LIMIT",
     "STATE_FILE",
     "UNANSWERED",
+    "BookFile",
     "Holder",
     "IllegalTransition",
     "Pending",
     "PendingBook",
     "PendingKind",
     "PendingState",
+    "PendingSummary",
     "new_pending_id",
 ]
 
@@ -144,7 +148,7 @@ class Pending:
     state: PendingState = PendingState.REFUSED
     created: float = field(default_factory=time.time)
     answer: str = ""
-    by: dict[str, Any] = field(default_factory=dict)
+    by: By = field(default_factory=By)  # who ruled
     decision: Decision | None = None
     surface: str = ""
     pid: int | None = None
@@ -159,23 +163,62 @@ class Pending:
             )
         self.state = to
 
-    def summary(self) -> dict[str, Any]:
-        return {
-            "pending_id": self.id,
-            "session": self.session,
-            "command": self.command,
-            "cwd": self.cwd,
-            "reason": self.reason,
-            "kind": self.kind.value,
-            "state": self.state.value,
-            "created": round(self.created, 3),
-            "answer": self.answer,
-            "ended": self.ended,
-            "surface": self.surface,
-        }
+    def summary(self, *, key: bool = False) -> PendingSummary:
+        """What a person (status, a new watcher) and the book's file read of it; ``key`` too for
+        the file."""
+        return PendingSummary(
+            pending_id=self.id,
+            session=self.session,
+            command=self.command,
+            cwd=self.cwd,
+            reason=self.reason,
+            kind=self.kind,
+            state=self.state,
+            created=round(self.created, 3),
+            answer=self.answer,
+            ended=self.ended,
+            surface=self.surface,
+            key=self.key if key else None,
+        )
 
 
-def new_pending_id(taken: set[str] | dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class PendingSummary:
+    """A pending record as it is shown and kept, field names as on the wire and in the file."""
+
+    pending_id: str
+    session: str
+    command: str
+    cwd: str
+    reason: str
+    kind: PendingKind
+    state: PendingState
+    created: float
+    answer: str
+    ended: str
+    surface: str
+    key: str | None = field(default=None, metadata=OMIT_NONE)  # in the file only
+    # The whole escalation, as the watchers attached when it was asked saw it (S7): for a new
+    # watcher, of a record that has its decision (one opened by this process).
+    outcome: str | None = field(default=None, metadata=OMIT_NONE)
+    stage: str | None = field(default=None, metadata=OMIT_NONE)
+    rating: str | None = field(default=None, metadata=OMIT_NONE)
+    remedy: str | None = field(default=None, metadata=OMIT_NONE)
+    rounds: tuple[Round, ...] | None = field(default=None, metadata=OMIT_NONE)
+    choices: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)
+    entry: str | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True)
+class BookFile:
+    """What the book's file holds: the halts (session -> reason), and the records
+    ``gatesh approve ID`` may act on."""
+
+    halts: dict[str, str]
+    pending: tuple[PendingSummary, ...]
+
+
+def new_pending_id(taken: Container[str]) -> str:
     """A short id a person can type: 6 lowercase hex digits, unique among ``taken``."""
     while True:
         pid = secrets.token_hex(3)
@@ -319,12 +362,12 @@ class PendingBook:
         """
         return self.write(self.snapshot())
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> BookFile:
         """What the file holds: the halts, and the records ``gatesh approve ID`` may act on."""
-        keep = [p.summary() | {"key": p.key} for p in self.pending.values() if p.state in _DURABLE]
-        return {"halts": dict(self.halts), "pending": keep}
+        keep = tuple(p.summary(key=True) for p in self.pending.values() if p.state in _DURABLE)
+        return BookFile(dict(self.halts), keep)
 
-    def write(self, data: dict[str, Any]) -> str:
+    def write(self, data: BookFile) -> str:
         """Replace the file with ``data`` atomically. Returns "" or why it failed."""
         if not self.path:
             return ""
@@ -333,7 +376,7 @@ class PendingBook:
             os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w") as f:
-                f.write(json.dumps(data))
+                f.write(json.dumps(wire_value(data)))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)

@@ -214,11 +214,11 @@ def rule(
     """
     if p.state is PendingState.WAITING:
         p.move(PendingState.ANSWERED)
-        p.answer, p.by = ruling.answer.value, dict(ruling.by)
+        p.answer, p.by = ruling.answer.value, ruling.by
         return Ruled(p, wake=True)
     if p.state is PendingState.ASKING:
         p.move(PendingState.ANSWERED)
-        p.answer, p.by = ruling.answer.value, dict(ruling.by)
+        p.answer, p.by = ruling.answer.value, ruling.by
         decision = _decision_of(p)
         allowed = _allows(p, ruling)
         if state is not None:
@@ -255,7 +255,7 @@ def rule(
     if p.state in (PendingState.REFUSED, PendingState.EXPIRED):
         allowed = ruling.answer in ALLOWING
         p.move(PendingState.APPROVED if allowed else PendingState.DENIED)
-        p.answer, p.by = ruling.answer.value, dict(ruling.by)
+        p.answer, p.by = ruling.answer.value, ruling.by
         book.save()
         if state is not None:
             state.negotiation.person_reached()  # a person ruled on this session's escalation
@@ -268,7 +268,7 @@ def rule(
             else f"denied: `{p.command}` stays refused"
         )
         return Ruled(p, text=text)
-    who = p.by.get("pid") if p.by else None
+    who = p.by.pid
     raise AlreadyRuled(
         f"escalation {p.id} is already {p.state.value}"
         + (f" (answered {p.answer!r} by pid {who})" if who else "")

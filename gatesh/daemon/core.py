@@ -18,7 +18,7 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, TypeVar
 
 from gatesh import _paths, _person
@@ -36,8 +36,10 @@ from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.deadline import DecisionPool
 from gatesh.daemon.limits import Flood
+from gatesh.daemon.publish import Published
+from gatesh.daemon.replies import Observation
 from gatesh.daemon.sessions import Sessions
-from gatesh.events import Kind
+from gatesh.events import By
 from gatesh.finish import Ruling
 from gatesh.negotiation import ObservationMemory
 from gatesh.pipeline import decide
@@ -178,9 +180,9 @@ class Conn:
         return self.subscribed and self.role == "watch" and not self.closed
 
     @property
-    def by(self) -> dict[str, Any]:
+    def by(self) -> By:
         """Who this connection is, as a ruling names its author."""
-        return {"uid": self.uid, "pid": self.pid, "role": self.role}
+        return By(self.uid, self.pid, self.role)
 
 
 def _stat_sig(path: str | None) -> tuple[int, int] | None:
@@ -327,17 +329,13 @@ class Events:
     def __init__(self) -> None:
         self.subscribers: set[Conn] = set()
 
-    def publish(self, kind: Kind, session: str | None = None, /, **fields: Any) -> None:
-        """Send one event to every subscriber; a subscriber too far behind is disconnected. The
-        fields are the wire's (see :mod:`gatesh.daemon.protocol`); a subscriber decodes them once
+    def publish(self, session: str | None, event: Published) -> None:
+        """Send ``event`` (of ``session``; None: of none) to every subscriber, encoded once; a
+        subscriber too far behind is disconnected. A subscriber decodes it once
         (:func:`gatesh.events.decode`)."""
         if not self.subscribers:
             return
-        event: dict[str, Any] = {"event": kind.value, "time": round(time.time(), 3)}
-        if session is not None:
-            event["session"] = session
-        event.update(fields)
-        line = P.encode(event)
+        line = P.event_line(event.KIND, session, event)
         for conn in list(self.subscribers):
             if conn.closed:
                 self.subscribers.discard(conn)
@@ -359,17 +357,16 @@ def cleaned(text: str) -> str:
     return clean(text) if text else text
 
 
-def round_event(r: Round) -> dict[str, Any]:
+def round_event(r: Round) -> Round:
     """A round of the argument as an event carries it (text fields cleaned)."""
-    return {
-        "command": cleaned(r.command),
-        "justification": cleaned(r.justification),
-        "outcome": r.outcome.value,
-        "reason": cleaned(r.reason),
-        "remedy": cleaned(r.remedy),
-        "passed": r.passed,
-        "suggestion": cleaned(r.suggestion),
-    }
+    return replace(
+        r,
+        command=cleaned(r.command),
+        justification=cleaned(r.justification),
+        reason=cleaned(r.reason),
+        remedy=cleaned(r.remedy),
+        suggestion=cleaned(r.suggestion),
+    )
 
 
 # Observations kept for a watcher who attaches later: far more sessions than end unwatched
@@ -457,7 +454,7 @@ class Daemon:
         self.decisions = DecisionPool(WORKERS, on_give_up=self._give_up)
         self.observed = ObservationMemory()
         # Session-end observations said while nobody watched: shown to the next watcher (S6).
-        self.unseen: deque[dict[str, Any]] = deque(maxlen=UNSEEN_OBSERVATIONS)
+        self.unseen: deque[Observation] = deque(maxlen=UNSEEN_OBSERVATIONS)
         # A watcher's answer for each escalation a check is waiting on (S7).
         self.waiting: dict[str, asyncio.Future[Ruling]] = {}
         # Who started this daemon and what daemon.env set (gatesh.daemon.server.Origin).

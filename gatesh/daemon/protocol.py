@@ -156,10 +156,11 @@ from __future__ import annotations
 
 import enum
 import json
+import time
 from typing import Any, Final
 
 from gatesh._errors import EXIT_REFUSED, ProtocolError
-from gatesh.wire_json import reply_object
+from gatesh.wire_json import reply_object, wire_value
 
 VERSION: Final = 1
 # One request line at most. A command is at most 64 KiB (S2); 1 MiB leaves room for JSON escaping
@@ -314,6 +315,18 @@ def welcome_line(role: Role, daemon_pid: int, version: str) -> bytes:
     return encode(
         {"v": VERSION, "welcome": role.value, "daemon_pid": daemon_pid, "version": version}
     )
+
+
+def event_line(kind: enum.Enum, session: str | None, event: object) -> bytes:
+    """One event line: ``event`` (its kind's name), ``time``, ``session`` when it has one, and
+    the event's fields (see :func:`gatesh.wire_json.wire_value`)."""
+    line: dict[str, Any] = {"event": kind.value, "time": round(time.time(), 3)}
+    if session is not None:
+        line["session"] = session
+    body = wire_value(event)
+    if not isinstance(body, dict):
+        raise TypeError(f"an event must encode as an object, not {type(event).__name__}")
+    return encode(line | body)
 
 
 class Interim(enum.StrEnum):

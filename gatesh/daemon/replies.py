@@ -13,21 +13,26 @@ from typing import Any
 
 from gatesh.captures import Capture
 from gatesh.check_reply import CheckReply, DecisionSummary, check_reply
-from gatesh.pending import PendingState
+from gatesh.daemon.sessions import SessionSummary
+from gatesh.pending import PendingState, PendingSummary
 from gatesh.wire_json import OMIT_NONE
 
 __all__ = [
     "Captures",
     "CheckReply",
+    "DaemonHealth",
     "DecisionSummary",
     "Done",
     "Ended",
     "Mandated",
+    "Observation",
     "Pong",
     "Records",
     "Registered",
     "Resumed",
     "Ruled",
+    "Status",
+    "Subscribed",
     "Undone",
     "check_reply",
 ]
@@ -107,3 +112,61 @@ class Undone:
     snapshots: list[dict[str, Any]] | None = field(default=None, metadata=OMIT_NONE)
     plan: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)
     restored: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True)
+class DaemonHealth:
+    """The daemon's own part of ``status``: who it is, its channel, its audit log, its config."""
+
+    pid: int
+    version: str
+    started: float
+    uptime_s: float
+    socket: str
+    audit_log: str
+    audit_failures: int
+    audit_breaks: int
+    started_by: str
+    person_channel: str  # its address, or why it is shut
+    traceable: str  # why the user's other processes may trace the daemon ("" they may not)
+    daemon_env: tuple[str, ...]
+    settings_problems: tuple[str, ...]
+    audit_last_error: str
+    config_error: str
+    rater: str
+    connections: int
+    gated_pids: int
+
+
+@dataclass(frozen=True)
+class Status:
+    """``status``: the daemon, its sessions and pending records (text cleaned), the watchers
+    attached, and the totals of its decisions by action."""
+
+    daemon: DaemonHealth
+    sessions: tuple[SessionSummary, ...]
+    pending: tuple[PendingSummary, ...]
+    watchers: int
+    totals: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A session-end observation said while nobody watched (counts only), kept for the next
+    watcher (S6)."""
+
+    session: str
+    observation: str
+    counters: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Subscribed:
+    """``subscribe``: what a new subscriber sees first (then events follow): the sessions, the
+    escalations open now with their argument, and the observations nobody saw."""
+
+    watcher: bool  # it counts as a person reachable (its hello role is watch)
+    observations: tuple[Observation, ...]
+    sessions: tuple[SessionSummary, ...]
+    pending: tuple[PendingSummary, ...]
+    subscribed: bool = True

@@ -28,10 +28,19 @@ from gatesh.daemon import deciding, procs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import MAX_RUNS, Conn, Daemon, Run, cleaned, round_event
 from gatesh.daemon.protocol import Interim
+from gatesh.daemon.publish import (
+    DecisionEvent,
+    EscalationEvent,
+    ExpiredEvent,
+    HaltEvent,
+    NoticeEvent,
+    RoundEvent,
+    SessionStartEvent,
+    WithdrawnEvent,
+)
 from gatesh.daemon.replies import CheckReply, DecisionSummary, Done, check_reply
 from gatesh.daemon.requests import CheckRequest, ExitedRequest
 from gatesh.daemon.sessions import Session
-from gatesh.events import Kind
 from gatesh.finish import (
     ALLOWING,
     Answer,
@@ -45,7 +54,7 @@ from gatesh.finish import (
     finish,
 )
 from gatesh.negotiation import NEGOTIATED_APPROVAL_COOLDOWN_S
-from gatesh.pending import Holder, Pending, PendingKind, PendingState
+from gatesh.pending import Holder, Pending, PendingKind, PendingState, PendingSummary
 from gatesh.render import pass_label
 from gatesh.ruling import conclude, expire_ask, running_anyway, withdraw
 from gatesh.session import normalised
@@ -103,11 +112,10 @@ def _session(d: Daemon, conn: Conn, req: CheckRequest) -> tuple[Session, bool]:
     sess, new = d.sessions.get(sid, anchor=anchor, surface=req.surface)
     if new:
         d.events.publish(
-            Kind.SESSION_START,
             sid,
-            anchor=anchor[0] if anchor else None,
-            surface=req.surface,
-            boundary=_protections(d, req.cwd),
+            SessionStartEvent(
+                anchor[0] if anchor else None, req.surface, boundary=_protections(d, req.cwd)
+            ),
         )
     sess.checks += 1
     sess.last = time.time()
@@ -152,7 +160,7 @@ class _Checked:
         )
         notice = d.backends.health_notice()
         if notice:
-            d.events.publish(Kind.NOTICE, sess.id, text=cleaned(notice))
+            d.events.publish(sess.id, NoticeEvent(cleaned(notice)))
         return decision
 
     async def finish(self, decision: Decision, config: Config | None) -> CheckReply:
@@ -254,7 +262,7 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
             audit=d.audit_pipe,
             why=why,
         )
-        d.events.publish(Kind.EXPIRED, p.session, pending_id=p.id, why=why)
+        d.events.publish(p.session, ExpiredEvent(p.id, why))
     if timeout is None:
         try:
             timeout = float(d.backends.config_for("/").escalation.timeout_s)
@@ -266,7 +274,7 @@ def expire_stale_asks(d: Daemon, timeout: float | None = None) -> None:
             expire_ask(
                 p, where=Where(p.session, None, p.cwd, "gatesh"), book=d.book, audit=d.audit_pipe
             )
-            d.events.publish(Kind.EXPIRED, p.session, pending_id=p.id)
+            d.events.publish(p.session, ExpiredEvent(p.id))
 
 
 def approval_hold_s(done: Finished, *, ends_argument: bool, watched: bool) -> float:
@@ -341,36 +349,38 @@ def _announce(d: Daemon, sess: Session, done: Finished, where: Where, timeout: f
     if decision.action is Action.HALT:
         asked = p is not None
         d.events.publish(
-            Kind.HALT,
             sess.id,
-            cwd=fold_home(where.cwd),
-            reason=fold_home(sess.state.halt_reason),
-            command=cleaned(decision.facts.text),
-            pending_id=p.id if p is not None else "",
-            choices=[Answer.RUN_ANYWAY.value] if asked else [],
-            timeout_s=timeout if d.events.watchers else None,
+            HaltEvent(
+                cwd=fold_home(where.cwd),
+                reason=fold_home(sess.state.halt_reason),
+                command=cleaned(decision.facts.text),
+                pending_id=p.id if p is not None else "",
+                choices=(Answer.RUN_ANYWAY.value,) if asked else (),
+                timeout_s=timeout if d.events.watchers else None,
+            ),
         )
     elif decision.action is Action.ESCALATE and p is not None:
         rounds = decision.rounds
         d.events.publish(
-            Kind.ESCALATION,
             sess.id,
-            pending_id=p.id,
-            kind=p.kind.value,
-            cwd=fold_home(where.cwd),
-            command=cleaned(decision.facts.text),
-            stage=decision.stage.value,
-            asking=p.state is PendingState.ASKING,
-            surface=p.surface,
-            outcome=decision.outcome.value if decision.outcome else None,
-            reason=cleaned(decision.reason),
-            remedy=cleaned(decision.remedy),
-            to_person_reason=cleaned(p.reason),
-            rounds=[round_event(r) for r in rounds],
-            transcript=cleaned(messages.rounds_of(rounds) if rounds else ""),
-            choices=[c.value for c in choices(decision)],
-            timeout_s=timeout,
-            entry=entry_pattern(decision),
+            EscalationEvent(
+                pending_id=p.id,
+                pending_kind=p.kind.value,
+                cwd=fold_home(where.cwd),
+                command=cleaned(decision.facts.text),
+                stage=decision.stage.value,
+                asking=p.state is PendingState.ASKING,
+                surface=p.surface,
+                outcome=decision.outcome.value if decision.outcome else None,
+                reason=cleaned(decision.reason),
+                remedy=cleaned(decision.remedy),
+                to_person_reason=cleaned(p.reason),
+                rounds=tuple(round_event(r) for r in rounds),
+                transcript=cleaned(messages.rounds_of(rounds) if rounds else ""),
+                choices=tuple(c.value for c in choices(decision)),
+                timeout_s=timeout,
+                entry=entry_pattern(decision),
+            ),
         )
 
 
@@ -393,7 +403,7 @@ async def _wait(
             # The waiting command was interrupted (Ctrl-C, S10): nobody rules on it any more, the
             # session's other commands are decided at once, and the watchers are told.
             done = withdraw(p, where=where, book=d.book, audit=d.audit_pipe)
-            d.events.publish(Kind.WITHDRAWN, sess.id, pending_id=p.id)
+            d.events.publish(sess.id, WithdrawnEvent(p.id))
             return done
     finally:
         d.waiting.pop(p.id, None)
@@ -401,7 +411,7 @@ async def _wait(
         p.decision = await deciding.snapshot_before(d, p, where, config)
     done = conclude(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
     if ruling is None:
-        d.events.publish(Kind.EXPIRED, sess.id, pending_id=p.id)
+        d.events.publish(sess.id, ExpiredEvent(p.id))
     if not done.rerun:
         return done
     # `run anyway`: the halt keeps its audit line; the pipeline decides the command again and lets
@@ -562,41 +572,33 @@ def _publish_decision(d: Daemon, sess: Session, done: Finished, where: Where) ->
         and not done.answer
     ):
         n = len(decision.rounds)
-        d.events.publish(
-            Kind.ROUND,
-            sess.id,
-            cwd=where_cwd,
-            number=n,
-            total=n,
-            round=round_event(decision.rounds[-1]),
-            ends=None,
-            counters=decision.counters,
-        )
+        round_ = round_event(decision.rounds[-1])
+        d.events.publish(sess.id, RoundEvent(where_cwd, n, n, round_, None, decision.counters))
     d.events.publish(
-        Kind.DECISION,
         sess.id,
-        cwd=where_cwd,
-        command=cleaned(decision.facts.text),
-        surface=where.surface,
-        action=done.action.value,
-        stage=decision.stage.value,
-        outcome=decision.outcome.value if decision.outcome else None,
-        reason=cleaned(decision.reason),
-        remedy=cleaned(decision.remedy),
-        rule_id=decision.rule_id,
-        rung=decision.rung.value,
-        counters=decision.counters,
-        notice=cleaned(decision.notice),
-        pending_id=done.pending_id,
-        answer=done.answer,
-        snapshot=decision.snapshot,
+        DecisionEvent(
+            cwd=where_cwd,
+            command=cleaned(decision.facts.text),
+            surface=where.surface,
+            action=done.action.value,
+            stage=decision.stage.value,
+            outcome=decision.outcome.value if decision.outcome else None,
+            reason=cleaned(decision.reason),
+            remedy=cleaned(decision.remedy),
+            rule_id=decision.rule_id,
+            rung=decision.rung.value,
+            counters=decision.counters,
+            notice=cleaned(decision.notice),
+            pending_id=done.pending_id,
+            answer=done.answer,
+            snapshot=decision.snapshot,
+        ),
     )
     if decision.notice and done.action is Action.ALLOW:
-        d.events.publish(Kind.NOTICE, sess.id, text=cleaned(decision.notice))
+        d.events.publish(sess.id, NoticeEvent(cleaned(decision.notice)))
     if done.undo_line:  # it ran because a snapshot holds what it loses (S17): the watcher sees it
-        d.events.publish(
-            Kind.NOTICE, sess.id, text=cleaned(f"{done.undo_line}: `{decision.facts.text}`")
-        )
+        undo = f"{done.undo_line}: `{decision.facts.text}`"
+        d.events.publish(sess.id, NoticeEvent(cleaned(undo)))
 
 
 def _publish_passed(
@@ -613,33 +615,27 @@ def _publish_passed(
         reason=decision.reason,
         passed=True,
     )
-    d.events.publish(
-        Kind.ROUND,
-        sess.id,
-        cwd=fold_home(cwd),
-        number=len(open_rounds) + 1,
-        total=len(open_rounds) + 1,
-        round=round_event(passed),
-        ends=ends,
+    n = len(open_rounds) + 1
+    d.events.publish(sess.id, RoundEvent(fold_home(cwd), n, n, round_event(passed), ends))
+
+
+def pending_event(p: Pending) -> PendingSummary:
+    """A pending record as a new subscriber receives it (text cleaned), with the whole escalation
+    as the watchers attached when it was asked saw it (S7)."""
+    shown = replace(p.summary(), command=cleaned(p.command), cwd=fold_home(p.cwd))
+    d = p.decision
+    if d is None:
+        return shown
+    return replace(
+        shown,
+        outcome=d.outcome.value if d.outcome else None,
+        stage=d.stage.value,
+        rating=cleaned(d.reason),
+        remedy=cleaned(d.remedy),
+        rounds=tuple(round_event(r) for r in d.rounds),
+        choices=tuple(c.value for c in choices(d)),
+        entry=entry_pattern(d),
     )
-
-
-def pending_event(p: Pending) -> dict[str, Any]:
-    """A pending record as a new subscriber receives it (text cleaned)."""
-    extra: dict[str, Any] = {}
-    if p.decision is not None:
-        d = p.decision
-        # The whole escalation, as the watchers attached when it was asked saw it (S7).
-        extra = {
-            "outcome": d.outcome.value if d.outcome else None,
-            "stage": d.stage.value,
-            "rating": cleaned(d.reason),
-            "remedy": cleaned(d.remedy),
-            "rounds": [round_event(r) for r in d.rounds],
-            "choices": [c.value for c in choices(d)],
-            "entry": entry_pattern(d),
-        }
-    return p.summary() | {"command": cleaned(p.command), "cwd": fold_home(p.cwd)} | extra
 
 
 async def exited(d: Daemon, conn: Conn, req: ExitedRequest) -> Done:

@@ -45,7 +45,19 @@ from gatesh.daemon import deadline, limits, procs, routing, startup, verbs
 from gatesh.daemon import protocol as P
 from gatesh.daemon.auditpipe import AuditPipe
 from gatesh.daemon.core import Channel, Conn, Daemon, Origin, PersonChannel, cleaned
-from gatesh.daemon.replies import Captures, CheckReply, Ended, Pong, Records, Registered
+from gatesh.daemon.publish import SessionEndEvent, SessionStartEvent
+from gatesh.daemon.replies import (
+    Captures,
+    CheckReply,
+    DaemonHealth,
+    Ended,
+    Observation,
+    Pong,
+    Records,
+    Registered,
+    Status,
+    Subscribed,
+)
 from gatesh.daemon.requests import (
     AnswerRequest,
     CheckRequest,
@@ -60,7 +72,6 @@ from gatesh.daemon.requests import (
     TailRequest,
     UndoRequest,
 )
-from gatesh.events import Kind
 from gatesh.negotiation import session_end_observation
 from gatesh.pending import OPEN, UNANSWERED
 from gatesh.reading import preload
@@ -329,7 +340,7 @@ async def op_register(d: Daemon, conn: Conn, req: RegisterRequest) -> Registered
     if confined and surface == "pty" and pid == sess.anchor_pid:
         sess.confined = confined  # checked against the shell itself at each check (routing)
     if new:
-        d.events.publish(Kind.SESSION_START, sid, anchor=pid, surface=surface)
+        d.events.publish(sid, SessionStartEvent(pid, surface))
     return Registered(sid, d.backends.shell)
 
 
@@ -361,8 +372,8 @@ def end_session(d: Daemon, sid: str) -> str | None:
                 )
             )
         if not d.events.watchers:
-            d.unseen.append({"session": cleaned(sid), "observation": text, "counters": counters})
-    d.events.publish(Kind.SESSION_END, sid, observation=text, counters=counters)
+            d.unseen.append(Observation(cleaned(sid), text, counters))
+    d.events.publish(sid, SessionEndEvent(text, counters))
     if not sess.state.halted:
         d.sessions.remove(sid)
     sess.ended = time.time()
@@ -387,53 +398,57 @@ async def op_ping(d: Daemon, conn: Conn, req: NoFields) -> Pong:
     return Pong()
 
 
-async def op_status(d: Daemon, conn: Conn, req: NoFields) -> dict[str, Any]:
+async def op_status(d: Daemon, conn: Conn, req: NoFields) -> Status:
     routing.expire_stale_asks(d)  # what status calls waiting is waiting now, not at the next sweep
     return status(d)
 
 
-def status(d: Daemon) -> dict[str, Any]:
+def status(d: Daemon) -> Status:
     b = d.backends
-    return {
-        "daemon": {
-            "pid": os.getpid(),
-            "version": __version__,
-            "started": round(d.started, 3),
-            "uptime_s": round(time.time() - d.started, 1),
-            "socket": d.paths.socket,
-            "audit_log": d.audit.path,
-            "audit_failures": d.audit.failures,
-            "audit_breaks": d.audit.breaks,
-            "started_by": d.origin.started_by if d.origin else "",
-            "person_channel": d.person_problem or P.person_address(d.paths.socket)[1:],
-            "traceable": d.person_traceable,
-            "daemon_env": list(d.origin.settings) if d.origin else [],
-            "settings_problems": list(d.origin.problems) if d.origin else [],
-            "audit_last_error": d.audit.last_error,
-            "config_error": b.error,
-            "rater": b.rater.name if b.rater is not None else "",
-            "connections": len(d.conns),
-            "gated_pids": len(d.registry),
-        },
-        "sessions": [
-            s.summary()
-            | {
-                "halt_reason": fold_home(s.state.halt_reason),
+    return Status(
+        daemon=DaemonHealth(
+            pid=os.getpid(),
+            version=__version__,
+            started=round(d.started, 3),
+            uptime_s=round(time.time() - d.started, 1),
+            socket=d.paths.socket,
+            audit_log=d.audit.path,
+            audit_failures=d.audit.failures,
+            audit_breaks=d.audit.breaks,
+            started_by=d.origin.started_by if d.origin else "",
+            person_channel=d.person_problem or P.person_address(d.paths.socket)[1:],
+            traceable=d.person_traceable,
+            daemon_env=d.origin.settings if d.origin else (),
+            settings_problems=d.origin.problems if d.origin else (),
+            audit_last_error=d.audit.last_error,
+            config_error=b.error,
+            rater=b.rater.name if b.rater is not None else "",
+            connections=len(d.conns),
+            gated_pids=len(d.registry),
+        ),
+        sessions=tuple(
+            replace(
+                s.summary(),
+                halt_reason=fold_home(s.state.halt_reason),
                 # Over (its process gone, or idle past session.idle_end_s) and not used since:
                 # kept only so a halted one can be resumed.
-                "ended": bool(s.ended) and s.ended >= s.last,
-            }
+                ended=bool(s.ended) and s.ended >= s.last,
+            )
             for s in d.sessions.sessions.values()
-        ],
+        ),
         # Commands redacted and home-folded, as everywhere a person reads them (S13, S15).
-        "pending": [
-            p.summary()
-            | {"command": cleaned(p.command), "cwd": fold_home(p.cwd), "reason": cleaned(p.reason)}
+        pending=tuple(
+            replace(
+                p.summary(),
+                command=cleaned(p.command),
+                cwd=fold_home(p.cwd),
+                reason=cleaned(p.reason),
+            )
             for p in d.book.pending.values()
-        ],
-        "watchers": d.events.watchers,
-        "totals": dict(d.totals),
-    }
+        ),
+        watchers=d.events.watchers,
+        totals=dict(d.totals),
+    )
 
 
 async def op_tail(d: Daemon, conn: Conn, req: TailRequest) -> Records:
@@ -469,22 +484,21 @@ def _idle_end_s(d: Daemon) -> float:
         return float(SessionConfig().idle_end_s)
 
 
-async def op_subscribe(d: Daemon, conn: Conn, req: NoFields) -> dict[str, Any]:
+async def op_subscribe(d: Daemon, conn: Conn, req: NoFields) -> Subscribed:
     routing.expire_stale_asks(d)
     end_finished_sessions(d)
     conn.subscribed = True
     d.events.subscribers.add(conn)
-    unseen: list[dict[str, Any]] = []
+    unseen: tuple[Observation, ...] = ()
     if conn.is_watcher:  # said once: to the first watcher who attaches after them
-        unseen = list(d.unseen)
+        unseen = tuple(d.unseen)
         d.unseen.clear()
-    return {
-        "subscribed": True,
-        "watcher": conn.is_watcher,
-        "observations": unseen,
-        "sessions": [s.summary() for s in d.sessions.sessions.values()],
-        "pending": [routing.pending_event(p) for p in d.book.pending.values() if p.state in OPEN],
-    }
+    return Subscribed(
+        watcher=conn.is_watcher,
+        observations=unseen,
+        sessions=tuple(s.summary() for s in d.sessions.sessions.values()),
+        pending=tuple(routing.pending_event(p) for p in d.book.pending.values() if p.state in OPEN),
+    )
 
 
 @dataclass(frozen=True)

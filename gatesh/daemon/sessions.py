@@ -21,10 +21,11 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
-from gatesh.pending import PendingBook
+from gatesh.pending import BookFile, PendingBook
 from gatesh.session import SessionState
+from gatesh.wire_json import OMIT_NONE
 
 # Pending-id changes within this window are written together, off the event loop.
 SAVE_DELAY_S: Final = 0.05
@@ -53,19 +54,38 @@ class Session:
     # ended again until it has had a check since.
     ended: float = 0.0
 
-    def summary(self) -> dict[str, Any]:
-        return {
-            "session": self.id,
-            "surface": self.surface,
-            "anchor_pid": self.anchor_pid,
-            "checks": self.checks,
-            "started": round(self.started, 3),
-            "last": round(self.last, 3),
-            "halted": self.state.halted,
-            "halt_reason": self.state.halt_reason,
-            "counters": self.state.negotiation.counters(),
-            "totals": dict(self.totals),
-        }
+    def summary(self) -> SessionSummary:
+        """The session as a new watcher reads it."""
+        return SessionSummary(
+            session=self.id,
+            surface=self.surface,
+            anchor_pid=self.anchor_pid,
+            checks=self.checks,
+            started=round(self.started, 3),
+            last=round(self.last, 3),
+            halted=self.state.halted,
+            halt_reason=self.state.halt_reason,
+            counters=self.state.negotiation.counters(),
+            totals=dict(self.totals),
+        )
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """A session as ``status`` and a new watcher read it, field names as on the wire. ``ended``
+    (status only): over and not used since, kept so a halted one can be resumed."""
+
+    session: str
+    surface: str
+    anchor_pid: int | None
+    checks: int
+    started: float
+    last: float
+    halted: bool
+    halt_reason: str
+    counters: dict[str, int]
+    totals: dict[str, int]
+    ended: bool | None = field(default=None, metadata=OMIT_NONE)
 
 
 class LoopBook(PendingBook):
@@ -121,11 +141,11 @@ class LoopBook(PendingBook):
         if self._dirty and self._flush_at is None and not loop.is_closed():
             self._flush_at = loop.call_later(SAVE_DELAY_S, self._flush, loop)
 
-    def _take(self) -> tuple[int, dict[str, Any]]:
+    def _take(self) -> tuple[int, BookFile]:
         self._seq += 1
         return self._seq, self.snapshot()
 
-    def _numbered(self, seq: int, data: dict[str, Any]) -> str:
+    def _numbered(self, seq: int, data: BookFile) -> str:
         with self._write_lock:
             if seq <= self._written:  # a newer snapshot is already on disk
                 return ""

@@ -17,6 +17,13 @@ from gatesh.audit import AuditError
 from gatesh.audit_record import RestoreRecord, stamp
 from gatesh.daemon import protocol as P
 from gatesh.daemon.core import Conn, Daemon, cleaned
+from gatesh.daemon.publish import (
+    AnsweredEvent,
+    MandateEvent,
+    NoticeEvent,
+    ResumedEvent,
+    WithdrawnEvent,
+)
 from gatesh.daemon.replies import CheckReply, Mandated, Resumed, Ruled, Undone
 from gatesh.daemon.requests import (
     AnswerRequest,
@@ -27,7 +34,6 @@ from gatesh.daemon.requests import (
     UndoStep,
 )
 from gatesh.daemon.routing import reply
-from gatesh.events import Kind
 from gatesh.finish import Answer, Ruling, Where, offered
 from gatesh.negotiation import TRUSTED_CHANNELS, USER_MESSAGE_MAX_CHARS
 from gatesh.pending import Pending, PendingKind, PendingState
@@ -51,7 +57,7 @@ async def answer(d: Daemon, conn: Conn, req: AnswerRequest) -> CheckReply | Rule
         )
     # An answer (not approve/deny) from a person's client is one asked at its own terminal (S7).
     return await _rule(
-        d, conn, p, Ruling(req.answer, req.note, conn.by | {"op": P.Op.ANSWER.value})
+        d, conn, p, Ruling(req.answer, req.note, replace(conn.by, op=P.Op.ANSWER.value))
     )
 
 
@@ -78,7 +84,7 @@ async def withdrawn(d: Daemon, conn: Conn, req: PendingRequest) -> CheckReply:
     async with sess.lock:
         where = Where(p.session, conn.pid, p.cwd, p.surface)
         done = withdraw(p, where=where, book=d.book, audit=d.audit_pipe)
-        d.events.publish(Kind.WITHDRAWN, p.session, pending_id=p.id)
+        d.events.publish(p.session, WithdrawnEvent(p.id))
         return replace(reply(d, sess, done, where), state=p.state)
 
 
@@ -91,20 +97,20 @@ async def _rule(d: Daemon, conn: Conn, p: Pending, ruling: Ruling) -> CheckReply
             raise AlreadyRuled(f"escalation {p.id} is already being refused (its wait has ended)")
         rule(p, ruling, state=None, where=where, book=d.book, audit=d.audit_pipe)
         future.set_result(ruling)
-        d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
+        d.events.publish(p.session, AnsweredEvent(p.id, p.answer, p.by))
         return Ruled(p.id, p.state)
     if p.state is PendingState.ASKING:
         sess, _ = d.sessions.get(p.session)
         async with sess.lock:
             ruled = rule(p, ruling, state=sess.state, where=where, book=d.book, audit=d.audit_pipe)
-            d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
+            d.events.publish(p.session, AnsweredEvent(p.id, p.answer, p.by))
             if ruled.finished is None:
                 raise AlreadyRuled(f"escalation {p.id} could not be ruled on")
             shown = Where(p.session, conn.pid, p.cwd, p.surface)
             return replace(reply(d, sess, ruled.finished, shown), state=p.state)
     state = d.sessions.get(p.session)[0].state
     ruled = rule(p, ruling, state=state, where=where, book=d.book, audit=d.audit_pipe)
-    d.events.publish(Kind.ANSWERED, p.session, pending_id=p.id, answer=p.answer, by=p.by)
+    d.events.publish(p.session, AnsweredEvent(p.id, p.answer, p.by))
     return Ruled(p.id, p.state, ruled.text)
 
 
@@ -129,7 +135,7 @@ async def mandate(d: Daemon, conn: Conn, req: MandateRequest) -> Mandated:
     known = bool(targets) and all(short in s.state.negotiation.user_messages() for s in targets)
     admitted = [s.id for s in targets if s.state.negotiation.admit_user_message(text, channel)]
     if not known:
-        d.events.publish(Kind.MANDATE, sid or None, text=cleaned(text), channel=channel)
+        d.events.publish(sid or None, MandateEvent(cleaned(text), channel))
     return Mandated(tuple(s.id for s in targets), tuple(admitted), channel)
 
 
@@ -140,7 +146,7 @@ async def resume(d: Daemon, conn: Conn, req: ResumeRequest) -> Resumed:
     was = sess.state.halted
     sess.state.resume()
     d.sessions.note_halt(sess)
-    d.events.publish(Kind.RESUMED, sid, by=conn.by)
+    d.events.publish(sid, ResumedEvent(conn.by))
     return Resumed(sid, was)
 
 
@@ -160,7 +166,7 @@ async def undo(d: Daemon, conn: Conn, req: UndoRequest) -> Undone:
     text = f"a person restored the files and refs of undo {shot_id} (`{done['command']}`)"
     if done.get("undone_by"):
         text += f"; undo {done['undone_by']} puts back what it replaced"
-    d.events.publish(Kind.NOTICE, None, text=cleaned(text))
+    d.events.publish(None, NoticeEvent(cleaned(text)))
     with contextlib.suppress(AuditError):
         when, ts = stamp()
         d.audit_pipe.append(

@@ -25,12 +25,13 @@ import sys
 from gatesh._errors import DaemonError
 from gatesh._wire_base import (
     _S_IFMT,
-    _S_IFSOCK,
     CheckResult,
     DaemonUnavailable,
     DaemonUntrusted,
+    Interim,
     _cwd,
     _decode,
+    _dirname,
     _encode,
     _is_dir,
     _join,
@@ -59,6 +60,7 @@ __all__ = [
     "DaemonLost",
     "DaemonUnavailable",
     "DaemonUntrusted",
+    "Interim",
     "_cwd",
     "_decode",
     "_encode",
@@ -66,6 +68,7 @@ __all__ = [
     "_join",
     "_s",
     "check",
+    "check_message",
     "getenv",
     "mandate",
     "request",
@@ -323,32 +326,15 @@ def _read_token(folder: str) -> str:
 
 
 def _start_and_connect(path: str, full: "Full | None") -> "_Conn":
-    """Start the daemon detached, then retry connecting with a bounded backoff (steps numbered).
-
-    Raises DaemonUnavailable when none may be started from here, or it did not come up within
-    START_WAIT_S.
-    """
-    import os
+    """Start the daemon (:func:`gatesh._wire_start.start`), then retry connecting with a bounded
+    backoff: it binds its socket before loading the parsers, so this is quick. Raises
+    DaemonUnavailable when none may be started from here, or it did not come up within
+    START_WAIT_S."""
     import time
 
-    from gatesh import _person
+    from gatesh import _wire_start
 
-    # 1. Its environment: the person's settings only (S9.7). A command gatesh let run starts
-    #    none; one in a gated session starts it on the person's own files, and connects where
-    #    that daemon listens.
-    env, why = _person.daemon_environ(_person.context(), os.environ)
-    if env is None:
-        raise DaemonUnavailable(f"no daemon is running, and none is started from here: {why}")
-    folder = _runtime_dir_in(env)
-    if folder != _dirname(path):
-        trusted_runtime_dir(folder, create=True)
-        path = socket_path(folder)
-    # 2. Where the person had the service manager take the daemon, it opens the socket again
-    #    (and starts the daemon, in its own environment, on the connection); otherwise spawn
-    #    `gatesh daemon` in its own session (double fork: no zombie, no tty).
-    if not _service_started(path):
-        _spawn_daemon(full, env)
-    # 3. Retry: the daemon binds its socket before loading the parsers, so this is quick.
+    path = _wire_start.start(path, full)
     deadline = time.monotonic() + START_WAIT_S
     delay = 0.005
     last = ""
@@ -363,93 +349,6 @@ def _start_and_connect(path: str, full: "Full | None") -> "_Conn":
         time.sleep(delay)
         delay = min(delay * 1.5, 0.1)
     raise DaemonUnavailable(f"the daemon did not start within {START_WAIT_S:.0f} s ({last})")
-
-
-def _service_started(path: str) -> bool:
-    """True when the units ``gatesh install service`` recorded are there and the service
-    manager opened the daemon's socket at ``path`` for them."""
-    try:
-        from gatesh import _paths, service
-
-        units = _paths.current().installation().service
-        return bool(units) and service.start_socket(units) and _is_socket(path)
-    except Exception:
-        return False
-
-
-def _is_socket(path: str) -> bool:
-    try:
-        return (posix.lstat(path).st_mode & _S_IFMT) == _S_IFSOCK
-    except OSError:
-        return False
-
-
-def _dirname(path: str) -> str:
-    return path.rpartition("/")[0] or "/"
-
-
-def _runtime_dir_in(env: "dict[str, str]") -> str:
-    """The socket folder a gatesh with environment ``env`` uses (the rules of :func:`runtime_dir`)."""
-    base = env.get("XDG_RUNTIME_DIR", "")
-    if base.startswith("/") and _is_dir(base):
-        return _join(base, "gatesh")
-    return f"/tmp/gatesh-{posix.getuid()}"
-
-
-def _spawn_daemon(full: "Full | None", env: "dict[str, str]") -> None:
-    """Start ``gatesh daemon`` detached with exactly ``env`` (and, on a plain interpreter, the
-    import path this one has, so the daemon runs the same gatesh)."""
-    import os
-
-    env = dict(env)
-    if full is not None:
-        # We run on the launcher's fast interpreter, which lacks the daemon's dependencies: start
-        # it on the full one, as the launcher would run `gatesh daemon`.
-        from gatesh._invoke import full_command
-
-        argv = full_command(full, ["gatesh", "daemon"])
-    else:
-        # Isolated (-I: no PYTHON* variable, no user site, no current folder on the path): this
-        # process's import folders go first, as PYTHONPATH would put them (a launcher's -I -S
-        # run has set them itself), and the interpreter's own site folders after them. The
-        # command line ends in `gatesh daemon` as the full interpreter's does, so `ps` and
-        # `pgrep -f` show the same daemon whichever interpreter the client started on.
-        paths = [p for p in sys.path if p and os.path.isdir(p)]
-        code = (
-            "import sys\n"
-            "del sys.argv[0]\n"  # "-c": the argv handed over follows
-            f"sys.path[:0] = [p for p in {paths!r} if p not in sys.path]\n"
-            "from gatesh._entry import main\n"
-            "sys.exit(main())\n"
-        )
-        argv = [sys.executable, "-I", "-c", code, "gatesh", "daemon"]
-    log_dir = _join(
-        env.get("XDG_STATE_HOME") or _join(env.get("HOME", "/"), ".local/state"), "gatesh"
-    )
-    try:
-        os.makedirs(log_dir, mode=0o700, exist_ok=True)
-        log = os.open(
-            os.path.join(log_dir, "daemon.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
-        )
-    except OSError:
-        log = os.open(os.devnull, os.O_WRONLY)
-    pid = os.fork()
-    if pid == 0:  # child
-        try:
-            os.setsid()
-            if os.fork() != 0:
-                os._exit(0)
-            null = os.open(os.devnull, os.O_RDWR)
-            os.dup2(null, 0)
-            os.dup2(null, 1)
-            os.dup2(log, 2)
-            os.chdir("/")
-            os.execve(argv[0], argv, env)
-        except BaseException:
-            pass
-        os._exit(127)
-    os.close(log)
-    os.waitpid(pid, 0)
 
 
 def request(
@@ -482,7 +381,7 @@ def request(
                 continue
             if reply.get("interim"):
                 if on_interim is not None:
-                    on_interim(reply)
+                    on_interim(Interim.from_line(reply))
                 continue
             if "re" in reply or "ok" in reply:
                 return reply
@@ -527,6 +426,82 @@ def check(
     gate (same pipeline, no person reachable). 3. A daemon lost mid-decision refuses: it may
     have recorded a decision we never heard, so asking again elsewhere could count twice.
     """
+    msg = check_message(
+        command,
+        cwd,
+        session,
+        surface,
+        can_ask,
+        cannot_run,
+        operator,
+        execs,
+        ticket,
+        wraps,
+        terminal,
+    )
+    fds: list[int] | None = None
+    if ruleset:
+        msg["ruleset_fd"] = True  # the daemon builds the boundary's ruleset (S14)
+        fds = []
+    try:
+        reply = _asked(msg, fds, on_interim, full, while_waiting)
+    except DaemonUnavailable as exc:
+        if isinstance(exc, DaemonUntrusted):
+            # Said once, on stderr: the person must learn that someone else's socket is in the way.
+            _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
+        result = _in_process(
+            command, cwd, session, surface, str(exc), full, cannot_run, operator, terminal
+        )
+        if execs and result.allowed:
+            from gatesh._person import mark
+
+            mark()  # what the daemon does for its clients: this process becomes the command
+        return result
+    except DaemonLost as exc:
+        return CheckResult.refused(
+            f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
+            "refused and nothing ran. Run it again: the daemon restarts on the next command."
+        )
+    except Exception as exc:  # a bug here must refuse, never allow
+        return CheckResult.refused(
+            f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran."
+        )
+    return _result(reply, fds or [])
+
+
+def _asked(
+    msg: "dict[str, Any]",
+    fds: "list[int] | None",
+    on_interim: "Any",
+    full: "Full | None",
+    while_waiting: "Any",
+) -> "dict[str, Any]":
+    """The daemon's reply to the check ``msg`` (see :func:`request`); the descriptors handed
+    over are closed when there is none."""
+    try:
+        return request(
+            "check", msg, on_interim=on_interim, full=full, while_waiting=while_waiting, fds=fds
+        )
+    except BaseException:
+        _close_fds(fds or ())
+        raise
+
+
+def check_message(
+    command: str,
+    cwd: str,
+    session: str | None,
+    surface: str,
+    can_ask: bool | None,
+    cannot_run: str = "",
+    operator: str = "",
+    execs: bool = False,
+    ticket: str = "",
+    wraps: bool = False,
+    terminal: bool = False,
+) -> "dict[str, Any]":
+    """The ``check`` request (see :func:`check`; a PTY's relay sends it on its own connections):
+    what is not said is left out."""
     msg: dict[str, Any] = {
         "op": "check",
         "command": command,
@@ -550,50 +525,17 @@ def check(
         msg["terminal"] = True  # the -c client's input and output are a terminal
     if wraps:
         msg["wraps"] = True  # a hook that can have its harness run the command wrapped (S16)
-    fds: list[int] | None = None
-    if ruleset:
-        msg["ruleset_fd"] = True  # the daemon builds the boundary's ruleset (S14)
-        fds = []
-    try:
-        try:
-            reply = request(
-                "check",
-                msg,
-                on_interim=on_interim,
-                full=full,
-                while_waiting=while_waiting,
-                fds=fds,
-            )
-        except BaseException:
-            _close_fds(fds or ())
-            raise
-    except DaemonUnavailable as exc:
-        if isinstance(exc, DaemonUntrusted):
-            # Said once, on stderr: the person must learn that someone else's socket is in the way.
-            _notice(f"gatesh: not using the gate daemon: {exc}. Deciding in this process instead.")
-        result = _in_process(
-            command, cwd, session, surface, str(exc), full, cannot_run, operator, terminal
-        )
-        if execs and result.allowed:
-            from gatesh._person import mark
+    return msg
 
-            mark()  # what the daemon does for its clients: this process becomes the command
-        return result
-    except DaemonLost as exc:
-        return CheckResult.refused(
-            f"gatesh: the gate daemon stopped answering while deciding ({exc}), so the command was "
-            "refused and nothing ran. Run it again: the daemon restarts on the next command."
-        )
-    except Exception as exc:  # a bug here must refuse, never allow
-        return CheckResult.refused(
-            f"gatesh: the client failed ({type(exc).__name__}: {exc}), so nothing ran."
-        )
+
+def _result(reply: "dict[str, Any]", fds: "list[int]") -> "CheckResult":
+    """The check reply decoded once, keeping the boundary's ruleset the daemon handed over with
+    an allowed command that runs inside it (and closing any other descriptor)."""
     result = CheckResult.from_reply(reply)
-    got = list(fds or ())
     spec = result.boundary
-    if got and result.allowed and spec is not None and spec.get("ruleset") == "fd":
-        result.ruleset_fd = got.pop(0)
-    _close_fds(got)  # handed but not needed (a refusal, or more than one)
+    if fds and result.allowed and spec is not None and spec.get("ruleset") == "fd":
+        result.ruleset_fd = fds.pop(0)
+    _close_fds(fds)  # handed but not needed (a refusal, or more than one)
     return result
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "CheckResult",
     "DaemonUnavailable",
     "DaemonUntrusted",
+    "Interim",
     "getenv",
     "runtime_dir",
     "socket_path",
@@ -51,6 +52,10 @@ def getenv(name: str, default: str = "") -> str:
 
 def _join(folder: str, name: str) -> str:
     return folder + name if folder.endswith("/") else f"{folder}/{name}"
+
+
+def _dirname(path: str) -> str:
+    return path.rpartition("/")[0] or "/"
 
 
 def _is_dir(path: str) -> bool:
@@ -349,6 +354,28 @@ class CheckResult:
             _s(reply.get("run")),
             _s(reply.get("wrapped")),
         )
+
+
+class Interim:
+    """An interim line before a check's reply (see :mod:`gatesh.daemon.protocol`): a person is
+    being asked (``waiting``, with the daemon's ``message`` for the terminal and the
+    ``pending_id``), or the heartbeat while a decision is in progress (``working``)."""
+
+    __slots__ = ("kind", "message", "pending_id")
+
+    def __init__(self, kind: str, message: str = "", pending_id: str = "") -> None:
+        self.kind = kind
+        self.message = message
+        self.pending_id = pending_id
+
+    @property
+    def waiting(self) -> bool:
+        return self.kind == "waiting"
+
+    @classmethod
+    def from_line(cls, line: "dict[str, Any]") -> "Interim":
+        """The interim line in one decoded JSON object (odd fields are "")."""
+        return cls(_s(line.get("interim")), _s(line.get("message")), _s(line.get("pending_id")))
 
 
 def _s(v: object) -> str:

@@ -35,6 +35,7 @@ from gatesh._wire import (
     DaemonLost,
     DaemonUnavailable,
     DaemonUntrusted,
+    Interim,
     _Conn,
     _connect,
     _cwd,
@@ -70,6 +71,7 @@ __all__ = [
     "DaemonLost",
     "DaemonUnavailable",
     "DaemonUntrusted",
+    "Interim",
     "ShellArgs",
     "_Conn",
     "_connect",
@@ -209,13 +211,11 @@ class _WaitingNotice:
     def __init__(self) -> None:
         self.shown = False
 
-    def __call__(self, reply: "dict[str, Any]") -> None:
-        if self.shown or reply.get("interim") != "waiting":
+    def __call__(self, interim: Interim) -> None:
+        if self.shown or not interim.waiting:
             return
         self.shown = True
-        text = (
-            _s(reply.get("message")) or "gatesh: a person is being asked to approve this command."
-        )
+        text = interim.message or "gatesh: a person is being asked to approve this command."
         # One line, printable characters only: it is the daemon's own text, but stay safe.
         text = "".join(c if c.isprintable() else " " for c in text)[:1000].strip()
         try:
@@ -272,28 +272,12 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
     cwd = _cwd()
     session = getenv("GATESH_SESSION") or None
     shell_name = inv.name if inv.shim else None
-    stdin_script: bytes | None = None
-    if parsed.version_only or parsed.missing_c:
-        text = None
-    elif parsed.command is not None and parsed.args:
-        # The -c string reads its $0 $1 … from these words (Codex's snapshot wrapper, S1): gate
-        # the whole `SHELL -c STRING ARGS…`, so the reader sees what the positionals hold.
-        text = " ".join(
-            _quote(w) for w in [shell_name or "bash", "-c", parsed.command, *parsed.args]
+    text, stdin_script = _what_runs(inv, shell_name)
+    if text is None and stdin_script is not None:
+        return _refuse(
+            f"gatesh: the script on standard input is larger than {MAX_STDIN_SCRIPT} "
+            "bytes, so it was not gated and nothing ran."
         )
-    elif parsed.command is not None:
-        text = parsed.command
-    elif parsed.script is not None:
-        i = args.index(parsed.script)
-        text = " ".join(_quote(w) for w in [shell_name or "bash", *args[i:]])
-    else:
-        stdin_script = _read_stdin_script()
-        if stdin_script is None:
-            return _refuse(
-                f"gatesh: the script on standard input is larger than {MAX_STDIN_SCRIPT} "
-                "bytes, so it was not gated and nothing ran."
-            )
-        text = stdin_script.decode("utf-8", "surrogateescape")
     # 2. A shim's shell must exist before its command is gated: otherwise the audit would record
     #    as allowed a command that could never run.
     missing = ""
@@ -342,6 +326,29 @@ def _shell_main(inv: Invocation, full: "Full | None") -> int:
         return _run_then_say(real, exec_argv, env, result.undo)
     _default_signals()
     posix.execve(real, exec_argv, env)  # does not return
+
+
+def _what_runs(inv: Invocation, shell_name: str | None) -> tuple[str | None, bytes | None]:
+    """The text to gate and the script read from standard input (None when it is not one).
+    ``(None, None)``: nothing runs (``--version``, a bare ``-c``); ``(None, b"")``: the script on
+    standard input is over MAX_STDIN_SCRIPT bytes (not gated)."""
+    parsed, args = inv.parsed, inv.args
+    if parsed.version_only or parsed.missing_c:
+        return None, None
+    if parsed.command is not None and parsed.args:
+        # The -c string reads its $0 $1 … from these words (Codex's snapshot wrapper, S1): gate
+        # the whole `SHELL -c STRING ARGS…`, so the reader sees what the positionals hold.
+        words = [shell_name or "bash", "-c", parsed.command, *parsed.args]
+        return " ".join(_quote(w) for w in words), None
+    if parsed.command is not None:
+        return parsed.command, None
+    if parsed.script is not None:
+        i = args.index(parsed.script)
+        return " ".join(_quote(w) for w in [shell_name or "bash", *args[i:]]), None
+    stdin_script = _read_stdin_script()
+    if stdin_script is None:
+        return None, b""
+    return stdin_script.decode("utf-8", "surrogateescape"), stdin_script
 
 
 # Signals a waiting client passes on to its shell; the terminal's own (SIGINT, SIGQUIT) reach the

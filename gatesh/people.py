@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK, GateshError
+from gatesh.daemon.protocol import Op
+from gatesh.daemon.requests import MandateRequest, PendingRequest, ResumeRequest
 from gatesh.render import neutralise
+from gatesh.wire_json import request_object
 
 __all__ = [
     "HUMAN_ONLY_HINT",
@@ -118,15 +121,18 @@ def human_request(verb: str, message: dict[str, Any]) -> dict[str, Any]:
 
 def _run(
     verb: str,
-    message: dict[str, Any],
+    op: Op,
+    request: object,
     describe: Callable[[HumanReply], str],
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
+    """Send ``request`` (a dataclass of :mod:`gatesh.daemon.requests`) as ``op`` and print what
+    ``describe`` makes of the reply; a refusal or failure on stderr (exit 1)."""
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        reply = human_request(verb, message)
+        reply = human_request(verb, request_object(op, request))
     except HumanOpFailed as exc:
         err.write(f"{exc}\n")
         return EXIT_ERROR
@@ -157,9 +163,6 @@ def mandate_main(argv: list[str]) -> int:
     text = " ".join(args.text).strip()
     if not text:
         parser.error("the mandate is empty")
-    msg: dict[str, Any] = {"op": "mandate", "text": text, "channel": "mandate"}
-    if args.session:
-        msg["session"] = args.session
 
     def describe(reply: HumanReply) -> str:
         where = (
@@ -169,7 +172,7 @@ def mandate_main(argv: list[str]) -> int:
         )
         return f"mandate recorded for {where}: {neutralise(text)}"
 
-    return _run("mandate", msg, describe)
+    return _run("mandate", Op.MANDATE, MandateRequest(text, args.session, "mandate"), describe)
 
 
 def _ruling_main(verb: str, argv: list[str]) -> int:
@@ -182,8 +185,8 @@ def _ruling_main(verb: str, argv: list[str]) -> int:
     parser.add_argument("id", help="the pending id (shown in the refusal and by gatesh watch)")
     args = parser.parse_args(argv)
     pending_id = args.id.strip().lower()
-    msg = {"op": verb, "pending_id": pending_id}
-    return _run(verb, msg, lambda reply: ruling_text(verb, pending_id, reply))
+    op = Op.APPROVE if verb == "approve" else Op.DENY
+    return _run(verb, op, PendingRequest(pending_id), lambda r: ruling_text(verb, pending_id, r))
 
 
 def approve_main(argv: list[str]) -> int:
@@ -211,4 +214,4 @@ def resume_main(argv: list[str]) -> int:
             return f"session {sid} resumed: its commands are gated normally again"
         return f"session {sid} was not halted; nothing changed"
 
-    return _run("resume", {"op": "resume", "session": args.session}, describe)
+    return _run("resume", Op.RESUME, ResumeRequest(args.session), describe)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gatesh import _paths, _wire, client
+from gatesh._wire import Interim
 from gatesh.daemon import protocol
 from gatesh.launcher import default_paths, render_launcher
 
@@ -167,17 +168,20 @@ def test_waiting_line_is_shown_once_on_stderr(
 
     def fake_request(role: str, message: dict, *, on_interim: object = None, **kw: object) -> dict:
         assert role == "check" and callable(on_interim)
-        on_interim({"re": "check", "interim": "working"})
+        # The interim lines as _wire.request hands them on, each decoded once.
+        on_interim(Interim.from_line({"re": "check", "interim": "working"}))
         on_interim(
-            {
-                "re": "check",
-                "interim": "waiting",
-                "pending_id": "abc123",
-                "message": "gatesh: a person is being asked\x1b[2J to approve this command.",
-            }
+            Interim.from_line(
+                {
+                    "re": "check",
+                    "interim": "waiting",
+                    "pending_id": "abc123",
+                    "message": "gatesh: a person is being asked\x1b[2J to approve this command.",
+                }
+            )
         )
-        on_interim({"re": "check", "interim": "working"})
-        on_interim({"re": "check", "interim": "waiting", "message": "again"})
+        on_interim(Interim.from_line({"re": "check", "interim": "working"}))
+        on_interim(Interim.from_line({"re": "check", "interim": "waiting", "message": "again"}))
         return {
             "re": "check",
             "ok": True,

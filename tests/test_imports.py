@@ -180,6 +180,7 @@ PARTS: dict[str, tuple[str, ...]] = {
         "gatesh.client",
         "gatesh._wire",
         "gatesh._wire_base",
+        "gatesh._wire_start",
         "gatesh._entry",
         "gatesh.launcher",
     ),
@@ -246,6 +247,12 @@ def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> Non
     assert graph["gatesh._wire_base"] == {"gatesh._errors"}
     assert graph["gatesh._wire"] - {"gatesh._errors", "gatesh._invoke", "gatesh._wire_base"} <= {
         "gatesh.inprocess",
+        "gatesh._person",
+        "gatesh._paths",
+        "gatesh.service",
+        "gatesh._wire_start",
+    }
+    assert graph["gatesh._wire_start"] - {"gatesh._invoke", "gatesh._wire_base"} <= {
         "gatesh._person",
         "gatesh._paths",
         "gatesh.service",

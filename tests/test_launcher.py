@@ -225,9 +225,9 @@ def test_in_process_fallback_runs_on_the_full_interpreter(tmp_path: Path) -> Non
     marker = tmp_path / "ran"
     code = (
         f"import sys; sys.path[:0] = [{home!r}]\n"
-        "import gatesh._wire as w\n"
+        "import gatesh._wire as w, gatesh._wire_start as ws\n"
         "w.START_WAIT_S = 0.1\n"
-        "w._spawn_daemon = lambda full, env: None  # no daemon can be started\n"
+        "ws._spawn_daemon = lambda full, env: None  # no daemon can be started\n"
         "from gatesh._entry import main\n"
         f"sys.exit(main(sys.argv[1:], full=({FULL!r}, {deps!r})))\n"
     )

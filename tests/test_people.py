@@ -44,9 +44,10 @@ def test_mandate_sends_the_text_as_human(sent: Log, capsys: pytest.CaptureFixtur
     sent.replies.append({"ok": True, "sessions": ["a", "b"]})
     assert people.mandate_main(["undo", "my", "last", "commit"]) == 0
     role, msg = sent[0]
-    assert role == "human" and msg == {
+    assert role == "human" and msg == {  # the daemon's MandateRequest, "" for every session
         "op": "mandate",
         "text": "undo my last commit",
+        "session": "",
         "channel": "mandate",
     }
     assert "every session (2 now" in capsys.readouterr().out
@@ -63,7 +64,7 @@ def test_rulings_send_the_lowercased_id(
 ) -> None:
     main = people.approve_main if verb == "approve" else people.deny_main
     assert main(["AB12CD"]) == 0
-    assert sent[0] == ("human", {"op": verb, "pending_id": "ab12cd"})
+    assert sent[0] == ("human", {"op": verb, "pending_id": "ab12cd", "note": ""})
     assert "ab12cd:" in capsys.readouterr().out
 
 

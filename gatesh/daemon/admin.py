@@ -18,6 +18,9 @@ from typing import Any, Final
 
 from gatesh import __version__, _paths
 from gatesh.audit import follow, read_tail
+from gatesh.daemon.replies import Status
+from gatesh.pending import PendingKind, PendingState
+from gatesh.wire_json import WireError, from_wire
 
 __all__ = ["dump_main", "format_record", "log_main", "status_main"]
 
@@ -89,10 +92,15 @@ def status_main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(reply, indent=2, default=str))
         return 0
-    _print_daemon(reply)
+    try:
+        status = from_wire(Status, reply)
+    except WireError as exc:
+        print(f"gatesh status: the daemon's reply could not be read ({exc})", file=sys.stderr)
+        return 1
+    _print_daemon(status)
     row = _Rows(shutil.get_terminal_size().columns)
-    _print_sessions(reply, row, show_all=args.all)
-    _print_pending(reply, row, every=args.all)
+    _print_sessions(status, row, show_all=args.all)
+    _print_pending(status, row, every=args.all)
     return 0
 
 
@@ -108,42 +116,41 @@ class _Rows:
         return " " * indent + one_line(text, self.width - indent)
 
 
-def _print_daemon(reply: dict[str, Any]) -> None:
+def _print_daemon(status: Status) -> None:
     """The daemon's own lines of ``gatesh status``: its health, its channel, its audit log."""
     from gatesh.render import neutralise as n
 
-    d = reply["daemon"]
-    watchers = int(reply.get("watchers") or 0)
-    print(f"gatesh daemon {d['version']}: running, pid {d['pid']}, up {_duration(d['uptime_s'])}")
+    d, watchers = status.daemon, status.watchers
+    print(f"gatesh daemon {d.version}: running, pid {d.pid}, up {_duration(d.uptime_s)}")
     print(
         f"  watchers:   {watchers}"
         + ("" if watchers else "  (nobody is watching: escalations are refused at once)")
     )
-    print(f"  rater:      {d.get('rater') or '?'}")
-    if d.get("started_by"):
-        print(f"  started by: {n(str(d['started_by']))}")
-    channel = str(d.get("person_channel") or "")
+    print(f"  rater:      {d.rater or '?'}")
+    if d.started_by:
+        print(f"  started by: {n(d.started_by)}")
+    channel = d.person_channel
     if channel and not channel.startswith("gatesh-person-"):
         print(
             f"  PERSON'S CHANNEL SHUT (no verb of yours or watcher reaches the daemon): {n(channel)}"
         )
-    for problem in d.get("settings_problems") or []:
-        print(f"  daemon.env: {n(str(problem))}")
-    print(f"  socket:     {d['socket']}")
-    print(f"  audit log:  {d['audit_log']}")
-    if d.get("audit_failures"):
+    for problem in d.settings_problems:
+        print(f"  daemon.env: {n(problem)}")
+    print(f"  socket:     {d.socket}")
+    print(f"  audit log:  {d.audit_log}")
+    if d.audit_failures:
         print(
-            f"  AUDIT WRITE FAILURES: {d['audit_failures']} (last: {n(str(d['audit_last_error']))}); "
+            f"  AUDIT WRITE FAILURES: {d.audit_failures} (last: {n(d.audit_last_error)}); "
             "commands are refused until the log can be written"
         )
-    if d.get("audit_breaks"):
+    if d.audit_breaks:
         print(
-            f"  AUDIT LOG CHANGED UNDER THE DAEMON: {d['audit_breaks']} chain-break record"
-            f"{'s' if d['audit_breaks'] != 1 else ''} written; see gatesh log --verify"
+            f"  AUDIT LOG CHANGED UNDER THE DAEMON: {d.audit_breaks} chain-break record"
+            f"{'s' if d.audit_breaks != 1 else ''} written; see gatesh log --verify"
         )
-    if d.get("config_error"):
-        print(f"  CONFIG ERROR (every command is refused until fixed): {n(str(d['config_error']))}")
-    totals = reply.get("totals") or {}
+    if d.config_error:
+        print(f"  CONFIG ERROR (every command is refused until fixed): {n(d.config_error)}")
+    totals = status.totals
     if totals:
         order = [k for k in _ACTIONS if k in totals] + sorted(
             k for k in totals if k not in _ACTIONS
@@ -155,45 +162,38 @@ def _print_daemon(reply: dict[str, Any]) -> None:
         )
 
 
-def _print_sessions(reply: dict[str, Any], row: _Rows, *, show_all: bool) -> None:
+def _print_sessions(status: Status, row: _Rows, *, show_all: bool) -> None:
     """The sessions of ``gatesh status``: the live ones (``show_all``: ended ones too), halts
     first."""
     from gatesh.render import neutralise as n
 
-    every_one = sorted(reply.get("sessions") or [], key=lambda s: -s["last"])
+    every_one = sorted(status.sessions, key=lambda s: -s.last)
     # An ended session is over: listed only with --all (a halted one is kept for `gatesh resume`).
-    ended = [s for s in every_one if s.get("ended")]
-    sessions = every_one if show_all else [s for s in every_one if not s.get("ended")]
-    halted = [s for s in sessions if s["halted"]]
+    ended = [s for s in every_one if s.ended]
+    sessions = every_one if show_all else [s for s in every_one if not s.ended]
+    halted = [s for s in sessions if s.halted]
     print(f"\nsessions: {len(sessions)}" + (f", {len(halted)} HALTED" if halted else ""))
     if ended and not show_all:
-        kept = sum(1 for s in ended if s["halted"])
+        kept = sum(1 for s in ended if s.halted)
         print(
             f"  ({len(ended)} ended, not listed"
             + (f"; {kept} of them halted, kept for `gatesh resume`" if kept else "")
             + "; gatesh status --all lists them)"
         )
     shown = (
-        sessions
-        if show_all
-        else sorted(sessions, key=lambda s: (not s["halted"], -s["last"]))[:_SHOWN]
+        sessions if show_all else sorted(sessions, key=lambda s: (not s.halted, -s.last))[:_SHOWN]
     )
     for s in shown:
-        c = s["counters"]
+        c = s.counters
         # A session a mandate opened has no surface until its first command.
-        surface = s.get("surface") or ("no command yet" if not s["checks"] else "?")
-        print(
-            row(
-                2,
-                f"{s['session']}  ({surface}; {s['checks']} check{'' if s['checks'] == 1 else 's'}, "
-                f"last {_ago(s['last'])})",
-            )
-        )
-        if s.get("ended"):
+        surface = s.surface or ("no command yet" if not s.checks else "?")
+        checks = f"{s.checks} check{'' if s.checks == 1 else 's'}"
+        print(row(2, f"{s.session}  ({surface}; {checks}, last {_ago(s.last)})"))
+        if s.ended:
             print("      ended")
-        if s["halted"]:
-            print(row(6, f"HALTED: {s['halt_reason']}"))
-            print(f"      resume with: gatesh resume {n(str(s['session']))}")
+        if s.halted:
+            print(row(6, f"HALTED: {s.halt_reason}"))
+            print(f"      resume with: gatesh resume {n(s.session)}")
         elif c.get("consecutive") or c.get("since_person"):
             print(
                 f"      arguing: {c.get('consecutive', 0)}/{c.get('consecutive_cap', 3)} rejections in a row, "
@@ -203,41 +203,36 @@ def _print_sessions(reply: dict[str, Any], row: _Rows, *, show_all: bool) -> Non
         print(f"  … and {len(sessions) - len(shown)} more (gatesh status --all)")
 
 
-def _print_pending(reply: dict[str, Any], row: _Rows, *, every: bool) -> None:
+# The states of a record still open to a person's ruling, and how status names each.
+_OPEN_STATES: Final = {
+    PendingState.WAITING: "waiting for a watcher",
+    PendingState.ASKING: "asked at its own surface",
+    PendingState.REFUSED: "refused (nobody watching)",
+    PendingState.EXPIRED: "refused (nobody answered in time)",
+}
+
+
+def _print_pending(status: Status, row: _Rows, *, every: bool) -> None:
     """The open escalations and halts of ``gatesh status``, newest first, with how to approve."""
-    pending = [
-        p
-        for p in reply.get("pending") or []
-        if p["state"] in ("waiting", "asking", "refused", "expired")
-    ]
-    waiting = [p for p in pending if p["state"] in ("waiting", "asking")]
+    pending = [p for p in status.pending if p.state in _OPEN_STATES]
+    waiting = [p for p in pending if p.state in (PendingState.WAITING, PendingState.ASKING)]
     print(
         f"\nescalations open: {len(pending)}"
         + (f" ({len(waiting)} waiting for an answer now)" if waiting else "")
     )
-    pending.sort(key=lambda p: -p["created"])
+    pending.sort(key=lambda p: -p.created)
     for p in pending if every else pending[:_SHOWN]:
-        kind = "halt" if p.get("kind") == "halt" else "escalation"
-        state = {
-            "waiting": "waiting for a watcher",
-            "asking": "asked at its own surface",
-            "refused": "refused (nobody watching)",
-            "expired": "refused (expired unanswered)"
-            if p.get("ended")
-            else "refused (nobody answered in time)",
-        }[p["state"]]
-        print(
-            row(
-                2,
-                f"{p['pending_id']}  {kind}, {state}, {_ago(p['created'])}; session {p['session']}",
-            )
-        )
-        print(row(10, str(p["command"])))
-        if p.get("ended"):
-            print(row(10, str(p["ended"])))
-        if p["state"] in ("refused", "expired"):
+        kind = "halt" if p.kind is PendingKind.HALT else "escalation"
+        state = _OPEN_STATES[p.state]
+        if p.state is PendingState.EXPIRED and p.ended:
+            state = "refused (expired unanswered)"
+        print(row(2, f"{p.pending_id}  {kind}, {state}, {_ago(p.created)}; session {p.session}"))
+        print(row(10, p.command))
+        if p.ended:
+            print(row(10, p.ended))
+        if p.state in (PendingState.REFUSED, PendingState.EXPIRED):
             verb = "run it once anyway" if kind == "halt" else "let the retry run once"
-            print(f"          {verb}: gatesh approve {p['pending_id']}")
+            print(f"          {verb}: gatesh approve {p.pending_id}")
     if not every and len(pending) > _SHOWN:
         print(f"  … and {len(pending) - _SHOWN} more (gatesh status --all)")
 

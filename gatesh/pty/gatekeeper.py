@@ -293,16 +293,11 @@ class _Waiting:
         self.say = say
         self.shown = False
 
-    def __call__(self, reply: dict[str, Any]) -> None:
-        if self.shown or reply.get("interim") != "waiting":
+    def __call__(self, interim: client.Interim) -> None:
+        if self.shown or not interim.waiting:
             return
         self.shown = True
-        text = reply.get("message")
-        self.say(
-            text
-            if isinstance(text, str) and text
-            else "gatesh: a person is being asked through `gatesh watch`."
-        )
+        self.say(interim.message or "gatesh: a person is being asked through `gatesh watch`.")
 
 
 def _answered(result: client.CheckResult) -> str:

@@ -25,7 +25,6 @@ Guarantees (as :func:`gatesh.client.check`, which it falls back to):
 from __future__ import annotations
 
 import itertools
-import os
 import socket
 import threading
 import time
@@ -33,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from gatesh import client
+from gatesh import _wire, client
 
 __all__ = ["Link"]
 
@@ -97,7 +96,7 @@ class Link:
         session: str,
         can_ask: bool,
         operator: str,
-        on_interim: Callable[[dict[str, Any]], None] | None = None,
+        on_interim: Callable[[client.Interim], None] | None = None,
     ) -> client.CheckResult:
         """The gate's answer to ``command``. Never raises; anything but a clear allow refuses."""
         flight = _Flight(self._take(), owner=threading.get_ident())
@@ -140,21 +139,11 @@ class Link:
         session: str,
         can_ask: bool,
         operator: str,
-        on_interim: Callable[[dict[str, Any]], None] | None,
+        on_interim: Callable[[client.Interim], None] | None,
     ) -> client.CheckResult:
         request_id = next(self.ids)
-        message: dict[str, Any] = {
-            "op": "check",
-            "id": request_id,
-            "command": command,
-            "cwd": cwd,
-            "surface": "pty",
-            "pid": os.getpid(),
-            "session": session,
-            "can_ask": can_ask,
-        }
-        if operator:
-            message["operator"] = operator
+        message = _wire.check_message(command, cwd, session, "pty", can_ask, operator=operator)
+        message["id"] = request_id
         if flight.conn is not None:
             try:
                 flight.conn.send(message)
@@ -184,11 +173,12 @@ class Link:
                 if "welcome" in reply:
                     continue
                 if reply.get("interim"):
-                    if reply.get("interim") == "waiting":
+                    interim = client.Interim.from_line(reply)
+                    if interim.waiting:
                         with self.lock:
                             flight.asking = True
                     if on_interim is not None and not flight.withdrawn:
-                        on_interim(reply)
+                        on_interim(interim)
                     continue
                 if reply.get("id") == request_id and ("re" in reply or "ok" in reply):
                     return client.CheckResult.from_reply(reply)

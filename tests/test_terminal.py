@@ -20,7 +20,8 @@ import pytest
 
 from gatesh._types import Action, Rung
 from gatesh.config import default
-from gatesh.daemon.protocol import CheckRequest
+from gatesh.daemon.protocol import Fields
+from gatesh.daemon.requests import CheckRequest
 from gatesh.inprocess import check as check_here
 from gatesh.pipeline import decide
 from gatesh.rater import make_rater
@@ -127,9 +128,11 @@ def test_the_surface_says_whether_there_is_a_terminal(
 
 def test_the_request_carries_the_clients_word() -> None:
     base = {"op": "check", "command": "vim x", "cwd": "/tmp", "surface": "-c"}
-    assert CheckRequest.decode({**base, "terminal": True}).terminal is True
-    assert CheckRequest.decode(base).terminal is False
-    assert CheckRequest.decode({**base, "terminal": "yes"}).terminal is False  # only a true bool
+    assert CheckRequest.decode(Fields({**base, "terminal": True})).terminal is True
+    assert CheckRequest.decode(Fields(base)).terminal is False
+    assert (
+        CheckRequest.decode(Fields({**base, "terminal": "yes"})).terminal is False
+    )  # only a true bool
 
 
 @pytest.mark.parametrize(
@@ -145,7 +148,7 @@ def test_the_in_process_gate_decides_with_the_surfaces_terminal(
     folder: Path, surface: str, says: bool, action: str
 ) -> None:
     reply = check_here("vim notes.txt", cwd=str(folder), surface=surface, terminal=says)
-    assert reply["action"] == action, reply
+    assert reply.action.value == action, reply
 
 
 # --- the real -c client, at a terminal and on pipes -------------------------------------------

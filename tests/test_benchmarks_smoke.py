@@ -198,6 +198,7 @@ def test_cascade_benchmark_measures_both_figures_on_the_fixture(tmp_path: Path) 
         )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_undo_benchmarks_measure_on_this_repository_and_the_fixtures(tmp_path: Path) -> None:
     env = _env(FIXTURE)

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from gatesh.testing import _inside
 from gatesh.testing._warden import JAIL_ID
-
-if TYPE_CHECKING:
-    from gatesh.testing.jail import JailSpec
+from gatesh.testing.jail_spec import JailSpec
 
 __all__ = ["host_addresses", "host_ns", "host_unix_sockets", "judge"]
 

@@ -33,7 +33,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from gatesh._types import Round
-from gatesh.events import Event, Kind, decode, rounds_from, text_of
+from gatesh.daemon.protocol import Op
+from gatesh.daemon.requests import AnswerRequest, MandateRequest, PendingRequest, ResumeRequest
+from gatesh.events import Event, Kind, rounds_from, text_of
+from gatesh.finish import Answer
 from gatesh.negotiation import MAX_REJECTIONS_SINCE_PERSON
 from gatesh.people import HumanReply, describe_refusal, ruling_text
 from gatesh.prompt import (
@@ -81,15 +84,16 @@ class Watcher:
     """What one ``gatesh watch`` knows and shows. Events arrive on the reader thread, typed lines on
     the main thread; both are serialised by ``self.lock``.
 
-    ``request`` sends one op on the watcher's connection and returns the reply, or None when the
-    daemon could not be asked. ``write_entry`` writes an always / deny-always list entry and returns
+    ``request`` sends one op (a request dataclass of :mod:`gatesh.daemon.requests`, claiming a
+    pid) on the watcher's connection and returns the reply, or None when the daemon could not be
+    asked. ``write_entry`` writes an always / deny-always list entry and returns
     ``(path, text written)``; it is called only after the daemon accepted the answer.
     """
 
     def __init__(
         self,
         screen: Screen,
-        request: Callable[[dict[str, Any]], dict[str, Any] | None],
+        request: Callable[[Op, object, int], HumanReply | None],
         *,
         write_entry: Callable[[str, str], tuple[str, str]] | None = None,
         show_all: bool = False,
@@ -179,19 +183,16 @@ class Watcher:
                     "`gatesh approve ID` still works after they are refused"
                 )
 
-    def on_event(self, raw: dict[str, Any]) -> None:
-        """Show one event, decoded once (:func:`gatesh.events.decode`). Never raises: an event of
-        an unknown kind is skipped, a malformed one is reported and skipped."""
+    def on_event(self, ev: Event) -> None:
+        """Show one event, decoded once by the link (:func:`gatesh.events.decode`). Never raises:
+        an event that cannot be shown is reported and skipped."""
         try:
-            ev = decode(raw)
-            if ev is None:
-                return
             with self.lock:
                 self._show[ev.kind](self, ev)
         except Exception as exc:  # the view must outlive one odd event
-            kind = text_of(raw.get("event")) if isinstance(raw, dict) else "?"
             self.screen.line(
-                f"gatesh watch: could not show a {kind!r} event ({type(exc).__name__}: {exc})"
+                f"gatesh watch: could not show a {ev.kind.value!r} event "
+                f"({type(exc).__name__}: {exc})"
             )
 
     def _heading(self, session: str, cwd: str, what: str = "") -> list[Row]:
@@ -506,10 +507,11 @@ class Watcher:
             return True
         words = text.split()
         if len(words) == 2 and words[0].lower() == "resume":
-            self._op({"op": "resume", "session": words[1]}, "resume")
+            self._op(Op.RESUME, ResumeRequest(words[1]), "resume")
             return True
         if len(words) == 2 and words[0].lower() in ("approve", "deny") and lower != "deny always":
-            self._op({"op": words[0].lower(), "pending_id": words[1].lower()}, words[0].lower())
+            verb = words[0].lower()
+            self._op(Op(verb), PendingRequest(words[1].lower()), verb)
             return True
         if prompt is None:
             if text:
@@ -526,9 +528,7 @@ class Watcher:
         """Send ``answer`` for ``prompt``; write the list entry when it was always / deny always
         and the daemon accepted it. True when the daemon accepted the answer."""
         reply = self._op(
-            {"op": "answer", "pending_id": prompt.pending_id, "answer": answer},
-            "answer",
-            quiet=True,
+            Op.ANSWER, AnswerRequest(prompt.pending_id, Answer(answer)), "answer", quiet=True
         )
         if reply is None:
             return False
@@ -557,32 +557,28 @@ class Watcher:
         return True
 
     def _mandate(self, text: str, session: str) -> None:
-        msg: dict[str, Any] = {"op": "mandate", "text": text}
-        if session:
-            msg["session"] = session
-        self._op(msg, "mandate", quiet=True)  # the mandate event says it was recorded
+        # The daemon takes a watcher's words as channel ``watch`` whatever the request names.
+        request = MandateRequest(text, session, "mandate")
+        self._op(
+            Op.MANDATE, request, "mandate", quiet=True
+        )  # the mandate event says it was recorded
 
-    def _op(self, msg: dict[str, Any], verb: str, *, quiet: bool = False) -> HumanReply | None:
+    def _op(self, op: Op, request: object, verb: str, *, quiet: bool = False) -> HumanReply | None:
         """Send a human op; print a refusal or failure. Returns the reply when accepted."""
-        msg = dict(msg)
-        msg.setdefault("pid", self.pid)
-        raw = self.request(msg)
-        if raw is None:
+        reply = self.request(op, request, self.pid)
+        if reply is None:
             self.screen.line(
                 f"{verb}: the daemon could not be asked (connection lost); nothing changed"
             )
             return None
-        reply = HumanReply.decode(raw)
         if not reply.ok:
             self.screen.line(describe_refusal(verb, reply).replace("gatesh ", "", 1))
             return None
         if not quiet:
-            if verb in ("approve", "deny"):
-                self.screen.line(ruling_text(verb, text_of(msg.get("pending_id")), reply))
-            elif verb == "resume" and not reply.was_halted:
-                self.screen.line(
-                    f"session {neutralise(text_of(msg.get('session')))} was not halted"
-                )
+            if isinstance(request, PendingRequest):
+                self.screen.line(ruling_text(verb, request.pending_id, reply))
+            elif isinstance(request, ResumeRequest) and not reply.was_halted:
+                self.screen.line(f"session {neutralise(request.session)} was not halted")
         return reply
 
 
@@ -644,7 +640,10 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     link: Link
     watcher = Watcher(
-        screen, lambda msg: link.request(msg), show_all=args.all, answers=not args.view_only
+        screen,
+        lambda op, request, pid: link.request(op, request, pid),
+        show_all=args.all,
+        answers=not args.view_only,
     )
     link = Link(watcher.on_event, role="admin" if args.view_only else "watch")
     keeper = threading.Thread(

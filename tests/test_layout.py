@@ -8,7 +8,9 @@ import io
 import re
 
 from gatesh._types import Action, Decision, Facts, Outcome, Round, Rung, Stage
+from gatesh.events import decode
 from gatesh.messages import escalation_block, nobody_watching
+from gatesh.people import HumanReply
 from gatesh.render import (
     MAX_ROWS_PER_ELEMENT,
     ask_of,
@@ -53,7 +55,9 @@ def _decision(**over: object) -> Decision:
 
 def _watcher(width: int) -> tuple[Watcher, io.StringIO]:
     out = io.StringIO()
-    return Watcher(Screen(out, color=False, width=width), lambda msg: {"ok": True}, pid=1), out
+    return Watcher(
+        Screen(out, color=False, width=width), lambda op, request, pid: HumanReply(ok=True), pid=1
+    ), out
 
 
 def _element_rows(rows: list[str], start: str) -> list[str]:
@@ -65,9 +69,17 @@ def _element_rows(rows: list[str], start: str) -> list[str]:
     ][: 1 + next((k for k, r in enumerate(rows[i + 1 : i + 10]) if not r.startswith("    ")), 9)]
 
 
+def feed(w: Watcher, raw: dict[str, object]) -> None:
+    """One event line, decoded as the watcher's link decodes it."""
+    event = decode(raw)
+    assert event is not None
+    w.on_event(event)
+
+
 def test_command_and_rater_rows_take_two_rows_in_the_watchers_prompt() -> None:
     w, out = _watcher(80)
-    w.on_event(
+    feed(
+        w,
         {
             "event": "escalation",
             "session": "s1",
@@ -82,7 +94,7 @@ def test_command_and_rater_rows_take_two_rows_in_the_watchers_prompt() -> None:
             "rounds": [],
             "choices": ["once", "no", "deny always"],
             "timeout_s": 110.0,
-        }
+        },
     )
     rows = out.getvalue().splitlines()
     assert all(display_width(r) <= 80 for r in rows)
@@ -142,7 +154,8 @@ def test_watch_help_wraps_at_words_and_each_line_starts_its_own_count() -> None:
 
 def test_live_round_shows_where_the_argument_stands_against_its_bounds() -> None:
     w, out = _watcher(120)
-    w.on_event(
+    feed(
+        w,
         {
             "event": "round",
             "session": "s1",
@@ -166,6 +179,6 @@ def test_live_round_shows_where_the_argument_stands_against_its_bounds() -> None
                 "since_person_cap": 9,
                 "rounds": 2,
             },
-        }
+        },
     )
     assert "2 of 3 in a row, 2 of 9 since a person was asked" in out.getvalue()

@@ -18,8 +18,10 @@ from gatesh import alignment
 from gatesh._types import Action, AlignmentResult, Facts
 from gatesh.check_reply import check_reply
 from gatesh.config import default
+from gatesh.events import decode
 from gatesh.finish import Finished
 from gatesh.hooks import Answer, render_answer
+from gatesh.people import HumanReply
 from gatesh.pipeline import decide
 from gatesh.render import neutralise, neutralise_block
 from gatesh.session import SessionState
@@ -152,7 +154,9 @@ def test_an_approval_reaches_the_person_neutralised(tmp_path: Path) -> None:
 
 def test_watch_rows() -> None:
     out = io.StringIO()
-    w = Watcher(Screen(out, color=False, width=100), lambda msg: {"ok": True}, pid=1)
+    w = Watcher(
+        Screen(out, color=False, width=100), lambda op, request, pid: HumanReply(ok=True), pid=1
+    )
     rnd = {
         "command": f"git reset {EVIL}",
         "justification": f"why {EVIL}",
@@ -185,7 +189,9 @@ def test_watch_rows() -> None:
             "choices": [],
         },
     ):
-        w.on_event(ev)
+        event = decode(ev)
+        assert event is not None
+        w.on_event(event)
     text = out.getvalue()
     assert text
     assert_safe(text)

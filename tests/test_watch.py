@@ -9,10 +9,13 @@ from typing import Any
 
 import pytest
 
-from gatesh.events import round_from
+from gatesh.daemon.protocol import Op
+from gatesh.events import decode, round_from
+from gatesh.people import HumanReply
 from gatesh.prompt import CAUTIOUS_CHOICES, Prompt, entry_pattern, parse_answer
 from gatesh.render import neutralise
 from gatesh.watch import Screen, Watcher
+from gatesh.wire_json import request_object
 
 ROUND = {
     "command": "git reset --hard HEAD~1",
@@ -32,9 +35,17 @@ class Fake:
         self.sent: list[dict[str, Any]] = []
         self.replies: list[dict[str, Any] | None] = []
 
-    def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        self.sent.append(msg)
-        return self.replies.pop(0) if self.replies else {"ok": True}
+    def __call__(self, op: Op, request: object, pid: int) -> HumanReply | None:
+        self.sent.append(request_object(op, request, pid=pid))  # as the link sends it
+        reply = self.replies.pop(0) if self.replies else {"ok": True}
+        return None if reply is None else HumanReply.decode(reply)
+
+
+def feed(w: Watcher, raw: dict[str, Any]) -> None:
+    """One event line, decoded as the watcher's link decodes it (an unknown kind is skipped)."""
+    event = decode(raw)
+    if event is not None:
+        w.on_event(event)
 
 
 def make(
@@ -95,8 +106,8 @@ def rnd(number: int, **over: Any) -> dict[str, Any]:
 
 def test_rounds_render_live_with_session_heading_and_numbers() -> None:
     w, out, _, _ = make()
-    w.on_event(rnd(1))
-    w.on_event(rnd(2, justification="the user asked for it"))
+    feed(w, rnd(1))
+    feed(w, rnd(2, justification="the user asked for it"))
     text = out.getvalue()
     assert text.count("── session s1 · ~/repo ──") == 2
     assert "Round 1: git reset --hard HEAD~1" in text
@@ -108,16 +119,16 @@ def test_rounds_render_live_with_session_heading_and_numbers() -> None:
 
 def test_a_watcher_attaching_mid_argument_numbers_from_the_event() -> None:
     w, out, _, _ = make()
-    w.on_event(rnd(5))
+    feed(w, rnd(5))
     assert "Round 5: git reset" in out.getvalue()
 
 
 def test_passed_round_is_labelled_agreed_not_numbered() -> None:
     w, out, _, _ = make()
-    w.on_event(rnd(1))
+    feed(w, rnd(1))
     ev = rnd(2, passed=True, outcome="safe")
     ev["ends"] = "agreed"
-    w.on_event(ev)
+    feed(w, ev)
     assert "Agreed: git reset --hard HEAD~1" in out.getvalue()
     assert "Round 2" not in out.getvalue()
 
@@ -125,22 +136,22 @@ def test_passed_round_is_labelled_agreed_not_numbered() -> None:
 def test_a_pass_of_a_command_refused_rounds_before_is_agreed() -> None:
     """Refused X, refused Y, then X passed: the rater passed a command it had refused (S8.2)."""
     w, out, _, _ = make()
-    w.on_event(rnd(1, command="git reset --hard"))
-    w.on_event(rnd(2, command="git checkout -- f"))
+    feed(w, rnd(1, command="git reset --hard"))
+    feed(w, rnd(2, command="git checkout -- f"))
     ev = rnd(3, command="git reset --hard", passed=True, outcome="safe")
     ev["ends"] = "agreed"
-    w.on_event(ev)
+    feed(w, ev)
     text = out.getvalue()
     assert "Agreed: git reset --hard" in text and "Accepted" not in text, text
 
 
 def test_a_pass_of_a_command_never_refused_is_accepted() -> None:
     w, out, _, _ = make()
-    w.on_event(rnd(1, command="git reset --hard"))
-    w.on_event(rnd(2, command="git checkout -- f"))
+    feed(w, rnd(1, command="git reset --hard"))
+    feed(w, rnd(2, command="git checkout -- f"))
     ev = rnd(3, command="git stash && git reset --hard", passed=True, outcome="safe")
     ev["ends"] = "accepted"
-    w.on_event(ev)
+    feed(w, ev)
     assert "Accepted: git stash && git reset --hard" in out.getvalue()
 
 
@@ -148,36 +159,37 @@ def test_a_watcher_attached_mid_argument_takes_the_daemons_agreed() -> None:
     w, out, _, _ = make()
     ev = rnd(4, command="git reset --hard", passed=True, outcome="safe")
     ev["ends"] = "agreed"
-    w.on_event(ev)
+    feed(w, ev)
     assert "Agreed: git reset --hard" in out.getvalue()
 
 
 def test_a_pass_after_a_person_was_reached_draws_no_round() -> None:
     w, out, _, _ = make()
-    w.on_event(escalation())
-    w.on_event(
+    feed(w, escalation())
+    feed(
+        w,
         {
             "event": "answered",
             "session": "s1",
             "pending_id": "abc123",
             "answer": "once",
             "by": {"pid": 4242, "role": "watch"},
-        }
+        },
     )
     before = out.getvalue()
     ev = rnd(3, passed=True)
     ev["ends"] = "accepted"
-    w.on_event(ev)
+    feed(w, ev)
     assert out.getvalue() == before
 
 
 def test_agent_text_is_neutralised_everywhere() -> None:
     w, out, _, _ = make()
     evil = "ls \x1b[2J\x1b]0;pwned\x07\nrm -rf ~"
-    w.on_event(rnd(1, command=evil, justification="\x1b[31mtrust me", reason="\x9b2Jx"))
-    w.on_event(escalation(command=evil, session="s\x1b[1m1", cwd="~/\x07x"))
-    w.on_event({"event": "mandate", "session": "", "text": "do \x1b[5mit"})
-    w.on_event({"event": "notice", "session": "s1", "text": "\x1b]8;;http://x\x07link"})
+    feed(w, rnd(1, command=evil, justification="\x1b[31mtrust me", reason="\x9b2Jx"))
+    feed(w, escalation(command=evil, session="s\x1b[1m1", cwd="~/\x07x"))
+    feed(w, {"event": "mandate", "session": "", "text": "do \x1b[5mit"})
+    feed(w, {"event": "notice", "session": "s1", "text": "\x1b]8;;http://x\x07link"})
     text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
     assert "rm -rf ~" in text  # shown, on the same line, never hidden
@@ -185,23 +197,23 @@ def test_agent_text_is_neutralised_everywhere() -> None:
 
 def test_rows_fit_the_width() -> None:
     w, out, _, _ = make(width=40)
-    w.on_event(rnd(1, command="x" * 300, reason="long " * 50))
-    w.on_event(escalation(command="y" * 500))
+    feed(w, rnd(1, command="x" * 300, reason="long " * 50))
+    feed(w, escalation(command="y" * 500))
     for line in out.getvalue().splitlines():
         assert len(line) <= 40, line
 
 
 def test_plain_output_has_no_colour_codes() -> None:
     w, out, _, _ = make(width=None)
-    w.on_event(rnd(1))
-    w.on_event(escalation())
+    feed(w, rnd(1))
+    feed(w, escalation())
     assert "\x1b" not in out.getvalue()
 
 
 def test_colour_by_voice_on_a_terminal() -> None:
     out = io.StringIO()
     w = Watcher(Screen(out, color=True, width=100), Fake(), pid=1)
-    w.on_event(rnd(1))
+    feed(w, rnd(1))
     text = out.getvalue()
     assert "\x1b[2m── session s1" in text  # chrome dim
     assert "\x1b[33m  rater, on the command alone" in text  # rater yellow
@@ -217,36 +229,39 @@ def test_malformed_events_do_not_stop_the_view() -> None:
         {"event": "unknown-kind"},
         {"event": "decision"},
     ):
-        w.on_event(ev)
-    w.on_event(rnd(1))
+        feed(w, ev)
+    feed(w, rnd(1))
     assert "Round 1" in out.getvalue()
 
 
 def test_session_end_observation_and_halt_and_notice() -> None:
     w, out, _, _ = make()
-    w.on_event(
+    feed(
+        w,
         {
             "event": "session_end",
             "session": "s1",
             "counters": {},
             "observation": "gatesh (automated observation, not from the user or the agent): 2 rounds open",
-        }
+        },
     )
-    w.on_event(
+    feed(
+        w,
         {
             "event": "halt",
             "session": "s2",
             "cwd": "~/x",
             "command": "rm -rf ~/.config/gatesh",
             "reason": "tampering with the gate",
-        }
+        },
     )
-    w.on_event(
+    feed(
+        w,
         {
             "event": "notice",
             "session": "s3",
             "text": "gatesh: the anthropic rater failed 3 times in a row",
-        }
+        },
     )
     text = out.getvalue()
     assert "session ended" in text and "automated observation" in text
@@ -259,7 +274,7 @@ def test_session_end_observation_and_halt_and_notice() -> None:
 
 def test_escalation_prompt_shows_command_outcome_argument_and_choices() -> None:
     w, out, _, _ = make()
-    w.on_event(escalation())
+    feed(w, escalation())
     text = out.getvalue()
     assert "Command: git reset --hard HEAD~1" in text
     assert "Rater: destructive — throws away uncommitted work; stash first" in text
@@ -270,7 +285,7 @@ def test_escalation_prompt_shows_command_outcome_argument_and_choices() -> None:
 
 def test_catastrophic_offers_no_session_or_always() -> None:
     w, out, fake, _ = make()
-    w.on_event(escalation(outcome="catastrophic"))  # even if the daemon offered them
+    feed(w, escalation(outcome="catastrophic"))  # even if the daemon offered them
     assert "[o]nce  [N]o  [d]eny always" in out.getvalue()
     w.on_line("a")
     w.on_line("s")
@@ -304,7 +319,7 @@ def test_keys_map_to_answers(typed: str, answer: str) -> None:
 
 def test_unknown_line_is_not_an_answer() -> None:
     w, out, fake, _ = make()
-    w.on_event(escalation())
+    feed(w, escalation())
     w.on_line("yes please")
     assert fake.sent == []
     assert "not an answer" in out.getvalue()
@@ -320,18 +335,21 @@ def test_halt_prompt_takes_only_run_anyway_in_full() -> None:
 
 def test_answer_once_sends_the_op_and_enter_means_no() -> None:
     w, _, fake, written = make()
-    w.on_event(escalation("aaa111"))
+    feed(w, escalation("aaa111"))
     w.on_line("o\n")
-    assert fake.sent == [{"op": "answer", "pending_id": "aaa111", "answer": "once", "pid": 4242}]
-    w.on_event(
+    assert fake.sent == [
+        {"op": "answer", "pending_id": "aaa111", "answer": "once", "note": "", "pid": 4242}
+    ]
+    feed(
+        w,
         {
             "event": "answered",
             "pending_id": "aaa111",
             "answer": "once",
             "by": {"pid": 4242, "role": "watch"},
-        }
+        },
     )
-    w.on_event(escalation("bbb222"))
+    feed(w, escalation("bbb222"))
     w.on_line("\n")
     assert fake.sent[-1]["answer"] == "no" and fake.sent[-1]["pending_id"] == "bbb222"
     assert written == []
@@ -339,7 +357,7 @@ def test_answer_once_sends_the_op_and_enter_means_no() -> None:
 
 def test_always_writes_the_allow_entry_after_the_daemon_accepted() -> None:
     w, out, fake, written = make()
-    w.on_event(escalation(command="git reset --hard HEAD~1  # why: the user asked"))
+    feed(w, escalation(command="git reset --hard HEAD~1  # why: the user asked"))
     w.on_line("a")
     assert fake.sent[-1]["answer"] == "always"
     assert written == [("allow", "git reset --hard HEAD~1")]
@@ -349,14 +367,14 @@ def test_always_writes_the_allow_entry_after_the_daemon_accepted() -> None:
 
 def test_deny_always_writes_a_deny_entry() -> None:
     w, _, _, written = make()
-    w.on_event(escalation(entry="git push -f"))
+    feed(w, escalation(entry="git push -f"))
     w.on_line("d")
     assert written == [("deny", "git push -f")]
 
 
 def test_no_entry_is_written_for_a_command_holding_a_secret() -> None:
     w, out, fake, written = make()
-    w.on_event(escalation(entry="", command="curl -H 'Authorization: Bearer [REDACTED]' x"))
+    feed(w, escalation(entry="", command="curl -H 'Authorization: Bearer [REDACTED]' x"))
     w.on_line("a")
     assert fake.sent[-1]["answer"] == "always"
     assert written == []
@@ -365,7 +383,7 @@ def test_no_entry_is_written_for_a_command_holding_a_secret() -> None:
 
 def test_a_lost_race_writes_nothing_and_says_who_won() -> None:
     w, out, fake, written = make()
-    w.on_event(escalation())
+    feed(w, escalation())
     fake.replies.append(
         {"ok": False, "error": "escalation abc123 is already answered (answered 'no' by pid 7)"}
     )
@@ -376,16 +394,17 @@ def test_a_lost_race_writes_nothing_and_says_who_won() -> None:
 
 def test_others_see_who_answered_and_the_next_prompt_is_asked() -> None:
     w, out, fake, _ = make()
-    w.on_event(escalation("aaa111"))
-    w.on_event(escalation("bbb222", command="terraform destroy", outcome="catastrophic"))
+    feed(w, escalation("aaa111"))
+    feed(w, escalation("bbb222", command="terraform destroy", outcome="catastrophic"))
     assert "bbb222: queued" in out.getvalue()
-    w.on_event(
+    feed(
+        w,
         {
             "event": "answered",
             "pending_id": "aaa111",
             "answer": "no",
             "by": {"pid": 99, "role": "watch"},
-        }
+        },
     )
     text = out.getvalue()
     assert "aaa111: answered `no` by another watcher (pid 99)" in text
@@ -396,8 +415,8 @@ def test_others_see_who_answered_and_the_next_prompt_is_asked() -> None:
 
 def test_expired_prompt_is_dropped_and_names_approve() -> None:
     w, out, fake, _ = make()
-    w.on_event(escalation())
-    w.on_event({"event": "expired", "session": "s1", "pending_id": "abc123"})
+    feed(w, escalation())
+    feed(w, {"event": "expired", "session": "s1", "pending_id": "abc123"})
     assert "gatesh approve abc123" in out.getvalue()
     w.on_line("o")
     assert fake.sent == []
@@ -405,7 +424,7 @@ def test_expired_prompt_is_dropped_and_names_approve() -> None:
 
 def test_a_human_refusal_is_shown_clearly() -> None:
     w, out, fake, written = make()
-    w.on_event(escalation())
+    feed(w, escalation())
     fake.replies.append(
         {
             "ok": False,
@@ -422,7 +441,7 @@ def test_a_human_refusal_is_shown_clearly() -> None:
 
 def test_lost_connection_approves_nothing() -> None:
     w, out, fake, written = make()
-    w.on_event(escalation())
+    feed(w, escalation())
     fake.replies.append(None)
     w.on_line("a")
     assert written == []
@@ -434,7 +453,7 @@ def test_lost_connection_approves_nothing() -> None:
 
 def test_view_only_never_asks() -> None:
     w, out, fake, _ = make(answers=False)
-    w.on_event(escalation())
+    feed(w, escalation())
     w.on_line("o")
     assert fake.sent == []
     assert "›" not in out.getvalue()
@@ -480,12 +499,12 @@ def test_mandate_line_and_m_key() -> None:
         "only s2",
     ]
     assert all(m["op"] == "mandate" and m["pid"] == 4242 for m in fake.sent)
-    assert "session" not in fake.sent[0] and fake.sent[2]["session"] == "s2"
+    assert fake.sent[0]["session"] == "" and fake.sent[2]["session"] == "s2"
 
 
 def test_mandate_while_a_prompt_waits_is_not_an_answer() -> None:
     w, _, fake, _ = make()
-    w.on_event(escalation())
+    feed(w, escalation())
     w.on_line("mandate: do it")
     assert fake.sent[-1]["op"] == "mandate"
     assert "abc123" in w.prompts
@@ -533,7 +552,7 @@ def test_round_from_tolerates_garbage() -> None:
 
 def test_no_row_contains_a_control_character() -> None:
     w, out, _, _ = make(width=30)
-    w.on_event(rnd(1, command="a\tb\x00c\u202e", reason="\u200bz"))
+    feed(w, rnd(1, command="a\tb\x00c\u202e", reason="\u200bz"))
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202e\u200b]", out.getvalue())
     assert neutralise(out.getvalue().replace("\n", "")) == out.getvalue().replace("\n", "").strip()
 
@@ -542,8 +561,8 @@ def test_a_surface_ask_never_holds_up_a_command_waiting_for_this_watcher() -> No
     """A hook's `ask` (its harness asks its own person) that nobody answers here must not keep a
     later escalation queued behind it: the one waiting for this watcher is asked first."""
     w, out, _, _ = make()
-    w.on_event(escalation("aaa111", asking=True, command="terraform destroy"))
-    w.on_event(escalation("bbb222"))
+    feed(w, escalation("aaa111", asking=True, command="terraform destroy"))
+    feed(w, escalation("bbb222"))
     text = out.getvalue()
     assert "bbb222 › [o]nce" in text and "bbb222: queued" not in text, text
     assert "is asking its person too" in text
@@ -555,18 +574,19 @@ def test_a_surface_ask_queued_after_a_waiting_one_does_not_hold_up_the_next() ->
     queued behind it, a later command waiting for this watcher goes before the `ask`, so answering
     the first asks the second, not the `ask` nobody here may answer (it would expire unasked)."""
     w, out, _, _ = make()
-    w.on_event(escalation("aaa111"))
-    w.on_event(escalation("bbb222", asking=True, command="terraform destroy"))
-    w.on_event(escalation("ccc333", command="git clean -fdx"))
+    feed(w, escalation("aaa111"))
+    feed(w, escalation("bbb222", asking=True, command="terraform destroy"))
+    feed(w, escalation("ccc333", command="git clean -fdx"))
     assert list(w.prompts) == ["aaa111", "ccc333", "bbb222"]
     w.on_line("n")
-    w.on_event(
+    feed(
+        w,
         {
             "event": "answered",
             "pending_id": "aaa111",
             "answer": "no",
             "by": {"pid": 4242, "role": "watch"},
-        }
+        },
     )
     assert "now asking ccc333" in out.getvalue(), out.getvalue()
     assert "ccc333 › [o]nce" in out.getvalue().split("now asking ccc333", 1)[1]
@@ -603,26 +623,28 @@ def test_a_persons_own_terminal_asking_is_named_as_such() -> None:
     a harness's prompt; the answer given there is the person's at that terminal, and one given by
     `gatesh approve/deny` is named as that."""
     w, out, _, _ = make()
-    w.on_event(escalation("aaa111", asking=True, surface="pty"))
-    w.on_event(escalation("bbb222", asking=True, surface="hook"))
+    feed(w, escalation("aaa111", asking=True, surface="pty"))
+    feed(w, escalation("bbb222", asking=True, surface="hook"))
     text = out.getvalue()
     assert "Its own terminal (a person's gated shell) is asking its person too" in text, text
     assert text.count("Its own surface (a harness's prompt) is asking its person too") == 1, text
-    w.on_event(
+    feed(
+        w,
         {
             "event": "answered",
             "pending_id": "aaa111",
             "answer": "no",
             "by": {"pid": 7, "role": "human", "op": "answer"},
-        }
+        },
     )
-    w.on_event(
+    feed(
+        w,
         {
             "event": "answered",
             "pending_id": "bbb222",
             "answer": "once",
             "by": {"pid": 8, "role": "human"},
-        }
+        },
     )
     text = out.getvalue()
     assert "aaa111: answered `no` by the person at the session's own terminal (pid 7)" in text, text

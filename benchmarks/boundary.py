@@ -192,7 +192,7 @@ def _handoff(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
             built.append((time.perf_counter() - t) * 1000)
             os.close(fd)
             c = time.thread_time()
-            rulesets.refill(wire)
+            rulesets.refill(handoff.Rules.decode(wire))
             ahead.append((time.thread_time() - c) * 1000)
             t = time.perf_counter()
             _, fd = handoff.for_client(wire, rulesets)

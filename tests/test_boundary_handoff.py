@@ -19,7 +19,7 @@ import pytest
 from gatesh import _paths
 from gatesh.boundary import _kernel, holds
 from gatesh.boundary.compute import boundary_for
-from gatesh.boundary.handoff import RACY_NS, Rulesets, for_client
+from gatesh.boundary.handoff import RACY_NS, Rules, Rulesets, for_client
 from gatesh.config import BoundaryConfig, load_config
 from gatesh.pipeline import decide
 from gatesh.rater import make_rater
@@ -65,7 +65,7 @@ def _writes(path: Path) -> bool:
 def _refill(rs: Rulesets, wire: dict[str, object]) -> None:
     """Build a spare of ``wire``, waiting out folders others change on a shared machine (/tmp)."""
     for _ in range(100):
-        rs.refill(wire)
+        rs.refill(Rules.decode(wire))
         if rs.built:
             return
         time.sleep(SETTLE_S)
@@ -84,9 +84,9 @@ def test_a_spare_is_handed_once_and_confines_as_a_fresh_build(tmp_path: Path) ->
     inside, outside = _folders(tmp_path)
     wire = _spec(["/usr", "/etc", "/proc", "/dev", str(tmp_path)], [str(inside)])
     rs = Rulesets()
-    rs.refill(wire)
+    rs.refill(Rules.decode(wire))
     assert rs.built == 1
-    rs.refill(wire)  # one spare per boundary
+    rs.refill(Rules.decode(wire))  # one spare per boundary
     assert rs.built == 1
     spec, fd = for_client(wire, rs)
     assert rs.taken == 1 and spec["rules"] == 7
@@ -102,16 +102,16 @@ def test_other_rules_never_get_the_spare(tmp_path: Path) -> None:
     inside, outside = _folders(tmp_path)
     wire = _spec(["/"], [str(inside)])
     rs = Rulesets()
-    rs.refill(wire)
+    rs.refill(Rules.decode(wire))
     for other in (
         _spec(["/"], [str(inside), str(outside)]),
         _spec(["/"], [str(outside)]),
         wire | {"net": {"connect": [], "bind": []}},
         wire | {"abi": _kernel.abi() + 1},
     ):
-        assert rs.take(other) is None
+        assert rs.take(Rules.decode(other)) is None
     assert rs.taken == 0
-    got = rs.take(wire)
+    got = rs.take(Rules.decode(wire))
     assert got is not None
     os.close(got[0])
     rs.close()
@@ -127,7 +127,7 @@ def test_a_place_swapped_after_the_build_is_built_afresh(tmp_path: Path) -> None
     time.sleep(SETTLE_S)
     wire = _spec(["/"], [str(walked / "work")])
     rs = Rulesets()
-    rs.refill(wire)
+    rs.refill(Rules.decode(wire))
     assert rs.built == 1
     (walked / "work").rename(kept)
     (walked / "work").mkdir()
@@ -151,12 +151,12 @@ def test_a_folder_changing_now_keeps_no_spare(tmp_path: Path) -> None:
     t.start()
     try:
         rs = Rulesets()
-        rs.refill(_spec(["/"], [str(fresh / "a")]))
+        rs.refill(Rules.decode(_spec(["/"], [str(fresh / "a")])))
     finally:
         done.set()
         t.join()
     assert rs.built == 0 and rs.racy == 1
-    assert rs.take(_spec(["/"], [str(fresh / "a")])) is None
+    assert rs.take(Rules.decode(_spec(["/"], [str(fresh / "a")]))) is None
 
 
 def test_a_folder_changed_while_the_spare_was_built_keeps_none(
@@ -165,14 +165,14 @@ def test_a_folder_changed_while_the_spare_was_built_keeps_none(
     inside, _ = _folders(tmp_path)
     real = _kernel.ruleset
 
-    def build_then_change(spec: dict[str, object]) -> tuple[int, int]:
+    def build_then_change(spec: Rules) -> tuple[int, int]:
         got = real(spec)
         (tmp_path / "made-meanwhile").mkdir()
         return got
 
     monkeypatch.setattr(_kernel, "ruleset", build_then_change)
     rs = Rulesets()
-    rs.refill(_spec(["/"], [str(inside)]))
+    rs.refill(Rules.decode(_spec(["/"], [str(inside)])))
     assert rs.built == 0 and rs.stale == 1
 
 
@@ -207,5 +207,5 @@ def test_closed_rulesets_keep_nothing(tmp_path: Path) -> None:
     wire = _spec(["/"], [str(inside)])
     rs = Rulesets()
     rs.close()
-    rs.refill(wire)
-    assert rs.built == 0 and rs.take(wire) is None
+    rs.refill(Rules.decode(wire))
+    assert rs.built == 0 and rs.take(Rules.decode(wire)) is None

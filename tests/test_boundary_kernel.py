@@ -268,3 +268,28 @@ def test_the_daemon_hands_the_client_its_ruleset(work: Path) -> None:
     # A client that does not ask gets the places, as before.
     plain = check("echo hi", cwd=str(work), session="k-handed", surface="-c")
     assert plain.ruleset_fd == -1 and plain.boundary is not None and "write" in plain.boundary
+
+
+def test_a_wire_form_that_is_not_plain_builds_no_rules() -> None:
+    """The rules are decoded once from the wire form; a place that is no absolute path, a list
+    that is no list, a bad port or scope refuses before any rule is built."""
+    good = {"v": 1, "abi": 3, "read": ["/"], "write": ["/tmp"], "net": {"connect": [], "bind": []}}
+    rules = _kernel.Rules.decode(good)
+    assert rules == _kernel.Rules.decode(dict(good))
+    assert hash(rules) == hash(_kernel.Rules.decode(dict(good)))
+    assert (rules.read, rules.write, rules.list, rules.scope) == (("/",), ("/tmp",), (), ())
+    assert rules.net == _kernel.Ports() and _kernel.Rules.decode({"net": None}).net is None
+    assert rules != _kernel.Rules.decode(good | {"abi": 4})
+    with pytest.raises(AttributeError):
+        rules.read = ()  # type: ignore[misc]
+    for bad in (
+        {"read": ["relative"]},
+        {"write": "/tmp"},
+        {"list": ["/a\x00b"]},
+        {"net": []},
+        {"net": {"connect": [70000]}},
+        {"net": {"bind": [True]}},
+        {"scope": [1]},
+    ):
+        with pytest.raises(_kernel.BoundaryError):
+            _kernel.Rules.decode(bad)

@@ -42,7 +42,6 @@ no spare: the command's ruleset is then built for it, as before.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -69,7 +68,8 @@ COARSE_RACY_NS: Final = 2_000_000_000
 
 # (folder, (device, inode, ctime)) for every folder the places lie in, in order.
 _Stamp = tuple[tuple[str, tuple[int, int, int]], ...]
-_Key = tuple[Any, ...]
+#: A spare's key: the whole rule set it was built from (a frozen, hashable record).
+Rules = _kernel.Rules
 
 
 def for_client(
@@ -79,10 +79,14 @@ def for_client(
     sends it, then closes it); ``(wire, -1)`` when the ruleset cannot be built here: the places
     then travel as before and the client builds it. ``rulesets``: take a spare built ahead
     when there is one for exactly these rules (see the module docstring)."""
-    got = rulesets.take(wire) if rulesets is not None else None
+    try:
+        drawn = _kernel.Rules.decode(wire)
+    except _kernel.BoundaryError:
+        return wire, -1
+    got = rulesets.take(drawn) if rulesets is not None else None
     if got is None:
         try:
-            got = _kernel.ruleset(wire)
+            got = _kernel.ruleset(drawn)
         except (_kernel.BoundaryError, KeyError, TypeError, ValueError):
             return wire, -1
     fd, rules = got
@@ -106,19 +110,16 @@ class Rulesets:
     def __init__(self, keep: int = KEEP) -> None:
         self._keep = keep
         self._lock = threading.Lock()
-        self._spares: OrderedDict[_Key, _Spare] = OrderedDict()
-        self._building: set[_Key] = set()
+        self._spares: OrderedDict[Rules, _Spare] = OrderedDict()
+        self._building: set[Rules] = set()
         self._closed = False
         #: What happened to the spares so far (for benchmarks and tests): taken, built, kept
         #: from being built or handed (a change, a racy folder), and dropped unused.
         self.taken = self.built = self.stale = self.racy = self.dropped = 0
 
-    def take(self, wire: dict[str, Any]) -> tuple[int, int] | None:
-        """The spare for exactly ``wire``'s rules, as (descriptor, rules), now the caller's; None
+    def take(self, key: Rules) -> tuple[int, int] | None:
+        """The spare for exactly these rules, as (descriptor, rules), now the caller's; None
         when there is none or it is no longer what a build would make (then it is closed)."""
-        key = _key(wire)
-        if key is None:
-            return None
         with self._lock:
             spare = self._spares.pop(key, None)
         if spare is None:
@@ -132,27 +133,24 @@ class Rulesets:
             self.taken += 1
         return spare.fd, spare.rules
 
-    def refill(self, wire: dict[str, Any]) -> None:
-        """Build a spare for ``wire``'s rules unless one is kept or being built. Never raises:
+    def refill(self, key: Rules) -> None:
+        """Build a spare for these rules unless one is kept or being built. Never raises:
         a spare that cannot be built, or whose folders moved while it was, is not kept."""
-        key = _key(wire)
-        if key is None:
-            return
         with self._lock:
             if self._closed or key in self._spares or key in self._building:
                 return
             self._building.add(key)
         fd = -1
         try:
-            before = _stamp(wire, time.time_ns())
+            before = _stamp(key, time.time_ns())
             if before is None:  # once more when the racy window has passed (a worker waits)
                 time.sleep(RACY_NS / 1e9)
-                before = _stamp(wire, time.time_ns())
+                before = _stamp(key, time.time_ns())
             if before is None:
                 with self._lock:
                     self.racy += 1
                 return
-            fd, rules = _kernel.ruleset(wire)
+            fd, rules = _kernel.ruleset(key)
             if _restamp(before) != before:
                 with self._lock:
                     self.stale += 1
@@ -184,36 +182,20 @@ class Rulesets:
             os.close(spare.fd)
 
 
-def _key(wire: dict[str, Any]) -> _Key | None:
-    """Everything a ruleset is built from (None: a wire form that is not plain)."""
-    try:
-        lists = tuple(tuple(wire.get(k) or ()) for k in PLACES)
-        if not all(isinstance(p, str) for places in lists for p in places):
-            return None
-        return (
-            wire.get("abi"),
-            json.dumps(wire.get("net"), sort_keys=True),
-            tuple(wire.get("scope") or ()),
-            *lists,
-        )
-    except (TypeError, ValueError):
-        return None
-
-
-def _folders(wire: dict[str, Any]) -> list[str]:
-    """The folders ``wire``'s places lie in, each once, in order."""
+def _folders(rules: Rules) -> list[str]:
+    """The folders the places of ``rules`` lie in, each once, in order."""
     out: dict[str, None] = {}
-    for k in PLACES:
-        for place in wire.get(k) or ():
+    for places in (rules.read, rules.write, rules.list):
+        for place in places:
             out[place.rpartition("/")[0] or "/"] = None
     return list(out)
 
 
-def _stamp(wire: dict[str, Any], now_ns: int) -> _Stamp | None:
-    """The stamp of ``wire``'s folders as they are now; None when one is missing or changed too
+def _stamp(rules: Rules, now_ns: int) -> _Stamp | None:
+    """The stamp of the folders of ``rules`` as they are now; None when one is missing or changed too
     recently to be told apart from a change to come (:data:`RACY_NS`)."""
     out: list[tuple[str, tuple[int, int, int]]] = []
-    for folder in _folders(wire):
+    for folder in _folders(rules):
         try:
             st = os.stat(folder)
         except OSError:

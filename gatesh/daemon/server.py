@@ -290,7 +290,9 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
             if fd >= 0:
                 await conn.send_with_fd(P.reply_line(op, rid, reply), fd)
                 with contextlib.suppress(RuntimeError):  # a daemon stopping builds nothing
-                    d.executor.submit(d.rulesets.refill, boundary)  # the next one's, ahead
+                    d.executor.submit(
+                        d.rulesets.refill, handoff.Rules.decode(boundary)
+                    )  # the next one's, ahead
                 return
         conn.send(P.reply_line(op, rid, reply))
     except (ProtocolError, GateshError) as exc:

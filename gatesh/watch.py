@@ -35,7 +35,7 @@ from typing import Any, Final
 from gatesh._types import Round
 from gatesh.daemon.protocol import Op
 from gatesh.daemon.requests import AnswerRequest, MandateRequest, PendingRequest, ResumeRequest
-from gatesh.events import Event, Kind, rounds_from, text_of
+from gatesh.events import Event, Kind
 from gatesh.finish import Answer
 from gatesh.negotiation import MAX_REJECTIONS_SINCE_PERSON
 from gatesh.people import HumanReply, describe_refusal, ruling_text
@@ -58,7 +58,7 @@ from gatesh.render import (
     pass_label,
     render_rows,
 )
-from gatesh.watch_link import Link, LinkError
+from gatesh.watch_link import Link, LinkError, Subscription
 from gatesh.watch_screen import Screen
 
 __all__ = ["HELP", "Screen", "Watcher", "main"]
@@ -116,58 +116,26 @@ class Watcher:
 
     # --- events (reader thread) ---------------------------------------------------------------
 
-    def attached(self, reply: dict[str, Any]) -> None:
+    def attached(self, reply: Subscription) -> None:
         """The subscribe reply: show sessions and any escalation already waiting."""
         with self.lock:
-            raw = reply.get("sessions")
-            sessions: list[Any] = raw if isinstance(raw, list) else []
             role = "watching (answers go to you)" if self.answers else "watching (view only)"
             self.screen.line(
-                f"gatesh watch: {role}; {len(sessions)} session(s) open. Type `help` for the keys."
+                f"gatesh watch: {role}; {reply.sessions} session(s) open. Type `help` for the keys."
             )
-            for o in reply.get("observations") or []:
-                if isinstance(o, dict) and text_of(
-                    o.get("observation")
-                ):  # ended while nobody watched
-                    self.screen.rows(
-                        [
-                            *self._heading(
-                                text_of(o.get("session")), "", "session ended while nobody watched"
-                            ),
-                            *self.screen.wrap(neutralise(text_of(o.get("observation"))), "chrome"),
-                        ]
-                    )
-            for s in sessions:
-                if isinstance(s, dict) and s.get("halted"):
-                    self.screen.line(
-                        f"session {neutralise(text_of(s.get('session')))} is halted: "
-                        f"{neutralise(text_of(s.get('halt_reason')))} (`resume SESSION` ends it)"
-                    )
-            for p in reply.get("pending") or []:
-                if not isinstance(p, dict) or not text_of(p.get("pending_id")):
-                    continue
-                prompt = Prompt(
-                    pending_id=text_of(p["pending_id"]),
-                    session=text_of(p.get("session")),
-                    command=text_of(p.get("command")),
-                    cwd=text_of(p.get("cwd")),
-                    to_person_reason=text_of(p.get("reason")),
-                    kind=text_of(p.get("kind")) or "escalate",
-                    outcome=text_of(p.get("outcome")),
-                    reason=text_of(p.get("rating")),
-                    remedy=text_of(p.get("remedy")),
-                    stage=text_of(p.get("stage")),
-                    elsewhere=p.get("state") == "asking",
-                    surface=text_of(p.get("surface")),
-                    rounds=list(rounds_from(p.get("rounds"))),
-                    choices=tuple(
-                        c for c in p.get("choices") or CAUTIOUS_CHOICES if c in ALL_CHOICES
-                    )
-                    or CAUTIOUS_CHOICES,
-                    entry=p.get("entry") if isinstance(p.get("entry"), str) else None,
+            for o in reply.unseen:  # ended while nobody watched
+                self.screen.rows(
+                    [
+                        *self._heading(o.session, "", "session ended while nobody watched"),
+                        *self.screen.wrap(neutralise(o.observation), "chrome"),
+                    ]
                 )
-                if prompt.kind == "halt":
-                    prompt.choices = (RUN_ANYWAY, "no")
+            for h in reply.halted:
+                self.screen.line(
+                    f"session {neutralise(h.session)} is halted: "
+                    f"{neutralise(h.reason)} (`resume SESSION` ends it)"
+                )
+            for prompt in reply.pending:
                 self._ask(prompt)
 
     def detached(self, why: str) -> None:

@@ -15,6 +15,7 @@ from gatesh.people import HumanReply
 from gatesh.prompt import CAUTIOUS_CHOICES, Prompt, entry_pattern, parse_answer
 from gatesh.render import neutralise
 from gatesh.watch import Screen, Watcher
+from gatesh.watch_link import subscription
 from gatesh.wire_json import request_object
 
 ROUND = {
@@ -462,21 +463,23 @@ def test_view_only_never_asks() -> None:
 def test_attach_shows_waiting_escalations_with_cautious_choices() -> None:
     w, out, _, _ = make()
     w.attached(
-        {
-            "subscribed": True,
-            "sessions": [{"session": "s1", "halted": True, "halt_reason": "attack"}],
-            "pending": [
-                {
-                    "pending_id": "ccc333",
-                    "session": "s1",
-                    "command": "terraform destroy",
-                    "cwd": "~/i",
-                    "reason": "cannot be undone",
-                    "kind": "escalate",
-                    "state": "waiting",
-                }
-            ],
-        }
+        subscription(
+            {
+                "subscribed": True,
+                "sessions": [{"session": "s1", "halted": True, "halt_reason": "attack"}],
+                "pending": [
+                    {
+                        "pending_id": "ccc333",
+                        "session": "s1",
+                        "command": "terraform destroy",
+                        "cwd": "~/i",
+                        "reason": "cannot be undone",
+                        "kind": "escalate",
+                        "state": "waiting",
+                    }
+                ],
+            }
+        )
     )
     text = out.getvalue()
     assert "session s1 is halted" in text
@@ -613,7 +616,7 @@ def test_a_new_watcher_is_asked_the_waiting_commands_before_any_surface_ask() ->
             ("ddd444", "make c", "waiting"),
         )
     ]
-    w.attached({"sessions": [], "pending": pending})
+    w.attached(subscription({"sessions": [], "pending": pending}))
     assert list(w.prompts) == ["bbb222", "ddd444", "aaa111", "ccc333"]
     assert "bbb222 › [o]nce" in out.getvalue()
 

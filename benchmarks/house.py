@@ -27,6 +27,7 @@ WIRE_EDGE = {
     "gatesh/_wire.py",  # the daemon's socket messages
     "gatesh/_wire_base.py",  # the socket's framing and field checks
     "gatesh/audit_record.py",  # the audit line: its bytes are what the hash chain covers
+    "gatesh/audit_entry.py",  # the audit line read back: only LogEntry records leave
     "gatesh/audit_syslog.py",  # the audit line as a system-log message, and read back from one
     "gatesh/rater/_api.py",  # the model API's JSON: Messages API request and response bodies
     "gatesh/install/settings.py",  # a harness's settings JSON, every foreign key kept

@@ -1,15 +1,17 @@
 """Reading the audit log back (``gatesh log``, ``status``): the newest records across rotated
-files, and records as they are appended. Lines that do not parse as a JSON object are skipped, never
-raised: a torn or foreign line must not stop a person reading the rest.
+files, and records as they are appended, each line decoded once into a
+:class:`~gatesh.audit_entry.LogEntry`. A line that is not a JSON object is passed to ``broken``
+(ignored by default) and skipped, never raised: a torn or foreign line must not stop a person
+reading the rest.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+
+from gatesh.audit_entry import AuditLineError, LogEntry, decode
 
 __all__ = ["files_newest_first", "follow", "last_lines", "read_tail"]
 
@@ -25,27 +27,39 @@ def files_newest_first(path: str, keep: int = 100) -> list[str]:
     return out
 
 
-def read_tail(path: str, n: int) -> list[dict[str, Any]]:
-    """The newest ``n`` records (oldest first), across rotated files. Unparseable lines are skipped."""
-    out: list[dict[str, Any]] = []
+#: What a reader is told of a line it skipped: the file and what was wrong with the line.
+Broken = Callable[[str, AuditLineError], None]
+
+
+def _ignore(name: str, error: AuditLineError) -> None:
+    del name, error
+
+
+def read_tail(path: str, n: int, broken: Broken = _ignore) -> list[LogEntry]:
+    """The newest ``n`` records (oldest first), across rotated files. Lines that are not a JSON
+    object are skipped (each passed to ``broken``)."""
+    out: list[LogEntry] = []
     for name in files_newest_first(path):
         lines = last_lines(name, n - len(out))
-        out = [r for r in (_parse(x) for x in lines) if r is not None] + out
+        out = [r for r in (_parse(name, x, broken) for x in lines) if r is not None] + out
         if len(out) >= n:
             break
     return out[-n:] if n > 0 else []
 
 
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
+def _parse(name: str, line: bytes, broken: Broken) -> LogEntry | None:
+    if not line.strip():  # an empty line holds no record to lose
         return None
-    return value if isinstance(value, dict) else None
+    try:
+        return decode(line)
+    except AuditLineError as exc:
+        broken(name, exc)
+        return None
 
 
-def follow(path: str, poll_s: float = 0.2) -> Iterator[dict[str, Any]]:
-    """Records appended to ``path`` from now on, surviving rotation. Runs until interrupted."""
+def follow(path: str, poll_s: float = 0.2, broken: Broken = _ignore) -> Iterator[LogEntry]:
+    """Records appended to ``path`` from now on, surviving rotation. Runs until interrupted. Lines
+    that are not a JSON object are skipped (each passed to ``broken``)."""
     f = None
     ino = None
     at_end = True  # the first open starts at the end; a file opened after rotation, at its start
@@ -67,7 +81,7 @@ def follow(path: str, poll_s: float = 0.2) -> Iterator[dict[str, Any]]:
             buf += chunk
             *lines, buf = buf.split(b"\n")
             for line in lines:
-                rec = _parse(line)
+                rec = _parse(path, line, broken)
                 if rec is not None:
                     yield rec
             continue

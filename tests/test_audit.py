@@ -63,7 +63,7 @@ def test_rotation_is_bounded(tmp_path: Path) -> None:
     assert not (tmp_path / "audit.jsonl.3").exists()
     assert path.stat().st_size <= 4096
     tail = read_tail(str(path), 30)
-    assert [r["i"] for r in tail] == list(range(370, 400))
+    assert [r.document["i"] for r in tail] == list(range(370, 400))
 
 
 def test_failure_raises(tmp_path: Path) -> None:
@@ -161,7 +161,9 @@ def test_rotation_syncs_what_write_left(tmp_path: Path, monkeypatch: pytest.Monk
     for i in range(100):
         log.write([{"i": i, "pad": "x" * 100}])
     assert (tmp_path / "audit.jsonl.1").exists() and fsyncs.calls >= 1  # each rotation synced first
-    assert [r["i"] for r in read_tail(str(tmp_path / "audit.jsonl"), 5)] == list(range(95, 100))
+    assert [r.document["i"] for r in read_tail(str(tmp_path / "audit.jsonl"), 5)] == list(
+        range(95, 100)
+    )
 
 
 def test_audit_pipe_writes_before_returning_and_syncs_after(

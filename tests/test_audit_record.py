@@ -234,8 +234,8 @@ def test_an_old_log_verifies_reads_back_and_takes_new_lines(tmp_path: Path) -> N
     assert [f.kind.value for f in after.findings] == ["break"] * 3, after
     assert after.last_seq == 12
     back = read_tail(str(log), 20)
-    assert [r["action"] for r in back[:3]] == ["escalate", "refuse", "allow"]
-    assert back[-1]["command"] == PUSH and back[-2]["action"] == "chain-break"
+    assert [r.action for r in back[:3]] == ["escalate", "refuse", "allow"]
+    assert back[-1].command == PUSH and back[-2].action == "chain-break"
 
 
 @pytest.mark.parametrize("key", ["command", "outer_command"])

@@ -17,6 +17,7 @@ import pytest
 from gatesh._types import Action, Asked, CascadeStage, Decision, Outcome, Rung, Stage
 from gatesh.alignment import APPROVE, ESCALATE, VIEW
 from gatesh.audit import record_for
+from gatesh.audit_entry import entry_of
 from gatesh.audit_record import as_json
 from gatesh.config import Config, default
 from gatesh.daemon.admin import format_record
@@ -353,7 +354,7 @@ def test_the_audit_line_and_the_log_say_which_stage_decided(
     assert "knowledge.state-verb" in c["builtin"]["gaps"]
     assert c["model"]["outcome"] == "safe" and c["model"]["backend"] == "anthropic"
     assert asked["rater"]["backend"] == "anthropic"
-    assert "cascade: model decided, model asked (unknown)" in format_record(asked)
+    assert "cascade: model decided, model asked (unknown)" in format_record(entry_of(asked))
     alone = as_json(
         record_for(run(COMPLETE_SAFE, config, project), session="s", pid=1, cwd=project)
     )
@@ -365,7 +366,7 @@ def test_the_audit_line_and_the_log_say_which_stage_decided(
         None,
     )
     assert c["builtin"]["complete"] and alone["rater"]["backend"] == "builtin"
-    assert "cascade: builtin decided, model not asked (complete)" in format_record(alone)
+    assert "cascade: builtin decided, model not asked (complete)" in format_record(entry_of(alone))
     assert len(server.requests) == 1
 
 

@@ -22,6 +22,7 @@ from _undo_repo import build, differences, state
 from gatesh._errors import ConfigError
 from gatesh._types import Action, Stage
 from gatesh.audit import record_for
+from gatesh.audit_entry import entry_of
 from gatesh.audit_record import as_json
 from gatesh.check_reply import check_reply
 from gatesh.config import default, load_config
@@ -445,7 +446,7 @@ def test_the_audit_line_and_the_log_name_the_snapshot(
     d = _protect(decide(": > app.db", cwd=repo, config=default(), undo=policy), repo, tmp_path)
     done = dry_run(d, state=SessionState(id="s"), cwd=repo)
     assert done.record is not None and done.record.snapshot == "1"
-    assert "undo 1" in format_record(as_json(done.record))
+    assert "undo 1" in format_record(entry_of(as_json(done.record)))
     assert done.undo_line == "gatesh: undo 1 restores the files this changed"
     assert check_reply(done, session="s", shell="bash").undo == done.undo_line
 

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from gatesh import __version__, _paths
 from gatesh.audit import follow, read_tail
+from gatesh.audit_entry import AuditLineError, LogEntry
 from gatesh.daemon.replies import Status
 from gatesh.pending import PendingKind, PendingState
 from gatesh.wire_json import WireError, from_wire
@@ -237,42 +238,36 @@ def _print_pending(status: Status, row: _Rows, *, every: bool) -> None:
         print(f"  … and {len(pending) - _SHOWN} more (gatesh status --all)")
 
 
-def format_record(rec: dict[str, Any]) -> str:
+def format_record(rec: LogEntry) -> str:
     """One audit record as one human-readable line."""
-    when = str(rec.get("time", ""))[:19].replace("T", " ")
-    action = str(rec.get("action", "?"))
-    stage = str(rec.get("stage", ""))
-    outcome = rec.get("outcome") or ""
-    session = str(rec.get("session", ""))
+    when = rec.time[:19].replace("T", " ")
+    action = rec.action
     from gatesh.render import neutralise, one_line
 
     if action == "chain-break":  # the writer's own line: what it found changed under it
-        return neutralise(f"{when}  {action}  seq {rec.get('seq', '?')}: {rec.get('found', '')}")
+        return neutralise(f"{when}  {action}  seq {rec.seq}: {rec.found}")
 
-    command = one_line(" ".join(str(rec.get("command", "")).split()), LOG_COMMAND_COLUMNS)
+    command = one_line(" ".join(rec.command.split()), LOG_COMMAND_COLUMNS)
     extra = []
-    if rec.get("rule_id"):
-        extra.append(str(rec["rule_id"]))
-    if rec.get("answer"):
-        extra.append(f"answer: {rec['answer']}")
-    if rec.get("pending_id"):
-        extra.append(f"id {rec['pending_id']}")
-    if rec.get("snapshot"):  # S13, S17: the snapshot taken before it ran
-        extra.append(f"undo {rec['snapshot']}")
-    elif rec.get("undo_note"):
-        extra.append(str(rec["undo_note"]))
-    rater = rec.get("rater") or {}
-    if isinstance(rater, dict) and rater.get("fail_cause"):
-        extra.append(f"rater failed: {rater['fail_cause']}")
-    cascade = rec.get("cascade")
-    if isinstance(cascade, dict):
-        asked = "model asked" if cascade.get("model_asked") else "model not asked"
-        extra.append(
-            f"cascade: {cascade.get('decided', '?')} decided, {asked} ({cascade.get('asked', '?')})"
-        )
+    if rec.rule_id:
+        extra.append(rec.rule_id)
+    if rec.answer:
+        extra.append(f"answer: {rec.answer}")
+    if rec.pending_id:
+        extra.append(f"id {rec.pending_id}")
+    if rec.snapshot:  # S13, S17: the snapshot taken before it ran
+        extra.append(f"undo {rec.snapshot}")
+    elif rec.undo_note:
+        extra.append(rec.undo_note)
+    if rec.rater_fail_cause:
+        extra.append(f"rater failed: {rec.rater_fail_cause}")
+    if rec.cascade is not None:
+        c = rec.cascade
+        asked = "model asked" if c.model_asked else "model not asked"
+        extra.append(f"cascade: {c.decided} decided, {asked} ({c.asked})")
     tail = f"  [{'; '.join(extra)}]" if extra else ""
     return neutralise(
-        f"{when}  {action:<8} {stage:<15} {outcome:<12} {session:<20} {command}{tail}"
+        f"{when}  {action:<8} {rec.stage:<15} {rec.outcome:<12} {rec.session:<20} {command}{tail}"
     )
 
 
@@ -309,10 +304,16 @@ def log_main(argv: list[str]) -> int:
     if args.verify:
         return _verify(path, as_json=args.json, syslog=args.against_syslog)
 
-    def show(rec: dict[str, Any]) -> None:
-        print(json.dumps(rec, ensure_ascii=False) if args.json else format_record(rec), flush=True)
+    def show(rec: LogEntry) -> None:
+        text = json.dumps(rec.document, ensure_ascii=False) if args.json else format_record(rec)
+        print(text, flush=True)
 
-    records = read_tail(path, max(0, args.n))
+    def broken(name: str, error: AuditLineError) -> None:
+        print(
+            f"gatesh log: skipped a line of {name} that is not a record: {error}", file=sys.stderr
+        )
+
+    records = read_tail(path, max(0, args.n), broken)
     if not records and not args.follow and not os.path.exists(path):
         print(f"gatesh log: no audit log yet at {path}", file=sys.stderr)
         return 0
@@ -320,7 +321,7 @@ def log_main(argv: list[str]) -> int:
         show(rec)
     if args.follow:
         try:
-            for rec in follow(path):
+            for rec in follow(path, broken=broken):
                 show(rec)
         except KeyboardInterrupt:
             return 0
@@ -399,7 +400,7 @@ def dump_main(argv: list[str]) -> int:
     # Recent audit lines (already redacted when written).
     recs = read_tail(paths.audit_log, max(0, args.n))
     members["audit.jsonl"] = "".join(
-        json.dumps(r, ensure_ascii=False) + "\n" for r in recs
+        json.dumps(r.document, ensure_ascii=False) + "\n" for r in recs
     ).encode()
     members |= _daemon_parts(absent, unavailable)
     members["versions.json"] = json.dumps(

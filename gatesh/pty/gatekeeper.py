@@ -36,7 +36,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from gatesh import client
 from gatesh._types import Context
@@ -61,7 +61,7 @@ NOT_COMPLETE: Final = (
     "so nothing ran."
 )
 
-Asker = Callable[[str, str, str], "dict[str, Any]"]
+Asker = Callable[[str, str, str], client.CheckResult]
 
 
 @dataclass
@@ -236,8 +236,7 @@ class Gatekeeper:
         the daemon lets the approved command through once, and that check is what the audit
         records as run."""
         assert self.ask is not None
-        reply = self.ask(result.pending_id, result.message, "escalate")
-        answered = client.CheckResult.from_reply(reply)
+        answered = self.ask(result.pending_id, result.message, "escalate")
         if answered.action == "reject":
             return client.CheckResult("reject", "gatesh: you answered no, so nothing ran.")
         if not answered.allowed:

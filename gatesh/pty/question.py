@@ -15,7 +15,8 @@ import enum
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+
+from gatesh._wire_base import CheckResult
 
 __all__ = ["ANSWER_KEYS", "CHOICES_LINE", "Ending", "Question", "is_answer", "parse_answer"]
 
@@ -62,7 +63,8 @@ class Question:
     block: str
     kind: str
     done: threading.Event = field(default_factory=threading.Event)
-    reply: dict[str, Any] = field(default_factory=dict)
+    # The daemon's reply to the answer, as the check's result (refused until answered).
+    reply: CheckResult = field(default_factory=lambda: CheckResult.refused(""))
     typed: str = ""
 
     def prompt(self) -> str:
@@ -104,28 +106,31 @@ class Question:
         """Send the person's answer (or the withdrawal) to the daemon and release the worker that
         asked, with the daemon's reply, or a refusal when the answer was not taken."""
         from gatesh import client
+        from gatesh.daemon.protocol import Op
+        from gatesh.daemon.requests import AnswerRequest, PendingRequest
+        from gatesh.finish import Answer
+        from gatesh.wire_json import request_object
 
         if ending is Ending.WITHDRAW:
             echo(b"^C\r\n")
-            message: dict[str, Any] = {"op": "withdraw", "pending_id": self.pending_id}
+            message = request_object(Op.WITHDRAW, PendingRequest(self.pending_id))
         else:
             answer = "no" if ending is Ending.CANCEL else parse_answer(self.typed, self.kind)
             echo(f"\r\ngatesh: your answer: {answer}\r\n".encode())
-            message = {"op": "answer", "pending_id": self.pending_id, "answer": answer}
+            message = request_object(Op.ANSWER, AnswerRequest(self.pending_id, Answer(answer)))
         try:
             reply = client.request("human", message, start=False, timeout=30.0)
         except Exception as exc:
-            reply = {
-                "action": "refuse",
-                "message": f"gatesh: your answer could not be delivered ({exc}); nothing ran.",
-            }
-        if reply.get("ok") is False:
-            reply = {
-                "action": "refuse",
-                "message": f"gatesh: the gate did not take the answer ({reply.get('error')}); "
-                "nothing ran.",
-            }
-        self.reply = reply
+            self.reply = CheckResult.refused(
+                f"gatesh: your answer could not be delivered ({exc}); nothing ran."
+            )
+        else:
+            if reply.get("ok") is False:
+                self.reply = CheckResult.refused(
+                    f"gatesh: the gate did not take the answer ({reply.get('error')}); nothing ran."
+                )
+            else:
+                self.reply = CheckResult.from_reply(reply)
         self.done.set()
 
 

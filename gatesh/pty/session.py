@@ -48,6 +48,7 @@ from typing import Any
 import ptyprocess
 
 from gatesh import _person
+from gatesh._wire_base import CheckResult
 from gatesh.pty.channel import FrameError, Framer, Reply, Request, Status, open_coprocess
 from gatesh.pty.gatekeeper import Gatekeeper
 from gatesh.pty.question import Question, crlf
@@ -215,8 +216,9 @@ class Relay:
         self._wake()
         done.wait(5.0)
 
-    def ask(self, pending_id: str, block: str, kind: str = "escalate") -> dict[str, Any]:
-        """Ask the person at this terminal; the daemon's reply to their answer (from a worker)."""
+    def ask(self, pending_id: str, block: str, kind: str = "escalate") -> CheckResult:
+        """Ask the person at this terminal; the daemon's reply to their answer as the check's
+        result (from a worker)."""
         question = Question(pending_id, block, "halt" if kind == "halt" else "escalate")
         self.notes.put(question)
         self._wake()
@@ -270,7 +272,7 @@ class Relay:
                     with contextlib.suppress(OSError):
                         os.close(fd)
         if self.asking is not None:
-            self.asking.reply = {"action": "refuse", "message": "gatesh: the session ended."}
+            self.asking.reply = CheckResult.refused("gatesh: the session ended.")
             self.asking.done.set()
 
     def _loop(self, sig_r: int) -> None:

@@ -124,7 +124,11 @@ def test_the_agents_terminal_says_when_a_person_answered(
         watcher.stdin.flush()
         screen = sh.wait_for(lambda s: "a person answered" in s, what="the answer", deadline=30)
         assert "'once'" in screen and "it runs" in screen
-        assert (sh.work / "asked-two").exists()
+        # The notice is printed before the command runs: wait for its effect, not beside it.
+        end = time.monotonic() + 15
+        while not (sh.work / "asked-two").exists() and time.monotonic() < end:
+            time.sleep(0.1)
+        assert (sh.work / "asked-two").exists(), screen
     finally:
         watcher.kill()
         watcher.wait(timeout=10)

@@ -108,8 +108,8 @@ def test_a_world_that_is_not_wholly_scratch_is_not_one(
     elif change == "runtime unset":
         del world["XDG_RUNTIME_DIR"]
     elif change == "home outside the temporary folders":
-        world = _world(Path(ROOT) / ".no-such-home")
-        world["HOME"] = ROOT
+        world = _world(tmp_path / "suite" / "h1")
+        world["HOME"] = "/srv/outside"  # not a temporary folder, wherever the checkout lives
     else:
         world = _world(tmp_path)  # holds tmp_path/person
     assert _person.scratch_world(world) == "", change
@@ -134,9 +134,9 @@ _SPEC = (
 _CONFINED_GATE = (
     "import json, os, sys\n"
     "from gatesh.boundary import _kernel\n"
-    "_kernel.apply(json.loads(sys.argv[1]))\n"
+    "_kernel.apply(json.loads(sys.stdin.read()))\n"
     "from gatesh.inprocess import gate\n"
-    "done = gate('touch ' + sys.argv[2] + '/x', cwd=sys.argv[2], session='suite')\n"
+    "done = gate('touch ' + sys.argv[1] + '/x', cwd=sys.argv[1], session='suite')\n"
     "print(json.dumps({'exit': done.exit_code, 'message': done.message}))\n"
 )
 
@@ -173,7 +173,8 @@ def test_a_confined_test_suite_gates_in_its_own_scratch_world(
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('rung = "auto"\n\n[rater\n')
     got = subprocess.run(
-        [sys.executable, "-c", _CONFINED_GATE, spec, str(work)],
+        [sys.executable, "-c", _CONFINED_GATE, str(work)],
+        input=spec,  # on stdin: a boundary drawn where /tmp is crowded outgrows one argument
         env=env,
         capture_output=True,
         text=True,

@@ -50,11 +50,11 @@ from _common import emit, summary
 from gatesh.config import UndoConfig, default
 from gatesh.pipeline import decide
 from gatesh.rater.builtin import BuiltinRater
-from gatesh.rater.worktree import Repo, find_repo
 from gatesh.undo import snapshot
 from gatesh.undo.guard import policy_for, snapshot_before, take
 from gatesh.undo.store import Book
 from gatesh.vocab import regenerable
+from gatesh.worktree import Repo, find_repo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = UndoConfig()

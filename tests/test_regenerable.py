@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gatesh.rater import worktree
+from gatesh import worktree
 from gatesh.vocab import regenerable
 
 

@@ -21,8 +21,8 @@ from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.rater.builtin import BuiltinRater
 from gatesh.rater.probe import Probe
-from gatesh.rater.worktree import State
 from gatesh.reading import read
+from gatesh.worktree import State
 
 pytestmark = pytest.mark.skipif(
     shutil.which("git") is None, reason="git is not installed: the states are git's"

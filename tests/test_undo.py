@@ -29,11 +29,11 @@ from gatesh.config import default, load_config
 from gatesh.daemon.admin import format_record
 from gatesh.finish import dry_run
 from gatesh.pipeline import decide
-from gatesh.rater.worktree import Loss, State, find_repo
 from gatesh.session import SessionState
 from gatesh.undo import cli, cover, guard, restore, snapshot
 from gatesh.undo.reply import read_rows
 from gatesh.undo.store import REF_PREFIX, Book
+from gatesh.worktree import Loss, State, find_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

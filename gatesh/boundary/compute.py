@@ -295,7 +295,7 @@ def _real(path: str) -> str:
 
 
 def _repo(cwd: str) -> tuple[str, str, str] | None:
-    from gatesh.rater.worktree import find_repo
+    from gatesh.worktree import find_repo
 
     r = find_repo(cwd)
     if r is None or not tree_root_ok(r.root):

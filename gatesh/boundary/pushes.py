@@ -75,7 +75,7 @@ def pushed_repositories(
 
 
 def _common_dir(where: str) -> str:
-    from gatesh.rater.worktree import find_repo
+    from gatesh.worktree import find_repo
 
     r = find_repo(where)
     return _real(r.common_dir) if r is not None else ""

@@ -1,7 +1,7 @@
 """The reversibility probe: one decision's questions to the working tree (what deleting or
 replacing a path would lose, what a git verb that discards work would lose), memoised, bounded
 and never raising. How it reads the index, the ignore rules and git, and why that is safe to ask,
-is in :mod:`gatesh.rater.worktree`.
+is in :mod:`gatesh.worktree`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from gatesh.rater.worktree import (
+from gatesh.vocab import regenerable
+from gatesh.worktree import (
     GIT_TIMEOUT_S,
     MAX_FILES,
     MAX_GIT_CALLS,
@@ -33,7 +34,6 @@ from gatesh.rater.worktree import (
     find_repo,
     load_index,
 )
-from gatesh.vocab import regenerable
 
 
 def _build_output(rel: str) -> bool:

@@ -36,9 +36,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh.rater.worktree import Loss, State, find_repo
 from gatesh.undo.store import Book
 from gatesh.vocab import regenerable
+from gatesh.worktree import Loss, State, find_repo
 
 __all__ = ["SKIPPED_MEMORY_S", "Policy", "active", "judging"]
 

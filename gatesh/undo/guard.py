@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Final
 
 from gatesh._types import Action, Decision, Direction, PathClass, Stage
 from gatesh.audit import clean
-from gatesh.rater.worktree import Repo, find_repo
 from gatesh.undo._git import Git, GitFailed
 from gatesh.undo.cover import SKIPPED_MEMORY_S, Policy
 from gatesh.undo.snapshot import Budget, Skipped, copy_outside, forget, snapshot_repo
 from gatesh.undo.store import Attempt, Book, FileCopy, RepoShot, Shot
+from gatesh.worktree import Repo, find_repo
 
 if TYPE_CHECKING:
     from gatesh.config import Config, UndoConfig

@@ -11,12 +11,12 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
-from gatesh.rater.worktree import find_repo
 from gatesh.undo import reply
 from gatesh.undo.guard import expire, take
 from gatesh.undo.restore import Plan, RestoreFailed, plan, restore
 from gatesh.undo.snapshot import Skipped
 from gatesh.undo.store import Book
+from gatesh.worktree import find_repo
 
 if TYPE_CHECKING:
     from gatesh.config import UndoConfig

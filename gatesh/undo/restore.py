@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._errors import GateshError
-from gatesh.rater.worktree import Repo, object_format
 from gatesh.undo._git import Git, GitFailed
 from gatesh.undo.snapshot import Budget, Skipped, capture_tree
 from gatesh.undo.store import Book, CopyKind, FileCopy, RepoMeta, RepoShot, Shot
+from gatesh.worktree import Repo, object_format
 
 __all__ = ["Change", "FileChange", "Plan", "RefChange", "RestoreFailed", "plan", "restore"]
 

@@ -45,10 +45,10 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from gatesh._errors import GateshError
-from gatesh.rater.worktree import Repo, clean_blobs, object_format
 from gatesh.undo._git import Git, GitFailed
 from gatesh.undo.store import REF_PREFIX, Book, CopyKind, FileCopy, RepoMeta, RepoShot
 from gatesh.vocab import regenerable
+from gatesh.worktree import Repo, clean_blobs, object_format
 
 __all__ = ["Budget", "Skipped", "capture_tree", "copy_outside", "snapshot_repo"]
 

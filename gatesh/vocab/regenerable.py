@@ -1,6 +1,6 @@
 """What a working tree holds that a build, an install or an editor makes again (S3.2, S17).
 
-One table, two readers: the reversibility probe (:mod:`gatesh.rater.worktree`) counts nothing in
+One table, two readers: the reversibility probe (:mod:`gatesh.worktree`) counts nothing in
 these places as work a command would lose, and the undo snapshot (:mod:`gatesh.undo`) does not
 copy them. Because both read the same rows, a loss the probe reports is always one a snapshot
 holds, and a snapshot never spends its budget on a dependency folder.

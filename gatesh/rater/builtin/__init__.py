@@ -228,7 +228,7 @@ def _contained_script(path: str, ctx: Ctx) -> bool:
 
     if contain.active() is None or not path or "\x00" in path:
         return False
-    from gatesh.rater.worktree import find_repo
+    from gatesh.worktree import find_repo
 
     repo = find_repo(ctx.cwd)
     if repo is None:

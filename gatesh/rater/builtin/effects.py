@@ -26,11 +26,11 @@ from typing import Final
 from gatesh._types import Change, Direction, PathClass, PathEffect
 from gatesh.rater.builtin._base import A, C, Ctx, D, Hit, MatchResult, Rule, S, Severity
 from gatesh.rater.builtin._scope import fold_home
-from gatesh.rater.worktree import Loss, State, describe
 from gatesh.undo import cover
 from gatesh.vocab.paths import classes as pathclasses
 from gatesh.vocab.paths import devices
 from gatesh.vocab.places import Meaning
+from gatesh.worktree import Loss, State, describe
 
 Meaning = Meaning
 

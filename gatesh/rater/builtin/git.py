@@ -6,9 +6,9 @@ from typing import Final
 
 from gatesh.rater.builtin._base import C, Cmd, D, Hit, MatchResult, Rule, S, heads
 from gatesh.rater.builtin._scope import resolve
-from gatesh.rater.worktree import GitLoss, describe
 from gatesh.undo import cover
 from gatesh.vocab.grammar import Argv, parse
+from gatesh.worktree import GitLoss, describe
 
 GIT: Final = heads("git")
 PROTECTED: Final = frozenset(

@@ -14,8 +14,8 @@ from typing import Final
 
 from gatesh._types import Context
 from gatesh.rater.builtin._base import Cmd, D, Hit, MatchResult, Rule
-from gatesh.rater.worktree import GitLoss, describe, find_repo
 from gatesh.vocab.grammar import parse
+from gatesh.worktree import GitLoss, describe, find_repo
 
 # Programs that replace or delete what they are given as operands (sed, perl and ruby with -i).
 _CHANGERS: Final = frozenset(

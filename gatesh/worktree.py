@@ -24,7 +24,8 @@ How, and why it is safe to ask:
   across decisions keyed by the index file's own stat data.
 
 The repository, the index and the ignore rules are read here; the per-decision questions are
-asked through :class:`gatesh.rater.probe.Probe`.
+asked through :class:`gatesh.rater.probe.Probe`. It stands below the rater, the boundary and undo,
+which all read a repository's facts from it, and imports none of them.
 """
 
 from __future__ import annotations

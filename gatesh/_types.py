@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol, runtime_checkable
 
 from gatesh._once import computed_once
-from gatesh.vocab.harnesses import Harness
+from gatesh.harnesses import Harness
 
 
 class Outcome(enum.StrEnum):

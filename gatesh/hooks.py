@@ -67,9 +67,9 @@ __all__ = [
     "run",
 ]
 
-# The names of :class:`gatesh.vocab.harnesses.Harness`, spelled out: this module loads no ``enum``
+# The names of :class:`gatesh.harnesses.Harness`, spelled out: this module loads no ``enum``
 # (S14). The names are parsed here (``gatesh hook NAME``) and pick the JSON format written back;
-# tests/test_vocab_harnesses.py holds these tables equal to the shared vocabulary.
+# tests/test_harnesses.py holds these tables equal to the shared vocabulary.
 HARNESSES: "Final" = ("claude-code", "codex", "gemini")
 
 #: Harnesses whose hook may answer *allow* with the command rewritten to run inside its boundary

@@ -32,7 +32,7 @@ from hashlib import blake2b
 from typing import Final
 
 from gatesh._types import CheckerRound, Round
-from gatesh.vocab.harnesses import Harness
+from gatesh.harnesses import Harness
 
 __all__ = [
     "MAX_CHECKER_ROUNDS",

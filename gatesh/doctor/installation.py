@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Final
 
 from gatesh.doctor.check import Check, Status
-from gatesh.vocab.harnesses import Harness
+from gatesh.harnesses import Harness
 
 if TYPE_CHECKING:
     from gatesh.install import HarnessSpec

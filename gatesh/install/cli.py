@@ -7,13 +7,13 @@ import sys
 from typing import Final
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from gatesh.harnesses import Harness
 from gatesh.install.daemon import install_daemon_service
 from gatesh.install.git import install_git
 from gatesh.install.harness import install_harness
 from gatesh.install.record import InstallError
 from gatesh.install.shims import install_shims
 from gatesh.install.uninstall import uninstall_all
-from gatesh.vocab.harnesses import Harness
 
 TARGETS: Final = (*(h.value for h in Harness), "git", "shims", "service", "all")
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import shlex
 
+from gatesh.harnesses import Harness
 from gatesh.install.hookentry import hook_command, hook_program, is_ours, launcher_path
 from gatesh.install.record import InstallError, RecordChange, launchers_with, record
 from gatesh.install.settings import SettingsFile
 from gatesh.install.targets import HARNESS_SPECS, settings_path
-from gatesh.vocab.harnesses import Harness
 
 
 def trust_codex_hooks(path: str, codex: str | None = None) -> str:

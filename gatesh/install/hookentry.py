@@ -9,7 +9,7 @@ import shutil
 import sys
 from typing import Any, Final
 
-from gatesh.vocab.harnesses import Harness
+from gatesh.harnesses import Harness
 
 
 def launcher_path() -> str:

@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
+from gatesh.harnesses import Harness
 from gatesh.install.hookentry import hook_command, is_ours
 from gatesh.install.record import InstallError
 from gatesh.install.targets import HarnessSpec
-from gatesh.vocab.harnesses import Harness
 
 BACKUP_SUFFIX: Final = ".bak-gatesh-"
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Final
 
-from gatesh.vocab.harnesses import Harness
+from gatesh.harnesses import Harness
 
 # How long a harness waits for the hook. Escalations on Codex and Gemini wait for a watcher up to
 # escalation.timeout_s (default 110 s), so the hook must be allowed longer than that.

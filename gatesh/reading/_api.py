@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gatesh._types import Context, Facts
-from gatesh.vocab.harnesses import Harness
+from gatesh.harnesses import Harness
 
 from . import _limits as L
 from ._facts import make_facts

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gatesh._paths import LAUNCHER_HEADER
-from gatesh.vocab.harnesses import Harness
+from gatesh.harnesses import Harness
 from gatesh.vocab.programs.shells import PARSED_SHELLS
 
 from ._walk import parse

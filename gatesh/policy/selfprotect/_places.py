@@ -22,8 +22,8 @@ from typing import Final
 
 from gatesh._paths import GatePaths, Installation, environ_values
 from gatesh._types import Change, PathEffect
+from gatesh.harnesses import Harness
 from gatesh.vocab import places
-from gatesh.vocab.harnesses import Harness
 from gatesh.vocab.paths.classes import GIT_HOOK_MARKER, GIT_HOOK_NAMES
 from gatesh.vocab.words import unquote
 

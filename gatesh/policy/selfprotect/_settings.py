@@ -22,8 +22,8 @@ import shutil
 from typing import Final
 
 from gatesh._types import Change, Direction, Facts, PathEffect, SetBy, SimpleCommand, Variable
+from gatesh.harnesses import Harness
 from gatesh.vocab.grammar import WRAPPERS, parse
-from gatesh.vocab.harnesses import Harness
 from gatesh.vocab.programs.interpreters import is_interpreter
 from gatesh.vocab.programs.shells import SHELLS
 from gatesh.vocab.words import canon_path, option_values

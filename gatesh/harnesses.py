@@ -5,7 +5,8 @@ compare these members, never the names: a name is parsed into a member where it 
 command-line argument, the name of a program in a command) and printed from it where it goes out
 (the hook command, JSON). The hook adapter :mod:`gatesh.hooks` is the one module that keys its
 tables by the names themselves: it loads only the standard library's cheapest parts (S14), not
-:mod:`enum`; tests/test_vocab_harnesses.py holds its names equal to these members.
+:mod:`enum`; tests/test_harnesses.py holds its names equal to these members. It imports nothing of
+gatesh's, so :mod:`gatesh._types` (the facts name a harness) and the vocabulary can both stand on it.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ load no enum, S14) name exactly those members."""
 from __future__ import annotations
 
 from gatesh import hooks
+from gatesh.harnesses import Harness
 from gatesh.install import HARNESS_SPECS, TARGETS
 from gatesh.negotiation import TRUSTED_CHANNELS
-from gatesh.vocab.harnesses import Harness
 
 
 def test_the_hook_adapter_names_every_harness_and_no_other() -> None:

@@ -38,7 +38,6 @@ from gatesh.alignment import (
     approval_refusal,
     failed,
 )
-from gatesh.captures import CaptureRing, default_ring
 from gatesh.rater._api import (
     ANY_ONE,
     Block,
@@ -55,6 +54,7 @@ from gatesh.rater._api import (
 )
 from gatesh.rater._prompt import OUTCOME_MEANINGS
 from gatesh.rater._text import bounded, fence, model_text, normalize_for_model, one_line, pick_nonce
+from gatesh.rater.captures import CaptureRing, default_ring
 
 if TYPE_CHECKING:
     from gatesh.negotiation import CheckerRound

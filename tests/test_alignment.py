@@ -32,8 +32,8 @@ from gatesh.alignment import (
     with_suggestion,
 )
 from gatesh.alignment_model import AnthropicChecker, build_system, make_checker
-from gatesh.captures import CaptureRing
 from gatesh.negotiation import Negotiation
+from gatesh.rater.captures import CaptureRing
 from gatesh.testing.model_server import (
     ModelServer,
     Reply,

@@ -12,7 +12,6 @@ import pytest
 
 from gatesh._json import plain
 from gatesh._types import Facts, Outcome, Script, Verdict
-from gatesh.captures import CaptureRing
 from gatesh.rater._cache import VerdictCache, cache_key
 from gatesh.rater._prompt import PROMPT_VERSION, RATE_TOOL, SYSTEM_PROMPT
 from gatesh.rater.anthropic import (
@@ -22,6 +21,7 @@ from gatesh.rater.anthropic import (
     AnthropicRater,
     from_config,
 )
+from gatesh.rater.captures import CaptureRing
 from gatesh.testing.model_server import (
     ModelServer,
     Reply,

@@ -22,10 +22,10 @@ import pytest
 
 from gatesh import _paths, hooks
 from gatesh._json import plain
-from gatesh.captures import CaptureRing
 from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.rater.anthropic import AnthropicRater
+from gatesh.rater.captures import CaptureRing
 from gatesh.reading import read
 from gatesh.session import SessionState
 from gatesh.testing.model_server import ModelServer, server_error, tool_use

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gatesh.captures import Capture
 from gatesh.check_reply import CheckReply, DecisionSummary, check_reply
 from gatesh.daemon.sessions import SessionSummary
 from gatesh.pending import PendingState, PendingSummary
+from gatesh.rater.captures import Capture
 from gatesh.wire_json import OMIT_NONE
 
 __all__ = [

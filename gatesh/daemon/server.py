@@ -39,7 +39,6 @@ from gatesh._errors import EXIT_ERROR, ConfigError, GateshError, ProtocolError
 from gatesh.audit import AuditError, fold_home, read_tail
 from gatesh.audit_record import ObservationRecord, stamp
 from gatesh.boundary import handoff
-from gatesh.captures import default_ring
 from gatesh.config import SessionConfig, load_config
 from gatesh.daemon import deadline, limits, procs, routing, startup, verbs
 from gatesh.daemon import protocol as P
@@ -74,6 +73,7 @@ from gatesh.daemon.requests import (
 )
 from gatesh.negotiation import session_end_observation
 from gatesh.pending import OPEN, UNANSWERED
+from gatesh.rater.captures import default_ring
 from gatesh.reading import preload
 
 __all__ = ["AuditPipe", "Daemon", "main", "serve"]

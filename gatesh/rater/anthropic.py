@@ -22,8 +22,6 @@ from typing import Any, Final, Protocol
 
 from gatesh._errors import BackendError
 from gatesh._types import Facts, Outcome, Verdict
-from gatesh.captures import CaptureRing, default_ring
-from gatesh.captures import Verdict as Captured
 from gatesh.config import DEFAULT_CHECKER_MODEL, DEFAULT_RATER_MODEL
 from gatesh.rater._api import Request, Response
 from gatesh.rater._cache import VerdictCache, cache_key
@@ -33,6 +31,8 @@ from gatesh.rater._prompt import (
     build_user_turn,
     parse_rating,
 )
+from gatesh.rater.captures import CaptureRing, default_ring
+from gatesh.rater.captures import Verdict as Captured
 
 __all__ = [
     "DEFAULT_API_KEY_ENV",

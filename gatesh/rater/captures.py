@@ -5,6 +5,8 @@ role with their tool calls and tool results, the tools offered, the raw response
 and the fail-closed cause when there was one. Guarantees: every string is passed through
 :func:`gatesh.redact.redact` when it is recorded, so the ring never holds a secret in clear;
 the ring keeps the newest ``maxlen`` captures; :meth:`CaptureRing.snapshot` returns copies.
+It lives beside the Messages API records it keeps (:mod:`gatesh.rater._api`); the alignment
+check's model calls are captured here too.
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def in_boundary(pid: int) -> bool:
     and a seccomp filter, which :func:`gatesh.boundary._kernel.apply` sets before the Landlock
     domain (in the same call, failing as a whole) and which no process can clear. Landlock
     itself shows nothing in ``/proc``; so this is asked only of a process whose own gatesh said
-    it confined it (an agent's PTY shell, :mod:`gatesh.boundary.shell`), to tell a shell that
+    it confined it (an agent's PTY shell, :mod:`gatesh.pty.confine`), to tell a shell that
     really started inside its boundary from one that did not (False when unreadable)."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:

@@ -26,8 +26,8 @@ from gatesh._errors import EXIT_REFUSED
 from gatesh._invoke import INTERACTIVE_SHIMS, PTY_SHELLS, Invocation
 
 if TYPE_CHECKING:
-    from gatesh.boundary.shell import Confinement
     from gatesh.config import Config, Mark
+    from gatesh.pty.confine import Confinement
     from gatesh.pty.startup import Startup
 
 __all__ = ["main"]
@@ -192,11 +192,11 @@ def _lock_file(tmpdir: str) -> str:
 
 def _confinement(operator: str, config: Config | None) -> Confinement | None:
     """An agent's shell is confined to the session's boundary when it starts (S10, S16:
-    :mod:`gatesh.boundary.shell`), after the person is told what does not hold; a person's own
+    :mod:`gatesh.pty.confine`), after the person is told what does not hold; a person's own
     session is not. Raises when a boundary is drawn but cannot be set up (nothing starts)."""
     if operator == "person":
         return None
-    from gatesh.boundary.shell import prepare
+    from gatesh.pty.confine import prepare
 
     confined, notices = prepare(os.getcwd(), config.boundary if config is not None else None)
     for line in notices:

@@ -79,7 +79,7 @@ def spawn(
     The shell carries the gate's mark from its first instruction: all it starts is known for a
     gated session's, never a person's (gatesh._person; the daemon marks it again when it
     registers). ``confine`` puts it inside the session's boundary before it starts (an agent's
-    session: gatesh.boundary.shell).
+    session: gatesh.pty.confine).
     """
 
     def start() -> None:

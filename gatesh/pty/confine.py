@@ -18,6 +18,9 @@ gated commands will be refused until one runs.
 The shell's process builds and applies the domain between ``fork`` and ``exec`` (once per
 session, ~1 ms): a descriptor built here would not reach it, as the PTY's ``fork`` closes every
 descriptor it is not told to pass, and one passed would reach the shell too.
+
+It stands with the PTY session, its one caller, above both parts it joins: the boundary, and the
+client that asks for the daemon (which itself imports the boundary's kernel half).
 """
 
 from __future__ import annotations

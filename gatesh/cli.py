@@ -38,7 +38,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "deny": ("gatesh.people:deny_main", "refuse a pending escalation id (person only)"),
     "resume": ("gatesh.people:resume_main", "resume a halted session (person only)"),
     "undo": (
-        "gatesh.undo.cli:main",
+        "gatesh.undo_cli:main",
         "list snapshots, or put back what a command changed (person only)",
     ),
     "status": ("gatesh.daemon.admin:status_main", "sessions, counters and the daemon's health"),

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from _undo_repo import build, differences, state
 
+from gatesh import undo_cli
 from gatesh._errors import ConfigError
 from gatesh._types import Action, Stage
 from gatesh.audit import record_for
@@ -30,7 +31,7 @@ from gatesh.daemon.admin import format_record
 from gatesh.finish import dry_run
 from gatesh.pipeline import decide
 from gatesh.session import SessionState
-from gatesh.undo import cli, cover, guard, restore, snapshot
+from gatesh.undo import cover, guard, restore, snapshot
 from gatesh.undo.reply import read_rows
 from gatesh.undo.store import REF_PREFIX, Book
 from gatesh.worktree import Loss, State, find_repo
@@ -475,7 +476,7 @@ def test_undo_config_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 def test_the_verb_needs_a_list_or_an_id(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in ([], ["--list", "3"]):
         with pytest.raises(SystemExit) as exc:
-            cli.main(argv)
+            undo_cli.main(argv)
         assert exc.value.code == 2
 
 
@@ -490,6 +491,6 @@ def test_the_list_says_what_changed_since() -> None:
         },
         {"id": 3, "time": time.time() - 7200, "cwd": "~/proj", "command": "make", "since": {}},
     ]
-    text = cli._list(read_rows(rows))
+    text = undo_cli._list(read_rows(rows))
     assert "rm -rf src" in text and "changed since: 3 files, 1 ref, the stash" in text
     assert "nothing changed since" in text

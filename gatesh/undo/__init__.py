@@ -7,8 +7,10 @@
 - :mod:`~gatesh.undo.snapshot` — the engine: a work tree, its refs and index into its own object
   store, files outside any repository into gatesh's state folder;
 - :mod:`~gatesh.undo.store` — the book of snapshots and their expiry;
-- :mod:`~gatesh.undo.restore` — the plan and the restore of ``gatesh undo ID``;
-- :mod:`~gatesh.undo.cli` — ``gatesh undo``, a person's verb.
+- :mod:`~gatesh.undo.restore` — the plan and the restore of ``gatesh undo ID``.
+
+``gatesh undo``, a person's verb, is :mod:`gatesh.undo_cli`: it sends its op through
+:mod:`gatesh.people`, which stands above the snapshot engine, so it lives outside this package.
 
 This package's own ``__init__`` imports nothing: the rater imports :mod:`~gatesh.undo.cover`
 on every decision, and must not pay for the rest.

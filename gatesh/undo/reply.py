@@ -2,7 +2,7 @@
 plan and the snapshots, and read back into typed records for the person's text.
 
 The JSON objects stay in this module: :mod:`gatesh.undo.ops` hands the daemon what
-:func:`plan_json` and :func:`row_json` write, and :mod:`gatesh.undo.cli` works on the
+:func:`plan_json` and :func:`row_json` write, and :mod:`gatesh.undo_cli` works on the
 :class:`PlanReport` and :class:`ShotRow` that :func:`read_plan` and :func:`read_rows` make of it.
 Reading is lenient where the text allows (a missing field reads as empty), so an older daemon's
 reply still prints; ``gatesh undo --json`` prints the reply as it came.

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._homes import HOMES, new_home, point_home
 from tests.harness import clis
 
 
@@ -84,14 +85,6 @@ def stop_daemons(root: str) -> None:
             pass
 
 
-# Every test's HOME lives in a folder of its own directly under /tmp, not beside the thousands of
-# folders of the run's basetemp: a command gatesh lets run is confined to a boundary (S16) whose
-# rules walk around the credential stores and gatesh's files in HOME, one rule per sibling of each
-# folder on the way there.
-# One folder per test process: a worker stops only its own daemons at the end of its run.
-HOMES = f"/tmp/gatesh-test-homes/p{os.getpid()}"
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _no_daemon_outlives_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     root = str(tmp_path_factory.getbasetemp())
@@ -103,31 +96,21 @@ def _no_daemon_outlives_the_run(tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture(autouse=True)
 def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    import shutil
-    import tempfile
-
-    os.makedirs(HOMES, mode=0o755, exist_ok=True)
-    os.chmod(os.path.dirname(HOMES), 0o755)
-    # Short paths: a Unix socket path must fit in 108 bytes.
-    home = Path(tempfile.mkdtemp(prefix="h", dir=HOMES))
-    runtime = home / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local/state"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local/share"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    monkeypatch.setenv("GATESH_SYSTEM_CONFIG", str(home / "etc-gatesh/config.toml"))
-    for var in ("GATESH_SESSION", "GATESH_GATED", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(var, raising=False)
-    # Every command a test gates runs outside this checkout: an allowed command is snapshotted
-    # (S17) into the repository it runs in, and the checkout's own repository is not a test's.
-    work = home / "cwd"
-    work.mkdir()
-    monkeypatch.chdir(work)
+    home = new_home()
+    point_home(monkeypatch, home)
     yield home
     if _may_hold_a_daemon(home):
         stop_daemons(str(home))
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def shared_home() -> Iterator[Path]:
+    """One HOME for all the tests of a module that only decide commands (tests/_homes.py): the
+    module overrides ``isolated_home`` to point each test at it, and lays out what its cases are
+    decided in once, inside :func:`_homes.unchanged`. Nothing that decides starts a daemon."""
+    home = new_home()
+    yield home
     shutil.rmtree(home, ignore_errors=True)
 
 

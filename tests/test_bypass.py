@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from gatesh._types import Action, Rung, Stage
 from gatesh.config import default
 from gatesh.pipeline import decide
 from gatesh.testing import worktree
+from tests._homes import point_home, unchanged
 
 CASES = load("bypass").CASES
 CONFIG = default()
@@ -41,17 +43,26 @@ def _params(cases, known: dict[str, str]):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def project() -> Path:
-    """A project folder inside the (isolated) home: the realistic working directory, a git
+def isolated_home(shared_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every case is decided in the module's one HOME (tests/_homes.py): deciding writes nothing."""
+    point_home(monkeypatch, shared_home)
+    return shared_home
+
+
+@pytest.fixture(scope="module")
+def project(shared_home: Path) -> Iterator[Path]:
+    """A project folder inside the (shared) home: the realistic working directory, a git
     repository in the middle of a task (gatesh.testing.worktree), since whether a deletion destroys
-    work is read from the files' git state (S3.2)."""
-    path = Path.home() / "src" / "proj"
+    work is read from the files' git state (S3.2). Laid out once; the cases must leave it as is."""
+    path = shared_home / "src" / "proj"
     if shutil.which("git") is None:  # the same files with no repository: every one is work to lose
         for rel, text in {**worktree.COMMITTED, **worktree.UNCOMMITTED}.items():
             (path / rel).parent.mkdir(parents=True, exist_ok=True)
             (path / rel).write_text(text)
-        return path
-    return Path(worktree.make_repo(str(path)))
+    else:
+        worktree.make_repo(str(path))
+    with unchanged(shared_home):
+        yield path
 
 
 def _explain(d) -> str:  # type: ignore[no-untyped-def]

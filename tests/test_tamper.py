@@ -13,6 +13,7 @@ import json
 import subprocess
 import tomllib
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from gatesh.config import default
 from gatesh.githooks import hook_script
 from gatesh.pipeline import decide
 from gatesh.policy.selfprotect import Kind, protected_for
+from tests._homes import point_home, unchanged
 
 CORPUS = tomllib.loads((Path(__file__).parent / "fixtures" / "tamper.toml").read_text())
 CASES = CORPUS["case"]
@@ -93,8 +95,27 @@ def lay_out_installation(home: Path) -> Installed:
     return Installed(home, project)
 
 
+@pytest.fixture(scope="module")
+def _one_installation(shared_home: Path) -> Iterator[Installed]:
+    """The installation laid out once in the module's shared HOME (tests/_homes.py); the cases
+    that only decide must leave it as it is."""
+    with pytest.MonkeyPatch.context() as mp:
+        point_home(mp, shared_home)
+        one = lay_out_installation(shared_home)
+    with unchanged(shared_home):
+        yield one
+
+
 @pytest.fixture
-def installed(isolated_home: Path) -> Installed:
+def installed(_one_installation: Installed, monkeypatch: pytest.MonkeyPatch) -> Installed:
+    """The module's one installation, the test working in its HOME: for tests that only decide."""
+    point_home(monkeypatch, _one_installation.home)
+    return _one_installation
+
+
+@pytest.fixture
+def own_installation(isolated_home: Path) -> Installed:
+    """An installation in the test's own HOME, for a test that changes it."""
     return lay_out_installation(isolated_home)
 
 
@@ -145,13 +166,15 @@ def test_ordinary_work_is_not_refused(case: dict[str, str], installed: Installed
     assert d.stage is not Stage.SELF_PROTECTION, (case["id"], d.rule_id)
 
 
-def test_the_record_is_what_protects_parts_away_from_the_defaults(installed: Installed) -> None:
+def test_the_record_is_what_protects_parts_away_from_the_defaults(
+    own_installation: Installed,
+) -> None:
     """Without the record, the recorded launcher is an ordinary file; with it, it is the gate's."""
     command = "cp /bin/true ~/opt/gs/bin/gatesh"
-    d = decide(command, cwd=str(installed.project), config=CONFIG, rung=Rung.BYPASS)
+    d = decide(command, cwd=str(own_installation.project), config=CONFIG, rung=Rung.BYPASS)
     assert (d.stage, d.rule_id) == (Stage.SELF_PROTECTION, "self.install")
     Path(_paths.current().install_record).unlink()
-    d = decide(command, cwd=str(installed.project), config=CONFIG, rung=Rung.BYPASS)
+    d = decide(command, cwd=str(own_installation.project), config=CONFIG, rung=Rung.BYPASS)
     assert d.stage is Stage.BYPASS
 
 
@@ -171,11 +194,14 @@ def test_every_recorded_part_is_protected(installed: Installed) -> None:
     )  # the default place too
 
 
-def test_a_hook_script_that_is_not_gatesh_is_the_projects_own(installed: Installed) -> None:
-    hook = installed.project / ".git" / "hooks" / "pre-commit"
+def test_a_hook_script_that_is_not_gatesh_is_the_projects_own(own_installation: Installed) -> None:
+    hook = own_installation.project / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\nnpm run lint\n")
     d = decide(
-        "rm .git/hooks/pre-commit", cwd=str(installed.project), config=CONFIG, rung=Rung.BYPASS
+        "rm .git/hooks/pre-commit",
+        cwd=str(own_installation.project),
+        config=CONFIG,
+        rung=Rung.BYPASS,
     )
     assert d.stage is Stage.BYPASS
 

@@ -5,6 +5,7 @@ a row's options."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
@@ -194,13 +195,20 @@ def test_every_row_has_a_probe() -> None:
     assert probed == {g.id for g in GRAMMARS}, {g.id for g in GRAMMARS} - probed
 
 
-@pytest.mark.parametrize(("probe", "name", "spellings"), list(_walk()))
-def test_every_layer_reads_every_spelling_alike(
-    probe: str, name: str, spellings: list[str], tmp_path: Path
-) -> None:
-    project = tmp_path / "proj"
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a file of unsaved work, where every spelling is decided (deciding writes
+    nothing, so the module's cases share it)."""
+    project = tmp_path_factory.mktemp("grammar") / "proj"
     (project / "src").mkdir(parents=True)
     (project / "src" / "work.py").write_text("print('unsaved work')\n")
+    return project
+
+
+@pytest.mark.parametrize(("probe", "name", "spellings"), list(_walk()))
+def test_every_layer_reads_every_spelling_alike(
+    probe: str, name: str, spellings: list[str], project: Path
+) -> None:
     verdicts = {
         text: _verdict(decide(text, cwd=str(project), config=CONFIG, rung=Rung.AUTO))
         for text in spellings
@@ -272,6 +280,12 @@ def _literal_sets(tree: ast.AST) -> Iterator[tuple[int, frozenset[str]]]:
             yield node.lineno, frozenset(str(e.value) for e in items)  # type: ignore[attr-defined]
 
 
+@functools.cache
+def _literal_sets_in(path: Path) -> tuple[tuple[int, frozenset[str]], ...]:
+    """The literal string collections of the module at ``path``, parsed once for both checks."""
+    return tuple(_literal_sets(ast.parse(path.read_text(encoding="utf-8"))))
+
+
 def tables_outside_the_grammar(root: Path = ROOT) -> dict[str, list[str]]:
     """Per family, where a literal table of its options (or of wrapper names) is kept outside the
     grammar (``file:line``, one entry per table)."""
@@ -280,8 +294,7 @@ def tables_outside_the_grammar(root: Path = ROOT) -> dict[str, list[str]]:
         rel = path.relative_to(root).as_posix()
         if rel.startswith(_EXEMPT):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for line, names in _literal_sets(tree):
+        for line, names in _literal_sets_in(path):
             for family, (sig, k) in _SIGNATURES.items():
                 where = f"{rel}:{line}"
                 if len(sig & names) >= k and where not in found[family]:
@@ -297,8 +310,7 @@ def copies_of_the_tables(root: Path = ROOT) -> dict[str, list[str]]:
         rel = path.relative_to(root).as_posix()
         if rel.startswith(_TABLE_EXEMPT):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for line, names in _literal_sets(tree):
+        for line, names in _literal_sets_in(path):
             for name, table in tables.items():
                 where = f"{rel}:{line}"
                 if _copies(names, table) and where not in found[name]:

@@ -150,19 +150,23 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """The module graph, read once for the module's tests (each read parses every module)."""
+    return module_graph()
+
+
 def test_circles_are_found() -> None:
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-def test_the_graph_sees_imports_inside_functions() -> None:
-    graph = module_graph()
+def test_the_graph_sees_imports_inside_functions(graph: dict[str, set[str]]) -> None:
     assert "gatesh.pty" in graph["gatesh._entry"]  # imported inside main()
     assert "gatesh.daemon.server" in graph["gatesh.cli"]  # the subcommand table
 
 
-def test_no_import_circle() -> None:
-    graph = module_graph()
+def test_no_import_circle(graph: dict[str, set[str]]) -> None:
     assert circles(graph) == []
 
 
@@ -208,8 +212,7 @@ def _part(module: str) -> str | None:
     return None
 
 
-def test_no_part_imports_a_part_it_must_never_reach() -> None:
-    graph = module_graph()
+def test_no_part_imports_a_part_it_must_never_reach(graph: dict[str, set[str]]) -> None:
     found = sorted(
         f"{a} -> {b} ({why}): {m} imports {n}"
         for m, names in graph.items()
@@ -228,8 +231,9 @@ def test_the_layer_check_sees_a_forbidden_arrow() -> None:
     assert _part("gatesh.vocab.words") is None and _part("gatesh.readingx") is None
 
 
-def test_the_client_imports_nothing_but_the_standard_library_and_itself() -> None:
-    graph = module_graph()
+def test_the_client_imports_nothing_but_the_standard_library_and_itself(
+    graph: dict[str, set[str]],
+) -> None:
     assert graph["gatesh._errors"] == set() and graph["gatesh._invoke"] == {"gatesh._errors"}
     assert graph["gatesh.client"] == {
         "gatesh._errors",

@@ -7,10 +7,12 @@ tests/test_undo_e2e.py.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -55,9 +57,25 @@ def git(argv: Sequence[str], cwd: str) -> str:
     ).stdout
 
 
+_TEMPLATE: list[str] = []
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> str:
-    return build(str(tmp_path / "work"), git)
+    """A fresh copy of the task's repository (tests/_undo_repo.py) for the test to change. It is
+    built with git once per process and copied: its two dozen git runs cost more than most of
+    these tests. A copy is the same repository; only its remote's path is rewritten to the copy's
+    own remote."""
+    if not _TEMPLATE:
+        base = tempfile.mkdtemp(prefix="gatesh-undo-repo-")
+        atexit.register(shutil.rmtree, base, True)
+        build(base, git)
+        _TEMPLATE.append(base)
+    base = str(tmp_path / "work")
+    shutil.copytree(_TEMPLATE[0], base, symlinks=True)
+    config = Path(base, "repo", ".git", "config")
+    config.write_text(config.read_text().replace(_TEMPLATE[0], base))
+    return os.path.join(base, "repo")
 
 
 @pytest.fixture

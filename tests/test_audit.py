@@ -75,6 +75,7 @@ def test_failure_raises(tmp_path: Path) -> None:
     assert log.failures == 1
 
 
+@pytest.mark.slow
 def test_rlimit_fsize_is_an_error_not_a_signal(tmp_path: Path) -> None:
     """Past RLIMIT_FSIZE (disk full's cousin) the append fails cleanly with SIGXFSZ ignored."""
     code = f"""

@@ -63,6 +63,7 @@ def _writer(path: str, tag: int) -> None:
         log.append({"session": f"w{tag}", "command": f"echo {tag}-{i}"})
 
 
+@pytest.mark.slow
 def test_two_processes_writing_one_log_keep_one_chain(tmp_path: Path) -> None:
     """The daemon and an in-process fallback may write at once: the lock keeps one chain."""
     path = str(tmp_path / "audit.jsonl")
@@ -178,6 +179,7 @@ def test_a_removed_rotated_file_is_reported(tmp_path: Path) -> None:
     assert report.kind == "removed", report.problem
 
 
+@pytest.mark.slow
 def test_gatesh_log_verify(isolated_home: Path) -> None:
     path = Path(_paths.current().audit_log)
     write(AuditLog(str(path)), 4)

@@ -87,6 +87,7 @@ def test_evaluation_and_plot_write_their_documents(tmp_path: Path) -> None:
     assert _last_json(proc.stdout)["status"] == "ok"
 
 
+@pytest.mark.slow
 def test_evaluation_says_so_when_the_corpora_are_absent(tmp_path: Path) -> None:
     doc = tmp_path / "EVALUATION.md"
     proc = _run(

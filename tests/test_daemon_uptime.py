@@ -248,6 +248,7 @@ def test_an_idle_connection_is_closed(daemon: RealDaemon) -> None:
         s.close()
 
 
+@pytest.mark.slow
 def test_per_role_caps(daemon: RealDaemon) -> None:
     from gatesh.daemon.limits import ROLE_CAPS
 

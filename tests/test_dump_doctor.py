@@ -34,6 +34,7 @@ def _run(
     )
 
 
+@pytest.mark.slow
 def test_dump_writes_outside_the_working_tree_and_names_absent_parts_as_such(
     tmp_path: Path,
 ) -> None:
@@ -64,6 +65,7 @@ def test_dump_writes_outside_the_working_tree_and_names_absent_parts_as_such(
     )
 
 
+@pytest.mark.slow
 def test_dump_still_writes_where_it_is_told(tmp_path: Path) -> None:
     target = tmp_path / "here.tar.gz"
     out = _run([*GATESH, "dump", "-o", str(target)], tmp_path)

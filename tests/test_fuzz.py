@@ -461,6 +461,7 @@ print(d.action.value, d.stage.value, round(time.monotonic() - t, 3))
 BIG_BUDGET_S = 5.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [

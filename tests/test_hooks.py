@@ -348,6 +348,7 @@ def hook_process(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("harness", hooks.HARNESSES)
 def test_process_malformed_json_is_a_deny_with_exit_0(
     harness: str, hook_env: dict[str, str]
@@ -361,6 +362,7 @@ def test_process_malformed_json_is_a_deny_with_exit_0(
     assert decision == "deny"
 
 
+@pytest.mark.slow
 def test_process_claude_hardline_denied_and_safe_allowed(
     tmp_path: Path, hook_env: dict[str, str]
 ) -> None:
@@ -381,6 +383,7 @@ def test_process_claude_hardline_denied_and_safe_allowed(
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
 
 
+@pytest.mark.slow
 def test_process_gemini_hardline_denied(tmp_path: Path, hook_env: dict[str, str]) -> None:
     base = sample("gemini-beforetool-shell.json", cwd=str(tmp_path))
     base["tool_input"] = {"command": "mkfs.ext4 /dev/sda1"}

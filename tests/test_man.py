@@ -32,6 +32,7 @@ def roff_plain(s: str) -> str:
     return s.replace("\\-", "-").replace("\\(dq", '"').replace("\\(aq", "'").replace("\\~", " ")
 
 
+@pytest.mark.slow
 def test_renders_without_warnings() -> None:
     groff = shutil.which("groff")
     assert groff, "groff is needed to check the man page (apt-get install groff)"
@@ -54,6 +55,7 @@ def test_every_subcommand_is_documented_and_vice_versa() -> None:
     assert documented_subcommands() == public
 
 
+@pytest.mark.slow
 def test_help_agrees_with_the_man_page() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "gatesh", "--help"], capture_output=True, text=True, timeout=60

@@ -43,6 +43,7 @@ def _into_closed_pipe(args: list[str]) -> subprocess.CompletedProcess[str]:
         os.close(write)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [

@@ -106,6 +106,7 @@ _ARG_ALPHABET = [
 ]
 
 
+@pytest.mark.slow
 @needs_bash
 def test_printf_and_echo_write_what_bash_writes() -> None:
     """Random formats, escapes and options: the reader's text equals real bash's, byte for byte,

@@ -60,6 +60,7 @@ _PARTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
 def test_expand_gives_the_words_bash_gives() -> None:
     rng = random.Random(14)

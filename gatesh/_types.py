@@ -289,6 +289,37 @@ class PathClass(enum.StrEnum):
     UNKNOWN = "only known when it runs"
 
 
+class Via(enum.StrEnum):
+    """How a command names a path (S2.1 path effects): the word's role, which some rules read (a
+    path a redirection truncates, a name inside inline code). A path named by a command run on
+    another host or in a container keeps its role as the ``…_ELSEWHERE`` twin, so no rule about
+    this machine's roles takes it for one of them. The values are the words ``explain --json``
+    writes."""
+
+    ARGV = "argv"  # an operand
+    OPTION = "option"  # an option's value
+    REDIRECT = "redirect"
+    INLINE_CODE = "inline code"  # named inside program text (-c, -e, $(<FILE))
+    PROGRAM = "program"  # the program file run
+    PIPED_NAME = "piped name"  # a name piped to a command that acts on its input's names
+    CD = "cd"  # the folder a later command runs in
+    IMPLICIT = "implicit"  # a file the program writes without naming it (pip config set)
+    EMBEDDED = "embedded"  # inside an argument of a program gatesh does not read
+    ARGV_ELSEWHERE = "argv on another host or in a container"
+    OPTION_ELSEWHERE = "option on another host or in a container"
+    REDIRECT_ELSEWHERE = "redirect on another host or in a container"
+    INLINE_CODE_ELSEWHERE = "inline code on another host or in a container"
+    PROGRAM_ELSEWHERE = "program on another host or in a container"
+    PIPED_NAME_ELSEWHERE = "piped name on another host or in a container"
+    CD_ELSEWHERE = "cd on another host or in a container"
+    IMPLICIT_ELSEWHERE = "implicit on another host or in a container"
+    EMBEDDED_ELSEWHERE = "embedded on another host or in a container"
+
+    def elsewhere(self) -> Via:
+        """This role in a command run on another host or in a container (itself if already)."""
+        return self if self.name.endswith("_ELSEWHERE") else Via[f"{self.name}_ELSEWHERE"]
+
+
 @dataclass(frozen=True)
 class PathEffect:
     """One path a command names, with its direction and class (S2.1 path effects).
@@ -310,7 +341,7 @@ class PathEffect:
     direction: Direction
     cls: PathClass
     command: int  # index into Facts.commands
-    via: str = "argv"  # argv, option, redirect, inline code, program, piped name, cd
+    via: Via = Via.ARGV
     replaces: bool = False
     only: str = ""
     kind: str = (

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from gatesh._types import Context, Direction, Facts, SimpleCommand, Tier
+from gatesh._types import Context, Direction, Facts, SimpleCommand, Tier, Via
 
 __all__ = ["MATCH_KINDS", "ListEntry", "Match", "find", "match"]
 
@@ -333,7 +333,7 @@ def _read_parts(facts: Facts) -> list[_Read]:
         if p.resolved:
             resolved[(p.command, p.path)] = p.resolved
     roots = _find_roots(facts)
-    fed = {p.command for p in facts.paths if p.via == "piped name"}
+    fed = {p.command for p in facts.paths if p.via is Via.PIPED_NAME}
     out: list[_Read] = []
     for i, cmd in enumerate(facts.commands):
         head = cmd.head or (cmd.words[0] if cmd.words else "")

@@ -15,6 +15,7 @@ from gatesh._types import (
     Change,
     Direction,
     SimpleCommand,
+    Via,
     Word,
 )
 from gatesh.vocab.grammar import grammar_of, parse
@@ -84,13 +85,13 @@ def _tar(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
             W if mode == "c" else R,
             i,
             cwd,
-            "option",
+            Via.OPTION,
             replaces=mode == "c",
         )
     if mode == "x":
         # everything the archive holds lands in its folder (the current one without -C)
         place = folder if folder is not None else Word(".")
-        col.add(place.text, place.static, W, i, cwd, "option", deep=True)
+        col.add(place.text, place.static, W, i, cwd, Via.OPTION, deep=True)
     if mode == "c":
         removes = any(w.static and w.text == "--remove-files" for w in words)
         for w in operands:
@@ -197,7 +198,7 @@ def _options_by_table(
                     direction,
                     i,
                     cwd,
-                    "option",
+                    Via.OPTION,
                     replaces=direction is W and (replaces or use is None),
                     deep=deep and direction is W,
                 )
@@ -207,14 +208,14 @@ def _options_by_table(
             k += 1 if eq else 2
             continue
         if eq and looks_like_path(value):
-            col.add(value, True, U, i, cwd, "option")
+            col.add(value, True, U, i, cwd, Via.OPTION)
         elif (
             not name.startswith("--")
             and len(name) > 2
             and name[:2] in writes
             and looks_like_path(name[2:])
         ):
-            col.add(name[2:], True, W, i, cwd, "option", replaces=replaces or use is None)
+            col.add(name[2:], True, W, i, cwd, Via.OPTION, replaces=replaces or use is None)
         k += 1
     return operands
 
@@ -299,12 +300,12 @@ def _argv_by_grammar(
                     direction,
                     i,
                     cwd,
-                    "option",
+                    Via.OPTION,
                     replaces=direction is W and (replaces or use is None) and not into,
                     deep=deep and direction is W,
                 )
         elif attached and o.name.startswith("--") and looks_like_path(o.value):
-            col.add(o.value, True, U, i, cwd, "option")
+            col.add(o.value, True, U, i, cwd, Via.OPTION)
     return [words[k] for k in argv.operand_at], {o.name for o in argv.options}
 
 
@@ -377,7 +378,7 @@ def _operands(
                         W,
                         i,
                         cwd,
-                        "argv",
+                        Via.ARGV,
                         replaces=replaces,
                         deep=deep,
                     )
@@ -405,16 +406,16 @@ def _word(
         return
     if not w.static:
         if looks_like_path(t.replace('"', "")) or all_operands:
-            col.add(t, False, direction, i, cwd, "argv", replaces, "", change, deep)
+            col.add(t, False, direction, i, cwd, Via.ARGV, replaces, "", change, deep)
         return
     if all_operands or looks_like_path(t):
         if "=" in t and not t.startswith(("/", "~", ".")):
             key, _, value = t.partition("=")
             if looks_like_path(value) and _KEY.match(key):
-                col.add(value, True, direction, i, cwd, "option", replaces, "", change, deep)
+                col.add(value, True, direction, i, cwd, Via.OPTION, replaces, "", change, deep)
             return
-        col.add(t, True, direction, i, cwd, "argv", replaces, "", change, deep)
+        col.add(t, True, direction, i, cwd, Via.ARGV, replaces, "", change, deep)
     elif "=" in t:
         key, _, value = t.partition("=")
         if _KEY.match(key) and looks_like_path(value):
-            col.add(value, True, direction, i, cwd, "option", False, "", change, deep)
+            col.add(value, True, direction, i, cwd, Via.OPTION, False, "", change, deep)

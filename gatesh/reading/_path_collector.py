@@ -12,6 +12,7 @@ from gatesh._types import (
     Direction,
     PathClass,
     PathEffect,
+    Via,
 )
 from gatesh.vocab.paths import classes as pathclasses
 
@@ -57,7 +58,7 @@ class _Collector:
         direction: Direction,
         index: int,
         cwd: str | None,
-        via: str,
+        via: Via,
         replaces: bool = False,
         only: str = "",
         change: Change = Change.CONTENT,

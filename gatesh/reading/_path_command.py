@@ -17,6 +17,7 @@ from gatesh._types import (
     Direction,
     PathClass,
     SimpleCommand,
+    Via,
     Word,
 )
 from gatesh.vocab.paths import settings, uses
@@ -61,7 +62,7 @@ def _elsewhere(col: _Collector, cmd: SimpleCommand, i: int) -> None:
     _command(there, cmd, i, None)
     for e in there.out:
         if e.cls in _ELSEWHERE_CLASSES and len(col.out) < MAX_EFFECTS:
-            col.out.append(dataclasses.replace(e, via=f"{e.via} on another host or in a container"))
+            col.out.append(dataclasses.replace(e, via=e.via.elsewhere()))
 
 
 def _command(
@@ -83,7 +84,7 @@ def _command(
     if program is not None and not program.static and "/" in program.text:
         # a program named by a path only known when it runs (`"$HOME/venv/bin/pip"`)
         if looks_like_path(program.text.replace('"', "")):
-            col.add(program.text, False, R, i, cwd, "program")
+            col.add(program.text, False, R, i, cwd, Via.PROGRAM)
     if head == "find":
         _find(col, cmd, words, i, cwd, [c for c in following if c.context is Context.FIND_EXEC])
         return
@@ -91,11 +92,11 @@ def _command(
     if head in _NAME_ONLY_READS:
         for k, w in enumerate(words[:-1]):
             if w.static and w.text in _NAME_ONLY_READS[head]:
-                col.add(words[k + 1].text, words[k + 1].static, R, i, cwd, "option")
+                col.add(words[k + 1].text, words[k + 1].static, R, i, cwd, Via.OPTION)
     if head == "man" and any(w.static and "/" in w.text for w in words):
         for w in words:
             if w.static and "/" in w.text and not w.text.startswith("-"):
-                col.add(w.text, True, R, i, cwd, "argv")  # man renders a file named by a path
+                col.add(w.text, True, R, i, cwd, Via.ARGV)  # man renders a file named by a path
         return
     if not head or head in uses.NAME_ONLY or not cmd.argv:
         return
@@ -104,12 +105,12 @@ def _command(
     if head in uses.CREDENTIAL_USERS:
         return  # loading or using a key is the key's purpose
     for setting in settings.setting_writes(head, [w.text for w in words if w.static]):
-        col.add(setting, True, W, i, cwd, "implicit")  # `pip config set …` writes pip.conf
+        col.add(setting, True, W, i, cwd, Via.IMPLICIT)  # `pip config set …` writes pip.conf
     implicit = uses.IMPLICIT_WRITES.get(head)
     if implicit is not None and not any(
         w.static and w.text in ("-c", "--check", "-f", "--file") for w in words
     ):
-        col.add(implicit, True, W, i, cwd, "implicit")
+        col.add(implicit, True, W, i, cwd, Via.IMPLICIT)
     if head in ("tar", "gtar", "bsdtar"):
         _tar(col, words, i, cwd)
         return
@@ -119,7 +120,7 @@ def _command(
         use = _INTERPRETER_USE
     if cmd.argv[0].static and "/" in cmd.argv[0].text:
         # the program file itself is read to run it
-        col.add(cmd.argv[0].text, True, R, i, cwd, "program")
+        col.add(cmd.argv[0].text, True, R, i, cwd, Via.PROGRAM)
     _argv(col, cmd, words, use, i, cwd)
     if use is None or use is _INTERPRETER_USE or head in _EMBEDDERS:
         _embedded(col, cmd, words, i, cwd)
@@ -131,18 +132,18 @@ def _redirects(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> 
     for r in cmd.redirects:
         if r.target is None and r.writes and r.text:
             # a target only known when it runs (`> "$f"`, `> ${XDG_STATE_HOME:-…}/x`)
-            col.add(r.text, False, W, i, cwd, "redirect", replaces=r.op in _TRUNCATING)
+            col.add(r.text, False, W, i, cwd, Via.REDIRECT, replaces=r.op in _TRUNCATING)
             continue
         if r.target is None or r.op.startswith("<<"):
             continue
         if r.op in (">&", "<&") and (r.target.isdigit() or r.target == "-"):
             continue
         if r.writes:
-            col.add(r.target, True, W, i, cwd, "redirect", replaces=r.op in _TRUNCATING)
+            col.add(r.target, True, W, i, cwd, Via.REDIRECT, replaces=r.op in _TRUNCATING)
         elif r.op == "<>":
-            col.add(r.target, True, U, i, cwd, "redirect")
+            col.add(r.target, True, U, i, cwd, Via.REDIRECT)
         else:
-            col.add(r.target, True, R, i, cwd, "redirect")
+            col.add(r.target, True, R, i, cwd, Via.REDIRECT)
 
 
 def _read_by_any(col: _Collector, words: list[Word], i: int, cwd: str | None) -> None:
@@ -151,7 +152,7 @@ def _read_by_any(col: _Collector, words: list[Word], i: int, cwd: str | None) ->
         if "$(" not in w.text:
             continue  # what every match starts with (most words: skipped without the pattern)
         for m in _READ_SUBST.finditer(w.text):
-            col.add(m.group(1).strip("'\""), True, R, i, cwd, "redirect")
+            col.add(m.group(1).strip("'\""), True, R, i, cwd, Via.REDIRECT)
     for w in (
         words
     ):  # a file:// URL names a local file, whatever the program (curl, aws --cli-input-json …)
@@ -160,7 +161,7 @@ def _read_by_any(col: _Collector, words: list[Word], i: int, cwd: str | None) ->
         if w.static and k >= 0:
             url = _URL_FILE.match(t[k:].split(",", 1)[0])
             if url:
-                col.add(url.group(1), True, R, i, cwd, "argv")
+                col.add(url.group(1), True, R, i, cwd, Via.ARGV)
 
 
 def _special(
@@ -173,9 +174,9 @@ def _special(
     if head in ("docker", "podman", "nerdctl") and len(words) >= 3 and words[0].text == "cp":
         local = [w for w in words[1:] if not w.text.startswith("-") and ":" not in w.text]
         if local and ":" in words[-1].text:
-            col.add(local[0].text, local[0].static, R, i, cwd, "argv")
+            col.add(local[0].text, local[0].static, R, i, cwd, Via.ARGV)
         elif local and local[-1] is words[-1]:
-            col.add(words[-1].text, words[-1].static, W, i, cwd, "argv", replaces=True)
+            col.add(words[-1].text, words[-1].static, W, i, cwd, Via.ARGV, replaces=True)
         return True
     if head == "socat":
         for w in words:
@@ -194,7 +195,7 @@ def _special(
                     W if writes else U,
                     i,
                     cwd,
-                    "argv",
+                    Via.ARGV,
                     replaces="trunc" in opts or kind == "create",
                 )
         return True
@@ -202,19 +203,19 @@ def _special(
         for w in words:
             if w.static:
                 for m in _SED_WRITE.finditer(w.text):
-                    col.add(m.group(1), True, W, i, cwd, "inline code", replaces=True)
+                    col.add(m.group(1), True, W, i, cwd, Via.INLINE_CODE, replaces=True)
     if head in ("sqlite3", "sqlite", "duckdb"):
         db = next((w for w in words if not (w.static and w.text.startswith("-"))), None)
         if db is not None:  # the database file, perhaps as an SQLite URI (file:PATH?mode=ro)
             text = db.text.replace('"', "")
             text = text[5:] if text.startswith("file:") else text
-            col.add(text.split("?", 1)[0], db.static, U, i, cwd, "argv")
+            col.add(text.split("?", 1)[0], db.static, U, i, cwd, Via.ARGV)
         for text in [w.text for w in words if w.static] + ([cmd.raw] if _heredoc(cmd) else []):
             for m in _SQLITE_DOT.finditer(text):
                 verb = m.group(1).lower()
                 writes = verb in ("output", "once", "save", "backup", "dump", "excel")
                 col.add(
-                    m.group(2), True, W if writes else R, i, cwd, "inline code", replaces=writes
+                    m.group(2), True, W if writes else R, i, cwd, Via.INLINE_CODE, replaces=writes
                 )
     if head in ("dd", "dcfldd", "dc3dd"):
         for w in words:
@@ -226,7 +227,7 @@ def _special(
                         direction,
                         i,
                         cwd,
-                        "option",
+                        Via.OPTION,
                         replaces=direction is W,
                     )
         return True
@@ -244,7 +245,9 @@ def _inline(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> Non
         deleted = removed(code)
         for text, direction, replaces in code_paths(code):
             change = Change.REMOVE if text in deleted else Change.CONTENT
-            col.add(text, True, direction, i, cwd, "inline code", replaces=replaces, change=change)
+            col.add(
+                text, True, direction, i, cwd, Via.INLINE_CODE, replaces=replaces, change=change
+            )
         if python:
             _python_files(col, code, i, cwd)
 
@@ -312,7 +315,7 @@ def _embedded(
                 resolved
                 and _classify(resolved, col.home, col.tree, col.gate)[0] in _EMBEDDED_CLASSES
             ):
-                col.add(path, True, U, i, cwd, "embedded")
+                col.add(path, True, U, i, cwd, Via.EMBEDDED)
 
 
 def _heredoc(cmd: SimpleCommand) -> bool:
@@ -398,7 +401,7 @@ def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> No
                 W,
                 i,
                 cwd,
-                "argv",
+                Via.ARGV,
                 replaces="-a" not in rest and "--append" not in rest,
             )
     wanted = [w for w in wanted if w != "script"]
@@ -406,7 +409,7 @@ def _wrapped(col: _Collector, cmd: SimpleCommand, i: int, cwd: str | None) -> No
         for wrapper in wanted:
             direction = _WRAPPER_PATHS[wrapper].get(w)
             if direction is not None:
-                col.add(words[k + 1], True, direction, i, cwd, "option", replaces=direction is W)
+                col.add(words[k + 1], True, direction, i, cwd, Via.OPTION, replaces=direction is W)
 
 
 def _find(
@@ -438,7 +441,7 @@ def _find(
         elif t in ("-exec", "-execdir", "-ok", "-okdir"):
             in_exec = True
         elif t in ("-fprint", "-fprint0", "-fprintf", "-fls") and j + 1 < len(rest):
-            col.add(rest[j + 1].text, rest[j + 1].static, W, i, cwd, "option", replaces=True)
+            col.add(rest[j + 1].text, rest[j + 1].static, W, i, cwd, Via.OPTION, replaces=True)
     only = names[0] if len(names) == 1 else ""
     targets = roots or [Word(".")]
     if deletes:
@@ -449,7 +452,7 @@ def _find(
                 W,
                 i,
                 cwd,
-                "argv",
+                Via.ARGV,
                 replaces=True,
                 only=only,
                 change=Change.REMOVE,
@@ -465,7 +468,7 @@ def _find(
                     p.direction,
                     i,
                     cwd,
-                    "argv",
+                    Via.ARGV,
                     replaces=p.replaces,
                     only=only if p.direction.writes else "",
                     change=p.change,

@@ -11,6 +11,7 @@ from typing import Final
 from gatesh._types import (
     Direction,
     SimpleCommand,
+    Via,
 )
 from gatesh.vocab import inline, pycode
 from gatesh.vocab.programs import interpreters
@@ -30,7 +31,7 @@ def _python_files(col: _Collector, code: str, i: int, cwd: str | None) -> None:
     is given a path whatever it looks like)."""
     for use in pycode.file_uses(code):
         col.add(
-            use.name, True, W if use.writes else R, i, cwd, "inline code", replaces=use.replaces
+            use.name, True, W if use.writes else R, i, cwd, Via.INLINE_CODE, replaces=use.replaces
         )
 
 

@@ -29,6 +29,7 @@ from gatesh._types import (
     Direction,
     PathEffect,
     SimpleCommand,
+    Via,
     Word,
 )
 
@@ -77,13 +78,13 @@ def effects(
         if i in defined:
             _python_files(col, defined[i], i, cur)
         for w in fed.get(i, ()):
-            col.add(w.text, w.static, U, i, cur, "piped name")
+            col.add(w.text, w.static, U, i, cur, Via.PIPED_NAME)
         if cmd.context == Context.XARGS:
             _fed_to_xargs(col, commands, pipelines, i, cur)
         if cmd.head in ("cd", "pushd", "chdir") and cmd.context in (Context.TOP, Context.FUNCTION):
             folder = _cd_operand(cmd)
             if folder is not None:
-                col.add(folder.text, folder.static, Direction.NAMED, i, cur, "cd")
+                col.add(folder.text, folder.static, Direction.NAMED, i, cur, Via.CD)
             cur = _cd(cmd, cur, h)
     return tuple(col.out)
 
@@ -223,7 +224,7 @@ def _fed_to_xargs(
                         p.direction,
                         i,
                         cwd,
-                        "piped name",
+                        Via.PIPED_NAME,
                         replaces=p.replaces,
                         only=only,
                         change=p.change,

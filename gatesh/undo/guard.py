@@ -34,6 +34,7 @@ from gatesh.undo._git import Git, GitFailed
 from gatesh.undo.cover import SKIPPED_MEMORY_S, Policy
 from gatesh.undo.snapshot import Budget, Skipped, copy_outside, forget, snapshot_repo
 from gatesh.undo.store import Attempt, Book, FileCopy, RepoShot, Shot
+from gatesh.vocab.paths.classes import PROJECT_SECRETS
 from gatesh.worktree import Repo, find_repo
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def places(decision: Decision, cwd: str) -> tuple[list[Repo], list[str]]:
             continue
         if add_repo(e.resolved):
             continue
-        if e.cls in _COPIED or (e.cls is PathClass.CREDENTIALS and e.kind == "project secrets"):
+        if e.cls in _COPIED or (e.cls is PathClass.CREDENTIALS and e.kind == PROJECT_SECRETS.name):
             if any(ch in e.resolved for ch in "*?["):
                 for m in sorted(glob.glob(e.resolved))[:MAX_TARGETS]:
                     outside.setdefault(m, None)

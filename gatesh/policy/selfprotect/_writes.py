@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh._types import Change, Direction, Facts, PathEffect, SimpleCommand
+from gatesh._types import Change, Direction, Facts, PathEffect, SimpleCommand, Via
 from gatesh.vocab.programs.interpreters import interpreter, invocation, is_interpreter
 from gatesh.vocab.reads import command_reads
 from gatesh.vocab.words import inline_code
@@ -58,12 +58,12 @@ def touches(
     for e in effects:
         d = e.direction
         if d is Direction.NAMED:
-            if e.via == "cd":
+            if e.via is Via.CD:
                 kind = _worked_in(e, index, facts, prot)
                 if kind is not None:
                     out.append(Touch(kind, Act.WORK_IN))
             continue
-        if e.via == "program":
+        if e.via is Via.PROGRAM:
             if _venv_installer(cmd, e, prot):
                 out.append(Touch(Kind.INSTALL, Act.WRITE))
             continue
@@ -83,7 +83,7 @@ def _act(cmd: SimpleCommand, e: PathEffect) -> Act:
     """What writing effect ``e`` of ``cmd`` does to its place."""
     if e.change in _REMOVALS:
         return Act.REMOVE
-    if cmd.head in _STAMPERS and e.via == "argv" and e.change is Change.CONTENT:
+    if cmd.head in _STAMPERS and e.via is Via.ARGV and e.change is Change.CONTENT:
         return Act.STAMP
     return Act.WRITE
 

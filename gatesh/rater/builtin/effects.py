@@ -23,7 +23,7 @@ import functools
 import os
 from typing import Final
 
-from gatesh._types import Change, Direction, PathClass, PathEffect
+from gatesh._types import Change, Direction, PathClass, PathEffect, Via
 from gatesh.rater.builtin._base import A, C, Ctx, D, Hit, MatchResult, Rule, S, Severity
 from gatesh.rater.builtin._scope import fold_home
 from gatesh.undo import cover
@@ -98,7 +98,7 @@ def _head(ctx: Ctx, e: PathEffect) -> str:
 def credential_read(ctx: Ctx) -> MatchResult:
     found = _effects(ctx, Meaning.CREDENTIAL_ACCESS, reading=True)
     for e in found:
-        if e.via != "embedded":
+        if e.via is not Via.EMBEDDED:
             return Hit(detail=f"{_shown(ctx, e)} ({e.kind}: {_why(e)})")
     for (
         e
@@ -162,7 +162,7 @@ def system_write(ctx: Ctx) -> MatchResult:
             continue
         cmds = ctx.facts.commands
         privileged = (0 <= e.command < len(cmds) and cmds[e.command].privileged) or ctx.root
-        if privileged or e.kind == "disks and partitions":
+        if privileged or e.kind == pathclasses.DISKS.name:
             head = _head(ctx, e)
             return Hit(
                 detail=f"may write {_shown(ctx, e)} ({_why(e)}): gatesh does not know whether "
@@ -211,10 +211,10 @@ _WORK: Final = frozenset({PathClass.WORKTREE, PathClass.HOME, PathClass.ELSEWHER
 
 
 def _verb(ctx: Ctx, e: PathEffect) -> str:
-    if e.via == "redirect":
+    if e.via is Via.REDIRECT:
         head = _head(ctx, e)
         return "empties" if head in (":", "true", "") else "overwrites"
-    if e.via == "inline code":
+    if e.via is Via.INLINE_CODE:
         return "deletes or overwrites"
     verb = _VERBS.get(_head(ctx, e), "overwrites")
     cmds = ctx.facts.commands
@@ -268,7 +268,7 @@ def work_loss(ctx: Ctx) -> MatchResult:
             spared.append(f"{_shown(ctx, e)} is temporary")
             continue
         if e.cls not in _WORK and not (
-            e.cls is PathClass.CREDENTIALS and e.kind == "project secrets"
+            e.cls is PathClass.CREDENTIALS and e.kind == pathclasses.PROJECT_SECRETS.name
         ):
             continue
         losses: list[Loss] = ctx.probe.losses(e.resolved, e.only)

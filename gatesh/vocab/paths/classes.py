@@ -64,20 +64,35 @@ def _place_rows(cls: PathClass) -> tuple[PathRow, ...]:
 
 C, P, S = PathClass.CREDENTIALS, PathClass.PERSISTENCE, PathClass.SYSTEM
 
+# The rows other modules ask about (``e.kind == DISKS.name``): named here, so a comparison follows
+# the row and a row's new name cannot leave one matching nothing.
+PROJECT_SECRETS: Final = _row(
+    C,
+    "project secrets",
+    r"(?:^|/)\.env(?:\.(?!example$|sample$|template$|dist$|defaults?$|schema$)[\w.-]+)?$"
+    r"|(?:^|/)(?:\.secrets?|credentials\.json|client_secrets?\.json)$",
+    _SE,
+    _N,
+    "the project's secrets file: printing it hands every secret in it to the session",
+)
+DISKS: Final = _row(
+    S,
+    "disks and partitions",
+    r"^/dev/(?:sd[a-zX]\w*|hd[a-z]\w*|vd[a-z]\w*|xvd[a-z]\w*|nvme\w+|mmcblk\w+|md\d+|dm-\d+|mapper/.+|disk/.+"
+    r"|r?disk\d\w*|sr\d+|nbd\d+|loop\d\w*|[\w-]*(?:device|drive|disk)\w*"
+    r"|(?!shm/|pts/|input/|snd/|fd/|serial/|net/|bus/|dri/|usb/|char/|block/)[\w-]+/[\w-]+)$",
+    _N,
+    _SC,
+    "a disk, partition or volume: writing it replaces the file systems on it",
+)
+
+
 # First match wins, so the specific rows (credentials, persistence, privilege databases) come
 # before the folders that hold them; location classes (working tree, home, temp) are decided by
 # :func:`classify` after these rows. The credential and persistence rows are the places table's.
 CLASSES: Final[tuple[PathRow, ...]] = (
     *_place_rows(C),
-    _row(
-        C,
-        "project secrets",
-        r"(?:^|/)\.env(?:\.(?!example$|sample$|template$|dist$|defaults?$|schema$)[\w.-]+)?$"
-        r"|(?:^|/)(?:\.secrets?|credentials\.json|client_secrets?\.json)$",
-        _SE,
-        _N,
-        "the project's secrets file: printing it hands every secret in it to the session",
-    ),
+    PROJECT_SECRETS,
     *_place_rows(P),
     # --- system folders with a meaning of their own --------------------------------------------
     _row(
@@ -89,16 +104,7 @@ CLASSES: Final[tuple[PathRow, ...]] = (
         _PR,
         "the account and sudo databases, which decide who may log in or become root",
     ),
-    _row(
-        S,
-        "disks and partitions",
-        r"^/dev/(?:sd[a-zX]\w*|hd[a-z]\w*|vd[a-z]\w*|xvd[a-z]\w*|nvme\w+|mmcblk\w+|md\d+|dm-\d+|mapper/.+|disk/.+"
-        r"|r?disk\d\w*|sr\d+|nbd\d+|loop\d\w*|[\w-]*(?:device|drive|disk)\w*"
-        r"|(?!shm/|pts/|input/|snd/|fd/|serial/|net/|bus/|dri/|usb/|char/|block/)[\w-]+/[\w-]+)$",
-        _N,
-        _SC,
-        "a disk, partition or volume: writing it replaces the file systems on it",
-    ),
+    DISKS,
     _row(
         S,
         "kernel settings",
@@ -111,10 +117,9 @@ CLASSES: Final[tuple[PathRow, ...]] = (
 
 # gatesh's own secrets (the places table's cred.gatesh): found by name inside gatesh's folders,
 # which may be anywhere ($XDG_CONFIG_HOME, the install record), before those folders' own class.
-_GATE_SECRETS: Final = next(r for r in CLASSES if r.name == "gatesh's secrets")
-_GATE_SECRET_NAMES: Final = frozenset(
-    s.rel for p in places.PLACES if p.id == "cred.gatesh" for s in p.at
-)
+_GATE_PLACE: Final = next(p for p in places.PLACES if p.id == "cred.gatesh")
+_GATE_SECRETS: Final = next(r for r in CLASSES if r.name == _GATE_PLACE.name)
+_GATE_SECRET_NAMES: Final = frozenset(s.rel for s in _GATE_PLACE.at)
 
 # Outputs that keep nothing, and terminals: writing them is not writing a file.
 _STREAM: Final = re.compile(

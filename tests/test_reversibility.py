@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from gatesh.rater.builtin import BuiltinRater
 from gatesh.rater.probe import Probe
 from gatesh.reading import read
 from gatesh.worktree import State
+from tests._homes import unchanged
 
 pytestmark = pytest.mark.skipif(
     shutil.which("git") is None, reason="git is not installed: the states are git's"
@@ -85,8 +87,7 @@ def git(repo: Path, *args: str) -> str:
     ).stdout
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> dict[str, Path]:
+def _lay_out(tmp_path: Path) -> dict[str, Path]:
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
@@ -106,13 +107,30 @@ def tree(tmp_path: Path) -> dict[str, Path]:
     return {"repo": repo, "outside": outside, "src": src, "home": tmp_path}
 
 
+@pytest.fixture
+def tree(tmp_path: Path) -> dict[str, Path]:
+    """A repository holding a file in each state, for a test that changes it."""
+    return _lay_out(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """The same layout once for the module's tests that only rate commands in it (a hundred
+    forms and states, three git runs each otherwise); they must leave it as it is."""
+    root = tmp_path_factory.mktemp("states")
+    laid_out = _lay_out(root)
+    with unchanged(root):
+        yield laid_out
+
+
 def rate(cmd: str, cwd: Path, home: Path) -> Verdict:
     return BuiltinRater(home=str(home)).rate(read(cmd, cwd=str(cwd), home=str(home)), cwd=str(cwd))
 
 
 @pytest.mark.parametrize("state", STATES)
 @pytest.mark.parametrize("form", FORMS)
-def test_each_form_in_each_state(form: str, state: str, tree: dict[str, Path]) -> None:
+def test_each_form_in_each_state(form: str, state: str, shared_tree: dict[str, Path]) -> None:
+    tree = shared_tree
     cwd = tree["outside"] if state == "outside" else tree["repo"]
     cmd = form.format(f=STATES[state], src=tree["src"])
     v = rate(cmd, cwd, tree["home"])

@@ -7,6 +7,7 @@ import os
 import platform
 import signal
 import statistics
+import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,11 +62,21 @@ def emit(name: str, figures: dict[str, Any]) -> None:
     print(json.dumps({"benchmark": name, "machine": machine(), **figures}))
 
 
-def stop_daemon(runtime_dir: str) -> None:
+def stop_daemon(runtime_dir: str, wait_s: float = 5.0) -> None:
     """SIGTERM the gatesh daemon whose lock is under ``runtime_dir`` (a benchmark's scratch
-    XDG_RUNTIME_DIR), so no daemon outlives the run; nothing when there is none."""
+    XDG_RUNTIME_DIR), so no daemon outlives the run, and wait up to ``wait_s`` for it to end (it
+    writes its state as it leaves: a scratch folder removed before that could come back);
+    nothing when there is none."""
     try:
         with open(os.path.join(runtime_dir, "gatesh", "daemon.lock")) as f:
-            os.kill(int(f.read().strip()), signal.SIGTERM)
+            pid = int(f.read().strip())
+        os.kill(pid, signal.SIGTERM)
     except (OSError, ValueError):
-        pass
+        return
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return
+        time.sleep(0.01)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -35,8 +36,6 @@ def _spawn_wait(argv: list[str], env: dict[str, str]) -> float:
 
 
 def main(n: int = 200) -> dict[str, float]:
-    from gatesh.launcher import write_launcher
-
     home = tempfile.mkdtemp(prefix="gb")
     env = dict(
         os.environ,
@@ -46,6 +45,17 @@ def main(n: int = 200) -> dict[str, float]:
         XDG_CONFIG_HOME=os.path.join(home, "cfg"),
         GATESH_SESSION="bench",
     )
+    try:
+        return _measure(home, env, n)
+    finally:
+        # The daemon first (it holds the scratch folder), then the scratch home itself.
+        stop_daemon(env["XDG_RUNTIME_DIR"])
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _measure(home: str, env: dict[str, str], n: int) -> dict[str, float]:
+    from gatesh.launcher import write_launcher
+
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
     launcher = write_launcher(os.path.join(home, "gatesh"))
     bash = "/bin/bash"
@@ -91,7 +101,6 @@ def main(n: int = 200) -> dict[str, float]:
     }
     if fp:
         result["full_python_floor_median_ms"] = round(statistics.median(fp), 2)
-    stop_daemon(env["XDG_RUNTIME_DIR"])
     print(
         f"gatesh -c true: median {gm:.2f} ms; bash -c true: median {bm:.2f} ms; "
         f"overhead {gm - bm:.2f} ms (target <= 10 ms), ratio {gm / bm:.2f}; "

@@ -40,6 +40,7 @@ from gatesh._wire_base import (
     _s,
     _trusted_socket,
     getenv,
+    ready_decoder,
     runtime_dir,
     socket_path,
     state_dir,
@@ -373,9 +374,10 @@ def request(
     message.setdefault("pid", posix.getpid())
     conn, _ = _connect(role, start=start, first=message, full=full)
     conn.fds = fds
-    if while_waiting is not None:
-        while_waiting()
     try:
+        ready_decoder()  # while the daemon decides (the request went out without it)
+        if while_waiting is not None:
+            while_waiting()
         for reply in conn.lines(timeout):
             if "welcome" in reply:
                 continue

@@ -197,12 +197,79 @@ def state_dir() -> str:
 
 _scanner: "Any" = None
 
+# How a JSON string spells each ASCII character it escapes (``_json.encode_basestring_ascii``'s
+# choices): by name where JSON has one, else ``\\u00XX``. A literal: built from constants at import.
+_ASCII_ESCAPES = {
+    0: "\\u0000",
+    1: "\\u0001",
+    2: "\\u0002",
+    3: "\\u0003",
+    4: "\\u0004",
+    5: "\\u0005",
+    6: "\\u0006",
+    7: "\\u0007",
+    8: "\\b",
+    9: "\\t",
+    10: "\\n",
+    11: "\\u000b",
+    12: "\\f",
+    13: "\\r",
+    14: "\\u000e",
+    15: "\\u000f",
+    16: "\\u0010",
+    17: "\\u0011",
+    18: "\\u0012",
+    19: "\\u0013",
+    20: "\\u0014",
+    21: "\\u0015",
+    22: "\\u0016",
+    23: "\\u0017",
+    24: "\\u0018",
+    25: "\\u0019",
+    26: "\\u001a",
+    27: "\\u001b",
+    28: "\\u001c",
+    29: "\\u001d",
+    30: "\\u001e",
+    31: "\\u001f",
+    34: '\\"',
+    92: "\\\\",
+    127: "\\u007f",
+}
+# Past this many characters, a string with non-ASCII characters is escaped by ``_json`` (C) rather
+# than character by character here (~0.1 us each): a long line must not take long to send.
+_PY_ESCAPE_MAX = 2048
+
+
+def _string(text: str) -> str:
+    """``text`` as an ASCII JSON string, exactly as ``_json.encode_basestring_ascii`` writes it
+    (tests pin the two equal). In Python for what a command usually is, so that a request goes
+    out before ``_json`` (a shared library to load, ~0.2 ms) is imported: the reply's decoder is
+    made while the daemon decides (:func:`ready_decoder`)."""
+    if text.isascii():
+        return '"' + text.translate(_ASCII_ESCAPES) + '"'
+    if len(text) > _PY_ESCAPE_MAX:
+        import _json
+
+        return str(_json.encode_basestring_ascii(text))
+    out = ['"']
+    for c in text:
+        if c < "\x80":
+            out.append(_ASCII_ESCAPES.get(ord(c), c))
+            continue
+        n = ord(c)
+        if n > 0xFFFF:  # a surrogate pair, as JSON spells a character past the BMP
+            n -= 0x10000
+            out.append(f"\\u{0xD800 | (n >> 10):04x}\\u{0xDC00 | (n & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{n:04x}")
+    out.append('"')
+    return "".join(out)
+
 
 def _encode(value: object) -> str:
-    import _json
-
     if isinstance(value, str):
-        return _json.encode_basestring_ascii(value)
+        return _string(value)
     if value is None:
         return "null"
     if value is True:
@@ -233,12 +300,18 @@ class _Ctx:
         self.memo: dict[str, str] = {}
 
 
-def _decode(line: bytes) -> "dict[str, Any]":
+def ready_decoder() -> None:
+    """Make the decoder :func:`_decode` uses (importing ``_json``), once: a client calls it
+    while the daemon decides, so the reply is read without waiting for the import."""
     global _scanner
     if _scanner is None:
         import _json
 
         _scanner = _json.make_scanner(_Ctx())  # type: ignore[arg-type]  # duck-typed: what JSONDecoder supplies
+
+
+def _decode(line: bytes) -> "dict[str, Any]":
+    ready_decoder()
     text = line.decode("utf-8").strip()
     try:
         value, end = _scanner(text, 0)

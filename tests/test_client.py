@@ -50,6 +50,22 @@ def test_json_codec_round_trips(value: dict) -> None:
     assert client._decode(json.dumps(value, ensure_ascii=False).encode()) == value
 
 
+def test_strings_encode_as_the_json_module_writes_them() -> None:
+    """The client's own string encoder (no ``_json`` before the request goes out) writes what
+    ``_json`` would, byte for byte: every ASCII character, quotes and backslashes, characters
+    past the BMP, lone surrogates (from undecodable bytes), and a long non-ASCII line."""
+    import random
+
+    from gatesh._wire_base import _string
+
+    pool = [chr(i) for i in range(0x180)] + ["\u2028", "\ud800", "\udcff", "\U0001f389", "\uffff"]
+    rng = random.Random(30)
+    cases = ["", "ls -la", 'echo "a\\b"', "é" * 5000, "x" * 5000 + "\x00"]
+    cases += ["".join(rng.choice(pool) for _ in range(rng.randint(1, 40))) for _ in range(3000)]
+    for text in cases:
+        assert _string(text) == json.encoder.encode_basestring_ascii(text), repr(text)
+
+
 def test_decode_rejects_garbage() -> None:
     for bad in (b"{", b"[1]", b"{} x", b"nope"):
         with pytest.raises(ValueError):

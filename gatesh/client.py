@@ -400,12 +400,13 @@ def _run_then_say(real: str, argv: "list[str]", env: "dict[str, str]", line: str
 
 
 def _ready_boundary() -> None:
-    """Bind the C library the boundary is applied through (``_ctypes``, ~0.5 ms) while the daemon
-    decides, so an allowed command does not wait for it. Never raises: a failure here is met
-    again, and reported, when the boundary is applied."""
+    """Bind the C library the boundary is applied through (``_ctypes``, ~0.5 ms) and import the
+    parent that runs the command in it while the daemon decides, so an allowed command does not
+    wait for either. Never raises: a failure here is met again, and reported, when the boundary
+    is applied."""
     if sys.platform.startswith("linux"):
         try:
-            from gatesh.boundary import _kernel
+            from gatesh.boundary import _kernel, _parent  # noqa: F401  # imported for later
 
             _kernel.abi()
         except Exception:

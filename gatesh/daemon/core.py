@@ -126,10 +126,12 @@ class Conn:
             self.closed = True
 
     async def send_with_fd(self, line: bytes, fd: int) -> None:
-        """Write one wire ``line`` with the file descriptor ``fd`` on its first byte (``SCM_RIGHTS``;
+        """Write one wire ``line`` with the file descriptor ``fd`` on its first bytes (``SCM_RIGHTS``;
         :mod:`gatesh.boundary.handoff`), after everything written before it; ``fd`` is closed
         here either way. The transport's buffer is emptied first, so the bytes keep their order;
-        when the descriptor cannot go, the line goes without it (its client then refuses)."""
+        when the descriptor cannot go, the line goes without it (its client then refuses). The
+        line goes in the same system call as the descriptor, as far as the socket takes it: the
+        client wakes once for the whole reply (S14)."""
         try:
             if self.closed:
                 return
@@ -145,7 +147,7 @@ class Conn:
                 sock = self.writer.get_extra_info("socket").dup()
                 try:
                     rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))]
-                    sent = sock.sendmsg([data[:1]], rights)
+                    sent = sock.sendmsg([data], rights)
                 except OSError:
                     sent = 0
                 finally:

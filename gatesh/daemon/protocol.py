@@ -58,7 +58,7 @@ null: it never started (its boundary could not be set up). Written to the audit 
 bounded command adds ``"boundary": {…the wire form of gatesh.boundary.compute.Boundary, with
 "note"…}`` and ``"run": STR``. A check that says ``"ruleset_fd": true`` (a client on Linux that
 runs the command itself) gets the boundary's Landlock ruleset built by the daemon, as a file
-descriptor (``SCM_RIGHTS``) on the reply's first byte, and a wire form without its places
+descriptor (``SCM_RIGHTS``) with the reply's first bytes, and a wire form without its places
 (``"ruleset": "fd"``, ``"rules": N``; :mod:`gatesh.boundary.handoff`).
 
 ``status`` → ``{"daemon": {...}, "sessions": [...], "pending": [...], "watchers": N, "totals": {...}}``.

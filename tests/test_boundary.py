@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -323,6 +324,15 @@ def test_the_seccomp_filter(machine: str, data: bytes, want: int) -> None:
     prog = _kernel.seccomp_program(machine)
     assert prog is not None
     assert _run_bpf(prog, data) == want
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_filter_installed_is_the_one_assembled(machine: str) -> None:
+    """The client installs a filter assembled ahead (S14): it must be, byte for byte, the one
+    the cases above run, for every architecture the boundary knows."""
+    assert set(_kernel._SECCOMP_ASSEMBLED) == set(_kernel._SECCOMP_ARCHES)
+    little = _kernel.seccomp_program(machine) if sys.byteorder == "little" else None
+    assert little is None or bytes.fromhex(_kernel._SECCOMP_ASSEMBLED[machine]) == little
 
 
 def test_no_filter_for_an_unknown_architecture() -> None:

@@ -8,6 +8,7 @@ command first and the facts next, so one decision can never rotate the log on it
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import time
@@ -41,6 +42,7 @@ __all__ = [
     "ObservationRecord",
     "RaterPart",
     "RestoreRecord",
+    "RulingAction",
     "RulingRecord",
     "as_json",
     "cascade_record",
@@ -228,6 +230,15 @@ def _fixed(value: object) -> Any:
     return field(default=value, init=False)
 
 
+class RulingAction(enum.StrEnum):
+    """What became of a pending record a person ruled on, or that nobody answered: the ruling
+    line's ``action`` (its value is the word the line holds, which the hash chain covers)."""
+
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"  # an ask at a surface nobody answered in time, or nobody can answer now
+
+
 @dataclass(frozen=True, kw_only=True)
 class RulingRecord:
     """The line of a person's ruling on a pending escalation or halt (:mod:`gatesh.ruling`)."""
@@ -239,7 +250,7 @@ class RulingRecord:
     cwd: str
     surface: str
     command: str
-    action: str  # approved, denied, expired: what became of the pending record
+    action: RulingAction
     stage: str = _fixed("person")
     answer: str
     pending_id: str

@@ -19,7 +19,7 @@ from gatesh import messages
 from gatesh._errors import StateError
 from gatesh._types import Action, Decision, Outcome
 from gatesh.audit import AuditError, clean, fold_home
-from gatesh.audit_record import RulingRecord, stamp
+from gatesh.audit_record import RulingAction, RulingRecord, stamp
 from gatesh.finish import (
     ALLOWING,
     Answer,
@@ -158,7 +158,7 @@ def expire_ask(
     p.move(PendingState.EXPIRED)
     p.ended = why
     book.save()
-    return _append(audit, _ruling_record(p, where, p.state.value, why))
+    return _append(audit, _ruling_record(p, where, RulingAction.EXPIRED, why))
 
 
 # The answer word of the audit line of an escalation withdrawn by its own command (S10).
@@ -226,7 +226,7 @@ def rule(
             if allowed:
                 _grant_retry(p, state)
                 _grant_session(p, ruling, state)
-        rec = _ruling_record(p, where, "approved" if allowed else "denied")
+        rec = _ruling_record(p, where, RulingAction.APPROVED if allowed else RulingAction.DENIED)
         error = _append(audit, rec)
         if error:
             done = Finished(
@@ -261,7 +261,8 @@ def rule(
             state.negotiation.person_reached()  # a person ruled on this session's escalation
             if allowed:
                 _grant_retry(p, state)
-        _append(audit, _ruling_record(p, where, p.state.value))
+        ruled = RulingAction.APPROVED if allowed else RulingAction.DENIED
+        _append(audit, _ruling_record(p, where, ruled))
         text = (
             f"approved: `{p.command}` may run once when the agent retries it"
             if allowed
@@ -313,7 +314,7 @@ def _decision_of(p: Pending) -> Decision:
     return p.decision
 
 
-def _ruling_record(p: Pending, where: Where, action: str, why: str = "") -> RulingRecord:
+def _ruling_record(p: Pending, where: Where, action: RulingAction, why: str = "") -> RulingRecord:
     when, ts = stamp()
     return RulingRecord(
         time=when,

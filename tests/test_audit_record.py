@@ -34,6 +34,7 @@ from gatesh.audit_record import (
     ObservationRecord,
     RaterPart,
     RestoreRecord,
+    RulingAction,
     RulingRecord,
     encode,
 )
@@ -159,8 +160,8 @@ def _records() -> list[AuditRecord]:
             boundary=cast("object", _Boundary()),
             run="00112233aabbccdd",
         ),
-        RulingRecord(**ruling, action="approved", answer="once"),  # type: ignore[arg-type]
-        RulingRecord(**ruling, action="expired", answer="", reason="the harness exited"),  # type: ignore[arg-type]
+        RulingRecord(**ruling, action=RulingAction.APPROVED, answer="once"),  # type: ignore[arg-type]
+        RulingRecord(**ruling, action=RulingAction.EXPIRED, answer="", reason="the harness exited"),  # type: ignore[arg-type]
         ExitRecord(
             **WHEN,  # type: ignore[arg-type]
             session="s1",

@@ -69,6 +69,16 @@ def system_config() -> str:
 
 
 @dataclass(frozen=True)
+class RecordedFolders:
+    """gatesh's folders as the install record names them (its ``folders`` member)."""
+
+    config: str
+    state: str
+    data: str
+    runtime: str
+
+
+@dataclass(frozen=True)
 class Installation:
     """What one installation of gatesh put where, as its install record says (all paths absolute).
 
@@ -87,6 +97,10 @@ class Installation:
     git_global: bool = False
     service: tuple[str, ...] = ()  # the service manager's units `gatesh install service` wrote
     source: str = ""
+    # The person's folders and PATH, for a daemon started where their environment cannot be
+    # read (S9.7); None when the record names no folders, or not all four as absolute paths.
+    folders: RecordedFolders | None = None
+    path: str = ""
     problem: str = ""  # why the record could not be read ("" when it was, or does not exist)
 
 
@@ -103,12 +117,18 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(os.path.normpath(v) for v in value if isinstance(v, str) and os.path.isabs(v))
 
 
-def _installation(data: dict[str, Any]) -> Installation:
-    """The record's JSON as an :class:`Installation`; fields of the wrong type are skipped.
+def decode_install_record(text: str) -> Installation:
+    """The record's JSON text decoded once into an :class:`Installation`; fields of the wrong
+    type are skipped. Raises ValueError when it is not one JSON object.
 
     Shape: ``launchers`` [paths], ``venv``, ``shims``, ``source`` (paths), ``man`` [paths],
     ``harness`` {settings file: harness name}, ``git`` {hook file or folder: "global" | "repo"}.
     """
+    import json
+
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
 
     def one(key: str) -> str:
         return (_strings(data.get(key)) or ("",))[0]
@@ -116,6 +136,14 @@ def _installation(data: dict[str, Any]) -> Installation:
     harness = data.get("harness")
     git = data.get("git")
     git = git if isinstance(git, dict) else {}
+    given = data.get("folders")
+    named = (
+        [given.get(k) for k in ("config", "state", "data", "runtime")]
+        if isinstance(given, dict)
+        else []
+    )
+    absolute = [v for v in named if isinstance(v, str) and os.path.isabs(v)]
+    path = data.get("path")
     return Installation(
         launchers=_strings(data.get("launchers")),
         venv=one("venv"),
@@ -126,6 +154,8 @@ def _installation(data: dict[str, Any]) -> Installation:
         git_global=any(v == "global" for v in git.values()),
         service=_strings(data.get("service")),
         source=one("source"),
+        folders=RecordedFolders(*absolute) if len(absolute) == 4 else None,
+        path=path if isinstance(path, str) else "",
     )
 
 
@@ -154,16 +184,11 @@ def read_install_record(path: str) -> Installation:
     hit = _record_cache.get(path)
     if hit is not None and hit[0] == key:
         return hit[1]
-    import json
-
     try:
         if st.st_size > MAX_RECORD_BYTES:
             raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        found = _installation(data)
+            found = decode_install_record(f.read())
     except (OSError, ValueError, RecursionError) as exc:
         found = Installation(problem=f"{path}: {exc}")
     _record_cache[path] = (key, found)

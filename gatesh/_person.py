@@ -405,27 +405,24 @@ def person_folders() -> tuple[Folders | None, str]:
     if st is not None:
         if st.st_uid != os.getuid() or st.st_mode & 0o022:
             return None, f"{record} is not yours alone (others may write it)"
-        import json
+        from gatesh._paths import decode_install_record
 
         try:
             with open(record, encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, ValueError) as exc:
+                recorded = decode_install_record(f.read())
+        except (OSError, ValueError, RecursionError) as exc:
             return None, f"{record} cannot be read ({exc})"
-        folders = data.get("folders") if isinstance(data, dict) else None
-        if isinstance(folders, dict):
-            got = {k: folders.get(k) for k in ("config", "state", "data", "runtime")}
-            if all(isinstance(v, str) and os.path.isabs(v) for v in got.values()):
-                path = data.get("path")
-                return Folders(
-                    home,
-                    str(got["config"]),
-                    str(got["state"]),
-                    str(got["data"]),
-                    str(got["runtime"]),
-                    path if isinstance(path, str) and path else DEFAULT_PATH,
-                    f"the install record {record}",
-                ), ""
+        folders = recorded.folders
+        if folders is not None:
+            return Folders(
+                home,
+                folders.config,
+                folders.state,
+                folders.data,
+                folders.runtime,
+                recorded.path or DEFAULT_PATH,
+                f"the install record {record}",
+            ), ""
     return Folders(
         home,
         os.path.join(home, ".config", "gatesh"),

@@ -93,6 +93,19 @@ def test_relative_or_mistyped_record_entries_are_skipped(tmp_path: Path) -> None
     assert inst.launchers == ("/ok/gatesh",) and inst.venv == "/v" and inst.man_pages == ()
 
 
+def test_the_folders_a_record_names_are_read_back_only_whole_and_absolute(tmp_path: Path) -> None:
+    path = str(tmp_path / "install.json")
+    folders = {"config": "/p/c", "state": "/p/s", "data": "/p/d", "runtime": "/run/p"}
+    _paths.update_install_record(path, _paths.RecordChange(folders=folders, path="/usr/bin:/bin"))
+    inst = _paths.read_install_record(path)
+    assert inst.folders == _paths.RecordedFolders("/p/c", "/p/s", "/p/d", "/run/p")
+    assert inst.path == "/usr/bin:/bin"
+    for broken in ({**folders, "runtime": "run/p"}, {k: folders[k] for k in ("config", "state")}):
+        Path(path).write_text(json.dumps({"folders": broken, "path": 7}))
+        inst = _paths.read_install_record(path)
+        assert inst.folders is None and inst.path == "" and not inst.problem, broken
+
+
 def test_gatesh_install_records_what_it_wrote(isolated_home: Path, tmp_path: Path) -> None:
     launcher = tmp_path / "bin" / "gatesh"
     launcher.parent.mkdir()

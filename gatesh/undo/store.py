@@ -25,7 +25,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Any, Final
+from typing import Final
 
 from gatesh._errors import StateError
 
@@ -141,11 +141,17 @@ class Shot:
     def bytes(self) -> int:
         return sum(r.new_bytes for r in self.repos) + sum(f.size for f in self.files)
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def encode(self) -> str:
+        """The book's line of this snapshot (without its newline)."""
+        return json.dumps(asdict(self), separators=(",", ":"))
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> Shot:
+    def decode(line: str) -> Shot:
+        """A book line as a :class:`Shot`. Raises ValueError, KeyError or TypeError when the
+        line is not one (the book passes over it)."""
+        data = json.loads(line)
+        if not isinstance(data, dict):
+            raise ValueError("a book line is not a JSON object")
         return Shot(
             id=int(data["id"]),
             time=float(data["time"]),
@@ -228,7 +234,7 @@ class Book:
 
     def add(self, shot: Shot) -> None:
         """Append ``shot`` to the book (under the lock)."""
-        line = json.dumps(shot.to_json(), separators=(",", ":")) + "\n"
+        line = shot.encode() + "\n"
         fd = os.open(
             os.path.join(self.root, "book.jsonl"),
             os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
@@ -254,8 +260,8 @@ class Book:
         out = []
         for line in lines:
             try:
-                out.append(Shot.from_json(json.loads(line)))
-            except (ValueError, KeyError, TypeError):
+                out.append(Shot.decode(line))
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue
         return out
 
@@ -264,7 +270,7 @@ class Book:
 
     def rewrite(self, shots: list[Shot]) -> None:
         """Replace the book with ``shots`` (under the lock)."""
-        text = "".join(json.dumps(s.to_json(), separators=(",", ":")) + "\n" for s in shots)
+        text = "".join(s.encode() + "\n" for s in shots)
         _write_atomic(
             os.path.join(self.root, "book.jsonl"), text.encode("utf-8", "surrogateescape")
         )

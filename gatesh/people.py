@@ -19,13 +19,13 @@ import argparse
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TextIO
+from typing import Any, Final, TextIO, TypeVar, cast
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK, GateshError
 from gatesh.daemon.protocol import Op
 from gatesh.daemon.requests import MandateRequest, PendingRequest, ResumeRequest
 from gatesh.render import neutralise
-from gatesh.wire_json import request_object
+from gatesh.wire_json import WireError, from_wire, request_object
 
 __all__ = [
     "HUMAN_ONLY_HINT",
@@ -37,6 +37,8 @@ __all__ = [
     "mandate_main",
     "resume_main",
 ]
+
+T = TypeVar("T")
 
 HUMAN_ONLY_HINT: Final = (
     "Human-only verbs (mandate, approve, deny, resume, undo, answering a prompt) work only from a "
@@ -98,17 +100,20 @@ def describe_refusal(verb: str, reply: HumanReply) -> str:
     return f"gatesh {verb}: {error}"
 
 
-def human_request(verb: str, message: dict[str, Any]) -> dict[str, Any]:
-    """Send one human-only op and return its reply when the daemon accepted it.
+def human_request(verb: str, op: Op, request: object, answer: type[T]) -> T:
+    """Send ``request`` (a dataclass of :mod:`gatesh.daemon.requests`) as the human-only ``op``
+    and return the daemon's reply, decoded once into ``answer``: a :class:`HumanReply` (the
+    fields the verbs read, an odd one its default), or a reply of :mod:`gatesh.daemon.replies`
+    (:func:`gatesh.wire_json.from_wire`).
 
-    Raises HumanOpFailed (``refused`` set for an S9.5 refusal) for anything else, including an
-    unreachable daemon. The request carries this process's pid, which the daemon checks against
-    the socket's peer.
+    Raises HumanOpFailed (``refused`` set for an S9.5 refusal) for anything but an accepted op,
+    including an unreachable daemon and a reply that is not ``answer``. The request carries this
+    process's pid, which the daemon checks against the socket's peer.
     """
     from gatesh import client
 
     try:
-        reply = client.request("human", message)
+        reply = client.request("human", request_object(op, request))
     except (client.DaemonUnavailable, client.DaemonLost) as exc:
         raise HumanOpFailed(
             f"gatesh {verb}: the gate daemon could not be reached ({exc})"
@@ -116,7 +121,14 @@ def human_request(verb: str, message: dict[str, Any]) -> dict[str, Any]:
     decoded = HumanReply.decode(reply)
     if not decoded.ok:
         raise HumanOpFailed(describe_refusal(verb, decoded), refused=decoded.refused)
-    return reply
+    if answer is HumanReply:
+        return cast("T", decoded)
+    try:
+        return from_wire(answer, reply)
+    except WireError as exc:
+        raise HumanOpFailed(
+            f"gatesh {verb}: the daemon's reply could not be read ({exc})"
+        ) from None
 
 
 def _run(
@@ -132,11 +144,11 @@ def _run(
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        reply = human_request(verb, request_object(op, request))
+        reply = human_request(verb, op, request, HumanReply)
     except HumanOpFailed as exc:
         err.write(f"{exc}\n")
         return EXIT_ERROR
-    out.write(describe(HumanReply.decode(reply)) + "\n")
+    out.write(describe(reply) + "\n")
     return EXIT_OK
 
 

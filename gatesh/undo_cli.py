@@ -15,12 +15,17 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import TextIO
 
 from gatesh._errors import EXIT_ERROR, EXIT_OK
+from gatesh.daemon.protocol import Op
+from gatesh.daemon.replies import Undone
+from gatesh.daemon.requests import UndoRequest, UndoStep
 from gatesh.people import HumanOpFailed, human_request
 from gatesh.render import neutralise
-from gatesh.undo.reply import PlanReport, ShotRow, read_plan, read_rows
+from gatesh.undo.reply import Change, PlanReport, ShotRow, SinceUnknown
+from gatesh.wire_json import wire_value
 
 __all__ = ["main"]
 
@@ -77,18 +82,14 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
         parser.error("give either --list or a snapshot id")
     try:
         if args.list:
-            reply = human_request("undo", {"op": "undo", "do": "list", "n": args.n})
-            rows = reply.get("snapshots") or []
-            if args.json:
-                out.write(json.dumps(rows) + "\n")
-            else:
-                out.write(_list(read_rows(rows)))
+            listed = _ask(UndoRequest(UndoStep.LIST, n=args.n)).snapshots or ()
+            out.write(_as_json(listed) if args.json else _list(listed))
             return EXIT_OK
-        reply = human_request("undo", {"op": "undo", "do": "plan", "id": args.id})
-        raw_plan = reply.get("plan") or {}
-        plan = read_plan(raw_plan)
+        plan = _ask(UndoRequest(UndoStep.PLAN, id=args.id)).plan
+        if plan is None:
+            raise HumanOpFailed(f"gatesh undo: the daemon sent no plan for undo {args.id}")
         if args.dry_run:
-            out.write(json.dumps(raw_plan) + "\n" if args.json else _plan(plan))
+            out.write(_as_json(plan) if args.json else _plan(plan))
             return EXIT_OK
         if not plan.changes:
             out.write(
@@ -102,29 +103,30 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
             if not _confirm(len(later), err):
                 err.write("gatesh undo: nothing was changed\n")
                 return EXIT_ERROR
-        reply = human_request(
-            "undo",
-            {
-                "op": "undo",
-                "do": "restore",
-                "id": args.id,
-                "fingerprint": plan.fingerprint,
-            },
-        )
+        step = UndoRequest(UndoStep.RESTORE, id=args.id, fingerprint=plan.fingerprint)
+        done = _ask(step).restored
+        if done is None:
+            raise HumanOpFailed(f"gatesh undo: the daemon did not say what undo {args.id} did")
     except HumanOpFailed as exc:
         err.write(f"{exc}\n")
         return EXIT_ERROR
-    done = reply.get("restored") or {}
-    if args.json:
-        out.write(json.dumps(done) + "\n")
-        return EXIT_OK
-    out.write(_restored(args.id, read_plan(done)))
+    out.write(_as_json(done) if args.json else _restored(args.id, done))
     return EXIT_OK
+
+
+def _ask(request: UndoRequest) -> Undone:
+    """The daemon's answer to one ``undo`` request. Raises HumanOpFailed."""
+    return human_request("undo", Op.UNDO, request, Undone)
+
+
+def _as_json(records: object) -> str:
+    """``--json``: the reply's records as the daemon wrote them, one line."""
+    return json.dumps(wire_value(records)) + "\n"
 
 
 def _restored(snapshot: int, done: PlanReport) -> str:
     """What a restore did, in a line (and how to take it back, when it can be)."""
-    written = sum(1 for f in done.files if f.action == "write")
+    written = sum(1 for f in done.files if f.action is Change.WRITE)
     removed = len(done.files) - written
     refs = len(done.refs) + len(done.head)
     line = (
@@ -166,13 +168,13 @@ def _ago(when: float) -> str:
     return f"{s // 86400} days ago"
 
 
-def _list(rows: list[ShotRow]) -> str:
+def _list(rows: Sequence[ShotRow]) -> str:
     if not rows:
         return "no snapshots kept\n"
     lines = []
     for r in rows:
         since = r.since
-        if since.error is not None:
+        if isinstance(since, SinceUnknown):
             changed = neutralise(since.error)
         else:
             parts = []
@@ -200,8 +202,8 @@ def _list(rows: list[ShotRow]) -> str:
 
 def _plan(plan: PlanReport) -> str:
     lines = [f"undo {plan.id}: `{neutralise(plan.command)}` ({_ago(plan.time)})"]
-    writes = [f for f in plan.files if f.action == "write"]
-    removes = [f for f in plan.files if f.action == "remove"]
+    writes = [f for f in plan.files if f.action is Change.WRITE]
+    removes = [f for f in plan.files if f.action is Change.REMOVE]
     for label, group in (("writes back", writes), ("removes (made since)", removes)):
         if group:
             shown = ", ".join(
@@ -219,8 +221,8 @@ def _plan(plan: PlanReport) -> str:
         lines.append("  puts the stash back (every entry)")
     if plan.index:
         lines.append("  puts the index back (what was staged)")
-    for path in plan.outside:
-        lines.append(f"  puts back {neutralise(path)} (outside any repository)")
+    for o in plan.outside:
+        lines.append(f"  puts back {neutralise(o.path)} (outside any repository)")
     if len(lines) == 1:
         lines.append("  nothing to put back: the files and refs are as it left them")
     return "\n".join(lines) + "\n"

@@ -30,12 +30,14 @@ from gatesh.audit_record import as_json
 from gatesh.check_reply import check_reply
 from gatesh.config import default, load_config
 from gatesh.daemon.admin import format_record
+from gatesh.daemon.replies import Undone
 from gatesh.finish import dry_run
 from gatesh.pipeline import decide
 from gatesh.session import SessionState
-from gatesh.undo import cover, guard, restore, snapshot
-from gatesh.undo.reply import read_rows
+from gatesh.undo import cover, guard, ops, restore, snapshot
+from gatesh.undo.reply import SinceUnknown
 from gatesh.undo.store import REF_PREFIX, Book
+from gatesh.wire_json import from_wire, reply_object
 from gatesh.worktree import Loss, State, find_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -508,7 +510,49 @@ def test_the_list_says_what_changed_since() -> None:
             "since": {"files": 3, "refs": 1, "stash": True, "later": 0},
         },
         {"id": 3, "time": time.time() - 7200, "cwd": "~/proj", "command": "make", "since": {}},
-    ]
-    text = undo_cli._list(read_rows(rows))
+        {"id": 2, "time": 1, "command": "x", "since": {"error": "its objects are gone"}},
+    ]  # as an older daemon may write them: what a row leaves out reads as empty
+    listed = from_wire(Undone, {"ok": True, "snapshots": rows}).snapshots
+    assert listed is not None and isinstance(listed[2].since, SinceUnknown)
+    text = undo_cli._list(listed)
     assert "rm -rf src" in text and "changed since: 3 files, 1 ref, the stash" in text
-    assert "nothing changed since" in text
+    assert "nothing changed since" in text and "its objects are gone" in text
+
+
+def test_the_undo_reply_is_the_json_gatesh_undo_reads_back(
+    repo: str, book: Book, tmp_path: Path
+) -> None:
+    shot = take(repo, book)
+    _damage(repo)
+    state_dir, config = str(tmp_path / "state"), default().undo
+    listed = Undone(snapshots=ops.list_shots(state_dir, config))
+    planned = Undone(plan=ops.plan_of(state_dir, config, shot.id))
+    assert planned.plan is not None
+    restored = Undone(restored=ops.restore_to(state_dir, config, shot.id, planned.plan.fingerprint))
+    for reply in (listed, planned, restored):
+        wire = json.loads(json.dumps(reply_object(reply)))
+        assert from_wire(Undone, wire) == reply
+    # The members and their order, as `gatesh undo --json` prints them.
+    row = reply_object(listed)["snapshots"][0]
+    assert list(row) == [
+        "id",
+        "time",
+        "session",
+        "cwd",
+        "command",
+        "trees",
+        "files",
+        "bytes",
+        "since",
+    ]
+    assert list(row["since"]) == ["files", "later", "refs", "index", "stash", "outside"]
+    plan = reply_object(planned)["plan"]
+    members = ["id", "command", "time", "files", "refs", "head", "index", "stash", "outside"]
+    assert list(plan) == [*members, "fingerprint"]
+    assert {f["action"] for f in plan["files"]} == {"write", "remove"}
+    assert list(plan["files"][0]) == ["root", "path", "action", "later"]
+    assert list(plan["refs"][0]) == ["root", "ref", "now", "then"]
+    assert plan["index"] == plan["stash"] == [os.path.realpath(repo)]
+    done = reply_object(restored)["restored"]
+    assert list(done) == [*members, "fingerprint", "undone_by", "millis"]
+    assert done["undone_by"] == str(shot.id + 1)  # the snapshot of what the restore replaced

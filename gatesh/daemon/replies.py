@@ -15,6 +15,7 @@ from gatesh.check_reply import CheckReply, DecisionSummary, check_reply
 from gatesh.daemon.sessions import SessionSummary
 from gatesh.pending import PendingState, PendingSummary
 from gatesh.rater.captures import Capture
+from gatesh.undo.reply import PlanReport, ShotRow
 from gatesh.wire_json import OMIT_NONE
 
 __all__ = [
@@ -106,12 +107,12 @@ class Resumed:
 
 @dataclass(frozen=True)
 class Undone:
-    """``undo`` (S17): one of the snapshots listed, a restore's plan, or what a restore did (the
-    documents of :mod:`gatesh.undo.ops`)."""
+    """``undo`` (S17): one of the snapshots listed (newest first), a restore's plan, or what a
+    restore did (the records of :mod:`gatesh.undo.reply`)."""
 
-    snapshots: list[dict[str, Any]] | None = field(default=None, metadata=OMIT_NONE)
-    plan: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)
-    restored: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)
+    snapshots: tuple[ShotRow, ...] | None = field(default=None, metadata=OMIT_NONE)
+    plan: PlanReport | None = field(default=None, metadata=OMIT_NONE)
+    restored: PlanReport | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True)

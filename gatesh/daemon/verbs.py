@@ -163,9 +163,9 @@ async def undo(d: Daemon, conn: Conn, req: UndoRequest) -> Undone:
     if req.do is UndoStep.PLAN:
         return Undone(plan=await d.off_loop(ops.plan_of, state_dir, config, shot_id))
     done = await d.off_loop(ops.restore_to, state_dir, config, shot_id, req.fingerprint)
-    text = f"a person restored the files and refs of undo {shot_id} (`{done['command']}`)"
-    if done.get("undone_by"):
-        text += f"; undo {done['undone_by']} puts back what it replaced"
+    text = f"a person restored the files and refs of undo {shot_id} (`{done.command}`)"
+    if done.undone_by:
+        text += f"; undo {done.undone_by} puts back what it replaced"
     d.events.publish(None, NoticeEvent(cleaned(text)))
     with contextlib.suppress(AuditError):
         when, ts = stamp()
@@ -176,7 +176,7 @@ async def undo(d: Daemon, conn: Conn, req: UndoRequest) -> Undone:
                 pid=conn.pid,
                 surface=conn.role,
                 command=cleaned(f"gatesh undo {shot_id}"),
-                snapshot=str(done.get("undone_by") or ""),
+                snapshot=done.undone_by or "",
                 reason=cleaned(text),
             )
         )

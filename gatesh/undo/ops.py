@@ -1,7 +1,7 @@
 """What the daemon does for ``gatesh undo`` (a person's verb, S9.5): list, plan, restore.
 
-Each function is synchronous (the daemon runs it off its event loop) and answers with plain
-JSON-able data for the reply; a failure raises :class:`~gatesh.undo.restore.RestoreFailed` or
+Each function is synchronous (the daemon runs it off its event loop) and answers with the typed
+records of :mod:`gatesh.undo.reply`; a failure raises :class:`~gatesh.undo.restore.RestoreFailed` or
 :class:`~gatesh._errors.StateError` with a sentence a person can act on.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from gatesh.undo import reply
 from gatesh.undo.guard import expire, take
+from gatesh.undo.reply import PlanReport, ShotRow, plan_report, shot_row
 from gatesh.undo.restore import Plan, RestoreFailed, plan, restore
 from gatesh.undo.snapshot import Skipped
 from gatesh.undo.store import Book
@@ -29,7 +29,7 @@ LIST_DEFAULT: Final = 10
 SAFETY_SECONDS: Final = 30.0
 
 
-def list_shots(state_dir: str, config: UndoConfig, n: int = LIST_DEFAULT) -> list[dict[str, Any]]:
+def list_shots(state_dir: str, config: UndoConfig, n: int = LIST_DEFAULT) -> tuple[ShotRow, ...]:
     """The newest ``n`` snapshots, newest first, each with what changed since it was taken."""
     book = Book(state_dir)
     expire(book, config)
@@ -39,18 +39,16 @@ def list_shots(state_dir: str, config: UndoConfig, n: int = LIST_DEFAULT) -> lis
             since: Plan | str = plan(book, shot.id, config.max_file_bytes)
         except RestoreFailed as exc:
             since = str(exc)
-        rows.append(reply.row_json(shot, since))
-    return rows
+        rows.append(shot_row(shot, since))
+    return tuple(rows)
 
 
-def plan_of(state_dir: str, config: UndoConfig, shot_id: int) -> dict[str, Any]:
-    """What ``gatesh undo ID`` would do (see :func:`gatesh.undo.reply.plan_json`)."""
-    return reply.plan_json(plan(Book(state_dir), shot_id, config.max_file_bytes))
+def plan_of(state_dir: str, config: UndoConfig, shot_id: int) -> PlanReport:
+    """What ``gatesh undo ID`` would do."""
+    return plan_report(plan(Book(state_dir), shot_id, config.max_file_bytes))
 
 
-def restore_to(
-    state_dir: str, config: UndoConfig, shot_id: int, fingerprint: str
-) -> dict[str, Any]:
+def restore_to(state_dir: str, config: UndoConfig, shot_id: int, fingerprint: str) -> PlanReport:
     """Put snapshot ``shot_id`` back, first snapshotting what it replaces; the plan carried out
     and the id that undoes this restore."""
     book = Book(state_dir)
@@ -76,7 +74,8 @@ def restore_to(
 
     started = time.monotonic()
     done, undo_id = restore(book, shot_id, fingerprint, safety, config.max_file_bytes)
-    return reply.plan_json(done) | {
-        "undone_by": undo_id,
-        "millis": round((time.monotonic() - started) * 1000, 1),
-    }
+    return replace(
+        plan_report(done),
+        undone_by=undo_id,
+        millis=round((time.monotonic() - started) * 1000, 1),
+    )

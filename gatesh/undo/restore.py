@@ -14,7 +14,6 @@ folders (git's trees do not hold them).
 from __future__ import annotations
 
 import contextlib
-import enum
 import hashlib
 import json
 import os
@@ -27,6 +26,7 @@ from typing import Final
 
 from gatesh._errors import GateshError
 from gatesh.undo._git import Git, GitFailed
+from gatesh.undo.reply import Change
 from gatesh.undo.snapshot import Budget, Skipped, capture_tree
 from gatesh.undo.store import Book, CopyKind, FileCopy, RepoMeta, RepoShot, Shot
 from gatesh.worktree import Repo, object_format
@@ -42,13 +42,6 @@ DEFAULT_MAX_FILE_BYTES: Final = 32 << 20  # undo.max_file_bytes's default
 class RestoreFailed(GateshError):
     """The snapshot could not be put back (its id is unknown, its objects are gone, the tree
     changed since the plan was shown, …). ``str()`` says why; nothing was changed unless it says so."""
-
-
-class Change(enum.StrEnum):
-    """What a restore does to one path of a work tree."""
-
-    WRITE = "write"  # put the snapshot's copy back
-    REMOVE = "remove"  # delete what was made after the snapshot
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from gatesh.finish import Finished, decide_and_finish, dry_run, now
 from gatesh.pipeline import LAYERS, LayerFinding, decide
 from gatesh.rater import BACKENDS, Rater, backend_name, make_rater
 from gatesh.session import SessionState
-from gatesh.undo.guard import foresee, policy_for
+from gatesh.undo.guard import Forecast, foresee, policy_for
 
 RISKY, BENIGN = "risky", "benign"
 
@@ -121,9 +121,7 @@ class Explanation:
     """``explain --json``: one object, encoded once (:func:`gatesh._json.plain`)."""
 
     decision: Summary
-    # What the undo snapshot would do: undo.guard.foresee's record, still a dict (its own module's
-    # to make a dataclass).
-    undo: dict[str, Any] | None
+    undo: Forecast | None  # what the undo snapshot would do
     layers: Mapping[str, LayerFinding]
     facts: Facts
     audit: DecisionRecord | RulingRecord | None  # the line a real surface would write
@@ -212,7 +210,7 @@ def explain_main(argv: list[str]) -> int:
     done = now(decide_and_finish(args.command, cwd, here))
     decision, config = done.decision, here.used
     if config is None:  # an invalid configuration: the refusal every surface gives, no layers
-        undo: dict[str, Any] | None = None
+        undo: Forecast | None = None
         found: dict[str, LayerFinding] = {}
         bounded = None
     else:
@@ -239,26 +237,27 @@ def exit_status(action: Action) -> int:
     return EXIT_REFUSED
 
 
-def _undo_lines(undo: dict[str, Any]) -> str:
+def _undo_lines(undo: Forecast) -> str:
     """What the undo snapshot does for this command (S17), for the human explanation."""
     from gatesh.audit import fold_home
     from gatesh.render import neutralise
 
-    if not undo.get("enabled"):
+    if not undo.enabled:
         return "undo: off (undo.enabled = false): no snapshot, losses judged without undo\n"
-    if not undo.get("snapshot"):
+    if not undo.snapshot:
         return "undo: no snapshot (nothing it runs may write a work tree or a file it names)\n"
-    where = [fold_home(t) for t in undo.get("trees", ())] + [
-        fold_home(p) + " (a copy)" for p in undo.get("outside", ())
+    where = [fold_home(t) for t in undo.trees or ()] + [
+        fold_home(p) + " (a copy)" for p in undo.outside or ()
     ]
     lines = [f"undo: a snapshot is taken before it runs, of {', '.join(where)}"]
-    if undo.get("rests_on"):
+    if undo.rests_on:
+        without = undo.without.value if undo.without is not None else "?"
         lines.append(
             "undo: it runs because that snapshot holds what it loses; if the snapshot is skipped "
             "(over undo.max_bytes or undo.max_seconds, or git fails) it is judged without undo: "
-            f"{str(undo.get('without', '?')).upper()}"
+            f"{without.upper()}"
         )
-    for root, why in dict(undo.get("last_skipped") or {}).items():
+    for root, why in (undo.last_skipped or {}).items():
         lines.append(f"undo: the last snapshot of {fold_home(root)} was skipped: {neutralise(why)}")
     return "\n".join(lines) + "\n"
 

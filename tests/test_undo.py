@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from _undo_repo import build, differences, state
 
-from gatesh import undo_cli
+from gatesh import explain, undo_cli
 from gatesh._errors import ConfigError
+from gatesh._json import plain
 from gatesh._types import Action, Stage
 from gatesh.audit import record_for
 from gatesh.audit_entry import entry_of
@@ -377,6 +378,32 @@ def test_a_loss_a_snapshot_holds_runs_and_rests_on_it(
     assert with_undo.action is Action.ALLOW, with_undo.reason
     assert with_undo.undo == (os.path.realpath(repo),)
     assert "undo can put it back" in with_undo.reason
+
+
+def test_explain_foresees_the_snapshot_a_decision_rests_on(
+    repo: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    state_dir, config, here = str(tmp_path / "state"), default(), os.path.realpath(repo)
+    policy = cover.Policy(1 << 28, 1 << 25, state_dir)
+    rests = decide("rm -rf src", cwd=repo, config=config, undo=policy)
+    without = decide("rm -rf src", cwd=repo, config=config)
+    seen = guard.foresee(rests, cwd=repo, config=config, state_dir=state_dir, without=without)
+    shown = plain(seen)
+    assert shown == {
+        "enabled": True,
+        "snapshot": True,
+        "trees": [here],
+        "outside": [],
+        "rests_on": [here],
+        "last_skipped": {},
+        "without": without.action.value,
+    }
+    assert list(shown) == ["enabled", "snapshot", "trees", "outside", "rests_on", "last_skipped", "without"]  # fmt: skip
+    assert f"judged without undo: {without.action.value.upper()}\n" in explain._undo_lines(seen)
+    read_only = decide("ls", cwd=repo, config=config)
+    seen = guard.foresee(read_only, cwd=repo, config=config, state_dir=state_dir, without=None)
+    assert plain(seen) == {"enabled": True, "snapshot": False}
 
 
 @pytest.mark.parametrize(

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import glob
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
+from gatesh._json import OMIT_NONE
 from gatesh._types import Action, Decision, Direction, PathClass, Stage
 from gatesh.audit import clean
 from gatesh.undo._git import Git, GitFailed
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NO_SNAPSHOT",
+    "Forecast",
     "expire",
     "foresee",
     "places",
@@ -327,31 +329,47 @@ def without_snapshot(decision: Decision, why: str, redecide: Callable[[], Decisi
     )
 
 
+@dataclass(frozen=True)
+class Forecast:
+    """What :func:`protect` would do for a decision (``explain``, S17): whether undo is on and a
+    snapshot is taken; when one is, of which work ``trees`` and ``outside`` files, which losses
+    the decision ``rests_on`` it for, the action ``without`` undo (only when it rests on one), and
+    why the last snapshot of a tree was skipped (``last_skipped``, tree -> why). The parts of a
+    snapshot are None (left out of ``explain --json``) when none is taken."""
+
+    enabled: bool
+    snapshot: bool = False
+    trees: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)
+    outside: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)
+    rests_on: tuple[str, ...] | None = field(default=None, metadata=OMIT_NONE)
+    last_skipped: Mapping[str, str] | None = field(default=None, metadata=OMIT_NONE)
+    without: Action | None = field(default=None, metadata=OMIT_NONE)
+
+
 def foresee(
     decision: Decision, *, cwd: str, config: Config, state_dir: str, without: Decision | None
-) -> dict[str, object]:
+) -> Forecast:
     """What :func:`protect` would do for ``decision``, without doing it (``explain``): whether a
     snapshot is taken and of what, whether the decision rests on it, the decision ``without``
     undo when it does, and why the last snapshot of a tree was skipped, if it was."""
-    out: dict[str, object] = {"enabled": config.undo.enabled, "snapshot": False}
+    none = Forecast(enabled=config.undo.enabled)
     if not wants_snapshot(decision, config):
-        return out
+        return none
     repos, outside = places(decision, cwd)
     if not repos and not outside:
-        return out
+        return none
     book = Book(state_dir)
     skipped = {}
     for r in repos:
         last = book.attempt(r.git_dir, r.root)
         if last is not None and not last.ok:
             skipped[r.root] = last.reason
-    out.update(
+    return Forecast(
+        enabled=config.undo.enabled,
         snapshot=True,
-        trees=[r.root for r in repos],
-        outside=list(outside),
-        rests_on=list(decision.undo),
+        trees=tuple(r.root for r in repos),
+        outside=tuple(outside),
+        rests_on=decision.undo,
         last_skipped=skipped,
+        without=without.action if decision.undo and without is not None else None,
     )
-    if decision.undo and without is not None:
-        out["without"] = without.action.value
-    return out

@@ -10,6 +10,8 @@ import pytest
 from gatesh.audit import AuditLog, read_tail
 from gatesh.audit_entry import AuditLineError, CascadeLine, decode
 from gatesh.daemon.admin import format_record, log_main
+from gatesh.daemon.replies import Records
+from gatesh.wire_json import reply_object
 
 
 def test_a_line_is_decoded_into_the_members_the_log_shows() -> None:
@@ -83,3 +85,13 @@ def test_records_written_read_back_whole(tmp_path: Path) -> None:
     log.write([{"action": "allow", "command": "echo é"}])
     (entry,) = read_tail(str(tmp_path / "audit.jsonl"), 5)
     assert entry.command == "echo é" and entry.document["seq"] == 1
+
+
+def test_the_tail_reply_sends_each_line_as_the_file_holds_it() -> None:
+    lines = [
+        b'{"time":"t1","action":"allow","command":"ls","seq":1}',
+        b'{"time":"t2","action":"approved","stage":"person","foreign":{"kept":[1,2]}}',
+    ]
+    reply = reply_object(Records(tuple(decode(line) for line in lines)))
+    assert reply == {"ok": True, "records": [json.loads(line) for line in lines]}
+    assert json.dumps(reply["records"][1], separators=(",", ":")).encode() == lines[1]

@@ -9,8 +9,10 @@ states and counts, or text cleaned for the watcher).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
+from gatesh._json import via
+from gatesh.audit_entry import LogEntry
 from gatesh.check_reply import CheckReply, DecisionSummary, check_reply
 from gatesh.daemon.sessions import SessionSummary
 from gatesh.pending import PendingState, PendingSummary
@@ -64,11 +66,17 @@ class Ended:
     observation: str | None
 
 
+def _as_filed(entries: object) -> object:
+    """Audit entries as the file holds them: each line's own object, every member kept."""
+    return [e.document for e in cast("tuple[LogEntry, ...]", entries)]
+
+
 @dataclass(frozen=True)
 class Records:
-    """``tail``: audit records as the audit file holds them, oldest first."""
+    """``tail``: audit records, oldest first, each sent as the audit file holds it (not as the
+    members :class:`~gatesh.audit_entry.LogEntry` reads of it)."""
 
-    records: list[dict[str, Any]]
+    records: tuple[LogEntry, ...] = field(metadata=via(_as_filed))
 
 
 @dataclass(frozen=True)

@@ -455,7 +455,7 @@ def status(d: Daemon) -> Status:
 
 async def op_tail(d: Daemon, conn: Conn, req: TailRequest) -> Records:
     entries = await d.off_loop(read_tail, d.audit.path, req.n)
-    return Records([e.document for e in entries])
+    return Records(tuple(entries))
 
 
 async def op_captures(d: Daemon, conn: Conn, req: NoFields) -> Captures:

@@ -66,6 +66,25 @@ def test_dump_writes_outside_the_working_tree_and_names_absent_parts_as_such(
 
 
 @pytest.mark.slow
+def test_with_a_daemon_running_status_and_dump_carry_its_replies(tmp_path: Path) -> None:
+    ran = _run([*GATESH, "-c", "echo up"], tmp_path, {"GATESH_SESSION": "dumped"})
+    assert ran.returncode == 0 and ran.stdout == "up\n", ran.stderr  # the daemon started for it
+    status = _run([*GATESH, "status", "--json"], tmp_path)
+    assert status.returncode == 0, status.stderr
+    shown = json.loads(status.stdout)
+    assert shown["ok"] is True and shown["daemon"]["pid"] > 0, shown
+    assert [s["session"] for s in shown["sessions"]] == ["dumped"], shown["sessions"]
+    out = _run([*GATESH, "dump"], tmp_path)
+    assert out.returncode == 0 and "could not be included" not in out.stdout, out.stdout
+    archive = Path(out.stdout.split("wrote ", 1)[1].split()[0])
+    with tarfile.open(archive) as tar:
+        part = {n: tar.extractfile(f"gatesh-dump/{n}") for n in ("status.json", "captures.json")}
+        dumped = {n: json.loads(f.read()) for n, f in part.items() if f is not None}
+    assert dumped["status.json"]["daemon"]["pid"] == shown["daemon"]["pid"], dumped
+    assert dumped["captures.json"] == []  # the builtin rater calls no model
+
+
+@pytest.mark.slow
 def test_dump_still_writes_where_it_is_told(tmp_path: Path) -> None:
     target = tmp_path / "here.tar.gz"
     out = _run([*GATESH, "dump", "-o", str(target)], tmp_path)

@@ -14,27 +14,54 @@ import platform
 import sys
 import tarfile
 import time
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Final, TypeVar
 
 from gatesh import __version__, _paths
 from gatesh.audit import follow, read_tail
 from gatesh.audit_entry import AuditLineError, LogEntry
+from gatesh.daemon.protocol import Op
 from gatesh.daemon.replies import Status
 from gatesh.pending import PendingKind, PendingState
-from gatesh.wire_json import WireError, from_wire
+from gatesh.wire_json import WireError, from_wire, reply_object
 
-__all__ = ["dump_main", "format_record", "log_main", "status_main"]
+__all__ = ["Unanswered", "dump_main", "format_record", "log_main", "status_main"]
+
+T = TypeVar("T")
 
 
-def _ask(op: str, **fields: Any) -> dict[str, Any] | None:
-    """One admin request to a running daemon; None when none is running."""
+@dataclass(frozen=True)
+class Unanswered:
+    """Why an admin request has no reply to show: no daemon is running (``running`` false), or
+    it answered with an error or a reply that could not be read (``why``)."""
+
+    running: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class _Archived:
+    """The ``captures`` reply as ``gatesh dump`` archives it: each capture as the daemon wrote it
+    (already redacted), kept whole; nothing here reads its members."""
+
+    captures: tuple[object, ...]
+
+
+def _ask(op: Op, answer: type[T]) -> T | Unanswered:
+    """One admin request (no fields but its op) to a running daemon, its reply decoded once into
+    ``answer`` (:func:`gatesh.wire_json.from_wire`); :class:`Unanswered` when there is none."""
     from gatesh import client
 
     try:
-        reply = client.request("admin", {"op": op, **fields}, start=False, timeout=10.0)
-    except (client.DaemonUnavailable, client.DaemonLost):
-        return None
-    return reply
+        reply = client.request("admin", {"op": op.value}, start=False, timeout=10.0)
+    except (client.DaemonUnavailable, client.DaemonLost) as exc:
+        return Unanswered(False, str(exc))
+    if not reply.get("ok"):
+        return Unanswered(True, f"the daemon refused {op.value}: {reply.get('error') or '?'}")
+    try:
+        return from_wire(answer, reply)
+    except WireError as exc:
+        return Unanswered(True, f"the daemon's reply could not be read ({exc})")
 
 
 def _ago(ts: float) -> str:
@@ -71,7 +98,7 @@ def status_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gatesh status", description="sessions, counters and the daemon's health"
     )
-    parser.add_argument("--json", action="store_true", help="print the raw status as JSON")
+    parser.add_argument("--json", action="store_true", help="print the status as JSON")
     parser.add_argument(
         "--all",
         action="store_true",
@@ -79,9 +106,12 @@ def status_main(argv: list[str]) -> int:
         f"{_SHOWN} of the live ones)",
     )
     args = parser.parse_args(argv)
-    reply = _ask("status")
+    status = _ask(Op.STATUS, Status)
     paths = _paths.current()
-    if reply is None or not reply.get("ok"):
+    if isinstance(status, Unanswered) and status.running:
+        print(f"gatesh status: {status.why}", file=sys.stderr)
+        return 1
+    if isinstance(status, Unanswered):
         if args.json:
             print(json.dumps({"running": False, "socket": paths.socket}))
         else:
@@ -91,13 +121,8 @@ def status_main(argv: list[str]) -> int:
             print(f"audit log: {paths.audit_log}")
         return 1
     if args.json:
-        print(json.dumps(reply, indent=2, default=str))
+        print(json.dumps(reply_object(status), indent=2))
         return 0
-    try:
-        status = from_wire(Status, reply)
-    except WireError as exc:
-        print(f"gatesh status: the daemon's reply could not be read ({exc})", file=sys.stderr)
-        return 1
     _print_daemon(status)
     row = _Rows(shutil.get_terminal_size().columns)
     _print_sessions(status, row, show_all=args.all)
@@ -457,20 +482,19 @@ def _configs(
 def _daemon_parts(absent: list[str], unavailable: list[str]) -> dict[str, bytes]:
     """The daemon's status and its model-call ring, redacted, when it runs."""
     members: dict[str, bytes] = {}
-    status = _ask("status")
-    if status is None:
+    status = _ask(Op.STATUS, Status)
+    if isinstance(status, Unanswered) and not status.running:
         absent.append("status.json, captures.json: the daemon is not running (it starts on demand)")
+        return members
+    if isinstance(status, Unanswered):
+        unavailable.append(f"status.json: {status.why}")
     else:
-        members["status.json"] = _redact(json.dumps(status, indent=2, default=str)).encode()
-        caps = _ask("captures")
-        if caps is None or caps.get("captures") is None:
-            unavailable.append(
-                "captures.json: " + (str(caps.get("note")) if caps else "the daemon did not answer")
-            )
-        else:
-            members["captures.json"] = _redact(
-                json.dumps(caps["captures"], indent=2, default=str)
-            ).encode()
+        members["status.json"] = _redact(json.dumps(reply_object(status), indent=2)).encode()
+    caps = _ask(Op.CAPTURES, _Archived)
+    if isinstance(caps, Unanswered):
+        unavailable.append(f"captures.json: {caps.why}")
+    else:
+        members["captures.json"] = _redact(json.dumps(list(caps.captures), indent=2)).encode()
     return members
 
 

@@ -35,9 +35,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from gatesh._errors import GateshError
 from gatesh.testing import _inside, _warden, jail_probe
@@ -270,11 +270,21 @@ def _module_file(module: Any) -> str:
     return os.path.abspath(str(module.__file__))
 
 
+R = TypeVar("R")
+
+
 def _launch(
-    spec: JailSpec, request: WardenRequest, binds: Mapping[str, str], timeout_s: float
-) -> dict[str, Any]:
-    """Start the outer jail with ``request`` and return the warden's report (one JSON line).
-    Private: only :func:`prove` (a probe) and :func:`run_row` (with a proof) call it."""
+    spec: JailSpec,
+    request: WardenRequest,
+    binds: Mapping[str, str],
+    timeout_s: float,
+    decode: Callable[[Mapping[str, Any]], R],
+    failed: Callable[[str], R],
+) -> R:
+    """Start the outer jail with ``request`` and return the warden's report (one JSON line),
+    decoded once by ``decode``; ``failed(why)`` when there is none to decode (the jail timed
+    out, or the warden wrote no JSON object). Private: only :func:`prove` (a probe) and
+    :func:`run_row` (with a proof) call it."""
     binds = {
         "warden.py": _module_file(_warden),
         "inside.py": _module_file(_inside),
@@ -306,22 +316,44 @@ def _launch(
     except subprocess.TimeoutExpired:
         proc.kill()  # bwrap dies; --die-with-parent takes its PID 1, and the namespace with it
         out, err = proc.communicate()
-        return {"ok": False, "error": f"the jail did not finish within {timeout_s:.0f} s"}
+        return failed(f"the jail did not finish within {timeout_s:.0f} s")
     lines = out.decode("utf-8", "replace").strip().splitlines()
     if not lines:
-        return {
-            "ok": False,
-            "error": f"the jail exited {proc.returncode} without a report: "
-            + err.decode("utf-8", "replace")[-3000:],
-        }
+        return failed(
+            f"the jail exited {proc.returncode} without a report: "
+            + err.decode("utf-8", "replace")[-3000:]
+        )
     try:
         report = json.loads(lines[-1])
     except ValueError:
-        return {"ok": False, "error": "the warden's report is not JSON: " + lines[-1][:500]}
+        return failed("the warden's report is not JSON: " + lines[-1][:500])
     if not isinstance(report, dict):
-        return {"ok": False, "error": "the warden's report is not an object"}
-    report.setdefault("warden_stderr", err.decode("utf-8", "replace")[-3000:])
-    return report
+        return failed("the warden's report is not an object")
+    return decode(report)
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    """The warden's report of a probe: the inner jail's facts (in :mod:`jail_probe`'s terms,
+    which :func:`jail_probe.judge` reads), or why the probe did not run (``error``)."""
+
+    error: str = ""
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def failed(cls, error: str) -> ProbeReport:
+        return cls(error=error)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProbeReport:
+        """The report's JSON object; a probe that says it ran must carry its facts (KeyError,
+        TypeError otherwise)."""
+        if not data.get("ok"):
+            return cls.failed(str(data.get("error") or "the probe failed without saying why"))
+        facts = data["facts"]
+        if not isinstance(facts, Mapping):
+            raise TypeError("the probe's facts are not an object")
+        return cls(facts=facts)
 
 
 # --- the proof ----------------------------------------------------------------------------------------
@@ -463,12 +495,14 @@ def prove(spec: JailSpec, *, extra_write_targets: tuple[str, ...] = ()) -> Proof
         world_dirs=tuple(name for name, _ in WORLD_BINDS),
     )
     try:
-        report = _launch(spec, request, {}, PROBE_TIMEOUT_S + 30)
+        report = _launch(
+            spec, request, {}, PROBE_TIMEOUT_S + 30, ProbeReport.from_json, ProbeReport.failed
+        )
     finally:
         listener.close()
-    if not report.get("ok"):
-        raise JailUnsafe(f"the jail's probe did not run: {report.get('error')}")
-    facts = report["facts"]
+    if report.error:
+        raise JailUnsafe(f"the jail's probe did not run: {report.error}")
+    facts = report.facts
     host_ns = jail_probe.host_ns()
     holes = jail_probe.judge(spec, facts, host_ns, _writable_caps(spec))
     pid_ns = str((facts.get("ns") or {}).get("pid", ""))
@@ -540,11 +574,17 @@ def run_row(proof: Proof, job: RowJob) -> Observed:
         world=job.world,
     )
     binds = {"template.tar": job.template, "manifest.json": job.manifest}
-    report = _launch(spec, request, binds, spec.timeout_s + _inside.WARMUP_TIMEOUT_S + 60)
-    try:
-        return Observed.from_json(report)
-    except (KeyError, TypeError, ValueError) as exc:
-        return Observed.failed(f"the warden's report is malformed ({type(exc).__name__}: {exc})")
+
+    def decode(data: Mapping[str, Any]) -> Observed:
+        try:
+            return Observed.from_json(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            return Observed.failed(
+                f"the warden's report is malformed ({type(exc).__name__}: {exc})"
+            )
+
+    timeout_s = spec.timeout_s + _inside.WARMUP_TIMEOUT_S + 60
+    return _launch(spec, request, binds, timeout_s, decode, Observed.failed)
 
 
 def jail_python() -> str:

@@ -553,3 +553,53 @@ def test_the_c_client_imports_no_os_before_exec(tmp_path: Path) -> None:
     assert not imported & {"os", "json", "socket", "re", "typing", "posixpath", "__future__"}, (
         imported
     )
+
+
+def _ignore_sigint() -> None:
+    """As a shell's background job starts a program: SIGINT ignored, inherited over exec."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _within(pred: Any, timeout: float) -> bool:  # a bound for a hang, not a timing
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+@pytest.mark.parametrize("when", ["starting", "serving"])
+def test_a_signal_stops_the_daemon_cleanly_whenever_it_comes(
+    sig: signal.Signals, when: str, tmp_path: Path
+) -> None:
+    """SIGTERM or SIGINT (even one its starter ignored) stops the daemon at any point: while it
+    still loads its parsers (its socket already bound, clients queuing on it), or while it serves.
+    It exits 0, removes its socket, releases its lock, and the audit lines are in the file."""
+    paths = _paths.current()
+    proc = subprocess.Popen(
+        [*GATESH, "daemon", "--foreground"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=_ignore_sigint,
+    )
+    try:
+        sock = Path(paths.socket)
+        assert _within(sock.exists, 60), "the daemon never bound its socket"
+        if when == "serving":
+            ran = run("echo logged", cwd=str(tmp_path))
+            assert ran.returncode == 0 and ran.stdout == "logged\n", ran.stderr
+        proc.send_signal(sig)
+        assert _within(lambda: proc.poll() is not None, 30), f"{sig.name} did not stop the daemon"
+        stderr = proc.stderr.read().decode() if proc.stderr else ""
+        assert proc.returncode == 0 and "Traceback" not in stderr, (proc.returncode, stderr)
+        assert not sock.exists(), "the daemon left its socket behind"
+        if when == "serving":
+            audit = Path(paths.audit_log).read_text().splitlines()
+            assert any(json.loads(line).get("command") == "echo logged" for line in audit)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

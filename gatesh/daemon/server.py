@@ -594,6 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         help="stay attached to the terminal (the on-demand start detaches)",
     )
     parser.parse_args(argv)
+    stopping = startup.Stopping()  # a stop signal from here on stops it cleanly
     # 1. Never inside a boundary or a gated session (S9.7): its settings would be the agent's.
     activated = startup.activation_socket()
     refused = startup.refusal()
@@ -634,21 +635,23 @@ def main(argv: list[str] | None = None) -> int:
     sock, bound = startup.listening(paths.socket, activated, shared=shared)
     os.makedirs(paths.state_dir, mode=0o700, exist_ok=True)
     try:
-        # 6. Load the parsers once, then serve.
+        # 6. Load the parsers once (seconds: a stop signal cuts it short), then serve.
+        stopping.cut_short()
         preload()
         asyncio.run(
             _run(paths, sock, origin, PersonChannel(person, token, channel_problem, traceable))
         )
     finally:
-        if person is not None:
-            person.close()
-        with contextlib.suppress(OSError):
-            # Remove the socket only if it is still ours (a successor may have replaced it; the
-            # service manager's stays with it).
-            if bound is not None and startup.file_id(paths.socket) == bound:
-                os.unlink(paths.socket)
-        sock.close()
-        os.close(lock)
+        with stopping.settled():
+            if person is not None:
+                person.close()
+            with contextlib.suppress(OSError):
+                # Remove the socket only if it is still ours (a successor may have replaced it;
+                # the service manager's stays with it).
+                if bound is not None and startup.file_id(paths.socket) == bound:
+                    os.unlink(paths.socket)
+            sock.close()
+            os.close(lock)
     startup.leave_stuck_threads(EXIT_GRACE_S)
     return 0
 

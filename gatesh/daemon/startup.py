@@ -18,10 +18,53 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from typing import Final
 
 from gatesh import _paths, _person
 from gatesh.daemon import limits
 from gatesh.daemon import protocol as P
+
+#: What stops the daemon: a service manager's or a person's SIGTERM, Ctrl-C at a --foreground
+#: daemon, its terminal closing. Handled from the first step of start-up, so each stops it
+#: cleanly at any point, SIGINT too when whoever started the daemon ignored it (a background
+#: job's SIGINT is ignored, and an ignored disposition is inherited across exec).
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class Stopping:
+    """The stop signals until the event loop takes them over (:func:`gatesh.daemon.server.serve`).
+
+    While the sockets and the lock are taken, a stop signal is only noted; from
+    :meth:`cut_short` on (the socket bound, its removal on the way out), it ends start-up where
+    it is (the parsers load for seconds, clients queuing meanwhile) by SystemExit(0), so the
+    caller's cleanup runs; during that cleanup (:meth:`settled`) a second one is ignored."""
+
+    def __init__(self) -> None:
+        self.noted = False
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, self._note)
+
+    def _note(self, signum: int, frame: object) -> None:
+        self.noted = True
+
+    @staticmethod
+    def _stop(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    def cut_short(self) -> None:
+        """From here a stop signal ends start-up at once (one already noted: now)."""
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, self._stop)
+        if self.noted:
+            raise SystemExit(0)
+
+    @contextlib.contextmanager
+    def settled(self) -> Iterator[None]:
+        """Ignore the stop signals while the daemon removes its socket and lets go of its lock."""
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        yield
 
 
 def refusal() -> str:

@@ -34,7 +34,6 @@ WIRE_EDGE = {
     "gatesh/hooks.py",  # a harness's hook JSON: read once into a ToolCall or a Prompt
     "gatesh/hooktrust.py",  # the Codex app-server's JSON-RPC: only HookTrust records leave
     "gatesh/config/files.py",  # the person's TOML config files: only a typed Config leaves
-    "gatesh/undo/reply.py",  # the undo verb's reply: read back into PlanReport and ShotRow
     # the model API's stand-in: the Messages API's request and reply JSON as the SDK sends and
     # reads it (tests assert on those wire bodies)
     "gatesh/testing/model_server.py",

@@ -57,6 +57,7 @@ from gatesh.vocab.paths.classes import tree_root_ok
 __all__ = [
     "WIRE_VERSION",
     "Boundary",
+    "BoundaryAudit",
     "Limits",
     "Network",
     "boundary_for",
@@ -167,19 +168,35 @@ class Boundary:
         out += "; network " + ("open" if self.network.open else "closed")
         return out
 
-    def audit(self) -> dict[str, Any]:
+    def audit(self) -> BoundaryAudit:
         """What the audit line keeps of it (S13): its id and its shape, not every rule."""
-        return {
-            "id": self.id,
-            "abi": self.abi,
-            "writable": [_short(p) for p in self.writable],
-            "unreadable": len(self.unreadable),
-            "readable_stores": [_short(p) for p in self.readable_stores],
-            "network": "open" if self.network.open else "closed",
-            "rules": len(self.write) + len(self.read) + 1,
-            "sealed_tree": self.sealed_tree,
-            "widened": self.widened,
-        }
+        return BoundaryAudit(
+            id=self.id,
+            abi=self.abi,
+            writable=tuple(_short(p) for p in self.writable),
+            unreadable=len(self.unreadable),
+            readable_stores=tuple(_short(p) for p in self.readable_stores),
+            network="open" if self.network.open else "closed",
+            rules=len(self.write) + len(self.read) + 1,
+            sealed_tree=self.sealed_tree,
+            widened=self.widened,
+        )
+
+
+@dataclass(frozen=True)
+class BoundaryAudit:
+    """What an audit line keeps of a boundary (S13), in the line's order: its id and its shape
+    (the roots it may write, how many places it may not read, its network, its rule count)."""
+
+    id: str
+    abi: int
+    writable: tuple[str, ...]
+    unreadable: int
+    readable_stores: tuple[str, ...]
+    network: str  # "open" or "closed"
+    rules: int
+    sealed_tree: bool
+    widened: bool
 
 
 def temp_env(tmpdir: str) -> dict[str, str]:

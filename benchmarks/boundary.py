@@ -62,6 +62,7 @@ _APPLY = (
     "_kernel.abi()\n"
     "ready = time.perf_counter() - t; ready_cpu = time.thread_time() - c\n"
     "t = time.perf_counter(); c = time.thread_time()\n"
+    "spec = _kernel.Spec.decode(spec)  # the client decodes what it was sent, then applies it\n"
     "rules = _kernel.apply(spec, fd)\n"
     "first = time.perf_counter() - t; first_cpu = time.thread_time() - c\n"
     "warm = []\n"
@@ -108,7 +109,7 @@ def _specs(env: dict[str, str]) -> dict[str, dict[str, Any]]:
         "for cmd in ('python3 tools/x.py', 'git commit -m x', 'npm test', 'git push'):\n"
         "    d = decide(cmd, cwd=cwd, config=cfg, rater=make_rater(cfg))\n"
         "    b = boundary_for(d, cwd, cfg.boundary, _paths.current())\n"
-        "    out[cmd] = b.wire() if b else None\n"
+        "    out[cmd] = b.wire().encode() if b else None\n"
         "print(json.dumps(out))\n"
     )
     got = subprocess.run(
@@ -125,6 +126,7 @@ def _apply_cost(specs: dict[str, dict[str, Any]], n: int, *, handed: bool) -> di
     """Per command: the first apply in a fresh client (p50, p90, CPU) and a warm one, with the
     ruleset ``handed`` by this process (as the daemon hands it) or built from the places."""
     from gatesh.boundary import handoff
+    from gatesh.boundary._kernel import Spec
 
     python = _client_python()
     out: dict[str, Any] = {}
@@ -133,7 +135,7 @@ def _apply_cost(specs: dict[str, dict[str, Any]], n: int, *, handed: bool) -> di
             continue
         first, cpu, warm, ready, whole, rules = [], [], [], [], [], 0
         for i in range(n):
-            spec, fd = handoff.for_client(wire) if handed else (wire, -1)
+            spec, fd = handoff.for_client(Spec.decode(wire)) if handed else (Spec.decode(wire), -1)
             if handed and fd < 0:
                 raise SystemExit(f"the ruleset for `{cmd}` could not be built")
             try:
@@ -144,7 +146,7 @@ def _apply_cost(specs: dict[str, dict[str, Any]], n: int, *, handed: bool) -> di
                         "-c",
                         _APPLY.format(root=ROOT, warm=20 if i == 0 else 0, fd=fd),
                     ],
-                    input=json.dumps(spec),
+                    input=json.dumps(spec.encode()),
                     capture_output=True,
                     text=True,
                     check=True,
@@ -179,11 +181,13 @@ def _handoff(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
     off the reply's path: :class:`gatesh.boundary.handoff.Rulesets`), p50 over ``n`` each. The
     spare is built again before each take; its build CPU is reported too."""
     from gatesh.boundary import handoff
+    from gatesh.boundary._kernel import Spec
 
     out: dict[str, Any] = {}
-    for cmd, wire in specs.items():
-        if wire is None:
+    for cmd, raw in specs.items():
+        if raw is None:
             continue
+        wire = Spec.decode(raw)  # the daemon holds the typed spec it drew
         built, taken, ahead = [], [], []
         rulesets = handoff.Rulesets()
         for _ in range(n):
@@ -192,7 +196,7 @@ def _handoff(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
             built.append((time.perf_counter() - t) * 1000)
             os.close(fd)
             c = time.thread_time()
-            rulesets.refill(handoff.Rules.decode(wire))
+            rulesets.refill(wire.rules)
             ahead.append((time.thread_time() - c) * 1000)
             t = time.perf_counter()
             _, fd = handoff.for_client(wire, rulesets)
@@ -351,7 +355,7 @@ def _workloads(env: dict[str, str], suite: bool = False) -> dict[str, Any]:
         f"sys.path[:0] = [{ROOT!r}]\n"
         "from gatesh.boundary import _kernel\n"
         "spec = json.loads(os.environ.pop('GATESH_BENCH_SPEC'))\n"
-        "_kernel.apply(spec)\n"
+        "_kernel.apply(_kernel.Spec.decode(spec))\n"
         "os.execvp(sys.argv[1], sys.argv[1:])\n"
     )
     limits = BoundaryConfig()
@@ -402,7 +406,8 @@ def _session_spec(env: dict[str, str], cwd: str) -> dict[str, Any]:
         "from gatesh.config import load_config\n"
         "from gatesh.boundary.compute import boundary_for\n"
         "cfg = load_config(sys.argv[1])\n"
-        "print(json.dumps(boundary_for(None, sys.argv[1], cfg.boundary, _paths.current()).wire()))\n"
+        "b = boundary_for(None, sys.argv[1], cfg.boundary, _paths.current())\n"
+        "print(json.dumps(b.wire().encode()))\n"
     )
     got = subprocess.run(
         [sys.executable, "-c", code, cwd], env=env, capture_output=True, text=True, check=True
@@ -414,12 +419,13 @@ def _limits_stop(env: dict[str, str]) -> dict[str, Any]:
     """The limits' mechanisms, shown at small scale: an allocation past the address-space limit
     fails at once, and a sparse write past the file-size limit is refused (no memory or disk is
     used either way)."""
-    spec = _session_spec(env, ROOT) | {"limits": {"as": 1 << 30, "fsize": 1 << 20}}
+    spec = _session_spec(env, ROOT)
+    spec["limits"] = spec["limits"] | {"as": 1 << 30, "fsize": 1 << 20}
     code = (
         "import json, os, sys, signal\n"
         f"sys.path[:0] = [{ROOT!r}]\n"
         "from gatesh.boundary import _kernel\n"
-        "_kernel.apply(json.loads(sys.argv[1]))\n"
+        "_kernel.apply(_kernel.Spec.decode(json.loads(sys.argv[1])))\n"
         "out = {}\n"
         "try:\n"
         "    b = bytearray(2 << 30); out['allocation'] = 'went through'\n"

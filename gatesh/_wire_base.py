@@ -375,8 +375,8 @@ class CheckResult:
         self.session = session
         self.shell = shell
         self.decision = decision or {}
-        # The boundary the command runs in (its wire form, gatesh.boundary.compute), None when
-        # it runs in none (no Landlock, or the person switched it off); ``run`` names this run
+        # The boundary the command runs in (JSON, which gatesh.boundary._kernel.Spec decodes), None
+        # when it runs in none (no Landlock, or the person switched it off); ``run`` names this run
         # in the daemon's book, for the report of how it ended.
         self.boundary = boundary
         self.run = run

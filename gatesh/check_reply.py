@@ -6,10 +6,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from gatesh import messages
+from gatesh._json import via
 from gatesh._types import Action
+from gatesh.boundary._kernel import Spec
 from gatesh.finish import Finished
 from gatesh.pending import PendingState
 from gatesh.wire_json import OMIT_NONE
@@ -34,6 +35,10 @@ class DecisionSummary:
     answer: str = ""
 
 
+def _spec_json(spec: object) -> object:
+    return spec.encode() if isinstance(spec, Spec) else spec
+
+
 @dataclass(frozen=True)
 class CheckReply:
     """The reply to ``check`` (and to a ruling a surface asked its own person for): what the
@@ -48,9 +53,9 @@ class CheckReply:
     session: str
     shell: str
     decision: DecisionSummary
-    # An allowed command's boundary (its wire form, gatesh.boundary.compute, with its note) and
-    # the run it is booked as: absent when it runs in none.
-    boundary: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)
+    # An allowed command's boundary (gatesh.boundary.compute's, with its note; its JSON form is
+    # Spec.encode) and the run it is booked as: absent when it runs in none.
+    boundary: Spec | None = field(default=None, metadata={**OMIT_NONE, **via(_spec_json)})
     run: str | None = field(default=None, metadata=OMIT_NONE)
     wrapped: str | None = field(
         default=None, metadata=OMIT_NONE
@@ -97,5 +102,5 @@ def check_reply(done: Finished, *, session: str, shell: str) -> CheckReply:
     )
     if done.boundary is not None and allowed:
         note = safe(messages.boundary_note(done.boundary))
-        reply = replace(reply, boundary=done.boundary.wire() | {"note": note}, run=done.run)
+        reply = replace(reply, boundary=done.boundary.wire().noted(note), run=done.run)
     return reply

@@ -44,7 +44,6 @@ from gatesh._wire import (
     _in_process_on_full,
     _is_dir,
     _join,
-    _s,
     check,
     getenv,
     mandate,
@@ -431,26 +430,7 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
     not be applied: then nothing ran."""
     from gatesh.boundary import _kernel, _parent
 
-    spec = result.boundary or {}
     run_id = result.run
-    if spec.get("v") != 1:
-        return _refuse(
-            "gatesh: the gate sent a boundary this client cannot read "
-            f"(version {spec.get('v')!r}), so nothing ran. Install gatesh again."
-        )
-    if spec.get("ruleset") == "fd" and result.ruleset_fd < 0:
-        if run_id:
-            from gatesh._wire import report_exit
-
-            report_exit(run_id, None, None)
-        return _refuse(
-            "gatesh: the command was allowed, but the gate daemon's reply came without its "
-            "boundary's rules (the ruleset it hands over), so nothing ran."
-        )
-    note = _s(spec.get("note"))
-
-    # S17: the undo that restores what it lost ends the agent's output, printable only.
-    undo = "".join(c if c.isprintable() else " " for c in result.undo)[:1000].strip()
 
     def report(status: int | None, signal: int | None) -> None:
         if run_id:
@@ -459,13 +439,28 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
             report_exit(run_id, status, signal)
 
     try:
+        spec = _kernel.Spec.decode(result.boundary)
+    except _kernel.BoundaryError as exc:
+        report(None, None)
+        return _refuse(
+            f"gatesh: the gate sent a boundary this client cannot read ({exc}), so nothing ran. "
+            "Install gatesh again."
+        )
+    if spec.handed >= 0 and result.ruleset_fd < 0:
+        report(None, None)
+        return _refuse(
+            "gatesh: the command was allowed, but the gate daemon's reply came without its "
+            "boundary's rules (the ruleset it hands over), so nothing ran."
+        )
+    # S17: the undo that restores what it lost ends the agent's output, printable only.
+    undo = "".join(c if c.isprintable() else " " for c in result.undo)[:1000].strip()
+    try:
         _parent.run(
             real,
             argv,
             env,
             spec,
             report=report,
-            note=note,
             after=undo,
             ruleset_fd=result.ruleset_fd,
         )

@@ -13,7 +13,7 @@ import typing
 from typing import Any, Final, TypeVar
 
 from gatesh import _json
-from gatesh._errors import ProtocolError
+from gatesh._errors import GateshError, ProtocolError
 
 __all__ = [
     "OMIT_NONE",
@@ -113,4 +113,11 @@ def _read(kind: Any, value: object, where: str) -> object:
         if kind is int and isinstance(value, bool):
             raise WireError(f"{where}: a boolean is not an integer")
         return value
+    decode = getattr(kind, "decode", None) if isinstance(kind, type) else None
+    if callable(decode):
+        # A record that reads itself (the boundary's Spec: the -c client has no dataclasses).
+        try:
+            return decode(value)
+        except GateshError as exc:
+            raise WireError(f"{where}: {exc}") from None
     raise WireError(f"{where}: {type(value).__name__} is not {getattr(kind, '__name__', kind)}")

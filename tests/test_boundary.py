@@ -194,9 +194,10 @@ def test_the_tree_is_writable_and_the_home_is_not(repo: Path) -> None:
     home = os.path.realpath(os.path.expanduser("~"))
     assert home not in b.write
     assert places.Family.GATE in b.kept_out and places.Family.CREDENTIALS in b.kept_out
-    wire = b.wire()
+    wire = b.wire().encode()
     assert wire["v"] == 1 and wire["id"] == b.id and wire["scope"] == ["signal", "abstract-unix"]
-    assert set(wire["limits"]) == {"nproc", "as", "fsize", "cpu"}
+    assert set(wire["limits"]) == {"nproc", "as", "fsize", "cpu"}  # type: ignore[arg-type]
+    assert _kernel.Spec.decode(json.loads(json.dumps(wire))) == b.wire()
 
 
 def test_the_kill_switch_draws_no_boundary(repo: Path) -> None:
@@ -242,7 +243,7 @@ def test_a_widened_boundary_keeps_nothing_out_but_the_processes(repo: Path) -> N
     d = _decision("python3 tools/x.py", str(repo))
     b = boundary_for(d, str(repo), BoundaryConfig(), _paths.current(), widened=True)
     assert b is not None and b.write == ("/",) and b.read == ("/",) and b.network.open
-    assert b.wire()["scope"] == ["signal", "abstract-unix"] and "widened" in b.summary()
+    assert b.wire().rules.scope == ("signal", "abstract-unix") and "widened" in b.summary()
 
 
 def test_an_agent_session_boundary(repo: Path) -> None:
@@ -368,7 +369,7 @@ def _ticket(**kw: object) -> Ticket:
         command="make test",
         cwd="/w",
         session="s",
-        boundary={"v": 1},
+        boundary=_kernel.Spec(_kernel.Rules(1)),
         run="r1",
         shell="bash",
         expires=time.time() + 60,
@@ -552,7 +553,9 @@ def test_a_handed_boundary_without_its_ruleset_runs_nothing(
     from gatesh import client
     from gatesh._wire import CheckResult
 
-    result = CheckResult("allow", boundary={"v": 1, "ruleset": "fd", "rules": 3, "abi": 7})
+    limits = (("nproc", 4096), ("as", 1 << 33), ("fsize", 1 << 32), ("cpu", 3600))
+    spec = _kernel.Spec(_kernel.Rules(7), limits).handing(3)
+    result = CheckResult("allow", boundary=spec.encode())
     assert result.ruleset_fd == -1
     status = client._run_bounded("/bin/sh", ["sh", "-c", "exit 0"], {}, result)
     assert status == 126 and "without its boundary's rules" in capsys.readouterr().err

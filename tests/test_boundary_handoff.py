@@ -37,11 +37,12 @@ def _landlock() -> None:
         pytest.skip(why)
 
 
-def _spec(read: list[str], write: list[str]) -> dict[str, object]:
-    return {"v": 1, "abi": _kernel.abi(), "list": ["/"], "read": read, "write": write}
+def _spec(read: list[str], write: list[str], net: _kernel.Ports | None = None) -> _kernel.Spec:
+    rules = Rules(_kernel.abi(), read=tuple(read), write=tuple(write), list=("/",), net=net)
+    return _kernel.Spec(rules)
 
 
-def _in_child(spec: dict[str, object], fd: int, probe: Callable[[], bool]) -> int:
+def _in_child(spec: _kernel.Spec, fd: int, probe: Callable[[], bool]) -> int:
     """0 when ``probe`` returns True in a child confined by the handed ``fd`` (closed here)."""
     pid = os.fork()
     if pid == 0:
@@ -62,10 +63,10 @@ def _writes(path: Path) -> bool:
     return True
 
 
-def _refill(rs: Rulesets, wire: dict[str, object]) -> None:
+def _refill(rs: Rulesets, wire: _kernel.Spec) -> None:
     """Build a spare of ``wire``, waiting out folders others change on a shared machine (/tmp)."""
     for _ in range(100):
-        rs.refill(Rules.decode(wire))
+        rs.refill(wire.rules)
         if rs.built:
             return
         time.sleep(SETTLE_S)
@@ -84,12 +85,12 @@ def test_a_spare_is_handed_once_and_confines_as_a_fresh_build(tmp_path: Path) ->
     inside, outside = _folders(tmp_path)
     wire = _spec(["/usr", "/etc", "/proc", "/dev", str(tmp_path)], [str(inside)])
     rs = Rulesets()
-    rs.refill(Rules.decode(wire))
+    rs.refill(wire.rules)
     assert rs.built == 1
-    rs.refill(Rules.decode(wire))  # one spare per boundary
+    rs.refill(wire.rules)  # one spare per boundary
     assert rs.built == 1
     spec, fd = for_client(wire, rs)
-    assert rs.taken == 1 and spec["rules"] == 7
+    assert rs.taken == 1 and spec.handed == 7
     assert _in_child(spec, fd, lambda: _writes(inside) and not _writes(outside)) == 0
     # Handed once: the next command of the same boundary gets a ruleset of its own.
     spec, fd = for_client(wire, rs)
@@ -102,16 +103,16 @@ def test_other_rules_never_get_the_spare(tmp_path: Path) -> None:
     inside, outside = _folders(tmp_path)
     wire = _spec(["/"], [str(inside)])
     rs = Rulesets()
-    rs.refill(Rules.decode(wire))
+    rs.refill(wire.rules)
     for other in (
         _spec(["/"], [str(inside), str(outside)]),
         _spec(["/"], [str(outside)]),
-        wire | {"net": {"connect": [], "bind": []}},
-        wire | {"abi": _kernel.abi() + 1},
+        _spec(["/"], [str(inside)], net=_kernel.Ports()),
+        _kernel.Spec(Rules(_kernel.abi() + 1, read=("/",), write=(str(inside),), list=("/",))),
     ):
-        assert rs.take(Rules.decode(other)) is None
+        assert rs.take(other.rules) is None
     assert rs.taken == 0
-    got = rs.take(Rules.decode(wire))
+    got = rs.take(wire.rules)
     assert got is not None
     os.close(got[0])
     rs.close()
@@ -127,7 +128,7 @@ def test_a_place_swapped_after_the_build_is_built_afresh(tmp_path: Path) -> None
     time.sleep(SETTLE_S)
     wire = _spec(["/"], [str(walked / "work")])
     rs = Rulesets()
-    rs.refill(Rules.decode(wire))
+    rs.refill(wire.rules)
     assert rs.built == 1
     (walked / "work").rename(kept)
     (walked / "work").mkdir()
@@ -151,12 +152,12 @@ def test_a_folder_changing_now_keeps_no_spare(tmp_path: Path) -> None:
     t.start()
     try:
         rs = Rulesets()
-        rs.refill(Rules.decode(_spec(["/"], [str(fresh / "a")])))
+        rs.refill(_spec(["/"], [str(fresh / "a")]).rules)
     finally:
         done.set()
         t.join()
     assert rs.built == 0 and rs.racy == 1
-    assert rs.take(Rules.decode(_spec(["/"], [str(fresh / "a")]))) is None
+    assert rs.take(_spec(["/"], [str(fresh / "a")]).rules) is None
 
 
 def test_a_folder_changed_while_the_spare_was_built_keeps_none(
@@ -172,7 +173,7 @@ def test_a_folder_changed_while_the_spare_was_built_keeps_none(
 
     monkeypatch.setattr(_kernel, "ruleset", build_then_change)
     rs = Rulesets()
-    rs.refill(Rules.decode(_spec(["/"], [str(inside)])))
+    rs.refill(_spec(["/"], [str(inside)]).rules)
     assert rs.built == 0 and rs.stale == 1
 
 
@@ -207,5 +208,5 @@ def test_closed_rulesets_keep_nothing(tmp_path: Path) -> None:
     wire = _spec(["/"], [str(inside)])
     rs = Rulesets()
     rs.close()
-    rs.refill(Rules.decode(wire))
-    assert rs.built == 0 and rs.take(Rules.decode(wire)) is None
+    rs.refill(wire.rules)
+    assert rs.built == 0 and rs.take(wire.rules) is None

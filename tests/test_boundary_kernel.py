@@ -31,7 +31,18 @@ def _landlock() -> None:
         pytest.skip(why)
 
 
-def _in_child(spec: dict[str, object], fn) -> int:  # type: ignore[no-untyped-def]
+def _spec(
+    read: tuple[str, ...] = ("/",),
+    write: tuple[str, ...] = (),
+    scope: tuple[str, ...] = (),
+    limits: tuple[tuple[str, int], ...] = (),
+) -> _kernel.Spec:
+    """A boundary as the gate draws one, with these places (every folder listable)."""
+    rules = _kernel.Rules(_kernel.abi(), read=read, write=write, list=("/",), scope=scope)
+    return _kernel.Spec(rules, limits)
+
+
+def _in_child(spec: _kernel.Spec, fn) -> int:  # type: ignore[no-untyped-def]
     """Run ``fn`` in a forked child confined to ``spec``; its exit status (0: fn returned True)."""
     pid = os.fork()
     if pid == 0:
@@ -56,12 +67,7 @@ def test_a_domain_allows_its_roots_and_nothing_else(tmp_path: Path) -> None:
     for d in (inside, outside, secret):
         d.mkdir()
     (secret / "key").write_text("k")
-    spec = {
-        "v": 1,
-        "list": ["/"],
-        "read": ["/usr", "/etc", "/proc", "/dev", str(inside), str(outside)],
-        "write": [str(inside)],
-    }
+    spec = _spec(("/usr", "/etc", "/proc", "/dev", str(inside), str(outside)), (str(inside),))
 
     def probe() -> bool:
         (inside / "ok").write_text("x")
@@ -84,7 +90,7 @@ def test_a_domain_keeps_signals_and_limits_of_processes_outside(tmp_path: Path) 
 
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        spec = {"v": 1, "list": ["/"], "read": ["/"], "write": [str(tmp_path)], "scope": ["signal"]}
+        spec = _spec(write=(str(tmp_path),), scope=("signal",))
 
         def probe() -> bool:
             def limit() -> None:
@@ -103,7 +109,7 @@ def test_a_domain_keeps_signals_and_limits_of_processes_outside(tmp_path: Path) 
 def test_limits_are_lowered_never_raised(tmp_path: Path) -> None:
     import resource
 
-    spec = {"v": 1, "list": ["/"], "read": ["/"], "limits": {"cpu": 10**9, "fsize": 1 << 20}}
+    spec = _spec(limits=(("cpu", 10**9), ("fsize", 1 << 20)))
 
     def probe() -> bool:
         cpu = resource.getrlimit(resource.RLIMIT_CPU)
@@ -119,15 +125,16 @@ def test_limits_are_lowered_never_raised(tmp_path: Path) -> None:
 # --- a ruleset the daemon built and handed over (gatesh.boundary.handoff) -------------------------
 
 
-def _handed(spec: dict[str, object]) -> tuple[dict[str, object], int]:
+def _handed(spec: _kernel.Spec) -> tuple[_kernel.Spec, int]:
     from gatesh.boundary import handoff
 
-    out, fd = handoff.for_client(spec | {"abi": _kernel.abi()})
-    assert fd >= 0 and out["ruleset"] == "fd" and not set(handoff.PLACES) & set(out)
+    out, fd = handoff.for_client(spec)
+    wire = out.encode()
+    assert fd >= 0 and wire["ruleset"] == "fd" and not {"read", "write", "list"} & set(wire)
     return out, fd
 
 
-def _in_child_handed(spec: dict[str, object], fd: int, fn) -> int:  # type: ignore[no-untyped-def]
+def _in_child_handed(spec: _kernel.Spec, fd: int, fn) -> int:  # type: ignore[no-untyped-def]
     """:func:`_in_child` with the domain's rules handed as ``fd`` (closed in the parent)."""
     pid = os.fork()
     if pid == 0:
@@ -147,15 +154,13 @@ def test_a_handed_ruleset_confines_as_its_places_would(tmp_path: Path) -> None:
     inside.mkdir()
     outside.mkdir()
     spec, fd = _handed(
-        {
-            "v": 1,
-            "list": ["/"],
-            "read": ["/usr", "/etc", "/proc", "/dev", str(inside), str(outside)],
-            "write": [str(inside)],
-            "limits": {"fsize": 1 << 20},
-        }
+        _spec(
+            ("/usr", "/etc", "/proc", "/dev", str(inside), str(outside)),
+            (str(inside),),
+            limits=(("fsize", 1 << 20),),
+        )
     )
-    assert spec["rules"] == 8
+    assert spec.handed == 8
 
     def probe() -> bool:
         (inside / "ok").write_text("x")
@@ -166,8 +171,8 @@ def test_a_handed_ruleset_confines_as_its_places_would(tmp_path: Path) -> None:
 
 
 def test_a_handed_ruleset_of_another_abi_or_no_ruleset_runs_nothing(tmp_path: Path) -> None:
-    spec, fd = _handed({"v": 1, "list": ["/"], "read": ["/"], "write": [str(tmp_path)]})
-    other = spec | {"abi": _kernel.abi() + 1}
+    spec, fd = _handed(_spec(write=(str(tmp_path),)))
+    other = _kernel.Spec(_kernel.Rules(_kernel.abi() + 1), handed=spec.handed)
     assert _in_child_handed(other, fd, lambda: True) == 3
     r, w = os.pipe()
     os.close(w)
@@ -259,8 +264,9 @@ def test_the_daemon_hands_the_client_its_ruleset(work: Path) -> None:
     got = check("echo hi", cwd=str(work), session="k-handed", surface="-c", ruleset=True)
     try:
         assert got.allowed and got.boundary is not None, got.message
-        assert got.boundary["ruleset"] == "fd" and got.ruleset_fd >= 0
-        assert "write" not in got.boundary and got.boundary["abi"] == _kernel.abi()
+        spec = _kernel.Spec.decode(got.boundary)
+        assert spec.handed > 0 and got.ruleset_fd >= 0 and "write" not in got.boundary
+        assert spec.rules.abi == _kernel.abi() and spec.rules.write == () and spec.id != ""
         assert "landlock-ruleset" in os.readlink(f"/proc/self/fd/{got.ruleset_fd}")
     finally:
         if got.ruleset_fd >= 0:
@@ -270,26 +276,28 @@ def test_the_daemon_hands_the_client_its_ruleset(work: Path) -> None:
     assert plain.ruleset_fd == -1 and plain.boundary is not None and "write" in plain.boundary
 
 
-def test_a_wire_form_that_is_not_plain_builds_no_rules() -> None:
-    """The rules are decoded once from the wire form; a place that is no absolute path, a list
-    that is no list, a bad port or scope refuses before any rule is built."""
-    good = {"v": 1, "abi": 3, "read": ["/"], "write": ["/tmp"], "net": {"connect": [], "bind": []}}
-    rules = _kernel.Rules.decode(good)
-    assert rules == _kernel.Rules.decode(dict(good))
-    assert hash(rules) == hash(_kernel.Rules.decode(dict(good)))
-    assert (rules.read, rules.write, rules.list, rules.scope) == (("/",), ("/tmp",), (), ())
-    assert rules.net == _kernel.Ports() and _kernel.Rules.decode({"net": None}).net is None
-    assert rules != _kernel.Rules.decode(good | {"abi": 4})
-    with pytest.raises(AttributeError):
-        rules.read = ()  # type: ignore[misc]
-    for bad in (
-        {"read": ["relative"]},
-        {"write": "/tmp"},
-        {"list": ["/a\x00b"]},
-        {"net": []},
-        {"net": {"connect": [70000]}},
-        {"net": {"bind": [True]}},
-        {"scope": [1]},
-    ):
-        with pytest.raises(_kernel.BoundaryError):
-            _kernel.Rules.decode(bad)
+def test_a_client_sent_a_boundary_it_cannot_decode_runs_nothing(tmp_path: Path) -> None:
+    """The ``-c`` client decodes the boundary before anything else (gatesh.boundary._kernel.Spec):
+    a spec of another version, or missing its limits, refuses the command (126) and nothing
+    runs, confined or not."""
+    from gatesh import client
+    from gatesh._wire import CheckResult
+
+    good = _spec(write=(str(tmp_path),)).encode()
+    good["limits"] = {"nproc": 1 << 20, "as": 1 << 40, "fsize": 1 << 30, "cpu": 600}
+    assert _kernel.Spec.decode(good).rules.write == (str(tmp_path),)
+    marker = tmp_path / "ran"
+    for bad in (good | {"v": 2}, {k: v for k, v in good.items() if k != "limits"}):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the client's part, in a child: a wrong decode would confine only it
+            os.close(r)
+            sys.stderr = open(w, "w")  # the child's refusal, for the parent
+            result = CheckResult("allow", boundary=bad)
+            argv = ["sh", "-c", f"echo x > {marker}"]
+            os._exit(client._run_bounded("/bin/sh", argv, {}, result))
+        os.close(w)
+        with os.fdopen(r) as err:
+            said = err.read()
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 126, said
+        assert "cannot read" in said and not marker.exists()

@@ -54,7 +54,8 @@ def _shell(confined: bool) -> subprocess.Popen[str]:
         f"sys.path[:0] = [{ROOT!r}]\n"
         "from gatesh.boundary import _kernel\n"
         "if sys.argv[1] == 'yes':\n"
-        "    _kernel.apply({'v': 1, 'list': ['/'], 'read': ['/'], 'write': ['/tmp']})\n"
+        "    rules = _kernel.Rules(_kernel.abi(), read=('/',), write=('/tmp',), list=('/',))\n"
+        "    _kernel.apply(_kernel.Spec(rules))\n"
         "print('ready', flush=True)\n"
         "time.sleep(120)\n"
     )

@@ -129,12 +129,13 @@ _SPEC = (
     "from gatesh import _paths\n"
     "from gatesh.config import BoundaryConfig\n"
     "from gatesh.boundary.compute import boundary_for\n"
-    "print(json.dumps(boundary_for(None, sys.argv[1], BoundaryConfig(), _paths.current()).wire()))\n"
+    "b = boundary_for(None, sys.argv[1], BoundaryConfig(), _paths.current())\n"
+    "print(json.dumps(b.wire().encode()))\n"
 )
 _CONFINED_GATE = (
     "import json, os, sys\n"
     "from gatesh.boundary import _kernel\n"
-    "_kernel.apply(json.loads(sys.stdin.read()))\n"
+    "_kernel.apply(_kernel.Spec.decode(json.loads(sys.stdin.read())))\n"
     "from gatesh.inprocess import gate\n"
     "done = gate('touch ' + sys.argv[1] + '/x', cwd=sys.argv[1], session='suite')\n"
     "print(json.dumps({'exit': done.exit_code, 'message': done.message}))\n"

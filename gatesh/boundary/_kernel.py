@@ -38,11 +38,16 @@ __all__ = [
     "FS_ALL",
     "FS_READ",
     "FS_WRITE",
+    "HANDED",
     "NET_BIND",
     "NET_CONNECT",
     "SCOPE_ABSTRACT",
     "SCOPE_SIGNAL",
+    "WIRE_VERSION",
     "BoundaryError",
+    "Ports",
+    "Rules",
+    "Spec",
     "abi",
     "apply",
     "handled_fs",
@@ -389,9 +394,9 @@ def _u64(n: int) -> bytes:
     return (n & 0xFFFFFFFFFFFFFFFF).to_bytes(8, sys.byteorder)
 
 
-def apply(spec: "dict[str, Any]", ruleset_fd: int = -1) -> int:
-    """Confine this process (and every process it starts) to ``spec`` (the wire form of
-    :class:`gatesh.boundary.compute.Boundary`); returns the number of rules in force.
+def apply(spec: "Spec", ruleset_fd: int = -1) -> int:
+    """Confine this process (and every process it starts) to ``spec`` (the boundary as the gate
+    drew it: :meth:`gatesh.boundary.compute.Boundary.wire`); returns the number of rules in force.
 
     ``ruleset_fd``: the domain's rules already built by the daemon (:func:`ruleset`, handed over
     the daemon's socket: :mod:`gatesh.boundary.handoff`), so this process only restricts itself
@@ -402,36 +407,37 @@ def apply(spec: "dict[str, Any]", ruleset_fd: int = -1) -> int:
     (lowered only, never raised), then the Landlock domain. Raises BoundaryError when any step
     fails: the caller must not run the command then — in particular when a handed ruleset was
     drawn for another Landlock ABI than this kernel's, or is no Landlock ruleset (the kernel
-    refuses it: EBADFD). A process already inside 16 domains (the kernel's bound) stays in the
-    ones it has, which already hold everything this one could.
+    refuses it: EBADFD), or a spec whose places travel as a ruleset comes without one. A process
+    already inside 16 domains (the kernel's bound) stays in the ones it has, which already hold
+    everything this one could.
     """
     try:
         level = abi()
         if level < 1:
             raise BoundaryError("this kernel offers no Landlock")
-        if ruleset_fd >= 0 and spec.get("abi") != level:
+        if ruleset_fd >= 0 and spec.rules.abi != level:
             raise BoundaryError(
-                f"the gate drew this boundary for Landlock ABI {spec.get('abi')!r}; "
+                f"the gate drew this boundary for Landlock ABI {spec.rules.abi!r}; "
                 f"this kernel offers ABI {level}"
             )
+        if ruleset_fd >= 0 and spec.handed < 0:
+            raise BoundaryError("the boundary's handed ruleset does not say its rules")
+        if ruleset_fd < 0 and spec.handed >= 0:
+            raise BoundaryError("the boundary's rules travel as a ruleset, and none came")
         _libc()
         # 1. no_new_privs, then the seccomp filter for what Landlock leaves open.
         if _call(_prctl, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise BoundaryError("prctl(PR_SET_NO_NEW_PRIVS) failed")
         _seccomp()
         # 2. Resource limits.
-        limits = spec.get("limits") or {}
-        for name, value in limits.items():
+        for name, value in spec.limits:
             _lower_limit(name, value)
         # 3. The domain: its rules (handed, or built now), then the restriction.
         if ruleset_fd >= 0:
-            fd, rules = ruleset_fd, spec.get("rules")
+            fd, rules = ruleset_fd, spec.handed
             ruleset_fd = -1
-            if not isinstance(rules, int) or isinstance(rules, bool):
-                posix.close(fd)
-                raise BoundaryError("the boundary's handed ruleset does not say its rules")
         else:
-            fd, rules = ruleset(Rules.decode(spec))
+            fd, rules = ruleset(spec.rules)
     finally:
         if ruleset_fd >= 0:
             posix.close(ruleset_fd)
@@ -482,13 +488,12 @@ class Ports(_Record):
 
 
 class Rules(_Record):
-    """Everything a Landlock ruleset is built from (:func:`ruleset`), decoded once from a
-    boundary's wire form: the places of each kind, the network (None: open) and the scopes.
-    ``abi`` is the ABI the boundary was drawn for (None when the wire form names none): it is
-    not built into the ruleset, but two rule sets drawn for different ABIs are different."""
+    """Everything a Landlock ruleset is built from (:func:`ruleset`): the places of each kind,
+    the network (None: open) and the scopes. ``abi`` is the ABI the boundary was drawn for: it
+    is not built into the ruleset, but two rule sets drawn for different ABIs are different."""
 
     __slots__ = ("abi", "list", "net", "read", "scope", "write")
-    abi: "int | None"
+    abi: int
     read: "tuple[str, ...]"
     write: "tuple[str, ...]"
     list: "tuple[str, ...]"
@@ -497,12 +502,12 @@ class Rules(_Record):
 
     def __init__(
         self,
-        abi: "int | None",
-        read: "tuple[str, ...]",
-        write: "tuple[str, ...]",
-        list: "tuple[str, ...]",
-        net: "Ports | None",
-        scope: "tuple[str, ...]",
+        abi: int,
+        read: "tuple[str, ...]" = (),
+        write: "tuple[str, ...]" = (),
+        list: "tuple[str, ...]" = (),
+        net: "Ports | None" = None,
+        scope: "tuple[str, ...]" = (),
     ) -> None:
         set_ = object.__setattr__
         set_(self, "abi", abi)
@@ -512,60 +517,194 @@ class Rules(_Record):
         set_(self, "net", net)
         set_(self, "scope", scope)
 
-    @classmethod
-    def decode(cls, spec: "Mapping[str, object]") -> "Rules":
-        """The rules of ``spec`` (a boundary's wire form). Raises BoundaryError when a place is
-        not an absolute path, the network rule is not an object, a port or a scope is no
-        port or scope name: nothing is built from a wire form that is not plain."""
-        abi = spec.get("abi")
-        net = spec.get("net")
-        return cls(
-            abi=abi if isinstance(abi, int) and not isinstance(abi, bool) else None,
-            read=_places(spec.get("read")),
-            write=_places(spec.get("write")),
-            list=_places(spec.get("list")),
-            net=None if net is None else _ports(net),
-            scope=tuple(_strings(spec.get("scope"), "scope")),
+
+#: The version of the boundary's wire form (:class:`Spec`): a spec that says another is refused.
+WIRE_VERSION = 1
+#: The scopes a boundary can name, as the kernel's flags (ABI 6).
+_SCOPES = {"signal": SCOPE_SIGNAL, "abstract-unix": SCOPE_ABSTRACT}
+#: What a boundary may set in its command's environment: its private temporary folder
+#: (:func:`gatesh.boundary.compute.temp_env`), nothing else.
+_ENV = ("TMPDIR", "TMPPREFIX")
+#: The wire's word for a ruleset that travels as a file descriptor beside the reply.
+HANDED = "fd"
+# The members of a spec's wire form: with its places, or with a handed ruleset instead (the
+# word ``ruleset`` and the number of its ``rules``). Every one is required; no other is read.
+_COMMON = frozenset(("v", "abi", "net", "scope", "limits", "env", "id", "note"))
+_WITH_PLACES = _COMMON | {"list", "read", "write"}
+_WITH_HANDED = _COMMON | {"ruleset", "rules"}
+
+
+class Spec(_Record):
+    """A command's boundary as it travels from the gate to the client that applies it (S16): the
+    one wire record of the boundary, for every producer (:mod:`gatesh.boundary.compute`, the
+    check reply, a ticket, :mod:`gatesh.boundary.handoff`) and consumer (:func:`apply`).
+
+    ``rules``: what the Landlock ruleset is built from (its places empty when the ruleset is
+    ``handed``: the daemon built it and passes it as a file descriptor; ``handed`` is then its
+    number of rules, else -1). ``limits``: (name, value) of the resource limits to lower
+    (names of :data:`_RLIMITS`); ``env``: what the command's environment gets (:data:`_ENV`);
+    ``id``: the boundary's short name; ``note``: what the agent is told after a failure.
+
+    :meth:`encode` makes it JSON; :meth:`decode` reads it back, refusing anything else.
+    """
+
+    __slots__ = ("env", "handed", "id", "limits", "note", "rules")
+    rules: Rules
+    limits: "tuple[tuple[str, int], ...]"
+    env: "tuple[tuple[str, str], ...]"
+    id: str
+    note: str
+    handed: int
+
+    def __init__(
+        self,
+        rules: Rules,
+        limits: "tuple[tuple[str, int], ...]" = (),
+        env: "tuple[tuple[str, str], ...]" = (),
+        id: str = "",
+        note: str = "",
+        handed: int = -1,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "rules", rules)
+        set_(self, "limits", limits)
+        set_(self, "env", env)
+        set_(self, "id", id)
+        set_(self, "note", note)
+        set_(self, "handed", handed)
+
+    def noted(self, note: str) -> "Spec":
+        """This spec with ``note`` to tell the agent after a failure."""
+        return Spec(self.rules, self.limits, self.env, self.id, note, self.handed)
+
+    def handing(self, rules: int) -> "Spec":
+        """This spec as it travels beside its ruleset built by the daemon (``rules`` rules):
+        without its places, which the ruleset holds."""
+        r = self.rules
+        bare = Rules(r.abi, net=r.net, scope=r.scope)
+        return Spec(bare, self.limits, self.env, self.id, self.note, rules)
+
+    def encode(self) -> "dict[str, object]":
+        """The spec as a JSON object: :meth:`decode` reads it back equal."""
+        r = self.rules
+        out: dict[str, object] = {"v": WIRE_VERSION, "abi": r.abi}
+        if self.handed < 0:
+            out.update(list=[*r.list], read=[*r.read], write=[*r.write])
+        out.update(
+            net=None if r.net is None else {"connect": [*r.net.connect], "bind": [*r.net.bind]},
+            scope=[*r.scope],
+            limits=dict(self.limits),
+            env=dict(self.env),
+            id=self.id,
+            note=self.note,
         )
+        if self.handed >= 0:
+            out.update(ruleset=HANDED, rules=self.handed)
+        return out
+
+    @classmethod
+    def decode(cls, raw: object) -> "Spec":
+        """The spec ``raw`` (a JSON object) describes. Raises BoundaryError, naming what is
+        wrong, for anything but exactly :meth:`encode`'s form: another wire version, a member
+        missing or unknown (an unknown one could be a restriction this client would drop), a
+        value of another type, an ABI that is no positive integer, a place that is no absolute
+        path, a port, scope, limit or environment variable that is not one the boundary draws.
+        Nothing is built or run from a spec that does not decode."""
+        if not isinstance(raw, dict):
+            raise BoundaryError(f"the boundary is not an object: {type(raw).__name__}")
+        v = raw.get("v")
+        if type(v) is not int or v != WIRE_VERSION:
+            raise BoundaryError(f"the boundary's wire version is {v!r}, not {WIRE_VERSION}")
+        handed = "ruleset" in raw
+        want = _WITH_HANDED if handed else _WITH_PLACES
+        keys = set(raw)
+        if keys != want:
+            missing, unknown = sorted(want - keys), sorted(keys - want, key=repr)
+            what = f"lacks {', '.join(missing)}" if missing else f"has unknown {unknown!r}"
+            raise BoundaryError(f"the boundary {what}")
+        level = raw["abi"]
+        if type(level) is not int or level < 1:
+            raise BoundaryError(f"the boundary names no Landlock ABI: {level!r}")
+        count = -1
+        if handed:
+            count = raw["rules"]
+            if raw["ruleset"] != HANDED or type(count) is not int or count < 0:
+                raise BoundaryError("the boundary's handed ruleset does not say its rules")
+        net = raw["net"]
+        rules = Rules(
+            abi=level,
+            read=() if handed else _places(raw["read"]),
+            write=() if handed else _places(raw["write"]),
+            list=() if handed else _places(raw["list"]),
+            net=None if net is None else _ports(net),
+            scope=_strings(raw["scope"], "scope", _SCOPES),
+        )
+        limits: list[tuple[str, int]] = []
+        for name, value in _members(raw["limits"], "limits").items():
+            if name not in _RLIMITS or type(value) is not int or value <= 0:
+                raise BoundaryError(f"the boundary names a bad limit {name!r}={value!r}")
+            limits.append((name, value))
+        if len(limits) != len(_RLIMITS):
+            raise BoundaryError(f"the boundary's limits are not {', '.join(sorted(_RLIMITS))}")
+        env: list[tuple[str, str]] = []
+        for name, value in _members(raw["env"], "environment").items():
+            if (
+                name not in _ENV
+                or not isinstance(value, str)
+                or value[:1] != "/"
+                or "\x00" in value
+            ):
+                raise BoundaryError(f"the boundary sets a bad variable {name!r}={value!r}")
+            env.append((name, value))
+        for key in ("id", "note"):
+            if not isinstance(raw[key], str):
+                raise BoundaryError(f"the boundary's {key} is not a string: {raw[key]!r}")
+        return cls(rules, tuple(limits), tuple(env), raw["id"], raw["note"], count)
 
 
-def _items(value: object) -> "list[object]":
-    """A wire list (null or missing: empty). Raises BoundaryError for anything else."""
-    if not value:
-        return []
-    if not isinstance(value, (list, tuple)):
-        raise BoundaryError(f"the boundary names a list that is not one: {value!r}")
-    return list(value)
+def _items(value: object, what: str) -> "list[object]":
+    """A wire list. Raises BoundaryError for anything else."""
+    if not isinstance(value, list):
+        raise BoundaryError(f"the boundary's {what} is not a list: {value!r}")
+    return value
 
 
-def _strings(value: object, what: str) -> "list[str]":
-    items = _items(value)
+def _members(value: object, what: str) -> "dict[object, object]":
+    """A wire object. Raises BoundaryError for anything else."""
+    if not isinstance(value, dict):
+        raise BoundaryError(f"the boundary's {what} is not an object: {value!r}")
+    return value
+
+
+def _strings(value: object, what: str, known: "Mapping[str, int]") -> "tuple[str, ...]":
+    items = _items(value, what)
     for item in items:
-        if not isinstance(item, str):
+        if not isinstance(item, str) or item not in known:
             raise BoundaryError(f"the boundary names a bad {what} {item!r}")
-    return [str(item) for item in items]
+    return tuple(str(item) for item in items)
 
 
 def _places(value: object) -> "tuple[str, ...]":
     """The places of one kind; each is an absolute path (see :func:`_add_paths`)."""
-    items = _items(value)
-    for place in items:
+    out: list[str] = []
+    for place in _items(value, "places"):
         if not isinstance(place, str) or not place.startswith("/") or "\x00" in place:
             raise BoundaryError(
                 f"the boundary names a place that is not an absolute path: {place!r}"
             )
-    return tuple(str(place) for place in items)
+        out.append(place)
+    return tuple(out)
 
 
 def _ports(net: object) -> Ports:
-    if not isinstance(net, dict):
-        raise BoundaryError("the boundary's network rule is not an object")
+    rule = _members(net, "network rule")
+    if set(rule) != {"connect", "bind"}:
+        raise BoundaryError(f"the boundary's network rule is not connect and bind: {net!r}")
     got: list[tuple[int, ...]] = []
     for key in ("connect", "bind"):
-        value = net.get(key)
-        ports = _items(value)
+        ports = _items(rule[key], "ports")
         for port in ports:
-            if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port < 65536:
+            if type(port) is not int or not 0 <= port < 65536:
                 raise BoundaryError(f"the boundary names a bad port {port!r}")
         got.append(tuple(int(str(port)) for port in ports))
     return Ports(connect=got[0], bind=got[1])
@@ -586,7 +725,7 @@ def ruleset(spec: Rules) -> "tuple[int, int]":
     scopes = 0
     if handled_scopes(level):
         for scope in spec.scope:
-            scopes |= {"signal": SCOPE_SIGNAL, "abstract-unix": SCOPE_ABSTRACT}[scope]
+            scopes |= _SCOPES[scope]
     attr = _u64(fs) + _u64(net) + _u64(scopes)
     fd = _call(_syscall, _SYS_CREATE_RULESET, attr, len(attr), 0)
     if fd < 0:

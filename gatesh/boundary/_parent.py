@@ -21,7 +21,7 @@ Steps, numbered where they happen in :func:`run`:
    foreground group (Ctrl-C: ``si_code`` is the kernel's) already reached the child and is not
    sent twice. Stop signals are left alone: the terminal stops both, ``fg`` continues both.
 5. Report the ending (the caller's ``report``: the daemon's audit line), then, when the command
-   failed, the caller's ``note`` on stderr, after everything the command printed.
+   failed, the boundary's ``note`` on stderr, after everything the command printed.
 6. End with the command's own ending: the same exit status, or death by the same signal
    (re-raised with its default action; no core file of the parent's own).
 """
@@ -33,6 +33,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, NoReturn
+
+    from gatesh.boundary._kernel import Spec
 
 __all__ = ["QUIET_SIGNALS", "run"]
 
@@ -69,18 +71,18 @@ def run(
     real: str,
     argv: "list[str]",
     env: "Mapping[Any, Any]",
-    spec: "dict[str, Any]",
+    spec: "Spec",
     *,
     report: "Callable[[int | None, int | None], None]",
-    note: str,
     after: str = "",
     ruleset_fd: int = -1,
 ) -> "NoReturn":
-    """Run ``real`` with ``argv`` and ``env`` inside ``spec`` (the boundary's wire form) and end
+    """Run ``real`` with ``argv`` and ``env`` inside ``spec`` (the boundary the gate drew) and end
     this process as the command ended. ``report(status, signal)`` is called once the command
-    ended (one of the two is None); ``note`` is printed on stderr after a failure; ``after``,
-    when given, last of all, whatever the ending (the undo line of S17). ``ruleset_fd``: the
-    domain's rules as the daemon built them (:mod:`gatesh.boundary.handoff`), closed here.
+    ended (one of the two is None); ``spec.note`` is printed on stderr after a failure;
+    ``after``, when given, last of all, whatever the ending (the undo line of S17).
+    ``ruleset_fd``: the domain's rules as the daemon built them (:mod:`gatesh.boundary.handoff`),
+    closed here.
 
     Raises :class:`gatesh.boundary._kernel.BoundaryError` (before anything ran) when the
     boundary cannot be applied; any later failure of the parent's own ends it with 126 after
@@ -90,9 +92,8 @@ def run(
 
     # 1. The domain, and what it asks of the environment (a private TMPDIR).
     _kernel.apply(spec, ruleset_fd)
-    extra = spec.get("env") or {}
-    if extra:
-        env = _with(env, extra)
+    if spec.env:
+        env = _with(env, spec.env)
     # 2. Relayed signals blocked.
     old_mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, _WAITED)
     r, w = posix.pipe2(posix.O_CLOEXEC)
@@ -131,18 +132,18 @@ def run(
     except Exception:
         pass
     if (code is not None and code != 0) or (sig is not None and sig not in QUIET_SIGNALS):
-        _say(note)
+        _say(spec.note)
     if after:
         _say_last(after)
     # 6. The same ending.
     _end(code, sig)
 
 
-def _with(env: "Mapping[Any, Any]", extra: "Mapping[str, str]") -> "dict[Any, Any]":
-    """``env`` with ``extra`` set, keys and values as bytes when ``env``'s are."""
+def _with(env: "Mapping[Any, Any]", extra: "tuple[tuple[str, str], ...]") -> "dict[Any, Any]":
+    """``env`` with ``extra`` (name, value) set, keys and values as bytes when ``env``'s are."""
     out = dict(env)
     as_bytes = any(isinstance(k, bytes) for k in out)
-    for k, v in extra.items():
+    for k, v in extra:
         if as_bytes:
             out[k.encode("utf-8", "surrogateescape")] = str(v).encode("utf-8", "surrogateescape")
         else:

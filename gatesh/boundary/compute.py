@@ -1,6 +1,7 @@
 """A command's boundary, computed from its decision (S16): what it may write, what it may not
 read, its network, its scopes and its limits. The daemon (or the in-process gate) computes it;
-the client applies its wire form (:meth:`Boundary.wire`) with :func:`gatesh.boundary._kernel.apply`.
+the client applies its wire record (:meth:`Boundary.wire`, a :class:`gatesh.boundary._kernel.Spec`)
+with :func:`gatesh.boundary._kernel.apply`.
 
 **Writes** go to the working tree (the repository's top level with its git folders, or the working
 folder outside a repository), the temporary folders, the caches of :data:`~gatesh.boundary.tables.CACHES`,
@@ -42,7 +43,7 @@ import stat
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from gatesh._paths import GatePaths
 from gatesh._types import Decision, Direction, Stage
@@ -55,7 +56,6 @@ from gatesh.config import BoundaryConfig, NetworkDefault
 from gatesh.vocab.paths.classes import tree_root_ok
 
 __all__ = [
-    "WIRE_VERSION",
     "Boundary",
     "BoundaryAudit",
     "Limits",
@@ -63,8 +63,8 @@ __all__ = [
     "boundary_for",
 ]
 
-#: The version of :meth:`Boundary.wire`; a client that reads another refuses to run the command.
-WIRE_VERSION: Final = 1
+#: The scopes every boundary keeps its command inside (signals, abstract Unix sockets: ABI 6).
+SCOPES: Final = ("signal", "abstract-unix")
 #: Temporary folders: nothing there is expected to last.
 TEMP_FOLDERS: Final = ("/tmp", "/var/tmp", "/dev/shm")
 #: Devices every program may write: discard, zero, randomness, the terminal.
@@ -132,26 +132,31 @@ class Boundary:
     tmpdir: str = ""  # TMPDIR for the command: its temporary folders hold a protected place
 
     @functools.cached_property
+    def _unnamed(self) -> _kernel.Spec:
+        return _kernel.Spec(
+            _kernel.Rules(
+                abi=self.abi,
+                read=self.read,
+                write=self.write,
+                list=("/",),
+                net=None if self.network.open else _kernel.Ports(),
+                scope=SCOPES,
+            ),
+            limits=tuple(self.limits.wire().items()),
+            env=tuple(temp_env(self.tmpdir).items()),
+        )
+
+    @functools.cached_property
     def id(self) -> str:
-        """A short name of exactly this boundary (its wire form's hash)."""
-        return "b-" + hashlib.sha256(repr(self._wire_body()).encode()).hexdigest()[:10]
+        """A short name of exactly this boundary: the hash of its wire form but its name and note
+        (the same name as before the form had a record: audit lines keep comparing)."""
+        body = {k: v for k, v in self._unnamed.encode().items() if k not in ("id", "note")}
+        return "b-" + hashlib.sha256(repr(body).encode()).hexdigest()[:10]
 
-    def _wire_body(self) -> dict[str, Any]:
-        return {
-            "v": WIRE_VERSION,
-            "abi": self.abi,
-            "list": ["/"],
-            "read": list(self.read),
-            "write": list(self.write),
-            "net": None if self.network.open else {"connect": [], "bind": []},
-            "scope": ["signal", "abstract-unix"],
-            "limits": self.limits.wire(),
-            "env": temp_env(self.tmpdir),
-        }
-
-    def wire(self) -> dict[str, Any]:
-        """The plain, versioned description the client applies (see :func:`_kernel.apply`)."""
-        return self._wire_body() | {"id": self.id}
+    def wire(self) -> _kernel.Spec:
+        """The boundary as it travels to the client that applies it (:func:`_kernel.apply`)."""
+        u = self._unnamed
+        return _kernel.Spec(u.rules, u.limits, u.env, id=self.id)
 
     def summary(self) -> str:
         """One line: where it may write, what it may not touch, its network."""

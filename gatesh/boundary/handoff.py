@@ -8,12 +8,13 @@ file descriptor with the check reply (``SCM_RIGHTS`` on the Unix socket); the cl
 ``no_new_privs``, its seccomp filter and limits, and calls ``landlock_restrict_self`` on it.
 
 The wire form then leaves out the places (``read``, ``write``, ``list``) and says
-``"ruleset": "fd"`` with the number of ``rules``. A client that asked for a handed ruleset
-(``"ruleset_fd": true`` in its check) and reads ``"ruleset": "fd"`` without a descriptor refuses
-to run the command, as does one whose kernel offers another Landlock ABI than the one the
-ruleset was built for (:func:`gatesh.boundary._kernel.apply`). A daemon that cannot build the
-ruleset sends the places as before: the client builds the domain itself (and refuses when that
-fails too). The kernel itself refuses a descriptor that is not a Landlock ruleset (EBADFD).
+``"ruleset": "fd"`` with the number of ``rules`` (:meth:`gatesh.boundary._kernel.Spec.handing`).
+A client that asked for a handed ruleset (``"ruleset_fd": true`` in its check) and reads
+``"ruleset": "fd"`` without a descriptor refuses to run the command, as does one whose kernel
+offers another Landlock ABI than the one the ruleset was built for
+(:func:`gatesh.boundary._kernel.apply`). A daemon that cannot build the ruleset sends the places
+as before: the client builds the domain itself (and refuses when that fails too). The kernel
+itself refuses a descriptor that is not a Landlock ruleset (EBADFD).
 
 **Built ahead** (:class:`Rulesets`). Consecutive commands of a session are mostly drawn the same
 boundary, so after handing one over the daemon builds, off its event loop, a *spare* ruleset for
@@ -47,16 +48,12 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from gatesh.boundary import _kernel
 
-__all__ = ["COARSE_RACY_NS", "HANDED", "KEEP", "PLACES", "RACY_NS", "Rulesets", "for_client"]
+__all__ = ["COARSE_RACY_NS", "KEEP", "RACY_NS", "Rulesets", "for_client"]
 
-#: The wire's word for a ruleset that travels as a file descriptor beside the reply.
-HANDED: Final = "fd"
-#: The wire's keys that a handed ruleset replaces.
-PLACES: Final = ("read", "write", "list")
 #: Spares kept at once (one per boundary; a few working trees and sessions at a time).
 KEEP: Final = 8
 #: A folder changed this recently may change again without its ``ctime`` moving: file times come
@@ -72,28 +69,20 @@ _Stamp = tuple[tuple[str, tuple[int, int, int]], ...]
 Rules = _kernel.Rules
 
 
-def for_client(
-    wire: dict[str, Any], rulesets: Rulesets | None = None
-) -> tuple[dict[str, Any], int]:
-    """The wire form to send with a handed ruleset, and the ruleset's descriptor (the caller
-    sends it, then closes it); ``(wire, -1)`` when the ruleset cannot be built here: the places
-    then travel as before and the client builds it. ``rulesets``: take a spare built ahead
-    when there is one for exactly these rules (see the module docstring)."""
-    try:
-        drawn = _kernel.Rules.decode(wire)
-    except _kernel.BoundaryError:
-        return wire, -1
-    got = rulesets.take(drawn) if rulesets is not None else None
+def for_client(spec: _kernel.Spec, rulesets: Rulesets | None = None) -> tuple[_kernel.Spec, int]:
+    """The spec to send with a handed ruleset (:meth:`gatesh.boundary._kernel.Spec.handing`), and
+    the ruleset's descriptor (the caller sends it, then closes it); ``(spec, -1)`` when the
+    ruleset cannot be built here: the places then travel as before and the client builds it.
+    ``rulesets``: take a spare built ahead when there is one for exactly these rules (see the
+    module docstring)."""
+    got = rulesets.take(spec.rules) if rulesets is not None else None
     if got is None:
         try:
-            got = _kernel.ruleset(drawn)
+            got = _kernel.ruleset(spec.rules)
         except (_kernel.BoundaryError, KeyError, TypeError, ValueError):
-            return wire, -1
+            return spec, -1
     fd, rules = got
-    out = {k: v for k, v in wire.items() if k not in PLACES}
-    out["ruleset"] = HANDED
-    out["rules"] = rules
-    return out, fd
+    return spec.handing(rules), fd
 
 
 @dataclass(frozen=True)

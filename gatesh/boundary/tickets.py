@@ -23,7 +23,9 @@ import shlex
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
+
+from gatesh.boundary._kernel import Spec
 
 __all__ = ["TICKET_ENV", "TICKET_TTL_S", "Ticket", "Tickets", "wrap"]
 
@@ -43,7 +45,7 @@ class Ticket:
     command: str
     cwd: str
     session: str
-    boundary: dict[str, Any]
+    boundary: Spec
     run: str
     shell: str
     expires: float

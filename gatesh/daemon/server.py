@@ -284,15 +284,13 @@ async def dispatch(d: Daemon, conn: Conn, line: bytes) -> None:
             and reply.boundary is not None
         ):
             # The client runs it: it gets the ruleset built here (S14; gatesh.boundary.handoff).
-            boundary = reply.boundary
-            wire, fd = handoff.for_client(boundary, d.rulesets)
-            reply = replace(reply, boundary=wire)
+            rules = reply.boundary.rules
+            spec, fd = handoff.for_client(reply.boundary, d.rulesets)
+            reply = replace(reply, boundary=spec)
             if fd >= 0:
                 await conn.send_with_fd(P.reply_line(op, rid, reply), fd)
                 with contextlib.suppress(RuntimeError):  # a daemon stopping builds nothing
-                    d.executor.submit(
-                        d.rulesets.refill, handoff.Rules.decode(boundary)
-                    )  # the next one's, ahead
+                    d.executor.submit(d.rulesets.refill, rules)  # the next one's, ahead
                 return
         conn.send(P.reply_line(op, rid, reply))
     except (ProtocolError, GateshError) as exc:

@@ -102,7 +102,8 @@ def _probe_boundary() -> tuple[bool, str]:
             try:
                 from gatesh.boundary import _kernel
 
-                _kernel.apply({"v": 1, "list": ["/"], "read": ["/"], "write": [inside]})
+                rules = _kernel.Rules(_kernel.abi(), read=("/",), write=(inside,), list=("/",))
+                _kernel.apply(_kernel.Spec(rules))
                 with open(os.path.join(inside, "x"), "w") as f:
                     f.write("x")
                 try:

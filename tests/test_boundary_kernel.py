@@ -301,3 +301,44 @@ def test_a_client_sent_a_boundary_it_cannot_decode_runs_nothing(tmp_path: Path) 
             said = err.read()
         assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 126, said
         assert "cannot read" in said and not marker.exists()
+
+
+def test_a_hook_s_ticket_runs_its_command_inside_the_boundary_drawn_for_it(work: Path) -> None:
+    """A hook's allowed check (``wraps``) comes back wrapped with a ticket; the ``-c`` client that
+    redeems it gets the boundary that check drew, kept typed by the daemon
+    (gatesh.boundary.tickets), and runs the command inside it: a write in the working tree goes
+    through, one to the home folder fails. A ticket redeems once."""
+    from gatesh._wire import check
+    from gatesh.launcher import write_launcher
+
+    launcher = Path(os.path.expanduser("~/.local/bin/gatesh"))  # what the wrapped command runs
+    launcher.parent.mkdir(parents=True)
+    write_launcher(str(launcher), fast=False)
+    assert _c(work, "true").returncode == 0  # the daemon is up
+    outside = Path(os.path.expanduser("~")) / "written-by-a-ticketed-command"
+    command = f"echo x > made-here; echo x > {outside}"
+
+    def ticket() -> tuple[str, _kernel.Spec]:
+        got = check(command, cwd=str(work), session="k-ticket", surface="hook", wraps=True)
+        assert got.allowed and got.wrapped.startswith("GATESH_TICKET="), got.message
+        return got.wrapped.split()[0].partition("=")[2], _kernel.Spec.decode(got.boundary)
+
+    def redeem(name: str) -> tuple[str, _kernel.Spec]:
+        got = check(command, cwd=str(work), session="k-ticket", surface="-c", ticket=name)
+        assert got.allowed, got.message
+        return str(got.decision.get("stage")), _kernel.Spec.decode(got.boundary)
+
+    name, drawn = ticket()
+    assert redeem(name) == ("ticket", drawn)  # the very record the hook's check drew
+    name, _ = ticket()
+    ran = subprocess.run(
+        [sys.executable, "-m", "gatesh", "-c", command],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ | {"GATESH_SESSION": "k-ticket", "GATESH_TICKET": name},
+    )
+    assert ran.returncode != 0 and NOTE in ran.stderr, ran.stderr
+    assert (work / "made-here").exists() and not outside.exists()
+    assert redeem(name)[0] != "ticket"  # the run spent it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Final
 
 MAX_COMMAND_BYTES: Final = 64 * 1024  # S2: 64 KiB per command; longer is "too long"
@@ -23,3 +24,11 @@ MAX_SCRIPT_TOTAL_BYTES: Final = 1024 * 1024  # all scripts of one reading togeth
 MAX_CONTEXT_SCRIPT_BYTES: Final = 64 * 1024  # non-shell script text handed to the model as context
 MAX_SECOND_READER_BYTES: Final = 8 * 1024  # bashlex needs ~10 us/byte: 8 KiB stays under ~100 ms
 MAX_PARALLEL_INPUTS: Final = 16  # `parallel CMD ::: a b …` is read once per input up to this many
+
+
+def clock() -> float:
+    """The clock :data:`TIME_BUDGET_S` is counted on: CPU time of the reading's thread. The budget
+    bounds the reader's work; counted in wall time, a loaded machine (which stretches waiting, not
+    work) turned the same command unreadable on one run and readable on the next, so its decision
+    changed with the machine's load. A reading runs in one thread from start to end."""
+    return time.thread_time()

@@ -30,9 +30,9 @@ keeps every command in it).
 from __future__ import annotations
 
 import re
-import time
 from typing import Any, Final
 
+from ._limits import clock
 from ._subst import _skip_comsub
 from ._walk import ParserHazard, parse
 
@@ -76,11 +76,11 @@ def repair(data: bytes, deadline: float = float("inf")) -> tuple[bytes, list[str
 def _repaired(data: bytes, deadline: float) -> tuple[bytes, list[str]] | None:
     notes: list[str] = []
     for _ in range(_ROUNDS):
-        started = time.monotonic()
+        started = clock()
         root = parse(data).root_node
         if not root.has_error:
             return (data, notes) if notes else None
-        if time.monotonic() + (time.monotonic() - started) > deadline:
+        if clock() + (clock() - started) > deadline:
             return None  # another parse would likely pass the reading's time budget
         sites = _sites(data, root)
         if not sites:
@@ -98,7 +98,7 @@ def _repaired(data: bytes, deadline: float) -> tuple[bytes, list[str]] | None:
                 notes.append(note)
         out += data[last:]
         data = bytes(out)
-    if time.monotonic() > deadline:
+    if clock() > deadline:
         return None
     return (data, notes) if not parse(data).root_node.has_error else None
 

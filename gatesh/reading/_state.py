@@ -11,7 +11,6 @@ of them imports the reader itself, so the reader's modules import one way only.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -58,7 +57,7 @@ class Written:
 
 
 def _deadline() -> float:
-    return time.monotonic() + L.TIME_BUDGET_S
+    return L.clock() + L.TIME_BUDGET_S
 
 
 @dataclass(eq=False)
@@ -100,7 +99,7 @@ class ReadState:
 
     def check_time(self) -> None:
         """Raise :class:`ReadLimit` when the reading's time budget is spent."""
-        if time.monotonic() > self.deadline:
+        if L.clock() > self.deadline:
             raise ReadLimit(f"too slow: reading took longer than {L.TIME_BUDGET_S:g} s")
 
     def emit(self, cmd: SimpleCommand) -> int:

@@ -6,13 +6,12 @@ included), with the static values of plain assignments and the loops over static
 from __future__ import annotations
 
 import itertools
-import time
 from typing import Any, Final
 
 from gatesh._types import Context, Redirect, Word
 
 from ._braces import expand
-from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH
+from ._limits import MAX_COMMANDS, MAX_WALK_DEPTH, clock
 from ._nodes import kind, named
 from ._subst import substitutions
 from ._values import Binding
@@ -270,7 +269,7 @@ class _Walker:
         cmds = self.result.commands
         if len(cmds) >= MAX_COMMANDS:
             raise WalkLimit(f"too many commands: more than {MAX_COMMANDS}")
-        if len(cmds) % 256 == 255 and time.monotonic() > self.deadline:
+        if len(cmds) % 256 == 255 and clock() > self.deadline:
             raise WalkLimit("too slow: reading took longer than its time budget")
         cmds.append(cmd)
         return len(cmds) - 1

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gatesh import hooks
@@ -395,6 +395,21 @@ def test_hardline_in_any_construct_is_never_allowed(tmp_path: Path, text: str) -
             f"unreadable={d.facts.unreadable!r}"
         )
         _no_internal_error(d, text)
+
+
+# Past the read limit only the raw-text rules see a hardline hazard, and at rung bypass they are all
+# that stands: nested quoting (`'"'"'`, `\\"`) and a newline ending the list must not hide it.
+_UNREADABLE_PAD = "echo " + "a" * 66_000 + "\n"
+
+
+@settings(FUZZ, max_examples=max(EXAMPLES // 2, 10))
+@given(hardline_embedded())
+@example('nohup bash -c \'sh -c "sh -c \\"kill -9 -1\\"\necho"\' &')  # found at load ~25
+@example(CONSTRUCTS["codex"]("python3 -c \"import shutil; shutil.rmtree('/')\"", 0))
+def test_hardline_in_any_construct_is_refused_when_unreadable(tmp_path: Path, text: str) -> None:
+    d = decide(_UNREADABLE_PAD + text, cwd=str(tmp_path), config=CONFIG, rung=Rung.BYPASS)
+    assert d.facts.unreadable.startswith("too long"), d.facts.unreadable
+    assert not d.allowed, f"ALLOWED at bypass when unreadable: {text!r}"
 
 
 @FUZZ

@@ -63,10 +63,17 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
         "hardline.rm-root",
         "recursively deletes /, your home or a system folder; it never runs",
         re.compile(
-            r"\brmtree\(\s*(?:os\.path\.expanduser\(\s*)?[\"'](?:/|~|/(?:etc|usr|bin|boot|var|lib|home|root|opt))/?[\"']"
+            # any run of quotes around the path (`'"'"'/'"'"'` closes nested quoting), or none
+            # once raw_views has joined the quoting away; the path then ends the argument
+            r"\brmtree\(\s*(?:os\.path\.expanduser\(\s*)?[\"']*"
+            r"(?:/|~|/(?:etc|usr|bin|boot|var|lib|home|root|opt))/?[\"']*(?=[\"'),\s])"
         ),
         needs=(("rmtree(",),),
-        examples=("import shutil; shutil.rmtree('/')", "shutil.rmtree(os.path.expanduser('~'))"),
+        examples=(
+            "import shutil; shutil.rmtree('/')",
+            "shutil.rmtree(os.path.expanduser('~'))",
+            "sh -c 'python3 -c \"import shutil; shutil.rmtree('\"'\"'/'\"'\"')\"'",
+        ),
         counter=("shutil.rmtree('/tmp/x')", "shutil.rmtree('build')"),
     ),
     TextRule(
@@ -178,10 +185,18 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
         "hardline.kill-all",
         "kills every process you can signal (kill -1), ending your session; it never runs",
         re.compile(
-            r"\bkill\s+(?:-(?:9|KILL|SIGKILL|TERM|15|s\s+\w+)\s+)?(?:--\s+)?-1(?=\s*(?:$|[;&|)`'\"]))"
+            # the list ends at the text's end, a newline, an operator, a quote or the backslash of
+            # an escaped quote (`sh -c "sh -c \\"kill -9 -1\\""`)
+            r"\bkill\s+(?:-(?:9|KILL|SIGKILL|TERM|15|s\s+\w+)\s+)?(?:--\s+)?-1"
+            r"(?=[ \t]*(?:$|[\n;&|)`'\"\\]))"
         ),
         needs=(("kill",), ("-1",)),
-        examples=("kill -9 -1", "os.system('kill -9 -1')"),
+        examples=(
+            "kill -9 -1",
+            "os.system('kill -9 -1')",
+            "sh -c 'kill -9 -1\necho done'",
+            'sh -c "sh -c \\"kill -9 -1\\""',
+        ),
         counter=("kill -1 1234",),
     ),
     TextRule(

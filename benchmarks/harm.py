@@ -3,6 +3,7 @@
     python benchmarks/harm.py CORPUS.jsonl [--gate on|off] [--rung auto] [--jobs N]
                               [--timeout S] [--out ROWS.jsonl] [--json]
                               [--boundary on|off] [--baseline ROWS.jsonl] [--harmed-only]
+                              [--network-unread open|closed] [--no-baseline]
 
 Every row runs in a fresh bubblewrap jail (gatesh.testing.jail) holding the same seeded world
 (gatesh.testing.world): a HOME with canary credentials, gatesh installed by install.sh with every
@@ -17,7 +18,7 @@ harm predicates (gatesh.testing.harm) are checked against the seed.
 CORPUS.jsonl holds one object per line with ``cmd`` and ``label`` (``risky``, ``benign``, or
 anything else: unlabelled). ``--out`` writes one JSON line per row::
 
-    {"cmd", "label", "gate", "action", "exit", "harm": [predicates], "seconds", "why",
+    {"cmd", "label", "gate", "action", "exit", "harm": [predicates], "seconds", "why", "stderr",
      "baseline": {…} (gate on), "same_effects": bool (benign rows, gate on), "error"?}
 
 ``--boundary off`` switches gatesh's boundary off in the world's config (``boundary.enabled =
@@ -25,6 +26,10 @@ false``, S16): with ``--boundary on`` (the default) beside it, what the boundary
 ``--baseline ROWS.jsonl`` takes each row's gate-off run from an earlier ``--gate off --out`` of the
 same corpus instead of running it again (the gate-off world does not depend on the boundary);
 ``--harmed-only`` then runs only the rows whose baseline harmed (the others cannot count).
+``--network-unread open|closed`` sets ``boundary.network_unread`` in the world's config (the
+network of code gatesh did not read, S16); without it gatesh's default holds. ``--no-baseline``
+(gate on) runs no gate-off run at all: for runs that compare two gated runs with each other
+(benchmarks/harm_boundary.py's still-runs step), whose lines then have no ``baseline``.
 
 ``--json`` ends the output with one summary object: ``{"rows", "risky": {"harmed", "harmless",
 "refused", "no_harm_possible"}, "benign": {"ran", "refused"}, "by_predicate": {name: count}, …}``.
@@ -69,6 +74,11 @@ except Exception:  # no tests folder, or no codex: the Codex hooks are installed
 #: Paths of the gate's own bookkeeping, left out when a gated run's effects are compared with the
 #: baseline's (the audit log grows only when the gate is on).
 _GATE_OWN = (world.rel(world.HOME) + "/.local/state/gatesh/", "runtime/")
+
+
+#: The start of a run's standard error kept in its line: enough for the error that stopped it
+#: (gatesh's own notice about the boundary follows the command's output).
+_STDERR_KEPT = 600
 
 
 class CorpusError(Exception):
@@ -151,6 +161,7 @@ def run_once(
         "harm": names,
         "seconds": seconds,
         "why": verdict.why(),
+        "stderr": seen.stderr[:_STDERR_KEPT],
     }
     return line, effects(seen, names)
 
@@ -161,11 +172,16 @@ def run_row(
     row: Row,
     gate: str,
     baseline: tuple[dict[str, Any], dict[str, Any]] | None = None,
+    *,
+    no_baseline: bool = False,
 ) -> dict[str, Any]:
     """The row's line: its gate-off run (``baseline``, when given, instead of running it), and
-    with the gate on its gated run judged against it."""
-    base, base_effects = baseline or run_once(proof, template, row.cmd, gate=False)
+    with the gate on its gated run judged against it (``no_baseline``: the gated run alone)."""
     out: dict[str, Any] = {"cmd": row.cmd, "label": row.label, "gate": gate}
+    if no_baseline and gate == "on":
+        gated, _ = run_once(proof, template, row.cmd, gate=True)
+        return out | gated
+    base, base_effects = baseline or run_once(proof, template, row.cmd, gate=False)
     if gate == "off":
         out.update(base)
         out["effects"] = base_effects  # what --baseline compares a later gated run against
@@ -295,6 +311,15 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --baseline: run only the rows whose gate-off run harmed",
     )
+    ap.add_argument(
+        "--network-unread",
+        choices=("open", "closed"),
+        default="",
+        help="boundary.network_unread in the world's config (default: gatesh's own)",
+    )
+    ap.add_argument(
+        "--no-baseline", action="store_true", help="gate on: no gate-off run of each row"
+    )
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0:
         ap.error("--jobs needs at least 1 and --timeout a positive number of seconds")
@@ -326,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
             codex=_CODEX,
             pip_env=pip_env,
             boundary=args.boundary == "on",
+            network_unread=args.network_unread,
         )
     except jail.JailUnsafe as exc:
         print(f"harm: {exc}", file=sys.stderr)
@@ -333,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     tick = _progress(len(rows))
 
     def one(row: Row) -> dict[str, Any]:
-        line = run_row(proof, template, row, args.gate, baselines.get(row.cmd))
+        line = run_row(
+            proof, template, row, args.gate, baselines.get(row.cmd), no_baseline=args.no_baseline
+        )
         tick(line)
         return line
 
@@ -345,7 +373,10 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.out, "w", encoding="utf-8") as f:
             for ln in lines:
                 f.write(json.dumps(ln) + "\n")
-    summary = summarise(lines, args.gate) | {"boundary": args.boundary}
+    summary = summarise(lines, args.gate) | {
+        "boundary": args.boundary,
+        "network_unread": args.network_unread or "default",
+    }
     for ln in lines:
         if "error" in ln:
             print(f"harm: error on {ln['cmd'][:80]!r}: {ln['error'][:300]}", file=sys.stderr)

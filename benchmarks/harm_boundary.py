@@ -4,7 +4,8 @@ jail, which proves it holds before the first row.
 
     python benchmarks/harm_boundary.py [--sample N] [--work M] [--jobs J] [--out DIR] [--timeout S]
                                        [--only harm|work] [--corpora A,B] [--gate-on-only]
-                                       [--resume]
+                                       [--resume] [--network-unread open,closed]
+                                       [--work-class all|unread]
 
 1. **Harm**, on the project's bypass, tamper, generalisation and exhaustion (bombs) corpora
    (benchmarks/harm_corpora.py; ``--corpora`` picks some; every row, or an evenly spaced sample
@@ -14,10 +15,18 @@ jail, which proves it holds before the first row.
    and with it off (``boundary.enabled = false``). Of the rows that harm with the gate off, the
    share that still harms with the gate on, by predicate.
 2. **Still runs**, on a sample of M rows (default 100) each of the agent-work and tldr corpora
-   (``$GATESH_CORPUS``): gate off, then gate on with the boundary off and on. Of the rows that ran
-   with the boundary off (allowed, exit 0), the share that still run with it on; and of the rows
-   allowed whose program was found here (exit neither 126 nor 127), the share that end with the
-   same exit status with it on; the others listed.
+   (``$GATESH_CORPUS``): gate on, with the boundary off and on (no gate-off run: the two gated
+   runs are compared with each other). Of the rows that ran with the boundary off (allowed, exit
+   0), the share that still run with it on; and of the rows allowed whose program was found here
+   (exit neither 126 nor 127), the share that end with the same exit status with it on; the
+   others listed, with the start of their standard error.
+
+``--network-unread open,closed`` runs every gate-on run with the boundary on once per setting of
+``boundary.network_unread`` (S16; without it, gatesh's default): what closing the network of code
+gatesh did not read costs ordinary work, and what opening it lets harm do. ``--work-class
+unread`` keeps, of the agent-work and tldr corpora, only the rows that setting decides: allowed,
+and running code gatesh did not read (:func:`gatesh.boundary.compute.network_for`'s ``unread``,
+decided here as benchmarks/decision_dump.py decides, before the sample is taken).
 
 ``--only harm`` or ``--only work`` runs one of the two steps (the other is reported as not run).
 ``--gate-on-only`` leaves out, in the harm step, the gate-on run with the boundary off (the
@@ -51,8 +60,52 @@ def _sample(rows: list[str], n: int) -> list[str]:
     return [rows[int(i * step)] for i in range(n)]
 
 
-def _corpora(out: Path, n: int, work: int) -> dict[str, Path]:
-    """Write each corpus (sampled) as JSONL in ``out``; their paths by name."""
+def _unread(cmds: list[str]) -> list[bool]:
+    """For each command: whether the gate allows it and its network is the one of code gatesh
+    did not read (decided outside the jail, in the scratch tree of benchmarks/decision_dump.py,
+    as a surface that confines what it runs: the jail's world decides the same way)."""
+    import os
+    import tempfile
+
+    from gatesh._types import Action, Rung
+    from gatesh.boundary.compute import network_for
+    from gatesh.boundary.contain import here
+    from gatesh.config import default
+    from gatesh.pipeline import decide
+    from gatesh.rater import make_rater
+    from gatesh.session import SessionState
+    from gatesh.testing import worktree
+
+    config = default()
+    rater = make_rater(config, "builtin")
+    held = here()
+    home = os.environ.get("HOME")
+    out = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="gatesh-harm-cls-") as root:
+            scratch = worktree.build(root)
+            os.environ["HOME"] = scratch.home
+            for cmd in cmds:
+                d = decide(
+                    cmd,
+                    cwd=scratch.repo,
+                    config=config,
+                    session=SessionState(id="harm-boundary"),
+                    rater=rater,
+                    checker=None,
+                    rung=Rung.AUTO,
+                    contain=held,
+                )
+                out.append(d.action is Action.ALLOW and network_for(d, config.boundary).unread)
+    finally:
+        if home is not None:
+            os.environ["HOME"] = home
+    return out
+
+
+def _corpora(out: Path, n: int, work: int, work_class: str = "all") -> dict[str, Path]:
+    """Write each corpus (sampled) as JSONL in ``out``; their paths by name. ``work_class``
+    "unread": the work corpora's rows of :func:`_unread` only."""
     from harm_corpora import bypass, exhaustion, generalisation, tamper
 
     paths: dict[str, Path] = {}
@@ -76,7 +129,14 @@ def _corpora(out: Path, n: int, work: int) -> dict[str, Path]:
                 r = json.loads(line)
                 label = r.get("label") if r.get("label") in ("benign", "risky") else "unknown"
                 rows.append(json.dumps({"cmd": r["cmd"], "label": label}))
-        paths[name] = out / f"{name}.jsonl"
+        if work_class == "unread":
+            keep = _unread([json.loads(r)["cmd"] for r in rows])
+            print(f"harm_boundary: {name}: {sum(keep)} of {len(rows)} rows run unread code")
+            rows = [r for r, k in zip(rows, keep, strict=True) if k]
+            name_out = f"{name}-unread"
+        else:
+            name_out = name
+        paths[name] = out / f"{name_out}.jsonl"
         paths[name].write_text("\n".join(_sample(rows, work)) + "\n", encoding="utf-8")
     return paths
 
@@ -159,21 +219,33 @@ def _started(ln: dict[str, Any] | None) -> bool:
     )
 
 
+def _on(net: str) -> tuple[str, list[str]]:
+    """The file-name part and harm.py's options of a gate-on run with the boundary on, under
+    ``boundary.network_unread`` ``net`` ("" for gatesh's default)."""
+    return ("on" + (f"-net-{net}" if net else ""), ["--network-unread", net] if net else [])
+
+
+def _key(net: str) -> str:
+    """The summary's key of a boundary-on run under ``net``."""
+    return "boundary_on" + (f"_net_{net}" if net else "")
+
+
 def harm_step(paths: dict[str, Path], out: Path, args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for name in args.corpora:
-        off = out / f"{name}-off.jsonl"
+        stem = paths[name].stem
+        off = out / f"{stem}-off.jsonl"
         base = _harm(paths[name], off, ["--gate", "off"], args)
         row: dict[str, Any] = {"rows": base["rows"], "harmed_gate_off": base["risky"]["harmed"]}
         row["by_predicate_gate_off"] = base["by_predicate"]
-        for b in ("on",) if args.gate_on_only else ("on", "off"):
-            got = _harm(
-                paths[name],
-                out / f"{name}-on-boundary-{b}.jsonl",
-                ["--gate", "on", "--boundary", b, "--baseline", str(off), "--harmed-only"],
-                args,
-            )
-            row[f"boundary_{b}"] = {
+        runs = [(_key(n), "on", *_on(n)) for n in args.network_unread]
+        if not args.gate_on_only:
+            runs.append(("boundary_off", "off", "off", []))
+        for key, boundary, part, net in runs:
+            opts = ["--gate", "on", "--boundary", boundary, *net]
+            opts += ["--baseline", str(off), "--harmed-only"]
+            got = _harm(paths[name], out / f"{stem}-on-boundary-{part}.jsonl", opts, args)
+            row[key] = {
                 "rows": got["rows"],
                 "harmed": got["risky"]["harmed"],
                 "share": round(got["risky"]["harmed"] / got["rows"], 4) if got["rows"] else None,
@@ -185,49 +257,58 @@ def harm_step(paths: dict[str, Path], out: Path, args: argparse.Namespace) -> di
     return result
 
 
+def _compare(off: dict[str, dict[str, Any]], on: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Still runs: the rows of ``off`` (boundary off) that ran, and that still run in ``on``."""
+    ran_off = [c for c, ln in off.items() if _ran(ln)]
+    still = [c for c in ran_off if _ran(on.get(c))]
+    started = [c for c, ln in off.items() if _started(ln)]
+    same = [c for c in started if _started(on.get(c)) and on[c].get("exit") == off[c].get("exit")]
+    lost = [c for c in ran_off if c not in still]
+    lost += [c for c in started if c not in same and c not in lost]
+    return {
+        "rows": len(off),
+        "ran_boundary_off": len(ran_off),
+        "still_run_boundary_on": len(still),
+        "share": round(len(still) / len(ran_off), 4) if ran_off else None,
+        "started_boundary_off": len(started),
+        "same_exit_boundary_on": len(same),
+        "same_exit_share": round(len(same) / len(started), 4) if started else None,
+        "lost": [
+            {
+                "cmd": c[:200],
+                "action": on.get(c, {}).get("action"),
+                "exit_boundary_off": off.get(c, {}).get("exit"),
+                "exit": on.get(c, {}).get("exit"),
+                "stderr": str(on.get(c, {}).get("stderr", ""))[:300],
+            }
+            for c in lost
+        ],
+    }
+
+
 def still_runs_step(paths: dict[str, Path], out: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Per work corpus and per setting of ``--network-unread``: :func:`_compare` of the gated
+    runs with the boundary off and on."""
     result: dict[str, Any] = {}
     for name in WORK:
         if name not in paths:
             continue
-        off = out / f"{name}-off.jsonl"
-        _harm(paths[name], off, ["--gate", "off"], args)
-        runs = {}
-        for b in ("off", "on"):
-            lines = out / f"{name}-on-boundary-{b}.jsonl"
+        stem = paths[name].stem
+        off = out / f"{stem}-on-boundary-off.jsonl"
+        _harm(paths[name], off, ["--gate", "on", "--boundary", "off", "--no-baseline"], args)
+        for net in args.network_unread:
+            part, opts = _on(net)
+            lines = out / f"{stem}-on-boundary-{part}.jsonl"
             _harm(
-                paths[name], lines, ["--gate", "on", "--boundary", b, "--baseline", str(off)], args
+                paths[name],
+                lines,
+                ["--gate", "on", "--boundary", "on", "--no-baseline", *opts],
+                args,
             )
-            runs[b] = _lines(lines)
-        ran_off = [c for c, ln in runs["off"].items() if _ran(ln)]
-        still = [c for c in ran_off if _ran(runs["on"].get(c))]
-        started = [c for c, ln in runs["off"].items() if _started(ln)]
-        same = [
-            c
-            for c in started
-            if _started(runs["on"].get(c))
-            and runs["on"][c].get("exit") == runs["off"][c].get("exit")
-        ]
-        lost = [c for c in ran_off if c not in still]
-        lost += [c for c in started if c not in same and c not in lost]
-        result[name] = {
-            "rows": len(runs["off"]),
-            "ran_boundary_off": len(ran_off),
-            "still_run_boundary_on": len(still),
-            "share": round(len(still) / len(ran_off), 4) if ran_off else None,
-            "started_boundary_off": len(started),
-            "same_exit_boundary_on": len(same),
-            "same_exit_share": round(len(same) / len(started), 4) if started else None,
-            "lost": [
-                {
-                    "cmd": c[:200],
-                    "action": runs["on"].get(c, {}).get("action"),
-                    "exit_boundary_off": runs["off"].get(c, {}).get("exit"),
-                    "exit": runs["on"].get(c, {}).get("exit"),
-                }
-                for c in lost
-            ],
-        }
+            got = _compare(_lines(off), _lines(lines))
+            result[name + (f" net {net}" if net else "")] = got | {
+                "network_unread": net or "default"
+            }
     return result
 
 
@@ -254,21 +335,43 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--resume", action="store_true", help="reuse the rows an earlier run wrote in --out"
     )
+    ap.add_argument(
+        "--network-unread",
+        type=lambda v: [c for c in v.split(",") if c in ("open", "closed")] or [""],
+        default=[""],
+        metavar="open,closed",
+        help="boundary.network_unread settings to run the boundary-on runs under (default: "
+        "gatesh's own)",
+    )
+    ap.add_argument(
+        "--work-class",
+        choices=("all", "unread"),
+        default="all",
+        help="still-runs step: every row, or only the rows that run code gatesh did not read",
+    )
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    paths = _corpora(out, args.sample, args.work)
+    paths = _corpora(out, args.sample, args.work, args.work_class)
     harm = harm_step(paths, out, args) if args.only != "work" else {}
     still = still_runs_step(paths, out, args) if args.only != "harm" else {}
+    on_keys = [_key(n) for n in args.network_unread]
     for name, r in harm.items():
-        on, off = r["boundary_on"], r.get("boundary_off")
-        print(
-            f"{name}: {r['harmed_gate_off']} of {r['rows']} rows harm with the gate off; with the "
-            f"gate on, {on['harmed']} still harm with the boundary on ({on['share']}), "
-            + (f"{off['harmed']} with it off ({off['share']})" if off else "boundary off not run")
-            + "; boundary on, by predicate: "
-            + ", ".join(f"{k} {v}" for k, v in on["by_predicate"].items() if v)
-        )
+        off = r.get("boundary_off")
+        for key in on_keys:
+            on = r[key]
+            print(
+                f"{name}: {r['harmed_gate_off']} of {r['rows']} rows harm with the gate off; "
+                f"with the gate on, {on['harmed']} still harm with the {key.replace('_', ' ')} "
+                f"({on['share']}), "
+                + (
+                    f"{off['harmed']} with it off ({off['share']})"
+                    if off
+                    else "boundary off not run"
+                )
+                + "; by predicate: "
+                + ", ".join(f"{k} {v}" for k, v in on["by_predicate"].items() if v)
+            )
     for name, r in still.items():
         print(
             f"{name}: {r['still_run_boundary_on']} of the {r['ran_boundary_off']} rows that ran "
@@ -276,15 +379,18 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['same_exit_boundary_on']} of the {r['started_boundary_off']} allowed whose "
             f"program was found end with the same exit status ({r['same_exit_share']})"
         )
-    worst = max((r["boundary_on"]["share"] or 0.0 for r in harm.values()), default=None)
-    weakened = sum(r["boundary_on"]["by_predicate"].get("gate-weakened", 0) for r in harm.values())
-    sent = sum(r["boundary_on"]["by_predicate"].get("secret-sent", 0) for r in harm.values())
+    ons = [r[k] for r in harm.values() for k in on_keys]
+    worst = max((on["share"] or 0.0 for on in ons), default=None)
+    weakened = sum(on["by_predicate"].get("gate-weakened", 0) for on in ons)
+    sent = sum(on["by_predicate"].get("secret-sent", 0) for on in ons)
     shares = [r["share"] for r in still.values() if r["share"] is not None]
     same = [r["same_exit_share"] for r in still.values() if r["same_exit_share"] is not None]
     summary = {
         "sample": args.sample,
         "work": args.work,
         "only": args.only or "",
+        "network_unread": [n or "default" for n in args.network_unread],
+        "work_class": args.work_class,
         "harm": harm,
         "still_runs": still,
         "harm_share_worst": worst,

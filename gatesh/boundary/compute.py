@@ -61,6 +61,7 @@ __all__ = [
     "Limits",
     "Network",
     "boundary_for",
+    "network_for",
 ]
 
 #: The scopes every boundary keeps its command inside (signals, abstract Unix sockets: ABI 6).
@@ -85,10 +86,13 @@ _HARNESS_WRITES: Final = frozenset({"harness.snapshots", "harness.home"})
 
 @dataclass(frozen=True)
 class Network:
-    """The command's network: open, or closed to every TCP connect and bind (``why`` says why)."""
+    """The command's network: open, or closed to every TCP connect and bind (``why`` says why).
+    ``unread``: decided by ``boundary.network_unread``, because the command runs code gatesh did
+    not read (benchmarks count the commands of that class by it)."""
 
     open: bool
     why: str
+    unread: bool = False
 
 
 @dataclass(frozen=True)
@@ -469,6 +473,12 @@ def _readable_stores(decision: Decision, home: str) -> set[str]:
     return found
 
 
+def network_for(decision: Decision, config: BoundaryConfig) -> Network:
+    """The network :func:`boundary_for` gives ``decision``'s command (on any kernel: what it
+    would be where Landlock has ABI 4 or more)."""
+    return _network(decision, config, False)
+
+
 def _network(decision: Decision | None, config: BoundaryConfig, widened: bool) -> Network:
     """Open when a program needs it (:data:`NETWORK`) or the command names a host; closed for a
     command gatesh read whole that needs none; for unread code, the person's default. An agent's
@@ -486,8 +496,10 @@ def _network(decision: Decision | None, config: BoundaryConfig, widened: bool) -
     if _complete(decision):
         return Network(False, "gatesh read the whole command and none of it needs the network")
     if config.network_unread is NetworkDefault.CLOSED:
-        return Network(False, "it runs code gatesh did not read (boundary.network_unread = closed)")
-    return Network(True, "it runs code gatesh did not read (boundary.network_unread = open)")
+        return Network(
+            False, "it runs code gatesh did not read (boundary.network_unread = closed)", True
+        )
+    return Network(True, "it runs code gatesh did not read (boundary.network_unread = open)", True)
 
 
 def _limits(config: BoundaryConfig) -> Limits:

@@ -199,10 +199,15 @@ def _home_files() -> dict[str, str]:
     }
 
 
-def _gatesh_files(rung: str, boundary: bool = True) -> dict[str, str]:
+def _gatesh_files(rung: str, boundary: bool = True, network_unread: str = "") -> dict[str, str]:
     """gatesh's user config in the world; ``boundary`` False: the person's kill switch
-    (``boundary.enabled = false``), for runs that measure what the boundary adds."""
-    off = "" if boundary else "[boundary]\nenabled = false\n\n"
+    (``boundary.enabled = false``), for runs that measure what the boundary adds;
+    ``network_unread`` ("open" or "closed"; "" leaves gatesh's default): the network of code
+    gatesh did not read, for runs that measure the two settings side by side."""
+    lines = ([] if boundary else ["enabled = false"]) + (
+        [f'network_unread = "{network_unread}"'] if network_unread else []
+    )
+    off = "[boundary]\n" + "".join(f"{ln}\n" for ln in lines) + "\n" if lines else ""
     return {
         ".config/gatesh/config.toml": (
             f'rung = "{rung}"\n\n[rater]\nbackend = "builtin"\n\n{off}'
@@ -259,8 +264,17 @@ def _source_files(root: Path) -> list[Path]:
     return out
 
 
-def _key(root: Path, rung: str, python: str, codex: str | None, boundary: bool = True) -> str:
-    off = "" if boundary else "boundary-off\0"
+def _key(
+    root: Path,
+    rung: str,
+    python: str,
+    codex: str | None,
+    boundary: bool = True,
+    network_unread: str = "",
+) -> str:
+    off = ("" if boundary else "boundary-off\0") + (
+        f"network-unread-{network_unread}\0" if network_unread else ""
+    )
     h = hashlib.sha256(f"{WORLD_VERSION}\0{rung}\0{python}\0{codex}\0{off}".encode())
     for module in (_seed, worktree, jail):
         h.update(Path(str(module.__file__)).read_bytes())
@@ -388,21 +402,25 @@ def build(
     codex: str | None = None,
     pip_env: Mapping[str, str] | None = None,
     boundary: bool = True,
+    network_unread: str = "",
 ) -> Template:
     """The world template for this source tree and rung, built now or reused from ``workdir``.
 
     ``source`` is gatesh's checkout (install.sh runs from a copy of it); ``codex`` a Codex
     executable to trust its hooks with (without one the Codex hooks are installed untrusted, as
     ``gatesh install codex`` leaves them); ``pip_env`` the PIP_* variables pip needs here;
-    ``boundary`` False: gatesh's config switches the boundary off (S16).
+    ``boundary`` False: gatesh's config switches the boundary off (S16); ``network_unread``
+    sets ``boundary.network_unread`` ("" leaves the default).
     JailUnsafe when a build step fails."""
     root = Path(source).resolve()
-    key = _key(root, rung, spec.python, codex, boundary)
+    key = _key(root, rung, spec.python, codex, boundary, network_unread)
     os.makedirs(workdir, mode=0o755, exist_ok=True)
     # One builder at a time per workdir: a second harness waits, then reuses what the first built.
     with open(os.path.join(workdir, ".lock"), "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _build_locked(spec, workdir, root, key, rung, codex, pip_env, boundary)
+        return _build_locked(
+            spec, workdir, root, key, rung, codex, pip_env, boundary, network_unread
+        )
 
 
 def _build_locked(
@@ -414,6 +432,7 @@ def _build_locked(
     codex: str | None,
     pip_env: Mapping[str, str] | None,
     boundary: bool = True,
+    network_unread: str = "",
 ) -> Template:
     """The template of ``key``: reused when built, else built (steps numbered), the lock held."""
     folder = os.path.join(workdir, f"world-{rung}-{key}")
@@ -423,7 +442,7 @@ def _build_locked(
         _lay_out(build_dir, root, jail._host_ids(spec))
         # 2. install.sh (with a network, for pip), then the seeding (without one).
         canaries = {name: _canary() for name in (*CANARY_FILES, "env")}
-        config = _seed_config(spec, rung, codex, pip_env, canaries, boundary)
+        config = _seed_config(spec, rung, codex, pip_env, canaries, boundary, network_unread)
         _run_build(spec, build_dir, "install", config, network=True)
         out = _run_build(spec, build_dir, "seed", config, network=False)
         facts = json.loads(out.strip().splitlines()[-1])
@@ -467,6 +486,7 @@ def _seed_config(
     pip_env: Mapping[str, str] | None,
     canaries: Mapping[str, str],
     boundary: bool = True,
+    network_unread: str = "",
 ) -> SeedConfig:
     """What :mod:`gatesh.testing._seed` lays out."""
     return SeedConfig(
@@ -485,7 +505,7 @@ def _seed_config(
         codex=codex,
         home_files=_home_files(),
         secret_files=_secret_files(canaries),
-        gatesh_files=_gatesh_files(rung, boundary),
+        gatesh_files=_gatesh_files(rung, boundary, network_unread),
         history=_history(canaries),
         work_in_repo=tuple(_work_in_repo()),
         git_configs=tuple(GIT_CONFIGS),

@@ -7,7 +7,8 @@ jail, which proves it holds before the first row.
                                        [--resume] [--network-unread open,closed]
                                        [--work-class all|unread]
 
-1. **Harm**, on the project's bypass, tamper, generalisation and exhaustion (bombs) corpora
+1. **Harm**, on the project's bypass, tamper, generalisation, exhaustion (bombs) and network
+   (exfiltration by code gatesh did not read) corpora
    (benchmarks/harm_corpora.py; ``--corpora`` picks some; every row, or an evenly spaced sample
    of N per corpus): each row once with the gate off (the
    baseline); then the rows that harmed there, with the gate on and gatesh's boundary on (where the
@@ -49,7 +50,7 @@ sys.path.insert(0, str(HERE))
 
 from _common import CORPUS  # noqa: E402
 
-RISKY = ("bypass", "tamper", "generalisation", "exhaustion")
+RISKY = ("bypass", "tamper", "generalisation", "exhaustion", "network")
 WORK = ("agent_work", "tldr")
 
 
@@ -106,7 +107,7 @@ def _unread(cmds: list[str]) -> list[bool]:
 def _corpora(out: Path, n: int, work: int, work_class: str = "all") -> dict[str, Path]:
     """Write each corpus (sampled) as JSONL in ``out``; their paths by name. ``work_class``
     "unread": the work corpora's rows of :func:`_unread` only."""
-    from harm_corpora import bypass, exhaustion, generalisation, tamper
+    from harm_corpora import bypass, exhaustion, generalisation, network, tamper
 
     paths: dict[str, Path] = {}
     for name, rows in (
@@ -114,6 +115,7 @@ def _corpora(out: Path, n: int, work: int, work_class: str = "all") -> dict[str,
         ("tamper", tamper()),
         ("generalisation", generalisation()),
         ("exhaustion", exhaustion()),
+        ("network", network()),
     ):
         lines = _sample([json.dumps(r) for r in rows], n)
         paths[name] = out / f"{name}.jsonl"

@@ -219,8 +219,31 @@ def test_network_follows_what_the_command_needs(repo: Path) -> None:
     assert net("git push")  # the table
     assert net("npm install")
     assert net("curl -sL https://example.com -o page.html")  # a host
-    assert net("python3 tools/x.py")  # unread: the default
-    assert not net("python3 tools/x.py", BoundaryConfig(network_unread=NetworkDefault.CLOSED))
+    assert not net("python3 tools/x.py")  # unread: the default, closed
+    assert net("python3 tools/x.py", BoundaryConfig(network_unread=NetworkDefault.OPEN))
+
+
+def test_unread_code_gets_the_default_network_and_explain_says_why(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The network of code gatesh did not read is ``boundary.network_unread``, closed unless a
+    person opens it; explain names the setting and what it lets such code do (S16)."""
+    from gatesh.boundary.compute import network_for
+    from gatesh.explain import explain_main
+
+    assert BoundaryConfig().network_unread is NetworkDefault.CLOSED
+    d = _decision("python3 tools/x.py", str(repo))
+    closed = network_for(d, BoundaryConfig())
+    opened = network_for(d, BoundaryConfig(network_unread=NetworkDefault.OPEN))
+    assert closed.unread and not closed.open and "network_unread = closed" in closed.why
+    assert opened.unread and opened.open and "network_unread = open" in opened.why
+    read_whole = network_for(_decision("git commit -m x", str(repo)), BoundaryConfig())
+    assert not read_whole.unread and not read_whole.open
+    _needs_landlock()
+    assert explain_main(["--cwd", str(repo), "python3 tools/x.py"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "network" in ln)
+    assert line.split() == ["network", "closed:", *closed.why.split()]
+    assert "what such code reads, it cannot send" in line
 
 
 def test_a_program_read_whole_may_read_the_stores_it_uses(repo: Path) -> None:

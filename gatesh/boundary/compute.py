@@ -496,10 +496,20 @@ def _network(decision: Decision | None, config: BoundaryConfig, widened: bool) -
     if _complete(decision):
         return Network(False, "gatesh read the whole command and none of it needs the network")
     if config.network_unread is NetworkDefault.CLOSED:
-        return Network(
-            False, "it runs code gatesh did not read (boundary.network_unread = closed)", True
-        )
-    return Network(True, "it runs code gatesh did not read (boundary.network_unread = open)", True)
+        return Network(False, _UNREAD_CLOSED, True)
+    return Network(True, _UNREAD_OPEN, True)
+
+
+#: What explain and the agent read of the network of code gatesh did not read, under each
+#: setting: the setting's name, and what it lets such code do (docs/DESIGN.md S16 has the figures).
+_UNREAD_CLOSED: Final = (
+    "it runs code gatesh did not read (boundary.network_unread = closed, the default): "
+    "what such code reads, it cannot send"
+)
+_UNREAD_OPEN: Final = (
+    "it runs code gatesh did not read (boundary.network_unread = open, set by a person): "
+    "such code can send what it reads"
+)
 
 
 def _limits(config: BoundaryConfig) -> Limits:

@@ -106,7 +106,8 @@ class GitConfig:
 
 
 class NetworkDefault(enum.StrEnum):
-    """The network of a command that runs code gatesh did not read (S16)."""
+    """The network of a command that runs code gatesh did not read (S16): TCP connect and bind
+    open, or closed (UDP, so DNS, is not Landlock's to close)."""
 
     OPEN = "open"
     CLOSED = "closed"
@@ -124,7 +125,12 @@ class BoundaryConfig:
     that stop a runaway, not a budget (benchmarks/boundary.py measures real work against them)."""
 
     enabled: bool = True
-    network_unread: NetworkDefault = NetworkDefault.OPEN
+    # Closed, by measurement (benchmarks/harm_boundary.py, docs/RELIABILITY.md): of 15 ways
+    # unread code sends the environment's token or .env to a host, the gate allows 8, and all 8
+    # leak with it open, 1 (by a DNS name) with it closed; of 300 agent-work commands of this
+    # class, the 197 that ran end with the same exit status either way (the jail has no internet,
+    # so work that needs a real one is counted by its text, in the docs, not by this run).
+    network_unread: NetworkDefault = NetworkDefault.CLOSED
     seal_tree: bool = False
     processes: int = 2048
     memory_mib: int = 16384

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,53 @@ def pytest_report_header() -> list[str]:
     if "MISSING" in line:
         line += "; run `python3 tests/harness/clis.py install` (.ci/run does)"
     return [line]
+
+
+#: This checkout: the suite must leave its repository as it found it.
+CHECKOUT = Path(__file__).resolve().parent.parent
+_REFS_BEFORE = pytest.StashKey[frozenset[str]]()
+
+
+def _gatesh_refs() -> frozenset[str] | None:
+    """The refs under ``refs/gatesh/`` (undo snapshots, S17) of this checkout's repository; None
+    when it is not a git checkout."""
+    try:
+        got = subprocess.run(
+            ["git", "-C", str(CHECKOUT), "for-each-ref", "--format=%(refname)", "refs/gatesh/"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return frozenset(got.stdout.split()) if got.returncode == 0 else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the run itself, not an xdist worker
+        refs = _gatesh_refs()
+        if refs is not None:
+            session.config.stash[_REFS_BEFORE] = refs
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when it left an undo snapshot in this checkout's own repository: a test
+    gated a command in the checkout instead of a scratch repository of its own (the
+    ``isolated_home`` fixture's working folder, or a ``tmp_path``)."""
+    before = session.config.stash.get(_REFS_BEFORE, None)
+    after = _gatesh_refs() if before is not None else None
+    if before is None or after is None or not after - before:
+        return
+    left = ", ".join(sorted(after - before))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(
+            f"FAILED: the suite left {left} in this checkout's repository ({CHECKOUT}): a test "
+            "gated a command here instead of in a scratch repository",
+            red=True,
+        )
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def _daemons_under(root: str) -> list[int]:

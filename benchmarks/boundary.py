@@ -18,9 +18,12 @@ whether real work fits the default resource limits.
    (the person's kill switch, ``boundary.enabled = false``: the old ``exec`` path), interleaved,
    warm daemon; ``bash -c true`` alongside.
 3. **Real work inside the default limits**: a few real workloads run confined under the default
-   limits, with the peak address space, processes and CPU time each reached (from ``/proc``),
-   against the limits; and the limits' own mechanisms shown stopping what exceeds them (an
-   allocation past the address-space limit, a sparse write past the file-size limit). With
+   limits, with the peak private writable memory (``VmData``, what the memory limit bounds), the
+   peak address space and the processes each reached (sampled from ``/proc``), against the
+   limits; among them the runtimes that reserve far more address space than they use (node's
+   WebAssembly memories, the JVM), which an address-space limit would stop. And the limits' own
+   mechanisms shown stopping what exceeds them (an allocation past the memory limit, a sparse
+   write and an ``fallocate`` past the file-size limit). With
    ``--suite``, this repository's own fast test suite (``pytest -m 'not slow'``, two workers)
    runs confined as one more workload (minutes: not by default). The bombs
    themselves run only in the harm harness's jail (benchmarks/harm.py), never here.
@@ -291,6 +294,15 @@ _WORKLOADS = {
         "-e",
         "new WebAssembly.Memory({initial: 1, maximum: 65536}); console.log('ok')",
     ],
+    # Each reserves ~10 GiB of address space: four did not start under 16 GiB of it.
+    "node (four WebAssembly instances)": [
+        "node",
+        "-e",
+        "const m = []; for (let i = 0; i < 4; i++) m.push(new WebAssembly.Memory({initial: 1,"
+        " maximum: 65536})); console.log('ok')",
+    ],
+    # Reserves a quarter of the machine's memory for its heap: did not start under 2 GiB of it.
+    "java (-version)": ["java", "-version"],
     "gcc (compile and link)": [
         "sh",
         "-c",
@@ -300,8 +312,9 @@ _WORKLOADS = {
 }
 
 
-def _peak(pid: int) -> tuple[int, int]:
-    """(largest VmPeak in bytes, threads) over ``pid`` and all its descendants, from /proc."""
+def _peak(pid: int) -> tuple[int, int, int]:
+    """(largest VmPeak, largest VmData, both in bytes; threads) over ``pid`` and all its
+    descendants, from /proc."""
     status: dict[int, dict[str, str]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -315,7 +328,7 @@ def _peak(pid: int) -> tuple[int, int]:
     children: dict[int, list[int]] = {}
     for p, fields in status.items():
         children.setdefault(int(fields.get("PPid", "0").strip() or 0), []).append(p)
-    peak = tasks = 0
+    peak = data = tasks = 0
     todo = [pid]
     while todo:
         p = todo.pop()
@@ -324,8 +337,9 @@ def _peak(pid: int) -> tuple[int, int]:
             continue
         tasks += int(fields.get("Threads", "1").strip() or 1)
         peak = max(peak, int((fields.get("VmPeak") or "0 kB").split()[0]) * 1024)
+        data = max(data, int((fields.get("VmData") or "0 kB").split()[0]) * 1024)
         todo += children.get(p, [])
-    return peak, tasks
+    return peak, data, tasks
 
 
 #: This repository's own fast test suite, run confined (``--suite``).
@@ -377,11 +391,11 @@ def _workloads(env: dict[str, str], suite: bool = False) -> dict[str, Any]:
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-        peak = tasks = 0
+        peak = data = tasks = 0
         step = 1.0 if name in _SUITE else 0.05  # a walk of /proc per step
         while proc.poll() is None:
-            p, n = _peak(proc.pid)
-            peak, tasks = max(peak, p), max(tasks, n)
+            p, d, n = _peak(proc.pid)
+            peak, data, tasks = max(peak, p), max(data, d), max(tasks, n)
             time.sleep(step)
         log.seek(0)
         tail = log.read().decode("utf-8", "replace").strip()[-300:]
@@ -389,10 +403,11 @@ def _workloads(env: dict[str, str], suite: bool = False) -> dict[str, Any]:
         out[name] = {
             "status": proc.returncode,
             "seconds": round(time.perf_counter() - t, 2),
+            "peak_data_mib": round(data / 2**20),
+            "memory_limit_mib": limits.memory_mib,
             "peak_address_space_mib": round(peak / 2**20),
             "peak_tasks": tasks,
-            "address_space_limit_mib": limits.memory_mib,
-            "fits": proc.returncode == 0 and peak < limits.memory_mib << 20,
+            "fits": proc.returncode == 0 and data < limits.memory_mib << 20,
             "output_tail": tail,
         }
     return out
@@ -416,11 +431,11 @@ def _session_spec(env: dict[str, str], cwd: str) -> dict[str, Any]:
 
 
 def _limits_stop(env: dict[str, str]) -> dict[str, Any]:
-    """The limits' mechanisms, shown at small scale: an allocation past the address-space limit
+    """The limits' mechanisms, shown at small scale: an allocation past the memory (heap) limit
     fails at once, and a sparse write past the file-size limit is refused (no memory or disk is
     used either way)."""
     spec = _session_spec(env, ROOT)
-    spec["limits"] = spec["limits"] | {"as": 1 << 30, "fsize": 1 << 20}
+    spec["limits"] = spec["limits"] | {"data": 1 << 30, "fsize": 1 << 20}
     code = (
         "import json, os, sys, signal\n"
         f"sys.path[:0] = [{ROOT!r}]\n"
@@ -439,6 +454,12 @@ def _limits_stop(env: dict[str, str]) -> dict[str, Any]:
         "    out['file'] = 'went through'\n"
         "except OSError as e:\n"
         "    out['file'] = f'refused ({e.strerror})'\n"
+        "try:\n"
+        "    with open(path, 'wb') as f:\n"
+        "        os.posix_fallocate(f.fileno(), 0, 2 << 20)\n"
+        "    out['fallocate'] = 'went through'\n"
+        "except OSError as e:\n"
+        "    out['fallocate'] = f'refused ({e.strerror})'\n"
         "finally:\n"
         "    os.path.exists(path) and os.unlink(path)\n"
         "print(json.dumps(out))\n"

@@ -1520,26 +1520,28 @@ def _boundary_section(rec: dict[str, Any]) -> list[str]:
             "",
             "Real work inside the session boundary with the default limits (peaks read from `/proc`):",
             "",
-            "| workload | exit | seconds | peak address space | peak tasks | fits |",
-            "|---|---:|---:|---:|---:|:---:|",
+            "| workload | exit | seconds | peak memory (VmData) | peak address space | peak tasks | fits |",
+            "|---|---:|---:|---:|---:|---:|:---:|",
         ]
         for name, w in work.items():
             if "skipped" in w:
-                lines.append(f"| {name} | – | – | – | – | {w['skipped']} |")
+                lines.append(f"| {name} | – | – | – | – | – | {w['skipped']} |")
                 continue
             lines.append(
                 f"| {name} | {w.get('status')} | {w.get('seconds')} | "
-                f"{w.get('peak_address_space_mib')} MiB (limit {w.get('address_space_limit_mib')}) | "
+                f"{w.get('peak_data_mib')} MiB (limit {w.get('memory_limit_mib')}) | "
+                f"{w.get('peak_address_space_mib')} MiB | "
                 f"{w.get('peak_tasks')} | {'yes' if w.get('fits') else 'NO'} |"
             )
     stops = d.get("limits_stop") or {}
     if stops:
         lines += [
             "",
-            "The limits' own mechanisms, at small scale (1 GiB of address space, 1 MiB per file; "
+            "The limits' own mechanisms, at small scale (1 GiB of memory, 1 MiB per file; "
             f"nothing is used either way): an allocation past the limit {stops.get('allocation')}; "
-            f"a sparse write past it {stops.get('file')}. Fork, memory and disk bombs run only in "
-            "the harm harness's jail.",
+            f"a sparse write past it {stops.get('file')}; an `fallocate` past it "
+            f"{stops.get('fallocate')}. Fork, memory and disk bombs run only in the harm "
+            "harness's jail.",
         ]
     return [*lines, ""]
 

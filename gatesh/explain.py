@@ -321,7 +321,7 @@ def _boundary_lines(b: BoundaryView | NoBoundary | None) -> str:
         ),
         f"  network     {'open' if b.network.open else 'closed'}: {b.network.why}",
         "  scopes      signals and abstract Unix sockets stay inside",
-        f"  limits      {lim['nproc']} processes, {lim['as'] >> 20} MiB address space, "
+        f"  limits      {lim['nproc']} processes, {lim['data'] >> 20} MiB of memory, "
         f"{lim['fsize'] >> 20} MiB per file, {lim['cpu']} s CPU",
     ]
     if b.tmpdir:

@@ -196,7 +196,7 @@ def test_the_tree_is_writable_and_the_home_is_not(repo: Path) -> None:
     assert places.Family.GATE in b.kept_out and places.Family.CREDENTIALS in b.kept_out
     wire = b.wire().encode()
     assert wire["v"] == 1 and wire["id"] == b.id and wire["scope"] == ["signal", "abstract-unix"]
-    assert set(wire["limits"]) == {"nproc", "as", "fsize", "cpu"}  # type: ignore[arg-type]
+    assert set(wire["limits"]) == {"nproc", "data", "fsize", "cpu"}  # type: ignore[arg-type]
     assert _kernel.Spec.decode(json.loads(json.dumps(wire))) == b.wire()
 
 
@@ -576,7 +576,7 @@ def test_a_handed_boundary_without_its_ruleset_runs_nothing(
     from gatesh import client
     from gatesh._wire import CheckResult
 
-    limits = (("nproc", 4096), ("as", 1 << 33), ("fsize", 1 << 32), ("cpu", 3600))
+    limits = (("nproc", 4096), ("data", 1 << 33), ("fsize", 1 << 32), ("cpu", 3600))
     spec = _kernel.Spec(_kernel.Rules(7), limits).handing(3)
     result = CheckResult("allow", boundary=spec.encode())
     assert result.ruleset_fd == -1

@@ -119,6 +119,52 @@ def test_limits_are_lowered_never_raised(tmp_path: Path) -> None:
     assert _in_child(spec, probe) == 0
 
 
+def test_the_memory_limit_bounds_the_heap_not_the_reserved_address_space() -> None:
+    """RLIMIT_DATA: a 64 GiB reservation nothing can write (as node, the JVM and Go make) fits
+    under a 256 MiB limit; a 512 MiB heap does not."""
+    import mmap
+
+    spec = {"v": 1, "list": ["/"], "read": ["/"], "limits": {"data": 256 << 20}}
+
+    def probe() -> bool:
+        reserved = mmap.mmap(-1, 64 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=0)
+        reserved.close()
+        try:
+            bytearray(512 << 20)
+        except MemoryError:
+            return True
+        return False
+
+    assert _in_child(spec, probe) == 0
+
+
+def test_the_file_limit_stops_allocating_and_writing_past_it(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE bounds ``fallocate`` as it bounds ``write`` (EFBIG with SIGXFSZ ignored)."""
+    import errno
+
+    spec = {"v": 1, "list": ["/"], "read": ["/"], "write": [str(tmp_path)]}
+    spec["limits"] = {"fsize": 1 << 20}
+
+    def probe() -> bool:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        refused = []
+        fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            for act in (
+                lambda: os.posix_fallocate(fd, 0, 2 << 20),
+                lambda: os.pwrite(fd, b"x", 2 << 20),
+            ):
+                try:
+                    act()
+                except OSError as exc:
+                    refused.append(exc.errno == errno.EFBIG)
+        finally:
+            os.close(fd)
+        return refused == [True, True] and os.path.getsize(tmp_path / "f") <= 1 << 20
+
+    assert _in_child(spec, probe) == 0
+
+
 # --- the -c client's parent ------------------------------------------------------------------------
 
 
@@ -284,7 +330,7 @@ def test_a_client_sent_a_boundary_it_cannot_decode_runs_nothing(tmp_path: Path) 
     from gatesh._wire import CheckResult
 
     good = _spec(write=(str(tmp_path),)).encode()
-    good["limits"] = {"nproc": 1 << 20, "as": 1 << 40, "fsize": 1 << 30, "cpu": 600}
+    good["limits"] = {"nproc": 1 << 20, "data": 1 << 40, "fsize": 1 << 30, "cpu": 600}
     assert _kernel.Spec.decode(good).rules.write == (str(tmp_path),)
     marker = tmp_path / "ran"
     for bad in (good | {"v": 2}, {k: v for k, v in good.items() if k != "limits"}):

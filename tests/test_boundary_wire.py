@@ -19,7 +19,7 @@ from gatesh.boundary._kernel import HANDED, BoundaryError, Ports, Rules, Spec
 from gatesh.check_reply import CheckReply, DecisionSummary
 from gatesh.wire_json import WireError, from_wire, wire_value
 
-LIMITS = (("nproc", 4096), ("as", 8 << 30), ("fsize", 4 << 30), ("cpu", 3600))
+LIMITS = (("nproc", 4096), ("data", 8 << 30), ("fsize", 4 << 30), ("cpu", 3600))
 SPEC = Spec(
     Rules(
         abi=4,
@@ -116,7 +116,7 @@ MALFORMED = {
     "a limit missing": _json(SPEC) | {"limits": dict(LIMITS[:3])},
     "an unknown limit": _json(SPEC) | {"limits": dict(LIMITS) | {"nofile": 5}},
     "a zero limit": _json(SPEC) | {"limits": dict(LIMITS) | {"cpu": 0}},
-    "a limit as text": _json(SPEC) | {"limits": dict(LIMITS) | {"as": "8G"}},
+    "a limit as text": _json(SPEC) | {"limits": dict(LIMITS) | {"data": "8G"}},
     "a limit as a boolean": _json(SPEC) | {"limits": dict(LIMITS) | {"fsize": True}},
     "limits as a list": _json(SPEC) | {"limits": [["cpu", 1]]},
     "an unknown variable": _json(SPEC) | {"env": {"LD_PRELOAD": "/tmp/x.so"}},

@@ -116,8 +116,9 @@ NET_CONNECT = 1 << 1
 SCOPE_ABSTRACT = 1 << 0
 SCOPE_SIGNAL = 1 << 1
 
-#: setrlimit resource numbers (Linux, generic): the wire's names for them.
-_RLIMITS = {"cpu": 0, "fsize": 1, "as": 9, "nproc": 6}
+#: setrlimit resource numbers (Linux, generic): the wire's names for them. Memory is bounded as
+#: RLIMIT_DATA (private writable mappings), not RLIMIT_AS (see gatesh.config.BoundaryConfig).
+_RLIMITS = {"cpu": 0, "fsize": 1, "data": 2, "nproc": 6}
 
 
 # --- the C library, through _ctypes --------------------------------------------------------

@@ -97,20 +97,21 @@ class Network:
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-process resource limits, lowered only (see :mod:`gatesh.boundary._kernel`).
+    """Per-process resource limits, lowered only (see :mod:`gatesh.boundary._kernel`; the
+    values' reasons: :class:`gatesh.config.BoundaryConfig`).
 
     ``processes`` counts every process and thread of the user (the kernel's RLIMIT_NPROC), so it
     is the user's count when the boundary was computed plus ``boundary.processes``."""
 
     processes: int
-    memory: int  # bytes of address space
+    memory: int  # bytes of private writable memory (RLIMIT_DATA), not of address space
     file_size: int  # bytes
     cpu_s: int
 
     def wire(self) -> dict[str, int]:
         return {
             "nproc": self.processes,
-            "as": self.memory,
+            "data": self.memory,
             "fsize": self.file_size,
             "cpu": self.cpu_s,
         }

@@ -50,7 +50,7 @@ PROTECTIONS: Final[tuple[Protection, ...]] = (
         seccomp=True,
     ),
     Protection("no-new-privs", "a setuid or setcap program cannot leave the boundary", 1),
-    Protection("limits", "processes, address space, file size and CPU time are bounded", 1),
+    Protection("limits", "processes, memory, file size and CPU time are bounded", 1),
     Protection("refer", "files can be renamed and linked across folders inside the boundary", 2),
     Protection("truncate", "truncating a file outside the boundary is refused", 3),
     Protection("network", "the network is closed to a command that does not need it (TCP)", 4),

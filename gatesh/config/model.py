@@ -113,16 +113,42 @@ class NetworkDefault(enum.StrEnum):
     CLOSED = "closed"
 
 
+def half_the_memory_mib() -> int:
+    """Half of this machine's memory (``MemTotal``), in MiB: the default per-process memory limit
+    of a boundary. 16384 when ``/proc/meminfo`` cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return max(1, int(line.split()[1]) >> 11)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 16384
+
+
 @dataclass(frozen=True)
 class BoundaryConfig:
     """The boundary (S16). ``enabled = false`` is the person's kill switch: commands then run
     outside any domain, as without Landlock. Only the user and system tiers set these (an agent
     can write a project file); a system ``enabled = true`` holds whatever the user file says.
 
-    The limits are per process: ``processes`` is the headroom above the user's processes and
-    threads when the command starts (the kernel counts them all), ``memory_mib`` its address
-    space, ``file_mib`` the largest file it may write, ``cpu_s`` its CPU time: generous bounds
-    that stop a runaway, not a budget (benchmarks/boundary.py measures real work against them)."""
+    The limits are per process, bounds that stop a runaway, not a budget (benchmarks/boundary.py
+    runs real builds and test suites inside them; the harm harness runs the bombs):
+
+    - ``processes``: the headroom above the user's processes and threads when the command starts
+      (the kernel counts them all).
+    - ``memory_mib``: the private writable memory of each process (RLIMIT_DATA: what a heap
+      grows), by default half the machine's, so one process cannot take it all. Not the address
+      space: runtimes reserve far more of it than they use (node's WebAssembly memories, the
+      JVM's heap), and four WebAssembly memories do not fit in 16 GiB of it. Programs built with
+      AddressSanitizer map their shadow memory as data and do not start under any such limit.
+    - ``file_mib``: the largest file a process may write or allocate (RLIMIT_FSIZE: ``fallocate``
+      and ``dd`` too): 4 GiB, seven times the largest file real installs and builds were measured
+      to write (``pip install torch``: its 529 MiB wheel, a 517 MiB CUDA library; npm, cargo and
+      go builds: under 25 MiB), half of the 8 GiB disk bombs of the harm corpus. It bounds one
+      file, not the disk: many files, each under it, still fill a disk, and nothing here stops
+      that.
+    - ``cpu_s``: CPU seconds of each process."""
 
     enabled: bool = True
     # Closed, by measurement (benchmarks/harm_boundary.py, docs/RELIABILITY.md): of 15 ways
@@ -133,8 +159,8 @@ class BoundaryConfig:
     network_unread: NetworkDefault = NetworkDefault.CLOSED
     seal_tree: bool = False
     processes: int = 2048
-    memory_mib: int = 16384
-    file_mib: int = 16384
+    memory_mib: int = field(default_factory=half_the_memory_mib)
+    file_mib: int = 4096
     cpu_s: int = 3600
 
 

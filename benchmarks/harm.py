@@ -2,7 +2,8 @@
 
     python benchmarks/harm.py CORPUS.jsonl [--gate on|off] [--rung auto] [--jobs N]
                               [--timeout S] [--out ROWS.jsonl] [--json]
-                              [--boundary on|off] [--baseline ROWS.jsonl] [--harmed-only]
+                              [--boundary on|off] [--boundary-limits K=N,…]
+                              [--baseline ROWS.jsonl] [--harmed-only]
                               [--network-unread open|closed] [--no-baseline]
 
 Every row runs in a fresh bubblewrap jail (gatesh.testing.jail) holding the same seeded world
@@ -23,6 +24,10 @@ anything else: unlabelled). ``--out`` writes one JSON line per row::
 
 ``--boundary off`` switches gatesh's boundary off in the world's config (``boundary.enabled =
 false``, S16): with ``--boundary on`` (the default) beside it, what the boundary adds to the gate.
+``--boundary-limits K=N,…`` sets the boundary's limits in the world's config (``processes``,
+``memory_mib``, ``file_mib``, ``cpu_s``): below the jail's own (256 MiB per file, 2 GiB of
+resident memory), the bombs a gate allows meet the boundary's limits first, and each run's line
+says where they stopped (``largest_file``, ``memory_kill``).
 ``--baseline ROWS.jsonl`` takes each row's gate-off run from an earlier ``--gate off --out`` of the
 same corpus instead of running it again (the gate-off world does not depend on the boundary);
 ``--harmed-only`` then runs only the rows whose baseline harmed (the others cannot count).
@@ -162,6 +167,9 @@ def run_once(
         "seconds": seconds,
         "why": verdict.why(),
         "stderr": seen.stderr[:_STDERR_KEPT],
+        # Where an exhaustion stopped: the largest file the row left, the memory watchdog.
+        "largest_file": max((c.size for c in seen.changes if c.type == "f"), default=0),
+        "memory_kill": seen.memory_kill,
     }
     return line, effects(seen, names)
 
@@ -302,6 +310,12 @@ def main(argv: list[str] | None = None) -> int:
         help="gatesh's boundary (S16) on or off in the world's config",
     )
     ap.add_argument(
+        "--boundary-limits",
+        default="",
+        metavar="K=N,…",
+        help=f"the boundary's limits in the world's config ({', '.join(world.LIMIT_KEYS)})",
+    )
+    ap.add_argument(
         "--baseline",
         metavar="ROWS.jsonl",
         help="each row's gate-off run from an earlier --gate off --out of this corpus",
@@ -323,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0:
         ap.error("--jobs needs at least 1 and --timeout a positive number of seconds")
+    limits: list[tuple[str, int]] = []
+    for item in filter(None, args.boundary_limits.split(",")):
+        key, _, value = item.partition("=")
+        if key not in world.LIMIT_KEYS or not value.isdigit() or int(value) <= 0:
+            ap.error(f"--boundary-limits: {item!r} is not K=N with K one of {world.LIMIT_KEYS}")
+        limits.append((key, int(value)))
     try:
         rows = load(args.corpus)
         baselines = _baselines(args.baseline, rows) if args.baseline else {}
@@ -352,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
             pip_env=pip_env,
             boundary=args.boundary == "on",
             network_unread=args.network_unread,
+            limits=tuple(limits),
         )
     except jail.JailUnsafe as exc:
         print(f"harm: {exc}", file=sys.stderr)
@@ -377,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         "boundary": args.boundary,
         "network_unread": args.network_unread or "default",
     }
+    if limits:
+        summary["boundary_limits"] = dict(limits)
     for ln in lines:
         if "error" in ln:
             print(f"harm: error on {ln['cmd'][:80]!r}: {ln['error'][:300]}", file=sys.stderr)

@@ -199,13 +199,25 @@ def _home_files() -> dict[str, str]:
     }
 
 
-def _gatesh_files(rung: str, boundary: bool = True, network_unread: str = "") -> dict[str, str]:
+#: The boundary's limits a world's config may set (``limits`` of :func:`build`).
+LIMIT_KEYS = ("processes", "memory_mib", "file_mib", "cpu_s")
+
+
+def _gatesh_files(
+    rung: str,
+    boundary: bool = True,
+    network_unread: str = "",
+    limits: tuple[tuple[str, int], ...] = (),
+) -> dict[str, str]:
     """gatesh's user config in the world; ``boundary`` False: the person's kill switch
     (``boundary.enabled = false``), for runs that measure what the boundary adds;
     ``network_unread`` ("open" or "closed"; "" leaves gatesh's default): the network of code
-    gatesh did not read, for runs that measure the two settings side by side."""
-    lines = ([] if boundary else ["enabled = false"]) + (
-        [f'network_unread = "{network_unread}"'] if network_unread else []
+    gatesh did not read, for runs that measure the two settings side by side; ``limits``: the
+    boundary's limits (:data:`LIMIT_KEYS`), for runs that scale them below the jail's own."""
+    lines = (
+        ([] if boundary else ["enabled = false"])
+        + ([f'network_unread = "{network_unread}"'] if network_unread else [])
+        + [f"{k} = {v}" for k, v in limits]
     )
     off = "[boundary]\n" + "".join(f"{ln}\n" for ln in lines) + "\n" if lines else ""
     return {
@@ -271,9 +283,12 @@ def _key(
     codex: str | None,
     boundary: bool = True,
     network_unread: str = "",
+    limits: tuple[tuple[str, int], ...] = (),
 ) -> str:
-    off = ("" if boundary else "boundary-off\0") + (
-        f"network-unread-{network_unread}\0" if network_unread else ""
+    off = (
+        ("" if boundary else "boundary-off\0")
+        + (f"network-unread-{network_unread}\0" if network_unread else "")
+        + "".join(f"{k}={v}\0" for k, v in limits)
     )
     h = hashlib.sha256(f"{WORLD_VERSION}\0{rung}\0{python}\0{codex}\0{off}".encode())
     for module in (_seed, worktree, jail):
@@ -403,6 +418,7 @@ def build(
     pip_env: Mapping[str, str] | None = None,
     boundary: bool = True,
     network_unread: str = "",
+    limits: tuple[tuple[str, int], ...] = (),
 ) -> Template:
     """The world template for this source tree and rung, built now or reused from ``workdir``.
 
@@ -410,16 +426,20 @@ def build(
     executable to trust its hooks with (without one the Codex hooks are installed untrusted, as
     ``gatesh install codex`` leaves them); ``pip_env`` the PIP_* variables pip needs here;
     ``boundary`` False: gatesh's config switches the boundary off (S16); ``network_unread``
-    sets ``boundary.network_unread`` ("" leaves the default).
+    sets ``boundary.network_unread`` ("" leaves the default); ``limits``: the boundary's limits
+    it sets instead of the defaults ((key of :data:`LIMIT_KEYS`, value)).
     JailUnsafe when a build step fails."""
     root = Path(source).resolve()
-    key = _key(root, rung, spec.python, codex, boundary, network_unread)
+    bad = [k for k, v in limits if k not in LIMIT_KEYS or type(v) is not int or v <= 0]
+    if bad:
+        raise ValueError(f"not a boundary limit: {', '.join(bad)}")
+    key = _key(root, rung, spec.python, codex, boundary, network_unread, limits)
     os.makedirs(workdir, mode=0o755, exist_ok=True)
     # One builder at a time per workdir: a second harness waits, then reuses what the first built.
     with open(os.path.join(workdir, ".lock"), "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return _build_locked(
-            spec, workdir, root, key, rung, codex, pip_env, boundary, network_unread
+            spec, workdir, root, key, rung, codex, pip_env, boundary, network_unread, limits
         )
 
 
@@ -433,6 +453,7 @@ def _build_locked(
     pip_env: Mapping[str, str] | None,
     boundary: bool = True,
     network_unread: str = "",
+    limits: tuple[tuple[str, int], ...] = (),
 ) -> Template:
     """The template of ``key``: reused when built, else built (steps numbered), the lock held."""
     folder = os.path.join(workdir, f"world-{rung}-{key}")
@@ -442,7 +463,9 @@ def _build_locked(
         _lay_out(build_dir, root, jail._host_ids(spec))
         # 2. install.sh (with a network, for pip), then the seeding (without one).
         canaries = {name: _canary() for name in (*CANARY_FILES, "env")}
-        config = _seed_config(spec, rung, codex, pip_env, canaries, boundary, network_unread)
+        config = _seed_config(
+            spec, rung, codex, pip_env, canaries, boundary, network_unread, limits
+        )
         _run_build(spec, build_dir, "install", config, network=True)
         out = _run_build(spec, build_dir, "seed", config, network=False)
         facts = json.loads(out.strip().splitlines()[-1])
@@ -487,6 +510,7 @@ def _seed_config(
     canaries: Mapping[str, str],
     boundary: bool = True,
     network_unread: str = "",
+    limits: tuple[tuple[str, int], ...] = (),
 ) -> SeedConfig:
     """What :mod:`gatesh.testing._seed` lays out."""
     return SeedConfig(
@@ -505,7 +529,7 @@ def _seed_config(
         codex=codex,
         home_files=_home_files(),
         secret_files=_secret_files(canaries),
-        gatesh_files=_gatesh_files(rung, boundary, network_unread),
+        gatesh_files=_gatesh_files(rung, boundary, network_unread, limits),
         history=_history(canaries),
         work_in_repo=tuple(_work_in_repo()),
         git_configs=tuple(GIT_CONFIGS),

@@ -124,7 +124,7 @@ def test_the_memory_limit_bounds_the_heap_not_the_reserved_address_space() -> No
     under a 256 MiB limit; a 512 MiB heap does not."""
     import mmap
 
-    spec = {"v": 1, "list": ["/"], "read": ["/"], "limits": {"data": 256 << 20}}
+    spec = _spec(limits=(("data", 256 << 20),))
 
     def probe() -> bool:
         reserved = mmap.mmap(-1, 64 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=0)
@@ -142,8 +142,7 @@ def test_the_file_limit_stops_allocating_and_writing_past_it(tmp_path: Path) -> 
     """RLIMIT_FSIZE bounds ``fallocate`` as it bounds ``write`` (EFBIG with SIGXFSZ ignored)."""
     import errno
 
-    spec = {"v": 1, "list": ["/"], "read": ["/"], "write": [str(tmp_path)]}
-    spec["limits"] = {"fsize": 1 << 20}
+    spec = _spec(write=(str(tmp_path),), limits=(("fsize", 1 << 20),))
 
     def probe() -> bool:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Final, Protocol, runtime_checkable
+from typing import Final
 
 from gatesh._once import computed_once
 from gatesh.harnesses import Harness
@@ -472,28 +472,6 @@ class Facts:
 
 
 # --- findings and verdicts -----------------------------------------------------------------
-
-
-@runtime_checkable
-class RuleRow(Protocol):
-    """The one shape of a rule row, in every table of policy and rater (hardline, self-protection,
-    floors, read-only, the builtin rater's rules and its knowledge gaps); each table adds only its
-    matcher and what that needs.
-
-    ``id`` names one hazard and is cited by explain, the audit line and every notice (a table's
-    raw-text fallback of a hazard shares the hazard's id); ``reason`` is one line a person can act
-    on; every string in ``examples`` is matched and none in ``counter`` is, through the real
-    reader (tests/test_rule_tables.py holds every table to this).
-    """
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def examples(self) -> tuple[str, ...]: ...
-    @property
-    def counter(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)

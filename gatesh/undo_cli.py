@@ -24,7 +24,8 @@ from gatesh.daemon.replies import Undone
 from gatesh.daemon.requests import UndoRequest, UndoStep
 from gatesh.people import HumanOpFailed, human_request
 from gatesh.render import neutralise
-from gatesh.undo.reply import Change, PlanReport, ShotRow, SinceUnknown
+from gatesh.undo.reply import PlanReport, ShotRow, SinceUnknown
+from gatesh.undo.store import Change
 from gatesh.wire_json import wire_value
 
 __all__ = ["main"]

@@ -1,5 +1,5 @@
 """One rule record shape across policy and rater (issue 19): every table's rows are
-:class:`gatesh._types.RuleRow` (an id, a reason, examples and counter-examples), and an id names
+:class:`gatesh.policy._rules.RuleRow` (an id, a reason, examples and counter-examples), and an id names
 one hazard across all of them. Each table's own validator runs its examples through the real
 reader (test_policy_tables, test_rater_builtin_rules, test_rater_knowledge)."""
 
@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
-from gatesh._types import RuleRow
 from gatesh.policy import floors, hardline, selfprotect
+from gatesh.policy._rules import RuleRow
 from gatesh.rater.builtin import ALL_RULES
 from gatesh.rater.builtin.knowledge import GAPS
 from gatesh.vocab import reads

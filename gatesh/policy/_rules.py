@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from gatesh._types import Facts, SimpleCommand
 from gatesh.vocab.words import (  # re-exported for the policy tables
@@ -64,6 +65,28 @@ from gatesh.vocab.words import (
 )
 
 
+@runtime_checkable
+class RuleRow(Protocol):
+    """The one shape of a rule row, in every table of policy and rater (hardline, self-protection,
+    floors, read-only, the builtin rater's rules and its knowledge gaps); each table adds only its
+    matcher and what that needs.
+
+    ``id`` names one hazard and is cited by explain, the audit line and every notice (a table's
+    raw-text fallback of a hazard shares the hazard's id); ``reason`` is one line a person can act
+    on; every string in ``examples`` is matched and none in ``counter`` is, through the real
+    reader (tests/test_rule_tables.py holds every table to this).
+    """
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def examples(self) -> tuple[str, ...]: ...
+    @property
+    def counter(self) -> tuple[str, ...]: ...
+
+
 @dataclass(frozen=True)
 class Rule:
     """One row of a policy table.
@@ -71,7 +94,7 @@ class Rule:
     Invariant: ``id`` is unique across every table (``hardline.*``, ``self.*``, ``floor.*``,
     ``ro.*``); ``reason`` is one line that a person can act on; every string in ``examples``
     matches this rule (and no earlier one is required) and no string in ``counter`` does (the
-    shape of :class:`gatesh._types.RuleRow`).
+    shape of :class:`RuleRow`).
     ``test`` is the matcher for one simple command (``facts`` gives the context it needs).
     """
 

@@ -10,11 +10,10 @@ has a default, so a reply from an older daemon that left one out still reads (as
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gatesh.undo.store import CopyKind
+from gatesh.undo.store import Change, CopyKind
 from gatesh.wire_json import OMIT_NONE
 
 if TYPE_CHECKING:
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
     from gatesh.undo.store import Shot
 
 __all__ = [
-    "Change",
     "FileStep",
     "HeadStep",
     "OutsideStep",
@@ -34,13 +32,6 @@ __all__ = [
     "plan_report",
     "shot_row",
 ]
-
-
-class Change(enum.StrEnum):
-    """What a restore does to one path of a work tree."""
-
-    WRITE = "write"  # put the snapshot's copy back
-    REMOVE = "remove"  # delete what was made after the snapshot
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,8 @@ from typing import Final
 
 from gatesh._errors import GateshError
 from gatesh.undo._git import Git, GitFailed
-from gatesh.undo.reply import Change
 from gatesh.undo.snapshot import Budget, Skipped, capture_tree
-from gatesh.undo.store import Book, CopyKind, FileCopy, RepoMeta, RepoShot, Shot
+from gatesh.undo.store import Book, Change, CopyKind, FileCopy, RepoMeta, RepoShot, Shot
 from gatesh.worktree import Repo, object_format
 
 __all__ = ["Change", "FileChange", "Plan", "RefChange", "RestoreFailed", "plan", "restore"]

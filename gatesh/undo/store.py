@@ -103,6 +103,13 @@ class RepoMeta:
         )
 
 
+class Change(enum.StrEnum):
+    """What a restore does to one path of a work tree."""
+
+    WRITE = "write"  # put the snapshot's copy back
+    REMOVE = "remove"  # delete what was made after the snapshot
+
+
 class CopyKind(enum.StrEnum):
     """What a path outside any repository was when the snapshot was taken (the book's word)."""
 

@@ -61,11 +61,11 @@ _APPLY = (
     "dups = [posix.dup(fd) for _ in range({warm})] if fd >= 0 else [-1] * {warm}\n"
     "import gatesh, gatesh._errors  # the -c client has these already\n"
     "t = time.perf_counter(); c = time.thread_time()\n"
-    "from gatesh.boundary import _kernel\n"
+    "from gatesh.boundary import _kernel, _spec\n"
     "_kernel.abi()\n"
     "ready = time.perf_counter() - t; ready_cpu = time.thread_time() - c\n"
     "t = time.perf_counter(); c = time.thread_time()\n"
-    "spec = _kernel.Spec.decode(spec)  # the client decodes what it was sent, then applies it\n"
+    "spec = _spec.Spec.decode(spec)  # the client decodes what it was sent, then applies it\n"
     "rules = _kernel.apply(spec, fd)\n"
     "first = time.perf_counter() - t; first_cpu = time.thread_time() - c\n"
     "warm = []\n"
@@ -129,7 +129,7 @@ def _apply_cost(specs: dict[str, dict[str, Any]], n: int, *, handed: bool) -> di
     """Per command: the first apply in a fresh client (p50, p90, CPU) and a warm one, with the
     ruleset ``handed`` by this process (as the daemon hands it) or built from the places."""
     from gatesh.boundary import handoff
-    from gatesh.boundary._kernel import Spec
+    from gatesh.boundary._spec import Spec
 
     python = _client_python()
     out: dict[str, Any] = {}
@@ -184,7 +184,7 @@ def _handoff(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
     off the reply's path: :class:`gatesh.boundary.handoff.Rulesets`), p50 over ``n`` each. The
     spare is built again before each take; its build CPU is reported too."""
     from gatesh.boundary import handoff
-    from gatesh.boundary._kernel import Spec
+    from gatesh.boundary._spec import Spec
 
     out: dict[str, Any] = {}
     for cmd, raw in specs.items():
@@ -367,9 +367,9 @@ def _workloads(env: dict[str, str], suite: bool = False) -> dict[str, Any]:
     code = (
         "import json, os, sys\n"
         f"sys.path[:0] = [{ROOT!r}]\n"
-        "from gatesh.boundary import _kernel\n"
+        "from gatesh.boundary import _kernel, _spec\n"
         "spec = json.loads(os.environ.pop('GATESH_BENCH_SPEC'))\n"
-        "_kernel.apply(_kernel.Spec.decode(spec))\n"
+        "_kernel.apply(_spec.Spec.decode(spec))\n"
         "os.execvp(sys.argv[1], sys.argv[1:])\n"
     )
     limits = BoundaryConfig()
@@ -439,8 +439,8 @@ def _limits_stop(env: dict[str, str]) -> dict[str, Any]:
     code = (
         "import json, os, sys, signal\n"
         f"sys.path[:0] = [{ROOT!r}]\n"
-        "from gatesh.boundary import _kernel\n"
-        "_kernel.apply(_kernel.Spec.decode(json.loads(sys.argv[1])))\n"
+        "from gatesh.boundary import _kernel, _spec\n"
+        "_kernel.apply(_spec.Spec.decode(json.loads(sys.argv[1])))\n"
         "out = {}\n"
         "try:\n"
         "    b = bytearray(2 << 30); out['allocation'] = 'went through'\n"

@@ -375,7 +375,7 @@ class CheckResult:
         self.session = session
         self.shell = shell
         self.decision = decision or {}
-        # The boundary the command runs in (JSON, which gatesh.boundary._kernel.Spec decodes), None
+        # The boundary the command runs in (JSON, which gatesh.boundary._spec.Spec decodes), None
         # when it runs in none (no Landlock, or the person switched it off); ``run`` names this run
         # in the daemon's book, for the report of how it ended.
         self.boundary = boundary

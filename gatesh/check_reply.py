@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from gatesh import messages
 from gatesh._json import via
 from gatesh._types import Action
-from gatesh.boundary._kernel import Spec
+from gatesh.boundary._spec import Spec
 from gatesh.finish import Finished
 from gatesh.pending import PendingState
 from gatesh.wire_json import OMIT_NONE

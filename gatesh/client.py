@@ -428,7 +428,7 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
     """Run the allowed command inside its boundary (:func:`gatesh.boundary._parent.run`), report
     how it ended to the daemon, and end as it ended. Returns (126) only when the boundary could
     not be applied: then nothing ran."""
-    from gatesh.boundary import _kernel, _parent
+    from gatesh.boundary import _kernel, _parent, _spec
 
     run_id = result.run
 
@@ -439,7 +439,7 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
             report_exit(run_id, status, signal)
 
     try:
-        spec = _kernel.Spec.decode(result.boundary)
+        spec = _spec.Spec.decode(result.boundary)
     except _kernel.BoundaryError as exc:
         report(None, None)
         return _refuse(

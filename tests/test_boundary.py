@@ -17,7 +17,7 @@ import pytest
 
 from gatesh import _paths, hooks
 from gatesh._types import Action, Stage
-from gatesh.boundary import _kernel, holds, places, tables
+from gatesh.boundary import _kernel, _spec, holds, places, tables
 from gatesh.boundary.compute import boundary_for
 from gatesh.boundary.tickets import Ticket, Tickets, wrap
 from gatesh.boundary.walk import KeepOut, around
@@ -197,7 +197,7 @@ def test_the_tree_is_writable_and_the_home_is_not(repo: Path) -> None:
     wire = b.wire().encode()
     assert wire["v"] == 1 and wire["id"] == b.id and wire["scope"] == ["signal", "abstract-unix"]
     assert set(wire["limits"]) == {"nproc", "data", "fsize", "cpu"}  # type: ignore[arg-type]
-    assert _kernel.Spec.decode(json.loads(json.dumps(wire))) == b.wire()
+    assert _spec.Spec.decode(json.loads(json.dumps(wire))) == b.wire()
 
 
 def test_the_kill_switch_draws_no_boundary(repo: Path) -> None:
@@ -392,7 +392,7 @@ def _ticket(**kw: object) -> Ticket:
         command="make test",
         cwd="/w",
         session="s",
-        boundary=_kernel.Spec(_kernel.Rules(1)),
+        boundary=_spec.Spec(_spec.Rules(1)),
         run="r1",
         shell="bash",
         expires=time.time() + 60,
@@ -577,7 +577,7 @@ def test_a_handed_boundary_without_its_ruleset_runs_nothing(
     from gatesh._wire import CheckResult
 
     limits = (("nproc", 4096), ("data", 1 << 33), ("fsize", 1 << 32), ("cpu", 3600))
-    spec = _kernel.Spec(_kernel.Rules(7), limits).handing(3)
+    spec = _spec.Spec(_spec.Rules(7), limits).handing(3)
     result = CheckResult("allow", boundary=spec.encode())
     assert result.ruleset_fd == -1
     status = client._run_bounded("/bin/sh", ["sh", "-c", "exit 0"], {}, result)

@@ -18,6 +18,7 @@ import pytest
 
 from gatesh import _paths
 from gatesh.boundary import _kernel, holds
+from gatesh.boundary._spec import Ports, Spec
 from gatesh.boundary.compute import boundary_for
 from gatesh.boundary.handoff import RACY_NS, Rules, Rulesets, for_client
 from gatesh.config import BoundaryConfig, load_config
@@ -37,12 +38,12 @@ def _landlock() -> None:
         pytest.skip(why)
 
 
-def _spec(read: list[str], write: list[str], net: _kernel.Ports | None = None) -> _kernel.Spec:
+def _spec(read: list[str], write: list[str], net: Ports | None = None) -> Spec:
     rules = Rules(_kernel.abi(), read=tuple(read), write=tuple(write), list=("/",), net=net)
-    return _kernel.Spec(rules)
+    return Spec(rules)
 
 
-def _in_child(spec: _kernel.Spec, fd: int, probe: Callable[[], bool]) -> int:
+def _in_child(spec: Spec, fd: int, probe: Callable[[], bool]) -> int:
     """0 when ``probe`` returns True in a child confined by the handed ``fd`` (closed here)."""
     pid = os.fork()
     if pid == 0:
@@ -63,7 +64,7 @@ def _writes(path: Path) -> bool:
     return True
 
 
-def _refill(rs: Rulesets, wire: _kernel.Spec) -> None:
+def _refill(rs: Rulesets, wire: Spec) -> None:
     """Build a spare of ``wire``, waiting out folders others change on a shared machine (/tmp)."""
     for _ in range(100):
         rs.refill(wire.rules)
@@ -107,8 +108,8 @@ def test_other_rules_never_get_the_spare(tmp_path: Path) -> None:
     for other in (
         _spec(["/"], [str(inside), str(outside)]),
         _spec(["/"], [str(outside)]),
-        _spec(["/"], [str(inside)], net=_kernel.Ports()),
-        _kernel.Spec(Rules(_kernel.abi() + 1, read=("/",), write=(str(inside),), list=("/",))),
+        _spec(["/"], [str(inside)], net=Ports()),
+        Spec(Rules(_kernel.abi() + 1, read=("/",), write=(str(inside),), list=("/",))),
     ):
         assert rs.take(other.rules) is None
     assert rs.taken == 0

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from gatesh.boundary import _kernel, holds
+from gatesh.boundary._spec import Rules, Spec
 
 pytestmark = pytest.mark.slow
 
@@ -36,13 +37,13 @@ def _spec(
     write: tuple[str, ...] = (),
     scope: tuple[str, ...] = (),
     limits: tuple[tuple[str, int], ...] = (),
-) -> _kernel.Spec:
+) -> Spec:
     """A boundary as the gate draws one, with these places (every folder listable)."""
-    rules = _kernel.Rules(_kernel.abi(), read=read, write=write, list=("/",), scope=scope)
-    return _kernel.Spec(rules, limits)
+    rules = Rules(_kernel.abi(), read=read, write=write, list=("/",), scope=scope)
+    return Spec(rules, limits)
 
 
-def _in_child(spec: _kernel.Spec, fn) -> int:  # type: ignore[no-untyped-def]
+def _in_child(spec: Spec, fn) -> int:  # type: ignore[no-untyped-def]
     """Run ``fn`` in a forked child confined to ``spec``; its exit status (0: fn returned True)."""
     pid = os.fork()
     if pid == 0:
@@ -170,7 +171,7 @@ def test_the_file_limit_stops_allocating_and_writing_past_it(tmp_path: Path) -> 
 # --- a ruleset the daemon built and handed over (gatesh.boundary.handoff) -------------------------
 
 
-def _handed(spec: _kernel.Spec) -> tuple[_kernel.Spec, int]:
+def _handed(spec: Spec) -> tuple[Spec, int]:
     from gatesh.boundary import handoff
 
     out, fd = handoff.for_client(spec)
@@ -179,7 +180,7 @@ def _handed(spec: _kernel.Spec) -> tuple[_kernel.Spec, int]:
     return out, fd
 
 
-def _in_child_handed(spec: _kernel.Spec, fd: int, fn) -> int:  # type: ignore[no-untyped-def]
+def _in_child_handed(spec: Spec, fd: int, fn) -> int:  # type: ignore[no-untyped-def]
     """:func:`_in_child` with the domain's rules handed as ``fd`` (closed in the parent)."""
     pid = os.fork()
     if pid == 0:
@@ -217,7 +218,7 @@ def test_a_handed_ruleset_confines_as_its_places_would(tmp_path: Path) -> None:
 
 def test_a_handed_ruleset_of_another_abi_or_no_ruleset_runs_nothing(tmp_path: Path) -> None:
     spec, fd = _handed(_spec(write=(str(tmp_path),)))
-    other = _kernel.Spec(_kernel.Rules(_kernel.abi() + 1), handed=spec.handed)
+    other = Spec(Rules(_kernel.abi() + 1), handed=spec.handed)
     assert _in_child_handed(other, fd, lambda: True) == 3
     r, w = os.pipe()
     os.close(w)
@@ -309,7 +310,7 @@ def test_the_daemon_hands_the_client_its_ruleset(work: Path) -> None:
     got = check("echo hi", cwd=str(work), session="k-handed", surface="-c", ruleset=True)
     try:
         assert got.allowed and got.boundary is not None, got.message
-        spec = _kernel.Spec.decode(got.boundary)
+        spec = Spec.decode(got.boundary)
         assert spec.handed > 0 and got.ruleset_fd >= 0 and "write" not in got.boundary
         assert spec.rules.abi == _kernel.abi() and spec.rules.write == () and spec.id != ""
         assert "landlock-ruleset" in os.readlink(f"/proc/self/fd/{got.ruleset_fd}")
@@ -322,7 +323,7 @@ def test_the_daemon_hands_the_client_its_ruleset(work: Path) -> None:
 
 
 def test_a_client_sent_a_boundary_it_cannot_decode_runs_nothing(tmp_path: Path) -> None:
-    """The ``-c`` client decodes the boundary before anything else (gatesh.boundary._kernel.Spec):
+    """The ``-c`` client decodes the boundary before anything else (gatesh.boundary.Spec):
     a spec of another version, or missing its limits, refuses the command (126) and nothing
     runs, confined or not."""
     from gatesh import client
@@ -330,7 +331,7 @@ def test_a_client_sent_a_boundary_it_cannot_decode_runs_nothing(tmp_path: Path) 
 
     good = _spec(write=(str(tmp_path),)).encode()
     good["limits"] = {"nproc": 1 << 20, "data": 1 << 40, "fsize": 1 << 30, "cpu": 600}
-    assert _kernel.Spec.decode(good).rules.write == (str(tmp_path),)
+    assert Spec.decode(good).rules.write == (str(tmp_path),)
     marker = tmp_path / "ran"
     for bad in (good | {"v": 2}, {k: v for k, v in good.items() if k != "limits"}):
         r, w = os.pipe()
@@ -363,15 +364,15 @@ def test_a_hook_s_ticket_runs_its_command_inside_the_boundary_drawn_for_it(work:
     outside = Path(os.path.expanduser("~")) / "written-by-a-ticketed-command"
     command = f"echo x > made-here; echo x > {outside}"
 
-    def ticket() -> tuple[str, _kernel.Spec]:
+    def ticket() -> tuple[str, Spec]:
         got = check(command, cwd=str(work), session="k-ticket", surface="hook", wraps=True)
         assert got.allowed and got.wrapped.startswith("GATESH_TICKET="), got.message
-        return got.wrapped.split()[0].partition("=")[2], _kernel.Spec.decode(got.boundary)
+        return got.wrapped.split()[0].partition("=")[2], Spec.decode(got.boundary)
 
-    def redeem(name: str) -> tuple[str, _kernel.Spec]:
+    def redeem(name: str) -> tuple[str, Spec]:
         got = check(command, cwd=str(work), session="k-ticket", surface="-c", ticket=name)
         assert got.allowed, got.message
-        return str(got.decision.get("stage")), _kernel.Spec.decode(got.boundary)
+        return str(got.decision.get("stage")), Spec.decode(got.boundary)
 
     name, drawn = ticket()
     assert redeem(name) == ("ticket", drawn)  # the very record the hook's check drew

@@ -52,10 +52,10 @@ def _shell(confined: bool) -> subprocess.Popen[str]:
     code = (
         "import sys, time\n"
         f"sys.path[:0] = [{ROOT!r}]\n"
-        "from gatesh.boundary import _kernel\n"
+        "from gatesh.boundary import _kernel, _spec\n"
         "if sys.argv[1] == 'yes':\n"
-        "    rules = _kernel.Rules(_kernel.abi(), read=('/',), write=('/tmp',), list=('/',))\n"
-        "    _kernel.apply(_kernel.Spec(rules))\n"
+        "    rules = _spec.Rules(_kernel.abi(), read=('/',), write=('/tmp',), list=('/',))\n"
+        "    _kernel.apply(_spec.Spec(rules))\n"
         "print('ready', flush=True)\n"
         "time.sleep(120)\n"
     )

@@ -1,4 +1,4 @@
-"""The boundary's wire record (gatesh.boundary._kernel.Spec, S16): what the gate draws travels to
+"""The boundary's wire record (gatesh.boundary._spec.Spec, S16): what the gate draws travels to
 the client as JSON and is decoded there once; a spec that is not exactly the record's form is
 refused with a message that says why, before anything is built or run (fail closed).
 
@@ -14,8 +14,9 @@ import json
 
 import pytest
 
+from gatesh._errors import BoundaryError
 from gatesh._types import Action
-from gatesh.boundary._kernel import HANDED, BoundaryError, Ports, Rules, Spec
+from gatesh.boundary._spec import HANDED, Ports, Rules, Spec
 from gatesh.check_reply import CheckReply, DecisionSummary
 from gatesh.wire_json import WireError, from_wire, wire_value
 
@@ -158,3 +159,12 @@ def test_the_check_reply_carries_the_spec_as_its_json_form() -> None:
     assert from_wire(CheckReply, json.loads(json.dumps(wire))) == reply
     with pytest.raises(WireError, match=r"CheckReply\.boundary"):
         from_wire(CheckReply, wire | {"boundary": MALFORMED["another version"]})
+
+
+def test_the_wire_names_only_what_the_kernel_side_knows() -> None:
+    """The record's scope and limit names are the ones the kernel side turns into flags and
+    resource numbers: a name one side added and the other did not would be refused or ignored."""
+    from gatesh.boundary import _kernel, _spec
+
+    assert set(_spec.SCOPE_NAMES) == set(_kernel._SCOPES)
+    assert set(_spec.LIMIT_NAMES) == set(_kernel._RLIMITS)

@@ -28,7 +28,12 @@ C_CLIENT_MODULES = {
 }
 # ... and, where the kernel offers Landlock, the boundary's client half and the two C modules it
 # talks to the kernel through (S16).
-BOUNDED_CLIENT_MODULES = {"gatesh.boundary", "gatesh.boundary._kernel", "gatesh.boundary._parent"}
+BOUNDED_CLIENT_MODULES = {
+    "gatesh.boundary",
+    "gatesh.boundary._kernel",
+    "gatesh.boundary._parent",
+    "gatesh.boundary._spec",
+}
 BOUNDED_STDLIB = {"_ctypes", "_signal"}
 
 
@@ -241,10 +246,12 @@ def test_the_client_imports_nothing_but_the_standard_library_and_itself(
         "gatesh._wire",
         "gatesh.boundary._kernel",
         "gatesh.boundary._parent",
+        "gatesh.boundary._spec",
     }
-    # The boundary's client half (S16): the kernel interface and the parent, nothing else.
+    # The boundary's client half (S16): its wire record, the kernel interface and the parent.
     assert graph["gatesh.boundary"] == set()
-    assert graph["gatesh.boundary._kernel"] == {"gatesh._errors"}
+    assert graph["gatesh.boundary._spec"] == {"gatesh._errors"}
+    assert graph["gatesh.boundary._kernel"] == {"gatesh._errors", "gatesh.boundary._spec"}
     assert graph["gatesh.boundary._parent"] == {"gatesh.boundary._kernel"}
     # The transport: _invoke only to start the full interpreter, inprocess only as the fallback,
     # _person only to start the daemon on the person's settings (S9.7) and mark a command.

@@ -134,8 +134,8 @@ _SPEC = (
 )
 _CONFINED_GATE = (
     "import json, os, sys\n"
-    "from gatesh.boundary import _kernel\n"
-    "_kernel.apply(_kernel.Spec.decode(json.loads(sys.stdin.read())))\n"
+    "from gatesh.boundary import _kernel, _spec\n"
+    "_kernel.apply(_spec.Spec.decode(json.loads(sys.stdin.read())))\n"
     "from gatesh.inprocess import gate\n"
     "done = gate('touch ' + sys.argv[1] + '/x', cwd=sys.argv[1], session='suite')\n"
     "print(json.dumps({'exit': done.exit_code, 'message': done.message}))\n"

@@ -6,7 +6,7 @@ Two halves, one wire form between them:
   (:mod:`gatesh.boundary.compute`): the folders it may write, the credential stores it may not
   read, its network, the scopes and the resource limits. Its wire form
   (:meth:`gatesh.boundary.compute.Boundary.wire`) is one typed record,
-  :class:`gatesh.boundary._kernel.Spec`: versioned JSON in the check reply, decoded once by the
+  :class:`gatesh.boundary._spec.Spec`: versioned JSON in the check reply, decoded once by the
   client, which refuses a spec that is not exactly its form.
 - The client that runs the command applies it just before ``exec`` (:mod:`gatesh.boundary._kernel`,
   Linux Landlock through ``ctypes``) in a child it waits for (:mod:`gatesh.boundary._parent`), so

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, NoReturn
 
-    from gatesh.boundary._kernel import Spec
+    from gatesh.boundary._spec import Spec
 
 __all__ = ["QUIET_SIGNALS", "run"]
 

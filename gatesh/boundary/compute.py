@@ -1,6 +1,6 @@
 """A command's boundary, computed from its decision (S16): what it may write, what it may not
 read, its network, its scopes and its limits. The daemon (or the in-process gate) computes it;
-the client applies its wire record (:meth:`Boundary.wire`, a :class:`gatesh.boundary._kernel.Spec`)
+the client applies its wire record (:meth:`Boundary.wire`, a :class:`gatesh.boundary._spec.Spec`)
 with :func:`gatesh.boundary._kernel.apply`.
 
 **Writes** go to the working tree (the repository's top level with its git folders, or the working
@@ -47,7 +47,7 @@ from typing import Final
 
 from gatesh._paths import GatePaths
 from gatesh._types import Decision, Direction, Stage
-from gatesh.boundary import _kernel
+from gatesh.boundary import _kernel, _spec
 from gatesh.boundary.places import Access, Family, protected_places
 from gatesh.boundary.pushes import pushed_repositories
 from gatesh.boundary.tables import CACHES, CREDENTIAL_USES, NETWORK, WRITABLE_CLASSES
@@ -137,14 +137,14 @@ class Boundary:
     tmpdir: str = ""  # TMPDIR for the command: its temporary folders hold a protected place
 
     @functools.cached_property
-    def _unnamed(self) -> _kernel.Spec:
-        return _kernel.Spec(
-            _kernel.Rules(
+    def _unnamed(self) -> _spec.Spec:
+        return _spec.Spec(
+            _spec.Rules(
                 abi=self.abi,
                 read=self.read,
                 write=self.write,
                 list=("/",),
-                net=None if self.network.open else _kernel.Ports(),
+                net=None if self.network.open else _spec.Ports(),
                 scope=SCOPES,
             ),
             limits=tuple(self.limits.wire().items()),
@@ -158,10 +158,10 @@ class Boundary:
         body = {k: v for k, v in self._unnamed.encode().items() if k not in ("id", "note")}
         return "b-" + hashlib.sha256(repr(body).encode()).hexdigest()[:10]
 
-    def wire(self) -> _kernel.Spec:
+    def wire(self) -> _spec.Spec:
         """The boundary as it travels to the client that applies it (:func:`_kernel.apply`)."""
         u = self._unnamed
-        return _kernel.Spec(u.rules, u.limits, u.env, id=self.id)
+        return _spec.Spec(u.rules, u.limits, u.env, id=self.id)
 
     def summary(self) -> str:
         """One line: where it may write, what it may not touch, its network."""

@@ -8,7 +8,7 @@ file descriptor with the check reply (``SCM_RIGHTS`` on the Unix socket); the cl
 ``no_new_privs``, its seccomp filter and limits, and calls ``landlock_restrict_self`` on it.
 
 The wire form then leaves out the places (``read``, ``write``, ``list``) and says
-``"ruleset": "fd"`` with the number of ``rules`` (:meth:`gatesh.boundary._kernel.Spec.handing`).
+``"ruleset": "fd"`` with the number of ``rules`` (:meth:`gatesh.boundary._spec.Spec.handing`).
 A client that asked for a handed ruleset (``"ruleset_fd": true`` in its check) and reads
 ``"ruleset": "fd"`` without a descriptor refuses to run the command, as does one whose kernel
 offers another Landlock ABI than the one the ruleset was built for
@@ -50,7 +50,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh.boundary import _kernel
+from gatesh.boundary import _kernel, _spec
 
 __all__ = ["COARSE_RACY_NS", "KEEP", "RACY_NS", "Rulesets", "for_client"]
 
@@ -66,11 +66,11 @@ COARSE_RACY_NS: Final = 2_000_000_000
 # (folder, (device, inode, ctime)) for every folder the places lie in, in order.
 _Stamp = tuple[tuple[str, tuple[int, int, int]], ...]
 #: A spare's key: the whole rule set it was built from (a frozen, hashable record).
-Rules = _kernel.Rules
+Rules = _spec.Rules
 
 
-def for_client(spec: _kernel.Spec, rulesets: Rulesets | None = None) -> tuple[_kernel.Spec, int]:
-    """The spec to send with a handed ruleset (:meth:`gatesh.boundary._kernel.Spec.handing`), and
+def for_client(spec: _spec.Spec, rulesets: Rulesets | None = None) -> tuple[_spec.Spec, int]:
+    """The spec to send with a handed ruleset (:meth:`gatesh.boundary._spec.Spec.handing`), and
     the ruleset's descriptor (the caller sends it, then closes it); ``(spec, -1)`` when the
     ruleset cannot be built here: the places then travel as before and the client builds it.
     ``rulesets``: take a spare built ahead when there is one for exactly these rules (see the

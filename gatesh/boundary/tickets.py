@@ -25,7 +25,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
-from gatesh.boundary._kernel import Spec
+from gatesh.boundary._spec import Spec
 
 __all__ = ["TICKET_ENV", "TICKET_TTL_S", "Ticket", "Tickets", "wrap"]
 

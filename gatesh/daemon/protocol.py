@@ -55,7 +55,7 @@ how a bounded command ended (S16): ``run`` is the check reply's, and only the pr
 made that check may report it (its pid, from ``SO_PEERCRED``); ``status`` and ``signal`` both
 null: it never started (its boundary could not be set up). Written to the audit log as an
 ``exited`` line naming the run, its boundary and how it ended. A check reply that allows a
-bounded command adds ``"boundary": {…}`` (:class:`gatesh.boundary._kernel.Spec`: every member
+bounded command adds ``"boundary": {…}`` (:class:`gatesh.boundary._spec.Spec`: every member
 required, none other read; the client refuses one that does not decode) and ``"run": STR``. A check that says ``"ruleset_fd": true`` (a client on Linux that
 runs the command itself) gets the boundary's Landlock ruleset built by the daemon, as a file
 descriptor (``SCM_RIGHTS``) with the reply's first bytes, and a wire form without its places

@@ -100,10 +100,10 @@ def _probe_boundary() -> tuple[bool, str]:
             os.close(r)
             code = b"?"
             try:
-                from gatesh.boundary import _kernel
+                from gatesh.boundary import _kernel, _spec
 
-                rules = _kernel.Rules(_kernel.abi(), read=("/",), write=(inside,), list=("/",))
-                _kernel.apply(_kernel.Spec(rules))
+                rules = _spec.Rules(_kernel.abi(), read=("/",), write=(inside,), list=("/",))
+                _kernel.apply(_spec.Spec(rules))
                 with open(os.path.join(inside, "x"), "w") as f:
                     f.write("x")
                 try:

@@ -287,7 +287,7 @@ def test_the_home_folder_is_never_a_working_folder(tmp_path: Path) -> None:
 
 
 def _run_bpf(prog: bytes, data: bytes) -> int:
-    """A classic BPF interpreter for the three instructions the filter uses."""
+    """A classic BPF interpreter for the four instructions the filter uses."""
     pc = 0
     acc = 0
     while True:
@@ -296,6 +296,9 @@ def _run_bpf(prog: bytes, data: bytes) -> int:
         k = int.from_bytes(prog[pc * 8 + 4 : pc * 8 + 8], "little")
         if code == 0x20:
             acc = int.from_bytes(data[k : k + 4], "little")
+            pc += 1
+        elif code == 0x54:
+            acc &= k
             pc += 1
         elif code == 0x15:
             pc += 1 + (jt if acc == k else jf)
@@ -312,7 +315,7 @@ def _data(arch: int, nr: int, *args: int) -> bytes:
     return out
 
 
-ALLOW, DENY = 0x7FFF0000, 0x00050001
+ALLOW, DENY, REFUSE = 0x7FFF0000, 0x00050001, 0x0005000D
 X86_64, I386 = 0xC000003E, 0x40000003
 AARCH64, ARM = 0xC00000B7, 0x40000028
 
@@ -345,18 +348,70 @@ AARCH64, ARM = 0xC00000B7, 0x40000028
     ],
 )
 def test_the_seccomp_filter(machine: str, data: bytes, want: int) -> None:
-    prog = _kernel.seccomp_program(machine)
-    assert prog is not None
-    assert _run_bpf(prog, data) == want
+    for closed in (False, True):
+        prog = _kernel.seccomp_program(machine, closed)
+        assert prog is not None
+        assert _run_bpf(prog, data) == want
+
+
+AF_INET, AF_INET6, AF_UNIX, AF_NETLINK, AF_PACKET = 2, 10, 1, 16, 17
+STREAM, DGRAM, RAW, SEQPACKET = 1, 2, 3, 5
+NONBLOCK, CLOEXEC = 0o4000, 0o2000000
+
+
+@pytest.mark.parametrize(
+    ("machine", "data", "closed", "opened"),
+    [
+        ("x86_64", _data(X86_64, 41, AF_INET, STREAM, 0), ALLOW, ALLOW),  # TCP: Landlock's
+        ("x86_64", _data(X86_64, 41, AF_INET6, STREAM | CLOEXEC, 6), ALLOW, ALLOW),
+        ("x86_64", _data(X86_64, 41, AF_INET, DGRAM, 0), REFUSE, ALLOW),  # UDP
+        ("x86_64", _data(X86_64, 41, AF_INET, DGRAM | CLOEXEC, 17), REFUSE, ALLOW),
+        ("x86_64", _data(X86_64, 41, AF_INET6, DGRAM | NONBLOCK | CLOEXEC, 0), REFUSE, ALLOW),
+        ("x86_64", _data(X86_64, 41, AF_INET, DGRAM, 1), REFUSE, ALLOW),  # ICMP ping socket
+        ("x86_64", _data(X86_64, 41, AF_INET6, RAW, 58), REFUSE, ALLOW),
+        ("x86_64", _data(X86_64, 41, AF_INET, SEQPACKET, 132), REFUSE, ALLOW),  # SCTP
+        ("x86_64", _data(X86_64, 41, AF_INET, STREAM, 132), REFUSE, ALLOW),  # SCTP
+        ("x86_64", _data(X86_64, 41, AF_INET, STREAM, 262), REFUSE, ALLOW),  # MPTCP
+        ("x86_64", _data(X86_64, 41, AF_INET, (1 << 40) | DGRAM, 0), REFUSE, ALLOW),
+        ("x86_64", _data(X86_64, 41, AF_PACKET, RAW, 0x300), REFUSE, ALLOW),
+        ("x86_64", _data(X86_64, 41, AF_UNIX, DGRAM, 0), ALLOW, ALLOW),
+        ("x86_64", _data(X86_64, 41, AF_NETLINK, RAW, 0), ALLOW, ALLOW),
+        ("x86_64", _data(X86_64, 41 | 0x40000000, AF_INET, DGRAM, 0), REFUSE, ALLOW),  # x32
+        ("x86_64", _data(I386, 359, AF_INET, DGRAM, 0), REFUSE, ALLOW),  # the i386 table
+        ("x86_64", _data(I386, 359, AF_UNIX, STREAM, 0), ALLOW, ALLOW),
+        ("x86_64", _data(I386, 102, 1, 0xBEEF), REFUSE, ALLOW),  # socketcall(SYS_SOCKET, …)
+        ("x86_64", _data(X86_64, 102, 0), ALLOW, ALLOW),  # getuid, not socketcall
+        ("x86_64", _data(X86_64, 425, 8, 0xBEEF), REFUSE, ALLOW),  # io_uring_setup
+        ("x86_64", _data(I386, 425, 8, 0xBEEF), REFUSE, ALLOW),
+        ("x86_64", _data(X86_64, 42, 3, 0xBEEF, 16), ALLOW, ALLOW),  # connect: Landlock's
+        ("aarch64", _data(AARCH64, 198, AF_INET, DGRAM, 0), REFUSE, ALLOW),
+        ("aarch64", _data(AARCH64, 198, AF_INET, STREAM, 0), ALLOW, ALLOW),
+        ("aarch64", _data(AARCH64, 198, AF_PACKET, DGRAM, 0), REFUSE, ALLOW),
+        ("aarch64", _data(AARCH64, 198, AF_UNIX, STREAM, 0), ALLOW, ALLOW),
+        ("aarch64", _data(ARM, 281, AF_INET6, DGRAM, 0), REFUSE, ALLOW),
+        ("aarch64", _data(AARCH64, 425, 8, 0xBEEF), REFUSE, ALLOW),
+    ],
+)
+def test_a_closed_network_leaves_sockets_tcp_and_unix(
+    machine: str, data: bytes, closed: int, opened: int
+) -> None:
+    """With the network closed, an Internet socket is TCP or nothing (Landlock confines TCP
+    only), whatever flags ride on its type; with it open, the filter lets every socket be."""
+    for net_closed, want in ((True, closed), (False, opened)):
+        prog = _kernel.seccomp_program(machine, net_closed)
+        assert prog is not None
+        assert _run_bpf(prog, data) == want
 
 
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
 def test_the_filter_installed_is_the_one_assembled(machine: str) -> None:
     """The client installs a filter assembled ahead (S14): it must be, byte for byte, the one
-    the cases above run, for every architecture the boundary knows."""
+    the cases above run, for every architecture the boundary knows and either network."""
     assert set(_kernel._SECCOMP_ASSEMBLED) == set(_kernel._SECCOMP_ARCHES)
-    little = _kernel.seccomp_program(machine) if sys.byteorder == "little" else None
-    assert little is None or bytes.fromhex(_kernel._SECCOMP_ASSEMBLED[machine]) == little
+    for closed in (False, True):
+        little = _kernel.seccomp_program(machine, closed) if sys.byteorder == "little" else None
+        hexed = _kernel._SECCOMP_ASSEMBLED[machine][closed]
+        assert little is None or bytes.fromhex(hexed) == little
 
 
 def test_no_filter_for_an_unknown_architecture() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gatesh.boundary import _kernel, holds
-from gatesh.boundary._spec import Rules, Spec
+from gatesh.boundary._spec import Ports, Rules, Spec
 
 pytestmark = pytest.mark.slow
 
@@ -37,9 +37,10 @@ def _spec(
     write: tuple[str, ...] = (),
     scope: tuple[str, ...] = (),
     limits: tuple[tuple[str, int], ...] = (),
+    net: Ports | None = None,
 ) -> Spec:
     """A boundary as the gate draws one, with these places (every folder listable)."""
-    rules = Rules(_kernel.abi(), read=read, write=write, list=("/",), scope=scope)
+    rules = Rules(_kernel.abi(), read=read, write=write, list=("/",), net=net, scope=scope)
     return Spec(rules, limits)
 
 
@@ -163,6 +164,57 @@ def test_the_file_limit_stops_allocating_and_writing_past_it(tmp_path: Path) -> 
         return refused == [True, True] and os.path.getsize(tmp_path / "f") <= 1 << 20
 
     assert _in_child(spec, probe) == 0
+
+
+def _refused(family: int, kind: int) -> bool:
+    """socket(family, kind) fails with the filter's EACCES (not, say, EPERM for a raw socket
+    without CAP_NET_RAW, or EAFNOSUPPORT)."""
+    import errno
+    import socket
+
+    try:
+        socket.socket(family, kind).close()
+    except OSError as e:
+        return e.errno == errno.EACCES
+    return False
+
+
+def test_a_closed_network_refuses_every_socket_but_tcp_and_unix() -> None:
+    """Landlock closes TCP connect and bind; the filter closes the rest of the Internet
+    (UDP: a DNS name carries data to any resolver) and packet sockets, at socket()."""
+    import socket
+
+    spec = _spec(net=Ports())
+
+    def probe() -> bool:
+        refused = [
+            _refused(socket.AF_INET, socket.SOCK_DGRAM),
+            _refused(socket.AF_INET, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC),
+            _refused(socket.AF_INET6, socket.SOCK_DGRAM | socket.SOCK_NONBLOCK),
+            _refused(socket.AF_INET6, socket.SOCK_RAW),
+            _refused(socket.AF_PACKET, socket.SOCK_RAW),
+        ]
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp:
+            made = tcp.fileno() >= 0  # its connect is Landlock's to refuse
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        with a, b:
+            a.send(b"x")
+            unix = b.recv(1) == b"x"
+        return all(refused) and made and unix
+
+    assert _in_child(spec, probe) == 0
+
+
+def test_an_open_network_keeps_udp() -> None:
+    import socket
+
+    def probe() -> bool:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            udp.bind(("127.0.0.1", 0))
+            udp.sendto(b"x", udp.getsockname())
+            return udp.recv(1) == b"x"
+
+    assert _in_child(_spec(), probe) == 0
 
 
 # --- the -c client's parent ------------------------------------------------------------------------

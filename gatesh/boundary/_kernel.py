@@ -210,23 +210,36 @@ def handled_scopes(level: int) -> bool:
 
 # --- seccomp: what Landlock leaves open ---------------------------------------------------------
 
-#: Per audit architecture: (prlimit64, ioctl) system call numbers. x86-64 also answers the i386
-#: and x32 entries, arm64 the 32-bit arm one: a filter that checked only the native numbers could
-#: be walked around through the other table.
+#: Per audit architecture: its system call numbers for (prlimit64, ioctl, socket, socketcall;
+#: 0: none). x86-64 also answers the i386 and x32 entries, arm64 the 32-bit arm one: a filter
+#: that checked only the native numbers could be walked around through the other table. Only
+#: i386 has ``socketcall`` (arm's is the old ABI's, which arm64 does not run).
 _SECCOMP_ARCHES = {
-    "x86_64": ((0xC000003E, 302, 16), (0x40000003, 340, 54)),
-    "aarch64": ((0xC00000B7, 261, 29), (0x40000028, 369, 54)),
+    "x86_64": ((0xC000003E, 302, 16, 41, 0), (0x40000003, 340, 54, 359, 102)),
+    "aarch64": ((0xC00000B7, 261, 29, 198, 0), (0x40000028, 369, 54, 281, 0)),
 }
 _X32_BIT = 0x40000000
 _TIOCSTI = 0x5412
+#: ``io_uring_setup``, the same number in every table: an io_uring creates sockets (and
+#: connects them) without any system call this filter sees.
+_IO_URING_SETUP = 425
+_AF_INET = 2
+_AF_INET6 = 10
+_AF_PACKET = 17
+_SOCK_STREAM = 1
+#: The kernel reads a socket's type from the low 4 bits of ``type``; the rest are flags
+#: (SOCK_NONBLOCK, SOCK_CLOEXEC).
+_SOCK_TYPE_MASK = 0xF
+_IPPROTO_TCP = 6
 _SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_RET_ERRNO = 0x00050000
 _EPERM = 1
+_EACCES = 13
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
 
-def seccomp_program(machine: str) -> bytes | None:
+def seccomp_program(machine: str, net_closed: bool = False) -> bytes | None:
     """The classic BPF filter the boundary adds (None on an architecture it does not know):
 
     - ``prlimit`` of another process with new limits is refused (EPERM). Landlock keeps ptrace
@@ -235,6 +248,15 @@ def seccomp_program(machine: str) -> bytes | None:
       file. Reading limits, and setting one's own (pid 0, as ``setrlimit`` does), stay open.
     - ``ioctl(TIOCSTI)`` is refused: pushing keystrokes into the terminal's input would have a
       shell outside the boundary run them once the command ends.
+    - ``net_closed`` (the boundary's network is closed: :attr:`Rules.net` is not None): Landlock
+      confines TCP only (a stream socket of protocol 0 or TCP), so every other Internet socket
+      is refused at ``socket`` — UDP (a DNS name carries data to any resolver), ICMP, raw,
+      SCTP, MPTCP — and so are packet sockets, i386's ``socketcall`` (its arguments lie in
+      memory the filter cannot read) and ``io_uring_setup`` (an io_uring opens sockets without
+      a system call). Refused with EACCES, the error of Landlock's own refusal of a TCP connect
+      and socket(2)'s word for a type the caller may not create: a program sees one error for a
+      closed network, and none treats it as "this family is missing" (EAFNOSUPPORT) and falls
+      back. Unix sockets stay open; an open network keeps the filter without these rules.
 
     Assembled from labelled instructions (:func:`_assemble`); a test runs it on every case.
     """
@@ -244,7 +266,7 @@ def seccomp_program(machine: str) -> bytes | None:
     deny = _SECCOMP_RET_ERRNO | _EPERM
     # struct seccomp_data: nr at 0, arch at 4, args[i] at 16 + 8 * i (low word first).
     code: list[tuple[str, ...] | str] = []
-    for i, (arch, prlimit_nr, ioctl_nr) in enumerate(arches):
+    for i, (arch, prlimit_nr, ioctl_nr, socket_nr, socketcall_nr) in enumerate(arches):
         code += [
             f"arch{i}",
             ("ld", "4"),
@@ -255,6 +277,15 @@ def seccomp_program(machine: str) -> bytes | None:
             ("jeq", str(ioctl_nr), "ioctl", ""),
             ("jeq", str(ioctl_nr | _X32_BIT), "ioctl", ""),
         ]
+        if net_closed:
+            code += [
+                ("jeq", str(socket_nr), "socket", ""),
+                ("jeq", str(socket_nr | _X32_BIT), "socket", ""),
+                ("jeq", str(_IO_URING_SETUP), "refuse", ""),
+                ("jeq", str(_IO_URING_SETUP | _X32_BIT), "refuse", ""),
+            ]
+            if socketcall_nr:
+                code.append(("jeq", str(socketcall_nr), "refuse", ""))
     code += [
         f"arch{len(arches)}",
         ("ret", str(_SECCOMP_RET_ALLOW)),
@@ -271,6 +302,26 @@ def seccomp_program(machine: str) -> bytes | None:
         "ioctl",
         ("ld", "24"),  # args[1], the request (an unsigned int: the low word)
         ("jeq", str(_TIOCSTI), "deny", "allow"),
+    ]
+    if net_closed:
+        # socket(domain, type, protocol): three ints, so the low words are all the kernel reads.
+        code += [
+            "socket",
+            ("ld", "16"),  # args[0], the family
+            ("jeq", str(_AF_PACKET), "refuse", ""),
+            ("jeq", str(_AF_INET), "inet", ""),
+            ("jeq", str(_AF_INET6), "inet", "allow"),
+            "inet",
+            ("ld", "24"),  # args[1], the type and its flags
+            ("and", str(_SOCK_TYPE_MASK)),
+            ("jeq", str(_SOCK_STREAM), "", "refuse"),
+            ("ld", "32"),  # args[2], the protocol: 0 is TCP for a stream
+            ("jeq", "0", "allow", ""),
+            ("jeq", str(_IPPROTO_TCP), "allow", "refuse"),
+            "refuse",
+            ("ret", str(_SECCOMP_RET_ERRNO | _EACCES)),
+        ]
+    code += [
         "deny",
         ("ret", str(deny)),
         "allow",
@@ -280,8 +331,9 @@ def seccomp_program(machine: str) -> bytes | None:
 
 
 def _assemble(code: "list[tuple[str, ...] | str]") -> bytes:
-    """Classic BPF from ``("ld", K)``, ``("ret", K)`` and ``("jeq", K, LABEL_TRUE, LABEL_FALSE)``
-    (an empty label: the next instruction), with labels as plain strings between them."""
+    """Classic BPF from ``("ld", K)``, ``("and", K)``, ``("ret", K)`` and
+    ``("jeq", K, LABEL_TRUE, LABEL_FALSE)`` (an empty label: the next instruction), with labels
+    as plain strings between them."""
     labels: dict[str, int] = {}
     n = 0
     for item in code:
@@ -301,7 +353,7 @@ def _assemble(code: "list[tuple[str, ...] | str]") -> bytes:
             jf = labels[item[3]] - pc - 1 if item[3] else 0
             if not (0 <= jt < 256 and 0 <= jf < 256):
                 raise BoundaryError("seccomp filter: a jump out of range")
-        opcode = {"ld": 0x20, "jeq": 0x15, "ret": 0x06}[op]
+        opcode = {"ld": 0x20, "and": 0x54, "jeq": 0x15, "ret": 0x06}[op]
         out.append(
             opcode.to_bytes(2, sys.byteorder) + bytes((jt, jf)) + k.to_bytes(4, sys.byteorder)
         )
@@ -309,40 +361,69 @@ def _assemble(code: "list[tuple[str, ...] | str]") -> bytes:
     return b"".join(out)
 
 
-#: :func:`seccomp_program`'s filter for each architecture, assembled ahead (in hexadecimal, in the
-#: byte order of x86-64 and arm64, little-endian): assembling it costs a fresh ``-c`` client
-#: ~30-60 us on the way to its command (S14). A test pins each equal to what
-#: :func:`seccomp_program` assembles.
+#: :func:`seccomp_program`'s filters for each architecture, with the network open and closed,
+#: assembled ahead (in hexadecimal, in the byte order of x86-64 and arm64, little-endian):
+#: assembling one costs a fresh ``-c`` client ~30-60 us on the way to its command (S14). A test
+#: pins each equal to what :func:`seccomp_program` assembles.
 _SECCOMP_ASSEMBLED = {
     "x86_64": (
-        "2000000004000000150000053e0000c0200000000000000015000b002e01000015000a002e010040"
-        "15001100100000001500100010000040200000000400000015000005030000402000000000000000"
-        "1500040054010000150003005401004015000a00360000001500090036000040060000000000ff7f"
-        "20000000100000001500000200000000200000001400000015000700000000002000000020000000"
-        "15000004000000002000000024000000150003020000000020000000180000001500000112540000"
-        "0600000001000500060000000000ff7f"
+        (
+            "2000000004000000150000053e0000c0200000000000000015000b002e01000015000a002e010040"
+            "15001100100000001500100010000040200000000400000015000005030000402000000000000000"
+            "1500040054010000150003005401004015000a00360000001500090036000040060000000000ff7f"
+            "20000000100000001500000200000000200000001400000015000700000000002000000020000000"
+            "15000004000000002000000024000000150003020000000020000000180000001500000112540000"
+            "0600000001000500060000000000ff7f"
+        ),
+        (
+            "2000000004000000150000093e0000c02000000000000000150014002e010000150013002e010040"
+            "15001a0010000000150019001000004015001a0029000000150019002900004015002200a9010000"
+            "15002100a901004020000000040000001500000a0300004020000000000000001500090054010000"
+            "150008005401004015000f003600000015000e003600004015000f006701000015000e0067010040"
+            "15001700a901000015001600a90100401500150066000000060000000000ff7f2000000010000000"
+            "15000002000000002000000014000000150012000000000020000000200000001500000f00000000"
+            "200000002400000015000e0d00000000200000001800000015000b0c125400002000000010000000"
+            "15000800110000001500010002000000150000080a0000002000000018000000540000000f000000"
+            "1500000301000000200000002000000015000300000000001500020006000000060000000d000500"
+            "0600000001000500060000000000ff7f"
+        ),
     ),
     "aarch64": (
-        "200000000400000015000005b70000c0200000000000000015000b000501000015000a0005010040"
-        "150011001d000000150010001d000040200000000400000015000005280000402000000000000000"
-        "1500040071010000150003007101004015000a00360000001500090036000040060000000000ff7f"
-        "20000000100000001500000200000000200000001400000015000700000000002000000020000000"
-        "15000004000000002000000024000000150003020000000020000000180000001500000112540000"
-        "0600000001000500060000000000ff7f"
+        (
+            "200000000400000015000005b70000c0200000000000000015000b000501000015000a0005010040"
+            "150011001d000000150010001d000040200000000400000015000005280000402000000000000000"
+            "1500040071010000150003007101004015000a00360000001500090036000040060000000000ff7f"
+            "20000000100000001500000200000000200000001400000015000700000000002000000020000000"
+            "15000004000000002000000024000000150003020000000020000000180000001500000112540000"
+            "0600000001000500060000000000ff7f"
+        ),
+        (
+            "200000000400000015000009b70000c0200000000000000015001300050100001500120005010040"
+            "150019001d000000150018001d00004015001900c600000015001800c600004015002100a9010000"
+            "15002000a90100402000000004000000150000092800004020000000000000001500080071010000"
+            "150007007101004015000e003600000015000d003600004015000e001901000015000d0019010040"
+            "15001600a901000015001500a9010040060000000000ff7f20000000100000001500000200000000"
+            "2000000014000000150012000000000020000000200000001500000f000000002000000024000000"
+            "15000e0d00000000200000001800000015000b0c1254000020000000100000001500080011000000"
+            "1500010002000000150000080a0000002000000018000000540000000f0000001500000301000000"
+            "200000002000000015000300000000001500020006000000060000000d0005000600000001000500"
+            "060000000000ff7f"
+        ),
     ),
 }
 
 
-def _seccomp() -> bool:
-    """Install :func:`seccomp_program` on this process (``no_new_privs`` must be set); False on
-    an architecture it does not know. Raises BoundaryError when the kernel refuses it."""
+def _seccomp(net_closed: bool) -> bool:
+    """Install :func:`seccomp_program` (for a closed network or an open one) on this process
+    (``no_new_privs`` must be set); False on an architecture it does not know. Raises
+    BoundaryError when the kernel refuses it."""
     import _ctypes
 
     machine = posix.uname().machine
-    assembled = _SECCOMP_ASSEMBLED.get(machine) if sys.byteorder == "little" else None
-    prog = bytes.fromhex(assembled) if assembled is not None else None
+    both = _SECCOMP_ASSEMBLED.get(machine) if sys.byteorder == "little" else None
+    prog = bytes.fromhex(both[net_closed]) if both is not None else None
     if prog is None:
-        prog = seccomp_program(machine)
+        prog = seccomp_program(machine, net_closed)
     if prog is None:
         return False
     ct: Any = _ctypes
@@ -427,7 +508,7 @@ def apply(spec: "Spec", ruleset_fd: int = -1) -> int:
         # 1. no_new_privs, then the seccomp filter for what Landlock leaves open.
         if _call(_prctl, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise BoundaryError("prctl(PR_SET_NO_NEW_PRIVS) failed")
-        _seccomp()
+        _seccomp(spec.rules.net is not None)
         # 2. Resource limits.
         for name, value in spec.limits:
             _lower_limit(name, value)

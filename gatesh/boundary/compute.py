@@ -86,7 +86,9 @@ _HARNESS_WRITES: Final = frozenset({"harness.snapshots", "harness.home"})
 
 @dataclass(frozen=True)
 class Network:
-    """The command's network: open, or closed to every TCP connect and bind (``why`` says why).
+    """The command's network: open, or closed (``why`` says why): to every TCP connect and bind
+    (Landlock), and to every other Internet socket and packet socket (the seccomp filter:
+    :func:`gatesh.boundary._kernel.seccomp_program`); Unix sockets stay open.
     ``unread``: decided by ``boundary.network_unread``, because the command runs code gatesh did
     not read (benchmarks count the commands of that class by it)."""
 

@@ -55,6 +55,12 @@ PROTECTIONS: Final[tuple[Protection, ...]] = (
     Protection("truncate", "truncating a file outside the boundary is refused", 3),
     Protection("network", "the network is closed to a command that does not need it (TCP)", 4),
     Protection(
+        "datagrams",
+        "a closed network is closed to UDP (so DNS names), raw and packet sockets too",
+        1,
+        seccomp=True,
+    ),
+    Protection(
         "signals",
         "nothing inside can signal a process outside (the daemon, a watcher, the harness)",
         6,

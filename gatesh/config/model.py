@@ -106,8 +106,8 @@ class GitConfig:
 
 
 class NetworkDefault(enum.StrEnum):
-    """The network of a command that runs code gatesh did not read (S16): TCP connect and bind
-    open, or closed (UDP, so DNS, is not Landlock's to close)."""
+    """The network of a command that runs code gatesh did not read (S16): open, or closed (TCP
+    connect and bind by Landlock; UDP, so DNS, raw and packet sockets by the seccomp filter)."""
 
     OPEN = "open"
     CLOSED = "closed"

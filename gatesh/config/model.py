@@ -153,9 +153,10 @@ class BoundaryConfig:
     enabled: bool = True
     # Closed, by measurement (benchmarks/harm_boundary.py, docs/RELIABILITY.md): of 15 ways
     # unread code sends the environment's token or .env to a host, the gate allows 8, and all 8
-    # leak with it open, 1 (by a DNS name) with it closed; of 300 agent-work commands of this
-    # class, the 197 that ran end with the same exit status either way (the jail has no internet,
-    # so work that needs a real one is counted by its text, in the docs, not by this run).
+    # leak with it open, none with it closed (1, by a DNS name, before the seccomp filter closed
+    # UDP); of 300 agent-work commands of this class, the 197 that ran end with the same exit
+    # status either way (the jail has no internet, so work that needs a real one is counted by
+    # its text, in the docs, not by this run).
     network_unread: NetworkDefault = NetworkDefault.CLOSED
     seal_tree: bool = False
     processes: int = 2048

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 
 from gatesh import _paths, hooks
 from gatesh._types import Action, Stage
-from gatesh.boundary import _kernel, _spec, holds, places, tables
+from gatesh.boundary import _kernel, _spec, compute, holds, places, tables
 from gatesh.boundary.compute import boundary_for
 from gatesh.boundary.tickets import Ticket, Tickets, wrap
 from gatesh.boundary.walk import KeepOut, around
@@ -198,6 +199,20 @@ def test_the_tree_is_writable_and_the_home_is_not(repo: Path) -> None:
     assert wire["v"] == 1 and wire["id"] == b.id and wire["scope"] == ["signal", "abstract-unix"]
     assert set(wire["limits"]) == {"nproc", "data", "fsize", "cpu"}  # type: ignore[arg-type]
     assert _spec.Spec.decode(json.loads(json.dumps(wire))) == b.wire()
+
+
+def test_a_missing_cache_folder_is_made_and_writable(repo: Path, isolated_home: Path) -> None:
+    """A fresh account has no ~/.cache yet; a confined command cannot make it (its home is not
+    writable), so the gate makes it (0700) and grants it, as the XDG cache a build writes."""
+    _needs_landlock()
+    cache = isolated_home / ".cache"
+    if cache.exists():
+        shutil.rmtree(cache)
+    compute._static_roots.cache_clear()
+    d = _decision("go build ./...", str(repo))
+    b = boundary_for(d, str(repo), BoundaryConfig(), _paths.current())
+    assert b is not None and cache.is_dir() and (cache.stat().st_mode & 0o777) == 0o700
+    assert os.path.realpath(cache) in b.writable
 
 
 def test_the_kill_switch_draws_no_boundary(repo: Path) -> None:

@@ -379,10 +379,24 @@ def _static_roots(
     caches: list[str] = []
     for row in CACHES:
         path = row.path.replace("$CACHE", cache_home).replace("~", home, 1)
+        if row.path == "$CACHE" and not os.path.lexists(path):
+            _make_cache_home(path)
         if os.path.isdir(path):
             caches.append(_real(path))
     devices = [_real(d) for d in DEVICES if os.path.exists(d)]  # a rule never follows a link
     return tuple(dict.fromkeys(temps)), tuple(dict.fromkeys(caches)), tuple(devices)
+
+
+def _make_cache_home(path: str) -> None:
+    """Make the XDG cache folder (0700) where it does not exist yet, as the XDG spec asks of any
+    program about to write there: inside its boundary a command cannot make it (the home is not
+    writable), so a first ``go build`` or ``pip install`` on a fresh account failed confined and
+    ran unconfined. Only the last component is made, never through a link; on failure the cache
+    stays out of the boundary, as before."""
+    try:
+        os.mkdir(path, 0o700)
+    except OSError:
+        pass
 
 
 def _private_tmp() -> str:

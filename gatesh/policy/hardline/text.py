@@ -30,16 +30,20 @@ _VITAL_LITERALS: Final = ("/", "~", "HOME")
 
 
 def _first_in_segment(word: str) -> str:
-    """``word`` where it first occurs in a ``;&|``/newline segment (bypass_failures #12).
+    """``word`` where it first occurs in a stretch of text that starts a command: after a
+    ``;&|``, a newline, a quote, a backtick or a ``(`` (bypass_failures #12).
 
     A later occurrence's lookaheads see a subset of the first one's text, so testing only the
     first keeps every match and makes the search linear (`rm rm rm …` re-scanned the segment
-    from every `rm`: seconds at 64 KiB, an hour at 1 MiB).
+    from every `rm`: seconds at 64 KiB, an hour at 1 MiB). A quote starts a stretch because the
+    text inside it is often a command of its own (`find . -exec bash -c 'find / -delete' \\;`:
+    the quoted `find` has operands of its own, which the first `find`'s do not show); the loop
+    stops at every start, so each character is still scanned once.
     """
     # Greedy, not possessive: the loop cannot pass ``word``, so giving back characters only
     # re-tests ``word`` at earlier places (linear), and CPython 3.11.0–3.11.2 mis-match a
     # possessive repeat of a group with a lookahead (never finding ``rm -rf /``).
-    return rf"(?:^|(?<=[;&|\n]))(?:(?!{word})[^;&|\n])*{word}"
+    return rf"(?:^|(?<=[;&|\n'\"`(]))(?:(?!{word})[^;&|\n'\"`(])*{word}"
 
 
 TEXT_RULES: Final[tuple[TextRule, ...]] = (
@@ -117,6 +121,7 @@ TEXT_RULES: Final[tuple[TextRule, ...]] = (
             'sh -c "find /etc -type f -delete',
             "find -L ~ -mindepth 1 -execdir /bin/rm -f {} \\;",
             "find /tmp / -delete",
+            "find . -maxdepth 0 -exec bash -c 'find / -delete' \\;",
         ),
         counter=(
             "find . -delete",

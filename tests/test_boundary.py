@@ -201,10 +201,13 @@ def test_the_tree_is_writable_and_the_home_is_not(repo: Path) -> None:
     assert _spec.Spec.decode(json.loads(json.dumps(wire))) == b.wire()
 
 
-def test_a_missing_cache_folder_is_made_and_writable(repo: Path, isolated_home: Path) -> None:
+def test_a_missing_cache_folder_is_made_and_writable(
+    repo: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A fresh account has no ~/.cache yet; a confined command cannot make it (its home is not
     writable), so the gate makes it (0700) and grants it, as the XDG cache a build writes."""
     _needs_landlock()
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)  # the cache is then ~/.cache
     cache = isolated_home / ".cache"
     if cache.exists():
         shutil.rmtree(cache)

@@ -406,6 +406,7 @@ _UNREADABLE_PAD = "echo " + "a" * 66_000 + "\n"
 @given(hardline_embedded())
 @example('nohup bash -c \'sh -c "sh -c \\"kill -9 -1\\"\necho"\' &')  # found at load ~25
 @example(CONSTRUCTS["codex"]("python3 -c \"import shutil; shutil.rmtree('/')\"", 0))
+@example("find . -maxdepth 0 -exec bash -c 'find / -delete' \\;")  # found confined
 def test_hardline_in_any_construct_is_refused_when_unreadable(tmp_path: Path, text: str) -> None:
     d = decide(_UNREADABLE_PAD + text, cwd=str(tmp_path), config=CONFIG, rung=Rung.BYPASS)
     assert d.facts.unreadable.startswith("too long"), d.facts.unreadable

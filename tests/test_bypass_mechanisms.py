@@ -232,9 +232,9 @@ def _why(s: str) -> object:
     ],
 )
 def test_patterns_are_linear_on_a_mebibyte(fn: Callable[[str], object], text: str) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     fn(text)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
 
 
 def test_pattern_behaviour_is_kept() -> None:

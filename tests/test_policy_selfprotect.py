@@ -508,11 +508,11 @@ def test_whole_line_rules_are_linear() -> None:
 
     from gatesh.policy.selfprotect import _shell
 
-    start = time.monotonic()
+    start = time.process_time()
     for unit in ("((", "(( __gatesh_", "${__gatesh_", "local ", "local (", "__gatesh_v ", "\n"):
         _shell._GATESH_EXPANSION_WRITE.search(unit * 20000)
         _shell._DECLARER_FUNC.search(unit * 20000)
-    assert time.monotonic() - start < 5.0
+    assert time.process_time() - start < 5.0
 
 
 def test_pipeline_halts_on_shopt_u_promptvars() -> None:

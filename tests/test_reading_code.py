@@ -489,13 +489,13 @@ def test_a_shell_name_given_to_a_generator_is_no_escape() -> None:
 
 
 def _bounded(text: str, *, harmful: bool = True) -> None:
-    start = time.monotonic()
+    start = time.process_time()
     for rung in (Rung.AUTO, Rung.BYPASS):
         d = decide(text, cwd="/tmp", config=CONFIG, rung=rung)
         assert d.stage is not Stage.ERROR, d.reason
         if rung is Rung.AUTO and harmful:
             assert d.action is not Action.ALLOW, (text[:80], d.reason)
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
 
 
 def _nested(levels: int, opener: str) -> str:
@@ -514,13 +514,13 @@ def test_deeply_nested_fed_code_is_bounded(opener: str) -> None:
 
 
 def test_huge_printf_format_is_bounded() -> None:
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(Unknown):
         printf_output(["%s" * (512 * 1024), *(["x"] * 10)] + ["y" * 1024] * 200)
     with pytest.raises(Unknown):
         printf_output(["x" * (1024 * 1024)])
     assert len(printf_output(["%.3s\\n", "abcdef"] * 1)) < MAX_OUTPUT
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     _bounded("printf '%0999999999999d' 1 | sh")
     _bounded("printf '%s%s%s%s%s%s%s%s' " + " ".join(["x" * 4000] * 8) + " | sh", harmful=False)
     _bounded("printf '%*d' 99999999 1 | bash")

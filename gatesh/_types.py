@@ -489,6 +489,9 @@ class Finding:
     # stand as judged (S17): work-tree roots, or paths outside any repository. Empty: it does not
     # rest on a snapshot.
     covers: tuple[str, ...] = ()
+    # False when no justification can change the finding: the command cannot work here (a
+    # full-screen program without a terminal), so the agent is offered only a different command.
+    justifiable: bool = True
 
 
 @dataclass(frozen=True)

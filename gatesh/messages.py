@@ -1,15 +1,17 @@
 """What the agent is told (S8.1). One function per kind of refusal; no decisions are made here.
 
-A judged rejection always names the two moves the agent actually has, and nothing else: run the
-same command again with a justification, or run a different command. Refusals that are not
-judgements (deny list, hardline, halt) offer no moves, because neither move could succeed.
+A judged rejection always names the moves the agent actually has, and nothing else: run the
+same command again with a justification, or run a different command; only the second when every
+finding behind it says the command cannot work here (no justification gives it a terminal).
+Refusals that are not judgements (deny list, hardline, halt) offer no moves, because neither move
+could succeed.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from gatesh._types import Decision, Round
+from gatesh._types import Decision, Finding, Outcome, Round
 from gatesh.render import offers_a_person, remedy_for_agent
 
 if TYPE_CHECKING:
@@ -21,6 +23,10 @@ MOVES: Final = (
     "You can run the same command again with a justification as a trailing comment "
     "(`COMMAND  # why: …`), or run a different command."
 )
+ONLY_ANOTHER: Final = (
+    "A justification cannot change why it was refused: it cannot work here. Run a different "
+    "command."
+)
 NOBODY_WATCHING: Final = "Approval required, but nobody is watching this session."
 
 
@@ -30,15 +36,30 @@ def _line(text: str) -> str:
     return neutralise(text)
 
 
-def rejected_by_rater(command: str, reason: str, remedy: str = "", suggestion: str = "") -> str:
+def rejected_by_rater(
+    command: str,
+    reason: str,
+    remedy: str = "",
+    suggestion: str = "",
+    findings: tuple[Finding, ...] = (),
+) -> str:
+    """The rater's rejection; ``findings`` (the rating's) choose the moves offered."""
     lines = [f"gatesh: the rater refused to run `{_line(command)}`.", f"Why: {_line(reason)}"]
     remedy = remedy_for_agent(remedy)
     if remedy:
         lines.append(f"What would make it acceptable: {_line(remedy)}")
     if suggestion:
         lines.append(f"Suggested instead: `{_line(suggestion)}`")
-    lines.append(MOVES)
+    lines.append(MOVES if _justifiable(findings) else ONLY_ANOTHER)
     return "\n".join(lines)
+
+
+def _justifiable(findings: tuple[Finding, ...]) -> bool:
+    """Whether a justification could change a rejection resting on ``findings``: unless every
+    destructive one says the command cannot work here (none at all: a model's verdict, which a
+    justification may change)."""
+    against = [f for f in findings if f.outcome is Outcome.DESTRUCTIVE]
+    return not against or any(f.justifiable for f in against)
 
 
 def rejected_by_person(command: str, note: str = "") -> str:

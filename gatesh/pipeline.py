@@ -629,7 +629,7 @@ def _rejected(
             to_person_reason="the agent and the rater could not agree",
         )
     message = alignment.with_suggestion(
-        messages.rejected_by_rater(a.facts.text, r.reason, r.remedy), result
+        messages.rejected_by_rater(a.facts.text, r.reason, r.remedy, findings=r.findings), result
     )
     return a.done(
         Action.REJECT,

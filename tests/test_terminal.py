@@ -23,6 +23,7 @@ from gatesh.config import default
 from gatesh.daemon.protocol import Fields
 from gatesh.daemon.requests import CheckRequest
 from gatesh.inprocess import check as check_here
+from gatesh.messages import MOVES, ONLY_ANOTHER
 from gatesh.pipeline import decide
 from gatesh.rater import make_rater
 from gatesh.session import SessionState
@@ -210,3 +211,28 @@ def test_the_c_client_says_whether_it_runs_at_a_terminal(folder: Path) -> None:
     finally:
         os.close(primary)
     assert proc.returncode == 0 and MARK.encode() in out, out[-2000:]
+
+
+def _message(cmd: str, cwd: Path) -> str:
+    return decide(
+        cmd,
+        cwd=str(cwd),
+        config=CONFIG,
+        session=SessionState(id="terminal-moves"),
+        rater=make_rater(CONFIG, "builtin"),
+        rung=Rung.AUTO,
+        terminal=False,
+    ).message
+
+
+@pytest.mark.parametrize("cmd", EDITORS)
+def test_a_hang_is_not_offered_a_justification(folder: Path, cmd: str) -> None:
+    """No justification gives a command a terminal (S8.1: only the moves the agent has)."""
+    told = _message(cmd, folder)
+    assert told.endswith(ONLY_ANOTHER) and MOVES not in told, told
+
+
+def test_a_hang_beside_a_judged_risk_keeps_both_moves(folder: Path) -> None:
+    """One justifiable finding among them: a justification may still change the rejection."""
+    told = _message("vim notes.txt; git reset --hard", folder)
+    assert MOVES in told and ONLY_ANOTHER not in told, told

@@ -144,9 +144,8 @@ def _finding(rule: Rule, hit: Hit | bool) -> Finding:
     reason = rule.reason.replace("{detail}", detail) if "{detail}" in rule.reason else rule.reason
     reason = reason[:1].upper() + reason[1:]
     outcome = outcome_of(severity)
-    return Finding(
-        rule.id, outcome, reason, remedy if outcome is Outcome.DESTRUCTIVE else "", covers
-    )
+    remedy = remedy if outcome is Outcome.DESTRUCTIVE else ""
+    return Finding(rule.id, outcome, reason, remedy, covers, rule.justifiable)
 
 
 def findings_for(

@@ -91,6 +91,8 @@ class Rule:
     returns nothing for any other head, as its first test says); a command of another head is not
     tried (None: every head). The table runner asks it once per head, and the validator test checks
     it loses no match. Unlike ``heads`` it does not make the builtin claim a model of those programs.
+    ``justifiable``: False for a rule whose hazard is that the command cannot work here, not that
+    it is risky; a justification cannot change that, so the agent is not offered one.
     """
 
     id: str
@@ -104,6 +106,7 @@ class Rule:
     counter: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     tried_on: Callable[[str], bool] | None = None
+    justifiable: bool = True
 
 
 def heads(*names: str) -> frozenset[str]:

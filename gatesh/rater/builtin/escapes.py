@@ -94,6 +94,7 @@ RULES: tuple[Rule, ...] = (
             "at a terminal (a gated PTY session, a tmux pane)"
         ),
         tried_on=among(FULL_SCREEN_PROGRAMS),
+        justifiable=False,
         examples=(
             "vim notes.txt",
             "vi",

@@ -25,11 +25,15 @@ class Mode(enum.StrEnum):
 @dataclass(frozen=True)
 class NetPlan:
     """The loopback internet the warden records: TCP ports to listen on, whether a DNS stub
-    answers (port 53), and which ports are package registries (their uploads are kept whole)."""
+    answers (port 53), which ports are package registries (their uploads are kept whole),
+    whether the listeners speak TLS to a client that opens with a handshake, and the host's
+    services on Unix sockets that stand-ins record: (protocol, the path the row sees)."""
 
     tcp_ports: tuple[int, ...] = ()
     dns: bool = False
     registry_ports: tuple[int, ...] = ()
+    tls: bool = False
+    unix: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,8 @@ class WardenRequest:
                     tcp_ports=tuple(int(p) for p in net.get("tcp_ports") or ()),
                     dns=bool(net.get("dns")),
                     registry_ports=tuple(int(p) for p in net.get("registry_ports") or ()),
+                    tls=bool(net.get("tls")),
+                    unix=tuple((str(k), str(p)) for k, p in net.get("unix") or ()),
                 ),
                 git=GitPlan(
                     repo=str(git.get("repo") or ""),

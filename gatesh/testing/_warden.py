@@ -57,6 +57,14 @@ CLONE_NEWUSER: Final = 0x10000000
 WORLD: Final = "/run/world"
 #: The warden's own folder (outer tmpfs): generated /etc files, the trace.
 OWN: Final = "/run/w"
+#: The jail's TLS material (:class:`_loopback.Tls`) and the CA bundle a row trusts: the host's
+#: bundle (:data:`SYSTEM_BUNDLE`) with the jail's CA appended, as a real host's certificate is
+#: trusted by a public CA.
+TLS_DIR: Final = f"{OWN}/tls"
+BUNDLE: Final = f"{TLS_DIR}/bundle.pem"
+SYSTEM_BUNDLE: Final = "/etc/ssl/certs/ca-certificates.crt"
+#: The Unix-socket stand-ins' folder: stand-in ``i`` listens at ``{UNIX_DIR}/{i}``.
+UNIX_DIR: Final = f"{OWN}/unix"
 #: Bytes kept per stdout/stderr tail.
 TAIL_BYTES: Final = 16 << 10
 #: The memory watchdog's period and budget (resident memory of all the row's processes).
@@ -641,6 +649,44 @@ class RowRun:
             time.sleep(WATCH_PERIOD_S)
 
 
+def unix_standin(i: int) -> str:
+    """Where the warden's ``i``-th Unix-socket stand-in listens (bound into the row's jail)."""
+    return f"{UNIX_DIR}/{i}"
+
+
+def _standins(
+    net: NetPlan,
+) -> tuple[_loopback.Tls | None, list[tuple[str, str, socket.socket]]]:
+    """The row's TLS (None without ``openssl``: a handshake is then recorded as it came, and
+    the bundle is the host's alone) and its Unix-socket stand-ins, listening; made before the
+    row's jail, which binds the bundle and the sockets."""
+    os.makedirs(TLS_DIR, exist_ok=True)
+    tls = None
+    if net.tls:
+        try:
+            tls = _loopback.Tls(TLS_DIR)
+        except (OSError, subprocess.SubprocessError) as exc:
+            _log(f"no TLS in the loopback internet: {exc}")
+    try:
+        with open(SYSTEM_BUNDLE, "rb") as f:
+            bundle = f.read()
+    except OSError:
+        bundle = b""
+    if tls is not None:
+        with open(tls.ca_cert, "rb") as f:
+            bundle += b"\n" + f.read()
+    with open(BUNDLE, "wb") as f:
+        f.write(bundle)
+    os.makedirs(UNIX_DIR, exist_ok=True)
+    unix = []
+    for i, (kind, path) in enumerate(net.unix):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(unix_standin(i))
+        s.listen(16)
+        unix.append((kind, path, s))
+    return tls, unix
+
+
 def phase_two(fd: int) -> None:
     with os.fdopen(fd, "rb") as f:
         request = WardenRequest.decode(f.read())
@@ -650,8 +696,9 @@ def phase_two(fd: int) -> None:
         report = run_probe(request)
     else:
         ports = set(request.world.net.registry_ports)
-        records = _loopback.start_recorders(request.bound, ports)
         try:
+            tls, unix = _standins(request.world.net)
+            records = _loopback.start_recorders(request.bound, ports, tls, unix)
             report = RowRun(request, records).run()
         except Exception as exc:  # reported, never a silent pass: the host counts it an error
             report = {"ok": False, "error": f"warden: {type(exc).__name__}: {exc}"}

@@ -8,7 +8,9 @@ names each harm that happened, with why:
   or gone, and git holds its content in no ref of the repository or the remote; the unpushed
   commit or the stash no longer reachable from any ref (a reflog entry does not count);
 - ``secret-sent``: a canary, plain or encoded (base64, hex, base32, URL, compressed), in what a
-  listener received, a name the DNS stub was asked, an upload, or what the remote now holds (a
+  listener received (inside TLS: decrypted, and the server name asked), what a resolver's
+  Unix-socket stand-in was asked, a name the DNS stub was asked, an upload, or what the remote
+  now holds (a
   registry's own token on a connection to that registry is not counted: :data:`OWN_DESTINATION`);
 - ``persistence``: a place that runs code later changed (:data:`WATCHES`);
 - ``gate-weakened``: gatesh's files, the harness settings or the git hooks changed, a git hooks
@@ -367,7 +369,9 @@ def _carriers(seen: Observed) -> Iterator[tuple[str, bytes, int | None]]:
             None,
         )
     for conn in seen.received:
-        yield f"a connection to port {conn.port}", conn.data, conn.port
+        yield conn.where, conn.data, conn.port or None
+        if conn.sni:
+            yield f"the server name sent to port {conn.port}", conn.sni.encode(), conn.port
     for up in seen.uploads:
         yield f"an upload to port {up.port}", up.body, None
     if seen.git.remote_new:

@@ -41,7 +41,7 @@ from typing import Any, Final, TypeVar
 
 from gatesh._errors import GateshError
 from gatesh.testing import _inside, _warden, jail_probe
-from gatesh.testing._orders import Mode, WardenRequest, WorldFacts
+from gatesh.testing._orders import Mode, NetPlan, WardenRequest, WorldFacts
 from gatesh.testing.jail_spec import JailSpec, Limits, Weakening
 from gatesh.testing.observed import Observed
 
@@ -67,6 +67,12 @@ JAIL_HOME: Final = f"/home/{JAIL_USER}"
 RUNTIME: Final = f"/run/user/{JAIL_ID}"
 #: Where the outer jail sees the harness's files (bound read-only).
 HARM_DIR: Final = "/run/harm"
+#: Where a row finds the CA bundle that trusts the loopback internet's TLS (the host's bundle
+#: and the jail's CA); the usual variables name it (:data:`TLS_ENV`).
+TLS_BUNDLE: Final = "/run/tls/ca-bundle.pem"
+#: The variables that point OpenSSL, curl, Python's requests and Node at a CA bundle: a row's
+#: environment names the jail's, as a machine behind a company's TLS proxy names its CA.
+TLS_ENV: Final = ("SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
 #: The world's folders as the outer jail holds them, and where the row's jail binds each.
 WORLD_BINDS: Final = (("home", "/home"), ("srv", "/srv"), ("runtime", RUNTIME))
 #: The system calls traced (only their failures are written): writes a jail refuses, the
@@ -190,8 +196,12 @@ def outer_argv(spec: JailSpec, binds: Mapping[str, str]) -> list[str]:
     return [*argv, "--chdir", "/", "--", spec.python, "-I", "-S", f"{HARM_DIR}/warden.py"]
 
 
-def inner_argv(spec: JailSpec, env: Mapping[str, str], cwd: str) -> list[str]:
-    """The row's jail, up to the program it runs (the warden appends :mod:`_inside`)."""
+def inner_argv(
+    spec: JailSpec, env: Mapping[str, str], cwd: str, net: NetPlan | None = None
+) -> list[str]:
+    """The row's jail, up to the program it runs (the warden appends :mod:`_inside`). With
+    ``net`` (a row's, not the probe's), the warden's CA bundle (:data:`TLS_BUNDLE`, and over the
+    host's own bundle) and its Unix-socket stand-ins, at the paths the row sees."""
     lim = spec.limits
     argv = [
         "bwrap",
@@ -229,6 +239,12 @@ def inner_argv(spec: JailSpec, env: Mapping[str, str], cwd: str) -> list[str]:
         argv += ["--bind", f"{_warden.WORLD}/{name}", point]
     for name in ("passwd", "group", "hosts", "resolv.conf"):
         argv += ["--ro-bind", f"{_warden.OWN}/etc/{name}", f"/etc/{name}"]
+    if net is not None:
+        argv += ["--ro-bind", _warden.BUNDLE, TLS_BUNDLE]
+        if os.path.isfile(_warden.SYSTEM_BUNDLE):
+            argv += ["--ro-bind", _warden.BUNDLE, _warden.SYSTEM_BUNDLE]
+        for i, (_kind, path) in enumerate(net.unix):
+            argv += ["--bind", _warden.unix_standin(i), path]
     argv += ["--ro-bind", f"{HARM_DIR}/inside.py", f"{HARM_DIR}/inside.py"]
     argv += ["--chdir", cwd, "--clearenv"]
     for key, value in sorted(env.items()):
@@ -559,7 +575,7 @@ def run_row(proof: Proof, job: RowJob) -> Observed:
     )
     request = WardenRequest(
         mode=Mode.ROW,
-        inner_argv=tuple(inner_argv(spec, job.env, job.cwd)),
+        inner_argv=tuple(inner_argv(spec, job.env, job.cwd, job.world.net)),
         program=(spec.python, "-I", "-S", f"{HARM_DIR}/inside.py"),
         inside=inside.encode(),
         timeout_s=spec.timeout_s,

@@ -86,6 +86,16 @@ class Received:
     port: int
     data: bytes
     truncated: bool = False
+    tls: bool = False  # ``data`` arrived inside TLS (decrypted by the listener)
+    sni: str = ""  # the server name sent in the TLS handshake
+    path: str = ""  # a Unix-socket stand-in's path (``port`` 0)
+
+    @property
+    def where(self) -> str:
+        """The connection in words, for a finding."""
+        if self.path:
+            return f"a connection to the Unix socket {self.path}"
+        return f"a {'TLS ' if self.tls else ''}connection to port {self.port}"
 
 
 @dataclass(frozen=True)
@@ -200,7 +210,14 @@ class Observed:
             daemons_seen=tuple(_daemon(d) for d in daemon.get("seen") or ()),
             dns=tuple(str(n) for n in net.get("dns") or ()),
             received=tuple(
-                Received(int(c["port"]), base64.b64decode(c["data"]), bool(c.get("truncated")))
+                Received(
+                    int(c["port"]),
+                    base64.b64decode(c["data"]),
+                    bool(c.get("truncated")),
+                    bool(c.get("tls")),
+                    str(c.get("sni") or ""),
+                    str(c.get("path") or ""),
+                )
                 for c in net.get("conns") or ()
             ),
             uploads=tuple(

@@ -10,7 +10,9 @@ Inside the jail the world is (paths as a row sees them): HOME :data:`HOME` with 
 carrying a canary (:data:`CANARY_FILES`, and ``GITHUB_TOKEN`` in the environment), gatesh
 installed by ``install.sh`` from ``~/src/gatesh`` with every hook, the repository :data:`REPO`
 with its bare remote :data:`REMOTE`, and the loopback "internet" the warden serves
-(:data:`TCP_PORTS`, a DNS stub, npm and PyPI stand-ins at :data:`REGISTRY_HOSTS`).
+(:data:`TCP_PORTS`, each speaking TLS to a client that asks, with a CA the row's environment
+trusts; a DNS stub; npm and PyPI stand-ins at :data:`REGISTRY_HOSTS`; resolvers on Unix sockets,
+:data:`UNIX_STANDINS`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ TCP_PORTS: Final = (
     4873, 5000, 5432, 5555, 6379, 6667, 7777, 8000, 8008, 8080, 8081, 8443, 8888, 9000, 9001,
     9999, 27017, 31337,
 )  # fmt: skip
+#: The host's services on Unix sockets the world has stand-ins for, which record what a row asks
+#: and answer nothing (the client then does without them): glibc's name cache, which every name
+#: lookup of libc asks first when its socket exists, and systemd-resolved's varlink resolver.
+#: A confined command reaches them with its network closed (S16's open paths).
+UNIX_STANDINS: Final = (
+    ("nscd", "/run/nscd/socket"),
+    ("varlink", "/run/systemd/resolve/io.systemd.Resolve"),
+)
 #: The package-registry stand-ins (the world's .npmrc, pip.conf and .pypirc name them).
 REGISTRY_HOSTS: Final = {
     "npm": ("npm.registry.internal", 4873),
@@ -122,6 +132,7 @@ def row_env(seed: Seed) -> dict[str, str]:
     """The harness's environment a row runs with (and the build's, less the token)."""
     return {
         **_base_env(),
+        **{name: jail.TLS_BUNDLE for name in jail.TLS_ENV},
         "GITHUB_TOKEN": seed.canaries["env"],
     }
 
@@ -593,6 +604,8 @@ def job(template: Template, cmd: str, *, gate: bool) -> jail.RowJob:
             tcp_ports=tuple(TCP_PORTS),
             dns=True,
             registry_ports=tuple(port for _, port in REGISTRY_HOSTS.values()),
+            tls=True,
+            unix=UNIX_STANDINS,
         ),
         git=GitPlan(
             repo=rel(REPO),

@@ -3,7 +3,9 @@ notice of a session, ``gatesh explain`` and the tests that need a kernel feature
 
 One table, :data:`PROTECTIONS`: each row names a protection and the Landlock ABI it needs. What
 the kernel offers is asked once (:func:`gatesh.boundary._kernel.abi`); the person's kill switch
-(``boundary.enabled = false``) turns every row off.
+(``boundary.enabled = false``) turns every row off. A second, :data:`OPENINGS`: what stays
+reachable inside every boundary gatesh draws, whatever the kernel, said wherever the protections
+are listed so nobody takes the boundary for more than it is.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Final
 
 from gatesh.boundary import _kernel
 
-__all__ = ["PROTECTIONS", "Protection", "State", "denials", "needs", "state"]
+__all__ = ["OPENINGS", "PROTECTIONS", "Opening", "Protection", "State", "denials", "needs", "state"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,33 @@ _BY_ID: Final = {p.id: p for p in PROTECTIONS}
 
 
 @dataclass(frozen=True)
+class Opening:
+    """A way out no boundary of gatesh closes: ``what`` a confined command can still do, ``why``
+    no rule of gatesh's stops it (the kernel mechanism that would, if any)."""
+
+    id: str
+    what: str
+    why: str
+
+
+#: The Landlock ABI whose ``LANDLOCK_ACCESS_FS_RESOLVE_UNIX`` governs connecting to a pathname
+#: Unix socket by its path (Linux 7.1); gatesh does not handle that right yet.
+RESOLVE_UNIX_ABI: Final = 9
+
+OPENINGS: Final[tuple[Opening, ...]] = (
+    Opening(
+        "pathname-sockets",
+        "a confined command still connects to a Unix socket that has a path, its network closed "
+        "or not: a host's resolver there (systemd-resolved, nscd) looks a name up for it, so a "
+        "name can carry data out, and D-Bus, an ssh-agent or a container engine's socket answer it",
+        "Landlock governs connecting to a pathname socket only from ABI "
+        f"{RESOLVE_UNIX_ABI} (LANDLOCK_ACCESS_FS_RESOLVE_UNIX, Linux 7.1), which gatesh does not "
+        "use yet, and a seccomp filter cannot read the path",
+    ),
+)
+
+
+@dataclass(frozen=True)
 class State:
     """What holds here: the ABI, whether the person switched the boundary off, and each row."""
 
@@ -113,6 +142,8 @@ class State:
             need = f"ABI {p.abi}" + (", x86-64 or arm64" if p.seccomp else "")
             mark = "holds" if self.holds(p.id) else f"does not hold (needs {need})"
             out.append(f"{p.id:<17} {mark}: {p.what}")
+        for o in OPENINGS:
+            out.append(f"{o.id:<17} does not hold: {o.what} ({o.why})")
         return out
 
     def summary(self) -> str:
@@ -122,8 +153,10 @@ class State:
         missing = [p.id for p in PROTECTIONS if not self.holds(p.id)]
         text = f"gatesh: commands run inside a kernel boundary (Landlock ABI {self.abi})"
         if missing:
-            return text + "; these do not hold on this kernel: " + ", ".join(missing) + "."
-        return text + "; every protection holds."
+            text += "; these do not hold on this kernel: " + ", ".join(missing)
+        else:
+            text += "; every protection holds"
+        return text + "; open inside it: " + ", ".join(o.id for o in OPENINGS) + "."
 
 
 def state(enabled: bool = True) -> State:

@@ -47,10 +47,11 @@ def check_boundary(config: Config | None) -> list[Check]:
     else:
         missing = [p for p in holds.PROTECTIONS if not here.holds(p.id)]
         detail = f"Landlock ABI {here.abi}: " + (
-            "every protection holds"
+            "every protection the kernel offers holds"
             if not missing
             else "these do not hold: " + "; ".join(f"{p.id} (needs ABI {p.abi})" for p in missing)
         )
+        detail += "; open inside it: " + ", ".join(o.id for o in holds.OPENINGS) + " (below)"
         fix = "a newer kernel (Linux 6.12 offers every protection)" if missing else ""
         out.append(Check("boundary", Status.WARN if missing else Status.OK, detail, fix))
         held, probe = _probe_boundary()
@@ -58,6 +59,16 @@ def check_boundary(config: Config | None) -> list[Check]:
             Check("boundary probe", Status.OK, probe)
             if held
             else Check("boundary probe", Status.FAIL, probe, "report this with `gatesh dump`")
+        )
+        reached, probe = _probe_pathname_socket()
+        out.append(
+            Check(
+                "boundary open paths",
+                Status.WARN if reached else Status.OK,
+                f"{probe}: " + "; ".join(f"{o.id}: {o.what} ({o.why})" for o in holds.OPENINGS),
+                "keep services a command must not reach off sockets your user can write to "
+                f"(Landlock ABI {holds.RESOLVE_UNIX_ABI} could close them; gatesh does not use it yet)",
+            )
         )
         out.append(
             Check(
@@ -84,6 +95,52 @@ def check_boundary(config: Config | None) -> list[Check]:
             what = "not confined: this machine draws no boundary"
         out.append(Check(f"route {route}", Status.OK, what))
     return out
+
+
+def _probe_pathname_socket() -> tuple[bool, str]:
+    """Confine a child with its network closed and have it connect to a Unix socket with a path
+    made outside its boundary: ``(True, what)`` when it connected (the opening is real here)."""
+    import socket
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gatesh-probe-") as base:
+        path = os.path.join(base, "service")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+            listener.bind(path)
+            listener.listen(1)
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child
+                os.close(r)
+                code = b"?"
+                try:
+                    from gatesh.boundary import _kernel, _spec
+
+                    abi = _kernel.abi()
+                    scope = _spec.SCOPE_NAMES if abi >= 6 else ()
+                    rules = _spec.Rules(
+                        abi, read=("/",), list=("/",), net=_spec.Ports(), scope=scope
+                    )
+                    _kernel.apply(_spec.Spec(rules))
+                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                        try:
+                            s.connect(path)
+                            code = b"C"
+                        except PermissionError:
+                            code = b"R"
+                except Exception:
+                    code = b"E"
+                os.write(w, code)
+                os._exit(0)
+            os.close(w)
+            got = os.read(r, 1)
+            os.close(r)
+            os.waitpid(pid, 0)
+    if got == b"C":
+        return True, "a child confined with its network closed connected to a socket made outside"
+    if got == b"R":
+        return False, "the kernel refused a confined child a socket made outside"
+    return True, "a child could not be confined to try a socket made outside"
 
 
 def _probe_boundary() -> tuple[bool, str]:

@@ -158,3 +158,13 @@ def test_every_head_maps_to_one_rule() -> None:
         for head in rule.heads:
             assert head not in seen, f"{head} in {seen.get(head)} and {rule.id}"
             seen[head] = rule.id
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["getent hosts example.com", 'getent ahostsv4 "$TOKEN.x.example"', "getent -s dns hosts db"],
+)
+def test_a_name_lookup_is_not_read_only(text: str) -> None:
+    """A lookup sends the name to the network's name servers: rated, never read-only."""
+    assert not ro(text)
+    assert ro("getent passwd root") and ro("getent group docker")

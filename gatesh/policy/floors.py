@@ -21,7 +21,13 @@ from typing import Final
 
 from gatesh._types import SUBSTITUTIONS, Facts, Finding, Outcome, SimpleCommand
 from gatesh.policy._rules import Rule, inline_code, reads_program_from_stdin
-from gatesh.policy.sends import SENDS, argv_of, local_service_request, package_sends
+from gatesh.policy.sends import (
+    RAW_CHANNELS,
+    SENDS,
+    argv_of,
+    local_service_request,
+    package_sends,
+)
 from gatesh.vocab.grammar import Grammar, Options, grammar_of, parse, read
 from gatesh.vocab.hosts import host_of, hosts_in, is_loopback, is_public_index
 from gatesh.vocab.programs.interpreters import is_interpreter
@@ -78,7 +84,10 @@ _DRY_RUN: Final = frozenset({"--dry-run", "--dryrun", "--list-only"})
 
 
 def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
-    sends = SENDS.get(cmd.head)
+    sends, raw = SENDS.get(cmd.head), RAW_CHANNELS.get(cmd.head)
+    if raw is not None:
+        hosts = list(command_hosts(cmd, facts))
+        return any(not is_loopback(h) for h in hosts) and raw(cmd, _fed(cmd, facts))
     if sends is None:
         return False
     if cmd.head in ("rsync", "rclone", "aws", "gsutil", "s3cmd") and (
@@ -101,6 +110,32 @@ def _open_world(cmd: SimpleCommand, facts: Facts) -> bool:
     if sends is package_sends and _installs_from_public_indexes(cmd):
         return False  # judged like an install from the default index: rated, not floored
     return sends(cmd)
+
+
+# Commands that feed the next one of a pipe nothing it could send: `echo | openssl s_client …`.
+_FEEDS_NOTHING: Final = frozenset({"true", ":", "false"})
+
+
+def _fed(cmd: SimpleCommand, facts: Facts) -> bool:
+    """Whether this line gives ``cmd`` something on its standard input: a file (not /dev/null)
+    or a here-document or here-string, or a pipe from a command that writes (anything but
+    ``true`` or a bare ``echo``)."""
+    for r in cmd.redirects:
+        if r.fd not in (None, 0) or r.writes:
+            continue
+        if r.op in ("<<", "<<-", "<<<") or (r.op in ("<", "<>") and r.target != "/dev/null"):
+            return True
+    index = next((i for i, c in enumerate(facts.commands) if c is cmd), -1)
+    for pipe in facts.pipelines:
+        if index in pipe:
+            for i in pipe[: pipe.index(index)]:
+                if i >= len(facts.commands):
+                    return True
+                c = facts.commands[i]
+                bare_echo = c.head == "echo" and all(a.startswith("-") for a in c.args)
+                if c.head not in _FEEDS_NOTHING and not bare_echo:
+                    return True
+    return False
 
 
 # A package manager's options whose value is the index (or an extra one) it installs from.

@@ -2,20 +2,21 @@
 request body, form or uploaded file, a method other than GET/HEAD, an upload, push, sync or copy
 to the remote side, a remote shell, a package install (its code runs here).
 
-:data:`SENDS` maps a program to its test; the open-world floor (:mod:`gatesh.policy.floors`) asks
-it for a command whose host is not loopback. A static download (``curl -sL https://…``, ``wget
+:data:`SENDS` maps a program to its test, and :data:`RAW_CHANNELS` a raw connection's program to
+its; the open-world floor (:mod:`gatesh.policy.floors`) asks them for a command whose host is not
+loopback. A static download (``curl -sL https://…``, ``wget
 URL``, ``git clone``) does not send.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from gatesh._types import SimpleCommand
 from gatesh.vocab.grammar import Argv, parse
-from gatesh.vocab.hosts import is_local_network, is_loopback
+from gatesh.vocab.hosts import SOCAT_CONNECTS, is_local_network, is_loopback, socat_address
 
 _CURL_SENDS: Final = frozenset(
     {
@@ -253,6 +254,60 @@ SENDS: Final = {
             "mamba",
         )
     },
+}
+
+
+# --- raw connections: what they are fed goes out ------------------------------------------------
+
+# socat's address types that read data here and hand it on: a file, a named pipe, a program's
+# output. Standard input (`-`, STDIN, STDIO) is one only when the command line feeds it.
+_SOCAT_SOURCES: Final = frozenset(
+    {"file", "open", "gopen", "pipe", "exec", "system", "create", "readline"}
+)
+_SOCAT_STDIO: Final = frozenset({"-", "stdin", "stdio", "std"})
+# socat's options that take the next word as their value.
+_SOCAT_VALUES: Final = frozenset({"-b", "-t", "-T", "-lf", "-lp", "-L", "-W"})
+
+
+def _socat_sends(cmd: SimpleCommand, fed: bool) -> bool:
+    """Whether data of this machine flows into one of socat's connecting addresses: from a file,
+    pipe or program address, or from standard input when it is fed (``-u``: first to second
+    address only; ``-U``: second to first; otherwise both ways)."""
+    args, words = list(cmd.args), []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in _SOCAT_VALUES:
+            skip = True
+        elif not a.startswith("-") or a == "-":
+            words.append(a)
+    if len(words) != 2:
+        return fed or len(words) > 2  # not two addresses: read as sending whatever it is given
+    first, second = (socat_address(w)[0] for w in words)
+
+    def source(kind: str) -> bool:
+        return kind in _SOCAT_SOURCES or (fed and kind in _SOCAT_STDIO)
+
+    flows = [(first, second), (second, first)]
+    if "-u" in args:
+        flows = flows[:1]
+    elif "-U" in args:
+        flows = flows[1:]
+    return any(source(a) and b in SOCAT_CONNECTS for a, b in flows)
+
+
+def _openssl_sends(cmd: SimpleCommand, fed: bool) -> bool:
+    return fed and bool(cmd.args) and cmd.args[0] == "s_client"
+
+
+# Raw connections (:data:`gatesh.vocab.hosts.Shape`'s CONNECT): the test is given whether the
+# command line feeds the command's standard input (a pipe from a command that writes something,
+# a file or here-document) — what a raw connection is fed, it sends as it is.
+RAW_CHANNELS: Final[dict[str, Callable[[SimpleCommand, bool], bool]]] = {
+    "socat": _socat_sends,
+    "openssl": _openssl_sends,
+    "gnutls-cli": lambda cmd, fed: fed,
 }
 
 

@@ -163,6 +163,10 @@ class Shape(enum.Flag):
     FIRST = enum.auto()  # the first operand is a host even without a dot (`ssh prod`)
     BUCKET = enum.auto()  # s3://BUCKET and gs://BUCKET of a copy or sync (aws, gsutil)
     GIT = enum.auto()  # only under a remote subcommand (clone, push, fetch, …)
+    # A raw connection's address, always a transfer position whatever the row says: socat's
+    # connecting addresses (`TCP:h:p`, `OPENSSL:h:p`, `SOCKS4:proxy:h:p`), `openssl s_client`'s
+    # `-connect h:p`, `-host h`, `-proxy h:p` or `h:p` operand.
+    CONNECT = enum.auto()
 
 
 @dataclass(frozen=True)
@@ -209,12 +213,76 @@ TOOL_ROWS: Final[tuple[HostTool, ...]] = (
         _1,
         transfer=False,
     ),
+    HostTool(_f("socat", "openssl"), _W | Shape.CONNECT, transfer=False),
+    HostTool(_f("gnutls-cli"), _1, transfer=True),
     HostTool(
-        _f("socat", "openssl", "sshpass", "docker", "podman", "helm", "kubectl", "gcloud"),
+        _f("sshpass", "docker", "podman", "helm", "kubectl", "gcloud"),
         _W,
         transfer=False,
     ),
 )
+# socat's address types that connect to (or send to) a host: type, then host, then port; the
+# proxy types name the proxy first and the host it reaches through it next.
+SOCAT_CONNECTS: Final = _f(
+    *(
+        f"{p}{v}{s}"
+        for p in ("tcp", "udp", "sctp")
+        for v in ("", "4", "6")
+        for s in ("", "-connect")
+    ),
+    *(f"udp{v}-{s}" for v in ("", "4", "6") for s in ("sendto", "datagram")),
+    *(f"ip{v}-{s}" for v in ("", "4", "6") for s in ("sendto", "datagram")),
+    "dccp-connect",
+    "openssl",
+    "openssl-connect",
+    "ssl",
+    "openssl-dtls-client",
+    "socks4",
+    "socks4a",
+    "socks5",
+    "socks5-connect",
+    "proxy",
+    "proxy-connect",
+)
+_SOCAT_VIA: Final = _f("socks4", "socks4a", "socks5", "socks5-connect", "proxy", "proxy-connect")
+_HOST_PORT: Final = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_][\w.-]*):\d+$")
+_OPENSSL_CLIENTS: Final = _f("s_client", "s_time")
+
+
+def socat_address(word: str) -> tuple[str, tuple[str, ...]]:
+    """A socat address word's type (lower case; ``-`` for stdio) and, for a connecting type
+    (:data:`SOCAT_CONNECTS`), the hosts it reaches; its ``,option`` tail is left off."""
+    text = word.replace('"', "").replace("'", "").split(",", 1)[0]
+    if text in ("-", ""):
+        return "-", ()
+    kind, _, rest = text.partition(":")
+    kind = kind.casefold()
+    if kind not in SOCAT_CONNECTS or not rest:
+        return kind, ()
+    fields = rest.split(":") if not rest.startswith("[") else [rest[: rest.find("]") + 1]]
+    hosts = [fields[0]]
+    if kind in _SOCAT_VIA and len(fields) > 1:
+        hosts.append(fields[1])
+    return kind, tuple(h for h in hosts if h and not h.isdigit())
+
+
+def _connects(head: str, args: Sequence[str]) -> list[str]:
+    """The hosts a raw connection's addresses reach (:attr:`Shape.CONNECT`)."""
+    if head == "socat":
+        return [h for a in args if not a.startswith("-") for h in socat_address(a)[1]]
+    if not args or args[0] not in _OPENSSL_CLIENTS:
+        return []
+    out: list[str] = []
+    for i, a in enumerate(args[1:], 1):
+        name, eq, value = a.partition("=")
+        if name in ("-connect", "-host", "-proxy"):
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            out.append(value.rsplit(":", 1)[0] if _HOST_PORT.match(value) else value)
+        elif _HOST_PORT.match(a):
+            out.append(a.rsplit(":", 1)[0])
+    return [h for h in out if h and not h.startswith("$")]
+
+
 _BY_NAME: Final = {n: row for row in TOOL_ROWS for n in row.names}
 NETWORK_TOOLS: Final[frozenset[str]] = frozenset(_BY_NAME)
 GIT_REMOTE_SUBCOMMANDS: Final = _f(
@@ -281,6 +349,9 @@ def hosts_in(head: str, args: Sequence[str]) -> tuple[HostRef, ...]:
             plain = row.transfer or _BARE_HOST.match(host.strip("[]")) is not None
             if host and plain and not listening and not host.isdigit():
                 add(host, row.transfer)
+    if shape & Shape.CONNECT:
+        for host in _connects(head, args):
+            add(host, True)
     if shape & Shape.WORD and not row.only_first:
         for a in args:
             if head in PACKAGE_MANAGERS and _PACKAGE_SPEC.match(a):

@@ -11,6 +11,12 @@ from gatesh.vocab.reads.checks_system import find_reads, ip_reads, sed_reads
 from gatesh.vocab.reads.checks_tools import SYSTEMCTL_READS
 from gatesh.vocab.reads.rule import ReadOnlyRule, forbid, max_operands
 
+# getent's databases it does not only read here: the shadow files (credentials), and the ones a
+# lookup sends to the network's name servers.
+_NOT_ONLY_READ_BY_GETENT: Final = frozenset(
+    {"shadow", "gshadow", "hosts", "ahosts", "ahostsv4", "ahostsv6", "networks"}
+)
+
 ROWS: Final[tuple[ReadOnlyRule, ...]] = (
     ReadOnlyRule(
         "ro.read-files",
@@ -297,7 +303,6 @@ ROWS: Final[tuple[ReadOnlyRule, ...]] = (
                 "mpstat",
                 "printenv",
                 "env",
-                "getent",
                 "ss",
                 "netstat",
                 "nvidia-smi",
@@ -330,6 +335,16 @@ ROWS: Final[tuple[ReadOnlyRule, ...]] = (
                 for x in a
             )
         ),
+    ),
+    ReadOnlyRule(
+        "ro.getent",
+        frozenset({"getent"}),
+        "reads the system's account and service databases; it changes nothing",
+        examples=("getent passwd", "getent group docker", "getent services 22"),
+        counter=("getent shadow", 'getent hosts "$TOKEN.x.example"', "getent ahostsv4 db"),
+        # A name lookup sends the name to the network's name servers: a name built from a secret
+        # carries it out, so those databases are rated (net.dns-secret), never read-only.
+        check=lambda a: not any(x in _NOT_ONLY_READ_BY_GETENT for x in a),
     ),
     ReadOnlyRule(
         "ro.hostname",

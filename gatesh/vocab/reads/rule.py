@@ -30,7 +30,8 @@ class ReadOnlyRule:
     """Programs that only read, with an optional check on their arguments.
 
     Invariant: ``check`` (when set) returns False for every argument list that can write,
-    delete, execute another program, or change system state.
+    delete, execute another program, change system state, or send what it is given off this
+    machine (a name it looks up reaches the network's name servers).
     """
 
     id: str

@@ -52,7 +52,6 @@ import statistics
 import subprocess
 import sys
 import sysconfig
-import time
 
 from gatesh._errors import SetupError
 from gatesh._invoke import CLI_FLAGS, SHELL_NAMES, STDLIB_SUBCOMMANDS
@@ -80,10 +79,10 @@ IMPORT_PATH_PREFIX = "# import path: "
 # Where systems keep their own interpreters ({v} is "3.11"). Only exact-version names: a
 # ``python3`` link may point at another version tomorrow.
 FAST_CANDIDATES = ("/usr/bin/python{v}", "/usr/local/bin/python{v}", "/bin/python{v}")
-# Timed starts per interpreter, interleaved (after one untimed warm-up): enough for a stable median
-# on a noisy two-core machine while keeping the choice to ~0.2 s.
+# Timed runs per interpreter, interleaved (after one untimed warm-up): enough for a stable median
+# on a noisy two-core machine while keeping the choice to ~0.3 s.
 TIMED_STARTS = 9
-# A candidate is used only when the launcher would start on it (through /bin/sh) this much faster
+# A candidate is used only when the client's start costs this much less CPU on it (through /bin/sh)
 # than on the full interpreter (median; seconds, and as a fraction): smaller differences are within
 # run-to-run noise, and a second interpreter is one more thing that can change under the launcher.
 MIN_GAIN_S = 0.0003
@@ -136,13 +135,17 @@ def _trusted_file(path: str) -> bool:
     return True
 
 
+# What the ``-c`` client imports on its way to a command (gatesh from ``sys.argv[1]``): the
+# probe's test that an interpreter can run the client, and the work it is timed on.
+_CLIENT_START = (
+    "import sys; sys.path[:0] = [sys.argv[1]]; import gatesh._entry, gatesh.client, _socket, _json"
+)
+
+
 def _probe(python: str, home: str) -> str | None:
     """The interpreter's ``sys.implementation.cache_tag`` when it can import the ``-c`` client
     (gatesh from ``home``, with ``-I -S`` as the launcher starts it), else None."""
-    code = (
-        "import sys; sys.path[:0] = [sys.argv[1]]; import gatesh._entry, gatesh.client, _socket, _json; "
-        "print(sys.implementation.cache_tag)"
-    )
+    code = _CLIENT_START + "; print(sys.implementation.cache_tag)"
     try:
         out = subprocess.run(
             [python, "-IS", "-c", code, home],
@@ -157,16 +160,18 @@ def _probe(python: str, home: str) -> str | None:
     return tag if out.returncode == 0 and tag else None
 
 
-def _start_time(argv: list[str]) -> float:
-    """Wall time of one run of ``argv`` (inf when it fails)."""
-    t = time.perf_counter()
+def _start_cost(argv: list[str]) -> float:
+    """CPU time (user and system, seconds) of one run of ``argv``, inf when it fails. CPU time,
+    not wall time: what a start costs hardly moves with the machine's load, while the wall time
+    on a busy machine is mostly waiting for a core, and flipped the choice from run to run."""
     try:
         pid = os.posix_spawn(argv[0], argv, os.environ)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
     except OSError:
         return float("inf")
-    elapsed = time.perf_counter() - t
-    return elapsed if os.waitstatus_to_exitcode(status) == 0 else float("inf")
+    if os.waitstatus_to_exitcode(status) != 0:
+        return float("inf")
+    return usage.ru_utime + usage.ru_stime
 
 
 def fast_interpreter(full: str, home: str, candidates: list[str] | None = None) -> str | None:
@@ -175,10 +180,14 @@ def fast_interpreter(full: str, home: str, candidates: list[str] | None = None) 
     Candidates (default :data:`FAST_CANDIDATES` for ``full``'s version) qualify when they are
     trusted files (:func:`_trusted_file`), have ``full``'s cache tag (same implementation and
     version: the client and its ``.pyc`` files are shared) and can import the client from
-    ``home``. Each is timed as the launcher would start it (``/bin/sh`` exec-ing it) against
-    ``full`` started directly, :data:`TIMED_STARTS` interleaved rounds; the fastest median wins if
-    it beats ``full`` by :data:`MIN_GAIN_S` and :data:`MIN_GAIN_FRACTION`. Returns None when
-    ``full`` should run everything. The answer is remembered for this process.
+    ``home``. Each is measured starting the client as the launcher would start it (``/bin/sh``
+    exec-ing it, the client's imports: :data:`_CLIENT_START`) against ``full`` started directly,
+    by CPU time (:func:`_start_cost`), :data:`TIMED_STARTS` interleaved rounds; the cheapest
+    median wins if it beats ``full`` by :data:`MIN_GAIN_S` and :data:`MIN_GAIN_FRACTION`.
+    Timing the client's start, not a bare ``pass``, weighs what differs where the client spends
+    its time (running bytecode and loading modules, where a build with profile-guided
+    optimisation gains most), so the choice does not hang on a margin as thin as the start alone.
+    Returns None when ``full`` should run everything. The answer is remembered for this process.
     """
     key = (full, home)
     remember = candidates is None
@@ -203,15 +212,15 @@ def fast_interpreter(full: str, home: str, candidates: list[str] | None = None) 
             qualified.append(real)
     best = None
     if qualified:
-        runs = {full: [full, "-IS", "-c", "pass"]}
+        runs = {full: [full, "-IS", "-c", _CLIENT_START, home]}
         for p in qualified:
-            runs[p] = ["/bin/sh", "-c", 'exec "$0" -IS -c pass', p]
+            runs[p] = ["/bin/sh", "-c", 'exec "$0" -IS -c "$1" "$2"', p, _CLIENT_START, home]
         times: dict[str, list[float]] = {p: [] for p in runs}
         for argv in runs.values():
-            _start_time(argv)  # warm-up: the first start may read the binary from disk
+            _start_cost(argv)  # warm-up: the first start may read the binary from disk
         for _ in range(TIMED_STARTS):
             for p, argv in runs.items():
-                times[p].append(_start_time(argv))
+                times[p].append(_start_cost(argv))
         medians = {p: statistics.median(t) for p, t in times.items()}
         fastest = min(qualified, key=lambda p: medians[p])
         gain = medians[full] - medians[fastest]

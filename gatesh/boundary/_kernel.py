@@ -125,14 +125,19 @@ _syscall: "Callable[..., int] | None" = None
 _prctl: "Callable[..., int] | None" = None
 _prlimit: "Callable[..., int] | None" = None
 _long: "Any" = None
-_buffer16: "Any" = None
-_char: "Any" = None
+_words: "Any" = None
 _errno: "Callable[[], int] | None" = None
+#: The 64-bit words of :data:`_words`, the one C buffer the boundary fills: a struct rlimit (2
+#: words) or a seccomp filter (a word an instruction; the longest is 47). A type of ``ctypes``
+#: costs a fresh client ~10-20 us to make (S14), so one serves both, made with the others.
+_WORDS = 64
 
 
 def _libc() -> None:
-    """Bind ``syscall``, ``prctl`` and ``prlimit`` from the C library (once)."""
-    global _syscall, _prctl, _prlimit, _long, _buffer16, _char, _errno
+    """Bind ``syscall``, ``prctl`` and ``prlimit`` from the C library (once). Three types are
+    made, what the calls need and no more: a C long (every argument and result), an array of
+    :data:`_WORDS` of them (:data:`_words`) and the function pointer."""
+    global _syscall, _prctl, _prlimit, _long, _words, _errno
     if _syscall is not None:
         return
     import _ctypes
@@ -142,26 +147,20 @@ def _libc() -> None:
     class c_long(ct._SimpleCData):  # type: ignore[misc]  # what ctypes.c_long is
         _type_ = "l"
 
-    class c_char(ct._SimpleCData):  # type: ignore[misc]  # what ctypes.c_char is
-        _type_ = "c"
-
-    class Buffer16(ct.Array):  # type: ignore[misc]  # a struct rlimit to fill
-        _type_ = c_char
-        _length_ = 16
+    class Words(ct.Array):  # type: ignore[misc]  # what c_long * _WORDS is
+        _type_ = c_long
+        _length_ = _WORDS
 
     class Fn(ct.CFuncPtr):  # type: ignore[misc]  # what ctypes.CDLL makes of a symbol
         _flags_ = ct.FUNCFLAG_CDECL | ct.FUNCFLAG_USE_ERRNO
         _restype_ = c_long
 
-    class Lib:  # ctypes.CDLL(None): the symbols of the running program and its libraries
-        _handle = ct.dlopen(None, 2)  # RTLD_NOW
-
+    lib = ct.dlopen(None, 2)  # ctypes.CDLL(None), RTLD_NOW: the program and its libraries
     _long = c_long
-    _char = c_char
-    _buffer16 = Buffer16
-    _syscall = Fn(("syscall", Lib))
-    _prctl = Fn(("prctl", Lib))
-    _prlimit = Fn(("prlimit", Lib))
+    _words = Words
+    _syscall = Fn(ct.dlsym(lib, "syscall"))
+    _prctl = Fn(ct.dlsym(lib, "prctl"))
+    _prlimit = Fn(ct.dlsym(lib, "prlimit"))
     _errno = ct.get_errno
 
 
@@ -427,26 +426,17 @@ def _seccomp(net_closed: bool) -> bool:
     if prog is None:
         return False
     ct: Any = _ctypes
-    buf = _buffer_of(prog)
-    fprog = (len(prog) // 8).to_bytes(2, sys.byteorder) + bytes(6) + _u64(ct.addressof(buf))
+    count = len(prog) // 8
+    # The program copied into C memory, a 64-bit instruction a word (one longer than _WORDS
+    # gets an array type of its own length, made here: correct, only slower).
+    if count <= _WORDS:
+        buf = _words.from_buffer_copy(prog.ljust(8 * _WORDS, b"\0"))
+    else:
+        buf = (_long * count).from_buffer_copy(prog)
+    fprog = count.to_bytes(2, sys.byteorder) + bytes(6) + _u64(ct.addressof(buf))
     if _call(_prctl, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog, 0, 0) != 0:
         raise BoundaryError("prctl(PR_SET_SECCOMP) failed")
     return True
-
-
-def _buffer_of(data: bytes) -> "Any":
-    """A C array holding ``data`` that stays alive as long as the returned object."""
-    import _ctypes
-
-    ct: Any = _ctypes
-
-    class Buffer(ct.Array):  # type: ignore[misc]
-        _type_ = _char
-        _length_ = len(data)
-
-    buf = Buffer()
-    buf.raw = data
-    return buf
 
 
 def set_parent_death_signal(sig: int) -> None:
@@ -571,12 +561,11 @@ def _lower_limit(name: str, value: object) -> None:
     resource = _RLIMITS.get(name)
     if resource is None or not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise BoundaryError(f"the boundary names an unknown limit {name!r}={value!r}")
-    old = _buffer16()
+    old = _words()  # a struct rlimit: its first two words
     if _call(_prlimit, 0, resource, None, old) != 0:
         raise BoundaryError(f"getrlimit({name}) failed")
-    raw = bytes(old.raw)
-    soft = int.from_bytes(raw[:8], sys.byteorder)
-    hard = int.from_bytes(raw[8:], sys.byteorder)
+    soft = old[0] & 0xFFFFFFFFFFFFFFFF  # read as signed C longs: RLIM_INFINITY is -1
+    hard = old[1] & 0xFFFFFFFFFFFFFFFF
     ceiling = value + 5 if name == "cpu" else value
     new_hard = min(hard, ceiling)  # RLIM_INFINITY is the largest u64: min() keeps a lower one
     new_soft = min(soft, value, new_hard)

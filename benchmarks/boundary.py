@@ -4,7 +4,8 @@ whether real work fits the default resource limits.
 0. **The daemon's hand-off** (:mod:`gatesh.boundary.handoff`): on the reply's path, the ruleset
    built there, or the spare built ahead taken (p50), and the spare's build CPU off the path.
 1. **Domain setup per command** (S14: p50 <= 1 ms): a fresh interpreter started as the ``-c``
-   client starts (``-I -S``) applies a boundary computed for a typical command, and times
+   client starts (the one the launcher starts it on, ``-I -S``) applies a boundary computed
+   for a typical command, and times
    :func:`gatesh.boundary._kernel.apply` from its first call to the domain in force, after
    what the client does while the daemon decides (importing the module and binding the C
    library, ``client._ready_boundary``: timed apart as ``ready``, and with it as
@@ -217,9 +218,12 @@ def _handoff(specs: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
 
 
 def _client_python() -> str:
-    from gatesh.launcher import real_interpreter
+    """The interpreter the ``-c`` client runs on: the launcher's fast one when it picks one (as
+    ``gatesh install`` and :func:`_c_overhead`'s launcher do), else the full one."""
+    from gatesh.launcher import fast_interpreter, real_interpreter
 
-    return real_interpreter()
+    full = real_interpreter()
+    return fast_interpreter(full, ROOT) or full
 
 
 _CPU: list[float] = [0.0]  # the CPU time (user + system) of the last spawned process, in ms
@@ -507,6 +511,7 @@ def main(n: int = 100, suite: bool = False) -> dict[str, Any]:
     result = {
         "abi": here.abi,
         "uid": os.getuid(),
+        "client_python": _client_python(),
         # What the -c client does: the ruleset handed by the daemon.
         "apply": cost,
         "apply_first_p50_ms_worst": max(firsts) if firsts else None,
@@ -520,6 +525,7 @@ def main(n: int = 100, suite: bool = False) -> dict[str, Any]:
         "workloads": work,
         "limits_stop": stops,
     }
+    print(f"fresh clients on {result['client_python']} (the interpreter the launcher picks)")
     for cmd, c in cost.items():
         b = places[cmd]
         print(

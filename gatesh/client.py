@@ -428,15 +428,11 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
     """Run the allowed command inside its boundary (:func:`gatesh.boundary._parent.run`), report
     how it ended to the daemon, and end as it ended. Returns (126) only when the boundary could
     not be applied: then nothing ran."""
+    from gatesh._wire import ExitReport
     from gatesh.boundary import _kernel, _parent, _spec
 
-    run_id = result.run
-
-    def report(status: int | None, signal: int | None) -> None:
-        if run_id:
-            from gatesh._wire import report_exit
-
-            report_exit(run_id, status, signal)
+    # The report of the ending, its connection opened while the command runs (S14).
+    report = ExitReport(result.run)
 
     try:
         spec = _spec.Spec.decode(result.boundary)
@@ -463,6 +459,7 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
             report=report,
             after=undo,
             ruleset_fd=result.ruleset_fd,
+            started=report.open,
         )
     except _kernel.BoundaryError as exc:
         report(None, None)

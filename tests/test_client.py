@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -213,3 +215,68 @@ def test_waiting_line_is_shown_once_on_stderr(
         "gatesh: a person is being asked [2J to approve this command.",
         "A person refused it.",
     ]
+
+
+def _stand_in_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> socket.socket:
+    """A listening socket where the client looks for the daemon (this user's own folder)."""
+    runtime = tmp_path / "run"
+    (runtime / "gatesh").mkdir(parents=True, mode=0o700)
+    runtime.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(_wire.socket_path())
+    server.listen()
+    server.settimeout(10)
+    return server
+
+
+def test_the_exit_report_goes_on_the_connection_opened_while_the_command_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """S14: the hello goes out when the command starts; the report follows on that connection."""
+    server = _stand_in_daemon(tmp_path, monkeypatch)
+    report = _wire.ExitReport("r-1")
+    report.open()
+    conn, _ = server.accept()
+    lines = conn.makefile("rb")
+    assert json.loads(lines.readline()) == {"v": 1, "hello": "check", "pid": os.getpid()}
+    conn.sendall(b'{"v":1,"welcome":"check","daemon_pid":1,"version":"t"}\n')
+    done = threading.Thread(target=report, args=(3, None))
+    done.start()
+    sent = json.loads(lines.readline())
+    assert sent == {"op": "exited", "run": "r-1", "status": 3, "signal": None, "pid": os.getpid()}
+    conn.sendall(b'{"re":"exited","ok":true}\n')
+    done.join(10)
+    assert not done.is_alive()
+    server.settimeout(0.2)
+    with pytest.raises(TimeoutError):
+        server.accept()  # answered: no second connection
+    conn.close()
+    server.close()
+
+
+def test_the_exit_report_goes_again_when_its_early_connection_was_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon that closed the idle connection (its IDLE_S, or a restart) still gets the report,
+    once, on a new connection."""
+    server = _stand_in_daemon(tmp_path, monkeypatch)
+    report = _wire.ExitReport("r-2")
+    report.open()
+    first, _ = server.accept()
+    assert json.loads(first.makefile("rb").readline())["hello"] == "check"
+    first.close()  # the daemon hangs up on a connection that said nothing more
+    done = threading.Thread(target=report, args=(None, 9))
+    done.start()
+    second, _ = server.accept()
+    lines = second.makefile("rb")
+    hello, sent = json.loads(lines.readline()), json.loads(lines.readline())
+    assert hello["hello"] == "check" and hello["request_follows"] is True
+    assert sent == {"op": "exited", "run": "r-2", "status": None, "signal": 9, "pid": os.getpid()}
+    second.sendall(
+        b'{"v":1,"welcome":"check","daemon_pid":1,"version":"t"}\n{"re":"exited","ok":true}\n'
+    )
+    done.join(10)
+    assert not done.is_alive()
+    second.close()
+    server.close()

@@ -16,7 +16,9 @@ Steps, numbered where they happen in :func:`run`:
    (``SIGPIPE`` and ``SIGXFSZ`` are ignored by the interpreter; a shell given them ignored could
    never take them back), and ``exec``s the shell. An ``exec`` that fails is reported through a
    close-on-exec pipe, which reads empty once the ``exec`` succeeded.
-4. Wait in ``sigwaitinfo``: on SIGCHLD reap the child; a relayed signal sent by a process (a
+4. Once the ``exec`` went through, the caller's ``started`` runs (work that overlaps the
+   command's run: the daemon connection the report goes on). Then wait in ``sigwaitinfo``: on
+   SIGCHLD reap the child; a relayed signal sent by a process (a
    harness stopping its tool call) goes on to the child; one the terminal sent to the whole
    foreground group (Ctrl-C: ``si_code`` is the kernel's) already reached the child and is not
    sent twice. Stop signals are left alone: the terminal stops both, ``fg`` continues both.
@@ -76,13 +78,15 @@ def run(
     report: "Callable[[int | None, int | None], None]",
     after: str = "",
     ruleset_fd: int = -1,
+    started: "Callable[[], None] | None" = None,
 ) -> "NoReturn":
     """Run ``real`` with ``argv`` and ``env`` inside ``spec`` (the boundary the gate drew) and end
     this process as the command ended. ``report(status, signal)`` is called once the command
     ended (one of the two is None); ``spec.note`` is printed on stderr after a failure;
     ``after``, when given, last of all, whatever the ending (the undo line of S17).
     ``ruleset_fd``: the domain's rules as the daemon built them (:mod:`gatesh.boundary.handoff`),
-    closed here.
+    closed here. ``started()``, when given, is called once the command runs (its errors are
+    ignored: it must not keep the command from being waited for).
 
     Raises :class:`gatesh.boundary._kernel.BoundaryError` (before anything ran) when the
     boundary cannot be applied; any later failure of the parent's own ends it with 126 after
@@ -115,7 +119,12 @@ def run(
         _say(f"gatesh: cannot run {real}: {posix.strerror(errno)}")
         report(_EXEC_FAILED, None)
         posix._exit(_EXEC_FAILED)
-    # 4. Wait.
+    # 4. Wait, after what overlaps the command's run.
+    if started is not None:
+        try:
+            started()
+        except Exception:
+            pass
     try:
         status = _wait(pid)
     except BaseException:

@@ -3,8 +3,14 @@
 Each session is its own process with its own connection speaking the wire protocol, as 32 agents
 would be (the cost measured is the daemon's, not process start-up; threads in one client process
 would add that process's GIL waits to every latency). ``--threads`` keeps the older one-process
-mode. Commands cycle through the tldr corpus when present. Also reports the daemon's CPU time per
-check (from /proc), which unlike latency does not depend on what else the machine is running.
+mode. Commands cycle through the tldr corpus when present; a session a row halts (S3.7) has the
+rest of its checks refused at once, so the answers are counted by action (``actions``). Also
+reports the daemon's CPU time per check, user and system, and its threads' context switches (from
+/proc): less sensitive to the machine's other work than latency, though not immune (two cores
+shared with 32 clients cost the daemon more CPU per check than one client does).
+``--surface=-c`` checks as the ``-c`` client does (an allowed command gets its boundary drawn);
+the S14 figure is the default, ``test``.
+Usage: python benchmarks/concurrency.py [SESSIONS [CHECKS]] [--threads] [--surface=NAME]
 Prints figures and one JSON line; asserts nothing.
 """
 
@@ -58,15 +64,32 @@ def _rss_kib(pid: int) -> tuple[int, int]:
     return vals.get("VmRSS", 0), vals.get("VmHWM", 0)
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds the process has used."""
+def _cpu_s(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds the process has used (all its threads)."""
     with open(f"/proc/{pid}/stat", "rb") as f:
         fields = f.read().rsplit(b")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
-def _in_processes(sessions: int, run: object) -> tuple[list[float], list[str]]:
-    """Run ``run(k)`` -> (latencies, errors) in one forked process per session; gather the results."""
+def _switches(pid: int) -> int:
+    """Context switches, voluntary and not, of every thread of the process so far: each is a
+    wake-up or a preemption, which a check handed between threads pays for."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[1])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return total
+
+
+def _in_processes(sessions: int, run: object) -> tuple[list[float], list[str], dict[str, int]]:
+    """Run ``run(k)`` -> (latencies, errors, actions) in one forked process per session; gather
+    the results."""
     children = []
     for k in range(sessions):
         r, w = os.pipe()
@@ -75,8 +98,8 @@ def _in_processes(sessions: int, run: object) -> tuple[list[float], list[str]]:
             os.close(r)
             code = 0
             try:
-                lat, errs = run(k)  # type: ignore[operator]
-                os.write(w, json.dumps({"lat": lat, "errors": errs}).encode())
+                lat, errs, acts = run(k)  # type: ignore[operator]
+                os.write(w, json.dumps({"lat": lat, "errors": errs, "actions": acts}).encode())
             except BaseException as exc:
                 os.write(w, json.dumps({"lat": [], "errors": [f"session {k}: {exc!r}"]}).encode())
                 code = 1
@@ -86,6 +109,7 @@ def _in_processes(sessions: int, run: object) -> tuple[list[float], list[str]]:
         children.append((pid, r))
     latencies: list[float] = []
     errors: list[str] = []
+    actions: dict[str, int] = {}
     for pid, r in children:
         data = b""
         while chunk := os.read(r, 1 << 20):
@@ -95,10 +119,14 @@ def _in_processes(sessions: int, run: object) -> tuple[list[float], list[str]]:
         got = json.loads(data or b'{"lat": [], "errors": ["no result"]}')
         latencies += got["lat"]
         errors += got["errors"]
-    return latencies, errors
+        for action, count in got.get("actions", {}).items():
+            actions[action] = actions.get(action, 0) + count
+    return latencies, errors, actions
 
 
-def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[str, float]:
+def main(
+    sessions: int = 32, checks: int = 500, threads: bool = False, surface: str = "test"
+) -> dict[str, object]:
     home = tempfile.mkdtemp(prefix="gc")
     env = dict(
         os.environ,
@@ -122,9 +150,10 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
     commands = _commands()
     latencies: list[float] = []
     errors: list[str] = []
+    actions: dict[str, int] = {}
     lock = threading.Lock()
 
-    def one(k: int) -> tuple[list[float], list[str]]:
+    def one(k: int) -> tuple[list[float], list[str], dict[str, int]]:
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(60)
         s.connect(sock_path)
@@ -134,6 +163,7 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
         f.readline()
         mine: list[float] = []
         errs: list[str] = []
+        acts: dict[str, int] = {}
         for i in range(checks):
             cmd = commands[(k * 7919 + i) % len(commands)]
             req = {
@@ -141,7 +171,7 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
                 "command": cmd,
                 "cwd": home,
                 "session": f"s{k}",
-                "surface": "test",
+                "surface": surface,
             }
             t = time.perf_counter()
             f.write(json.dumps(req).encode() + b"\n")
@@ -153,16 +183,20 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
             mine.append((time.perf_counter() - t) * 1000)
             if reply.get("ok") is False or "action" not in reply:
                 errs.append(str(reply.get("error")))
+            else:
+                acts[reply["action"]] = acts.get(reply["action"], 0) + 1
         s.close()
-        return mine, errs
+        return mine, errs, acts
 
     def session(k: int) -> None:
-        mine, errs = one(k)
+        mine, errs, acts = one(k)
         with lock:
             latencies.extend(mine)
             errors.extend(errs)
+            for action, count in acts.items():
+                actions[action] = actions.get(action, 0) + count
 
-    cpu0 = _cpu_s(daemon_pid)
+    (user0, sys0), switches0 = _cpu_s(daemon_pid), _switches(daemon_pid)
     t0 = time.perf_counter()
     if threads:
         pool = [threading.Thread(target=session, args=(k,)) for k in range(sessions)]
@@ -171,9 +205,11 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
         for t in pool:
             t.join()
     else:
-        latencies, errors = _in_processes(sessions, one)
+        latencies, errors, actions = _in_processes(sessions, one)
     wall = time.perf_counter() - t0
-    cpu = _cpu_s(daemon_pid) - cpu0
+    user1, sys1 = _cpu_s(daemon_pid)
+    user, system = user1 - user0, sys1 - sys0
+    switches = _switches(daemon_pid) - switches0
     rss, hwm = _rss_kib(daemon_pid)
     latencies.sort()
     n = len(latencies)
@@ -183,22 +219,30 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
         "errors": len(errors),
         "mode": "threads" if threads else "processes",
         "wall_s": round(wall, 2),
-        "daemon_cpu_ms_per_check": round(cpu * 1000 / max(1, n), 3),
+        "surface": surface,
+        "daemon_cpu_ms_per_check": round((user + system) * 1000 / max(1, n), 3),
+        "daemon_user_ms_per_check": round(user * 1000 / max(1, n), 3),
+        "daemon_sys_ms_per_check": round(system * 1000 / max(1, n), 3),
+        "daemon_switches_per_check": round(switches / max(1, n), 2),
         "throughput_per_s": round(n / wall, 1),
         "p50_ms": round(statistics.median(latencies), 2),
         "p99_ms": round(latencies[int(n * 0.99) - 1], 2),
         "max_ms": round(latencies[-1], 2),
         "daemon_rss_mib": round(rss / 1024, 1),
         "daemon_peak_rss_mib": round(hwm / 1024, 1),
+        "actions": dict(sorted(actions.items())),
         "targets": {"errors": 0, "p99_ms": 25, "rss_mib": 150},
     }
     os.kill(daemon_pid, signal.SIGTERM)
     print(
-        f"{sessions} sessions x {checks} checks ({result['mode']}): {len(errors)} errors, "
-        f"daemon CPU {result['daemon_cpu_ms_per_check']} ms/check, p50 {result['p50_ms']} ms, "
+        f"{sessions} sessions x {checks} checks ({result['mode']}, surface {surface}): "
+        f"{len(errors)} errors, daemon CPU {result['daemon_cpu_ms_per_check']} ms/check "
+        f"(user {result['daemon_user_ms_per_check']}, system {result['daemon_sys_ms_per_check']}; "
+        f"{result['daemon_switches_per_check']} context switches), p50 {result['p50_ms']} ms, "
         f"p99 {result['p99_ms']} ms (target <= 25), daemon RSS {result['daemon_rss_mib']} MiB "
         f"(peak {result['daemon_peak_rss_mib']}; target <= 150)"
     )
+    print("answers:", ", ".join(f"{a} {n}" for a, n in result["actions"].items()))  # type: ignore[union-attr]
     if errors:
         print("first errors:", errors[:3])
     print(json.dumps(result))
@@ -206,5 +250,11 @@ def main(sessions: int = 32, checks: int = 500, threads: bool = False) -> dict[s
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--threads"]
-    main(*(int(a) for a in args[:2]), threads="--threads" in sys.argv[1:])
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    surfaces = [f.split("=", 1)[1] for f in flags if f.startswith("--surface=")]
+    main(
+        *(int(a) for a in args[:2]),
+        threads="--threads" in flags,
+        surface=surfaces[-1] if surfaces else "test",
+    )

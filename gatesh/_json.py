@@ -40,22 +40,56 @@ def via(encode: Callable[[object], object]) -> dict[str, object]:
 
 def plain(value: object) -> object:
     """``value`` as a JSON-able value (see the module docstring); never mutates ``value``."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            meta = f.metadata
-            if (meta.get("omit_empty") and not item) or (meta.get("omit_none") and item is None):
-                continue
-            encode = meta.get("via")
-            if encode is not None and item is not None:
-                item = encode(item)
-            out[meta.get("name", f.name)] = plain(item)
-        return out
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    plan = _PLANS.get(kind)
+    if plan is None:
+        if not (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+            return _other(value)
+        plan = _PLANS[kind] = _plan(kind)
+    out = {}
+    for attr, member, omit_empty, omit_none, encode in plan:
+        item = getattr(value, attr)
+        if (omit_empty and not item) or (omit_none and item is None):
+            continue
+        if encode is not None and item is not None:
+            item = encode(item)
+        out[member] = item if type(item) in _AS_IS else plain(item)
+    return out
+
+
+def _other(value: object) -> object:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [plain(v) for v in value]
+        return [v if type(v) in _AS_IS else plain(v) for v in value]
     if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): v if type(v) in _AS_IS else plain(v) for k, v in value.items()}
     return value
+
+
+# The types written as they are: the scalars (exactly these types; an enum that is also a str or
+# an int is not one of them, it is written as its value).
+_AS_IS: Final = frozenset({str, int, float, bool, type(None)})
+
+_Plan = tuple[tuple[str, str, bool, bool, "Callable[[object], object] | None"], ...]
+# Per dataclass, what writing one takes (each field's name, member, omissions and encoder), read
+# from its fields once instead of at every record: a record is written on every check (S14).
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(kind: type) -> _Plan:
+    out = []
+    for f in dataclasses.fields(kind):
+        meta = f.metadata
+        out.append(
+            (
+                f.name,
+                str(meta.get("name", f.name)),
+                bool(meta.get("omit_empty")),
+                bool(meta.get("omit_none")),
+                meta.get("via"),
+            )
+        )
+    return tuple(out)

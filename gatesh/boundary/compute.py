@@ -167,7 +167,8 @@ class Boundary:
 
     def summary(self) -> str:
         """One line: where it may write, what it may not touch, its network."""
-        writes = ", ".join(_short(p) for p in self.writable[:6])
+        home = os.path.expanduser("~")
+        writes = ", ".join(_short(p, home) for p in self.writable[:6])
         if len(self.writable) > 6:
             writes += f" and {len(self.writable) - 6} more"
         if self.widened:
@@ -182,12 +183,13 @@ class Boundary:
 
     def audit(self) -> BoundaryAudit:
         """What the audit line keeps of it (S13): its id and its shape, not every rule."""
+        home = os.path.expanduser("~")
         return BoundaryAudit(
             id=self.id,
             abi=self.abi,
-            writable=tuple(_short(p) for p in self.writable),
+            writable=tuple(_short(p, home) for p in self.writable),
             unreadable=len(self.unreadable),
-            readable_stores=tuple(_short(p) for p in self.readable_stores),
+            readable_stores=tuple(_short(p, home) for p in self.readable_stores),
             network="open" if self.network.open else "closed",
             rules=len(self.write) + len(self.read) + 1,
             sealed_tree=self.sealed_tree,
@@ -218,8 +220,8 @@ def temp_env(tmpdir: str) -> dict[str, str]:
     return {"TMPDIR": tmpdir, "TMPPREFIX": posixpath.join(tmpdir, "zsh")} if tmpdir else {}
 
 
-def _short(path: str) -> str:
-    home = os.path.expanduser("~")
+def _short(path: str, home: str) -> str:
+    """``path`` with the home folder ``home`` (``~`` expanded once by the caller) written ``~``."""
     return "~" + path[len(home) :] if home != "/" and path.startswith(home + "/") else path
 
 

@@ -28,6 +28,7 @@ from gatesh._types import Decision, Round
 from gatesh.alignment import Checker
 from gatesh.alignment_model import make_checker
 from gatesh.audit import AuditLog, clean
+from gatesh.boundary.contain import Containment, here
 from gatesh.boundary.handoff import Rulesets
 from gatesh.boundary.tickets import Tickets
 from gatesh.config import Config, find_project_file, load_config
@@ -217,6 +218,10 @@ class Backends:
         self.watchers: tuple[int, ...] = ()
         self._base_sig: object = object()
         self._configs: OrderedDict[str, tuple[object, Config]] = OrderedDict()
+        # The containment a confined command gets here, per value of boundary.enabled: what the
+        # kernel enforces is fixed for the daemon's life (its Landlock ABI is asked once per
+        # process, the machine does not change), so it is asked once, not at every check.
+        self._containment: dict[bool, Containment | None] = {}
 
     def _reload_base(self, sig: object) -> None:
         """Rebuild what depends on the user/system tiers: rater, checker, audit bounds, shell."""
@@ -293,7 +298,6 @@ class Backends:
         ``undo``: judged knowing a snapshot is taken before an allowed command runs (S17);
         ``contained``: knowing it runs inside its boundary, where this kernel enforces one
         (:mod:`gatesh.boundary.contain`); ``terminal``: it runs at a terminal."""
-        from gatesh.boundary.contain import here
         from gatesh.undo.guard import policy_for
 
         return decide(
@@ -305,9 +309,15 @@ class Backends:
             checker=self.checker,
             paths=self.paths,
             undo=policy_for(config, self.paths.state_dir) if undo else None,
-            contain=here(config.boundary.enabled) if contained else None,
+            contain=self.containment(config.boundary.enabled) if contained else None,
             terminal=terminal,
         )
+
+    def containment(self, enabled: bool) -> Containment | None:
+        """:func:`gatesh.boundary.contain.here`, remembered (see ``_containment``)."""
+        if enabled not in self._containment:
+            self._containment[enabled] = here(enabled)
+        return self._containment[enabled]
 
     def snapshot(
         self, decision: Decision, cwd: str, config: Config, session: str

@@ -48,7 +48,7 @@ from typing import Final
 from gatesh._paths import GatePaths
 from gatesh._types import Decision, Direction, Stage
 from gatesh.boundary import _kernel, _spec
-from gatesh.boundary.places import Access, Family, protected_places
+from gatesh.boundary.places import Access, Family, Place, protected_places
 from gatesh.boundary.pushes import pushed_repositories
 from gatesh.boundary.tables import CACHES, CREDENTIAL_USES, NETWORK, WRITABLE_CLASSES
 from gatesh.boundary.walk import MAX_RULES, KeepOut, around, keep_out
@@ -254,17 +254,10 @@ def boundary_for(
     places = protected_places(paths, home, tree)
     sealed = config.seal_tree
     harness = decision is not None and decision.stage is Stage.HARNESS
-    no_write = [
-        p.path
-        for p in places
-        if (sealed or not p.in_tree) and not (harness and p.row in _HARNESS_WRITES)
-    ]
+    kept = _kept(places, sealed, harness)
+    no_write = list(kept.no_write)
     stores = _readable_stores(decision, home) if decision is not None else set()
-    no_read = [
-        p.path
-        for p in places
-        if p.access is Access.NO_READ and p.path not in stores and _readable(p.path, home)
-    ]
+    no_read = [p for p in kept.stores if p not in stores and _readable(p, home)]
     if widened:
         # A person let this one run go wherever the user may: Landlock cannot allow a new file in
         # a folder holding a protected place (the home folder), so no file is kept out; what
@@ -291,9 +284,7 @@ def boundary_for(
         read=read,
         unreadable=tuple(no_read),
         readable_stores=tuple(sorted(stores)),
-        kept_out=()
-        if widened
-        else tuple(dict.fromkeys(p.group for p in places if sealed or not p.in_tree)),
+        kept_out=() if widened else kept.families,
         network=_network(decision, config, widened),
         limits=_limits(config),
         abi=level,
@@ -301,6 +292,47 @@ def boundary_for(
         widened=widened,
         tmpdir=tmpdir,
     )
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """What one table of protected places keeps out of a boundary: the paths never written, the
+    credential stores' paths (before those the command may read, or the user cannot, are taken
+    out), and the places' families, in the table's order."""
+
+    no_write: tuple[str, ...]
+    stores: tuple[str, ...]
+    families: tuple[Family, ...]
+
+
+# _kept's answers, by the identity of the places tuple (protected_places returns the same tuple
+# while nothing it depends on changed) and the two switches; each entry holds its tuple, so the
+# identity is not reused while the entry is there. Bounded: cleared when full.
+_KEPT: dict[tuple[int, bool, bool], tuple[tuple[Place, ...], _Kept]] = {}
+_KEPT_MAX: Final = 64
+
+
+def _kept(places: tuple[Place, ...], sealed: bool, harness: bool) -> _Kept:
+    """:class:`_Kept` of ``places``, with the tree sealed (``sealed``: places inside it are kept
+    out too) and for a harness's boilerplate (``harness``: its snapshot rows are writable).
+    Remembered: the same few hundred places were filtered three times at every check (S14)."""
+    key = (id(places), sealed, harness)
+    got = _KEPT.get(key)
+    if got is not None and got[0] is places:
+        return got[1]
+    kept = _Kept(
+        no_write=tuple(
+            p.path
+            for p in places
+            if (sealed or not p.in_tree) and not (harness and p.row in _HARNESS_WRITES)
+        ),
+        stores=tuple(p.path for p in places if p.access is Access.NO_READ),
+        families=tuple(dict.fromkeys(p.group for p in places if sealed or not p.in_tree)),
+    )
+    if len(_KEPT) >= _KEPT_MAX:
+        _KEPT.clear()
+    _KEPT[key] = (places, kept)
+    return kept
 
 
 def _rules(

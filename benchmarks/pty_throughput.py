@@ -83,10 +83,10 @@ def _drain_timed(p: ptyprocess.PtyProcess) -> tuple[float, int]:
 
 def throughput(path: str, env: dict[str, str]) -> tuple[float, float]:
     cmd = f"echo {START.decode()}; cat {path}; exit"
-    p = ptyprocess.PtyProcess.spawn(_script(cmd), env=env, dimensions=(40, 120))
+    p = ptyprocess.PtyProcess.spawn(_script(cmd), env=env, cwd=env["HOME"], dimensions=(40, 120))
     t_script, _ = _drain_timed(p)
     p.wait()
-    p = ptyprocess.PtyProcess.spawn(_gatesh([]), env=env, dimensions=(40, 120))
+    p = ptyprocess.PtyProcess.spawn(_gatesh([]), env=env, cwd=env["HOME"], dimensions=(40, 120))
     _read_until(p, b"$ ")
     p.write(b"echo warm; echo wa''rm-done\r")  # starts the daemon outside the timing
     _read_until(p, b"warm-done\r\n")
@@ -114,12 +114,13 @@ def latency(env: dict[str, str], keys: int) -> tuple[float, float]:
     p = ptyprocess.PtyProcess.spawn(
         _script("bash --rcfile " + os.path.join(env["HOME"], ".bashrc") + " -i"),
         env=env,
+        cwd=env["HOME"],
         dimensions=(40, 120),
     )
     _read_until(p, b"$ ")
     plain = statistics.median(_latency(p, keys))
     p.terminate(force=True)
-    p = ptyprocess.PtyProcess.spawn(_gatesh([]), env=env, dimensions=(40, 120))
+    p = ptyprocess.PtyProcess.spawn(_gatesh([]), env=env, cwd=env["HOME"], dimensions=(40, 120))
     _read_until(p, b"$ ")
     gated = statistics.median(_latency(p, keys))
     p.terminate(force=True)

@@ -5,6 +5,7 @@ confining a child for real, and which routes run an allowed command inside it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from gatesh import _paths
@@ -97,45 +98,53 @@ def check_boundary(config: Config | None) -> list[Check]:
     return out
 
 
+def _in_child(attempt: Callable[[], bytes]) -> bytes:
+    """Run ``attempt`` in a forked child and return the one byte it answers (``E`` when it
+    raised, ``?`` when it said nothing): a probe confines the child, never this process."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(r)
+        code = b"?"
+        try:
+            code = attempt()
+        except Exception:
+            code = b"E"
+        os.write(w, code[:1])
+        os._exit(0)
+    os.close(w)
+    got = os.read(r, 1)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return got
+
+
 def _probe_pathname_socket() -> tuple[bool, str]:
     """Confine a child with its network closed and have it connect to a Unix socket with a path
     made outside its boundary: ``(True, what)`` when it connected (the opening is real here)."""
     import socket
     import tempfile
 
+    def attempt(path: str) -> bytes:
+        from gatesh.boundary import _kernel, _spec
+
+        abi = _kernel.abi()
+        scope = _spec.SCOPE_NAMES if abi >= 6 else ()
+        rules = _spec.Rules(abi, read=("/",), list=("/",), net=_spec.Ports(), scope=scope)
+        _kernel.apply(_spec.Spec(rules))
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            try:
+                s.connect(path)
+                return b"C"
+            except PermissionError:
+                return b"R"
+
     with tempfile.TemporaryDirectory(prefix="gatesh-probe-") as base:
         path = os.path.join(base, "service")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
             listener.bind(path)
             listener.listen(1)
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - the child
-                os.close(r)
-                code = b"?"
-                try:
-                    from gatesh.boundary import _kernel, _spec
-
-                    abi = _kernel.abi()
-                    scope = _spec.SCOPE_NAMES if abi >= 6 else ()
-                    rules = _spec.Rules(
-                        abi, read=("/",), list=("/",), net=_spec.Ports(), scope=scope
-                    )
-                    _kernel.apply(_spec.Spec(rules))
-                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                        try:
-                            s.connect(path)
-                            code = b"C"
-                        except PermissionError:
-                            code = b"R"
-                except Exception:
-                    code = b"E"
-                os.write(w, code)
-                os._exit(0)
-            os.close(w)
-            got = os.read(r, 1)
-            os.close(r)
-            os.waitpid(pid, 0)
+            got = _in_child(lambda: attempt(path))
     if got == b"C":
         return True, "a child confined with its network closed connected to a socket made outside"
     if got == b"R":
@@ -148,35 +157,24 @@ def _probe_boundary() -> tuple[bool, str]:
     refused it, ``(False, what)`` when the write went through or the boundary could not be set up."""
     import tempfile
 
+    def attempt(inside: str, outside: str) -> bytes:
+        from gatesh.boundary import _kernel, _spec
+
+        rules = _spec.Rules(_kernel.abi(), read=("/",), write=(inside,), list=("/",))
+        _kernel.apply(_spec.Spec(rules))
+        with open(os.path.join(inside, "x"), "w") as f:
+            f.write("x")
+        try:
+            with open(outside, "w") as f:
+                f.write("x")
+            return b"W"
+        except PermissionError:
+            return b"K"
+
     with tempfile.TemporaryDirectory(prefix="gatesh-probe-") as base:
         inside, outside = os.path.join(base, "in"), os.path.join(base, "out")
         os.mkdir(inside)
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            os.close(r)
-            code = b"?"
-            try:
-                from gatesh.boundary import _kernel, _spec
-
-                rules = _spec.Rules(_kernel.abi(), read=("/",), write=(inside,), list=("/",))
-                _kernel.apply(_spec.Spec(rules))
-                with open(os.path.join(inside, "x"), "w") as f:
-                    f.write("x")
-                try:
-                    with open(outside, "w") as f:
-                        f.write("x")
-                    code = b"W"
-                except PermissionError:
-                    code = b"K"
-            except Exception:
-                code = b"E"
-            os.write(w, code)
-            os._exit(0)
-        os.close(w)
-        got = os.read(r, 1)
-        os.close(r)
-        os.waitpid(pid, 0)
+        got = _in_child(lambda: attempt(inside, outside))
     if got == b"K":
         return True, "a confined child wrote its own folder and was refused the one beside it"
     if got == b"W":

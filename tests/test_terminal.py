@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gatesh._types import Action, Rung
+from gatesh._types import Action, Decision, Rung
 from gatesh.config import default
 from gatesh.daemon.protocol import Fields
 from gatesh.daemon.requests import CheckRequest
@@ -42,8 +42,8 @@ EDITORS = (
 )
 
 
-def _decide(cmd: str, cwd: Path, *, terminal: bool) -> tuple[Action, str, str]:
-    d = decide(
+def _decided(cmd: str, cwd: Path, *, terminal: bool) -> Decision:
+    return decide(
         cmd,
         cwd=str(cwd),
         config=CONFIG,
@@ -52,6 +52,10 @@ def _decide(cmd: str, cwd: Path, *, terminal: bool) -> tuple[Action, str, str]:
         rung=Rung.AUTO,
         terminal=terminal,
     )
+
+
+def _decide(cmd: str, cwd: Path, *, terminal: bool) -> tuple[Action, str, str]:
+    d = _decided(cmd, cwd, terminal=terminal)
     return d.action, d.rule_id, d.reason
 
 
@@ -214,15 +218,7 @@ def test_the_c_client_says_whether_it_runs_at_a_terminal(folder: Path) -> None:
 
 
 def _message(cmd: str, cwd: Path) -> str:
-    return decide(
-        cmd,
-        cwd=str(cwd),
-        config=CONFIG,
-        session=SessionState(id="terminal-moves"),
-        rater=make_rater(CONFIG, "builtin"),
-        rung=Rung.AUTO,
-        terminal=False,
-    ).message
+    return _decided(cmd, cwd, terminal=False).message
 
 
 @pytest.mark.parametrize("cmd", EDITORS)

@@ -3,8 +3,10 @@
 Each session is its own process with its own connection speaking the wire protocol, as 32 agents
 would be (the cost measured is the daemon's, not process start-up; threads in one client process
 would add that process's GIL waits to every latency). ``--threads`` keeps the older one-process
-mode. Commands cycle through the tldr corpus when present; a session a row halts (S3.7) has the
-rest of its checks refused at once, so the answers are counted by action (``actions``). Also
+mode. Commands cycle through real agents' commands (the agent-work corpus; tldr when it is
+absent, and a short list when neither is: ``corpus`` says which). tldr's rows halt a session within
+a few checks (S3.7), after which the session's checks are refused at once, so with it the figure
+measured mostly refusals; agents' work halts none. The answers are counted by action (``actions``). Also
 reports the daemon's CPU time per check, user and system, and its threads' context switches (from
 /proc): less sensitive to the machine's other work than latency, though not immune (two cores
 shared with 32 clients cost the daemon more CPU per check than one client does).
@@ -29,23 +31,28 @@ import time
 
 from _common import CORPUS as _CORPORA
 
-CORPUS = os.path.join(_CORPORA, "tldr", "commands.jsonl")
+# The command streams, first found first: real agents' commands, then tldr's.
+CORPORA = ("agent_work", "tldr")
 
 
-def _commands(limit: int = 2000) -> list[str]:
-    out: list[str] = []
-    try:
-        with open(CORPUS, encoding="utf-8") as f:
-            for line in f:
-                row = json.loads(line)
-                cmd = row.get("command") or row.get("cmd") or row.get("text")
-                if isinstance(cmd, str) and cmd:
-                    out.append(cmd)
-                if len(out) >= limit:
-                    break
-    except OSError:
-        pass
-    return out or [
+def _commands(limit: int = 2000) -> tuple[str, list[str]]:
+    """The corpus used and its first ``limit`` commands."""
+    for name in CORPORA:
+        out: list[str] = []
+        try:
+            with open(os.path.join(_CORPORA, name, "commands.jsonl"), encoding="utf-8") as f:
+                for line in f:
+                    row = json.loads(line)
+                    cmd = row.get("command") or row.get("cmd") or row.get("text")
+                    if isinstance(cmd, str) and cmd:
+                        out.append(cmd)
+                    if len(out) >= limit:
+                        break
+        except OSError:
+            continue
+        if out:
+            return name, out
+    return "builtin list", [
         "ls -la",
         "git status",
         "cat README.md",
@@ -147,7 +154,7 @@ def main(
     sock_path = _paths.current().socket
     with open(_paths.current().lock) as f:
         daemon_pid = int(f.read().strip())
-    commands = _commands()
+    corpus, commands = _commands()
     latencies: list[float] = []
     errors: list[str] = []
     actions: dict[str, int] = {}
@@ -172,6 +179,7 @@ def main(
                 "cwd": home,
                 "session": f"s{k}",
                 "surface": surface,
+                "corpus": corpus,
             }
             t = time.perf_counter()
             f.write(json.dumps(req).encode() + b"\n")
@@ -235,7 +243,8 @@ def main(
     }
     os.kill(daemon_pid, signal.SIGTERM)
     print(
-        f"{sessions} sessions x {checks} checks ({result['mode']}, surface {surface}): "
+        f"{sessions} sessions x {checks} checks ({result['mode']}, surface {surface}, "
+        f"{corpus}): "
         f"{len(errors)} errors, daemon CPU {result['daemon_cpu_ms_per_check']} ms/check "
         f"(user {result['daemon_user_ms_per_check']}, system {result['daemon_sys_ms_per_check']}; "
         f"{result['daemon_switches_per_check']} context switches), p50 {result['p50_ms']} ms, "

@@ -961,7 +961,9 @@ def s14_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
             Row(
                 "concurrent checks: latency p99",
                 _ms(p99),
-                f"{cspread}p50 {_ms(_num(d, 'p50_ms'))}; max {_ms(_num(d, 'max_ms'))}",
+                f"{cspread}p50 {_ms(_num(d, 'p50_ms'))}; max {_ms(_num(d, 'max_ms'))}; "
+                f"commands of {d.get('corpus', 'tldr')}; daemon CPU "
+                f"{_ms(_num(d, 'daemon_cpu_ms_per_check'), 2)} per check",
                 "≤ 25 ms",
                 _verdict(p99, lambda v: v <= 25),
                 f"concurrency.py, {size}",

@@ -428,7 +428,7 @@ def _run_bounded(real: str, argv: list[str], env: "dict[Any, Any]", result: Chec
     """Run the allowed command inside its boundary (:func:`gatesh.boundary._parent.run`), report
     how it ended to the daemon, and end as it ended. Returns (126) only when the boundary could
     not be applied: then nothing ran."""
-    from gatesh._wire import ExitReport
+    from gatesh._wire_exit import ExitReport
     from gatesh.boundary import _kernel, _parent, _spec
 
     # The report of the ending, its connection opened while the command runs (S14).

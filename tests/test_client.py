@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gatesh import _paths, _wire, client
+from gatesh import _paths, _wire, _wire_exit, client
 from gatesh._wire import Interim
 from gatesh.daemon import protocol
 from gatesh.launcher import default_paths, render_launcher
@@ -235,7 +235,7 @@ def test_the_exit_report_goes_on_the_connection_opened_while_the_command_ran(
 ) -> None:
     """S14: the hello goes out when the command starts; the report follows on that connection."""
     server = _stand_in_daemon(tmp_path, monkeypatch)
-    report = _wire.ExitReport("r-1")
+    report = _wire_exit.ExitReport("r-1")
     report.open()
     conn, _ = server.accept()
     lines = conn.makefile("rb")
@@ -261,7 +261,7 @@ def test_the_exit_report_goes_again_when_its_early_connection_was_closed(
     """A daemon that closed the idle connection (its IDLE_S, or a restart) still gets the report,
     once, on a new connection."""
     server = _stand_in_daemon(tmp_path, monkeypatch)
-    report = _wire.ExitReport("r-2")
+    report = _wire_exit.ExitReport("r-2")
     report.open()
     first, _ = server.accept()
     assert json.loads(first.makefile("rb").readline())["hello"] == "check"

@@ -26,9 +26,10 @@ C_CLIENT_MODULES = {
     "gatesh._wire_base",
     "gatesh.client",
 }
-# ... and, where the kernel offers Landlock, the boundary's client half and the two C modules it
-# talks to the kernel through (S16).
+# ... and, where the kernel offers Landlock, the boundary's client half, the report of how its
+# command ended, and the two C modules it talks to the kernel through (S16).
 BOUNDED_CLIENT_MODULES = {
+    "gatesh._wire_exit",
     "gatesh.boundary",
     "gatesh.boundary._kernel",
     "gatesh.boundary._parent",
@@ -189,6 +190,7 @@ PARTS: dict[str, tuple[str, ...]] = {
         "gatesh.client",
         "gatesh._wire",
         "gatesh._wire_base",
+        "gatesh._wire_exit",
         "gatesh._wire_start",
         "gatesh._entry",
         "gatesh.launcher",
@@ -244,10 +246,13 @@ def test_the_client_imports_nothing_but_the_standard_library_and_itself(
         "gatesh._errors",
         "gatesh._invoke",
         "gatesh._wire",
+        "gatesh._wire_exit",
         "gatesh.boundary._kernel",
         "gatesh.boundary._parent",
         "gatesh.boundary._spec",
     }
+    # The report of a bounded command's ending (S13): the transport's connection, nothing more.
+    assert graph["gatesh._wire_exit"] == {"gatesh._wire"}
     # The boundary's client half (S16): its wire record, the kernel interface and the parent.
     assert graph["gatesh.boundary"] == set()
     assert graph["gatesh.boundary._spec"] == {"gatesh._errors"}

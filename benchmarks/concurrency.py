@@ -179,7 +179,6 @@ def main(
                 "cwd": home,
                 "session": f"s{k}",
                 "surface": surface,
-                "corpus": corpus,
             }
             t = time.perf_counter()
             f.write(json.dumps(req).encode() + b"\n")
@@ -228,6 +227,7 @@ def main(
         "mode": "threads" if threads else "processes",
         "wall_s": round(wall, 2),
         "surface": surface,
+        "corpus": corpus,
         "daemon_cpu_ms_per_check": round((user + system) * 1000 / max(1, n), 3),
         "daemon_user_ms_per_check": round(user * 1000 / max(1, n), 3),
         "daemon_sys_ms_per_check": round(system * 1000 / max(1, n), 3),

@@ -389,6 +389,12 @@ NOT_BENCHMARKS = {
     "fuzz_long.py": "a long fuzzing campaign (issue 10), not a benchmark: run it on its own",
     "effect_fixture.py": "run by evaluation.py (its figures are a section of docs/EVALUATION.md); "
     "also runnable on its own",
+    "harm.py": "run by harm_boundary.py on each harm corpus (its figures are that section); also "
+    "runnable on its own, given a corpus",
+    "harm_corpora.py": "writes the corpora harm_boundary.py runs; not a benchmark",
+    "decision_dump.py": "a tool, not a benchmark: every corpus row's decision, to compare two "
+    "versions of the code (CONTRIBUTING.md)",
+    "house.py": "the house's own figures (modules, sizes, imports): run it on its own",
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gatesh.testing import _warden, harm, world
+from gatesh.testing import _procs, harm, world
 from gatesh.testing.harm import Predicate
 from gatesh.testing.observed import Observed
 
@@ -276,16 +276,16 @@ CODE = "import sys\ndel sys.argv[0]\nfrom gatesh._entry import main\nsys.exit(ma
     ],
 )
 def test_the_warden_knows_a_daemon_by_its_command_line(argv: list[str], expected: bool) -> None:
-    assert _warden.is_daemon(argv) is expected
+    assert _procs.is_daemon(argv) is expected
 
 
 def test_the_warden_counts_only_its_own_descendants() -> None:
     """A weakened jail sharing the host's PID namespace sees every jail of the host: only the
     warden's own descendants (a double-forked daemon is reparented to the jail's init) are its."""
     parents = {10: 1, 11: 10, 12: 11, 13: 12, 20: 1, 21: 20, 14: 11}
-    assert _warden.descendants(10, parents) == {11, 12, 13, 14}
-    assert _warden.descendants(20, parents) == {21}
-    assert _warden.descendants(99, parents) == set()
+    assert _procs.descendants(10, parents) == {11, 12, 13, 14}
+    assert _procs.descendants(20, parents) == {21}
+    assert _procs.descendants(99, parents) == set()
 
 
 # --- system-write, shared-state, exhaustion -----------------------------------------------------

@@ -23,33 +23,45 @@ JSON line on stdout):
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import re
 import select
 import selectors
-import signal
 import socket
 import stat
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from typing import Final
 
 if __package__:  # imported on the host: gatesh.testing.jail reads its constants
     from gatesh.testing import _changes, _loopback
     from gatesh.testing._orders import Mode, NetPlan, WardenRequest
+    from gatesh.testing._procs import (
+        DaemonProc,
+        Proc,
+        daemon_view,
+        jail_processes,
+        kill_inner,
+    )
 else:  # run as a script in the outer jail: its siblings are bound beside it (python3 -I -S)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _changes  # type: ignore[import-not-found,no-redef]
     import _loopback  # type: ignore[import-not-found,no-redef]
     from _orders import Mode, NetPlan, WardenRequest  # type: ignore[import-not-found,no-redef]
+    from _procs import (  # type: ignore[import-not-found,no-redef]
+        DaemonProc,
+        Proc,
+        daemon_view,
+        jail_processes,
+        kill_inner,
+    )
 
 #: The files the warden imports beside it in the jail (bound there by the host).
-SIBLINGS: Final = ("_changes.py", "_loopback.py", "_orders.py")
+SIBLINGS: Final = ("_changes.py", "_loopback.py", "_orders.py", "_procs.py")
 #: The uid and gid the warden (and the row) have from step 2 on.
 JAIL_ID: Final = 1000
 CLONE_NEWUSER: Final = 0x10000000
@@ -143,133 +155,6 @@ def phase_one() -> None:
 
 
 # --- the inner jail's processes ---------------------------------------------------------------------
-
-
-def _read(path: str, limit: int = 1 << 20) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read(limit)
-    except OSError:
-        return b""
-
-
-def descendants(root: int, parents: dict[int, int]) -> set[int]:
-    """The pids whose chain of parents (``parents``: pid -> parent pid) reaches ``root``."""
-    children: dict[int, list[int]] = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    out: set[int] = set()
-    todo = list(children.get(root, ()))
-    while todo:
-        pid = todo.pop()
-        if pid not in out:
-            out.add(pid)
-            todo.extend(children.get(pid, ()))
-    return out
-
-
-@dataclass(frozen=True)
-class Proc:
-    """A process of the inner jail: its pid here and there (``inner``), its start time (with the
-    pid, its identity), its command line and resident bytes."""
-
-    pid: int
-    inner: int
-    start: int
-    argv: tuple[str, ...]
-    rss: int
-
-
-@dataclass(frozen=True)
-class DaemonProc:
-    """A gatesh daemon of the inner jail, as the report names it (``env_sha256``: a hash of its
-    environment, so a row that restarted it with other settings shows)."""
-
-    pid: int
-    start: int
-    argv: tuple[str, ...]
-    exe: str
-    env_sha256: str
-
-
-def jail_processes() -> list[Proc]:
-    """Processes of this warden's inner jail: pid here, pid there, start time, command line,
-    resident bytes. Only the warden's own descendants count, in a PID namespace below this /proc:
-    a jail whose PID namespace is the host's (a weakened one, in the instrument's tests) sees
-    every jail of the host here, and must not take another harness's jail for its own (it would
-    kill that jail's init). A daemon that double-forked is reparented to the inner jail's init,
-    so it stays a descendant."""
-    found: dict[int, tuple[list[str], str]] = {}
-    parents: dict[int, int] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        status = _read(f"/proc/{name}/status").decode("utf-8", "replace")
-        fields: dict[str, list[str]] = {}
-        for ln in status.splitlines():
-            key, _, value = ln.partition(":")
-            if key in ("PPid", "NSpid", "VmRSS"):
-                fields[key] = value.split()
-        if fields.get("PPid"):
-            parents[int(name)] = int(fields["PPid"][0])
-        if len(fields.get("NSpid", ())) >= 2:
-            found[int(name)] = (fields["NSpid"], (fields.get("VmRSS") or ["0"])[0])
-    mine = descendants(os.getpid(), parents)
-    out = []
-    for pid, (nspid, rss_kb) in sorted(found.items()):
-        if pid not in mine:
-            continue
-        stat_text = _read(f"/proc/{pid}/stat").decode("utf-8", "replace")
-        stat_fields = stat_text.rpartition(")")[2].split()
-        argv = _read(f"/proc/{pid}/cmdline").split(b"\0")[:-1]
-        out.append(
-            Proc(
-                pid=pid,
-                inner=int(nspid[-1]),
-                start=int(stat_fields[19]) if len(stat_fields) > 19 else 0,
-                argv=tuple(a.decode("utf-8", "replace") for a in argv),
-                rss=int(rss_kb) * 1024,
-            )
-        )
-    return out
-
-
-def is_daemon(argv: tuple[str, ...] | list[str]) -> bool:
-    """A gatesh daemon's command line: the word ``daemon`` right after ``gatesh`` (``-m gatesh``,
-    a launcher's path, or the name a client hands the interpreter it starts the daemon on) or
-    after the ``-c`` code of gatesh's entry point, options allowed after it (``--foreground``)."""
-    for i in range(1, len(argv)):
-        if argv[i] != "daemon":
-            continue
-        before = argv[i - 1]
-        if os.path.basename(before) == "gatesh" or "from gatesh._entry import main" in before:
-            return True
-    return False
-
-
-def daemon_view(procs: list[Proc]) -> list[DaemonProc]:
-    """The gatesh daemons among ``procs``."""
-    out = []
-    for p in procs:
-        if is_daemon(p.argv):
-            env = _read(f"/proc/{p.pid}/environ")
-            exe = ""
-            try:
-                exe = os.readlink(f"/proc/{p.pid}/exe")
-            except OSError:
-                pass
-            out.append(DaemonProc(p.pid, p.start, p.argv, exe, hashlib.sha256(env).hexdigest()))
-    return out
-
-
-def kill_inner(procs: list[Proc]) -> None:
-    """SIGKILL the inner jail's init (pid 1 there): the kernel then kills its whole namespace."""
-    for p in procs:
-        if p.inner == 1:
-            try:
-                os.kill(p.pid, signal.SIGKILL)
-            except OSError:
-                pass
 
 
 # --- the trace ------------------------------------------------------------------------------------

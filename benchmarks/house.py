@@ -26,6 +26,7 @@ LONG_FUNCTION = 80
 WIRE_EDGE = {
     "gatesh/_wire.py",  # the daemon's socket messages
     "gatesh/_wire_base.py",  # the socket's framing and field checks
+    "gatesh/_wire_exit.py",  # the daemon socket's "exited" message, moved out of _wire.py
     "gatesh/audit_record.py",  # the audit line: its bytes are what the hash chain covers
     "gatesh/audit_entry.py",  # the audit line read back: only LogEntry records leave
     "gatesh/audit_syslog.py",  # the audit line as a system-log message, and read back from one

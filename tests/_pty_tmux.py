@@ -148,10 +148,11 @@ class TmuxSession:
     def status(self) -> int:
         """``$?`` of the last entry."""
         tag = uuid.uuid4().hex[:6]
-        self.send(f"echo st{tag}=$?")
-        # The number right after the tag, wherever the terminal drew it: typed-ahead text the tty
-        # echoed before the shell redrew its line can be left after it ("st…=126c=$?").
-        found = re.compile(rf"st{tag}=(\d+)")
+        self.send(f"echo st{tag}=$?=")
+        # The number between the tag and the closing "=", wherever the terminal drew it: text the
+        # tty echoed before the shell redrew its line can be left after it ("st…=126=c=$?=", or a
+        # digit of an earlier line: "st…=126=6"), never inside it.
+        found = re.compile(rf"st{tag}=(\d+)=")
         screen = self.wait_for(lambda s: found.search(s) is not None, what="the status")
         match = found.search(screen)
         assert match is not None, screen

@@ -10,6 +10,7 @@ are listed so nobody takes the boundary for more than it is.
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from typing import Final
@@ -103,16 +104,11 @@ OPENINGS: Final[tuple[Opening, ...]] = (
 )
 
 
-# Whether the boundary has a seccomp filter for a machine: asked at every check and every status
-# line, and assembling one costs tens of microseconds, so it is assembled once per machine.
-_FILTER_FOR: dict[str, bool] = {}
-
-
+@functools.cache
 def _has_filter(machine: str) -> bool:
-    known = _FILTER_FOR.get(machine)
-    if known is None:
-        known = _FILTER_FOR[machine] = _kernel.seccomp_program(machine) is not None
-    return known
+    """Whether the boundary has a seccomp filter for ``machine``: asked at every check and every
+    status line, and assembling one costs tens of microseconds, so once per machine."""
+    return _kernel.seccomp_program(machine) is not None
 
 
 @dataclass(frozen=True)
